@@ -1,0 +1,126 @@
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type CreateApiKeyInput = {
+  environment?: string | null | undefined;
+  name: string;
+  role?: string | null | undefined;
+  scopes?: Array<string> | null | undefined;
+};
+
+export type CreateWorkspaceInput = {
+  brandName?: string | null | undefined;
+  businessEmail?: string | null | undefined;
+  defaultCurrency?: string | null | undefined;
+  name: string;
+  region?: string | null | undefined;
+};
+
+export type UpdateWorkspaceInput = {
+  brandName?: string | null | undefined;
+  businessEmail?: string | null | undefined;
+  defaultCurrency?: string | null | undefined;
+  name?: string | null | undefined;
+  /** Immutable: any change answers region_immutable. */
+  region?: string | null | undefined;
+  slug?: string | null | undefined;
+  timezone?: string | null | undefined;
+};
+
+export type ApiKeyFieldsFragment = { id: string, keyId: string, name: string, role: string, scopes: Array<string>, environment: string, lastUsedAt: string | null, createdAt: string, revokedAt: string | null };
+
+export type ListApiKeysQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  environment?: string | null | undefined;
+  includeRevoked?: boolean | null | undefined;
+}>;
+
+
+export type ListApiKeysQuery = { apiKeys: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, keyId: string, name: string, role: string, scopes: Array<string>, environment: string, lastUsedAt: string | null, createdAt: string, revokedAt: string | null } }> } };
+
+export type GetApiKeyQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetApiKeyQuery = { apiKey: { id: string, keyId: string, name: string, role: string, scopes: Array<string>, environment: string, lastUsedAt: string | null, createdAt: string, revokedAt: string | null } };
+
+export type CreateApiKeyMutationVariables = Exact<{
+  input: CreateApiKeyInput;
+}>;
+
+
+export type CreateApiKeyMutation = { createApiKey: { key: string | null, id: string, keyId: string, name: string, role: string, scopes: Array<string>, environment: string, lastUsedAt: string | null, createdAt: string, revokedAt: string | null } };
+
+export type RevokeApiKeyMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RevokeApiKeyMutation = { revokeApiKey: { id: string } };
+
+export type EventFieldsFragment = { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown };
+
+export type ListEventsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  type?: string | null | undefined;
+  occurredAfter?: string | null | undefined;
+  occurredBefore?: string | null | undefined;
+  objectId?: string | null | undefined;
+  workspaceId?: string | null | undefined;
+}>;
+
+
+export type ListEventsQuery = { events: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } }> } };
+
+export type GetEventQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetEventQuery = { event: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
+
+export type WorkspaceFieldsFragment = { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null };
+
+export type ListWorkspacesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  mode?: string | null | undefined;
+  archived?: boolean | null | undefined;
+}>;
+
+
+export type ListWorkspacesQuery = { workspaces: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null } }> } };
+
+export type GetWorkspaceQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetWorkspaceQuery = { workspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null } };
+
+export type CreateWorkspaceMutationVariables = Exact<{
+  input: CreateWorkspaceInput;
+}>;
+
+
+export type CreateWorkspaceMutation = { createWorkspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null } };
+
+export type UpdateWorkspaceMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateWorkspaceInput;
+}>;
+
+
+export type UpdateWorkspaceMutation = { updateWorkspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null } };
+
+export type ArchiveWorkspaceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ArchiveWorkspaceMutation = { archiveWorkspace: { id: string } };

@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parse, validate, type DocumentNode, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { routes, type Route } from './routes.ts';
+import type { Yoga } from '../src/server/graphql.ts';
+import { authenticateRequest, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
+import { envelope, errorReply } from '../src/server/envelope.ts';
+import { DomainError, isDomainError, type Resource } from '../src/core/errors.ts';
+import { withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
+import { enforceRate, type RateLimiter } from '../src/core/rate-limit.ts';
+import { rootFieldOf } from '../src/server/graphql.ts';
+import { sha256Hex } from '../src/core/crypto.ts';
+import type { Context } from '../src/core/context.ts';
+import type { Auth } from '../src/core/auth/authenticate.ts';
+
+const operationsDir = join(import.meta.dirname, 'operations');
+
+/** Every operation document, parsed once; each route's document holds its operation and fragments. */
+export function loadOperations(schema: GraphQLSchema): Map<string, DocumentNode> {
+  const source = readdirSync(operationsDir).filter((f) => f.endsWith('.graphql')).map((f) => readFileSync(join(operationsDir, f), 'utf8')).join('\n');
+  const all = parse(source);
+  const errors = validate(schema, all);
+  if (errors.length) throw new Error(`REST operations do not validate: ${errors.map((e) => e.message).join('; ')}`);
+  const docs = new Map<string, DocumentNode>();
+  for (const r of routes) {
+    if (!all.definitions.some((d) => d.kind === 'OperationDefinition' && d.name?.value === r.id)) throw new Error(`route ${r.id} has no operation`);
+    docs.set(r.id, all);
+  }
+  return docs;
+}
+
+/** A GraphQL connection becomes `data: [...]` plus `meta.page`, for every list route alike. */
+function unwrap(value: unknown): { data: unknown; page?: { limit: number; hasMore: boolean; nextCursor: string | null } } {
+  if (value && typeof value === 'object' && 'edges' in value && 'pageInfo' in value) {
+    const c = value as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null }; limit: number };
+    return { data: c.edges.map((e) => e.node), page: { limit: c.limit, hasMore: c.pageInfo.hasNextPage, nextCursor: c.pageInfo.hasNextPage ? c.pageInfo.endCursor : null } };
+  }
+  return { data: value };
+}
+
+/** Variable coercion failures (wrong types, unknown fields) are the client's 400, naming the field. */
+function requestError(errors: readonly GraphQLError[], resource: Resource): DomainError {
+  const message = errors[0].message;
+  const field = /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1] ?? /at "[^"]*?\.?([A-Za-z0-9_]+)"/.exec(message)?.[1] ?? /"\$input"?.*?"([A-Za-z0-9_]+)"/.exec(message)?.[1];
+  return new DomainError('validation_error', message.replace(/^Variable "\$\w+" got invalid value .*?; /, ''), { field, resource });
+}
+
+export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
+  const docs = loadOperations(yoga.getEnveloped().schema);
+
+  async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<StoredResponse> {
+    const { execute: run, contextFactory, schema } = yoga.getEnveloped(ctx as never);
+    const result = (await run({ schema, document: docs.get(route.id)!, operationName: route.id, variableValues: variables, contextValue: await contextFactory() })) as {
+      data?: Record<string, unknown> | null;
+      errors?: readonly GraphQLError[];
+    };
+    if (result.errors?.length) {
+      const first = result.errors[0];
+      const domain = isDomainError(first.originalError) ? first.originalError : isDomainError(first) ? first : null;
+      if (domain) throw domain;
+      if (!result.data) throw requestError(result.errors, route.resource);
+      throw first.originalError ?? first;
+    }
+    const { data, page } = unwrap(result.data?.[Object.keys(result.data)[0]]);
+    const status = route.status ?? 200;
+    return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from(status === 204 ? '' : envelope(ctx.requestId, data, null, page)) };
+  }
+
+  async function handle(route: Route, req: FastifyRequest, reply: FastifyReply) {
+    const requestId = req.requestId;
+    try {
+      const auth: Auth = await authenticateRequest(req);
+      const root = rootFieldOf(docs.get(route.id)!, route.id, undefined)!;
+      await enforceRate(limiter, auth.workspaceId, root.rateClass);
+      const body = route.method === 'GET' || route.method === 'DELETE' ? {} : parseJsonBody(rawBody(req), { allowEmpty: true });
+      const input = { params: req.params as Record<string, string>, query: req.query as Record<string, string>, body };
+      const variables = route.variables(input) as Record<string, unknown>;
+      const key = idempotencyKeyOf(req);
+      const policy = route.idempotency ?? (root.operation === 'mutation' ? 'optional' : 'none');
+      if (policy === 'required' && !key) throw new DomainError('idempotency_required', 'This endpoint requires an Idempotency-Key header', { field: 'Idempotency-Key', resource: route.resource });
+      const ctx: Context = { requestId, auth, idempotencyKey: key };
+      const out = key && policy !== 'none'
+        ? await withIdempotency(auth, key, sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)), route.resource, () => execute(route, ctx, variables).catch((e) => asStored(e, requestId, route.resource)))
+        : { ...(await execute(route, ctx, variables)), replayed: false };
+      if (out.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.status(out.status).headers(out.headers).send(out.status === 204 ? undefined : out.body);
+    } catch (e) {
+      const r = errorReply(e, requestId, route.resource);
+      return reply.status(r.status).headers(r.headers).type('application/json; charset=utf-8').send(r.body);
+    }
+  }
+
+  for (const route of routes) {
+    app.route({ method: route.method, url: route.path, handler: (req, reply) => handle(route, req, reply) });
+  }
+}
+
+/** Client errors are stored and replayed like successes; server errors release the key. */
+function asStored(e: unknown, requestId: string, resource: Resource): StoredResponse {
+  const r = errorReply(e, requestId, resource);
+  if (r.status >= 500 || (isDomainError(e) && e.canonical === 'rate_limited')) throw e;
+  return { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers }, body: Buffer.from(r.body) };
+}

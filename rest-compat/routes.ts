@@ -1,0 +1,56 @@
+import type { Resource } from '../src/core/errors.ts';
+import type * as Ops from './generated/operations.ts';
+import { listQuery, type Input } from './inputs.ts';
+
+/**
+ * The REST surface: one entry per route. Each runs the GraphQL operation of the same name
+ * (rest-compat/operations/*.graphql); its selection set is the response contract.
+ */
+export interface Route<V = Record<string, unknown>> {
+  /** The operation name in rest-compat/operations, also the route id. */
+  id: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  /** Whose error spelling the route uses (spec Errors). */
+  resource: Resource;
+  variables: (req: Input) => V;
+  /** Success status; 204 sends no body. */
+  status?: 200 | 201 | 202 | 204;
+  /** spec Idempotency: `required` answers 400 without the header. Mutations default to `optional`. */
+  idempotency?: 'required' | 'optional' | 'none';
+  /** The body is ignored (actions like cancel) but may be an empty JSON object. */
+  emptyBody?: boolean;
+}
+
+const route = <V>(r: Route<V>) => r as unknown as Route;
+const id = (req: Input) => ({ id: req.params.id });
+
+export const routes: Route[] = [
+  // API keys
+  route<Ops.ListApiKeysQueryVariables>({ id: 'listApiKeys', method: 'GET', path: '/v1/api-keys', resource: 'api_key',
+    variables: (r) => listQuery(r, { environment: 'string', includeRevoked: 'boolean' }) }),
+  route<Ops.GetApiKeyQueryVariables>({ id: 'getApiKey', method: 'GET', path: '/v1/api-keys/:id', resource: 'api_key', variables: id }),
+  route<Ops.CreateApiKeyMutationVariables>({ id: 'createApiKey', method: 'POST', path: '/v1/api-keys', resource: 'api_key', status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateApiKeyInput }) }),
+  route<Ops.RevokeApiKeyMutationVariables>({ id: 'revokeApiKey', method: 'DELETE', path: '/v1/api-keys/:id', resource: 'api_key', status: 204, variables: id }),
+
+  // Workspaces
+  route<Ops.ListWorkspacesQueryVariables>({ id: 'listWorkspaces', method: 'GET', path: '/v1/workspaces', resource: 'workspace',
+    variables: (r) => listQuery(r, { mode: 'string', archived: 'boolean' }) }),
+  route<Ops.GetWorkspaceQueryVariables>({ id: 'getWorkspace', method: 'GET', path: '/v1/workspaces/:id', resource: 'workspace', variables: id }),
+  route<Ops.CreateWorkspaceMutationVariables>({ id: 'createWorkspace', method: 'POST', path: '/v1/workspaces', resource: 'workspace', status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateWorkspaceInput }) }),
+  route<Ops.UpdateWorkspaceMutationVariables>({ id: 'updateWorkspace', method: 'PATCH', path: '/v1/workspaces/:id', resource: 'workspace',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateWorkspaceInput }) }),
+  route<Ops.ArchiveWorkspaceMutationVariables>({ id: 'archiveWorkspace', method: 'DELETE', path: '/v1/workspaces/:id', resource: 'workspace', status: 204, variables: id }),
+
+  // Events
+  route<Ops.ListEventsQueryVariables>({ id: 'listEvents', method: 'GET', path: '/v1/events', resource: 'event',
+    variables: (r) =>
+      listQuery(r, {
+        order: 'string', type: 'string', objectId: 'string', workspaceId: 'string',
+        occurredAfter: 'instant', since: { as: 'occurredAfter', kind: 'instant' },
+        occurredBefore: 'instant', until: { as: 'occurredBefore', kind: 'instant' },
+      }) }),
+  route<Ops.GetEventQueryVariables>({ id: 'getEvent', method: 'GET', path: '/v1/events/:id', resource: 'event', variables: id }),
+];

@@ -1,0 +1,98 @@
+import { parseArgs } from 'node:util';
+import { signRequest } from '../core/auth/signing.ts';
+
+const usage = `svc <command> [options]
+
+  start                       API server and worker in one process (development)
+  serve                       API server only (PORT, default 4000)
+  worker                      pg-boss worker and outbox relay only
+  migrate                     apply pending migrations
+  bootstrap --name <name> [--platform-admin] [--environment test|live] [--json]
+                              create a workspace, its owner and a full_access API key
+  sign [--method GET] [--body <json>] [--key-id <pk_..>] [--secret <sk_..>] <target>
+                              print signed headers for a request (key from SVC_KEY_ID / SVC_SECRET)
+                              --curl <base_url> prints a complete curl command instead
+`;
+
+async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+    case 'serve':
+    case 'worker':
+      return (await import('./run.ts')).run(command);
+    case 'migrate': {
+      const { config } = await import('../core/config.ts');
+      const { startEmbeddedPostgres } = await import('../core/db/embedded.ts');
+      const { migrate } = await import('../core/db/migrate.ts');
+      const embedded = config.databaseUrl ? null : await startEmbeddedPostgres();
+      const applied = await migrate(config.databaseUrl ?? embedded!.url, (l) => console.error(l));
+      console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
+      await embedded?.stop();
+      return;
+    }
+    case 'bootstrap':
+      return bootstrap(rest);
+    case 'sign':
+      return sign(rest);
+    default:
+      process.stdout.write(usage);
+      if (command && command !== 'help' && command !== '--help') process.exitCode = 2;
+  }
+}
+
+async function bootstrap(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { name: { type: 'string' }, 'platform-admin': { type: 'boolean' }, environment: { type: 'string' }, json: { type: 'boolean' }, email: { type: 'string' } },
+  });
+  if (!values.name) throw new Error('--name is required');
+  if (values.environment && !['test', 'live'].includes(values.environment)) throw new Error('--environment must be test or live');
+  const { connectAndMigrate, stopEmbedded } = await import('../core/db/setup.ts');
+  const { closeDatabase } = await import('../core/db/client.ts');
+  const { bootstrapWorkspace } = await import('../modules/workspaces/service.ts');
+  await connectAndMigrate();
+  try {
+    const out = await bootstrapWorkspace({
+      name: values.name,
+      platformAdmin: values['platform-admin'],
+      environment: (values.environment as 'test' | 'live') ?? 'test',
+      ownerEmail: values.email,
+    });
+    if (values.json) process.stdout.write(JSON.stringify(out) + '\n');
+    else {
+      console.log(`workspace ${out.workspaceId} (${out.accountId})${out.platformAdmin ? ' platform admin' : ''}`);
+      console.log(`key id  ${out.apiKey.keyId}\nsecret  ${out.apiKey.key}   (shown once)`);
+    }
+  } finally {
+    await closeDatabase();
+    await stopEmbedded();
+  }
+}
+
+function sign(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { method: { type: 'string', default: 'GET' }, body: { type: 'string', default: '' }, 'key-id': { type: 'string' }, secret: { type: 'string' }, curl: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const keyId = values['key-id'] ?? process.env.SVC_KEY_ID;
+  const secret = values.secret ?? process.env.SVC_SECRET;
+  const target = positionals[0];
+  if (!keyId || !secret || !target) throw new Error('usage: svc sign [--method M] [--body B] --key-id <pk_..> --secret <sk_..> <target>');
+  const headers = signRequest({ keyId, secret, method: values.method!, target, body: values.body });
+  if (values.json) return void process.stdout.write(JSON.stringify(headers) + '\n');
+  if (values.curl) {
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const parts = [`curl -sS -X ${values.method!.toUpperCase()}`, `-H ${q(`Authorization: ${headers.authorization}`)}`, `-H ${q(`X-Svc-Timestamp: ${headers['x-svc-timestamp']}`)}`];
+    if (values.body) parts.push(`-H 'Content-Type: application/json'`, `--data-raw ${q(values.body)}`);
+    parts.push(q(values.curl.replace(/\/$/, '') + target));
+    return void console.log(parts.join(' '));
+  }
+  console.log(`Authorization: ${headers.authorization}\nX-Svc-Timestamp: ${headers['x-svc-timestamp']}`);
+}
+
+main(process.argv.slice(2)).catch((e) => {
+  console.error(`svc: ${(e as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+import { config } from '../core/config.ts';
+import { logger } from '../core/logger.ts';
+import { connectAndMigrate, stopEmbedded } from '../core/db/setup.ts';
+import { closeDatabase } from '../core/db/client.ts';
+import { flushUsage } from '../core/auth/authenticate.ts';
+
+/** `svc start|serve|worker`: migrate, then run the server and/or the worker until a signal. */
+export async function run(role: 'start' | 'serve' | 'worker') {
+  const database = await connectAndMigrate();
+  const stops: (() => Promise<void>)[] = [];
+  if (role !== 'worker') {
+    const { buildApp } = await import('../server/app.ts');
+    const app = await buildApp();
+    await app.fastify.listen({ port: config.port, host: config.host });
+    logger.info({ port: config.port }, 'server listening');
+    console.error(`svc listening on http://127.0.0.1:${config.port} (GraphQL at /graphql)`);
+    stops.push(() => app.close());
+  }
+  if (role !== 'serve') {
+    const { startWorker } = await import('../../jobs/worker.ts');
+    const worker = await startWorker(database.url);
+    stops.push(() => worker.stop());
+  }
+  const shutdown = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await flushUsage().catch(() => {});
+    await closeDatabase();
+    await stopEmbedded();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

@@ -1,0 +1,144 @@
+import { config } from '../config.ts';
+import { decrypt, safeEqual } from '../crypto.ts';
+import { db, type Mode } from '../db/client.ts';
+import { DomainError } from '../errors.ts';
+import { clock } from '../clock.ts';
+import { canonicalString, parseAuthorization, signature } from './signing.ts';
+import type { KeyRole, MemberRole, Scope } from './scopes.ts';
+
+/** Who is calling, and on which workspace and mode it acts. */
+export interface Auth {
+  apiKeyId: string;
+  keyId: string;
+  mode: Mode;
+  role: KeyRole;
+  scopes: Scope[];
+  memberId: string | null;
+  memberRole: MemberRole | null;
+  /** The workspace the key belongs to. */
+  keyWorkspaceId: string;
+  isPlatformAdmin: boolean;
+  /** The workspace the request acts on: the key's own, or a merchant's via X-Svc-On-Behalf-Of. */
+  workspaceId: string;
+  accountId: string;
+  tier: string;
+  onBehalfOf: boolean;
+}
+
+interface KeyRow {
+  id: string;
+  keyId: string;
+  workspaceId: string;
+  mode: Mode;
+  role: KeyRole;
+  scopes: Scope[];
+  signingKey: Buffer;
+  revokedAt: Date | null;
+  memberId: string | null;
+  memberRole: MemberRole | null;
+  accountId: string;
+  isPlatformAdmin: boolean;
+  tier: string;
+}
+
+const cache = new Map<string, { row: KeyRow | null; at: number }>();
+const KEY_SQL = `SELECT k.id, k."keyId", k."workspaceId", k.mode, k.role, k.scopes, k."signingKey", k."revokedAt", k."memberId",
+  CASE WHEN m."removedAt" IS NULL THEN m.role END AS "memberRole", w."accountId", w."isPlatformAdmin", w.tier
+  FROM api_keys k JOIN workspaces w ON w.id = k."workspaceId" LEFT JOIN members m ON m.id = k."memberId"
+  WHERE k."keyId" = $1`;
+
+/** Cached for `keyCacheMs`: the bound on how long a revoked key keeps working on another instance. */
+async function loadKey(keyId: string): Promise<KeyRow | null> {
+  const hit = cache.get(keyId);
+  if (hit && Date.now() - hit.at < config.keyCacheMs) return hit.row;
+  const { rows } = await db().system.query(KEY_SQL, [keyId]);
+  const row = rows[0] ? { ...rows[0], signingKey: decrypt(rows[0].signingKey) } : null;
+  cache.set(keyId, { row, at: Date.now() });
+  return row;
+}
+
+export function forgetKey(keyId: string) {
+  cache.delete(keyId);
+}
+
+// lastUsedAt is written in batches, once a second at most per instance (spec: "within seconds").
+const used = new Map<string, Date>();
+let flushing: NodeJS.Timeout | undefined;
+function touch(apiKeyId: string) {
+  used.set(apiKeyId, clock.now());
+  flushing ??= setTimeout(flushUsage, 1000).unref();
+}
+export async function flushUsage() {
+  flushing = undefined;
+  if (!used.size) return;
+  const ids = [...used.keys()];
+  const ats = ids.map((id) => used.get(id)!.toISOString());
+  used.clear();
+  await db()
+    .system.query(
+      `UPDATE api_keys k SET "lastUsedAt" = u.at FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at)
+       WHERE k.id = u.id AND (k."lastUsedAt" IS NULL OR k."lastUsedAt" < u.at)`,
+      [ids, ats],
+    )
+    .catch(() => {});
+}
+
+export interface SignedRequest {
+  method: string;
+  target: string;
+  body: Buffer;
+  authorization?: string;
+  timestamp?: string;
+  onBehalfOf?: string;
+}
+
+const invalidSignature = (why: string) => new DomainError('invalid_signature', why);
+
+export async function authenticate(req: SignedRequest): Promise<Auth> {
+  const parsed = parseAuthorization(req.authorization);
+  if (!parsed) throw invalidSignature('Missing or malformed Authorization header');
+  const ts = req.timestamp ?? '';
+  if (!/^\d{1,12}$/.test(ts)) throw invalidSignature('Missing or malformed X-Svc-Timestamp header');
+  if (Math.abs(Math.floor(clock.now().getTime() / 1000) - Number(ts)) > config.signatureToleranceSec) {
+    throw invalidSignature('X-Svc-Timestamp is outside the 300 second tolerance');
+  }
+  const key = await loadKey(parsed.keyId);
+  if (!key || key.revokedAt) throw new DomainError('invalid_key', 'Unknown or revoked API key');
+  const expected = signature(key.signingKey, canonicalString(ts, req.method, req.target, req.body));
+  if (!safeEqual(expected, parsed.signature)) throw invalidSignature('Signature does not match the request');
+  touch(key.id);
+  const auth: Auth = {
+    apiKeyId: key.id,
+    keyId: key.keyId,
+    mode: key.mode,
+    role: key.role,
+    scopes: key.scopes,
+    memberId: key.memberId,
+    memberRole: key.memberRole,
+    keyWorkspaceId: key.workspaceId,
+    isPlatformAdmin: key.isPlatformAdmin,
+    workspaceId: key.workspaceId,
+    accountId: key.accountId,
+    tier: key.tier,
+    onBehalfOf: false,
+  };
+  // Merchant keys ignore the header silently (spec Authentication).
+  if (req.onBehalfOf && key.isPlatformAdmin) return { ...auth, ...(await merchantOf(key.workspaceId, req.onBehalfOf)), onBehalfOf: true };
+  return auth;
+}
+
+const merchants = new Map<string, { value: { workspaceId: string; accountId: string; tier: string } | null; at: number }>();
+async function merchantOf(partnerId: string, accountId: string) {
+  const k = `${partnerId}/${accountId}`;
+  let hit = merchants.get(k);
+  if (!hit || Date.now() - hit.at > config.keyCacheMs) {
+    const { rows } = await db().system.query(
+      `SELECT id AS "workspaceId", "accountId", tier FROM workspaces WHERE "accountId" = $1 AND "partnerId" = $2 AND "archivedAt" IS NULL`,
+      [accountId, partnerId],
+    );
+    hit = { value: rows[0] ?? null, at: Date.now() };
+    merchants.set(k, hit);
+  }
+  if (!hit.value) throw new DomainError('not_found', 'No such account under this partner');
+  return hit.value;
+}

@@ -1,0 +1,49 @@
+import 'dotenv/config';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const int = (v: string | undefined, d: number) => (v === undefined || v === '' ? d : Number.parseInt(v, 10));
+
+export const dataDir = process.env.SVC_DATA_DIR ?? join(process.cwd(), '.data');
+
+/** Development convenience: a master key generated once into .data/; production must set one. */
+function masterKey(): Buffer {
+  const fromEnv = process.env.SVC_MASTER_KEY;
+  if (fromEnv) return Buffer.from(fromEnv, fromEnv.length === 64 ? 'hex' : 'base64');
+  if (process.env.NODE_ENV === 'production') throw new Error('SVC_MASTER_KEY is required in production');
+  const file = join(dataDir, 'master.key');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+}
+
+export const config = {
+  port: int(process.env.PORT, 4000),
+  host: process.env.HOST ?? '0.0.0.0',
+  databaseUrl: process.env.DATABASE_URL || undefined,
+  redisUrl: process.env.REDIS_URL || undefined,
+  hostedBaseUrl: process.env.HOSTED_BASE_URL || undefined,
+  get masterKey() {
+    return (cachedKey ??= masterKey());
+  },
+  logLevel: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
+  bodyLimitBytes: int(process.env.SVC_BODY_LIMIT_BYTES, 1024 * 1024),
+  signatureToleranceSec: 300,
+  idempotencyTtlHours: 24,
+  cursorTtlSec: 24 * 3600,
+  /** How long an auth lookup may be served from memory: the bound on "revocation within seconds". */
+  keyCacheMs: int(process.env.SVC_KEY_CACHE_MS, 2000),
+  rateLimits: {
+    read: { perSec: int(process.env.SVC_RATE_READ, 100), burst: int(process.env.SVC_BURST_READ, 200) },
+    mutating_light: { perSec: int(process.env.SVC_RATE_LIGHT, 20), burst: int(process.env.SVC_BURST_LIGHT, 40) },
+    mutating_heavy: { perSec: int(process.env.SVC_RATE_HEAVY, 10), burst: int(process.env.SVC_BURST_HEAVY, 20) },
+  },
+  rateLimitDisabled: process.env.SVC_RATE_LIMIT === 'off',
+  poolSize: int(process.env.SVC_DB_POOL, 20),
+};
+let cachedKey: Buffer | undefined;
+
+export type RateClass = keyof typeof config.rateLimits;

@@ -1,0 +1,24 @@
+import type { Auth } from './auth/authenticate.ts';
+import { assertScope, type Scope } from './auth/scopes.ts';
+import { DomainError } from './errors.ts';
+import type { Mode, TenantScope } from './db/client.ts';
+
+/** Built once per request by the HTTP layer; the same for REST, GraphQL and subscriptions. */
+export interface Context {
+  requestId: string;
+  auth: Auth | null;
+  /** `Idempotency-Key` header; a mutation's `idempotencyKey` argument wins over it. */
+  idempotencyKey?: string;
+}
+
+/** The caller's auth after checking the scope the operation needs. */
+export function authorize(ctx: Context, scope: Scope): Auth {
+  if (!ctx.auth) throw new DomainError('invalid_signature', 'This operation needs a signed request');
+  assertScope(ctx.auth, scope);
+  return ctx.auth;
+}
+
+/** The tenant scope of the caller: its workspace, and by default only its key's mode. */
+export function tenant(auth: Auth, modes: readonly Mode[] = [auth.mode]): TenantScope & { mode: Mode } {
+  return { workspaceId: auth.workspaceId, modes, mode: auth.mode };
+}

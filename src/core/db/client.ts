@@ -1,0 +1,88 @@
+import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
+import { config } from '../config.ts';
+
+/** The role every tenant query runs as: it owns nothing and cannot bypass row-level security. */
+export const APP_ROLE = 'svc_app';
+
+export type Tx = Prisma.TransactionClient;
+export type Mode = 'test' | 'live';
+
+/** What a tenant transaction may see: one workspace and the modes the operation allows. */
+export interface TenantScope {
+  workspaceId: string;
+  modes: readonly Mode[];
+}
+
+export interface Database {
+  url: string;
+  /** Tenant pool: every connection switches to APP_ROLE, so RLS always applies. */
+  app: pg.Pool;
+  /** Infrastructure pool (auth lookups, relay, jobs, bootstrap): the owner role, across tenants. */
+  system: pg.Pool;
+  prisma: PrismaClient;
+  systemPrisma: PrismaClient;
+}
+
+let current: Database | undefined;
+
+export function openDatabase(url: string): Database {
+  if (current) return current;
+  const app = new pg.Pool({ connectionString: url, max: config.poolSize });
+  app.on('connect', (client) => {
+    client.query(`SET ROLE ${APP_ROLE}`).catch(() => {});
+  });
+  const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
+  current = {
+    url,
+    app,
+    system,
+    prisma: new PrismaClient({ adapter: new PrismaPg(app) }),
+    systemPrisma: new PrismaClient({ adapter: new PrismaPg(system) }),
+  };
+  return current;
+}
+
+export function db(): Database {
+  if (!current) throw new Error('database not opened');
+  return current;
+}
+
+export async function closeDatabase() {
+  const d = current;
+  current = undefined;
+  if (!d) return;
+  await Promise.allSettled([d.prisma.$disconnect(), d.systemPrisma.$disconnect()]);
+  await Promise.allSettled([d.app.end(), d.system.end()]);
+}
+
+const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`;
+
+/** One tenant transaction through Prisma: the scope is set first, for this transaction only. */
+export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts: { serializable?: boolean } = {}): Promise<T> {
+  return db().prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRawUnsafe(SET_SCOPE, scope.workspaceId, scope.modes.join(','));
+      return fn(tx);
+    },
+    { isolationLevel: opts.serializable ? 'Serializable' : 'ReadCommitted', timeout: 15_000, maxWait: 10_000 },
+  );
+}
+
+/** The raw-SQL path for hot reads: same role, same scope, no ORM. */
+export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, sql: string, params: unknown[]): Promise<R[]> {
+  const client = await db().app.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(SET_SCOPE, [scope.workspaceId, scope.modes.join(',')]);
+    const { rows } = await client.query<R>(sql, params);
+    await client.query('COMMIT');
+    return rows;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}

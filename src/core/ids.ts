@@ -1,0 +1,43 @@
+import { monotonicFactory } from 'ulid';
+
+const ulid = monotonicFactory();
+
+export const prefixes = {
+  apiKey: 'akey',
+  checkoutSession: 'cs',
+  payment: 'pay',
+  payout: 'po',
+  invoice: 'inv',
+  invoiceLine: 'il',
+  plan: 'pln',
+  price: 'pr',
+  refund: 'rf',
+  receipt: 'rcpt',
+  ledgerEntry: 'le',
+  portalSession: 'ps',
+  webhookEndpoint: 'whep',
+  webhookDelivery: 'whdel',
+  event: 'evt',
+  workspace: 'ws',
+  account: 'acc',
+  customer: 'cus',
+  template: 'tpl',
+  member: 'mem',
+  dunningPolicy: 'dp',
+  request: 'req',
+  auditLog: 'aud',
+  testClock: 'clk',
+  subscription: 'sub',
+} as const;
+
+export type IdKind = keyof typeof prefixes;
+
+/** Prefixed ULID (`cs_01J...`): sortable by creation, safe in URLs. */
+export function newId(kind: IdKind): string {
+  return `${prefixes[kind]}_${ulid()}`;
+}
+
+const shape = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
+export function isId(kind: IdKind, value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(prefixes[kind] + '_') && shape.test(value);
+}

@@ -1,0 +1,120 @@
+import { createHmac } from 'node:crypto';
+import { config } from './config.ts';
+import { safeEqual, sha256Hex } from './crypto.ts';
+import { DomainError } from './errors.ts';
+import { clock } from './clock.ts';
+
+/** Keyset position: the sort column value (ISO instant) and the id that breaks ties. */
+export interface Position {
+  at: string;
+  id: string;
+}
+
+interface CursorBody {
+  w: string; // workspace
+  f: string; // fingerprint of filters and order
+  p: Position;
+  x: number; // expiry, epoch seconds
+}
+
+const cursorKey = () => createHmac('sha256', config.masterKey).update('svc cursor v1').digest();
+const b64 = (s: string) => Buffer.from(s).toString('base64url');
+
+/** The filters and order a cursor is bound to; a cursor used with other filters is refused. */
+export const fingerprint = (filters: Record<string, unknown>) =>
+  sha256Hex(JSON.stringify(Object.keys(filters).sort().map((k) => [k, filters[k] ?? null]))).slice(0, 16);
+
+export function encodeCursor(workspaceId: string, filters: Record<string, unknown>, p: Position): string {
+  const body: CursorBody = { w: workspaceId, f: fingerprint(filters), p, x: Math.floor(clock.now().getTime() / 1000) + config.cursorTtlSec };
+  const payload = b64(JSON.stringify(body));
+  const mac = createHmac('sha256', cursorKey()).update(payload).digest('base64url').slice(0, 22);
+  return `cur_${payload}.${mac}`;
+}
+
+const invalid = (why: string) => new DomainError('invalid_cursor', `Invalid cursor: ${why}`, { field: 'cursor' });
+
+export function decodeCursor(cursor: string, workspaceId: string, filters: Record<string, unknown>): Position {
+  const m = /^cur_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/.exec(cursor);
+  if (!m) throw invalid('malformed');
+  const mac = createHmac('sha256', cursorKey()).update(m[1]).digest('base64url').slice(0, 22);
+  if (!safeEqual(mac, m[2])) throw invalid('signature mismatch');
+  let body: CursorBody;
+  try {
+    body = JSON.parse(Buffer.from(m[1], 'base64url').toString('utf8'));
+  } catch {
+    throw invalid('malformed');
+  }
+  if (body.w !== workspaceId) throw invalid('issued to another workspace');
+  if (body.x < Math.floor(clock.now().getTime() / 1000)) throw invalid('expired');
+  if (body.f !== fingerprint(filters)) throw invalid('filters or order changed');
+  return body.p;
+}
+
+/** spec: 1-100, out of range is 400 invalid_limit, never clamped. */
+export function parseLimit(value: number | null | undefined, fallback: number): number {
+  if (value === null || value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > 100) {
+    throw new DomainError('invalid_limit', 'limit must be an integer from 1 to 100', { field: 'limit' });
+  }
+  return value;
+}
+
+export type Order = 'asc' | 'desc';
+
+export interface PageRequest {
+  limit: number;
+  order: Order;
+  after: Position | null;
+}
+
+/** Resolves `first`/`after` into a page request bound to the workspace and filters. */
+export function pageRequest(
+  args: { first?: number | null; after?: string | null; order?: string | null },
+  workspaceId: string,
+  filters: Record<string, unknown>,
+  defaultLimit: number,
+): PageRequest {
+  const order: Order = args.order === 'asc' ? 'asc' : 'desc';
+  const limit = parseLimit(args.first, defaultLimit);
+  const after = args.after ? decodeCursor(args.after, workspaceId, { ...filters, order }) : null;
+  return { limit, order, after };
+}
+
+/** Prisma `where` and `orderBy` for a keyset page on (createdAt-like column, id). */
+export function keyset(page: PageRequest, column = 'createdAt') {
+  const cmp = page.order === 'desc' ? 'lt' : 'gt';
+  const where = page.after
+    ? { OR: [{ [column]: { [cmp]: new Date(page.after.at) } }, { [column]: new Date(page.after.at), id: { [cmp]: page.after.id } }] }
+    : {};
+  return { where, orderBy: [{ [column]: page.order }, { id: page.order }], take: page.limit + 1 };
+}
+
+export interface Connection<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  limit: number;
+}
+
+/** Rows fetched with `take: limit + 1` become a Relay connection with signed cursors. */
+export function toConnection<T extends { id: string }>(
+  rows: T[],
+  page: PageRequest,
+  workspaceId: string,
+  filters: Record<string, unknown>,
+  positionOf: (row: T) => Date,
+): Connection<T> {
+  const hasMore = rows.length > page.limit;
+  const items = hasMore ? rows.slice(0, page.limit) : rows;
+  const bound = { ...filters, order: page.order };
+  const edges = items.map((node) => ({ node, cursor: encodeCursor(workspaceId, bound, { at: positionOf(node).toISOString(), id: node.id }) }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: hasMore,
+      hasPreviousPage: page.after !== null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: hasMore ? edges[edges.length - 1].cursor : null,
+    },
+    limit: page.limit,
+  };
+}

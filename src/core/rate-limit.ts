@@ -1,0 +1,76 @@
+import { Redis } from 'ioredis';
+import { config, type RateClass } from './config.ts';
+import { DomainError } from './errors.ts';
+
+/** Token bucket per workspace and class (DECISIONS §6). */
+export interface RateLimiter {
+  /** Seconds to wait when the bucket is empty, else 0. */
+  take(workspaceId: string, cls: RateClass, nowMs: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+function refill(tokens: number, lastMs: number, nowMs: number, cls: RateClass) {
+  const { perSec, burst } = config.rateLimits[cls];
+  return Math.min(burst, tokens + ((nowMs - lastMs) / 1000) * perSec);
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private buckets = new Map<string, { tokens: number; at: number }>();
+  async take(workspaceId: string, cls: RateClass, nowMs: number) {
+    const k = `${workspaceId}:${cls}`;
+    const b = this.buckets.get(k) ?? { tokens: config.rateLimits[cls].burst, at: nowMs };
+    b.tokens = refill(b.tokens, b.at, nowMs, cls);
+    b.at = nowMs;
+    this.buckets.set(k, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / config.rateLimits[cls].perSec));
+  }
+  async close() {}
+}
+
+// One atomic round trip: refill, take, and report the wait; shared by every instance.
+const LUA = `
+local b = redis.call('HMGET', KEYS[1], 't', 'a')
+local burst, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tokens = tonumber(b[1]) or burst
+local at = tonumber(b[2]) or now
+tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = math.max(1, math.ceil((1 - tokens) / rate)) end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'a', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return wait`;
+
+export class RedisRateLimiter implements RateLimiter {
+  private redis: Redis;
+  constructor(url: string) {
+    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  }
+  async take(workspaceId: string, cls: RateClass, nowMs: number) {
+    const { perSec, burst } = config.rateLimits[cls];
+    return Number(await this.redis.eval(LUA, 1, `svc:rl:${workspaceId}:${cls}`, burst, perSec, nowMs));
+  }
+  async close() {
+    this.redis.disconnect();
+  }
+}
+
+export function createRateLimiter(): RateLimiter {
+  return config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
+}
+
+export async function enforceRate(limiter: RateLimiter, workspaceId: string, cls: RateClass) {
+  if (config.rateLimitDisabled) return;
+  const wait = await limiter.take(workspaceId, cls, Date.now());
+  if (wait > 0) throw new DomainError('rate_limited', `Rate limit for ${cls} requests exceeded`, { headers: { 'retry-after': String(wait) } });
+}
+
+/** Rate class per GraphQL root field; queries default to `read`, mutations to `mutating_light`. */
+export const fieldRateClass: Record<string, RateClass> = {
+  createRefund: 'mutating_heavy',
+  replayEvents: 'mutating_heavy',
+  createPortalSession: 'mutating_light',
+};

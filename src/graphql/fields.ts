@@ -1,0 +1,42 @@
+/**
+ * One field list per resource serves both the GraphQL type and the event snapshot
+ * (`data.object`), so the wire shape is written once.
+ */
+export type FieldKind = 'id' | 'string' | 'int' | 'money' | 'bool' | 'date' | 'json' | 'metadata' | 'strings';
+export type FieldSpec<Row> = Record<string, { kind: FieldKind; nullable?: boolean; from?: (row: Row) => unknown }>;
+
+const graphqlType: Record<FieldKind, string | [string]> = {
+  id: 'ID',
+  string: 'String',
+  int: 'Int',
+  money: 'Money',
+  bool: 'Boolean',
+  date: 'DateTime',
+  json: 'JSON',
+  metadata: 'Metadata',
+  strings: ['String'],
+};
+
+/** Pothos fields for a spec; `t` is any object field builder. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function exposeFields<Row>(t: any, spec: FieldSpec<Row>) {
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(spec)) {
+    out[name] = t.field({
+      type: graphqlType[f.kind],
+      nullable: f.nullable ?? false,
+      resolve: (row: Row) => (f.from ? f.from(row) : (row as Record<string, unknown>)[name]) ?? null,
+    });
+  }
+  return out;
+}
+
+/** The same fields as JSON, exactly as REST and GraphQL serialize them. */
+export function toWire<Row>(row: Row, spec: FieldSpec<Row>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(spec)) {
+    const v = f.from ? f.from(row) : (row as Record<string, unknown>)[name];
+    out[name] = v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? Number(v) : (v ?? null);
+  }
+  return out;
+}

@@ -1,0 +1,9 @@
+import { lexicographicSortSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './scalars.ts';
+import '../modules/api-keys/schema.ts';
+import '../modules/workspaces/schema.ts';
+import '../modules/events/schema.ts';
+
+/** The whole schema, assembled from every module's schema.ts. */
+export const schema = lexicographicSortSchema(builder.toSchema());

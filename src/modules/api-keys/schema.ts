@@ -1,0 +1,59 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields, type FieldSpec } from '../../graphql/fields.ts';
+import type { ApiKey as Row } from '../../generated/prisma/client.ts';
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './service.ts';
+
+type ApiKeyShape = Row & { key?: string };
+
+export const apiKeyFields: FieldSpec<ApiKeyShape> = {
+  id: { kind: 'id' },
+  keyId: { kind: 'string' },
+  name: { kind: 'string' },
+  role: { kind: 'string' },
+  scopes: { kind: 'strings' },
+  environment: { kind: 'string', from: (r) => r.mode },
+  lastUsedAt: { kind: 'date', nullable: true },
+  createdAt: { kind: 'date' },
+  revokedAt: { kind: 'date', nullable: true },
+  key: { kind: 'string', nullable: true, from: (r) => r.key ?? null },
+};
+
+export const ApiKey = builder.prismaObject('ApiKey', {
+  description: 'An HMAC credential. `key` is set only in the create response.',
+  fields: (t) => exposeFields(t, apiKeyFields) as never,
+});
+
+const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    environment: t.string(),
+    role: t.string(),
+    scopes: t.stringList(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  apiKey: t.field({
+    type: ApiKey,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getApiKey(ctx, String(id)),
+  }),
+  apiKeys: t.connection({
+    type: ApiKey,
+    args: { environment: t.arg.string(), includeRevoked: t.arg.boolean() },
+    resolve: (_, args, ctx) => listApiKeys(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createApiKey: t.field({
+    type: ApiKey,
+    args: { input: t.arg({ type: CreateApiKeyInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => createApiKey(ctx, input),
+  }),
+  revokeApiKey: t.field({
+    type: ApiKey,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => revokeApiKey(ctx, String(id)),
+  }),
+}));

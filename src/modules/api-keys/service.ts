@@ -1,0 +1,122 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant } from '../../core/db/client.ts';
+import { errorsFor, DomainError } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { encrypt, randomHex } from '../../core/crypto.ts';
+import { signingKeyOf } from '../../core/auth/signing.ts';
+import { keyRoles, normalizeScope, type KeyRole, type Scope } from '../../core/auth/scopes.ts';
+import { forgetKey } from '../../core/auth/authenticate.ts';
+import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { capOf } from '../../core/tiers.ts';
+import { audit } from '../../core/audit.ts';
+import { checkLength, oneOf } from '../../core/validation.ts';
+import { clock } from '../../core/clock.ts';
+
+const err = errorsFor('api_key');
+const BOTH = ['test', 'live'] as const;
+
+export interface CreateApiKeyInput {
+  name: string;
+  environment?: string | null;
+  role?: string | null;
+  scopes?: string[] | null;
+}
+
+/** A caller can mint only what it could do itself: "a role cannot be widened". */
+function assertNotWider(caller: { role: KeyRole; scopes: readonly Scope[] }, role: KeyRole, scopes: Scope[]) {
+  if (caller.role === 'full_access') return;
+  const ok = role === 'restricted' && scopes.every((s) => caller.scopes.includes(s));
+  if (!ok) throw new DomainError('insufficient_scope', 'A key cannot mint a key wider than itself');
+}
+
+export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
+  const auth = authorize(ctx, 'svc:api_key:write');
+  checkLength(input.name ?? '', 'name', 1, 80, 'api_key');
+  const environment = oneOf(input.environment ?? 'test', ['test', 'live'] as const, 'environment', 'api_key');
+  const role = oneOf(input.role ?? 'full_access', keyRoles, 'role', 'api_key');
+  if (input.scopes != null && role !== 'restricted') throw err.validation('scopes', 'scopes are allowed only with role restricted');
+  if (role === 'restricted' && !input.scopes?.length) throw err.validation('scopes', 'a restricted key needs at least one scope');
+  const scopes = (input.scopes ?? []).map((s) => normalizeScope(s) ?? invalidScope(s));
+  assertNotWider(auth, role, scopes);
+  if (environment === 'live' && auth.mode === 'test') {
+    throw new DomainError('insufficient_scope', 'A test key cannot mint live keys');
+  }
+  const secret = `sk_${environment}_${randomHex(24)}`;
+  return inTenant(tenant(auth, BOTH), async (tx) => {
+    // The workspace row lock serialises concurrent mints, so the tier cap holds.
+    await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${auth.workspaceId} FOR UPDATE`;
+    const active = await tx.apiKey.count({ where: { workspaceId: auth.workspaceId, revokedAt: null } });
+    if (active >= capOf(auth.tier, 'maxApiKeys')) throw err.of('tier_cap_reached', `This workspace's plan allows ${capOf(auth.tier, 'maxApiKeys')} active API keys`);
+    const row = await tx.apiKey.create({
+      data: {
+        id: newId('apiKey'),
+        workspaceId: auth.workspaceId,
+        mode: environment,
+        keyId: `pk_${environment}_${randomHex(6)}`,
+        name: input.name,
+        role,
+        scopes,
+        signingKey: encrypt(signingKeyOf(secret)),
+        memberId: auth.memberId,
+        createdAt: clock.now(),
+      },
+    });
+    await audit(tx, auth, 'api_key.created', row.id, ctx.requestId);
+    return { ...row, key: secret };
+  });
+}
+
+function invalidScope(s: string): never {
+  throw err.validation('scopes', `unknown scope ${s}`);
+}
+
+export async function getApiKey(ctx: Context, id: string) {
+  const auth = authorize(ctx, 'svc:api_key:read');
+  const row = await inTenant(tenant(auth, BOTH), (tx) => tx.apiKey.findFirst({ where: { id, workspaceId: auth.workspaceId } }));
+  if (!row) throw err.notFound('API key');
+  return row;
+}
+
+export interface ListApiKeysArgs {
+  environment?: string | null;
+  includeRevoked?: boolean | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export async function listApiKeys(ctx: Context, args: ListApiKeysArgs) {
+  const auth = authorize(ctx, 'svc:api_key:read');
+  const environment = args.environment ? oneOf(args.environment, ['test', 'live'] as const, 'environment', 'api_key') : null;
+  const filters = { environment, includeRevoked: !!args.includeRevoked };
+  const page = pageRequest(args, auth.workspaceId, filters, 50);
+  const ks = keyset(page);
+  const rows = await inTenant(tenant(auth, BOTH), (tx) =>
+    tx.apiKey.findMany({
+      where: {
+        workspaceId: auth.workspaceId,
+        ...(environment ? { mode: environment } : {}),
+        ...(filters.includeRevoked ? {} : { revokedAt: null }),
+        ...ks.where,
+      },
+      orderBy: ks.orderBy,
+      take: ks.take,
+    }),
+  );
+  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+}
+
+export async function revokeApiKey(ctx: Context, id: string) {
+  const auth = authorize(ctx, 'svc:api_key:write');
+  if (id === auth.apiKeyId) throw err.of('cannot_revoke_self', 'A key cannot revoke itself; sign with another key');
+  const row = await inTenant(tenant(auth, BOTH), async (tx) => {
+    const found = await tx.apiKey.findFirst({ where: { id, workspaceId: auth.workspaceId } });
+    if (!found) throw err.notFound('API key');
+    if (found.revokedAt) return found;
+    const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: clock.now() } });
+    await audit(tx, auth, 'api_key.revoked', id, ctx.requestId);
+    return revoked;
+  });
+  forgetKey(row.keyId);
+  return row;
+}

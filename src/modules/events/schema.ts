@@ -1,0 +1,50 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields, type FieldSpec } from '../../graphql/fields.ts';
+import type { Event as Row } from '../../generated/prisma/client.ts';
+import { getEvent, listEvents, subscribeEvents } from './service.ts';
+
+export const eventFields: FieldSpec<Row> = {
+  id: { kind: 'id' },
+  type: { kind: 'string' },
+  occurredAt: { kind: 'date' },
+  createdAt: { kind: 'date' },
+  publishedAt: { kind: 'date', nullable: true },
+  mode: { kind: 'string', nullable: true },
+  workspaceId: { kind: 'string' },
+  sequence: { kind: 'int' },
+  data: { kind: 'json' },
+  metadata: { kind: 'json' },
+};
+
+export const Event = builder.prismaObject('Event', {
+  fields: (t) => exposeFields(t, eventFields) as never,
+});
+
+builder.queryFields((t) => ({
+  event: t.field({
+    type: Event,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getEvent(ctx, String(id)),
+  }),
+  events: t.connection({
+    type: Event,
+    args: {
+      type: t.arg.string(),
+      occurredAfter: t.arg({ type: 'DateTime' }),
+      occurredBefore: t.arg({ type: 'DateTime' }),
+      objectId: t.arg.string(),
+      workspaceId: t.arg.string(),
+      order: t.arg.string(),
+    },
+    resolve: (_, args, ctx) => listEvents(ctx, args),
+  }),
+}));
+
+builder.subscriptionField('events', (t) =>
+  t.field({
+    type: Event,
+    args: { types: t.arg.stringList(), objectId: t.arg.id(), after: t.arg.id() },
+    subscribe: (_, args, ctx) => subscribeEvents(ctx, { ...args, objectId: args.objectId ? String(args.objectId) : null, after: args.after ? String(args.after) : null }) as never,
+    resolve: (event) => event as never,
+  }),
+);

@@ -1,0 +1,119 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { DomainError, errorsFor } from '../../core/errors.ts';
+import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import type { Auth } from '../../core/auth/authenticate.ts';
+import { eventBus, eventsAfter, type EventNotice } from '../../core/pubsub.ts';
+import { Repeater } from 'graphql-yoga';
+
+const err = errorsFor('event');
+
+/** spec Events: test-mode keys see test and live events of their workspace; live keys, live only. */
+export const visibleModes = (mode: Mode): Mode[] => (mode === 'test' ? ['test', 'live'] : ['live']);
+
+export async function getEvent(ctx: Context, id: string) {
+  const auth = authorize(ctx, 'svc:event:read');
+  const row = await inTenant(tenant(auth, visibleModes(auth.mode)), (tx) => tx.event.findFirst({ where: { id, workspaceId: auth.workspaceId } }));
+  if (!row) throw err.notFound('event');
+  return row;
+}
+
+export interface ListEventsArgs {
+  type?: string | null;
+  occurredAfter?: Date | null;
+  occurredBefore?: Date | null;
+  objectId?: string | null;
+  workspaceId?: string | null;
+  first?: number | null;
+  after?: string | null;
+  order?: string | null;
+}
+
+/** `workspaceId` lets a partner key read one merchant's events; other keys ignore it (spec). */
+async function workspaceFor(auth: Auth, requested: string | null | undefined): Promise<string> {
+  if (!requested || !auth.isPlatformAdmin || auth.onBehalfOf || requested === auth.workspaceId) return auth.workspaceId;
+  const { rowCount } = await db().system.query('SELECT 1 FROM workspaces WHERE id = $1 AND "partnerId" = $2', [requested, auth.workspaceId]);
+  if (!rowCount) throw err.notFound('workspace');
+  return requested;
+}
+
+export async function listEvents(ctx: Context, args: ListEventsArgs) {
+  const auth = authorize(ctx, 'svc:event:read');
+  const workspaceId = await workspaceFor(auth, args.workspaceId);
+  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  const filters = {
+    type: args.type ?? null,
+    occurredAfter: args.occurredAfter?.toISOString() ?? null,
+    occurredBefore: args.occurredBefore?.toISOString() ?? null,
+    objectId: args.objectId ?? null,
+    workspaceId,
+  };
+  const page = pageRequest(args, auth.workspaceId, filters, 20);
+  const ks = keyset(page, 'occurredAt');
+  const rows = await inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
+    tx.event.findMany({
+      where: {
+        workspaceId,
+        ...(args.type ? { type: args.type } : {}),
+        ...(args.objectId ? { objectId: args.objectId } : {}),
+        AND: [
+          args.occurredAfter ? { occurredAt: { gt: args.occurredAfter } } : {},
+          args.occurredBefore ? { occurredAt: { lt: args.occurredBefore } } : {},
+          ks.where,
+        ],
+      },
+      orderBy: ks.orderBy,
+      take: ks.take,
+    }),
+  );
+  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.occurredAt);
+}
+
+export interface SubscribeArgs {
+  types?: string[] | null;
+  objectId?: string | null;
+  /** Resume: events committed after this event id are sent first. */
+  after?: string | null;
+}
+
+/** Live events of the caller's workspace and visible modes, as they commit on any instance. */
+export function subscribeEvents(ctx: Context, args: SubscribeArgs) {
+  const auth = authorize(ctx, 'svc:event:read');
+  const modes = visibleModes(auth.mode);
+  const wanted = (e: { type: string; objectId: string | null }) =>
+    (!args.types?.length || args.types.includes(e.type)) && (!args.objectId || e.objectId === args.objectId);
+  return new Repeater<Record<string, unknown>>(async (push, stop) => {
+    let cursor = await startPosition(auth.workspaceId, args.after);
+    let draining: Promise<void> = Promise.resolve();
+    // Notices only say "something committed"; rows are read in position order, so nothing is
+    // skipped or sent twice even when notices arrive together.
+    const drain = () =>
+      (draining = draining.then(async () => {
+        for (;;) {
+          const rows = await eventsAfter(auth.workspaceId, modes, cursor);
+          for (const row of rows) {
+            cursor = BigInt(row.position);
+            if (wanted(row)) await push(row);
+          }
+          if (rows.length < 500) return;
+        }
+      }).catch(() => {}));
+    const unsubscribe = eventBus.subscribe((n: EventNotice) => {
+      if (n.workspaceId === auth.workspaceId && modes.includes(n.mode as Mode) && n.position > cursor) drain();
+    });
+    if (args.after) drain();
+    await stop;
+    unsubscribe();
+  });
+}
+
+async function startPosition(workspaceId: string, afterEventId: string | null | undefined): Promise<bigint> {
+  if (afterEventId) {
+    const { rows } = await db().system.query('SELECT position FROM events WHERE id = $1 AND "workspaceId" = $2', [afterEventId, workspaceId]);
+    if (!rows[0]) throw new DomainError('not_found', 'No such event', { resource: 'event' });
+    return BigInt(rows[0].position);
+  }
+  const { rows } = await db().system.query('SELECT COALESCE(max(position), 0) AS p FROM events');
+  return BigInt(rows[0].p);
+}

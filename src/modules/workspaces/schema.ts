@@ -1,0 +1,61 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields } from '../../graphql/fields.ts';
+import { workspaceFields } from './fields.ts';
+import { archiveWorkspace, createWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from './service.ts';
+
+export const Workspace = builder.prismaObject('Workspace', {
+  fields: (t) => exposeFields(t, workspaceFields) as never,
+});
+
+const CreateWorkspaceInput = builder.inputType('CreateWorkspaceInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    brandName: t.string(),
+    businessEmail: t.string(),
+    region: t.string(),
+    defaultCurrency: t.string(),
+  }),
+});
+
+const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
+  fields: (t) => ({
+    name: t.string(),
+    slug: t.string(),
+    brandName: t.string(),
+    businessEmail: t.string(),
+    defaultCurrency: t.string(),
+    timezone: t.string(),
+    region: t.string({ description: 'Immutable: any change answers region_immutable.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  workspace: t.field({
+    type: Workspace,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getWorkspace(ctx, String(id)),
+  }),
+  workspaces: t.connection({
+    type: Workspace,
+    args: { mode: t.arg.string(), archived: t.arg.boolean() },
+    resolve: (_, args, ctx) => listWorkspaces(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createWorkspace: t.field({
+    type: Workspace,
+    args: { input: t.arg({ type: CreateWorkspaceInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => createWorkspace(ctx, input),
+  }),
+  updateWorkspace: t.field({
+    type: Workspace,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWorkspaceInput, required: true }) },
+    resolve: (_, { id, input }, ctx) => updateWorkspace(ctx, String(id), input),
+  }),
+  archiveWorkspace: t.field({
+    type: Workspace,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => archiveWorkspace(ctx, String(id)),
+  }),
+}));

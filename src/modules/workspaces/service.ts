@@ -1,0 +1,233 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { switchScope } from '../../core/db/scope.ts';
+import { DomainError, errorsFor } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { emit } from '../../core/outbox.ts';
+import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkLength, oneOf } from '../../core/validation.ts';
+import { clock } from '../../core/clock.ts';
+import { randomHex, encrypt } from '../../core/crypto.ts';
+import { signingKeyOf } from '../../core/auth/signing.ts';
+import { forgetKey } from '../../core/auth/authenticate.ts';
+import { isCurrency } from '../../core/money.ts';
+import { toWire } from '../../graphql/fields.ts';
+import { workspaceFields } from './fields.ts';
+import type { Workspace } from '../../generated/prisma/client.ts';
+
+const err = errorsFor('workspace');
+const regions = { 'id-jakarta': { currency: 'IDR', timezone: 'Asia/Jakarta' }, 'sg-singapore': { currency: 'SGD', timezone: 'Asia/Singapore' } };
+type Region = keyof typeof regions;
+const BOTH = ['test', 'live'] as const;
+
+const slugShape = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
+const slugify = (name: string) =>
+  name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'workspace';
+
+/** Slugs are global (hosted URLs), so availability is checked across tenants. */
+async function slugTaken(slug: string): Promise<boolean> {
+  const { rowCount } = await db().system.query('SELECT 1 FROM workspaces WHERE slug = $1 UNION ALL SELECT 1 FROM retired_slugs WHERE slug = $1', [slug]);
+  return (rowCount ?? 0) > 0;
+}
+async function freeSlug(name: string): Promise<string> {
+  const base = slugify(name);
+  if (base.length >= 2 && !(await slugTaken(base))) return base;
+  return `${base}-${randomHex(3)}`;
+}
+
+const snapshot = (w: Workspace) => toWire(w, workspaceFields);
+
+interface NewWorkspace {
+  name: string;
+  brandName?: string | null;
+  businessEmail?: string | null;
+  region?: string | null;
+  defaultCurrency?: string | null;
+  partnerId?: string | null;
+  isPlatformAdmin?: boolean;
+}
+
+/** Inserts a workspace, its owner and `workspace.created` in the caller's transaction. */
+async function insertWorkspace(tx: Tx, input: NewWorkspace, ownerEmail: string, mode: Mode, requestId?: string) {
+  checkLength(input.name ?? '', 'name', 1, 255, 'workspace');
+  const region = oneOf(input.region ?? 'id-jakarta', Object.keys(regions) as Region[], 'region', 'workspace');
+  const currency = input.defaultCurrency ?? regions[region].currency;
+  if (!/^[A-Z]{3}$/.test(currency)) throw err.validation('defaultCurrency', 'defaultCurrency must be an ISO 4217 code');
+  const id = newId('workspace');
+  const now = clock.now();
+  await switchScope(tx, { workspaceId: id, modes: BOTH });
+  const ws = await tx.workspace.create({
+    data: {
+      id,
+      accountId: newId('account'),
+      partnerId: input.partnerId ?? null,
+      isPlatformAdmin: input.isPlatformAdmin ?? false,
+      name: input.name,
+      slug: await freeSlug(input.name),
+      region,
+      defaultCurrency: currency,
+      timezone: regions[region].timezone,
+      brandName: input.brandName ?? null,
+      businessEmail: input.businessEmail ?? null,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  const owner = await tx.member.create({
+    data: { id: newId('member'), workspaceId: id, email: ownerEmail, role: 'owner', status: 'joined', joinedAt: now, createdAt: now },
+  });
+  await emit(tx, { workspaceId: id, mode }, 'workspace.created', snapshot(ws), { requestId });
+  return { ws, owner };
+}
+
+/** DECISIONS §2 `svc bootstrap`: a workspace, its owner and a full_access key, outside any request. */
+export async function bootstrapWorkspace(opts: { name: string; platformAdmin?: boolean; environment?: Mode; ownerEmail?: string }) {
+  const environment = opts.environment ?? 'test';
+  const secret = `sk_${environment}_${randomHex(24)}`;
+  return db().prisma.$transaction(async (tx) => {
+    const { ws, owner } = await insertWorkspace(tx, { name: opts.name, isPlatformAdmin: !!opts.platformAdmin }, opts.ownerEmail ?? 'owner@example.com', environment, 'bootstrap');
+    const key = await tx.apiKey.create({
+      data: {
+        id: newId('apiKey'),
+        workspaceId: ws.id,
+        mode: environment,
+        keyId: `pk_${environment}_${randomHex(6)}`,
+        name: 'bootstrap',
+        role: 'full_access',
+        scopes: [],
+        signingKey: encrypt(signingKeyOf(secret)),
+        memberId: owner.id,
+        createdAt: clock.now(),
+      },
+    });
+    return {
+      workspaceId: ws.id,
+      accountId: ws.accountId,
+      apiKey: { id: key.id, keyId: key.keyId, key: secret, environment, role: key.role },
+      platformAdmin: ws.isPlatformAdmin,
+    };
+  });
+}
+
+export async function createWorkspace(ctx: Context, input: NewWorkspace) {
+  const auth = authorize(ctx, 'svc:workspace:write');
+  // Partner provisioning only: a platform-admin key acting as itself.
+  if (!auth.isPlatformAdmin || auth.onBehalfOf) throw new DomainError('insufficient_scope', 'Creating workspaces needs a platform-admin key');
+  const ownerEmail = input.businessEmail ?? (await ownerEmailOf(auth.workspaceId));
+  return inTenant(tenant(auth, BOTH), async (tx) => {
+    const { ws } = await insertWorkspace(tx, { ...input, partnerId: auth.workspaceId, isPlatformAdmin: false }, ownerEmail, auth.mode, ctx.requestId);
+    return ws;
+  });
+}
+
+async function ownerEmailOf(workspaceId: string) {
+  const { rows } = await db().system.query(`SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner' LIMIT 1`, [workspaceId]);
+  return rows[0]?.email ?? 'owner@example.com';
+}
+
+/** Own workspace, or 403 for a partner's merchant read without the on-behalf-of header, else 404. */
+async function visible(tx: Tx, auth: { workspaceId: string; isPlatformAdmin: boolean; onBehalfOf: boolean }, id: string) {
+  const ws = await tx.workspace.findFirst({ where: { id } });
+  if (!ws) throw err.notFound('workspace');
+  if (ws.id !== auth.workspaceId) throw new DomainError('insufficient_scope', 'Use X-Svc-On-Behalf-Of to act on a merchant workspace');
+  return ws;
+}
+
+export async function getWorkspace(ctx: Context, id: string) {
+  const auth = authorize(ctx, 'svc:workspace:read');
+  return inTenant(tenant(auth, BOTH), (tx) => visible(tx, auth, id));
+}
+
+export interface ListWorkspacesArgs {
+  mode?: string | null;
+  archived?: boolean | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export async function listWorkspaces(ctx: Context, args: ListWorkspacesArgs) {
+  const auth = authorize(ctx, 'svc:workspace:read');
+  const mode = args.mode ? oneOf(args.mode, ['test', 'live'] as const, 'mode', 'workspace') : null;
+  const filters = { mode, archived: !!args.archived };
+  const page = pageRequest(args, auth.workspaceId, filters, 50);
+  const ks = keyset(page);
+  // spec: a merchant key gets its single workspace; a partner key, every merchant under it.
+  const owner = auth.isPlatformAdmin && !auth.onBehalfOf ? { partnerId: auth.workspaceId } : { id: auth.workspaceId };
+  const rows = await inTenant(tenant(auth, BOTH), (tx) =>
+    tx.workspace.findMany({
+      where: { ...owner, ...(mode ? { mode } : {}), archivedAt: filters.archived ? { not: null } : null, ...ks.where },
+      orderBy: ks.orderBy,
+      take: ks.take,
+    }),
+  );
+  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+}
+
+export interface UpdateWorkspaceInput {
+  name?: string | null;
+  slug?: string | null;
+  brandName?: string | null;
+  businessEmail?: string | null;
+  defaultCurrency?: string | null;
+  timezone?: string | null;
+  region?: string | null;
+}
+
+export async function updateWorkspace(ctx: Context, id: string, input: UpdateWorkspaceInput) {
+  const auth = authorize(ctx, 'svc:workspace:write');
+  return inTenant(tenant(auth, BOTH), async (tx) => {
+    const ws = await visible(tx, auth, id);
+    if (input.region != null && input.region !== ws.region) throw err.of('region_immutable', 'region cannot change after creation', 'region');
+    const patch = validatePatch(input);
+    if (patch.slug && patch.slug !== ws.slug) {
+      if (await slugTaken(patch.slug)) throw err.validation('slug', 'slug is already taken');
+      await tx.retiredSlug.create({ data: { slug: ws.slug, workspaceId: ws.id, retiredAt: clock.now() } });
+    }
+    const previous = Object.fromEntries(Object.keys(patch).map((k) => [k, ws[k as keyof Workspace]]));
+    const updated = await tx.workspace.update({ where: { id }, data: { ...patch, updatedAt: clock.now() } });
+    await emit(tx, { workspaceId: id, mode: auth.mode }, 'workspace.updated', snapshot(updated), { requestId: ctx.requestId, previousAttributes: previous });
+    return updated;
+  });
+}
+
+function validatePatch(input: UpdateWorkspaceInput) {
+  const patch: Partial<Workspace> = {};
+  if (input.name !== undefined) patch.name = checkLength(input.name ?? '', 'name', 1, 255, 'workspace');
+  if (input.slug !== undefined) {
+    if (!input.slug || !slugShape.test(input.slug)) throw err.validation('slug', 'slug must be 3-63 lower-case letters, digits or hyphens');
+    patch.slug = input.slug;
+  }
+  if (input.brandName !== undefined) patch.brandName = input.brandName === null ? null : checkLength(input.brandName, 'brandName', 1, 255, 'workspace');
+  if (input.businessEmail !== undefined) {
+    if (input.businessEmail !== null && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.businessEmail)) throw err.validation('businessEmail', 'businessEmail must be an email address');
+    patch.businessEmail = input.businessEmail;
+  }
+  if (input.defaultCurrency !== undefined) {
+    if (!input.defaultCurrency || !isCurrency(input.defaultCurrency)) throw err.validation('defaultCurrency', 'defaultCurrency must be a supported ISO 4217 code');
+    patch.defaultCurrency = input.defaultCurrency;
+  }
+  if (input.timezone !== undefined) {
+    if (!input.timezone || !Intl.supportedValuesOf('timeZone').includes(input.timezone)) throw err.validation('timezone', 'timezone must be an IANA zone');
+    patch.timezone = input.timezone;
+  }
+  return patch;
+}
+
+/** Owner only: live mode off at once, keys revoked; restorable for 90 days. */
+export async function archiveWorkspace(ctx: Context, id: string) {
+  const auth = authorize(ctx, 'svc:workspace:write');
+  if (auth.memberRole !== 'owner') throw err.of('owner_required', 'Only a key acting for the workspace owner can archive it');
+  const result = await inTenant(tenant(auth, BOTH), async (tx) => {
+    const ws = await visible(tx, auth, id);
+    if (ws.archivedAt) return { ws, keyIds: [] as string[] };
+    const now = clock.now();
+    const updated = await tx.workspace.update({ where: { id }, data: { archivedAt: now, mode: 'test', updatedAt: now } });
+    const keys = await tx.apiKey.findMany({ where: { workspaceId: id, revokedAt: null }, select: { keyId: true } });
+    await tx.apiKey.updateMany({ where: { workspaceId: id, revokedAt: null }, data: { revokedAt: now } });
+    await emit(tx, { workspaceId: id, mode: auth.mode }, 'workspace.archived', snapshot(updated), { requestId: ctx.requestId });
+    return { ws: updated, keyIds: keys.map((k) => k.keyId) };
+  });
+  result.keyIds.forEach(forgetKey);
+  return result.ws;
+}

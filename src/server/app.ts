@@ -1,0 +1,70 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
+import { config } from '../core/config.ts';
+import { newId } from '../core/ids.ts';
+import { logger } from '../core/logger.ts';
+import { createRateLimiter, type RateLimiter } from '../core/rate-limit.ts';
+import { eventBus } from '../core/pubsub.ts';
+import { db } from '../core/db/client.ts';
+import { createGraphQL, mountGraphQL } from './graphql.ts';
+import { restCompat } from '../../rest-compat/plugin.ts';
+import { envelope } from './envelope.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    requestId: string;
+  }
+}
+
+export interface App {
+  fastify: FastifyInstance;
+  limiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+/** One HTTP server: GraphQL (HTTP and WebSocket), the REST translation, health. */
+export async function buildApp(): Promise<App> {
+  const fastify = Fastify({ logger: false, bodyLimit: config.bodyLimitBytes, genReqId: () => newId('request') });
+  // Raw bytes for every body: signatures and idempotency are computed over exactly what was sent.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  fastify.decorateRequest('requestId', '');
+  fastify.addHook('onRequest', async (req, reply) => {
+    req.requestId = req.id;
+    reply.header('x-request-id', req.id);
+  });
+  fastify.addHook('onResponse', async (req, reply) => {
+    logger.info({ requestId: req.id, method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  // Framework-level failures (oversized or unreadable bodies) still answer with the envelope.
+  fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : status < 500 ? 'validation_error' : 'internal_error';
+    if (status === 500) logger.error({ err, requestId: req.id }, 'unhandled error');
+    reply.status(status).type('application/json; charset=utf-8').send(envelope(req.id, null, { code, message: status === 500 ? `Internal error; quote request id ${req.id}` : err.message }));
+  });
+  fastify.setNotFoundHandler((req, reply) => {
+    reply.status(404).type('application/json; charset=utf-8').send(envelope(req.id, null, { code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]}` }));
+  });
+
+  await fastify.register(websocket);
+  const limiter = createRateLimiter();
+  const yoga = createGraphQL();
+  mountGraphQL(fastify, yoga, limiter);
+  restCompat(fastify, yoga, limiter);
+  fastify.get('/healthz', async (_req, reply) => {
+    await db().system.query('SELECT 1');
+    return reply.type('application/json').send(JSON.stringify({ status: 'ok' }));
+  });
+
+  await eventBus.start(db().url);
+  return {
+    fastify,
+    limiter,
+    async close() {
+      await fastify.close();
+      await limiter.close();
+      await eventBus.stop();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { FastifyRequest } from 'fastify';
+import { authenticate, type Auth } from '../core/auth/authenticate.ts';
+import { DomainError } from '../core/errors.ts';
+
+/** Raw body bytes: HMAC and idempotency fingerprints are computed over exactly what was sent. */
+export const rawBody = (req: FastifyRequest): Buffer => (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+
+const header = (req: FastifyRequest, name: string) => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+export function authenticateRequest(req: FastifyRequest): Promise<Auth> {
+  return authenticate({
+    method: req.method,
+    target: req.url,
+    body: rawBody(req),
+    authorization: header(req, 'authorization'),
+    timestamp: header(req, 'x-svc-timestamp'),
+    onBehalfOf: header(req, 'x-svc-on-behalf-of'),
+  });
+}
+
+export const idempotencyKeyOf = (req: FastifyRequest) => header(req, 'idempotency-key');
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** JSON object body: invalid UTF-8, malformed JSON or a non-object is a 400, never a 500. */
+export function parseJsonBody(body: Buffer, opts: { allowEmpty: boolean }): Record<string, unknown> {
+  if (body.length === 0) {
+    if (opts.allowEmpty) return {};
+    throw new DomainError('validation_error', 'A JSON object body is required', { field: 'body' });
+  }
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw new DomainError('invalid_json', 'Body is not valid UTF-8', { field: 'body' });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new DomainError('invalid_json', 'Body is not valid JSON', { field: 'body' });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new DomainError('validation_error', 'Body must be a JSON object', { field: 'body' });
+  }
+  return value as Record<string, unknown>;
+}
