@@ -1,0 +1,15 @@
+import { admin, adminUrl, templateName, withDatabase } from './db.ts';
+import { migrate } from '../../src/core/db/migrate.ts';
+
+/** Migrates one template database; every test file clones it. */
+export default async function setup() {
+  const name = templateName();
+  const exists = await admin(async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount);
+  if (exists) return;
+  const building = `${name}_build_${process.pid}`;
+  await admin((c) => c.query(`CREATE DATABASE ${building}`));
+  await migrate(withDatabase(adminUrl, building));
+  await admin(async (c) => {
+    await c.query(`ALTER DATABASE ${building} RENAME TO ${name}`).catch(async () => c.query(`DROP DATABASE ${building}`));
+  });
+}

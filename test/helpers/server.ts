@@ -1,0 +1,60 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { freshDatabase, dropDatabase } from './db.ts';
+import { openDatabase, closeDatabase, db } from '../../src/core/db/client.ts';
+import { buildApp, type App } from '../../src/server/app.ts';
+import { bootstrapWorkspace } from '../../src/modules/workspaces/service.ts';
+import { createClient, type Client } from '../../src/client/index.ts';
+import { flushUsage } from '../../src/core/auth/authenticate.ts';
+
+export interface TestServer {
+  url: string;
+  dbUrl: string;
+  app: App;
+  /** A new workspace with a full_access key, and a client signed with it. */
+  workspace(opts?: { name?: string; platformAdmin?: boolean; environment?: 'test' | 'live' }): Promise<Workspace>;
+}
+
+export interface Workspace {
+  workspaceId: string;
+  accountId: string;
+  keyId: string;
+  secret: string;
+  apiKeyId: string;
+  client: Client;
+}
+
+/** One real server per test file, on loopback, over its own fresh database. */
+export function useServer(): TestServer {
+  const state = {} as TestServer & { dbName: string };
+  beforeAll(async () => {
+    const { url, name } = await freshDatabase();
+    state.dbName = name;
+    state.dbUrl = url;
+    process.env.DATABASE_URL = url;
+    openDatabase(url);
+    state.app = await buildApp();
+    await state.app.fastify.listen({ port: 0, host: '127.0.0.1' });
+    state.url = `http://127.0.0.1:${(state.app.fastify.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await state.app?.close();
+    await flushUsage().catch(() => {});
+    await closeDatabase();
+    await dropDatabase(state.dbName);
+  });
+  state.workspace = async (opts = {}) => {
+    const out = await bootstrapWorkspace({ name: opts.name ?? 'Acme', platformAdmin: opts.platformAdmin, environment: opts.environment });
+    return {
+      workspaceId: out.workspaceId,
+      accountId: out.accountId,
+      keyId: out.apiKey.keyId,
+      secret: out.apiKey.key,
+      apiKeyId: out.apiKey.id,
+      client: createClient({ baseUrl: state.url, keyId: out.apiKey.keyId, secret: out.apiKey.key }),
+    };
+  };
+  return state;
+}
+
+export { db, createClient };
