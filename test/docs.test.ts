@@ -1,0 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { eventsDoc, scopesDoc } from '../scripts/docs.ts';
+
+describe('generated docs', () => {
+  it('docs/scopes.md matches the scope catalog (run npm run docs)', () => {
+    expect(readFileSync('docs/scopes.md', 'utf8')).toBe(scopesDoc());
+  });
+  it('docs/events.md matches the event catalog (run npm run docs)', () => {
+    expect(readFileSync('docs/events.md', 'utf8')).toBe(eventsDoc());
+  });
+});
