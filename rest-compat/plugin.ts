@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { routes, type Route } from './routes.ts';
 import type { Yoga } from '../src/server/graphql.ts';
-import { authenticateRequest, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
+import { assertStorable, authenticateRequest, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
 import { envelope, errorReply } from '../src/server/envelope.ts';
 import { DomainError, isDomainError, type Resource } from '../src/core/errors.ts';
 import { withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
@@ -42,7 +42,7 @@ function unwrap(value: unknown): { data: unknown; page?: { limit: number; hasMor
 /** Variable coercion failures (wrong types, unknown fields) are the client's 400, naming the field. */
 function requestError(errors: readonly GraphQLError[], resource: Resource): DomainError {
   const message = errors[0].message;
-  const field = /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1] ?? /at "[^"]*?\.?([A-Za-z0-9_]+)"/.exec(message)?.[1] ?? /"\$input"?.*?"([A-Za-z0-9_]+)"/.exec(message)?.[1];
+  const field = /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1] ?? /at "[^"]*?\.?([A-Za-z0-9_]+)(?:\[\d+\])*"/.exec(message)?.[1] ?? /"\$input"?.*?"([A-Za-z0-9_]+)"/.exec(message)?.[1];
   return new DomainError('validation_error', message.replace(/^Variable "\$\w+" got invalid value .*?; /, ''), { field, resource });
 }
 
@@ -59,7 +59,8 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       const first = result.errors[0];
       const domain = isDomainError(first.originalError) ? first.originalError : isDomainError(first) ? first : null;
       if (domain) throw domain;
-      if (!result.data) throw requestError(result.errors, route.resource);
+      // Variable coercion failures come back without `data`; a null `data` is an execution error.
+      if (result.data === undefined) throw requestError(result.errors, route.resource);
       throw first.originalError ?? first;
     }
     const { data, page } = unwrap(result.data?.[Object.keys(result.data)[0]]);
@@ -75,6 +76,8 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       await enforceRate(limiter, auth.workspaceId, root.rateClass);
       const body = route.method === 'GET' || route.method === 'DELETE' ? {} : parseJsonBody(rawBody(req), { allowEmpty: true });
       const input = { params: req.params as Record<string, string>, query: req.query as Record<string, string>, body };
+      assertStorable(input.params);
+      assertStorable(input.query);
       const variables = route.variables(input) as Record<string, unknown>;
       const key = idempotencyKeyOf(req);
       const policy = route.idempotency ?? (root.operation === 'mutation' ? 'optional' : 'none');

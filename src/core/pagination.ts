@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { config } from './config.ts';
 import { safeEqual, sha256Hex } from './crypto.ts';
 import { DomainError } from './errors.ts';
@@ -17,7 +17,10 @@ interface CursorBody {
   x: number; // expiry, epoch seconds
 }
 
-const cursorKey = () => createHmac('sha256', config.masterKey).update('svc cursor v1').digest();
+// Derived once, as a KeyObject: createHmac with a raw Buffer key costs ~13 µs on Node 24 (vs ~2 µs),
+// and a list page signs a cursor per edge.
+let cursorKeyObject: KeyObject | undefined;
+const cursorKey = () => (cursorKeyObject ??= createSecretKey(createHmac('sha256', config.masterKey).update('svc cursor v1').digest()));
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 
 /** The filters and order a cursor is bound to; a cursor used with other filters is refused. */
@@ -83,8 +86,14 @@ export function pageRequest(
 /** Prisma `where` and `orderBy` for a keyset page on (createdAt-like column, id). */
 export function keyset(page: PageRequest, column = 'createdAt') {
   const cmp = page.order === 'desc' ? 'lt' : 'gt';
+  // The redundant inclusive bound lets PostgreSQL seek the (column, id) index instead of filtering from the start.
   const where = page.after
-    ? { OR: [{ [column]: { [cmp]: new Date(page.after.at) } }, { [column]: new Date(page.after.at), id: { [cmp]: page.after.id } }] }
+    ? {
+        AND: [
+          { [column]: { [`${cmp}e`]: new Date(page.after.at) } },
+          { OR: [{ [column]: { [cmp]: new Date(page.after.at) } }, { [column]: new Date(page.after.at), id: { [cmp]: page.after.id } }] },
+        ],
+      }
     : {};
   return { where, orderBy: [{ [column]: page.order }, { id: page.order }], take: page.limit + 1 };
 }

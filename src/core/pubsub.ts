@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { db } from './db/client.ts';
+import { tenantQuery, type Mode } from './db/client.ts';
 import { logger } from './logger.ts';
 
 /** A committed event as announced by PostgreSQL: the row itself is read back by position. */
@@ -55,10 +55,10 @@ export class EventBus {
 export const eventBus = new EventBus();
 
 /** Reads committed events after a position for one workspace and its visible modes. */
-export async function eventsAfter(workspaceId: string, modes: readonly string[], after: bigint, limit = 500) {
-  const { rows } = await db().system.query(
+export function eventsAfter(workspaceId: string, modes: readonly Mode[], after: bigint, limit = 500) {
+  return tenantQuery<{ position: string; type: string; objectId: string | null } & Record<string, unknown>>(
+    { workspaceId, modes },
     `SELECT * FROM events WHERE "workspaceId" = $1 AND mode = ANY($2) AND position > $3 ORDER BY position LIMIT $4`,
     [workspaceId, modes, after.toString(), limit],
   );
-  return rows;
 }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import websocket from '@fastify/websocket';
 import { config } from '../core/config.ts';
 import { newId } from '../core/ids.ts';
@@ -24,7 +24,17 @@ export interface App {
 
 /** One HTTP server: GraphQL (HTTP and WebSocket), the REST translation, health. */
 export async function buildApp(): Promise<App> {
-  const fastify = Fastify({ logger: false, bodyLimit: config.bodyLimitBytes, genReqId: () => newId('request') });
+  const fastify = Fastify({
+    logger: false,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => newId('request'),
+    // Unroutable URLs (bad percent-encoding in the path) answer with the envelope too, not Fastify's own JSON.
+    frameworkErrors: (err, req, res) => {
+      const status = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
+      (res as FastifyReply).status(status).header('x-request-id', req.id).type('application/json; charset=utf-8')
+        .send(envelope(req.id, null, { code: status < 500 ? 'validation_error' : 'internal_error', message: status < 500 ? err.message : `Internal error; quote request id ${req.id}` }));
+    },
+  });
   // Raw bytes for every body: signatures and idempotency are computed over exactly what was sent.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));

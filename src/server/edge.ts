@@ -24,6 +24,7 @@ export function authenticateRequest(req: FastifyRequest): Promise<Auth> {
 export const idempotencyKeyOf = (req: FastifyRequest) => header(req, 'idempotency-key');
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const unstorable = /[\0\uD800-\uDFFF]/u;
 
 /** JSON object body: invalid UTF-8, malformed JSON or a non-object is a 400, never a 500. */
 export function parseJsonBody(body: Buffer, opts: { allowEmpty: boolean }): Record<string, unknown> {
@@ -46,5 +47,25 @@ export function parseJsonBody(body: Buffer, opts: { allowEmpty: boolean }): Reco
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new DomainError('validation_error', 'Body must be a JSON object', { field: 'body' });
   }
+  assertStorable(value as Record<string, unknown>);
   return value as Record<string, unknown>;
+}
+
+/**
+ * Text that parses but cannot be stored is a 400 naming the top-level field: NUL (PostgreSQL
+ * text refuses it, which would otherwise surface as a 500) and unpaired surrogates (not Unicode).
+ * Iterative, so a deeply nested body cannot overflow the stack.
+ */
+export function assertStorable(fields: Record<string, unknown>) {
+  for (const [field, value] of Object.entries(fields)) {
+    const stack: unknown[] = [field, value];
+    while (stack.length) {
+      const x = stack.pop();
+      if (typeof x === 'string') {
+        if (unstorable.test(x)) throw new DomainError('validation_error', `${field} must be valid Unicode without NUL characters`, { field });
+      } else if (x && typeof x === 'object') {
+        for (const [k, v] of Object.entries(x)) stack.push(k, v);
+      }
+    }
+  }
 }

@@ -29,6 +29,8 @@ export function createGraphQL(): Yoga {
         const original = error instanceof GraphQLError ? error.originalError : error;
         if (isDomainError(original)) return original;
         if (error instanceof GraphQLError && !error.originalError) return error;
+        // Variable coercion (missing or mistyped input field) wraps a GraphQLError and has no path: a client error, not a crash.
+        if (error instanceof GraphQLError && !error.path && original instanceof GraphQLError) return error;
         return new GraphQLError('Internal error; quote the X-Request-Id header', { extensions: { code: 'internal_error' } });
       },
     },

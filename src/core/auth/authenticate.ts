@@ -103,7 +103,8 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
     throw invalidSignature('X-Svc-Timestamp is outside the 300 second tolerance');
   }
   const key = await loadKey(parsed.keyId);
-  if (!key || key.revokedAt) throw new DomainError('invalid_key', 'Unknown or revoked API key');
+  // A key acts for a member: once that member is removed, the key stops working.
+  if (!key || key.revokedAt || (key.memberId && !key.memberRole)) throw new DomainError('invalid_key', 'Unknown or revoked API key');
   const expected = signature(key.signingKey, canonicalString(ts, req.method, req.target, req.body));
   if (!safeEqual(expected, parsed.signature)) throw invalidSignature('Signature does not match the request');
   touch(key.id);

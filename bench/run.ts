@@ -1,0 +1,535 @@
+/**
+ * `npm run bench`: the layer ladder for GET /v1/api-keys?limit=20, a Prisma-vs-pg micro-benchmark,
+ * the cost of row-level security, the server's RSS, and the targets, in one run.
+ *
+ * Process layout: every server runs in a CHILD process (bench/server.ts, one per ladder step; the
+ * GraphQL and REST steps share one child running the real app). The load generator (autocannon,
+ * 32 connections, no pipelining) and the in-process micro-benchmarks run in this parent process.
+ *
+ * Env:
+ *   DATABASE_URL             use this database (migrated, seeded, kept); default: a fresh
+ *                            svc_bench_<random> on BENCH_ADMIN_URL, dropped at the end
+ *   BENCH_ADMIN_URL          default postgresql://postgres@127.0.0.1:5432/postgres
+ *   BENCH_SECONDS            measured seconds per ladder step (default 10)
+ *   BENCH_WARMUP_SECONDS     warm-up seconds per ladder step (default 5: the app's JIT needs it)
+ *   BENCH_CONNECTIONS        autocannon connections (default 32)
+ *   BENCH_MICRO_SECONDS      seconds per micro-benchmark variant (default BENCH_SECONDS / 3, at least 1)
+ *   BENCH_MICRO_CONCURRENCY  operations in flight in the micro-benchmarks (default 16)
+ *   BENCH_CPU_PROF           a directory: the server children run with --cpu-prof into it
+ *                            (summarise a profile with `tsx bench/profile-summary.ts <file>`)
+ *   LOG_LEVEL                passed to the app child (default info, as in production; logs go to /dev/null)
+ */
+import os from 'node:os';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import autocannon, { type Request as AcRequest } from 'autocannon';
+import pg from 'pg';
+
+// Before anything imports src/core/config.ts.
+process.env.SVC_RATE_LIMIT = 'off';
+process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex'); // shared with the children through the env
+
+const num = (name: string, d: number) => {
+  const v = process.env[name];
+  const n = v === undefined || v === '' ? d : Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
+  return n;
+};
+const SECONDS = num('BENCH_SECONDS', 10);
+const WARMUP = num('BENCH_WARMUP_SECONDS', 5);
+const CONNECTIONS = Math.round(num('BENCH_CONNECTIONS', 32));
+const MICRO_SECONDS = num('BENCH_MICRO_SECONDS', Math.max(1, SECONDS / 3));
+const MICRO_CONCURRENCY = Math.round(num('BENCH_MICRO_CONCURRENCY', 16));
+const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF === '1' ? 'bench/.profiles' : process.env.BENCH_CPU_PROF) : null;
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const LIMIT = 20;
+const TARGET = `/v1/api-keys?limit=${LIMIT}`;
+
+const { migrate } = await import('../src/core/db/migrate.ts');
+const { openDatabase, closeDatabase, db, inTenant, tenantQuery, APP_ROLE } = await import('../src/core/db/client.ts');
+const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.ts');
+const { signRequest, signingKeyOf } = await import('../src/core/auth/signing.ts');
+const { encrypt, randomHex } = await import('../src/core/crypto.ts');
+const { newId } = await import('../src/core/ids.ts');
+const { flushUsage } = await import('../src/core/auth/authenticate.ts');
+const { config } = await import('../src/core/config.ts');
+
+// ---------------------------------------------------------------------------------------------
+// Output helpers
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`;
+const x = (n: number) => `${fmt(n, 2)}x`;
+const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MB`;
+function table(head: string[], rows: string[][], right: number[] = []) {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => ('  ' + cells.map((c, i) => (right.includes(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ')).trimEnd();
+  console.log(line(head));
+  console.log('  ' + widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+const section = (title: string) => console.log(`\n== ${title} ==`);
+
+// ---------------------------------------------------------------------------------------------
+// Database: a fresh one unless DATABASE_URL is given
+
+const withDatabase = (url: string, name: string) => {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+let dbName: string | null = null;
+let url = process.env.DATABASE_URL || '';
+const children = new Set<ChildProcess>();
+
+async function cleanup() {
+  for (const c of children) c.kill('SIGTERM');
+  await flushUsage().catch(() => {});
+  await closeDatabase().catch(() => {});
+  if (dbName) {
+    const name = dbName;
+    dbName = null;
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch((e) => console.error(`could not drop ${name}: ${e.message}`));
+  }
+}
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    console.error(`\n${sig}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers (child processes)
+
+interface Server {
+  mode: string;
+  pid: number;
+  base: string;
+  mem(): Promise<{ rss: number; heapUsed: number; heapTotal: number; vmRss: number | null; vmHwm: number | null }>;
+  stop(): Promise<void>;
+}
+
+function procStatus(pid: number, field: string): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+async function startServer(mode: 'bare' | 'hmac' | 'prisma' | 'app', workspaceId: string): Promise<Server> {
+  const execArgv = ['--import', 'tsx'];
+  if (CPU_PROF) execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${mode}.cpuprofile`);
+  const child = fork(join(import.meta.dirname, 'server.ts'), [mode], {
+    execArgv,
+    env: { ...process.env, DATABASE_URL: url, BENCH_WORKSPACE_ID: workspaceId },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'], // request logs (pino, stdout) go to /dev/null
+  });
+  children.add(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve(m.port) : reject(new Error(`unexpected ${m.type}`))));
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code} before listening`)));
+  });
+  return {
+    mode,
+    pid: child.pid!,
+    base: `http://127.0.0.1:${port}`,
+    mem: () =>
+      new Promise((resolve) => {
+        child.once('message', (m: { rss: number; heapUsed: number; heapTotal: number }) =>
+          resolve({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, vmRss: procStatus(child.pid!, 'VmRSS'), vmHwm: procStatus(child.pid!, 'VmHWM') }),
+        );
+        child.send({ type: 'mem' });
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          children.delete(child);
+          resolve();
+        });
+        child.send({ type: 'stop' });
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generation
+
+interface Creds {
+  keyId: string;
+  secret: string;
+}
+interface Probe {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** Throws unless the response is the full, successful page. */
+  check(status: number, json: any): void;
+}
+
+/** One precomputed signature (the timestamp is good for 300 s); re-signed through setupRequest only for long runs. */
+function signedRequest(creds: Creds, p: Probe): AcRequest {
+  let at = 0;
+  let headers: Record<string, string> = {};
+  const fresh = () => {
+    if (Date.now() - at > 120_000) {
+      at = Date.now();
+      headers = {
+        ...signRequest({ keyId: creds.keyId, secret: creds.secret, method: p.method, target: p.path, body: p.body ?? '' }),
+        ...(p.body ? { 'content-type': 'application/json' } : {}),
+      };
+    }
+    return headers;
+  };
+  const req: AcRequest = { method: p.method, path: p.path, headers: fresh(), ...(p.body ? { body: p.body } : {}) };
+  if (WARMUP + SECONDS > 240) req.setupRequest = (r) => ({ ...r, headers: fresh() });
+  return req;
+}
+
+interface StepResult {
+  name: string;
+  detail: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  bad: number;
+}
+
+async function loadStep(name: string, detail: string, base: string, creds: Creds, probe: Probe): Promise<StepResult> {
+  // Correctness first: a benchmark of 401s is worthless.
+  const r = signedRequest(creds, probe);
+  const res = await fetch(base + probe.path, { method: probe.method, headers: r.headers, body: probe.body });
+  const text = await res.text();
+  try {
+    probe.check(res.status, JSON.parse(text));
+  } catch (e) {
+    throw new Error(`${name}: probe failed (${res.status}): ${(e as Error).message}\n${text.slice(0, 500)}`);
+  }
+  const opts = { url: base, connections: CONNECTIONS, pipelining: 1, requests: [signedRequest(creds, probe)] };
+  await autocannon({ ...opts, duration: WARMUP });
+  const out = await autocannon({ ...opts, duration: SECONDS });
+  const bad = out.non2xx + out.errors + out.timeouts;
+  const step = { name, detail, rps: out.requests.total / out.duration, p50: out.latency.p50, p99: out.latency.p99, total: out.requests.total, bad };
+  console.log(`  ${name.padEnd(22)} ${fmt(step.rps).padStart(7)} req/s  p50 ${ms(step.p50)}  p99 ${ms(step.p99)}${bad ? `  (${bad} non-2xx/errors!)` : ''}`);
+  return step;
+}
+
+// ---------------------------------------------------------------------------------------------
+// In-process rate measurement
+
+async function rate(op: () => Promise<unknown>, seconds: number, concurrency = MICRO_CONCURRENCY) {
+  const run = async (s: number) => {
+    let n = 0;
+    const start = performance.now();
+    const end = start + s * 1000;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < end) {
+          await op();
+          n++;
+        }
+      }),
+    );
+    return n / ((performance.now() - start) / 1000);
+  };
+  await run(Math.max(0.5, seconds / 3)); // warm-up: JIT, pool connections, Prisma's query cache
+  return run(seconds);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let failed = false;
+try {
+  section('Environment');
+  const cpus = os.cpus();
+  const pgVersion = await admin(async (c) => (await c.query('SHOW server_version')).rows[0].server_version as string);
+  table(
+    ['what', 'value'],
+    [
+      ['node', process.version],
+      ['cpu', `${cpus[0]?.model ?? 'unknown'}`],
+      ['cores', `${cpus.length} (availableParallelism ${os.availableParallelism()})`],
+      ['memory', `${fmt(os.totalmem() / 2 ** 30, 1)} GiB`],
+      ['os', `${os.type()} ${os.release()} ${os.arch()}`],
+      ['postgresql', `${pgVersion} at ${new URL(url || ADMIN_URL).host}`],
+      ['load', `autocannon ${CONNECTIONS} connections, pipelining 1, warm-up ${WARMUP} s, measured ${SECONDS} s per step`],
+      ['layout', 'servers in child processes (one per step; GraphQL and REST share the app child); load generator + micro-benchmarks in the parent'],
+      ['app', `rate limiter off, LOG_LEVEL=${process.env.LOG_LEVEL ?? config.logLevel} (to /dev/null), DB pool ${config.poolSize}, key cache ${config.keyCacheMs} ms`],
+    ],
+  );
+
+  if (!url) {
+    dbName = `svc_bench_${randomBytes(5).toString('hex')}`;
+    await admin((c) => c.query(`CREATE DATABASE ${dbName}`));
+    url = withDatabase(ADMIN_URL, dbName);
+  }
+  process.env.DATABASE_URL = url;
+  const t0 = performance.now();
+  const applied = await migrate(url);
+  console.log(`\ndatabase ${new URL(url).pathname.slice(1)}${dbName ? ' (fresh, dropped at the end)' : ' (from DATABASE_URL, kept)'}; ${applied.length} migrations applied in ${fmt(performance.now() - t0)} ms`);
+  openDatabase(url);
+
+  // Seed: one workspace with 30 active and 2 revoked keys besides the bootstrap key.
+  const ws = await bootstrapWorkspace({ name: 'Bench' });
+  const creds: Creds = { keyId: ws.apiKey.keyId, secret: ws.apiKey.key };
+  const sealed = Buffer.from(encrypt(signingKeyOf(`sk_test_${randomHex(24)}`)));
+  const seededIds: string[] = [];
+  for (let i = 1; i <= 32; i++) {
+    const id = newId('apiKey');
+    seededIds.push(id);
+    const restricted = i % 3 === 0;
+    await db().system.query(
+      `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "createdAt", "revokedAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() - make_interval(mins => $9), $10)`,
+      [id, ws.workspaceId, i % 4 === 0 ? 'live' : 'test', `pk_test_${randomHex(6)}`, `bench key ${i}`, restricted ? 'restricted' : 'read_only',
+        restricted ? ['svc:payment:read', 'svc:refund:read'] : [], sealed, i, i > 30 ? new Date() : null],
+    );
+  }
+  const insertsWs = await bootstrapWorkspace({ name: 'Bench inserts' });
+  console.log(`seeded workspace ${ws.workspaceId}: 31 active keys (+2 revoked); GET ${TARGET} returns 20 and hasMore`);
+
+  // -------------------------------------------------------------------------------------------
+  section(`Layer ladder: GET ${TARGET}`);
+  const pageOf = (data: unknown) => {
+    if (!Array.isArray(data) || data.length !== LIMIT) throw new Error(`expected ${LIMIT} items`);
+  };
+  const bareProbe: Probe = {
+    method: 'GET',
+    path: TARGET,
+    check: (s, j) => {
+      if (s !== 200) throw new Error('status');
+      pageOf(j.data);
+      if (!j.meta.page.hasMore) throw new Error('hasMore');
+    },
+  };
+  const gqlDoc = readFileSync(join(import.meta.dirname, '../rest-compat/operations/api-keys.graphql'), 'utf8');
+  const fragment = /fragment ApiKeyFields[^}]*}/.exec(gqlDoc)![0];
+  const listOp = /query listApiKeys[\s\S]*?\n}/.exec(gqlDoc)![0];
+  const gqlProbe: Probe = {
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({ query: `${fragment}\n\n${listOp}`, operationName: 'listApiKeys', variables: { first: LIMIT } }),
+    check: (s, j) => {
+      if (s !== 200 || j.errors) throw new Error(JSON.stringify(j.errors));
+      pageOf(j.data.apiKeys.edges);
+      if (!j.data.apiKeys.pageInfo.hasNextPage) throw new Error('hasNextPage');
+    },
+  };
+
+  const steps: StepResult[] = [];
+  const ladder = [
+    { mode: 'bare', name: '1 bare', detail: 'node:http + pg tenant transaction + JSON.stringify' },
+    { mode: 'hmac', name: '2 + HMAC', detail: '+ authenticate() per request' },
+    { mode: 'prisma', name: '3 + Prisma', detail: 'query via inTenant + tx.apiKey.findMany' },
+  ] as const;
+  for (const s of ladder) {
+    const server = await startServer(s.mode, ws.workspaceId);
+    try {
+      steps.push(await loadStep(s.name, s.detail, server.base, creds, bareProbe));
+    } finally {
+      await server.stop();
+    }
+  }
+  const app = await startServer('app', ws.workspaceId);
+  const memBefore = await app.mem();
+  let memAfter;
+  try {
+    steps.push(await loadStep('4 + GraphQL', 'real app, POST /graphql listApiKeys', app.base, creds, gqlProbe));
+    steps.push(await loadStep('5 + REST translation', `real app, GET ${TARGET}`, app.base, creds, bareProbe));
+    memAfter = await app.mem();
+  } finally {
+    await app.stop();
+  }
+  console.log();
+  table(
+    ['step', 'req/s', 'p50', 'p99', 'vs previous', 'vs bare', 'what'],
+    steps.map((s, i) => [
+      s.name,
+      fmt(s.rps),
+      ms(s.p50),
+      ms(s.p99),
+      i ? x(s.rps / steps[i - 1].rps) : '-',
+      x(s.rps / steps[0].rps),
+      s.detail + (s.bad ? ` [${s.bad} non-2xx/errors]` : ''),
+    ]),
+    [1, 2, 3, 4, 5],
+  );
+
+  // -------------------------------------------------------------------------------------------
+  section(`Prisma vs pg, in process (${MICRO_CONCURRENCY} in flight, ${fmt(MICRO_SECONDS, 1)} s each, after warm-up)`);
+  const scope = { workspaceId: ws.workspaceId, modes: ['test', 'live'] as const };
+  const insScope = { workspaceId: insertsWs.workspaceId, modes: ['test', 'live'] as const };
+  const COLS = `id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"`;
+  const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`;
+  const byId = seededIds[4];
+  const keyRow = () => ({
+    id: newId('apiKey'),
+    workspaceId: insertsWs.workspaceId,
+    mode: 'test',
+    keyId: `pk_test_${randomHex(6)}`,
+    name: 'micro',
+    role: 'read_only',
+    scopes: [] as string[],
+    signingKey: sealed,
+    createdAt: new Date(),
+  });
+  const micro = [
+    {
+      name: 'find by id',
+      prisma: () => inTenant(scope, (tx) => tx.apiKey.findFirst({ where: { id: byId, workspaceId: scope.workspaceId } })),
+      pg: () => tenantQuery(scope, `SELECT ${COLS} FROM api_keys WHERE id = $1 AND "workspaceId" = $2 LIMIT 1`, [byId, scope.workspaceId]),
+    },
+    {
+      name: 'list 20',
+      prisma: () =>
+        inTenant(scope, (tx) =>
+          tx.apiKey.findMany({ where: { workspaceId: scope.workspaceId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: LIMIT + 1 }),
+        ),
+      pg: () =>
+        tenantQuery(scope, `SELECT ${COLS} FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT $2`, [
+          scope.workspaceId,
+          LIMIT + 1,
+        ]),
+    },
+    {
+      name: '3-insert transaction',
+      prisma: () =>
+        inTenant(insScope, async (tx) => {
+          for (let i = 0; i < 3; i++) await tx.apiKey.create({ data: keyRow() });
+        }),
+      pg: async () => {
+        const c = await db().app.connect();
+        try {
+          await c.query('BEGIN');
+          await c.query(SET_SCOPE, [insScope.workspaceId, insScope.modes.join(',')]);
+          for (let i = 0; i < 3; i++) {
+            const r = keyRow();
+            await c.query(
+              `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "createdAt") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLS}`,
+              [r.id, r.workspaceId, r.mode, r.keyId, r.name, r.role, r.scopes, r.signingKey, r.createdAt],
+            );
+          }
+          await c.query('COMMIT');
+        } catch (e) {
+          await c.query('ROLLBACK').catch(() => {});
+          throw e;
+        } finally {
+          c.release();
+        }
+      },
+    },
+  ];
+  const microRows: { name: string; prisma: number; pg: number }[] = [];
+  for (const m of micro) {
+    const pgOps = await rate(m.pg, MICRO_SECONDS);
+    const prismaOps = await rate(m.prisma, MICRO_SECONDS);
+    microRows.push({ name: m.name, prisma: prismaOps, pg: pgOps });
+  }
+  table(
+    ['operation', 'pg ops/s', 'Prisma ops/s', 'Prisma/pg'],
+    microRows.map((r) => [r.name, fmt(r.pg), fmt(r.prisma), x(r.prisma / r.pg)]),
+    [1, 2, 3],
+  );
+
+  // -------------------------------------------------------------------------------------------
+  section(`Row-level security: list 20 as ${APP_ROLE} (policy) vs as the table owner (no RLS)`);
+  const rlsPool = new pg.Pool({ connectionString: url, max: MICRO_CONCURRENCY });
+  const asApp = new WeakSet<pg.PoolClient>();
+  const checkout = async (pool: pg.Pool) => {
+    const c = await pool.connect();
+    if (pool === rlsPool && !asApp.has(c)) {
+      await c.query(`SET ROLE ${APP_ROLE}`);
+      asApp.add(c);
+    }
+    return c;
+  };
+  const ownerPool = new pg.Pool({ connectionString: url, max: MICRO_CONCURRENCY });
+  const LIST = `SELECT ${COLS} FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT 21`;
+  const listIn = (pool: pg.Pool) => async () => {
+    const c = await checkout(pool);
+    try {
+      await c.query('BEGIN');
+      await c.query(SET_SCOPE, [scope.workspaceId, 'test,live']);
+      const { rows } = await c.query(LIST, [scope.workspaceId]);
+      await c.query('COMMIT');
+      return rows;
+    } finally {
+      c.release();
+    }
+  };
+  let rlsRatio = NaN;
+  try {
+    // Sanity: the policy is really on for svc_app (no scope, no rows) and off for the owner.
+    const probe = await checkout(rlsPool);
+    const unscoped = await probe.query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`).finally(() => probe.release());
+    const owned = await ownerPool.query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`);
+    const withPolicy = await rate(listIn(rlsPool), MICRO_SECONDS);
+    const withoutPolicy = await rate(listIn(ownerPool), MICRO_SECONDS);
+    rlsRatio = withPolicy / withoutPolicy;
+    table(
+      ['role', 'ops/s', 'rows visible without a scope'],
+      [
+        [`${unscoped.rows[0].u} (RLS policy)`, fmt(withPolicy), String(unscoped.rows[0].n)],
+        [`${owned.rows[0].u} (owner, RLS bypassed)`, fmt(withoutPolicy), String(owned.rows[0].n)],
+      ],
+      [1, 2],
+    );
+    console.log(`  RLS / no RLS: ${x(rlsRatio)}`);
+  } finally {
+    await Promise.allSettled([rlsPool.end(), ownerPool.end()]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  section('App server memory (child process)');
+  table(
+    ['when', 'RSS (memoryUsage)', 'VmRSS', 'VmHWM (peak)', 'heap used', 'heap total'],
+    [
+      ['after start', mb(memBefore.rss), memBefore.vmRss ? mb(memBefore.vmRss) : '-', memBefore.vmHwm ? mb(memBefore.vmHwm) : '-', mb(memBefore.heapUsed), mb(memBefore.heapTotal)],
+      ['after steps 4-5', mb(memAfter!.rss), memAfter!.vmRss ? mb(memAfter!.vmRss) : '-', memAfter!.vmHwm ? mb(memAfter!.vmHwm) : '-', mb(memAfter!.heapUsed), mb(memAfter!.heapTotal)],
+    ],
+    [1, 2, 3, 4, 5],
+  );
+
+  // -------------------------------------------------------------------------------------------
+  section('Targets');
+  const [bare, , , gql, rest] = steps;
+  const worstMicro = microRows.reduce((a, b) => (b.prisma / b.pg < a.prisma / a.pg ? b : a));
+  const rss = Math.max(memAfter!.rss, memAfter!.vmHwm ?? 0);
+  const p99 = Math.max(gql.p99, rest.p99);
+  const targets: [string, string, boolean][] = [
+    ['REST >= 50% of bare', `${fmt((rest.rps / bare.rps) * 100, 1)}% (${fmt(rest.rps)} vs ${fmt(bare.rps)} req/s)`, rest.rps >= 0.5 * bare.rps],
+    ['REST within 10% of GraphQL', `${x(rest.rps / gql.rps)} (${fmt(rest.rps)} vs ${fmt(gql.rps)} req/s)`, rest.rps >= 0.9 * gql.rps],
+    ['Prisma >= 0.5x pg per query', microRows.map((r) => `${r.name} ${x(r.prisma / r.pg)}`).join(', '), worstMicro.prisma / worstMicro.pg >= 0.5],
+    ['RLS >= 0.9x', x(rlsRatio), rlsRatio >= 0.9],
+    [`p99 < 50 ms at ${CONNECTIONS} connections`, `GraphQL ${ms(gql.p99)}, REST ${ms(rest.p99)}`, p99 < 50],
+    ['RSS < 300 MB', `${mb(rss)} (max of RSS after the run and peak VmHWM)`, rss < 300 * 1024 * 1024],
+  ];
+  const clean = steps.every((s) => s.bad === 0);
+  if (!clean) targets.push(['every request 2xx', steps.map((s) => `${s.name}: ${s.bad}`).join(', '), false]);
+  table(['target', 'result', 'measured'], targets.map(([t, m, ok]) => [t, ok ? 'PASS' : 'MISS', m]));
+  if (CPU_PROF) console.log(`\nCPU profiles of the server children: ${CPU_PROF}/*.cpuprofile (tsx bench/profile-summary.ts <file>)`);
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  await cleanup();
+}
+process.exit(failed ? 1 : 0);

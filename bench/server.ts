@@ -1,0 +1,137 @@
+/**
+ * One benchmark server, run as a child process of bench/run.ts (the load generator stays in the
+ * parent, so on a small machine the server gets a core of its own instead of sharing one with
+ * autocannon's event loop).
+ *
+ *   tsx bench/server.ts bare|hmac|prisma|app
+ *
+ * bare    node:http + pg: the tenant transaction of `tenantQuery` (BEGIN; set_config; SELECT; COMMIT as svc_app)
+ * hmac    bare + authenticate() on every request
+ * prisma  hmac, with the SELECT through inTenant() + tx.apiKey.findMany
+ * app     the real server: buildApp() (GraphQL at /graphql, REST translation at /v1/...)
+ *
+ * Env: DATABASE_URL (required), BENCH_WORKSPACE_ID (bare mode: the workspace to list).
+ * Talks to the parent over IPC: sends {type:'ready', port}; answers {type:'mem'}; exits on {type:'stop'}.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+process.env.SVC_RATE_LIMIT ??= 'off';
+
+type Mode = 'bare' | 'hmac' | 'prisma' | 'app';
+const mode = process.argv[2] as Mode;
+if (!['bare', 'hmac', 'prisma', 'app'].includes(mode)) throw new Error(`unknown server mode ${mode}`);
+const url = process.env.DATABASE_URL;
+if (!url) throw new Error('DATABASE_URL is required');
+
+// After the env is set: config is read at import time.
+const { openDatabase, closeDatabase, tenantQuery, inTenant } = await import('../src/core/db/client.ts');
+const { authenticate, flushUsage } = await import('../src/core/auth/authenticate.ts');
+openDatabase(url);
+
+const BOTH = ['test', 'live'] as const;
+/** Every column, as Prisma's findMany selects them; the wire shape drops signingKey and memberId. */
+const LIST_SQL = `SELECT id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"
+  FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT $2`;
+
+interface Row {
+  id: string;
+  keyId: string;
+  name: string;
+  role: string;
+  scopes: string[];
+  mode: string;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+const wire = (r: Row) => ({
+  id: r.id,
+  keyId: r.keyId,
+  name: r.name,
+  role: r.role,
+  scopes: r.scopes,
+  environment: r.mode,
+  lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
+  createdAt: r.createdAt.toISOString(),
+  revokedAt: r.revokedAt?.toISOString() ?? null,
+});
+
+function send(res: ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(chunks.length ? Buffer.concat(chunks) : Buffer.alloc(0)));
+    req.on('error', reject);
+  });
+}
+
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+async function bareHandler(req: IncomingMessage, res: ServerResponse) {
+  try {
+    const u = new URL(req.url ?? '/', 'http://internal');
+    if (req.method !== 'GET' || u.pathname !== '/v1/api-keys') return send(res, 404, { error: { code: 'not_found' } });
+    const body = await readBody(req);
+    const limit = Number(u.searchParams.get('limit') ?? 50);
+    let workspaceId = process.env.BENCH_WORKSPACE_ID!;
+    if (mode !== 'bare') {
+      const auth = await authenticate({
+        method: req.method,
+        target: req.url!,
+        body,
+        authorization: one(req.headers.authorization),
+        timestamp: one(req.headers['x-svc-timestamp']),
+      });
+      workspaceId = auth.workspaceId;
+    }
+    const scope = { workspaceId, modes: BOTH };
+    const rows: Row[] =
+      mode === 'prisma'
+        ? await inTenant(scope, (tx) =>
+            tx.apiKey.findMany({ where: { workspaceId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 }),
+          )
+        : await tenantQuery<Row & Record<string, unknown>>(scope, LIST_SQL, [workspaceId, limit + 1]);
+    const hasMore = rows.length > limit;
+    send(res, 200, { data: rows.slice(0, limit).map(wire), error: null, meta: { page: { limit, hasMore } } });
+  } catch (e) {
+    const err = e as Error & { status?: number; canonical?: string };
+    send(res, err.status ?? 500, { error: { code: err.canonical ?? 'internal_error', message: err.message } });
+  }
+}
+
+let close: () => Promise<void>;
+let port: number;
+if (mode === 'app') {
+  const { buildApp } = await import('../src/server/app.ts');
+  const app = await buildApp();
+  await app.fastify.listen({ port: 0, host: '127.0.0.1' });
+  port = (app.fastify.server.address() as AddressInfo).port;
+  close = () => app.close();
+} else {
+  const server = createServer((req, res) => void bareHandler(req, res));
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  close = () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
+}
+
+process.on('message', async (msg: { type: string }) => {
+  if (msg.type === 'mem') {
+    const m = process.memoryUsage();
+    process.send!({ type: 'mem', rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers });
+  } else if (msg.type === 'stop') {
+    await close().catch(() => {});
+    await flushUsage().catch(() => {});
+    await closeDatabase();
+    process.exit(0); // also writes the --cpu-prof profile, when asked for
+  }
+});
+process.on('disconnect', () => process.exit(0));
+process.send!({ type: 'ready', port });

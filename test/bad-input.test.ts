@@ -1,0 +1,329 @@
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { useServer, type Workspace } from './helpers/server.ts';
+import { signRequest } from '../src/core/auth/signing.ts';
+import { routes, type Route } from '../rest-compat/routes.ts';
+import { newId, type IdKind } from '../src/core/ids.ts';
+
+const server = useServer();
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+/** Signs exactly the bytes that go on the wire, then sends them with fetch. */
+async function raw(ws: Workspace, method: string, target: string, body?: Buffer, headers: Record<string, string> = {}): Promise<Reply> {
+  // What fetch puts on the request line (it normalises some characters); the signature must cover that.
+  const url = new URL(server.url + target);
+  const sent = url.pathname + url.search;
+  const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method, target: sent, body: body ?? '' });
+  const res = await fetch(url, {
+    method,
+    headers: { ...signed, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body as BodyInit | undefined,
+  });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* asserted below */
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Every failure is a 4xx in the envelope: `data` null, `error.code` a string, `meta.requestId`. */
+function expectClientError(res: Reply, what: string) {
+  expect(res.status, `${what}: ${res.status} ${res.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
+  expect(res.status, `${what}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+  expect(res.json, `${what}: not JSON: ${res.text.slice(0, 300)}`).not.toBeNull();
+  expect(res.json.data, what).toBeNull();
+  expect(typeof res.json.error?.code, `${what}: ${res.text.slice(0, 300)}`).toBe('string');
+  expect(typeof res.json.error?.message, what).toBe('string');
+  expect(res.json.meta.requestId, what).toBe(res.headers.get('x-request-id'));
+}
+
+const isValidationCode = (code: string) => /^validation_error$/i.test(code);
+
+/** A well-formed id for the path's resource (one that does not exist). */
+const kindOfSegment: Record<string, IdKind> = {
+  'api-keys': 'apiKey', 'checkout-sessions': 'checkoutSession', payments: 'payment', payouts: 'payout', invoices: 'invoice',
+  lines: 'invoiceLine', plans: 'plan', prices: 'price', refunds: 'refund', receipts: 'receipt', ledger: 'ledgerEntry',
+  'portal-sessions': 'portalSession', 'webhook-endpoints': 'webhookEndpoint', deliveries: 'webhookDelivery', events: 'event',
+  workspaces: 'workspace', customers: 'customer', templates: 'template', members: 'member', 'dunning-policies': 'dunningPolicy',
+  subscriptions: 'subscription',
+};
+function pathFor(route: Route, ws: Workspace, opts: { ownWorkspace?: boolean } = {}) {
+  const parts = route.path.split('/');
+  return parts
+    .map((p, i) => {
+      if (!p.startsWith(':')) return p;
+      const kind = kindOfSegment[parts[i - 1]];
+      // PATCH on the caller's own workspace reaches body validation; everything else is an unknown id.
+      if (kind === 'workspace' && opts.ownWorkspace) return ws.workspaceId;
+      return kind ? newId(kind) : newId('request').replace(/^req_/, 'x_');
+    })
+    .join('/');
+}
+
+/** Known good bodies, so an unknown field is the only thing wrong. */
+const validBodies: Record<string, Record<string, unknown>> = {
+  createApiKey: { name: 'bad-input' },
+  createWorkspace: { name: 'Bad Input' },
+  updateWorkspace: { name: 'Renamed' },
+};
+
+const writeRoutes = routes.filter((r) => r.method !== 'GET');
+const bodyRoutes = routes.filter((r) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT');
+const createRoutes = bodyRoutes.filter((r) => r.method === 'POST' && r.status === 201);
+const label = (r: Route) => `${r.method} ${r.path}`;
+
+/** Bodies every write route must refuse with a 4xx envelope. */
+const bodies: [string, Buffer][] = [
+  ['malformed JSON', Buffer.from('{"name": "x",')],
+  ['a bare word', Buffer.from('nope')],
+  ['a JSON array', Buffer.from('[{"name":"x"}]')],
+  ['a JSON string', Buffer.from('"name"')],
+  ['JSON null', Buffer.from('null')],
+  ['a JSON number', Buffer.from('42')],
+  ['wrong types', Buffer.from('{"name":123,"role":[],"environment":{},"brandName":false,"region":7}')],
+  ['null for a required field', Buffer.from('{"name":null}')],
+  ['a nested object for a string', Buffer.from('{"name":{"$gt":""}}')],
+  ['unknown fields', Buffer.from('{"bogus":1}')],
+  ['invalid UTF-8', Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
+  ['an overlong UTF-8 encoding', Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')])],
+  ['a lone surrogate escape', Buffer.from('{"name":"a\\ud800"}')],
+  ['a NUL character', Buffer.from('{"name":"a\\u0000b"}')],
+  ['a very long string', Buffer.from(JSON.stringify({ name: 'x'.repeat(100_000) }))],
+  ['deeply nested JSON', Buffer.from('{"name":' + '['.repeat(5000) + ']'.repeat(5000) + '}')],
+  ['a huge number in an unknown field', Buffer.from('{"name":"x","limit":1e400}')],
+  ['duplicate keys, last one wrong', Buffer.from('{"name":"x","name":5}')],
+];
+/** Odd but acceptable bodies: any status but a 5xx, and errors in the envelope. */
+const oddBodies: [string, Buffer][] = [
+  ['a UTF-8 BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"x"}')])],
+  ['an astral character', Buffer.from(JSON.stringify({ name: 'pay \u{1F4B8}' }))],
+  ['an empty body', Buffer.alloc(0)],
+  ['an empty object', Buffer.from('{}')],
+];
+
+describe.each(bodyRoutes.map((r) => [label(r), r] as const))('bad bodies on %s', (_name, route) => {
+  it.each(bodies)('%s is a 4xx envelope, never a 500', async (what, body) => {
+    const ws = await server.workspace();
+    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
+    expectClientError(res, `${label(route)} with ${what}`);
+  });
+
+  it.each(oddBodies)('%s never yields a 5xx', async (what, body) => {
+    const ws = await server.workspace();
+    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
+    expect(res.status, `${what}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+    if (res.status >= 400) expectClientError(res, what);
+  });
+
+  it('NUL characters and unpaired surrogates are 400 validation errors', async () => {
+    const ws = await server.workspace();
+    for (const body of ['{"name":"a\\u0000b"}', '{"name":"\\udc00"}', '{"a\\u0000":"x"}']) {
+      const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), Buffer.from(body), { 'idempotency-key': randomUUID() });
+      expect(res.status, body).toBe(400);
+      expect(isValidationCode(res.json.error.code), body).toBe(true);
+    }
+  });
+
+  it('malformed JSON and non-object JSON are 400 validation errors', async () => {
+    const ws = await server.workspace();
+    for (const [what, body] of bodies.filter(([w]) => /^(malformed JSON|a bare word|a JSON array|a JSON string|JSON null|a JSON number|invalid UTF-8|an overlong UTF-8 encoding)$/.test(w))) {
+      const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
+      expectClientError(res, what);
+      expect(res.status, what).toBe(400);
+      expect(isValidationCode(res.json.error.code), `${what}: ${res.json.error.code}`).toBe(true);
+      expect(res.json.error.field, what).toBe('body');
+    }
+  });
+
+  it('a body over 1 MiB is 413 in the envelope', async () => {
+    const ws = await server.workspace();
+    const body = Buffer.from(JSON.stringify({ name: 'x', pad: 'y'.repeat(1024 * 1024 + 16) }));
+    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
+    expect(res.status).toBe(413);
+    expectClientError(res, 'huge body');
+    expect(res.json.error.code).toBe('payload_too_large');
+  });
+});
+
+describe.each(createRoutes.map((r) => [label(r), r] as const))('unknown fields on %s', (_name, route) => {
+  it('are 400 validation_error naming the field', async () => {
+    const ws = await server.workspace();
+    const base = validBodies[route.id];
+    const body = Buffer.from(JSON.stringify({ ...(base ?? {}), bogus: 1 }));
+    const res = await raw(ws, 'POST', pathFor(route, ws), body, { 'idempotency-key': randomUUID() });
+    expectClientError(res, 'unknown field');
+    expect(res.status).toBe(400);
+    expect(isValidationCode(res.json.error.code)).toBe(true);
+    // with a known-good body the unknown field is the only possible culprit
+    if (base) expect(res.json.error.field).toBe('bogus');
+    else expect(typeof res.json.error.field).toBe('string');
+  });
+
+  it('wrong types are 400 validation_error naming the field', async () => {
+    const ws = await server.workspace();
+    const base = validBodies[route.id];
+    if (!base) return;
+    const field = Object.keys(base)[0];
+    const res = await raw(ws, 'POST', pathFor(route, ws), Buffer.from(JSON.stringify({ ...base, [field]: 123 })), { 'idempotency-key': randomUUID() });
+    expect(res.status).toBe(400);
+    expect(isValidationCode(res.json.error.code)).toBe(true);
+    expect(res.json.error.field).toBe(field);
+  });
+});
+
+describe('specific validation failures', () => {
+  it('POST /v1/api-keys names the offending field', async () => {
+    const ws = await server.workspace();
+    const cases: [unknown, string][] = [
+      [{ name: 'x', bogus: 1 }, 'bogus'],
+      [{ name: 123 }, 'name'],
+      [{ name: 'x', role: 5 }, 'role'],
+      [{ name: 'x', scopes: 'all' }, 'scopes'],
+      [{ name: 'x', scopes: [1] }, 'scopes'],
+      [{}, 'name'],
+      [{ name: '' }, 'name'],
+      [{ name: 'x'.repeat(81) }, 'name'],
+      [{ name: 'x', environment: 'prod' }, 'environment'],
+      [{ name: 'x', role: 'god' }, 'role'],
+      [{ name: 'x', scopes: ['payments:read'] }, 'scopes'],
+      [{ name: 'a\u0000b' }, 'name'],
+      [{ name: 'x', role: 'read_only', scopes: ['\ud800'] }, 'scopes'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await raw(ws, 'POST', '/v1/api-keys', Buffer.from(JSON.stringify(body)));
+      expectClientError(res, JSON.stringify(body));
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.error, JSON.stringify(body)).toMatchObject({ code: 'validation_error', field });
+    }
+  });
+
+  it('PATCH /v1/workspaces/:id names the offending field', async () => {
+    const ws = await server.workspace();
+    const cases: [unknown, string][] = [
+      [{ bogus: 1 }, 'bogus'],
+      [{ name: 5 }, 'name'],
+      [{ timezone: 'Mars/Olympus' }, 'timezone'],
+      [{ slug: 'A B' }, 'slug'],
+      [{ businessEmail: 'nope' }, 'businessEmail'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await raw(ws, 'PATCH', `/v1/workspaces/${ws.workspaceId}`, Buffer.from(JSON.stringify(body)));
+      expectClientError(res, JSON.stringify(body));
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.json.error, JSON.stringify(body)).toMatchObject({ code: 'validation_error', field });
+    }
+  });
+});
+
+const badQueries = [
+  'limit=abc', 'limit=0', 'limit=101', 'limit=-5', 'limit=1&limit=abc', 'limit[]=1', 'cursor=garbage', 'cursor=cur_%ZZ', 'cursor=%FF%FE',
+  'cursor=' + 'A'.repeat(5000), 'includeRevoked=maybe', 'environment=prod', 'archived=2', 'mode=staging', 'order=sideways',
+  'occurredAfter=yesterday', 'since=99999999999999', 'until=-1', 'occurredBefore=2026-13-45', 'type=%00', 'objectId[$ne]=x',
+  'workspaceId=ws_x', 'status=%E2%80%AE', 'since=1e9', 'limit=%20', '%ZZ=1', 'metadata[a]=b',
+];
+
+describe.each(routes.filter((r) => r.method === 'GET').map((r) => [label(r), r] as const))('bad query values on %s', (_name, route) => {
+  it('never yield a 5xx', async () => {
+    const ws = await server.workspace();
+    for (const q of badQueries) {
+      const res = await raw(ws, 'GET', `${pathFor(route, ws)}?${q}`);
+      expect(res.status, `${q}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+      if (res.status >= 400) expectClientError(res, q);
+      else expect(res.json.error, q).toBeNull();
+    }
+  });
+});
+
+describe('bad query values on list routes', () => {
+  const cases: [string, string, string][] = [
+    ['/v1/api-keys', 'limit=abc', 'invalid_limit'],
+    ['/v1/api-keys', 'cursor=garbage', 'invalid_cursor'],
+    ['/v1/api-keys', 'includeRevoked=maybe', 'validation_error'],
+    ['/v1/api-keys', 'environment=prod', 'validation_error'],
+    ['/v1/workspaces', 'archived=2', 'validation_error'],
+    ['/v1/workspaces', 'mode=staging', 'validation_error'],
+    ['/v1/workspaces', 'limit=500', 'invalid_limit'],
+    ['/v1/events', 'order=sideways', 'validation_error'],
+    ['/v1/events', 'occurredAfter=yesterday', 'validation_error'],
+    ['/v1/events', 'until=not-a-time', 'validation_error'],
+    ['/v1/events', 'occurredBefore=2026-13-45', 'validation_error'],
+    ['/v1/events', 'cursor=cur_abc.def', 'invalid_cursor'],
+  ];
+  it.each(cases)('%s?%s is 400 %s', async (path, q, code) => {
+    const ws = await server.workspace();
+    const res = await raw(ws, 'GET', `${path}?${q}`);
+    expectClientError(res, q);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe(code);
+  });
+});
+
+describe.each(writeRoutes.filter((r) => r.method === 'DELETE').map((r) => [label(r), r] as const))('odd requests on %s', (_name, route) => {
+  it('a body on DELETE, a huge body, or a malformed id are 4xx', async () => {
+    const ws = await server.workspace();
+    expectClientError(await raw(ws, 'DELETE', pathFor(route, ws), Buffer.from('{oops')), 'malformed body');
+    expectClientError(await raw(ws, 'DELETE', pathFor(route, ws), Buffer.from('x'.repeat(1024 * 1024 + 1))), 'huge body');
+    const weird = route.path.replace(/:[A-Za-z]+/g, encodeURIComponent("'; DROP TABLE x; --"));
+    expectClientError(await raw(ws, 'DELETE', weird), 'odd id');
+  });
+});
+
+describe('ids in paths', () => {
+  it.each(routes.filter((r) => r.path.includes(':')).map((r) => [label(r), r] as const))('%s with malformed ids is a 4xx', async (_n, route) => {
+    const ws = await server.workspace();
+    for (const id of ['x', '%00', 'a%00b', '%ED%A0%80', '%E2%80%AE', '%FF', 'a'.repeat(2000), "'or'1'='1", '..%2F..%2Fetc']) {
+      const path = route.path.replace(/:[A-Za-z]+/g, id);
+      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : Buffer.from('{}');
+      const res = await raw(ws, route.method, path, body, { 'idempotency-key': randomUUID() });
+      expectClientError(res, `${route.method} ${path.slice(0, 80)}`);
+    }
+  });
+});
+
+describe('unknown routes', () => {
+  it.each([
+    ['GET', '/v1/nope'],
+    ['POST', '/v1/nope'],
+    ['GET', '/nope'],
+    ['GET', '/v2/api-keys'],
+    ['PUT', '/v1/api-keys'],
+    ['PATCH', '/v1/events'],
+    ['GET', '/v1/api-keys/x/y'],
+  ])('%s %s is a 404 envelope', async (method, path) => {
+    const ws = await server.workspace();
+    const res = await raw(ws, method, path, method === 'GET' ? undefined : Buffer.from('{}'));
+    expect(res.status).toBe(404);
+    expectClientError(res, path);
+    expect(res.json.error.code).toBe('not_found');
+  });
+
+  it('unsigned requests to unknown routes are also 404 envelopes', async () => {
+    const res = await fetch(`${server.url}/v1/definitely-not-here`);
+    expect(res.status).toBe(404);
+    const json = await res.json();
+    expect(json).toMatchObject({ data: null, error: { code: 'not_found' } });
+  });
+});
+
+describe('POST /graphql with bad input', () => {
+  it.each(bodies)('%s is never a 500', async (what, body) => {
+    const ws = await server.workspace();
+    const res = await raw(ws, 'POST', '/graphql', body);
+    expect(res.status, `${what}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+  });
+
+  it('a body over 1 MiB is 413', async () => {
+    const ws = await server.workspace();
+    const res = await raw(ws, 'POST', '/graphql', Buffer.from(JSON.stringify({ query: '{ __typename }', pad: 'y'.repeat(1024 * 1024 + 16) })));
+    expect(res.status).toBe(413);
+  });
+});
