@@ -119,7 +119,7 @@ interface Server {
   mode: string;
   pid: number;
   base: string;
-  mem(): Promise<{ rss: number; heapUsed: number; heapTotal: number; vmRss: number | null; vmHwm: number | null }>;
+  mem(): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number; vmRss: number | null; vmHwm: number | null }>;
   stop(): Promise<void>;
 }
 
@@ -151,8 +151,8 @@ async function startServer(mode: 'bare' | 'hmac' | 'prisma' | 'app', workspaceId
     base: `http://127.0.0.1:${port}`,
     mem: () =>
       new Promise((resolve) => {
-        child.once('message', (m: { rss: number; heapUsed: number; heapTotal: number }) =>
-          resolve({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, vmRss: procStatus(child.pid!, 'VmRSS'), vmHwm: procStatus(child.pid!, 'VmHWM') }),
+        child.once('message', (m: { rss: number; heapUsed: number; heapTotal: number; external: number }) =>
+          resolve({ ...m, vmRss: procStatus(child.pid!, 'VmRSS'), vmHwm: procStatus(child.pid!, 'VmHWM') }),
         );
         child.send({ type: 'mem' });
       }),
@@ -499,13 +499,12 @@ try {
 
   // -------------------------------------------------------------------------------------------
   section('App server memory (child process)');
+  const memRow = (when: string, m: Awaited<ReturnType<Server['mem']>>) =>
+    [when, mb(m.rss), m.vmHwm ? mb(m.vmHwm) : '-', mb(m.heapUsed), mb(m.heapTotal), mb(m.external), mb(m.rss - m.heapTotal - m.external)];
   table(
-    ['when', 'RSS (memoryUsage)', 'VmRSS', 'VmHWM (peak)', 'heap used', 'heap total'],
-    [
-      ['after start', mb(memBefore.rss), memBefore.vmRss ? mb(memBefore.vmRss) : '-', memBefore.vmHwm ? mb(memBefore.vmHwm) : '-', mb(memBefore.heapUsed), mb(memBefore.heapTotal)],
-      ['after steps 4-5', mb(memAfter!.rss), memAfter!.vmRss ? mb(memAfter!.vmRss) : '-', memAfter!.vmHwm ? mb(memAfter!.vmHwm) : '-', mb(memAfter!.heapUsed), mb(memAfter!.heapTotal)],
-    ],
-    [1, 2, 3, 4, 5],
+    ['when', 'RSS', 'VmHWM (peak)', 'heap used', 'heap total', 'external (incl. wasm)', 'rest (code, malloc, stacks)'],
+    [memRow('after start', memBefore), memRow('after steps 4-5', memAfter!)],
+    [1, 2, 3, 4, 5, 6],
   );
 
   // -------------------------------------------------------------------------------------------

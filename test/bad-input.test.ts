@@ -327,3 +327,13 @@ describe('POST /graphql with bad input', () => {
     expect(res.status).toBe(413);
   });
 });
+
+describe('POST /graphql with unstorable variables', () => {
+  it('a NUL character in a variable is a 400 naming the variable', async () => {
+    const ws = await server.workspace();
+    const query = 'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { id } }';
+    const res = await raw(ws, 'POST', '/graphql', Buffer.from(JSON.stringify({ query, variables: { input: { name: 'a\u0000b' } } })));
+    expect(res.status).toBe(400);
+    expect(res.json.errors[0].extensions).toMatchObject({ code: 'validation_error', field: 'input' });
+  });
+});

@@ -98,6 +98,22 @@ export function keyset(page: PageRequest, column = 'createdAt') {
   return { where, orderBy: [{ [column]: page.order }, { id: page.order }], take: page.limit + 1 };
 }
 
+/**
+ * The same keyset as SQL, for hot reads that skip Prisma (bench/: Prisma costs ~2.5x per query).
+ * Appends its parameters to `params`; `where` starts with " AND", `tail` is ORDER BY + LIMIT.
+ */
+export function keysetSql(page: PageRequest, params: unknown[], column = '"createdAt"') {
+  const cmp = page.order === 'desc' ? '<' : '>';
+  let where = '';
+  if (page.after) {
+    params.push(new Date(page.after.at), page.after.id);
+    const at = `$${params.length - 1}`;
+    where = ` AND ${column} ${cmp}= ${at} AND (${column}, id) ${cmp} (${at}, $${params.length})`;
+  }
+  params.push(page.limit + 1);
+  return { where, tail: ` ORDER BY ${column} ${page.order.toUpperCase()}, id ${page.order.toUpperCase()} LIMIT $${params.length}` };
+}
+
 export interface Connection<T> {
   edges: { cursor: string; node: T }[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };

@@ -7,7 +7,7 @@ import type { Context } from '../core/context.ts';
 import { isDomainError, DomainError } from '../core/errors.ts';
 import { authenticate } from '../core/auth/authenticate.ts';
 import { newId } from '../core/ids.ts';
-import { authenticateRequest, idempotencyKeyOf, rawBody } from './edge.ts';
+import { assertStorable, authenticateRequest, idempotencyKeyOf, rawBody } from './edge.ts';
 import { withIdempotency } from '../core/idempotency.ts';
 import { sha256Hex } from '../core/crypto.ts';
 import { enforceRate, fieldRateClass, type RateLimiter } from '../core/rate-limit.ts';
@@ -51,12 +51,31 @@ export function rootFieldOf(doc: DocumentNode, operationName: string | undefined
   return { operation: op.operation, field: field.name.value, idempotencyKey, rateClass: cls };
 }
 
+// Clients send the same few documents over and over; parse each once (bounded, oldest out first).
+const parsed = new Map<string, DocumentNode>();
+function parseCached(query: string): DocumentNode {
+  let doc = parsed.get(query);
+  if (!doc) {
+    doc = parse(query);
+    if (parsed.size >= 500) parsed.delete(parsed.keys().next().value!);
+    parsed.set(query, doc);
+  }
+  return doc;
+}
+
 function inspect(body: Buffer) {
+  let json;
   try {
-    const json = JSON.parse(body.toString('utf8'));
-    return rootFieldOf(parse(json.query), json.operationName ?? undefined, json.variables ?? undefined);
+    json = JSON.parse(body.toString('utf8'));
   } catch {
     return null; // yoga answers malformed requests itself
+  }
+  // Variables that PostgreSQL cannot store are the client's 400, as on REST.
+  if (json?.variables && typeof json.variables === 'object') assertStorable(json.variables);
+  try {
+    return rootFieldOf(parseCached(json.query), json.operationName ?? undefined, json.variables ?? undefined);
+  } catch {
+    return null;
   }
 }
 

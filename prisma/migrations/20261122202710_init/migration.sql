@@ -198,26 +198,25 @@ REVOKE ALL ON "_prisma_migrations" FROM svc_app;
 CREATE FUNCTION app_workspace() RETURNS text LANGUAGE sql STABLE AS $$ SELECT nullif(current_setting('app.workspace_id', true), '') $$;
 CREATE FUNCTION app_modes() RETURNS text[] LANGUAGE sql STABLE AS $$ SELECT string_to_array(nullif(current_setting('app.modes', true), ''), ',') $$;
 
--- Tenant tables: one workspace and the modes the operation may see.
-DO $$
-DECLARE t text;
+-- Tenant isolation for one table; later migrations call it for every table they add.
+-- The settings are read through (SELECT ...) so PostgreSQL evaluates them once per query (an
+-- InitPlan), not once per row.
+CREATE FUNCTION enable_tenant_isolation(t text, per_mode boolean DEFAULT true) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE rule text := '"workspaceId" = (SELECT app_workspace())' || CASE WHEN per_mode THEN ' AND mode = ANY ((SELECT app_modes())::text[])' ELSE '' END;
 BEGIN
-  FOREACH t IN ARRAY ARRAY['api_keys', 'events', 'object_sequences', 'idempotency_keys', 'counters', 'audit_log'] LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-    EXECUTE format('CREATE POLICY tenant_isolation ON %I USING ("workspaceId" = app_workspace() AND mode = ANY (app_modes())) WITH CHECK ("workspaceId" = app_workspace() AND mode = ANY (app_modes()))', t);
-  END LOOP;
-  -- Workspace-level tables (no mode: members and slugs span test and live).
-  FOREACH t IN ARRAY ARRAY['members', 'retired_slugs'] LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-    EXECUTE format('CREATE POLICY tenant_isolation ON %I USING ("workspaceId" = app_workspace()) WITH CHECK ("workspaceId" = app_workspace())', t);
-  END LOOP;
+  EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+  EXECUTE format('CREATE POLICY tenant_isolation ON %I USING (%s) WITH CHECK (%s)', t, rule, rule);
 END $$;
+
+SELECT enable_tenant_isolation(t) FROM unnest(ARRAY['api_keys', 'events', 'object_sequences', 'idempotency_keys', 'counters', 'audit_log']) AS t;
+-- Workspace-level tables (no mode: members and slugs span test and live).
+SELECT enable_tenant_isolation(t, false) FROM unnest(ARRAY['members', 'retired_slugs']) AS t;
 
 -- A workspace is visible to itself and to the partner it was provisioned under.
 ALTER TABLE workspaces ENABLE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON workspaces
-  USING (id = app_workspace() OR "partnerId" = app_workspace())
-  WITH CHECK (id = app_workspace() OR "partnerId" = app_workspace());
+  USING (id = (SELECT app_workspace()) OR "partnerId" = (SELECT app_workspace()))
+  WITH CHECK (id = (SELECT app_workspace()) OR "partnerId" = (SELECT app_workspace()));
 
 -- Every committed event is announced to every server instance (payload: position only; the
 -- row is read back, so the 8000-byte NOTIFY cap never matters).

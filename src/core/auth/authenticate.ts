@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { config } from '../config.ts';
 import { decrypt, safeEqual } from '../crypto.ts';
 import { db, type Mode } from '../db/client.ts';
@@ -32,7 +33,7 @@ interface KeyRow {
   mode: Mode;
   role: KeyRole;
   scopes: Scope[];
-  signingKey: Buffer;
+  signingKey: KeyObject;
   revokedAt: Date | null;
   memberId: string | null;
   memberRole: MemberRole | null;
@@ -52,7 +53,7 @@ async function loadKey(keyId: string): Promise<KeyRow | null> {
   const hit = cache.get(keyId);
   if (hit && Date.now() - hit.at < config.keyCacheMs) return hit.row;
   const { rows } = await db().system.query(KEY_SQL, [keyId]);
-  const row = rows[0] ? { ...rows[0], signingKey: decrypt(rows[0].signingKey) } : null;
+  const row = rows[0] ? { ...rows[0], signingKey: createSecretKey(decrypt(rows[0].signingKey)) } : null;
   cache.set(keyId, { row, at: Date.now() });
   return row;
 }

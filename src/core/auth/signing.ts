@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import { sha256, sha256Hex } from '../crypto.ts';
 
 /** DECISIONS §1: the signing key is SHA-256 of the secret, so the server never holds the secret. */
@@ -9,7 +9,8 @@ export function canonicalString(timestamp: string, method: string, target: strin
   return [timestamp, method.toUpperCase(), target, sha256Hex(body)].join('\n');
 }
 
-export function signature(signingKey: Buffer, canonical: string): string {
+/** Callers on the hot path pass a KeyObject: HMAC with a raw Buffer key re-imports it per call. */
+export function signature(signingKey: Buffer | KeyObject, canonical: string): string {
   return createHmac('sha256', signingKey).update(canonical).digest('hex');
 }
 

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 import { config } from '../config.ts';
+import { logger } from '../logger.ts';
 
 /** The role every tenant query runs as: it owns nothing and cannot bypass row-level security. */
 export const APP_ROLE = 'svc_app';
@@ -34,6 +35,8 @@ export function openDatabase(url: string): Database {
     client.query(`SET ROLE ${APP_ROLE}`).catch(() => {});
   });
   const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
+  // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the process.
+  for (const pool of [app, system]) pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
   current = {
     url,
     app,

@@ -1,13 +1,14 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import { inTenant } from '../../core/db/client.ts';
+import { inTenant, tenantQuery } from '../../core/db/client.ts';
+import type { ApiKey as ApiKeyRow } from '../../generated/prisma/client.ts';
 import { errorsFor, DomainError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { encrypt, randomHex } from '../../core/crypto.ts';
 import { signingKeyOf } from '../../core/auth/signing.ts';
 import { keyRoles, normalizeScope, type KeyRole, type Scope } from '../../core/auth/scopes.ts';
 import { forgetKey } from '../../core/auth/authenticate.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
 import { capOf } from '../../core/tiers.ts';
 import { audit } from '../../core/audit.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
@@ -15,6 +16,7 @@ import { clock } from '../../core/clock.ts';
 
 const err = errorsFor('api_key');
 const BOTH = ['test', 'live'] as const;
+const COLUMNS = 'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"';
 
 export interface CreateApiKeyInput {
   name: string;
@@ -90,19 +92,13 @@ export async function listApiKeys(ctx: Context, args: ListApiKeysArgs) {
   const environment = args.environment ? oneOf(args.environment, ['test', 'live'] as const, 'environment', 'api_key') : null;
   const filters = { environment, includeRevoked: !!args.includeRevoked };
   const page = pageRequest(args, auth.workspaceId, filters, 50);
-  const ks = keyset(page);
-  const rows = await inTenant(tenant(auth, BOTH), (tx) =>
-    tx.apiKey.findMany({
-      where: {
-        workspaceId: auth.workspaceId,
-        ...(environment ? { mode: environment } : {}),
-        ...(filters.includeRevoked ? {} : { revokedAt: null }),
-        ...ks.where,
-      },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  );
+  // The hot read goes straight to SQL (same columns and keyset as Prisma would use).
+  const params: unknown[] = [auth.workspaceId];
+  let where = '"workspaceId" = $1';
+  if (environment) where += ` AND mode = $${params.push(environment)}`;
+  if (!filters.includeRevoked) where += ' AND "revokedAt" IS NULL';
+  const ks = keysetSql(page, params);
+  const rows = await tenantQuery<ApiKeyRow>(tenant(auth, BOTH), `SELECT ${COLUMNS} FROM api_keys WHERE ${where}${ks.where}${ks.tail}`, params);
   return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
 }
 
