@@ -30,13 +30,36 @@ export class EventBus {
       const notice = { position: BigInt(position), workspaceId, mode };
       for (const l of this.listeners) l(notice);
     });
-    client.on('error', (e) => {
-      logger.warn({ err: e.message }, 'event bus connection lost; reconnecting');
-      if (!this.stopped) setTimeout(() => this.start(url).catch(() => {}), 500).unref();
-    });
-    await client.connect();
-    await client.query('LISTEN svc_events');
+    // The connection is gone (server restart, failover, terminated backend): drop it and listen
+    // again on a new one, retrying until it works. Keeping the dead client here would make
+    // start() a no-op, and this instance would never hear another commit.
+    let listening = false; // failures before LISTEN are start()'s to report
+    const lost = (e?: Error) => {
+      if (!listening || this.client !== client) return;
+      this.client = undefined;
+      client.end().catch(() => {});
+      if (this.stopped) return;
+      logger.warn({ err: e?.message }, 'event bus connection lost; reconnecting');
+      this.reconnect(url);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
     this.client = client;
+    try {
+      await client.connect();
+      await client.query('LISTEN svc_events');
+      listening = true;
+    } catch (e) {
+      if (this.client === client) this.client = undefined;
+      client.end().catch(() => {});
+      throw e;
+    }
+  }
+
+  private reconnect(url: string) {
+    setTimeout(() => {
+      if (!this.stopped && !this.client) this.start(url).catch(() => this.reconnect(url));
+    }, 500).unref();
   }
 
   subscribe(listener: Listener): () => void {

@@ -13,6 +13,7 @@ import { sha256Hex } from '../core/crypto.ts';
 import { enforceRate, fieldRateClass, type RateLimiter } from '../core/rate-limit.ts';
 import type { RateClass } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
+import { logger } from '../core/logger.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -31,6 +32,8 @@ export function createGraphQL(): Yoga {
         if (error instanceof GraphQLError && !error.originalError) return error;
         // Variable coercion (missing or mistyped input field) wraps a GraphQLError and has no path: a client error, not a crash.
         if (error instanceof GraphQLError && !error.path && original instanceof GraphQLError) return error;
+        // yoga's own logging is off (pino logs requests), so the masked cause is logged here.
+        logger.error({ err: original ?? error }, 'unhandled error in a resolver');
         return new GraphQLError('Internal error; quote the X-Request-Id header', { extensions: { code: 'internal_error' } });
       },
     },
@@ -63,6 +66,13 @@ function parseCached(query: string): DocumentNode {
   return doc;
 }
 
+interface GraphQLBody {
+  query: string;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+}
+
+/** The body when it is one well-formed GraphQL request; null leaves the answer to yoga. */
 function inspect(body: Buffer) {
   let json;
   try {
@@ -70,13 +80,43 @@ function inspect(body: Buffer) {
   } catch {
     return null; // yoga answers malformed requests itself
   }
+  if (!json || typeof json !== 'object' || typeof json.query !== 'string') return null;
+  const variables = json.variables ?? null;
+  if (variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return null;
+  if (json.operationName != null && typeof json.operationName !== 'string') return null;
   // Variables that PostgreSQL cannot store are the client's 400, as on REST.
-  if (json?.variables && typeof json.variables === 'object') assertStorable(json.variables);
+  if (variables) assertStorable(variables);
+  let document: DocumentNode;
   try {
-    return rootFieldOf(parseCached(json.query), json.operationName ?? undefined, json.variables ?? undefined);
+    document = parseCached(json.query);
   } catch {
     return null;
   }
+  const root = rootFieldOf(document, json.operationName ?? undefined, variables ?? undefined);
+  return root && { ...root, document, request: json as GraphQLBody };
+}
+
+const plainJson = (req: FastifyRequest) =>
+  (req.headers['content-type'] ?? '').startsWith('application/json') && /^$|application\/json|\*\/\*/.test(req.headers.accept ?? '');
+
+/**
+ * A single query or mutation posted as JSON runs in process, like a REST route: the fetch-API
+ * round trip through yoga costs a third of the throughput (bench/). Anything else (GET, batches,
+ * invalid documents, other media types) is yoga's.
+ */
+async function executeDirect(yoga: Yoga, context: Context, inspected: NonNullable<ReturnType<typeof inspect>>) {
+  if (inspected.operation === 'subscription') return null;
+  const { schema: s, validate, execute, contextFactory } = yoga.getEnveloped(context as never);
+  if (validate(s, inspected.document).length) return null;
+  const result = await execute({
+    schema: s,
+    document: inspected.document,
+    operationName: inspected.request.operationName ?? undefined,
+    variableValues: inspected.request.variables ?? undefined,
+    contextValue: await contextFactory(),
+  });
+  if (Symbol.asyncIterator in result) throw new Error('incremental delivery is not enabled');
+  return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from(JSON.stringify(result)) };
 }
 
 /** POST /graphql: signed like REST; the header or the mutation argument makes it idempotent. */
@@ -90,9 +130,12 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       const root = req.method === 'POST' ? inspect(body) : null;
       if (auth) await enforceRate(limiter, auth.workspaceId, root?.rateClass ?? 'read');
       const key = root?.idempotencyKey ?? idempotencyKeyOf(req);
+      const context = { requestId, auth, idempotencyKey: key } as Context;
       const run = async () => {
+        const direct = root && auth && req.method === 'POST' && plainJson(req) ? await executeDirect(yoga, context, root) : null;
+        if (direct) return direct;
         const init = { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body };
-        const res = await yoga.fetch(`http://internal${req.url}`, init as never, { requestId, auth, idempotencyKey: key } as never);
+        const res = await yoga.fetch(`http://internal${req.url}`, init as never, context as never);
         const headers: Record<string, string> = {};
         res.headers.forEach((v, k) => (headers[k] = v));
         return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()) };
