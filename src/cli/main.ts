@@ -16,12 +16,17 @@ const usage = `svc <command> [options]
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
+  // One-shot commands keep stdout for their result (`bootstrap --json` is parsed by scripts): logs
+  // go to stderr. Set before the first dynamic import of the logger.
+  if (command === 'migrate' || command === 'bootstrap' || command === 'sign') process.env.SVC_LOG_STDERR = '1';
   switch (command) {
     case 'start':
     case 'serve':
     case 'worker':
+      noOptions(rest); // e.g. `serve --port 5000` must not start a server on 4000
       return (await import('./run.ts')).run(command);
     case 'migrate': {
+      noOptions(rest); // e.g. `migrate --dry-run` must not migrate
       const { config } = await import('../core/config.ts');
       const { startEmbeddedPostgres } = await import('../core/db/embedded.ts');
       const { migrate } = await import('../core/db/migrate.ts');
@@ -36,9 +41,15 @@ async function main(argv: string[]) {
     case 'sign':
       return sign(rest);
     default:
-      process.stdout.write(usage);
-      if (command && command !== 'help' && command !== '--help') process.exitCode = 2;
+      if (!command || command === 'help' || command === '--help') return void process.stdout.write(usage);
+      process.stderr.write(`svc: unknown command ${JSON.stringify(command)}\n\n${usage}`);
+      process.exitCode = 2;
   }
+}
+
+/** Commands configured only by the environment: any argument is a mistake, not something to ignore. */
+function noOptions(args: string[]) {
+  parseArgs({ args, options: {}, strict: true, allowPositionals: false });
 }
 
 async function bootstrap(args: string[]) {

@@ -1,0 +1,190 @@
+// Checks on the repository itself: generated files are current, the REST layer matches the
+// schema, the migrations match the Prisma schema, and a migrated database isolates tenants.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Kind, parse, validate, type OperationDefinitionNode } from 'graphql';
+import { parse as parseYaml } from 'yaml';
+import pg from 'pg';
+import { printed, schemaPath } from '../src/graphql/print.ts';
+import { schema } from '../src/graphql/schema.ts';
+import { loadOperations } from '../rest-compat/plugin.ts';
+import { routes } from '../rest-compat/routes.ts';
+import { pendingMigrationSql } from '../scripts/migration-new.ts';
+import { diffSchemas, isEmptyDiff } from '../scripts/prisma-diff.ts';
+import { listMigrations, migrate, migrationsDir } from '../src/core/db/migrate.ts';
+import { APP_ROLE } from '../src/core/db/client.ts';
+import { admin, adminUrl, withDatabase } from './helpers/db.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+
+describe('generated files are current', () => {
+  it('schema/schema.graphql is the printed schema', () => {
+    const committed = existsSync(schemaPath) ? readFileSync(schemaPath, 'utf8') : '';
+    // One message instead of a 600-line diff: the fix is always the same command.
+    expect(committed === printed(), 'schema/schema.graphql is stale: run `npm run schema:print` and commit the result').toBe(true);
+    expect(printed()).toContain('type Query');
+  });
+
+  it('rest-compat/generated/operations.ts is what codegen.yml generates', async () => {
+    const { generate } = await import('@graphql-codegen/cli');
+    const config = parseYaml(readFileSync(join(ROOT, 'codegen.yml'), 'utf8'));
+    const targets = Object.keys(config.generates);
+    expect(targets).toEqual(['rest-compat/generated/operations.ts']);
+    // saveToFile=false: the outputs come back in memory and nothing in the tree is written.
+    const outputs: { filename: string; content: string }[] = await generate({ ...config, cwd: ROOT, silent: true, watch: false }, false);
+    expect(outputs.map((o) => o.filename)).toEqual(targets);
+    for (const out of outputs) {
+      const committed = readFileSync(join(ROOT, out.filename), 'utf8');
+      expect(committed === out.content, `${out.filename} is stale: run \`npm run codegen\` and commit the result`).toBe(true);
+    }
+    expect(outputs[0].content).toContain('ListApiKeysQueryVariables');
+  }, 20_000);
+});
+
+describe('REST operations', () => {
+  const files = readdirSync(join(ROOT, 'rest-compat/operations')).filter((f) => f.endsWith('.graphql')).sort();
+  const source = files.map((f) => readFileSync(join(ROOT, 'rest-compat/operations', f), 'utf8')).join('\n');
+  const operations = parse(source).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+
+  it('every operation validates against the schema', () => {
+    expect(files.length).toBeGreaterThan(0);
+    // Files share fragments, so they are validated together, as the server loads them.
+    const errors = validate(schema, parse(source)).map((e) => `${e.message} (${e.locations?.map((l) => `${l.line}:${l.column}`).join(', ')})`);
+    expect(errors).toEqual([]);
+    // the loader the server boots with agrees, and maps every route
+    expect([...loadOperations(schema).keys()].sort()).toEqual(routes.map((r) => r.id).sort());
+  });
+
+  it('operation names are unique', () => {
+    const names = operations.map((o) => o.name?.value);
+    expect(names.every(Boolean)).toBe(true);
+    expect(names.length).toBe(new Set(names).size);
+  });
+
+  it('every route names an existing operation of the right kind, and no two routes collide', () => {
+    const byName = new Map(operations.map((o) => [o.name!.value, o.operation]));
+    const missing = routes.filter((r) => !byName.has(r.id)).map((r) => r.id);
+    expect(missing, 'routes without an operation in rest-compat/operations').toEqual([]);
+    for (const r of routes) expect({ route: `${r.method} ${r.path}`, kind: byName.get(r.id) }).toEqual({ route: `${r.method} ${r.path}`, kind: r.method === 'GET' ? 'query' : 'mutation' });
+    const keys = routes.map((r) => `${r.method} ${r.path}`);
+    expect(keys.length).toBe(new Set(keys).size);
+    expect(routes.map((r) => r.id).length).toBe(new Set(routes.map((r) => r.id)).size);
+  });
+});
+
+describe('migrations match prisma/schema', () => {
+  it('no schema change is without a migration', async () => {
+    const sql = await pendingMigrationSql();
+    expect(sql, 'prisma/schema has changes no migration covers: run `npm run migration:new -- <name>`').toBeNull();
+  });
+
+  it("each migration's SQL starts with the diff between its snapshot and the previous one", async () => {
+    // pendingMigrationSql() trusts the snapshot; this keeps the snapshot honest about the SQL.
+    const dirs = listMigrations().map((m) => m.name);
+    expect(dirs.length).toBeGreaterThan(0);
+    const snapshot = (name: string) => {
+      const p = join(migrationsDir, name, 'schema.snapshot.prisma');
+      return existsSync(p) ? [{ path: `prisma/migrations/${name}/schema.snapshot.prisma`, content: readFileSync(p, 'utf8') }] : null;
+    };
+    expect(snapshot(dirs.at(-1)!), 'the latest migration needs its schema.snapshot.prisma').not.toBeNull();
+    let previous: ReturnType<typeof snapshot> = null;
+    for (const [i, name] of dirs.entries()) {
+      const current = snapshot(name);
+      if (!current) {
+        expect(i, `${name} has no snapshot; only hand-written migrations before the first snapshot may lack one`).toBeLessThan(dirs.length - 1);
+        continue;
+      }
+      const expected = await diffSchemas(previous, current);
+      const sql = readFileSync(join(migrationsDir, name, 'migration.sql'), 'utf8');
+      // a snapshot-only step (hand-written SQL, schema unchanged) implies no generated SQL
+      if (!isEmptyDiff(expected)) expect(sql.startsWith(expected), `${name}/migration.sql does not begin with the SQL its snapshot implies`).toBe(true);
+      previous = current;
+    }
+  });
+});
+
+describe('a migrated database', () => {
+  const name = `svc_t_meta_${randomBytes(4).toString('hex')}`;
+  const url = withDatabase(adminUrl, name);
+  let client: pg.Client;
+  let firstRun: string[];
+  let secondRun: string[];
+
+  beforeAll(async () => {
+    await admin((c) => c.query(`CREATE DATABASE ${name}`));
+    firstRun = await migrate(url);
+    secondRun = await migrate(url);
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client?.end();
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
+  });
+
+  it('migrate applies every migration once; a second run applies nothing', async () => {
+    const all = listMigrations();
+    expect(firstRun).toEqual(all.map((m) => m.name));
+    expect(secondRun).toEqual([]);
+    const { rows } = await client.query('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
+    expect(rows.map((r) => [r.migration_name, r.checksum])).toEqual(all.map((m) => [m.name, m.checksum]));
+    expect(rows.every((r) => r.finished_at)).toBe(true);
+  });
+
+  it('every table with a "workspaceId" column has row-level security that binds the app role, and a policy', async () => {
+    const { rows } = await client.query<{ table: string; rls: boolean; forced: boolean; owner: string; owned_by_app: boolean; app_is_owner_member: boolean; policies: number }>(
+      `SELECT c.relname AS table, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced, pg_get_userbyid(c.relowner) AS owner,
+              c.relowner = (SELECT oid FROM pg_roles WHERE rolname = $1) AS owned_by_app,
+              pg_has_role($1, c.relowner, 'MEMBER') AS app_is_owner_member,
+              (SELECT count(*)::int FROM pg_policies p WHERE p.schemaname = n.nspname AND p.tablename = c.relname) AS policies
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+          AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'workspaceId' AND NOT a.attisdropped)
+        ORDER BY 1`,
+      [APP_ROLE],
+    );
+    // the tenant tables today; a new one joins this list automatically
+    expect(rows.map((r) => r.table)).toEqual(expect.arrayContaining(['api_keys', 'audit_log', 'counters', 'events', 'idempotency_keys', 'members', 'object_sequences', 'retired_slugs']));
+    const unprotected = rows.filter((r) => !r.rls || !(r.forced || (!r.owned_by_app && !r.app_is_owner_member)) || r.policies < 1);
+    expect(unprotected, 'tenant tables need ENABLE ROW LEVEL SECURITY and a policy (see enable_tenant_isolation in the init migration)').toEqual([]);
+  });
+
+  it('the workspaces table is isolated too', async () => {
+    const { rows } = await client.query(`SELECT c.relrowsecurity AS rls, (SELECT count(*)::int FROM pg_policies WHERE tablename = 'workspaces') AS policies FROM pg_class c WHERE c.oid = 'public.workspaces'::regclass`);
+    expect(rows[0]).toEqual({ rls: true, policies: 1 });
+  });
+
+  it(`the app role (${APP_ROLE}) is neither superuser nor BYPASSRLS and owns nothing`, async () => {
+    const { rows } = await client.query(`SELECT rolsuper, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname = $1`, [APP_ROLE]);
+    expect(rows).toEqual([{ rolsuper: false, rolbypassrls: false, rolcanlogin: false }]);
+    // no role it belongs to (and so can SET ROLE to) escapes RLS either
+    const { rows: escalations } = await client.query(
+      `SELECT r.rolname FROM pg_roles r WHERE pg_has_role($1, r.oid, 'MEMBER') AND r.rolname <> $1 AND (r.rolsuper OR r.rolbypassrls)`,
+      [APP_ROLE],
+    );
+    expect(escalations).toEqual([]);
+    const { rows: owned } = await client.query(
+      `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = $1)`,
+      [APP_ROLE],
+    );
+    expect(owned).toEqual([]);
+  });
+
+  it('as the app role, with no scope set, a tenant row is invisible and cannot be written', async () => {
+    // A real row written by the owner, then read back as svc_app in a transaction without app.workspace_id.
+    await client.query(`INSERT INTO counters ("workspaceId", mode, name, value) VALUES ('ws_meta', 'test', 'n', 1)`);
+    await client.query('BEGIN');
+    try {
+      await client.query(`SET LOCAL ROLE ${APP_ROLE}`);
+      expect((await client.query('SELECT count(*)::int AS n FROM counters')).rows[0].n).toBe(0);
+      await client.query(`SELECT set_config('app.workspace_id', 'ws_meta', true), set_config('app.modes', 'test', true)`);
+      expect((await client.query('SELECT count(*)::int AS n FROM counters')).rows[0].n).toBe(1);
+      await client.query(`SELECT set_config('app.workspace_id', 'ws_other', true)`);
+      await expect(client.query(`INSERT INTO counters ("workspaceId", mode, name, value) VALUES ('ws_meta', 'test', 'm', 1)`)).rejects.toThrow(/row-level security/);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+});
