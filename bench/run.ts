@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon, { type Request as AcRequest } from 'autocannon';
 import pg from 'pg';
-import { serverNodeFlags } from '../bin/node-flags.js';
+import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
 
 // Before anything imports src/core/config.ts.
 process.env.SVC_RATE_LIMIT = 'off';
@@ -138,7 +138,7 @@ async function startServer(mode: 'bare' | 'hmac' | 'prisma' | 'app', workspaceId
   if (CPU_PROF) execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${mode}.cpuprofile`);
   const child = fork(join(import.meta.dirname, 'server.ts'), [mode], {
     execArgv,
-    env: { ...process.env, DATABASE_URL: url, BENCH_WORKSPACE_ID: workspaceId },
+    env: { ...serverEnv, ...process.env, DATABASE_URL: url, BENCH_WORKSPACE_ID: workspaceId },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'], // request logs (pino, stdout) go to /dev/null
   });
   children.add(child);
@@ -273,7 +273,7 @@ try {
       ['postgresql', `${pgVersion} at ${new URL(url || ADMIN_URL).host}`],
       ['load', `autocannon ${CONNECTIONS} connections, pipelining 1, warm-up ${WARMUP} s, measured ${SECONDS} s per step`],
       ['layout', 'servers in child processes (one per step; GraphQL and REST share the app child); load generator + micro-benchmarks in the parent'],
-      ['app', `node flags ${serverNodeFlags.join(' ')}, rate limiter off, LOG_LEVEL=${process.env.LOG_LEVEL ?? config.logLevel} (to /dev/null), DB pool ${config.poolSize}, key cache ${config.keyCacheMs} ms`],
+      ['app', `node flags ${serverNodeFlags.join(' ')}, env ${Object.entries(serverEnv).map(([k, v]) => `${k}=${v}`).join(' ')}, rate limiter off, LOG_LEVEL=${process.env.LOG_LEVEL ?? config.logLevel} (to /dev/null), DB pool ${config.poolSize}, key cache ${config.keyCacheMs} ms`],
     ],
   );
 

@@ -23,7 +23,8 @@ export interface Database {
   /** Infrastructure pool (auth lookups, relay, jobs, bootstrap): the owner role, across tenants. */
   system: pg.Pool;
   prisma: PrismaClient;
-  systemPrisma: PrismaClient;
+  /** Prisma over the owner pool, created on first use: each client holds its own query compiler (tens of MB). */
+  readonly systemPrisma: PrismaClient;
 }
 
 let current: Database | undefined;
@@ -36,13 +37,17 @@ export function openDatabase(url: string): Database {
   });
   const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
   // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the process.
-  for (const pool of [app, system]) pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
+  for (const pool of [app, system]) pool.on('error', (err) => logger.warn({ code: (err as { code?: string }).code, reason: err.message }, 'idle database connection lost'));
   current = {
     url,
     app,
     system,
     prisma: new PrismaClient({ adapter: new PrismaPg(app) }),
-    systemPrisma: new PrismaClient({ adapter: new PrismaPg(system) }),
+    get systemPrisma() {
+      const client = new PrismaClient({ adapter: new PrismaPg(system) });
+      Object.defineProperty(this, 'systemPrisma', { value: client });
+      return client;
+    },
   };
   return current;
 }
@@ -56,7 +61,9 @@ export async function closeDatabase() {
   const d = current;
   current = undefined;
   if (!d) return;
-  await Promise.allSettled([d.prisma.$disconnect(), d.systemPrisma.$disconnect()]);
+  // Reading systemPrisma here would create it: only a client that exists is disconnected.
+  const system = Object.getOwnPropertyDescriptor(d, 'systemPrisma')?.value as PrismaClient | undefined;
+  await Promise.allSettled([d.prisma.$disconnect(), system?.$disconnect()]);
   await Promise.allSettled([d.app.end(), d.system.end()]);
 }
 
