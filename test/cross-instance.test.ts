@@ -6,6 +6,7 @@ import { createClient as createWsClient, type Client as WsClient } from 'graphql
 import WebSocket from 'ws';
 import { useServer, db, createClient, type Workspace } from './helpers/server.ts';
 import { startInstance, type Instance } from './helpers/cli.ts';
+import { collect } from './helpers/subscription.ts';
 import { signRequest, signingKeyOf } from '../src/core/auth/signing.ts';
 import { encrypt, randomHex } from '../src/core/crypto.ts';
 import { newId } from '../src/core/ids.ts';
@@ -57,38 +58,7 @@ function subscribe(baseUrl: string, key: Key) {
     },
   });
   sockets.push(client);
-  const received: Received[] = [];
-  const errors: unknown[] = [];
-  let notify: (() => void) | undefined;
-  client.subscribe<{ events: Received }>(
-    { query: 'subscription { events { id type workspaceId mode } }' },
-    {
-      next: (v) => {
-        if (v.data?.events) received.push(v.data.events);
-        else errors.push(v.errors);
-        notify?.();
-      },
-      error: (e) => {
-        errors.push(e instanceof Error ? e.message : e);
-        notify?.();
-      },
-      complete: () => {},
-    },
-  );
-  /** Waits until `pred` holds, re-running `poke` (a commit) until the subscription is live. */
-  const until = async (pred: () => boolean, poke?: () => Promise<unknown>, ms = 10_000) => {
-    const deadline = Date.now() + ms;
-    while (!pred()) {
-      if (errors.length) throw new Error(`subscription failed: ${JSON.stringify(errors)}`);
-      if (Date.now() > deadline) throw new Error(`timed out; received ${JSON.stringify(received)}\ninstance B stderr:\n${b.stderr()}`);
-      if (poke) await poke();
-      await new Promise<void>((r) => {
-        notify = r;
-        setTimeout(r, 300);
-      });
-    }
-  };
-  return { received, until };
+  return collect<Received>(client, 'subscription { events { id type workspaceId mode } }', 'events', () => `\ninstance B stderr:\n${b.stderr()}`);
 }
 
 /** A PATCH of the workspace through the given instance: commits one workspace.updated event. */

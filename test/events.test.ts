@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { useServer, db, createClient, type Workspace } from './helpers/server.ts';
+import { collect } from './helpers/subscription.ts';
 import { signRequest, signingKeyOf } from '../src/core/auth/signing.ts';
 import { encrypt, randomHex } from '../src/core/crypto.ts';
 import { newId } from '../src/core/ids.ts';
@@ -245,38 +246,7 @@ interface Received {
 }
 
 function subscribe(client: WsClient, query = 'subscription { events { id type workspaceId } }') {
-  const received: Received[] = [];
-  const errors: unknown[] = [];
-  let notify: (() => void) | undefined;
-  const dispose = client.subscribe<{ events: Received }>(
-    { query },
-    {
-      next: (v) => {
-        if (v.data?.events) received.push(v.data.events);
-        else errors.push(v.errors);
-        notify?.();
-      },
-      error: (e) => {
-        errors.push(e);
-        notify?.();
-      },
-      complete: () => {},
-    },
-  );
-  /** Waits until `pred` holds, re-running `poke` (e.g. a PATCH) until the subscription is live. */
-  const until = async (pred: () => boolean, poke?: () => Promise<unknown>, ms = 8000) => {
-    const deadline = Date.now() + ms;
-    while (!pred()) {
-      if (errors.length) throw new Error(`subscription failed: ${JSON.stringify(errors)}`);
-      if (Date.now() > deadline) throw new Error(`timed out; received ${JSON.stringify(received)}`);
-      if (poke) await poke();
-      await new Promise<void>((r) => {
-        notify = r;
-        setTimeout(r, 300);
-      });
-    }
-  };
-  return { received, errors, dispose, until };
+  return collect<Received>(client, query, 'events');
 }
 
 describe('GraphQL subscription events', () => {
