@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, chmodSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, chmodSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { dataDir } from '../config.ts';
 import { logger } from '../logger.ts';
 
@@ -12,6 +12,7 @@ export async function startEmbeddedPostgres(): Promise<{ url: string; stop: () =
   mkdirSync(dataDir, { recursive: true });
   // As root the package runs PostgreSQL as the OS user "postgres", which must reach the folder.
   chmodSync(dataDir, 0o777);
+  if (process.getuid?.() === 0) assertReachableByOthers(dataDir);
   const url = `postgresql://postgres:postgres@127.0.0.1:${port}/svc`;
   // `svc bootstrap` beside a running `npm start`: the server is already up, just use it.
   if (!fresh && (await reachable(url))) return { url, stop: async () => {} };
@@ -23,6 +24,19 @@ export async function startEmbeddedPostgres(): Promise<{ url: string; stop: () =
   await pg.start();
   if (fresh) await pg.createDatabase('svc');
   return { url, stop: () => pg.stop() };
+}
+
+/**
+ * Every folder above the checkout must be searchable by the "postgres" user (a clone under a
+ * `mktemp -d` folder, mode 0700, is not): say so instead of a bare EACCES from initdb.
+ */
+function assertReachableByOthers(dir: string) {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) {
+      throw new Error(`embedded PostgreSQL runs as the OS user "postgres" when svc runs as root, and it cannot enter ${d} (mode ${(statSync(d).mode & 0o777).toString(8)}): run \`chmod o+x ${d}\`, or set DATABASE_URL to a PostgreSQL server`);
+    }
+    if (d === dirname(d)) return;
+  }
 }
 
 async function reachable(url: string) {
