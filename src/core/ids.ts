@@ -28,6 +28,8 @@ export const prefixes = {
   auditLog: 'aud',
   testClock: 'clk',
   subscription: 'sub',
+  providerEvent: 'pevt',
+  providerCall: 'pcall',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

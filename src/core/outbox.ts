@@ -8,6 +8,8 @@ export interface EmitOptions {
   metadata?: Record<string, unknown>;
   previousAttributes?: Record<string, unknown>;
   occurredAt?: Date;
+  /** `data.id` for objects without an id of their own (adapters are keyed by kind). */
+  objectId?: string;
 }
 
 /**
@@ -21,9 +23,9 @@ export async function emit(
   object: Record<string, unknown> & { id?: unknown },
   opts: EmitOptions = {},
 ) {
-  const objectId = typeof object.id === 'string' ? object.id : typeof object.aggregateId === 'string' ? object.aggregateId : null;
+  const objectId = opts.objectId ?? (typeof object.id === 'string' ? object.id : typeof object.aggregateId === 'string' ? object.aggregateId : null);
   const sequence = objectId ? await nextSequence(tx, scope, objectId) : 1;
-  const data = object.aggregateId !== undefined && object.id === undefined
+  const data = object.aggregateId !== undefined && object.id === undefined && !opts.objectId
     ? object
     : { id: objectId, object, ...(opts.previousAttributes ? { previousAttributes: opts.previousAttributes } : {}) };
   const now = clock.now();
