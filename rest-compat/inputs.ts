@@ -48,3 +48,15 @@ export function listQuery(req: Input, spec: Spec): Record<string, unknown> {
   }
   return out;
 }
+
+/** spec Conventions: `metadata[<key>]=<value>` query parameters, as one exact-match object. */
+export function metadataQuery(req: Input): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.query)) {
+    const m = /^metadata\[(.*)\]$/.exec(name);
+    if (!m) continue;
+    const v = one(value);
+    if (v !== undefined) out[m[1]] = v;
+  }
+  return Object.keys(out).length ? out : undefined;
+}

@@ -1,6 +1,6 @@
 import type { Resource } from '../src/core/errors.ts';
 import type * as Ops from './generated/operations.ts';
-import { listQuery, type Input } from './inputs.ts';
+import { listQuery, metadataQuery, type Input } from './inputs.ts';
 
 /**
  * The REST surface: one entry per route. Each runs the GraphQL operation of the same name
@@ -53,4 +53,16 @@ export const routes: Route[] = [
         occurredBefore: 'instant', until: { as: 'occurredBefore', kind: 'instant' },
       }) }),
   route<Ops.GetEventQueryVariables>({ id: 'getEvent', method: 'GET', path: '/v1/events/:id', resource: 'event', variables: id }),
+
+  // Customers (DECISIONS §3)
+  route<Ops.ListCustomersQueryVariables>({ id: 'listCustomers', method: 'GET', path: '/v1/customers', resource: 'customer',
+    variables: (r) => ({
+      ...listQuery(r, { order: 'string', email: 'string', since: 'instant', until: 'instant' }),
+      metadata: metadataQuery(r),
+    }) }),
+  route<Ops.GetCustomerQueryVariables>({ id: 'getCustomer', method: 'GET', path: '/v1/customers/:id', resource: 'customer', variables: id }),
+  route<Ops.CreateCustomerMutationVariables>({ id: 'createCustomer', method: 'POST', path: '/v1/customers', resource: 'customer', status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateCustomerInput }) }),
+  route<Ops.UpdateCustomerMutationVariables>({ id: 'updateCustomer', method: 'PATCH', path: '/v1/customers/:id', resource: 'customer',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateCustomerInput }) }),
 ];

@@ -74,7 +74,11 @@ const validBodies: Record<string, Record<string, unknown>> = {
   createApiKey: { name: 'bad-input' },
   createWorkspace: { name: 'Bad Input' },
   updateWorkspace: { name: 'Renamed' },
+  createCustomer: { name: 'Bad Input' },
 };
+
+/** Create routes whose `name` field is optional, so `{"name":null}` is a valid body. */
+const nameOptional = new Set(['createCustomer']);
 
 const writeRoutes = routes.filter((r) => r.method !== 'GET');
 const bodyRoutes = routes.filter((r) => r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT');
@@ -114,7 +118,9 @@ describe.each(bodyRoutes.map((r) => [label(r), r] as const))('bad bodies on %s',
   it.each(bodies)('%s is a 4xx envelope, never a 500', async (what, body) => {
     const ws = await server.workspace();
     const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
-    expectClientError(res, `${label(route)} with ${what}`);
+    // `name` is optional on some resources (a customer may be created empty): null is then valid.
+    if (what === 'null for a required field' && nameOptional.has(route.id)) expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
+    else expectClientError(res, `${label(route)} with ${what}`);
   });
 
   it.each(oddBodies)('%s never yields a 5xx', async (what, body) => {

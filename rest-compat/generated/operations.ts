@@ -9,12 +9,28 @@ export type CreateApiKeyInput = {
   scopes?: Array<string> | null | undefined;
 };
 
+/** Every field is optional. */
+export type CreateCustomerInput = {
+  email?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  name?: string | null | undefined;
+  phone?: string | null | undefined;
+};
+
 export type CreateWorkspaceInput = {
   brandName?: string | null | undefined;
   businessEmail?: string | null | undefined;
   defaultCurrency?: string | null | undefined;
   name: string;
   region?: string | null | undefined;
+};
+
+/** Send only changes; null clears a field. metadata replaces the stored object (null clears it). */
+export type UpdateCustomerInput = {
+  email?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  name?: string | null | undefined;
+  phone?: string | null | undefined;
 };
 
 export type UpdateWorkspaceInput = {
@@ -60,6 +76,43 @@ export type RevokeApiKeyMutationVariables = Exact<{
 
 
 export type RevokeApiKeyMutation = { revokeApiKey: { id: string } };
+
+export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListCustomersQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  email?: string | null | undefined;
+  since?: string | null | undefined;
+  until?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+}>;
+
+
+export type ListCustomersQuery = { customers: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetCustomerQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateCustomerMutationVariables = Exact<{
+  input: CreateCustomerInput;
+}>;
+
+
+export type CreateCustomerMutation = { createCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type UpdateCustomerMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateCustomerInput;
+}>;
+
+
+export type UpdateCustomerMutation = { updateCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type EventFieldsFragment = { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown };
 

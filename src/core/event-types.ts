@@ -9,6 +9,15 @@ export const eventTypes = {
   'workspace.member_removed': 'a member was removed',
   'workspace.member_role_changed': 'a member role changed; data.previousAttributes.role',
   'workspace.ownership_transferred': 'ownership moved; both identities in the payload',
+  'customer.created': 'a customer was created',
+  'customer.updated': 'a customer changed; data.previousAttributes holds the old values',
+  'template.created': 'a receipt or invoice template was created',
+  'template.updated': 'a template changed (including losing its default flag to another); data.previousAttributes',
+  'adapter.connected': 'first successful PUT of an adapter kind in this mode; data.id is the kind',
+  'adapter.updated': 'a later PUT of the kind (credentials or configuration replaced); data.previousAttributes',
+  'adapter.error': 'an upstream gateway call failed; the adapter status is error',
+  'adapter.managed.kyb_changed': 'the managed sub-account KYB status moved (onboarding started, registered, live); data.id is managed',
+  'adapter.managed.capabilities_changed': 'the managed sub-account capabilities status or payout readiness changed',
 } as const;
 
 export type EventType = keyof typeof eventTypes;

@@ -2,13 +2,14 @@
  * One field list per resource serves both the GraphQL type and the event snapshot
  * (`data.object`), so the wire shape is written once.
  */
-export type FieldKind = 'id' | 'string' | 'int' | 'money' | 'bool' | 'date' | 'json' | 'metadata' | 'strings';
+export type FieldKind = 'id' | 'string' | 'int' | 'float' | 'money' | 'bool' | 'date' | 'json' | 'metadata' | 'strings';
 export type FieldSpec<Row> = Record<string, { kind: FieldKind; nullable?: boolean; from?: (row: Row) => unknown }>;
 
 const graphqlType: Record<FieldKind, string | [string]> = {
   id: 'ID',
   string: 'String',
   int: 'Int',
+  float: 'Float',
   money: 'Money',
   bool: 'Boolean',
   date: 'DateTime',

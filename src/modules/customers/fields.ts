@@ -1,0 +1,13 @@
+import type { FieldSpec } from '../../graphql/fields.ts';
+import type { Customer } from '../../generated/prisma/client.ts';
+
+/** DECISIONS §3 Customer: the REST object, the GraphQL type and the event snapshot. */
+export const customerFields: FieldSpec<Customer> = {
+  id: { kind: 'id' },
+  name: { kind: 'string', nullable: true },
+  email: { kind: 'string', nullable: true },
+  phone: { kind: 'string', nullable: true },
+  metadata: { kind: 'metadata', nullable: true },
+  createdAt: { kind: 'date' },
+  updatedAt: { kind: 'date' },
+};

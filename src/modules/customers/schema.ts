@@ -1,0 +1,53 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields } from '../../graphql/fields.ts';
+import { customerFields } from './fields.ts';
+import { createCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
+
+export const Customer = builder.prismaObject('Customer', {
+  fields: (t) => exposeFields(t, customerFields) as never,
+});
+
+const customerInput = (name: string, description: string) =>
+  builder.inputType(name, {
+    description,
+    fields: (t) => ({
+      name: t.string(),
+      email: t.string(),
+      phone: t.string(),
+      metadata: t.field({ type: 'Metadata' }),
+    }),
+  });
+const CreateCustomerInput = customerInput('CreateCustomerInput', 'Every field is optional.');
+const UpdateCustomerInput = customerInput('UpdateCustomerInput', 'Send only changes; null clears a field. metadata replaces the stored object (null clears it).');
+
+builder.queryFields((t) => ({
+  customer: t.field({
+    type: Customer,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getCustomer(ctx, String(id)),
+  }),
+  customers: t.connection({
+    type: Customer,
+    args: {
+      email: t.arg.string(),
+      since: t.arg({ type: 'DateTime', description: 'Created at or after.' }),
+      until: t.arg({ type: 'DateTime', description: 'Created before.' }),
+      metadata: t.arg({ type: 'Metadata', description: 'Exact match on every given key.' }),
+      order: t.arg.string(),
+    },
+    resolve: (_, args, ctx) => listCustomers(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createCustomer: t.field({
+    type: Customer,
+    args: { input: t.arg({ type: CreateCustomerInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => createCustomer(ctx, input),
+  }),
+  updateCustomer: t.field({
+    type: Customer,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateCustomerInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { id, input }, ctx) => updateCustomer(ctx, String(id), input),
+  }),
+}));

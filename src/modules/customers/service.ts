@@ -1,0 +1,136 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant } from '../../core/db/client.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { emit } from '../../core/outbox.ts';
+import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkLength, validateMetadata } from '../../core/validation.ts';
+import { clock } from '../../core/clock.ts';
+import { toWire } from '../../graphql/fields.ts';
+import { customerFields } from './fields.ts';
+import { Prisma, type Customer } from '../../generated/prisma/client.ts';
+
+const err = errorsFor('customer');
+const emailShape = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+// Digits with the usual separators and an optional leading +; at least 4 digits.
+const phoneShape = /^\+?[0-9 ().-]{4,32}$/;
+
+const snapshot = (c: Customer) => toWire(c, customerFields);
+
+export interface CustomerInput {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+/** Field rules shared by create and update; `undefined` means "not sent", null clears. */
+function validate(input: CustomerInput): Partial<Pick<Customer, 'name' | 'email' | 'phone'>> & { metadata?: Record<string, string> | null } {
+  const out: ReturnType<typeof validate> = {};
+  if (input.name !== undefined) out.name = input.name === null ? null : checkLength(input.name, 'name', 1, 255, 'customer');
+  if (input.email !== undefined) {
+    if (input.email !== null && (input.email.length > 254 || !emailShape.test(input.email))) throw err.validation('email', 'email must be an email address');
+    out.email = input.email;
+  }
+  if (input.phone !== undefined) {
+    if (input.phone !== null && (!phoneShape.test(input.phone) || (input.phone.match(/\d/g)?.length ?? 0) < 4)) {
+      throw err.validation('phone', 'phone must be a telephone number: digits, spaces, ()-. and an optional leading +');
+    }
+    out.phone = input.phone;
+  }
+  if (input.metadata !== undefined) out.metadata = input.metadata === null ? null : validateMetadata(input.metadata, 'metadata', 'customer');
+  return out;
+}
+
+export async function createCustomer(ctx: Context, input: CustomerInput) {
+  const auth = authorize(ctx, 'svc:customer:write');
+  const fields = validate(input);
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const now = clock.now();
+    const row = await tx.customer.create({
+      data: {
+        id: newId('customer'),
+        workspaceId: auth.workspaceId,
+        mode: auth.mode,
+        name: fields.name ?? null,
+        email: fields.email ?? null,
+        phone: fields.phone ?? null,
+        metadata: fields.metadata ?? undefined,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    await emit(tx, scope, 'customer.created', snapshot(row), { requestId: ctx.requestId });
+    return row;
+  });
+}
+
+export async function getCustomer(ctx: Context, id: string) {
+  const auth = authorize(ctx, 'svc:customer:read');
+  const row = await inTenant(tenant(auth), (tx) => tx.customer.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
+  if (!row) throw err.notFound('customer');
+  return row;
+}
+
+/** Metadata replaces the stored object wholesale; null clears it (as on plans). */
+export async function updateCustomer(ctx: Context, id: string, input: CustomerInput) {
+  const auth = authorize(ctx, 'svc:customer:write');
+  const patch = validate(input);
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const found = await tx.customer.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } });
+    if (!found) throw err.notFound('customer');
+    const previous = Object.fromEntries(Object.keys(patch).map((k) => [k, found[k as keyof Customer]]));
+    const { metadata, ...rest } = patch;
+    const data: Prisma.CustomerUpdateInput = { ...rest, updatedAt: clock.now() };
+    if (metadata !== undefined) data.metadata = metadata === null ? Prisma.DbNull : metadata;
+    const row = await tx.customer.update({ where: { id }, data });
+    await emit(tx, scope, 'customer.updated', snapshot(row), { requestId: ctx.requestId, previousAttributes: previous });
+    return row;
+  });
+}
+
+export interface ListCustomersArgs {
+  email?: string | null;
+  since?: Date | null;
+  until?: Date | null;
+  metadata?: Record<string, string> | null;
+  order?: string | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export async function listCustomers(ctx: Context, args: ListCustomersArgs) {
+  const auth = authorize(ctx, 'svc:customer:read');
+  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  const metadata = args.metadata ? validateMetadata(args.metadata, 'metadata', 'customer') : null;
+  const filters = {
+    email: args.email ?? null,
+    since: args.since?.toISOString() ?? null,
+    until: args.until?.toISOString() ?? null,
+    metadata: metadata ? Object.entries(metadata).sort() : null,
+  };
+  const page = pageRequest(args, auth.workspaceId, filters, 50);
+  const ks = keyset(page);
+  const rows = await inTenant(tenant(auth), (tx) =>
+    tx.customer.findMany({
+      where: {
+        workspaceId: auth.workspaceId,
+        mode: auth.mode,
+        ...(args.email ? { email: { equals: args.email, mode: 'insensitive' } } : {}),
+        AND: [
+          args.since ? { createdAt: { gte: args.since } } : {},
+          args.until ? { createdAt: { lt: args.until } } : {},
+          // spec Conventions: metadata[<key>] is an exact match
+          ...Object.entries(metadata ?? {}).map(([k, v]) => ({ metadata: { path: [k], equals: v } })),
+          ks.where,
+        ],
+      },
+      orderBy: ks.orderBy,
+      take: ks.take,
+    }),
+  );
+  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+}
