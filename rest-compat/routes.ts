@@ -65,4 +65,13 @@ export const routes: Route[] = [
     variables: (r) => ({ input: r.body as Ops.CreateCustomerInput }) }),
   route<Ops.UpdateCustomerMutationVariables>({ id: 'updateCustomer', method: 'PATCH', path: '/v1/customers/:id', resource: 'customer',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateCustomerInput }) }),
+
+  // Templates (DECISIONS §3)
+  route<Ops.ListTemplatesQueryVariables>({ id: 'listTemplates', method: 'GET', path: '/v1/templates', resource: 'template',
+    variables: (r) => listQuery(r, { order: 'string', kind: 'string', isDefault: 'boolean' }) }),
+  route<Ops.GetTemplateQueryVariables>({ id: 'getTemplate', method: 'GET', path: '/v1/templates/:id', resource: 'template', variables: id }),
+  route<Ops.CreateTemplateMutationVariables>({ id: 'createTemplate', method: 'POST', path: '/v1/templates', resource: 'template', status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateTemplateInput }) }),
+  route<Ops.UpdateTemplateMutationVariables>({ id: 'updateTemplate', method: 'PATCH', path: '/v1/templates/:id', resource: 'template',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateTemplateInput }) }),
 ];

@@ -75,6 +75,7 @@ const validBodies: Record<string, Record<string, unknown>> = {
   createWorkspace: { name: 'Bad Input' },
   updateWorkspace: { name: 'Renamed' },
   createCustomer: { name: 'Bad Input' },
+  createTemplate: { name: 'Bad Input', kind: 'receipt' },
 };
 
 /** Create routes whose `name` field is optional, so `{"name":null}` is a valid body. */

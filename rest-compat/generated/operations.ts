@@ -17,6 +17,29 @@ export type CreateCustomerInput = {
   phone?: string | null | undefined;
 };
 
+/** The first template of a kind becomes its default unless isDefault is false. */
+export type CreateTemplateInput = {
+  accentColor?: string | null | undefined;
+  cashierLabel?: string | null | undefined;
+  footerText?: string | null | undefined;
+  isDefault?: boolean | null | undefined;
+  /** `receipt` or `invoice`; immutable. */
+  kind: string;
+  logoUrl?: string | null | undefined;
+  merchantAddress?: string | null | undefined;
+  merchantTaxId?: string | null | undefined;
+  name: string;
+  showMerchantAddress?: boolean | null | undefined;
+  showTax?: boolean | null | undefined;
+  tagline?: string | null | undefined;
+  /** Default PPN; null restores it. */
+  taxLabel?: string | null | undefined;
+  /** Fractional, 0.11 = 11%; 0.11 when showTax is true and no rate is given. */
+  taxRate?: number | null | undefined;
+  /** null restores the default bilingual line. */
+  thankYouText?: string | null | undefined;
+};
+
 export type CreateWorkspaceInput = {
   brandName?: string | null | undefined;
   businessEmail?: string | null | undefined;
@@ -31,6 +54,29 @@ export type UpdateCustomerInput = {
   metadata?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   phone?: string | null | undefined;
+};
+
+/** Send only changes; null clears optional text. */
+export type UpdateTemplateInput = {
+  accentColor?: string | null | undefined;
+  cashierLabel?: string | null | undefined;
+  footerText?: string | null | undefined;
+  isDefault?: boolean | null | undefined;
+  /** `receipt` or `invoice`; immutable. */
+  kind?: string | null | undefined;
+  logoUrl?: string | null | undefined;
+  merchantAddress?: string | null | undefined;
+  merchantTaxId?: string | null | undefined;
+  name?: string | null | undefined;
+  showMerchantAddress?: boolean | null | undefined;
+  showTax?: boolean | null | undefined;
+  tagline?: string | null | undefined;
+  /** Default PPN; null restores it. */
+  taxLabel?: string | null | undefined;
+  /** Fractional, 0.11 = 11%; 0.11 when showTax is true and no rate is given. */
+  taxRate?: number | null | undefined;
+  /** null restores the default bilingual line. */
+  thankYouText?: string | null | undefined;
 };
 
 export type UpdateWorkspaceInput = {
@@ -136,6 +182,41 @@ export type GetEventQueryVariables = Exact<{
 
 
 export type GetEventQuery = { event: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
+
+export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
+
+export type ListTemplatesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  kind?: string | null | undefined;
+  isDefault?: boolean | null | undefined;
+}>;
+
+
+export type ListTemplatesQuery = { templates: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetTemplateQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetTemplateQuery = { template: { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string } };
+
+export type CreateTemplateMutationVariables = Exact<{
+  input: CreateTemplateInput;
+}>;
+
+
+export type CreateTemplateMutation = { createTemplate: { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string } };
+
+export type UpdateTemplateMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateTemplateInput;
+}>;
+
+
+export type UpdateTemplateMutation = { updateTemplate: { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string } };
 
 export type WorkspaceFieldsFragment = { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null };
 

@@ -41,3 +41,12 @@ export function toWire<Row>(row: Row, spec: FieldSpec<Row>): Record<string, unkn
   }
   return out;
 }
+
+/** `previousAttributes` of an update event: the old wire values of the fields that changed. */
+export function changedFrom(before: Record<string, unknown>, after: Record<string, unknown>, ignore: readonly string[] = ['updatedAt']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(after)) {
+    if (!ignore.includes(k) && JSON.stringify(before[k]) !== JSON.stringify(after[k])) out[k] = before[k] ?? null;
+  }
+  return out;
+}

@@ -7,7 +7,7 @@ import { emit } from '../../core/outbox.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { changedFrom, toWire } from '../../graphql/fields.ts';
 import { customerFields } from './fields.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
@@ -82,12 +82,12 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerIn
   return inTenant(scope, async (tx) => {
     const found = await tx.customer.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } });
     if (!found) throw err.notFound('customer');
-    const previous = Object.fromEntries(Object.keys(patch).map((k) => [k, found[k as keyof Customer]]));
     const { metadata, ...rest } = patch;
     const data: Prisma.CustomerUpdateInput = { ...rest, updatedAt: clock.now() };
     if (metadata !== undefined) data.metadata = metadata === null ? Prisma.DbNull : metadata;
     const row = await tx.customer.update({ where: { id }, data });
-    await emit(tx, scope, 'customer.updated', snapshot(row), { requestId: ctx.requestId, previousAttributes: previous });
+    const after = snapshot(row);
+    await emit(tx, scope, 'customer.updated', after, { requestId: ctx.requestId, previousAttributes: changedFrom(snapshot(found), after) });
     return row;
   });
 }
