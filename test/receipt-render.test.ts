@@ -1,10 +1,18 @@
-// Receipt rendering: money formatting, the view, ESC/POS bytes.
+// Receipt rendering: money formatting, the view, PDF (text read back with unpdf), HTML, ESC/POS bytes.
+import { extractText } from 'unpdf';
 import { describe, expect, it } from 'vitest';
 import { formatMoney } from '../src/core/money.ts';
 import { toAscii, toWinAnsi } from '../src/modules/receipts/render/charset.ts';
 import { CMD, renderReceiptEscpos } from '../src/modules/receipts/render/escpos.ts';
+import { renderReceiptHtml } from '../src/modules/receipts/render/html.ts';
+import { renderReceiptPdf } from '../src/modules/receipts/render/pdf.ts';
 import { buildReceiptView, type ReceiptRecord } from '../src/modules/receipts/render/view.ts';
 import { sampleReceiptView, sampleUsdView } from './helpers/receipts.ts';
+
+const pdfText = async (pdf: Buffer) => {
+  const { text, totalPages } = await extractText(new Uint8Array(pdf), { mergePages: true });
+  return { text: text.replace(/\s+/g, ' '), totalPages };
+};
 
 describe('formatMoney', () => {
   it('IDR: no minor digits, Indonesian grouping', () => {
@@ -82,6 +90,87 @@ describe('buildReceiptView', () => {
     const noTax = buildReceiptView({ ...record, taxAmount: 0, subtotal: 111_000, template: {} }, { issuedAt: new Date(), mode: 'test' });
     expect(noTax.tax).toBeNull();
     expect(noTax.merchant.address).toBe('Jl. A');
+  });
+});
+
+describe('PDF', () => {
+  it('is a PDF whose text shows the number, merchant, every amount, PPN, total and cashier', async () => {
+    const pdf = await renderReceiptPdf(sampleReceiptView());
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.subarray(-6).toString('latin1')).toContain('%%EOF');
+    const { text, totalPages } = await pdfText(pdf);
+    expect(totalPages).toBe(1);
+    for (const s of [
+      'SVC-RCPT-2026-11-0001',
+      'Warung Kopi Nusantara',
+      'NPWP: 01.234.567.8-901.000',
+      'Kopi Susu Gula Aren',
+      'Rp 25.000', 'Rp 50.000', 'Rp 65.000', 'Rp 7.000', 'Rp 35.000',
+      'Subtotal', 'Rp 135.135',
+      'PPN 11%', 'Rp 14.865',
+      'Total', 'Rp 150.000',
+      'Kasir', 'Siti Rahma',
+      'QRIS', 'Budi Santoso', '5 Nov 2026, 10.04 WIB',
+      'Terima kasih / Thank you',
+    ]) expect(text, s).toContain(s);
+  });
+
+  it('USD without tax: dollar amounts, no tax line, English labels, test-mode mark', async () => {
+    const { text } = await pdfText(await renderReceiptPdf(sampleUsdView({ mode: 'test' })));
+    for (const s of ['$12.34', '$5.00', '$15.00', '$27.34', 'RECEIPT', 'TEST MODE']) expect(text, s).toContain(s);
+    expect(text).not.toContain('PPN');
+  });
+
+  it('draws text the standard fonts cannot encode as "?" instead of garbage', async () => {
+    const view = sampleReceiptView({ lineItems: [{ name: 'Café 咖啡 Łódź', quantity: 1, unitAmount: 150_000, amount: 150_000 }] });
+    const { text } = await pdfText(await renderReceiptPdf(view));
+    expect(text).toContain('Café ?? Lódz');
+  });
+
+  it('continues on further pages when the items do not fit, every item and the total included', async () => {
+    const lineItems = Array.from({ length: 60 }, (_, i) => ({ name: `Item ${i + 1} ${'panjang '.repeat(i % 7)}`, quantity: 1, unitAmount: 1000, amount: 1000 }));
+    const view = sampleReceiptView({ lineItems, subtotal: 54_054, tax: { label: 'PPN', rate: 0.11, amount: 5946, included: true }, total: 60_000 });
+    const { text: pages, totalPages } = await extractText(new Uint8Array(await renderReceiptPdf(view)));
+    expect(totalPages).toBeGreaterThan(1);
+    const all = pages.join(' ');
+    for (let i = 1; i <= 60; i++) expect(all).toMatch(new RegExp(`Item ${i}\\b`));
+    expect(pages.at(-1)).toContain('Rp 60.000');
+  });
+
+  it('is deterministic, and sharing font tables across documents changes no byte', async () => {
+    const view = sampleReceiptView();
+    const a = await renderReceiptPdf(view, { shareFonts: false });
+    const b = await renderReceiptPdf(view);
+    const c = await renderReceiptPdf(view);
+    expect(b.equals(a)).toBe(true);
+    expect(c.equals(a)).toBe(true);
+  });
+});
+
+describe('HTML', () => {
+  const hostile = sampleReceiptView({
+    merchant: { ...sampleReceiptView().merchant, name: 'Toko "Kita" <b>', logoUrl: 'javascript:alert(1)', accentColor: 'red;}</style><script>' },
+    lineItems: [{ name: '<script>alert("x")</script> & <img src=x onerror=alert(1)>', quantity: 1, unitAmount: 150_000, amount: 150_000 }],
+    footerText: "</footer><script>alert('f')</script>",
+  });
+
+  it('escapes every user string: no script element, no injected attribute', () => {
+    const html = renderReceiptHtml(hostile);
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/<img src=x/i);
+    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('Toko &quot;Kita&quot; &lt;b&gt;');
+    expect(html).not.toContain('javascript:');
+    expect(html).toContain('--accent:#0f766e');
+  });
+
+  it('is a complete page with the number, amounts, PPN and a restrictive CSP', () => {
+    const html = renderReceiptHtml(sampleReceiptView({ merchant: { ...sampleReceiptView().merchant, logoUrl: 'https://cdn.example.com/logo.png' } }));
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('<html lang="id">');
+    expect(html).toContain("default-src 'none'");
+    expect(html).toContain('<img class="logo" src="https://cdn.example.com/logo.png"');
+    for (const s of ['SVC-RCPT-2026-11-0001', 'Rp 50.000', 'Rp 65.000', 'Rp 35.000', 'PPN 11%', 'Rp 14.865', 'Rp 150.000', 'Siti Rahma', '@page']) expect(html, s).toContain(s);
   });
 });
 
