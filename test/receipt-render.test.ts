@@ -1,12 +1,17 @@
-// Receipt rendering: money formatting, the view, PDF (text read back with unpdf), HTML, ESC/POS bytes.
+// Receipt rendering: money formatting, the view, PDF (text read back with unpdf), HTML, ESC/POS
+// bytes, and email through a real SMTP server started here.
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { extractText } from 'unpdf';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../src/core/money.ts';
 import { toAscii, toWinAnsi } from '../src/modules/receipts/render/charset.ts';
+import { sendReceiptEmail, renderReceiptEmail } from '../src/modules/receipts/render/email.ts';
 import { CMD, renderReceiptEscpos } from '../src/modules/receipts/render/escpos.ts';
 import { renderReceiptHtml } from '../src/modules/receipts/render/html.ts';
 import { renderReceiptPdf } from '../src/modules/receipts/render/pdf.ts';
 import { buildReceiptView, type ReceiptRecord } from '../src/modules/receipts/render/view.ts';
+import { decodeWords, leaves, parseMime } from './helpers/mime.ts';
 import { sampleReceiptView, sampleUsdView } from './helpers/receipts.ts';
 
 const pdfText = async (pdf: Buffer) => {
@@ -230,3 +235,80 @@ describe('ESC/POS', () => {
     expect(() => renderReceiptEscpos(sampleReceiptView(), { width: 57 as 58 })).toThrow(RangeError);
   });
 });
+
+describe('email', () => {
+  const received: { rcpt: string[]; from: string; raw: string }[] = [];
+  let server: SMTPServer;
+  let smtpUrl: string;
+
+  beforeAll(async () => {
+    server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, session, done) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          received.push({
+            rcpt: session.envelope.rcptTo.map((a) => a.address),
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            raw: Buffer.concat(chunks).toString('utf8'),
+          });
+          done();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    smtpUrl = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('sends HTML and text with the PDF attached, to the customer by default', async () => {
+    const view = sampleReceiptView();
+    const result = await sendReceiptEmail(view, { smtpUrl });
+    expect(result.to).toBe('budi@example.com');
+    expect(result.messageId).toMatch(/^<.+@.+>$/);
+    const msg = received.at(-1)!;
+    expect(msg.rcpt).toEqual(['budi@example.com']);
+    const mail = parseMime(msg.raw);
+    expect(decodeWords(mail.headers.subject)).toBe('Struk SVC-RCPT-2026-11-0001 dari Warung Kopi Nusantara');
+    expect(mail.headers.to).toBe('budi@example.com');
+    expect(mail.headers.from).toContain('Warung Kopi Nusantara');
+    expect(mail.headers['message-id']).toBe(result.messageId);
+    expect(mail.headers['auto-submitted']).toBe('auto-generated');
+
+    const parts = leaves(mail);
+    const html = parts.find((p) => p.headers['content-type'].startsWith('text/html'))!.body.toString('utf8');
+    const text = parts.find((p) => p.headers['content-type'].startsWith('text/plain'))!.body.toString('utf8');
+    const pdf = parts.find((p) => p.headers['content-type'].startsWith('application/pdf'))!;
+    for (const s of ['SVC-RCPT-2026-11-0001', 'Rp 150.000', 'PPN 11%', 'Siti Rahma']) {
+      expect(html, s).toContain(s);
+      expect(text, s).toContain(s);
+    }
+    expect(html).not.toMatch(/<\/?mj-/); // compiled, not MJML
+    expect(pdf.headers['content-disposition']).toMatch(/attachment; filename="?SVC-RCPT-2026-11-0001\.pdf"?/);
+    expect(pdf.body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.body.equals(await renderReceiptPdf(view))).toBe(true);
+  });
+
+  it('an explicit `to` wins; hostile text stays escaped in the HTML part', async () => {
+    const view = sampleReceiptView({ lineItems: [{ name: '<script>alert(1)</script>', quantity: 1, unitAmount: 150_000, amount: 150_000 }] });
+    const result = await sendReceiptEmail(view, { smtpUrl, to: 'kasir@toko.example' });
+    expect(result.to).toBe('kasir@toko.example');
+    expect(received.at(-1)!.rcpt).toEqual(['kasir@toko.example']);
+    const { html } = await renderReceiptEmail(view);
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('no recipient is 409 no_recipient; a bad address is 400 on `to`; a dead server is 502', async () => {
+    const anonymous = sampleUsdView();
+    await expect(sendReceiptEmail(anonymous, { smtpUrl })).rejects.toMatchObject({ canonical: 'no_recipient', status: 409 });
+    await expect(sendReceiptEmail(anonymous, { smtpUrl, to: 'a@b.c, evil@x.y' })).rejects.toMatchObject({ canonical: 'validation_error', field: 'to' });
+    await expect(sendReceiptEmail(anonymous, { smtpUrl, to: 'a@b.c\r\nBcc: evil@x.y' })).rejects.toMatchObject({ canonical: 'validation_error' });
+    await expect(sendReceiptEmail(anonymous, { smtpUrl: '', to: 'a@b.example' })).rejects.toMatchObject({ canonical: 'email_failed', status: 502 });
+    await expect(sendReceiptEmail(anonymous, { smtpUrl: 'smtp://127.0.0.1:1', to: 'a@b.example' })).rejects.toMatchObject({ canonical: 'email_failed', status: 502 });
+  });
+});
+
