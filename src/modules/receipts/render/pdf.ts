@@ -92,68 +92,95 @@ export function renderReceiptPdf(view: ReceiptView, opts: { shareFonts?: boolean
   return done;
 }
 
-function draw(doc: Doc, view: ReceiptView) {
-  const t = receiptText(view);
-  const L = t.L;
-  const accent = t.accent;
+type Font = typeof REGULAR | typeof BOLD;
+interface TextOpts {
+  font?: Font;
+  size?: number;
+  color?: string;
+  align?: 'left' | 'right' | 'center';
+}
 
-  // One-line text, no wrapper (the fast path); right-aligned by measuring. Text wider than
-  // `fit` (a huge amount in its column) is set smaller until it fits, down to 5 pt.
-  type LineOpts = { font?: string; size?: number; color?: string; align?: 'left' | 'right' | 'center'; fit?: number };
-  const line = (s: string, x: number, y: number, o: LineOpts = {}) => {
+/** Drawing primitives over one document: text is always WinAnsi-safe (toWinAnsi). */
+class Pen {
+  constructor(readonly doc: Doc) {}
+
+  /** One line, no wrapper (the fast path); right/centre by measuring. Wider than `fit` (a huge
+   *  amount in its column): set smaller until it fits, down to 5 pt. */
+  line(s: string, x: number, y: number, o: TextOpts & { fit?: number } = {}) {
     const text = toWinAnsi(s);
     let size = o.size ?? 9;
-    doc.font(o.font ?? REGULAR).fontSize(size).fillColor(o.color ?? INK);
-    let w = o.align && o.align !== 'left' ? doc.widthOfString(text) : 0;
+    this.doc.font(o.font ?? REGULAR).fontSize(size).fillColor(o.color ?? INK);
+    let w = o.align && o.align !== 'left' ? this.doc.widthOfString(text) : 0;
     if (o.fit) {
-      w = doc.widthOfString(text);
+      w = this.doc.widthOfString(text);
       if (w > o.fit) {
         size = Math.max(5, (size * o.fit) / w);
-        w = doc.fontSize(size).widthOfString(text);
+        w = this.doc.fontSize(size).widthOfString(text);
       }
     }
     const at = o.align === 'right' ? x - w : o.align === 'center' ? x - w / 2 : x;
-    doc.text(text, at, y, { lineBreak: false });
-  };
-  // Cut to `width` with an ellipsis (one-line headers).
-  const clip = (s: string, width: number, font = REGULAR, size = 9) => {
-    doc.font(font).fontSize(size);
-    let text = toWinAnsi(s);
-    if (doc.widthOfString(text) <= width) return text;
-    while (text.length > 1 && doc.widthOfString(`${text}...`) > width) text = text.slice(0, Math.floor(text.length * 0.9));
-    return `${text}...`;
-  };
-  // Wrapped text in a box; returns the y below it.
-  const block = (s: string, x: number, y: number, width: number, o: { font?: string; size?: number; color?: string; align?: 'left' | 'center' | 'right' } = {}) => {
-    doc.font(o.font ?? REGULAR).fontSize(o.size ?? 9).fillColor(o.color ?? INK);
-    doc.text(toWinAnsi(s, true), x, y, { width, align: o.align ?? 'left', lineGap: 1 });
-    return doc.y;
-  };
-  const heightOf = (s: string, width: number, font = REGULAR, size = 9) =>
-    doc.font(font).fontSize(size).heightOfString(toWinAnsi(s, true), { width, lineGap: 1 });
-  const rule = (y: number, color = LINE, weight = 0.75) => {
-    doc.moveTo(LEFT, y).lineTo(RIGHT, y).lineWidth(weight).strokeColor(color).stroke();
-  };
+    this.doc.text(text, at, y, { lineBreak: false });
+  }
 
-  // Header: accent band, merchant on the left, "RECEIPT" and its number on the right.
-  doc.rect(0, 0, PAGE.width, 6).fill(accent);
+  /** Wrapped text in a box (line breaks kept); returns the y below it. */
+  block(s: string, x: number, y: number, width: number, o: TextOpts = {}): number {
+    this.doc.font(o.font ?? REGULAR).fontSize(o.size ?? 9).fillColor(o.color ?? INK);
+    this.doc.text(toWinAnsi(s, true), x, y, { width, align: o.align ?? 'left', lineGap: 1 });
+    return this.doc.y;
+  }
+
+  heightOf(s: string, width: number, font: Font = REGULAR, size = 9): number {
+    return this.doc.font(font).fontSize(size).heightOfString(toWinAnsi(s, true), { width, lineGap: 1 });
+  }
+
+  /** Cut to `width` with an ellipsis (one-line headers). */
+  clip(s: string, width: number, font: Font = REGULAR, size = 9): string {
+    this.doc.font(font).fontSize(size);
+    let text = toWinAnsi(s);
+    if (this.doc.widthOfString(text) <= width) return text;
+    while (text.length > 1 && this.doc.widthOfString(`${text}...`) > width) text = text.slice(0, Math.floor(text.length * 0.9));
+    return `${text}...`;
+  }
+
+  rule(y: number, from = LEFT, color = LINE, weight = 0.75) {
+    this.doc.moveTo(from, y).lineTo(RIGHT, y).lineWidth(weight).strokeColor(color).stroke();
+  }
+}
+
+type Ctx = { pen: Pen; view: ReceiptView; t: ReturnType<typeof receiptText> };
+
+function draw(doc: Doc, view: ReceiptView) {
+  const ctx: Ctx = { pen: new Pen(doc), view, t: receiptText(view) };
+  let y = drawHeader(ctx);
+  y = drawDetails(ctx, y);
+  y = drawItems(ctx, y);
+  drawTotals(ctx, y);
+}
+
+/** Accent band, merchant on the left, "STRUK" and the number on the right, test-mode line. */
+function drawHeader({ pen, view, t }: Ctx): number {
+  const { L, accent } = t;
+  const m = view.merchant;
+  pen.doc.rect(0, 0, PAGE.width, 6).fill(accent);
   let y = PAGE.margin;
-  let left = block(view.merchant.name, LEFT, y, W * 0.58, { font: BOLD, size: 15 });
-  if (view.merchant.tagline) left = block(view.merchant.tagline, LEFT, left + 1, W * 0.58, { color: MUTED });
-  if (view.merchant.address) left = block(view.merchant.address, LEFT, left + 2, W * 0.58, { size: 8, color: MUTED });
-  if (view.merchant.taxId) left = block(`${L.taxId}: ${view.merchant.taxId}`, LEFT, left + 1, W * 0.58, { size: 8, color: MUTED });
-  line(L.receipt.toUpperCase(), RIGHT, y + 2, { font: BOLD, size: 11, color: accent, align: 'right' });
-  line(view.number, RIGHT, y + 17, { font: BOLD, size: 9, align: 'right' });
+  let left = pen.block(m.name, LEFT, y, W * 0.58, { font: BOLD, size: 15 });
+  if (m.tagline) left = pen.block(m.tagline, LEFT, left + 1, W * 0.58, { color: MUTED });
+  if (m.address) left = pen.block(m.address, LEFT, left + 2, W * 0.58, { size: 8, color: MUTED });
+  if (m.taxId) left = pen.block(`${L.taxId}: ${m.taxId}`, LEFT, left + 1, W * 0.58, { size: 8, color: MUTED });
+  pen.line(L.receipt.toUpperCase(), RIGHT, y + 2, { font: BOLD, size: 11, color: accent, align: 'right' });
+  pen.line(view.number, RIGHT, y + 17, { font: BOLD, size: 9, align: 'right' });
   y = Math.max(left, y + 30) + 6;
   if (view.mode === 'test') {
-    line(L.testMode, PAGE.width / 2, y, { font: BOLD, size: 9, color: '#b91c1c', align: 'center' });
+    pen.line(L.testMode, PAGE.width / 2, y, { font: BOLD, size: 9, color: '#b91c1c', align: 'center' });
     y += 14;
   }
-  rule(y);
-  y += 10;
+  pen.rule(y);
+  return y + 10;
+}
 
-  // Details on the left, the customer on the right.
-  const detailsTop = y;
+/** Number, dates, payment, cashier, reference on the left; the customer on the right. */
+function drawDetails({ pen, view, t }: Ctx, top: number): number {
+  const { L } = t;
   const customerX = LEFT + W * 0.6;
   const valueX = LEFT + 62;
   const valueW = (view.customer ? customerX - 8 : RIGHT) - valueX;
@@ -165,74 +192,82 @@ function draw(doc: Doc, view: ReceiptView) {
     [L.cashier, view.cashierName, 8.5],
     [L.reference, view.reference, 7.5],
   ];
+  let y = top;
   for (const [label, value, size] of details) {
     if (!value) continue;
-    line(label, LEFT, y, { size: 8, color: MUTED });
-    y = block(value, valueX, y + (8.5 - size) / 2, valueW, { size }) + 2;
+    pen.line(label, LEFT, y, { size: 8, color: MUTED });
+    y = pen.block(value, valueX, y + (8.5 - size) / 2, valueW, { size }) + 2;
   }
   if (view.customer) {
-    let cy = detailsTop;
-    line(L.customer, customerX, cy, { size: 8, color: MUTED });
-    cy += 11;
+    pen.line(L.customer, customerX, top, { size: 8, color: MUTED });
+    let cy = top + 11;
     for (const v of [view.customer.name, view.customer.email, view.customer.phone]) {
-      if (v) cy = block(v, customerX, cy, RIGHT - customerX, { size: 8.5, font: v === view.customer.name ? BOLD : REGULAR }) + 1;
+      if (v) cy = pen.block(v, customerX, cy, RIGHT - customerX, { size: 8.5, font: v === view.customer.name ? BOLD : REGULAR }) + 1;
     }
     y = Math.max(y, cy);
   }
-  y += 8;
+  return y + 8;
+}
 
-  // Items.
-  const tableHeader = (top: number) => {
-    doc.rect(LEFT, top, W, 16).fill(BAND);
-    const hy = top + 4.5;
-    line(L.item, X.name + 3, hy, { font: BOLD, size: 8 });
-    line(L.qty, X.qtyR, hy, { font: BOLD, size: 8, align: 'right' });
-    line(L.unitPrice, X.unitR, hy, { font: BOLD, size: 8, align: 'right' });
-    line(L.amount, X.amountR - 3, hy, { font: BOLD, size: 8, align: 'right' });
-    return top + 21;
-  };
-  const newPage = () => {
-    doc.addPage();
-    doc.rect(0, 0, PAGE.width, 6).fill(accent);
-    line(clip(`${view.number} - ${view.merchant.name}`, W, REGULAR, 7.5), LEFT, PAGE.margin - 14, { size: 7.5, color: MUTED });
-    return PAGE.margin;
-  };
-  y = tableHeader(y);
+/** A further page: accent band and a "number - merchant" line above the margin. */
+function newPage({ pen, view, t }: Ctx): number {
+  pen.doc.addPage();
+  pen.doc.rect(0, 0, PAGE.width, 6).fill(t.accent);
+  pen.line(pen.clip(`${view.number} - ${view.merchant.name}`, W, REGULAR, 7.5), LEFT, PAGE.margin - 14, { size: 7.5, color: MUTED });
+  return PAGE.margin;
+}
+
+function drawTableHeader({ pen, t }: Ctx, top: number): number {
+  pen.doc.rect(LEFT, top, W, 16).fill(BAND);
+  const y = top + 4.5;
+  pen.line(t.L.item, X.name + 3, y, { font: BOLD, size: 8 });
+  pen.line(t.L.qty, X.qtyR, y, { font: BOLD, size: 8, align: 'right' });
+  pen.line(t.L.unitPrice, X.unitR, y, { font: BOLD, size: 8, align: 'right' });
+  pen.line(t.L.amount, X.amountR - 3, y, { font: BOLD, size: 8, align: 'right' });
+  return top + 21;
+}
+
+/** The item table; a row that does not fit starts a new page with the table header again. */
+function drawItems(ctx: Ctx, top: number): number {
+  const { pen, view, t } = ctx;
+  let y = drawTableHeader(ctx, top);
   for (const item of view.lineItems) {
-    const h = Math.max(heightOf(item.name, X.nameW - 3), 11) + 6;
-    if (y + h > BOTTOM) y = tableHeader(newPage());
-    block(item.name, X.name + 3, y, X.nameW - 3);
-    line(t.quantity(item.quantity), X.qtyR, y, { align: 'right', fit: COL.qty });
-    line(t.money(item.unitAmount), X.unitR, y, { align: 'right', fit: COL.unit });
-    line(t.money(item.amount), X.amountR - 3, y, { align: 'right', fit: COL.amount - 3 });
+    const h = Math.max(pen.heightOf(item.name, X.nameW - 3), 11) + 6;
+    if (y + h > BOTTOM) y = drawTableHeader(ctx, newPage(ctx));
+    pen.block(item.name, X.name + 3, y, X.nameW - 3);
+    pen.line(t.quantity(item.quantity), X.qtyR, y, { align: 'right', fit: COL.qty });
+    pen.line(t.money(item.unitAmount), X.unitR, y, { align: 'right', fit: COL.unit });
+    pen.line(t.money(item.amount), X.amountR - 3, y, { align: 'right', fit: COL.amount - 3 });
     y += h;
-    rule(y - 3.5);
+    pen.rule(y - 3.5);
   }
+  return y;
+}
 
-  // Totals, right-aligned under the amount column; then the closing lines.
+/** Subtotal, PPN, Total under the amount column, then thank-you and footer, kept together. */
+function drawTotals(ctx: Ctx, top: number) {
+  const { pen, view, t } = ctx;
   const closing = [view.thankYouText, view.footerText].filter((s): s is string => !!s);
-  const needed = 18 * (view.tax ? 3 : 1) + 24 + closing.reduce((n, s) => n + heightOf(s, W, BOLD, 10) + 6, 0);
-  if (y + needed > BOTTOM) y = newPage();
-  y += 4;
+  const needed = 18 * (view.tax ? 3 : 1) + 24 + closing.reduce((n, s) => n + pen.heightOf(s, W, BOLD, 10) + 6, 0);
+  let y = (top + needed > BOTTOM ? newPage(ctx) : top) + 4;
   const labelX = RIGHT - 190;
+  const amount = (s: string, at: number, o: TextOpts = {}) => pen.line(s, X.amountR - 3, at, { ...o, align: 'right', fit: 120 });
   if (view.tax) {
-    line(L.subtotal, labelX, y, { color: MUTED });
-    line(t.money(view.subtotal), X.amountR - 3, y, { align: 'right', fit: 120 });
-    y += 14;
-    line(t.taxLine!, labelX, y, { color: MUTED });
-    line(t.money(view.tax.amount), X.amountR - 3, y, { align: 'right', fit: 120 });
-    y += 14;
+    pen.line(t.L.subtotal, labelX, y, { color: MUTED });
+    amount(t.money(view.subtotal), y);
+    pen.line(t.taxLine!, labelX, y + 14, { color: MUTED });
+    amount(t.money(view.tax.amount), y + 14);
+    y += 28;
   }
-  doc.moveTo(labelX, y).lineTo(RIGHT, y).lineWidth(1).strokeColor(INK).stroke();
+  pen.rule(y, labelX, INK, 1);
   y += 6;
-  line(L.total, labelX, y, { font: BOLD, size: 11 });
-  line(t.money(view.total), X.amountR - 3, y, { font: BOLD, size: 11, align: 'right', fit: 120 });
+  pen.line(t.L.total, labelX, y, { font: BOLD, size: 11 });
+  amount(t.money(view.total), y, { font: BOLD, size: 11 });
   y += 17;
   if (view.tax?.included) {
-    line(L.taxIncluded(view.tax.label), X.amountR - 3, y, { size: 7.5, color: MUTED, align: 'right' });
+    pen.line(t.L.taxIncluded(view.tax.label), X.amountR - 3, y, { size: 7.5, color: MUTED, align: 'right' });
     y += 12;
   }
-  y += 10;
-  y = block(view.thankYouText, LEFT, y, W, { font: BOLD, size: 10, color: accent, align: 'center' }) + 4;
-  if (view.footerText) block(view.footerText, LEFT, y, W, { size: 8, color: MUTED, align: 'center' });
+  y = pen.block(view.thankYouText, LEFT, y + 10, W, { font: BOLD, size: 10, color: t.accent, align: 'center' }) + 4;
+  if (view.footerText) pen.block(view.footerText, LEFT, y, W, { size: 8, color: MUTED, align: 'center' });
 }
