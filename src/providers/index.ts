@@ -1,0 +1,20 @@
+// Entry point for services: build an adapter from its stored (decrypted) configuration.
+import { ProviderA } from './provider_a.ts';
+import type {
+  ProviderACredentials, Provider, ProviderOptions,
+} from './types.ts';
+
+export type ProviderConfig =
+  | { kind: 'provider_a'; credentials: ProviderACredentials };
+
+export function createProvider(config: ProviderConfig, options: ProviderOptions = {}): Provider {
+  switch (config.kind) {
+    case 'provider_a':
+      return new ProviderA(config.credentials, options);
+  }
+}
+
+export * from './types.ts';
+export { ProviderError, CallbackVerificationError, isProviderError, isCallbackVerificationError } from './errors.ts';
+export type { ProviderFailure, VerificationFailure } from './errors.ts';
+export { ProviderA };

@@ -1,0 +1,316 @@
+// The provider layer over real HTTP: each adapter against a simulator that speaks its provider's
+// protocol, callbacks delivered to a tiny receiver that verifies them the way /v1/callbacks will.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import {
+  CallbackVerificationError, ProviderA, ProviderError,
+  type CallbackEvent, type ChargeEvent, type CreateChargeInput, type Provider, type ProviderCallRecord,
+} from '../src/providers/index.ts';
+import { DomainError } from '../src/core/errors.ts';
+import { ProviderASim } from './simulators/provider_a.ts';
+
+// ---- a tiny callback receiver, like POST /v1/callbacks/<provider> ----
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+  status: number;
+  event?: CallbackEvent;
+  error?: unknown;
+}
+
+class Receiver {
+  url = '';
+  readonly received: Received[] = [];
+  readonly providers = new Map<string, Provider>();
+  private server?: Server;
+
+  async start() {
+    this.server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const rec: Received = { path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks), status: 0 };
+      const provider = this.providers.get(rec.path);
+      try {
+        if (!provider) throw new Error(`no provider at ${rec.path}`);
+        rec.event = await provider.verifyCallback({ headers: req.headers, rawBody: rec.rawBody });
+        rec.status = 200;
+      } catch (e) {
+        rec.error = e;
+        rec.status = e instanceof DomainError ? e.status : 500;
+      }
+      this.received.push(rec);
+      res.writeHead(rec.status, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: rec.status === 200 }));
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  urlFor(kind: string) {
+    return `${this.url}/v1/callbacks/${kind}`;
+  }
+
+  last(kind: string): Received {
+    const r = this.received.filter((x) => x.path === `/v1/callbacks/${kind}`).at(-1);
+    if (!r) throw new Error(`nothing received for ${kind}`);
+    return r;
+  }
+
+  events(kind: string): CallbackEvent[] {
+    return this.received.filter((x) => x.path === `/v1/callbacks/${kind}` && x.event).map((x) => x.event!);
+  }
+
+  async close() {
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+}
+
+const receiver = new Receiver();
+beforeAll(() => receiver.start());
+afterAll(() => receiver.close());
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+const rand = (n = 8) => randomBytes(n).toString('hex');
+const inHours = (h: number) => new Date(Date.now() + h * 3600e3);
+
+function chargeInput(over: Partial<CreateChargeInput> = {}): CreateChargeInput {
+  const reference = `cs_${rand(13).toUpperCase()}`;
+  return {
+    reference,
+    amount: 150_000,
+    currency: 'IDR',
+    method: 'qris',
+    customer: { name: 'Budi Santoso', email: 'budi@example.com', phone: '+628123456789' },
+    description: 'Order 42',
+    expiresAt: inHours(1),
+    successUrl: 'https://merchant.example/thanks',
+    cancelUrl: 'https://merchant.example/cancel',
+    callbackUrl: receiver.urlFor('x'),
+    idempotencyKey: `${reference}:1`,
+    ...over,
+  };
+}
+
+async function expectProviderError(p: Promise<unknown>, reason: string): Promise<ProviderError> {
+  const e = await p.then(() => null, (x) => x);
+  expect(e, 'expected a ProviderError').toBeInstanceOf(ProviderError);
+  expect(e).toBeInstanceOf(DomainError);
+  expect((e as ProviderError).reason).toBe(reason);
+  expect((e as ProviderError).status).toBe(502);
+  expect((e as ProviderError).extensions.code).toBe('PROVIDER_ERROR');
+  return e as ProviderError;
+}
+
+const charged = (e: CallbackEvent | undefined): ChargeEvent => {
+  expect(e?.type).toBe('charge');
+  return e as ChargeEvent;
+};
+
+
+// ---------------------------------------------------------------------------------------------
+
+describe('provider_a (Xendit-style)', () => {
+  const creds = { secretKey: `xnd_development_${rand(20)}`, callbackToken: rand(24) };
+  const sim = new ProviderASim({ secretKey: creds.secretKey, callbackToken: creds.callbackToken });
+  const calls: ProviderCallRecord[] = [];
+  let a: ProviderA;
+  beforeAll(async () => {
+    await sim.start();
+    sim.callbackUrl = receiver.urlFor('provider_a');
+    a = new ProviderA(creds, { baseUrl: sim.url, onCall: (c) => calls.push(c) });
+    receiver.providers.set('/v1/callbacks/provider_a', a);
+  });
+  afterAll(() => sim.close());
+
+  it('QRIS: a QR string, paid by callback with the token, confirmed by GET', async () => {
+    const input = chargeInput({ method: 'qris', amount: 150_000 });
+    const charge = await a.createCharge(input);
+    expect(charge.status).toBe('pending');
+    expect(charge.providerRef).toMatch(/^qris:qr_/);
+    expect(charge.instructions).toMatchObject({ kind: 'qr', expiresAt: input.expiresAt.toISOString() });
+    expect(charge.instructions.kind === 'qr' && charge.instructions.qrString).toContain('150000');
+    const create = sim.requests.at(-1)!;
+    expect(create.headers.authorization).toBe(`Basic ${Buffer.from(`${creds.secretKey}:`).toString('base64')}`);
+    expect(create.headers['idempotency-key']).toBe(input.idempotencyKey);
+    expect(create.headers['api-version']).toBe('2022-07-31');
+    expect(JSON.parse(create.body)).toMatchObject({ reference_id: input.reference, type: 'DYNAMIC', currency: 'IDR', amount: 150_000 });
+
+    expect((await a.fetchStatus(charge)).status).toBe('pending');
+    const [delivery] = await sim.pay(charge.providerRef);
+    expect(delivery.status).toBe(200);
+    const event = charged(receiver.last('provider_a').event);
+    expect(event).toMatchObject({ providerRef: charge.providerRef, status: 'paid', amount: 150_000, currency: 'IDR' });
+    expect(event.providerEventId).toMatch(/^qrpy_/);
+    expect(event.providerPaymentId).toBe(event.providerEventId);
+
+    const confirmed = await a.fetchStatus(event);
+    expect(confirmed).toMatchObject({ status: 'paid', amount: 150_000, currency: 'IDR', providerPaymentId: event.providerPaymentId });
+  });
+
+  it('virtual account: bank and number; the payment id confirms it', async () => {
+    const charge = await a.createCharge(chargeInput({ method: 'va', channel: 'bni', amount: 250_000 }));
+    expect(charge.providerRef).toMatch(/^va:[0-9a-f]{24}$/);
+    expect(charge.instructions).toMatchObject({ kind: 'va', bankCode: 'BNI', accountName: 'Budi Santoso' });
+    expect(charge.instructions.kind === 'va' && charge.instructions.vaNumber).toMatch(/^88608\d{10}$/);
+    const body = JSON.parse(sim.requests.at(-1)!.body);
+    expect(body).toMatchObject({ bank_code: 'BNI', is_closed: true, is_single_use: true, expected_amount: 250_000 });
+
+    await sim.pay(charge.providerRef);
+    const event = charged(receiver.last('provider_a').event);
+    expect(event).toMatchObject({ providerRef: charge.providerRef, status: 'paid', amount: 250_000 });
+    expect(await a.fetchStatus(event)).toMatchObject({ status: 'paid', amount: 250_000 });
+    // Without the payment id a paid single-use VA looks like any unexpired one.
+    expect((await a.fetchStatus({ providerRef: charge.providerRef })).status).toBe('pending');
+  });
+
+  it('e-wallet: a redirect; a failed payment maps to failed', async () => {
+    const input = chargeInput({ method: 'ewallet', channel: 'shopeepay', amount: 20_000 });
+    const charge = await a.createCharge(input);
+    expect(charge.instructions).toMatchObject({ kind: 'redirect' });
+    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/web\/ewallet\/ewc_/);
+    expect(JSON.parse(sim.requests.at(-1)!.body)).toMatchObject({ channel_code: 'ID_SHOPEEPAY', channel_properties: { success_redirect_url: input.successUrl } });
+    await sim.fail(charge.providerRef);
+    expect(charged(receiver.last('provider_a').event)).toMatchObject({ providerRef: charge.providerRef, status: 'failed' });
+    expect((await a.fetchStatus(charge)).status).toBe('failed');
+  });
+
+  it('retail: a payment code at the outlet; paid and confirmed', async () => {
+    const charge = await a.createCharge(chargeInput({ method: 'retail', channel: 'indomaret', amount: 75_000 }));
+    expect(charge.instructions).toMatchObject({ kind: 'retail', outlet: 'INDOMARET' });
+    expect(charge.instructions.kind === 'retail' && charge.instructions.paymentCode).toMatch(/^TEST\d{8}$/);
+    await sim.pay(charge.providerRef);
+    const event = charged(receiver.last('provider_a').event);
+    expect(event).toMatchObject({ providerRef: charge.providerRef, status: 'paid', amount: 75_000 });
+    expect(await a.fetchStatus(charge)).toMatchObject({ status: 'paid', amount: 75_000, providerPaymentId: event.providerPaymentId });
+  });
+
+  it('card: an invoice redirect; the expiry callback maps to expired', async () => {
+    const charge = await a.createCharge(chargeInput({ method: 'card', amount: 99_000 }));
+    expect(charge.providerRef).toMatch(/^invoice:/);
+    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toContain('/web/invoices/');
+    expect(JSON.parse(sim.requests.at(-1)!.body)).toMatchObject({ payment_methods: ['CREDIT_CARD'], amount: 99_000 });
+    await sim.expire(charge.providerRef);
+    expect(charged(receiver.last('provider_a').event)).toMatchObject({ status: 'expired', amount: 99_000 });
+    expect((await a.fetchStatus(charge)).status).toBe('expired');
+  });
+
+  it('an expired QR code confirms as expired (no callback is sent)', async () => {
+    const charge = await a.createCharge(chargeInput({ method: 'qris' }));
+    const before = receiver.received.length;
+    expect(await sim.expire(charge.providerRef)).toEqual([]);
+    expect(receiver.received.length).toBe(before);
+    expect((await a.fetchStatus(charge)).status).toBe('expired');
+  });
+
+  it('duplicates carry the same event id (the dedupe key); the VA-updated callback is authentic but ignored', async () => {
+    const charge = await a.createCharge(chargeInput({ method: 'va' }));
+    const deliveries = await sim.pay(charge.providerRef, { duplicates: 2 });
+    expect(deliveries.map((d) => d.status)).toEqual([200, 200, 200]);
+    const events = receiver.events('provider_a').slice(-3).map(charged);
+    expect(new Set(events.map((e) => e.providerEventId)).size).toBe(1);
+
+    const other = await a.createCharge(chargeInput({ method: 'va' }));
+    await sim.expire(other.providerRef);
+    expect(receiver.last('provider_a').event).toMatchObject({ type: 'ignored' });
+    expect((await a.fetchStatus(other)).status).toBe('expired');
+  });
+
+  it('a forged, missing or unconfigured token is refused with 401 invalid_signature', async () => {
+    const charge = await a.createCharge(chargeInput({ method: 'qris' }));
+    const [d] = await sim.pay(charge.providerRef, { forge: true });
+    expect(d.status).toBe(401);
+    const err = receiver.last('provider_a').error as CallbackVerificationError;
+    expect(err).toBeInstanceOf(CallbackVerificationError);
+    expect(err.reason).toBe('mismatch');
+    expect(err.extensions.code).toBe('invalid_signature');
+
+    const raw = sim.sent.at(-1)!.body;
+    await expect(a.verifyCallback({ headers: {}, rawBody: raw })).rejects.toMatchObject({ reason: 'missing' });
+    await expect(a.verifyCallback({ headers: { 'X-Callback-Token': creds.callbackToken }, rawBody: raw })).resolves.toMatchObject({ type: 'charge' });
+    const untokened = new ProviderA({ secretKey: creds.secretKey }, { baseUrl: sim.url });
+    await expect(untokened.verifyCallback({ headers: { 'x-callback-token': creds.callbackToken }, rawBody: raw })).rejects.toMatchObject({ reason: 'not_configured' });
+    await expect(a.verifyCallback({ headers: { 'x-callback-token': creds.callbackToken }, rawBody: 'not json' })).rejects.toMatchObject({ reason: 'malformed' });
+  });
+
+  it('a delayed callback: the state is already visible to fetchStatus; the callback arrives later', async () => {
+    const charge = await a.createCharge(chargeInput({ method: 'retail' }));
+    const before = receiver.received.length;
+    const late = sim.pay(charge.providerRef, { delayMs: 400 });
+    expect((await a.fetchStatus(charge)).status).toBe('paid');
+    expect(receiver.received.length).toBe(before);
+    expect((await late)[0].status).toBe(200);
+    expect(charged(receiver.last('provider_a').event).providerRef).toBe(charge.providerRef);
+  });
+
+  it('refunds an invoice (card) payment; it settles by callback. VA payments cannot be refunded', async () => {
+    const charge = await a.createCharge(chargeInput({ method: 'card', amount: 50_000 }));
+    await sim.pay(charge.providerRef);
+    const refund = await a.refund({ providerRef: charge.providerRef, amount: 20_000, currency: 'IDR', reason: 'requested_by_customer', idempotencyKey: `rf_${rand()}` });
+    expect(refund.status).toBe('pending');
+    await sim.settleRefund(refund.providerRefundId, 'SUCCEEDED');
+    expect(receiver.last('provider_a').event).toMatchObject({ type: 'refund', providerRefundId: refund.providerRefundId, status: 'succeeded', amount: 20_000 });
+
+    const va = await a.createCharge(chargeInput({ method: 'va' }));
+    await expectProviderError(a.refund({ providerRef: va.providerRef, amount: 1, currency: 'IDR', idempotencyKey: 'rf_x' }), 'unsupported');
+  });
+
+  it('the same idempotency key returns the same charge', async () => {
+    const input = chargeInput({ method: 'qris' });
+    const one = await a.createCharge(input);
+    const two = await a.createCharge(input);
+    expect(two.providerRef).toBe(one.providerRef);
+  });
+
+  it('typed errors: wrong secret key, a rejected request, an unsupported method, a hanging provider, a dead one', async () => {
+    const wrong = new ProviderA({ secretKey: 'xnd_development_wrong' }, { baseUrl: sim.url });
+    const e = await expectProviderError(wrong.createCharge(chargeInput()), 'invalid_credentials');
+    expect(e).toMatchObject({ httpStatus: 401, providerCode: 'INVALID_API_KEY', retryable: false });
+
+    // spec facts: QRIS up to 10,000,000 per transaction
+    const big = await expectProviderError(a.createCharge(chargeInput({ amount: 10_000_001 })), 'rejected');
+    expect(big.providerCode).toBe('API_VALIDATION_ERROR');
+    await expectProviderError(a.createCharge(chargeInput({ currency: 'USD', amount: 100 })), 'unsupported');
+    await expectProviderError(a.createCharge(chargeInput({ method: 'va', channel: 'nosuchbank' })), 'unsupported');
+
+    const slow: ProviderCallRecord[] = [];
+    const impatient = new ProviderA(creds, { baseUrl: sim.url, timeoutMs: 200, onCall: (c) => slow.push(c) });
+    sim.hang = true;
+    try {
+      const started = Date.now();
+      const t = await expectProviderError(impatient.createCharge(chargeInput()), 'timeout');
+      expect(t.retryable).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      sim.hang = false;
+    }
+    expect(slow).toEqual([expect.objectContaining({ provider: 'provider_a', method: 'POST', path: '/qr_codes', status: null, error: 'timeout' })]);
+
+    const dead = new ProviderA(creds, { baseUrl: `http://127.0.0.1:${await closedPort()}` });
+    const refused = await expectProviderError(dead.createCharge(chargeInput()), 'network');
+    expect(refused.message).toContain('ECONNREFUSED');
+  });
+
+  it('every outbound call is recorded: provider, method, path, status, latency, request id', () => {
+    expect(calls.length).toBeGreaterThan(10);
+    for (const c of calls) {
+      expect(c.provider).toBe('provider_a');
+      expect(c.latencyMs).toBeGreaterThanOrEqual(0);
+      expect(c.path.startsWith('/')).toBe(true);
+      expect(c.providerRequestId).toMatch(/^[0-9a-f]{16}$/);
+    }
+    expect(calls).toContainEqual(expect.objectContaining({ method: 'POST', path: '/qr_codes', status: 200 }));
+    expect(calls).toContainEqual(expect.objectContaining({ method: 'GET', status: 200 }));
+  });
+});
