@@ -5,11 +5,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import {
-  CallbackVerificationError, ProviderA, ProviderError,
-  type CallbackEvent, type ChargeEvent, type CreateChargeInput, type Provider, type ProviderCallRecord,
+  CallbackVerificationError, ProviderA, ProviderB, ProviderError,
+  providerBSignature, type CallbackEvent, type ChargeEvent, type CreateChargeInput, type Provider, type ProviderCallRecord,
 } from '../src/providers/index.ts';
 import { DomainError } from '../src/core/errors.ts';
 import { ProviderASim } from './simulators/provider_a.ts';
+import { ProviderBSim } from './simulators/provider_b.ts';
 
 // ---- a tiny callback receiver, like POST /v1/callbacks/<provider> ----
 
@@ -312,5 +313,158 @@ describe('provider_a (Xendit-style)', () => {
     }
     expect(calls).toContainEqual(expect.objectContaining({ method: 'POST', path: '/qr_codes', status: 200 }));
     expect(calls).toContainEqual(expect.objectContaining({ method: 'GET', status: 200 }));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('provider_b (Midtrans-style)', () => {
+  const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789', env: 'sandbox' as const };
+  const sim = new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId });
+  let b: ProviderB;
+  const input = (over: Partial<CreateChargeInput> = {}) => chargeInput({ callbackUrl: receiver.urlFor('provider_b'), amount: 100_000, ...over });
+  beforeAll(async () => {
+    await sim.start();
+    b = new ProviderB(creds, { baseUrl: sim.url });
+    receiver.providers.set('/v1/callbacks/provider_b', b);
+  });
+  afterAll(() => sim.close());
+
+  it('card through Snap: token and redirect_url; notification sent to X-Override-Notification; capture+accept is paid', async () => {
+    const i = input({ method: 'card' });
+    const charge = await b.createCharge(i);
+    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toMatch(/\/snap\/v4\/redirection\/[0-9a-f-]{36}$/);
+    expect(charge.raw).toMatchObject({ token: expect.any(String) });
+    expect(charge.providerRef).toBe(b.orderIdFor(i));
+    expect(charge.providerRef.length).toBeLessThanOrEqual(50);
+    const req = sim.requests.at(-1)!;
+    expect(req.path).toBe('/snap/v1/transactions');
+    expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`${creds.serverKey}:`).toString('base64')}`);
+    expect(req.headers['x-override-notification']).toBe(i.callbackUrl);
+    expect(JSON.parse(req.body)).toMatchObject({ transaction_details: { order_id: charge.providerRef, gross_amount: 100_000 }, enabled_payments: ['credit_card'], callbacks: { finish: i.successUrl } });
+
+    await sim.pay(charge.providerRef);
+    const event = charged(receiver.last('provider_b').event);
+    expect(event).toMatchObject({ providerRef: charge.providerRef, status: 'paid', amount: 100_000, currency: 'IDR' });
+    expect((event.raw as any).transaction_status).toBe('capture');
+    expect(await b.fetchStatus(event)).toMatchObject({ status: 'paid', amount: 100_000, providerPaymentId: event.providerPaymentId });
+  });
+
+  it('QRIS through the Core API: the QR string itself; settlement is paid', async () => {
+    const charge = await b.createCharge(input({ method: 'qris' }));
+    expect(charge.instructions).toMatchObject({ kind: 'qr' });
+    expect(charge.instructions.kind === 'qr' && charge.instructions.qrString).toContain('100000');
+    expect(charge.instructions.expiresAt).toMatch(/Z$/);
+    expect(JSON.parse(sim.requests.at(-1)!.body)).toMatchObject({ payment_type: 'qris', custom_expiry: { unit: 'minute', expiry_duration: 60 } });
+    expect((await b.fetchStatus(charge)).status).toBe('pending');
+    await sim.pay(charge.providerRef);
+    expect(charged(receiver.last('provider_b').event)).toMatchObject({ status: 'paid', amount: 100_000 });
+    expect((await b.fetchStatus(charge)).status).toBe('paid');
+  });
+
+  it('VA numbers per bank (permata and mandiri have their own shapes) and retail payment codes', async () => {
+    const bca = await b.createCharge(input({ method: 'va' }));
+    expect(bca.instructions).toMatchObject({ kind: 'va', bankCode: 'bca', vaNumber: expect.stringMatching(/^\d{11}$/) });
+    const permata = await b.createCharge(input({ method: 'va', channel: 'permata' }));
+    expect(permata.instructions).toMatchObject({ kind: 'va', bankCode: 'permata', vaNumber: expect.stringMatching(/^\d{11}$/) });
+    const mandiri = await b.createCharge(input({ method: 'va', channel: 'mandiri' }));
+    expect(mandiri.instructions).toMatchObject({ kind: 'va', bankCode: 'mandiri', billerCode: '70012' });
+    const alfa = await b.createCharge(input({ method: 'retail', channel: 'alfamart' }));
+    expect(alfa.instructions).toMatchObject({ kind: 'retail', outlet: 'alfamart', paymentCode: expect.stringMatching(/^\d{12}$/) });
+    await sim.pay(alfa.providerRef);
+    expect(charged(receiver.last('provider_b').event)).toMatchObject({ providerRef: alfa.providerRef, status: 'paid' });
+  });
+
+  it('the trap: the signature is over the strings received, gross_amount "100000.00" for IDR', async () => {
+    const charge = await b.createCharge(input({ method: 'qris' }));
+    await sim.pay(charge.providerRef);
+    const got = receiver.last('provider_b');
+    const raw = got.rawBody.toString('utf8');
+    expect(raw).toContain('"gross_amount":"100000.00"');
+    expect(raw).toContain('"status_code":"200"');
+    expect(got.event).toMatchObject({ type: 'charge', amount: 100_000 });
+    const sig = JSON.parse(raw).signature_key;
+    expect(sig).toBe(providerBSignature(charge.providerRef, '200', '100000.00', creds.serverKey));
+    // Signing our own integer amount ("100000") is what the trap catches.
+    expect(sig).not.toBe(providerBSignature(charge.providerRef, '200', '100000', creds.serverKey));
+    await expect(b.verifyCallback({ headers: {}, rawBody: raw.replace('"gross_amount":"100000.00"', '"gross_amount":"100000"') })).rejects.toMatchObject({ reason: 'mismatch' });
+    // Re-serialised as a number the exact spelling is gone: refused, never guessed back.
+    await expect(b.verifyCallback({ headers: {}, rawBody: raw.replace('"gross_amount":"100000.00"', '"gross_amount":100000') })).rejects.toMatchObject({ reason: 'malformed' });
+    // Whitespace and key order do not matter: the strings do.
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(raw)).reverse()), null, 2);
+    await expect(b.verifyCallback({ headers: {}, rawBody: Buffer.from(reordered) })).resolves.toMatchObject({ type: 'charge', amount: 100_000 });
+  });
+
+  it('forged or tampered notifications are refused', async () => {
+    const charge = await b.createCharge(input({ method: 'va' }));
+    const [d] = await sim.pay(charge.providerRef, { forge: true });
+    expect(d.status).toBe(401);
+    expect(receiver.last('provider_b').error).toMatchObject({ reason: 'mismatch', provider: 'provider_b' });
+    const genuine = JSON.stringify(sim.notificationFor(sim.txs.get(charge.providerRef)!));
+    await expect(b.verifyCallback({ headers: {}, rawBody: genuine })).resolves.toMatchObject({ status: 'paid' });
+    await expect(b.verifyCallback({ headers: {}, rawBody: genuine.replace('"100000.00"', '"1.00"') })).rejects.toMatchObject({ reason: 'mismatch' });
+    await expect(b.verifyCallback({ headers: {}, rawBody: genuine.replace(/"signature_key":"[0-9a-f]+"/, '"signature_key":""') })).rejects.toMatchObject({ reason: 'missing' });
+  });
+
+  it('status mapping: fraud challenge pending, deny and cancel failed, expire expired', async () => {
+    const challenged = await b.createCharge(input({ method: 'card' }));
+    await sim.pay(challenged.providerRef, { fraud: 'challenge' });
+    expect(charged(receiver.last('provider_b').event).status).toBe('pending');
+    expect((await b.fetchStatus(challenged)).status).toBe('pending');
+
+    const denied = await b.createCharge(input({ method: 'card' }));
+    await sim.fail(denied.providerRef);
+    expect(charged(receiver.last('provider_b').event).status).toBe('failed');
+    expect((await b.fetchStatus(denied)).status).toBe('failed');
+
+    const cancelled = await b.createCharge(input({ method: 'va' }));
+    await sim.fail(cancelled.providerRef, { as: 'cancel' });
+    expect(charged(receiver.last('provider_b').event).status).toBe('failed');
+
+    const expired = await b.createCharge(input({ method: 'qris' }));
+    await sim.expire(expired.providerRef);
+    const e = charged(receiver.last('provider_b').event);
+    expect(e.status).toBe('expired');
+    expect((e.raw as any).status_code).toBe('407');
+    expect((await b.fetchStatus(expired)).status).toBe('expired');
+  });
+
+  it('duplicate notifications share one event id; a pending then a settlement notification do not', async () => {
+    const charge = await b.createCharge(input({ method: 'ewallet', channel: 'gopay' }));
+    expect(JSON.parse(sim.requests.at(-1)!.body).enabled_payments).toEqual(['gopay']);
+    await sim.pay(charge.providerRef, { duplicates: 1 });
+    const [x, y] = receiver.events('provider_b').slice(-2).map(charged);
+    expect(x.providerEventId).toBe(y.providerEventId);
+    expect(x.providerEventId).toMatch(/:settlement:/);
+  });
+
+  it('refund: approved at once, and its notification maps to a refund event', async () => {
+    const charge = await b.createCharge(input({ method: 'qris' }));
+    await sim.pay(charge.providerRef);
+    const key = `rf_${rand()}`;
+    const refund = await b.refund({ providerRef: charge.providerRef, amount: 40_000, currency: 'IDR', idempotencyKey: key });
+    expect(refund).toMatchObject({ providerRefundId: key, status: 'succeeded' });
+    await sim.flush();
+    expect(receiver.last('provider_b').event).toMatchObject({ type: 'refund', providerRefundId: key, amount: 40_000, status: 'succeeded' });
+    // The charge itself stays paid: refunds are their own records.
+    expect((await b.fetchStatus(charge)).status).toBe('paid');
+  });
+
+  it('typed errors: wrong server key (Snap and Core API), unknown order, reused order id, hanging provider', async () => {
+    const wrong = new ProviderB({ ...creds, serverKey: 'SB-Mid-server-wrong' }, { baseUrl: sim.url });
+    await expectProviderError(wrong.createCharge(input({ method: 'card' })), 'invalid_credentials');
+    const core = await expectProviderError(wrong.createCharge(input({ method: 'qris' })), 'invalid_credentials');
+    expect(core.providerCode).toBe('401');
+    await expectProviderError(b.fetchStatus({ providerRef: 'no-such-order' }), 'not_found');
+    const i = input({ method: 'va' });
+    await b.createCharge(i);
+    expect((await expectProviderError(b.createCharge(i), 'rejected')).providerCode).toBe('406');
+
+    sim.hang = true;
+    try {
+      await expectProviderError(new ProviderB(creds, { baseUrl: sim.url, timeoutMs: 150 }).fetchStatus({ providerRef: 'x' }), 'timeout');
+    } finally {
+      sim.hang = false;
+    }
   });
 });
