@@ -1,16 +1,17 @@
 // The provider layer over real HTTP: each adapter against a simulator that speaks its provider's
 // protocol, callbacks delivered to a tiny receiver that verifies them the way /v1/callbacks will.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import {
-  CallbackVerificationError, ProviderA, ProviderB, ProviderError,
-  providerBSignature, type CallbackEvent, type ChargeEvent, type CreateChargeInput, type Provider, type ProviderCallRecord,
+  CallbackVerificationError, clearProviderCTokens, ProviderA, ProviderB, ProviderC, ProviderError,
+  providerBSignature, settleCharge, type CallbackEvent, type ChargeEvent, type CreateChargeInput, type Provider, type ProviderCallRecord,
 } from '../src/providers/index.ts';
 import { DomainError } from '../src/core/errors.ts';
 import { ProviderASim } from './simulators/provider_a.ts';
 import { ProviderBSim } from './simulators/provider_b.ts';
+import { ProviderCSim } from './simulators/provider_c.ts';
 
 // ---- a tiny callback receiver, like POST /v1/callbacks/<provider> ----
 
@@ -463,6 +464,172 @@ describe('provider_b (Midtrans-style)', () => {
     sim.hang = true;
     try {
       await expectProviderError(new ProviderB(creds, { baseUrl: sim.url, timeoutMs: 150 }).fetchStatus({ providerRef: 'x' }), 'timeout');
+    } finally {
+      sim.hang = false;
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('provider_c (PayPal-style)', () => {
+  const creds = { clientId: `AZ${rand(16)}`, secret: `EL${rand(16)}`, webhookId: `WH${rand(8).toUpperCase()}`, mode: 'sandbox' as const };
+  const sim = new ProviderCSim({ clientId: creds.clientId, secret: creds.secret, webhookId: creds.webhookId });
+  let c: ProviderC;
+  const input = (over: Partial<CreateChargeInput> = {}) => chargeInput({ method: 'provider_c', currency: 'USD', amount: 1234, ...over });
+  beforeAll(async () => {
+    await sim.start();
+    sim.webhookUrl = receiver.urlFor('provider_c');
+    c = new ProviderC(creds, { baseUrl: sim.url });
+    receiver.providers.set('/v1/callbacks/provider_c', c);
+  });
+  beforeEach(() => clearProviderCTokens());
+  afterAll(() => sim.close());
+
+  it('order (intent CAPTURE, "12.34") -> approve link -> buyer approves -> capture -> paid, each step by verified webhook', async () => {
+    const i = input();
+    const charge = await c.createCharge(i);
+    expect(charge.status).toBe('pending');
+    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toBe(`${sim.url}/checkoutnow?token=${charge.providerRef}`);
+    const create = sim.requests.filter((r) => r.path === '/v2/checkout/orders').at(-1)!;
+    expect(create.headers['paypal-request-id']).toBe(i.idempotencyKey);
+    expect(create.headers.authorization).toMatch(/^Bearer A21AA/);
+    expect(JSON.parse(create.body)).toMatchObject({ intent: 'CAPTURE', purchase_units: [{ custom_id: i.reference, amount: { currency_code: 'USD', value: '12.34' } }] });
+
+    await sim.pay(charge.providerRef);
+    const approved = charged(receiver.last('provider_c').event);
+    expect(approved).toMatchObject({ providerRef: charge.providerRef, status: 'approved', amount: 1234, currency: 'USD' });
+    const verifyCall = sim.requests.filter((r) => r.path === '/v1/notifications/verify-webhook-signature').at(-1)!;
+    const sent = sim.sent.at(-1)!;
+    // The event goes back byte for byte, with the five transmission headers and our webhook id.
+    expect(verifyCall.body.endsWith(`"webhook_event":${sent.body}}`)).toBe(true);
+    expect(JSON.parse(verifyCall.body)).toMatchObject({
+      auth_algo: 'SHA256withRSA', webhook_id: creds.webhookId,
+      transmission_id: sent.headers['paypal-transmission-id'], transmission_sig: sent.headers['paypal-transmission-sig'],
+      transmission_time: sent.headers['paypal-transmission-time'], cert_url: sent.headers['paypal-cert-url'],
+    });
+    // Re-serialising the event ("Jos\u00e9" becomes "José") breaks the signature: bytes, not JSON.
+    expect(sent.body).toContain('Jos\\u00e9');
+    const reserialised = JSON.stringify(JSON.parse(sent.body));
+    expect(reserialised).not.toBe(sent.body);
+    await expect(c.verifyCallback({ headers: sent.headers, rawBody: reserialised })).rejects.toMatchObject({ reason: 'rejected' });
+    await expect(c.verifyCallback({ headers: sent.headers, rawBody: Buffer.from(sent.body) })).resolves.toMatchObject({ status: 'approved' });
+
+    const settled = await settleCharge(c, approved, { idempotencyKey: `${i.idempotencyKey}:capture` });
+    expect(settled).toMatchObject({ status: 'paid', amount: 1234, currency: 'USD', providerPaymentId: expect.stringMatching(/^[0-9A-F]{17}$/) });
+    await sim.flush();
+    const captured = charged(receiver.last('provider_c').event);
+    expect(captured).toMatchObject({ providerRef: charge.providerRef, providerPaymentId: settled.providerPaymentId, status: 'paid', amount: 1234 });
+    expect(await c.fetchStatus(captured)).toMatchObject({ status: 'paid', amount: 1234 });
+    // Capturing again (a retry, or the callback path after the return path) is harmless.
+    expect(await c.capture!(charge, { idempotencyKey: `${i.idempotencyKey}:capture` })).toMatchObject({ status: 'paid' });
+    expect(await c.capture!(charge, { idempotencyKey: 'another-key' })).toMatchObject({ status: 'paid', providerPaymentId: settled.providerPaymentId });
+  });
+
+  it('the token is fetched once and cached until it nears expiry, shared across instances', async () => {
+    const start = sim.tokenRequests;
+    let offset = 0;
+    const clock = { now: () => new Date(Date.now() + offset) };
+    const one = new ProviderC(creds, { baseUrl: sim.url, clock });
+    const two = new ProviderC(creds, { baseUrl: sim.url, clock });
+    const charges = await Promise.all([one.createCharge(input()), one.createCharge(input()), two.createCharge(input())]);
+    await Promise.all(charges.map((x) => two.fetchStatus(x)));
+    expect(sim.tokenRequests - start).toBe(1);
+    offset = 32400 * 1000 - 30_000; // inside the refresh margin
+    await one.fetchStatus(charges[0]);
+    expect(sim.tokenRequests - start).toBe(2);
+    await two.fetchStatus(charges[0]);
+    expect(sim.tokenRequests - start).toBe(2);
+  });
+
+  it('a token revoked early is replaced once on 401', async () => {
+    const charge = await c.createCharge(input());
+    const start = sim.tokenRequests;
+    sim.revokeTokens();
+    expect((await c.fetchStatus(charge)).status).toBe('pending');
+    expect(sim.tokenRequests - start).toBe(1);
+  });
+
+  it('webhook verification failures: forged, tampered, headers missing, no webhook id', async () => {
+    const charge = await c.createCharge(input());
+    const [d] = await sim.pay(charge.providerRef, { forge: true });
+    expect(d.status).toBe(401);
+    expect(receiver.last('provider_c').error).toMatchObject({ reason: 'rejected', provider: 'provider_c' });
+
+    const [t] = await sim.webhook('CHECKOUT.ORDER.APPROVED', 'checkout-order', { id: charge.providerRef, status: 'APPROVED', purchase_units: [{ amount: { currency_code: 'USD', value: '12.34' } }] }, {
+      tamper: (body) => body.replace('"12.34"', '"0.01"'),
+    });
+    expect(t.status).toBe(401);
+
+    const tampered = sim.sent.at(-1)!;
+    const verifies = sim.requests.filter((r) => r.path.includes('verify-webhook')).length;
+    const { ['paypal-transmission-sig']: _sig, ...fewer } = tampered.headers;
+    void _sig;
+    await expect(c.verifyCallback({ headers: fewer, rawBody: tampered.body })).rejects.toMatchObject({ reason: 'missing' });
+    expect(sim.requests.filter((r) => r.path.includes('verify-webhook')).length).toBe(verifies);
+    const noHook = new ProviderC({ ...creds, webhookId: null }, { baseUrl: sim.url });
+    await expect(noHook.verifyCallback({ headers: tampered.headers, rawBody: tampered.body })).rejects.toMatchObject({ reason: 'not_configured' });
+    const otherHook = new ProviderC({ ...creds, webhookId: 'WH-SOMEONE-ELSE' }, { baseUrl: sim.url });
+    const [ok] = await sim.pay(charge.providerRef);
+    expect(ok.status).toBe(200);
+    const real = sim.sent.at(-1)!;
+    await expect(otherHook.verifyCallback({ headers: real.headers, rawBody: real.body })).rejects.toBeInstanceOf(CallbackVerificationError);
+  });
+
+  it('same PayPal-Request-Id, same order; declined instrument fails; pending capture then denied', async () => {
+    const i = input();
+    const one = await c.createCharge(i);
+    expect((await c.createCharge(i)).providerRef).toBe(one.providerRef);
+
+    await sim.pay(one.providerRef, { capture: 'DECLINED' });
+    expect((await settleCharge(c, one, { idempotencyKey: 'cap-1' })).status).toBe('failed');
+
+    const two = await c.createCharge(input());
+    await sim.pay(two.providerRef, { capture: 'PENDING' });
+    expect((await settleCharge(c, two, { idempotencyKey: 'cap-2' })).status).toBe('pending');
+    await sim.flush();
+    expect(charged(receiver.last('provider_c').event)).toMatchObject({ providerRef: two.providerRef, status: 'pending' });
+    await sim.fail(two.providerRef);
+    expect(charged(receiver.last('provider_c').event)).toMatchObject({ providerRef: two.providerRef, status: 'failed' });
+    expect((await c.fetchStatus(two)).status).toBe('failed');
+  });
+
+  it('an order never captured expires: the provider forgets it', async () => {
+    const charge = await c.createCharge(input());
+    await sim.expire(charge.providerRef);
+    expect((await c.fetchStatus(charge)).status).toBe('expired');
+  });
+
+  it('refund a capture; the webhook maps to a refund event', async () => {
+    const charge = await c.createCharge(input({ amount: 5000 }));
+    await sim.pay(charge.providerRef);
+    const paid = await settleCharge(c, charge, { idempotencyKey: 'cap-r' });
+    const refund = await c.refund({ ...paid, amount: 1050, currency: 'USD', idempotencyKey: `rf_${rand()}` });
+    expect(refund.status).toBe('succeeded');
+    expect(JSON.parse(sim.requests.filter((r) => r.path.endsWith('/refund')).at(-1)!.body)).toMatchObject({ amount: { currency_code: 'USD', value: '10.50' } });
+    await sim.flush();
+    expect(receiver.last('provider_c').event).toMatchObject({ type: 'refund', providerRefundId: refund.providerRefundId, amount: 1050, currency: 'USD', status: 'succeeded' });
+    // Without the capture id the adapter finds it on the order.
+    const again = await c.refund({ providerRef: charge.providerRef, amount: 50, currency: 'USD', idempotencyKey: `rf_${rand()}` });
+    expect(again.status).toBe('succeeded');
+  });
+
+  it('amounts are exact decimal strings per currency', async () => {
+    for (const [amount, currency, value] of [[5, 'USD', '0.05'], [100, 'USD', '1.00'], [123456789, 'USD', '1234567.89'], [1500, 'JPY', '1500']] as const) {
+      await c.createCharge(input({ amount, currency }));
+      expect(JSON.parse(sim.requests.filter((r) => r.path === '/v2/checkout/orders').at(-1)!.body).purchase_units[0].amount).toEqual({ currency_code: currency, value });
+    }
+    expect(c.supports('provider_c', 'IDR')).toBe(false);
+    await expectProviderError(c.createCharge(input({ currency: 'IDR' })), 'unsupported');
+  });
+
+  it('typed errors: wrong client secret, hanging provider', async () => {
+    const wrong = new ProviderC({ ...creds, secret: 'nope' }, { baseUrl: sim.url });
+    const e = await expectProviderError(wrong.createCharge(input()), 'invalid_credentials');
+    expect(e.providerCode).toBe('invalid_client');
+    sim.hang = true;
+    try {
+      await expectProviderError(new ProviderC(creds, { baseUrl: sim.url, timeoutMs: 150 }).createCharge(input()), 'timeout');
     } finally {
       sim.hang = false;
     }
