@@ -4,10 +4,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import {
-  CallbackVerificationError, clearProviderCTokens, ProviderA, ProviderB, ProviderC, ProviderError,
+  CallbackVerificationError, clearProviderCTokens, createProvider, ManualProvider, ProviderA, ProviderB, ProviderC, ProviderError,
   providerBSignature, settleCharge, type CallbackEvent, type ChargeEvent, type CreateChargeInput, type Provider, type ProviderCallRecord,
 } from '../src/providers/index.ts';
+import { fromDecimalString, toDecimalString } from '../src/providers/decimal.ts';
 import { DomainError } from '../src/core/errors.ts';
 import { ProviderASim } from './simulators/provider_a.ts';
 import { ProviderBSim } from './simulators/provider_b.ts';
@@ -119,7 +121,6 @@ const charged = (e: CallbackEvent | undefined): ChargeEvent => {
   expect(e?.type).toBe('charge');
   return e as ChargeEvent;
 };
-
 
 // ---------------------------------------------------------------------------------------------
 
@@ -633,5 +634,53 @@ describe('provider_c (PayPal-style)', () => {
     } finally {
       sim.hang = false;
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('manual', () => {
+  const m = createProvider({
+    kind: 'manual',
+    config: { bankAccounts: [{ bankName: 'BCA', accountNumber: '1234567890', accountHolder: 'PT Contoh' }], staticQrImageUrl: 'https://merchant.example/qr.png', instructions: 'Put the order number in the transfer note.' },
+  }) as ManualProvider;
+
+  it('instructions from the public config, no HTTP, confirmed only by the merchant', async () => {
+    expect(m.supports('va', 'IDR')).toBe(true);
+    expect(m.supports('qris', 'IDR')).toBe(true);
+    expect(m.supports('qris', 'USD')).toBe(false);
+    expect(m.supports('card', 'IDR')).toBe(false);
+    const bank = await m.createCharge(chargeInput({ method: 'va' }));
+    expect(bank).toMatchObject({ status: 'pending', instructions: { kind: 'manual', bankAccounts: [{ bankName: 'BCA', accountNumber: '1234567890' }], staticQrImageUrl: null, text: 'Put the order number in the transfer note.' } });
+    const qr = await m.createCharge(chargeInput({ method: 'qris' }));
+    expect(qr.instructions).toMatchObject({ kind: 'manual', bankAccounts: [], staticQrImageUrl: 'https://merchant.example/qr.png' });
+    expect((await m.fetchStatus(qr)).status).toBe('pending');
+    await expect(m.verifyCallback()).rejects.toBeInstanceOf(CallbackVerificationError);
+    await expectProviderError(m.createCharge(chargeInput({ method: 'card' })), 'unsupported');
+    await expectProviderError(m.refund(), 'unsupported');
+  });
+});
+
+describe('decimal amounts', () => {
+  it('minor units <-> provider decimal strings, exactly', () => {
+    expect(toDecimalString(100_000, 'IDR', 2)).toBe('100000.00');
+    expect(toDecimalString(1234, 'USD')).toBe('12.34');
+    expect(toDecimalString(7, 'USD')).toBe('0.07');
+    expect(fromDecimalString('100000.00', 'IDR')).toBe(100_000);
+    expect(fromDecimalString('100000.50', 'IDR')).toBeNull();
+    expect(fromDecimalString('12.345', 'USD')).toBeNull();
+    expect(fromDecimalString('12.340', 'USD')).toBe(1234);
+    expect(fromDecimalString('12', 'USD')).toBe(1200);
+    expect(fromDecimalString('1e3', 'USD')).toBeNull();
+    expect(fromDecimalString(' 12.34', 'USD')).toBeNull();
+  });
+
+  it('round-trips every safe amount in every currency', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom('IDR', 'USD', 'JPY', 'SGD'), fc.integer({ min: 0, max: 2 }), (n, cur, extra) => {
+        const places = (cur === 'IDR' || cur === 'JPY' ? 0 : 2) + extra;
+        expect(fromDecimalString(toDecimalString(n, cur, places), cur)).toBe(n);
+      }),
+    );
   });
 });

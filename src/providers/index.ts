@@ -1,16 +1,18 @@
 // Entry point for services: build an adapter from its stored (decrypted) configuration, and
 // confirm a charge the one safe way (ask the provider, capture where it must be captured).
+import { ManualProvider } from './manual.ts';
 import { ProviderA } from './provider_a.ts';
 import { ProviderB } from './provider_b.ts';
 import { ProviderC } from './provider_c.ts';
 import type {
-  ChargeRef, ChargeState, ProviderACredentials, ProviderBCredentials, ProviderCCredentials, Provider, ProviderOptions,
+  ChargeRef, ChargeState, ManualConfig, Provider, ProviderACredentials, ProviderBCredentials, ProviderCCredentials, ProviderOptions,
 } from './types.ts';
 
 export type ProviderConfig =
   | { kind: 'provider_a'; credentials: ProviderACredentials }
   | { kind: 'provider_b'; credentials: ProviderBCredentials }
-  | { kind: 'provider_c'; credentials: ProviderCCredentials };
+  | { kind: 'provider_c'; credentials: ProviderCCredentials }
+  | { kind: 'manual'; config: ManualConfig };
 
 export function createProvider(config: ProviderConfig, options: ProviderOptions = {}): Provider {
   switch (config.kind) {
@@ -20,6 +22,8 @@ export function createProvider(config: ProviderConfig, options: ProviderOptions 
       return new ProviderB(config.credentials, options);
     case 'provider_c':
       return new ProviderC(config.credentials, options);
+    case 'manual':
+      return new ManualProvider(config.config);
   }
 }
 
@@ -37,6 +41,6 @@ export async function settleCharge(provider: Provider, ref: ChargeRef, opts: { i
 export * from './types.ts';
 export { ProviderError, CallbackVerificationError, isProviderError, isCallbackVerificationError } from './errors.ts';
 export type { ProviderFailure, VerificationFailure } from './errors.ts';
-export { ProviderA, ProviderB, ProviderC };
+export { ProviderA, ProviderB, ProviderC, ManualProvider };
 export { clearProviderCTokens } from './provider_c.ts';
 export { providerBSignature } from './provider_b.ts';
