@@ -43,6 +43,10 @@ export const config = {
   },
   rateLimitDisabled: process.env.SVC_RATE_LIMIT === 'off',
   poolSize: int(process.env.SVC_DB_POOL, 20),
+  /** Outgoing mail (receipts): `smtp://user:pass@host:587` or `smtps://...:465`; unset, email is refused. */
+  smtpUrl: process.env.SMTP_URL || undefined,
+  /** Sender address of receipt email; the merchant's name is the display name. */
+  smtpFrom: process.env.SMTP_FROM || 'receipts@svc.local',
 };
 let cachedKey: Buffer | undefined;
 

@@ -11,3 +11,34 @@ export function isCurrency(value: unknown): value is string {
 export function isMinorAmount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value);
 }
+
+/**
+ * The locale whose conventions a currency's amounts are written in when the caller names none:
+ * IDR the Indonesian way ("Rp 150.000"), everything else the US way ("$12.34", "SGD 12.34"), so
+ * a USD amount never reads "US$12,34" on an Indonesian-language receipt.
+ */
+export function moneyLocale(currency: string): string {
+  return currency === 'IDR' ? 'id-ID' : 'en-US';
+}
+
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * An integer amount in minor units as display text: `formatMoney(150000, 'IDR')` is
+ * "Rp 150.000", `formatMoney(1234, 'USD')` is "$12.34". Exactly the currency's minor digits are
+ * shown (none for IDR). The amount goes to Intl as a decimal string, so no float rounding at any
+ * size. Non-breaking spaces from Intl become plain spaces (receipt printers and PDF text need them).
+ */
+export function formatMoney(amountMinor: number, currency: string, locale: string = moneyLocale(currency)): string {
+  if (!Number.isSafeInteger(amountMinor)) throw new RangeError(`formatMoney: ${amountMinor} is not an integer amount in minor units`);
+  const exp = currencyExponent[currency] ?? 2;
+  const key = `${locale}|${currency}`;
+  let nf = moneyFormats.get(key);
+  if (!nf) {
+    nf = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'symbol', minimumFractionDigits: exp, maximumFractionDigits: exp });
+    moneyFormats.set(key, nf);
+  }
+  const digits = String(Math.abs(amountMinor)).padStart(exp + 1, '0');
+  const decimal = exp === 0 ? digits : `${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
+  return nf.format(`${amountMinor < 0 ? '-' : ''}${decimal}` as Intl.StringNumericLiteral).replace(/[\u00a0\u202f]/g, ' ');
+}

@@ -1,0 +1,148 @@
+// The receipt by email: an MJML template compiled to HTML (tables and inline styles that mail
+// clients render), the fixed-width text receipt as the plain-text part, the PDF attached, sent
+// over SMTP (config.smtpUrl) with nodemailer.
+import nodemailer, { type Transporter } from 'nodemailer';
+import { config } from '../../../core/config.ts';
+import { DomainError } from '../../../core/errors.ts';
+import { logger } from '../../../core/logger.ts';
+import { receiptText } from './format.ts';
+import { escapeHtml as e } from './html.ts';
+import { renderReceiptPdf } from './pdf.ts';
+import { renderReceiptText } from './text.ts';
+import type { ReceiptView } from './view.ts';
+
+export interface ReceiptEmail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** Escaped, with line breaks kept (mail clients ignore `white-space: pre-line`). */
+const eBr = (s: string) => e(s).replace(/\r?\n/g, '<br>');
+const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();
+
+/** mjml loads juice, cheerio and htmlnano (~0.4 s): only the first email pays for it. */
+let mjml: Promise<typeof import('mjml').default> | undefined;
+
+function template(view: ReceiptView): { subject: string; mjml: string } {
+  const t = receiptText(view);
+  const L = t.L;
+  const m = view.merchant;
+  const subject = oneLine(L.emailSubject(view.number, m.name));
+  const td = (s: string, style = '', attrs = '') => `<td style="padding:4px 0;${style}"${attrs}>${s}</td>`;
+  const num = 'text-align:right;white-space:nowrap;';
+  const detail = (label: string, value: string | null) => (value ? `<tr>${td(e(label), 'color:#6b7280;width:38%;')}${td(e(value))}</tr>` : '');
+  const customer = view.customer ? [view.customer.name, view.customer.email, view.customer.phone].filter(Boolean).join(', ') : null;
+  const items = view.lineItems
+    .map(
+      (i) =>
+        `<tr style="border-bottom:1px solid #e5e7eb;">${td(`${e(i.name)}<br><span style="color:#6b7280;font-size:12px;">${e(t.quantity(i.quantity))} x ${e(t.money(i.unitAmount))}</span>`)}${td(e(t.money(i.amount)), num + 'vertical-align:top;')}</tr>`,
+    )
+    .join('');
+  const totals =
+    (view.tax
+      ? `<tr>${td(e(L.subtotal), 'color:#6b7280;')}${td(e(t.money(view.subtotal)), num)}</tr><tr>${td(e(t.taxLine!), 'color:#6b7280;')}${td(e(t.money(view.tax.amount)), num)}</tr>`
+      : '') +
+    `<tr style="border-top:2px solid #111827;">${td(e(L.total), 'font-size:16px;font-weight:700;padding-top:8px;')}${td(e(t.money(view.total)), num + 'font-size:16px;font-weight:700;padding-top:8px;')}</tr>` +
+    (view.tax?.included ? `<tr>${td(e(L.taxIncluded(view.tax.label)), 'color:#6b7280;font-size:12px;', ' colspan="2"')}</tr>` : '');
+
+  const source = `<mjml lang="${e(view.language)}">
+  <mj-head>
+    <mj-title>${e(subject)}</mj-title>
+    <mj-preview>${e(L.emailIntro(m.name))}</mj-preview>
+    <mj-attributes>
+      <mj-all font-family="-apple-system, 'Segoe UI', Helvetica, Arial, sans-serif" />
+      <mj-text font-size="14px" line-height="1.45" color="#111827" padding="4px 24px" />
+      <mj-table font-size="14px" line-height="1.45" color="#111827" padding="4px 24px" />
+    </mj-attributes>
+  </mj-head>
+  <mj-body background-color="#f3f4f6" width="560px">
+    <mj-section background-color="${t.accent}" padding="3px 0"><mj-column><mj-spacer height="0px" /></mj-column></mj-section>
+    <mj-section background-color="#ffffff" padding="20px 0 4px">
+      <mj-column>
+        ${t.logoUrl ? `<mj-image src="${e(t.logoUrl)}" alt="${e(m.name)}" width="120px" align="left" padding="0 24px 8px" />` : ''}
+        <mj-text font-size="20px" font-weight="700">${e(m.name)}</mj-text>
+        ${m.tagline ? `<mj-text color="#6b7280">${e(m.tagline)}</mj-text>` : ''}
+        ${view.mode === 'test' ? `<mj-text color="#b91c1c" font-weight="700">${e(L.testMode)}</mj-text>` : ''}
+        <mj-text padding="12px 24px 4px">${e(L.emailIntro(m.name))}</mj-text>
+      </mj-column>
+    </mj-section>
+    <mj-section background-color="#ffffff" padding="0 0 20px">
+      <mj-column>
+        <mj-table font-size="13px">
+          <tr>${td(`<strong style="color:${t.accent};">${e(L.receipt)}</strong>`)}${td(`<strong>${e(view.number)}</strong>`, num)}</tr>
+          ${detail(L.issued, t.issuedAt)}${detail(L.paid, t.paidAt)}${detail(L.method, view.paymentMethodLabel)}${detail(L.cashier, view.cashierName)}${detail(L.customer, customer)}
+        </mj-table>
+        <mj-divider border-color="#e5e7eb" border-width="1px" padding="8px 24px" />
+        <mj-table>${items}</mj-table>
+        <mj-table>${totals}</mj-table>
+        <mj-text align="center" color="${t.accent}" font-weight="700" padding="16px 24px 0">${eBr(view.thankYouText)}</mj-text>
+        ${view.footerText ? `<mj-text align="center" color="#6b7280" font-size="12px">${eBr(view.footerText)}</mj-text>` : ''}
+      </mj-column>
+    </mj-section>
+    <mj-section padding="8px 0">
+      <mj-column>
+        <mj-text align="center" color="#9ca3af" font-size="11px">${e(m.name)}${m.address ? `<br>${eBr(m.address)}` : ''}${m.taxId ? `<br>${e(L.taxId)}: ${e(m.taxId)}` : ''}</mj-text>
+      </mj-column>
+    </mj-section>
+  </mj-body>
+</mjml>`;
+  return { subject, mjml: source };
+}
+
+/** Subject, HTML body and plain-text body of a receipt email. */
+export async function renderReceiptEmail(view: ReceiptView): Promise<ReceiptEmail> {
+  const { subject, mjml: source } = template(view);
+  const compile = await (mjml ??= import('mjml').then((mod) => mod.default));
+  // strict: a template mistake fails loudly here, not as a broken email. fonts: no web-font links.
+  const { html } = await compile(source, { validationLevel: 'strict', fonts: {}, keepComments: false });
+  const L = receiptText(view).L;
+  return { subject, html, text: `${L.emailIntro(view.merchant.name)}\n\n${renderReceiptText(view)}\n` };
+}
+
+const transports = new Map<string, Transporter>();
+function transportFor(url: string): Transporter {
+  let tr = transports.get(url);
+  if (!tr) {
+    // nodemailer's defaults wait minutes on a dead server; the email endpoint answers a request.
+    tr = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+    transports.set(url, tr);
+  }
+  return tr;
+}
+
+const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+
+/**
+ * Sends the receipt (HTML, text, PDF attached as `<number>.pdf`) to `to`, or to the customer's
+ * email. 409 no_recipient without either; 400 validation_error (field `to`) for an address that
+ * is not one plain address; 502 email_failed when SMTP is not configured or refuses it.
+ */
+export async function sendReceiptEmail(
+  view: ReceiptView,
+  opts: { to?: string | null; pdf?: Buffer; smtpUrl?: string; from?: string } = {},
+): Promise<{ messageId: string; to: string }> {
+  const to = (opts.to ?? view.customer?.email ?? '').trim();
+  if (!to) throw new DomainError('no_recipient', 'The receipt has no customer email; give `to`', { resource: 'receipt' });
+  if (to.length > 254 || !ADDRESS.test(to)) throw new DomainError('validation_error', 'Not an email address', { field: 'to', resource: 'receipt' });
+  const smtpUrl = opts.smtpUrl ?? config.smtpUrl;
+  if (!smtpUrl) throw new DomainError('email_failed', 'Email is not configured (SMTP_URL)', { resource: 'receipt' });
+
+  const [mail, pdf] = await Promise.all([renderReceiptEmail(view), opts.pdf ?? renderReceiptPdf(view)]);
+  const fromAddress = opts.from ?? config.smtpFrom;
+  try {
+    const info = await transportFor(smtpUrl).sendMail({
+      from: fromAddress.includes('<') ? fromAddress : { name: oneLine(view.merchant.name), address: fromAddress },
+      to,
+      subject: mail.subject,
+      html: mail.html,
+      text: mail.text,
+      headers: { 'Auto-Submitted': 'auto-generated' }, // RFC 3834: no vacation auto-replies
+      attachments: [{ filename: `${view.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`, content: pdf, contentType: 'application/pdf' }],
+    });
+    return { messageId: info.messageId, to };
+  } catch (err) {
+    logger.warn({ receipt: view.number, err: (err as Error).message }, 'receipt email not sent');
+    throw new DomainError('email_failed', 'The mail server did not accept the receipt', { resource: 'receipt' });
+  }
+}

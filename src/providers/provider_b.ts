@@ -1,0 +1,254 @@
+// provider_b: Midtrans-style. Basic auth with the server key (empty password). Redirect methods
+// (card, e-wallets) go through Snap (token + redirect_url); QRIS, VA and retail through the Core
+// API charge so our page shows the QR string, VA number or payment code itself. Notifications are
+// authenticated by signature_key = hex SHA-512(order_id + status_code + gross_amount + server_key)
+// over the exact strings received ("100000.00" even for IDR), then confirmed by GET status.
+import { createHash } from 'node:crypto';
+import { clock as systemClock } from '../core/clock.ts';
+import { safeEqual, sha256Hex } from '../core/crypto.ts';
+import { fromDecimalString } from './decimal.ts';
+import { CallbackVerificationError, ProviderError } from './errors.ts';
+import { basicAuth, failure, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
+import type {
+  CallbackEvent, CallbackRequest, Charge, ChargeRef, ChargeState, ChargeStatus, CreateChargeInput, Instructions,
+  PaymentMethod, Provider, ProviderBCredentials, ProviderOptions, RefundInput, RefundResult,
+} from './types.ts';
+
+export const PROVIDER_B_URLS = {
+  sandbox: { api: 'https://api.sandbox.midtrans.com', snap: 'https://app.sandbox.midtrans.com' },
+  production: { api: 'https://api.midtrans.com', snap: 'https://app.midtrans.com' },
+} as const;
+
+/** Our channel words; the first entry is the default. */
+export const providerBChannels = {
+  va: ['bca', 'bni', 'bri', 'cimb', 'permata', 'mandiri'],
+  ewallet: ['gopay', 'shopeepay'],
+  retail: ['alfamart', 'indomaret'],
+} as const;
+
+const METHODS: readonly PaymentMethod[] = ['qris', 'va', 'ewallet', 'retail', 'card'];
+
+/** The notification signature: hex SHA-512 over the strings exactly as received. */
+export function providerBSignature(orderId: string, statusCode: string, grossAmount: string, serverKey: string): string {
+  return createHash('sha512').update(orderId + statusCode + grossAmount + serverKey).digest('hex');
+}
+
+export class ProviderB implements Provider {
+  readonly kind = 'provider_b' as const;
+  private readonly http: ProviderHttp;
+  private readonly snapBase: string;
+  private readonly clock;
+
+  constructor(
+    private readonly credentials: ProviderBCredentials,
+    options: ProviderOptions = {},
+  ) {
+    const urls = PROVIDER_B_URLS[credentials.env === 'production' ? 'production' : 'sandbox'];
+    this.http = new ProviderHttp('provider_b', options.baseUrl ?? urls.api, options);
+    this.snapBase = options.snapBaseUrl ?? options.baseUrl ?? urls.snap;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  supports(method: PaymentMethod, currency: string): boolean {
+    return currency === 'IDR' && METHODS.includes(method);
+  }
+
+  /** `order_id`: our reference plus a digest of the attempt's key: unique per attempt, stable on retry, <= 50 chars. */
+  orderIdFor(input: Pick<CreateChargeInput, 'reference' | 'idempotencyKey'>): string {
+    return `${input.reference.replace(/[^A-Za-z0-9_~.-]/g, '').slice(0, 39)}-${sha256Hex(input.idempotencyKey).slice(0, 10)}`;
+  }
+
+  async createCharge(input: CreateChargeInput): Promise<Charge> {
+    if (!this.supports(input.method, input.currency)) {
+      throw new ProviderError(this.kind, 'unsupported', `cannot take ${input.method} in ${input.currency}`);
+    }
+    const orderId = this.orderIdFor(input);
+    const minutes = Math.max(1, Math.ceil((input.expiresAt.getTime() - this.clock.now().getTime()) / 60_000));
+    const common = {
+      transaction_details: { order_id: orderId, gross_amount: input.amount },
+      customer_details: customerDetails(input),
+      custom_field1: input.reference,
+    };
+    const notify = { 'x-override-notification': input.callbackUrl };
+    const fallbackExpiry = input.expiresAt.toISOString();
+
+    if (input.method === 'card' || input.method === 'ewallet') {
+      const enabled = input.method === 'card' ? ['credit_card'] : input.channel ? [pick('ewallet', input.channel)] : [...providerBChannels.ewallet];
+      const res = await this.http.request({
+        method: 'POST',
+        base: this.snapBase,
+        path: '/snap/v1/transactions',
+        headers: { ...this.auth(), ...notify },
+        body: JSON.stringify({
+          ...common,
+          enabled_payments: enabled,
+          callbacks: { finish: input.successUrl },
+          expiry: { start_time: jakartaTime(this.clock.now()), unit: 'minute', duration: minutes },
+        }),
+      });
+      const snap = res.json;
+      if (res.status !== 201 && res.status !== 200) throw failure(this.kind, 'create Snap transaction', res, null, snap?.error_messages?.join('; '));
+      if (!snap?.token || !snap?.redirect_url) throw failure(this.kind, 'create Snap transaction', res);
+      return { providerRef: orderId, status: 'pending', instructions: { kind: 'redirect', redirectUrl: snap.redirect_url, expiresAt: fallbackExpiry }, raw: { token: snap.token, redirect_url: snap.redirect_url } };
+    }
+
+    const expiry = { custom_expiry: { order_time: jakartaTime(this.clock.now()), expiry_duration: minutes, unit: 'minute' } };
+    let body: Record<string, unknown>;
+    if (input.method === 'qris') body = { payment_type: 'qris', qris: { acquirer: 'gopay' } };
+    else if (input.method === 'retail') {
+      body = { payment_type: 'cstore', cstore: { store: pick('retail', input.channel), message: (input.description ?? input.reference).slice(0, 20) } };
+    } else {
+      const bank = pick('va', input.channel);
+      body = bank === 'mandiri'
+        ? { payment_type: 'echannel', echannel: { bill_info1: 'Payment:', bill_info2: (input.description ?? input.reference).slice(0, 10) } }
+        : { payment_type: 'bank_transfer', bank_transfer: { bank } };
+    }
+    const res = await this.http.request({ method: 'POST', path: '/v2/charge', headers: { ...this.auth(), ...notify }, body: JSON.stringify({ ...body, ...common, ...expiry }) });
+    const c = this.ok('charge', res, ['200', '201']);
+    const expiresAt = jakartaToIso(c.expiry_time) ?? fallbackExpiry;
+    let instructions: Instructions;
+    if (input.method === 'qris') {
+      need(c.qr_string, 'qr_string');
+      instructions = { kind: 'qr', qrString: c.qr_string, expiresAt };
+    } else if (input.method === 'retail') {
+      need(c.payment_code, 'payment_code');
+      instructions = { kind: 'retail', outlet: c.store ?? pick('retail', input.channel), paymentCode: c.payment_code, expiresAt };
+    } else if (c.payment_type === 'echannel') {
+      need(c.bill_key, 'bill_key');
+      instructions = { kind: 'va', bankCode: 'mandiri', vaNumber: c.bill_key, billerCode: c.biller_code ?? null, expiresAt };
+    } else {
+      const va = c.va_numbers?.[0] ?? (c.permata_va_number ? { bank: 'permata', va_number: c.permata_va_number } : null);
+      need(va?.va_number, 'va_numbers');
+      instructions = { kind: 'va', bankCode: va.bank, vaNumber: va.va_number, billerCode: null, expiresAt };
+    }
+    return { providerRef: orderId, status: statusOf(c.transaction_status, c.fraud_status), instructions, raw: c };
+  }
+
+  async verifyCallback(request: CallbackRequest): Promise<CallbackEvent> {
+    const n = parseCallbackJson(this.kind, request.rawBody);
+    const { order_id: orderId, status_code: statusCode, gross_amount: gross, signature_key: signature } = n;
+    if (typeof signature !== 'string' || !signature) throw new CallbackVerificationError(this.kind, 'missing', 'signature_key is missing');
+    // The exact strings received: a number would already have lost its "100000.00" spelling.
+    if (typeof orderId !== 'string' || typeof statusCode !== 'string' || typeof gross !== 'string') {
+      throw new CallbackVerificationError(this.kind, 'malformed', 'order_id, status_code and gross_amount must be strings');
+    }
+    const expected = providerBSignature(orderId, statusCode, gross, this.credentials.serverKey);
+    if (!safeEqual(signature.toLowerCase(), expected)) throw new CallbackVerificationError(this.kind, 'mismatch', 'signature_key does not match');
+
+    const currency = typeof n.currency === 'string' ? n.currency : 'IDR';
+    const status = n.transaction_status;
+    if (status === 'refund' || status === 'partial_refund') {
+      const last = Array.isArray(n.refunds) && n.refunds.length ? n.refunds[n.refunds.length - 1] : null;
+      const refundId = String(last?.refund_key ?? last?.refund_chargeback_id ?? n.transaction_id);
+      const amount = fromDecimalString(String(last?.refund_amount ?? n.refund_amount ?? ''), currency);
+      if (amount === null) throw new CallbackVerificationError(this.kind, 'malformed', 'refund amount is not a decimal');
+      return { type: 'refund', providerEventId: `${n.transaction_id}:refund:${refundId}`, providerRefundId: refundId, status: 'succeeded', amount, currency, raw: n };
+    }
+    const amount = fromDecimalString(gross, currency);
+    if (amount === null) throw new CallbackVerificationError(this.kind, 'malformed', `gross_amount ${gross} is not an amount in ${currency}`);
+    return {
+      type: 'charge',
+      providerRef: orderId,
+      providerPaymentId: typeof n.transaction_id === 'string' ? n.transaction_id : null,
+      providerEventId: `${n.transaction_id ?? orderId}:${status}:${n.fraud_status ?? ''}`,
+      status: statusOf(status, n.fraud_status),
+      amount,
+      currency,
+      raw: n,
+    };
+  }
+
+  async fetchStatus(ref: ChargeRef): Promise<ChargeState> {
+    const res = await this.http.request({ method: 'GET', path: `/v2/${encodeURIComponent(ref.providerRef)}/status`, headers: this.auth() });
+    // 202 (denied) and 407 (expired) still describe a transaction; 404 does not.
+    const s = res.json && typeof res.json.transaction_status === 'string' && res.status < 300 ? res.json : this.ok('get status', res, ['200', '201', '202', '407']);
+    const currency = typeof s.currency === 'string' ? s.currency : 'IDR';
+    const amount = fromDecimalString(String(s.gross_amount), currency);
+    if (amount === null) throw new ProviderError(this.kind, 'bad_response', `gross_amount ${s.gross_amount} is not an amount`);
+    const status = statusOf(s.transaction_status, s.fraud_status);
+    return {
+      providerRef: ref.providerRef,
+      providerPaymentId: s.transaction_id ?? ref.providerPaymentId ?? null,
+      status,
+      amount,
+      currency,
+      paidAt: status === 'paid' ? (jakartaToIso(s.settlement_time ?? s.transaction_time) ?? null) : null,
+      raw: s,
+    };
+  }
+
+  async refund(input: RefundInput): Promise<RefundResult> {
+    const res = await this.http.request({
+      method: 'POST',
+      path: `/v2/${encodeURIComponent(input.providerRef)}/refund`,
+      headers: this.auth(),
+      body: JSON.stringify({ refund_key: input.idempotencyKey, amount: input.amount, reason: input.reason ?? 'requested_by_customer' }),
+    });
+    const r = this.ok('refund', res, ['200', '201']);
+    return { providerRefundId: String(r.refund_key ?? input.idempotencyKey), status: r.status_code === '201' ? 'pending' : 'succeeded', raw: r };
+  }
+
+  // ---- transport ----
+
+  private auth() {
+    return { authorization: basicAuth(this.credentials.serverKey, '') };
+  }
+
+  /** Core API answers carry their own status_code, which may disagree with the HTTP status. */
+  private ok(what: string, res: HttpResponse, accepted: string[]): any {
+    const b = res.json;
+    const code = typeof b?.status_code === 'string' ? b.status_code : String(res.status);
+    if (res.status >= 200 && res.status < 300 && b && typeof b === 'object' && accepted.includes(code)) return b;
+    const effective = res.status >= 200 && res.status < 300 && /^\d{3}$/.test(code) ? { ...res, status: Number(code) } : res;
+    throw failure(this.kind, what, effective, code, b?.status_message ?? b?.error_messages?.join('; '));
+  }
+}
+
+/** settlement/capture paid (capture only once the fraud check accepts), deny/cancel/failure failed, expire expired, refunded still paid. */
+function statusOf(transactionStatus: unknown, fraudStatus: unknown): ChargeStatus {
+  switch (transactionStatus) {
+    case 'settlement':
+      return 'paid';
+    case 'capture':
+      return fraudStatus === 'challenge' ? 'pending' : fraudStatus === 'deny' ? 'failed' : 'paid';
+    case 'deny':
+    case 'cancel':
+    case 'failure':
+      return 'failed';
+    case 'expire':
+      return 'expired';
+    case 'refund':
+    case 'partial_refund':
+      return 'paid'; // it was paid; refunds are their own records
+    default:
+      return 'pending'; // pending, authorize
+  }
+}
+
+function pick(method: keyof typeof providerBChannels, channel: string | undefined): string {
+  const options: readonly string[] = providerBChannels[method];
+  const c = channel ? channel.toLowerCase() : options[0];
+  if (!options.includes(c)) throw new ProviderError('provider_b', 'unsupported', `${method} channel ${channel} is not offered`);
+  return c;
+}
+
+function customerDetails(input: CreateChargeInput) {
+  const c = input.customer;
+  if (!c) return undefined;
+  return { ...(c.name ? { first_name: c.name.slice(0, 255) } : {}), ...(c.email ? { email: c.email } : {}), ...(c.phone ? { phone: c.phone } : {}) };
+}
+
+/** The provider's wall-clock format, in Jakarta time: "2026-01-31 18:00:00 +0700". */
+export function jakartaTime(d: Date): string {
+  return `${new Date(d.getTime() + 7 * 3600_000).toISOString().slice(0, 19).replace('T', ' ')} +0700`;
+}
+
+/** "2026-01-31 18:00:00" (Jakarta, no zone) to ISO 8601 UTC. */
+export function jakartaToIso(value: unknown): string | null {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value)) return null;
+  return new Date(`${value.replace(' ', 'T')}+07:00`).toISOString();
+}
+
+function need(value: unknown, field: string): asserts value {
+  if (value === undefined || value === null || value === '') throw new ProviderError('provider_b', 'bad_response', `answer lacks ${field}`);
+}

@@ -1,0 +1,218 @@
+// The one interface checkout sessions and refunds call, whatever the provider. Amounts are integer
+// minor units as everywhere (src/core/money.ts: IDR 0-decimal, USD 2-decimal); each adapter converts
+// to its provider's spelling ("100000.00", "12.34", 100000) and back, exactly.
+import type { Clock } from '../core/clock.ts';
+
+export type ProviderKind = 'provider_a' | 'provider_b' | 'provider_c' | 'manual';
+
+/** Methods as the spec names them (checkout session `methods`). */
+export type PaymentMethod = 'qris' | 'va' | 'ewallet' | 'card' | 'retail' | 'provider_c';
+export const paymentMethods: readonly PaymentMethod[] = ['qris', 'va', 'ewallet', 'card', 'retail', 'provider_c'];
+
+/**
+ * Normalised charge status. `approved` exists only where the merchant must capture after the
+ * buyer's approval (provider_c): call `capture()` (or `settleCharge()`) to move the money.
+ */
+export type ChargeStatus = 'pending' | 'approved' | 'paid' | 'failed' | 'expired';
+
+export interface Customer {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+export interface CreateChargeInput {
+  /** Our id for what is being paid (the `cs_` session id): provider's external/reference id. */
+  reference: string;
+  amount: number;
+  currency: string;
+  method: PaymentMethod;
+  /**
+   * Sub-choice within the method, lower case: bank for `va` (bca, bni, bri, mandiri, permata, cimb),
+   * wallet for `ewallet` (ovo, dana, shopeepay, linkaja, gopay), outlet for `retail` (alfamart,
+   * indomaret). Omitted: the adapter's default (docs/providers.md).
+   */
+  channel?: string;
+  customer?: Customer | null;
+  description?: string | null;
+  expiresAt: Date;
+  /** Where the buyer returns after a redirect flow. */
+  successUrl: string;
+  cancelUrl?: string | null;
+  /**
+   * Our callback endpoint (`/v1/callbacks/<kind>`). Sent per request where the protocol allows it
+   * (provider_b `X-Override-Notification`); provider_a and provider_c take it from the provider's
+   * dashboard (callback settings, webhook registration).
+   */
+  callbackUrl: string;
+  /**
+   * Unique per payment attempt and stable across retries of the same attempt: the provider's
+   * idempotency header, and part of provider_b's `order_id`. 1-64 chars of [A-Za-z0-9._~:-].
+   */
+  idempotencyKey: string;
+}
+
+/** What the hosted page shows the buyer. */
+export type Instructions =
+  | { kind: 'qr'; qrString: string; expiresAt: string | null }
+  | { kind: 'va'; bankCode: string; vaNumber: string; billerCode?: string | null; accountName?: string | null; expiresAt: string | null }
+  | { kind: 'retail'; outlet: string; paymentCode: string; expiresAt: string | null }
+  | { kind: 'redirect'; redirectUrl: string; qrString?: string | null; expiresAt: string | null }
+  | { kind: 'manual'; bankAccounts: BankAccount[]; staticQrImageUrl: string | null; text: string | null; expiresAt: string | null };
+
+export interface Charge {
+  /** The provider's handle for this charge, opaque to callers; key callbacks and fetchStatus by it. */
+  providerRef: string;
+  status: ChargeStatus;
+  instructions: Instructions;
+  /** The provider's response, for support logs (no secrets). */
+  raw: unknown;
+}
+
+/** Identifies a charge for `fetchStatus`; a `ChargeEvent` is one, so `fetchStatus(event)` works. */
+export interface ChargeRef {
+  providerRef: string;
+  /** The provider's payment id when known (from a callback): some products confirm by it. */
+  providerPaymentId?: string | null;
+}
+
+export interface ChargeState extends ChargeRef {
+  status: ChargeStatus;
+  amount: number;
+  currency: string;
+  paidAt?: string | null;
+  raw: unknown;
+}
+
+export interface CallbackRequest {
+  /** Header names in lower case (node:http and fastify give them so). */
+  headers: Record<string, string | string[] | undefined>;
+  /** The exact bytes received: verification is over bytes, never over re-serialised JSON. */
+  rawBody: Buffer | string;
+}
+
+/** A verified callback about a charge. Dedupe on `providerEventId`; confirm with fetchStatus. */
+export interface ChargeEvent extends ChargeRef {
+  type: 'charge';
+  providerEventId: string;
+  status: ChargeStatus;
+  amount: number;
+  currency: string;
+  raw: unknown;
+}
+
+export interface RefundEvent {
+  type: 'refund';
+  providerEventId: string;
+  providerRefundId: string;
+  status: RefundStatus;
+  amount: number;
+  currency: string;
+  raw: unknown;
+}
+
+/** Authentic, but nothing to act on (VA created, order voided notice, unknown event type). */
+export interface IgnoredEvent {
+  type: 'ignored';
+  providerEventId: string;
+  description: string;
+  raw: unknown;
+}
+
+export type CallbackEvent = ChargeEvent | RefundEvent | IgnoredEvent;
+
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface RefundInput extends ChargeRef {
+  /** Part of the charge's amount, minor units. */
+  amount: number;
+  currency: string;
+  reason?: string | null;
+  /** Our `rf_` id: stable across retries. */
+  idempotencyKey: string;
+}
+
+export interface RefundResult {
+  providerRefundId: string;
+  status: RefundStatus;
+  raw: unknown;
+}
+
+export interface Provider {
+  readonly kind: ProviderKind;
+  /** Whether this adapter can take `method` in `currency` (adapter choice, spec Adapter capabilities). */
+  supports(method: PaymentMethod, currency: string): boolean;
+  createCharge(input: CreateChargeInput): Promise<Charge>;
+  /** Authenticates a callback and maps it; throws `CallbackVerificationError` (401) when not authentic. */
+  verifyCallback(request: CallbackRequest): Promise<CallbackEvent>;
+  /** Asks the provider (never trusts a callback alone) before money moves. */
+  fetchStatus(ref: ChargeRef): Promise<ChargeState>;
+  /** Present where an approved charge must be captured (provider_c). Idempotent per key. */
+  capture?(ref: ChargeRef, opts: { idempotencyKey: string }): Promise<ChargeState>;
+  refund(input: RefundInput): Promise<RefundResult>;
+}
+
+// ---- credentials (decrypted adapter secrets + public config) ----
+
+export interface ProviderACredentials {
+  /** `xnd_development_...` or `xnd_production_...`: Basic auth user name, empty password. */
+  secretKey: string;
+  /** The account's callback verification token (`x-callback-token`); without it callbacks are refused. */
+  callbackToken?: string | null;
+}
+
+export interface ProviderBCredentials {
+  serverKey: string;
+  /** Public (Snap front end); not used server side. */
+  clientKey?: string | null;
+  merchantId?: string | null;
+  env: 'sandbox' | 'production';
+}
+
+export interface ProviderCCredentials {
+  clientId: string;
+  secret: string;
+  /** The webhook id registered with the provider; needed to verify webhooks. */
+  webhookId?: string | null;
+  mode: 'live' | 'sandbox';
+}
+
+export interface BankAccount {
+  bankName: string;
+  accountNumber: string;
+  accountHolder: string;
+}
+
+/** The manual adapter's publicConfig. */
+export interface ManualConfig {
+  bankAccounts: BankAccount[];
+  staticQrImageUrl?: string | null;
+  instructions?: string | null;
+}
+
+// ---- transport ----
+
+/** One outbound call, for logs and support records (never headers or bodies: they hold secrets). */
+export interface ProviderCallRecord {
+  provider: ProviderKind;
+  method: string;
+  path: string;
+  /** HTTP status, or null when no response came (timeout, network). */
+  status: number | null;
+  latencyMs: number;
+  /** The provider's request or debug id when it sends one. */
+  providerRequestId: string | null;
+  error?: string;
+}
+
+export interface ProviderOptions {
+  /** Overrides the provider's API origin (simulators, sandboxes): e.g. `http://127.0.0.1:4010`. */
+  baseUrl?: string;
+  /** provider_b only: the Snap origin (`app.*`), separate from the API origin in production. */
+  snapBaseUrl?: string;
+  /** Per call, connect to last byte; default 10 000. */
+  timeoutMs?: number;
+  clock?: Clock;
+  /** Called after every outbound call (also logged through src/core/logger.ts). */
+  onCall?: (record: ProviderCallRecord) => void;
+}

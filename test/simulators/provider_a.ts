@@ -1,0 +1,289 @@
+// A provider_a (Xendit-style) simulator: Basic auth with the secret key; QR codes (api-version
+// 2022-07-31), callback virtual accounts, e-wallet charges, fixed payment codes (retail), invoices
+// (cards) and refunds; callbacks POSTed with the account's static x-callback-token to the callback
+// URL set "in the dashboard" (the constructor).
+import { basicCredentials, hex, nowIso, qrisString, Simulator, uuid, type Delivery, type DeliveryOptions, type SimRequest, type SimResponse } from './common.ts';
+
+export interface ProviderASimOptions {
+  secretKey: string;
+  callbackToken: string;
+  /** The dashboard's callback URL (one for every product here). */
+  callbackUrl?: string;
+}
+
+type Product = 'qris' | 'va' | 'ewallet' | 'retail' | 'invoice';
+interface Record_ {
+  product: Product;
+  body: any;
+  payments: any[];
+}
+
+const BUSINESS_ID = '5f27a14a9bf05c73dd040bc8';
+const err = (status: number, error_code: string, message: string): SimResponse => ({ status, body: { error_code, message } });
+
+export class ProviderASim extends Simulator {
+  callbackUrl?: string;
+  readonly records = new Map<string, Record_>();
+  readonly refunds = new Map<string, any>();
+  private idempotent = new Map<string, SimResponse>();
+
+  constructor(private readonly opts: ProviderASimOptions) {
+    super();
+    this.callbackUrl = opts.callbackUrl;
+    this.create('POST', /^\/qr_codes$/, (r) => this.createQr(r));
+    this.authed('GET', /^\/qr_codes\/([^/]+)$/, (r) => this.show('qris', r.params[0]));
+    this.authed('GET', /^\/qr_codes\/([^/]+)\/payments$/, (r) => this.payments('qris', r.params[0]));
+    this.create('POST', /^\/callback_virtual_accounts$/, (r) => this.createVa(r));
+    this.authed('GET', /^\/callback_virtual_accounts\/([^/]+)$/, (r) => this.show('va', r.params[0]));
+    this.authed('GET', /^\/callback_virtual_account_payments\/payment_id=([^/]+)$/, (r) => this.vaPayment(r.params[0]));
+    this.create('POST', /^\/ewallets\/charges$/, (r) => this.createEwallet(r));
+    this.authed('GET', /^\/ewallets\/charges\/([^/]+)$/, (r) => this.show('ewallet', r.params[0]));
+    this.create('POST', /^\/fixed_payment_code$/, (r) => this.createRetail(r));
+    this.authed('GET', /^\/fixed_payment_code\/([^/]+)$/, (r) => this.show('retail', r.params[0]));
+    this.authed('GET', /^\/fixed_payment_code\/([^/]+)\/payments$/, (r) => this.payments('retail', r.params[0]));
+    this.create('POST', /^\/v2\/invoices$/, (r) => this.createInvoice(r));
+    this.authed('GET', /^\/v2\/invoices\/([^/]+)$/, (r) => this.show('invoice', r.params[0]));
+    this.create('POST', /^\/refunds$/, (r) => this.createRefund(r));
+  }
+
+  // ---- routing with auth and idempotency ----
+
+  private authed(method: string, pattern: RegExp, handler: (r: SimRequest) => SimResponse) {
+    this.route(method, pattern, (r) => {
+      const c = basicCredentials(r.headers.authorization);
+      if (!c || c.user !== this.opts.secretKey || c.password !== '') return err(401, 'INVALID_API_KEY', 'API key is invalid');
+      return handler(r);
+    });
+  }
+
+  /** Creates honour `idempotency-key`: the same key answers the first result again. */
+  private create(method: string, pattern: RegExp, handler: (r: SimRequest) => SimResponse) {
+    this.authed(method, pattern, (r) => {
+      if (!r.json || typeof r.json !== 'object') return err(400, 'API_VALIDATION_ERROR', 'body must be JSON');
+      const key = r.headers['idempotency-key'];
+      const k = typeof key === 'string' ? `${r.path}|${key}` : null;
+      if (k && this.idempotent.has(k)) return this.idempotent.get(k)!;
+      const out = handler(r);
+      if (k && out.status < 300) this.idempotent.set(k, out);
+      return out;
+    });
+  }
+
+  private amountOk(v: unknown, max = 1_000_000_000) {
+    return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max;
+  }
+
+  private save(product: Product, body: any): SimResponse {
+    this.records.set(body.id, { product, body, payments: [] });
+    return { status: 200, body };
+  }
+
+  private createQr(r: SimRequest): SimResponse {
+    const b = r.json;
+    if (r.headers['api-version'] !== '2022-07-31') return err(400, 'API_VALIDATION_ERROR', 'api-version header must be 2022-07-31');
+    if (b.currency !== 'IDR') return err(400, 'API_VALIDATION_ERROR', 'currency must be IDR');
+    // spec facts: QRIS amount 1 to 10,000,000
+    if (!this.amountOk(b.amount, 10_000_000)) return err(400, 'API_VALIDATION_ERROR', 'amount must be between 1 and 10000000');
+    if (!b.reference_id || b.type !== 'DYNAMIC') return err(400, 'API_VALIDATION_ERROR', 'reference_id and type DYNAMIC are required');
+    const id = `qr_${uuid()}`;
+    return this.save('qris', {
+      id, business_id: BUSINESS_ID, reference_id: b.reference_id, type: b.type, currency: b.currency, amount: b.amount,
+      channel_code: 'ID_DANA', status: 'ACTIVE', qr_string: qrisString(b.amount, id), expires_at: b.expires_at ?? new Date(Date.now() + 48 * 3600e3).toISOString(),
+      created: nowIso(), updated: nowIso(), metadata: b.metadata ?? null,
+    });
+  }
+
+  private createVa(r: SimRequest): SimResponse {
+    const b = r.json;
+    if (!b.external_id || !b.bank_code || !b.name) return err(400, 'API_VALIDATION_ERROR', 'external_id, bank_code and name are required');
+    if (b.is_closed && !this.amountOk(b.expected_amount)) return err(400, 'API_VALIDATION_ERROR', 'expected_amount is required for closed VAs');
+    const merchantCode = '88608';
+    return this.save('va', {
+      id: hex(12), owner_id: BUSINESS_ID, external_id: b.external_id, bank_code: b.bank_code, merchant_code: merchantCode, name: b.name,
+      account_number: merchantCode + String(Math.floor(Math.random() * 1e10)).padStart(10, '0'), is_closed: Boolean(b.is_closed),
+      expected_amount: b.expected_amount, expiration_date: b.expiration_date, is_single_use: Boolean(b.is_single_use), status: 'PENDING',
+      currency: 'IDR', country: 'ID',
+    });
+  }
+
+  private createEwallet(r: SimRequest): SimResponse {
+    const b = r.json;
+    if (!b.reference_id || b.checkout_method !== 'ONE_TIME_PAYMENT' || !String(b.channel_code).startsWith('ID_')) return err(400, 'API_VALIDATION_ERROR', 'bad e-wallet charge');
+    if (!this.amountOk(b.amount)) return err(400, 'API_VALIDATION_ERROR', 'amount is invalid');
+    if (!b.channel_properties?.success_redirect_url) return err(400, 'API_VALIDATION_ERROR', 'channel_properties.success_redirect_url is required');
+    const id = `ewc_${uuid()}`;
+    const checkout = `${this.url}/web/ewallet/${id}`;
+    return this.save('ewallet', {
+      id, business_id: BUSINESS_ID, reference_id: b.reference_id, status: 'PENDING', currency: b.currency, charge_amount: b.amount, capture_amount: null,
+      refunded_amount: null, checkout_method: b.checkout_method, channel_code: b.channel_code, channel_properties: b.channel_properties,
+      actions: { desktop_web_checkout_url: checkout, mobile_web_checkout_url: checkout, mobile_deeplink_checkout_url: null, qr_checkout_string: null },
+      is_redirect_required: true, callback_url: this.callbackUrl ?? null, created: nowIso(), updated: nowIso(), voided_at: null, capture_now: true,
+      customer_id: null, payment_method_id: null, failure_code: null, basket: null, metadata: b.metadata ?? null,
+    });
+  }
+
+  private createRetail(r: SimRequest): SimResponse {
+    const b = r.json;
+    if (!['ALFAMART', 'INDOMARET'].includes(b.retail_outlet_name)) return err(400, 'API_VALIDATION_ERROR', 'retail_outlet_name is invalid');
+    if (!b.external_id || !b.name || !this.amountOk(b.expected_amount)) return err(400, 'API_VALIDATION_ERROR', 'external_id, name and expected_amount are required');
+    const prefix = 'TEST';
+    return this.save('retail', {
+      id: hex(12), owner_id: BUSINESS_ID, external_id: b.external_id, retail_outlet_name: b.retail_outlet_name, prefix, name: b.name,
+      payment_code: prefix + String(Math.floor(Math.random() * 1e8)).padStart(8, '0'), expected_amount: b.expected_amount,
+      is_single_use: Boolean(b.is_single_use), expiration_date: b.expiration_date, status: 'ACTIVE',
+    });
+  }
+
+  private createInvoice(r: SimRequest): SimResponse {
+    const b = r.json;
+    if (!b.external_id || !this.amountOk(b.amount)) return err(400, 'API_VALIDATION_ERROR', 'external_id and amount are required');
+    const id = hex(12);
+    return this.save('invoice', {
+      id, external_id: b.external_id, user_id: BUSINESS_ID, status: 'PENDING', merchant_name: 'Simulated Merchant', amount: b.amount,
+      currency: b.currency ?? 'IDR', description: b.description, invoice_url: `${this.url}/web/invoices/${id}`,
+      expiry_date: new Date(Date.now() + (b.invoice_duration ?? 86400) * 1000).toISOString(), available_banks: [], available_retail_outlets: [],
+      should_exclude_credit_card: false, success_redirect_url: b.success_redirect_url, failure_redirect_url: b.failure_redirect_url,
+      payment_methods: b.payment_methods ?? [], created: nowIso(), updated: nowIso(),
+    });
+  }
+
+  private createRefund(r: SimRequest): SimResponse {
+    const b = r.json;
+    const inv = this.records.get(b.invoice_id);
+    if (!inv || inv.product !== 'invoice') return err(404, 'DATA_NOT_FOUND', 'invoice not found');
+    if (inv.body.status !== 'PAID') return err(400, 'INELIGIBLE_TRANSACTION', 'invoice is not paid');
+    const refunded = [...this.refunds.values()].filter((x) => x.invoice_id === b.invoice_id && x.status !== 'FAILED').reduce((s, x) => s + x.amount, 0);
+    if (!this.amountOk(b.amount) || b.amount > inv.body.paid_amount - refunded) return err(400, 'REFUND_AMOUNT_EXCEEDED', 'amount exceeds the refundable amount');
+    const refund = {
+      id: `rfd-${uuid()}`, invoice_id: b.invoice_id, payment_request_id: null, reference_id: b.reference_id, amount: b.amount, currency: b.currency ?? 'IDR',
+      status: 'PENDING', reason: b.reason, country: 'ID', channel_code: 'CREDIT_CARD', created: nowIso(), updated: nowIso(), failure_code: null,
+    };
+    this.refunds.set(refund.id, refund);
+    return { status: 200, body: refund };
+  }
+
+  private show(product: Product, id: string): SimResponse {
+    const rec = this.records.get(id);
+    return rec && rec.product === product ? { status: 200, body: rec.body } : err(404, 'DATA_NOT_FOUND', `${product} ${id} not found`);
+  }
+
+  private payments(product: Product, id: string): SimResponse {
+    const rec = this.records.get(id);
+    return rec && rec.product === product ? { status: 200, body: { data: rec.payments, has_more: false, links: [] } } : err(404, 'DATA_NOT_FOUND', 'not found');
+  }
+
+  private vaPayment(paymentId: string): SimResponse {
+    for (const rec of this.records.values()) {
+      const p = rec.product === 'va' && rec.payments.find((x) => x.payment_id === paymentId);
+      if (p) return { status: 200, body: p };
+    }
+    return err(404, 'CALLBACK_VIRTUAL_ACCOUNT_PAYMENT_NOT_FOUND_ERROR', 'payment not found');
+  }
+
+  // ---- controls: change state, then send the provider's real callback ----
+
+  private find(ref: string): Record_ {
+    const id = ref.includes(':') ? ref.slice(ref.indexOf(':') + 1) : ref;
+    const rec = this.records.get(id);
+    if (!rec) throw new Error(`simulator: no charge ${ref}`);
+    return rec;
+  }
+
+  /** The buyer pays in full (or `amount`). */
+  pay(ref: string, opts: DeliveryOptions & { amount?: number } = {}): Promise<Delivery[]> {
+    const rec = this.find(ref);
+    const b = rec.body;
+    const at = nowIso();
+    switch (rec.product) {
+      case 'qris': {
+        const payment = {
+          id: `qrpy_${uuid()}`, business_id: BUSINESS_ID, currency: b.currency, amount: opts.amount ?? b.amount, status: 'SUCCEEDED', created: at,
+          qr_id: b.id, qr_string: b.qr_string, reference_id: b.reference_id, type: b.type, channel_code: b.channel_code, expires_at: b.expires_at,
+          metadata: b.metadata, payment_detail: { receipt_id: hex(6), source: 'DANA', name: 'Budi', account_details: null },
+        };
+        rec.payments.push(payment);
+        b.status = 'INACTIVE';
+        return this.callback({ event: 'qr.payment', api_version: '2022-07-31', business_id: BUSINESS_ID, created: at, data: payment }, opts);
+      }
+      case 'va': {
+        const payment = {
+          id: uuid(), payment_id: hex(12), callback_virtual_account_id: b.id, owner_id: BUSINESS_ID, external_id: b.external_id,
+          account_number: b.account_number, bank_code: b.bank_code, amount: opts.amount ?? b.expected_amount, merchant_code: b.merchant_code,
+          transaction_timestamp: at, currency: 'IDR', sender_name: 'BUDI SANTOSO', created: at, updated: at,
+        };
+        rec.payments.push(payment);
+        if (b.is_single_use) b.status = 'INACTIVE';
+        return this.callback(payment, opts);
+      }
+      case 'ewallet':
+        Object.assign(b, { status: 'SUCCEEDED', capture_amount: opts.amount ?? b.charge_amount, updated: at });
+        return this.callback({ event: 'ewallet.capture', business_id: BUSINESS_ID, created: at, data: { ...b } }, opts);
+      case 'retail': {
+        const payment = {
+          id: uuid(), fixed_payment_code_payment_id: hex(12), fixed_payment_code_id: b.id, owner_id: BUSINESS_ID, external_id: b.external_id,
+          retail_outlet_name: b.retail_outlet_name, prefix: b.prefix, payment_code: b.payment_code, name: b.name, amount: opts.amount ?? b.expected_amount,
+          status: 'COMPLETED', transaction_timestamp: at, payment_id: hex(12), created: at, updated: at,
+        };
+        rec.payments.push(payment);
+        if (b.is_single_use) b.status = 'INACTIVE';
+        return this.callback(payment, opts);
+      }
+      case 'invoice':
+        Object.assign(b, { status: 'PAID', paid_amount: opts.amount ?? b.amount, paid_at: at, payment_method: 'CREDIT_CARD', payment_channel: 'CREDIT_CARD', payment_id: hex(12), updated: at });
+        return this.callback(invoiceCallback(b), opts);
+    }
+  }
+
+  /** The charge runs out. QR codes and payment codes expire silently; invoices and VAs call back. */
+  expire(ref: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const rec = this.find(ref);
+    const b = rec.body;
+    const past = new Date(Date.now() - 1000).toISOString();
+    switch (rec.product) {
+      case 'qris':
+        Object.assign(b, { status: 'INACTIVE', expires_at: past });
+        return Promise.resolve([]);
+      case 'retail':
+        Object.assign(b, { status: 'INACTIVE', expiration_date: past });
+        return Promise.resolve([]);
+      case 'va':
+        Object.assign(b, { status: 'INACTIVE', expiration_date: past, updated: nowIso() });
+        return this.callback({ ...b }, opts);
+      case 'ewallet':
+        Object.assign(b, { status: 'FAILED', failure_code: 'PAYMENT_EXPIRED', updated: nowIso() });
+        return this.callback({ event: 'ewallet.capture', business_id: BUSINESS_ID, created: nowIso(), data: { ...b } }, opts);
+      case 'invoice':
+        Object.assign(b, { status: 'EXPIRED', updated: nowIso() });
+        return this.callback(invoiceCallback(b), opts);
+    }
+  }
+
+  /** The payment fails (e-wallets only: the others have no failure callback). */
+  fail(ref: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const rec = this.find(ref);
+    if (rec.product !== 'ewallet') throw new Error(`simulator: ${rec.product} payments do not fail by callback`);
+    Object.assign(rec.body, { status: 'FAILED', failure_code: 'INSUFFICIENT_BALANCE', updated: nowIso() });
+    return this.callback({ event: 'ewallet.capture', business_id: BUSINESS_ID, created: nowIso(), data: { ...rec.body } }, opts);
+  }
+
+  /** The refund settles, by callback. */
+  settleRefund(id: string, outcome: 'SUCCEEDED' | 'FAILED', opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const r = this.refunds.get(id);
+    if (!r) throw new Error(`simulator: no refund ${id}`);
+    Object.assign(r, { status: outcome, updated: nowIso(), ...(outcome === 'FAILED' ? { failure_code: 'REFUND_FAILED' } : {}) });
+    return this.callback({ event: outcome === 'SUCCEEDED' ? 'refund.succeeded' : 'refund.failed', business_id: BUSINESS_ID, created: nowIso(), data: { ...r } }, opts);
+  }
+
+  private callback(body: unknown, opts: DeliveryOptions): Promise<Delivery[]> {
+    const token = opts.forge ? `forged-${hex(8)}` : this.opts.callbackToken;
+    return this.deliver(this.callbackUrl, () => ({ 'x-callback-token': token, 'webhook-id': uuid() }), JSON.stringify(body), opts);
+  }
+}
+
+function invoiceCallback(b: any) {
+  return {
+    id: b.id, external_id: b.external_id, user_id: b.user_id, is_high: false, payment_method: b.payment_method ?? null, status: b.status,
+    merchant_name: b.merchant_name, amount: b.amount, paid_amount: b.paid_amount ?? null, paid_at: b.paid_at ?? null, currency: b.currency,
+    payment_channel: b.payment_channel ?? null, payment_id: b.payment_id ?? null, description: b.description, created: b.created, updated: b.updated,
+  };
+}
