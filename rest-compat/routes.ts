@@ -74,4 +74,25 @@ export const routes: Route[] = [
     variables: (r) => ({ input: r.body as Ops.CreateTemplateInput }) }),
   route<Ops.UpdateTemplateMutationVariables>({ id: 'updateTemplate', method: 'PATCH', path: '/v1/templates/:id', resource: 'template',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateTemplateInput }) }),
+  // Checkout sessions
+  route<Ops.ListCheckoutSessionsQueryVariables>({ id: 'listCheckoutSessions', method: 'GET', path: '/v1/checkout-sessions', resource: 'checkout_session',
+    variables: (r) => listQuery(r, { order: 'string', status: 'string', customerId: 'string', mode: 'string', createdAfter: 'instant', createdBefore: 'instant' }) }),
+  route<Ops.GetCheckoutSessionQueryVariables>({ id: 'getCheckoutSession', method: 'GET', path: '/v1/checkout-sessions/:id', resource: 'checkout_session', variables: id }),
+  route<Ops.CreateCheckoutSessionMutationVariables>({ id: 'createCheckoutSession', method: 'POST', path: '/v1/checkout-sessions', resource: 'checkout_session', status: 201,
+    variables: (r) => ({ input: r.body as unknown as Ops.CreateCheckoutSessionInput }) }),
+  route<Ops.CancelCheckoutSessionMutationVariables>({ id: 'cancelCheckoutSession', method: 'POST', path: '/v1/checkout-sessions/:id/cancel', resource: 'checkout_session',
+    idempotency: 'required', emptyBody: true, variables: id }),
+  route<Ops.ConfirmCheckoutSessionMutationVariables>({ id: 'confirmCheckoutSession', method: 'POST', path: '/v1/checkout-sessions/:id/confirm', resource: 'checkout_session',
+    emptyBody: true, variables: id }),
+  route<Ops.GetCheckoutSessionReceiptQueryVariables>({ id: 'getCheckoutSessionReceipt', method: 'GET', path: '/v1/checkout-sessions/:id/receipt', resource: 'receipt', variables: id }),
+
+  // Payments (DECISIONS §3)
+  route<Ops.ListPaymentsQueryVariables>({ id: 'listPayments', method: 'GET', path: '/v1/payments', resource: 'payment',
+    variables: (r) => listQuery(r, { order: 'string', status: 'string', customerId: 'string', checkoutSessionId: 'string' }) }),
+  route<Ops.GetPaymentQueryVariables>({ id: 'getPayment', method: 'GET', path: '/v1/payments/:id', resource: 'payment', variables: id }),
+
+  // Receipts
+  route<Ops.ListReceiptsQueryVariables>({ id: 'listReceipts', method: 'GET', path: '/v1/receipts', resource: 'receipt',
+    variables: (r) => listQuery(r, { sourceType: 'string', customerId: 'string', issuedAfter: 'instant', issuedBefore: 'instant' }) }),
+  route<Ops.GetReceiptQueryVariables>({ id: 'getReceipt', method: 'GET', path: '/v1/receipts/:id', resource: 'receipt', variables: id }),
 ];

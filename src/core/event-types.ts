@@ -18,6 +18,10 @@ export const eventTypes = {
   'adapter.error': 'an upstream gateway call failed; the adapter status is error',
   'adapter.managed.kyb_changed': 'the managed sub-account KYB status moved (onboarding started, registered, live); data.id is managed',
   'adapter.managed.capabilities_changed': 'the managed sub-account capabilities status or payout readiness changed',
+  'svc.checkout_session.created.v1': 'reserved: declared, not fired on every create (spec)',
+  'svc.checkout_session.completed.v1': 'payment captured (provider callback, sandbox simulate, manual confirm); data.object is the session',
+  'svc.checkout_session.expired.v1': 'the session passed expiresAt unpaid (sweep, up to about a minute late)',
+  'payment.succeeded': 'a payment was captured; it completes its checkout session in the same transaction',
 } as const;
 
 export type EventType = keyof typeof eventTypes;

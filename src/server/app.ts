@@ -9,6 +9,7 @@ import { db } from '../core/db/client.ts';
 import { createGraphQL, mountGraphQL } from './graphql.ts';
 import { restCompat } from '../../rest-compat/plugin.ts';
 import { envelope } from './envelope.ts';
+import { mountHosted } from './hosted.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,6 +63,7 @@ export async function buildApp(): Promise<App> {
   const yoga = createGraphQL();
   mountGraphQL(fastify, yoga, limiter);
   restCompat(fastify, yoga, limiter);
+  mountHosted(fastify, limiter);
   fastify.get('/healthz', async (_req, reply) => {
     await db().system.query('SELECT 1');
     return reply.type('application/json').send(JSON.stringify({ status: 'ok' }));

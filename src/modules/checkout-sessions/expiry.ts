@@ -1,0 +1,33 @@
+import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { clock } from '../../core/clock.ts';
+import { emit } from '../../core/outbox.ts';
+import { toWire } from '../../graphql/fields.ts';
+import { checkoutSessionFields } from './fields.ts';
+import { lockSession } from './service.ts';
+import { isTerminal, transition, type SessionStatus } from './states.ts';
+
+/**
+ * The expiry sweep: every live session past `expiresAt` becomes `expired` with its event, one
+ * transaction each. The row lock and the re-check make it safe beside a completing callback or a
+ * second worker. Returns how many it expired.
+ */
+export async function expireDueSessions(limit = 500): Promise<number> {
+  const now = clock.now();
+  const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
+    `SELECT s.id, s."workspaceId", s.mode, w."accountId" FROM checkout_sessions s JOIN workspaces w ON w.id = s."workspaceId"
+     WHERE s.status IN ('open', 'pending', 'pending_review') AND s."expiresAt" <= $1 ORDER BY s."expiresAt" LIMIT $2`,
+    [now, limit],
+  );
+  let expired = 0;
+  for (const r of rows) {
+    const scope = { workspaceId: r.workspaceId, mode: r.mode, modes: [r.mode] };
+    expired += await inTenant(scope, async (tx) => {
+      const s = await lockSession(tx, scope, r.id);
+      if (!s || isTerminal(s.status as SessionStatus) || s.expiresAt > now) return 0;
+      const row = await tx.checkoutSession.update({ where: { id: s.id }, data: { status: transition(s.status as SessionStatus, 'expire'), expiredAt: now, updatedAt: now } });
+      await emit(tx, scope, 'svc.checkout_session.expired.v1', toWire({ ...row, accountId: r.accountId }, checkoutSessionFields), { source: 'sweep' });
+      return 1;
+    });
+  }
+  return expired;
+}

@@ -1,0 +1,193 @@
+/**
+ * What the customer does on the hosted page (DECISIONS §4): public, no signature; the session id
+ * is the capability. Every call resolves the session's workspace and mode first and then runs in
+ * that tenant's transaction like any API call.
+ */
+import QRCode from 'qrcode';
+import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { DomainError, errorsFor } from '../../core/errors.ts';
+import { clock } from '../../core/clock.ts';
+import { randomHex } from '../../core/crypto.ts';
+import { adaptersFor, sessionAdapterName, type AdapterKind, type PaymentMethod } from '../adapters/capabilities.ts';
+import { enabledAdapters } from '../adapters/service.ts';
+import { successRedirect, type HostedMethod, type HostedPageView } from '../../hosted/page.ts';
+import { completeSession } from './complete.ts';
+import { cancelSessionIn, lockSession } from './service.ts';
+import { transition, type SessionStatus } from './states.ts';
+import type { CheckoutSession } from '../../generated/prisma/client.ts';
+
+const err = errorsFor('checkout_session');
+type Scope = { workspaceId: string; mode: Mode; modes: readonly Mode[] };
+
+const methodText: Record<PaymentMethod, { label: string; hint: string }> = {
+  qris: { label: 'QRIS', hint: 'Scan with any Indonesian banking or e-wallet app' },
+  va: { label: 'Bank transfer (virtual account)', hint: 'Transfer from your bank app or ATM' },
+  ewallet: { label: 'E-wallet', hint: 'GoPay, OVO, DANA, ShopeePay' },
+  card: { label: 'Card', hint: 'Visa, Mastercard' },
+  retail: { label: 'Retail outlet', hint: 'Pay at Alfamart or Indomaret' },
+  provider_c: { label: 'provider_c', hint: 'Pay with your provider_c wallet' },
+};
+
+/** The tenant of a public session id; 404 for anything else. */
+async function scopeOf(id: string): Promise<Scope> {
+  if (!/^cs_[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) throw err.notFound('checkout session');
+  const { rows } = await db().system.query<{ workspaceId: string; mode: Mode }>(`SELECT "workspaceId", mode FROM checkout_sessions WHERE id = $1`, [id]);
+  if (!rows[0]) throw err.notFound('checkout session');
+  return { ...rows[0], modes: [rows[0].mode] };
+}
+
+/** A session past its expiry is expired to the customer even before the sweep records it. */
+const effectiveStatus = (s: CheckoutSession): SessionStatus =>
+  (s.status === 'open' || s.status === 'pending' || s.status === 'pending_review') && s.expiresAt <= clock.now() ? 'expired' : (s.status as SessionStatus);
+
+async function lockLive(tx: Tx, scope: Scope, id: string) {
+  const s = await lockSession(tx, scope, id);
+  if (!s) throw err.notFound('checkout session');
+  const status = effectiveStatus(s);
+  if (status !== s.status) throw err.conflict(`The checkout session is ${status}`);
+  return s;
+}
+
+export async function hostedPageView(id: string): Promise<HostedPageView> {
+  const scope = await scopeOf(id);
+  return inTenant(scope, async (tx) => {
+    const s = await tx.checkoutSession.findUniqueOrThrow({ where: { id } });
+    const [workspace, template, enabled] = await Promise.all([
+      tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId } }),
+      s.templateId ? tx.template.findUnique({ where: { id: s.templateId } }) : null,
+      enabledAdapters(tx, scope),
+    ]);
+    const methods: HostedMethod[] = (s.methods as PaymentMethod[])
+      .filter((m) => adaptersFor(enabled, scope.mode, m, s.currency).length > 0)
+      .map((m) => ({ method: m, ...methodText[m] }));
+    return {
+      id: s.id,
+      status: effectiveStatus(s),
+      amount: Number(s.amount),
+      currency: s.currency,
+      merchantName: workspace.brandName ?? workspace.name,
+      accentColor: template?.accentColor ?? null,
+      lineItems: s.lineItems as HostedPageView['lineItems'],
+      methods,
+      expiresAt: s.expiresAt,
+      testMode: scope.mode === 'test',
+      successUrl: s.successUrl,
+      cancelUrl: s.cancelUrl,
+    };
+  });
+}
+
+/** What the page shows after an attempt (src/hosted/page.ts renders it). */
+export interface AttemptView {
+  title: string;
+  label: string;
+  qrSvg?: string;
+  code?: string;
+  lines: string[];
+  redirectUrl?: string;
+  canDeclarePaid: boolean;
+  canSimulate: boolean;
+  waiting: boolean;
+}
+
+const qrSvg = (text: string) => QRCode.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+
+/** The test-mode sandbox (DECISIONS §4): instructions that look real, settled by `simulate`. */
+async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
+  const ref = `sandbox_${randomHex(8)}`;
+  const label = methodText[method].label;
+  switch (method) {
+    case 'qris': {
+      const qr = `00020101021226570011ID.SVC.WWW0118${ref}5204599953033605802ID5907SANDBOX6007JAKARTA54${String(s.amount).length.toString().padStart(2, '0')}${s.amount}6304ABCD`;
+      return { ref, data: { kind: 'qr', qrString: qr }, view: { title: 'Scan to pay', label, qrSvg: await qrSvg(qr), lines: ['Open your banking or e-wallet app and scan the code.'] } };
+    }
+    case 'va': {
+      const va = `8808${String(BigInt('0x' + randomHex(6)) % 10n ** 12n).padStart(12, '0')}`;
+      return { ref, data: { kind: 'va', bankCode: 'BCA', vaNumber: va }, view: { title: 'Transfer to this virtual account', label, code: va, lines: ['Bank: BCA (sandbox)', 'The amount must match exactly.'] } };
+    }
+    case 'retail': {
+      const code = `SVC${randomHex(4).toUpperCase()}`;
+      return { ref, data: { kind: 'retail', outlet: 'ALFAMART', paymentCode: code }, view: { title: 'Pay at the counter', label, code, lines: ['Show this payment code at any Alfamart or Indomaret.'] } };
+    }
+    default:
+      return { ref, data: { kind: 'redirect' }, view: { title: `${label} (sandbox)`, label, lines: ['In test mode the payment is approved or declined with the buttons below.'] } };
+  }
+}
+
+function manualAttempt(publicConfig: Record<string, unknown>) {
+  const accounts = (publicConfig.bankAccounts ?? []) as { bankName: string; accountNumber: string; accountHolder: string }[];
+  const lines = accounts.map((a) => `${a.bankName} ${a.accountNumber} (${a.accountHolder})`);
+  if (typeof publicConfig.instructions === 'string') lines.push(publicConfig.instructions);
+  if (typeof publicConfig.staticQrImageUrl === 'string') lines.push(`QR: ${publicConfig.staticQrImageUrl}`);
+  return { title: 'Pay by bank transfer', label: 'Bank transfer', lines, canDeclarePaid: true };
+}
+
+export async function attempt(id: string, method: string): Promise<AttemptView> {
+  const scope = await scopeOf(id);
+  return inTenant(scope, async (tx) => {
+    const s = await lockLive(tx, scope, id);
+    if (!s.methods.includes(method)) throw err.validation('method', `method must be one of ${s.methods.join(', ')}`);
+    const enabled = await enabledAdapters(tx, scope);
+    const [kind] = adaptersFor(enabled, scope.mode, method, s.currency) as AdapterKind[];
+    if (!kind) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${method} in ${s.currency}`, 'method');
+    const now = clock.now();
+    const base = { adapter: sessionAdapterName(kind), attemptMethod: method, attemptCount: { increment: 1 }, attemptedAt: now, updatedAt: now, failureCode: null, failureMessage: null };
+    if (kind === 'manual') {
+      const publicConfig = enabled.find((a) => a.kind === 'manual')!.publicConfig;
+      await tx.checkoutSession.update({ where: { id }, data: { ...base, status: transition(s.status as SessionStatus, 'attempt_manual'), providerReference: null, attemptData: { kind: 'manual' } } });
+      return { ...manualAttempt(publicConfig), canSimulate: false, waiting: false };
+    }
+    if (kind === 'managed' && scope.mode === 'test') {
+      const a = await sandboxAttempt(s, method as PaymentMethod);
+      await tx.checkoutSession.update({ where: { id }, data: { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: a.ref, attemptData: a.data } });
+      return { ...a.view, canDeclarePaid: false, canSimulate: true, waiting: true };
+    }
+    // Online providers (provider_a/b/c, live managed) are wired with their callbacks: not yet.
+    throw err.of('gateway_error', `The ${kind} adapter cannot take hosted payments yet`, 'method');
+  });
+}
+
+export async function declarePaid(id: string) {
+  const scope = await scopeOf(id);
+  return inTenant(scope, async (tx) => {
+    const s = await lockLive(tx, scope, id);
+    if (s.adapter !== 'manual') throw err.conflict('Only a bank-transfer payment can be declared paid');
+    const now = clock.now();
+    const row = await tx.checkoutSession.update({ where: { id }, data: { status: transition(s.status as SessionStatus, 'declare_paid'), declaredPaidAt: now, updatedAt: now } });
+    return { status: row.status };
+  });
+}
+
+/** DECISIONS §4: the sandbox settles like a provider callback would; test mode only. */
+export async function simulate(id: string, outcome: string) {
+  const scope = await scopeOf(id);
+  if (scope.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', { resource: 'checkout_session' });
+  if (outcome !== 'success' && outcome !== 'failure') throw err.validation('outcome', 'outcome must be success or failure');
+  return inTenant(scope, async (tx) => {
+    const s = await lockSession(tx, scope, id);
+    if (!s) throw err.notFound('checkout session');
+    if (s.status === 'completed') return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };
+    if (effectiveStatus(s) !== s.status) throw err.conflict('The checkout session has expired');
+    if (s.adapter !== 'provider_a_platform' || s.status !== 'pending') throw err.conflict('Nothing to simulate: pick a method first');
+    if (outcome === 'failure') {
+      const now = clock.now();
+      await tx.checkoutSession.update({ where: { id }, data: { status: transition('pending', 'provider_failed'), failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now } });
+      return { status: 'open' as const };
+    }
+    const done = await completeSession(tx, scope, s, { trigger: 'provider_paid', adapter: s.adapter, method: s.attemptMethod, providerReference: s.providerReference, source: 'sandbox' });
+    return { status: done.status, redirectUrl: successRedirect(s.successUrl, s.id) };
+  });
+}
+
+export async function customerCancel(id: string) {
+  const scope = await scopeOf(id);
+  const row = await inTenant(scope, (tx) => cancelSessionIn(tx, scope, id));
+  return { status: row.status, redirectUrl: row.cancelUrl };
+}
+
+export async function publicStatus(id: string) {
+  const scope = await scopeOf(id);
+  const s = await inTenant(scope, (tx) => tx.checkoutSession.findUniqueOrThrow({ where: { id } }));
+  const status = effectiveStatus(s);
+  return { status, ...(status === 'completed' ? { redirectUrl: successRedirect(s.successUrl, s.id) } : {}) };
+}

@@ -1,0 +1,69 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields } from '../../graphql/fields.ts';
+import { checkoutSessionFields, type SessionRow } from './fields.ts';
+import { cancelCheckoutSession, confirmCheckoutSession, createCheckoutSession, getCheckoutSession, listCheckoutSessions } from './service.ts';
+
+export const CheckoutSession = builder.objectRef<SessionRow>('CheckoutSession').implement({
+  description: 'A hosted one-time payment: amount, currency and the methods the customer may use.',
+  fields: (t) => exposeFields(t, checkoutSessionFields) as never,
+});
+
+const LineItemInput = builder.inputType('LineItemInput', {
+  fields: (t) => ({
+    // Checked by the service, so a missing one is named precisely (lineItems[n].name).
+    name: t.string(),
+    quantity: t.int(),
+    unitAmount: t.field({ type: 'Money' }),
+    description: t.string(),
+    metadata: t.field({ type: 'Metadata' }),
+  }),
+});
+
+const CreateCheckoutSessionInput = builder.inputType('CreateCheckoutSessionInput', {
+  fields: (t) => ({
+    amount: t.field({ type: 'Money', required: true }),
+    currency: t.string({ required: true }),
+    methods: t.stringList({ required: true }),
+    successUrl: t.string({ required: true }),
+    cancelUrl: t.string({ required: true }),
+    customerId: t.string(),
+    lineItems: t.field({ type: [LineItemInput] }),
+    expiresInSec: t.int(),
+    metadata: t.field({ type: 'Metadata' }),
+    templateId: t.string(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  checkoutSession: t.field({ type: CheckoutSession, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getCheckoutSession(ctx, String(id)) }),
+  checkoutSessions: t.connection({
+    type: CheckoutSession,
+    args: {
+      status: t.arg.string(),
+      customerId: t.arg.string(),
+      mode: t.arg.string(),
+      createdAfter: t.arg({ type: 'DateTime' }),
+      createdBefore: t.arg({ type: 'DateTime' }),
+      order: t.arg.string(),
+    },
+    resolve: (_, args, ctx) => listCheckoutSessions(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createCheckoutSession: t.field({
+    type: CheckoutSession,
+    args: { input: t.arg({ type: CreateCheckoutSessionInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => createCheckoutSession(ctx, input),
+  }),
+  cancelCheckoutSession: t.field({
+    type: CheckoutSession,
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { id }, ctx) => cancelCheckoutSession(ctx, String(id)),
+  }),
+  confirmCheckoutSession: t.field({
+    type: CheckoutSession,
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { id }, ctx) => confirmCheckoutSession(ctx, String(id)),
+  }),
+}));

@@ -1,0 +1,209 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { isCurrency } from '../../core/money.ts';
+import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkLength, validateMetadata } from '../../core/validation.ts';
+import { clock } from '../../core/clock.ts';
+import { assertMethodsServed, paymentMethods, type PaymentMethod } from '../adapters/capabilities.ts';
+import { enabledAdapters } from '../adapters/service.ts';
+import { templateForUse } from '../templates/service.ts';
+import { completeSession } from './complete.ts';
+import type { SessionRow } from './fields.ts';
+import { sessionStatuses, transition } from './states.ts';
+import type { CheckoutSession } from '../../generated/prisma/client.ts';
+
+const err = errorsFor('checkout_session');
+
+export interface LineItemInput {
+  name?: string | null;
+  quantity?: number | null;
+  unitAmount?: number | null;
+  description?: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+export interface CreateSessionInput {
+  amount: number;
+  currency: string;
+  methods: string[];
+  successUrl: string;
+  cancelUrl: string;
+  customerId?: string | null;
+  lineItems?: LineItemInput[] | null;
+  expiresInSec?: number | null;
+  metadata?: Record<string, string> | null;
+  templateId?: string | null;
+}
+
+/** spec: `https://` only; `http://` and localhost are refused (the customer's browser lands there). */
+function httpsUrl(value: string, field: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw err.validation(field, `${field} must be an absolute https:// URL`);
+  }
+  if (u.protocol !== 'https:') throw err.validation(field, `${field} must use https://`);
+  if (value.length > 2048) throw err.validation(field, `${field} must be at most 2048 characters`);
+  if (/^(localhost|127\.|0\.0\.0\.0|\[::1?\])/.test(u.hostname) || u.hostname.endsWith('.localhost')) throw err.validation(field, `${field} cannot point at localhost`);
+  return value;
+}
+
+function lineItems(items: LineItemInput[] | null | undefined) {
+  if (items == null) return [];
+  if (!Array.isArray(items) || items.length > 100) throw err.validation('lineItems', 'lineItems must be an array of at most 100 items');
+  return items.map((i, n) => {
+    const f = (name: string) => `lineItems[${n}].${name}`;
+    if (typeof i?.name !== 'string') throw err.validation(f('name'), 'name is required');
+    checkLength(i.name, f('name'), 1, 255, 'checkout_session');
+    if (!Number.isSafeInteger(i.quantity) || i.quantity! < 1) throw err.validation(f('quantity'), 'quantity must be a positive integer');
+    if (!Number.isSafeInteger(i.unitAmount) || i.unitAmount! < 0) throw err.validation(f('unitAmount'), 'unitAmount must be an integer >= 0');
+    if (i.description != null) checkLength(i.description, f('description'), 0, 1024, 'checkout_session');
+    const metadata = i.metadata == null ? undefined : validateMetadata(i.metadata, f('metadata'), 'checkout_session');
+    return { name: i.name, quantity: i.quantity!, unitAmount: i.unitAmount!, ...(i.description != null ? { description: i.description } : {}), ...(metadata ? { metadata } : {}) };
+  });
+}
+
+function validateCreate(input: CreateSessionInput) {
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw err.validation('amount', 'amount must be a positive integer in the smallest currency unit');
+  if (typeof input.currency !== 'string' || !/^[A-Z]{3}$/.test(input.currency)) throw err.validation('currency', 'currency must be an uppercase ISO 4217 code');
+  if (!Array.isArray(input.methods) || input.methods.length === 0) throw err.validation('methods', 'methods must be a non-empty array');
+  for (const m of input.methods) {
+    if (!(paymentMethods as readonly string[]).includes(m)) throw err.validation('methods', `unknown method ${JSON.stringify(m)}; one of ${paymentMethods.join(', ')}`);
+  }
+  const expiresInSec = input.expiresInSec ?? 86_400;
+  if (!Number.isSafeInteger(expiresInSec) || expiresInSec < 300 || expiresInSec > 2_592_000) throw err.validation('expiresInSec', 'expiresInSec must be an integer from 300 to 2592000');
+  return {
+    methods: [...new Set(input.methods)] as PaymentMethod[],
+    successUrl: httpsUrl(input.successUrl, 'successUrl'),
+    cancelUrl: httpsUrl(input.cancelUrl, 'cancelUrl'),
+    lineItems: lineItems(input.lineItems),
+    metadata: input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'checkout_session'),
+    expiresInSec,
+  };
+}
+
+export async function createCheckoutSession(ctx: Context, input: CreateSessionInput): Promise<SessionRow> {
+  const auth = authorize(ctx, 'svc:checkout:write');
+  const v = validateCreate(input);
+  const scope = tenant(auth);
+  const row = await inTenant(scope, async (tx) => {
+    if (input.customerId) {
+      const customer = await tx.customer.findFirst({ where: { id: input.customerId, workspaceId: auth.workspaceId, mode: auth.mode }, select: { id: true } });
+      if (!customer) throw err.of('not_found', 'No such customer', 'customerId');
+    }
+    const template = input.templateId ? await templateForUse(tx, scope, input.templateId, 'receipt', 'checkout_session') : null;
+    // A currency nobody serves is the same 422 as methods nobody serves (spec).
+    if (!isCurrency(input.currency)) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${input.currency}`, 'currency');
+    assertMethodsServed(await enabledAdapters(tx, scope), auth.mode, v.methods, input.currency);
+    const now = clock.now();
+    return tx.checkoutSession.create({
+      data: {
+        id: newId('checkoutSession'),
+        workspaceId: auth.workspaceId,
+        mode: auth.mode,
+        amount: BigInt(input.amount),
+        currency: input.currency,
+        methods: v.methods,
+        lineItems: v.lineItems,
+        successUrl: v.successUrl,
+        cancelUrl: v.cancelUrl,
+        customerId: input.customerId ?? null,
+        templateId: template?.id ?? null,
+        metadata: v.metadata ?? undefined,
+        expiresAt: new Date(now.getTime() + v.expiresInSec * 1000),
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+  });
+  return { ...row, accountId: auth.accountId };
+}
+
+export async function getCheckoutSession(ctx: Context, id: string): Promise<SessionRow> {
+  const auth = authorize(ctx, 'svc:checkout:read');
+  const row = await inTenant(tenant(auth), (tx) => tx.checkoutSession.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
+  if (!row) throw err.notFound('checkout session');
+  return { ...row, accountId: auth.accountId };
+}
+
+export interface ListSessionsArgs {
+  status?: string | null;
+  customerId?: string | null;
+  mode?: string | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  order?: string | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs) {
+  const auth = authorize(ctx, 'svc:checkout:read');
+  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  if (args.status && !(sessionStatuses as readonly string[]).includes(args.status)) throw err.validation('status', `status must be one of ${sessionStatuses.join(', ')}`);
+  if (args.mode && args.mode !== 'test' && args.mode !== 'live') throw err.validation('mode', 'mode must be live or test');
+  // spec: the key's environment is implied; a platform-admin key may ask for the other.
+  const mode = (args.mode && auth.isPlatformAdmin ? args.mode : auth.mode) as Mode;
+  const filters = {
+    status: args.status ?? null,
+    customerId: args.customerId ?? null,
+    mode,
+    createdAfter: args.createdAfter?.toISOString() ?? null,
+    createdBefore: args.createdBefore?.toISOString() ?? null,
+  };
+  const page = pageRequest(args, auth.workspaceId, filters, 20);
+  const ks = keyset(page);
+  const rows = await inTenant(tenant(auth, [mode]), (tx) =>
+    tx.checkoutSession.findMany({
+      where: {
+        workspaceId: auth.workspaceId,
+        mode,
+        ...(args.status ? { status: args.status } : {}),
+        ...(args.customerId ? { customerId: args.customerId } : {}),
+        AND: [args.createdAfter ? { createdAt: { gt: args.createdAfter } } : {}, args.createdBefore ? { createdAt: { lt: args.createdBefore } } : {}, ks.where],
+      },
+      orderBy: ks.orderBy,
+      take: ks.take,
+    }),
+  );
+  return toConnection(rows.map((r) => ({ ...r, accountId: auth.accountId })), page, auth.workspaceId, filters, (r) => r.createdAt);
+}
+
+/** The session row, locked for the rest of the transaction: every state change starts here. */
+export async function lockSession(tx: Tx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession | null> {
+  const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM checkout_sessions WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
+  if (!found.length) return null;
+  return tx.checkoutSession.findUnique({ where: { id } });
+}
+
+/** Merchant or customer cancel (no event, spec). */
+export async function cancelSessionIn(tx: Tx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession> {
+  const s = await lockSession(tx, scope, id);
+  if (!s) throw err.notFound('checkout session');
+  const status = transition(s.status as never, 'cancel');
+  const now = clock.now();
+  return tx.checkoutSession.update({ where: { id }, data: { status, canceledAt: now, updatedAt: now } });
+}
+
+export async function cancelCheckoutSession(ctx: Context, id: string): Promise<SessionRow> {
+  const auth = authorize(ctx, 'svc:checkout:write');
+  const row = await inTenant(tenant(auth), (tx) => cancelSessionIn(tx, tenant(auth), id));
+  return { ...row, accountId: auth.accountId };
+}
+
+/** spec confirm: a manual session the merchant saw paid. */
+export async function confirmCheckoutSession(ctx: Context, id: string): Promise<SessionRow> {
+  const auth = authorize(ctx, 'svc:checkout:write');
+  const scope = tenant(auth);
+  const row = await inTenant(scope, async (tx) => {
+    const s = await lockSession(tx, scope, id);
+    if (!s) throw err.notFound('checkout session');
+    if (s.adapter !== 'manual') throw err.conflict('Only a manual-adapter session can be confirmed');
+    return completeSession(tx, scope, s, { trigger: 'confirm', adapter: 'manual', method: s.attemptMethod, providerReference: null, requestId: ctx.requestId });
+  });
+  return { ...row, accountId: auth.accountId };
+}

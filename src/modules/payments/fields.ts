@@ -1,0 +1,20 @@
+import type { FieldSpec } from '../../graphql/fields.ts';
+import type { Payment } from '../../generated/prisma/client.ts';
+
+/** DECISIONS §3 Payment. */
+export const paymentFields: FieldSpec<Payment> = {
+  id: { kind: 'id' },
+  amount: { kind: 'money' },
+  currency: { kind: 'string' },
+  status: { kind: 'string' },
+  amountRefunded: { kind: 'money' },
+  method: { kind: 'string', nullable: true },
+  adapter: { kind: 'string', nullable: true },
+  customerId: { kind: 'string', nullable: true },
+  checkoutSessionId: { kind: 'string', nullable: true },
+  invoiceId: { kind: 'string', nullable: true },
+  capturedAt: { kind: 'date', nullable: true },
+  mode: { kind: 'string' },
+  metadata: { kind: 'metadata', nullable: true },
+  createdAt: { kind: 'date' },
+};
