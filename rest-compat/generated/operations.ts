@@ -2,6 +2,35 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** Replaces the whole manual configuration. */
+export type ConfigureManualAdapterInput = {
+  bankAccounts?: Array<ManualBankAccountInput> | null | undefined;
+  instructions?: string | null | undefined;
+  staticQrImageUrl?: string | null | undefined;
+};
+
+export type ConnectProviderAAdapterInput = {
+  /** Recommended: without it inbound callbacks cannot be verified. */
+  callbackToken?: string | null | undefined;
+  /** xnd_development_... in test mode, xnd_production_... in live mode. */
+  secretKey: string;
+};
+
+export type ConnectProviderBAdapterInput = {
+  clientKey: string;
+  /** `sandbox` (default) or `production`. */
+  env?: string | null | undefined;
+  merchantId: string;
+  serverKey: string;
+};
+
+export type ConnectProviderCAdapterInput = {
+  clientId: string;
+  /** `live` (default) or `sandbox`. */
+  mode?: string | null | undefined;
+  secret: string;
+};
+
 export type CreateApiKeyInput = {
   environment?: string | null | undefined;
   name: string;
@@ -48,6 +77,16 @@ export type CreateWorkspaceInput = {
   region?: string | null | undefined;
 };
 
+export type ManualBankAccountInput = {
+  accountHolder: string;
+  accountNumber: string;
+  bankName: string;
+};
+
+export type StartManagedOnboardingInput = {
+  email: string;
+};
+
 /** Send only changes; null clears a field. metadata replaces the stored object (null clears it). */
 export type UpdateCustomerInput = {
   email?: string | null | undefined;
@@ -89,6 +128,55 @@ export type UpdateWorkspaceInput = {
   slug?: string | null | undefined;
   timezone?: string | null | undefined;
 };
+
+export type AdapterFieldsFragment = { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null };
+
+export type ManagedOnboardingFieldsFragment = { subAccountId: string | null, kybStatus: string, capabilitiesStatus: string, payoutsReady: boolean, onboardingUrl: string | null };
+
+export type GetAdaptersQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetAdaptersQuery = { adapters: { provider_a: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null, provider_b: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null, provider_c: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null, manual: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null, managed: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null } };
+
+export type ConnectProviderAAdapterMutationVariables = Exact<{
+  input: ConnectProviderAAdapterInput;
+}>;
+
+
+export type ConnectProviderAAdapterMutation = { connectProviderAAdapter: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } };
+
+export type ConnectProviderBAdapterMutationVariables = Exact<{
+  input: ConnectProviderBAdapterInput;
+}>;
+
+
+export type ConnectProviderBAdapterMutation = { connectProviderBAdapter: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } };
+
+export type ConnectProviderCAdapterMutationVariables = Exact<{
+  input: ConnectProviderCAdapterInput;
+}>;
+
+
+export type ConnectProviderCAdapterMutation = { connectProviderCAdapter: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } };
+
+export type ConfigureManualAdapterMutationVariables = Exact<{
+  input: ConfigureManualAdapterInput;
+}>;
+
+
+export type ConfigureManualAdapterMutation = { configureManualAdapter: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } };
+
+export type GetManagedOnboardingQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetManagedOnboardingQuery = { managedOnboarding: { subAccountId: string | null, kybStatus: string, capabilitiesStatus: string, payoutsReady: boolean, onboardingUrl: string | null } };
+
+export type StartManagedOnboardingMutationVariables = Exact<{
+  input: StartManagedOnboardingInput;
+}>;
+
+
+export type StartManagedOnboardingMutation = { startManagedOnboarding: { subAccountId: string | null, kybStatus: string, capabilitiesStatus: string, payoutsReady: boolean, onboardingUrl: string | null } };
 
 export type ApiKeyFieldsFragment = { id: string, keyId: string, name: string, role: string, scopes: Array<string>, environment: string, lastUsedAt: string | null, createdAt: string, revokedAt: string | null };
 

@@ -6,6 +6,7 @@ import '../modules/workspaces/schema.ts';
 import '../modules/events/schema.ts';
 import '../modules/customers/schema.ts';
 import '../modules/templates/schema.ts';
+import '../modules/adapters/schema.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());
