@@ -63,7 +63,9 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       if (result.data === undefined) throw requestError(result.errors, route.resource);
       throw first.originalError ?? first;
     }
-    const { data, page } = unwrap(result.data?.[Object.keys(result.data)[0]]);
+    const unwrapped = unwrap(result.data?.[Object.keys(result.data)[0]]);
+    const { page } = unwrapped;
+    const data = route.shape && unwrapped.data !== null ? route.shape(unwrapped.data) : unwrapped.data;
     const status = route.status ?? 200;
     return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from(status === 204 ? '' : envelope(ctx.requestId, data, null, page)) };
   }

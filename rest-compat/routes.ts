@@ -20,9 +20,15 @@ export interface Route<V = Record<string, unknown>> {
   idempotency?: 'required' | 'optional' | 'none';
   /** The body is ignored (actions like cancel) but may be an empty JSON object. */
   emptyBody?: boolean;
+  /**
+   * Where the spec's REST shape differs from the GraphQL result: applied to `data`. Only
+   * GET /v1/adapters uses it (REST omits never-connected kinds; GraphQL has them null).
+   */
+  shape?: (data: unknown) => unknown;
 }
 
 const route = <V>(r: Route<V>) => r as unknown as Route;
+const withoutNulls = (data: unknown) => Object.fromEntries(Object.entries(data as Record<string, unknown>).filter(([, v]) => v !== null));
 const id = (req: Input) => ({ id: req.params.id });
 
 export const routes: Route[] = [
@@ -74,6 +80,21 @@ export const routes: Route[] = [
     variables: (r) => ({ input: r.body as Ops.CreateTemplateInput }) }),
   route<Ops.UpdateTemplateMutationVariables>({ id: 'updateTemplate', method: 'PATCH', path: '/v1/templates/:id', resource: 'template',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateTemplateInput }) }),
+
+  // Adapters (spec Adapters): every PUT requires an Idempotency-Key
+  route<Ops.GetAdaptersQueryVariables>({ id: 'getAdapters', method: 'GET', path: '/v1/adapters', resource: 'adapter', variables: () => ({}), shape: withoutNulls }),
+  route<Ops.ConnectProviderAAdapterMutationVariables>({ id: 'connectProviderAAdapter', method: 'PUT', path: '/v1/adapters/provider_a', resource: 'adapter',
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ConnectProviderAAdapterInput }) }),
+  route<Ops.ConnectProviderBAdapterMutationVariables>({ id: 'connectProviderBAdapter', method: 'PUT', path: '/v1/adapters/provider_b', resource: 'adapter',
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ConnectProviderBAdapterInput }) }),
+  route<Ops.ConnectProviderCAdapterMutationVariables>({ id: 'connectProviderCAdapter', method: 'PUT', path: '/v1/adapters/provider_c', resource: 'adapter',
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ConnectProviderCAdapterInput }) }),
+  route<Ops.ConfigureManualAdapterMutationVariables>({ id: 'configureManualAdapter', method: 'PUT', path: '/v1/adapters/manual', resource: 'adapter',
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ConfigureManualAdapterInput }) }),
+  route<Ops.GetManagedOnboardingQueryVariables>({ id: 'getManagedOnboarding', method: 'GET', path: '/v1/adapters/managed/onboarding', resource: 'adapter', variables: () => ({}) }),
+  // DECISIONS §7: returns the onboarding state object; not a create, so 200
+  route<Ops.StartManagedOnboardingMutationVariables>({ id: 'startManagedOnboarding', method: 'POST', path: '/v1/adapters/managed/onboarding', resource: 'adapter',
+    variables: (r) => ({ input: r.body as Ops.StartManagedOnboardingInput }) }),
   // Checkout sessions
   route<Ops.ListCheckoutSessionsQueryVariables>({ id: 'listCheckoutSessions', method: 'GET', path: '/v1/checkout-sessions', resource: 'checkout_session',
     variables: (r) => listQuery(r, { order: 'string', status: 'string', customerId: 'string', mode: 'string', createdAfter: 'instant', createdBefore: 'instant' }) }),

@@ -2,11 +2,53 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** Replaces the whole manual configuration. */
+export type ConfigureManualAdapterInput = {
+  bankAccounts?: Array<ManualBankAccountInput> | null | undefined;
+  instructions?: string | null | undefined;
+  staticQrImageUrl?: string | null | undefined;
+};
+
+export type ConnectProviderAAdapterInput = {
+  /** Recommended: without it inbound callbacks cannot be verified. */
+  callbackToken?: string | null | undefined;
+  /** xnd_development_... in test mode, xnd_production_... in live mode. */
+  secretKey: string;
+};
+
+export type ConnectProviderBAdapterInput = {
+  clientKey: string;
+  /** `sandbox` (default) or `production`. */
+  env?: string | null | undefined;
+  merchantId: string;
+  serverKey: string;
+};
+
+export type ConnectProviderCAdapterInput = {
+  clientId: string;
+  /** `live` (default) or `sandbox`. */
+  mode?: string | null | undefined;
+  secret: string;
+};
+
 export type CreateApiKeyInput = {
   environment?: string | null | undefined;
   name: string;
   role?: string | null | undefined;
   scopes?: Array<string> | null | undefined;
+};
+
+export type CreateCheckoutSessionInput = {
+  amount: number;
+  cancelUrl: string;
+  currency: string;
+  customerId?: string | null | undefined;
+  expiresInSec?: number | null | undefined;
+  lineItems?: Array<LineItemInput> | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  methods: Array<string>;
+  successUrl: string;
+  templateId?: string | null | undefined;
 };
 
 /** Every field is optional. */
@@ -46,6 +88,24 @@ export type CreateWorkspaceInput = {
   defaultCurrency?: string | null | undefined;
   name: string;
   region?: string | null | undefined;
+};
+
+export type LineItemInput = {
+  description?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  name?: string | null | undefined;
+  quantity?: number | null | undefined;
+  unitAmount?: number | null | undefined;
+};
+
+export type ManualBankAccountInput = {
+  accountHolder: string;
+  accountNumber: string;
+  bankName: string;
+};
+
+export type StartManagedOnboardingInput = {
+  email: string;
 };
 
 /** Send only changes; null clears a field. metadata replaces the stored object (null clears it). */
@@ -90,6 +150,55 @@ export type UpdateWorkspaceInput = {
   timezone?: string | null | undefined;
 };
 
+export type AdapterFieldsFragment = { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null };
+
+export type ManagedOnboardingFieldsFragment = { subAccountId: string | null, kybStatus: string, capabilitiesStatus: string, payoutsReady: boolean, onboardingUrl: string | null };
+
+export type GetAdaptersQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetAdaptersQuery = { adapters: { provider_a: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null, provider_b: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null, provider_c: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null, manual: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null, managed: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } | null } };
+
+export type ConnectProviderAAdapterMutationVariables = Exact<{
+  input: ConnectProviderAAdapterInput;
+}>;
+
+
+export type ConnectProviderAAdapterMutation = { connectProviderAAdapter: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } };
+
+export type ConnectProviderBAdapterMutationVariables = Exact<{
+  input: ConnectProviderBAdapterInput;
+}>;
+
+
+export type ConnectProviderBAdapterMutation = { connectProviderBAdapter: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } };
+
+export type ConnectProviderCAdapterMutationVariables = Exact<{
+  input: ConnectProviderCAdapterInput;
+}>;
+
+
+export type ConnectProviderCAdapterMutation = { connectProviderCAdapter: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } };
+
+export type ConfigureManualAdapterMutationVariables = Exact<{
+  input: ConfigureManualAdapterInput;
+}>;
+
+
+export type ConfigureManualAdapterMutation = { configureManualAdapter: { kind: string, status: string, secretKeyLast4: string | null, publicConfig: unknown, configuredAt: string, lastErrorAt: string | null, lastErrorCode: string | null } };
+
+export type GetManagedOnboardingQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetManagedOnboardingQuery = { managedOnboarding: { subAccountId: string | null, kybStatus: string, capabilitiesStatus: string, payoutsReady: boolean, onboardingUrl: string | null } };
+
+export type StartManagedOnboardingMutationVariables = Exact<{
+  input: StartManagedOnboardingInput;
+}>;
+
+
+export type StartManagedOnboardingMutation = { startManagedOnboarding: { subAccountId: string | null, kybStatus: string, capabilitiesStatus: string, payoutsReady: boolean, onboardingUrl: string | null } };
+
 export type ApiKeyFieldsFragment = { id: string, keyId: string, name: string, role: string, scopes: Array<string>, environment: string, lastUsedAt: string | null, createdAt: string, revokedAt: string | null };
 
 export type ListApiKeysQueryVariables = Exact<{
@@ -122,6 +231,50 @@ export type RevokeApiKeyMutationVariables = Exact<{
 
 
 export type RevokeApiKeyMutation = { revokeApiKey: { id: string } };
+
+export type CheckoutSessionFieldsFragment = { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListCheckoutSessionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  status?: string | null | undefined;
+  customerId?: string | null | undefined;
+  mode?: string | null | undefined;
+  createdAfter?: string | null | undefined;
+  createdBefore?: string | null | undefined;
+}>;
+
+
+export type ListCheckoutSessionsQuery = { checkoutSessions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetCheckoutSessionQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCheckoutSessionQuery = { checkoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateCheckoutSessionMutationVariables = Exact<{
+  input: CreateCheckoutSessionInput;
+}>;
+
+
+export type CreateCheckoutSessionMutation = { createCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CancelCheckoutSessionMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelCheckoutSessionMutation = { cancelCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type ConfirmCheckoutSessionMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ConfirmCheckoutSessionMutation = { confirmCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
 
@@ -182,6 +335,55 @@ export type GetEventQueryVariables = Exact<{
 
 
 export type GetEventQuery = { event: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
+
+export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
+
+export type ListPaymentsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  status?: string | null | undefined;
+  customerId?: string | null | undefined;
+  checkoutSessionId?: string | null | undefined;
+}>;
+
+
+export type ListPaymentsQuery = { payments: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } }> } };
+
+export type GetPaymentQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetPaymentQuery = { payment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
+
+export type ReceiptFieldsFragment = { receiptId: string, number: string, sourceType: string, sourceId: string, status: string, paidAt: string | null, amount: number, currency: string, method: string | null, methodLabel: string | null, adapter: string | null, customer: unknown, merchant: unknown, lineItems: unknown, subtotal: number, taxAmount: number, total: number, template: unknown };
+
+export type ListReceiptsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  sourceType?: string | null | undefined;
+  customerId?: string | null | undefined;
+  issuedAfter?: string | null | undefined;
+  issuedBefore?: string | null | undefined;
+}>;
+
+
+export type ListReceiptsQuery = { receipts: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, number: string, sourceType: string, sourceId: string, customerId: string | null, amount: number, currency: string, method: string | null, adapter: string | null, issuedAt: string, emailedAt: string | null, emailedTo: string | null } }> } };
+
+export type GetReceiptQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetReceiptQuery = { receipt: { receiptId: string, number: string, sourceType: string, sourceId: string, status: string, paidAt: string | null, amount: number, currency: string, method: string | null, methodLabel: string | null, adapter: string | null, customer: unknown, merchant: unknown, lineItems: unknown, subtotal: number, taxAmount: number, total: number, template: unknown } };
+
+export type GetCheckoutSessionReceiptQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCheckoutSessionReceiptQuery = { checkoutSessionReceipt: { receiptId: string, number: string, sourceType: string, sourceId: string, status: string, paidAt: string | null, amount: number, currency: string, method: string | null, methodLabel: string | null, adapter: string | null, customer: unknown, merchant: unknown, lineItems: unknown, subtotal: number, taxAmount: number, total: number, template: unknown } };
 
 export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
 

@@ -44,6 +44,7 @@ export function createClient(opts: ClientOptions) {
     get: <T = any>(target: string, headers?: Record<string, string>) => request<T>('GET', target, undefined, headers),
     post: <T = any>(target: string, body: unknown = {}, headers?: Record<string, string>) => request<T>('POST', target, body, headers),
     patch: <T = any>(target: string, body: unknown, headers?: Record<string, string>) => request<T>('PATCH', target, body, headers),
+    put: <T = any>(target: string, body: unknown, headers?: Record<string, string>) => request<T>('PUT', target, body, headers),
     delete: <T = any>(target: string, headers?: Record<string, string>) => request<T>('DELETE', target, undefined, headers),
     graphql: <T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>
       request<{ data: T; errors?: { message: string; extensions: { code: string; field?: string } }[] }>('POST', '/graphql', { query, variables }, headers),

@@ -69,3 +69,11 @@ async function replay(tenant: { workspaceId: string; modes: Mode[] }, scope: { w
 async function release(tenant: { workspaceId: string; modes: Mode[] }, scope: { workspaceId: string; mode: Mode }, key: string) {
   await tenantQuery(tenant, `DELETE FROM idempotency_keys WHERE "workspaceId" = $1 AND mode = $2 AND key = $3`, [scope.workspaceId, scope.mode, key]).catch(() => {});
 }
+
+/**
+ * spec Conventions: endpoints that require an `Idempotency-Key` answer 400 without one. Checked
+ * in the service, so `/graphql` (header or `idempotencyKey` argument) follows the same rule as REST.
+ */
+export function requireIdempotencyKey(ctx: { idempotencyKey?: string }, resource: Resource) {
+  if (!ctx.idempotencyKey) throw new DomainError('idempotency_required', 'This operation requires an Idempotency-Key', { field: 'Idempotency-Key', resource });
+}

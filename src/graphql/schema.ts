@@ -6,6 +6,7 @@ import '../modules/workspaces/schema.ts';
 import '../modules/events/schema.ts';
 import '../modules/customers/schema.ts';
 import '../modules/templates/schema.ts';
+import '../modules/adapters/schema.ts';
 import '../modules/checkout-sessions/schema.ts';
 import '../modules/payments/schema.ts';
 import '../modules/receipts/schema.ts';
