@@ -12,7 +12,7 @@ import { enabledAdapters } from '../adapters/service.ts';
 import { templateForUse } from '../templates/service.ts';
 import { completeSession } from './complete.ts';
 import type { SessionRow } from './fields.ts';
-import { sessionStatuses, transition } from './states.ts';
+import { sessionStatuses, transition, type SessionStatus } from './states.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('checkout_session');
@@ -203,6 +203,7 @@ export async function confirmCheckoutSession(ctx: Context, id: string): Promise<
     const s = await lockSession(tx, scope, id);
     if (!s) throw err.notFound('checkout session');
     if (s.adapter !== 'manual') throw err.conflict('Only a manual-adapter session can be confirmed');
+    transition(s.status as SessionStatus, 'confirm'); // spec: a completed session refuses confirm (409), unlike a repeated callback
     return completeSession(tx, scope, s, { trigger: 'confirm', adapter: 'manual', method: s.attemptMethod, providerReference: null, requestId: ctx.requestId });
   });
   return { ...row, accountId: auth.accountId };
