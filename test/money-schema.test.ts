@@ -279,3 +279,59 @@ describe('receipts, payments, sessions: database invariants', () => {
     await expect(tpl('letter', false)).rejects.toThrow(/templates_kind_check/);
   });
 });
+
+describe('row-level security on the money-path tables', () => {
+  const tables = ['customers', 'templates', 'adapters', 'managed_accounts', 'checkout_sessions', 'payments', 'receipts', 'ledger_entries', 'provider_events', 'provider_calls'];
+
+  it("the app role scoped to A sees none of B's rows and none of A's live rows, and cannot write into B", async () => {
+    const a = await server.workspace();
+    const b = await server.workspace();
+    for (const ws of [a, b]) {
+      await chainFor(ws.workspaceId);
+      await inTenant(scopeOf(ws.workspaceId), (tx) =>
+        postLedger(tx, { workspaceId: ws.workspaceId, mode: 'test' }, {
+          txId: `t-${ws.workspaceId}`, currency: 'IDR', sourceType: 'adjustment', sourceId: 'x', postedAt: new Date(), legs: [leg('a', 'debit', 1), leg('b', 'credit', 1)],
+        }),
+      );
+      const q = (sql: string, params: unknown[]) => db().system.query(sql, params);
+      await q(`INSERT INTO templates (id, "workspaceId", mode, kind, name) VALUES ($1, $2, 'test', 'receipt', 'T')`, [newId('template'), ws.workspaceId]);
+      await q(`INSERT INTO adapters ("workspaceId", mode, kind, "publicConfig", "configuredAt") VALUES ($1, 'test', 'manual', '{}', now()), ($1, 'live', 'manual', '{}', now())`, [ws.workspaceId]);
+      await q(`INSERT INTO managed_accounts ("workspaceId", mode) VALUES ($1, 'test')`, [ws.workspaceId]);
+      await q(
+        `INSERT INTO provider_events (id, "workspaceId", mode, provider, "providerEventId", type, outcome, payload, "receivedAt", "processedAt") VALUES ($1, $2, 'test', 'provider_b', $1, 't', 'applied', '{}', now(), now())`,
+        [newId('providerEvent'), ws.workspaceId],
+      );
+      await q(`INSERT INTO provider_calls (id, "workspaceId", mode, provider, direction, method, url) VALUES ($1, $2, 'test', 'provider_b', 'outbound', 'GET', 'https://p.example')`, [newId('providerCall'), ws.workspaceId]);
+    }
+    // an unroutable callback: no workspace, invisible to every tenant
+    await db().system.query(`INSERT INTO provider_calls (id, provider, direction, method, url) VALUES ($1, 'provider_a', 'inbound', 'POST', '/v1/callbacks/provider_a')`, [newId('providerCall')]);
+
+    await asApp(a.workspaceId, async (c) => {
+      for (const t of tables) {
+        const { rows } = await c.query(`SELECT "workspaceId", mode FROM ${t}`);
+        expect(rows.length, t).toBeGreaterThan(0);
+        expect(rows.every((r) => r.workspaceId === a.workspaceId && r.mode === 'test'), t).toBe(true);
+      }
+      await expect(c.query(`INSERT INTO customers (id, "workspaceId", mode) VALUES ($1, $2, 'test')`, [newId('customer'), b.workspaceId])).rejects.toThrow(/row-level security/);
+      await expect(c.query(`INSERT INTO customers (id, "workspaceId", mode) VALUES ($1, $2, 'live')`, [newId('customer'), a.workspaceId])).rejects.toThrow(/row-level security/);
+      expect((await c.query(`UPDATE adapters SET status = 'disabled' WHERE "workspaceId" = $1`, [b.workspaceId])).rowCount).toBe(0);
+    });
+  });
+
+  async function chainFor(workspaceId: string) {
+    const customerId = newId('customer');
+    await db().system.query(`INSERT INTO customers (id, "workspaceId", mode, name) VALUES ($1, $2, 'test', 'X')`, [customerId, workspaceId]);
+    const sessionId = newId('checkoutSession');
+    const paymentId = newId('payment');
+    await db().system.query(
+      `INSERT INTO checkout_sessions (id, "workspaceId", mode, amount, currency, methods, "successUrl", "cancelUrl", "customerId", "expiresAt") VALUES ($1, $2, 'test', 100, 'IDR', '{va}', 'https://s', 'https://c', $3, now())`,
+      [sessionId, workspaceId, customerId],
+    );
+    await db().system.query(`INSERT INTO payments (id, "workspaceId", mode, status, amount, currency, "checkoutSessionId") VALUES ($1, $2, 'test', 'succeeded', 100, 'IDR', $3)`, [paymentId, workspaceId, sessionId]);
+    await db().system.query(
+      `INSERT INTO receipts (id, "workspaceId", mode, number, "sourceType", "sourceId", "paymentId", status, amount, currency, merchant, "lineItems", subtotal, total, template, "issuedAt")
+       VALUES ($1, $2, 'test', 'SVC-RCPT-2026-11-0001', 'checkout_session', $3, $4, 'completed', 100, 'IDR', '{}', '[]', 100, 100, '{}', now())`,
+      [newId('receipt'), workspaceId, sessionId, paymentId],
+    );
+  }
+});
