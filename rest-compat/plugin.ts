@@ -63,6 +63,11 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       if (result.data === undefined) throw requestError(result.errors, route.resource);
       throw first.originalError ?? first;
     }
+    if (route.download) {
+      // A document route: the operation's {contentType, filename, contentBase64} becomes the body itself.
+      const doc = result.data?.[Object.keys(result.data)[0]] as { contentType: string; filename: string; contentBase64: string };
+      return { status: 200, headers: { 'content-type': doc.contentType, 'content-disposition': `inline; filename="${doc.filename}"` }, body: Buffer.from(doc.contentBase64, 'base64') };
+    }
     const unwrapped = unwrap(result.data?.[Object.keys(result.data)[0]]);
     const { page } = unwrapped;
     const data = route.shape && unwrapped.data !== null ? route.shape(unwrapped.data) : unwrapped.data;

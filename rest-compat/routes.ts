@@ -25,6 +25,8 @@ export interface Route<V = Record<string, unknown>> {
    * GET /v1/adapters uses it (REST omits never-connected kinds; GraphQL has them null).
    */
   shape?: (data: unknown) => unknown;
+  /** The operation returns a document ({contentType, filename, contentBase64}): sent as the body, not in the envelope. */
+  download?: boolean;
 }
 
 const route = <V>(r: Route<V>) => r as unknown as Route;
@@ -116,4 +118,10 @@ export const routes: Route[] = [
   route<Ops.ListReceiptsQueryVariables>({ id: 'listReceipts', method: 'GET', path: '/v1/receipts', resource: 'receipt',
     variables: (r) => listQuery(r, { sourceType: 'string', customerId: 'string', issuedAfter: 'instant', issuedBefore: 'instant' }) }),
   route<Ops.GetReceiptQueryVariables>({ id: 'getReceipt', method: 'GET', path: '/v1/receipts/:id', resource: 'receipt', variables: id }),
+  route<Ops.GetReceiptPdfQueryVariables>({ id: 'getReceiptPdf', method: 'GET', path: '/v1/receipts/:id/receipt.pdf', resource: 'receipt', download: true, variables: id }),
+  route<Ops.GetReceiptHtmlQueryVariables>({ id: 'getReceiptHtml', method: 'GET', path: '/v1/receipts/:id/receipt.html', resource: 'receipt', download: true, variables: id }),
+  route<Ops.GetReceiptEscposQueryVariables>({ id: 'getReceiptEscpos', method: 'GET', path: '/v1/receipts/:id/receipt.escpos', resource: 'receipt', download: true,
+    variables: (r) => ({ id: r.params.id, ...listQuery(r, { width: 'int' }) }) }),
+  route<Ops.EmailReceiptMutationVariables>({ id: 'emailReceipt', method: 'POST', path: '/v1/receipts/:id/email', resource: 'receipt',
+    variables: (r) => ({ id: r.params.id, to: (r.body.to as string | undefined) ?? null }) }),
 ];

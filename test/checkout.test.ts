@@ -236,3 +236,33 @@ describe('cancel and expiry', () => {
     expect((await ws.client.get(`/v1/payments?checkoutSessionId=${s.id}`)).json.data).toEqual([]);
   });
 });
+
+describe('receipt documents and email', () => {
+  it('pdf, html and escpos bytes for a completed session; email needs a recipient', async () => {
+    const ws = await server.workspace();
+    const s = (await create(ws)).json.data;
+    await page(s.id, '/attempt', { method: 'qris' });
+    await page(s.id, '/simulate', { outcome: 'success' });
+    const receipt = (await ws.client.get(`/v1/checkout-sessions/${s.id}/receipt`)).json.data;
+    const raw = async (path: string) => {
+      const res = await ws.client.get(path);
+      return res;
+    };
+    const pdf = await raw(`/v1/receipts/${receipt.receiptId}/receipt.pdf`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.text.startsWith('%PDF-')).toBe(true);
+    const html = await raw(`/v1/receipts/${receipt.receiptId}/receipt.html`);
+    expect(html.headers.get('content-type')).toContain('text/html');
+    expect(html.text).toContain(receipt.number);
+    expect(html.text).toContain('Rp 150.000');
+    const escpos = await raw(`/v1/receipts/${receipt.receiptId}/receipt.escpos?width=58`);
+    expect(escpos.headers.get('content-type')).toBe('application/octet-stream');
+    expect(escpos.text.charCodeAt(0)).toBe(0x1b);
+    expect((await raw(`/v1/receipts/${receipt.receiptId}/receipt.escpos?width=70`)).status).toBe(400);
+    expect((await raw(`/v1/receipts/rcpt_01M82PP879NVMT2NEX4PQNAEX2/receipt.pdf`)).status).toBe(404);
+    const noRecipient = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, {});
+    expect(noRecipient.status, noRecipient.text).toBe(409);
+    expect(noRecipient.json.error.code).toBe('no_recipient');
+  });
+});

@@ -385,6 +385,36 @@ export type GetCheckoutSessionReceiptQueryVariables = Exact<{
 
 export type GetCheckoutSessionReceiptQuery = { checkoutSessionReceipt: { receiptId: string, number: string, sourceType: string, sourceId: string, status: string, paidAt: string | null, amount: number, currency: string, method: string | null, methodLabel: string | null, adapter: string | null, customer: unknown, merchant: unknown, lineItems: unknown, subtotal: number, taxAmount: number, total: number, template: unknown } };
 
+export type GetReceiptPdfQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetReceiptPdfQuery = { receiptDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetReceiptHtmlQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetReceiptHtmlQuery = { receiptDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetReceiptEscposQueryVariables = Exact<{
+  id: string | number;
+  width?: number | null | undefined;
+}>;
+
+
+export type GetReceiptEscposQuery = { receiptDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type EmailReceiptMutationVariables = Exact<{
+  id: string | number;
+  to?: string | null | undefined;
+}>;
+
+
+export type EmailReceiptMutation = { emailReceipt: { sent: boolean, to: string } };
+
 export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
 
 export type ListTemplatesQueryVariables = Exact<{

@@ -2,7 +2,7 @@ import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
 import type { Receipt as Row } from '../../generated/prisma/client.ts';
 import { receiptFields, receiptSummaryFields } from './fields.ts';
-import { getReceipt, getSessionReceipt, listReceipts } from './service.ts';
+import { emailReceipt, getReceipt, getSessionReceipt, listReceipts, receiptDocument } from './service.ts';
 
 export const Receipt = builder.objectRef<Row>('Receipt').implement({
   description: 'A receipt as issued: frozen, never rewritten.',
@@ -20,5 +20,34 @@ builder.queryFields((t) => ({
     type: ReceiptSummary,
     args: { sourceType: t.arg.string(), customerId: t.arg.string(), issuedAfter: t.arg({ type: 'DateTime' }), issuedBefore: t.arg({ type: 'DateTime' }) },
     resolve: (_, args, ctx) => listReceipts(ctx, args),
+  }),
+}));
+
+/** A rendered document; REST routes marked `download` send `content` as the response body. */
+const ReceiptDocument = builder.objectRef<{ contentType: string; filename: string; bytes: Buffer }>('ReceiptDocument').implement({
+  fields: (t) => ({
+    contentType: t.exposeString('contentType'),
+    filename: t.exposeString('filename'),
+    contentBase64: t.string({ resolve: (d) => d.bytes.toString('base64') }),
+  }),
+});
+const ReceiptEmailResult = builder.objectRef<{ sent: boolean; to: string }>('ReceiptEmailResult').implement({
+  fields: (t) => ({ sent: t.exposeBoolean('sent'), to: t.exposeString('to') }),
+});
+
+builder.queryFields((t) => ({
+  receiptDocument: t.field({
+    type: ReceiptDocument,
+    description: 'format: pdf, html or escpos; width (escpos): 58 or 80 (default).',
+    args: { id: t.arg.id({ required: true }), format: t.arg.string({ required: true }), width: t.arg.int() },
+    resolve: (_, { id, format, width }, ctx) => receiptDocument(ctx, String(id), format, width),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  emailReceipt: t.field({
+    type: ReceiptEmailResult,
+    args: { id: t.arg.id({ required: true }), to: t.arg.string(), idempotencyKey: t.arg.string() },
+    resolve: (_, { id, to }, ctx) => emailReceipt(ctx, String(id), to),
   }),
 }));

@@ -4,6 +4,14 @@ import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { oneOf } from '../../core/validation.ts';
+import { clock } from '../../core/clock.ts';
+import { toWire } from '../../graphql/fields.ts';
+import { receiptFields } from './fields.ts';
+import { buildReceiptView, type ReceiptRecord } from './render/view.ts';
+import { renderReceiptPdf } from './render/pdf.ts';
+import { renderReceiptHtml } from './render/html.ts';
+import { renderReceiptEscpos } from './render/escpos.ts';
+import { sendReceiptEmail } from './render/email.ts';
 
 const err = errorsFor('receipt');
 
@@ -59,4 +67,44 @@ export async function listReceipts(ctx: Context, args: ListReceiptsArgs) {
     }),
   );
   return toConnection(rows, page, auth.workspaceId, filters, (r) => r.issuedAt);
+}
+
+/** The frozen receipt as renderers see it: the spec's full object, in the workspace's time zone. */
+async function viewOf(ctx: Context, id: string) {
+  const auth = authorize(ctx, 'svc:checkout:read');
+  const { row, timezone } = await inTenant(tenant(auth), async (tx) => {
+    const row = await tx.receipt.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } });
+    const ws = row && (await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { timezone: true } }));
+    return { row, timezone: ws?.timezone };
+  });
+  if (!row) throw err.notFound('receipt');
+  const record = toWire(row, receiptFields) as unknown as ReceiptRecord;
+  return { row, view: buildReceiptView(record, { issuedAt: row.issuedAt, mode: row.mode as 'live' | 'test', timezone }) };
+}
+
+export const receiptFormats = ['pdf', 'html', 'escpos'] as const;
+
+/** receipt.pdf, receipt.html and receipt.escpos (58 or 80 mm, 80 by default). */
+export async function receiptDocument(ctx: Context, id: string, format: string, width?: number | null) {
+  const kind = oneOf(format, receiptFormats, 'format', 'receipt');
+  if (width != null && width !== 58 && width !== 80) throw err.validation('width', 'width must be 58 or 80');
+  const { row, view } = await viewOf(ctx, id);
+  const name = row.number.replace(/[^A-Za-z0-9._-]/g, '_');
+  switch (kind) {
+    case 'pdf':
+      return { contentType: 'application/pdf', filename: `${name}.pdf`, bytes: await renderReceiptPdf(view) };
+    case 'html':
+      return { contentType: 'text/html; charset=utf-8', filename: `${name}.html`, bytes: Buffer.from(renderReceiptHtml(view)) };
+    case 'escpos':
+      return { contentType: 'application/octet-stream', filename: `${name}.bin`, bytes: renderReceiptEscpos(view, { width: (width ?? 80) as 58 | 80 }) };
+  }
+}
+
+/** POST /v1/receipts/:id/email: sends, then records the latest send on the (otherwise frozen) receipt. */
+export async function emailReceipt(ctx: Context, id: string, to?: string | null) {
+  const auth = authorize(ctx, 'svc:checkout:write');
+  const { view } = await viewOf(ctx, id);
+  const sent = await sendReceiptEmail(view, { to });
+  await inTenant(tenant(auth), (tx) => tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } }));
+  return { sent: true, to: sent.to };
 }
