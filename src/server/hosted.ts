@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { attempt, customerCancel, declarePaid, hostedPageView, publicStatus, simulate } from '../modules/checkout-sessions/hosted.ts';
+import { handleCallback } from '../modules/checkout-sessions/callbacks.ts';
 import { renderHostedPage } from '../hosted/page.ts';
 import { envelope, errorReply } from './envelope.ts';
 import { parseJsonBody, rawBody } from './edge.ts';
@@ -44,4 +45,15 @@ export function mountHosted(app: FastifyInstance, limiter: RateLimiter) {
   app.post<{ Params: Params }>('/c/:id/attempt/declare-paid', json((id) => declarePaid(id)));
   app.post<{ Params: Params }>('/c/:id/simulate', json((id, body) => simulate(id, String(body.outcome ?? ''))));
   app.post<{ Params: Params }>('/c/:id/cancel', json((id) => customerCancel(id)));
+
+  // Provider callbacks: authenticated the provider's own way over the raw bytes (callbacks.ts).
+  app.post<{ Params: { provider: string } }>('/v1/callbacks/:provider', async (req, reply) => {
+    try {
+      const data = await handleCallback(req.params.provider, { headers: req.headers, rawBody: rawBody(req) });
+      return reply.type('application/json; charset=utf-8').send(envelope(req.requestId, { received: true, ...data }));
+    } catch (e) {
+      const r = errorReply(e, req.requestId, 'checkout_session');
+      return reply.status(r.status).headers(r.headers).type('application/json; charset=utf-8').send(r.body);
+    }
+  });
 }

@@ -14,6 +14,8 @@ import { successRedirect, type HostedMethod, type HostedPageView } from '../../h
 import { completeSession } from './complete.ts';
 import { cancelSessionIn, lockSession } from './service.ts';
 import { transition, type SessionStatus } from './states.ts';
+import { callbackUrl, isOnline, providerFor } from '../adapters/providers.ts';
+import { isProviderError, type Instructions } from '../../providers/index.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('checkout_session');
@@ -114,6 +116,22 @@ async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
   }
 }
 
+/** A provider's instructions as the page shows them. */
+async function instructionsView(i: Instructions, label: string) {
+  switch (i.kind) {
+    case 'qr':
+      return { title: 'Scan to pay', label, qrSvg: await qrSvg(i.qrString), lines: ['Open your banking or e-wallet app and scan the code.'] };
+    case 'va':
+      return { title: 'Transfer to this virtual account', label, code: i.vaNumber, lines: [`Bank: ${i.bankCode}`, 'The amount must match exactly.'] };
+    case 'retail':
+      return { title: 'Pay at the counter', label, code: i.paymentCode, lines: [`Show this payment code at ${i.outlet}.`] };
+    case 'redirect':
+      return { title: `Continue to ${label}`, label, redirectUrl: i.redirectUrl, lines: [] };
+    default:
+      return { title: label, label, lines: [] };
+  }
+}
+
 function manualAttempt(publicConfig: Record<string, unknown>) {
   const accounts = (publicConfig.bankAccounts ?? []) as { bankName: string; accountNumber: string; accountHolder: string }[];
   const lines = accounts.map((a) => `${a.bankName} ${a.accountNumber} (${a.accountHolder})`);
@@ -142,8 +160,32 @@ export async function attempt(id: string, method: string): Promise<AttemptView> 
       await tx.checkoutSession.update({ where: { id }, data: { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: a.ref, attemptData: a.data } });
       return { ...a.view, canDeclarePaid: false, canSimulate: true, waiting: true };
     }
-    // Online providers (provider_a/b/c, live managed) are wired with their callbacks: not yet.
-    throw err.of('gateway_error', `The ${kind} adapter cannot take hosted payments yet`, 'method');
+    if (!isOnline(kind)) throw err.of('gateway_error', `The ${kind} adapter cannot take hosted payments in live mode yet`, 'method');
+    // The provider call runs under the session's row lock: one attempt at a time per session.
+    const adapter = await tx.adapter.findUniqueOrThrow({ where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind } } });
+    let charge;
+    try {
+      charge = await providerFor(adapter).createCharge({
+        reference: s.id,
+        amount: Number(s.amount),
+        currency: s.currency,
+        method: method as PaymentMethod,
+        expiresAt: s.expiresAt,
+        successUrl: successRedirect(s.successUrl, s.id),
+        cancelUrl: s.cancelUrl,
+        callbackUrl: callbackUrl(kind),
+        idempotencyKey: `${s.id}:${s.attemptCount + 1}`,
+        description: `Checkout ${s.id}`,
+      });
+    } catch (e) {
+      if (isProviderError(e)) throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'method');
+      throw e;
+    }
+    await tx.checkoutSession.update({
+      where: { id },
+      data: { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: charge.providerRef, attemptData: charge.instructions as object },
+    });
+    return { ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)), canDeclarePaid: false, canSimulate: false, waiting: true };
   });
 }
 

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { useServer, db, type Workspace } from './helpers/server.ts';
+import { ProviderASim } from './simulators/provider_a.ts';
+import { ProviderBSim } from './simulators/provider_b.ts';
+
+const server = useServer();
+const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
+const key = () => ({ 'idempotency-key': randomUUID() });
+const session = (ws: Workspace, methods: string[]) =>
+  ws.client.post('/v1/checkout-sessions', { amount: 150000, currency: 'IDR', methods, successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' });
+const attempt = async (id: string, method: string) => {
+  const res = await fetch(`${server.url}/c/${id}/attempt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method }) });
+  return { status: res.status, json: (await res.json()) as any };
+};
+async function counts(sessionId: string) {
+  const { rows } = await db().system.query(
+    `SELECT (SELECT count(*) FROM payments WHERE "checkoutSessionId" = $1)::int AS payments,
+            (SELECT count(*) FROM receipts WHERE "sourceId" = $1)::int AS receipts,
+            (SELECT count(*) FROM events WHERE "objectId" = $1 AND type = 'svc.checkout_session.completed.v1')::int AS events,
+            (SELECT coalesce(sum(CASE direction WHEN 'debit' THEN amount ELSE -amount END), 0)::int FROM ledger_entries WHERE "txId" = $1) AS imbalance`,
+    [sessionId],
+  );
+  return rows[0];
+}
+
+const simulators: { close(): Promise<void> }[] = [];
+beforeAll(() => {
+  process.env.SVC_CALLBACK_BASE_URL = server.url;
+});
+afterAll(async () => {
+  delete process.env.SVC_CALLBACK_BASE_URL;
+  await Promise.all(simulators.map((s) => s.close()));
+});
+
+describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
+  const creds = { secretKey: `xnd_development_${rand(20)}`, callbackToken: rand(24) };
+  const sim = new ProviderASim(creds);
+  simulators.push(sim);
+  beforeAll(async () => {
+    await sim.start();
+    process.env.PROVIDER_A_BASE_URL = sim.url;
+    sim.callbackUrl = `${server.url}/v1/callbacks/provider_a`;
+  });
+
+  it('attempt shows the provider QR; the callback (with duplicates) completes once; a forged one is 401', async () => {
+    const ws = await server.workspace();
+    expect((await ws.client.put('/v1/adapters/provider_a', creds, key())).status).toBe(200);
+    const s = (await session(ws, ['qris'])).json.data;
+    const a = await attempt(s.id, 'qris');
+    expect(a.status, JSON.stringify(a.json)).toBe(200);
+    expect(a.json.data.qrSvg).toContain('<svg');
+    const pending = (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data;
+    expect(pending).toMatchObject({ status: 'pending', adapter: 'provider_a' });
+    const ref = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
+
+    const forged = await sim.pay(ref, { forge: true });
+    expect(forged.map((d) => d.status)).toEqual([401]);
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('pending');
+
+    const deliveries = await sim.pay(ref, { duplicates: 3 });
+    expect(deliveries.map((d) => d.status)).toEqual([200, 200, 200, 200]);
+    const done = (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data;
+    expect(done.status).toBe('completed');
+    expect((await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data).toMatchObject({ adapter: 'provider_a', method: 'qris', amount: 150000 });
+    expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
+  });
+});
+
+describe('provider_b (simulator): VA paid by a signed notification', () => {
+  const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789' };
+  const sim = new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId });
+  simulators.push(sim);
+  beforeAll(async () => {
+    await sim.start();
+    process.env.PROVIDER_B_BASE_URL = sim.url;
+  });
+
+  it('attempt shows the VA number; the signed notification completes; forged and repeated ones change nothing', async () => {
+    const ws = await server.workspace();
+    expect((await ws.client.put('/v1/adapters/provider_b', creds, key())).status).toBe(200);
+    const s = (await session(ws, ['va'])).json.data;
+    const a = await attempt(s.id, 'va');
+    expect(a.status, JSON.stringify(a.json)).toBe(200);
+    expect(a.json.data.code).toMatch(/^\d{6,}$/);
+    const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
+
+    expect((await sim.pay(orderId, { forge: true })).map((d) => d.status)).toEqual([401]);
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('pending');
+    const deliveries = await sim.pay(orderId, { duplicates: 2 });
+    expect(deliveries.every((d) => d.status === 200)).toBe(true);
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toMatchObject({ status: 'completed', adapter: 'provider_b' });
+    expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
+  });
+
+  it('an unsigned callback for an unknown order is 401', async () => {
+    const res = await fetch(`${server.url}/v1/callbacks/provider_b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: 'nope', status_code: '200', gross_amount: '1.00', signature_key: 'x' }) });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error.code).toBe('invalid_signature');
+  });
+});
