@@ -3,6 +3,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { useServer, db, type Workspace } from './helpers/server.ts';
 import { ProviderASim } from './simulators/provider_a.ts';
 import { ProviderBSim } from './simulators/provider_b.ts';
+import { ProviderCSim } from './simulators/provider_c.ts';
+import { clock } from '../src/core/clock.ts';
+import { expireDueSessions } from '../src/modules/checkout-sessions/expiry.ts';
 
 const server = useServer();
 const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
@@ -29,7 +32,7 @@ beforeAll(() => {
   process.env.SVC_CALLBACK_BASE_URL = server.url;
 });
 afterAll(async () => {
-  delete process.env.SVC_CALLBACK_BASE_URL;
+  for (const k of ['SVC_CALLBACK_BASE_URL', 'PROVIDER_A_BASE_URL', 'PROVIDER_B_BASE_URL', 'PROVIDER_C_BASE_URL', 'PROVIDER_C_WEBHOOK_ID']) delete process.env[k];
   await Promise.all(simulators.map((s) => s.close()));
 });
 
@@ -65,6 +68,37 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
     expect((await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data).toMatchObject({ adapter: 'provider_a', method: 'qris', amount: 150000 });
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
   });
+  it('a callback after the session expired is answered 200 and moves no money', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_a', creds, key());
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 99000, currency: 'IDR', methods: ['qris'], expiresInSec: 300, successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' })).json.data;
+    await attempt(s.id, 'qris');
+    const ref = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
+    clock.advance(301_000);
+    try {
+      await expireDueSessions();
+    } finally {
+      clock.reset();
+    }
+    const late = await sim.pay(ref);
+    expect(late.map((d) => d.status)).toEqual([200]);
+    expect(JSON.parse(late[0].body).data.outcome).toBe('late');
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('expired');
+    expect(await counts(s.id)).toEqual({ payments: 0, receipts: 0, events: 0, imbalance: 0 });
+  });
+
+  it('a provider refusing the attempt is 422 gateway_error and marks the adapter errored (adapter.error)', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_a', { ...creds, secretKey: `xnd_development_${rand(20)}` }, key());
+    const s = (await session(ws, ['qris'])).json.data;
+    const a = await attempt(s.id, 'qris');
+    expect(a.status).toBe(422);
+    expect(a.json.error.code).toBe('gateway_error');
+    expect((await ws.client.get('/v1/adapters')).json.data.provider_a).toMatchObject({ status: 'error', lastErrorCode: 'invalid_credentials' });
+    const types = (await ws.client.get('/v1/events?type=adapter.error')).json.data.map((e: any) => e.type);
+    expect(types).toEqual(['adapter.error']);
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('open');
+  });
 });
 
 describe('provider_b (simulator): VA paid by a signed notification', () => {
@@ -97,5 +131,34 @@ describe('provider_b (simulator): VA paid by a signed notification', () => {
     const res = await fetch(`${server.url}/v1/callbacks/provider_b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: 'nope', status_code: '200', gross_amount: '1.00', signature_key: 'x' }) });
     expect(res.status).toBe(401);
     expect(((await res.json()) as any).error.code).toBe('invalid_signature');
+  });
+});
+
+describe('provider_c (simulator): approved order, captured after verification', () => {
+  const creds = { clientId: `AZ${rand(16)}`, secret: `EL${rand(16)}`, webhookId: `WH${rand(8).toUpperCase()}` };
+  const sim = new ProviderCSim(creds);
+  simulators.push(sim);
+  beforeAll(async () => {
+    await sim.start();
+    process.env.PROVIDER_C_BASE_URL = sim.url;
+    process.env.PROVIDER_C_WEBHOOK_ID = creds.webhookId;
+    sim.webhookUrl = `${server.url}/v1/callbacks/provider_c`;
+  });
+
+  it('redirects to the approval page; the verified webhook leads to capture and completion; a tampered one is 401', async () => {
+    const ws = await server.workspace();
+    expect((await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key())).status).toBe(200);
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })).json.data;
+    const a = await attempt(s.id, 'provider_c');
+    expect(a.status, JSON.stringify(a.json)).toBe(200);
+    expect(a.json.data.redirectUrl).toMatch(/^http/);
+    const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
+    expect((await sim.pay(orderId, { forge: true })).map((d) => d.status)).toEqual([401]);
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('pending');
+    const deliveries = await sim.pay(orderId, { duplicates: 1 });
+    expect(deliveries.every((d) => d.status === 200), JSON.stringify(deliveries)).toBe(true);
+    await sim.flush();
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toMatchObject({ status: 'completed', adapter: 'provider_c' });
+    expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
   });
 });

@@ -203,6 +203,22 @@ describe('manual adapter: declare paid, merchant confirms', () => {
     expectError(await ws.client.post(`/v1/checkout-sessions/${s.id}/confirm`, {}), 409, 'conflict');
     expectError(await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key()), 409, 'conflict');
   });
+
+  it('20 concurrent confirms give one payment, one receipt, one event; the rest are 409', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/manual', { bankAccounts: [{ bankName: 'BNI', accountNumber: '987', accountHolder: 'PT Teh' }] }, key());
+    const s = (await create(ws, { methods: ['va'] })).json.data;
+    await page(s.id, '/attempt', { method: 'va' });
+    await page(s.id, '/attempt/declare-paid', {});
+    const results = await Promise.all(Array.from({ length: 20 }, () => ws.client.post(`/v1/checkout-sessions/${s.id}/confirm`, {})));
+    expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(409)]);
+    const { rows } = await db().system.query(
+      `SELECT (SELECT count(*) FROM payments WHERE "checkoutSessionId" = $1)::int AS payments, (SELECT count(*) FROM receipts WHERE "sourceId" = $1)::int AS receipts,
+              (SELECT count(*) FROM events WHERE "objectId" = $1)::int AS events`,
+      [s.id],
+    );
+    expect(rows[0]).toEqual({ payments: 1, receipts: 1, events: 1 });
+  });
 });
 
 describe('cancel and expiry', () => {

@@ -44,6 +44,8 @@ const unauthenticated = () => new DomainError('invalid_signature', 'Callback ver
 
 export async function handleCallback(kind: string, req: CallbackRequest): Promise<{ outcome: string }> {
   if (!isOnline(kind)) throw new DomainError('not_found', `No callbacks for ${kind}`);
+  let verified = false;
+  // One provider account may be connected to several workspaces (one token): try each until the session is found.
   for (const tenant of await candidates(kind, req)) {
     const scope = { ...tenant, modes: [tenant.mode] };
     const adapter = await inTenant(scope, (tx) => tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...tenant, kind } } }));
@@ -56,9 +58,10 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       if (isCallbackVerificationError(e)) continue;
       throw e;
     }
+    verified = true;
     if (event.type !== 'charge') return { outcome: 'ignored' };
     const session = await inTenant(scope, (tx) => tx.checkoutSession.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }));
-    if (!session) return { outcome: 'ignored' };
+    if (!session) continue;
     // The provider's word, not the callback's: confirm (and capture where needed) before money moves.
     const state = event.status === 'paid' || event.status === 'approved' ? await settleCharge(provider, event, { idempotencyKey: `${session.id}:capture` }) : event;
     return inTenant(scope, async (tx) => {
@@ -90,5 +93,6 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       return { outcome: 'pending' };
     });
   }
+  if (verified) return { outcome: 'ignored' }; // authentic, but about nothing we track (e.g. made elsewhere)
   throw unauthenticated();
 }

@@ -9,7 +9,7 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
 import { randomHex } from '../../core/crypto.ts';
 import { adaptersFor, sessionAdapterName, type AdapterKind, type PaymentMethod } from '../adapters/capabilities.ts';
-import { enabledAdapters } from '../adapters/service.ts';
+import { enabledAdapters, recordGatewayFailure, recordGatewaySuccess } from '../adapters/service.ts';
 import { successRedirect, type HostedMethod, type HostedPageView } from '../../hosted/page.ts';
 import { completeSession } from './complete.ts';
 import { cancelSessionIn, lockSession } from './service.ts';
@@ -140,8 +140,26 @@ function manualAttempt(publicConfig: Record<string, unknown>) {
   return { title: 'Pay by bank transfer', label: 'Bank transfer', lines, canDeclarePaid: true };
 }
 
+/** A provider call failed inside the attempt: recorded on the adapter after the attempt rolls back. */
+class GatewayFailure extends Error {
+  constructor(readonly kind: 'provider_a' | 'provider_b' | 'provider_c', readonly code: string, message: string) {
+    super(message);
+  }
+}
+
 export async function attempt(id: string, method: string): Promise<AttemptView> {
   const scope = await scopeOf(id);
+  try {
+    return await attemptIn(scope, id, method);
+  } catch (e) {
+    if (!(e instanceof GatewayFailure)) throw e;
+    // spec Adapter: the failed call sets status error and emits adapter.error (its own transaction).
+    await inTenant(scope, (tx) => recordGatewayFailure(tx, scope, e.kind, e.code === 'invalid_credentials' ? 'invalid_credentials' : 'gateway_error'));
+    throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'method');
+  }
+}
+
+function attemptIn(scope: Scope, id: string, method: string): Promise<AttemptView> {
   return inTenant(scope, async (tx) => {
     const s = await lockLive(tx, scope, id);
     if (!s.methods.includes(method)) throw err.validation('method', `method must be one of ${s.methods.join(', ')}`);
@@ -178,9 +196,10 @@ export async function attempt(id: string, method: string): Promise<AttemptView> 
         description: `Checkout ${s.id}`,
       });
     } catch (e) {
-      if (isProviderError(e)) throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'method');
+      if (isProviderError(e)) throw new GatewayFailure(kind, e.reason, e.message);
       throw e;
     }
+    if (adapter.status === 'error') await recordGatewaySuccess(tx, scope, kind);
     await tx.checkoutSession.update({
       where: { id },
       data: { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: charge.providerRef, attemptData: charge.instructions as object },
