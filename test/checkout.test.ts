@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { useServer, db, type Workspace } from './helpers/server.ts';
 import { clock } from '../src/core/clock.ts';
 import { expireDueSessions } from '../src/modules/checkout-sessions/expiry.ts';
+import { signRequest } from '../src/core/auth/signing.ts';
+import { extractText } from 'unpdf';
 
 const server = useServer();
 type Res = { status: number; json: any; text: string };
@@ -267,7 +269,15 @@ describe('receipt documents and email', () => {
     const pdf = await raw(`/v1/receipts/${receipt.receiptId}/receipt.pdf`);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(pdf.text.startsWith('%PDF-')).toBe(true);
+    // The real bytes, read back: number, merchant, amounts.
+    const target = `/v1/receipts/${receipt.receiptId}/receipt.pdf`;
+    const bytes = new Uint8Array(await (await fetch(server.url + target, { headers: signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target }) })).arrayBuffer());
+    expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');
+    const { text } = await extractText(bytes, { mergePages: true });
+    expect(text).toContain(receipt.number);
+    expect(text).toContain(receipt.merchant.name);
+    expect(text).toContain('Rp 150.000');
+    expect(text).toContain('Kopi susu');
     const html = await raw(`/v1/receipts/${receipt.receiptId}/receipt.html`);
     expect(html.headers.get('content-type')).toContain('text/html');
     expect(html.text).toContain(receipt.number);
