@@ -1,11 +1,12 @@
 // What a receipt shows, fully decided before any renderer runs: the PDF, HTML, ESC/POS and email
 // renderers only lay it out. Amounts stay integers in minor units; renderers format them.
 
-/** spec Receipt: taxLabel defaults to PPN; the configured default rate is 0.11. */
-export const DEFAULT_TAX_LABEL = 'PPN';
-export const DEFAULT_TAX_RATE = 0.11;
-/** spec Receipt: thankYouText defaults to a bilingual thank-you line. */
-export const DEFAULT_THANK_YOU_TEXT = 'Terima kasih / Thank you';
+import { templateDefaults } from '../../templates/fields.ts';
+
+/** spec Receipt defaults, from the one list templates store (PPN, 0.11, the bilingual thank-you). */
+export const DEFAULT_TAX_LABEL = templateDefaults.taxLabel;
+export const DEFAULT_TAX_RATE = templateDefaults.taxRate;
+export const DEFAULT_THANK_YOU_TEXT = templateDefaults.thankYouText;
 export const DEFAULT_ACCENT_COLOR = '#0f766e';
 
 export type ReceiptLanguage = 'id' | 'en';
