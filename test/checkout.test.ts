@@ -5,6 +5,10 @@ import { clock } from '../src/core/clock.ts';
 import { expireDueSessions } from '../src/modules/checkout-sessions/expiry.ts';
 import { signRequest } from '../src/core/auth/signing.ts';
 import { extractText } from 'unpdf';
+import { SMTPServer } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import { config } from '../src/core/config.ts';
+import { leaves, parseMime } from './helpers/mime.ts';
 
 const server = useServer();
 type Res = { status: number; json: any; text: string };
@@ -290,5 +294,47 @@ describe('receipt documents and email', () => {
     const noRecipient = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, {});
     expect(noRecipient.status, noRecipient.text).toBe(409);
     expect(noRecipient.json.error.code).toBe('no_recipient');
+  });
+});
+
+describe('POST /v1/receipts/:id/email over a real SMTP server', () => {
+  it('sends the PDF to the customer by default, then records emailedAt and emailedTo', async () => {
+    const received: { rcpt: string[]; raw: string }[] = [];
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, session, done) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          received.push({ rcpt: session.envelope.rcptTo.map((a) => a.address), raw: Buffer.concat(chunks).toString('utf8') });
+          done();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
+    const previous = config.smtpUrl;
+    config.smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+    try {
+      const ws = await server.workspace();
+      const customer = (await ws.client.post('/v1/customers', { name: 'Budi', email: 'budi@example.com' })).json.data;
+      const s = (await create(ws, { customerId: customer.id })).json.data;
+      await page(s.id, '/attempt', { method: 'qris' });
+      await page(s.id, '/simulate', { outcome: 'success' });
+      const receipt = (await ws.client.get(`/v1/checkout-sessions/${s.id}/receipt`)).json.data;
+      const sent = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, {});
+      expect(sent.status, sent.text).toBe(200);
+      expect(sent.json.data).toEqual({ sent: true, to: 'budi@example.com' });
+      expect(received.at(-1)!.rcpt).toEqual(['budi@example.com']);
+      const pdf = leaves(parseMime(received.at(-1)!.raw)).find((p) => (p.headers['content-type'] ?? '').includes('application/pdf'));
+      expect(pdf?.body.subarray(0, 5).toString()).toBe('%PDF-');
+      const summary = (await ws.client.get('/v1/receipts')).json.data.find((r: any) => r.id === receipt.receiptId);
+      expect(summary.emailedTo).toBe('budi@example.com');
+      expect(Date.parse(summary.emailedAt)).not.toBeNaN();
+    } finally {
+      config.smtpUrl = previous;
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
   });
 });
