@@ -18,14 +18,15 @@ import type { AddressInfo } from 'node:net';
 
 process.env.SVC_RATE_LIMIT ??= 'off';
 
-type Mode = 'bare' | 'hmac' | 'prisma' | 'app';
+type Mode = 'create' | 'bare' | 'hmac' | 'prisma' | 'app';
 const mode = process.argv[2] as Mode;
-if (!['bare', 'hmac', 'prisma', 'app'].includes(mode)) throw new Error(`unknown server mode ${mode}`);
+if (!['bare', 'hmac', 'prisma', 'app', 'create'].includes(mode)) throw new Error(`unknown server mode ${mode}`);
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL is required');
 
 // After the env is set: config is read at import time.
-const { openDatabase, closeDatabase, tenantQuery, inTenant } = await import('../src/core/db/client.ts');
+const { openDatabase, closeDatabase, tenantQuery, inTenant, db } = await import('../src/core/db/client.ts');
+const { newId } = await import('../src/core/ids.ts');
 const { authenticate, flushUsage } = await import('../src/core/auth/authenticate.ts');
 openDatabase(url);
 
@@ -74,6 +75,51 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
+/**
+ * The create-session baseline (bench/checkout.ts): the same writes as the app's create with an
+ * Idempotency-Key (the key row with its stored response, the session row, an outbox row) in one
+ * pg transaction under the tenant scope, no HMAC, no validation, no GraphQL.
+ */
+async function createHandler(req: IncomingMessage, res: ServerResponse) {
+  try {
+    const body = JSON.parse((await readBody(req)).toString('utf8'));
+    const workspaceId = process.env.BENCH_WORKSPACE_ID!;
+    const now = new Date();
+    const id = newId('checkoutSession');
+    const session = { id, status: 'open', ...body, createdAt: now.toISOString() };
+    const text = JSON.stringify({ data: session, error: null });
+    const c = await db().app.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query(`SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', 'test', true)`, [workspaceId]);
+      await c.query(
+        `INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "statusCode", headers, body, "createdAt", "expiresAt")
+         VALUES ($1, 'test', $2, 'f', 'done', 201, '{}', $3, $4, $4::timestamptz + interval '24 hours')`,
+        [workspaceId, String(one(req.headers['idempotency-key'])), Buffer.from(text), now],
+      );
+      await c.query(
+        `INSERT INTO checkout_sessions (id, "workspaceId", mode, status, amount, currency, methods, "lineItems", "successUrl", "cancelUrl", "expiresAt", "createdAt", "updatedAt")
+         VALUES ($1, $2, 'test', 'open', $3, $4, $5, '[]', $6, $7, $8::timestamptz + interval '1 day', $8, $8)`,
+        [id, workspaceId, body.amount, body.currency, body.methods, body.successUrl, body.cancelUrl, now],
+      );
+      await c.query(
+        `INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata) VALUES ($1, $2, 'test', 'bench.created', $3, 1, $4, $4, $5, '{}')`,
+        [newId('event'), workspaceId, id, now, JSON.stringify({ id })],
+      );
+      await c.query('COMMIT');
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+    res.writeHead(201, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  } catch (e) {
+    send(res, 500, { error: { code: 'internal_error', message: (e as Error).message } });
+  }
+}
+
 async function bareHandler(req: IncomingMessage, res: ServerResponse) {
   try {
     const u = new URL(req.url ?? '/', 'http://internal');
@@ -115,7 +161,7 @@ if (mode === 'app') {
   port = (app.fastify.server.address() as AddressInfo).port;
   close = () => app.close();
 } else {
-  const server = createServer((req, res) => void bareHandler(req, res));
+  const server = createServer((req, res) => void (mode === 'create' ? createHandler(req, res) : bareHandler(req, res)));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;

@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
 import { toWire } from '../../graphql/fields.ts';
-import { issueSessionReceipt } from '../receipts/issue.ts';
+import { issueReceipt, prepareSessionReceipt } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { checkoutSessionFields } from './fields.ts';
 import { isTerminal, transition, type SessionStatus } from './states.ts';
@@ -51,8 +51,8 @@ export async function completeSession(tx: Tx, scope: { workspaceId: string; mode
       updatedAt: now,
     },
   });
-  const receipt = await issueSessionReceipt(tx, scope, s, payment, now);
-  // Chart of accounts: docs/ledger.md. Gross is held at the adapter until paid out; the merchant's
+  const receipt = await prepareSessionReceipt(tx, scope, s, payment, now);
+  // Chart of accounts: docs/decisions.md (Checkout sessions). Gross is held at the adapter until paid out; the merchant's
   // `payments` balance carries it, less the provider's fee and the tax owed.
   const settlement = `settlement:${how.adapter}`;
   const legs = [
@@ -67,6 +67,7 @@ export async function completeSession(tx: Tx, scope: { workspaceId: string; mode
   const opts = { requestId: how.requestId, source: how.source };
   await emit(tx, scope, 'svc.checkout_session.completed.v1', toWire({ ...completed, accountId }, checkoutSessionFields), opts);
   await emit(tx, scope, 'payment.succeeded', toWire(payment, paymentFields), opts);
+  await issueReceipt(tx, scope, receipt);
   return completed;
 }
 

@@ -1,0 +1,194 @@
+/**
+ * `npm run bench:checkout`: the money path's hot spots in one run.
+ *  1. POST /v1/checkout-sessions (signed, a fresh Idempotency-Key per request) against the real app
+ *     in a child process, and a baseline child doing the same writes with `pg` in one transaction.
+ *  2. Completion end to end: attempt + simulate (two public calls) per session, 32 in flight.
+ *  3. Receipt PDF render p95 (in process).
+ * Env: BENCH_ADMIN_URL, BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (32), BENCH_COMPLETIONS (2000),
+ * BENCH_CPU_PROF=<dir> (server children write .cpuprofile files; summarise with bench/profile-summary.ts).
+ */
+import os from 'node:os';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
+
+process.env.SVC_RATE_LIMIT = 'off';
+process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
+const num = (name: string, d: number) => Number(process.env[name] ?? d);
+const SECONDS = num('BENCH_SECONDS', 10);
+const WARMUP = num('BENCH_WARMUP_SECONDS', 3);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 32);
+const COMPLETIONS = num('BENCH_COMPLETIONS', 2000);
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+const { migrate } = await import('../src/core/db/migrate.ts');
+const { openDatabase, closeDatabase, db } = await import('../src/core/db/client.ts');
+const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.ts');
+const { signRequest } = await import('../src/core/auth/signing.ts');
+const { renderReceiptPdf } = await import('../src/modules/receipts/render/pdf.ts');
+const { buildReceiptView } = await import('../src/modules/receipts/render/view.ts');
+
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+const dbName = `svc_bench_${randomBytes(5).toString('hex')}`;
+const admin = async (sql: string) => {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+};
+const u = new URL(ADMIN_URL);
+u.pathname = `/${dbName}`;
+const url = u.toString();
+const children = new Set<ChildProcess>();
+
+async function start(mode: 'app' | 'create', workspaceId: string) {
+  const child = fork(join(import.meta.dirname, 'server.ts'), [mode], {
+    execArgv: ['--import', 'tsx', ...serverNodeFlags, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${mode}.cpuprofile`] : [])],
+    env: { ...serverEnv, ...process.env, DATABASE_URL: url, BENCH_WORKSPACE_ID: workspaceId, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.add(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { type: string; port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    stop: () => new Promise<void>((resolve) => {
+      child.once('exit', () => (children.delete(child), resolve()));
+      child.send({ type: 'stop' });
+    }),
+  };
+}
+
+const body = JSON.stringify({ amount: 150000, currency: 'IDR', methods: ['qris', 'va'], successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' });
+
+/** Signed once (the timestamp is good for 300 s); each request gets its own Idempotency-Key. */
+async function createLoad(base: string, keyId: string, secret: string) {
+  const headers = { ...signRequest({ keyId, secret, method: 'POST', target: '/v1/checkout-sessions', body }), 'content-type': 'application/json' };
+  const probe = await fetch(base + '/v1/checkout-sessions', { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body });
+  if (probe.status !== 201) throw new Error(`probe: ${probe.status} ${await probe.text()}`);
+  const opts = {
+    url: base,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    requests: [{ method: 'POST' as const, path: '/v1/checkout-sessions', headers, body, setupRequest: (r: any) => ({ ...r, headers: { ...r.headers, 'idempotency-key': randomUUID() } }) }],
+  };
+  await autocannon({ ...opts, duration: WARMUP });
+  const out = await autocannon({ ...opts, duration: SECONDS });
+  return { rps: out.requests.total / out.duration, p50: out.latency.p50, p99: out.latency.p99, bad: out.non2xx + out.errors + out.timeouts };
+}
+
+async function post(base: string, path: string, payload: unknown) {
+  const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+let failed = false;
+try {
+  const cpus = os.cpus();
+  console.log(`node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; autocannon ${CONNECTIONS} connections, no pipelining, warm-up ${WARMUP} s, ${SECONDS} s measured`);
+  await admin(`CREATE DATABASE ${dbName}`);
+  await migrate(url);
+  openDatabase(url);
+  const ws = await bootstrapWorkspace({ name: 'Bench shop' });
+  const { keyId, key: secret } = ws.apiKey;
+
+  // 1. Create vs baseline
+  const rows: string[][] = [];
+  const baseline = await start('create', ws.workspaceId);
+  const b = await createLoad(baseline.base, keyId, secret).finally(() => baseline.stop());
+  const app = await start('app', ws.workspaceId);
+  let c, completion;
+  try {
+    c = await createLoad(app.base, keyId, secret);
+    // 2. Completion: COMPLETIONS sessions created up front, then attempt + simulate, 32 at a time.
+    const ids: string[] = [];
+    const headers = { ...signRequest({ keyId, secret, method: 'POST', target: '/v1/checkout-sessions', body }), 'content-type': 'application/json' };
+    for (let i = 0; i < COMPLETIONS; i += 32) {
+      const batch = await Promise.all(Array.from({ length: Math.min(32, COMPLETIONS - i) }, () =>
+        fetch(app.base + '/v1/checkout-sessions', { method: 'POST', headers, body }).then((r) => r.json() as Promise<{ data: { id: string } }>)));
+      ids.push(...batch.map((x) => x.data.id));
+    }
+    const latencies: number[] = [];
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+      while (next < ids.length) {
+        const id = ids[next++];
+        const s = performance.now();
+        await post(app.base, `/c/${id}/attempt`, { method: 'qris' });
+        const done = await post(app.base, `/c/${id}/simulate`, { outcome: 'success' });
+        if (!done.data.redirectUrl) throw new Error('not completed');
+        latencies.push(performance.now() - s);
+      }
+    }));
+    const elapsed = (performance.now() - t0) / 1000;
+    latencies.sort((x, y) => x - y);
+    const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+    const check = await db().system.query(
+      `SELECT (SELECT count(*) FROM payments WHERE "workspaceId" = $1)::int AS payments,
+              (SELECT count(*) FROM (SELECT "txId" FROM ledger_entries WHERE "workspaceId" = $1 GROUP BY "txId"
+                HAVING sum(CASE direction WHEN 'debit' THEN amount ELSE -amount END) <> 0) x)::int AS unbalanced`,
+      [ws.workspaceId],
+    );
+    completion = { rps: ids.length / elapsed, p50: q(0.5), p99: q(0.99), n: ids.length, ...check.rows[0] };
+  } finally {
+    await app.stop();
+  }
+  rows.push(['baseline create (pg, one tx)', fmt(b.rps), `${b.p50} ms`, `${b.p99} ms`, '-', String(b.bad)]);
+  rows.push(['POST /v1/checkout-sessions', fmt(c.rps), `${c.p50} ms`, `${c.p99} ms`, `${fmt((c.rps / b.rps) * 100, 1)}%`, String(c.bad)]);
+  rows.push(['attempt + simulate (completion)', fmt(completion.rps), `${fmt(completion.p50, 1)} ms`, `${fmt(completion.p99, 1)} ms`, '-', `${completion.n} sessions, ${completion.payments} payments, ${completion.unbalanced} unbalanced txIds`]);
+
+  // 3. PDF
+  const view = buildReceiptView(
+    {
+      receiptId: 'rcpt_bench', number: 'SVC-RCPT-2026-11-0001', sourceType: 'checkout_session', sourceId: 'cs_bench', status: 'completed', paidAt: new Date().toISOString(),
+      amount: 150000, currency: 'IDR', method: 'qris', methodLabel: 'QRIS', adapter: 'provider_a', customer: { name: 'Budi', email: 'budi@example.com', phone: null },
+      merchant: { name: 'Warung Bench', logoUrl: null, accentColor: '#0f766e', tagline: null, address: 'Jl. Sudirman 1', taxId: null },
+      lineItems: [{ name: 'Kopi susu', qty: 3, unitPrice: 50000, subtotal: 150000 }], subtotal: 135135, taxAmount: 14865, total: 150000,
+      template: { footerText: null, thankYouText: 'Terima kasih / Thank you', showTax: true, taxLabel: 'PPN', taxRate: 0.11, cashierLabel: 'Sari', showMerchantAddress: true, merchantAddress: null, merchantTaxId: null },
+    } as never,
+    { issuedAt: new Date(), mode: 'test' },
+  );
+  for (let i = 0; i < 100; i++) await renderReceiptPdf(view);
+  const pdfTimes: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const s = performance.now();
+    await renderReceiptPdf(view);
+    pdfTimes.push(performance.now() - s);
+  }
+  pdfTimes.sort((x, y) => x - y);
+  const pdfP95 = pdfTimes[Math.floor(0.95 * pdfTimes.length)];
+
+  const w = [34, 9, 10, 10, 12];
+  console.log(`\n  ${'step'.padEnd(w[0])}${'req/s'.padStart(w[1])}${'p50'.padStart(w[2])}${'p99'.padStart(w[3])}${'vs baseline'.padStart(w[4])}  notes`);
+  for (const r of rows) console.log(`  ${r[0].padEnd(w[0])}${r[1].padStart(w[1])}${r[2].padStart(w[2])}${r[3].padStart(w[3])}${r[4].padStart(w[4])}  ${r[5]}`);
+  console.log(`  receipt PDF render: p50 ${fmt(pdfTimes[250], 2)} ms, p95 ${fmt(pdfP95, 2)} ms (500 renders after 100 warm-up)`);
+  const targets: [string, boolean, string][] = [
+    ['create >= 50% of baseline', c.rps >= 0.5 * b.rps, `${fmt((c.rps / b.rps) * 100, 1)}%`],
+    ['create >= 500/s', c.rps >= 500, `${fmt(c.rps)}/s`],
+    ['completion >= 200/s', completion.rps >= 200, `${fmt(completion.rps)}/s`],
+    ['completion p99 < 100 ms', completion.p99 < 100, `${fmt(completion.p99, 1)} ms`],
+    ['PDF p95 < 50 ms', pdfP95 < 50, `${fmt(pdfP95, 2)} ms`],
+    ['every request 2xx, ledger balanced', c.bad === 0 && b.bad === 0 && completion.unbalanced === 0 && completion.payments >= completion.n, ''],
+  ];
+  console.log('\n  target                              result  measured');
+  for (const [t, ok, m] of targets) console.log(`  ${t.padEnd(36)}${(ok ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  await closeDatabase().catch(() => {});
+  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+}
+process.exit(failed ? 1 : 0);
