@@ -463,6 +463,8 @@ try {
     return c;
   };
   const ownerPool = new pg.Pool({ connectionString: url, max: MICRO_CONCURRENCY });
+  // Idle clients are cut when the bench database is dropped at the end: not an error worth a crash.
+  for (const pool of [rlsPool, ownerPool]) pool.on('error', () => {});
   const LIST = `SELECT ${COLS} FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT 21`;
   const listIn = (pool: pg.Pool) => async () => {
     const c = await checkout(pool);
