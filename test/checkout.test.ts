@@ -5,8 +5,7 @@ import { clock } from '../src/core/clock.ts';
 import { expireDueSessions } from '../src/modules/checkout-sessions/expiry.ts';
 import { signRequest } from '../src/core/auth/signing.ts';
 import { extractText } from 'unpdf';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
+import { startSmtp } from './helpers/smtp.ts';
 import { config } from '../src/core/config.ts';
 import { leaves, parseMime } from './helpers/mime.ts';
 
@@ -299,23 +298,10 @@ describe('receipt documents and email', () => {
 
 describe('POST /v1/receipts/:id/email over a real SMTP server', () => {
   it('sends the PDF to the customer by default, then records emailedAt and emailedTo', async () => {
-    const received: { rcpt: string[]; raw: string }[] = [];
-    const smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, session, done) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          received.push({ rcpt: session.envelope.rcptTo.map((a) => a.address), raw: Buffer.concat(chunks).toString('utf8') });
-          done();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
+    const smtp = await startSmtp();
+    const { received } = smtp;
     const previous = config.smtpUrl;
-    config.smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+    config.smtpUrl = smtp.url;
     try {
       const ws = await server.workspace();
       const customer = (await ws.client.post('/v1/customers', { name: 'Budi', email: 'budi@example.com' })).json.data;
@@ -334,7 +320,7 @@ describe('POST /v1/receipts/:id/email over a real SMTP server', () => {
       expect(Date.parse(summary.emailedAt)).not.toBeNaN();
     } finally {
       config.smtpUrl = previous;
-      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+      await smtp.close();
     }
   });
 });

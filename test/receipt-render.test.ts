@@ -1,7 +1,6 @@
 // Receipt rendering: money formatting, the view, PDF (text read back with unpdf), HTML, ESC/POS
 // bytes, and email through a real SMTP server started here.
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { startSmtp, type ReceivedMail } from './helpers/smtp.ts';
 import { extractText } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../src/core/money.ts';
@@ -237,32 +236,15 @@ describe('ESC/POS', () => {
 });
 
 describe('email', () => {
-  const received: { rcpt: string[]; from: string; raw: string }[] = [];
-  let server: SMTPServer;
+  let received: ReceivedMail[] = [];
   let smtpUrl: string;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
 
   beforeAll(async () => {
-    server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, session, done) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          received.push({
-            rcpt: session.envelope.rcptTo.map((a) => a.address),
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            raw: Buffer.concat(chunks).toString('utf8'),
-          });
-          done();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    smtpUrl = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+    smtp = await startSmtp();
+    ({ received, url: smtpUrl } = smtp);
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => smtp.close());
 
   it('sends HTML and text with the PDF attached, to the customer by default', async () => {
     const view = sampleReceiptView();
