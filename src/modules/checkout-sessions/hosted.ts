@@ -3,7 +3,6 @@
  * is the capability. Every call resolves the session's workspace and mode first and then runs in
  * that tenant's transaction like any API call.
  */
-import QRCode from 'qrcode';
 import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
@@ -92,7 +91,7 @@ export interface AttemptView {
   waiting: boolean;
 }
 
-const qrSvg = (text: string) => QRCode.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+const qrSvg = async (text: string) => (await import('qrcode')).default.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
 
 /** The test-mode sandbox (DECISIONS §4): instructions that look real, settled by `simulate`. */
 async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {

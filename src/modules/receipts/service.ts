@@ -8,10 +8,6 @@ import { clock } from '../../core/clock.ts';
 import { toWire } from '../../graphql/fields.ts';
 import { receiptFields } from './fields.ts';
 import { buildReceiptView, type ReceiptRecord } from './render/view.ts';
-import { renderReceiptPdf } from './render/pdf.ts';
-import { renderReceiptHtml } from './render/html.ts';
-import { renderReceiptEscpos } from './render/escpos.ts';
-import { sendReceiptEmail } from './render/email.ts';
 
 const err = errorsFor('receipt');
 
@@ -90,13 +86,14 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
   if (width != null && width !== 58 && width !== 80) throw err.validation('width', 'width must be 58 or 80');
   const { row, view } = await viewOf(ctx, id);
   const name = row.number.replace(/[^A-Za-z0-9._-]/g, '_');
+  // Renderers load on first use: pdfkit and its fonts stay out of a server that never prints.
   switch (kind) {
     case 'pdf':
-      return { contentType: 'application/pdf', filename: `${name}.pdf`, bytes: await renderReceiptPdf(view) };
+      return { contentType: 'application/pdf', filename: `${name}.pdf`, bytes: await (await import('./render/pdf.ts')).renderReceiptPdf(view) };
     case 'html':
-      return { contentType: 'text/html; charset=utf-8', filename: `${name}.html`, bytes: Buffer.from(renderReceiptHtml(view)) };
+      return { contentType: 'text/html; charset=utf-8', filename: `${name}.html`, bytes: Buffer.from((await import('./render/html.ts')).renderReceiptHtml(view)) };
     case 'escpos':
-      return { contentType: 'application/octet-stream', filename: `${name}.bin`, bytes: renderReceiptEscpos(view, { width: (width ?? 80) as 58 | 80 }) };
+      return { contentType: 'application/octet-stream', filename: `${name}.bin`, bytes: (await import('./render/escpos.ts')).renderReceiptEscpos(view, { width: (width ?? 80) as 58 | 80 }) };
   }
 }
 
@@ -104,7 +101,7 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
 export async function emailReceipt(ctx: Context, id: string, to?: string | null) {
   const auth = authorize(ctx, 'svc:checkout:write');
   const { view } = await viewOf(ctx, id);
-  const sent = await sendReceiptEmail(view, { to });
+  const sent = await (await import('./render/email.ts')).sendReceiptEmail(view, { to });
   await inTenant(tenant(auth), (tx) => tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } }));
   return { sent: true, to: sent.to };
 }
