@@ -7,9 +7,8 @@ import WebSocket from 'ws';
 import { useServer, db, createClient, type Workspace } from './helpers/server.ts';
 import { startInstance, type Instance } from './helpers/cli.ts';
 import { collect } from './helpers/subscription.ts';
-import { signRequest, signingKeyOf } from '../src/core/auth/signing.ts';
-import { encrypt, randomHex } from '../src/core/crypto.ts';
-import { newId } from '../src/core/ids.ts';
+import { mintLiveKey } from './helpers/keys.ts';
+import { signRequest } from '../src/core/auth/signing.ts';
 
 const server = useServer(); // instance A
 let b: Instance; // instance B
@@ -26,18 +25,7 @@ afterAll(async () => {
 type Key = Pick<Workspace, 'keyId' | 'secret'>;
 const clientOn = (baseUrl: string, key: Key) => createClient({ baseUrl, keyId: key.keyId, secret: key.secret });
 
-/** A live-mode key for an existing workspace, minted directly (a test key may not mint live keys). */
-async function liveKeyFor(ws: Workspace): Promise<Key> {
-  const secret = `sk_live_${randomHex(24)}`;
-  const keyId = `pk_live_${randomHex(6)}`;
-  const { rows } = await db().system.query(`SELECT id FROM members WHERE "workspaceId" = $1 AND role = 'owner'`, [ws.workspaceId]);
-  await db().system.query(
-    `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "createdAt")
-     VALUES ($1, $2, 'live', $3, 'live', 'full_access', '{}', $4, $5, now())`,
-    [newId('apiKey'), ws.workspaceId, keyId, Buffer.from(encrypt(signingKeyOf(secret))), rows[0].id],
-  );
-  return { keyId, secret };
-}
+const liveKeyFor = (ws: Workspace): Promise<Key> => mintLiveKey(ws.workspaceId);
 
 interface Received {
   id: string;

@@ -3,8 +3,8 @@ import { createClient as createWsClient, type Client as WsClient } from 'graphql
 import WebSocket from 'ws';
 import { useServer, db, createClient, type Workspace } from './helpers/server.ts';
 import { collect } from './helpers/subscription.ts';
-import { signRequest, signingKeyOf } from '../src/core/auth/signing.ts';
-import { encrypt, randomHex } from '../src/core/crypto.ts';
+import { mintLiveKey } from './helpers/keys.ts';
+import { signRequest } from '../src/core/auth/signing.ts';
 import { newId } from '../src/core/ids.ts';
 
 const server = useServer();
@@ -23,17 +23,10 @@ async function insertEvent(workspaceId: string, e: { type: string; at: number; m
   return id;
 }
 
-/** A live-mode key for an existing workspace, minted directly (a test key may not mint live keys). */
+/** A live-mode key for an existing workspace, with a client signing as it. */
 async function liveKeyFor(ws: Workspace) {
-  const secret = `sk_live_${randomHex(24)}`;
-  const keyId = `pk_live_${randomHex(6)}`;
-  const { rows } = await db().system.query(`SELECT id FROM members WHERE "workspaceId" = $1 AND role = 'owner'`, [ws.workspaceId]);
-  await db().system.query(
-    `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "createdAt")
-     VALUES ($1, $2, 'live', $3, 'live', 'full_access', '{}', $4, $5, now())`,
-    [newId('apiKey'), ws.workspaceId, keyId, Buffer.from(encrypt(signingKeyOf(secret))), rows[0].id],
-  );
-  return { keyId, secret, client: createClient({ baseUrl: server.url, keyId, secret }) };
+  const key = await mintLiveKey(ws.workspaceId);
+  return { ...key, client: createClient({ baseUrl: server.url, ...key }) };
 }
 
 const ids = (res: { json: any }) => res.json.data.map((e: { id: string }) => e.id);

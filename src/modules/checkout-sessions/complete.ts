@@ -7,7 +7,7 @@ import { toWire } from '../../graphql/fields.ts';
 import { issueReceipt, prepareSessionReceipt } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { checkoutSessionFields } from './fields.ts';
-import { isTerminal, transition, type SessionStatus } from './states.ts';
+import { transition, type SessionStatus } from './states.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 
 export interface Settlement {
@@ -31,6 +31,7 @@ export async function completeSession(tx: Tx, scope: { workspaceId: string; mode
   if (s.status === 'completed') return s;
   const status = transition(s.status as SessionStatus, how.trigger);
   const now = clock.now();
+  const workspace = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId } });
   const payment = await tx.payment.create({
     data: {
       id: newId('payment'),
@@ -51,7 +52,7 @@ export async function completeSession(tx: Tx, scope: { workspaceId: string; mode
       updatedAt: now,
     },
   });
-  const receipt = await prepareSessionReceipt(tx, scope, s, payment, now);
+  const receipt = await prepareSessionReceipt(tx, scope, workspace, s, payment, now);
   // Chart of accounts: docs/decisions.md (Checkout sessions). Gross is held at the adapter until paid out; the merchant's
   // `payments` balance carries it, less the provider's fee and the tax owed.
   const settlement = `settlement:${how.adapter}`;
@@ -63,13 +64,9 @@ export async function completeSession(tx: Tx, scope: { workspaceId: string; mode
   if (receipt.taxAmount > 0n) legs.push({ code: 'payments', direction: 'debit', amount: receipt.taxAmount, memo: 'tax included in the price' }, { code: 'tax:ppn', direction: 'credit', amount: receipt.taxAmount });
   await postLedger(tx, scope, { txId: s.id, currency: s.currency, sourceType: 'checkout_session', sourceId: s.id, postedAt: now, legs });
   const completed = await tx.checkoutSession.update({ where: { id: s.id }, data: { status, completedAt: now, paymentId: payment.id, updatedAt: now } });
-  const accountId = (await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { accountId: true } })).accountId;
   const opts = { requestId: how.requestId, source: how.source };
-  await emit(tx, scope, 'svc.checkout_session.completed.v1', toWire({ ...completed, accountId }, checkoutSessionFields), opts);
+  await emit(tx, scope, 'svc.checkout_session.completed.v1', toWire({ ...completed, accountId: workspace.accountId }, checkoutSessionFields), opts);
   await emit(tx, scope, 'payment.succeeded', toWire(payment, paymentFields), opts);
   await issueReceipt(tx, scope, receipt);
   return completed;
 }
-
-/** Late news for a session that already ended (expired, canceled): nothing moves. */
-export const canSettle = (s: CheckoutSession) => !isTerminal(s.status as SessionStatus);

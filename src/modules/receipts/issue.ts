@@ -3,7 +3,7 @@ import { counterNames, nextCounter, receiptNumber } from '../../core/counters.ts
 import { newId } from '../../core/ids.ts';
 import { templateForUse } from '../templates/service.ts';
 import { DEFAULT_TAX_LABEL, DEFAULT_TAX_RATE, DEFAULT_THANK_YOU_TEXT, DEFAULT_ACCENT_COLOR } from './render/view.ts';
-import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
+import type { CheckoutSession, Payment, Workspace } from '../../generated/prisma/client.ts';
 
 const methodLabels: Record<string, string> = { qris: 'QRIS', va: 'Virtual account', ewallet: 'E-wallet', card: 'Card', retail: 'Retail outlet', provider_c: 'provider_c wallet' };
 
@@ -13,9 +13,8 @@ const methodLabels: Record<string, string> = { qris: 'QRIS', va: 'Virtual accoun
  * so taking it at the end keeps concurrent completions queued for as short a time as possible.
  * The unique (workspace, sourceType, sourceId) key makes a second issue for the same source impossible.
  */
-export async function prepareSessionReceipt(tx: Tx, scope: { workspaceId: string; mode: Mode }, s: CheckoutSession, payment: Payment, issuedAt: Date) {
-  const [workspace, template, customer] = await Promise.all([
-    tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId } }),
+export async function prepareSessionReceipt(tx: Tx, scope: { workspaceId: string; mode: Mode }, workspace: Workspace, s: CheckoutSession, payment: Payment, issuedAt: Date) {
+  const [template, customer] = await Promise.all([
     templateForUse(tx, scope, s.templateId, 'receipt', 'checkout_session'),
     s.customerId ? tx.customer.findFirst({ where: { id: s.customerId, workspaceId: scope.workspaceId, mode: scope.mode } }) : null,
   ]);
