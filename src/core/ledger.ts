@@ -28,6 +28,13 @@ export interface LedgerPosting {
  * only gives the programmer a clear message before the round trip.
  */
 export async function postLedger(tx: Tx, scope: { workspaceId: string; mode: Mode }, p: LedgerPosting) {
+  const rows = ledgerRows(scope, p);
+  await tx.ledgerEntry.createMany({ data: rows });
+  return rows;
+}
+
+/** The entry rows of one posting, checked to balance (for a caller that writes them in a larger statement). */
+export function ledgerRows(scope: { workspaceId: string; mode: Mode }, p: LedgerPosting) {
   let net = 0n;
   for (const leg of p.legs) {
     const amount = BigInt(leg.amount);
@@ -35,7 +42,7 @@ export async function postLedger(tx: Tx, scope: { workspaceId: string; mode: Mod
     net += leg.direction === 'debit' ? amount : -amount;
   }
   if (p.legs.length < 2 || net !== 0n) throw new Error(`ledger transaction ${p.txId} does not balance (debits - credits = ${net})`);
-  const rows = p.legs.map((leg) => ({
+  return p.legs.map((leg) => ({
     id: newId('ledgerEntry'),
     workspaceId: scope.workspaceId,
     mode: scope.mode,
@@ -49,6 +56,4 @@ export async function postLedger(tx: Tx, scope: { workspaceId: string; mode: Mod
     memo: leg.memo ?? null,
     postedAt: p.postedAt,
   }));
-  await tx.ledgerEntry.createMany({ data: rows });
-  return rows;
 }

@@ -1,4 +1,5 @@
-import type { Tx, Mode } from './db/client.ts';
+import type { Mode } from './db/client.ts';
+import { sqlOf, toJson, type AnyTx } from './db/sql.ts';
 import { newId } from './ids.ts';
 import { clock } from './clock.ts';
 
@@ -12,44 +13,69 @@ export interface EmitOptions {
   objectId?: string;
 }
 
-/**
- * Writes an event in the caller's transaction (the outbox): it is published only if the state
- * change commits. `sequence` counts per object, so receivers can drop stale deliveries.
- */
-export async function emit(
-  tx: Tx,
+/** The event row as the outbox stores it, without its per-object `sequence` (the insert assigns it). */
+export function eventRow(
   scope: { workspaceId: string; mode: Mode },
   type: string,
   object: Record<string, unknown> & { id?: unknown },
   opts: EmitOptions = {},
 ) {
   const objectId = opts.objectId ?? (typeof object.id === 'string' ? object.id : typeof object.aggregateId === 'string' ? object.aggregateId : null);
-  const sequence = objectId ? await nextSequence(tx, scope, objectId) : 1;
   const data = object.aggregateId !== undefined && object.id === undefined && !opts.objectId
     ? object
     : { id: objectId, object, ...(opts.previousAttributes ? { previousAttributes: opts.previousAttributes } : {}) };
   const now = clock.now();
-  return tx.event.create({
-    data: {
-      id: newId('event'),
-      workspaceId: scope.workspaceId,
-      mode: scope.mode,
-      type,
-      objectId,
-      sequence,
-      occurredAt: opts.occurredAt ?? now,
-      createdAt: now,
-      data: data as object,
-      metadata: { source: opts.source ?? 'api', requestId: opts.requestId ?? null, ...opts.metadata },
-    },
-  });
+  return {
+    id: newId('event'),
+    workspaceId: scope.workspaceId,
+    mode: scope.mode,
+    type,
+    objectId,
+    occurredAt: opts.occurredAt ?? now,
+    createdAt: now,
+    data,
+    metadata: { source: opts.source ?? 'api', requestId: opts.requestId ?? null, ...opts.metadata },
+  };
 }
 
-/** Row-locked counter per object: concurrent writers to one object commit in sequence order. */
-async function nextSequence(tx: Tx, scope: { workspaceId: string; mode: Mode }, objectId: string): Promise<number> {
-  const rows = await tx.$queryRaw<{ value: number }[]>`
-    INSERT INTO object_sequences ("workspaceId", mode, "objectId", value) VALUES (${scope.workspaceId}, ${scope.mode}, ${objectId}, 1)
-    ON CONFLICT ("workspaceId", mode, "objectId") DO UPDATE SET value = object_sequences.value + 1
-    RETURNING value`;
-  return rows[0].value;
+export type EventRow = ReturnType<typeof eventRow>;
+
+/**
+ * Common table expressions that insert event rows (JSON parameter `$param`) in order, each with the
+ * next `sequence` of its object: `object_sequences` is bumped once per object (its row lock orders
+ * concurrent writers to one object), and events of one object in one batch take consecutive values.
+ * Objectless events get 1. For a larger statement's WITH list, or alone via `insertEvents`.
+ */
+export const eventsCte = (param: number) => `
+  event_rows AS (SELECT * FROM jsonb_populate_recordset(NULL::events, $${param}::jsonb) WITH ORDINALITY AS e),
+  event_sequences AS (
+    INSERT INTO object_sequences ("workspaceId", mode, "objectId", value)
+    SELECT "workspaceId", mode, "objectId", count(*) FROM event_rows WHERE "objectId" IS NOT NULL GROUP BY 1, 2, 3
+    ON CONFLICT ("workspaceId", mode, "objectId") DO UPDATE SET value = object_sequences.value + EXCLUDED.value
+    RETURNING "objectId", value),
+  inserted_events AS (
+    INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
+    SELECT e.id, e."workspaceId", e.mode, e.type, e."objectId",
+      COALESCE(q.value - count(*) OVER (PARTITION BY e."objectId") + row_number() OVER (PARTITION BY e."objectId" ORDER BY e.ordinality), 1),
+      e."occurredAt", e."createdAt", e.data, e.metadata
+    FROM event_rows e LEFT JOIN event_sequences q USING ("objectId")
+    ORDER BY e.ordinality
+    RETURNING id, sequence)`;
+
+export const eventsParam = (rows: EventRow[]) => toJson(rows);
+
+/**
+ * Writes an event in the caller's transaction (the outbox): it is published only if the state
+ * change commits. `sequence` counts per object, so receivers can drop stale deliveries.
+ */
+export async function emit(
+  tx: AnyTx,
+  scope: { workspaceId: string; mode: Mode },
+  type: string,
+  object: Record<string, unknown> & { id?: unknown },
+  opts: EmitOptions = {},
+) {
+  const row = eventRow(scope, type, object, opts);
+  const [{ sequence }] = await sqlOf(tx).query<{ sequence: number }>(`WITH ${eventsCte(1)} SELECT sequence FROM inserted_events`, [eventsParam([row])]);
+  return { ...row, sequence };
 }

@@ -69,6 +69,12 @@ export async function closeDatabase() {
 
 const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`;
 
+/** `'literal'` for the one statement that cannot take parameters: BEGIN and the scope share a round trip. */
+const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
+/** BEGIN and the tenant scope as one simple-protocol message (ids and modes are ours, quoted anyway). */
+export const beginScoped = (scope: TenantScope) =>
+  `BEGIN; SELECT set_config('app.workspace_id', ${literal(scope.workspaceId)}, true), set_config('app.modes', ${literal(scope.modes.join(','))}, true)`;
+
 /** One tenant transaction through Prisma: the scope is set first, for this transaction only. */
 export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts: { serializable?: boolean } = {}): Promise<T> {
   return db().prisma.$transaction(
@@ -85,8 +91,7 @@ export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts
 export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, sql: string, params: unknown[]): Promise<R[]> {
   const client = await db().app.connect();
   try {
-    await client.query('BEGIN');
-    await client.query(SET_SCOPE, [scope.workspaceId, scope.modes.join(',')]);
+    await client.query(beginScoped(scope));
     const { rows } = await client.query<R>(sql, params);
     await client.query('COMMIT');
     return rows;

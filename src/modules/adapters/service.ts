@@ -10,7 +10,8 @@ import { decrypt, encrypt, sha256Hex } from '../../core/crypto.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { changedFrom } from '../../graphql/fields.ts';
-import type { Adapter } from '../../generated/prisma/client.ts';
+import type { Adapter, ManagedAccount } from '../../generated/prisma/client.ts';
+import { sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import type { AdapterKind, EnabledAdapter } from './capabilities.ts';
 import type { AdapterView } from './fields.ts';
 import { adapterWire, applyManagedUpdate, managedAdapterView, managedEnabled, managedPlatform, onboardingView } from './managed.ts';
@@ -245,12 +246,18 @@ export async function startManagedOnboarding(ctx: Context, input: { email: strin
 }
 
 /** The adapters that may take payments now, for the capability decision (checkout create and attempts). */
-export async function enabledAdapters(tx: Tx, scope: Scope): Promise<EnabledAdapter[]> {
-  const rows = await tx.adapter.findMany({ where: { workspaceId: scope.workspaceId, mode: scope.mode, status: { not: 'disabled' } } });
-  const out: EnabledAdapter[] = rows.map((r) => ({ kind: r.kind as AdapterKind, configured: true, publicConfig: r.publicConfig as Record<string, unknown> }));
-  const managed = await managedRow(tx, scope);
+export async function enabledAdapters(tx: AnyTx, scope: Scope): Promise<EnabledAdapter[]> {
+  // One statement for both sources: it runs on every create and attempt.
+  const [row] = await sqlOf(tx).query<{ stored: { kind: AdapterKind; publicConfig: Record<string, unknown> }[]; managed: ManagedAccount | null }>(
+    `SELECT
+       (SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'publicConfig', "publicConfig") ORDER BY kind), '[]')
+          FROM adapters WHERE "workspaceId" = $1 AND mode = $2 AND status <> 'disabled') AS stored,
+       (SELECT to_jsonb(m) FROM managed_accounts m WHERE "workspaceId" = $1 AND mode = $2) AS managed`,
+    [scope.workspaceId, scope.mode],
+  );
+  const out: EnabledAdapter[] = row.stored.map((r) => ({ kind: r.kind, configured: true, publicConfig: r.publicConfig }));
   // The test-mode sandbox is not the merchant's configuration: anything they configured wins.
-  if (managedEnabled(managed, scope.mode)) out.push({ kind: 'managed', configured: scope.mode === 'live', publicConfig: {} });
+  if (managedEnabled(row.managed, scope.mode)) out.push({ kind: 'managed', configured: scope.mode === 'live', publicConfig: {} });
   return out;
 }
 

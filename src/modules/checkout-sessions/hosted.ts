@@ -3,7 +3,8 @@
  * is the capability. Every call resolves the session's workspace and mode first and then runs in
  * that tenant's transaction like any API call.
  */
-import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { tenantTx, updateRow, type AnyTx } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
 import { randomHex } from '../../core/crypto.ts';
@@ -13,9 +14,9 @@ import { successRedirect, type HostedMethod, type HostedPageView } from '../../h
 import { completeSession } from './complete.ts';
 import { cancelSessionIn, lockSession } from './service.ts';
 import { transition, type SessionStatus } from './states.ts';
-import { callbackUrl, isOnline, providerFor } from '../adapters/providers.ts';
+import { callbackUrl, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { isProviderError, type Instructions } from '../../providers/index.ts';
-import type { CheckoutSession } from '../../generated/prisma/client.ts';
+import type { Adapter, CheckoutSession } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('checkout_session');
 type Scope = { workspaceId: string; mode: Mode; modes: readonly Mode[] };
@@ -41,7 +42,7 @@ async function scopeOf(id: string): Promise<Scope> {
 const effectiveStatus = (s: CheckoutSession): SessionStatus =>
   (s.status === 'open' || s.status === 'pending' || s.status === 'pending_review') && s.expiresAt <= clock.now() ? 'expired' : (s.status as SessionStatus);
 
-async function lockLive(tx: Tx, scope: Scope, id: string) {
+async function lockLive(tx: AnyTx, scope: Scope, id: string) {
   const s = await lockSession(tx, scope, id);
   if (!s) throw err.notFound('checkout session');
   const status = effectiveStatus(s);
@@ -149,7 +150,10 @@ class GatewayFailure extends Error {
 export async function attempt(id: string, method: string): Promise<AttemptView> {
   const scope = await scopeOf(id);
   try {
-    return await attemptIn(scope, id, method);
+    const { view, recovered } = await attemptIn(scope, id, method);
+    // spec Adapter: a successful call clears `error` (its own transaction, after the attempt commits).
+    if (recovered) await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, recovered));
+    return view;
   } catch (e) {
     if (!(e instanceof GatewayFailure)) throw e;
     // spec Adapter: the failed call sets status error and emits adapter.error (its own transaction).
@@ -158,28 +162,30 @@ export async function attempt(id: string, method: string): Promise<AttemptView> 
   }
 }
 
-function attemptIn(scope: Scope, id: string, method: string): Promise<AttemptView> {
-  return inTenant(scope, async (tx) => {
-    const s = await lockLive(tx, scope, id);
+/** The attempt itself, on a bare `pg` transaction: four statements for the sandbox and manual. */
+function attemptIn(scope: Scope, id: string, method: string): Promise<{ view: AttemptView; recovered?: OnlineKind }> {
+  return tenantTx(scope, async (sql) => {
+    const s = await lockLive(sql, scope, id);
     if (!s.methods.includes(method)) throw err.validation('method', `method must be one of ${s.methods.join(', ')}`);
-    const enabled = await enabledAdapters(tx, scope);
+    const enabled = await enabledAdapters(sql, scope);
     const [kind] = adaptersFor(enabled, scope.mode, method, s.currency) as AdapterKind[];
     if (!kind) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${method} in ${s.currency}`, 'method');
     const now = clock.now();
-    const base = { adapter: sessionAdapterName(kind), attemptMethod: method, attemptCount: { increment: 1 }, attemptedAt: now, updatedAt: now, failureCode: null, failureMessage: null };
+    const base = { adapter: sessionAdapterName(kind), attemptMethod: method, attemptCount: s.attemptCount + 1, attemptedAt: now, updatedAt: now, failureCode: null, failureMessage: null };
+    const update = (data: Record<string, unknown>) => updateRow(sql, 'checkout_sessions', { id, ...scope }, { ...base, ...data });
     if (kind === 'manual') {
       const publicConfig = enabled.find((a) => a.kind === 'manual')!.publicConfig;
-      await tx.checkoutSession.update({ where: { id }, data: { ...base, status: transition(s.status as SessionStatus, 'attempt_manual'), providerReference: null, attemptData: { kind: 'manual' } } });
-      return { ...manualAttempt(publicConfig), canSimulate: false, waiting: false };
+      await update({ status: transition(s.status as SessionStatus, 'attempt_manual'), providerReference: null, attemptData: { kind: 'manual' } });
+      return { view: { ...manualAttempt(publicConfig), canSimulate: false, waiting: false } };
     }
     if (kind === 'managed' && scope.mode === 'test') {
       const a = await sandboxAttempt(s, method as PaymentMethod);
-      await tx.checkoutSession.update({ where: { id }, data: { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: a.ref, attemptData: a.data } });
-      return { ...a.view, canDeclarePaid: false, canSimulate: true, waiting: true };
+      await update({ status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: a.ref, attemptData: a.data });
+      return { view: { ...a.view, canDeclarePaid: false, canSimulate: true, waiting: true } };
     }
     if (!isOnline(kind)) throw err.of('gateway_error', `The ${kind} adapter cannot take hosted payments in live mode yet`, 'method');
     // The provider call runs under the session's row lock: one attempt at a time per session.
-    const adapter = await tx.adapter.findUniqueOrThrow({ where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind } } });
+    const [adapter] = await sql.query<Adapter>(`SELECT * FROM adapters WHERE "workspaceId" = $1 AND mode = $2 AND kind = $3`, [scope.workspaceId, scope.mode, kind]);
     let charge;
     try {
       charge = await providerFor(adapter).createCharge({
@@ -198,12 +204,9 @@ function attemptIn(scope: Scope, id: string, method: string): Promise<AttemptVie
       if (isProviderError(e)) throw new GatewayFailure(kind, e.reason, e.message);
       throw e;
     }
-    if (adapter.status === 'error') await recordGatewaySuccess(tx, scope, kind);
-    await tx.checkoutSession.update({
-      where: { id },
-      data: { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: charge.providerRef, attemptData: charge.instructions as object },
-    });
-    return { ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)), canDeclarePaid: false, canSimulate: false, waiting: true };
+    await update({ status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: charge.providerRef, attemptData: charge.instructions });
+    const view = { ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)), canDeclarePaid: false, canSimulate: false, waiting: true };
+    return { view, recovered: adapter.status === 'error' ? kind : undefined };
   });
 }
 
@@ -223,18 +226,18 @@ export async function simulate(id: string, outcome: string) {
   const scope = await scopeOf(id);
   if (scope.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', { resource: 'checkout_session' });
   if (outcome !== 'success' && outcome !== 'failure') throw err.validation('outcome', 'outcome must be success or failure');
-  return inTenant(scope, async (tx) => {
-    const s = await lockSession(tx, scope, id);
+  return tenantTx(scope, async (sql) => {
+    const s = await lockSession(sql, scope, id);
     if (!s) throw err.notFound('checkout session');
     if (s.status === 'completed') return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };
     if (effectiveStatus(s) !== s.status) throw err.conflict('The checkout session has expired');
     if (s.adapter !== 'provider_a_platform' || s.status !== 'pending') throw err.conflict('Nothing to simulate: pick a method first');
     if (outcome === 'failure') {
       const now = clock.now();
-      await tx.checkoutSession.update({ where: { id }, data: { status: transition('pending', 'provider_failed'), failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now } });
+      await updateRow(sql, 'checkout_sessions', { id, ...scope }, { status: transition('pending', 'provider_failed'), failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now });
       return { status: 'open' as const };
     }
-    const done = await completeSession(tx, scope, s, { trigger: 'provider_paid', adapter: s.adapter, method: s.attemptMethod, providerReference: s.providerReference, source: 'sandbox' });
+    const done = await completeSession(sql, scope, s, { trigger: 'provider_paid', adapter: s.adapter, method: s.attemptMethod, providerReference: s.providerReference, source: 'sandbox' });
     return { status: done.status, redirectUrl: successRedirect(s.successUrl, s.id) };
   });
 }

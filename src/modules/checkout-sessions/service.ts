@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { insertRows, sqlOf, tenantTx, type AnyTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { isCurrency } from '../../core/money.ts';
@@ -90,35 +91,37 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
   const auth = authorize(ctx, 'svc:checkout:write');
   const v = validateCreate(input);
   const scope = tenant(auth);
-  const row = await inTenant(scope, async (tx) => {
-    if (input.customerId) {
-      const customer = await tx.customer.findFirst({ where: { id: input.customerId, workspaceId: auth.workspaceId, mode: auth.mode }, select: { id: true } });
-      if (!customer) throw err.of('not_found', 'No such customer', 'customerId');
-    }
-    const template = input.templateId ? await templateForUse(tx, scope, input.templateId, 'receipt', 'checkout_session') : null;
+  // The hottest write: a bare `pg` transaction of three statements (checks, insert), no ORM.
+  const row = await tenantTx(scope, async (sql) => {
+    const [customer, template, enabled] = await Promise.all([
+      input.customerId ? sql.query(`SELECT 1 FROM customers WHERE id = $1 AND "workspaceId" = $2 AND mode = $3`, [input.customerId, auth.workspaceId, auth.mode]) : null,
+      input.templateId ? templateForUse(sql, scope, input.templateId, 'receipt', 'checkout_session') : null,
+      enabledAdapters(sql, scope),
+    ]);
+    if (customer && !customer.length) throw err.of('not_found', 'No such customer', 'customerId');
     // A currency nobody serves is the same 422 as methods nobody serves (spec).
     if (!isCurrency(input.currency)) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${input.currency}`, 'currency');
-    assertMethodsServed(await enabledAdapters(tx, scope), auth.mode, v.methods, input.currency);
+    assertMethodsServed(enabled, auth.mode, v.methods, input.currency);
     const now = clock.now();
-    return tx.checkoutSession.create({
-      data: {
-        id: newId('checkoutSession'),
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
-        amount: BigInt(input.amount),
-        currency: input.currency,
-        methods: v.methods,
-        lineItems: v.lineItems,
-        successUrl: v.successUrl,
-        cancelUrl: v.cancelUrl,
-        customerId: input.customerId ?? null,
-        templateId: template?.id ?? null,
-        metadata: v.metadata ?? undefined,
-        expiresAt: new Date(now.getTime() + v.expiresInSec * 1000),
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
+    const insert = insertRows('checkout_sessions', [{
+      id: newId('checkoutSession'),
+      workspaceId: auth.workspaceId,
+      mode: auth.mode,
+      amount: BigInt(input.amount),
+      currency: input.currency,
+      methods: v.methods,
+      lineItems: v.lineItems,
+      successUrl: v.successUrl,
+      cancelUrl: v.cancelUrl,
+      customerId: input.customerId ?? null,
+      templateId: template?.id ?? null,
+      metadata: v.metadata,
+      expiresAt: new Date(now.getTime() + v.expiresInSec * 1000),
+      createdAt: now,
+      updatedAt: now,
+    }], 1);
+    const [created] = await sql.query<CheckoutSession>(`${insert.text} RETURNING *`, [insert.value]);
+    return created;
   });
   return { ...row, accountId: auth.accountId };
 }
@@ -174,10 +177,9 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
 }
 
 /** The session row, locked for the rest of the transaction: every state change starts here. */
-export async function lockSession(tx: Tx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession | null> {
-  const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM checkout_sessions WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
-  if (!found.length) return null;
-  return tx.checkoutSession.findUnique({ where: { id } });
+export async function lockSession(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession | null> {
+  const [row] = await sqlOf(tx).query<CheckoutSession>(`SELECT * FROM checkout_sessions WHERE id = $1 AND "workspaceId" = $2 AND mode = $3 FOR UPDATE`, [id, scope.workspaceId, scope.mode]);
+  return row ?? null;
 }
 
 /** Merchant or customer cancel (no event, spec). */

@@ -1,9 +1,9 @@
-import type { Mode, Tx } from '../../core/db/client.ts';
-import { counterNames, nextCounter, receiptNumber } from '../../core/counters.ts';
+import type { Mode } from '../../core/db/client.ts';
+import { columns, toJson, type Sql } from '../../core/db/sql.ts';
+import { counterNames, nextCounterSql, numberSql, receiptPrefix } from '../../core/counters.ts';
 import { newId } from '../../core/ids.ts';
-import { templateForUse } from '../templates/service.ts';
 import { DEFAULT_TAX_LABEL, DEFAULT_TAX_RATE, DEFAULT_THANK_YOU_TEXT, DEFAULT_ACCENT_COLOR } from './render/view.ts';
-import type { CheckoutSession, Payment, Workspace } from '../../generated/prisma/client.ts';
+import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
 
 const methodLabels: Record<string, string> = { qris: 'QRIS', va: 'Virtual account', ewallet: 'E-wallet', card: 'Card', retail: 'Retail outlet', provider_c: 'provider_c wallet' };
 
@@ -13,11 +13,8 @@ const methodLabels: Record<string, string> = { qris: 'QRIS', va: 'Virtual accoun
  * so taking it at the end keeps concurrent completions queued for as short a time as possible.
  * The unique (workspace, sourceType, sourceId) key makes a second issue for the same source impossible.
  */
-export async function prepareSessionReceipt(tx: Tx, scope: { workspaceId: string; mode: Mode }, workspace: Workspace, s: CheckoutSession, payment: Payment, issuedAt: Date) {
-  const [template, customer] = await Promise.all([
-    templateForUse(tx, scope, s.templateId, 'receipt', 'checkout_session'),
-    s.customerId ? tx.customer.findFirst({ where: { id: s.customerId, workspaceId: scope.workspaceId, mode: scope.mode } }) : null,
-  ]);
+export function prepareSessionReceipt(scope: { workspaceId: string; mode: Mode }, c: ReceiptContext, s: CheckoutSession, payment: Payment, issuedAt: Date) {
+  const { workspace, template, customer } = c;
   const total = Number(s.amount);
   const showTax = template?.showTax ?? false;
   const taxRate = showTax ? Number(template?.taxRate ?? DEFAULT_TAX_RATE) : 0;
@@ -69,10 +66,48 @@ export async function prepareSessionReceipt(tx: Tx, scope: { workspaceId: string
   };
 }
 
-export type PreparedReceipt = Awaited<ReturnType<typeof prepareSessionReceipt>>;
+export type PreparedReceipt = ReturnType<typeof prepareSessionReceipt>;
 
-/** Numbers and writes a prepared receipt: the last statement of the completion transaction. */
-export async function issueReceipt(tx: Tx, scope: { workspaceId: string; mode: Mode }, r: PreparedReceipt) {
-  const sequence = await nextCounter(tx, scope, counterNames.receipt);
-  return tx.receipt.create({ data: { ...r, number: receiptNumber(r.issuedAt, sequence) } });
+/** What a receipt copies from its workspace, template and customer (template fields as stored). */
+export interface ReceiptContext {
+  workspace: { accountId: string; name: string; brandName: string | null };
+  template: Record<string, any> | null;
+  customer: { name: string | null; email: string | null; phone: string | null } | null;
+}
+
+/**
+ * One statement's read of the receipt context: the workspace, the session's template (or the
+ * workspace's default receipt template) and customer. A template gone since the session was
+ * created falls back to the defaults: a paid session always gets its receipt.
+ */
+export async function receiptContext(sql: Sql, scope: { workspaceId: string; mode: Mode }, templateId: string | null, customerId: string | null): Promise<ReceiptContext> {
+  const [row] = await sql.query<{ accountId: string; name: string; brandName: string | null; template: ReceiptContext['template']; customer: ReceiptContext['customer'] }>(
+    `SELECT w."accountId", w.name, w."brandName",
+       (SELECT to_jsonb(t) FROM templates t WHERE t."workspaceId" = w.id AND t.mode = $2 AND t.kind = 'receipt'
+          AND (t.id = $3::text OR ($3::text IS NULL AND t."isDefault")) LIMIT 1) AS template,
+       (SELECT jsonb_build_object('name', c.name, 'email', c.email, 'phone', c.phone) FROM customers c
+          WHERE c.id = $4::text AND c."workspaceId" = w.id AND c.mode = $2) AS customer
+     FROM workspaces w WHERE w.id = $1`,
+    [scope.workspaceId, scope.mode, templateId, customerId],
+  );
+  return { workspace: { accountId: row.accountId, name: row.name, brandName: row.brandName }, template: row.template, customer: row.customer };
+}
+
+/**
+ * WITH-list entries that number a prepared receipt from the workspace's gapless counter and
+ * insert it (`$receipt`: the row as JSON, `$prefix`: its number's prefix). The counter's row lock
+ * is taken in the completion's last statement, so it is held only until commit.
+ */
+export function issueReceiptCte(r: PreparedReceipt, p: { receipt: number; prefix: number; workspaceId: number; mode: number }) {
+  const cols = columns(r);
+  return {
+    text: `
+  receipt_number AS (${nextCounterSql(`$${p.workspaceId}`, `$${p.mode}`, `'${counterNames.receipt}'`)}),
+  issued_receipt AS (
+    INSERT INTO receipts (${cols}, number)
+    SELECT ${cols.split(', ').map((c) => `r.${c}`).join(', ')}, ${numberSql(`$${p.prefix}`, 'n.value')}
+    FROM jsonb_populate_record(NULL::receipts, $${p.receipt}::jsonb) r, receipt_number n
+    RETURNING number)`,
+    values: { receipt: toJson(r), prefix: receiptPrefix(r.issuedAt) },
+  };
 }

@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
@@ -199,11 +200,13 @@ export async function listTemplates(ctx: Context, args: ListTemplatesArgs) {
  * or mode, or of the other kind: spec Checkout create), else the workspace's default, else null
  * (built-in defaults). For the checkout and invoice services.
  */
-export async function templateForUse(tx: Tx, scope: { workspaceId: string; mode: Mode }, id: string | null | undefined, kind: TemplateKind, resource: 'checkout_session' | 'invoice') {
+export async function templateForUse(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, id: string | null | undefined, kind: TemplateKind, resource: 'checkout_session' | 'invoice'): Promise<Template | null> {
+  const sql = sqlOf(tx);
   if (id) {
-    const row = await tx.template.findFirst({ where: { id, workspaceId: scope.workspaceId, mode: scope.mode } });
+    const [row] = await sql.query<Template>(`SELECT * FROM templates WHERE id = $1 AND "workspaceId" = $2 AND mode = $3`, [id, scope.workspaceId, scope.mode]);
     if (!row || row.kind !== kind) throw errorsFor(resource).notFound(`${kind} template`);
     return row;
   }
-  return tx.template.findFirst({ where: { workspaceId: scope.workspaceId, mode: scope.mode, kind, isDefault: true } });
+  const [row] = await sql.query<Template>(`SELECT * FROM templates WHERE "workspaceId" = $1 AND mode = $2 AND kind = $3 AND "isDefault" LIMIT 1`, [scope.workspaceId, scope.mode, kind]);
+  return row ?? null;
 }

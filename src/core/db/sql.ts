@@ -1,0 +1,78 @@
+import pg from 'pg';
+import { beginScoped, db, type Mode, type TenantScope, type Tx } from './client.ts';
+
+/**
+ * Raw SQL in a tenant transaction, the same from either side: a Prisma interactive transaction
+ * or a bare `pg` one. Hot paths (checkout create, attempt, completion) run on `pg` with a handful
+ * of statements; everything else stays on Prisma and still shares these statements through
+ * `prismaSql(tx)`. Rows come back in Prisma's shape either way (`int8` as bigint, dates as Date).
+ */
+export interface Sql {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+}
+
+export const prismaSql = (tx: Tx): Sql => ({
+  query: <R>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<R[]>(text, ...params),
+});
+
+/** Either kind of transaction, for functions that both the Prisma and the `pg` paths call. */
+export type AnyTx = Tx | Sql;
+export const sqlOf = (t: AnyTx): Sql => ('$queryRawUnsafe' in t ? prismaSql(t) : t);
+
+// int8 as bigint like Prisma (pg's default is a string); everything else as pg parses it.
+const INT8 = 20;
+const parseInt8 = (v: string) => BigInt(v);
+const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
+
+/**
+ * One tenant transaction on the `pg` pool: BEGIN and the scope in one round trip, then the
+ * caller's statements, then COMMIT (ROLLBACK on any error).
+ */
+export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const client = await db().app.connect();
+  try {
+    await client.query(beginScoped(scope));
+    const sql: Sql = { query: async <R>(text: string, params: unknown[] = []) => (await client.query({ text, values: params, types })).rows as R[] };
+    const out = await fn(sql);
+    await client.query('COMMIT');
+    return out;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+/** The scope of one workspace and mode, as tenant transactions take it. */
+export const scopeOf = (s: { workspaceId: string; mode: Mode }): TenantScope => ({ workspaceId: s.workspaceId, modes: [s.mode] });
+
+/** JSON for `jsonb_populate_record(set)`: bigints as strings, which the column types read back exactly. */
+export const toJson = (rows: unknown) => JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+
+/** The quoted column list of a row object. */
+export const columns = (row: object) => Object.keys(row).map((k) => `"${k}"`).join(', ');
+
+/**
+ * `INSERT INTO <table> (<keys>) SELECT <keys> FROM jsonb_populate_recordset(...)`: rows as one JSON
+ * parameter, typed by the table itself, so one statement writes any number of rows. Columns not
+ * named keep their database defaults.
+ */
+export function insertRows(table: string, rows: Record<string, unknown>[], param: number): { text: string; value: string } {
+  const cols = columns(rows[0]);
+  return { text: `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM jsonb_populate_recordset(NULL::${table}, $${param}::jsonb)`, value: toJson(rows) };
+}
+
+/**
+ * Updates one tenant row by id with the columns of `data`, typed by the table (jsonb, arrays and
+ * bigints need no casts), and returns it as it is now.
+ */
+export async function updateRow<R>(sql: Sql, table: string, key: { id: string; workspaceId: string; mode: Mode }, data: Record<string, unknown>): Promise<R> {
+  const cols = columns(data);
+  const [row] = await sql.query<R>(
+    `UPDATE ${table} SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::${table}, $1::jsonb)) WHERE id = $2 AND "workspaceId" = $3 AND mode = $4 RETURNING *`,
+    [toJson(data), key.id, key.workspaceId, key.mode],
+  );
+  if (!row) throw new Error(`${table} ${key.id} not found for update`);
+  return row;
+}
