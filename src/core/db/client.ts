@@ -1,4 +1,6 @@
 import pg from 'pg';
+// @ts-expect-error pg's array literal encoder has no type declarations
+import { prepareValue } from 'pg/lib/utils.js';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 import { config } from '../config.ts';
@@ -31,10 +33,8 @@ let current: Database | undefined;
 
 export function openDatabase(url: string): Database {
   if (current) return current;
-  const app = new pg.Pool({ connectionString: url, max: config.poolSize });
-  app.on('connect', (client) => {
-    client.query(`SET ROLE ${APP_ROLE}`).catch(() => {});
-  });
+  // The role is a startup parameter: set before the connection is handed out, no extra statement.
+  const app = new pg.Pool({ connectionString: url, max: config.poolSize, options: `-c role=${APP_ROLE}` });
   const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
   // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the process.
   for (const pool of [app, system]) pool.on('error', (err) => logger.warn({ code: (err as { code?: string }).code, reason: err.message }, 'idle database connection lost'));
@@ -87,18 +87,35 @@ export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts
   );
 }
 
-/** The raw-SQL path for hot reads: same role, same scope, no ORM. */
+/**
+ * The raw-SQL path for hot statements: same role, same scope, no ORM, one round trip. The scope
+ * and the statement travel as one simple-protocol message, which PostgreSQL runs as one implicit
+ * transaction (rolled back whole on error), so parameters are sent inlined as literals. Write the
+ * SQL with `$n` placeholders as usual; they must not appear inside the SQL's own string literals.
+ */
 export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, sql: string, params: unknown[]): Promise<R[]> {
-  const client = await db().app.connect();
-  try {
-    await client.query(beginScoped(scope));
-    const { rows } = await client.query<R>(sql, params);
-    await client.query('COMMIT');
-    return rows;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  const text = `SELECT set_config('app.workspace_id', ${literal(scope.workspaceId)}, true), set_config('app.modes', ${literal(scope.modes.join(','))}, true); ${inlineParams(sql, params)}`;
+  const results = (await db().app.query(text)) as unknown as pg.QueryResult<R>[];
+  return results[1].rows;
+}
+
+/** `$n` replaced by the n-th parameter as an SQL literal (see sqlLiteral). */
+const inlineParams = (sql: string, params: unknown[]) =>
+  sql.replace(/\$(\d+)/g, (_, n: string) => {
+    if (Number(n) > params.length) throw new Error(`tenantQuery: $${n} has no parameter`);
+    return sqlLiteral(params[Number(n) - 1]);
+  });
+
+/**
+ * A parameter as an untyped literal, which PostgreSQL types from its context exactly as it types a
+ * bound parameter. Backslashes use the E'' form, so the result does not depend on
+ * standard_conforming_strings.
+ */
+function sqlLiteral(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (Buffer.isBuffer(v)) return `E'\\\\x${v.toString('hex')}'`;
+  if (v instanceof Date) return literal(v.toISOString());
+  if (typeof v === 'object') return literal(Array.isArray(v) ? String(prepareValue(v)) : JSON.stringify(v));
+  const text = String(v);
+  return text.includes('\\') ? `E${literal(text.replace(/\\/g, '\\\\'))}` : literal(text);
 }

@@ -30,12 +30,21 @@ const methodText: Record<PaymentMethod, { label: string; hint: string }> = {
   provider_c: { label: 'provider_c', hint: 'Pay with your provider_c wallet' },
 };
 
+// A session's workspace and mode never change: remembered for the page's next calls (bounded).
+const scopes = new Map<string, Scope>();
+const SCOPES_KEPT = 10_000;
+
 /** The tenant of a public session id; 404 for anything else. */
 async function scopeOf(id: string): Promise<Scope> {
   if (!/^cs_[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) throw err.notFound('checkout session');
+  const known = scopes.get(id);
+  if (known) return known;
   const { rows } = await db().system.query<{ workspaceId: string; mode: Mode }>(`SELECT "workspaceId", mode FROM checkout_sessions WHERE id = $1`, [id]);
   if (!rows[0]) throw err.notFound('checkout session');
-  return { ...rows[0], modes: [rows[0].mode] };
+  if (scopes.size >= SCOPES_KEPT) scopes.delete(scopes.keys().next().value!);
+  const scope = { ...rows[0], modes: [rows[0].mode] };
+  scopes.set(id, scope);
+  return scope;
 }
 
 /** A session past its expiry is expired to the customer even before the sweep records it. */
@@ -92,7 +101,8 @@ export interface AttemptView {
   waiting: boolean;
 }
 
-const qrSvg = async (text: string) => (await import('qrcode')).default.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+// A fixed mask pattern: every mask scans, and scoring all eight was most of the attempt's CPU.
+const qrSvg = async (text: string) => (await import('qrcode')).default.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M', maskPattern: 2 });
 
 /** The test-mode sandbox (DECISIONS §4): instructions that look real, settled by `simulate`. */
 async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {

@@ -93,12 +93,12 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
   const scope = tenant(auth);
   // The hottest write: a bare `pg` transaction of three statements (checks, insert), no ORM.
   const row = await tenantTx(scope, async (sql) => {
-    const [customer, template, enabled] = await Promise.all([
-      input.customerId ? sql.query(`SELECT 1 FROM customers WHERE id = $1 AND "workspaceId" = $2 AND mode = $3`, [input.customerId, auth.workspaceId, auth.mode]) : null,
-      input.templateId ? templateForUse(sql, scope, input.templateId, 'receipt', 'checkout_session') : null,
-      enabledAdapters(sql, scope),
-    ]);
-    if (customer && !customer.length) throw err.of('not_found', 'No such customer', 'customerId');
+    // One connection runs one statement at a time: these are sequential on purpose.
+    if (input.customerId && !(await sql.query(`SELECT 1 FROM customers WHERE id = $1 AND "workspaceId" = $2 AND mode = $3`, [input.customerId, auth.workspaceId, auth.mode])).length) {
+      throw err.of('not_found', 'No such customer', 'customerId');
+    }
+    const template = input.templateId ? await templateForUse(sql, scope, input.templateId, 'receipt', 'checkout_session') : null;
+    const enabled = await enabledAdapters(sql, scope);
     // A currency nobody serves is the same 422 as methods nobody serves (spec).
     if (!isCurrency(input.currency)) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${input.currency}`, 'currency');
     assertMethodsServed(enabled, auth.mode, v.methods, input.currency);
