@@ -58,4 +58,29 @@ describe('tenantTx and prismaSql: one Sql interface', () => {
     const other = await server.workspace();
     await expect(tenantTx(scopeOf(other.workspaceId), (sql) => updateRow(sql, 'customers', { id, workspaceId: ws.workspaceId, mode: 'test' }, { name: 'x' }))).rejects.toThrow(/not found/);
   });
+
+  it('tenantTx: BEGIN rides with the first statement, COMMIT with `last`; nothing may follow it; errors roll back', async () => {
+    const ws = await server.workspace();
+    const scope = scopeOf(ws.workspaceId);
+    const id = newId('customer');
+    const insert = `INSERT INTO customers (id, "workspaceId", mode, name, "createdAt", "updatedAt") VALUES ($1, $2, 'test', $3, now(), now()) RETURNING name`;
+    const inserted = await tenantTx(scope, async (sql) => {
+      const [{ n }] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE "workspaceId" = $1`, [ws.workspaceId]);
+      expect(n).toBe(0);
+      return sql.last<{ name: string }>(insert, [id, ws.workspaceId, "Sari's"]);
+    });
+    expect(inserted).toEqual([{ name: "Sari's" }]);
+    await expect(tenantTx(scope, async (sql) => {
+      await sql.last(`SELECT 1`);
+      await sql.query(`SELECT 2`);
+    })).rejects.toThrow(/after the last one/);
+    // A failure after the first statement rolls the whole transaction back.
+    const second = newId('customer');
+    await expect(tenantTx(scope, async (sql) => {
+      await sql.query(insert, [second, ws.workspaceId, 'Dewi']);
+      await sql.last(`SELECT $1::int`, ['x']);
+    })).rejects.toThrow();
+    const names = await tenantTx(scope, (sql) => sql.query<{ name: string }>(`SELECT name FROM customers WHERE "workspaceId" = $1 ORDER BY name`, [ws.workspaceId]));
+    expect(names).toEqual([{ name: "Sari's" }]);
+  });
 });

@@ -100,9 +100,9 @@ export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScop
 }
 
 /** `$n` replaced by the n-th parameter as an SQL literal (see sqlLiteral). */
-const inlineParams = (sql: string, params: unknown[]) =>
+export const inlineParams = (sql: string, params: unknown[]) =>
   sql.replace(/\$(\d+)/g, (_, n: string) => {
-    if (Number(n) > params.length) throw new Error(`tenantQuery: $${n} has no parameter`);
+    if (Number(n) > params.length) throw new Error(`inlined SQL: $${n} has no parameter`);
     return sqlLiteral(params[Number(n) - 1]);
   });
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { beginScoped, db, type Mode, type TenantScope, type Tx } from './client.ts';
+import { beginScoped, db, inlineParams, type Mode, type TenantScope, type Tx } from './client.ts';
 
 /**
  * Raw SQL in a tenant transaction, the same from either side: a Prisma interactive transaction
@@ -9,11 +9,17 @@ import { beginScoped, db, type Mode, type TenantScope, type Tx } from './client.
  */
 export interface Sql {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  /**
+   * The transaction's last statement: on `pg` it travels with COMMIT in one message (nothing may
+   * follow it); on Prisma it is an ordinary statement and Prisma commits after the callback.
+   */
+  last<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
 }
 
-export const prismaSql = (tx: Tx): Sql => ({
-  query: <R>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<R[]>(text, ...params),
-});
+export const prismaSql = (tx: Tx): Sql => {
+  const query = <R>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<R[]>(text, ...params);
+  return { query, last: query };
+};
 
 /** Either kind of transaction, for functions that both the Prisma and the `pg` paths call. */
 export type AnyTx = Tx | Sql;
@@ -25,19 +31,30 @@ const parseInt8 = (v: string) => BigInt(v);
 const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
 
 /**
- * One tenant transaction on the `pg` pool: BEGIN and the scope in one round trip, then the
- * caller's statements, then COMMIT (ROLLBACK on any error).
+ * One tenant transaction on the `pg` pool in as few round trips as the work allows: BEGIN and the
+ * scope travel with the first statement, and COMMIT with the one sent as `last` (or alone after
+ * the callback). Those two statements go as simple-protocol messages with inlined parameters
+ * (`inlineParams`); the ones between are ordinary bound statements. ROLLBACK on any error.
  */
 export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<T>): Promise<T> {
   const client = await db().app.connect();
+  let state = 'new' as 'new' | 'open' | 'committed';
+  const send = async <R>(text: string, params: unknown[], commit: boolean): Promise<R[]> => {
+    if (state === 'committed') throw new Error('tenantTx: a statement after the last one');
+    if (state === 'open' && !commit) return (await client.query({ text, values: params, types })).rows as R[];
+    const head = state === 'new' ? [beginScoped(scope)] : [];
+    state = 'open';
+    const results = (await client.query({ text: [...head, inlineParams(text, params), ...(commit ? ['COMMIT'] : [])].join('; '), types })) as unknown as pg.QueryResult[];
+    if (commit) state = 'committed';
+    // BEGIN and set_config come first when they were sent; the statement's result follows them.
+    return (Array.isArray(results) ? results[head.length ? 2 : 0] : results).rows as R[];
+  };
   try {
-    await client.query(beginScoped(scope));
-    const sql: Sql = { query: async <R>(text: string, params: unknown[] = []) => (await client.query({ text, values: params, types })).rows as R[] };
-    const out = await fn(sql);
-    await client.query('COMMIT');
+    const out = await fn({ query: (text, params = []) => send(text, params, false), last: (text, params = []) => send(text, params, true) });
+    if (state === 'open') await client.query('COMMIT');
     return out;
   } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
+    if (state === 'open') await client.query('ROLLBACK').catch(() => {});
     throw e;
   } finally {
     client.release();
@@ -65,11 +82,11 @@ export function insertRows(table: string, rows: Record<string, unknown>[], param
 
 /**
  * Updates one tenant row by id with the columns of `data`, typed by the table (jsonb, arrays and
- * bigints need no casts), and returns it as it is now.
+ * bigints need no casts), and returns it as it is now. `last`: the transaction's last statement.
  */
-export async function updateRow<R>(sql: Sql, table: string, key: { id: string; workspaceId: string; mode: Mode }, data: Record<string, unknown>): Promise<R> {
+export async function updateRow<R>(sql: Sql, table: string, key: { id: string; workspaceId: string; mode: Mode }, data: Record<string, unknown>, last = false): Promise<R> {
   const cols = columns(data);
-  const [row] = await sql.query<R>(
+  const [row] = await sql[last ? 'last' : 'query']<R>(
     `UPDATE ${table} SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::${table}, $1::jsonb)) WHERE id = $2 AND "workspaceId" = $3 AND mode = $4 RETURNING *`,
     [toJson(data), key.id, key.workspaceId, key.mode],
   );

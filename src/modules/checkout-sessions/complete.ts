@@ -31,7 +31,8 @@ export interface Settlement {
  * Two statements: one read (workspace, template, customer) and one write whose WITH list inserts
  * the payment, the ledger entries and the events, updates the session and numbers the receipt.
  * Every row is built here and passed as JSON typed by its table, so the rules stay in TypeScript
- * and the transaction costs two round trips instead of eighteen.
+ * and the transaction costs two round trips instead of eighteen. Nothing may follow it in the
+ * caller's transaction.
  */
 export async function completeSession(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, s: CheckoutSession, how: Settlement): Promise<CheckoutSession> {
   if (s.status === 'completed') return s;
@@ -81,7 +82,8 @@ export async function completeSession(tx: AnyTx, scope: { workspaceId: string; m
   const newPayment = insertRows('payments', [payment], 4);
   const newEntries = insertRows('ledger_entries', ledger, 5);
   const issue = issueReceiptCte(receipt, { receipt: 8, prefix: 9, workspaceId: 1, mode: 2 });
-  await sql.query(
+  // The caller's transaction ends here: on `pg` the write travels with COMMIT (Sql.last).
+  await sql.last(
     `WITH
   new_payment AS (${newPayment.text}),
   new_entries AS (${newEntries.text}),

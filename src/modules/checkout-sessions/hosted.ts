@@ -182,7 +182,7 @@ function attemptIn(scope: Scope, id: string, method: string): Promise<{ view: At
     if (!kind) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${method} in ${s.currency}`, 'method');
     const now = clock.now();
     const base = { adapter: sessionAdapterName(kind), attemptMethod: method, attemptCount: s.attemptCount + 1, attemptedAt: now, updatedAt: now, failureCode: null, failureMessage: null };
-    const update = (data: Record<string, unknown>) => updateRow(sql, 'checkout_sessions', { id, ...scope }, { ...base, ...data });
+    const update = (data: Record<string, unknown>) => updateRow(sql, 'checkout_sessions', { id, ...scope }, { ...base, ...data }, true);
     if (kind === 'manual') {
       const publicConfig = enabled.find((a) => a.kind === 'manual')!.publicConfig;
       await update({ status: transition(s.status as SessionStatus, 'attempt_manual'), providerReference: null, attemptData: { kind: 'manual' } });
@@ -244,7 +244,7 @@ export async function simulate(id: string, outcome: string) {
     if (s.adapter !== 'provider_a_platform' || s.status !== 'pending') throw err.conflict('Nothing to simulate: pick a method first');
     if (outcome === 'failure') {
       const now = clock.now();
-      await updateRow(sql, 'checkout_sessions', { id, ...scope }, { status: transition('pending', 'provider_failed'), failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now });
+      await updateRow(sql, 'checkout_sessions', { id, ...scope }, { status: transition('pending', 'provider_failed'), failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now }, true);
       return { status: 'open' as const };
     }
     const done = await completeSession(sql, scope, s, { trigger: 'provider_paid', adapter: s.adapter, method: s.attemptMethod, providerReference: s.providerReference, source: 'sandbox' });
