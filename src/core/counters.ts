@@ -11,9 +11,12 @@ export async function nextCounter(tx: AnyTx, scope: { workspaceId: string; mode:
   return Number(rows[0].value);
 }
 
-/** The counter bump as SQL over the given parameter placeholders, for callers that fold it into a larger statement. */
-export const nextCounterSql = (workspaceId: string, mode: string, name: string) => `
-  INSERT INTO counters ("workspaceId", mode, name, value) VALUES (${workspaceId}, ${mode}, ${name}, 1)
+/**
+ * The counter bump as SQL over the given parameter placeholders, for callers that fold it into a
+ * larger statement; `after`: a relation to select from, so the row lock is taken once it is read.
+ */
+export const nextCounterSql = (workspaceId: string, mode: string, name: string, after?: string) => `
+  INSERT INTO counters ("workspaceId", mode, name, value) ${after ? `SELECT ${workspaceId}, ${mode}, ${name}, 1 FROM ${after}` : `VALUES (${workspaceId}, ${mode}, ${name}, 1)`}
   ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = counters.value + 1
   RETURNING value`;
 

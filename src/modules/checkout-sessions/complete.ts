@@ -81,16 +81,19 @@ export async function completeSession(tx: AnyTx, scope: { workspaceId: string; m
   ];
   const newPayment = insertRows('payments', [payment], 4);
   const newEntries = insertRows('ledger_entries', ledger, 5);
-  const issue = issueReceiptCte(receipt, { receipt: 8, prefix: 9, workspaceId: 1, mode: 2 });
+  const issue = issueReceiptCte(receipt, { receipt: 8, prefix: 9, workspaceId: 1, mode: 2, after: 'written' });
   // The caller's transaction ends here: on `pg` the write travels with COMMIT (Sql.last).
   await sql.last(
     `WITH
-  new_payment AS (${newPayment.text}),
-  new_entries AS (${newEntries.text}),
+  new_payment AS (${newPayment.text} RETURNING 1),
+  new_entries AS (${newEntries.text} RETURNING 1),
   completed_session AS (
     UPDATE checkout_sessions SET status = $6, "completedAt" = $7::timestamptz, "paymentId" = $3, "updatedAt" = $7::timestamptz
-    WHERE id = $10 AND "workspaceId" = $1 AND mode = $2),
+    WHERE id = $10 AND "workspaceId" = $1 AND mode = $2 RETURNING 1),
   ${eventsCte(11)},
+  -- Reading every write first makes PostgreSQL run them before the receipt counter is locked.
+  written AS (SELECT FROM (SELECT count(*) FROM new_payment) p, (SELECT count(*) FROM new_entries) e,
+    (SELECT count(*) FROM completed_session) s, (SELECT count(*) FROM inserted_events) v),
   ${issue.text}
 SELECT number FROM issued_receipt`,
     [scope.workspaceId, scope.mode, payment.id, newPayment.value, newEntries.value, status, now, issue.values.receipt, issue.values.prefix, s.id, eventsParam(events)],

@@ -96,13 +96,14 @@ export async function receiptContext(sql: Sql, scope: { workspaceId: string; mod
 /**
  * WITH-list entries that number a prepared receipt from the workspace's gapless counter and
  * insert it (`$receipt`: the row as JSON, `$prefix`: its number's prefix). The counter's row lock
- * is taken in the completion's last statement, so it is held only until commit.
+ * serialises every completion of the workspace until commit, so it is taken last: after the
+ * relation `after` (the statement's other writes) has been read.
  */
-export function issueReceiptCte(r: PreparedReceipt, p: { receipt: number; prefix: number; workspaceId: number; mode: number }) {
+export function issueReceiptCte(r: PreparedReceipt, p: { receipt: number; prefix: number; workspaceId: number; mode: number; after: string }) {
   const cols = columns(r);
   return {
     text: `
-  receipt_number AS (${nextCounterSql(`$${p.workspaceId}`, `$${p.mode}`, `'${counterNames.receipt}'`)}),
+  receipt_number AS (${nextCounterSql(`$${p.workspaceId}`, `$${p.mode}`, `'${counterNames.receipt}'`, p.after)}),
   issued_receipt AS (
     INSERT INTO receipts (${cols}, number)
     SELECT ${cols.split(', ').map((c) => `r.${c}`).join(', ')}, ${numberSql(`$${p.prefix}`, 'n.value')}
