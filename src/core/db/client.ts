@@ -69,11 +69,12 @@ export async function closeDatabase() {
 
 const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`;
 
-/** `'literal'` for the one statement that cannot take parameters: BEGIN and the scope share a round trip. */
+/** A string as an SQL literal (standard_conforming_strings; see sqlLiteral for any value). */
 const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
-/** BEGIN and the tenant scope as one simple-protocol message (ids and modes are ours, quoted anyway). */
-export const beginScoped = (scope: TenantScope) =>
-  `BEGIN; SELECT set_config('app.workspace_id', ${literal(scope.workspaceId)}, true), set_config('app.modes', ${literal(scope.modes.join(','))}, true)`;
+/** The tenant scope as a statement without parameters, to travel in one message with others. */
+const scopeStatement = (scope: TenantScope) =>
+  `SELECT set_config('app.workspace_id', ${literal(scope.workspaceId)}, true), set_config('app.modes', ${literal(scope.modes.join(','))}, true)`;
+export const beginScoped = (scope: TenantScope) => `BEGIN; ${scopeStatement(scope)}`;
 
 /** One tenant transaction through Prisma: the scope is set first, for this transaction only. */
 export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts: { serializable?: boolean } = {}): Promise<T> {
@@ -94,8 +95,7 @@ export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts
  * SQL with `$n` placeholders as usual; they must not appear inside the SQL's own string literals.
  */
 export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, sql: string, params: unknown[]): Promise<R[]> {
-  const text = `SELECT set_config('app.workspace_id', ${literal(scope.workspaceId)}, true), set_config('app.modes', ${literal(scope.modes.join(','))}, true); ${inlineParams(sql, params)}`;
-  const results = (await db().app.query(text)) as unknown as pg.QueryResult<R>[];
+  const results = (await db().app.query(`${scopeStatement(scope)}; ${inlineParams(sql, params)}`)) as unknown as pg.QueryResult<R>[];
   return results[1].rows;
 }
 
