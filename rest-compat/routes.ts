@@ -114,6 +114,16 @@ export const routes: Route[] = [
     variables: (r) => listQuery(r, { order: 'string', status: 'string', customerId: 'string', checkoutSessionId: 'string' }) }),
   route<Ops.GetPaymentQueryVariables>({ id: 'getPayment', method: 'GET', path: '/v1/payments/:id', resource: 'payment', variables: id }),
 
+  // Refunds (spec Refunds): every code upper case; create needs an Idempotency-Key
+  route<Ops.ListRefundsQueryVariables>({ id: 'listRefunds', method: 'GET', path: '/v1/refunds', resource: 'refund',
+    variables: (r) => listQuery(r, { order: 'string', chargeId: 'string', status: 'string' }) }),
+  route<Ops.GetRefundQueryVariables>({ id: 'getRefund', method: 'GET', path: '/v1/refunds/:id', resource: 'refund', variables: id }),
+  route<Ops.CreateRefundMutationVariables>({ id: 'createRefund', method: 'POST', path: '/v1/refunds', resource: 'refund', status: 201,
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.CreateRefundInput }) }),
+  // DECISIONS §4: test mode only
+  route<Ops.SimulateRefundMutationVariables>({ id: 'simulateRefund', method: 'POST', path: '/v1/refunds/:id/simulate', resource: 'refund',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulateRefundInput }) }),
+
   // Receipts
   route<Ops.ListReceiptsQueryVariables>({ id: 'listReceipts', method: 'GET', path: '/v1/receipts', resource: 'receipt',
     variables: (r) => listQuery(r, { sourceType: 'string', customerId: 'string', issuedAfter: 'instant', issuedBefore: 'instant' }) }),

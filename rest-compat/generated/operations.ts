@@ -59,6 +59,13 @@ export type CreateCustomerInput = {
   phone?: string | null | undefined;
 };
 
+export type CreateRefundInput = {
+  amount?: number | null | undefined;
+  chargeId?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  reason?: string | null | undefined;
+};
+
 /** The first template of a kind becomes its default unless isDefault is false. */
 export type CreateTemplateInput = {
   accentColor?: string | null | undefined;
@@ -102,6 +109,10 @@ export type ManualBankAccountInput = {
   accountHolder: string;
   accountNumber: string;
   bankName: string;
+};
+
+export type SimulateRefundInput = {
+  outcome?: string | null | undefined;
 };
 
 export type StartManagedOnboardingInput = {
@@ -414,6 +425,41 @@ export type EmailReceiptMutationVariables = Exact<{
 
 
 export type EmailReceiptMutation = { emailReceipt: { sent: boolean, to: string } };
+
+export type RefundFieldsFragment = { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListRefundsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  chargeId?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListRefundsQuery = { refunds: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetRefundQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetRefundQuery = { refund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateRefundMutationVariables = Exact<{
+  input: CreateRefundInput;
+}>;
+
+
+export type CreateRefundMutation = { createRefund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type SimulateRefundMutationVariables = Exact<{
+  id: string | number;
+  input: SimulateRefundInput;
+}>;
+
+
+export type SimulateRefundMutation = { simulateRefund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
 

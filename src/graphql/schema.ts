@@ -10,6 +10,7 @@ import '../modules/adapters/schema.ts';
 import '../modules/checkout-sessions/schema.ts';
 import '../modules/payments/schema.ts';
 import '../modules/receipts/schema.ts';
+import '../modules/refunds/schema.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());
