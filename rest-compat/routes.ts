@@ -124,6 +124,28 @@ export const routes: Route[] = [
   route<Ops.SimulateRefundMutationVariables>({ id: 'simulateRefund', method: 'POST', path: '/v1/refunds/:id/simulate', resource: 'refund',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulateRefundInput }) }),
 
+  // Payouts (spec Payouts, DECISIONS §7)
+  route<Ops.ListPayoutsQueryVariables>({ id: 'listPayouts', method: 'GET', path: '/v1/payouts', resource: 'payout',
+    variables: (r) => listQuery(r, { status: 'string', currency: 'string', createdSince: 'instant', createdUntil: 'instant' }) }),
+  route<Ops.GetPayoutBalanceQueryVariables>({ id: 'getPayoutBalance', method: 'GET', path: '/v1/payouts/balance', resource: 'payout',
+    variables: (r) => listQuery(r, { currency: 'string' }) }),
+  route<Ops.GetPayoutBankAccountQueryVariables>({ id: 'getPayoutBankAccount', method: 'GET', path: '/v1/payouts/bank-account', resource: 'payout', variables: () => ({}) }),
+  route<Ops.UpdatePayoutBankAccountMutationVariables>({ id: 'updatePayoutBankAccount', method: 'PATCH', path: '/v1/payouts/bank-account', resource: 'payout',
+    variables: (r) => ({ input: r.body as Ops.UpdatePayoutBankAccountInput }) }),
+  route<Ops.GetPayoutScheduleQueryVariables>({ id: 'getPayoutSchedule', method: 'GET', path: '/v1/payouts/schedule', resource: 'payout', variables: () => ({}) }),
+  route<Ops.UpdatePayoutScheduleMutationVariables>({ id: 'updatePayoutSchedule', method: 'PATCH', path: '/v1/payouts/schedule', resource: 'payout',
+    variables: (r) => ({ input: r.body as Ops.UpdatePayoutScheduleInput }) }),
+  route<Ops.GetPayoutQueryVariables>({ id: 'getPayout', method: 'GET', path: '/v1/payouts/:id', resource: 'payout', variables: id }),
+  route<Ops.CreatePayoutMutationVariables>({ id: 'createPayout', method: 'POST', path: '/v1/payouts', resource: 'payout', status: 201,
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.CreatePayoutInput }) }),
+  route<Ops.CancelPayoutMutationVariables>({ id: 'cancelPayout', method: 'POST', path: '/v1/payouts/:id/cancel', resource: 'payout',
+    idempotency: 'required', emptyBody: true, variables: id }),
+  // DECISIONS §7: platform-admin reconciliation, each returns the payout
+  route<Ops.MarkPayoutInTransitMutationVariables>({ id: 'markPayoutInTransit', method: 'POST', path: '/v1/payouts/:id/mark-in-transit', resource: 'payout', emptyBody: true, variables: id }),
+  route<Ops.MarkPayoutPaidMutationVariables>({ id: 'markPayoutPaid', method: 'POST', path: '/v1/payouts/:id/mark-paid', resource: 'payout', emptyBody: true, variables: id }),
+  route<Ops.MarkPayoutFailedMutationVariables>({ id: 'markPayoutFailed', method: 'POST', path: '/v1/payouts/:id/mark-failed', resource: 'payout',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.MarkPayoutFailedInput }) }),
+
   // Receipts
   route<Ops.ListReceiptsQueryVariables>({ id: 'listReceipts', method: 'GET', path: '/v1/receipts', resource: 'receipt',
     variables: (r) => listQuery(r, { sourceType: 'string', customerId: 'string', issuedAfter: 'instant', issuedBefore: 'instant' }) }),

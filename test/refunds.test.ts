@@ -192,9 +192,9 @@ describe('the test-mode sandbox', () => {
     const ok = await ws.client.graphql(m, { input: { chargeId: pay.id, amount: 2000 }, k: randomUUID() });
     expect(ok.json.data.createRefund).toMatchObject({ status: 'succeeded', amount: 2000, chargeId: pay.id });
     const over = await ws.client.graphql(m, { input: { chargeId: pay.id, amount: 4000 }, k: randomUUID() });
-    expect(over.json.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'amount' });
+    expect(over.json.errors![0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'amount' });
     const noKey = await ws.client.graphql(m, { input: { chargeId: pay.id, amount: 1 } });
-    expect(noKey.json.errors[0].extensions.code).toBe('idempotency_required');
+    expect(noKey.json.errors![0].extensions.code).toBe('idempotency_required');
   });
 });
 

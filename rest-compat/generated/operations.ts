@@ -59,6 +59,17 @@ export type CreateCustomerInput = {
   phone?: string | null | undefined;
 };
 
+export type CreatePayoutInput = {
+  amount?: number | null | undefined;
+  bankAccountHolder?: string | null | undefined;
+  bankAccountNumber?: string | null | undefined;
+  bankCode?: string | null | undefined;
+  bankName?: string | null | undefined;
+  currency?: string | null | undefined;
+  method?: string | null | undefined;
+  note?: string | null | undefined;
+};
+
 export type CreateRefundInput = {
   amount?: number | null | undefined;
   chargeId?: string | null | undefined;
@@ -111,6 +122,10 @@ export type ManualBankAccountInput = {
   bankName: string;
 };
 
+export type MarkPayoutFailedInput = {
+  failureReason?: string | null | undefined;
+};
+
 export type SimulateRefundInput = {
   outcome?: string | null | undefined;
 };
@@ -125,6 +140,19 @@ export type UpdateCustomerInput = {
   metadata?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   phone?: string | null | undefined;
+};
+
+export type UpdatePayoutBankAccountInput = {
+  bankAccountHolder?: string | null | undefined;
+  bankAccountNumber?: string | null | undefined;
+  bankCode?: string | null | undefined;
+  bankName?: string | null | undefined;
+};
+
+export type UpdatePayoutScheduleInput = {
+  interval?: string | null | undefined;
+  method?: string | null | undefined;
+  minimumAmount?: number | null | undefined;
 };
 
 /** Send only changes; null clears optional text. */
@@ -367,6 +395,94 @@ export type GetPaymentQueryVariables = Exact<{
 
 
 export type GetPaymentQuery = { payment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
+
+export type PayoutFieldsFragment = { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string };
+
+export type ListPayoutsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  status?: string | null | undefined;
+  currency?: string | null | undefined;
+  createdSince?: string | null | undefined;
+  createdUntil?: string | null | undefined;
+}>;
+
+
+export type ListPayoutsQuery = { payouts: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetPayoutQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetPayoutQuery = { payout: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type GetPayoutBalanceQueryVariables = Exact<{
+  currency?: string | null | undefined;
+}>;
+
+
+export type GetPayoutBalanceQuery = { payoutBalance: { ledgerBalance: number, locked: number, available: number, currency: string } };
+
+export type GetPayoutBankAccountQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetPayoutBankAccountQuery = { payoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
+
+export type GetPayoutScheduleQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetPayoutScheduleQuery = { payoutSchedule: { interval: string, method: string, minimumAmount: number, lastScheduledAt: string | null } };
+
+export type CreatePayoutMutationVariables = Exact<{
+  input: CreatePayoutInput;
+}>;
+
+
+export type CreatePayoutMutation = { createPayout: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type CancelPayoutMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelPayoutMutation = { cancelPayout: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type UpdatePayoutBankAccountMutationVariables = Exact<{
+  input: UpdatePayoutBankAccountInput;
+}>;
+
+
+export type UpdatePayoutBankAccountMutation = { updatePayoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
+
+export type UpdatePayoutScheduleMutationVariables = Exact<{
+  input: UpdatePayoutScheduleInput;
+}>;
+
+
+export type UpdatePayoutScheduleMutation = { updatePayoutSchedule: { interval: string, method: string, minimumAmount: number, lastScheduledAt: string | null } };
+
+export type MarkPayoutInTransitMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type MarkPayoutInTransitMutation = { markPayoutInTransit: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type MarkPayoutPaidMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type MarkPayoutPaidMutation = { markPayoutPaid: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type MarkPayoutFailedMutationVariables = Exact<{
+  id: string | number;
+  input: MarkPayoutFailedInput;
+}>;
+
+
+export type MarkPayoutFailedMutation = { markPayoutFailed: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
 
 export type ReceiptFieldsFragment = { receiptId: string, number: string, sourceType: string, sourceId: string, status: string, paidAt: string | null, amount: number, currency: string, method: string | null, methodLabel: string | null, adapter: string | null, customer: unknown, merchant: unknown, lineItems: unknown, subtotal: number, taxAmount: number, total: number, template: unknown };
 

@@ -11,6 +11,7 @@ import '../modules/checkout-sessions/schema.ts';
 import '../modules/payments/schema.ts';
 import '../modules/receipts/schema.ts';
 import '../modules/refunds/schema.ts';
+import '../modules/payouts/schema.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());
