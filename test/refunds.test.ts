@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { useServer, db, createClient, type Workspace } from './helpers/server.ts';
 import { mintLiveKey } from './helpers/keys.ts';
-import { hosted, providerRefOf, sandboxPayment, startPayment, unbalancedTxIds } from './helpers/payments.ts';
+import { providerRefOf, sandboxPayment, startPayment, unbalancedTxIds, unthrottled } from './helpers/payments.ts';
 import { ProviderASim } from './simulators/provider_a.ts';
 import { ProviderBSim } from './simulators/provider_b.ts';
 import { ProviderCSim } from './simulators/provider_c.ts';
-import { config } from '../src/core/config.ts';
 
 const server = useServer();
 const key = () => ({ 'idempotency-key': randomUUID() });
@@ -19,17 +18,6 @@ function expectError(res: Res, status: number, code: string, field?: string) {
 const eventsOf = async (ws: Workspace, objectId: string) => (await ws.client.get(`/v1/events?objectId=${objectId}&limit=100`)).json.data.map((e: any) => e.type).reverse();
 const ledgerOf = async (txId: string) =>
   (await db().system.query(`SELECT code, direction, amount::int FROM ledger_entries WHERE "txId" = $1 ORDER BY direction DESC, code`, [txId])).rows;
-
-/** Raises mutating_heavy for tests that are about concurrency, not rate limits. */
-async function unthrottled<T>(fn: () => Promise<T>): Promise<T> {
-  const saved = config.rateLimits.mutating_heavy;
-  config.rateLimits.mutating_heavy = { perSec: 10_000, burst: 10_000 };
-  try {
-    return await fn();
-  } finally {
-    config.rateLimits.mutating_heavy = saved;
-  }
-}
 
 describe('POST /v1/refunds: every documented error, exact spelling', () => {
   it('400 VALIDATION_ERROR for chargeId, amount and reason; 400 without an Idempotency-Key', async () => {

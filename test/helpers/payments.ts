@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { TestServer, Workspace } from './server.ts';
 import { db } from './server.ts';
+import { config } from '../../src/core/config.ts';
 
 /** The hosted page's own calls: public, unsigned. */
 export async function hosted(server: TestServer, id: string, path: string, body: unknown) {
@@ -41,4 +42,15 @@ export async function unbalancedTxIds(workspaceId: string): Promise<string[]> {
     [workspaceId],
   );
   return rows.map((r) => r.txId);
+}
+
+/** Lifts the rate limits for tests that are about concurrency, not rate limits. */
+export async function unthrottled<T>(fn: () => Promise<T>): Promise<T> {
+  const saved = { ...config.rateLimits };
+  for (const k of Object.keys(config.rateLimits) as (keyof typeof config.rateLimits)[]) config.rateLimits[k] = { perSec: 100_000, burst: 100_000 };
+  try {
+    return await fn();
+  } finally {
+    Object.assign(config.rateLimits, saved);
+  }
 }

@@ -171,7 +171,7 @@ export class ProviderASim extends Simulator {
       return err(400, 'API_VALIDATION_ERROR', 'amount, bank_code, account_number and account_holder_name are required');
     }
     const d = {
-      id: `disb-${hex(12)}`, user_id: BUSINESS_ID, external_id: b.external_id, amount: b.amount, bank_code: b.bank_code, account_holder_name: b.account_holder_name,
+      id: `disb-${hex(12)}`, user_id: BUSINESS_ID, external_id: b.external_id, amount: b.amount, bank_code: b.bank_code, account_number: b.account_number, account_holder_name: b.account_holder_name,
       disbursement_description: b.description, status: 'PENDING', failure_code: null, created: nowIso(), updated: nowIso(),
     };
     this.disbursements.set(d.id, d);

@@ -33,7 +33,7 @@ export function checkBankAccount(input: Partial<Record<keyof BankAccount, string
 export const missingBankField = (b: BankAccount) => required.find((f) => !b[f]) ?? null;
 
 export async function bankAccountOf(tx: Tx, scope: Scope): Promise<BankAccount> {
-  const s = await tx.payoutSettings.findUnique({ where: { workspaceId_mode: scope } });
+  const s = await tx.payoutSettings.findUnique({ where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } } });
   return { bankCode: s?.bankCode ?? null, bankName: s?.bankName ?? null, bankAccountNumber: s?.bankAccountNumber ?? null, bankAccountHolder: s?.bankAccountHolder ?? null };
 }
 

@@ -16,12 +16,14 @@ import type { Payout } from '../../generated/prisma/client.ts';
 type Scope = { workspaceId: string; mode: Mode };
 
 async function railFor(scope: Scope): Promise<ProviderA | null> {
-  const row = await inTenant({ ...scope, modes: [scope.mode] }, (tx) => tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scope, kind: 'provider_a' } } }));
+  const key = { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' };
+  const row = await inTenant({ ...scope, modes: [scope.mode] }, (tx) => tx.adapter.findUnique({ where: { workspaceId_mode_kind: key } }));
   return row && row.status !== 'disabled' ? (providerFor(row) as ProviderA) : null;
 }
 
 /** Hands a pending payout to the rail. A failed call leaves it pending: the job retries it. */
-export async function disburse(scope: Scope, payout: Payout, requestId?: string): Promise<Payout> {
+export async function disburse(tenant: Scope, payout: Payout, requestId?: string): Promise<Payout> {
+  const scope = { workspaceId: tenant.workspaceId, mode: tenant.mode };
   const rail = await railFor(scope);
   if (!rail) return payout;
   try {

@@ -86,7 +86,7 @@ async function payoutsFor(scope: Scope, method: string, minimum: bigint, now: Da
         break;
       }
     }
-    await tx.payoutSettings.update({ where: { workspaceId_mode: scope }, data: { lastScheduledAt: now } });
+    await tx.payoutSettings.update({ where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } }, data: { lastScheduledAt: now } });
     return out;
   });
 }

@@ -43,7 +43,8 @@ const PayoutSchedule = builder.objectRef<ScheduleRow>('PayoutSchedule').implemen
 
 const CreatePayoutInput = builder.inputType('CreatePayoutInput', {
   fields: (t) => ({
-    amount: t.field({ type: 'Money' }),
+    // Float, not Money: spec wants 400 invalid_amount for a fractional amount, which the service decides.
+    amount: t.float(),
     currency: t.string(),
     method: t.string(),
     bankCode: t.string(),
