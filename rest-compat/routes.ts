@@ -146,6 +146,16 @@ export const routes: Route[] = [
   route<Ops.MarkPayoutFailedMutationVariables>({ id: 'markPayoutFailed', method: 'POST', path: '/v1/payouts/:id/mark-failed', resource: 'payout',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.MarkPayoutFailedInput }) }),
 
+  // Ledger and reports (spec; DECISIONS §7). GET /v1/reports/ledger.csv streams outside this table (src/modules/ledger/export.ts).
+  route<Ops.ListLedgerEntriesQueryVariables>({ id: 'listLedgerEntries', method: 'GET', path: '/v1/ledger', resource: 'ledger',
+    variables: (r) => listQuery(r, { order: 'string', txId: 'string', code: 'string', sourceType: 'string', sourceId: 'string' }) }),
+  route<Ops.GetLedgerBalancesQueryVariables>({ id: 'getLedgerBalances', method: 'GET', path: '/v1/ledger/balances', resource: 'ledger',
+    variables: (r) => listQuery(r, { currency: 'string' }) }),
+  route<Ops.GetPnlReportQueryVariables>({ id: 'getPnlReport', method: 'GET', path: '/v1/reports/pnl', resource: 'ledger',
+    variables: (r) => listQuery(r, { from: 'string', to: 'string', currency: 'string' }) }),
+  route<Ops.GetCashFlowReportQueryVariables>({ id: 'getCashFlowReport', method: 'GET', path: '/v1/reports/cash-flow', resource: 'ledger',
+    variables: (r) => listQuery(r, { from: 'string', to: 'string', currency: 'string' }) }),
+
   // Receipts
   route<Ops.ListReceiptsQueryVariables>({ id: 'listReceipts', method: 'GET', path: '/v1/receipts', resource: 'receipt',
     variables: (r) => listQuery(r, { sourceType: 'string', customerId: 'string', issuedAfter: 'instant', issuedBefore: 'instant' }) }),

@@ -375,6 +375,44 @@ export type GetEventQueryVariables = Exact<{
 
 export type GetEventQuery = { event: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
 
+export type ListLedgerEntriesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  txId?: string | null | undefined;
+  code?: string | null | undefined;
+  sourceType?: string | null | undefined;
+  sourceId?: string | null | undefined;
+}>;
+
+
+export type ListLedgerEntriesQuery = { ledgerEntries: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, accountId: string, txId: string, code: string, direction: string, amount: number, currency: string, sourceType: string, sourceId: string, memo: string | null, postedAt: string } }> } };
+
+export type GetLedgerBalancesQueryVariables = Exact<{
+  currency?: string | null | undefined;
+}>;
+
+
+export type GetLedgerBalancesQuery = { ledgerBalances: Array<{ code: string, currency: string, debits: number, credits: number, balance: number }> };
+
+export type GetPnlReportQueryVariables = Exact<{
+  from?: string | null | undefined;
+  to?: string | null | undefined;
+  currency?: string | null | undefined;
+}>;
+
+
+export type GetPnlReportQuery = { pnlReport: { from: string, to: string, currency: string, totalRevenue: number, refunds: number, fees: number, tax: number, netIncome: number, revenue: Array<{ code: string, amount: number }> } };
+
+export type GetCashFlowReportQueryVariables = Exact<{
+  from?: string | null | undefined;
+  to?: string | null | undefined;
+  currency?: string | null | undefined;
+}>;
+
+
+export type GetCashFlowReportQuery = { cashFlowReport: { from: string, to: string, currency: string, openingBalance: number, inflows: number, outflows: number, closingBalance: number, byDay: Array<{ date: string, inflows: number, outflows: number, balance: number }> } };
+
 export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
 
 export type ListPaymentsQueryVariables = Exact<{

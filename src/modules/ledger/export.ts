@@ -1,0 +1,80 @@
+/**
+ * GET /v1/reports/ledger.csv (spec Ledger and reports): every entry of the period, oldest first,
+ * streamed. A server-side cursor is read in FETCH batches inside one tenant transaction and each
+ * batch is written only when the socket has taken the previous one (Readable.from pulls), so memory
+ * stays constant at any size. Not an operation: CSV is not JSON (docs/architecture.md).
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { db, type Mode } from '../../core/db/client.ts';
+import { authorize } from '../../core/context.ts';
+import { DomainError } from '../../core/errors.ts';
+import { enforceRate, type RateLimiter } from '../../core/rate-limit.ts';
+import { authenticateRequest } from '../../server/edge.ts';
+import { errorReply } from '../../server/envelope.ts';
+import { parsePeriod, type Period } from './period.ts';
+
+export const csvColumns = ['postedAt', 'txId', 'code', 'direction', 'amount', 'currency', 'sourceType', 'sourceId', 'memo'] as const;
+const BATCH = 5000;
+
+/** RFC 4180 quoting; a memo starting like a formula is defused for spreadsheet users. */
+function cell(v: string | null): string {
+  if (v === null) return '';
+  if (/^[=+\-@\t\r]/.test(v)) v = `'${v}`;
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/** The CSV text of the period, in chunks; the cursor's transaction ends when the generator does (or is abandoned). */
+export async function* ledgerCsv(scope: { workspaceId: string; mode: Mode }, p: Period, currency: string | null): AsyncGenerator<string> {
+  const client = await db().app.connect();
+  let ok = false;
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query(`SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`, [scope.workspaceId, scope.mode]);
+    await client.query(
+      `DECLARE ledger_csv NO SCROLL CURSOR FOR
+       SELECT to_char("postedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), "txId", code, direction, amount::text, currency, "sourceType", "sourceId", memo
+         FROM ledger_entries
+        WHERE "workspaceId" = $1 AND mode = $2 AND "postedAt" >= $3 AND "postedAt" < $4 AND ($5::text IS NULL OR currency = $5)
+        ORDER BY "postedAt", id`,
+      [scope.workspaceId, scope.mode, p.from, p.until, currency],
+    );
+    yield `${csvColumns.join(',')}\r\n`;
+    for (;;) {
+      const { rows } = await client.query<string[]>({ text: `FETCH ${BATCH} FROM ledger_csv`, rowMode: 'array' });
+      if (!rows.length) break;
+      let out = '';
+      for (const r of rows) out += `${r[0]},${cell(r[1])},${cell(r[2])},${r[3]},${r[4]},${r[5]},${r[6]},${cell(r[7])},${cell(r[8])}\r\n`;
+      yield out;
+    }
+    await client.query('COMMIT');
+    ok = true;
+  } finally {
+    if (!ok) await client.query('ROLLBACK').catch(() => {});
+    client.release();
+  }
+}
+
+export function mountLedgerExport(app: FastifyInstance, limiter: RateLimiter) {
+  app.get<{ Querystring: Record<string, string | string[] | undefined> }>('/v1/reports/ledger.csv', async (req, reply) => {
+    try {
+      const auth = authorize({ requestId: req.requestId, auth: await authenticateRequest(req) }, 'svc:report:read');
+      await enforceRate(limiter, auth.workspaceId, 'read');
+      const q = (name: string) => {
+        const v = req.query[name];
+        return Array.isArray(v) ? v[v.length - 1] : v;
+      };
+      const period = parsePeriod(q('from'), q('to'), 'ledger');
+      const currency = q('currency') ?? null;
+      if (currency !== null && !/^[A-Z]{3}$/.test(currency)) throw new DomainError('validation_error', 'currency must be an uppercase ISO 4217 code', { field: 'currency', resource: 'ledger' });
+      const name = (v: string | undefined) => String(v).replace(/[^0-9A-Za-z:._-]/g, '');
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="ledger-${name(q('from'))}-to-${name(q('to'))}.csv"`)
+        .send(Readable.from(ledgerCsv({ workspaceId: auth.workspaceId, mode: auth.mode }, period, currency), { objectMode: false }));
+    } catch (e) {
+      const r = errorReply(e, req.requestId, 'ledger');
+      return reply.status(r.status).headers(r.headers).type('application/json; charset=utf-8').send(r.body);
+    }
+  });
+}
