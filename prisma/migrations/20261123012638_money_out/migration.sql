@@ -111,6 +111,9 @@ CREATE UNIQUE INDEX "payouts_workspaceId_mode_id_key" ON "payouts"("workspaceId"
 -- CreateIndex
 CREATE INDEX "ledger_daily_workspaceId_mode_currency_day_idx" ON "ledger_daily"("workspaceId", "mode", "currency", "day");
 
+-- CreateIndex
+CREATE INDEX "ledger_entries_workspaceId_mode_sourceId_idx" ON "ledger_entries"("workspaceId", "mode", "sourceId");
+
 
 -- ---- hand-written: row-level security, integrity, the ledger's daily totals ----
 
