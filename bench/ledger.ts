@@ -60,10 +60,12 @@ async function startApp() {
   return `http://127.0.0.1:${port}`;
 }
 
+const memPeak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
 const rss = () => new Promise<number>((resolve) => {
-  const on = (m: { type: string; rss: number }) => {
+  const on = (m: { type: string; rss: number; heapUsed: number; external: number; arrayBuffers: number }) => {
     if (m.type !== 'mem') return;
     child!.off('message', on);
+    for (const k of Object.keys(memPeak) as (keyof typeof memPeak)[]) memPeak[k] = Math.max(memPeak[k], m[k]);
     resolve(m.rss);
   };
   child!.on('message', on);
@@ -162,6 +164,7 @@ try {
 
   // CSV export of the whole year: stream it, count rows, sample the server's RSS.
   const rssBefore = await rss();
+  const heapBefore = { ...memPeak };
   let peak = rssBefore;
   let sampling = true;
   const sampler = (async () => {
@@ -192,7 +195,7 @@ try {
   console.log(`  GET /v1/reports/pnl (year, days)    ${ms(pnlYear)}`);
   console.log(`  GET /v1/reports/pnl (instant edges) ${ms(pnlEdges)}`);
   console.log(`  GET /v1/reports/cash-flow (year)    ${ms(cashFlow)}`);
-  console.log(`  CSV export                          ${fmt(exported)} rows, ${fmt(bytes / 2 ** 20, 1)} MiB in ${fmt(exportS, 2)} s = ${fmt(exported / exportS)} rows/s; server RSS ${fmt(rssBefore / 2 ** 20)} MiB before, peak ${fmt(peak / 2 ** 20)} MiB`);
+  console.log(`  CSV export                          ${fmt(exported)} rows, ${fmt(bytes / 2 ** 20, 1)} MiB in ${fmt(exportS, 2)} s = ${fmt(exported / exportS)} rows/s; server RSS ${fmt(rssBefore / 2 ** 20)} MiB before, peak ${fmt(peak / 2 ** 20)} MiB (peak heap used ${fmt(memPeak.heapUsed / 2 ** 20)} MiB, external ${fmt(memPeak.external / 2 ** 20)} MiB; before ${fmt(heapBefore.heapUsed / 2 ** 20)} / ${fmt(heapBefore.external / 2 ** 20)})`);
   const targets: [string, boolean, string][] = [
     ['balances p95 < 200 ms', balances.p95 < 200, `${fmt(balances.p95, 1)} ms`],
     ['P&L (year) p95 < 200 ms', pnlYear.p95 < 200, `${fmt(pnlYear.p95, 1)} ms`],

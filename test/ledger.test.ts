@@ -161,6 +161,16 @@ describe('reports', () => {
     expectError(await c.get('/v1/reports/ledger.csv?from=2026-01-01&to=2026-01-31'), 403, 'insufficient_scope');
     const unsigned = await fetch(`${server.url}/v1/reports/ledger.csv?from=2026-01-01&to=2026-01-31`);
     expect(unsigned.status).toBe(401);
+    for (const path of ['/v1/ledger', '/v1/ledger/balances', '/v1/reports/pnl?from=2026-01-01&to=2026-01-31']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect({ status: res.status, code: ((await res.json()) as any).error.code }).toEqual({ status: 401, code: 'invalid_signature' });
+    }
+    const reporter = (await ws.client.post('/v1/api-keys', { name: 'reports', role: 'restricted', scopes: ['svc:report:read'] })).json.data;
+    const r = createClient({ baseUrl: server.url, keyId: reporter.keyId, secret: reporter.key });
+    expectError(await r.get('/v1/ledger'), 403, 'insufficient_scope');
+    expectError(await r.get('/v1/ledger/balances'), 403, 'insufficient_scope');
+    expect((await r.get('/v1/reports/pnl?from=2026-01-01&to=2026-01-31')).status).toBe(200);
+    expect((await r.get('/v1/reports/ledger.csv?from=2026-01-01&to=2026-01-31')).status).toBe(200);
   });
 });
 
@@ -182,6 +192,15 @@ describe('GET /v1/reports/ledger.csv', () => {
     const one = await ws.client.get(`/v1/reports/ledger.csv?from=${day(marks[1])}&to=${day(marks[1])}`);
     expect(one.text.trimEnd().split('\r\n').slice(1).every((l) => l.startsWith(day(marks[1])))).toBe(true);
     expect((await ws.client.get(`/v1/reports/ledger.csv?from=${day(marks[0])}&to=${day(marks[3])}&currency=USD`)).text).toBe('postedAt,txId,code,direction,amount,currency,sourceType,sourceId,memo\r\n');
+    // Quoting: commas, quotes and line breaks are RFC 4180 quoted; a formula-like memo is defused.
+    const scope = { workspaceId: ws.workspaceId, mode: 'test' as const, modes: ['test' as const] };
+    const at = new Date(`${day(marks[0])}T12:00:00.000Z`);
+    await inTenant(scope, (tx) => postLedger(tx, scope, { txId: 'adj_1', currency: 'IDR', sourceType: 'adjustment', sourceId: 'a,b', postedAt: at, legs: [
+      { code: 'payments', direction: 'debit', amount: 5, memo: 'say "hi",\nthen' }, { code: 'refunds', direction: 'credit', amount: 5, memo: '=HYPERLINK(1)' }] }));
+    const quoted = (await ws.client.get(`/v1/reports/ledger.csv?from=${at.toISOString()}&to=${at.toISOString()}`)).text;
+    expect(quoted).toBe(['postedAt,txId,code,direction,amount,currency,sourceType,sourceId,memo',
+      `${at.toISOString()},adj_1,payments,debit,5,IDR,adjustment,"a,b","say ""hi"",\nthen"`,
+      `${at.toISOString()},adj_1,refunds,credit,5,IDR,adjustment,"a,b",'=HYPERLINK(1)`, ''].join('\r\n'));
     expectError(await ws.client.get('/v1/reports/ledger.csv?from=2026-01-01'), 400, 'validation_error', 'to');
     expectError(await ws.client.get('/v1/reports/ledger.csv?from=2026-01-02&to=2026-01-01'), 400, 'validation_error', 'to');
     expectError(await ws.client.get('/v1/reports/ledger.csv?from=2026-01-01&to=2026-01-02&currency=usd'), 400, 'validation_error', 'currency');
