@@ -1,8 +1,8 @@
 /**
  * GET /v1/reports/ledger.csv (spec Ledger and reports): every entry of the period, oldest first,
- * streamed. A server-side cursor is read in FETCH batches inside one tenant transaction and each
- * batch is written only when the socket has taken the previous one (Readable.from pulls), so memory
- * stays constant at any size. Not an operation: CSV is not JSON (docs/architecture.md).
+ * streamed in keyset batches from one snapshot; each batch is read only when the socket has taken
+ * the previous one (Readable.from pulls), so memory stays constant at any size. Not an operation:
+ * CSV is not JSON (docs/architecture.md).
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -15,7 +15,7 @@ import { errorReply } from '../../server/envelope.ts';
 import { parsePeriod, type Period } from './period.ts';
 
 export const csvColumns = ['postedAt', 'txId', 'code', 'direction', 'amount', 'currency', 'sourceType', 'sourceId', 'memo'] as const;
-// ~100 KB of CSV per batch: under V8's large-object size, so each chunk dies young instead of piling up in old space.
+// ~100 KB of CSV per batch: under V8's large-object size, so each chunk dies young.
 const BATCH = 1000;
 
 /** RFC 4180 quoting in SQL; a memo starting like a formula is defused for spreadsheet users. */
@@ -28,28 +28,36 @@ const memo = `(CASE WHEN memo ~ '^[=+@\t\r-]' THEN chr(39) || memo ELSE memo END
 const LINE = `to_char("postedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ',' || ${q('"txId"')} || ',' || ${q('code')} || ',' ||
   direction || ',' || amount::text || ',' || currency || ',' || "sourceType" || ',' || ${q('"sourceId"')} || ',' || coalesce(${q(memo)}, '') || E'\r\n'`;
 
-/** The CSV text of the period, in chunks; the cursor's transaction ends when the generator does (or is abandoned). */
+/**
+ * The CSV text of the period, one chunk per batch. Each batch is one keyset query on the
+ * (workspace, mode, postedAt, id) index, aggregated by PostgreSQL into a single string, all inside
+ * one REPEATABLE READ read-only transaction (one snapshot, like a cursor). JavaScript then holds
+ * one ~100 KB string per batch instead of thousands of row objects, so the garbage of a batch is
+ * a handful of objects; the transaction ends when the generator does (or is abandoned).
+ */
 export async function* ledgerCsv(scope: { workspaceId: string; mode: Mode }, p: Period, currency: string | null): AsyncGenerator<Buffer> {
   const client = await db().app.connect();
   let ok = false;
   try {
-    await client.query('BEGIN READ ONLY');
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await client.query(`SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`, [scope.workspaceId, scope.mode]);
-    await client.query(
-      `DECLARE ledger_csv NO SCROLL CURSOR FOR
-       SELECT ${LINE} FROM ledger_entries
-        WHERE "workspaceId" = $1 AND mode = $2 AND "postedAt" >= $3 AND "postedAt" < $4 AND ($5::text IS NULL OR currency = $5)
-        ORDER BY "postedAt", id`,
-      [scope.workspaceId, scope.mode, p.from, p.until, currency],
-    );
     yield Buffer.from(`${csvColumns.join(',')}\r\n`);
+    let after: { at: Date; id: string } | null = null;
     for (;;) {
-      const { rows } = await client.query<string[]>({ text: `FETCH ${BATCH} FROM ledger_csv`, rowMode: 'array' });
-      if (!rows.length) break;
-      let out = '';
-      for (const r of rows) out += r[0];
-      // Bytes now: the string dies young, and the buffer's memory is external, which V8 counts towards its next GC.
-      yield Buffer.from(out);
+      const position: unknown[] = [after?.at ?? null, after?.id ?? null];
+      const res = await client.query<{ csv: string | null; at: Date; id: string; n: number }>(
+        `SELECT string_agg(line, '' ORDER BY "postedAt", id) AS csv, max("postedAt") AS at, (array_agg(id ORDER BY "postedAt" DESC, id DESC))[1] AS id, count(*)::int AS n
+           FROM (SELECT ${LINE} AS line, "postedAt", id FROM ledger_entries
+                  WHERE "workspaceId" = $1 AND mode = $2 AND "postedAt" >= $3 AND "postedAt" < $4 AND ($5::text IS NULL OR currency = $5)
+                    AND ($6::timestamptz IS NULL OR ("postedAt" >= $6 AND ("postedAt", id) > ($6, $7)))
+                  ORDER BY "postedAt", id LIMIT ${BATCH}) batch`,
+        [scope.workspaceId, scope.mode, p.from, p.until, currency, ...position],
+      );
+      const batch = res.rows[0];
+      if (!batch.n) break;
+      yield Buffer.from(batch.csv!);
+      if (batch.n < BATCH) break;
+      after = { at: batch.at, id: batch.id };
     }
     await client.query('COMMIT');
     ok = true;
