@@ -206,7 +206,7 @@ describe('race: concurrent partial refunds of one payment', () => {
       }
     });
     expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
-  }, 120_000);
+  }, 60_000 + rounds * 3_000);
 });
 
 const simulators: { close(): Promise<void> }[] = [];
