@@ -114,6 +114,48 @@ export const routes: Route[] = [
     variables: (r) => listQuery(r, { order: 'string', status: 'string', customerId: 'string', checkoutSessionId: 'string' }) }),
   route<Ops.GetPaymentQueryVariables>({ id: 'getPayment', method: 'GET', path: '/v1/payments/:id', resource: 'payment', variables: id }),
 
+  // Refunds (spec Refunds): every code upper case; create needs an Idempotency-Key
+  route<Ops.ListRefundsQueryVariables>({ id: 'listRefunds', method: 'GET', path: '/v1/refunds', resource: 'refund',
+    variables: (r) => listQuery(r, { order: 'string', chargeId: 'string', status: 'string' }) }),
+  route<Ops.GetRefundQueryVariables>({ id: 'getRefund', method: 'GET', path: '/v1/refunds/:id', resource: 'refund', variables: id }),
+  route<Ops.CreateRefundMutationVariables>({ id: 'createRefund', method: 'POST', path: '/v1/refunds', resource: 'refund', status: 201,
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.CreateRefundInput }) }),
+  // DECISIONS §4: test mode only
+  route<Ops.SimulateRefundMutationVariables>({ id: 'simulateRefund', method: 'POST', path: '/v1/refunds/:id/simulate', resource: 'refund',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulateRefundInput }) }),
+
+  // Payouts (spec Payouts, DECISIONS §7)
+  route<Ops.ListPayoutsQueryVariables>({ id: 'listPayouts', method: 'GET', path: '/v1/payouts', resource: 'payout',
+    variables: (r) => listQuery(r, { status: 'string', currency: 'string', createdSince: 'instant', createdUntil: 'instant' }) }),
+  route<Ops.GetPayoutBalanceQueryVariables>({ id: 'getPayoutBalance', method: 'GET', path: '/v1/payouts/balance', resource: 'payout',
+    variables: (r) => listQuery(r, { currency: 'string' }) }),
+  route<Ops.GetPayoutBankAccountQueryVariables>({ id: 'getPayoutBankAccount', method: 'GET', path: '/v1/payouts/bank-account', resource: 'payout', variables: () => ({}) }),
+  route<Ops.UpdatePayoutBankAccountMutationVariables>({ id: 'updatePayoutBankAccount', method: 'PATCH', path: '/v1/payouts/bank-account', resource: 'payout',
+    variables: (r) => ({ input: r.body as Ops.UpdatePayoutBankAccountInput }) }),
+  route<Ops.GetPayoutScheduleQueryVariables>({ id: 'getPayoutSchedule', method: 'GET', path: '/v1/payouts/schedule', resource: 'payout', variables: () => ({}) }),
+  route<Ops.UpdatePayoutScheduleMutationVariables>({ id: 'updatePayoutSchedule', method: 'PATCH', path: '/v1/payouts/schedule', resource: 'payout',
+    variables: (r) => ({ input: r.body as Ops.UpdatePayoutScheduleInput }) }),
+  route<Ops.GetPayoutQueryVariables>({ id: 'getPayout', method: 'GET', path: '/v1/payouts/:id', resource: 'payout', variables: id }),
+  route<Ops.CreatePayoutMutationVariables>({ id: 'createPayout', method: 'POST', path: '/v1/payouts', resource: 'payout', status: 201,
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.CreatePayoutInput }) }),
+  route<Ops.CancelPayoutMutationVariables>({ id: 'cancelPayout', method: 'POST', path: '/v1/payouts/:id/cancel', resource: 'payout',
+    idempotency: 'required', emptyBody: true, variables: id }),
+  // DECISIONS §7: platform-admin reconciliation, each returns the payout
+  route<Ops.MarkPayoutInTransitMutationVariables>({ id: 'markPayoutInTransit', method: 'POST', path: '/v1/payouts/:id/mark-in-transit', resource: 'payout', emptyBody: true, variables: id }),
+  route<Ops.MarkPayoutPaidMutationVariables>({ id: 'markPayoutPaid', method: 'POST', path: '/v1/payouts/:id/mark-paid', resource: 'payout', emptyBody: true, variables: id }),
+  route<Ops.MarkPayoutFailedMutationVariables>({ id: 'markPayoutFailed', method: 'POST', path: '/v1/payouts/:id/mark-failed', resource: 'payout',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.MarkPayoutFailedInput }) }),
+
+  // Ledger and reports (spec; DECISIONS §7). GET /v1/reports/ledger.csv streams outside this table (src/modules/ledger/export.ts).
+  route<Ops.ListLedgerEntriesQueryVariables>({ id: 'listLedgerEntries', method: 'GET', path: '/v1/ledger', resource: 'ledger',
+    variables: (r) => listQuery(r, { order: 'string', txId: 'string', code: 'string', sourceType: 'string', sourceId: 'string' }) }),
+  route<Ops.GetLedgerBalancesQueryVariables>({ id: 'getLedgerBalances', method: 'GET', path: '/v1/ledger/balances', resource: 'ledger',
+    variables: (r) => listQuery(r, { currency: 'string' }) }),
+  route<Ops.GetPnlReportQueryVariables>({ id: 'getPnlReport', method: 'GET', path: '/v1/reports/pnl', resource: 'ledger',
+    variables: (r) => listQuery(r, { from: 'string', to: 'string', currency: 'string' }) }),
+  route<Ops.GetCashFlowReportQueryVariables>({ id: 'getCashFlowReport', method: 'GET', path: '/v1/reports/cash-flow', resource: 'ledger',
+    variables: (r) => listQuery(r, { from: 'string', to: 'string', currency: 'string' }) }),
+
   // Receipts
   route<Ops.ListReceiptsQueryVariables>({ id: 'listReceipts', method: 'GET', path: '/v1/receipts', resource: 'receipt',
     variables: (r) => listQuery(r, { sourceType: 'string', customerId: 'string', issuedAfter: 'instant', issuedBefore: 'instant' }) }),

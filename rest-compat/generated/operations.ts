@@ -59,6 +59,24 @@ export type CreateCustomerInput = {
   phone?: string | null | undefined;
 };
 
+export type CreatePayoutInput = {
+  amount?: number | null | undefined;
+  bankAccountHolder?: string | null | undefined;
+  bankAccountNumber?: string | null | undefined;
+  bankCode?: string | null | undefined;
+  bankName?: string | null | undefined;
+  currency?: string | null | undefined;
+  method?: string | null | undefined;
+  note?: string | null | undefined;
+};
+
+export type CreateRefundInput = {
+  amount?: number | null | undefined;
+  chargeId?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  reason?: string | null | undefined;
+};
+
 /** The first template of a kind becomes its default unless isDefault is false. */
 export type CreateTemplateInput = {
   accentColor?: string | null | undefined;
@@ -104,6 +122,14 @@ export type ManualBankAccountInput = {
   bankName: string;
 };
 
+export type MarkPayoutFailedInput = {
+  failureReason?: string | null | undefined;
+};
+
+export type SimulateRefundInput = {
+  outcome?: string | null | undefined;
+};
+
 export type StartManagedOnboardingInput = {
   email: string;
 };
@@ -114,6 +140,19 @@ export type UpdateCustomerInput = {
   metadata?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   phone?: string | null | undefined;
+};
+
+export type UpdatePayoutBankAccountInput = {
+  bankAccountHolder?: string | null | undefined;
+  bankAccountNumber?: string | null | undefined;
+  bankCode?: string | null | undefined;
+  bankName?: string | null | undefined;
+};
+
+export type UpdatePayoutScheduleInput = {
+  interval?: string | null | undefined;
+  method?: string | null | undefined;
+  minimumAmount?: number | null | undefined;
 };
 
 /** Send only changes; null clears optional text. */
@@ -336,6 +375,44 @@ export type GetEventQueryVariables = Exact<{
 
 export type GetEventQuery = { event: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
 
+export type ListLedgerEntriesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  txId?: string | null | undefined;
+  code?: string | null | undefined;
+  sourceType?: string | null | undefined;
+  sourceId?: string | null | undefined;
+}>;
+
+
+export type ListLedgerEntriesQuery = { ledgerEntries: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, accountId: string, txId: string, code: string, direction: string, amount: number, currency: string, sourceType: string, sourceId: string, memo: string | null, postedAt: string } }> } };
+
+export type GetLedgerBalancesQueryVariables = Exact<{
+  currency?: string | null | undefined;
+}>;
+
+
+export type GetLedgerBalancesQuery = { ledgerBalances: Array<{ code: string, currency: string, debits: number, credits: number, balance: number }> };
+
+export type GetPnlReportQueryVariables = Exact<{
+  from?: string | null | undefined;
+  to?: string | null | undefined;
+  currency?: string | null | undefined;
+}>;
+
+
+export type GetPnlReportQuery = { pnlReport: { from: string, to: string, currency: string, totalRevenue: number, refunds: number, fees: number, tax: number, netIncome: number, revenue: Array<{ code: string, amount: number }> } };
+
+export type GetCashFlowReportQueryVariables = Exact<{
+  from?: string | null | undefined;
+  to?: string | null | undefined;
+  currency?: string | null | undefined;
+}>;
+
+
+export type GetCashFlowReportQuery = { cashFlowReport: { from: string, to: string, currency: string, openingBalance: number, inflows: number, outflows: number, closingBalance: number, byDay: Array<{ date: string, inflows: number, outflows: number, balance: number }> } };
+
 export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
 
 export type ListPaymentsQueryVariables = Exact<{
@@ -356,6 +433,94 @@ export type GetPaymentQueryVariables = Exact<{
 
 
 export type GetPaymentQuery = { payment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
+
+export type PayoutFieldsFragment = { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string };
+
+export type ListPayoutsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  status?: string | null | undefined;
+  currency?: string | null | undefined;
+  createdSince?: string | null | undefined;
+  createdUntil?: string | null | undefined;
+}>;
+
+
+export type ListPayoutsQuery = { payouts: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetPayoutQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetPayoutQuery = { payout: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type GetPayoutBalanceQueryVariables = Exact<{
+  currency?: string | null | undefined;
+}>;
+
+
+export type GetPayoutBalanceQuery = { payoutBalance: { ledgerBalance: number, locked: number, available: number, currency: string } };
+
+export type GetPayoutBankAccountQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetPayoutBankAccountQuery = { payoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
+
+export type GetPayoutScheduleQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetPayoutScheduleQuery = { payoutSchedule: { interval: string, method: string, minimumAmount: number, lastScheduledAt: string | null } };
+
+export type CreatePayoutMutationVariables = Exact<{
+  input: CreatePayoutInput;
+}>;
+
+
+export type CreatePayoutMutation = { createPayout: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type CancelPayoutMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelPayoutMutation = { cancelPayout: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type UpdatePayoutBankAccountMutationVariables = Exact<{
+  input: UpdatePayoutBankAccountInput;
+}>;
+
+
+export type UpdatePayoutBankAccountMutation = { updatePayoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
+
+export type UpdatePayoutScheduleMutationVariables = Exact<{
+  input: UpdatePayoutScheduleInput;
+}>;
+
+
+export type UpdatePayoutScheduleMutation = { updatePayoutSchedule: { interval: string, method: string, minimumAmount: number, lastScheduledAt: string | null } };
+
+export type MarkPayoutInTransitMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type MarkPayoutInTransitMutation = { markPayoutInTransit: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type MarkPayoutPaidMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type MarkPayoutPaidMutation = { markPayoutPaid: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type MarkPayoutFailedMutationVariables = Exact<{
+  id: string | number;
+  input: MarkPayoutFailedInput;
+}>;
+
+
+export type MarkPayoutFailedMutation = { markPayoutFailed: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
 
 export type ReceiptFieldsFragment = { receiptId: string, number: string, sourceType: string, sourceId: string, status: string, paidAt: string | null, amount: number, currency: string, method: string | null, methodLabel: string | null, adapter: string | null, customer: unknown, merchant: unknown, lineItems: unknown, subtotal: number, taxAmount: number, total: number, template: unknown };
 
@@ -414,6 +579,41 @@ export type EmailReceiptMutationVariables = Exact<{
 
 
 export type EmailReceiptMutation = { emailReceipt: { sent: boolean, to: string } };
+
+export type RefundFieldsFragment = { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListRefundsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  chargeId?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListRefundsQuery = { refunds: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetRefundQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetRefundQuery = { refund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateRefundMutationVariables = Exact<{
+  input: CreateRefundInput;
+}>;
+
+
+export type CreateRefundMutation = { createRefund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type SimulateRefundMutationVariables = Exact<{
+  id: string | number;
+  input: SimulateRefundInput;
+}>;
+
+
+export type SimulateRefundMutation = { simulateRefund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
 

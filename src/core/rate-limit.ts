@@ -11,7 +11,8 @@ export interface RateLimiter {
 
 function refill(tokens: number, lastMs: number, nowMs: number, cls: RateClass) {
   const { perSec, burst } = config.rateLimits[cls];
-  return Math.min(burst, tokens + ((nowMs - lastMs) / 1000) * perSec);
+  // A clock that stepped back (NTP, another instance) refills nothing rather than draining the bucket.
+  return Math.min(burst, tokens + (Math.max(0, nowMs - lastMs) / 1000) * perSec);
 }
 
 export class MemoryRateLimiter implements RateLimiter {
@@ -37,7 +38,7 @@ local b = redis.call('HMGET', KEYS[1], 't', 'a')
 local burst, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local tokens = tonumber(b[1]) or burst
 local at = tonumber(b[2]) or now
-tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
+tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
 local wait = 0
 if tokens >= 1 then tokens = tokens - 1 else wait = math.max(1, math.ceil((1 - tokens) / rate)) end
 redis.call('HSET', KEYS[1], 't', tostring(tokens), 'a', tostring(now))

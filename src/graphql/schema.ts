@@ -10,6 +10,9 @@ import '../modules/adapters/schema.ts';
 import '../modules/checkout-sessions/schema.ts';
 import '../modules/payments/schema.ts';
 import '../modules/receipts/schema.ts';
+import '../modules/refunds/schema.ts';
+import '../modules/payouts/schema.ts';
+import '../modules/ledger/schema.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -195,6 +195,26 @@ export class ProviderA implements Provider {
     return { providerRefundId: r.id, status: refundStatus(r.status), raw: r };
   }
 
+  // ---- disbursements (payout rail `provider_a_disbursement`) ----
+
+  /** Sends money to a bank account; settles later (COMPLETED or FAILED). Idempotent per key. */
+  async disburse(input: DisbursementInput): Promise<Disbursement> {
+    const d = await this.post('create disbursement', '/disbursements', input.idempotencyKey, {
+      external_id: input.reference,
+      amount: input.amount,
+      bank_code: input.bankCode,
+      account_holder_name: input.accountHolder,
+      account_number: input.accountNumber,
+      description: input.description ?? input.reference,
+    });
+    need(d.id, 'id');
+    return disbursement(d);
+  }
+
+  async fetchDisbursement(id: string): Promise<Disbursement> {
+    return disbursement(await this.get('get disbursement', `/disbursements/${encodeURIComponent(id)}`));
+  }
+
   // ---- transport ----
 
   private headers(extra: Record<string, string> = {}) {
@@ -316,3 +336,28 @@ function need(value: unknown, field: string): asserts value {
 }
 
 const enc = encodeURIComponent;
+
+export interface DisbursementInput {
+  /** Our `po_` id. */
+  reference: string;
+  amount: number;
+  bankCode: string;
+  accountHolder: string;
+  accountNumber: string;
+  description?: string | null;
+  idempotencyKey: string;
+}
+
+export interface Disbursement {
+  id: string;
+  status: 'pending' | 'completed' | 'failed';
+  failureCode: string | null;
+  raw: unknown;
+}
+
+const disbursement = (d: any): Disbursement => ({
+  id: String(d.id),
+  status: d.status === 'COMPLETED' ? 'completed' : d.status === 'FAILED' ? 'failed' : 'pending',
+  failureCode: d.failure_code ?? null,
+  raw: d,
+});

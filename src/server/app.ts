@@ -10,6 +10,7 @@ import { createGraphQL, mountGraphQL } from './graphql.ts';
 import { restCompat } from '../../rest-compat/plugin.ts';
 import { envelope } from './envelope.ts';
 import { mountHosted } from './hosted.ts';
+import { mountLedgerExport } from '../modules/ledger/export.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -64,6 +65,7 @@ export async function buildApp(): Promise<App> {
   mountGraphQL(fastify, yoga, limiter);
   restCompat(fastify, yoga, limiter);
   mountHosted(fastify, limiter);
+  mountLedgerExport(fastify, limiter);
   fastify.get('/healthz', async (_req, reply) => {
     await db().system.query('SELECT 1');
     return reply.type('application/json').send(JSON.stringify({ status: 'ok' }));

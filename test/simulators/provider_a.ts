@@ -25,6 +25,7 @@ export class ProviderASim extends Simulator {
   callbackUrl?: string;
   readonly records = new Map<string, Record_>();
   readonly refunds = new Map<string, any>();
+  readonly disbursements = new Map<string, any>();
   private idempotent = new Map<string, SimResponse>();
 
   constructor(private readonly opts: ProviderASimOptions) {
@@ -44,6 +45,8 @@ export class ProviderASim extends Simulator {
     this.create('POST', /^\/v2\/invoices$/, (r) => this.createInvoice(r));
     this.authed('GET', /^\/v2\/invoices\/([^/]+)$/, (r) => this.show('invoice', r.params[0]));
     this.create('POST', /^\/refunds$/, (r) => this.createRefund(r));
+    this.create('POST', /^\/disbursements$/, (r) => this.createDisbursement(r));
+    this.authed('GET', /^\/disbursements\/([^/]+)$/, (r) => (this.disbursements.has(r.params[0]) ? { status: 200, body: this.disbursements.get(r.params[0]) } : err(404, 'DATA_NOT_FOUND', 'disbursement not found')));
   }
 
   // ---- routing with auth and idempotency ----
@@ -160,6 +163,26 @@ export class ProviderASim extends Simulator {
     };
     this.refunds.set(refund.id, refund);
     return { status: 200, body: refund };
+  }
+
+  private createDisbursement(r: SimRequest): SimResponse {
+    const b = r.json;
+    if (!this.amountOk(b.amount) || typeof b.bank_code !== 'string' || typeof b.account_number !== 'string' || typeof b.account_holder_name !== 'string') {
+      return err(400, 'API_VALIDATION_ERROR', 'amount, bank_code, account_number and account_holder_name are required');
+    }
+    const d = {
+      id: `disb-${hex(12)}`, user_id: BUSINESS_ID, external_id: b.external_id, amount: b.amount, bank_code: b.bank_code, account_number: b.account_number, account_holder_name: b.account_holder_name,
+      disbursement_description: b.description, status: 'PENDING', failure_code: null, created: nowIso(), updated: nowIso(),
+    };
+    this.disbursements.set(d.id, d);
+    return { status: 200, body: d };
+  }
+
+  /** The bank answers a disbursement (read back by the status GET; no callback here). */
+  settleDisbursement(id: string, outcome: 'COMPLETED' | 'FAILED') {
+    const d = this.disbursements.get(id);
+    if (!d) throw new Error(`simulator: no disbursement ${id}`);
+    Object.assign(d, { status: outcome, updated: nowIso(), ...(outcome === 'FAILED' ? { failure_code: 'INVALID_DESTINATION' } : {}) });
   }
 
   private show(product: Product, id: string): SimResponse {

@@ -16,6 +16,7 @@ import { isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts
 import { completeSession } from './complete.ts';
 import { lockSession } from './service.ts';
 import { isTerminal, transition, type SessionStatus } from './states.ts';
+import { applyRefundCallback } from '../refunds/settle.ts';
 
 type Tenant = { workspaceId: string; mode: Mode };
 
@@ -59,6 +60,11 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       throw e;
     }
     verified = true;
+    if (event.type === 'refund') {
+      const applied = await applyRefundCallback(scope, kind, event);
+      if (applied) return applied;
+      continue;
+    }
     if (event.type !== 'charge') return { outcome: 'ignored' };
     const session = await inTenant(scope, (tx) => tx.checkoutSession.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }));
     if (!session) continue;

@@ -1,0 +1,217 @@
+/**
+ * `npm run bench:ledger`: the ledger at scale.
+ *  Seeds BENCH_LEDGER_ROWS (1,000,000) balanced entries for one workspace over a year and as many
+ *  for another workspace, with set-based SQL (generate_series; triggers off for the load, then
+ *  `ledger_daily` rebuilt with one GROUP BY, as the migration does), then against the real app in
+ *  a child process measures:
+ *   - GET /v1/ledger/balances p95
+ *   - GET /v1/ledger first page vs a page ~90% deep (keyset cursor), p50 and p95
+ *   - GET /v1/reports/pnl for the year (whole days) and for an instant range (edges from entries)
+ *   - GET /v1/reports/ledger.csv of every row: rows/s and the server's peak RSS (sampled every 50 ms)
+ * Env: BENCH_ADMIN_URL, BENCH_LEDGER_ROWS, BENCH_REPS (50).
+ */
+import os from 'node:os';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
+
+process.env.SVC_RATE_LIMIT = 'off';
+process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
+const num = (name: string, d: number) => Number(process.env[name] ?? d);
+const ROWS = num('BENCH_LEDGER_ROWS', 1_000_000);
+const REPS = num('BENCH_REPS', 50);
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+const { migrate } = await import('../src/core/db/migrate.ts');
+const { openDatabase, closeDatabase, db } = await import('../src/core/db/client.ts');
+const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.ts');
+const { signRequest } = await import('../src/core/auth/signing.ts');
+const { encodeCursor } = await import('../src/core/pagination.ts');
+
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+const dbName = `svc_bench_${randomBytes(5).toString('hex')}`;
+const admin = async (sql: string) => {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+};
+const u = new URL(ADMIN_URL);
+u.pathname = `/${dbName}`;
+const url = u.toString();
+let child: ChildProcess | undefined;
+
+async function startApp() {
+  child = fork(join(import.meta.dirname, 'server.ts'), ['app'], {
+    execArgv: ['--import', 'tsx', ...serverNodeFlags],
+    env: { ...serverEnv, ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child!.once('message', (m: { port: number }) => resolve(m.port));
+    child!.once('exit', (code) => reject(new Error(`app server exited with ${code}`)));
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+const memPeak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
+const rss = () => new Promise<number>((resolve) => {
+  const on = (m: { type: string; rss: number; heapUsed: number; external: number; arrayBuffers: number }) => {
+    if (m.type !== 'mem') return;
+    child!.off('message', on);
+    for (const k of Object.keys(memPeak) as (keyof typeof memPeak)[]) memPeak[k] = Math.max(memPeak[k], m[k]);
+    resolve(m.rss);
+  };
+  child!.on('message', on);
+  child!.send({ type: 'mem' });
+});
+
+/**
+ * `rows` entries (rows / 2 balanced two-leg transactions) for one workspace, spread over 2025:
+ * 70% payments, 10% fees, 10% refunds, 10% paid payouts, IDR.
+ */
+async function seed(c: pg.PoolClient, workspaceId: string, rows: number, tag: string) {
+  const n = Math.floor(rows / 2);
+  await c.query(
+    `INSERT INTO ledger_entries (id, "workspaceId", mode, "txId", code, direction, amount, currency, "sourceType", "sourceId", memo, "postedAt", "createdAt")
+     SELECT 'le_${tag}' || lpad(g::text, 10, '0') || leg, $1, 'test', 'tx_${tag}' || g,
+            CASE WHEN g % 10 < 7 THEN (CASE leg WHEN 1 THEN 'settlement:provider_a' ELSE 'payments' END)
+                 WHEN g % 10 = 7 THEN (CASE leg WHEN 1 THEN 'gateway:provider_a' ELSE 'settlement:provider_a' END)
+                 WHEN g % 10 = 8 THEN (CASE leg WHEN 1 THEN 'refunds' ELSE 'settlement:provider_a' END)
+                 ELSE (CASE leg WHEN 1 THEN 'payout' ELSE 'settlement:disbursed' END) END,
+            CASE leg WHEN 1 THEN 'debit' ELSE 'credit' END,
+            CASE WHEN g % 10 < 7 THEN 10000 + (g % 97) * 1000 ELSE 1000 + (g % 13) * 100 END,
+            'IDR',
+            CASE WHEN g % 10 < 8 THEN 'checkout_session' WHEN g % 10 = 8 THEN 'refund' ELSE 'payout' END,
+            'src_${tag}' || g, CASE WHEN g % 50 = 0 THEN 'memo, with "quotes"' END,
+            timestamptz '2025-01-01 00:00:00+00' + ((g - 1)::float8 / $2) * interval '365 days', now()
+       FROM generate_series(1, $2) g CROSS JOIN (VALUES (1), (2)) legs(leg)`,
+    [workspaceId, n],
+  );
+  return n * 2;
+}
+
+function signedGet(base: string, keyId: string, secret: string) {
+  return async (target: string) => {
+    const headers = signRequest({ keyId, secret, method: 'GET', target, body: '' });
+    const s = performance.now();
+    const res = await fetch(base + target, { headers });
+    const text = await res.text();
+    const ms = performance.now() - s;
+    if (res.status !== 200) throw new Error(`${target}: ${res.status} ${text.slice(0, 300)}`);
+    return { ms, text };
+  };
+}
+
+async function timeIt(reps: number, fn: () => Promise<{ ms: number }>) {
+  for (let i = 0; i < 3; i++) await fn();
+  const t: number[] = [];
+  for (let i = 0; i < reps; i++) t.push((await fn()).ms);
+  t.sort((a, b) => a - b);
+  return { p50: t[Math.floor(0.5 * t.length)], p95: t[Math.min(t.length - 1, Math.floor(0.95 * t.length))] };
+}
+
+let failed = false;
+try {
+  const cpus = os.cpus();
+  console.log(`node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; ${fmt(ROWS)} entries for the measured workspace + ${fmt(ROWS)} for another`);
+  await admin(`CREATE DATABASE ${dbName}`);
+  await migrate(url);
+  openDatabase(url);
+  const ws = await bootstrapWorkspace({ name: 'Bench books' });
+  const other = await bootstrapWorkspace({ name: 'Someone else' });
+
+  let t0 = performance.now();
+  const c = await db().system.connect();
+  try {
+    // A bulk load of rows balanced by construction: the per-row balance trigger and the daily trigger are off
+    // for the load (replica role), and the daily totals are rebuilt in one statement afterwards.
+    await c.query('BEGIN');
+    await c.query('SET LOCAL session_replication_role = replica');
+    const a = await seed(c, ws.workspaceId, ROWS, 'a');
+    const b = await seed(c, other.workspaceId, ROWS, 'b');
+    await c.query(`INSERT INTO ledger_daily ("workspaceId", mode, code, currency, day, shard, debits, credits)
+      SELECT "workspaceId", mode, code, currency, ("postedAt" AT TIME ZONE 'UTC')::date, (hashtext("txId") & 15)::smallint,
+             sum(CASE WHEN direction = 'debit' THEN amount ELSE 0 END), sum(CASE WHEN direction = 'credit' THEN amount ELSE 0 END)
+        FROM ledger_entries GROUP BY 1, 2, 3, 4, 5, 6`);
+    await c.query('COMMIT');
+    const unbalanced = (await c.query(`SELECT count(*)::int AS n FROM (SELECT "txId" FROM ledger_entries GROUP BY "workspaceId", "txId" HAVING sum(CASE direction WHEN 'debit' THEN amount ELSE -amount END) <> 0) x`)).rows[0].n;
+    await c.query('ANALYZE ledger_entries');
+    await c.query('ANALYZE ledger_daily');
+    const daily = (await c.query(`SELECT count(*)::int AS n FROM ledger_daily`)).rows[0].n;
+    console.log(`seeded ${fmt(a + b)} entries (${unbalanced} unbalanced txIds), ${fmt(daily)} ledger_daily rows in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  } finally {
+    c.release();
+  }
+
+  const base = await startApp();
+  const get = signedGet(base, ws.apiKey.keyId, ws.apiKey.key);
+  const balances = await timeIt(REPS, () => get('/v1/ledger/balances'));
+  const check = JSON.parse((await get('/v1/ledger/balances')).text).data as { code: string; debits: number; credits: number }[];
+  const first = await timeIt(REPS, () => get('/v1/ledger?limit=100'));
+  const [deep] = (await db().system.query(`SELECT id, "postedAt" FROM ledger_entries WHERE "workspaceId" = $1 ORDER BY "postedAt" DESC, id DESC OFFSET $2 LIMIT 1`, [ws.workspaceId, Math.floor(ROWS * 0.9)])).rows;
+  const cursor = encodeCursor(ws.workspaceId, { txId: null, code: null, sourceType: null, sourceId: null, order: 'desc' }, { at: deep.postedAt.toISOString(), id: deep.id });
+  const deepPage = await timeIt(REPS, () => get(`/v1/ledger?limit=100&cursor=${cursor}`));
+  const pnlYear = await timeIt(REPS, () => get('/v1/reports/pnl?from=2025-01-01&to=2025-12-31&currency=IDR'));
+  const pnlEdges = await timeIt(REPS, () => get('/v1/reports/pnl?from=2025-01-01T13:30:00Z&to=2025-12-30T09:15:00Z&currency=IDR'));
+  const cashFlow = await timeIt(Math.min(REPS, 20), () => get('/v1/reports/cash-flow?from=2025-01-01&to=2025-12-31&currency=IDR'));
+
+  // CSV export of the whole year: stream it, count rows, sample the server's RSS.
+  const rssBefore = await rss();
+  const heapBefore = { ...memPeak };
+  let peak = rssBefore;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await rss());
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  const target = '/v1/reports/ledger.csv?from=2025-01-01&to=2025-12-31';
+  t0 = performance.now();
+  const res = await fetch(base + target, { headers: signRequest({ keyId: ws.apiKey.keyId, secret: ws.apiKey.key, method: 'GET', target, body: '' }) });
+  if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++;
+  }
+  const exportS = (performance.now() - t0) / 1000;
+  sampling = false;
+  await sampler;
+  const exported = lines - 1;
+
+  const ms = (x: { p50: number; p95: number }) => `p50 ${fmt(x.p50, 1)} ms, p95 ${fmt(x.p95, 1)} ms`;
+  console.log(`\n  GET /v1/ledger/balances             ${ms(balances)} (${check.length} rows)`);
+  console.log(`  GET /v1/ledger first page (100)     ${ms(first)}`);
+  console.log(`  GET /v1/ledger page ~${fmt(ROWS * 0.9)} deep   ${ms(deepPage)}`);
+  console.log(`  GET /v1/reports/pnl (year, days)    ${ms(pnlYear)}`);
+  console.log(`  GET /v1/reports/pnl (instant edges) ${ms(pnlEdges)}`);
+  console.log(`  GET /v1/reports/cash-flow (year)    ${ms(cashFlow)}`);
+  console.log(`  CSV export                          ${fmt(exported)} rows, ${fmt(bytes / 2 ** 20, 1)} MiB in ${fmt(exportS, 2)} s = ${fmt(exported / exportS)} rows/s; server RSS ${fmt(rssBefore / 2 ** 20)} MiB before, peak ${fmt(peak / 2 ** 20)} MiB (peak heap used ${fmt(memPeak.heapUsed / 2 ** 20)} MiB, external ${fmt(memPeak.external / 2 ** 20)} MiB; before ${fmt(heapBefore.heapUsed / 2 ** 20)} / ${fmt(heapBefore.external / 2 ** 20)})`);
+  const targets: [string, boolean, string][] = [
+    ['balances p95 < 200 ms', balances.p95 < 200, `${fmt(balances.p95, 1)} ms`],
+    ['P&L (year) p95 < 200 ms', pnlYear.p95 < 200, `${fmt(pnlYear.p95, 1)} ms`],
+    ['deep page within 2x of first (p50)', deepPage.p50 <= 2 * first.p50, `${fmt(deepPage.p50 / first.p50, 2)}x`],
+    ['export >= 100,000 rows/s', exported / exportS >= 100_000, `${fmt(exported / exportS)} rows/s`],
+    ['export peak RSS < 200 MB', peak < 200 * 1e6, `${fmt(peak / 1e6)} MB`],
+    ['every row exported', exported === ROWS - (ROWS % 2), `${fmt(exported)}`],
+  ];
+  console.log('\n  target                              result  measured');
+  for (const [t, ok, m] of targets) console.log(`  ${t.padEnd(36)}${(ok ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  child?.kill('SIGTERM');
+  await closeDatabase().catch(() => {});
+  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+}
+process.exit(failed ? 1 : 0);

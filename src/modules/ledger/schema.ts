@@ -1,0 +1,74 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields } from '../../graphql/fields.ts';
+import { ledgerEntryFields, type BalanceRow, type EntryRow } from './fields.ts';
+import { ledgerBalances, listLedgerEntries } from './service.ts';
+import { cashFlowReport, pnlReport } from './reports.ts';
+
+export const LedgerEntry = builder.objectRef<EntryRow>('LedgerEntry').implement({
+  description: 'One leg of a balanced double-entry transaction (read-only).',
+  fields: (t) => exposeFields(t, ledgerEntryFields) as never,
+});
+
+const LedgerBalance = builder.objectRef<BalanceRow>('LedgerBalance').implement({
+  description: 'Totals of one account code in one currency; balance = credits - debits.',
+  fields: (t) => ({
+    code: t.exposeString('code'),
+    currency: t.exposeString('currency'),
+    debits: t.field({ type: 'Money', resolve: (r) => r.debits }),
+    credits: t.field({ type: 'Money', resolve: (r) => r.credits }),
+    balance: t.field({ type: 'Money', resolve: (r) => r.balance }),
+  }),
+});
+
+type Pnl = Awaited<ReturnType<typeof pnlReport>>;
+type CashFlow = Awaited<ReturnType<typeof cashFlowReport>>;
+
+const RevenueLine = builder.objectRef<Pnl['revenue'][number]>('RevenueLine').implement({
+  fields: (t) => ({ code: t.exposeString('code'), amount: t.field({ type: 'Money', resolve: (r) => r.amount }) }),
+});
+const PnlReport = builder.objectRef<Pnl>('PnlReport').implement({
+  description: 'DECISIONS §7 P&L of a period and currency (docs/ledger.md).',
+  fields: (t) => ({
+    from: t.exposeString('from'),
+    to: t.exposeString('to'),
+    currency: t.exposeString('currency'),
+    revenue: t.field({ type: [RevenueLine], resolve: (r) => r.revenue }),
+    totalRevenue: t.field({ type: 'Money', resolve: (r) => r.totalRevenue }),
+    refunds: t.field({ type: 'Money', resolve: (r) => r.refunds }),
+    fees: t.field({ type: 'Money', resolve: (r) => r.fees }),
+    tax: t.field({ type: 'Money', resolve: (r) => r.tax }),
+    netIncome: t.field({ type: 'Money', resolve: (r) => r.netIncome }),
+  }),
+});
+const CashFlowDay = builder.objectRef<CashFlow['byDay'][number]>('CashFlowDay').implement({
+  fields: (t) => ({
+    date: t.exposeString('date'),
+    inflows: t.field({ type: 'Money', resolve: (r) => r.inflows }),
+    outflows: t.field({ type: 'Money', resolve: (r) => r.outflows }),
+    balance: t.field({ type: 'Money', resolve: (r) => r.balance }),
+  }),
+});
+const CashFlowReport = builder.objectRef<CashFlow>('CashFlowReport').implement({
+  description: 'DECISIONS §7 cash flow of the settlement accounts over a period (docs/ledger.md).',
+  fields: (t) => ({
+    from: t.exposeString('from'),
+    to: t.exposeString('to'),
+    currency: t.exposeString('currency'),
+    openingBalance: t.field({ type: 'Money', resolve: (r) => r.openingBalance }),
+    inflows: t.field({ type: 'Money', resolve: (r) => r.inflows }),
+    outflows: t.field({ type: 'Money', resolve: (r) => r.outflows }),
+    closingBalance: t.field({ type: 'Money', resolve: (r) => r.closingBalance }),
+    byDay: t.field({ type: [CashFlowDay], resolve: (r) => r.byDay }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  ledgerEntries: t.connection({
+    type: LedgerEntry,
+    args: { txId: t.arg.string(), code: t.arg.string(), sourceType: t.arg.string(), sourceId: t.arg.string(), order: t.arg.string() },
+    resolve: (_, args, ctx) => listLedgerEntries(ctx, args),
+  }),
+  ledgerBalances: t.field({ type: [LedgerBalance], args: { currency: t.arg.string() }, resolve: (_, { currency }, ctx) => ledgerBalances(ctx, currency) }),
+  pnlReport: t.field({ type: PnlReport, args: { from: t.arg.string(), to: t.arg.string(), currency: t.arg.string() }, resolve: (_, args, ctx) => pnlReport(ctx, args) }),
+  cashFlowReport: t.field({ type: CashFlowReport, args: { from: t.arg.string(), to: t.arg.string(), currency: t.arg.string() }, resolve: (_, args, ctx) => cashFlowReport(ctx, args) }),
+}));

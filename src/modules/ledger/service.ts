@@ -1,0 +1,66 @@
+/**
+ * The ledger is read-only over the API (spec Ledger and reports). Reads are raw SQL on the tenant
+ * role (the hot-read rule of docs/decisions.md): entries page by keyset on (postedAt, id), so a
+ * deep page costs what the first does; balances come from the per-day totals (period.ts).
+ */
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { tenantQuery } from '../../core/db/client.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
+import type { BalanceRow, EntryRow } from './fields.ts';
+
+const err = errorsFor('ledger');
+export const sourceTypes = ['checkout_session', 'invoice', 'refund', 'payout', 'adjustment', 'dispute'] as const;
+
+export interface ListEntriesArgs {
+  txId?: string | null;
+  code?: string | null;
+  sourceType?: string | null;
+  sourceId?: string | null;
+  order?: string | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export async function listLedgerEntries(ctx: Context, args: ListEntriesArgs) {
+  const auth = authorize(ctx, 'svc:ledger:read');
+  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  if (args.sourceType && !(sourceTypes as readonly string[]).includes(args.sourceType)) throw err.validation('sourceType', `sourceType must be one of ${sourceTypes.join(', ')}`);
+  const filters = { txId: args.txId ?? null, code: args.code ?? null, sourceType: args.sourceType ?? null, sourceId: args.sourceId ?? null };
+  const page = pageRequest(args, auth.workspaceId, filters, 20);
+  const params: unknown[] = [auth.workspaceId, auth.mode];
+  let where = '';
+  for (const [column, value] of Object.entries(filters)) {
+    if (value === null) continue;
+    params.push(value);
+    where += ` AND "${column}" = $${params.length}`;
+  }
+  const ks = keysetSql(page, params, '"postedAt"');
+  const rows = await tenantQuery<Omit<EntryRow, 'amount' | 'accountId'> & { amount: string }>(
+    tenant(auth),
+    `SELECT id, "txId", code, direction, amount::text AS amount, currency, "sourceType", "sourceId", memo, "postedAt"
+       FROM ledger_entries WHERE "workspaceId" = $1 AND mode = $2${where}${ks.where}${ks.tail}`,
+    params,
+  );
+  const entries: EntryRow[] = rows.map((r) => ({ ...r, amount: BigInt(r.amount), accountId: auth.accountId }));
+  return toConnection(entries, page, auth.workspaceId, filters, (r) => r.postedAt);
+}
+
+/** Balance rows per code and currency, all time: balance = credits - debits (spec). */
+export async function ledgerBalances(ctx: Context, currency?: string | null): Promise<BalanceRow[]> {
+  const auth = authorize(ctx, 'svc:ledger:read');
+  if (currency != null && !/^[A-Z]{3}$/.test(currency)) throw err.validation('currency', 'currency must be an uppercase ISO 4217 code');
+  const rows = await tenantQuery<{ code: string; currency: string; debits: string; credits: string }>(
+    tenant(auth),
+    `SELECT code, currency, sum(debits)::text AS debits, sum(credits)::text AS credits FROM ledger_daily
+      WHERE "workspaceId" = $1 AND mode = $2 AND ($3::text IS NULL OR currency = $3)
+      GROUP BY code, currency ORDER BY code, currency`,
+    [auth.workspaceId, auth.mode, currency ?? null],
+  );
+  return rows.map((r) => {
+    const debits = BigInt(r.debits);
+    const credits = BigInt(r.credits);
+    return { code: r.code, currency: r.currency, debits, credits, balance: credits - debits };
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * The `provider_a_disbursement` rail: a pending payout is handed to provider_a's disbursement API
+ * (pending -> in_transit, `payout.initiated`, `reference` = the disbursement id) and settled from
+ * the provider's status (COMPLETED -> paid, FAILED -> failed) by the `payout-rail` job. The
+ * provider call is made outside any transaction; the payout id is its idempotency key, so a
+ * retry after a lost answer never sends the money twice.
+ */
+import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { logger } from '../../core/logger.ts';
+import { isProviderError } from '../../providers/index.ts';
+import type { ProviderA } from '../../providers/provider_a.ts';
+import { providerFor } from '../adapters/providers.ts';
+import { movePayout } from './service.ts';
+import type { Payout } from '../../generated/prisma/client.ts';
+
+type Scope = { workspaceId: string; mode: Mode };
+
+async function railFor(scope: Scope): Promise<ProviderA | null> {
+  const key = { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' };
+  const row = await inTenant({ ...scope, modes: [scope.mode] }, (tx) => tx.adapter.findUnique({ where: { workspaceId_mode_kind: key } }));
+  return row && row.status !== 'disabled' ? (providerFor(row) as ProviderA) : null;
+}
+
+/** Hands a pending payout to the rail. A failed call leaves it pending: the job retries it. */
+export async function disburse(tenant: Scope, payout: Payout, requestId?: string): Promise<Payout> {
+  const scope = { workspaceId: tenant.workspaceId, mode: tenant.mode };
+  const rail = await railFor(scope);
+  if (!rail) return payout;
+  try {
+    const d = await rail.disburse({
+      reference: payout.id,
+      amount: Number(payout.amount),
+      bankCode: payout.bankCode ?? '',
+      accountHolder: payout.bankAccountHolder,
+      accountNumber: payout.bankAccountNumber,
+      description: payout.note,
+      idempotencyKey: payout.id,
+    });
+    return await inTenant({ ...scope, modes: [scope.mode] }, (tx) => movePayout(tx, scope, payout.id, 'initiate', { reference: d.id, requestId, source: 'provider_a_disbursement' }));
+  } catch (e) {
+    if (!isProviderError(e)) throw e;
+    logger.warn({ payout: payout.id, reason: e.message }, 'disbursement not accepted yet; the payout stays pending');
+    return payout;
+  }
+}
+
+/**
+ * One pass of the `payout-rail` job: pending rail payouts are (re)sent, in-transit ones are asked
+ * for their outcome. Returns how many payouts moved.
+ */
+export async function syncDisbursements(): Promise<number> {
+  const { rows } = await db().system.query<Payout & { workspaceId: string; mode: Mode }>(
+    `SELECT * FROM payouts WHERE method = 'provider_a_disbursement' AND status IN ('pending', 'in_transit') ORDER BY "createdAt" LIMIT 500`,
+  );
+  let moved = 0;
+  for (const p of rows) {
+    const scope = { workspaceId: p.workspaceId, mode: p.mode };
+    if (p.status === 'pending') {
+      if ((await disburse(scope, p)).status !== 'pending') moved++;
+      continue;
+    }
+    const rail = await railFor(scope);
+    if (!rail || !p.reference) continue;
+    try {
+      const d = await rail.fetchDisbursement(p.reference);
+      if (d.status === 'pending') continue;
+      await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
+        movePayout(tx, scope, p.id, d.status === 'completed' ? 'mark_paid' : 'mark_failed', { failureReason: d.failureCode ?? 'disbursement_failed', source: 'provider_a_disbursement' }),
+      );
+      moved++;
+    } catch (e) {
+      if (!isProviderError(e)) throw e;
+      logger.warn({ payout: p.id, reason: e.message }, 'disbursement status unavailable; retried next run');
+    }
+  }
+  return moved;
+}

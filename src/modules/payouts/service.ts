@@ -1,0 +1,210 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { DomainError, errorsFor } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { clock } from '../../core/clock.ts';
+import { emit } from '../../core/outbox.ts';
+import { postLedger } from '../../core/ledger.ts';
+import { requireIdempotencyKey } from '../../core/idempotency.ts';
+import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkLength } from '../../core/validation.ts';
+import { toWire } from '../../graphql/fields.ts';
+import { balanceOf, lockBalance } from './balance.ts';
+import { bankAccountOf, checkBankAccount, missingBankField } from './bank-account.ts';
+import { payoutFields, type Balance } from './fields.ts';
+import { payoutStatuses, transition, type PayoutStatus, type PayoutTrigger } from './states.ts';
+import type { Payout } from '../../generated/prisma/client.ts';
+
+const err = errorsFor('payout');
+type Scope = { workspaceId: string; mode: Mode };
+
+export const payoutMethods = ['manual', 'provider_a_disbursement'] as const;
+
+export interface CreatePayoutInput {
+  amount?: number | null;
+  currency?: string | null;
+  method?: string | null;
+  bankCode?: string | null;
+  bankName?: string | null;
+  bankAccountNumber?: string | null;
+  bankAccountHolder?: string | null;
+  note?: string | null;
+}
+
+const currencyOf = (value: unknown) => {
+  if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) throw err.validation('currency', 'currency must be an uppercase ISO 4217 code');
+  return value;
+};
+
+/** spec: 409 insufficient_balance; the message states requested, available, running balance and in-flight total. */
+export const insufficient = (requested: bigint, b: Balance) =>
+  new DomainError(
+    'insufficient_balance',
+    `Requested ${requested} ${b.currency} but only ${b.available} ${b.currency} is available (running balance ${b.ledgerBalance}, in flight ${b.locked})`,
+    { resource: 'payout' },
+  );
+
+/**
+ * Creates a pending payout in the caller's transaction. The balance lock is held to commit, so
+ * concurrent payouts see each other's locked amounts and `available` never goes below zero.
+ */
+export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutInput, trigger: 'api' | 'schedule' = 'api'): Promise<Payout> {
+  if (typeof input.amount !== 'number' || !Number.isSafeInteger(input.amount) || input.amount <= 0) {
+    throw new DomainError('invalid_amount', 'amount must be a positive integer in the smallest currency unit', { field: 'amount', resource: 'payout' });
+  }
+  const currency = currencyOf(input.currency);
+  const method = input.method ?? 'manual';
+  if (!(payoutMethods as readonly string[]).includes(method)) throw err.validation('method', `method must be one of ${payoutMethods.join(', ')}`);
+  if (input.note != null) checkLength(input.note, 'note', 0, 500, 'payout');
+  const overrides = checkBankAccount(input);
+  const bank = { ...(await bankAccountOf(tx, scope)) };
+  for (const [k, v] of Object.entries(overrides)) if (v !== undefined) (bank as Record<string, unknown>)[k] = v;
+  const missing = missingBankField(bank);
+  if (missing) throw new DomainError('bank_account_missing', `No ${missing} given and none on file (PATCH /v1/payouts/bank-account)`, { field: missing, resource: 'payout' });
+  if (method === 'provider_a_disbursement') {
+    // The rail needs the bank's code and a connected provider_a account to send from.
+    if (!bank.bankCode) throw new DomainError('bank_account_missing', 'provider_a_disbursement needs a bankCode', { field: 'bankCode', resource: 'payout' });
+    const rail = await tx.adapter.findUnique({ where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' } }, select: { status: true } });
+    if (!rail || rail.status === 'disabled') throw err.validation('method', 'provider_a_disbursement needs a connected provider_a adapter');
+  }
+  await lockBalance(tx, scope, currency);
+  const balance = await balanceOf(tx, scope, currency);
+  const amount = BigInt(input.amount);
+  if (amount > balance.available) throw insufficient(amount, balance);
+  const now = clock.now();
+  return tx.payout.create({
+    data: {
+      id: newId('payout'),
+      workspaceId: scope.workspaceId,
+      mode: scope.mode,
+      amount,
+      currency,
+      status: 'pending',
+      method,
+      bankCode: bank.bankCode,
+      bankName: bank.bankName!,
+      bankAccountNumber: bank.bankAccountNumber!,
+      bankAccountHolder: bank.bankAccountHolder!,
+      note: input.note ?? null,
+      trigger,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+}
+
+/** spec POST /v1/payouts (201). No event: `pending` is an internal queue state. */
+export async function createPayout(ctx: Context, input: CreatePayoutInput): Promise<Payout> {
+  const auth = authorize(ctx, 'svc:payout:write');
+  requireIdempotencyKey(ctx, 'payout');
+  const payout = await inTenant(tenant(auth), (tx) => createPayoutIn(tx, tenant(auth), input));
+  if (payout.method === 'provider_a_disbursement') {
+    const { disburse } = await import('./disbursement.ts');
+    return disburse(tenant(auth), payout, ctx.requestId);
+  }
+  return payout;
+}
+
+export async function getPayout(ctx: Context, id: string): Promise<Payout> {
+  const auth = authorize(ctx, 'svc:payout:read');
+  const row = await inTenant(tenant(auth), (tx) => tx.payout.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
+  if (!row) throw err.notFound('payout');
+  return row;
+}
+
+export interface ListPayoutsArgs {
+  status?: string | null;
+  currency?: string | null;
+  createdSince?: Date | null;
+  createdUntil?: Date | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export async function listPayouts(ctx: Context, args: ListPayoutsArgs) {
+  const auth = authorize(ctx, 'svc:payout:read');
+  if (args.status && !(payoutStatuses as readonly string[]).includes(args.status)) throw err.validation('status', `status must be one of ${payoutStatuses.join(', ')}`);
+  if (args.currency) currencyOf(args.currency);
+  const filters = { status: args.status ?? null, currency: args.currency ?? null, createdSince: args.createdSince?.toISOString() ?? null, createdUntil: args.createdUntil?.toISOString() ?? null };
+  const page = pageRequest({ ...args, order: 'desc' }, auth.workspaceId, filters, 20);
+  const ks = keyset(page);
+  const rows = await inTenant(tenant(auth), (tx) =>
+    tx.payout.findMany({
+      where: {
+        workspaceId: auth.workspaceId,
+        mode: auth.mode,
+        ...(args.status ? { status: args.status } : {}),
+        ...(args.currency ? { currency: args.currency } : {}),
+        AND: [args.createdSince ? { createdAt: { gte: args.createdSince } } : {}, args.createdUntil ? { createdAt: { lt: args.createdUntil } } : {}, ks.where],
+      },
+      orderBy: ks.orderBy,
+      take: ks.take,
+    }),
+  );
+  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+}
+
+/** The payout row, locked for the rest of the transaction. */
+async function lockPayout(tx: Tx, scope: Scope, id: string): Promise<Payout> {
+  const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payouts WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
+  if (!found.length) throw err.notFound('payout');
+  return tx.payout.findUniqueOrThrow({ where: { id } });
+}
+
+/**
+ * Applies one state-table move with its effects, in the caller's transaction: `processedAt` on
+ * initiate; on paid the posting (debit `payout`, credit `settlement:disbursed`; txId = the payout
+ * id) and `ledgerTransactionId`; on failed the reason. Funds locked by a pending or in-transit
+ * payout were never posted, so failure and cancel release them by the status change alone.
+ */
+export async function movePayout(tx: Tx, scope: Scope, id: string, trigger: PayoutTrigger, opts: { failureReason?: string; reference?: string | null; requestId?: string; source?: string } = {}): Promise<Payout> {
+  const p = await lockPayout(tx, scope, id);
+  const t = transition(p.status as PayoutStatus, trigger);
+  const now = clock.now();
+  const data: Record<string, unknown> = { status: t.to, updatedAt: now };
+  if (t.to === 'in_transit') Object.assign(data, { processedAt: now }, opts.reference ? { reference: opts.reference } : {});
+  if (t.to === 'failed') Object.assign(data, { failureReason: opts.failureReason, completedAt: now });
+  if (t.to === 'paid') {
+    const rows = await postLedger(tx, scope, {
+      txId: p.id,
+      currency: p.currency,
+      sourceType: 'payout',
+      sourceId: p.id,
+      postedAt: now,
+      legs: [
+        { code: 'payout', direction: 'debit', amount: p.amount, memo: `payout to ${p.bankName} ${p.bankAccountNumber.slice(-4)}` },
+        { code: 'settlement:disbursed', direction: 'credit', amount: p.amount },
+      ],
+    });
+    Object.assign(data, { completedAt: now, ledgerTransactionId: rows.find((r) => r.code === 'payout')!.id });
+  }
+  const updated = await tx.payout.update({ where: { id: p.id }, data });
+  if (t.event) await emit(tx, scope, t.event, toWire(updated, payoutFields), { requestId: opts.requestId, source: opts.source, previousAttributes: { status: p.status } });
+  return updated;
+}
+
+export async function cancelPayout(ctx: Context, id: string): Promise<Payout> {
+  const auth = authorize(ctx, 'svc:payout:write');
+  requireIdempotencyKey(ctx, 'payout');
+  return inTenant(tenant(auth), (tx) => movePayout(tx, tenant(auth), id, 'cancel', { requestId: ctx.requestId }));
+}
+
+/** DECISIONS §7: reconciliation by platform-admin keys (on behalf of the merchant). */
+export async function adminMovePayout(ctx: Context, id: string, trigger: 'initiate' | 'mark_paid' | 'mark_failed', failureReason?: string | null): Promise<Payout> {
+  const auth = authorize(ctx, 'svc:payout:write');
+  if (!auth.isPlatformAdmin) throw new DomainError('insufficient_scope', 'Only platform-admin keys reconcile payouts', { resource: 'payout' });
+  if (trigger === 'mark_failed') {
+    if (typeof failureReason !== 'string' || !failureReason.trim()) throw err.validation('failureReason', 'failureReason is required');
+    checkLength(failureReason, 'failureReason', 1, 500, 'payout');
+  }
+  return inTenant(tenant(auth), (tx) => movePayout(tx, tenant(auth), id, trigger, { failureReason: failureReason ?? undefined, requestId: ctx.requestId, source: 'admin' }));
+}
+
+export async function getPayoutBalance(ctx: Context, currency?: string | null): Promise<Balance> {
+  const auth = authorize(ctx, 'svc:payout:read');
+  return inTenant(tenant(auth), async (tx) => {
+    const c = currency ? currencyOf(currency) : (await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { defaultCurrency: true } })).defaultCurrency;
+    return balanceOf(tx, tenant(auth), c);
+  });
+}

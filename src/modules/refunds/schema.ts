@@ -1,0 +1,45 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields } from '../../graphql/fields.ts';
+import { refundFields, type RefundRow } from './fields.ts';
+import { createRefund, getRefund, listRefunds, simulateRefund } from './service.ts';
+
+export const Refund = builder.objectRef<RefundRow>('Refund').implement({
+  description: 'A full or partial reversal of a captured payment.',
+  fields: (t) => exposeFields(t, refundFields) as never,
+});
+
+const CreateRefundInput = builder.inputType('CreateRefundInput', {
+  fields: (t) => ({
+    // Checked by the service, so a missing one is 400 VALIDATION_ERROR naming the field.
+    chargeId: t.string(),
+    amount: t.field({ type: 'Money' }),
+    reason: t.string(),
+    metadata: t.field({ type: 'Metadata' }),
+  }),
+});
+
+const SimulateRefundInput = builder.inputType('SimulateRefundInput', {
+  fields: (t) => ({ outcome: t.string() }),
+});
+
+builder.queryFields((t) => ({
+  refund: t.field({ type: Refund, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getRefund(ctx, String(id)) }),
+  refunds: t.connection({
+    type: Refund,
+    args: { chargeId: t.arg.string(), status: t.arg.string(), order: t.arg.string() },
+    resolve: (_, args, ctx) => listRefunds(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createRefund: t.field({
+    type: Refund,
+    args: { input: t.arg({ type: CreateRefundInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => createRefund(ctx, input),
+  }),
+  simulateRefund: t.field({
+    type: Refund,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: SimulateRefundInput, required: true }) },
+    resolve: (_, { id, input }, ctx) => simulateRefund(ctx, String(id), input.outcome ?? ''),
+  }),
+}));

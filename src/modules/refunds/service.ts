@@ -1,0 +1,151 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant } from '../../core/db/client.ts';
+import { DomainError, errorsFor } from '../../core/errors.ts';
+import { isId, newId } from '../../core/ids.ts';
+import { sha256Hex } from '../../core/crypto.ts';
+import { clock } from '../../core/clock.ts';
+import { emit } from '../../core/outbox.ts';
+import { requireIdempotencyKey } from '../../core/idempotency.ts';
+import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { validateMetadata } from '../../core/validation.ts';
+import { toWire } from '../../graphql/fields.ts';
+import { refundFields, type RefundRow } from './fields.ts';
+import { refundAtProvider } from './provider.ts';
+import { applyRefundOutcome, lockPayment, refundSucceeded } from './settle.ts';
+import { refundReasons, refundStatuses, reserving } from './states.ts';
+
+const err = errorsFor('refund');
+
+export interface CreateRefundInput {
+  chargeId?: string | null;
+  amount?: number | null;
+  reason?: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+function validateCreate(input: CreateRefundInput) {
+  if (typeof input.chargeId !== 'string' || !isId('payment', input.chargeId)) throw err.validation('chargeId', 'chargeId must be a pay_ payment id');
+  if (input.amount != null && (!Number.isSafeInteger(input.amount) || input.amount <= 0)) throw err.validation('amount', 'amount must be a positive integer in the smallest currency unit');
+  const reason = input.reason ?? 'requested_by_customer';
+  if (!(refundReasons as readonly string[]).includes(reason)) throw err.validation('reason', `reason must be one of ${refundReasons.join(', ')}`);
+  const metadata = input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'refund');
+  return { chargeId: input.chargeId, reason, metadata };
+}
+
+/**
+ * spec Refunds create. The payment row is locked for the whole transaction, so concurrent refunds
+ * of one payment are checked against `remaining = captured - (pending + succeeded)` one at a time
+ * and can never exceed it. The provider is called under that lock (like a checkout attempt under
+ * the session's lock); its failure rolls everything back as 502 PROVIDER_ERROR.
+ */
+export async function createRefund(ctx: Context, input: CreateRefundInput): Promise<RefundRow> {
+  const auth = authorize(ctx, 'svc:refund:write');
+  const v = validateCreate(input);
+  requireIdempotencyKey(ctx, 'refund');
+  const scope = tenant(auth);
+  const opts = { accountId: auth.accountId, requestId: ctx.requestId };
+  const row = await inTenant(scope, async (tx) => {
+    const payment = await lockPayment(tx, scope, v.chargeId);
+    if (!payment) throw err.notFound('payment');
+    if (payment.status === 'failed') throw err.of('amount_exceeds_remaining', 'The payment was not captured; nothing can be refunded', 'chargeId');
+    const held = await tx.refund.aggregate({ where: { workspaceId: scope.workspaceId, mode: scope.mode, paymentId: payment.id, status: { in: [...reserving] } }, _sum: { amount: true } });
+    const remaining = payment.amount - (held._sum.amount ?? 0n);
+    if (remaining <= 0n) throw err.of('amount_exceeds_remaining', 'The payment is fully refunded; nothing is left to refund', 'amount');
+    const amount = input.amount == null ? remaining : BigInt(input.amount);
+    if (amount > remaining) throw err.of('amount_exceeds_remaining', `amount ${amount} exceeds the remaining refundable amount ${remaining}`, 'amount');
+    // Stable across retries with the same Idempotency-Key: the provider deduplicates a retried call.
+    const idempotencyKey = `rf-${sha256Hex(`${scope.workspaceId}:${scope.mode}:${ctx.idempotencyKey}`).slice(0, 40)}`;
+    const answer = await refundAtProvider(tx, scope, payment, { amount, reason: v.reason, idempotencyKey });
+    const now = clock.now();
+    const created = await tx.refund.create({
+      data: {
+        id: newId('refund'),
+        workspaceId: scope.workspaceId,
+        mode: scope.mode,
+        paymentId: payment.id,
+        invoiceId: payment.invoiceId,
+        amount,
+        currency: payment.currency,
+        reason: v.reason,
+        // A same-call success is created succeeded (spec); a same-call rejection is created pending, then fails.
+        status: answer.status === 'succeeded' ? 'succeeded' : 'pending',
+        metadata: v.metadata ?? undefined,
+        adapter: payment.adapter,
+        providerRefundId: answer.providerRefundId,
+        settledAt: answer.status === 'succeeded' ? now : null,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    await emit(tx, scope, 'refund.created', toWire({ ...created, accountId: auth.accountId }, refundFields), { requestId: ctx.requestId });
+    if (answer.status === 'succeeded') {
+      await emit(tx, scope, 'refund.succeeded', toWire({ ...created, accountId: auth.accountId }, refundFields), { requestId: ctx.requestId });
+      await refundSucceeded(tx, scope, created, payment, opts);
+      return created;
+    }
+    if (answer.status === 'failed') return applyRefundOutcome(tx, scope, created, payment, 'provider_failed', opts);
+    return created;
+  });
+  return { ...row, accountId: auth.accountId };
+}
+
+export async function getRefund(ctx: Context, id: string): Promise<RefundRow> {
+  const auth = authorize(ctx, 'svc:refund:read');
+  const row = await inTenant(tenant(auth), (tx) => tx.refund.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
+  if (!row) throw err.notFound('refund');
+  return { ...row, accountId: auth.accountId };
+}
+
+export interface ListRefundsArgs {
+  chargeId?: string | null;
+  status?: string | null;
+  order?: string | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export async function listRefunds(ctx: Context, args: ListRefundsArgs) {
+  const auth = authorize(ctx, 'svc:refund:read');
+  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  if (args.status && !(refundStatuses as readonly string[]).includes(args.status)) throw err.validation('status', `status must be one of ${refundStatuses.join(', ')}`);
+  const filters = { chargeId: args.chargeId ?? null, status: args.status ?? null };
+  const page = pageRequest(args, auth.workspaceId, filters, 20);
+  const ks = keyset(page);
+  const rows = await inTenant(tenant(auth), (tx) =>
+    tx.refund.findMany({
+      where: {
+        workspaceId: auth.workspaceId,
+        mode: auth.mode,
+        ...(args.chargeId ? { paymentId: args.chargeId } : {}),
+        ...(args.status ? { status: args.status } : {}),
+        ...ks.where,
+      },
+      orderBy: ks.orderBy,
+      take: ks.take,
+    }),
+  );
+  return toConnection(rows.map((r) => ({ ...r, accountId: auth.accountId })), page, auth.workspaceId, filters, (r) => r.createdAt);
+}
+
+/** DECISIONS §4: settles a pending test-mode refund as a provider would. */
+export async function simulateRefund(ctx: Context, id: string, outcome: string): Promise<RefundRow> {
+  const auth = authorize(ctx, 'svc:refund:write');
+  if (auth.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'Refunds are simulated in test mode only', { resource: 'refund' });
+  if (outcome !== 'success' && outcome !== 'failure') throw err.validation('outcome', 'outcome must be success or failure');
+  const scope = tenant(auth);
+  const row = await inTenant(scope, async (tx) => {
+    const found = await tx.refund.findFirst({ where: { id, workspaceId: scope.workspaceId, mode: scope.mode }, select: { paymentId: true } });
+    if (!found) throw err.notFound('refund');
+    const payment = await lockPayment(tx, scope, found.paymentId);
+    const refund = await tx.refund.findUniqueOrThrow({ where: { id } });
+    return applyRefundOutcome(tx, scope, refund, payment!, outcome === 'success' ? 'provider_succeeded' : 'provider_failed', {
+      accountId: auth.accountId,
+      requestId: ctx.requestId,
+      source: 'simulate',
+      failureCode: 'simulated_failure',
+      failureMessage: 'The refund failed (simulated)',
+    });
+  });
+  return { ...row, accountId: auth.accountId };
+}

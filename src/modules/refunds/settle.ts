@@ -1,0 +1,107 @@
+/**
+ * What happens when a refund settles, in the caller's transaction: the refund row, its ledger
+ * posting, the payment's `amountRefunded` and status, and the events commit together. Callers hold
+ * the payment's row lock (`lockPayment`) first, so refunds of one payment apply one at a time.
+ */
+import type { Mode, Tx } from '../../core/db/client.ts';
+import { inTenant } from '../../core/db/client.ts';
+import { clock } from '../../core/clock.ts';
+import { emit } from '../../core/outbox.ts';
+import { postLedger } from '../../core/ledger.ts';
+import { toWire } from '../../graphql/fields.ts';
+import { paymentFields } from '../payments/fields.ts';
+import { refundFields } from './fields.ts';
+import { transition, type RefundStatus, type RefundTrigger } from './states.ts';
+import type { Payment, Refund } from '../../generated/prisma/client.ts';
+import type { RefundEvent } from '../../providers/index.ts';
+
+type Scope = { workspaceId: string; mode: Mode };
+export interface SettleOptions {
+  accountId: string;
+  requestId?: string;
+  source?: string;
+  failureCode?: string;
+  failureMessage?: string;
+}
+
+/** The payment row, locked for the rest of the transaction: every refund change starts here. */
+export async function lockPayment(tx: Tx, scope: Scope, id: string): Promise<Payment | null> {
+  const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payments WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
+  if (!found.length) return null;
+  return tx.payment.findUnique({ where: { id } });
+}
+
+/** The settlement account a payment's money sits in (docs/ledger.md). */
+export const settlementCode = (adapter: string | null) => `settlement:${adapter ?? 'manual'}`;
+
+/**
+ * A succeeded refund's effects: the posting (debit `refunds`, credit the payment's settlement
+ * account; txId = the refund id), the payment's refunded total and status, and its event.
+ */
+export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, payment: Payment, opts: SettleOptions) {
+  const now = clock.now();
+  await postLedger(tx, scope, {
+    txId: refund.id,
+    currency: refund.currency,
+    sourceType: 'refund',
+    sourceId: refund.id,
+    postedAt: now,
+    legs: [
+      { code: 'refunds', direction: 'debit', amount: refund.amount, memo: `refund of ${payment.id}` },
+      { code: settlementCode(payment.adapter), direction: 'credit', amount: refund.amount },
+    ],
+  });
+  const amountRefunded = payment.amountRefunded + refund.amount;
+  const status = amountRefunded === payment.amount ? 'refunded' : 'partially_refunded';
+  const updated = await tx.payment.update({ where: { id: payment.id }, data: { amountRefunded, status, updatedAt: now } });
+  await emit(tx, scope, `payment.${status}`, toWire(updated, paymentFields), {
+    requestId: opts.requestId,
+    source: opts.source,
+    previousAttributes: { status: payment.status, amountRefunded: Number(payment.amountRefunded) },
+  });
+  return updated;
+}
+
+/** A pending refund moves on (provider answer, callback, or test-mode simulate). The payment must be locked. */
+export async function applyRefundOutcome(tx: Tx, scope: Scope, refund: Refund, payment: Payment, trigger: RefundTrigger, opts: SettleOptions): Promise<Refund> {
+  const t = transition(refund.status as RefundStatus, trigger);
+  const now = clock.now();
+  const updated = await tx.refund.update({
+    where: { id: refund.id },
+    data: {
+      status: t.to,
+      updatedAt: now,
+      settledAt: now,
+      ...(t.to === 'failed' ? { failureCode: opts.failureCode ?? 'provider_rejected', failureMessage: opts.failureMessage ?? 'The provider rejected the refund' } : {}),
+    },
+  });
+  await emit(tx, scope, t.event, toWire({ ...updated, accountId: opts.accountId }, refundFields), {
+    requestId: opts.requestId,
+    source: opts.source,
+    previousAttributes: { status: refund.status },
+  });
+  if (t.to === 'succeeded') await refundSucceeded(tx, scope, updated, payment, opts);
+  return updated;
+}
+
+/**
+ * A verified provider callback about a refund (checkout-sessions/callbacks.ts routes it here).
+ * Null when the refund is not this tenant's. Repeated and stale callbacks change nothing.
+ */
+export async function applyRefundCallback(scope: Scope & { modes: Mode[] }, kind: string, event: RefundEvent): Promise<{ outcome: string } | null> {
+  return inTenant(scope, async (tx) => {
+    const found = await tx.refund.findFirst({ where: { workspaceId: scope.workspaceId, mode: scope.mode, adapter: kind, providerRefundId: event.providerRefundId } });
+    if (!found) return null;
+    const payment = await lockPayment(tx, scope, found.paymentId);
+    const refund = await tx.refund.findUniqueOrThrow({ where: { id: found.id } });
+    if (refund.status !== 'pending' || event.status === 'pending') return { outcome: 'duplicate' };
+    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { accountId: true } });
+    await applyRefundOutcome(tx, scope, refund, payment!, event.status === 'succeeded' ? 'provider_succeeded' : 'provider_failed', {
+      accountId: ws.accountId,
+      source: `callback:${kind}`,
+      failureCode: 'provider_rejected',
+      failureMessage: `${kind} rejected the refund`,
+    });
+    return { outcome: `refund_${event.status}` };
+  });
+}
