@@ -72,7 +72,7 @@ const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('
 /** A string as an SQL literal (standard_conforming_strings; see sqlLiteral for any value). */
 const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
 /** The tenant scope as a statement without parameters, to travel in one message with others. */
-const scopeStatement = (scope: TenantScope) =>
+export const scopeStatement = (scope: TenantScope) =>
   `SELECT set_config('app.workspace_id', ${literal(scope.workspaceId)}, true), set_config('app.modes', ${literal(scope.modes.join(','))}, true)`;
 export const beginScoped = (scope: TenantScope) => `BEGIN; ${scopeStatement(scope)}`;
 
