@@ -14,8 +14,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
+import { fmt, scratchDatabase } from './lib.ts';
 
 process.env.SVC_RATE_LIMIT = 'off';
 process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
@@ -25,7 +25,6 @@ const WARMUP = num('BENCH_WARMUP_SECONDS', 3);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 32);
 const COMPLETIONS = num('BENCH_COMPLETIONS', 2000);
 const COMPLETION_CONCURRENCY = (process.env.BENCH_COMPLETION_CONCURRENCY ?? '32,8').split(',').map(Number);
-const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const { migrate } = await import('../src/core/db/migrate.ts');
 const { openDatabase, closeDatabase, db } = await import('../src/core/db/client.ts');
@@ -34,20 +33,8 @@ const { signRequest } = await import('../src/core/auth/signing.ts');
 const { renderReceiptPdf } = await import('../src/modules/receipts/render/pdf.ts');
 const { buildReceiptView } = await import('../src/modules/receipts/render/view.ts');
 
-const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
-const dbName = `svc_bench_${randomBytes(5).toString('hex')}`;
-const admin = async (sql: string) => {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-};
-const u = new URL(ADMIN_URL);
-u.pathname = `/${dbName}`;
-const url = u.toString();
+const scratch = scratchDatabase();
+const url = scratch.url;
 const children = new Set<ChildProcess>();
 
 async function start(mode: 'app' | 'create', workspaceId: string) {
@@ -98,7 +85,7 @@ let failed = false;
 try {
   const cpus = os.cpus();
   console.log(`node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; autocannon ${CONNECTIONS} connections, no pipelining, warm-up ${WARMUP} s, ${SECONDS} s measured`);
-  await admin(`CREATE DATABASE ${dbName}`);
+  await scratch.create();
   await migrate(url);
   openDatabase(url);
   const ws = await bootstrapWorkspace({ name: 'Bench shop' });
@@ -199,6 +186,6 @@ try {
 } finally {
   for (const c of children) c.kill('SIGTERM');
   await closeDatabase().catch(() => {});
-  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+  await scratch.drop();
 }
 process.exit(failed ? 1 : 0);

@@ -17,13 +17,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
+import { fmt, scratchDatabase } from './lib.ts';
 
 process.env.SVC_RATE_LIMIT = 'off';
 process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
 const num = (name: string, d: number) => Number(process.env[name] ?? d);
 const ROWS = num('BENCH_LEDGER_ROWS', 1_000_000);
 const REPS = num('BENCH_REPS', 50);
-const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 const { migrate } = await import('../src/core/db/migrate.ts');
 const { openDatabase, closeDatabase, db } = await import('../src/core/db/client.ts');
@@ -31,20 +31,8 @@ const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.t
 const { signRequest } = await import('../src/core/auth/signing.ts');
 const { encodeCursor } = await import('../src/core/pagination.ts');
 
-const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
-const dbName = `svc_bench_${randomBytes(5).toString('hex')}`;
-const admin = async (sql: string) => {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-};
-const u = new URL(ADMIN_URL);
-u.pathname = `/${dbName}`;
-const url = u.toString();
+const scratch = scratchDatabase();
+const url = scratch.url;
 let child: ChildProcess | undefined;
 
 async function startApp() {
@@ -121,7 +109,7 @@ let failed = false;
 try {
   const cpus = os.cpus();
   console.log(`node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; ${fmt(ROWS)} entries for the measured workspace + ${fmt(ROWS)} for another`);
-  await admin(`CREATE DATABASE ${dbName}`);
+  await scratch.create();
   await migrate(url);
   openDatabase(url);
   const ws = await bootstrapWorkspace({ name: 'Bench books' });
@@ -212,6 +200,6 @@ try {
 } finally {
   child?.kill('SIGTERM');
   await closeDatabase().catch(() => {});
-  await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+  await scratch.drop();
 }
 process.exit(failed ? 1 : 0);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { useServer, db, type Workspace } from './helpers/server.ts';
+import { useSimulators } from './helpers/simulators.ts';
 import { ProviderASim } from './simulators/provider_a.ts';
 import { ProviderBSim } from './simulators/provider_b.ts';
 import { ProviderCSim } from './simulators/provider_c.ts';
@@ -27,19 +28,11 @@ async function counts(sessionId: string) {
   return rows[0];
 }
 
-const simulators: { close(): Promise<void> }[] = [];
-beforeAll(() => {
-  process.env.SVC_CALLBACK_BASE_URL = server.url;
-});
-afterAll(async () => {
-  for (const k of ['SVC_CALLBACK_BASE_URL', 'PROVIDER_A_BASE_URL', 'PROVIDER_B_BASE_URL', 'PROVIDER_C_BASE_URL', 'PROVIDER_C_WEBHOOK_ID']) delete process.env[k];
-  await Promise.all(simulators.map((s) => s.close()));
-});
+const simulators = useSimulators(server);
 
 describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
   const creds = { secretKey: `xnd_development_${rand(20)}`, callbackToken: rand(24) };
-  const sim = new ProviderASim(creds);
-  simulators.push(sim);
+  const sim = simulators.track(new ProviderASim(creds));
   beforeAll(async () => {
     await sim.start();
     process.env.PROVIDER_A_BASE_URL = sim.url;
@@ -103,8 +96,7 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
 
 describe('provider_b (simulator): VA paid by a signed notification', () => {
   const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789' };
-  const sim = new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId });
-  simulators.push(sim);
+  const sim = simulators.track(new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId }));
   beforeAll(async () => {
     await sim.start();
     process.env.PROVIDER_B_BASE_URL = sim.url;
@@ -136,8 +128,7 @@ describe('provider_b (simulator): VA paid by a signed notification', () => {
 
 describe('provider_c (simulator): approved order, captured after verification', () => {
   const creds = { clientId: `AZ${rand(16)}`, secret: `EL${rand(16)}`, webhookId: `WH${rand(8).toUpperCase()}` };
-  const sim = new ProviderCSim(creds);
-  simulators.push(sim);
+  const sim = simulators.track(new ProviderCSim(creds));
   beforeAll(async () => {
     await sim.start();
     process.env.PROVIDER_C_BASE_URL = sim.url;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { useServer, db, createClient, type Workspace } from './helpers/server.ts';
+import { useSimulators } from './helpers/simulators.ts';
 import { mintLiveKey } from './helpers/keys.ts';
 import { providerRefOf, sandboxPayment, startPayment, unbalancedTxIds, unthrottled } from './helpers/payments.ts';
 import { ProviderASim } from './simulators/provider_a.ts';
@@ -209,20 +210,12 @@ describe('race: concurrent partial refunds of one payment', () => {
   }, 60_000 + rounds * 3_000);
 });
 
-const simulators: { close(): Promise<void> }[] = [];
-beforeAll(() => {
-  process.env.SVC_CALLBACK_BASE_URL = server.url;
-});
-afterAll(async () => {
-  for (const k of ['SVC_CALLBACK_BASE_URL', 'PROVIDER_A_BASE_URL', 'PROVIDER_B_BASE_URL', 'PROVIDER_C_BASE_URL', 'PROVIDER_C_WEBHOOK_ID']) delete process.env[k];
-  await Promise.all(simulators.map((s) => s.close()));
-});
+const simulators = useSimulators(server);
 
 describe('provider refunds through the simulators', () => {
   describe('provider_a: pending, settled by callback', () => {
     const creds = { secretKey: `xnd_development_${rand(20)}`, callbackToken: rand(24) };
-    const sim = new ProviderASim(creds);
-    simulators.push(sim);
+    const sim = simulators.track(new ProviderASim(creds));
     beforeAll(async () => {
       await sim.start();
       process.env.PROVIDER_A_BASE_URL = sim.url;
@@ -282,8 +275,7 @@ describe('provider refunds through the simulators', () => {
 
   describe('provider_b: approved on the refund call', () => {
     const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789' };
-    const sim = new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId });
-    simulators.push(sim);
+    const sim = simulators.track(new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId }));
     beforeAll(async () => {
       await sim.start();
       process.env.PROVIDER_B_BASE_URL = sim.url;
@@ -307,8 +299,7 @@ describe('provider refunds through the simulators', () => {
 
   describe('provider_c: capture refund completed on the call; its webhook changes nothing', () => {
     const creds = { clientId: `AZ${rand(16)}`, secret: `EL${rand(16)}`, webhookId: `WH${rand(8).toUpperCase()}` };
-    const sim = new ProviderCSim(creds);
-    simulators.push(sim);
+    const sim = simulators.track(new ProviderCSim(creds));
     beforeAll(async () => {
       await sim.start();
       process.env.PROVIDER_C_BASE_URL = sim.url;
