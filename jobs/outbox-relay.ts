@@ -1,22 +1,52 @@
+import type pg from 'pg';
 import { db } from '../src/core/db/client.ts';
 import { eventBus } from '../src/core/pubsub.ts';
 import { logger } from '../src/core/logger.ts';
 
+export interface RelayedEvent {
+  id: string;
+  workspaceId: string;
+  mode: string;
+  type: string;
+  publishedPosition: string;
+}
+
+/** What else must happen in each publishing transaction (webhook fan-out), even one that published nothing: all of it commits, or none. */
+export type OnPublish = (client: pg.PoolClient, rows: RelayedEvent[]) => Promise<void>;
+
+const BATCH = 500;
+/** One publisher at a time, across every worker: positions are then handed out in commit order. */
+const PUBLISH_LOCK = 0x5f_6f75_7462; // "_outb"
+
 /**
- * Queue: none (a loop in the worker). Marks committed events published in commit order and is
- * where webhook deliveries are enqueued. Woken by each commit's NOTIFY, with a 1 s poll as a
- * backstop so nothing waits on a lost notification; SKIP LOCKED lets several workers share it.
+ * Publishes a batch of committed events: each gets the next `publishedPosition` (commit order,
+ * gapless, because publishers are serialised by the lock and hold it to their commit), and each
+ * workspace and mode with news gets one `svc_published` notification carrying only its highest
+ * position. Subscribers read rows after their position, so a lost or merged notification loses
+ * nothing. Within a batch, events keep insert order, so one object's events keep their sequence
+ * order (a later write to an object waits on the earlier one's `object_sequences` row lock).
  */
-export async function relayBatch(onEvent?: (rows: RelayedEvent[]) => Promise<void>): Promise<number> {
+const PUBLISH = `
+  WITH batch AS (
+    SELECT position, row_number() OVER (ORDER BY position) AS n
+    FROM (SELECT position FROM events WHERE "publishedAt" IS NULL ORDER BY position LIMIT ${BATCH}) b),
+  base AS (SELECT COALESCE(max("publishedPosition"), 0) AS p FROM events),
+  published AS (
+    UPDATE events e SET "publishedAt" = now(), "publishedPosition" = base.p + batch.n
+    FROM batch, base WHERE e.position = batch.position
+    RETURNING e.id, e."workspaceId", e.mode, e.type, e."publishedPosition"),
+  notified AS (
+    SELECT pg_notify('svc_published', "workspaceId" || ':' || mode || ':' || top)
+    FROM (SELECT "workspaceId", mode, max("publishedPosition") AS top FROM published GROUP BY 1, 2) g)
+  SELECT p.* FROM published p, (SELECT count(*) FROM notified) _ ORDER BY p."publishedPosition"`;
+
+export async function relayBatch(onPublish?: OnPublish): Promise<number> {
   const client = await db().system.connect();
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query<RelayedEvent>(
-      `UPDATE events SET "publishedAt" = now() WHERE position IN (
-         SELECT position FROM events WHERE "publishedAt" IS NULL ORDER BY position LIMIT 500 FOR UPDATE SKIP LOCKED)
-       RETURNING id, "workspaceId", mode, type, position`,
-    );
-    if (onEvent && rows.length) await onEvent(rows);
+    await client.query('SELECT pg_advisory_xact_lock($1)', [PUBLISH_LOCK]);
+    const { rows } = await client.query<RelayedEvent>(PUBLISH);
+    if (onPublish) await onPublish(client, rows);
     await client.query('COMMIT');
     return rows.length;
   } catch (e) {
@@ -27,15 +57,11 @@ export async function relayBatch(onEvent?: (rows: RelayedEvent[]) => Promise<voi
   }
 }
 
-export interface RelayedEvent {
-  id: string;
-  workspaceId: string;
-  mode: string;
-  type: string;
-  position: string;
-}
-
-export function startRelay(onEvent?: (rows: RelayedEvent[]) => Promise<void>) {
+/**
+ * Queue: none (a loop in the worker). Woken by each commit's `svc_events` notification, with a
+ * 1 s poll as a backstop so nothing waits on a lost notification.
+ */
+export function startRelay(onPublish?: OnPublish) {
   let running = false;
   let again = false;
   let stopped = false;
@@ -48,7 +74,7 @@ export function startRelay(onEvent?: (rows: RelayedEvent[]) => Promise<void>) {
     try {
       do {
         again = false;
-        while (!stopped && (await relayBatch(onEvent)) === 500);
+        while (!stopped && (await relayBatch(onPublish)) === BATCH);
       } while (again && !stopped);
     } catch (e) {
       logger.warn({ err: (e as Error).message }, 'outbox relay pass failed');
@@ -56,7 +82,9 @@ export function startRelay(onEvent?: (rows: RelayedEvent[]) => Promise<void>) {
       running = false;
     }
   };
-  const unsubscribe = eventBus.subscribe(() => void tick());
+  const unsubscribe = eventBus.subscribe((n) => {
+    if (n.kind !== 'published') void tick();
+  });
   const timer = setInterval(tick, 1000);
   void tick();
   return () => {

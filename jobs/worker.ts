@@ -2,18 +2,32 @@ import { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { startRelay } from './outbox-relay.ts';
 import { eventBus } from '../src/core/pubsub.ts';
+import { webhookFanOut } from '../src/modules/webhooks/fan-out.ts';
 import * as idempotencyPurge from './idempotency-purge.ts';
 import * as checkoutExpiry from './checkout-expiry.ts';
 import * as payoutSchedule from './payout-schedule.ts';
+import * as webhookDelivery from './webhook-delivery.ts';
+import * as webhookPurge from './webhook-purge.ts';
 
-/** The worker: pg-boss queues (one file per queue) and the outbox relay. */
+/**
+ * The worker: pg-boss queues (one file per queue) and the outbox relay. pg-boss looks for expired
+ * jobs every 5 s (a killed worker's deliveries are retried within about 20 s) and deletes
+ * completed jobs every minute (each queue says how long it keeps them).
+ */
 export async function startWorker(databaseUrl: string) {
-  const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss' });
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    schema: 'pgboss',
+    useListenNotify: true,
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
+    maintenanceIntervalSeconds: 60,
+  });
   boss.on('error', (e) => logger.error({ err: e.message }, 'pg-boss error'));
   await boss.start();
-  for (const q of [idempotencyPurge, checkoutExpiry, payoutSchedule]) await q.register(boss);
+  for (const q of [idempotencyPurge, checkoutExpiry, payoutSchedule, webhookDelivery, webhookPurge]) await q.register(boss);
   await eventBus.start(databaseUrl);
-  const stopRelay = startRelay();
+  const stopRelay = startRelay(webhookFanOut(boss));
   logger.info('worker started');
   return {
     boss,

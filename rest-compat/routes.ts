@@ -62,6 +62,22 @@ export const routes: Route[] = [
       }) }),
   route<Ops.GetEventQueryVariables>({ id: 'getEvent', method: 'GET', path: '/v1/events/:id', resource: 'event', variables: id }),
 
+  // Webhook endpoints (spec Webhook endpoints; DECISIONS §5)
+  route<Ops.ListWebhookEndpointsQueryVariables>({ id: 'listWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints', resource: 'webhook_endpoint',
+    variables: (r) => listQuery(r, { status: 'string' }) }),
+  route<Ops.GetWebhookEndpointQueryVariables>({ id: 'getWebhookEndpoint', method: 'GET', path: '/v1/webhook-endpoints/:id', resource: 'webhook_endpoint', variables: id }),
+  route<Ops.CreateWebhookEndpointMutationVariables>({ id: 'createWebhookEndpoint', method: 'POST', path: '/v1/webhook-endpoints', resource: 'webhook_endpoint', status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateWebhookEndpointInput }) }),
+  route<Ops.UpdateWebhookEndpointMutationVariables>({ id: 'updateWebhookEndpoint', method: 'PATCH', path: '/v1/webhook-endpoints/:id', resource: 'webhook_endpoint',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateWebhookEndpointInput }) }),
+  route<Ops.DeleteWebhookEndpointMutationVariables>({ id: 'deleteWebhookEndpoint', method: 'DELETE', path: '/v1/webhook-endpoints/:id', resource: 'webhook_endpoint', status: 204, variables: id }),
+  route<Ops.RotateWebhookEndpointSecretMutationVariables>({ id: 'rotateWebhookEndpointSecret', method: 'POST', path: '/v1/webhook-endpoints/:id/rotate-secret', resource: 'webhook_endpoint',
+    emptyBody: true, variables: (r) => ({ id: r.params.id, input: r.body as Ops.RotateWebhookEndpointSecretInput }) }),
+  route<Ops.ListWebhookDeliveriesQueryVariables>({ id: 'listWebhookDeliveries', method: 'GET', path: '/v1/webhook-endpoints/:id/deliveries', resource: 'webhook_endpoint',
+    variables: (r) => ({ endpointId: r.params.id, ...listQuery(r, { status: 'string', eventType: 'string', since: 'instant' }) }) }),
+  route<Ops.RetryWebhookDeliveryMutationVariables>({ id: 'retryWebhookDelivery', method: 'POST', path: '/v1/webhook-endpoints/:id/deliveries/:deliveryId/retry', resource: 'webhook_endpoint',
+    status: 202, emptyBody: true, variables: (r) => ({ endpointId: r.params.id, deliveryId: r.params.deliveryId }) }),
+
   // Customers (DECISIONS §3)
   route<Ops.ListCustomersQueryVariables>({ id: 'listCustomers', method: 'GET', path: '/v1/customers', resource: 'customer',
     variables: (r) => ({

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { useServer, db, createClient, type Workspace } from './helpers/server.ts';
+import { useServer, db, createClient, untilPublished, type Workspace } from './helpers/server.ts';
 import { collect } from './helpers/subscription.ts';
 import { mintLiveKey } from './helpers/keys.ts';
 import { signRequest } from '../src/core/auth/signing.ts';
@@ -115,6 +115,7 @@ describe('GET /v1/events/:id', () => {
     const ws = await server.workspace();
     const patched = await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { brandName: 'Acme Brand' });
     expect(patched.status).toBe(200);
+    await untilPublished(); // both reads then see the same publishedAt
     const list = await ws.client.get(`/v1/events?type=workspace.updated`);
     expect(list.json.data).toHaveLength(1);
     const event = list.json.data[0];
@@ -245,6 +246,7 @@ function subscribe(client: WsClient, query = 'subscription { events { id type wo
 describe('GraphQL subscription events', () => {
   it('delivers workspace.updated to a subscriber of the workspace', async () => {
     const ws = await server.workspace();
+    await untilPublished(); // workspace.created would otherwise be published after the subscription starts
     const { client } = connect(ws);
     const sub = subscribe(client);
     const patches: string[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useServer, createClient } from './helpers/server.ts';
+import { useServer, createClient, untilPublished } from './helpers/server.ts';
 import { signRequest } from '../src/client/index.ts';
 
 const server = useServer();
@@ -121,6 +121,7 @@ describe('REST data equals the GraphQL field result', () => {
 
   it('listEvents and getEvent', async () => {
     const { ws } = await fixture();
+    await untilPublished(); // both reads then see the same publishedAt
     const rest = await ws.client.get('/v1/events');
     expect(rest.status).toBe(200);
     const gql = ok(await ws.client.graphql(`query { events { limit pageInfo { hasNextPage } edges { node { ${EVENT} } } } }`));

@@ -100,6 +100,15 @@ export type CreateTemplateInput = {
   thankYouText?: string | null | undefined;
 };
 
+export type CreateWebhookEndpointInput = {
+  description?: string | null | undefined;
+  enabled?: boolean | null | undefined;
+  events?: Array<string> | null | undefined;
+  /** `svc` (default) or `standard` (Standard Webhooks headers) */
+  signatureFormat?: string | null | undefined;
+  url?: string | null | undefined;
+};
+
 export type CreateWorkspaceInput = {
   brandName?: string | null | undefined;
   businessEmail?: string | null | undefined;
@@ -124,6 +133,10 @@ export type ManualBankAccountInput = {
 
 export type MarkPayoutFailedInput = {
   failureReason?: string | null | undefined;
+};
+
+export type RotateWebhookEndpointSecretInput = {
+  overlapSeconds?: number | null | undefined;
 };
 
 export type SimulateRefundInput = {
@@ -176,6 +189,14 @@ export type UpdateTemplateInput = {
   taxRate?: number | null | undefined;
   /** null restores the default bilingual line. */
   thankYouText?: string | null | undefined;
+};
+
+export type UpdateWebhookEndpointInput = {
+  description?: string | null | undefined;
+  enabled?: boolean | null | undefined;
+  events?: Array<string> | null | undefined;
+  signatureFormat?: string | null | undefined;
+  url?: string | null | undefined;
 };
 
 export type UpdateWorkspaceInput = {
@@ -649,6 +670,76 @@ export type UpdateTemplateMutationVariables = Exact<{
 
 
 export type UpdateTemplateMutation = { updateTemplate: { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string } };
+
+export type WebhookEndpointFieldsFragment = { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown };
+
+export type WebhookDeliveryFieldsFragment = { id: string, endpointId: string, eventId: string, eventType: string, status: string, statusCode: number | null, durationMs: number | null, retryCount: number, attemptedAt: string | null, nextRetryAt: string | null, responseBodyPreview: string | null };
+
+export type ListWebhookEndpointsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListWebhookEndpointsQuery = { webhookEndpoints: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown } }> } };
+
+export type GetWebhookEndpointQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetWebhookEndpointQuery = { webhookEndpoint: { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown } };
+
+export type CreateWebhookEndpointMutationVariables = Exact<{
+  input: CreateWebhookEndpointInput;
+}>;
+
+
+export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown } };
+
+export type UpdateWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateWebhookEndpointInput;
+}>;
+
+
+export type UpdateWebhookEndpointMutation = { updateWebhookEndpoint: { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown } };
+
+export type DeleteWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteWebhookEndpointMutation = { deleteWebhookEndpoint: boolean };
+
+export type RotateWebhookEndpointSecretMutationVariables = Exact<{
+  id: string | number;
+  input?: RotateWebhookEndpointSecretInput | null | undefined;
+}>;
+
+
+export type RotateWebhookEndpointSecretMutation = { rotateWebhookEndpointSecret: { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown } };
+
+export type ListWebhookDeliveriesQueryVariables = Exact<{
+  endpointId: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  status?: string | null | undefined;
+  eventType?: string | null | undefined;
+  since?: string | null | undefined;
+}>;
+
+
+export type ListWebhookDeliveriesQuery = { webhookDeliveries: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, endpointId: string, eventId: string, eventType: string, status: string, statusCode: number | null, durationMs: number | null, retryCount: number, attemptedAt: string | null, nextRetryAt: string | null, responseBodyPreview: string | null } }> } };
+
+export type RetryWebhookDeliveryMutationVariables = Exact<{
+  endpointId: string | number;
+  deliveryId: string | number;
+}>;
+
+
+export type RetryWebhookDeliveryMutation = { retryWebhookDelivery: { id: string, endpointId: string, eventId: string, eventType: string, status: string, statusCode: number | null, durationMs: number | null, retryCount: number, attemptedAt: string | null, nextRetryAt: string | null, responseBodyPreview: string | null } };
 
 export type WorkspaceFieldsFragment = { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null };
 

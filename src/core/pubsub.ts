@@ -2,33 +2,40 @@ import pg from 'pg';
 import { tenantQuery, type Mode } from './db/client.ts';
 import { logger } from './logger.ts';
 
-/** A committed event as announced by PostgreSQL: the row itself is read back by position. */
-export interface EventNotice {
-  position: bigint;
-  workspaceId: string;
-  mode: string;
-}
+/**
+ * What the bus hears. `inserted`: some transaction committed events (wakes the relay).
+ * `published`: the relay published a workspace's events up to `position` (wakes subscribers).
+ * `resync`: the LISTEN connection was lost and is back; notifications in between are gone, so
+ * everyone re-reads from where they are.
+ */
+export type EventNotice =
+  | { kind: 'inserted' }
+  | { kind: 'published'; position: bigint; workspaceId: string; mode: string }
+  | { kind: 'resync' };
 type Listener = (notice: EventNotice) => void;
 
 /**
- * Events are announced by a trigger with pg_notify at commit, so every server instance on the
- * database hears every commit, whichever instance wrote it. NOTIFY payloads are small and not
- * replayed: they carry only the position, and subscribers resume by reading rows after it.
+ * PostgreSQL announces commits with pg_notify, so every server instance hears every commit,
+ * whichever instance wrote it. Payloads are capped at 8000 bytes and never replayed: they carry
+ * only ids and positions, and listeners read the rows themselves.
  */
 export class EventBus {
   private client?: pg.Client;
   private listeners = new Set<Listener>();
   private stopped = false;
 
-  async start(url: string) {
+  private tell(notice: EventNotice) {
+    for (const l of this.listeners) l(notice);
+  }
+
+  async start(url: string, reconnecting = false) {
     if (this.client && !this.stopped) return;
     this.stopped = false;
     const client = new pg.Client({ connectionString: url });
     client.on('notification', (msg) => {
-      const [position, workspaceId, mode] = (msg.payload ?? '').split(':');
-      if (!position) return;
-      const notice = { position: BigInt(position), workspaceId, mode };
-      for (const l of this.listeners) l(notice);
+      if (msg.channel === 'svc_events') return this.tell({ kind: 'inserted' });
+      const [workspaceId, mode, position] = (msg.payload ?? '').split(':');
+      if (position) this.tell({ kind: 'published', position: BigInt(position), workspaceId, mode });
     });
     // The connection is gone (server restart, failover, terminated backend): drop it and listen
     // again on a new one, retrying until it works. Keeping the dead client here would make
@@ -48,7 +55,9 @@ export class EventBus {
     try {
       await client.connect();
       await client.query('LISTEN svc_events');
+      await client.query('LISTEN svc_published');
       listening = true;
+      if (reconnecting) this.tell({ kind: 'resync' });
     } catch (e) {
       if (this.client === client) this.client = undefined;
       client.end().catch(() => {});
@@ -58,7 +67,7 @@ export class EventBus {
 
   private reconnect(url: string) {
     setTimeout(() => {
-      if (!this.stopped && !this.client) this.start(url).catch(() => this.reconnect(url));
+      if (!this.stopped && !this.client) this.start(url, true).catch(() => this.reconnect(url));
     }, 500).unref();
   }
 
@@ -77,11 +86,11 @@ export class EventBus {
 
 export const eventBus = new EventBus();
 
-/** Reads committed events after a position for one workspace and its visible modes. */
+/** Reads published events after a published position for one workspace and its visible modes, in commit order. */
 export function eventsAfter(workspaceId: string, modes: readonly Mode[], after: bigint, limit = 500) {
-  return tenantQuery<{ position: string; type: string; objectId: string | null } & Record<string, unknown>>(
+  return tenantQuery<{ publishedPosition: string; type: string; objectId: string | null } & Record<string, unknown>>(
     { workspaceId, modes },
-    `SELECT * FROM events WHERE "workspaceId" = $1 AND mode = ANY($2) AND position > $3 ORDER BY position LIMIT $4`,
+    `SELECT * FROM events WHERE "workspaceId" = $1 AND mode = ANY($2) AND "publishedPosition" > $3 ORDER BY "publishedPosition" LIMIT $4`,
     [workspaceId, modes, after.toString(), limit],
   );
 }

@@ -13,6 +13,7 @@ import '../modules/receipts/schema.ts';
 import '../modules/refunds/schema.ts';
 import '../modules/payouts/schema.ts';
 import '../modules/ledger/schema.ts';
+import '../modules/webhooks/schema.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

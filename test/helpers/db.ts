@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { createHash, randomBytes } from 'node:crypto';
 import { listMigrations } from '../../src/core/db/migrate.ts';
+import { createRequire } from 'node:module';
+
+const pgBossVersion = createRequire(import.meta.url)('pg-boss/package.json').version as string;
 
 /** The test PostgreSQL: TEST_DATABASE_URL, else the local server. */
 export const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -13,7 +16,7 @@ export const withDatabase = (url: string, name: string) => {
 
 /** Template name changes whenever a migration does, so stale templates are never reused. */
 export const templateName = () =>
-  'svc_tpl_' + createHash('sha256').update(listMigrations().map((m) => m.name + m.checksum).join()).digest('hex').slice(0, 12);
+  'svc_tpl_' + createHash('sha256').update(listMigrations().map((m) => m.name + m.checksum).join() + pgBossVersion).digest('hex').slice(0, 12);
 
 export async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: adminUrl });

@@ -1,5 +1,6 @@
 import { admin, adminUrl, templateName, withDatabase } from './db.ts';
 import { migrate } from '../../src/core/db/migrate.ts';
+import { PgBoss } from 'pg-boss';
 
 /** Migrates one template database; every test file clones it. */
 export default async function setup() {
@@ -9,6 +10,10 @@ export default async function setup() {
   const building = `${name}_build_${process.pid}`;
   await admin((c) => c.query(`CREATE DATABASE ${building}`));
   await migrate(withDatabase(adminUrl, building));
+  // pg-boss installs its schema on first start; done once here, every test database starts with it.
+  const boss = new PgBoss({ connectionString: withDatabase(adminUrl, building), schema: 'pgboss', supervise: false, schedule: false });
+  await boss.start();
+  await boss.stop({ graceful: false });
   await admin(async (c) => {
     await c.query(`ALTER DATABASE ${building} RENAME TO ${name}`).catch(async () => c.query(`DROP DATABASE ${building}`));
   });

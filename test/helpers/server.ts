@@ -6,11 +6,15 @@ import { buildApp, type App } from '../../src/server/app.ts';
 import { bootstrapWorkspace } from '../../src/modules/workspaces/service.ts';
 import { createClient, type Client } from '../../src/client/index.ts';
 import { flushUsage } from '../../src/core/auth/authenticate.ts';
+import { startRelay } from '../../jobs/outbox-relay.ts';
+import { startWorker } from '../../jobs/worker.ts';
 
 export interface TestServer {
   url: string;
   dbUrl: string;
   app: App;
+  /** The in-process worker (`useServer({ worker: true })`). */
+  worker?: Awaited<ReturnType<typeof startWorker>>;
   /** A new workspace with a full_access key, and a client signed with it. */
   workspace(opts?: { name?: string; platformAdmin?: boolean; environment?: 'test' | 'live' }): Promise<Workspace>;
 }
@@ -24,9 +28,13 @@ export interface Workspace {
   client: Client;
 }
 
-/** One real server per test file, on loopback, over its own fresh database. */
-export function useServer(): TestServer {
-  const state = {} as TestServer & { dbName: string };
+/**
+ * One real server per test file, on loopback, over its own fresh database. The outbox relay runs
+ * beside it (subscriptions hear what it publishes); `worker: true` runs the whole worker instead
+ * (pg-boss queues, webhook delivery).
+ */
+export function useServer(opts: { worker?: boolean } = {}): TestServer {
+  const state = {} as TestServer & { dbName: string; stopRelay?: () => void };
   beforeAll(async () => {
     const { url, name } = await freshDatabase();
     state.dbName = name;
@@ -36,8 +44,12 @@ export function useServer(): TestServer {
     state.app = await buildApp();
     await state.app.fastify.listen({ port: 0, host: '127.0.0.1' });
     state.url = `http://127.0.0.1:${(state.app.fastify.server.address() as AddressInfo).port}`;
+    if (opts.worker) state.worker = await startWorker(url);
+    else state.stopRelay = startRelay();
   });
   afterAll(async () => {
+    state.stopRelay?.();
+    await state.worker?.stop();
     await state.app?.close();
     await flushUsage().catch(() => {});
     await closeDatabase();
@@ -58,3 +70,12 @@ export function useServer(): TestServer {
 }
 
 export { db, createClient };
+
+/** Waits until the relay has published every committed event (subscriptions and webhooks start from what is published). */
+export async function untilPublished(timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while ((await db().system.query('SELECT 1 FROM events WHERE "publishedAt" IS NULL LIMIT 1')).rowCount) {
+    if (Date.now() > deadline) throw new Error('events still unpublished: is the relay running?');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

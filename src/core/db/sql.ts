@@ -93,3 +93,9 @@ export async function updateRow<R>(sql: Sql, table: string, key: { id: string; w
   if (!row) throw new Error(`${table} ${key.id} not found for update`);
   return row;
 }
+
+/** A checked-out `pg` client as `Sql` (rows in Prisma's shape), for work on the system pool: the relay and the webhook worker. */
+export const clientSql = (client: pg.ClientBase): Sql => {
+  const query = async <R>(text: string, params: unknown[] = []) => (await client.query({ text, values: params, types })).rows as R[];
+  return { query, last: query };
+};

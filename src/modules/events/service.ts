@@ -84,36 +84,45 @@ export function subscribeEvents(ctx: Context, args: SubscribeArgs) {
   const wanted = (e: { type: string; objectId: string | null }) =>
     (!args.types?.length || args.types.includes(e.type)) && (!args.objectId || e.objectId === args.objectId);
   return new Repeater<Record<string, unknown>>(async (push, stop) => {
-    let cursor = await startPosition(auth.workspaceId, args.after);
+    let cursor = -1n; // until startPosition answers: notices meanwhile are covered by the first drain
     let draining: Promise<void> = Promise.resolve();
-    // Notices only say "something committed"; rows are read in position order, so nothing is
-    // skipped or sent twice even when notices arrive together.
+    // Notices only say "something was published"; rows are read in commit order (the relay's
+    // published position), so nothing is skipped or sent twice even when notices merge or are lost.
     const drain = () =>
       (draining = draining.then(async () => {
         for (;;) {
           const rows = await eventsAfter(auth.workspaceId, modes, cursor);
           for (const row of rows) {
-            cursor = BigInt(row.position);
+            cursor = BigInt(row.publishedPosition);
             if (wanted(row)) await push(row);
           }
           if (rows.length < 500) return;
         }
       }).catch(() => {}));
     const unsubscribe = eventBus.subscribe((n: EventNotice) => {
-      if (n.workspaceId === auth.workspaceId && modes.includes(n.mode as Mode) && n.position > cursor) drain();
+      if (cursor < 0n) return;
+      if (n.kind === 'resync' || (n.kind === 'published' && n.workspaceId === auth.workspaceId && modes.includes(n.mode as Mode) && n.position > cursor)) drain();
     });
-    if (args.after) drain();
+    try {
+      cursor = await startPosition(auth.workspaceId, args.after);
+    } catch (e) {
+      unsubscribe();
+      throw e;
+    }
+    drain();
     await stop;
     unsubscribe();
   });
 }
 
+/** Where a stream starts: after the given event, or after everything published so far. */
 async function startPosition(workspaceId: string, afterEventId: string | null | undefined): Promise<bigint> {
   if (afterEventId) {
-    const { rows } = await db().system.query('SELECT position FROM events WHERE id = $1 AND "workspaceId" = $2', [afterEventId, workspaceId]);
+    const { rows } = await db().system.query('SELECT "publishedPosition" AS p FROM events WHERE id = $1 AND "workspaceId" = $2', [afterEventId, workspaceId]);
     if (!rows[0]) throw new DomainError('not_found', 'No such event', { resource: 'event' });
-    return BigInt(rows[0].position);
+    // Not published yet: nothing after it can have been seen either, so resume from what was published before it.
+    if (rows[0].p !== null) return BigInt(rows[0].p);
   }
-  const { rows } = await db().system.query('SELECT COALESCE(max(position), 0) AS p FROM events');
+  const { rows } = await db().system.query('SELECT COALESCE(max("publishedPosition"), 0) AS p FROM events');
   return BigInt(rows[0].p);
 }

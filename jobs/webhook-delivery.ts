@@ -1,0 +1,19 @@
+import type { PgBoss } from 'pg-boss';
+import { deliverBatch } from '../src/modules/webhooks/deliver.ts';
+import { DELIVERY_QUEUE, deliveryQueue, type DeliveryJob } from '../src/modules/webhooks/queue.ts';
+
+/**
+ * Queue `webhook-delivery` (policy in src/modules/webhooks/queue.ts): each job is one attempt of
+ * one delivery. Jobs are woken by pg-boss's NOTIFY the moment the relay commits them; batches of
+ * 25 are attempted concurrently, by 8 local workers, so one slow receiver holds up one batch.
+ */
+export const queue = DELIVERY_QUEUE;
+
+export async function register(boss: PgBoss) {
+  await boss.createQueue(queue, deliveryQueue);
+  await boss.work<DeliveryJob>(
+    queue,
+    { batchSize: 25, localConcurrency: 8, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 5, burstWhenBatchFull: true },
+    (jobs) => deliverBatch(jobs.map((j) => j.data), boss),
+  );
+}

@@ -1,0 +1,82 @@
+import type { PgBoss } from 'pg-boss';
+import { db } from '../../core/db/client.ts';
+import { decrypt } from '../../core/crypto.ts';
+import { clock, epochSeconds } from '../../core/clock.ts';
+import { logger } from '../../core/logger.ts';
+import { deliveryHeaders, type SignatureFormat } from '../../client/webhook-signing.ts';
+import { eventBody, type EventRowLike } from '../events/payload.ts';
+import { postWebhook, type AttemptResult } from './http-post.ts';
+import { recordOutcomes, type Outcome } from './outcomes.ts';
+import { ATTEMPT_TIMEOUT_MS, type DeliveryJob } from './queue.ts';
+
+interface Due {
+  id: string;
+  n: number;
+  manual: boolean;
+  workspaceId: string;
+  mode: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  endpointStatus: string;
+  signatureFormat: SignatureFormat;
+  secret: Buffer;
+  previousSecret: Buffer | null;
+  previousSecretExpiresAt: Date | null;
+  event: EventRowLike | null;
+}
+
+/**
+ * The deliveries these jobs may attempt: still pending, and not yet past attempt `n` (a job run a
+ * second time after a crash, once its attempt was recorded, finds nothing). Endpoint, secrets and
+ * the event come in the same read.
+ */
+const DUE = `
+  SELECT d.id, j.n, d.manual, d."workspaceId", d.mode, d."endpointId", d."eventId", d."eventType",
+    ep.url, ep.status AS "endpointStatus", ep."signatureFormat", ep.secret, ep."previousSecret", ep."previousSecretExpiresAt",
+    CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object(
+      'id', e.id, 'type', e.type, 'occurredAt', e."occurredAt", 'createdAt', e."createdAt", 'publishedAt', e."publishedAt",
+      'mode', e.mode, 'workspaceId', e."workspaceId", 'sequence', e.sequence, 'data', e.data, 'metadata', e.metadata) END AS event
+  FROM unnest($1::text[], $2::int[]) AS j(id, n)
+  JOIN webhook_deliveries d ON d.id = j.id
+  JOIN webhook_endpoints ep ON ep.id = d."endpointId"
+  LEFT JOIN events e ON e.id = d."eventId"
+  WHERE d.status = 'pending' AND (d."attemptedAt" IS NULL OR d."retryCount" < j.n)`;
+
+/** JSON timestamps back to Dates: the body must carry exactly the ISO strings REST prints. */
+const eventOf = (e: Record<string, unknown>): EventRowLike => ({
+  ...(e as unknown as EventRowLike),
+  occurredAt: new Date(e.occurredAt as string),
+  createdAt: new Date(e.createdAt as string),
+  publishedAt: e.publishedAt ? new Date(e.publishedAt as string) : null,
+});
+
+/** The secrets that sign now: the current one, and the previous one while its overlap lasts. */
+function secretsOf(d: Due, now: Date): string[] {
+  const out = [decrypt(d.secret).toString()];
+  if (d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now) out.push(decrypt(d.previousSecret).toString());
+  return out;
+}
+
+async function attempt(d: Due): Promise<Outcome> {
+  const attemptedAt = clock.now();
+  const base = { ...d, attemptedAt };
+  // An endpoint disabled or errored since the job was queued, or an event gone: nothing is sent,
+  // the delivery ends failed, and the breaker does not count it.
+  if (d.endpointStatus !== 'active' || !d.event) {
+    return { ...base, ok: false, statusCode: null, durationMs: null, preview: null, counted: false, finishedAt: performance.now() };
+  }
+  const body = Buffer.from(eventBody(d.event));
+  const headers = deliveryHeaders(d.signatureFormat, secretsOf(d, attemptedAt), { eventId: d.eventId, eventType: d.eventType, deliveryId: d.id }, body, epochSeconds(attemptedAt));
+  const result: AttemptResult = await postWebhook(d.url, body, headers, ATTEMPT_TIMEOUT_MS);
+  if (!result.ok) logger.info({ deliveryId: d.id, endpointId: d.endpointId, statusCode: result.statusCode, error: result.error }, 'webhook attempt failed');
+  return { ...base, ...result, counted: true, finishedAt: performance.now() };
+}
+
+/** One pg-boss batch: every due delivery attempted at once, then all outcomes recorded in one transaction. */
+export async function deliverBatch(jobs: DeliveryJob[], boss: PgBoss): Promise<void> {
+  const { rows } = await db().system.query<Due & { event: Record<string, unknown> | null }>(DUE, [jobs.map((j) => j.deliveryId), jobs.map((j) => j.n)]);
+  const outcomes = await Promise.all(rows.map((r) => attempt({ ...r, event: r.event && eventOf(r.event) })));
+  await recordOutcomes(outcomes, boss);
+}

@@ -1,0 +1,87 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant } from '../../core/db/client.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { clock } from '../../core/clock.ts';
+import { audit } from '../../core/audit.ts';
+import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { oneOf } from '../../core/validation.ts';
+import type { WebhookDelivery } from '../../generated/prisma/client.ts';
+import { findEndpoint } from './service.ts';
+import { deliveryStatuses } from './states.ts';
+
+const err = errorsFor('webhook_endpoint');
+
+/** spec: delivery history is kept 30 days (jobs/webhook-purge.ts); older rows are not shown even before the purge. */
+export const HISTORY_MS = 30 * 86_400_000;
+const historyStart = () => new Date(clock.now().getTime() - HISTORY_MS);
+
+export interface ListDeliveriesArgs {
+  status?: string | null;
+  eventType?: string | null;
+  since?: Date | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+/** spec GET /v1/webhook-endpoints/:id/deliveries: newest first. */
+export async function listWebhookDeliveries(ctx: Context, endpointId: string, args: ListDeliveriesArgs) {
+  const auth = authorize(ctx, 'svc:webhook:read');
+  if (args.status != null) oneOf(args.status, deliveryStatuses, 'status', 'webhook_endpoint');
+  const filters = { endpointId, status: args.status ?? null, eventType: args.eventType ?? null, since: args.since?.toISOString() ?? null };
+  const page = pageRequest({ ...args, order: 'desc' }, auth.workspaceId, filters, 50);
+  const ks = keyset(page);
+  const start = args.since && args.since > historyStart() ? args.since : historyStart();
+  const rows = await inTenant(tenant(auth), async (tx) => {
+    await findEndpoint(tx, auth, endpointId);
+    return tx.webhookDelivery.findMany({
+      where: {
+        endpointId,
+        workspaceId: auth.workspaceId,
+        mode: auth.mode,
+        ...(args.status ? { status: args.status } : {}),
+        ...(args.eventType ? { eventType: args.eventType } : {}),
+        AND: [{ createdAt: { gte: start } }, ks.where],
+      },
+      orderBy: ks.orderBy,
+      take: ks.take,
+    });
+  });
+  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+}
+
+/**
+ * spec POST .../deliveries/:deliveryId/retry (202): a new pending row (retryCount + 1) with one
+ * attempt of its own, beside the automatic schedule, which goes on unchanged. The row waits for
+ * the relay to enqueue it (`enqueuedAt` NULL), woken by the notification this transaction sends at
+ * commit, so the retry is queued exactly when it commits.
+ */
+export async function retryWebhookDelivery(ctx: Context, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
+  const auth = authorize(ctx, 'svc:webhook:write');
+  return inTenant(tenant(auth), async (tx) => {
+    const endpoint = await findEndpoint(tx, auth, endpointId);
+    const source = await tx.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId, createdAt: { gte: historyStart() } } });
+    if (!source) throw err.notFound('webhook_delivery');
+    if (endpoint.status !== 'active') throw err.of('endpoint_disabled', `The endpoint is ${endpoint.status}; enable it before retrying`);
+    const delivered = await tx.webhookDelivery.findFirst({ where: { endpointId, eventId: source.eventId, status: 'succeeded' }, select: { id: true } });
+    if (delivered) throw err.of('already_succeeded', `Event ${source.eventId} was already delivered to this endpoint (${delivered.id})`);
+    const row = await tx.webhookDelivery.create({
+      data: {
+        id: newId('webhookDelivery'),
+        workspaceId: auth.workspaceId,
+        mode: auth.mode,
+        endpointId,
+        eventId: source.eventId,
+        eventType: source.eventType,
+        status: 'pending',
+        retryCount: source.retryCount + 1,
+        manual: true,
+        createdAt: clock.now(),
+      },
+    });
+    await tx.$executeRaw`SELECT pg_notify('svc_events', '')`;
+    await audit(tx, auth, 'webhook_delivery.retried', row.id, ctx.requestId);
+    return row;
+  });
+}

@@ -1,0 +1,48 @@
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
+import { insertRows } from '../../core/db/sql.ts';
+import { newId } from '../../core/ids.ts';
+import { enqueueAttempts } from './queue.ts';
+
+interface Published {
+  id: string;
+  workspaceId: string;
+  mode: string;
+  type: string;
+}
+
+/**
+ * Who receives each event: the active endpoints of its workspace and mode, and of the partner the
+ * workspace was provisioned under (spec: partner-level endpoints receive their merchants' events),
+ * whose filter lists the type or `*`.
+ */
+const TARGETS = `
+  SELECT ev.id AS "eventId", ev.type AS "eventType", ep.id AS "endpointId", ep."workspaceId", ep.mode
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS ev(id, "workspaceId", mode, type)
+  JOIN workspaces w ON w.id = ev."workspaceId"
+  JOIN webhook_endpoints ep ON ep.mode = ev.mode AND ep.status = 'active'
+    AND ep."workspaceId" IN (ev."workspaceId", w."partnerId") AND ep.events && ARRAY['*', ev.type]`;
+
+/**
+ * Runs in the relay's publishing transaction: writes a pending delivery per event and endpoint,
+ * then enqueues every delivery still without a job (these, and manual retries committed since the
+ * last pass). All of it commits with the publication, or none of it does, so a crash anywhere
+ * leaves nothing published without its deliveries queued.
+ */
+export function webhookFanOut(boss: PgBoss) {
+  return async (client: pg.PoolClient, events: Published[]) => {
+    if (events.length) {
+      const cols = (k: keyof Published) => events.map((e) => e[k]);
+      const { rows: targets } = await client.query(TARGETS, [cols('id'), cols('workspaceId'), cols('mode'), cols('type')]);
+      if (targets.length) {
+        const rows = targets.map((t) => ({ id: newId('webhookDelivery'), ...t, status: 'pending' }));
+        const insert = insertRows('webhook_deliveries', rows, 1);
+        await client.query(insert.text, [insert.value]);
+      }
+    }
+    const { rows: unqueued } = await client.query<{ id: string; retryCount: number }>(
+      `UPDATE webhook_deliveries SET "enqueuedAt" = now() WHERE "enqueuedAt" IS NULL RETURNING id, "retryCount"`,
+    );
+    await enqueueAttempts(boss, client, unqueued.map((d) => ({ deliveryId: d.id, n: d.retryCount })));
+  };
+}

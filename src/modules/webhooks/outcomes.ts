@@ -1,0 +1,104 @@
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
+import { db, type Mode } from '../../core/db/client.ts';
+import { clientSql, toJson } from '../../core/db/sql.ts';
+import { emit } from '../../core/outbox.ts';
+import { toWire } from '../../graphql/fields.ts';
+import { endpointFields, type EndpointRow } from './fields.ts';
+import { afterAttempt, BREAKER_THRESHOLD, deliveryTransitions, nextEndpointStatus, type EndpointStatus } from './states.ts';
+import { enqueueAttempts } from './queue.ts';
+
+/** One finished attempt (or a delivery ended without one: `counted` false). */
+export interface Outcome {
+  id: string;
+  n: number;
+  manual: boolean;
+  endpointId: string;
+  eventId: string;
+  ok: boolean;
+  statusCode: number | null;
+  durationMs: number | null;
+  preview: string | null;
+  attemptedAt: Date;
+  /** performance.now() when it ended: the order of outcomes for the breaker's count. */
+  finishedAt: number;
+  /** Whether the attempt counts for the endpoint's failure streak and last delivery. */
+  counted: boolean;
+}
+
+/** Moves each delivery by its outcome; a row another run already moved past attempt `n` is left alone. */
+const APPLY = `
+  WITH o AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(id text, n int, status text, "statusCode" int, "durationMs" int,
+    "responseBodyPreview" text, "attemptedAt" timestamptz, "nextRetryAt" timestamptz))
+  UPDATE webhook_deliveries d SET status = o.status, "statusCode" = o."statusCode", "durationMs" = o."durationMs", "retryCount" = o.n,
+    "attemptedAt" = o."attemptedAt", "nextRetryAt" = o."nextRetryAt", "responseBodyPreview" = o."responseBodyPreview"
+  FROM o WHERE d.id = o.id AND d.status = 'pending' AND (d."attemptedAt" IS NULL OR d."retryCount" < o.n)
+  RETURNING d.id`;
+
+/**
+ * Records a batch of outcomes in one transaction: the delivery rows, the next attempt of each
+ * delivery that will retry (a job with `startAfter`), the endpoints' failure streaks and last
+ * delivery, and `webhook_endpoint.disabled` for each endpoint whose breaker trips. A crash before
+ * COMMIT leaves the jobs to run again; after it, they find their attempt recorded.
+ */
+export async function recordOutcomes(outcomes: Outcome[], boss: PgBoss): Promise<void> {
+  if (!outcomes.length) return;
+  const moves = outcomes.map((o) => {
+    const next = afterAttempt(o.n, o.ok, o.manual);
+    const nextRetryAt = next.retryInMs === null ? null : new Date(o.attemptedAt.getTime() + next.retryInMs);
+    return { id: o.id, n: o.n, status: deliveryTransitions[next.trigger].to, statusCode: o.statusCode, durationMs: o.durationMs, responseBodyPreview: o.preview, attemptedAt: o.attemptedAt, nextRetryAt };
+  });
+  const client = await db().system.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ id: string }>(APPLY, [toJson(moves)]);
+    const applied = new Set(rows.map((r) => r.id));
+    await enqueueAttempts(boss, client, moves.filter((m) => applied.has(m.id) && m.nextRetryAt).map((m) => ({ deliveryId: m.id, n: m.n + 1, startAfter: m.nextRetryAt! })));
+    await updateEndpoints(client, outcomes.filter((o) => applied.has(o.id) && o.counted));
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Failure streaks: a success in the batch resets the streak to the failures that finished after
+ * it; otherwise the batch's failures add to it. Rows are locked in id order, so concurrent batches
+ * cannot deadlock, and the trip is decided against the locked row: it happens once.
+ */
+async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
+  if (!outcomes.length) return;
+  const byEndpoint = new Map<string, Outcome[]>();
+  for (const o of outcomes.toSorted((a, b) => a.finishedAt - b.finishedAt)) byEndpoint.set(o.endpointId, [...(byEndpoint.get(o.endpointId) ?? []), o]);
+  const { rows: current } = await client.query<{ id: string; status: EndpointStatus; consecutiveFailures: number }>(
+    `SELECT id, status, "consecutiveFailures" FROM webhook_endpoints WHERE id = ANY($1) ORDER BY id FOR UPDATE`,
+    [[...byEndpoint.keys()]],
+  );
+  const updates = current.map((ep) => {
+    const list = byEndpoint.get(ep.id)!;
+    const lastOk = list.findLastIndex((o) => o.ok);
+    const failures = list.slice(lastOk + 1).length;
+    const streak = lastOk >= 0 ? failures : ep.consecutiveFailures + failures;
+    const tripped = streak >= BREAKER_THRESHOLD ? nextEndpointStatus(ep.status, 'trip') : null;
+    const last = list.reduce((a, b) => (b.attemptedAt >= a.attemptedAt ? b : a));
+    return { id: ep.id, streak, status: tripped ?? ep.status, tripped: tripped !== null, lastEventId: last.eventId, lastAttemptedAt: last.attemptedAt, lastStatusCode: last.statusCode, lastDurationMs: last.durationMs };
+  });
+  const { rows } = await client.query<EndpointRow & { tripped: boolean }>(
+    `WITH u AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS u(id text, streak int, status text, tripped boolean, "lastEventId" text,
+       "lastAttemptedAt" timestamptz, "lastStatusCode" int, "lastDurationMs" int))
+     UPDATE webhook_endpoints ep SET "consecutiveFailures" = u.streak, status = u.status,
+       "updatedAt" = CASE WHEN u.tripped THEN now() ELSE ep."updatedAt" END,
+       "lastEventId" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt" THEN ep."lastEventId" ELSE u."lastEventId" END,
+       "lastStatusCode" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt" THEN ep."lastStatusCode" ELSE u."lastStatusCode" END,
+       "lastDurationMs" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt" THEN ep."lastDurationMs" ELSE u."lastDurationMs" END,
+       "lastAttemptedAt" = GREATEST(ep."lastAttemptedAt", u."lastAttemptedAt")
+     FROM u WHERE ep.id = u.id RETURNING ep.*, u.tripped`,
+    [toJson(updates)],
+  );
+  for (const ep of rows.filter((r) => r.tripped)) {
+    await emit(clientSql(client), { workspaceId: ep.workspaceId, mode: ep.mode as Mode }, 'webhook_endpoint.disabled', toWire(ep, endpointFields), { source: 'webhooks', objectId: ep.id });
+  }
+}

@@ -1,0 +1,83 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields } from '../../graphql/fields.ts';
+import type { WebhookDelivery as DeliveryRow } from '../../generated/prisma/client.ts';
+import { deliveryFields, endpointFields, type EndpointRow } from './fields.ts';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+} from './service.ts';
+import { listWebhookDeliveries, retryWebhookDelivery } from './deliveries.ts';
+
+export const WebhookEndpoint = builder.objectRef<EndpointRow>('WebhookEndpoint').implement({
+  description: 'spec Webhook endpoint: where events are pushed. signingSecret is set only by create and rotate.',
+  fields: (t) => exposeFields(t, endpointFields) as never,
+});
+
+export const WebhookDelivery = builder.objectRef<DeliveryRow>('WebhookDelivery').implement({
+  description: 'spec Webhook delivery: one event to one endpoint, through its retry schedule.',
+  fields: (t) => exposeFields(t, deliveryFields) as never,
+});
+
+const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput', {
+  fields: (t) => ({
+    url: t.string(),
+    events: t.stringList(),
+    description: t.string(),
+    enabled: t.boolean(),
+    signatureFormat: t.string({ description: '`svc` (default) or `standard` (Standard Webhooks headers)' }),
+  }),
+});
+
+const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput', {
+  fields: (t) => ({ url: t.string(), events: t.stringList(), description: t.string(), enabled: t.boolean(), signatureFormat: t.string() }),
+});
+
+const RotateWebhookEndpointSecretInput = builder.inputType('RotateWebhookEndpointSecretInput', {
+  fields: (t) => ({ overlapSeconds: t.int() }),
+});
+
+builder.queryFields((t) => ({
+  webhookEndpoint: t.field({ type: WebhookEndpoint, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getWebhookEndpoint(ctx, String(id)) }),
+  webhookEndpoints: t.connection({
+    type: WebhookEndpoint,
+    args: { status: t.arg.string() },
+    resolve: (_, args, ctx) => listWebhookEndpoints(ctx, args),
+  }),
+  webhookDeliveries: t.connection({
+    type: WebhookDelivery,
+    args: { endpointId: t.arg.id({ required: true }), status: t.arg.string(), eventType: t.arg.string(), since: t.arg({ type: 'DateTime' }) },
+    resolve: (_, { endpointId, ...args }, ctx) => listWebhookDeliveries(ctx, String(endpointId), args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createWebhookEndpoint: t.field({
+    type: WebhookEndpoint,
+    args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => createWebhookEndpoint(ctx, input),
+  }),
+  updateWebhookEndpoint: t.field({
+    type: WebhookEndpoint,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
+    resolve: (_, { id, input }, ctx) => updateWebhookEndpoint(ctx, String(id), input),
+  }),
+  deleteWebhookEndpoint: t.field({
+    type: 'Boolean',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => deleteWebhookEndpoint(ctx, String(id)),
+  }),
+  rotateWebhookEndpointSecret: t.field({
+    type: WebhookEndpoint,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: RotateWebhookEndpointSecretInput }) },
+    resolve: (_, { id, input }, ctx) => rotateWebhookEndpointSecret(ctx, String(id), input ?? {}),
+  }),
+  retryWebhookDelivery: t.field({
+    type: WebhookDelivery,
+    args: { endpointId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { endpointId, deliveryId }, ctx) => retryWebhookDelivery(ctx, String(endpointId), String(deliveryId)),
+  }),
+}));

@@ -1,0 +1,98 @@
+import { BlockList, isIP } from 'node:net';
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import type { Mode } from '../../core/db/client.ts';
+import { DomainError, errorsFor } from '../../core/errors.ts';
+
+/**
+ * Where webhooks may go (spec Webhook endpoints): `https://` in live mode, `http://` too in test
+ * mode, and never to this machine, a private network, link-local or cloud metadata addresses,
+ * judged on every address the host resolves to. The same rule runs again at connect time
+ * (`guardedLookup`), so a name that later resolves elsewhere (DNS rebinding) is refused then.
+ *
+ * `SVC_WEBHOOK_ALLOW_LOOPBACK=1` allows loopback receivers (127.0.0.0/8, ::1, localhost) for local
+ * development and tests; nothing else is relaxed by it.
+ */
+const err = errorsFor('webhook_endpoint');
+
+const privateRanges = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
+  ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) privateRanges.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [['::', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64]] as const) {
+  privateRanges.addSubnet(net, bits, 'ipv6');
+}
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+const metadataHosts = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
+const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost') || host === 'ip6-localhost' || host === 'ip6-loopback';
+
+export const loopbackAllowed = () => ['1', 'true', 'yes'].includes((process.env.SVC_WEBHOOK_ALLOW_LOOPBACK ?? '').toLowerCase());
+
+/** IPv4 written inside IPv6 (`::ffff:10.0.0.1`, NAT64 `64:ff9b::a00:1`) is judged as IPv4. */
+function embeddedIpv4(address: string): string | null {
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (dotted) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return null;
+  const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
+
+/** Why an address may not receive webhooks, or null when it may. */
+export function refusedAddress(address: string): string | null {
+  const v4 = embeddedIpv4(address);
+  const [addr, family] = v4 ? [v4, 'ipv4' as const] : [address, isIP(address) === 6 ? ('ipv6' as const) : ('ipv4' as const)];
+  if (loopback.check(addr, family)) return loopbackAllowed() ? null : 'a loopback address';
+  if (privateRanges.check(addr, family)) return 'a private, link-local, metadata or reserved address';
+  return null;
+}
+
+/** The resolver; tests may replace it to resolve names to chosen addresses. */
+export const resolver = {
+  lookupAll: (host: string): Promise<string[]> =>
+    dns.promises.lookup(host, { all: true, verbatim: true }).then((rs) => rs.map((r) => r.address)),
+};
+
+const notAllowed = (message: string) => new DomainError('url_not_allowed', message, { field: 'url', resource: 'webhook_endpoint' });
+
+/** Validates an endpoint URL for a mode; returns it normalised. */
+export async function checkWebhookUrl(raw: unknown, mode: Mode): Promise<string> {
+  if (typeof raw !== 'string' || !raw.trim()) throw err.validation('url', 'url is required');
+  if (raw.length > 2048) throw err.validation('url', 'url must be at most 2048 characters');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw err.validation('url', 'url must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw err.validation('url', 'url must use https:// (or http:// in test mode)');
+  if (mode === 'live' && url.protocol !== 'https:') throw notAllowed('Live-mode endpoints must use https://');
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (metadataHosts.has(host)) throw notAllowed(`${host} is a cloud metadata service`);
+  const addresses = isIP(host) ? [host] : isLocalName(host) ? ['127.0.0.1'] : await resolver.lookupAll(host).catch(() => null);
+  if (!addresses?.length) throw notAllowed(`${host} does not resolve`);
+  for (const a of addresses) {
+    const why = refusedAddress(a);
+    if (why) throw notAllowed(isIP(host) ? `${host} is ${why}` : `${host} resolves to ${a}, ${why}`);
+  }
+  return url.toString();
+}
+
+/** A `lookup` for outgoing sockets that refuses the addresses `refusedAddress` refuses. */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  resolver.lookupAll(hostname).then(
+    (addresses) => {
+      const refused = addresses.map((a) => [a, refusedAddress(a)] as const).find(([, why]) => why);
+      if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused[0]}, ${refused[1]}`), { code: 'EADDRNOTALLOWED' }), '', 4);
+      const list = addresses.map((address) => ({ address, family: isIP(address) }));
+      if (options.all) return (callback as unknown as (e: null, l: typeof list) => void)(null, list);
+      callback(null, list[0].address, list[0].family);
+    },
+    (e) => callback(e, '', 4),
+  );
+};
