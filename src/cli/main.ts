@@ -12,13 +12,19 @@ const usage = `svc <command> [options]
   sign [--method GET] [--body <json>] [--key-id <pk_..>] [--secret <sk_..>] <target>
                               print signed headers for a request (key from SVC_KEY_ID / SVC_SECRET)
                               --curl <base_url> prints a complete curl command instead
+  listen --forward-to <url> [--events a,b] [--format svc|standard] [--base-url <url>]
+                              forward the workspace's events to a local URL, signed like a webhook
+                              delivery (key from SVC_KEY_ID / SVC_SECRET, base URL from SVC_BASE_URL)
+  webhooks verify --secret <whsec_..> [--tolerance <s>] [--now <epoch>] <file|->
+                              verify a captured webhook request and say which part is wrong
+                              (secret from SVC_WEBHOOK_SECRET)
 `;
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
   // One-shot commands keep stdout for their result (`bootstrap --json` is parsed by scripts): logs
   // go to stderr. Set before the first dynamic import of the logger.
-  if (command === 'migrate' || command === 'bootstrap' || command === 'sign') process.env.SVC_LOG_STDERR = '1';
+  if (['migrate', 'bootstrap', 'sign', 'webhooks', 'listen'].includes(command)) process.env.SVC_LOG_STDERR = '1';
   switch (command) {
     case 'start':
     case 'serve':
@@ -40,6 +46,10 @@ async function main(argv: string[]) {
       return bootstrap(rest);
     case 'sign':
       return sign(rest);
+    case 'listen':
+      return (await import('./listen.ts')).listen(rest);
+    case 'webhooks':
+      return (await import('./webhooks.ts')).webhooks(rest);
     default:
       if (!command || command === 'help' || command === '--help') return void process.stdout.write(usage);
       process.stderr.write(`svc: unknown command ${JSON.stringify(command)}\n\n${usage}`);

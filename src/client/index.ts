@@ -53,3 +53,5 @@ export function createClient(opts: ClientOptions) {
 
 export type Client = ReturnType<typeof createClient>;
 export { signRequest };
+export * from './webhooks.ts';
+export * from './webhook-signing.ts';
