@@ -5,20 +5,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { useServer, type Workspace } from './helpers/server.ts';
+import { untilPublished, useServer, type Workspace } from './helpers/server.ts';
 import { childEnv, freePort, ROOT, SVC_BIN } from './helpers/cli.ts';
 import { verifyWebhook, verifyWebhookDelivery } from '../src/client/index.ts';
-import { startRelay } from '../jobs/outbox-relay.ts';
 
-const server = useServer();
-
-// Subscriptions yield events once the outbox relay has published them; the test server runs no
-// worker, so this file runs the relay itself (the real one, in this process).
-let stopRelay: (() => void) | undefined;
-beforeAll(() => {
-  stopRelay = startRelay();
-});
-afterAll(() => stopRelay?.());
+const server = useServer(); // with the outbox relay: subscriptions yield what it publishes
 
 // ---- a receiver: records every request with its raw body ----
 
@@ -75,6 +66,7 @@ afterAll(async () => {
 });
 
 async function startListen(ws: Pick<Workspace, 'keyId' | 'secret'>, baseUrl: string, args: string[]): Promise<Listener> {
+  await untilPublished(); // the stream starts after the newest event: let the relay publish the bootstrap's first
   const child = spawn(process.execPath, [SVC_BIN, 'listen', '--base-url', baseUrl, ...args], {
     cwd: ROOT,
     env: childEnv(server.dbUrl, { SVC_KEY_ID: ws.keyId, SVC_SECRET: ws.secret }),
@@ -114,7 +106,9 @@ async function createCustomer(ws: Workspace, name: string) {
   return eventOf(ws, 'customer.created', res.json.data.id);
 }
 
+/** The event as `GET /v1/events/:id` returns it once published (publishedAt set): what subscribers see. */
 async function eventOf(ws: Workspace, type: string, objectId: string) {
+  await untilPublished();
   const list = await ws.client.get(`/v1/events?type=${type}&objectId=${objectId}`);
   expect(list.json.data, list.text).toHaveLength(1);
   const res = await ws.client.get(`/v1/events/${list.json.data[0].id}`);
