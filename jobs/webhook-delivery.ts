@@ -14,6 +14,6 @@ export async function register(boss: PgBoss) {
   await boss.work<DeliveryJob>(
     queue,
     { batchSize: 25, localConcurrency: 8, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 5, burstWhenBatchFull: true },
-    (jobs) => deliverBatch(jobs.map((j) => j.data), boss),
+    (jobs) => deliverBatch(jobs.map((j) => j.data)),
   );
 }

@@ -98,5 +98,5 @@ CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH STATEMENT EXECUTE F
 -- Events published before this migration keep their insert position as their published one.
 UPDATE events SET "publishedPosition" = position WHERE "publishedAt" IS NOT NULL;
 
--- The relay's second queue: deliveries without a job yet.
-CREATE INDEX webhook_deliveries_unqueued_idx ON webhook_deliveries ("createdAt") WHERE "enqueuedAt" IS NULL;
+-- The relay's second queue: deliveries without a job, new or waiting for their retry time.
+CREATE INDEX webhook_deliveries_unqueued_idx ON webhook_deliveries ("nextRetryAt") WHERE "enqueuedAt" IS NULL;

@@ -1,4 +1,3 @@
-import type { PgBoss } from 'pg-boss';
 import { db } from '../../core/db/client.ts';
 import { decrypt } from '../../core/crypto.ts';
 import { clock, epochSeconds } from '../../core/clock.ts';
@@ -75,8 +74,8 @@ async function attempt(d: Due): Promise<Outcome> {
 }
 
 /** One pg-boss batch: every due delivery attempted at once, then all outcomes recorded in one transaction. */
-export async function deliverBatch(jobs: DeliveryJob[], boss: PgBoss): Promise<void> {
+export async function deliverBatch(jobs: DeliveryJob[]): Promise<void> {
   const { rows } = await db().system.query<Due & { event: Record<string, unknown> | null }>(DUE, [jobs.map((j) => j.deliveryId), jobs.map((j) => j.n)]);
   const outcomes = await Promise.all(rows.map((r) => attempt({ ...r, event: r.event && eventOf(r.event) })));
-  await recordOutcomes(outcomes, boss);
+  await recordOutcomes(outcomes);
 }

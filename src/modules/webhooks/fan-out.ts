@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { insertRows } from '../../core/db/sql.ts';
 import { newId } from '../../core/ids.ts';
+import { clock } from '../../core/clock.ts';
 import { enqueueAttempts } from './queue.ts';
 
 interface Published {
@@ -24,10 +25,20 @@ const TARGETS = `
     AND ep."workspaceId" IN (ev."workspaceId", w."partnerId") AND ep.events && ARRAY['*', ev.type]`;
 
 /**
- * Runs in the relay's publishing transaction: writes a pending delivery per event and endpoint,
- * then enqueues every delivery still without a job (these, and manual retries committed since the
- * last pass). All of it commits with the publication, or none of it does, so a crash anywhere
- * leaves nothing published without its deliveries queued.
+ * The one way a delivery reaches the queue: rows without a job whose time has come (new ones, manual
+ * retries, and automatic retries whose `nextRetryAt` has passed on the injected clock). `n` is the
+ * attempt the job makes: the row's own for a first or manual attempt, the next one after a failure.
+ */
+const DUE_UNQUEUED = `
+  UPDATE webhook_deliveries SET "enqueuedAt" = now() WHERE id IN (
+    SELECT id FROM webhook_deliveries WHERE "enqueuedAt" IS NULL AND ("nextRetryAt" IS NULL OR "nextRetryAt" <= $1) LIMIT 10000)
+  RETURNING id, CASE WHEN "attemptedAt" IS NULL THEN "retryCount" ELSE "retryCount" + 1 END AS n`;
+
+/**
+ * Runs in the relay's publishing transaction (every pass, even one that published nothing): writes
+ * a pending delivery per event and endpoint, then enqueues every delivery that is due. All of it
+ * commits with the publication, or none of it does, so a crash anywhere leaves nothing published
+ * without its deliveries, and no due delivery without its job.
  */
 export function webhookFanOut(boss: PgBoss) {
   return async (client: pg.PoolClient, events: Published[]) => {
@@ -40,9 +51,7 @@ export function webhookFanOut(boss: PgBoss) {
         await client.query(insert.text, [insert.value]);
       }
     }
-    const { rows: unqueued } = await client.query<{ id: string; retryCount: number }>(
-      `UPDATE webhook_deliveries SET "enqueuedAt" = now() WHERE "enqueuedAt" IS NULL RETURNING id, "retryCount"`,
-    );
-    await enqueueAttempts(boss, client, unqueued.map((d) => ({ deliveryId: d.id, n: d.retryCount })));
+    const { rows: due } = await client.query<{ id: string; n: number }>(DUE_UNQUEUED, [clock.now()]);
+    await enqueueAttempts(boss, client, due.map((d) => ({ deliveryId: d.id, n: d.n })));
   };
 }

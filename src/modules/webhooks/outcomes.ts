@@ -1,12 +1,10 @@
 import type pg from 'pg';
-import type { PgBoss } from 'pg-boss';
 import { db, type Mode } from '../../core/db/client.ts';
 import { clientSql, toJson } from '../../core/db/sql.ts';
 import { emit } from '../../core/outbox.ts';
 import { toWire } from '../../graphql/fields.ts';
 import { endpointFields, type EndpointRow } from './fields.ts';
 import { afterAttempt, BREAKER_THRESHOLD, deliveryTransitions, nextEndpointStatus, type EndpointStatus } from './states.ts';
-import { enqueueAttempts } from './queue.ts';
 
 /** One finished attempt (or a delivery ended without one: `counted` false). */
 export interface Outcome {
@@ -26,22 +24,26 @@ export interface Outcome {
   counted: boolean;
 }
 
-/** Moves each delivery by its outcome; a row another run already moved past attempt `n` is left alone. */
+/**
+ * Moves each delivery by its outcome; a row another run already moved past attempt `n` is left
+ * alone. A delivery that will retry gives up its job (`enqueuedAt` NULL) and waits for the relay
+ * to enqueue it at `nextRetryAt`.
+ */
 const APPLY = `
   WITH o AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(id text, n int, status text, "statusCode" int, "durationMs" int,
     "responseBodyPreview" text, "attemptedAt" timestamptz, "nextRetryAt" timestamptz))
   UPDATE webhook_deliveries d SET status = o.status, "statusCode" = o."statusCode", "durationMs" = o."durationMs", "retryCount" = o.n,
-    "attemptedAt" = o."attemptedAt", "nextRetryAt" = o."nextRetryAt", "responseBodyPreview" = o."responseBodyPreview"
+    "attemptedAt" = o."attemptedAt", "nextRetryAt" = o."nextRetryAt", "responseBodyPreview" = o."responseBodyPreview",
+    "enqueuedAt" = CASE WHEN o."nextRetryAt" IS NULL THEN d."enqueuedAt" END
   FROM o WHERE d.id = o.id AND d.status = 'pending' AND (d."attemptedAt" IS NULL OR d."retryCount" < o.n)
   RETURNING d.id`;
 
 /**
- * Records a batch of outcomes in one transaction: the delivery rows, the next attempt of each
- * delivery that will retry (a job with `startAfter`), the endpoints' failure streaks and last
- * delivery, and `webhook_endpoint.disabled` for each endpoint whose breaker trips. A crash before
- * COMMIT leaves the jobs to run again; after it, they find their attempt recorded.
+ * Records a batch of outcomes in one transaction: the delivery rows, the endpoints' failure streaks
+ * and last delivery, and `webhook_endpoint.disabled` for each endpoint whose breaker trips. A crash
+ * before COMMIT leaves the jobs to run again; after it, they find their attempt recorded.
  */
-export async function recordOutcomes(outcomes: Outcome[], boss: PgBoss): Promise<void> {
+export async function recordOutcomes(outcomes: Outcome[]): Promise<void> {
   if (!outcomes.length) return;
   const moves = outcomes.map((o) => {
     const next = afterAttempt(o.n, o.ok, o.manual);
@@ -53,7 +55,6 @@ export async function recordOutcomes(outcomes: Outcome[], boss: PgBoss): Promise
     await client.query('BEGIN');
     const { rows } = await client.query<{ id: string }>(APPLY, [toJson(moves)]);
     const applied = new Set(rows.map((r) => r.id));
-    await enqueueAttempts(boss, client, moves.filter((m) => applied.has(m.id) && m.nextRetryAt).map((m) => ({ deliveryId: m.id, n: m.n + 1, startAfter: m.nextRetryAt! })));
     await updateEndpoints(client, outcomes.filter((o) => applied.has(o.id) && o.counted));
     await client.query('COMMIT');
   } catch (e) {
