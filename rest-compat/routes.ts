@@ -61,6 +61,9 @@ export const routes: Route[] = [
         occurredBefore: 'instant', until: { as: 'occurredBefore', kind: 'instant' },
       }) }),
   route<Ops.GetEventQueryVariables>({ id: 'getEvent', method: 'GET', path: '/v1/events/:id', resource: 'event', variables: id }),
+  // spec Events: replay needs an Idempotency-Key; its rate class, mutating_heavy, is in src/core/rate-limit.ts
+  route<Ops.ReplayEventsMutationVariables>({ id: 'replayEvents', method: 'POST', path: '/v1/events/replay', resource: 'event', status: 201,
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ReplayEventsInput }) }),
 
   // Customers (DECISIONS §3)
   route<Ops.ListCustomersQueryVariables>({ id: 'listCustomers', method: 'GET', path: '/v1/customers', resource: 'customer',

@@ -126,6 +126,10 @@ export type MarkPayoutFailedInput = {
   failureReason?: string | null | undefined;
 };
 
+export type ReplayEventsInput = {
+  eventIds?: Array<string | number> | null | undefined;
+};
+
 export type SimulateRefundInput = {
   outcome?: string | null | undefined;
 };
@@ -374,6 +378,13 @@ export type GetEventQueryVariables = Exact<{
 
 
 export type GetEventQuery = { event: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
+
+export type ReplayEventsMutationVariables = Exact<{
+  input: ReplayEventsInput;
+}>;
+
+
+export type ReplayEventsMutation = { replayEvents: { count: number, eventIds: Array<string> } };
 
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;
