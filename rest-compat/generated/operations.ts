@@ -138,6 +138,12 @@ export type StartManagedOnboardingInput = {
   email: string;
 };
 
+export type TriggerEventInput = {
+  aggregateId?: string | null | undefined;
+  data?: unknown;
+  type?: string | null | undefined;
+};
+
 /** Send only changes; null clears a field. metadata replaces the stored object (null clears it). */
 export type UpdateCustomerInput = {
   email?: string | null | undefined;
@@ -385,6 +391,13 @@ export type ReplayEventsMutationVariables = Exact<{
 
 
 export type ReplayEventsMutation = { replayEvents: { count: number, eventIds: Array<string> } };
+
+export type TriggerEventMutationVariables = Exact<{
+  input: TriggerEventInput;
+}>;
+
+
+export type TriggerEventMutation = { triggerEvent: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
 
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;

@@ -3,6 +3,7 @@ import { exposeFields, type FieldSpec } from '../../graphql/fields.ts';
 import type { Event as Row } from '../../generated/prisma/client.ts';
 import { getEvent, listEvents, subscribeEvents } from './service.ts';
 import { replayEvents, type EventReplay as ReplayRow } from './replay.ts';
+import { triggerEvent } from './trigger.ts';
 
 export const eventFields: FieldSpec<Row> = {
   id: { kind: 'id' },
@@ -53,11 +54,20 @@ const ReplayEventsInput = builder.inputType('ReplayEventsInput', {
   fields: (t) => ({ eventIds: t.idList() }),
 });
 
+const TriggerEventInput = builder.inputType('TriggerEventInput', {
+  fields: (t) => ({ type: t.string(), aggregateId: t.string(), data: t.field({ type: 'JSON' }) }),
+});
+
 builder.mutationFields((t) => ({
   replayEvents: t.field({
     type: EventReplay,
     args: { input: t.arg({ type: ReplayEventsInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => replayEvents(ctx, input),
+  }),
+  triggerEvent: t.field({
+    type: Event,
+    args: { input: t.arg({ type: TriggerEventInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => triggerEvent(ctx, input),
   }),
 }));
 
