@@ -5,13 +5,14 @@ import { eventBus } from '../src/core/pubsub.ts';
 import * as idempotencyPurge from './idempotency-purge.ts';
 import * as checkoutExpiry from './checkout-expiry.ts';
 import * as payoutSchedule from './payout-schedule.ts';
+import * as eventRetention from './event-retention.ts';
 
 /** The worker: pg-boss queues (one file per queue) and the outbox relay. */
 export async function startWorker(databaseUrl: string) {
   const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss' });
   boss.on('error', (e) => logger.error({ err: e.message }, 'pg-boss error'));
   await boss.start();
-  for (const q of [idempotencyPurge, checkoutExpiry, payoutSchedule]) await q.register(boss);
+  for (const q of [idempotencyPurge, checkoutExpiry, payoutSchedule, eventRetention]) await q.register(boss);
   await eventBus.start(databaseUrl);
   const stopRelay = startRelay();
   logger.info('worker started');
