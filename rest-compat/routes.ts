@@ -61,6 +61,11 @@ export const routes: Route[] = [
         occurredBefore: 'instant', until: { as: 'occurredBefore', kind: 'instant' },
       }) }),
   route<Ops.GetEventQueryVariables>({ id: 'getEvent', method: 'GET', path: '/v1/events/:id', resource: 'event', variables: id }),
+  // spec Events: replay (rate class mutating_heavy, src/core/rate-limit.ts) and trigger (test mode only) need an Idempotency-Key
+  route<Ops.ReplayEventsMutationVariables>({ id: 'replayEvents', method: 'POST', path: '/v1/events/replay', resource: 'event', status: 201,
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ReplayEventsInput }) }),
+  route<Ops.TriggerEventMutationVariables>({ id: 'triggerEvent', method: 'POST', path: '/v1/events/trigger', resource: 'event', status: 201,
+    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.TriggerEventInput }) }),
 
   // Webhook endpoints (spec Webhook endpoints; DECISIONS §5)
   route<Ops.ListWebhookEndpointsQueryVariables>({ id: 'listWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints', resource: 'webhook_endpoint',

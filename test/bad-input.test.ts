@@ -76,6 +76,8 @@ const validBodies: Record<string, Record<string, unknown>> = {
   updateWorkspace: { name: 'Renamed' },
   createCustomer: { name: 'Bad Input' },
   createTemplate: { name: 'Bad Input', kind: 'receipt' },
+  replayEvents: { eventIds: [newId('event')] },
+  triggerEvent: { type: 'bad.input' },
 };
 
 /** Create routes whose `name` field is optional, so `{"name":null}` is a valid body. */

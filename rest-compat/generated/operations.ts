@@ -135,6 +135,10 @@ export type MarkPayoutFailedInput = {
   failureReason?: string | null | undefined;
 };
 
+export type ReplayEventsInput = {
+  eventIds?: Array<string | number> | null | undefined;
+};
+
 export type RotateWebhookEndpointSecretInput = {
   overlapSeconds?: number | null | undefined;
 };
@@ -145,6 +149,12 @@ export type SimulateRefundInput = {
 
 export type StartManagedOnboardingInput = {
   email: string;
+};
+
+export type TriggerEventInput = {
+  aggregateId?: string | null | undefined;
+  data?: unknown;
+  type?: string | null | undefined;
 };
 
 /** Send only changes; null clears a field. metadata replaces the stored object (null clears it). */
@@ -395,6 +405,20 @@ export type GetEventQueryVariables = Exact<{
 
 
 export type GetEventQuery = { event: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
+
+export type ReplayEventsMutationVariables = Exact<{
+  input: ReplayEventsInput;
+}>;
+
+
+export type ReplayEventsMutation = { replayEvents: { count: number, eventIds: Array<string> } };
+
+export type TriggerEventMutationVariables = Exact<{
+  input: TriggerEventInput;
+}>;
+
+
+export type TriggerEventMutation = { triggerEvent: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
 
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;

@@ -2,6 +2,8 @@ import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type FieldSpec } from '../../graphql/fields.ts';
 import type { Event as Row } from '../../generated/prisma/client.ts';
 import { getEvent, listEvents, subscribeEvents } from './service.ts';
+import { replayEvents, type EventReplay as ReplayRow } from './replay.ts';
+import { triggerEvent } from './trigger.ts';
 
 export const eventFields: FieldSpec<Row> = {
   id: { kind: 'id' },
@@ -37,6 +39,35 @@ builder.queryFields((t) => ({
       order: t.arg.string(),
     },
     resolve: (_, args, ctx) => listEvents(ctx, args),
+  }),
+}));
+
+const EventReplay = builder.objectRef<ReplayRow>('EventReplay').implement({
+  description: 'spec POST /v1/events/replay: how many events were re-emitted, and their new ids in request order.',
+  fields: (t) => ({
+    count: t.exposeInt('count'),
+    eventIds: t.exposeIDList('eventIds'),
+  }),
+});
+
+const ReplayEventsInput = builder.inputType('ReplayEventsInput', {
+  fields: (t) => ({ eventIds: t.idList() }),
+});
+
+const TriggerEventInput = builder.inputType('TriggerEventInput', {
+  fields: (t) => ({ type: t.string(), aggregateId: t.string(), data: t.field({ type: 'JSON' }) }),
+});
+
+builder.mutationFields((t) => ({
+  replayEvents: t.field({
+    type: EventReplay,
+    args: { input: t.arg({ type: ReplayEventsInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => replayEvents(ctx, input),
+  }),
+  triggerEvent: t.field({
+    type: Event,
+    args: { input: t.arg({ type: TriggerEventInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => triggerEvent(ctx, input),
   }),
 }));
 
