@@ -8,7 +8,7 @@ import { retryScheduleMs } from '../src/modules/webhooks/states.ts';
 import { resolver } from '../src/modules/webhooks/url-policy.ts';
 import { purgeDeliveryHistory } from '../src/modules/webhooks/retention.ts';
 
-const server = useServer({ worker: true });
+const server = useServer({ background: 'worker' });
 const receivers: Receiver[] = [];
 // No DNS here: example.com names resolve to a public address (tests below stub others).
 const systemLookup = resolver.lookupAll;

@@ -19,6 +19,7 @@ export async function run(role: 'start' | 'serve' | 'worker') {
   if (role !== 'serve') {
     const { startWorker } = await import('../../jobs/worker.ts');
     const worker = await startWorker(database.url);
+    console.error('svc worker running (pg-boss queues, outbox relay)');
     stops.push(() => worker.stop());
   }
   const shutdown = async () => {

@@ -108,3 +108,30 @@ export async function startInstance(databaseUrl: string, opts: { command?: strin
   }
   return { url, child, stderr: () => stderr, stop };
 }
+
+/** Starts `svc worker` as a separate process and waits for its ready line on stderr. */
+export async function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}, timeoutMs = 45_000): Promise<Omit<Instance, 'url'>> {
+  const child = spawn(process.execPath, [SVC_BIN, 'worker'], { cwd: ROOT, env: childEnv(databaseUrl, env), stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc worker not ready in time:\n${stderr}`)), timeoutMs);
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+      if (stderr.includes('svc worker running')) (clearTimeout(timer), resolve());
+    });
+    child.once('exit', (code, signal) => (clearTimeout(timer), reject(new Error(`svc worker exited with ${code ?? signal}:\n${stderr}`))));
+  });
+  const closed = new Promise<void>((r) => child.once('exit', () => r()));
+  await ready;
+  return {
+    child,
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await closed;
+      clearTimeout(killer);
+    },
+  };
+}

@@ -13,7 +13,7 @@ export interface TestServer {
   url: string;
   dbUrl: string;
   app: App;
-  /** The in-process worker (`useServer({ worker: true })`). */
+  /** The in-process worker (`useServer({ background: 'worker' })`). */
   worker?: Awaited<ReturnType<typeof startWorker>>;
   /** A new workspace with a full_access key, and a client signed with it. */
   workspace(opts?: { name?: string; platformAdmin?: boolean; environment?: 'test' | 'live' }): Promise<Workspace>;
@@ -29,11 +29,13 @@ export interface Workspace {
 }
 
 /**
- * One real server per test file, on loopback, over its own fresh database. The outbox relay runs
- * beside it (subscriptions hear what it publishes); `worker: true` runs the whole worker instead
- * (pg-boss queues, webhook delivery).
+ * One real server per test file, on loopback, over its own fresh database. Beside it runs, in
+ * process: the outbox relay (default: subscriptions hear what it publishes), the whole worker
+ * (`background: 'worker'`: pg-boss queues, webhook delivery), or nothing (`'none'`: the test runs
+ * its own `svc worker`).
  */
-export function useServer(opts: { worker?: boolean } = {}): TestServer {
+export function useServer(opts: { background?: 'relay' | 'worker' | 'none' } = {}): TestServer {
+  const background = opts.background ?? 'relay';
   const state = {} as TestServer & { dbName: string; stopRelay?: () => void };
   beforeAll(async () => {
     const { url, name } = await freshDatabase();
@@ -44,8 +46,8 @@ export function useServer(opts: { worker?: boolean } = {}): TestServer {
     state.app = await buildApp();
     await state.app.fastify.listen({ port: 0, host: '127.0.0.1' });
     state.url = `http://127.0.0.1:${(state.app.fastify.server.address() as AddressInfo).port}`;
-    if (opts.worker) state.worker = await startWorker(url);
-    else state.stopRelay = startRelay();
+    if (background === 'worker') state.worker = await startWorker(url);
+    if (background === 'relay') state.stopRelay = startRelay();
   });
   afterAll(async () => {
     state.stopRelay?.();
