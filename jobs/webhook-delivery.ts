@@ -1,5 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import { deliverBatch } from '../src/modules/webhooks/deliver.ts';
+import { logger } from '../src/core/logger.ts';
 import { DELIVERY_QUEUE, deliveryQueue, type DeliveryJob } from '../src/modules/webhooks/queue.ts';
 
 /**
@@ -14,6 +15,10 @@ export async function register(boss: PgBoss) {
   await boss.work<DeliveryJob>(
     queue,
     { batchSize: 25, localConcurrency: 8, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 5, burstWhenBatchFull: true },
-    (jobs) => deliverBatch(jobs.map((j) => j.data)),
+    // A batch that fails is retried whole by pg-boss (its receivers may see a duplicate): say why.
+    (jobs) => deliverBatch(jobs.map((j) => j.data)).catch((e) => {
+      logger.error({ err: (e as Error).message, jobs: jobs.length }, 'webhook delivery batch failed');
+      throw e;
+    }),
   );
 }

@@ -68,14 +68,16 @@ export async function recordOutcomes(outcomes: Outcome[]): Promise<void> {
 /**
  * Failure streaks: a success in the batch resets the streak to the failures that finished after
  * it; otherwise the batch's failures add to it. Rows are locked in id order, so concurrent batches
- * cannot deadlock, and the trip is decided against the locked row: it happens once.
+ * cannot deadlock, and the trip is decided against the locked row: it happens once. NO KEY UPDATE,
+ * not UPDATE: the relay's delivery inserts hold KEY SHARE on their endpoints (the foreign key), and
+ * the two must not wait on each other.
  */
 async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
   if (!outcomes.length) return;
   const byEndpoint = new Map<string, Outcome[]>();
   for (const o of outcomes.toSorted((a, b) => a.finishedAt - b.finishedAt)) byEndpoint.set(o.endpointId, [...(byEndpoint.get(o.endpointId) ?? []), o]);
   const { rows: current } = await client.query<{ id: string; status: EndpointStatus; consecutiveFailures: number }>(
-    `SELECT id, status, "consecutiveFailures" FROM webhook_endpoints WHERE id = ANY($1) ORDER BY id FOR UPDATE`,
+    `SELECT id, status, "consecutiveFailures" FROM webhook_endpoints WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`,
     [[...byEndpoint.keys()]],
   );
   const updates = current.map((ep) => {

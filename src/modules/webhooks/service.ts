@@ -41,7 +41,7 @@ const checkFormat = (f: string | null | undefined): SignatureFormat => (f == nul
 
 /** The caller's endpoint, row-locked for a change when `lock`; 404 for anyone else's. */
 export async function findEndpoint(tx: Tx, auth: Auth, id: string, lock = false): Promise<EndpointRow> {
-  if (lock) await tx.$executeRaw`SELECT 1 FROM webhook_endpoints WHERE id = ${id} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} FOR UPDATE`;
+  if (lock) await tx.$executeRaw`SELECT 1 FROM webhook_endpoints WHERE id = ${id} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} FOR NO KEY UPDATE`;
   const row = await tx.webhookEndpoint.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } });
   if (!row) throw err.notFound('webhook_endpoint');
   return row;
