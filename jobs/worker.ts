@@ -1,5 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
+import { config } from '../src/core/config.ts';
 import { startRelay } from './outbox-relay.ts';
 import { eventBus } from '../src/core/pubsub.ts';
 import { webhookFanOut } from '../src/modules/webhooks/fan-out.ts';
@@ -19,6 +20,7 @@ export async function startWorker(databaseUrl: string) {
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: 'pgboss',
+    max: Math.max(4, Math.floor(config.poolSize / 2)),
     useListenNotify: true,
     superviseIntervalSeconds: 5,
     monitorIntervalSeconds: 5,

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { untilPublished, useServer, type Workspace } from './helpers/server.ts';
-import { childEnv, freePort, ROOT, SVC_BIN } from './helpers/cli.ts';
+import { childEnv, freePort, ROOT, startInstance, SVC_BIN } from './helpers/cli.ts';
 import { verifyWebhook, verifyWebhookDelivery } from '../src/client/index.ts';
 
 const server = useServer(); // with the outbox relay: subscriptions yield what it publishes
@@ -187,7 +187,7 @@ describe('svc listen', () => {
   it('after the server goes away, it reconnects and resumes after the last event seen: nothing skipped, nothing twice', async () => {
     const ws = await server.workspace();
     const port = await freePort();
-    const api = await startServe(port);
+    const api = await startInstance(server.dbUrl, { port });
     try {
       const forwardTo = `${receiverUrl}/resume`;
       const l = await startListen(ws, api.url, ['--forward-to', forwardTo]);
@@ -197,7 +197,7 @@ describe('svc listen', () => {
       await api.stop();
       await until('the lost connection', () => /Connection lost/.test(l.stderr()), 15_000, () => `\nstderr:\n${l.stderr()}`);
       const during = [await createCustomer(ws, 'G'), await createCustomer(ws, 'H')];
-      const api2 = await startServe(port);
+      const api2 = await startInstance(server.dbUrl, { port });
       try {
         await until('the forwards missed while down', () => during.every((e) => forwardsOf(e.id).length), 30_000, () => `\nstderr:\n${l.stderr()}`);
         expect(l.stderr()).toMatch(/Reconnected\./);
@@ -230,30 +230,3 @@ describe('svc listen', () => {
   });
 });
 
-/** `svc serve` on a fixed port (so a restart comes back at the same URL), against the test database. */
-async function startServe(port: number) {
-  const child = spawn(process.execPath, [SVC_BIN, 'serve'], { cwd: ROOT, env: childEnv(server.dbUrl, { PORT: String(port) }), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  let exited = false;
-  const closed = new Promise<void>((r) => child.once('exit', () => r(void (exited = true))));
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (exited) return;
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await closed;
-    clearTimeout(killer);
-  };
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    if (exited) throw new Error(`svc serve exited before it was ready:\n${stderr}`);
-    const ok = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.status === 200, () => false);
-    if (ok) return { url, stop };
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`svc serve was not ready on ${url}:\n${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}

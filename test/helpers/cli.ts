@@ -20,6 +20,8 @@ export function childEnv(databaseUrl: string, extra: Record<string, string> = {}
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
     SVC_MASTER_KEY: config.masterKey.toString('hex'),
+    // Small pools: test files run in parallel, some with several children, against one server's 100 connections.
+    SVC_DB_POOL: '6',
     ...extra,
   };
 }
@@ -68,22 +70,18 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-/** Starts `svc <command>` (serve by default) as a separate process and waits until GET /healthz answers 200. */
-export async function startInstance(databaseUrl: string, opts: { command?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Instance> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [SVC_BIN, opts.command ?? 'serve'], {
-    cwd: ROOT,
-    env: childEnv(databaseUrl, { PORT: String(port), ...opts.env }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+/** `svc <command>` as a child process: its stderr, whether it has exited, and a stop that escalates to SIGKILL. */
+function spawnSvc(command: string, databaseUrl: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [SVC_BIN, command], { cwd: ROOT, env: childEnv(databaseUrl, env), stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   let exited: string | null = null;
-  const closed = new Promise<void>((r) => child.once('exit', (code, signal) => {
-    exited = `exited with ${code ?? signal}`;
-    r();
-  }));
-  const url = `http://127.0.0.1:${port}`;
+  const closed = new Promise<void>((r) =>
+    child.once('exit', (code, signal) => {
+      exited = `exited with ${code ?? signal}`;
+      r();
+    }),
+  );
   const stop = async () => {
     if (exited) return;
     child.kill('SIGTERM');
@@ -91,47 +89,39 @@ export async function startInstance(databaseUrl: string, opts: { command?: strin
     await closed;
     clearTimeout(killer);
   };
-  const deadline = Date.now() + (opts.timeoutMs ?? 45_000);
+  return { child, stderr: () => stderr, exited: () => exited, stop };
+}
+
+/** Polls until `ready()` holds; stops the child and throws with its stderr if it exits or takes too long. */
+async function waitReady(svc: ReturnType<typeof spawnSvc>, what: string, ready: () => Promise<boolean>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exited) throw new Error(`svc ${opts.command ?? 'serve'} ${exited} before it was ready:\n${stderr}`);
-    try {
-      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-      if (res.status === 200) break;
-    } catch {
-      /* not listening yet */
-    }
+    if (svc.exited()) throw new Error(`svc ${what} ${svc.exited()} before it was ready:\n${svc.stderr()}`);
+    if (await ready()) return;
     if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`svc ${opts.command ?? 'serve'} was not ready on ${url} in time:\n${stderr}`);
+      await svc.stop();
+      throw new Error(`svc ${what} was not ready in time:\n${svc.stderr()}`);
     }
     await new Promise((r) => setTimeout(r, 150));
   }
-  return { url, child, stderr: () => stderr, stop };
+}
+
+/**
+ * Starts `svc <command>` (serve by default) as a separate process and waits until GET /healthz
+ * answers 200. `port` fixes the port, so a restart comes back at the same URL.
+ */
+export async function startInstance(databaseUrl: string, opts: { command?: string; timeoutMs?: number; env?: Record<string, string>; port?: number } = {}): Promise<Instance> {
+  const port = opts.port ?? (await freePort());
+  const svc = spawnSvc(opts.command ?? 'serve', databaseUrl, { PORT: String(port), ...opts.env });
+  const url = `http://127.0.0.1:${port}`;
+  const healthy = () => fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.status === 200, () => false);
+  await waitReady(svc, opts.command ?? 'serve', healthy, opts.timeoutMs ?? 45_000);
+  return { url, child: svc.child, stderr: svc.stderr, stop: svc.stop };
 }
 
 /** Starts `svc worker` as a separate process and waits for its ready line on stderr. */
 export async function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}, timeoutMs = 45_000): Promise<Omit<Instance, 'url'>> {
-  const child = spawn(process.execPath, [SVC_BIN, 'worker'], { cwd: ROOT, env: childEnv(databaseUrl, env), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc worker not ready in time:\n${stderr}`)), timeoutMs);
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-      if (stderr.includes('svc worker running')) (clearTimeout(timer), resolve());
-    });
-    child.once('exit', (code, signal) => (clearTimeout(timer), reject(new Error(`svc worker exited with ${code ?? signal}:\n${stderr}`))));
-  });
-  const closed = new Promise<void>((r) => child.once('exit', () => r()));
-  await ready;
-  return {
-    child,
-    stderr: () => stderr,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await closed;
-      clearTimeout(killer);
-    },
-  };
+  const svc = spawnSvc('worker', databaseUrl, env);
+  await waitReady(svc, 'worker', async () => svc.stderr().includes('svc worker running'), timeoutMs);
+  return { child: svc.child, stderr: svc.stderr, stop: svc.stop };
 }
