@@ -335,6 +335,7 @@ describe('event retention (purgeExpiredEvents)', () => {
     const [liveOld] = await insertEvents(ws.workspaceId, 1, { mode: 'live', createdAt: new Date(now.getTime() - 120 * day).toISOString() });
     const other = await server.workspace(); // another workspace's recent events are untouched
     const otherBefore = await countEvents(other.workspaceId);
+    await untilPublished(30_000); // only published events are purged
 
     expect(await purgeExpiredEvents(now)).toBe(20_002); // three statements: 10,000 + 10,000 + 2
     const left = async (ids: string[]) => Number((await db().system.query('SELECT count(*) AS n FROM events WHERE id = ANY($1::text[])', [ids])).rows[0].n);
