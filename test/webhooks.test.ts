@@ -312,6 +312,33 @@ describe('delivery', () => {
     expect((await deliveries(ep.id))[0]).toMatchObject({ retryCount: 8, nextRetryAt: null, statusCode: 503 });
   });
 
+  it('checks the address again at connect time: once the address is refused, nothing is sent', async () => {
+    const ws = await server.workspace();
+    const rx = await receiver();
+    const lookupAll = resolver.lookupAll;
+    resolver.lookupAll = async (host) => (host === 'rebinding.example.com' ? ['127.0.0.1'] : lookupAll(host));
+    const allow = process.env.SVC_WEBHOOK_ALLOW_LOOPBACK;
+    try {
+      const ep = await endpoint(ws, `http://rebinding.example.com:${new URL(rx.url).port}/hooks`);
+      // Delivered through the name: the guarded resolver is what connects (there is no DNS here).
+      await customer(ws, 'first');
+      await until(() => rx.received.length === 1, 'the first delivery');
+      // The same address is no longer allowed (as a name rebound to a private one would not be): the next
+      // connection is refused before it is made. (An open keep-alive socket stays with the address it was checked for.)
+      delete process.env.SVC_WEBHOOK_ALLOW_LOOPBACK;
+      rx.dropConnections();
+      await customer(ws, 'second');
+      await until(async () => (await deliveries(ep.id)).length === 2 && (await deliveries(ep.id))[1].attemptedAt != null, 'the refused attempt');
+      const refused = (await deliveries(ep.id))[1];
+      expect(refused).toMatchObject({ status: 'pending', statusCode: null, responseBodyPreview: null });
+      expect(refused.durationMs).toBeLessThan(1000); // refused at once, not a timeout
+      expect(rx.received).toHaveLength(1);
+    } finally {
+      resolver.lookupAll = lookupAll;
+      process.env.SVC_WEBHOOK_ALLOW_LOOPBACK = allow;
+    }
+  });
+
   it('keeps only the first 1 KB of the response', async () => {
     const ws = await server.workspace();
     const rx = await receiver(() => ({ status: 400, body: 'é'.repeat(3000) }));

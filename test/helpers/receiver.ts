@@ -36,6 +36,8 @@ export async function startReceiver(reply: (n: number, r: Received) => Reply = (
   return {
     url,
     received,
+    /** Closes every connection (the sender's keep-alive sockets included): its next request connects anew. */
+    dropConnections: () => server.closeAllConnections(),
     /** Parsed bodies in arrival order. */
     events: () => received.map((r) => JSON.parse(r.body.toString())),
     async close() {
