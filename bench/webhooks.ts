@@ -129,6 +129,8 @@ async function main() {
     const ids: string[] = [];
     let sent = 0;
     let errors = 0;
+    const kinds = new Map<string, number>();
+    const failed = (why: string) => (errors++, kinds.set(why, (kinds.get(why) ?? 0) + 1));
     const pending = new Set<Promise<void>>();
     const started = Date.now();
     let nextReport = 60;
@@ -136,8 +138,8 @@ async function main() {
       const due = Math.floor(((Date.now() - started) * RATE) / 1000);
       while (sent < due) {
         const p = trigger(sent++).then(
-          (r) => void (r.status === 201 ? ids.push(r.json.data.id) : errors++),
-          () => void errors++,
+          (r) => void (r.status === 201 ? ids.push(r.json.data.id) : failed(`${r.status} ${r.json?.error?.code}`)),
+          (e: Error) => void failed(e.message),
         );
         pending.add(p.finally(() => pending.delete(p)));
       }
@@ -148,7 +150,7 @@ async function main() {
       await new Promise((r) => setTimeout(r, 5));
     }
     await Promise.all(pending);
-    return { ids, sent, errors, seconds: (Date.now() - started) / 1000 };
+    return { ids, sent, errors, kinds: Object.fromEntries(kinds), seconds: (Date.now() - started) / 1000 };
   }
 
   /** RATE events/s written as the outbox writes them, 10 per statement every 50 ms. */
@@ -206,7 +208,7 @@ async function main() {
   const sustained = await flow(SECONDS);
   await drained(sustained.ids.map((id) => `/sustained|${id}`));
   const lat = await latencies(sustained.ids, '/sustained');
-  console.log(`  ${fmt(sustained.ids.length)} events committed (${fmt(sustained.ids.length / sustained.seconds, 1)}/s), ${sustained.errors} API errors`);
+  console.log(`  ${fmt(sustained.ids.length)} events committed (${fmt(sustained.ids.length / sustained.seconds, 1)}/s), ${sustained.errors} API errors${sustained.errors ? ' ' + JSON.stringify(sustained.kinds) : ''}`);
   console.log(`  event -> delivery latency  p50 ${fmt(pct(lat, 50))} ms  p95 ${fmt(pct(lat, 95))} ms  p99 ${fmt(pct(lat, 99))} ms  max ${fmt(lat.at(-1)!)} ms`);
 
   // 2. Peak: 8 endpoints, one replay of PEAK_EVENTS ids.
