@@ -3,41 +3,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { untilPublished, useServer, type Workspace } from './helpers/server.ts';
+import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { childEnv, freePort, ROOT, startInstance, SVC_BIN } from './helpers/cli.ts';
 import { verifyWebhook, verifyWebhookDelivery } from '../src/client/index.ts';
 
 const server = useServer(); // with the outbox relay: subscriptions yield what it publishes
 
-// ---- a receiver: records every request with its raw body ----
+// ---- a receiver on loopback (500 on /fail): records every request with its raw body ----
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-const received: Received[] = [];
-let receiver: Server;
+let rx: Receiver;
 let receiverUrl: string;
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ path: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = req.url === '/fail' ? 500 : 200;
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  rx = await startReceiver((_n, r) => (r.path === '/fail' ? 500 : 200));
+  receiverUrl = rx.origin;
 });
-afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
+afterAll(() => rx.close());
 
-const forwardsOf = (eventId: string) => received.filter((r) => r.headers['x-svc-event-id'] === eventId);
+const forwardsOf = (eventId: string) => rx.received.filter((r) => r.headers['x-svc-event-id'] === eventId);
 
 async function until<T>(what: string, get: () => T, ms = 15_000, detail: () => string = () => ''): Promise<Exclude<T, null | undefined | false | 0 | ''>> {
   const deadline = Date.now() + ms;
@@ -132,18 +115,18 @@ describe('svc listen', () => {
       expect(hit.headers['x-svc-delivery-id']).toMatch(/^whdel_[0-9A-HJKMNP-TV-Z]{26}$/);
       const verified = verifyWebhook({ payload: hit.body, headers: hit.headers, secret: l.secret });
       expect(verified).toEqual(event);
-      expect(hit.body).toBe(JSON.stringify(event)); // same fields, same order, same bytes
+      expect(hit.body.toString()).toBe(JSON.stringify(event)); // same fields, same order, same bytes
       // another secret does not verify it
       expect(() => verifyWebhook({ payload: hit.body, headers: hit.headers, secret: 'whsec_' + '0'.repeat(48) })).toThrow(/no signature matches/);
     }
     // in commit order, one forward each, and one line each way per event
-    const ours = received.filter((r) => events.some((e) => e.id === r.headers['x-svc-event-id']));
+    const ours = rx.received.filter((r) => events.some((e) => e.id === r.headers['x-svc-event-id']));
     expect(ours.map((r) => r.headers['x-svc-event-id'])).toEqual(events.map((e) => e.id));
     await until('the response lines', () => (l.stdout().match(/<-- \[200\]/g) ?? []).length >= 2);
     for (const e of events) expect(l.stdout()).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  --> customer\\.created \\[${e.id}\\]$`, 'm'));
     expect(l.stdout()).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  <-- \\[200\\] POST ${forwardTo} \\(\\d+ ms\\)$`, 'm'));
     // nothing from before "Ready!" (the workspace.created of the bootstrap) was forwarded
-    expect(received.some((r) => r.headers['x-svc-event-type'] === 'workspace.created' && r.body.includes(ws.workspaceId))).toBe(false);
+    expect(rx.received.some((r) => r.headers['x-svc-event-type'] === 'workspace.created' && r.body.includes(ws.workspaceId))).toBe(false);
 
     expect(await l.stop()).toEqual({ code: 0, signal: null }); // SIGINT: a clean exit
   });
@@ -203,9 +186,9 @@ describe('svc listen', () => {
         expect(l.stderr()).toMatch(/Reconnected\./);
         const after = await createCustomer(ws, 'I');
         await until('the forward after reconnecting', () => forwardsOf(after.id).length);
-        const ours = received.filter((r) => r.path === '/resume').map((r) => JSON.parse(r.body));
+        const ours = rx.received.filter((r) => r.path === '/resume').map((r) => JSON.parse(r.body.toString()));
         expect(ours.map((e) => e.id)).toEqual([before, ...during, after].map((e) => e.id));
-        for (const r of received.filter((x) => x.path === '/resume')) expect(verifyWebhook({ payload: r.body, headers: r.headers, secret: l.secret }).type).toBe('customer.created');
+        for (const r of rx.received.filter((x) => x.path === '/resume')) expect(verifyWebhook({ payload: r.body, headers: r.headers, secret: l.secret }).type).toBe('customer.created');
         expect(await l.stop()).toEqual({ code: 0, signal: null });
       } finally {
         await api2.stop();

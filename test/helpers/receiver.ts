@@ -2,6 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** The request target (path and query). */
+  path: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
   /** Date.now() when the body had arrived. */
@@ -22,7 +24,7 @@ export async function startReceiver(reply: (n: number, r: Received) => Reply = (
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r = { headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const r = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
       const n = received.push(r) - 1;
       const answer = reply(n, r);
       if (answer === 'hang') return void hanging.add(res);
@@ -32,9 +34,10 @@ export async function startReceiver(reply: (n: number, r: Received) => Reply = (
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
+    origin,
+    url: `${origin}/hooks`,
     received,
     /** Closes every connection (the sender's keep-alive sockets included): its next request connects anew. */
     dropConnections: () => server.closeAllConnections(),
