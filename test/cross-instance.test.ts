@@ -93,11 +93,13 @@ describe('two instances on one database', () => {
     const otherSeen = otherWs.received.length;
     const liveSeen = liveMode.received.length;
     for (let i = 0; i < 3; i++) causedOnB.push(await rename(b.url, ws, ws.workspaceId, `Burst ${i}`));
-    await mine.until(() => mine.received.length >= before + 3);
+    // Every commit is listed by now; wait for the newest to arrive (a poke above may still be in flight too).
+    const listed = await ws.client.get('/v1/events?type=workspace.updated&order=asc&limit=100');
+    const newest = listed.json.data.at(-1).id;
+    await mine.until(() => mine.received.length >= before + 3 && mine.received.some((e) => e.id === newest));
 
     // A received exactly the events B committed, each once, in commit order. (A test key sees its
     // workspace's test and live events, spec Events, so the live rename above is among them.)
-    const listed = await ws.client.get('/v1/events?type=workspace.updated&order=asc&limit=100');
     const ids = mine.received.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(listed.json.data.map((e: Received) => e.id).slice(-ids.length));

@@ -2,7 +2,7 @@
 // parameters would, the scope applies to the statement, and tenantTx / prismaSql agree on row shapes.
 import { describe, expect, it } from 'vitest';
 import { useServer } from './helpers/server.ts';
-import { inTenant, tenantQuery, type Mode } from '../src/core/db/client.ts';
+import { db, inTenant, tenantQuery, type Mode } from '../src/core/db/client.ts';
 import { prismaSql, tenantTx, updateRow } from '../src/core/db/sql.ts';
 import { newId } from '../src/core/ids.ts';
 
@@ -82,5 +82,36 @@ describe('tenantTx and prismaSql: one Sql interface', () => {
     })).rejects.toThrow();
     const names = await tenantTx(scope, (sql) => sql.query<{ name: string }>(`SELECT name FROM customers WHERE "workspaceId" = $1 ORDER BY name`, [ws.workspaceId]));
     expect(names).toEqual([{ name: "Sari's" }]);
+  });
+});
+
+describe('prepared statements (tenantTx, tenantQuery)', () => {
+  it('are prepared once per connection, then planned from the cache', async () => {
+    const ws = await server.workspace();
+    const marker = `SELECT $1::text AS "marker_${newId('request')}"`;
+    const plans = await tenantTx(scopeOf(ws.workspaceId), async (sql) => {
+      for (let i = 0; i < 10; i++) expect(await sql.query(marker, [String(i)])).toEqual([{ [marker.slice(marker.indexOf('"') + 1, -1)]: String(i) }]);
+      return sql.query<{ copies: number; runs: number; generic: number }>(
+        `SELECT count(*)::int AS copies, sum(generic_plans + custom_plans)::int AS runs, sum(generic_plans)::int AS generic
+           FROM pg_prepared_statements WHERE statement LIKE '%' || $1`,
+        [marker.slice(marker.indexOf('AS'))],
+      );
+    });
+    // One statement on the connection ran all ten; after five custom plans PostgreSQL keeps a generic one.
+    expect(plans).toEqual([{ copies: 1, runs: 10, generic: 5 }]);
+  });
+
+  it('survive a migration that changes a table under them: the stale connection is dropped and the work runs again', async () => {
+    const ws = await server.workspace();
+    const scope = scopeOf(ws.workspaceId);
+    await db().system.query(`CREATE TABLE prepared_probe (a int); INSERT INTO prepared_probe VALUES (1); GRANT SELECT ON prepared_probe TO svc_app`);
+    const viaTx = () => tenantTx(scope, (sql) => sql.query(`SELECT * FROM prepared_probe`));
+    const viaQuery = () => tenantQuery(scope, `SELECT * FROM prepared_probe WHERE a = $1`, [1]);
+    expect(await viaTx()).toEqual([{ a: 1 }]);
+    expect(await viaQuery()).toEqual([{ a: 1 }]);
+    await db().system.query(`ALTER TABLE prepared_probe ADD COLUMN b text DEFAULT 'x'`);
+    expect(await viaTx()).toEqual([{ a: 1, b: 'x' }]);
+    expect(await viaQuery()).toEqual([{ a: 1, b: 'x' }]);
+    await db().system.query(`DROP TABLE prepared_probe`);
   });
 });

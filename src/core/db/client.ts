@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 // @ts-expect-error pg's array literal encoder has no type declarations
 import { prepareValue } from 'pg/lib/utils.js';
@@ -71,10 +72,85 @@ const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('
 
 /** A string as an SQL literal (standard_conforming_strings; see sqlLiteral for any value). */
 const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
-/** The tenant scope as a statement without parameters, to travel in one message with others. */
-export const scopeStatement = (scope: TenantScope) =>
-  `SELECT set_config('app.workspace_id', ${literal(scope.workspaceId)}, true), set_config('app.modes', ${literal(scope.modes.join(','))}, true)`;
-export const beginScoped = (scope: TenantScope) => `BEGIN; ${scopeStatement(scope)}`;
+
+/*
+ * Server-side prepared statements for the raw-SQL paths. Parsing and planning were over a third of
+ * PostgreSQL's CPU on the checkout path, so each statement text is prepared once per connection
+ * (`PREPARE`, its own round trip, the first time) and then run as `EXECUTE name(literals)`. That
+ * stays a simple-protocol statement, so it still travels in one message with BEGIN, the scope and
+ * COMMIT. Names are a hash of the text: the same text is the same statement on every connection.
+ */
+const PREPARED_PER_CONNECTION = 500;
+const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
+const statements = new Map<string, { name: string; arity: number }>();
+
+function statementOf(text: string) {
+  let s = statements.get(text);
+  if (!s) {
+    const arity = Math.max(0, ...[...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+    s = { name: `svc_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, arity };
+    // Statement texts come from code, so this stays small; the bound is a guard against a dynamic one.
+    if (statements.size >= 10_000) statements.clear();
+    statements.set(text, s);
+  }
+  return s;
+}
+
+/** Prepares on this connection whichever of `texts` it has not prepared yet. PREPARE outlives a rollback. */
+export async function prepareOn(client: pg.ClientBase, texts: string[]) {
+  let done = preparedOn.get(client);
+  if (!done) preparedOn.set(client, (done = new Set()));
+  for (const text of texts) {
+    const { name } = statementOf(text);
+    if (done.has(name)) continue;
+    if (done.size >= PREPARED_PER_CONNECTION) {
+      await client.query('DEALLOCATE ALL');
+      done.clear();
+    }
+    await client.query(`PREPARE ${name} AS ${text}`);
+    done.add(name);
+  }
+}
+
+/** `EXECUTE` of a statement prepared by prepareOn, its parameters inlined as literals (see sqlLiteral). */
+export function executeStatement(text: string, params: unknown[]) {
+  const { name, arity } = statementOf(text);
+  if (params.length < arity) throw new Error(`prepared SQL: $${arity} has no parameter`);
+  return arity ? `EXECUTE ${name}(${params.slice(0, arity).map(sqlLiteral).join(', ')})` : `EXECUTE ${name}`;
+}
+
+/**
+ * A connection whose prepared statements no longer match the server: one was dropped (DISCARD,
+ * DEALLOCATE), or a migration changed a table under a `SELECT *` plan ("cached plan must not change
+ * result type"). Such a connection is closed, not reused, and the unit of work runs once more on a
+ * fresh one (retryStale); PostgreSQL rolled the failed attempt back whole.
+ */
+export const stalePrepared = (e: unknown) => {
+  const code = (e as { code?: string }).code;
+  return code === '26000' || (code === '0A000' && /cached plan/.test((e as Error).message));
+};
+
+/** Runs `unit` on a pooled connection, once more on a fresh one if its prepared statements went stale. */
+export async function onConnection<T>(unit: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await db().app.connect();
+    let stale: Error | undefined;
+    try {
+      return await unit(client);
+    } catch (e) {
+      if (stalePrepared(e)) stale = e as Error;
+      if (!stale || attempt > 1) throw e;
+    } finally {
+      client.release(stale);
+    }
+  }
+}
+
+/** The statement that sets the tenant scope for the current transaction, prepared on `client`. */
+export async function scopeStatement(client: pg.ClientBase, scope: TenantScope) {
+  await prepareOn(client, [SET_SCOPE]);
+  return executeStatement(SET_SCOPE, [scope.workspaceId, scope.modes.join(',')]);
+}
 
 /** One tenant transaction through Prisma: the scope is set first, for this transaction only. */
 export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts: { serializable?: boolean } = {}): Promise<T> {
@@ -91,12 +167,18 @@ export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts
 /**
  * The raw-SQL path for hot statements: same role, same scope, no ORM, one round trip. The scope
  * and the statement travel as one simple-protocol message, which PostgreSQL runs as one implicit
- * transaction (rolled back whole on error), so parameters are sent inlined as literals. Write the
- * SQL with `$n` placeholders as usual; they must not appear inside the SQL's own string literals.
+ * transaction (rolled back whole on error); both are prepared statements (prepareOn), so
+ * parameters are sent inlined as literals. Write the SQL with `$n` placeholders as usual; they
+ * must not appear inside the SQL's own string literals.
  */
 export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, sql: string, params: unknown[]): Promise<R[]> {
-  const results = (await db().app.query(`${scopeStatement(scope)}; ${inlineParams(sql, params)}`)) as unknown as pg.QueryResult<R>[];
-  return results[1].rows;
+  const statement = executeStatement(sql, params);
+  return onConnection(async (client) => {
+    const setScope = await scopeStatement(client, scope);
+    await prepareOn(client, [sql]);
+    const results = (await client.query(`${setScope}; ${statement}`)) as unknown as pg.QueryResult<R>[];
+    return results[1].rows;
+  });
 }
 
 /** `$n` replaced by the n-th parameter as an SQL literal (see sqlLiteral). */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { beginScoped, db, inlineParams, type Mode, type TenantScope, type Tx } from './client.ts';
+import { executeStatement, onConnection, prepareOn, scopeStatement, type Mode, type TenantScope, type Tx } from './client.ts';
 
 /**
  * Raw SQL in a tenant transaction, the same from either side: a Prisma interactive transaction
@@ -33,32 +33,35 @@ const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oi
 /**
  * One tenant transaction on the `pg` pool in as few round trips as the work allows: BEGIN and the
  * scope travel with the first statement, and COMMIT with the one sent as `last` (or alone after
- * the callback). Those two statements go as simple-protocol messages with inlined parameters
- * (`inlineParams`); the ones between are ordinary bound statements. ROLLBACK on any error.
+ * the callback). Every statement is a prepared statement of the connection (prepareOn), run as a
+ * simple-protocol `EXECUTE` with its parameters inlined, so it is planned once per connection and
+ * still shares a message with BEGIN or COMMIT. ROLLBACK on any error; run once more on a fresh
+ * connection if the prepared statements went stale (onConnection), so `fn` must be safe to repeat
+ * after a rollback, as any transaction retry requires.
  */
 export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<T>): Promise<T> {
-  const client = await db().app.connect();
-  let state = 'new' as 'new' | 'open' | 'committed';
-  const send = async <R>(text: string, params: unknown[], commit: boolean): Promise<R[]> => {
-    if (state === 'committed') throw new Error('tenantTx: a statement after the last one');
-    if (state === 'open' && !commit) return (await client.query({ text, values: params, types })).rows as R[];
-    const head = state === 'new' ? [beginScoped(scope)] : [];
-    state = 'open';
-    const results = (await client.query({ text: [...head, inlineParams(text, params), ...(commit ? ['COMMIT'] : [])].join('; '), types })) as unknown as pg.QueryResult[];
-    if (commit) state = 'committed';
-    // BEGIN and set_config come first when they were sent; the statement's result follows them.
-    return (Array.isArray(results) ? results[head.length ? 2 : 0] : results).rows as R[];
-  };
-  try {
-    const out = await fn({ query: (text, params = []) => send(text, params, false), last: (text, params = []) => send(text, params, true) });
-    if (state === 'open') await client.query('COMMIT');
-    return out;
-  } catch (e) {
-    if (state === 'open') await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  return onConnection(async (client) => {
+    let state = 'new' as 'new' | 'open' | 'committed';
+    const send = async <R>(text: string, params: unknown[], commit: boolean): Promise<R[]> => {
+      if (state === 'committed') throw new Error('tenantTx: a statement after the last one');
+      const statement = executeStatement(text, params);
+      const head = state === 'new' ? ['BEGIN', await scopeStatement(client, scope)] : [];
+      await prepareOn(client, [text]);
+      state = 'open';
+      const results = (await client.query({ text: [...head, statement, ...(commit ? ['COMMIT'] : [])].join('; '), types })) as unknown as pg.QueryResult | pg.QueryResult[];
+      if (commit) state = 'committed';
+      // BEGIN and the scope come first when they were sent; the statement's result follows them.
+      return (Array.isArray(results) ? results[head.length] : results).rows as R[];
+    };
+    try {
+      const out = await fn({ query: (text, params = []) => send(text, params, false), last: (text, params = []) => send(text, params, true) });
+      if (state === 'open') await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      if (state === 'open') await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    }
+  });
 }
 
 /** The scope of one workspace and mode, as tenant transactions take it. */

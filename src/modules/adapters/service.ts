@@ -245,20 +245,33 @@ export async function startManagedOnboarding(ctx: Context, input: { email: strin
   });
 }
 
+/** What enabledAdapters reads: the stored adapters taking payments and the managed account. */
+export interface AdapterSources {
+  stored: { kind: AdapterKind; publicConfig: Record<string, unknown> }[];
+  managed: ManagedAccount | null;
+}
+
+/**
+ * The read behind enabledAdapters as one jsonb expression, so a hot statement can carry it in its
+ * select list (`ws`, `mode`: that statement's references to the workspace id and mode).
+ */
+export const adapterSourcesSql = (ws: string, mode: string) => `jsonb_build_object(
+  'stored', (SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'publicConfig', "publicConfig") ORDER BY kind), '[]')
+    FROM adapters WHERE "workspaceId" = ${ws} AND mode = ${mode} AND status <> 'disabled'),
+  'managed', (SELECT to_jsonb(m) FROM managed_accounts m WHERE "workspaceId" = ${ws} AND mode = ${mode}))`;
+
+/** The adapters that may take payments now, from their sources. */
+export function enabledFrom(sources: AdapterSources, mode: Mode): EnabledAdapter[] {
+  const out: EnabledAdapter[] = sources.stored.map((r) => ({ kind: r.kind, configured: true, publicConfig: r.publicConfig }));
+  // The test-mode sandbox is not the merchant's configuration: anything they configured wins.
+  if (managedEnabled(sources.managed, mode)) out.push({ kind: 'managed', configured: mode === 'live', publicConfig: {} });
+  return out;
+}
+
 /** The adapters that may take payments now, for the capability decision (checkout create and attempts). */
 export async function enabledAdapters(tx: AnyTx, scope: Scope): Promise<EnabledAdapter[]> {
-  // One statement for both sources: it runs on every create and attempt.
-  const [row] = await sqlOf(tx).query<{ stored: { kind: AdapterKind; publicConfig: Record<string, unknown> }[]; managed: ManagedAccount | null }>(
-    `SELECT
-       (SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'publicConfig', "publicConfig") ORDER BY kind), '[]')
-          FROM adapters WHERE "workspaceId" = $1 AND mode = $2 AND status <> 'disabled') AS stored,
-       (SELECT to_jsonb(m) FROM managed_accounts m WHERE "workspaceId" = $1 AND mode = $2) AS managed`,
-    [scope.workspaceId, scope.mode],
-  );
-  const out: EnabledAdapter[] = row.stored.map((r) => ({ kind: r.kind, configured: true, publicConfig: r.publicConfig }));
-  // The test-mode sandbox is not the merchant's configuration: anything they configured wins.
-  if (managedEnabled(row.managed, scope.mode)) out.push({ kind: 'managed', configured: scope.mode === 'live', publicConfig: {} });
-  return out;
+  const [row] = await sqlOf(tx).query<{ sources: AdapterSources }>(`SELECT ${adapterSourcesSql('$1', '$2')} AS sources`, [scope.workspaceId, scope.mode]);
+  return enabledFrom(row.sources, scope.mode);
 }
 
 /** The write-only credentials of a stored adapter, for the provider clients. */

@@ -5,7 +5,7 @@ import { newId } from '../../core/ids.ts';
 import { eventRow, eventsCte, eventsParam } from '../../core/outbox.ts';
 import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
 import { toWire } from '../../graphql/fields.ts';
-import { issueReceiptCte, prepareSessionReceipt, receiptContext } from '../receipts/issue.ts';
+import { issueReceiptCte, prepareSessionReceipt, receiptContext, type ReceiptContext } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { checkoutSessionFields } from './fields.ts';
 import { transition, type SessionStatus } from './states.ts';
@@ -28,18 +28,19 @@ export interface Settlement {
  * ledger postings and both events commit together or not at all. A session already completed is
  * returned unchanged, so duplicate or late confirmations are harmless.
  *
- * Two statements: one read (workspace, template, customer) and one write whose WITH list inserts
+ * Two statements: one read (workspace, template, customer; skipped when the caller read `known`
+ * with its lock, receiptContextSql) and one write whose WITH list inserts
  * the payment, the ledger entries and the events, updates the session and numbers the receipt.
  * Every row is built here and passed as JSON typed by its table, so the rules stay in TypeScript
  * and the transaction costs two round trips instead of eighteen. Nothing may follow it in the
  * caller's transaction.
  */
-export async function completeSession(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, s: CheckoutSession, how: Settlement): Promise<CheckoutSession> {
+export async function completeSession(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, s: CheckoutSession, how: Settlement, known?: ReceiptContext): Promise<CheckoutSession> {
   if (s.status === 'completed') return s;
   const sql = sqlOf(tx);
   const status = transition(s.status as SessionStatus, how.trigger);
   const now = clock.now();
-  const context = await receiptContext(sql, scope, s.templateId, s.customerId);
+  const context = known ?? (await receiptContext(sql, scope, s.templateId, s.customerId));
   const payment: Payment = {
     id: newId('payment'),
     workspaceId: scope.workspaceId,

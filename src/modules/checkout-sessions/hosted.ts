@@ -4,15 +4,16 @@
  * that tenant's transaction like any API call.
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
-import { tenantTx, updateRow, type AnyTx } from '../../core/db/sql.ts';
+import { tenantTx, updateRow } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
 import { randomHex } from '../../core/crypto.ts';
 import { adaptersFor, sessionAdapterName, type AdapterKind, type PaymentMethod } from '../adapters/capabilities.ts';
-import { enabledAdapters, recordGatewayFailure, recordGatewaySuccess } from '../adapters/service.ts';
+import { adapterSourcesSql, enabledAdapters, enabledFrom, recordGatewayFailure, recordGatewaySuccess, type AdapterSources } from '../adapters/service.ts';
+import { receiptContextSql, type ReceiptContext } from '../receipts/issue.ts';
 import { successRedirect, type HostedMethod, type HostedPageView } from '../../hosted/page.ts';
 import { completeSession } from './complete.ts';
-import { cancelSessionIn, lockSession } from './service.ts';
+import { cancelSessionIn, lockSession, lockSessionWith } from './service.ts';
 import { transition, type SessionStatus } from './states.ts';
 import { callbackUrl, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { isProviderError, type Instructions } from '../../providers/index.ts';
@@ -51,8 +52,8 @@ async function scopeOf(id: string): Promise<Scope> {
 const effectiveStatus = (s: CheckoutSession): SessionStatus =>
   (s.status === 'open' || s.status === 'pending' || s.status === 'pending_review') && s.expiresAt <= clock.now() ? 'expired' : (s.status as SessionStatus);
 
-async function lockLive(tx: AnyTx, scope: Scope, id: string) {
-  const s = await lockSession(tx, scope, id);
+/** A session that can still be paid, locked. */
+function assertLive(s: CheckoutSession | null | undefined): CheckoutSession {
   if (!s) throw err.notFound('checkout session');
   const status = effectiveStatus(s);
   if (status !== s.status) throw err.conflict(`The checkout session is ${status}`);
@@ -172,12 +173,13 @@ export async function attempt(id: string, method: string): Promise<AttemptView> 
   }
 }
 
-/** The attempt itself, on a bare `pg` transaction: four statements for the sandbox and manual. */
+/** The attempt itself, on a bare `pg` transaction: two statements for the sandbox and manual (lock and read, update and COMMIT). */
 function attemptIn(scope: Scope, id: string, method: string): Promise<{ view: AttemptView; recovered?: OnlineKind }> {
   return tenantTx(scope, async (sql) => {
-    const s = await lockLive(sql, scope, id);
+    const locked = await lockSessionWith<AdapterSources>(sql, scope, id, adapterSourcesSql('$2', '$3'));
+    const s = assertLive(locked?.session);
     if (!s.methods.includes(method)) throw err.validation('method', `method must be one of ${s.methods.join(', ')}`);
-    const enabled = await enabledAdapters(sql, scope);
+    const enabled = enabledFrom(locked!.also, scope.mode);
     const [kind] = adaptersFor(enabled, scope.mode, method, s.currency) as AdapterKind[];
     if (!kind) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${method} in ${s.currency}`, 'method');
     const now = clock.now();
@@ -223,7 +225,7 @@ function attemptIn(scope: Scope, id: string, method: string): Promise<{ view: At
 export async function declarePaid(id: string) {
   const scope = await scopeOf(id);
   return inTenant(scope, async (tx) => {
-    const s = await lockLive(tx, scope, id);
+    const s = assertLive(await lockSession(tx, scope, id));
     if (s.adapter !== 'manual') throw err.conflict('Only a bank-transfer payment can be declared paid');
     const now = clock.now();
     const row = await tx.checkoutSession.update({ where: { id }, data: { status: transition(s.status as SessionStatus, 'declare_paid'), declaredPaidAt: now, updatedAt: now } });
@@ -237,8 +239,10 @@ export async function simulate(id: string, outcome: string) {
   if (scope.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', { resource: 'checkout_session' });
   if (outcome !== 'success' && outcome !== 'failure') throw err.validation('outcome', 'outcome must be success or failure');
   return tenantTx(scope, async (sql) => {
-    const s = await lockSession(sql, scope, id);
-    if (!s) throw err.notFound('checkout session');
+    // The receipt context rides with the lock: completion is then one more statement, with COMMIT.
+    const locked = await lockSessionWith<ReceiptContext>(sql, scope, id, receiptContextSql('$2', '$3', 's."templateId"', 's."customerId"'));
+    if (!locked) throw err.notFound('checkout session');
+    const s = locked.session;
     if (s.status === 'completed') return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };
     if (effectiveStatus(s) !== s.status) throw err.conflict('The checkout session has expired');
     if (s.adapter !== 'provider_a_platform' || s.status !== 'pending') throw err.conflict('Nothing to simulate: pick a method first');
@@ -247,7 +251,7 @@ export async function simulate(id: string, outcome: string) {
       await updateRow(sql, 'checkout_sessions', { id, ...scope }, { status: transition('pending', 'provider_failed'), failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now }, true);
       return { status: 'open' as const };
     }
-    const done = await completeSession(sql, scope, s, { trigger: 'provider_paid', adapter: s.adapter, method: s.attemptMethod, providerReference: s.providerReference, source: 'sandbox' });
+    const done = await completeSession(sql, scope, s, { trigger: 'provider_paid', adapter: s.adapter, method: s.attemptMethod, providerReference: s.providerReference, source: 'sandbox' }, locked.also);
     return { status: done.status, redirectUrl: successRedirect(s.successUrl, s.id) };
   });
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
-import { insertRows, sqlOf, tenantTx, type AnyTx } from '../../core/db/sql.ts';
+import { insertRows, sqlOf, tenantTx, type AnyTx, type Sql } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { isCurrency } from '../../core/money.ts';
@@ -120,7 +120,7 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
       createdAt: now,
       updatedAt: now,
     }], 1);
-    const [created] = await sql.query<CheckoutSession>(`${insert.text} RETURNING *`, [insert.value]);
+    const [created] = await sql.last<CheckoutSession>(`${insert.text} RETURNING *`, [insert.value]);
     return created;
   });
   return { ...row, accountId: auth.accountId };
@@ -180,6 +180,20 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
 export async function lockSession(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession | null> {
   const [row] = await sqlOf(tx).query<CheckoutSession>(`SELECT * FROM checkout_sessions WHERE id = $1 AND "workspaceId" = $2 AND mode = $3 FOR UPDATE`, [id, scope.workspaceId, scope.mode]);
   return row ?? null;
+}
+
+/**
+ * lockSession and one more read in the same statement (a round trip less on the hot paths):
+ * `also` is a select-list expression over the session `s`, the workspace id `$2` and the mode `$3`.
+ */
+export async function lockSessionWith<T>(sql: Sql, scope: { workspaceId: string; mode: Mode }, id: string, also: string): Promise<{ session: CheckoutSession; also: T } | null> {
+  const [row] = await sql.query<CheckoutSession & { also: T }>(
+    `SELECT s.*, ${also} AS also FROM checkout_sessions s WHERE s.id = $1 AND s."workspaceId" = $2 AND s.mode = $3 FOR UPDATE OF s`,
+    [id, scope.workspaceId, scope.mode],
+  );
+  if (!row) return null;
+  const { also: read, ...session } = row;
+  return { session, also: read };
 }
 
 /** Merchant or customer cancel (no event, spec). */

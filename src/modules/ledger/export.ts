@@ -55,7 +55,7 @@ function crlf(): Transform {
 export async function ledgerCsv(scope: { workspaceId: string; mode: Mode }, p: Period, currency: string | null): Promise<Readable> {
   const client = await db().app.connect();
   try {
-    await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${scopeStatement({ workspaceId: scope.workspaceId, modes: [scope.mode] })}`);
+    await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${await scopeStatement(client, { workspaceId: scope.workspaceId, modes: [scope.mode] })}`);
   } catch (e) {
     client.release(e as Error);
     throw e;

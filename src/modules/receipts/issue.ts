@@ -76,21 +76,23 @@ export interface ReceiptContext {
 }
 
 /**
- * One statement's read of the receipt context: the workspace, the session's template (or the
+ * The receipt context as one jsonb expression: the workspace, the session's template (or the
  * workspace's default receipt template) and customer. A template gone since the session was
- * created falls back to the defaults: a paid session always gets its receipt.
+ * created falls back to the defaults: a paid session always gets its receipt. The arguments are the
+ * enclosing statement's references (parameters or columns), so a hot statement can carry it.
  */
+export const receiptContextSql = (ws: string, mode: string, templateId: string, customerId: string) => `(SELECT jsonb_build_object(
+    'workspace', jsonb_build_object('accountId', w."accountId", 'name', w.name, 'brandName', w."brandName"),
+    'template', (SELECT to_jsonb(t) FROM templates t WHERE t."workspaceId" = w.id AND t.mode = ${mode} AND t.kind = 'receipt'
+      AND (t.id = ${templateId} OR (${templateId} IS NULL AND t."isDefault")) LIMIT 1),
+    'customer', (SELECT jsonb_build_object('name', c.name, 'email', c.email, 'phone', c.phone) FROM customers c
+      WHERE c.id = ${customerId} AND c."workspaceId" = w.id AND c.mode = ${mode}))
+  FROM workspaces w WHERE w.id = ${ws})`;
+
+/** One statement's read of the receipt context (see receiptContextSql). */
 export async function receiptContext(sql: Sql, scope: { workspaceId: string; mode: Mode }, templateId: string | null, customerId: string | null): Promise<ReceiptContext> {
-  const [row] = await sql.query<{ accountId: string; name: string; brandName: string | null; template: ReceiptContext['template']; customer: ReceiptContext['customer'] }>(
-    `SELECT w."accountId", w.name, w."brandName",
-       (SELECT to_jsonb(t) FROM templates t WHERE t."workspaceId" = w.id AND t.mode = $2 AND t.kind = 'receipt'
-          AND (t.id = $3::text OR ($3::text IS NULL AND t."isDefault")) LIMIT 1) AS template,
-       (SELECT jsonb_build_object('name', c.name, 'email', c.email, 'phone', c.phone) FROM customers c
-          WHERE c.id = $4::text AND c."workspaceId" = w.id AND c.mode = $2) AS customer
-     FROM workspaces w WHERE w.id = $1`,
-    [scope.workspaceId, scope.mode, templateId, customerId],
-  );
-  return { workspace: { accountId: row.accountId, name: row.name, brandName: row.brandName }, template: row.template, customer: row.customer };
+  const [row] = await sql.query<{ context: ReceiptContext }>(`SELECT ${receiptContextSql('$1', '$2', '$3::text', '$4::text')} AS context`, [scope.workspaceId, scope.mode, templateId, customerId]);
+  return row.context;
 }
 
 /**
