@@ -10,6 +10,7 @@
  * BENCH_COMPLETION_RATE_SECONDS (10), BENCH_KEEP_DB=1 (leave the scratch database for inspection),
  * BENCH_CPU_PROF=<dir> (server children write .cpuprofile files; summarise with bench/profile-summary.ts).
  */
+import http from 'node:http';
 import os from 'node:os';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -102,10 +103,25 @@ async function createLoad(base: string, keyId: string, secret: string) {
   return { rps: out.requests.total / out.duration, p50: out.latency.p50, p99: out.latency.p99, bad: out.non2xx + out.errors + out.timeouts };
 }
 
-async function post(base: string, path: string, payload: unknown) {
-  const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return res.json();
+// The load generator shares the machine's two cores with the server and PostgreSQL: a plain
+// keep-alive node:http client keeps its own share small.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+function post(base: string, path: string, payload: unknown): Promise<any> {
+  const body = JSON.stringify(payload);
+  return new Promise((resolve, reject) => {
+    const req = http.request(base + path, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode !== 200) reject(new Error(`${path}: ${res.statusCode} ${text}`));
+        else resolve(JSON.parse(text));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 let failed = false;
@@ -156,7 +172,6 @@ try {
       const done = await post(app.base, `/c/${id}/simulate`, { outcome: 'success' });
       if (!done.data.redirectUrl) throw new Error('not completed');
       timing.latencies.push(performance.now() - startedAt);
-      if (process.env.BENCH_TRACE) console.log(`trace ${Math.round(startedAt + performance.timeOrigin)} ${Math.round(performance.now() - startedAt)}`);
     };
     const closedLoop = async (ids: string[], concurrency: number) => {
       const timing: Timing = { latencies: [], attempts: [] };

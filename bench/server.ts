@@ -181,17 +181,3 @@ process.on('message', async (msg: { type: string }) => {
 });
 process.on('disconnect', () => process.exit(0));
 process.send!({ type: 'ready', port });
-
-if (process.env.BENCH_TRACE) {
-  const { monitorEventLoopDelay, PerformanceObserver } = await import('node:perf_hooks');
-  const h = monitorEventLoopDelay({ resolution: 5 });
-  h.enable();
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (e.duration > 20) console.error(`gc ${Math.round(performance.now())} ${Math.round(e.duration)} ms kind ${(e as any).detail?.kind}`);
-  }).observe({ entryTypes: ['gc'] });
-  setInterval(() => {
-    const pool = db().app;
-    console.error(`loop ${Date.now()} max ${Math.round(h.max / 1e6)} ms mean ${Math.round(h.mean / 1e6)} pool waiting ${pool.waitingCount} total ${pool.totalCount} idle ${pool.idleCount}`);
-    h.reset();
-  }, 250).unref();
-}
