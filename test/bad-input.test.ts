@@ -346,3 +346,35 @@ describe('POST /graphql with unstorable variables', () => {
     expect(res.json.errors[0].extensions).toMatchObject({ code: 'validation_error', field: 'input' });
   });
 });
+
+describe('POST /graphql with a deeply nested document', () => {
+  // graphql-js parses recursively: thousands of levels overflowed its stack and answered internal_error.
+  const documents: [string, (n: number) => string][] = [
+    ['a list literal', (n) => `{ checkoutSessions(first: ${'['.repeat(n)}1${']'.repeat(n)}) { totalCount } }`],
+    ['a selection set', (n) => `{ ${'a { '.repeat(n)}b${' }'.repeat(n)} }`],
+    ['an object literal', (n) => `{ checkoutSessions(filter: ${'{a: '.repeat(n)}1${'}'.repeat(n)}) { totalCount } }`],
+  ];
+  it.each(documents)('%s nested 5,000 levels deep is a syntax error, not an internal error', async (_what, document) => {
+    const ws = await server.workspace();
+    // POST runs in process (parseCached); GET goes through yoga's own parse (its URL caps the size).
+    for (const [method, path, body] of [
+      ['POST', '/graphql', Buffer.from(JSON.stringify({ query: document(5000) }))],
+      ['GET', `/graphql?query=${encodeURIComponent(document(65))}`, undefined],
+    ] as const) {
+      const res = await raw(ws, method, path, body);
+      expect(res.status).toBeLessThan(500);
+      expect(res.text).toContain('nests deeper than 64 levels');
+      expect(res.text).not.toContain('internal_error');
+    }
+  });
+
+  it('brackets inside strings and comments do not count', async () => {
+    const ws = await server.workspace();
+    const deep = '[{('.repeat(100);
+    const query = `# ${deep}\n{ customer(id: "cus_${deep}\\"${deep}") { id } block: customer(id: \"\"\"${deep}\"\"\") { id } }`;
+    const res = await raw(ws, 'POST', '/graphql', Buffer.from(JSON.stringify({ query })));
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('nests deeper');
+    expect(res.json.errors[0].extensions.code).toBe('not_found');
+  });
+});

@@ -1,5 +1,5 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { GraphQLError, parse, Kind, type OperationDefinitionNode, type DocumentNode } from 'graphql';
+import { GraphQLError, Kind, type OperationDefinitionNode, type DocumentNode } from 'graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { schema } from '../graphql/schema.ts';
@@ -14,6 +14,7 @@ import { enforceRate, fieldRateClass, type RateLimiter } from '../core/rate-limi
 import type { RateClass } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { logger } from '../core/logger.ts';
+import { parseDocument } from '../graphql/parse.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -24,6 +25,8 @@ export function createGraphQL(): Yoga {
     graphiql: { title: 'svc GraphQL' },
     landingPage: false,
     logging: false,
+    // Every parse, ours (parseCached) and yoga's (GET, batches), refuses absurdly nested documents.
+    plugins: [{ onParse: ({ setParseFn }: { setParseFn: (fn: typeof parseDocument) => void }) => setParseFn(parseDocument) }],
     // Only DomainErrors reach clients; anything else becomes an opaque internal error.
     maskedErrors: {
       maskError: (error) => {
@@ -59,7 +62,7 @@ const parsed = new Map<string, DocumentNode>();
 function parseCached(query: string): DocumentNode {
   let doc = parsed.get(query);
   if (!doc) {
-    doc = parse(query);
+    doc = parseDocument(query);
     if (parsed.size >= 500) parsed.delete(parsed.keys().next().value!);
     parsed.set(query, doc);
   }
