@@ -74,7 +74,7 @@ const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('
 const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
 
 /*
- * Server-side prepared statements for the raw-SQL paths. Parsing and planning were over a third of
+ * Server-side prepared statements for the raw-SQL paths. Parsing and planning were nearly half of
  * PostgreSQL's CPU on the checkout path, so each statement text is prepared once per connection
  * (`PREPARE`, its own round trip, the first time) and then run as `EXECUTE name(literals)`. That
  * stays a simple-protocol statement, so it still travels in one message with BEGIN, the scope and
@@ -123,7 +123,7 @@ export function executeStatement(text: string, params: unknown[]) {
  * A connection whose prepared statements no longer match the server: one was dropped (DISCARD,
  * DEALLOCATE), or a migration changed a table under a `SELECT *` plan ("cached plan must not change
  * result type"). Such a connection is closed, not reused, and the unit of work runs once more on a
- * fresh one (retryStale); PostgreSQL rolled the failed attempt back whole.
+ * fresh one (onConnection); PostgreSQL rolled the failed attempt back whole.
  */
 export const stalePrepared = (e: unknown) => {
   const code = (e as { code?: string }).code;
