@@ -176,9 +176,13 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
   return toConnection(rows.map((r) => ({ ...r, accountId: auth.accountId })), page, auth.workspaceId, filters, (r) => r.createdAt);
 }
 
+/** The session `s` locked for the rest of the transaction, with `also` read beside it when given. */
+const lockSql = (also?: string) =>
+  `SELECT s.*${also ? `, ${also} AS also` : ''} FROM checkout_sessions s WHERE s.id = $1 AND s."workspaceId" = $2 AND s.mode = $3 FOR UPDATE OF s`;
+
 /** The session row, locked for the rest of the transaction: every state change starts here. */
 export async function lockSession(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession | null> {
-  const [row] = await sqlOf(tx).query<CheckoutSession>(`SELECT * FROM checkout_sessions WHERE id = $1 AND "workspaceId" = $2 AND mode = $3 FOR UPDATE`, [id, scope.workspaceId, scope.mode]);
+  const [row] = await sqlOf(tx).query<CheckoutSession>(lockSql(), [id, scope.workspaceId, scope.mode]);
   return row ?? null;
 }
 
@@ -187,10 +191,7 @@ export async function lockSession(tx: AnyTx, scope: { workspaceId: string; mode:
  * `also` is a select-list expression over the session `s`, the workspace id `$2` and the mode `$3`.
  */
 export async function lockSessionWith<T>(sql: Sql, scope: { workspaceId: string; mode: Mode }, id: string, also: string): Promise<{ session: CheckoutSession; also: T } | null> {
-  const [row] = await sql.query<CheckoutSession & { also: T }>(
-    `SELECT s.*, ${also} AS also FROM checkout_sessions s WHERE s.id = $1 AND s."workspaceId" = $2 AND s.mode = $3 FOR UPDATE OF s`,
-    [id, scope.workspaceId, scope.mode],
-  );
+  const [row] = await sql.query<CheckoutSession & { also: T }>(lockSql(also), [id, scope.workspaceId, scope.mode]);
   if (!row) return null;
   const { also: read, ...session } = row;
   return { session, also: read };
