@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useServer } from './helpers/server.ts';
+import { createClient, useServer } from './helpers/server.ts';
+import { mintLiveKey } from './helpers/keys.ts';
 
 const server = useServer();
 
@@ -33,5 +34,31 @@ describe('API keys over REST', () => {
     const other = await ws.client.post('/v1/api-keys', { name: 'other' });
     const revoked = await ws.client.delete(`/v1/api-keys/${other.json.data.id}`);
     expect(revoked.status).toBe(204);
+  });
+
+  it('a key acts on its own environment only: no minting or revoking across test and live', async () => {
+    const ws = await server.workspace();
+    const live = createClient({ baseUrl: server.url, ...(await mintLiveKey(ws.workspaceId)) });
+    const liveKeys = await live.get('/v1/api-keys?environment=live');
+    const liveKeyId = liveKeys.json.data[0].id;
+    // a test key sees live keys in the list (spec: both environments) but cannot revoke one
+    const listed = await ws.client.get('/v1/api-keys');
+    expect(listed.json.data.map((k: { id: string }) => k.id)).toContain(liveKeyId);
+    const revoke = await ws.client.delete(`/v1/api-keys/${liveKeyId}`);
+    expect(revoke.status).toBe(403);
+    expect(revoke.json.error.code).toBe('insufficient_scope');
+    expect((await live.get('/v1/api-keys')).status).toBe(200);
+    // nor mint one
+    const mint = await ws.client.post('/v1/api-keys', { name: 'x', environment: 'live' });
+    expect(mint.status).toBe(403);
+    // and a live key cannot touch test keys either
+    expect((await live.delete(`/v1/api-keys/${ws.apiKeyId}`)).status).toBe(403);
+    expect((await live.post('/v1/api-keys', { name: 'y', environment: 'test' })).status).toBe(403);
+    expect((await ws.client.get('/v1/api-keys')).status).toBe(200);
+    // without an environment a key mints in its own
+    const own = await live.post('/v1/api-keys', { name: 'z' });
+    expect(own.status).toBe(201);
+    expect(own.json.data).toMatchObject({ environment: 'live' });
+    expect(own.json.data.keyId).toMatch(/^pk_live_/);
   });
 });

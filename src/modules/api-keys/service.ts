@@ -35,15 +35,14 @@ function assertNotWider(caller: { role: KeyRole; scopes: readonly Scope[] }, rol
 export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
   const auth = authorize(ctx, 'svc:api_key:write');
   checkLength(input.name ?? '', 'name', 1, 80, 'api_key');
-  const environment = oneOf(input.environment ?? 'test', ['test', 'live'] as const, 'environment', 'api_key');
+  // A key administers its own environment only: it defaults to it, and another one is refused.
+  const environment = oneOf(input.environment ?? auth.mode, ['test', 'live'] as const, 'environment', 'api_key');
   const role = oneOf(input.role ?? 'full_access', keyRoles, 'role', 'api_key');
   if (input.scopes != null && role !== 'restricted') throw err.validation('scopes', 'scopes are allowed only with role restricted');
   if (role === 'restricted' && !input.scopes?.length) throw err.validation('scopes', 'a restricted key needs at least one scope');
   const scopes = (input.scopes ?? []).map((s) => normalizeScope(s) ?? invalidScope(s));
   assertNotWider(auth, role, scopes);
-  if (environment === 'live' && auth.mode === 'test') {
-    throw new DomainError('insufficient_scope', 'A test key cannot mint live keys');
-  }
+  assertOwnMode(auth.mode, environment, 'mint');
   const secret = `sk_${environment}_${randomHex(24)}`;
   return inTenant(tenant(auth, BOTH), async (tx) => {
     // The workspace row lock serialises concurrent mints, so the tier cap holds.
@@ -67,6 +66,11 @@ export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
     await audit(tx, auth, 'api_key.created', row.id, ctx.requestId);
     return { ...row, key: secret };
   });
+}
+
+/** Keys act on their own mode only: a test key neither mints nor revokes live keys, nor the reverse. */
+function assertOwnMode(callerMode: 'test' | 'live', keyMode: string, action: 'mint' | 'revoke') {
+  if (keyMode !== callerMode) throw new DomainError('insufficient_scope', `A ${callerMode} key cannot ${action} ${keyMode} keys`);
 }
 
 function invalidScope(s: string): never {
@@ -108,6 +112,7 @@ export async function revokeApiKey(ctx: Context, id: string) {
   const row = await inTenant(tenant(auth, BOTH), async (tx) => {
     const found = await tx.apiKey.findFirst({ where: { id, workspaceId: auth.workspaceId } });
     if (!found) throw err.notFound('API key');
+    assertOwnMode(auth.mode, found.mode, 'revoke');
     if (found.revokedAt) return found;
     const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: clock.now() } });
     await audit(tx, auth, 'api_key.revoked', id, ctx.requestId);
