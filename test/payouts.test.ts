@@ -150,6 +150,18 @@ describe('the payout state table', () => {
     expect((await ws.client.get(`/v1/payouts/${p.id}`)).json.data.status).toBe('pending');
   });
 
+  it('a partner cannot reconcile its own payouts: admin operations need X-Svc-On-Behalf-Of (403)', async () => {
+    const partner = await server.workspace({ platformAdmin: true });
+    await sandboxPayment(server, partner);
+    await partner.client.patch('/v1/payouts/bank-account', bank);
+    const before = await balance(partner);
+    const p = (await partner.client.post('/v1/payouts', { amount: 100, currency: 'IDR' }, key())).json.data;
+    for (const op of ['mark-in-transit', 'mark-paid']) expectError(await partner.client.post(`/v1/payouts/${p.id}/${op}`, {}), 403, 'insufficient_scope');
+    expectError(await partner.client.post(`/v1/payouts/${p.id}/mark-failed`, { failureReason: 'never arrived' }), 403, 'insufficient_scope');
+    expect((await partner.client.get(`/v1/payouts/${p.id}`)).json.data.status).toBe('pending');
+    expect((await balance(partner)).available).toBe(before.available - 100);
+  });
+
   it('list: newest first, status, currency and createdSince/createdUntil filters, keyset pages', async () => {
     const ws = await server.workspace();
     await sandboxPayment(server, ws);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { useServer, createClient, db, type Workspace } from './helpers/server.ts';
+import { randomUUID } from 'node:crypto';
 import { newId } from '../src/core/ids.ts';
+import { allows, scopeCatalog, type Grant, type MemberRole, type Scope } from '../src/core/auth/scopes.ts';
+import { scopesDoc } from '../scripts/docs.ts';
 
 const server = useServer();
 
@@ -355,5 +358,107 @@ describe('platform admin', () => {
     expect(own.json.data.id).toBe(merchant.workspaceId);
     expect((await withHeader.get('/v1/workspaces')).json.data.map((w: { id: string }) => w.id)).toEqual([merchant.workspaceId]);
     expectError(await withHeader.get(`/v1/workspaces/${m.id}`), 404, 'not_found');
+  });
+});
+
+describe('the role matrix (every role x every scope)', () => {
+  // Written out here, independently of src/core/auth/scopes.ts: what the spec's role descriptions grant.
+  const reads = Object.keys(scopeCatalog).filter((s) => s.endsWith(':read'));
+  const memberWrites = ['svc:event:trigger', 'svc:webhook:write', 'svc:checkout:write', 'svc:refund:write', 'svc:customer:write', 'svc:invoice:write', 'svc:subscription:write', 'svc:portal:create'];
+  const expected: Record<string, string[]> = {
+    'key full_access': Object.keys(scopeCatalog),
+    'key read_only': reads,
+    'key webhook_management_only': ['svc:webhook:read', 'svc:webhook:write', 'svc:event:read', 'svc:event:write', 'svc:event:trigger'],
+    'member owner': Object.keys(scopeCatalog),
+    'member admin': Object.keys(scopeCatalog),
+    'member member': [...reads, ...memberWrites],
+    'member read_only': reads,
+  };
+  const grantOf = (label: string): Grant => {
+    const [kind, role] = label.split(' ');
+    return kind === 'key' ? { role: role as Grant['role'], scopes: [], memberRole: null } : { role: 'full_access', scopes: [], memberRole: role as MemberRole };
+  };
+
+  it('every role allows exactly its allow-list', () => {
+    const scopes = Object.keys(scopeCatalog) as Scope[];
+    expect(scopes.length).toBeGreaterThan(30);
+    let checked = 0;
+    for (const [label, allowed] of Object.entries(expected)) {
+      for (const scope of scopes) {
+        expect({ label, scope, allowed: allows(grantOf(label), scope) }).toEqual({ label, scope, allowed: allowed.includes(scope) });
+        checked++;
+      }
+    }
+    expect(checked).toBe(scopes.length * 7);
+    // the member role never moves money out, changes the bank account, replays events or administers keys and team
+    for (const s of ['svc:payout:write', 'svc:event:write', 'svc:api_key:write', 'svc:member:write', 'svc:workspace:write', 'svc:adapter:write', 'svc:plan:create', 'svc:plan:write', 'svc:template:write'] as Scope[]) {
+      expect(allows(grantOf('member member'), s), s).toBe(false);
+    }
+    // a key may act only where both its own role and its member's role allow
+    for (const s of scopes) {
+      expect(allows({ role: 'read_only', scopes: [], memberRole: 'member' }, s)).toBe(expected['key read_only'].includes(s) && expected['member member'].includes(s));
+      expect(allows({ role: 'restricted', scopes: [s], memberRole: 'read_only' }, s)).toBe(reads.includes(s));
+      expect(allows({ role: 'restricted', scopes: [], memberRole: 'owner' }, s)).toBe(false);
+    }
+  });
+
+  it('docs/scopes.md prints the matrix', () => {
+    const doc = scopesDoc();
+    for (const scope of Object.keys(scopeCatalog)) {
+      const row = doc.split('\n').find((l) => l.startsWith(`| \`${scope}\` | yes`) || l.startsWith(`| \`${scope}\` | -`));
+      expect(row, scope).toBeDefined();
+      const cells = row!.split('|').slice(2, -1).map((c) => c.trim() === 'yes');
+      expect(cells).toEqual(Object.values(expected).map((list) => list.includes(scope)));
+    }
+  });
+
+  it('a representative REST call per sensitive scope answers 403 exactly for the roles without it', async () => {
+    const k = () => ({ 'idempotency-key': randomUUID() });
+    type Call = [Scope, (c: ReturnType<typeof createClient>, ws: Workspace) => Promise<Res>];
+    const calls: Call[] = [
+      ['svc:api_key:write', (c) => c.post('/v1/api-keys', { name: 'matrix', role: 'restricted', scopes: ['payments:read'] }, k())],
+      ['svc:workspace:write', (c, ws) => c.patch(`/v1/workspaces/${ws.workspaceId}`, { brandName: 'Matrix' }, k())],
+      ['svc:event:write', (c) => c.post('/v1/events/replay', { eventIds: [newId('event')] }, k())],
+      ['svc:event:trigger', (c) => c.post('/v1/events/trigger', { type: 'matrix.test' }, k())],
+      ['svc:payout:write', (c) => c.patch('/v1/payouts/bank-account', { bankCode: 'BCA', bankName: 'BCA', bankAccountNumber: '1234567890', bankAccountHolder: 'Mallory' }, k())],
+      ['svc:payout:write', (c) => c.post('/v1/payouts', { amount: 1000, currency: 'IDR' }, k())],
+      ['svc:payout:write', (c) => c.patch('/v1/payouts/schedule', { interval: 'daily' }, k())],
+      ['svc:adapter:write', (c) => c.put('/v1/adapters/manual', { instructions: 'pay me' }, k())],
+      ['svc:template:write', (c) => c.post('/v1/templates', { kind: 'receipt', name: 'Matrix' }, k())],
+      ['svc:webhook:write', (c) => c.post('/v1/webhook-endpoints', { url: 'https://hooks.example.com/matrix' }, k())],
+      ['svc:refund:write', (c) => c.post('/v1/refunds', { chargeId: newId('payment'), amount: 1 }, k())],
+      ['svc:customer:write', (c) => c.post('/v1/customers', { name: 'Matrix' }, k())],
+      ['svc:checkout:write', (c) => c.post(`/v1/checkout-sessions/${newId('checkoutSession')}/cancel`, {}, k())],
+      ['svc:api_key:read', (c) => c.get('/v1/api-keys')],
+      ['svc:payout:read', (c) => c.get('/v1/payouts/bank-account')],
+    ];
+    // one workspace per role, so the workspace's rate-limit buckets never interfere
+    const keyFor: Record<string, (ws: Workspace) => Promise<ReturnType<typeof createClient>>> = {
+      'key full_access': async (ws) => ws.client,
+      'key read_only': async (ws) => (await mint(ws, { role: 'read_only' })).client,
+      'key webhook_management_only': async (ws) => (await mint(ws, { role: 'webhook_management_only' })).client,
+      'member owner': async (ws) => ws.client,
+      'member admin': async (ws) => (await keyActingFor(ws, await insertMember(ws.workspaceId, 'admin'))).client,
+      'member member': async (ws) => (await keyActingFor(ws, await insertMember(ws.workspaceId, 'member'))).client,
+      'member read_only': async (ws) => (await keyActingFor(ws, await insertMember(ws.workspaceId, 'read_only'))).client,
+    };
+    const clients: Record<string, [ReturnType<typeof createClient>, Workspace]> = {};
+    for (const [label, make] of Object.entries(keyFor)) {
+      const ws = await server.workspace();
+      clients[label] = [await make(ws), ws];
+    }
+    const outcomes: string[] = [];
+    for (const [label, [client, ws]] of Object.entries(clients)) {
+      for (const [scope, call] of calls) {
+        const res = await call(client, ws);
+        const refused = res.status === 403 && res.json?.error?.code === 'insufficient_scope';
+        expect({ label, scope, refused }, `${res.status} ${JSON.stringify(res.json?.error)}`).toEqual({ label, scope, refused: !expected[label].includes(scope) });
+        outcomes.push(`${label} ${scope} ${res.status}`);
+      }
+    }
+    expect(outcomes).toHaveLength(Object.keys(clients).length * calls.length);
+    // the member's refused bank-account change left nothing behind
+    const [, memberWs] = clients['member member'];
+    expect((await memberWs.client.get('/v1/payouts/bank-account')).json.data.bankAccountHolder).toBeNull();
   });
 });

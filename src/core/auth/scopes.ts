@@ -67,19 +67,62 @@ export type KeyRole = (typeof keyRoles)[number];
 export const memberRoles = ['owner', 'admin', 'member', 'read_only'] as const;
 export type MemberRole = (typeof memberRoles)[number];
 
-const isRead = (s: Scope) => s.endsWith(':read');
-const keyRoleAllows: Record<KeyRole, (s: Scope, granted: readonly Scope[]) => boolean> = {
-  full_access: () => true,
-  read_only: isRead,
-  webhook_management_only: (s) => s.startsWith('svc:webhook:') || s.startsWith('svc:event:'),
-  restricted: (s, granted) => granted.includes(s),
+const every = Object.keys(scopeCatalog) as Scope[];
+const reads = every.filter((s) => s.endsWith(':read'));
+
+/*
+ * Every role is an explicit allow-list: a scope added to the catalog is granted to no role until it
+ * is written here (owner, admin and full_access take the whole catalog by definition). A test walks
+ * every role against every scope, and docs/scopes.md prints this matrix.
+ */
+
+/** spec API key roles. `restricted` has exactly the scopes given at creation. */
+export const keyRoleScopes: Record<Exclude<KeyRole, 'restricted'>, readonly Scope[]> = {
+  full_access: every,
+  read_only: reads,
+  // spec: read/write on /v1/webhook-endpoints and /v1/events only
+  webhook_management_only: ['svc:webhook:read', 'svc:webhook:write', 'svc:event:read', 'svc:event:write', 'svc:event:trigger'],
 };
-/** spec Member roles: `member` has no team or API-key administration; `read_only` only views. */
-const memberRoleAllows: Record<MemberRole, (s: Scope) => boolean> = {
-  owner: () => true,
-  admin: () => true,
-  member: (s) => !['svc:api_key:write', 'svc:member:write', 'svc:workspace:write', 'svc:adapter:write'].includes(s),
-  read_only: isRead,
+
+/**
+ * spec Member roles: `owner` everything; `admin` everything but owner-only actions (archive,
+ * ownership transfer, activation: checked as `owner_required` by those operations); `member`
+ * views everything and works with payments, refunds, webhooks and customers, with no team,
+ * API-key, payout (bank account, payouts), adapter, plan or template administration and no event
+ * replay; `read_only` views only.
+ */
+export const memberRoleScopes: Record<MemberRole, readonly Scope[]> = {
+  owner: every,
+  admin: every,
+  member: [
+    'svc:api_key:read',
+    'svc:workspace:read',
+    'svc:member:read',
+    'svc:event:read',
+    'svc:event:trigger',
+    'svc:webhook:read',
+    'svc:webhook:write',
+    'svc:checkout:read',
+    'svc:checkout:write',
+    'svc:payment:read',
+    'svc:refund:read',
+    'svc:refund:write',
+    'svc:customer:read',
+    'svc:customer:write',
+    'svc:payout:read',
+    'svc:invoice:read',
+    'svc:invoice:write',
+    'svc:plan:read',
+    'svc:subscription:read',
+    'svc:subscription:write',
+    'svc:template:read',
+    'svc:ledger:read',
+    'svc:report:read',
+    'svc:portal:create',
+    'svc:adapter:read',
+    'svc:audit:read',
+  ],
+  read_only: reads,
 };
 
 export interface Grant {
@@ -90,7 +133,8 @@ export interface Grant {
 
 /** A key may act when both its own role and its member's role allow the scope. */
 export function allows(grant: Grant, scope: Scope): boolean {
-  return keyRoleAllows[grant.role](scope, grant.scopes) && (grant.memberRole === null || memberRoleAllows[grant.memberRole](scope));
+  const byKey = grant.role === 'restricted' ? grant.scopes : keyRoleScopes[grant.role];
+  return byKey.includes(scope) && (grant.memberRole === null || memberRoleScopes[grant.memberRole].includes(scope));
 }
 
 export function assertScope(grant: Grant, scope: Scope) {

@@ -193,7 +193,10 @@ export async function cancelPayout(ctx: Context, id: string): Promise<Payout> {
 /** DECISIONS §7: reconciliation by platform-admin keys (on behalf of the merchant). */
 export async function adminMovePayout(ctx: Context, id: string, trigger: 'initiate' | 'mark_paid' | 'mark_failed', failureReason?: string | null): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
-  if (!auth.isPlatformAdmin) throw new DomainError('insufficient_scope', 'Only platform-admin keys reconcile payouts', { resource: 'payout' });
+  // A partner reconciles its merchants' payouts, never its own: without on-behalf-of it would act on its own workspace.
+  if (!auth.isPlatformAdmin || !auth.onBehalfOf) {
+    throw new DomainError('insufficient_scope', 'Only platform-admin keys acting on behalf of a merchant (X-Svc-On-Behalf-Of) reconcile payouts', { resource: 'payout' });
+  }
   if (trigger === 'mark_failed') {
     if (typeof failureReason !== 'string' || !failureReason.trim()) throw err.validation('failureReason', 'failureReason is required');
     checkLength(failureReason, 'failureReason', 1, 500, 'payout');
