@@ -318,6 +318,19 @@ describe('POST /v1/receipts/:id/email over a real SMTP server', () => {
       const summary = (await ws.client.get('/v1/receipts')).json.data.find((r: any) => r.id === receipt.receiptId);
       expect(summary.emailedTo).toBe('budi@example.com');
       expect(Date.parse(summary.emailedAt)).not.toBeNaN();
+
+      // test mode: no arbitrary recipients, only the customer or the workspace's own addresses
+      const count = received.length;
+      const stranger = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: 'victim@elsewhere.example' });
+      expect(stranger.status, stranger.text).toBe(400);
+      expect(stranger.json.error).toMatchObject({ code: 'validation_error', field: 'to' });
+      expect(received.length).toBe(count);
+      const customerAgain = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: 'Budi@Example.com' });
+      expect(customerAgain.status, customerAgain.text).toBe(200);
+      const { rows } = await db().system.query(`SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner'`, [ws.workspaceId]);
+      const toOwner = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: rows[0].email });
+      expect(toOwner.status, toOwner.text).toBe(200);
+      expect(received.at(-1)!.rcpt).toEqual([rows[0].email]);
     } finally {
       config.smtpUrl = previous;
       await smtp.close();

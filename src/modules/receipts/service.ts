@@ -1,4 +1,5 @@
 import type { Context } from '../../core/context.ts';
+import type { Auth } from '../../core/auth/authenticate.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
@@ -101,7 +102,27 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
 export async function emailReceipt(ctx: Context, id: string, to?: string | null) {
   const auth = authorize(ctx, 'svc:checkout:write');
   const { view } = await viewOf(ctx, id);
+  if (auth.mode === 'test' && to != null) await assertTestRecipient(auth, to, view.customer?.email ?? null);
   const sent = await (await import('./render/email.ts')).sendReceiptEmail(view, { to });
   await inTenant(tenant(auth), (tx) => tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } }));
   return { sent: true, to: sent.to };
+}
+
+/**
+ * Test mode is free and unverified, so it must not mail arbitrary addresses through our SMTP: a
+ * test receipt goes only to its customer's email or to an address the workspace verified
+ * itself (a joined member's email or its businessEmail). Live mode mails any valid `to` (spec).
+ */
+async function assertTestRecipient(auth: Auth, to: string, customerEmail: string | null) {
+  const address = to.trim().toLowerCase();
+  if (address && address === customerEmail?.trim().toLowerCase()) return;
+  const known = await inTenant(tenant(auth), async (tx) => {
+    const member = await tx.member.findFirst({ where: { workspaceId: auth.workspaceId, email: { equals: address, mode: 'insensitive' }, removedAt: null, joinedAt: { not: null } }, select: { id: true } });
+    if (member) return true;
+    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { businessEmail: true } });
+    return ws.businessEmail?.trim().toLowerCase() === address;
+  });
+  if (!known) {
+    throw err.validation('to', "In test mode a receipt is emailed only to its customer's email or to the workspace's own addresses (its members and businessEmail)");
+  }
 }
