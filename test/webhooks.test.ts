@@ -134,7 +134,13 @@ describe('webhook endpoints API', () => {
       'http://10.0.0.1/h', 'http://172.16.5.4/h', 'http://192.168.1.1/h', 'http://169.254.169.254/latest/meta-data', 'http://100.64.0.1/h',
       'http://0.0.0.0/h', 'http://[fd00::1]/h', 'http://[fe80::1]/h', 'http://[::ffff:10.0.0.1]/h', 'http://[::ffff:a9fe:a9fe]/h',
       'http://metadata.google.internal/computeMetadata/v1', 'http://224.0.0.1/h',
+      // IPv6 special-purpose ranges: IPv4-compatible (even of a public address), 6to4, site-local,
+      // local-use NAT64, Teredo and IETF assignments, documentation, SRv6, dummy, IPv4-translated
+      'http://[::10.0.0.1]/h', 'http://[::5db8:d822]/h', 'http://[2002:a00:1::1]/h', 'http://[2002:5db8:d822::1]/h', 'http://[fec0::1]/h',
+      'http://[64:ff9b:1::a00:1]/h', 'http://[2001::1]/h', 'http://[2001:2::1]/h', 'http://[3fff::1]/h', 'http://[5f00::1]/h', 'http://[100:0:0:1::1]/h',
+      'http://[::ffff:0:a00:1]/h',
     ]) await refused(url);
+    expect((await ws.client.post('/v1/webhook-endpoints', { url: 'https://[2606:4700:4700::1111]/h' })).status).toBe(201);
 
     const lookupAll = resolver.lookupAll;
     resolver.lookupAll = async (host) => ({ 'rebind.example.com': ['93.184.216.34', '10.1.2.3'], 'public.example.com': ['93.184.216.34'] })[host] ?? lookupAll(host);
@@ -152,6 +158,26 @@ describe('webhook endpoints API', () => {
     } finally {
       resolver.lookupAll = lookupAll;
       process.env.SVC_WEBHOOK_ALLOW_LOOPBACK = allow;
+    }
+  });
+
+  it('a resolver that does not answer is bounded: 400 validation_error naming the URL after the DNS timeout', async () => {
+    const ws = await server.workspace();
+    const lookupAll = resolver.lookupAll;
+    resolver.lookupAll = (host) => (host === 'slow.example.com' ? new Promise<string[]>(() => {}) : lookupAll(host));
+    const previous = process.env.SVC_WEBHOOK_DNS_TIMEOUT_MS;
+    process.env.SVC_WEBHOOK_DNS_TIMEOUT_MS = '300';
+    try {
+      const started = Date.now();
+      const res = await ws.client.post('/v1/webhook-endpoints', { url: 'https://slow.example.com/h' });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ code: 'validation_error', field: 'url' });
+      expect(res.json.error.message).toContain('https://slow.example.com/h');
+    } finally {
+      resolver.lookupAll = lookupAll;
+      if (previous === undefined) delete process.env.SVC_WEBHOOK_DNS_TIMEOUT_MS;
+      else process.env.SVC_WEBHOOK_DNS_TIMEOUT_MS = previous;
     }
   });
 

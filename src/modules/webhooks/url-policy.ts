@@ -21,7 +21,24 @@ for (const [net, bits] of [
   ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) privateRanges.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64]] as const) {
+// The IANA IPv6 special-purpose registry's ranges that are not globally reachable, and those that
+// carry an IPv4 address a relay would reach (6to4, Teredo, IPv4-compatible).
+for (const [net, bits] of [
+  ['::', 96], // unspecified and IPv4-compatible (deprecated): ::a.b.c.d
+  ['::ffff:0:0:0', 96], // IPv4-translated (RFC 2765)
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215)
+  ['100::', 64], // discard-only
+  ['100:0:0:1::', 64], // dummy prefix (RFC 9780)
+  ['2001::', 23], // IETF protocol assignments: Teredo 2001::/32, benchmarking, ORCHID
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4: an IPv4 address inside
+  ['3fff::', 20], // documentation (RFC 9637)
+  ['5f00::', 16], // SRv6 SIDs (RFC 9602)
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+] as const) {
   privateRanges.addSubnet(net, bits, 'ipv6');
 }
 const loopback = new BlockList();
@@ -52,6 +69,9 @@ export function refusedAddress(address: string): string | null {
   return null;
 }
 
+/** How long endpoint validation waits for DNS before it refuses the URL (`SVC_WEBHOOK_DNS_TIMEOUT_MS`). */
+const dnsTimeoutMs = () => Number(process.env.SVC_WEBHOOK_DNS_TIMEOUT_MS) || 2500;
+
 /** The resolver; tests may replace it to resolve names to chosen addresses. */
 export const resolver = {
   lookupAll: (host: string): Promise<string[]> =>
@@ -74,13 +94,26 @@ export async function checkWebhookUrl(raw: unknown, mode: Mode): Promise<string>
   if (mode === 'live' && url.protocol !== 'https:') throw notAllowed('Live-mode endpoints must use https://');
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (metadataHosts.has(host)) throw notAllowed(`${host} is a cloud metadata service`);
-  const addresses = isIP(host) ? [host] : isLocalName(host) ? ['127.0.0.1'] : await resolver.lookupAll(host).catch(() => null);
+  const addresses = isIP(host) ? [host] : isLocalName(host) ? ['127.0.0.1'] : await boundedLookup(host, raw);
   if (!addresses?.length) throw notAllowed(`${host} does not resolve`);
   for (const a of addresses) {
     const why = refusedAddress(a);
     if (why) throw notAllowed(isIP(host) ? `${host} is ${why}` : `${host} resolves to ${a}, ${why}`);
   }
   return url.toString();
+}
+
+/** The host's addresses, null when it does not resolve; a resolver slower than the bound is a 400 naming the URL. */
+async function boundedLookup(host: string, url: string): Promise<string[] | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), dnsTimeoutMs())));
+  try {
+    const answer = await Promise.race([resolver.lookupAll(host).catch(() => null), timeout]);
+    if (answer === 'timeout') throw err.validation('url', `${url}: resolving ${host} took longer than ${dnsTimeoutMs()} ms`);
+    return answer;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A `lookup` for outgoing sockets that refuses the addresses `refusedAddress` refuses. */
