@@ -2,6 +2,8 @@ import { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { config } from '../src/core/config.ts';
 import { startRelay } from './outbox-relay.ts';
+import { db } from '../src/core/db/client.ts';
+import { assertDatabaseRoles } from '../src/core/db/roles.ts';
 import { eventBus } from '../src/core/pubsub.ts';
 import { webhookFanOut } from '../src/modules/webhooks/fan-out.ts';
 import * as idempotencyPurge from './idempotency-purge.ts';
@@ -17,6 +19,7 @@ import * as eventRetention from './event-retention.ts';
  * completed jobs every minute (each queue says how long it keeps them).
  */
 export async function startWorker(databaseUrl: string) {
+  await assertDatabaseRoles(db());
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: 'pgboss',

@@ -14,7 +14,7 @@ import { routes } from '../rest-compat/routes.ts';
 import { pendingMigrationSql } from '../scripts/migration-new.ts';
 import { diffSchemas, isEmptyDiff } from '../scripts/prisma-diff.ts';
 import { listMigrations, migrate, migrationsDir } from '../src/core/db/migrate.ts';
-import { APP_ROLE } from '../src/core/db/client.ts';
+import { APP_LOGIN_ROLE, APP_ROLE } from '../src/core/db/client.ts';
 import { admin, adminUrl, withDatabase } from './helpers/db.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -133,7 +133,7 @@ describe('a migrated database', () => {
     expect(rows.every((r) => r.finished_at)).toBe(true);
   });
 
-  it('every table with a "workspaceId" column has row-level security that binds the app role, and a policy', async () => {
+  it('every table with a "workspaceId" column has row-level security, FORCEd (owner included), and a policy', async () => {
     const { rows } = await client.query<{ table: string; rls: boolean; forced: boolean; owner: string; owned_by_app: boolean; app_is_owner_member: boolean; policies: number }>(
       `SELECT c.relname AS table, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced, pg_get_userbyid(c.relowner) AS owner,
               c.relowner = (SELECT oid FROM pg_roles WHERE rolname = $1) AS owned_by_app,
@@ -147,13 +147,45 @@ describe('a migrated database', () => {
     );
     // the tenant tables today; a new one joins this list automatically
     expect(rows.map((r) => r.table)).toEqual(expect.arrayContaining(['api_keys', 'audit_log', 'counters', 'events', 'idempotency_keys', 'members', 'object_sequences', 'retired_slugs']));
-    const unprotected = rows.filter((r) => !r.rls || !(r.forced || (!r.owned_by_app && !r.app_is_owner_member)) || r.policies < 1);
-    expect(unprotected, 'tenant tables need ENABLE ROW LEVEL SECURITY and a policy (see enable_tenant_isolation in the init migration)').toEqual([]);
+    const unprotected = rows.filter((r) => !r.rls || !r.forced || r.owned_by_app || r.app_is_owner_member || r.policies < 1);
+    expect(unprotected, 'tenant tables need ENABLE and FORCE ROW LEVEL SECURITY and a policy (SELECT enable_tenant_isolation(...) in the migration)').toEqual([]);
   });
 
   it('the workspaces table is isolated too', async () => {
-    const { rows } = await client.query(`SELECT c.relrowsecurity AS rls, (SELECT count(*)::int FROM pg_policies WHERE tablename = 'workspaces') AS policies FROM pg_class c WHERE c.oid = 'public.workspaces'::regclass`);
-    expect(rows[0]).toEqual({ rls: true, policies: 1 });
+    const { rows } = await client.query(`SELECT c.relrowsecurity AS rls, c.relforcerowsecurity AS forced, (SELECT count(*)::int FROM pg_policies WHERE tablename = 'workspaces') AS policies FROM pg_class c WHERE c.oid = 'public.workspaces'::regclass`);
+    expect(rows[0]).toEqual({ rls: true, forced: true, policies: 1 });
+  });
+
+  it('enable_tenant_isolation() forces row-level security on the table it protects', async () => {
+    await client.query('BEGIN');
+    try {
+      await client.query(`CREATE TABLE meta_probe ("workspaceId" text, mode text)`);
+      await client.query(`SELECT enable_tenant_isolation('meta_probe')`);
+      const { rows } = await client.query(`SELECT relrowsecurity AS rls, relforcerowsecurity AS forced FROM pg_class WHERE oid = 'meta_probe'::regclass`);
+      expect(rows[0]).toEqual({ rls: true, forced: true });
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
+  it(`the app's login role (${APP_LOGIN_ROLE}) can log in, has exactly ${APP_ROLE}'s rights and escapes nothing`, async () => {
+    const { rows } = await client.query(
+      `SELECT rolsuper, rolbypassrls, rolcanlogin, rolcreaterole, rolcreatedb, pg_has_role($1, $2, 'MEMBER') AS member FROM pg_roles WHERE rolname = $1`,
+      [APP_LOGIN_ROLE, APP_ROLE],
+    );
+    expect(rows).toEqual([{ rolsuper: false, rolbypassrls: false, rolcanlogin: true, rolcreaterole: false, rolcreatedb: false, member: true }]);
+    const { rows: escalations } = await client.query(
+      `SELECT r.rolname FROM pg_roles r WHERE pg_has_role($1, r.oid, 'MEMBER') AND r.rolname NOT IN ($1, $2)`,
+      [APP_LOGIN_ROLE, APP_ROLE],
+    );
+    expect(escalations, `${APP_LOGIN_ROLE} belongs to no role but ${APP_ROLE}`).toEqual([]);
+    const { rows: owned } = await client.query(
+      `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = $1)`,
+      [APP_LOGIN_ROLE],
+    );
+    expect(owned).toEqual([]);
+    // and a migration run again (another database of the cluster) leaves it as it is
+    expect(await migrate(url)).toEqual([]);
   });
 
   it(`the app role (${APP_ROLE}) is neither superuser nor BYPASSRLS and owns nothing`, async () => {

@@ -6,6 +6,7 @@ import { logger } from '../core/logger.ts';
 import { createRateLimiter, type RateLimiter } from '../core/rate-limit.ts';
 import { eventBus } from '../core/pubsub.ts';
 import { db } from '../core/db/client.ts';
+import { assertDatabaseRoles } from '../core/db/roles.ts';
 import { createGraphQL, mountGraphQL } from './graphql.ts';
 import { restCompat } from '../../rest-compat/plugin.ts';
 import { envelope } from './envelope.ts';
@@ -26,6 +27,7 @@ export interface App {
 
 /** One HTTP server: GraphQL (HTTP and WebSocket), the REST translation, health. */
 export async function buildApp(): Promise<App> {
+  await assertDatabaseRoles(db());
   const fastify = Fastify({
     logger: false,
     bodyLimit: config.bodyLimitBytes,

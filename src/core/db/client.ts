@@ -7,8 +7,10 @@ import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 
-/** The role every tenant query runs as: it owns nothing and cannot bypass row-level security. */
-export const APP_ROLE = 'svc_app';
+import { appDatabaseUrl } from './roles.ts';
+
+/** The roles tenant queries run as (src/core/db/roles.ts): they own nothing and cannot bypass row-level security. */
+export { APP_ROLE, APP_LOGIN_ROLE } from './roles.ts';
 
 export type Tx = Prisma.TransactionClient;
 export type Mode = 'test' | 'live';
@@ -21,7 +23,7 @@ export interface TenantScope {
 
 export interface Database {
   url: string;
-  /** Tenant pool: every connection switches to APP_ROLE, so RLS always applies. */
+  /** Tenant pool: logs in as APP_LOGIN_ROLE (appDatabaseUrl), so RLS always applies. */
   app: pg.Pool;
   /** Infrastructure pool (auth lookups, relay, jobs, bootstrap): the owner role, across tenants. */
   system: pg.Pool;
@@ -32,10 +34,11 @@ export interface Database {
 
 let current: Database | undefined;
 
-export function openDatabase(url: string): Database {
+/** `url` is the owner's (DATABASE_URL); the tenant pool's is derived from it unless `appUrl` is given. */
+export function openDatabase(url: string, opts: { appUrl?: string } = {}): Database {
   if (current) return current;
-  // The role is a startup parameter: set before the connection is handed out, no extra statement.
-  const app = new pg.Pool({ connectionString: url, max: config.poolSize, options: `-c role=${APP_ROLE}` });
+  // Its own login, not `SET ROLE` on an owner connection: nothing on it can switch back to the owner.
+  const app = new pg.Pool({ connectionString: opts.appUrl ?? appDatabaseUrl(url), max: config.poolSize });
   const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
   // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the process.
   for (const pool of [app, system]) pool.on('error', (err) => logger.warn({ code: (err as { code?: string }).code, reason: err.message }, 'idle database connection lost'));

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, chmodSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, chmodSync, statSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { dataDir } from '../config.ts';
 import { logger } from '../logger.ts';
@@ -14,6 +15,9 @@ export async function startEmbeddedPostgres(): Promise<{ url: string; stop: () =
   chmodSync(dataDir, 0o777);
   if (process.getuid?.() === 0) assertReachableByOthers(dataDir);
   const url = `postgresql://postgres:postgres@127.0.0.1:${port}/svc`;
+  // The embedded server asks for passwords: the app login role gets one generated into .data/,
+  // which `migrate` sets on the role (src/core/db/roles.ts).
+  process.env.SVC_APP_PASSWORD ||= devAppPassword();
   // `svc bootstrap` beside a running `npm start`: the server is already up, just use it.
   if (!fresh && (await reachable(url))) return { url, stop: async () => {} };
   const pg = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'postgres', persistent: true, onLog: () => {} });
@@ -24,6 +28,12 @@ export async function startEmbeddedPostgres(): Promise<{ url: string; stop: () =
   await pg.start();
   if (fresh) await pg.createDatabase('svc');
   return { url, stop: () => pg.stop() };
+}
+
+function devAppPassword(): string {
+  const file = join(dataDir, 'app-db.password');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(24).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
 }
 
 /**

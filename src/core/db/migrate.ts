@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { sha256Hex } from '../crypto.ts';
 import { randomUUID } from 'node:crypto';
+import { ensureAppLogin } from './roles.ts';
 
 export const migrationsDir = join(import.meta.dirname, '../../../prisma/migrations');
 
@@ -64,6 +65,7 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
       }
       applied.push(m.name);
     }
+    await ensureAppLogin(client, databaseUrl, log);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
     await client.end();
