@@ -7,6 +7,7 @@ import { builtinModules } from 'node:module';
 import { parse } from 'yaml';
 import { svc, childEnv } from './helpers/cli.ts';
 import { adminUrl } from './helpers/db.ts';
+import { APP_LOGIN_ROLE, appDatabaseUrl } from '../src/core/db/roles.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
@@ -134,6 +135,34 @@ describe('docker-compose.yml', () => {
       });
       expect(new URL(envOf(s).REDIS_URL).hostname).toBe('redis');
     }
+  });
+
+  it('tenant queries log in as the app role with a required password, which the migrate service sets', () => {
+    const passwords = new Set<string>();
+    for (const s of APP) {
+      const env = envOf(s);
+      expect(env.SVC_APP_PASSWORD, s).toMatch(/^\$\{SVC_APP_PASSWORD:\?.+\}$/);
+      expect(env.SVC_APP_DATABASE_URL, `${s} derives the app URL from DATABASE_URL`).toBeUndefined();
+      passwords.add(env.SVC_APP_PASSWORD);
+      // the URL the code derives from this environment
+      const saved = { url: process.env.SVC_APP_DATABASE_URL, pw: process.env.SVC_APP_PASSWORD };
+      try {
+        delete process.env.SVC_APP_DATABASE_URL;
+        process.env.SVC_APP_PASSWORD = 'from-compose';
+        const app = new URL(appDatabaseUrl(env.DATABASE_URL));
+        expect({ user: app.username, password: app.password, host: app.hostname, database: app.pathname }).toEqual({ user: APP_LOGIN_ROLE, password: 'from-compose', host: 'postgres', database: new URL(env.DATABASE_URL).pathname });
+        expect(app.username).not.toBe(new URL(env.DATABASE_URL).username);
+      } finally {
+        for (const [k, v] of [['SVC_APP_DATABASE_URL', saved.url], ['SVC_APP_PASSWORD', saved.pw]] as const) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
+      }
+    }
+    expect(passwords.size, 'migrate, api and worker share one SVC_APP_PASSWORD').toBe(1);
+    // the migrate service is what sets it on the role
+    expect(commandOf('migrate')[2]).toBe('migrate');
+    expect(read('src/core/db/migrate.ts')).toContain('ensureAppLogin(');
   });
 });
 
