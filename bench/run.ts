@@ -291,7 +291,8 @@ try {
   // Seed: one workspace with 30 active and 2 revoked keys besides the bootstrap key.
   const ws = await bootstrapWorkspace({ name: 'Bench' });
   const creds: Creds = { keyId: ws.apiKey.keyId, secret: ws.apiKey.key };
-  const sealed = Buffer.from(encrypt(signingKeyOf(`sk_test_${randomHex(24)}`)));
+  // listed, never used to sign: one ciphertext for every seeded row (it would not decrypt for any of them)
+  const sealed = Buffer.from(encrypt(signingKeyOf(`sk_test_${randomHex(24)}`), 'bench seed'));
   const seededIds: string[] = [];
   for (let i = 1; i <= 32; i++) {
     const id = newId('apiKey');

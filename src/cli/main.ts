@@ -7,6 +7,8 @@ const usage = `svc <command> [options]
   serve                       API server only (PORT, default 4000)
   worker                      pg-boss worker and outbox relay only
   migrate                     apply pending migrations
+  rotate-master-key           re-encrypt every stored secret under SVC_MASTER_KEY, reading with
+                              SVC_MASTER_KEY_PREVIOUS (the old key; comma-separated for several)
   bootstrap --name <name> [--platform-admin] [--environment test|live] [--json]
                               create a workspace, its owner and a full_access API key
   sign [--method GET] [--body <json>] [--key-id <pk_..>] [--secret <sk_..>] <target>
@@ -24,7 +26,7 @@ async function main(argv: string[]) {
   const [command, ...rest] = argv;
   // One-shot commands keep stdout for their result (`bootstrap --json` is parsed by scripts): logs
   // go to stderr. Set before the first dynamic import of the logger.
-  if (['migrate', 'bootstrap', 'sign', 'webhooks', 'listen'].includes(command)) process.env.SVC_LOG_STDERR = '1';
+  if (['migrate', 'bootstrap', 'sign', 'webhooks', 'listen', 'rotate-master-key'].includes(command)) process.env.SVC_LOG_STDERR = '1';
   switch (command) {
     case 'start':
     case 'serve':
@@ -40,6 +42,22 @@ async function main(argv: string[]) {
       const applied = await migrate(config.databaseUrl ?? embedded!.url, (l) => console.error(l));
       console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
       await embedded?.stop();
+      return;
+    }
+    case 'rotate-master-key': {
+      noOptions(rest);
+      const { config } = await import('../core/config.ts');
+      const { startEmbeddedPostgres } = await import('../core/db/embedded.ts');
+      const { rotateMasterKey } = await import('./rotate-master-key.ts');
+      const embedded = config.databaseUrl ? null : await startEmbeddedPostgres();
+      try {
+        const reports = await rotateMasterKey(config.databaseUrl ?? embedded!.url, (l) => console.log(l));
+        const sum = (k: 'rewritten' | 'current' | 'failed') => reports.reduce((n, r) => n + r[k], 0);
+        console.log(`done: re-encrypted ${sum('rewritten')}, already current ${sum('current')}, failed ${sum('failed')}`);
+        if (sum('failed')) process.exitCode = 1;
+      } finally {
+        await embedded?.stop();
+      }
       return;
     }
     case 'bootstrap':

@@ -10,7 +10,7 @@ export const dataDir = process.env.SVC_DATA_DIR ?? join(process.cwd(), '.data');
 /** Development convenience: a master key generated once into .data/; production must set one. */
 function masterKey(): Buffer {
   const fromEnv = process.env.SVC_MASTER_KEY;
-  if (fromEnv) return Buffer.from(fromEnv, fromEnv.length === 64 ? 'hex' : 'base64');
+  if (fromEnv) return parseKey(fromEnv, 'SVC_MASTER_KEY');
   if (process.env.NODE_ENV === 'production') throw new Error('SVC_MASTER_KEY is required in production');
   const file = join(dataDir, 'master.key');
   if (!existsSync(file)) {
@@ -18,6 +18,21 @@ function masterKey(): Buffer {
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
   }
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+}
+
+/** Older master keys still accepted for reading (rotation): SVC_MASTER_KEY_PREVIOUS, comma-separated. */
+function previousMasterKeys(): Buffer[] {
+  return (process.env.SVC_MASTER_KEY_PREVIOUS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .map((k) => parseKey(k, 'SVC_MASTER_KEY_PREVIOUS'));
+}
+
+function parseKey(value: string, name: string): Buffer {
+  const key = Buffer.from(value, value.length === 64 ? 'hex' : 'base64');
+  if (key.length !== 32) throw new Error(`${name} must be 32 bytes: 64 hex characters or base64`);
+  return key;
 }
 
 export const config = {
@@ -28,6 +43,9 @@ export const config = {
   hostedBaseUrl: process.env.HOSTED_BASE_URL || undefined,
   get masterKey() {
     return (cachedKey ??= masterKey());
+  },
+  get previousMasterKeys() {
+    return (cachedPrevious ??= previousMasterKeys());
   },
   logLevel: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
   bodyLimitBytes: int(process.env.SVC_BODY_LIMIT_BYTES, 1024 * 1024),
@@ -49,5 +67,6 @@ export const config = {
   smtpFrom: process.env.SMTP_FROM || 'receipts@svc.local',
 };
 let cachedKey: Buffer | undefined;
+let cachedPrevious: Buffer[] | undefined;
 
 export type RateClass = keyof typeof config.rateLimits;

@@ -1,6 +1,7 @@
 import { db } from './server.ts';
 import { signingKeyOf } from '../../src/core/auth/signing.ts';
-import { encrypt, randomHex } from '../../src/core/crypto.ts';
+import { randomHex } from '../../src/core/crypto.ts';
+import { seal } from '../../src/core/sealed.ts';
 import { newId } from '../../src/core/ids.ts';
 
 /**
@@ -15,7 +16,7 @@ export async function mintKey(workspaceId: string, mode: 'test' | 'live'): Promi
   await db().system.query(
     `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "createdAt")
      VALUES ($1, $2, $3, $4, $3, 'full_access', '{}', $5, $6, now())`,
-    [id, workspaceId, mode, keyId, Buffer.from(encrypt(signingKeyOf(secret))), rows[0].id],
+    [id, workspaceId, mode, keyId, Buffer.from(seal('api_keys', { id, workspaceId }, signingKeyOf(secret))), rows[0].id],
   );
   return { id, keyId, secret };
 }

@@ -1,6 +1,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { config } from '../config.ts';
-import { decrypt, safeEqual } from '../crypto.ts';
+import { safeEqual } from '../crypto.ts';
+import { unseal } from '../sealed.ts';
+import { logger } from '../logger.ts';
 import { db, type Mode } from '../db/client.ts';
 import { DomainError } from '../errors.ts';
 import { clock } from '../clock.ts';
@@ -53,9 +55,19 @@ async function loadKey(keyId: string): Promise<KeyRow | null> {
   const hit = cache.get(keyId);
   if (hit && Date.now() - hit.at < config.keyCacheMs) return hit.row;
   const { rows } = await db().system.query(KEY_SQL, [keyId]);
-  const row = rows[0] ? { ...rows[0], signingKey: createSecretKey(decrypt(rows[0].signingKey)) } : null;
+  const row = rows[0] ? withSigningKey(rows[0]) : null;
   cache.set(keyId, { row, at: Date.now() });
   return row;
+}
+
+/** The stored signing key, decrypted; a value that does not decrypt for this row (copied from another) makes the key unusable. */
+function withSigningKey(row: Omit<KeyRow, 'signingKey'> & { signingKey: Buffer }): KeyRow | null {
+  try {
+    return { ...row, signingKey: createSecretKey(unseal('api_keys', row, row.signingKey)) };
+  } catch {
+    logger.warn({ keyId: row.keyId }, 'API key signing key does not decrypt for its row');
+    return null;
+  }
 }
 
 export function forgetKey(keyId: string) {

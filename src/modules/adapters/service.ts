@@ -6,7 +6,8 @@ import { emit } from '../../core/outbox.ts';
 import { audit } from '../../core/audit.ts';
 import { lockName } from '../../core/locks.ts';
 import { requireIdempotencyKey } from '../../core/idempotency.ts';
-import { decrypt, encrypt, sha256Hex } from '../../core/crypto.ts';
+import { sha256Hex } from '../../core/crypto.ts';
+import { seal, unseal } from '../../core/sealed.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { changedFrom } from '../../graphql/fields.ts';
@@ -74,7 +75,7 @@ async function putAdapter(ctx: Context, kind: StoredKind, build: (mode: Mode) =>
     const now = clock.now();
     const data = {
       status: existing?.status === 'disabled' ? 'disabled' : 'active',
-      secrets: c.secrets ? encrypt(Buffer.from(JSON.stringify(c.secrets))) : null,
+      secrets: c.secrets ? seal('adapters', { workspaceId: auth.workspaceId, mode: auth.mode, kind }, Buffer.from(JSON.stringify(c.secrets))) : null,
       secretKeyLast4: c.secretKeyLast4,
       publicConfig: c.publicConfig as object,
       callbackTokenHash: c.callbackTokenHash ?? null,
@@ -275,8 +276,8 @@ export async function enabledAdapters(tx: AnyTx, scope: Scope): Promise<EnabledA
 }
 
 /** The write-only credentials of a stored adapter, for the provider clients. */
-export function adapterSecrets<T = Record<string, string | null>>(row: Pick<Adapter, 'secrets'>): T | null {
-  return row.secrets ? (JSON.parse(decrypt(row.secrets).toString('utf8')) as T) : null;
+export function adapterSecrets<T = Record<string, string | null>>(row: Pick<Adapter, 'secrets' | 'workspaceId' | 'mode' | 'kind'>): T | null {
+  return row.secrets ? (JSON.parse(unseal('adapters', row, row.secrets).toString('utf8')) as T) : null;
 }
 
 /**

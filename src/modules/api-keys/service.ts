@@ -4,7 +4,8 @@ import { inTenant, tenantQuery } from '../../core/db/client.ts';
 import type { ApiKey as ApiKeyRow } from '../../generated/prisma/client.ts';
 import { errorsFor, DomainError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { encrypt, randomHex } from '../../core/crypto.ts';
+import { randomHex } from '../../core/crypto.ts';
+import { seal } from '../../core/sealed.ts';
 import { signingKeyOf } from '../../core/auth/signing.ts';
 import { keyRoles, normalizeScope, type KeyRole, type Scope } from '../../core/auth/scopes.ts';
 import { forgetKey } from '../../core/auth/authenticate.ts';
@@ -49,16 +50,17 @@ export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
     await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${auth.workspaceId} FOR UPDATE`;
     const active = await tx.apiKey.count({ where: { workspaceId: auth.workspaceId, revokedAt: null } });
     if (active >= capOf(auth.tier, 'maxApiKeys')) throw err.of('tier_cap_reached', `This workspace's plan allows ${capOf(auth.tier, 'maxApiKeys')} active API keys`);
+    const id = newId('apiKey');
     const row = await tx.apiKey.create({
       data: {
-        id: newId('apiKey'),
+        id,
         workspaceId: auth.workspaceId,
         mode: environment,
         keyId: `pk_${environment}_${randomHex(6)}`,
         name: input.name,
         role,
         scopes,
-        signingKey: encrypt(signingKeyOf(secret)),
+        signingKey: seal('api_keys', { id, workspaceId: auth.workspaceId }, signingKeyOf(secret)),
         memberId: auth.memberId,
         createdAt: clock.now(),
       },

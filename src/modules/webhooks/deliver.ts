@@ -1,5 +1,5 @@
 import { db } from '../../core/db/client.ts';
-import { decrypt } from '../../core/crypto.ts';
+import { unseal } from '../../core/sealed.ts';
 import { clock, epochSeconds } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
 import { deliveryHeaders, type SignatureFormat } from '../../client/webhook-signing.ts';
@@ -53,8 +53,9 @@ const eventOf = (e: Record<string, unknown>): EventRowLike => ({
 
 /** The secrets that sign now: the current one, and the previous one while its overlap lasts. */
 function secretsOf(d: Due, now: Date): string[] {
-  const out = [decrypt(d.secret).toString()];
-  if (d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now) out.push(decrypt(d.previousSecret).toString());
+  const row = { id: d.endpointId, workspaceId: d.workspaceId };
+  const out = [unseal('webhook_endpoints', row, d.secret).toString()];
+  if (d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now) out.push(unseal('webhook_endpoints', row, d.previousSecret).toString());
   return out;
 }
 

@@ -5,7 +5,7 @@ import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { audit } from '../../core/audit.ts';
-import { encrypt } from '../../core/crypto.ts';
+import { seal } from '../../core/sealed.ts';
 import { capOf } from '../../core/tiers.ts';
 import { eventTypes } from '../../core/event-types.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
@@ -63,9 +63,10 @@ export async function createWebhookEndpoint(ctx: Context, input: CreateWebhookEn
       throw err.of('tier_cap_exceeded', `This workspace's plan allows ${cap} webhook endpoints`);
     }
     const now = clock.now();
+    const id = newId('webhookEndpoint');
     const row = await tx.webhookEndpoint.create({
       data: {
-        id: newId('webhookEndpoint'),
+        id,
         workspaceId: auth.workspaceId,
         mode: auth.mode,
         url,
@@ -73,7 +74,7 @@ export async function createWebhookEndpoint(ctx: Context, input: CreateWebhookEn
         description,
         status: input.enabled === false ? 'disabled' : 'active',
         signatureFormat,
-        secret: encrypt(Buffer.from(secret)),
+        secret: seal('webhook_endpoints', { id, workspaceId: auth.workspaceId }, Buffer.from(secret)),
         createdAt: now,
         updatedAt: now,
       },
@@ -158,7 +159,8 @@ export async function rotateWebhookEndpointSecret(ctx: Context, id: string, inpu
     const row = await tx.webhookEndpoint.update({
       where: { id },
       data: {
-        secret: encrypt(Buffer.from(secret)),
+        // the previous secret stays in its row, so its ciphertext (bound to the row) moves as it is
+        secret: seal('webhook_endpoints', { id, workspaceId: auth.workspaceId }, Buffer.from(secret)),
         previousSecret: overlap ? current.secret : null,
         previousSecretExpiresAt: overlap ? new Date(now.getTime() + overlap * 1000) : null,
         updatedAt: now,

@@ -8,7 +8,8 @@ import { emit } from '../../core/outbox.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
-import { randomHex, encrypt } from '../../core/crypto.ts';
+import { randomHex } from '../../core/crypto.ts';
+import { seal } from '../../core/sealed.ts';
 import { signingKeyOf } from '../../core/auth/signing.ts';
 import { forgetKey } from '../../core/auth/authenticate.ts';
 import { isCurrency } from '../../core/money.ts';
@@ -87,16 +88,17 @@ export async function bootstrapWorkspace(opts: { name: string; platformAdmin?: b
   const secret = `sk_${environment}_${randomHex(24)}`;
   return db().prisma.$transaction(async (tx) => {
     const { ws, owner } = await insertWorkspace(tx, { name: opts.name, isPlatformAdmin: !!opts.platformAdmin }, opts.ownerEmail ?? 'owner@example.com', environment, 'bootstrap');
+    const keyRowId = newId('apiKey');
     const key = await tx.apiKey.create({
       data: {
-        id: newId('apiKey'),
+        id: keyRowId,
         workspaceId: ws.id,
         mode: environment,
         keyId: `pk_${environment}_${randomHex(6)}`,
         name: 'bootstrap',
         role: 'full_access',
         scopes: [],
-        signingKey: encrypt(signingKeyOf(secret)),
+        signingKey: seal('api_keys', { id: keyRowId, workspaceId: ws.id }, signingKeyOf(secret)),
         memberId: owner.id,
         createdAt: clock.now(),
       },
