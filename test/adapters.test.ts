@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import { useServer, createClient, db, type Workspace } from './helpers/server.ts';
+import { mintKey } from './helpers/keys.ts';
 import { inTenant, type Mode } from '../src/core/db/client.ts';
 import { adapterSecrets, enabledAdapters, recordGatewayFailure, recordGatewaySuccess } from '../src/modules/adapters/service.ts';
 import { applyManagedUpdate } from '../src/modules/adapters/managed.ts';
@@ -86,7 +87,7 @@ describe('PUT /v1/adapters/provider_a', () => {
     expect(listed.json.data.provider_a).toEqual(a);
     expect(listed.text).not.toContain(token);
 
-    const row = (await db().system.query(`SELECT secrets, "callbackTokenHash" FROM adapters WHERE "workspaceId" = $1 AND kind = 'provider_a'`, [ws.workspaceId])).rows[0];
+    const row = (await db().system.query(`SELECT "workspaceId", mode, kind, secrets, "callbackTokenHash" FROM adapters WHERE "workspaceId" = $1 AND kind = 'provider_a'`, [ws.workspaceId])).rows[0];
     expect(Buffer.from(row.secrets).toString('latin1')).not.toContain('xnd_development');
     expect(adapterSecrets(row)).toEqual({ secretKey: devKey, callbackToken: token });
     expect(row.callbackTokenHash).toBe(createHash('sha256').update(token).digest('hex'));
@@ -118,7 +119,7 @@ describe('PUT /v1/adapters/provider_a', () => {
     expect(evts[1].data.object).toMatchObject({ status: 'error', lastErrorCode: 'invalid_credentials' });
     expect(evts.map((e) => e.sequence)).toEqual([3, 2, 1]);
     // the callback token was dropped with the replaced configuration
-    const row = (await db().system.query(`SELECT secrets, "callbackTokenHash" FROM adapters WHERE "workspaceId" = $1 AND kind = 'provider_a'`, [ws.workspaceId])).rows[0];
+    const row = (await db().system.query(`SELECT "workspaceId", mode, kind, secrets, "callbackTokenHash" FROM adapters WHERE "workspaceId" = $1 AND kind = 'provider_a'`, [ws.workspaceId])).rows[0];
     expect(adapterSecrets(row)).toEqual({ secretKey: newKey, callbackToken: null });
     expect(row.callbackTokenHash).toBeNull();
   });
@@ -259,8 +260,7 @@ describe('adapter PUT idempotency, scopes and isolation', () => {
     await put(a, 'provider_b', { serverKey: 's', clientKey: 'c', merchantId: 'm' });
     expect(Object.keys((await b.client.get('/v1/adapters')).json.data)).toEqual(['managed']);
     const live = await liveWorkspace();
-    const minted = (await live.client.post('/v1/api-keys', { name: 'test twin', environment: 'test' })).json.data;
-    const test = createClient({ baseUrl: server.url, keyId: minted.keyId, secret: minted.key });
+    const test = createClient({ baseUrl: server.url, ...(await mintKey(live.workspaceId, 'test')) });
     expect((await test.put('/v1/adapters/manual', { instructions: 'test only' }, key())).status).toBe(200);
     expect((await live.client.get('/v1/adapters')).json.data).toEqual({});
     expect((await test.get('/v1/adapters')).json.data.manual.publicConfig.instructions).toBe('test only');

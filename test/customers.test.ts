@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useServer, createClient } from './helpers/server.ts';
+import { mintKey } from './helpers/keys.ts';
 
 const server = useServer();
 
@@ -92,8 +93,7 @@ describe('GET /v1/customers/:id', () => {
 
   it('test and live customers are separate', async () => {
     const live = await server.workspace({ environment: 'live' });
-    const minted = (await live.client.post('/v1/api-keys', { name: 'test twin', environment: 'test' })).json.data;
-    const test = createClient({ baseUrl: server.url, keyId: minted.keyId, secret: minted.key });
+    const test = createClient({ baseUrl: server.url, ...(await mintKey(live.workspaceId, 'test')) });
     const liveCustomer = (await live.client.post('/v1/customers', { name: 'Live' })).json.data;
     const testCustomer = (await test.post('/v1/customers', { name: 'Test' })).json.data;
     expect(ids(await live.client.get('/v1/customers'))).toEqual([liveCustomer.id]);

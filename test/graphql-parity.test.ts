@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useServer, createClient, untilPublished } from './helpers/server.ts';
+import { useServer, createClient, untilPublished, db } from './helpers/server.ts';
+import { mintKey } from './helpers/keys.ts';
 import { signRequest } from '../src/client/index.ts';
 
 const server = useServer();
@@ -24,10 +25,17 @@ function ok(res: Gql) {
  */
 async function fixture(opts: { waitForLastUsed?: boolean } = {}) {
   const ws = await server.workspace({ name: 'Parity Shop', environment: 'live' });
-  const used = (await ws.client.post('/v1/api-keys', { name: 'used once', environment: 'test', role: 'read_only' })).json.data;
-  const restricted = (await ws.client.post('/v1/api-keys', { name: 'narrow', environment: 'test', role: 'restricted', scopes: ['payments:read', 'refunds:write'] })).json.data;
-  const revoked = (await ws.client.post('/v1/api-keys', { name: 'gone', environment: 'test', role: 'webhook_management_only' })).json.data;
-  expect((await ws.client.delete(`/v1/api-keys/${revoked.id}`)).status).toBe(204);
+  // a live key may not mint or revoke test keys: they are written behind the API
+  const at = (ms: number) => new Date(Date.now() - ms);
+  const minted = async (name: string, role: string, scopes: string[], createdAt: Date) => {
+    const k = await mintKey(ws.workspaceId, 'test', { name, role, scopes, createdAt });
+    if (name === 'gone') await db().system.query(`UPDATE api_keys SET "revokedAt" = now() WHERE id = $1`, [k.id]);
+    // the key as the API returns it at creation: the object plus its secret
+    return { ...(await ws.client.get(`/v1/api-keys/${k.id}`)).json.data, key: k.secret };
+  };
+  const used = await minted('used once', 'read_only', [], at(3));
+  const restricted = await minted('narrow', 'restricted', ['svc:payment:read', 'svc:refund:write'], at(2));
+  const revoked = await minted('gone', 'webhook_management_only', [], at(1));
   const usedClient = createClient({ baseUrl: server.url, keyId: used.keyId, secret: used.key });
   expect((await usedClient.get('/v1/api-keys')).status).toBe(200);
   const deadline = Date.now() + 5000;

@@ -5,18 +5,22 @@ import { seal } from '../../src/core/sealed.ts';
 import { newId } from '../../src/core/ids.ts';
 
 /**
- * A full_access key of the given mode for an existing workspace, acting for its owner, minted
+ * A key of the given mode (full_access unless `role` says otherwise) for an existing workspace, acting for its owner, minted
  * directly (a key may not mint keys of the other mode).
  */
-export async function mintKey(workspaceId: string, mode: 'test' | 'live'): Promise<{ id: string; keyId: string; secret: string }> {
+export async function mintKey(
+  workspaceId: string,
+  mode: 'test' | 'live',
+  opts: { name?: string; role?: string; scopes?: string[]; createdAt?: Date } = {},
+): Promise<{ id: string; keyId: string; secret: string }> {
   const secret = `sk_${mode}_${randomHex(24)}`;
   const keyId = `pk_${mode}_${randomHex(6)}`;
   const id = newId('apiKey');
   const { rows } = await db().system.query(`SELECT id FROM members WHERE "workspaceId" = $1 AND role = 'owner'`, [workspaceId]);
   await db().system.query(
     `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "createdAt")
-     VALUES ($1, $2, $3, $4, $3, 'full_access', '{}', $5, $6, now())`,
-    [id, workspaceId, mode, keyId, Buffer.from(seal('api_keys', { id, workspaceId }, signingKeyOf(secret))), rows[0].id],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [id, workspaceId, mode, keyId, opts.name ?? mode, opts.role ?? 'full_access', opts.scopes ?? [], Buffer.from(seal('api_keys', { id, workspaceId }, signingKeyOf(secret))), rows[0].id, opts.createdAt ?? new Date()],
   );
   return { id, keyId, secret };
 }
