@@ -19,5 +19,6 @@ COPY . .
 USER node
 EXPOSE 4000
 # Server and worker in one process; compose runs them as separate services instead.
-# Needs DATABASE_URL and SVC_MASTER_KEY (required when NODE_ENV=production).
+# Needs DATABASE_URL, SVC_MASTER_KEY (required when NODE_ENV=production) and SVC_APP_PASSWORD
+# (the tenant role's password; README, "Database roles").
 CMD ["node", "bin/svc.js", "start"]
