@@ -29,8 +29,9 @@ const moneyFormats = new Map<string, Intl.NumberFormat>();
  * shown (none for IDR). The amount goes to Intl as a decimal string, so no float rounding at any
  * size. Non-breaking spaces from Intl become plain spaces (receipt printers and PDF text need them).
  */
-export function formatMoney(amountMinor: number, currency: string, locale: string = moneyLocale(currency)): string {
-  if (!Number.isSafeInteger(amountMinor)) throw new RangeError(`formatMoney: ${amountMinor} is not an integer amount in minor units`);
+export function formatMoney(amountMinor: number | bigint, currency: string, locale: string = moneyLocale(currency)): string {
+  // A bigint is exact at any size (a line's unitAmount x quantity may pass 2^53).
+  if (typeof amountMinor !== 'bigint' && !Number.isSafeInteger(amountMinor)) throw new RangeError(`formatMoney: ${amountMinor} is not an integer amount in minor units`);
   const exp = currencyExponent[currency] ?? 2;
   const key = `${locale}|${currency}`;
   let nf = moneyFormats.get(key);
@@ -38,7 +39,8 @@ export function formatMoney(amountMinor: number, currency: string, locale: strin
     nf = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'symbol', minimumFractionDigits: exp, maximumFractionDigits: exp });
     moneyFormats.set(key, nf);
   }
-  const digits = String(Math.abs(amountMinor)).padStart(exp + 1, '0');
+  const negative = amountMinor < 0;
+  const digits = String(negative ? -amountMinor : amountMinor).padStart(exp + 1, '0');
   const decimal = exp === 0 ? digits : `${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
-  return nf.format(`${amountMinor < 0 ? '-' : ''}${decimal}` as Intl.StringNumericLiteral).replace(/[\u00a0\u202f]/g, ' ');
+  return nf.format(`${negative ? '-' : ''}${decimal}` as Intl.StringNumericLiteral).replace(/[\u00a0\u202f]/g, ' ');
 }
