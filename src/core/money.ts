@@ -12,6 +12,21 @@ export function isMinorAmount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value);
 }
 
+// JSON.rawJSON (Node 21+; not yet in TypeScript's lib): a value JSON.stringify writes verbatim.
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/**
+ * An amount as it goes on the wire (REST, GraphQL, event snapshots): a JSON integer. Single amounts
+ * are at most 2^53 - 1, but sums (balances, reports) can pass it; those are bigints here and are
+ * written as exact JSON integers (clients that need them parse with a big-number reader), never
+ * rounded through a float. A number that is not a safe integer was already rounded: refused.
+ */
+export function moneyJson(v: bigint | number): unknown {
+  if (typeof v === 'bigint') return v >= -BigInt(Number.MAX_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : rawJSON(v.toString());
+  if (!Number.isSafeInteger(v)) throw new RangeError(`Money ${v} is not an exact integer`);
+  return v;
+}
+
 /**
  * The locale whose conventions a currency's amounts are written in when the caller names none:
  * IDR the Indonesian way ("Rp 150.000"), everything else the US way ("$12.34", "SGD 12.34"), so
