@@ -161,8 +161,9 @@ try {
       const ids: string[] = [];
       for (let i = 0; i < n; i += 32) {
         const batch = await Promise.all(Array.from({ length: Math.min(32, n - i) }, () =>
-          fetch(app.base + '/v1/checkout-sessions', { method: 'POST', headers, body }).then((r) => r.json() as Promise<{ data: { id: string } }>)));
-        ids.push(...batch.map((x) => x.data.id));
+          fetch(app.base + '/v1/checkout-sessions', { method: 'POST', headers, body }).then((r) => r.json() as Promise<{ data: { hostedUrl: string } }>)));
+        // The hosted calls take the URL's token (`<id>_<secret>`), not the bare id.
+        ids.push(...batch.map((x) => new URL(x.data.hostedUrl).pathname.split('/').pop()!));
       }
       return ids;
     };

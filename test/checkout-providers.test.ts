@@ -7,6 +7,7 @@ import { ProviderBSim } from './simulators/provider_b.ts';
 import { ProviderCSim } from './simulators/provider_c.ts';
 import { clock } from '../src/core/clock.ts';
 import { expireDueSessions } from '../src/modules/checkout-sessions/expiry.ts';
+import { hostedToken } from './helpers/payments.ts';
 
 const server = useServer();
 const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
@@ -14,7 +15,7 @@ const key = () => ({ 'idempotency-key': randomUUID() });
 const session = (ws: Workspace, methods: string[]) =>
   ws.client.post('/v1/checkout-sessions', { amount: 150000, currency: 'IDR', methods, successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' });
 const attempt = async (id: string, method: string) => {
-  const res = await fetch(`${server.url}/c/${id}/attempt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method }) });
+  const res = await fetch(`${server.url}/c/${await hostedToken(id)}/attempt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method }) });
   return { status: res.status, json: (await res.json()) as any };
 };
 async function counts(sessionId: string) {

@@ -8,6 +8,7 @@ import { extractText } from 'unpdf';
 import { startSmtp } from './helpers/smtp.ts';
 import { config } from '../src/core/config.ts';
 import { leaves, parseMime } from './helpers/mime.ts';
+import { hostedToken } from './helpers/payments.ts';
 
 const server = useServer();
 type Res = { status: number; json: any; text: string };
@@ -29,7 +30,7 @@ function expectError(res: Res, status: number, code: string, field?: string) {
 
 /** The hosted page's own calls: public, unsigned. */
 async function page(id: string, path: string, body?: unknown): Promise<Res> {
-  const res = await fetch(`${server.url}/c/${id}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/c/${await hostedToken(id)}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   let json: any = null;
   try {
@@ -91,7 +92,8 @@ describe('POST /v1/checkout-sessions validation', () => {
     const s = res.json.data;
     expect(s).toMatchObject({ status: 'open', adapter: null, paymentId: null, completedAt: null, amount: 150000, currency: 'IDR', mode: 'test', methods: ['qris', 'va'] });
     expect(s.id).toMatch(/^cs_[0-9A-Z]{26}$/);
-    expect(s.hostedUrl).toMatch(new RegExp(`/c/${s.id}$`));
+    // The URL is the capability: the id plus a 160-bit secret (src/core/hosted-link.ts).
+    expect(s.hostedUrl).toMatch(new RegExp(`/c/${s.id}_[0-9a-f]{40}$`));
     expect(s.arn).toBe(`arn:svc:${s.accountId}:checkout-session:${s.id}`);
     expect(Date.parse(s.expiresAt) - Date.parse(s.createdAt)).toBe(86_400_000);
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toEqual(s);

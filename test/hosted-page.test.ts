@@ -40,12 +40,15 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
     });
     expect(created.status, created.text).toBe(201);
     const id = created.json.data.id;
+    // The page's address is the session's hostedUrl (id plus secret), on this test server's origin.
+    const token = new URL(created.json.data.hostedUrl).pathname.split('/').pop()!;
+    expect(token).toMatch(new RegExp(`^${id}_[0-9a-f]{40}$`));
 
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
     // The merchant's site is outside this machine: answer it here and record the landing URL.
     await page.route('https://shop.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Thanks</h1>' }));
-    await page.goto(`${server.url}/c/${id}`);
+    await page.goto(`${server.url}/c/${token}`);
     await expect(page.locator('[data-amount]').textContent()).resolves.toBe('Rp 275.000');
     // User text is shown as text, never as markup.
     await expect(page.locator('ul.items').textContent()).resolves.toContain('Es teh <b>manis</b>');
@@ -70,6 +73,12 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
     const page = await context.newPage();
     const res = await page.goto(`${server.url}/c/cs_01M82PP879NVMT2NEX4PQNAEX2`);
     expect(res?.status()).toBe(404);
+    await expect(page.locator('h1').textContent()).resolves.toBe('This payment link does not exist');
+    // A real session's id without its secret is the same screen (the id is not the capability).
+    const ws = await server.workspace();
+    const created = await ws.client.post('/v1/checkout-sessions', { amount: 1000, currency: 'IDR', methods: ['qris'], successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' });
+    const bare = await page.goto(`${server.url}/c/${created.json.data.id}`);
+    expect(bare?.status()).toBe(404);
     await expect(page.locator('h1').textContent()).resolves.toBe('This payment link does not exist');
     await context.close();
   });

@@ -49,6 +49,8 @@ export const config = {
   },
   logLevel: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
   bodyLimitBytes: int(process.env.SVC_BODY_LIMIT_BYTES, 1024 * 1024),
+  /** Largest WebSocket message (graphql-ws): larger closes the socket with 1009. */
+  wsMaxPayloadBytes: int(process.env.SVC_WS_MAX_PAYLOAD_BYTES, 64 * 1024),
   signatureToleranceSec: 300,
   idempotencyTtlHours: 24,
   cursorTtlSec: 24 * 3600,
@@ -58,7 +60,13 @@ export const config = {
     read: { perSec: int(process.env.SVC_RATE_READ, 100), burst: int(process.env.SVC_BURST_READ, 200) },
     mutating_light: { perSec: int(process.env.SVC_RATE_LIGHT, 20), burst: int(process.env.SVC_BURST_LIGHT, 40) },
     mutating_heavy: { perSec: int(process.env.SVC_RATE_HEAVY, 10), burst: int(process.env.SVC_BURST_HEAVY, 20) },
+    /** Public hosted pages, per client address (IPv4, or IPv6 /64): a page, its polling and its actions. */
+    hosted: { perSec: int(process.env.SVC_RATE_HOSTED, 20), burst: int(process.env.SVC_BURST_HOSTED, 100) },
   },
+  /** Buckets the in-memory rate limiter keeps (least recently used dropped first). */
+  rateLimitBuckets: int(process.env.SVC_RATE_BUCKETS, 100_000),
+  /** Fastify `trustProxy` (`true`, or the proxies' addresses/CIDRs comma-separated): client addresses then come from X-Forwarded-For. */
+  trustProxy: process.env.SVC_TRUST_PROXY || undefined,
   rateLimitDisabled: process.env.SVC_RATE_LIMIT === 'off',
   poolSize: int(process.env.SVC_DB_POOL, 20),
   /** Outgoing mail (receipts): `smtp://user:pass@host:587` or `smtps://...:465`; unset, email is refused. */

@@ -1,15 +1,24 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime } from 'ulid';
 
-// ulid draws one random byte per character through a fresh typed array; a refilled pool of
-// crypto-random bytes gives the same randomness without 16 calls into the CSPRNG per id.
+// Ids are capabilities in places (a hosted page's session, a receipt), so every id gets 80 fresh
+// CSPRNG bits: no monotonic increments (ulid's monotonicFactory made ids of one millisecond differ
+// by +1, across kinds). They stay sortable by time at millisecond granularity; within one
+// millisecond their order is random. A refilled pool of crypto-random bytes avoids one call into
+// the CSPRNG per id; each byte gives one base32 character (its low five bits, uniform).
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const pool = new Uint8Array(4096);
 let next = pool.length;
-const prng = () => {
-  if (next === pool.length) (randomFillSync(pool), (next = 0));
-  return pool[next++] / 256;
-};
-const ulid = monotonicFactory(prng);
+function randomPart(): string {
+  if (next + 16 > pool.length) (randomFillSync(pool), (next = 0));
+  let out = '';
+  for (let i = 0; i < 16; i++) out += ALPHABET[pool[next + i] & 31];
+  // Used bytes are overwritten so the pool never holds an id's randomness after it is minted.
+  pool.fill(0, next, next + 16);
+  next += 16;
+  return out;
+}
+const ulid = () => encodeTime(Date.now(), 10) + randomPart();
 
 export const prefixes = {
   apiKey: 'akey',
@@ -43,7 +52,7 @@ export const prefixes = {
 
 export type IdKind = keyof typeof prefixes;
 
-/** Prefixed ULID (`cs_01J...`): sortable by creation, safe in URLs. */
+/** Prefixed ULID (`cs_01J...`): 48 bits of time, 80 random; sortable by creation time, safe in URLs. */
 export function newId(kind: IdKind): string {
   return `${prefixes[kind]}_${ulid()}`;
 }

@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
 import { config, type RateClass } from './config.ts';
 import { DomainError } from './errors.ts';
+import { BoundedCache } from './bounded-cache.ts';
 
-/** Token bucket per workspace and class (DECISIONS §6). */
+/** Token bucket per workspace (or hosted client address) and class (DECISIONS §6). */
 export interface RateLimiter {
   /** Seconds to wait when the bucket is empty, else 0. */
   take(workspaceId: string, cls: RateClass, nowMs: number): Promise<number>;
@@ -16,7 +17,12 @@ function refill(tokens: number, lastMs: number, nowMs: number, cls: RateClass) {
 }
 
 export class MemoryRateLimiter implements RateLimiter {
-  private buckets = new Map<string, { tokens: number; at: number }>();
+  // Bounded: dropping the least recently used bucket refills it, which only matters to a caller
+  // that is idle while rateLimitBuckets other keys are busy.
+  private buckets = new BoundedCache<string, { tokens: number; at: number }>(config.rateLimitBuckets);
+  get size() {
+    return this.buckets.size;
+  }
   async take(workspaceId: string, cls: RateClass, nowMs: number) {
     const k = `${workspaceId}:${cls}`;
     const b = this.buckets.get(k) ?? { tokens: config.rateLimits[cls].burst, at: nowMs };

@@ -1,3 +1,5 @@
+import { moneyJson } from '../core/money.ts';
+
 /**
  * One field list per resource serves both the GraphQL type and the event snapshot
  * (`data.object`), so the wire shape is written once.
@@ -37,7 +39,7 @@ export function toWire<Row>(row: Row, spec: FieldSpec<Row>): Record<string, unkn
   const out: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(spec)) {
     const v = f.from ? f.from(row) : (row as Record<string, unknown>)[name];
-    out[name] = v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? Number(v) : (v ?? null);
+    out[name] = v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? (f.kind === 'money' ? moneyJson(v) : Number(v)) : (v ?? null);
   }
   return out;
 }

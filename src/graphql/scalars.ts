@@ -1,17 +1,15 @@
 import { GraphQLError, Kind } from 'graphql';
 import { builder } from './builder.ts';
 import { validateMetadata } from '../core/validation.ts';
+import { moneyJson } from '../core/money.ts';
 
 const bad = (message: string) => new GraphQLError(message, { extensions: { code: 'validation_error' } });
 
 // GraphQL Int is 32-bit; amounts reach 2^53 - 1 (a rupiah ledger passes 2^31 quickly).
 builder.scalarType('Money', {
-  description: 'Integer amount in the smallest currency unit, up to 2^53 - 1; serialized as a JSON integer.',
-  serialize: (v) => {
-    const n = typeof v === 'bigint' ? Number(v) : v;
-    if (!Number.isSafeInteger(n)) throw new Error('Money out of range');
-    return n;
-  },
+  description: 'Integer amount in the smallest currency unit, serialized as a JSON integer. Inputs are at most 2^53 - 1; sums (balances, reports) may exceed it and are then exact JSON integers beyond what a float holds.',
+  // Exact at any size (moneyJson): a balance past 2^53 was a 500 when converted through Number.
+  serialize: (v) => moneyJson(v as bigint | number),
   parseValue: (v) => {
     if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw bad('Money must be an integer');
     return v;

@@ -1,7 +1,8 @@
 /**
- * The hosted checkout page `GET /c/<id>`: one self-contained HTML document (inline CSS and a
- * small script, no third-party assets), mobile first. The script talks to the public
- * `/c/<id>/...` endpoints only; everything it shows comes from their JSON.
+ * The hosted checkout page `GET /c/<token>` (token = `<cs_id>_<secret>`, src/core/hosted-link.ts):
+ * one self-contained HTML document (inline CSS and a small script, no third-party assets), mobile
+ * first. The script talks to the public `/c/<token>/...` endpoints only; everything it shows comes
+ * from their JSON.
  */
 import { formatMoney } from '../core/money.ts';
 import type { SessionStatus } from '../modules/checkout-sessions/states.ts';
@@ -14,6 +15,8 @@ export interface HostedMethod {
 
 export interface HostedPageView {
   id: string;
+  /** The URL's capability token; the page's own calls carry it. */
+  token: string;
   status: SessionStatus;
   amount: number;
   currency: string;
@@ -56,7 +59,7 @@ export function renderHostedPage(view: HostedPageView): string {
   const accent = safeColor(view.accentColor);
   const total = formatMoney(view.amount, view.currency);
   const items = view.lineItems
-    .map((i) => `<li><span>${esc(i.name)}${i.quantity > 1 ? ` &times; ${i.quantity}` : ''}</span><span>${esc(formatMoney(i.unitAmount * i.quantity, view.currency))}</span></li>`)
+    .map((i) => `<li><span>${esc(i.name)}${i.quantity > 1 ? ` &times; ${i.quantity}` : ''}</span><span>${esc(formatMoney(BigInt(i.unitAmount) * BigInt(i.quantity), view.currency))}</span></li>`)
     .join('');
   const closed = closedScreen(view);
   const body =
@@ -95,13 +98,13 @@ section{background:#fff;border-radius:14px;padding:20px;margin-top:12px;box-shad
 <header><div class="merchant">${esc(view.merchantName)}</div><div class="amount" data-amount>${esc(total)}</div>${view.testMode ? '<span class="test">TEST MODE</span>' : ''}${items ? `<ul class="items">${items}</ul>` : ''}</header>
 ${body}
 </main>
-${closed ? '' : `<script>window.__session=${scriptJson({ id: view.id, testMode: view.testMode, cancelUrl: view.cancelUrl })};</script><script>${clientScript}</script>`}
+${closed ? '' : `<script>window.__session=${scriptJson({ token: view.token, testMode: view.testMode, cancelUrl: view.cancelUrl })};</script><script>${clientScript}</script>`}
 </body></html>`;
 }
 
 /** The page's behaviour: pick a method, show instructions, settle (sandbox), poll, redirect. */
 const clientScript = `(() => {
-const s = window.__session, base = '/c/' + encodeURIComponent(s.id);
+const s = window.__session, base = '/c/' + encodeURIComponent(s.token);
 const $ = (id) => document.getElementById(id);
 const el = (tag, props, ...kids) => { const e = Object.assign(document.createElement(tag), props || {}); e.append(...kids); return e; };
 const post = async (path, body) => {

@@ -31,6 +31,8 @@ export async function buildApp(): Promise<App> {
   const fastify = Fastify({
     logger: false,
     bodyLimit: config.bodyLimitBytes,
+    // Client addresses (hosted pages' rate buckets) come from X-Forwarded-For only behind a trusted proxy.
+    trustProxy: config.trustProxy === 'true' ? true : (config.trustProxy ?? false),
     genReqId: () => newId('request'),
     // Unroutable URLs (bad percent-encoding in the path) answer with the envelope too, not Fastify's own JSON.
     frameworkErrors: (err, req, res) => {
@@ -61,7 +63,9 @@ export async function buildApp(): Promise<App> {
     reply.status(404).type('application/json; charset=utf-8').send(envelope(req.id, null, { code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]}` }));
   });
 
-  await fastify.register(websocket);
+  // ws accepts 100 MiB messages by default, before connection_init authenticates anyone: a
+  // GraphQL document over the socket fits in 64 KiB; larger frames close the socket (1009).
+  await fastify.register(websocket, { options: { maxPayload: config.wsMaxPayloadBytes } });
   const limiter = createRateLimiter();
   const yoga = createGraphQL();
   mountGraphQL(fastify, yoga, limiter);

@@ -6,18 +6,33 @@ import { envelope, errorReply } from './envelope.ts';
 import { parseJsonBody, rawBody } from './edge.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 
-type Params = { id: string };
+type Params = { token: string };
 
 /**
- * The customer-facing pages (DECISIONS §4): `GET /c/<id>` and the JSON calls its script makes.
- * Public, so rate-limited per session id; answers use the envelope like the API.
+ * The client a public page's rate bucket belongs to: the IPv4 address, or the IPv6 /64 (one
+ * subscriber's prefix; single IPv6 addresses are free to rotate).
+ */
+export function clientBucket(ip: string): string {
+  const v4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (v4) return `hosted-ip:${v4[1]}`;
+  const [head] = ip.split('::');
+  const groups = head.split(':').filter(Boolean);
+  // Fewer than four groups before `::` means the rest of the /64 is zeros.
+  return `hosted-ip:${[...groups, '0', '0', '0', '0'].slice(0, 4).join(':').toLowerCase()}::/64`;
+}
+
+/**
+ * The customer-facing pages (DECISIONS §4): `GET /c/<token>` and the JSON calls its script makes,
+ * where the token is `<cs_id>_<secret>` (src/core/hosted-link.ts); a bare session id is a 404.
+ * Public, so rate-limited per client address before anything is looked up; answers use the
+ * envelope like the API.
  */
 export function mountHosted(app: FastifyInstance, limiter: RateLimiter) {
-  const json = (fn: (id: string, body: Record<string, unknown>) => Promise<unknown>) => async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+  const json = (fn: (token: string, body: Record<string, unknown>) => Promise<unknown>) => async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     try {
-      await enforceRate(limiter, `hosted:${req.params.id}`, 'mutating_light');
+      await enforceRate(limiter, clientBucket(req.ip), 'hosted');
       const body = req.method === 'POST' ? parseJsonBody(rawBody(req), { allowEmpty: true }) : {};
-      const data = await fn(req.params.id, body);
+      const data = await fn(req.params.token, body);
       return reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(envelope(req.requestId, data));
     } catch (e) {
       const r = errorReply(e, req.requestId, 'checkout_session');
@@ -25,9 +40,10 @@ export function mountHosted(app: FastifyInstance, limiter: RateLimiter) {
     }
   };
 
-  app.get<{ Params: Params }>('/c/:id', async (req, reply) => {
+  app.get<{ Params: Params }>('/c/:token', async (req, reply) => {
     try {
-      const view = await hostedPageView(req.params.id);
+      await enforceRate(limiter, clientBucket(req.ip), 'hosted');
+      const view = await hostedPageView(req.params.token);
       return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
@@ -36,15 +52,15 @@ export function mountHosted(app: FastifyInstance, limiter: RateLimiter) {
         .send(renderHostedPage(view));
     } catch (e) {
       const r = errorReply(e, req.requestId, 'checkout_session');
-      const title = r.status === 404 ? 'This payment link does not exist' : 'Something went wrong';
-      return reply.status(r.status).type('text/html; charset=utf-8').send(`<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px"><h1 style="font-size:1.2rem">${title}</h1></body>`);
+      const title = r.status === 404 ? 'This payment link does not exist' : r.status === 429 ? 'Too many requests; try again shortly' : 'Something went wrong';
+      return reply.status(r.status).headers(r.headers).type('text/html; charset=utf-8').send(`<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px"><h1 style="font-size:1.2rem">${title}</h1></body>`);
     }
   });
-  app.get<{ Params: Params }>('/c/:id/status', json((id) => publicStatus(id)));
-  app.post<{ Params: Params }>('/c/:id/attempt', json((id, body) => attempt(id, String(body.method ?? ''))));
-  app.post<{ Params: Params }>('/c/:id/attempt/declare-paid', json((id) => declarePaid(id)));
-  app.post<{ Params: Params }>('/c/:id/simulate', json((id, body) => simulate(id, String(body.outcome ?? ''))));
-  app.post<{ Params: Params }>('/c/:id/cancel', json((id) => customerCancel(id)));
+  app.get<{ Params: Params }>('/c/:token/status', json((token) => publicStatus(token)));
+  app.post<{ Params: Params }>('/c/:token/attempt', json((token, body) => attempt(token, String(body.method ?? ''))));
+  app.post<{ Params: Params }>('/c/:token/attempt/declare-paid', json((token) => declarePaid(token)));
+  app.post<{ Params: Params }>('/c/:token/simulate', json((token, body) => simulate(token, String(body.outcome ?? ''))));
+  app.post<{ Params: Params }>('/c/:token/cancel', json((token) => customerCancel(token)));
 
   // Provider callbacks: authenticated the provider's own way over the raw bytes (callbacks.ts).
   app.post<{ Params: { provider: string } }>('/v1/callbacks/:provider', async (req, reply) => {

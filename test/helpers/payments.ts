@@ -3,9 +3,19 @@ import type { TestServer, Workspace } from './server.ts';
 import { db } from './server.ts';
 import { config } from '../../src/core/config.ts';
 
-/** The hosted page's own calls: public, unsigned. */
+/**
+ * The token of a session's hosted URL (`<id>_<secret>`), as the merchant has it in `hostedUrl`;
+ * tests that hold only the id read the secret from the database.
+ */
+export async function hostedToken(sessionId: string): Promise<string> {
+  const { rows } = await db().system.query(`SELECT "hostedSecret" FROM checkout_sessions WHERE id = $1`, [sessionId]);
+  if (!rows[0]) throw new Error(`no checkout session ${sessionId}`);
+  return `${sessionId}_${rows[0].hostedSecret}`;
+}
+
+/** The hosted page's own calls (public, unsigned), for the session `id`. */
 export async function hosted(server: TestServer, id: string, path: string, body: unknown) {
-  const res = await fetch(`${server.url}/c/${id}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/c/${await hostedToken(id)}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text) as any, text };
 }

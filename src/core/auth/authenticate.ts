@@ -6,6 +6,8 @@ import { logger } from '../logger.ts';
 import { db, type Mode } from '../db/client.ts';
 import { DomainError } from '../errors.ts';
 import { clock } from '../clock.ts';
+import { BoundedCache } from '../bounded-cache.ts';
+import { isId } from '../ids.ts';
 import { canonicalString, parseAuthorization, signature } from './signing.ts';
 import type { KeyRole, MemberRole, Scope } from './scopes.ts';
 
@@ -44,7 +46,12 @@ interface KeyRow {
   tier: string;
 }
 
-const cache = new Map<string, { row: KeyRow | null; at: number }>();
+// Bounded: unknown key ids are remembered too (a flood of them would otherwise reach the database
+// each time), so an attacker's stream of distinct ids must not grow the heap.
+const cache = new BoundedCache<string, { row: KeyRow | null; at: number }>(10_000);
+/** The shape every key id has (`pk_<env>_` + 12 hex); anything else is refused before the cache or the database. */
+const KEY_ID = /^pk_(?:live|test)_[0-9a-f]{12}$/;
+export const keyCacheSize = () => cache.size;
 const KEY_SQL = `SELECT k.id, k."keyId", k."workspaceId", k.mode, k.role, k.scopes, k."signingKey", k."revokedAt", k."memberId",
   CASE WHEN m."removedAt" IS NULL THEN m.role END AS "memberRole", w."accountId", w."isPlatformAdmin", w.tier
   FROM api_keys k JOIN workspaces w ON w.id = k."workspaceId" LEFT JOIN members m ON m.id = k."memberId"
@@ -115,7 +122,7 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
   if (Math.abs(Math.floor(clock.now().getTime() / 1000) - Number(ts)) > config.signatureToleranceSec) {
     throw invalidSignature('X-Svc-Timestamp is outside the 300 second tolerance');
   }
-  const key = await loadKey(parsed.keyId);
+  const key = KEY_ID.test(parsed.keyId) ? await loadKey(parsed.keyId) : null;
   // A key acts for a member: once that member is removed, the key stops working.
   if (!key || key.revokedAt || (key.memberId && !key.memberRole)) throw new DomainError('invalid_key', 'Unknown or revoked API key');
   const expected = signature(key.signingKey, canonicalString(ts, req.method, req.target, req.body));
@@ -141,8 +148,9 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
   return auth;
 }
 
-const merchants = new Map<string, { value: { workspaceId: string; accountId: string; tier: string } | null; at: number }>();
+const merchants = new BoundedCache<string, { value: { workspaceId: string; accountId: string; tier: string } | null; at: number }>(10_000);
 async function merchantOf(partnerId: string, accountId: string) {
+  if (!isId('account', accountId)) throw new DomainError('not_found', 'No such account under this partner');
   const k = `${partnerId}/${accountId}`;
   let hit = merchants.get(k);
   if (!hit || Date.now() - hit.at > config.keyCacheMs) {

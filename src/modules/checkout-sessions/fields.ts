@@ -1,6 +1,6 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
-import { hostedBase } from '../../core/hosted.ts';
+import { hostedLink } from '../../core/hosted-link.ts';
 
 /** spec Checkout session: the wire shape, for GraphQL, REST and event snapshots alike. */
 /** A session row with its workspace's `acc_` id (spec `accountId`, `arn`). */
@@ -20,7 +20,7 @@ export const checkoutSessionFields: FieldSpec<SessionRow> = {
   lineItems: { kind: 'json' },
   successUrl: { kind: 'string' },
   cancelUrl: { kind: 'string' },
-  hostedUrl: { kind: 'string', from: (r) => hostedUrlOf(r.id) },
+  hostedUrl: { kind: 'string', from: (r) => hostedUrlOf(r) },
   expiresAt: { kind: 'date' },
   completedAt: { kind: 'date', nullable: true },
   paymentId: { kind: 'string', nullable: true },
@@ -29,4 +29,5 @@ export const checkoutSessionFields: FieldSpec<SessionRow> = {
   updatedAt: { kind: 'date' },
 };
 
-export const hostedUrlOf = (id: string) => `${hostedBase()}/c/${id}`;
+/** `{hosted_base}/c/<id>_<secret>`: the secret, not the id, is the page's capability. */
+export const hostedUrlOf = (r: Pick<CheckoutSession, 'id' | 'hostedSecret'>) => hostedLink('c', r.id, r.hostedSecret);

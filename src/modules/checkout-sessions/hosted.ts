@@ -1,13 +1,16 @@
 /**
- * What the customer does on the hosted page (DECISIONS §4): public, no signature; the session id
- * is the capability. Every call resolves the session's workspace and mode first and then runs in
- * that tenant's transaction like any API call.
+ * What the customer does on the hosted page (DECISIONS §4): public, no signature; the hosted
+ * token (`<cs_id>_<secret>`, src/core/hosted-link.ts) is the capability, not the session id. Every
+ * call resolves the session's workspace and mode first and then runs in that tenant's transaction
+ * like any API call.
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { tenantTx, updateRow } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
 import { randomHex } from '../../core/crypto.ts';
+import { BoundedCache } from '../../core/bounded-cache.ts';
+import { hostedSecretMatches, parseHostedToken } from '../../core/hosted-link.ts';
 import { adaptersFor, sessionAdapterName, type AdapterKind, type PaymentMethod } from '../adapters/capabilities.ts';
 import { adapterSourcesSql, enabledAdapters, enabledFrom, recordGatewayFailure, recordGatewaySuccess, type AdapterSources } from '../adapters/service.ts';
 import { receiptContextSql, type ReceiptContext } from '../receipts/issue.ts';
@@ -31,21 +34,29 @@ const methodText: Record<PaymentMethod, { label: string; hint: string }> = {
   provider_c: { label: 'provider_c', hint: 'Pay with your provider_c wallet' },
 };
 
-// A session's workspace and mode never change: remembered for the page's next calls (bounded).
-const scopes = new Map<string, Scope>();
-const SCOPES_KEPT = 10_000;
+// A session's workspace, mode and secret never change: remembered for the page's next calls. Only
+// tokens that matched are kept, so the cache holds real sessions, at most 10,000 of them.
+const scopes = new BoundedCache<string, { scope: Scope; secret: string }>(10_000);
 
-/** The tenant of a public session id; 404 for anything else. */
-async function scopeOf(id: string): Promise<Scope> {
-  if (!/^cs_[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) throw err.notFound('checkout session');
-  const known = scopes.get(id);
-  if (known) return known;
-  const { rows } = await db().system.query<{ workspaceId: string; mode: Mode }>(`SELECT "workspaceId", mode FROM checkout_sessions WHERE id = $1`, [id]);
-  if (!rows[0]) throw err.notFound('checkout session');
-  if (scopes.size >= SCOPES_KEPT) scopes.delete(scopes.keys().next().value!);
-  const scope = { ...rows[0], modes: [rows[0].mode] };
-  scopes.set(id, scope);
-  return scope;
+/**
+ * The session id and tenant of a hosted token (`<cs_id>_<secret>`, src/core/hosted-link.ts); 404
+ * alike for a malformed token, an unknown session and a wrong secret.
+ */
+async function sessionOf(token: string): Promise<{ id: string; scope: Scope }> {
+  const parsed = parseHostedToken('checkoutSession', token);
+  if (!parsed) throw err.notFound('checkout session');
+  const { id, secret } = parsed;
+  let known = scopes.get(id);
+  if (!known) {
+    const { rows } = await db().system.query<{ workspaceId: string; mode: Mode; hostedSecret: string }>(`SELECT "workspaceId", mode, "hostedSecret" FROM checkout_sessions WHERE id = $1`, [id]);
+    const row = rows[0];
+    if (!row || !hostedSecretMatches(row.hostedSecret, secret)) throw err.notFound('checkout session');
+    known = { scope: { workspaceId: row.workspaceId, mode: row.mode, modes: [row.mode] }, secret: row.hostedSecret };
+    scopes.set(id, known);
+  } else if (!hostedSecretMatches(known.secret, secret)) {
+    throw err.notFound('checkout session');
+  }
+  return { id, scope: known.scope };
 }
 
 /** A session past its expiry is expired to the customer even before the sweep records it. */
@@ -60,8 +71,8 @@ function assertLive(s: CheckoutSession | null | undefined): CheckoutSession {
   return s;
 }
 
-export async function hostedPageView(id: string): Promise<HostedPageView> {
-  const scope = await scopeOf(id);
+export async function hostedPageView(token: string): Promise<HostedPageView> {
+  const { id, scope } = await sessionOf(token);
   return inTenant(scope, async (tx) => {
     const s = await tx.checkoutSession.findUniqueOrThrow({ where: { id } });
     const [workspace, template, enabled] = await Promise.all([
@@ -74,6 +85,7 @@ export async function hostedPageView(id: string): Promise<HostedPageView> {
       .map((m) => ({ method: m, ...methodText[m] }));
     return {
       id: s.id,
+      token,
       status: effectiveStatus(s),
       amount: Number(s.amount),
       currency: s.currency,
@@ -158,8 +170,8 @@ class GatewayFailure extends Error {
   }
 }
 
-export async function attempt(id: string, method: string): Promise<AttemptView> {
-  const scope = await scopeOf(id);
+export async function attempt(token: string, method: string): Promise<AttemptView> {
+  const { id, scope } = await sessionOf(token);
   try {
     const { view, recovered } = await attemptIn(scope, id, method);
     // spec Adapter: a successful call clears `error` (its own transaction, after the attempt commits).
@@ -222,8 +234,8 @@ function attemptIn(scope: Scope, id: string, method: string): Promise<{ view: At
   });
 }
 
-export async function declarePaid(id: string) {
-  const scope = await scopeOf(id);
+export async function declarePaid(token: string) {
+  const { id, scope } = await sessionOf(token);
   return inTenant(scope, async (tx) => {
     const s = assertLive(await lockSession(tx, scope, id));
     if (s.adapter !== 'manual') throw err.conflict('Only a bank-transfer payment can be declared paid');
@@ -234,8 +246,8 @@ export async function declarePaid(id: string) {
 }
 
 /** DECISIONS §4: the sandbox settles like a provider callback would; test mode only. */
-export async function simulate(id: string, outcome: string) {
-  const scope = await scopeOf(id);
+export async function simulate(token: string, outcome: string) {
+  const { id, scope } = await sessionOf(token);
   if (scope.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', { resource: 'checkout_session' });
   if (outcome !== 'success' && outcome !== 'failure') throw err.validation('outcome', 'outcome must be success or failure');
   return tenantTx(scope, async (sql) => {
@@ -256,14 +268,14 @@ export async function simulate(id: string, outcome: string) {
   });
 }
 
-export async function customerCancel(id: string) {
-  const scope = await scopeOf(id);
+export async function customerCancel(token: string) {
+  const { id, scope } = await sessionOf(token);
   const row = await inTenant(scope, (tx) => cancelSessionIn(tx, scope, id));
   return { status: row.status, redirectUrl: row.cancelUrl };
 }
 
-export async function publicStatus(id: string) {
-  const scope = await scopeOf(id);
+export async function publicStatus(token: string) {
+  const { id, scope } = await sessionOf(token);
   const s = await inTenant(scope, (tx) => tx.checkoutSession.findUniqueOrThrow({ where: { id } }));
   const status = effectiveStatus(s);
   return { status, ...(status === 'completed' ? { redirectUrl: successRedirect(s.successUrl, s.id) } : {}) };

@@ -4,6 +4,7 @@ import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { insertRows, sqlOf, tenantTx, type AnyTx, type Sql } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
+import { newHostedSecret } from '../../core/hosted-link.ts';
 import { isCurrency } from '../../core/money.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength, validateMetadata } from '../../core/validation.ts';
@@ -62,6 +63,10 @@ function lineItems(items: LineItemInput[] | null | undefined) {
     checkLength(i.name, f('name'), 1, 255, 'checkout_session');
     if (!Number.isSafeInteger(i.quantity) || i.quantity! < 1) throw err.validation(f('quantity'), 'quantity must be a positive integer');
     if (!Number.isSafeInteger(i.unitAmount) || i.unitAmount! < 0) throw err.validation(f('unitAmount'), 'unitAmount must be an integer >= 0');
+    // The line's amount (the page and the receipt show it) is an amount like any other: at most 2^53 - 1.
+    if (BigInt(i.quantity!) * BigInt(i.unitAmount!) > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw err.validation(f('quantity'), 'quantity x unitAmount must be at most 9007199254740991 (2^53 - 1)');
+    }
     if (i.description != null) checkLength(i.description, f('description'), 0, 1024, 'checkout_session');
     const metadata = i.metadata == null ? undefined : validateMetadata(i.metadata, f('metadata'), 'checkout_session');
     return { name: i.name, quantity: i.quantity!, unitAmount: i.unitAmount!, ...(i.description != null ? { description: i.description } : {}), ...(metadata ? { metadata } : {}) };
@@ -111,6 +116,7 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
       currency: input.currency,
       methods: v.methods,
       lineItems: v.lineItems,
+      hostedSecret: newHostedSecret(),
       successUrl: v.successUrl,
       cancelUrl: v.cancelUrl,
       customerId: input.customerId ?? null,

@@ -78,7 +78,9 @@ async function payoutsFor(scope: Scope, method: string, minimum: bigint, now: Da
       const b = await balanceOf(tx, scope, currency);
       if (b.available < minimum || b.available <= 0n) continue;
       try {
-        out.push(await createPayoutIn(tx, scope, { amount: Number(b.available), currency, method, note: 'automatic payout' }, 'schedule'));
+        // One payout is at most 2^53 - 1 (a JSON-safe amount); a larger balance goes out over several runs.
+        const amount = b.available > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(b.available);
+        out.push(await createPayoutIn(tx, scope, { amount, currency, method, note: 'automatic payout' }, 'schedule'));
       } catch (e) {
         // No bank account on file (or no rail): nothing is paid out; the merchant sees the balance grow.
         if (!isDomainError(e)) throw e;
