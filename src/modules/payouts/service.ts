@@ -6,7 +6,6 @@ import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
-import { requireIdempotencyKey } from '../../core/idempotency.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength } from '../../core/validation.ts';
 import { toWire } from '../../graphql/fields.ts';
@@ -97,7 +96,6 @@ export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutIn
 /** spec POST /v1/payouts (201). No event: `pending` is an internal queue state. */
 export async function createPayout(ctx: Context, input: CreatePayoutInput): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
-  requireIdempotencyKey(ctx, 'payout');
   const payout = await inTenant(tenant(auth), (tx) => createPayoutIn(tx, tenant(auth), input));
   if (payout.method === 'provider_a_disbursement') {
     const { disburse } = await import('./disbursement.ts');
@@ -186,7 +184,6 @@ export async function movePayout(tx: Tx, scope: Scope, id: string, trigger: Payo
 
 export async function cancelPayout(ctx: Context, id: string): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
-  requireIdempotencyKey(ctx, 'payout');
   return inTenant(tenant(auth), (tx) => movePayout(tx, tenant(auth), id, 'cancel', { requestId: ctx.requestId }));
 }
 
