@@ -139,7 +139,7 @@ describe('provider_c (simulator): approved order, captured after verification', 
   it('redirects to the approval page; the verified webhook leads to capture and completion; a tampered one is 401', async () => {
     const ws = await server.workspace();
     expect((await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key())).status).toBe(200);
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })).json.data;
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key())).json.data;
     const a = await attempt(s.id, 'provider_c');
     expect(a.status, JSON.stringify(a.json)).toBe(200);
     expect(a.json.data.redirectUrl).toMatch(/^http/);
