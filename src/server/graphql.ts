@@ -235,6 +235,10 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     },
     onClose: (ctx) => clearInterval(ctx.extra.recheck),
     onSubscribe: async (ctx, _id, payload) => {
+      // Counted before any await: ids in flight count too, so a burst cannot pass the cap.
+      if (Object.keys(ctx.subscriptions).length > config.maxSubscriptionsPerSocket) {
+        return [new DomainError('rate_limited', `At most ${config.maxSubscriptionsPerSocket} subscriptions per connection`)];
+      }
       let auth: Auth;
       try {
         auth = await recheck(ctx.extra.auth!);
@@ -244,9 +248,6 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       }
       const context: Context = { requestId: newId('request'), auth, admitted: true };
       try {
-        if (Object.keys(ctx.subscriptions).length > config.maxSubscriptionsPerSocket) {
-          throw new DomainError('rate_limited', `At most ${config.maxSubscriptionsPerSocket} subscriptions per connection`);
-        }
         await enforceRate(limiter, auth.workspaceId, 'read');
         const request = { query: String(payload.query ?? ''), operationName: payload.operationName, variables: payload.variables };
         if (request.variables) assertStorable(request.variables);
