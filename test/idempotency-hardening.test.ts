@@ -72,11 +72,11 @@ describe('which operations require an Idempotency-Key: declared once', () => {
     const create = 'mutation($k: String) { createCheckoutSession(idempotencyKey: $k, input: { amount: 1000, currency: "IDR", methods: ["card"], successUrl: "https://shop.example/t", cancelUrl: "https://shop.example/c" }) { id } }';
     const missing = await ws.client.graphql(create);
     expect(missing.status).toBe(400);
-    expect(missing.json.errors[0].extensions.code).toBe('idempotency_required');
+    expect(missing.json.errors![0].extensions.code).toBe('idempotency_required');
     const made = await ws.client.graphql(create, { k: randomUUID() });
     const id = made.json.data.createCheckoutSession.id;
     const cancel = await ws.client.graphql(`mutation { cancelCheckoutSession(id: "${id}") { status } }`);
-    expect(cancel.json.errors[0].extensions.code).toBe('idempotency_required');
+    expect(cancel.json.errors![0].extensions.code).toBe('idempotency_required');
     const canceled = await ws.client.graphql(`mutation { cancelCheckoutSession(id: "${id}") { status } }`, undefined, idem(randomUUID()));
     expect(canceled.json.data.cancelCheckoutSession.status).toBe('canceled');
   });
@@ -85,7 +85,7 @@ describe('which operations require an Idempotency-Key: declared once', () => {
     const ws = await server.workspace();
     const events = async () => Number((await db().system.query(`SELECT count(*)::int AS n FROM events WHERE "workspaceId" = $1 AND type = 'hidden.trigger'`, [ws.workspaceId])).rows[0].n);
     const inline = 'mutation { ... on Mutation { triggerEvent(input: { type: "hidden.trigger" }) { id } } }';
-    expect((await ws.client.graphql(inline)).json.errors[0].extensions.code).toBe('idempotency_required');
+    expect((await ws.client.graphql(inline)).json.errors![0].extensions.code).toBe('idempotency_required');
     const key = randomUUID();
     const first = await ws.client.graphql(inline, undefined, idem(key));
     expect(first.json.data.triggerEvent.id).toMatch(/^evt_/);
@@ -93,7 +93,7 @@ describe('which operations require an Idempotency-Key: declared once', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.json.data.triggerEvent.id).toBe(first.json.data.triggerEvent.id);
     const spread = 'mutation { ...T } fragment T on Mutation { triggerEvent(input: { type: "hidden.trigger" }) { id } }';
-    expect((await ws.client.graphql(spread)).json.errors[0].extensions.code).toBe('idempotency_required');
+    expect((await ws.client.graphql(spread)).json.errors![0].extensions.code).toBe('idempotency_required');
     expect(await events()).toBe(1);
   });
 
@@ -102,11 +102,11 @@ describe('which operations require an Idempotency-Key: declared once', () => {
     const two = 'mutation { a: createCustomer(input: { name: "a" }) { id } b: createCustomer(input: { name: "b" }) { id } }';
     const res = await ws.client.graphql(two, undefined, idem(randomUUID()));
     expect(res.status).toBe(400);
-    expect(res.json.errors[0].message).toMatch(/exactly one root field/);
+    expect(res.json.errors![0].message).toMatch(/exactly one root field/);
     // without a key (and none required) they run as before
     expect((await ws.client.graphql(two)).json.data.b.id).toMatch(/^cus_/);
     const hidden = 'mutation { createCustomer(input: { name: "a" }) { id } ... on Mutation { triggerEvent(input: { type: "x" }, idempotencyKey: "k1") { id } } }';
-    expect((await ws.client.graphql(hidden)).json.errors[0].message).toMatch(/exactly one root field/);
+    expect((await ws.client.graphql(hidden)).json.errors![0].message).toMatch(/exactly one root field/);
   });
 });
 
@@ -226,7 +226,7 @@ describe('claims end', () => {
     const mutation = `mutation { emailReceipt(id: "${receipts[0].id}", to: "a@example.com") { sent } }`;
     const first = await ws.client.graphql(mutation, undefined, idem(key));
     expect(first.status).toBe(200);
-    expect(first.json.errors[0].extensions.code).toBe('email_failed');
+    expect(first.json.errors![0].extensions.code).toBe('email_failed');
     expect((await rows(ws.workspaceId)).filter((r) => r.key === key)).toEqual([]);
     const retry = await ws.client.graphql(mutation, undefined, idem(key));
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
