@@ -134,26 +134,42 @@ function nestingDepth(s: string): number {
 /**
  * Clients send the same few documents over and over: each is parsed (and checked) once. The cache
  * is bounded by the bytes of the sources it keeps (an AST is tens of times its source) and
- * evicts the least recently used; documents that fail a limit are never kept.
+ * evicts the least recently used; documents that fail a limit are never kept. It is also yoga's
+ * document cache (its own holds 1,000 documents of any size).
  */
 const CACHE_BYTES = 512 * 1024;
 const cache = new Map<string, DocumentNode>();
 let cachedBytes = 0;
 
-export function parseCached(source: string): DocumentNode {
-  const hit = cache.get(source);
-  if (hit) {
-    cache.delete(source);
-    cache.set(source, hit);
+export const documentCache = {
+  get(source: string): DocumentNode | undefined {
+    const hit = cache.get(source);
+    if (hit) {
+      cache.delete(source);
+      cache.set(source, hit);
+    }
     return hit;
-  }
-  const document = parseDocument(source);
-  cachedBytes += source.length;
-  cache.set(source, document);
-  for (const [k] of cache) {
-    if (cachedBytes <= CACHE_BYTES) break;
-    cache.delete(k);
-    cachedBytes -= k.length;
+  },
+  set(source: string, document: DocumentNode) {
+    if (cache.has(source)) return;
+    cachedBytes += source.length;
+    cache.set(source, document);
+    for (const [k] of cache) {
+      if (cachedBytes <= CACHE_BYTES) break;
+      cache.delete(k);
+      cachedBytes -= k.length;
+    }
+  },
+};
+
+/** yoga caches parse errors by source too: here, never (an error costs one parse of a capped document). */
+export const noErrorCache = { get: () => undefined, set: () => {} };
+
+export function parseCached(source: string): DocumentNode {
+  let document = documentCache.get(source);
+  if (!document) {
+    document = parseDocument(source);
+    documentCache.set(source, document);
   }
   return document;
 }

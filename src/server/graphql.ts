@@ -14,7 +14,7 @@ import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import { config } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { logger } from '../core/logger.ts';
-import { parseCached, parseDocument } from '../graphql/parse.ts';
+import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
 import { operationOf, type Operation } from '../graphql/operation.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
@@ -31,6 +31,7 @@ export function createGraphQL(): Yoga {
     graphiql: { title: 'svc GraphQL' },
     landingPage: false,
     logging: false,
+    parserAndValidationCache: { documentCache, errorCache: noErrorCache },
     plugins: [
       // Every parse, ours and yoga's (its fallbacks), goes through the document limits.
       { onParse: ({ setParseFn }: { setParseFn: (fn: typeof parseDocument) => void }) => setParseFn(parseDocument) },
