@@ -107,6 +107,8 @@ describe('which operations require an Idempotency-Key: declared once', () => {
     expect((await ws.client.graphql(two)).json.data.b.id).toMatch(/^cus_/);
     const hidden = 'mutation { createCustomer(input: { name: "a" }) { id } ... on Mutation { triggerEvent(input: { type: "x" }, idempotencyKey: "k1") { id } } }';
     expect((await ws.client.graphql(hidden)).json.errors![0].message).toMatch(/exactly one root field/);
+    const keyOnSecond = 'mutation { a: createCustomer(input: { name: "a" }) { id } b: createCustomer(input: { name: "b" }, idempotencyKey: "k2") { id } }';
+    expect((await ws.client.graphql(keyOnSecond)).json.errors![0].message).toMatch(/exactly one root field/);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { RateClass } from '../core/config.ts';
+import { DomainError, type Resource } from '../core/errors.ts';
 import { fieldRateClass } from '../core/rate-limit.ts';
 
 /**
@@ -98,4 +99,20 @@ export function operationOf(schema: GraphQLSchema, document: DocumentNode, opera
     };
   });
   return { operation: op.operation, fields };
+}
+
+/**
+ * The Idempotency-Key of a mutation (its `idempotencyKey` argument wins over the header), and the
+ * 400 when the declaration above requires one. A mutation under a key, or one that requires a
+ * key, has exactly one root field: one key claims one operation.
+ */
+export function idempotencyOf(op: Operation, header: string | undefined, resource: Resource = 'generic'): string | undefined {
+  if (op.operation !== 'mutation') return undefined;
+  const key = op.fields.find((f) => f.idempotencyKey !== undefined)?.idempotencyKey ?? header;
+  const requires = op.fields.some((f) => f.requiresIdempotencyKey);
+  if ((key || requires) && op.fields.length > 1) {
+    throw new DomainError('validation_error', 'A mutation with an Idempotency-Key (or one that requires it) must have exactly one root field', { field: 'query', resource });
+  }
+  if (requires && !key) throw new DomainError('idempotency_required', `${op.fields[0].name} requires an Idempotency-Key (the idempotencyKey argument or the header)`, { field: 'Idempotency-Key', resource });
+  return key;
 }

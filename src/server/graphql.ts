@@ -15,7 +15,7 @@ import { config } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { logger } from '../core/logger.ts';
 import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
-import { operationOf, type Operation } from '../graphql/operation.ts';
+import { idempotencyOf, operationOf, type Operation } from '../graphql/operation.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -119,22 +119,6 @@ async function chargeRootFields(limiter: RateLimiter, workspaceId: string, op: O
   for (const f of op.fields) perClass.set(f.rateClass, (perClass.get(f.rateClass) ?? 0) + 1);
   if (op.operation !== 'mutation' && perClass.has('read')) perClass.set('read', perClass.get('read')! - 1);
   for (const [cls, n] of perClass) await enforceRate(limiter, workspaceId, cls as never, n);
-}
-
-/**
- * The Idempotency-Key of a mutation and whether it must have one (the single declaration,
- * src/graphql/operation.ts). A mutation under a key, or one that requires a key, has exactly
- * one root field: one key claims one operation.
- */
-export function idempotencyOf(op: Operation, header: string | undefined, resource: Parameters<typeof withIdempotency>[3] = 'generic') {
-  if (op.operation !== 'mutation') return undefined;
-  const key = op.fields[0]?.idempotencyKey ?? header;
-  const requires = op.fields.some((f) => f.requiresIdempotencyKey);
-  if ((key || requires) && op.fields.length > 1) {
-    throw new DomainError('validation_error', 'A mutation with an Idempotency-Key (or one that requires it) must have exactly one root field', { field: 'query', resource });
-  }
-  if (requires && !key) throw new DomainError('idempotency_required', `${op.fields[0].name} requires an Idempotency-Key (the idempotencyKey argument or the header)`, { field: 'Idempotency-Key', resource });
-  return key;
 }
 
 const json = { 'content-type': 'application/json; charset=utf-8' };
