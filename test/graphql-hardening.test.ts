@@ -86,6 +86,28 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
     expect(closes[0].code).toBe(4403);
   });
 
+  it('archiving the workspace (or removing the member) closes it too', async () => {
+    const ws = await server.workspace();
+    const key = await secondKey(ws);
+    const { client, closes, state } = connect(key);
+    client.subscribe({ query: 'subscription { events { id } }' }, { next: () => {}, error: () => {}, complete: () => {} });
+    await until(() => state.connected);
+    // the member behind the key is removed: the key stops working
+    const { rows: [k] } = await db().system.query(`SELECT "memberId" FROM api_keys WHERE id = $1`, [key.id]);
+    await db().system.query(`UPDATE members SET "removedAt" = now() WHERE id = $1`, [k.memberId]);
+    await until(() => closes.length > 0, config.keyCacheMs * 3);
+    expect(closes[0].code).toBe(4403);
+    await db().system.query(`UPDATE members SET "removedAt" = NULL WHERE id = $1`, [k.memberId]);
+
+    const other = await server.workspace();
+    const socket = connect(other);
+    socket.client.subscribe({ query: 'subscription { events { id } }' }, { next: () => {}, error: () => {}, complete: () => {} });
+    await until(() => socket.state.connected);
+    expect((await other.client.delete(`/v1/workspaces/${other.workspaceId}`)).status).toBe(204);
+    await until(() => socket.closes.length > 0, config.keyCacheMs * 3);
+    expect(socket.closes[0].code).toBe(4403);
+  });
+
   it('queries and mutations are refused over the socket (POST /graphql has the checks); nothing runs', async () => {
     const ws = await server.workspace();
     const { client } = connect(ws);
