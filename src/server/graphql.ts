@@ -11,7 +11,7 @@ import { assertStorable, authenticateRequest, idempotencyKeyOf, rawBody } from '
 import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../core/idempotency.ts';
 import { sha256Hex } from '../core/crypto.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
-import { config } from '../core/config.ts';
+import { config, type RateClass } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { logger } from '../core/logger.ts';
 import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
@@ -115,10 +115,10 @@ class GraphQLErrors extends Error {
  * per field of its class).
  */
 async function chargeRootFields(limiter: RateLimiter, workspaceId: string, op: Operation) {
-  const perClass = new Map<string, number>();
+  const perClass = new Map<RateClass, number>();
   for (const f of op.fields) perClass.set(f.rateClass, (perClass.get(f.rateClass) ?? 0) + 1);
   if (op.operation !== 'mutation' && perClass.has('read')) perClass.set('read', perClass.get('read')! - 1);
-  for (const [cls, n] of perClass) await enforceRate(limiter, workspaceId, cls as never, n);
+  for (const [cls, n] of perClass) await enforceRate(limiter, workspaceId, cls, n);
 }
 
 const json = { 'content-type': 'application/json; charset=utf-8' };
