@@ -218,6 +218,27 @@ describe('claims end', () => {
     expect(again.text).toBe(after.text);
   });
 
+  it('a payout re-run after a takeover finds the payout its first run created', async () => {
+    const ws = await server.workspace();
+    await sandboxPayment(server, ws, { amount: 100000 });
+    const bank = { bankCode: 'BCA', bankName: 'Bank Central Asia', bankAccountNumber: '1234567890', bankAccountHolder: 'PT Maju Jaya' };
+    expect((await ws.client.patch('/v1/payouts/bank-account', bank)).status).toBe(200);
+    const key = randomUUID();
+    const body = { amount: 1000, currency: 'IDR' };
+    const first = await send(ws, 'POST', '/v1/payouts', body, idem(key));
+    expect(first.status, first.text).toBe(201);
+    await db().system.query(`UPDATE idempotency_keys SET state = 'in_flight', body = NULL, "statusCode" = NULL, "leaseUntil" = $2 WHERE key = $1`, [key, clock.now()]);
+    clock.advance(1000);
+    const rerun = await send(ws, 'POST', '/v1/payouts', body, idem(key));
+    expect(rerun.status, rerun.text).toBe(201);
+    expect(rerun.headers.get('idempotent-replayed')).toBeNull();
+    expect(rerun.json.data.id).toBe(first.json.data.id);
+    const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM payouts WHERE "workspaceId" = $1`, [ws.workspaceId]);
+    expect(rows[0].n).toBe(1);
+    // a new key is a new payout
+    expect((await send(ws, 'POST', '/v1/payouts', body, idem(randomUUID()))).json.data.id).not.toBe(first.json.data.id);
+  });
+
   it('a retryable error inside a 200 GraphQL response is not stored: the retry runs again', async () => {
     const ws = await server.workspace();
     const payment = await sandboxPayment(server, ws);

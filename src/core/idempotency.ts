@@ -22,6 +22,11 @@ export interface StoredResponse {
 export interface ReplayNotes {
   scopes: Set<Scope>;
   secrets: Set<string>;
+  /**
+   * The logical request, the same when a claim is taken over after its lease: an operation that
+   * creates money movements records it (unique) so a re-run finds the row instead of repeating.
+   */
+  operationId?: string;
 }
 export const replayNotes = (): ReplayNotes => ({ scopes: new Set(), secrets: new Set() });
 
@@ -58,20 +63,25 @@ export async function withIdempotency(
   const expires = new Date(now.getTime() + config.idempotencyTtlHours * 3600_000);
   const lease = new Date(now.getTime() + config.idempotencyLeaseSec * 1000);
   const claimId = randomUUID();
-  const claimed = await tenantQuery(
+  // A takeover (same request, lease over) keeps the key's expiry and operation; an expired key starts afresh.
+  const claimed = await tenantQuery<{ operationId: string }>(
     tenant,
-    `INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "expiresAt", "apiKeyId", "claimId", "leaseUntil")
-     VALUES ($1, $2, $3, $4, 'in_flight', $5, $6, $7, $8)
-     ON CONFLICT ("workspaceId", mode, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', "expiresAt" = EXCLUDED."expiresAt",
-       "createdAt" = now(), "statusCode" = NULL, headers = NULL, body = NULL, scopes = NULL,
-       "apiKeyId" = EXCLUDED."apiKeyId", "claimId" = EXCLUDED."claimId", "leaseUntil" = EXCLUDED."leaseUntil"
+    `INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "expiresAt", "apiKeyId", "claimId", "leaseUntil", "operationId")
+     VALUES ($1, $2, $3, $4, 'in_flight', $5, $6, $7, $8, $7)
+     ON CONFLICT ("workspaceId", mode, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight',
+       "statusCode" = NULL, headers = NULL, body = NULL, scopes = NULL,
+       "apiKeyId" = EXCLUDED."apiKeyId", "claimId" = EXCLUDED."claimId", "leaseUntil" = EXCLUDED."leaseUntil",
+       "expiresAt" = CASE WHEN idempotency_keys."expiresAt" < $9 THEN EXCLUDED."expiresAt" ELSE idempotency_keys."expiresAt" END,
+       "createdAt" = CASE WHEN idempotency_keys."expiresAt" < $9 THEN now() ELSE idempotency_keys."createdAt" END,
+       "operationId" = CASE WHEN idempotency_keys."expiresAt" < $9 OR idempotency_keys."operationId" IS NULL THEN EXCLUDED."operationId" ELSE idempotency_keys."operationId" END
        WHERE idempotency_keys."expiresAt" < $9
           OR (idempotency_keys.state = 'in_flight' AND idempotency_keys."leaseUntil" < $9
               AND idempotency_keys.fingerprint = EXCLUDED.fingerprint AND idempotency_keys."apiKeyId" = EXCLUDED."apiKeyId")
-     RETURNING key`,
+     RETURNING "operationId"`,
     [caller.workspaceId, caller.mode, key, fingerprint, expires, caller.apiKeyId, claimId, lease, now],
   );
   if (!claimed.length) return replay(tenant, caller, key, fingerprint, resource);
+  notes.operationId = claimed[0].operationId;
   const where = `"workspaceId" = $1 AND mode = $2 AND key = $3 AND "claimId" = $4`;
   const release = () => tenantQuery(tenant, `DELETE FROM idempotency_keys WHERE ${where}`, [caller.workspaceId, caller.mode, key, claimId]).catch(() => {});
   let response: StoredResponse;

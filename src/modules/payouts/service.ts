@@ -48,7 +48,7 @@ export const insufficient = (requested: bigint, b: Balance) =>
  * Creates a pending payout in the caller's transaction. The balance lock is held to commit, so
  * concurrent payouts see each other's locked amounts and `available` never goes below zero.
  */
-export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutInput, trigger: 'api' | 'schedule' = 'api'): Promise<Payout> {
+export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutInput, trigger: 'api' | 'schedule' = 'api', idempotencyRef: string | null = null): Promise<Payout> {
   if (typeof input.amount !== 'number' || !Number.isSafeInteger(input.amount) || input.amount <= 0) {
     throw new DomainError('invalid_amount', 'amount must be a positive integer in the smallest currency unit', { field: 'amount', resource: 'payout' });
   }
@@ -87,6 +87,7 @@ export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutIn
       bankAccountHolder: bank.bankAccountHolder!,
       note: input.note ?? null,
       trigger,
+      idempotencyRef,
       createdAt: now,
       updatedAt: now,
     },
@@ -96,7 +97,13 @@ export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutIn
 /** spec POST /v1/payouts (201). No event: `pending` is an internal queue state. */
 export async function createPayout(ctx: Context, input: CreatePayoutInput): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
-  const payout = await inTenant(tenant(auth), (tx) => createPayoutIn(tx, tenant(auth), input));
+  // The same idempotent request run again (its claim taken over after a crash) finds its payout.
+  const ref = ctx.replay?.operationId ?? null;
+  const { payout, existing } = await inTenant(tenant(auth), async (tx) => {
+    const found = ref ? await tx.payout.findFirst({ where: { workspaceId: auth.workspaceId, mode: auth.mode, idempotencyRef: ref } }) : null;
+    return found ? { payout: found, existing: true } : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', ref), existing: false };
+  });
+  if (existing) return payout;
   if (payout.method === 'provider_a_disbursement') {
     const { disburse } = await import('./disbursement.ts');
     return disburse(tenant(auth), payout, ctx.requestId);
