@@ -161,7 +161,7 @@ try {
       const ids: string[] = [];
       for (let i = 0; i < n; i += 32) {
         const batch = await Promise.all(Array.from({ length: Math.min(32, n - i) }, () =>
-          fetch(app.base + '/v1/checkout-sessions', { method: 'POST', headers, body }).then((r) => r.json() as Promise<{ data: { hostedUrl: string } }>)));
+          fetch(app.base + '/v1/checkout-sessions', { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body }).then((r) => r.json() as Promise<{ data: { hostedUrl: string } }>)));
         // The hosted calls take the URL's token (`<id>_<secret>`), not the bare id.
         ids.push(...batch.map((x) => new URL(x.data.hostedUrl).pathname.split('/').pop()!));
       }

@@ -7,9 +7,9 @@ import type { Yoga } from '../src/server/graphql.ts';
 import { assertStorable, authenticateRequest, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
 import { envelope, errorReply } from '../src/server/envelope.ts';
 import { DomainError, isDomainError, type Resource } from '../src/core/errors.ts';
-import { withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
+import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
 import { enforceRate, type RateLimiter } from '../src/core/rate-limit.ts';
-import { rootFieldOf } from '../src/server/graphql.ts';
+import { idempotencyOf, operationOf, type Operation } from '../src/graphql/operation.ts';
 import { sha256Hex } from '../src/core/crypto.ts';
 import type { Context } from '../src/core/context.ts';
 import type { Auth } from '../src/core/auth/authenticate.ts';
@@ -48,6 +48,7 @@ function requestError(errors: readonly GraphQLError[], resource: Resource): Doma
 
 export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
   const docs = loadOperations(yoga.getEnveloped().schema);
+  const operations = new Map<string, Operation>(routes.map((r) => [r.id, operationOf(yoga.getEnveloped().schema, docs.get(r.id)!, r.id, undefined)!]));
 
   async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<StoredResponse> {
     const { execute: run, contextFactory, schema } = yoga.getEnveloped(ctx as never);
@@ -79,19 +80,18 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
     const requestId = req.requestId;
     try {
       const auth: Auth = await authenticateRequest(req);
-      const root = rootFieldOf(docs.get(route.id)!, route.id, undefined)!;
-      await enforceRate(limiter, auth.workspaceId, root.rateClass);
+      const operation = operations.get(route.id)!;
+      await enforceRate(limiter, auth.workspaceId, operation.fields[0].rateClass);
       const body = route.method === 'GET' || route.method === 'DELETE' ? {} : parseJsonBody(rawBody(req), { allowEmpty: true });
       const input = { params: req.params as Record<string, string>, query: req.query as Record<string, string>, body };
       assertStorable(input.params);
       assertStorable(input.query);
       const variables = route.variables(input) as Record<string, unknown>;
-      const key = idempotencyKeyOf(req);
-      const policy = route.idempotency ?? (root.operation === 'mutation' ? 'optional' : 'none');
-      if (policy === 'required' && !key) throw new DomainError('idempotency_required', 'This endpoint requires an Idempotency-Key header', { field: 'Idempotency-Key', resource: route.resource });
-      const ctx: Context = { requestId, auth, idempotencyKey: key };
-      const out = key && policy !== 'none'
-        ? await withIdempotency(auth, key, sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)), route.resource, () => execute(route, ctx, variables).catch((e) => asStored(e, requestId, route.resource)))
+      // The same rule as /graphql: the operation's single declaration (src/graphql/operation.ts).
+      const key = idempotencyOf(operation, idempotencyKeyOf(req), route.resource);
+      const ctx: Context = { requestId, auth, idempotencyKey: key, admitted: true, replay: key ? replayNotes() : undefined };
+      const out = key
+        ? await withIdempotency(auth, key, sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)), route.resource, ctx.replay!, () => execute(route, ctx, variables).catch((e) => asStored(e, requestId, route.resource)))
         : { ...(await execute(route, ctx, variables)), replayed: false };
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       return reply.status(out.status).headers(out.headers).send(out.status === 204 ? undefined : out.body);
@@ -106,9 +106,9 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
   }
 }
 
-/** Client errors are stored and replayed like successes; server errors release the key. */
+/** Client errors are stored and replayed like successes; retryable ones release the key. */
 function asStored(e: unknown, requestId: string, resource: Resource): StoredResponse {
+  if (isRetryable(e)) throw e;
   const r = errorReply(e, requestId, resource);
-  if (r.status >= 500 || (isDomainError(e) && e.canonical === 'rate_limited')) throw e;
   return { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers }, body: Buffer.from(r.body) };
 }

@@ -14,10 +14,8 @@ export interface Route<V = Record<string, unknown>> {
   /** Whose error spelling the route uses (spec Errors). */
   resource: Resource;
   variables: (req: Input) => V;
-  /** Success status; 204 sends no body. */
+  /** Success status; 204 sends no body. (Whether an Idempotency-Key is required is the operation's, src/graphql/operation.ts.) */
   status?: 200 | 201 | 202 | 204;
-  /** spec Idempotency: `required` answers 400 without the header. Mutations default to `optional`. */
-  idempotency?: 'required' | 'optional' | 'none';
   /** The body is ignored (actions like cancel) but may be an empty JSON object. */
   emptyBody?: boolean;
   /**
@@ -61,11 +59,11 @@ export const routes: Route[] = [
         occurredBefore: 'instant', until: { as: 'occurredBefore', kind: 'instant' },
       }) }),
   route<Ops.GetEventQueryVariables>({ id: 'getEvent', method: 'GET', path: '/v1/events/:id', resource: 'event', variables: id }),
-  // spec Events: replay (rate class mutating_heavy, src/core/rate-limit.ts) and trigger (test mode only) need an Idempotency-Key
+  // spec Events: replay (rate class mutating_heavy, src/core/rate-limit.ts) and trigger (test mode only)
   route<Ops.ReplayEventsMutationVariables>({ id: 'replayEvents', method: 'POST', path: '/v1/events/replay', resource: 'event', status: 201,
-    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ReplayEventsInput }) }),
+    variables: (r) => ({ input: r.body as Ops.ReplayEventsInput }) }),
   route<Ops.TriggerEventMutationVariables>({ id: 'triggerEvent', method: 'POST', path: '/v1/events/trigger', resource: 'event', status: 201,
-    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.TriggerEventInput }) }),
+    variables: (r) => ({ input: r.body as Ops.TriggerEventInput }) }),
 
   // Webhook endpoints (spec Webhook endpoints; DECISIONS §5)
   route<Ops.ListWebhookEndpointsQueryVariables>({ id: 'listWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints', resource: 'webhook_endpoint',
@@ -104,16 +102,16 @@ export const routes: Route[] = [
   route<Ops.UpdateTemplateMutationVariables>({ id: 'updateTemplate', method: 'PATCH', path: '/v1/templates/:id', resource: 'template',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateTemplateInput }) }),
 
-  // Adapters (spec Adapters): every PUT requires an Idempotency-Key
+  // Adapters (spec Adapters)
   route<Ops.GetAdaptersQueryVariables>({ id: 'getAdapters', method: 'GET', path: '/v1/adapters', resource: 'adapter', variables: () => ({}), shape: withoutNulls }),
   route<Ops.ConnectProviderAAdapterMutationVariables>({ id: 'connectProviderAAdapter', method: 'PUT', path: '/v1/adapters/provider_a', resource: 'adapter',
-    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ConnectProviderAAdapterInput }) }),
+    variables: (r) => ({ input: r.body as Ops.ConnectProviderAAdapterInput }) }),
   route<Ops.ConnectProviderBAdapterMutationVariables>({ id: 'connectProviderBAdapter', method: 'PUT', path: '/v1/adapters/provider_b', resource: 'adapter',
-    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ConnectProviderBAdapterInput }) }),
+    variables: (r) => ({ input: r.body as Ops.ConnectProviderBAdapterInput }) }),
   route<Ops.ConnectProviderCAdapterMutationVariables>({ id: 'connectProviderCAdapter', method: 'PUT', path: '/v1/adapters/provider_c', resource: 'adapter',
-    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ConnectProviderCAdapterInput }) }),
+    variables: (r) => ({ input: r.body as Ops.ConnectProviderCAdapterInput }) }),
   route<Ops.ConfigureManualAdapterMutationVariables>({ id: 'configureManualAdapter', method: 'PUT', path: '/v1/adapters/manual', resource: 'adapter',
-    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.ConfigureManualAdapterInput }) }),
+    variables: (r) => ({ input: r.body as Ops.ConfigureManualAdapterInput }) }),
   route<Ops.GetManagedOnboardingQueryVariables>({ id: 'getManagedOnboarding', method: 'GET', path: '/v1/adapters/managed/onboarding', resource: 'adapter', variables: () => ({}) }),
   // DECISIONS §7: returns the onboarding state object; not a create, so 200
   route<Ops.StartManagedOnboardingMutationVariables>({ id: 'startManagedOnboarding', method: 'POST', path: '/v1/adapters/managed/onboarding', resource: 'adapter',
@@ -125,7 +123,7 @@ export const routes: Route[] = [
   route<Ops.CreateCheckoutSessionMutationVariables>({ id: 'createCheckoutSession', method: 'POST', path: '/v1/checkout-sessions', resource: 'checkout_session', status: 201,
     variables: (r) => ({ input: r.body as unknown as Ops.CreateCheckoutSessionInput }) }),
   route<Ops.CancelCheckoutSessionMutationVariables>({ id: 'cancelCheckoutSession', method: 'POST', path: '/v1/checkout-sessions/:id/cancel', resource: 'checkout_session',
-    idempotency: 'required', emptyBody: true, variables: id }),
+    emptyBody: true, variables: id }),
   route<Ops.ConfirmCheckoutSessionMutationVariables>({ id: 'confirmCheckoutSession', method: 'POST', path: '/v1/checkout-sessions/:id/confirm', resource: 'checkout_session',
     emptyBody: true, variables: id }),
   route<Ops.GetCheckoutSessionReceiptQueryVariables>({ id: 'getCheckoutSessionReceipt', method: 'GET', path: '/v1/checkout-sessions/:id/receipt', resource: 'receipt', variables: id }),
@@ -135,12 +133,12 @@ export const routes: Route[] = [
     variables: (r) => listQuery(r, { order: 'string', status: 'string', customerId: 'string', checkoutSessionId: 'string' }) }),
   route<Ops.GetPaymentQueryVariables>({ id: 'getPayment', method: 'GET', path: '/v1/payments/:id', resource: 'payment', variables: id }),
 
-  // Refunds (spec Refunds): every code upper case; create needs an Idempotency-Key
+  // Refunds (spec Refunds): every code upper case
   route<Ops.ListRefundsQueryVariables>({ id: 'listRefunds', method: 'GET', path: '/v1/refunds', resource: 'refund',
     variables: (r) => listQuery(r, { order: 'string', chargeId: 'string', status: 'string' }) }),
   route<Ops.GetRefundQueryVariables>({ id: 'getRefund', method: 'GET', path: '/v1/refunds/:id', resource: 'refund', variables: id }),
   route<Ops.CreateRefundMutationVariables>({ id: 'createRefund', method: 'POST', path: '/v1/refunds', resource: 'refund', status: 201,
-    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.CreateRefundInput }) }),
+    variables: (r) => ({ input: r.body as Ops.CreateRefundInput }) }),
   // DECISIONS §4: test mode only
   route<Ops.SimulateRefundMutationVariables>({ id: 'simulateRefund', method: 'POST', path: '/v1/refunds/:id/simulate', resource: 'refund',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulateRefundInput }) }),
@@ -158,9 +156,9 @@ export const routes: Route[] = [
     variables: (r) => ({ input: r.body as Ops.UpdatePayoutScheduleInput }) }),
   route<Ops.GetPayoutQueryVariables>({ id: 'getPayout', method: 'GET', path: '/v1/payouts/:id', resource: 'payout', variables: id }),
   route<Ops.CreatePayoutMutationVariables>({ id: 'createPayout', method: 'POST', path: '/v1/payouts', resource: 'payout', status: 201,
-    idempotency: 'required', variables: (r) => ({ input: r.body as Ops.CreatePayoutInput }) }),
+    variables: (r) => ({ input: r.body as Ops.CreatePayoutInput }) }),
   route<Ops.CancelPayoutMutationVariables>({ id: 'cancelPayout', method: 'POST', path: '/v1/payouts/:id/cancel', resource: 'payout',
-    idempotency: 'required', emptyBody: true, variables: id }),
+    emptyBody: true, variables: id }),
   // DECISIONS §7: platform-admin reconciliation, each returns the payout
   route<Ops.MarkPayoutInTransitMutationVariables>({ id: 'markPayoutInTransit', method: 'POST', path: '/v1/payouts/:id/mark-in-transit', resource: 'payout', emptyBody: true, variables: id }),
   route<Ops.MarkPayoutPaidMutationVariables>({ id: 'markPayoutPaid', method: 'POST', path: '/v1/payouts/:id/mark-paid', resource: 'payout', emptyBody: true, variables: id }),

@@ -13,7 +13,7 @@ const server = useServer();
 const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
 const key = () => ({ 'idempotency-key': randomUUID() });
 const session = (ws: Workspace, methods: string[]) =>
-  ws.client.post('/v1/checkout-sessions', { amount: 150000, currency: 'IDR', methods, successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' });
+  ws.client.post('/v1/checkout-sessions', { amount: 150000, currency: 'IDR', methods, successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key());
 const attempt = async (id: string, method: string) => {
   const res = await fetch(`${server.url}/c/${await hostedToken(id)}/attempt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method }) });
   return { status: res.status, json: (await res.json()) as any };
@@ -65,7 +65,7 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
   it('a callback after the session expired is answered 200 and moves no money', async () => {
     const ws = await server.workspace();
     await ws.client.put('/v1/adapters/provider_a', creds, key());
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 99000, currency: 'IDR', methods: ['qris'], expiresInSec: 300, successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' })).json.data;
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 99000, currency: 'IDR', methods: ['qris'], expiresInSec: 300, successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' }, key())).json.data;
     await attempt(s.id, 'qris');
     const ref = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
     clock.advance(301_000);
@@ -140,7 +140,7 @@ describe('provider_c (simulator): approved order, captured after verification', 
   it('redirects to the approval page; the verified webhook leads to capture and completion; a tampered one is 401', async () => {
     const ws = await server.workspace();
     expect((await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key())).status).toBe(200);
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })).json.data;
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key())).json.data;
     const a = await attempt(s.id, 'provider_c');
     expect(a.status, JSON.stringify(a.json)).toBe(200);
     expect(a.json.data.redirectUrl).toMatch(/^http/);

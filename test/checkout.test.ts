@@ -23,7 +23,7 @@ const valid = {
   metadata: { orderId: 'ord_1', cashierName: 'Sari' },
 };
 const key = () => ({ 'idempotency-key': randomUUID() });
-const create = async (ws: Workspace, body: Record<string, unknown> = {}) => ws.client.post('/v1/checkout-sessions', { ...valid, ...body });
+const create = async (ws: Workspace, body: Record<string, unknown> = {}) => ws.client.post('/v1/checkout-sessions', { ...valid, ...body }, key());
 function expectError(res: Res, status: number, code: string, field?: string) {
   expect({ status: res.status, code: res.json?.error?.code, ...(field ? { field: res.json?.error?.field } : {}) }, res.text).toEqual({ status, code, ...(field ? { field } : {}) });
 }

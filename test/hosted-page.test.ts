@@ -37,7 +37,7 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
       successUrl: 'https://shop.example/thanks',
       cancelUrl: 'https://shop.example/cart',
       lineItems: [{ name: 'Nasi goreng', quantity: 2, unitAmount: 100000 }, { name: 'Es teh <b>manis</b>', quantity: 3, unitAmount: 25000 }],
-    });
+    }, { 'idempotency-key': 'hosted-page-1' });
     expect(created.status, created.text).toBe(201);
     const id = created.json.data.id;
     // The page's address is the session's hostedUrl (id plus secret), on this test server's origin.

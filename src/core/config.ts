@@ -53,6 +53,13 @@ export const config = {
   wsMaxPayloadBytes: int(process.env.SVC_WS_MAX_PAYLOAD_BYTES, 64 * 1024),
   signatureToleranceSec: 300,
   idempotencyTtlHours: 24,
+  /**
+   * How long an in-flight Idempotency-Key claim holds before the same request may take it over
+   * (a crash after commit): longer than the slowest operation (a refund: 3 provider calls of 10 s).
+   */
+  idempotencyLeaseSec: int(process.env.SVC_IDEMPOTENCY_LEASE_SEC, 60),
+  /** graphql-ws: subscriptions one connection may hold open. */
+  maxSubscriptionsPerSocket: int(process.env.SVC_MAX_SUBSCRIPTIONS, 20),
   cursorTtlSec: 24 * 3600,
   /** How long an auth lookup may be served from memory: the bound on "revocation within seconds". */
   keyCacheMs: int(process.env.SVC_KEY_CACHE_MS, 2000),

@@ -1,6 +1,7 @@
 import type { Auth } from './auth/authenticate.ts';
 import { assertScope, type Scope } from './auth/scopes.ts';
 import { DomainError } from './errors.ts';
+import type { ReplayNotes } from './idempotency.ts';
 import type { Mode, TenantScope } from './db/client.ts';
 
 /** Built once per request by the HTTP layer; the same for REST, GraphQL and subscriptions. */
@@ -9,12 +10,20 @@ export interface Context {
   auth: Auth | null;
   /** `Idempotency-Key` header; a mutation's `idempotencyKey` argument wins over it. */
   idempotencyKey?: string;
+  /**
+   * Set by the transports (REST route, POST/GET /graphql, the socket) once every check of theirs
+   * has run: yoga's own handling executes nothing without it (src/server/graphql.ts).
+   */
+  admitted?: boolean;
+  /** Under an Idempotency-Key: the scopes authorized and the secrets returned (src/core/idempotency.ts). */
+  replay?: ReplayNotes;
 }
 
 /** The caller's auth after checking the scope the operation needs. */
 export function authorize(ctx: Context, scope: Scope): Auth {
   if (!ctx.auth) throw new DomainError('invalid_signature', 'This operation needs a signed request');
   assertScope(ctx.auth, scope);
+  ctx.replay?.scopes.add(scope);
   return ctx.auth;
 }
 

@@ -1,79 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { GraphQLError } from 'graphql';
 import { tenantQuery, type Mode } from './db/client.ts';
-import { DomainError, type Resource } from './errors.ts';
+import { DomainError, isDomainError, type Resource } from './errors.ts';
 import { config } from './config.ts';
 import { clock } from './clock.ts';
+import { allows, type Grant, type Scope } from './auth/scopes.ts';
 
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** A failure the client may retry with the same key (inside a 200 GraphQL response, say): never stored. */
+  retryable?: boolean;
+}
+
+/**
+ * What a request learns while it runs that its stored response must carry: the scopes it was
+ * authorized for (re-checked before any replay) and the secrets it returned (never stored).
+ * Filled through the request's Context (`authorize()` and secret fields, src/graphql/fields.ts).
+ */
+export interface ReplayNotes {
+  scopes: Set<Scope>;
+  secrets: Set<string>;
+  /**
+   * The logical request, the same when a claim is taken over after its lease: an operation that
+   * creates money movements records it (unique) so a re-run finds the row instead of repeating.
+   */
+  operationId?: string;
+}
+export const replayNotes = (): ReplayNotes => ({ scopes: new Set(), secrets: new Set() });
+
+/** The caller an idempotency record is bound to. */
+export interface Caller extends Grant {
+  workspaceId: string;
+  mode: Mode;
+  apiKeyId: string;
 }
 
 const keyShape = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * DECISIONS §6: a key is claimed before the operation runs (a concurrent request with the same
- * key gets 409), and the first response is replayed byte for byte for 24 hours. 5xx responses
- * release the key so the client can retry.
+ * key gets 409), and the first response is replayed for 24 hours, to the API key that claimed it
+ * only (another key of the workspace gets 409 idempotency_conflict) and only while that key's
+ * current grant still allows every scope the first run was authorized for. Secrets in the
+ * response are stored as null: the replay is the same object without them. A claim is a lease
+ * (`leaseSec`): after it, the same request may take the key over (a crash after the operation
+ * committed would otherwise hold the key for 24 hours). Retryable outcomes (5xx, rate limits,
+ * provider errors, also inside a 200 GraphQL response) release the key instead of being stored.
  */
 export async function withIdempotency(
-  scope: { workspaceId: string; mode: Mode },
+  caller: Caller,
   key: string,
   fingerprint: string,
   resource: Resource,
+  notes: ReplayNotes,
   run: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (!keyShape.test(key)) throw new DomainError('validation_error', 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key', resource });
-  const tenant = { workspaceId: scope.workspaceId, modes: [scope.mode] };
-  const expires = new Date(clock.now().getTime() + config.idempotencyTtlHours * 3600_000);
-  const claimed = await tenantQuery(
+  const tenant = { workspaceId: caller.workspaceId, modes: [caller.mode] };
+  const now = clock.now();
+  const expires = new Date(now.getTime() + config.idempotencyTtlHours * 3600_000);
+  const lease = new Date(now.getTime() + config.idempotencyLeaseSec * 1000);
+  const claimId = randomUUID();
+  // A takeover (same request, lease over) keeps the key's expiry and operation; an expired key starts afresh.
+  const claimed = await tenantQuery<{ operationId: string }>(
     tenant,
-    `INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "expiresAt") VALUES ($1, $2, $3, $4, 'in_flight', $5)
-     ON CONFLICT ("workspaceId", mode, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', "expiresAt" = EXCLUDED."expiresAt",
-       "createdAt" = now(), "statusCode" = NULL, headers = NULL, body = NULL
-       WHERE idempotency_keys."expiresAt" < $6
-     RETURNING key`,
-    [scope.workspaceId, scope.mode, key, fingerprint, expires, clock.now()],
+    `INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "expiresAt", "apiKeyId", "claimId", "leaseUntil", "operationId")
+     VALUES ($1, $2, $3, $4, 'in_flight', $5, $6, $7, $8, $7)
+     ON CONFLICT ("workspaceId", mode, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight',
+       "statusCode" = NULL, headers = NULL, body = NULL, scopes = NULL,
+       "apiKeyId" = EXCLUDED."apiKeyId", "claimId" = EXCLUDED."claimId", "leaseUntil" = EXCLUDED."leaseUntil",
+       "expiresAt" = CASE WHEN idempotency_keys."expiresAt" < $9 THEN EXCLUDED."expiresAt" ELSE idempotency_keys."expiresAt" END,
+       "createdAt" = CASE WHEN idempotency_keys."expiresAt" < $9 THEN now() ELSE idempotency_keys."createdAt" END,
+       "operationId" = CASE WHEN idempotency_keys."expiresAt" < $9 OR idempotency_keys."operationId" IS NULL THEN EXCLUDED."operationId" ELSE idempotency_keys."operationId" END
+       WHERE idempotency_keys."expiresAt" < $9
+          OR (idempotency_keys.state = 'in_flight' AND idempotency_keys."leaseUntil" < $9
+              AND idempotency_keys.fingerprint = EXCLUDED.fingerprint AND idempotency_keys."apiKeyId" = EXCLUDED."apiKeyId")
+     RETURNING "operationId"`,
+    [caller.workspaceId, caller.mode, key, fingerprint, expires, caller.apiKeyId, claimId, lease, now],
   );
-  if (!claimed.length) return replay(tenant, scope, key, fingerprint, resource);
+  if (!claimed.length) return replay(tenant, caller, key, fingerprint, resource);
+  notes.operationId = claimed[0].operationId;
+  const where = `"workspaceId" = $1 AND mode = $2 AND key = $3 AND "claimId" = $4`;
+  const release = () => tenantQuery(tenant, `DELETE FROM idempotency_keys WHERE ${where}`, [caller.workspaceId, caller.mode, key, claimId]).catch(() => {});
   let response: StoredResponse;
   try {
     response = await run();
   } catch (e) {
-    await release(tenant, scope, key);
+    await release();
     throw e;
   }
-  if (response.status >= 500) await release(tenant, scope, key);
+  if (response.status >= 500 || response.retryable) await release();
   else {
     await tenantQuery(
       tenant,
-      `UPDATE idempotency_keys SET state = 'done', "statusCode" = $4, headers = $5, body = $6 WHERE "workspaceId" = $1 AND mode = $2 AND key = $3`,
-      [scope.workspaceId, scope.mode, key, response.status, JSON.stringify(response.headers), response.body],
+      `UPDATE idempotency_keys SET state = 'done', "statusCode" = $5, headers = $6, body = $7, scopes = $8 WHERE ${where}`,
+      [caller.workspaceId, caller.mode, key, claimId, response.status, JSON.stringify(response.headers), withoutSecrets(response.body, notes.secrets), [...notes.scopes]],
     );
   }
-  return { ...response, replayed: false };
+  const { retryable: _, ...out } = response;
+  return { ...out, replayed: false };
 }
 
-async function replay(tenant: { workspaceId: string; modes: Mode[] }, scope: { workspaceId: string; mode: Mode }, key: string, fingerprint: string, resource: Resource) {
-  const [row] = await tenantQuery<{ fingerprint: string; state: string; statusCode: number; headers: Record<string, string>; body: Buffer }>(
+/** The body with every secret it returned (a JSON string) replaced by null. Secrets are random, so the match is exact. */
+function withoutSecrets(body: Buffer, secrets: Set<string>): Buffer {
+  if (!secrets.size) return body;
+  let text = body.toString('utf8');
+  for (const s of secrets) text = text.split(JSON.stringify(s)).join('null');
+  return Buffer.from(text);
+}
+
+async function replay(tenant: { workspaceId: string; modes: Mode[] }, caller: Caller, key: string, fingerprint: string, resource: Resource) {
+  const [row] = await tenantQuery<{ fingerprint: string; state: string; statusCode: number; headers: Record<string, string>; body: Buffer; apiKeyId: string | null; scopes: Scope[] | null }>(
     tenant,
-    `SELECT fingerprint, state, "statusCode", headers, body FROM idempotency_keys WHERE "workspaceId" = $1 AND mode = $2 AND key = $3`,
-    [scope.workspaceId, scope.mode, key],
+    `SELECT fingerprint, state, "statusCode", headers, body, "apiKeyId", scopes FROM idempotency_keys WHERE "workspaceId" = $1 AND mode = $2 AND key = $3`,
+    [caller.workspaceId, caller.mode, key],
   );
   if (!row) throw new DomainError('idempotency_in_flight', 'A request with this Idempotency-Key is in flight', { resource });
+  if (row.apiKeyId !== caller.apiKeyId) throw new DomainError('idempotency_conflict', 'This Idempotency-Key was used by another API key of the workspace', { resource });
   if (row.fingerprint !== fingerprint) throw new DomainError('idempotency_conflict', 'This Idempotency-Key was used with a different request', { resource });
   if (row.state !== 'done') throw new DomainError('idempotency_in_flight', 'A request with this Idempotency-Key is still in flight', { resource });
+  // The key's member may have been demoted since: what the first run needed must still be allowed.
+  const lacking = (row.scopes ?? []).find((s) => !allows(caller, s));
+  if (lacking) throw new DomainError('insufficient_scope', `This key lacks the ${lacking} scope`);
   return { status: row.statusCode, headers: row.headers, body: row.body, replayed: true };
 }
 
-async function release(tenant: { workspaceId: string; modes: Mode[] }, scope: { workspaceId: string; mode: Mode }, key: string) {
-  await tenantQuery(tenant, `DELETE FROM idempotency_keys WHERE "workspaceId" = $1 AND mode = $2 AND key = $3`, [scope.workspaceId, scope.mode, key]).catch(() => {});
-}
-
 /**
- * spec Conventions: endpoints that require an `Idempotency-Key` answer 400 without one. Checked
- * in the service, so `/graphql` (header or `idempotencyKey` argument) follows the same rule as REST.
+ * Whether an error is worth retrying with the same key, so must not be stored: server errors,
+ * provider errors and rate limits. Client errors (validation, not found, conflicts, GraphQL
+ * variable coercion) are final and stored.
  */
-export function requireIdempotencyKey(ctx: { idempotencyKey?: string }, resource: Resource) {
-  if (!ctx.idempotencyKey) throw new DomainError('idempotency_required', 'This operation requires an Idempotency-Key', { field: 'Idempotency-Key', resource });
+export function isRetryable(e: unknown): boolean {
+  const domain = isDomainError(e) ? e : e instanceof GraphQLError && isDomainError(e.originalError) ? e.originalError : null;
+  if (domain) return domain.status >= 500 || domain.canonical === 'rate_limited';
+  // Masked internal errors carry internal_error; any other GraphQL error is the client's.
+  if (e instanceof GraphQLError) return e.extensions?.code === 'internal_error';
+  return true;
 }

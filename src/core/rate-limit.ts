@@ -5,8 +5,8 @@ import { BoundedCache } from './bounded-cache.ts';
 
 /** Token bucket per workspace (or hosted client address) and class (DECISIONS §6). */
 export interface RateLimiter {
-  /** Seconds to wait when the bucket is empty, else 0. */
-  take(workspaceId: string, cls: RateClass, nowMs: number): Promise<number>;
+  /** Takes `tokens` (default 1) or none: seconds to wait when the bucket holds fewer, else 0. */
+  take(workspaceId: string, cls: RateClass, nowMs: number, tokens?: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -23,17 +23,17 @@ export class MemoryRateLimiter implements RateLimiter {
   get size() {
     return this.buckets.size;
   }
-  async take(workspaceId: string, cls: RateClass, nowMs: number) {
+  async take(workspaceId: string, cls: RateClass, nowMs: number, tokens = 1) {
     const k = `${workspaceId}:${cls}`;
     const b = this.buckets.get(k) ?? { tokens: config.rateLimits[cls].burst, at: nowMs };
     b.tokens = refill(b.tokens, b.at, nowMs, cls);
     b.at = nowMs;
     this.buckets.set(k, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
+    if (b.tokens >= tokens) {
+      b.tokens -= tokens;
       return 0;
     }
-    return Math.max(1, Math.ceil((1 - b.tokens) / config.rateLimits[cls].perSec));
+    return Math.max(1, Math.ceil((tokens - b.tokens) / config.rateLimits[cls].perSec));
   }
   async close() {}
 }
@@ -41,12 +41,12 @@ export class MemoryRateLimiter implements RateLimiter {
 // One atomic round trip: refill, take, and report the wait; shared by every instance.
 const LUA = `
 local b = redis.call('HMGET', KEYS[1], 't', 'a')
-local burst, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local burst, rate, now, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local tokens = tonumber(b[1]) or burst
 local at = tonumber(b[2]) or now
 tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
 local wait = 0
-if tokens >= 1 then tokens = tokens - 1 else wait = math.max(1, math.ceil((1 - tokens) / rate)) end
+if tokens >= n then tokens = tokens - n else wait = math.max(1, math.ceil((n - tokens) / rate)) end
 redis.call('HSET', KEYS[1], 't', tostring(tokens), 'a', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return wait`;
@@ -56,9 +56,9 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(url: string) {
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   }
-  async take(workspaceId: string, cls: RateClass, nowMs: number) {
+  async take(workspaceId: string, cls: RateClass, nowMs: number, tokens = 1) {
     const { perSec, burst } = config.rateLimits[cls];
-    return Number(await this.redis.eval(LUA, 1, `svc:rl:${workspaceId}:${cls}`, burst, perSec, nowMs));
+    return Number(await this.redis.eval(LUA, 1, `svc:rl:${workspaceId}:${cls}`, burst, perSec, nowMs, tokens));
   }
   async close() {
     this.redis.disconnect();
@@ -69,9 +69,9 @@ export function createRateLimiter(): RateLimiter {
   return config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter();
 }
 
-export async function enforceRate(limiter: RateLimiter, workspaceId: string, cls: RateClass) {
-  if (config.rateLimitDisabled) return;
-  const wait = await limiter.take(workspaceId, cls, Date.now());
+export async function enforceRate(limiter: RateLimiter, workspaceId: string, cls: RateClass, tokens = 1) {
+  if (config.rateLimitDisabled || tokens <= 0) return;
+  const wait = await limiter.take(workspaceId, cls, Date.now(), tokens);
   if (wait > 0) throw new DomainError('rate_limited', `Rate limit for ${cls} requests exceeded`, { headers: { 'retry-after': String(wait) } });
 }
 

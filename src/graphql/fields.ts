@@ -1,11 +1,18 @@
 import { moneyJson } from '../core/money.ts';
+import type { Context } from '../core/context.ts';
 
 /**
  * One field list per resource serves both the GraphQL type and the event snapshot
  * (`data.object`), so the wire shape is written once.
  */
 export type FieldKind = 'id' | 'string' | 'int' | 'float' | 'money' | 'bool' | 'date' | 'json' | 'metadata' | 'strings';
-export type FieldSpec<Row> = Record<string, { kind: FieldKind; nullable?: boolean; from?: (row: Row) => unknown }>;
+export type FieldSpec<Row> = Record<string, {
+  kind: FieldKind;
+  nullable?: boolean;
+  from?: (row: Row) => unknown;
+  /** A secret shown once (an API key, a signing secret): never kept in a stored idempotent response. */
+  secret?: true;
+}>;
 
 const graphqlType: Record<FieldKind, string | [string]> = {
   id: 'ID',
@@ -28,7 +35,11 @@ export function exposeFields<Row>(t: any, spec: FieldSpec<Row>) {
     out[name] = t.field({
       type: graphqlType[f.kind],
       nullable: f.nullable ?? false,
-      resolve: (row: Row) => (f.from ? f.from(row) : (row as Record<string, unknown>)[name]) ?? null,
+      resolve: (row: Row, _args: unknown, ctx: Context) => {
+        const value = (f.from ? f.from(row) : (row as Record<string, unknown>)[name]) ?? null;
+        if (f.secret && typeof value === 'string') ctx.replay?.secrets.add(value);
+        return value;
+      },
     });
   }
   return out;

@@ -1,22 +1,28 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { GraphQLError, Kind, type OperationDefinitionNode, type DocumentNode } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { schema } from '../graphql/schema.ts';
 import type { Context } from '../core/context.ts';
 import { isDomainError, DomainError } from '../core/errors.ts';
-import { authenticate } from '../core/auth/authenticate.ts';
+import { authenticate, recheck, type Auth } from '../core/auth/authenticate.ts';
 import { newId } from '../core/ids.ts';
 import { assertStorable, authenticateRequest, idempotencyKeyOf, rawBody } from './edge.ts';
-import { withIdempotency } from '../core/idempotency.ts';
+import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../core/idempotency.ts';
 import { sha256Hex } from '../core/crypto.ts';
-import { enforceRate, fieldRateClass, type RateLimiter } from '../core/rate-limit.ts';
-import type { RateClass } from '../core/config.ts';
+import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
+import { config, type RateClass } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { logger } from '../core/logger.ts';
-import { parseDocument } from '../graphql/parse.ts';
+import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
+import { idempotencyOf, operationOf, type Operation } from '../graphql/operation.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
+
+const notAdmitted = () =>
+  new GraphQLError('Send operations as a JSON POST (or a GET with query parameters) to /graphql; subscriptions over graphql-ws', {
+    extensions: { code: 'unsupported_media_type' },
+  });
 
 export function createGraphQL(): Yoga {
   return createYoga<Record<string, never>, Context>({
@@ -25,8 +31,21 @@ export function createGraphQL(): Yoga {
     graphiql: { title: 'svc GraphQL' },
     landingPage: false,
     logging: false,
-    // Every parse, ours (parseCached) and yoga's (GET, batches), refuses absurdly nested documents.
-    plugins: [{ onParse: ({ setParseFn }: { setParseFn: (fn: typeof parseDocument) => void }) => setParseFn(parseDocument) }],
+    parserAndValidationCache: { documentCache, errorCache: noErrorCache },
+    plugins: [
+      // Every parse, ours and yoga's (its fallbacks), goes through the document limits.
+      { onParse: ({ setParseFn }: { setParseFn: (fn: typeof parseDocument) => void }) => setParseFn(parseDocument) },
+      // Only the transports' own pipelines execute (auth, rate per root field, idempotency, limits):
+      // a request yoga would run by itself (another media type, say) runs nothing.
+      {
+        onExecute: ({ args, setResultAndStopExecution }: { args: { contextValue: unknown }; setResultAndStopExecution: (r: ExecutionResult) => void }) => {
+          if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
+        },
+        onSubscribe: ({ args, setResultAndStopExecution }: { args: { contextValue: unknown }; setResultAndStopExecution: (r: ExecutionResult) => void }) => {
+          if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
+        },
+      } as never,
+    ],
     // Only DomainErrors reach clients; anything else becomes an opaque internal error.
     maskedErrors: {
       maskError: (error) => {
@@ -43,152 +62,198 @@ export function createGraphQL(): Yoga {
   });
 }
 
-/** The root field and its `idempotencyKey` argument, for rate classes and idempotency. */
-export function rootFieldOf(doc: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined) {
-  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const op = operationName ? ops.find((o) => o.name?.value === operationName) : ops[0];
-  const field = op?.selectionSet.selections.find((s) => s.kind === Kind.FIELD);
-  if (!op || !field || field.kind !== Kind.FIELD) return null;
-  const arg = field.arguments?.find((a) => a.name.value === 'idempotencyKey');
-  let idempotencyKey: string | undefined;
-  if (arg?.value.kind === Kind.STRING) idempotencyKey = arg.value.value;
-  if (arg?.value.kind === Kind.VARIABLE) idempotencyKey = variables?.[arg.value.name.value] as string | undefined;
-  const cls: RateClass = fieldRateClass[field.name.value] ?? (op.operation === 'query' ? 'read' : 'mutating_light');
-  return { operation: op.operation, field: field.name.value, idempotencyKey, rateClass: cls };
-}
-
-// Clients send the same few documents over and over; parse each once (bounded, oldest out first).
-const parsed = new Map<string, DocumentNode>();
-function parseCached(query: string): DocumentNode {
-  let doc = parsed.get(query);
-  if (!doc) {
-    doc = parseDocument(query);
-    if (parsed.size >= 500) parsed.delete(parsed.keys().next().value!);
-    parsed.set(query, doc);
-  }
-  return doc;
-}
-
-interface GraphQLBody {
+interface GraphQLRequest {
   query: string;
   operationName?: string | null;
   variables?: Record<string, unknown> | null;
 }
 
-/** The body when it is one well-formed GraphQL request; null leaves the answer to yoga. */
-function inspect(body: Buffer) {
+/** One GraphQL request from a JSON POST body or GET parameters; null leaves the (error) answer to yoga. */
+function readRequest(req: FastifyRequest): GraphQLRequest | null {
   let json;
   try {
-    json = JSON.parse(body.toString('utf8'));
+    if (req.method === 'GET') {
+      const q = req.query as Record<string, unknown>;
+      json = { query: q.query, operationName: q.operationName, variables: typeof q.variables === 'string' ? JSON.parse(q.variables) : q.variables };
+    } else {
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return null;
+      json = JSON.parse(rawBody(req).toString('utf8'));
+    }
   } catch {
     return null; // yoga answers malformed requests itself
   }
-  if (!json || typeof json !== 'object' || typeof json.query !== 'string') return null;
+  if (!json || typeof json !== 'object' || Array.isArray(json) || typeof json.query !== 'string') return null;
   const variables = json.variables ?? null;
   if (variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) return null;
   if (json.operationName != null && typeof json.operationName !== 'string') return null;
-  // Variables that PostgreSQL cannot store are the client's 400, as on REST.
-  if (variables) assertStorable(variables);
-  let document: DocumentNode;
-  try {
-    document = parseCached(json.query);
-  } catch {
-    return null;
-  }
-  const root = rootFieldOf(document, json.operationName ?? undefined, variables ?? undefined);
-  return root && { ...root, document, request: json as GraphQLBody };
+  return { query: json.query, operationName: json.operationName ?? null, variables };
 }
-
-const plainJson = (req: FastifyRequest) =>
-  (req.headers['content-type'] ?? '').startsWith('application/json') && /^$|application\/json|\*\/\*/.test(req.headers.accept ?? '');
 
 /**
- * A single query or mutation posted as JSON runs in process, like a REST route: the fetch-API
- * round trip through yoga costs a third of the throughput (bench/). Anything else (GET, batches,
- * invalid documents, other media types) is yoga's.
+ * Parse (limits included), validate and find the operation: the same for HTTP and the socket.
+ * Throws the client's error: a DomainError or GraphQL errors (400).
  */
-async function executeDirect(yoga: Yoga, context: Context, inspected: NonNullable<ReturnType<typeof inspect>>) {
-  if (inspected.operation === 'subscription') return null;
-  const { schema: s, validate, execute, contextFactory } = yoga.getEnveloped(context as never);
-  if (validate(s, inspected.document).length) return null;
-  const result = await execute({
-    schema: s,
-    document: inspected.document,
-    operationName: inspected.request.operationName ?? undefined,
-    variableValues: inspected.request.variables ?? undefined,
-    contextValue: await contextFactory(),
-  });
-  if (Symbol.asyncIterator in result) throw new Error('incremental delivery is not enabled');
-  return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from(JSON.stringify(result)) };
+function prepare(yoga: Yoga, context: Context, request: GraphQLRequest) {
+  const document = parseCached(request.query);
+  const enveloped = yoga.getEnveloped(context as never);
+  const errors = enveloped.validate(enveloped.schema, document);
+  if (errors.length) throw new GraphQLErrors(errors);
+  const operation = operationOf(enveloped.schema, document, request.operationName, request.variables);
+  if (!operation) throw new GraphQLErrors([new GraphQLError('Could not determine the operation to run: name it with operationName')]);
+  return { document, operation, enveloped };
 }
 
-/** POST /graphql: signed like REST; the header or the mutation argument makes it idempotent. */
+class GraphQLErrors extends Error {
+  constructor(readonly errors: readonly GraphQLError[]) {
+    super(errors[0]?.message);
+  }
+}
+
+/**
+ * Rate-limit tokens beyond the one every request took before parsing: one per root field, in the
+ * field's class (a query with N root fields costs N `read` tokens; a mutation one `read` plus one
+ * per field of its class).
+ */
+async function chargeRootFields(limiter: RateLimiter, workspaceId: string, op: Operation) {
+  const perClass = new Map<RateClass, number>();
+  for (const f of op.fields) perClass.set(f.rateClass, (perClass.get(f.rateClass) ?? 0) + 1);
+  if (op.operation !== 'mutation' && perClass.has('read')) perClass.set('read', perClass.get('read')! - 1);
+  for (const [cls, n] of perClass) await enforceRate(limiter, workspaceId, cls, n);
+}
+
+const json = { 'content-type': 'application/json; charset=utf-8' };
+
+/** Any failure before or around execution, as GraphQL answers it: `{errors}` with the HTTP status of the error. */
+function errorResponse(e: unknown, requestId: string) {
+  if (e instanceof GraphQLErrors || (e instanceof GraphQLError && !isDomainError(e))) {
+    const errors = e instanceof GraphQLErrors ? e.errors : [e];
+    const code = /^Syntax Error/.test(errors[0]?.message ?? '') ? 'GRAPHQL_PARSE_FAILED' : 'GRAPHQL_VALIDATION_FAILED';
+    const body = { errors: errors.map((x) => ({ ...x.toJSON(), extensions: { code, ...x.extensions } })) };
+    return { status: 400, headers: json as Record<string, string>, body: JSON.stringify(body) };
+  }
+  const r = errorReply(e, requestId);
+  const error = JSON.parse(r.body).error;
+  const body = { errors: [{ message: error.message, extensions: { code: error.code, ...(error.field ? { field: error.field } : {}) } }] };
+  return { status: r.status, headers: { ...json, ...r.headers }, body: JSON.stringify(body) };
+}
+
+/** POST and GET /graphql: signed like REST; the header or the mutation argument makes it idempotent. */
 export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
+  const viaYoga = async (req: FastifyRequest, reply: FastifyReply, context: Context) => {
+    const init = { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : rawBody(req) };
+    const res = await yoga.fetch(`http://internal${req.url}`, init as never, context as never);
+    reply.status(res.status);
+    res.headers.forEach((v, k) => {
+      if (k !== 'content-length') reply.header(k, v);
+    });
+    return reply.send(Buffer.from(await res.arrayBuffer()));
+  };
+
   const http = async (req: FastifyRequest, reply: FastifyReply) => {
     const requestId = req.requestId;
     const wantsGraphiQL = req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !req.headers.authorization;
+    if (wantsGraphiQL || req.method === 'OPTIONS') return viaYoga(req, reply, { requestId, auth: null });
     try {
-      const auth = wantsGraphiQL || req.method === 'OPTIONS' ? null : await authenticateRequest(req);
-      const body = rawBody(req);
-      const root = req.method === 'POST' ? inspect(body) : null;
-      if (auth) await enforceRate(limiter, auth.workspaceId, root?.rateClass ?? 'read');
-      const key = root?.idempotencyKey ?? idempotencyKeyOf(req);
-      const context = { requestId, auth, idempotencyKey: key } as Context;
-      const run = async () => {
-        const direct = root && auth && req.method === 'POST' && plainJson(req) ? await executeDirect(yoga, context, root) : null;
-        if (direct) return direct;
-        const init = { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body };
-        const res = await yoga.fetch(`http://internal${req.url}`, init as never, context as never);
-        const headers: Record<string, string> = {};
-        res.headers.forEach((v, k) => (headers[k] = v));
-        return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()) };
-      };
-      const out = auth && key && root?.operation === 'mutation'
-        ? await withIdempotency(auth, key, sha256Hex(Buffer.concat([Buffer.from('graphql\n'), body])), 'generic', run)
+      const auth = await authenticateRequest(req);
+      // One token before any parsing; the rest per root field once the operation is known.
+      await enforceRate(limiter, auth.workspaceId, 'read');
+      const request = readRequest(req);
+      if (!request) return viaYoga(req, reply, { requestId, auth });
+      // Variables that PostgreSQL cannot store are the client's 400, as on REST.
+      if (request.variables) assertStorable(request.variables);
+      const context: Context = { requestId, auth, admitted: true };
+      const { document, operation, enveloped } = prepare(yoga, context, request);
+      if (operation.operation === 'subscription') throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
+      if (operation.operation === 'mutation' && req.method !== 'POST') throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
+      await chargeRootFields(limiter, auth.workspaceId, operation);
+      const key = idempotencyOf(operation, idempotencyKeyOf(req));
+      context.idempotencyKey = key;
+      const run = () => execute(enveloped, context, document, request);
+      const out = key
+        ? await withIdempotency(auth, key, sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])), 'generic', (context.replay = replayNotes()), run)
         : { ...(await run()), replayed: false };
       reply.status(out.status);
       for (const [k, v] of Object.entries(out.headers)) if (k !== 'content-length') reply.header(k, v);
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       return reply.send(out.body);
     } catch (e) {
-      const r = errorReply(e, requestId);
-      const code = JSON.parse(r.body).error;
-      return reply.status(r.status).headers(r.headers).type('application/json').send(JSON.stringify({ errors: [{ message: code.message, extensions: { code: code.code, ...(code.field ? { field: code.field } : {}) } }] }));
+      const r = errorResponse(e, requestId);
+      return reply.status(r.status).headers(r.headers).send(r.body);
     }
   };
 
+  async function execute(enveloped: ReturnType<Yoga['getEnveloped']>, context: Context, document: DocumentNode, request: GraphQLRequest): Promise<StoredResponse> {
+    const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
+      schema: enveloped.schema,
+      document,
+      operationName: request.operationName ?? undefined,
+      variableValues: request.variables ?? undefined,
+      contextValue: await enveloped.contextFactory(),
+    });
+    if (Symbol.asyncIterator in result) throw new Error('incremental delivery is not enabled');
+    // A provider error or a rate limit inside a 200 response is still retryable: never stored.
+    const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
+    return { status: 200, headers: json, body: Buffer.from(JSON.stringify(result)), retryable };
+  }
+
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
-  const ws = makeHandler<{ authorization?: string; timestamp?: string }, { auth?: Context['auth'] }>({
+  const forbidden = (ctx: { extra: { socket: { close(code: number, reason: string): void } } }) => ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+  const ws = makeHandler<{ authorization?: string; timestamp?: string }, { auth?: Auth; recheck?: NodeJS.Timeout }>({
     onConnect: async (ctx) => {
       try {
-        ctx.extra.auth = await authenticate({
+        const auth = await authenticate({
           method: 'GET',
           target: '/graphql',
           body: Buffer.alloc(0),
           authorization: ctx.connectionParams?.authorization,
           timestamp: String(ctx.connectionParams?.timestamp ?? ''),
         });
+        ctx.extra.auth = auth;
+        // Revocation (or a removed member, an archived workspace) closes the socket within seconds.
+        ctx.extra.recheck = setInterval(() => {
+          recheck(auth).then((fresh) => void (ctx.extra.auth = fresh), () => forbidden(ctx));
+        }, config.keyCacheMs).unref();
         return true;
       } catch {
         return false;
       }
     },
+    onClose: (ctx) => clearInterval(ctx.extra.recheck),
     onSubscribe: async (ctx, _id, payload) => {
-      const context: Context = { requestId: newId('request'), auth: ctx.extra.auth ?? null };
-      const { schema: s, execute, subscribe, contextFactory, parse: p, validate } = yoga.getEnveloped(context as never);
-      const document = p(payload.query);
-      const errors = validate(s, document);
-      if (errors.length) return errors;
-      return {
-        schema: s,
-        document,
-        operationName: payload.operationName,
-        variableValues: payload.variables,
-        contextValue: await contextFactory(),
-        rootValue: { execute, subscribe },
-      };
+      // Counted before any await: ids in flight count too, so a burst cannot pass the cap.
+      if (Object.keys(ctx.subscriptions).length > config.maxSubscriptionsPerSocket) {
+        return [new DomainError('rate_limited', `At most ${config.maxSubscriptionsPerSocket} subscriptions per connection`)];
+      }
+      let auth: Auth;
+      try {
+        auth = await recheck(ctx.extra.auth!);
+      } catch {
+        forbidden(ctx);
+        return [new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } })];
+      }
+      const context: Context = { requestId: newId('request'), auth, admitted: true };
+      try {
+        await enforceRate(limiter, auth.workspaceId, 'read');
+        const request = { query: String(payload.query ?? ''), operationName: payload.operationName, variables: payload.variables };
+        if (request.variables) assertStorable(request.variables);
+        const { document, operation, enveloped } = prepare(yoga, context, request);
+        // Queries and mutations have one pipeline, HTTP's (idempotency, per-field rate): not this one.
+        if (operation.operation !== 'subscription') throw new DomainError('method_not_allowed', 'Only subscriptions run over the socket; send queries and mutations to POST /graphql');
+        return {
+          schema: enveloped.schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: { subscribe: enveloped.subscribe },
+        };
+      } catch (e) {
+        if (e instanceof GraphQLErrors) return e.errors;
+        if (e instanceof GraphQLError) return [e];
+        logger.error({ err: e }, 'unhandled error in a subscribe');
+        return [new GraphQLError('Internal error', { extensions: { code: 'internal_error' } })];
+      }
     },
-    execute: (args) => (args.rootValue as { execute: typeof import('graphql').execute }).execute(args),
     subscribe: (args) => (args.rootValue as { subscribe: typeof import('graphql').subscribe }).subscribe(args),
   });
 

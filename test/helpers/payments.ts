@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import type { TestServer, Workspace } from './server.ts';
 import { db } from './server.ts';
 import { config } from '../../src/core/config.ts';
@@ -25,7 +26,7 @@ export async function startPayment(server: TestServer, ws: Workspace, opts: { am
   const method = opts.method ?? 'card';
   const s = await ws.client.post('/v1/checkout-sessions', {
     amount: opts.amount ?? 100000, currency: opts.currency ?? 'IDR', methods: [method], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart',
-  });
+  }, { 'idempotency-key': randomUUID() });
   expect(s.status, s.text).toBe(201);
   const a = await hosted(server, s.json.data.id, '/attempt', { method });
   expect(a.status, a.text).toBe(200);

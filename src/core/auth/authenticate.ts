@@ -148,6 +148,18 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
   return auth;
 }
 
+/**
+ * The key behind an authenticated connection, looked up again (through the same 2 s cache): a
+ * long-lived socket is re-checked per operation and on a timer, so revocation, a removed member or
+ * an archived merchant ends it within seconds. Returns the grant as it is now.
+ */
+export async function recheck(auth: Auth): Promise<Auth> {
+  const key = await loadKey(auth.keyId);
+  if (!key || key.revokedAt || (key.memberId && !key.memberRole) || key.id !== auth.apiKeyId) throw new DomainError('invalid_key', 'Unknown or revoked API key');
+  if (auth.onBehalfOf) await merchantOf(key.workspaceId, auth.accountId);
+  return { ...auth, role: key.role, scopes: key.scopes, memberRole: key.memberRole };
+}
+
 const merchants = new BoundedCache<string, { value: { workspaceId: string; accountId: string; tier: string } | null; at: number }>(10_000);
 async function merchantOf(partnerId: string, accountId: string) {
   if (!isId('account', accountId)) throw new DomainError('not_found', 'No such account under this partner');

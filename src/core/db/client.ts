@@ -115,7 +115,12 @@ export async function prepareOn(client: pg.ClientBase, texts: string[]) {
   }
 }
 
-/** `EXECUTE` of a statement prepared by prepareOn, its parameters inlined as literals (see sqlLiteral). */
+/**
+ * `EXECUTE` of a statement prepared by prepareOn, its parameters inlined as literals (see sqlLiteral).
+ * Statement text shows in pg_stat_activity and in the server's error log: secrets and ciphertext
+ * never go through here (they are written through Prisma, with bind parameters; idempotent
+ * responses are stored without their secrets, src/core/idempotency.ts).
+ */
 export function executeStatement(text: string, params: unknown[]) {
   const { name, arity } = statementOf(text);
   if (params.length < arity) throw new Error(`prepared SQL: $${arity} has no parameter`);

@@ -3,6 +3,7 @@ import { exposeFields } from '../../graphql/fields.ts';
 import { adapterKinds, type AdapterKind } from './capabilities.ts';
 import { adapterFields, onboardingFields, type AdapterView, type OnboardingView } from './fields.ts';
 import { configureManual, connectProviderA, connectProviderB, connectProviderC, getManagedOnboarding, listAdapters, startManagedOnboarding } from './service.ts';
+import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const Adapter = builder.objectRef<AdapterView>('Adapter').implement({
   description: 'A connection to a payment provider; one per kind. Secrets are write-only: only secretKeyLast4 is returned.',
@@ -63,27 +64,29 @@ builder.queryFields((t) => ({
   managedOnboarding: t.field({ type: ManagedOnboarding, resolve: (_, __, ctx) => getManagedOnboarding(ctx) }),
 }));
 
-const keyRequired = { description: 'Required, here or as the Idempotency-Key header (spec: every adapter PUT).' };
-
 builder.mutationFields((t) => ({
   connectProviderAAdapter: t.field({
+    ...requiresIdempotencyKey,
     type: Adapter,
-    args: { input: t.arg({ type: ConnectProviderAAdapterInput, required: true }), idempotencyKey: t.arg.string(keyRequired) },
+    args: { input: t.arg({ type: ConnectProviderAAdapterInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => connectProviderA(ctx, input),
   }),
   connectProviderBAdapter: t.field({
+    ...requiresIdempotencyKey,
     type: Adapter,
-    args: { input: t.arg({ type: ConnectProviderBAdapterInput, required: true }), idempotencyKey: t.arg.string(keyRequired) },
+    args: { input: t.arg({ type: ConnectProviderBAdapterInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => connectProviderB(ctx, input),
   }),
   connectProviderCAdapter: t.field({
+    ...requiresIdempotencyKey,
     type: Adapter,
-    args: { input: t.arg({ type: ConnectProviderCAdapterInput, required: true }), idempotencyKey: t.arg.string(keyRequired) },
+    args: { input: t.arg({ type: ConnectProviderCAdapterInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => connectProviderC(ctx, input),
   }),
   configureManualAdapter: t.field({
+    ...requiresIdempotencyKey,
     type: Adapter,
-    args: { input: t.arg({ type: ConfigureManualAdapterInput, required: true }), idempotencyKey: t.arg.string(keyRequired) },
+    args: { input: t.arg({ type: ConfigureManualAdapterInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => configureManual(ctx, input),
   }),
   startManagedOnboarding: t.field({

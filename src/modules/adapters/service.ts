@@ -5,7 +5,6 @@ import { errorsFor } from '../../core/errors.ts';
 import { emit } from '../../core/outbox.ts';
 import { audit } from '../../core/audit.ts';
 import { lockName } from '../../core/locks.ts';
-import { requireIdempotencyKey } from '../../core/idempotency.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { seal, unseal } from '../../core/sealed.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
@@ -65,7 +64,6 @@ interface Connection {
  */
 async function putAdapter(ctx: Context, kind: StoredKind, build: (mode: Mode) => Connection): Promise<AdapterView> {
   const auth = authorize(ctx, 'svc:adapter:write');
-  requireIdempotencyKey(ctx, 'adapter');
   const c = build(auth.mode);
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {

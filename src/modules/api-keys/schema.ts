@@ -15,7 +15,7 @@ export const apiKeyFields: FieldSpec<ApiKeyShape> = {
   lastUsedAt: { kind: 'date', nullable: true },
   createdAt: { kind: 'date' },
   revokedAt: { kind: 'date', nullable: true },
-  key: { kind: 'string', nullable: true, from: (r) => r.key ?? null },
+  key: { kind: 'string', nullable: true, secret: true, from: (r) => r.key ?? null },
 };
 
 export const ApiKey = builder.prismaObject('ApiKey', {

@@ -2,6 +2,7 @@ import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
 import { checkoutSessionFields, type SessionRow } from './fields.ts';
 import { cancelCheckoutSession, confirmCheckoutSession, createCheckoutSession, getCheckoutSession, listCheckoutSessions } from './service.ts';
+import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const CheckoutSession = builder.objectRef<SessionRow>('CheckoutSession').implement({
   description: 'A hosted one-time payment: amount, currency and the methods the customer may use.',
@@ -52,11 +53,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createCheckoutSession: t.field({
+    ...requiresIdempotencyKey,
     type: CheckoutSession,
     args: { input: t.arg({ type: CreateCheckoutSessionInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createCheckoutSession(ctx, input),
   }),
   cancelCheckoutSession: t.field({
+    ...requiresIdempotencyKey,
     type: CheckoutSession,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => cancelCheckoutSession(ctx, String(id)),

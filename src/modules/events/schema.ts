@@ -4,6 +4,7 @@ import type { Event as Row } from '../../generated/prisma/client.ts';
 import { getEvent, listEvents, subscribeEvents } from './service.ts';
 import { replayEvents, type EventReplay as ReplayRow } from './replay.ts';
 import { triggerEvent } from './trigger.ts';
+import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const eventFields: FieldSpec<Row> = {
   id: { kind: 'id' },
@@ -60,11 +61,13 @@ const TriggerEventInput = builder.inputType('TriggerEventInput', {
 
 builder.mutationFields((t) => ({
   replayEvents: t.field({
+    ...requiresIdempotencyKey,
     type: EventReplay,
     args: { input: t.arg({ type: ReplayEventsInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => replayEvents(ctx, input),
   }),
   triggerEvent: t.field({
+    ...requiresIdempotencyKey,
     type: Event,
     args: { input: t.arg({ type: TriggerEventInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => triggerEvent(ctx, input),

@@ -3,7 +3,6 @@ import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { emit } from '../../core/outbox.ts';
-import { requireIdempotencyKey } from '../../core/idempotency.ts';
 import { checkLength } from '../../core/validation.ts';
 import type { Event } from '../../generated/prisma/client.ts';
 
@@ -42,7 +41,6 @@ export interface TriggerEventInput {
 export async function triggerEvent(ctx: Context, input: TriggerEventInput): Promise<Event> {
   const auth = authorize(ctx, 'svc:event:trigger');
   if (auth.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'Synthetic events are available in test mode only', { resource: 'event' });
-  requireIdempotencyKey(ctx, 'event');
   if (typeof input.type !== 'string') throw err.validation('type', 'type is required');
   const type = checkLength(input.type, 'type', 1, 100, 'event');
   const aggregateId = input.aggregateId ?? null;

@@ -5,6 +5,7 @@ import { payoutFields, type Balance, type BankAccount } from './fields.ts';
 import { getPayoutBankAccount, updatePayoutBankAccount } from './bank-account.ts';
 import { adminMovePayout, cancelPayout, createPayout, getPayout, getPayoutBalance, listPayouts } from './service.ts';
 import { getPayoutSchedule, updatePayoutSchedule, type ScheduleRow } from './schedule.ts';
+import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const Payout = builder.objectRef<Row>('Payout').implement({
   description: 'A transfer of settled balance to the merchant bank account.',
@@ -79,11 +80,12 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createPayout: t.field({
+    ...requiresIdempotencyKey,
     type: Payout,
     args: { input: t.arg({ type: CreatePayoutInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createPayout(ctx, input),
   }),
-  cancelPayout: t.field({ type: Payout, args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() }, resolve: (_, { id }, ctx) => cancelPayout(ctx, String(id)) }),
+  cancelPayout: t.field({ ...requiresIdempotencyKey, type: Payout, args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() }, resolve: (_, { id }, ctx) => cancelPayout(ctx, String(id)) }),
   updatePayoutBankAccount: t.field({
     type: PayoutBankAccount,
     args: { input: t.arg({ type: UpdatePayoutBankAccountInput, required: true }) },

@@ -6,7 +6,6 @@ import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
-import { requireIdempotencyKey } from '../../core/idempotency.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength } from '../../core/validation.ts';
 import { toWire } from '../../graphql/fields.ts';
@@ -49,7 +48,7 @@ export const insufficient = (requested: bigint, b: Balance) =>
  * Creates a pending payout in the caller's transaction. The balance lock is held to commit, so
  * concurrent payouts see each other's locked amounts and `available` never goes below zero.
  */
-export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutInput, trigger: 'api' | 'schedule' = 'api'): Promise<Payout> {
+export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutInput, trigger: 'api' | 'schedule' = 'api', idempotencyRef: string | null = null): Promise<Payout> {
   if (typeof input.amount !== 'number' || !Number.isSafeInteger(input.amount) || input.amount <= 0) {
     throw new DomainError('invalid_amount', 'amount must be a positive integer in the smallest currency unit', { field: 'amount', resource: 'payout' });
   }
@@ -88,6 +87,7 @@ export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutIn
       bankAccountHolder: bank.bankAccountHolder!,
       note: input.note ?? null,
       trigger,
+      idempotencyRef,
       createdAt: now,
       updatedAt: now,
     },
@@ -97,8 +97,13 @@ export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutIn
 /** spec POST /v1/payouts (201). No event: `pending` is an internal queue state. */
 export async function createPayout(ctx: Context, input: CreatePayoutInput): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
-  requireIdempotencyKey(ctx, 'payout');
-  const payout = await inTenant(tenant(auth), (tx) => createPayoutIn(tx, tenant(auth), input));
+  // The same idempotent request run again (its claim taken over after a crash) finds its payout.
+  const ref = ctx.replay?.operationId ?? null;
+  const { payout, existing } = await inTenant(tenant(auth), async (tx) => {
+    const found = ref ? await tx.payout.findFirst({ where: { workspaceId: auth.workspaceId, mode: auth.mode, idempotencyRef: ref } }) : null;
+    return found ? { payout: found, existing: true } : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', ref), existing: false };
+  });
+  if (existing) return payout;
   if (payout.method === 'provider_a_disbursement') {
     const { disburse } = await import('./disbursement.ts');
     return disburse(tenant(auth), payout, ctx.requestId);
@@ -186,7 +191,6 @@ export async function movePayout(tx: Tx, scope: Scope, id: string, trigger: Payo
 
 export async function cancelPayout(ctx: Context, id: string): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
-  requireIdempotencyKey(ctx, 'payout');
   return inTenant(tenant(auth), (tx) => movePayout(tx, tenant(auth), id, 'cancel', { requestId: ctx.requestId }));
 }
 

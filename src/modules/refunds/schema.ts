@@ -2,6 +2,7 @@ import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
 import { refundFields, type RefundRow } from './fields.ts';
 import { createRefund, getRefund, listRefunds, simulateRefund } from './service.ts';
+import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const Refund = builder.objectRef<RefundRow>('Refund').implement({
   description: 'A full or partial reversal of a captured payment.',
@@ -33,6 +34,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createRefund: t.field({
+    ...requiresIdempotencyKey,
     type: Refund,
     args: { input: t.arg({ type: CreateRefundInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createRefund(ctx, input),

@@ -6,7 +6,6 @@ import { isId, newId } from '../../core/ids.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
-import { requireIdempotencyKey } from '../../core/idempotency.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import { toWire } from '../../graphql/fields.ts';
@@ -42,7 +41,6 @@ function validateCreate(input: CreateRefundInput) {
 export async function createRefund(ctx: Context, input: CreateRefundInput): Promise<RefundRow> {
   const auth = authorize(ctx, 'svc:refund:write');
   const v = validateCreate(input);
-  requireIdempotencyKey(ctx, 'refund');
   const scope = tenant(auth);
   const opts = { accountId: auth.accountId, requestId: ctx.requestId };
   const row = await inTenant(scope, async (tx) => {

@@ -12,7 +12,7 @@ export const endpointFields: FieldSpec<EndpointRow> = {
   description: { kind: 'string', nullable: true },
   status: { kind: 'string' },
   signatureFormat: { kind: 'string' },
-  signingSecret: { kind: 'string', nullable: true, from: (r) => r.signingSecret ?? null },
+  signingSecret: { kind: 'string', nullable: true, secret: true, from: (r) => r.signingSecret ?? null },
   createdAt: { kind: 'date' },
   updatedAt: { kind: 'date' },
   lastDelivery: {

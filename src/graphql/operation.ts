@@ -1,0 +1,118 @@
+import {
+  getDirectiveValues,
+  getOperationAST,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationTypeNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { RateClass } from '../core/config.ts';
+import { DomainError, type Resource } from '../core/errors.ts';
+import { fieldRateClass } from '../core/rate-limit.ts';
+
+/**
+ * spec Conventions "Idempotency ... Required on": the ONE declaration that an operation needs an
+ * `Idempotency-Key`, spread into the mutation field's options. REST routes, POST /graphql and
+ * the socket all read it through `operationOf`; nothing else decides.
+ */
+export const requiresIdempotencyKey = {
+  extensions: { idempotencyKey: 'required' },
+  description: 'Requires an Idempotency-Key (the `idempotencyKey` argument or the header).',
+} as const;
+
+export interface RootField {
+  name: string;
+  /** The field's `idempotencyKey` argument (literal or variable), if given. */
+  idempotencyKey?: string;
+  rateClass: RateClass;
+  requiresIdempotencyKey: boolean;
+}
+
+export interface Operation {
+  operation: OperationTypeNode;
+  /** The root fields that will execute, in order: fragments and inline fragments resolved, @skip/@include applied. */
+  fields: RootField[];
+}
+
+/**
+ * The executable operation of a validated document and the root fields it will run. Found the way
+ * execution finds them, so `mutation { ... on Mutation { createRefund } }` is seen as createRefund.
+ */
+export function operationOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined): Operation | null {
+  const op = getOperationAST(document, operationName ?? undefined);
+  if (!op) return null;
+  const rootType = schema.getRootType(op.operation);
+  if (!rootType) return null;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const vars = variables ?? {};
+  const included = (node: { directives?: readonly unknown[] }) => {
+    const n = node as FieldNode;
+    if (!n.directives?.length) return true;
+    if (getDirectiveValues(GraphQLSkipDirective, n, vars)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, n, vars)?.if !== false;
+  };
+  const applies = (typeName: string | undefined) => typeName === undefined || typeName === rootType.name;
+
+  const nodes: FieldNode[] = [];
+  const seen = new Set<string>();
+  const collect = (set: SelectionSetNode) => {
+    for (const s of set.selections) {
+      if (!included(s)) continue;
+      if (s.kind === Kind.FIELD) nodes.push(s);
+      else if (s.kind === Kind.INLINE_FRAGMENT) {
+        if (applies(s.typeCondition?.name.value)) collect(s.selectionSet);
+      } else {
+        const f = fragments.get(s.name.value);
+        if (f && !seen.has(f.name.value) && applies(f.typeCondition.name.value)) {
+          seen.add(f.name.value);
+          collect(f.selectionSet);
+        }
+      }
+    }
+  };
+  collect(op.selectionSet);
+
+  // Fields sharing a response key run once, as in execution.
+  const byKey = new Map<string, FieldNode>();
+  for (const n of nodes) if (!byKey.has((n.alias ?? n.name).value)) byKey.set((n.alias ?? n.name).value, n);
+  const defs = rootType.getFields();
+  const fields = [...byKey.values()].map((n): RootField => {
+    const name = n.name.value;
+    const arg = n.arguments?.find((a) => a.name.value === 'idempotencyKey');
+    let idempotencyKey: string | undefined;
+    if (arg?.value.kind === Kind.STRING) idempotencyKey = arg.value.value;
+    if (arg?.value.kind === Kind.VARIABLE) {
+      const v = vars[arg.value.name.value];
+      if (typeof v === 'string') idempotencyKey = v;
+    }
+    return {
+      name,
+      idempotencyKey,
+      rateClass: fieldRateClass[name] ?? (op.operation === 'mutation' ? 'mutating_light' : 'read'),
+      requiresIdempotencyKey: op.operation === 'mutation' && defs[name]?.extensions?.idempotencyKey === 'required',
+    };
+  });
+  return { operation: op.operation, fields };
+}
+
+/**
+ * The Idempotency-Key of a mutation (its `idempotencyKey` argument wins over the header), and the
+ * 400 when the declaration above requires one. A mutation under a key, or one that requires a
+ * key, has exactly one root field: one key claims one operation.
+ */
+export function idempotencyOf(op: Operation, header: string | undefined, resource: Resource = 'generic'): string | undefined {
+  if (op.operation !== 'mutation') return undefined;
+  const key = op.fields.find((f) => f.idempotencyKey !== undefined)?.idempotencyKey ?? header;
+  const requires = op.fields.some((f) => f.requiresIdempotencyKey);
+  if ((key || requires) && op.fields.length > 1) {
+    throw new DomainError('validation_error', 'A mutation with an Idempotency-Key (or one that requires it) must have exactly one root field', { field: 'query', resource });
+  }
+  if (requires && !key) throw new DomainError('idempotency_required', `${op.fields[0].name} requires an Idempotency-Key (the idempotencyKey argument or the header)`, { field: 'Idempotency-Key', resource });
+  return key;
+}
