@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,7 +77,8 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('This payment link does not exist');
     // A real session's id without its secret is the same screen (the id is not the capability).
     const ws = await server.workspace();
-    const created = await ws.client.post('/v1/checkout-sessions', { amount: 1000, currency: 'IDR', methods: ['qris'], successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' });
+    const created = await ws.client.post('/v1/checkout-sessions', { amount: 1000, currency: 'IDR', methods: ['qris'], successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' }, { 'idempotency-key': randomUUID() });
+    expect(created.status, created.text).toBe(201);
     const bare = await page.goto(`${server.url}/c/${created.json.data.id}`);
     expect(bare?.status()).toBe(404);
     await expect(page.locator('h1').textContent()).resolves.toBe('This payment link does not exist');
