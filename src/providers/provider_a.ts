@@ -277,7 +277,7 @@ function mapCallback(b: any): CallbackEvent {
       return chargeEvent(`ewallet:${d.id}`, d.id, `${d.id}:${d.status}`, ewalletStatus(d.status), d.capture_amount ?? d.charge_amount, d.currency, b);
     case 'refund.succeeded':
     case 'refund.failed':
-      return { type: 'refund', providerEventId: `${d.id}:${d.status}`, providerRefundId: d.id, status: refundStatus(d.status), amount: toAmount(d.amount), currency: d.currency ?? 'IDR', raw: b };
+      return { type: 'refund', providerEventId: `${d.id}:${d.status}`, providerRefundId: d.id, reference: typeof d.reference_id === 'string' ? d.reference_id : null, status: refundStatus(d.status), amount: toAmount(d.amount), currency: d.currency ?? 'IDR', raw: b };
   }
   if (typeof b.event === 'string') return { type: 'ignored', providerEventId: `${b.event}:${d.id ?? b.created}`, description: b.event, raw: b };
   if (b.callback_virtual_account_id && b.payment_id) {

@@ -61,7 +61,10 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     }
     verified = true;
     if (event.type === 'refund') {
-      const applied = await applyRefundCallback(scope, kind, event);
+      // The provider's word, not the callback's, where it has a refund status API (provider_b).
+      const confirmed = provider.confirmRefund ? await provider.confirmRefund(event) : event;
+      if (confirmed.status === 'pending' && event.status !== 'pending') logger.warn({ provider: kind, refund: event.providerRefundId }, 'refund callback not confirmed by the provider; not applied');
+      const applied = await applyRefundCallback(scope, kind, confirmed);
       if (applied) return applied;
       continue;
     }
