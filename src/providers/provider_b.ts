@@ -194,6 +194,15 @@ export class ProviderB implements Provider {
     return { ...event, status: 'succeeded', amount: amount ?? event.amount, raw: s };
   }
 
+  /** Core API `POST /v2/{order_id}/expire`: a pending transaction expires at once (407); 412 when it is no longer pending. */
+  async voidCharge(ref: ChargeRef): Promise<boolean> {
+    const res = await this.http.request({ method: 'POST', path: `/v2/${encodeURIComponent(ref.providerRef)}/expire`, headers: this.auth() });
+    const code = typeof res.json?.status_code === 'string' ? res.json.status_code : String(res.status);
+    if (code === '412' || code === '404') return false;
+    this.ok('expire', res, ['200', '407']);
+    return true;
+  }
+
   async refund(input: RefundInput): Promise<RefundResult> {
     const res = await this.http.request({
       method: 'POST',

@@ -159,6 +159,11 @@ export interface Provider {
    * money moves (as fetchStatus is for charges). `pending` when it does not confirm the callback.
    */
   confirmRefund?(event: RefundEvent): Promise<RefundEvent>;
+  /**
+   * Where the provider can withdraw an unpaid charge (a superseded attempt): true when it is void
+   * now, false when the provider says it can no longer be voided (paid, already expired).
+   */
+  voidCharge?(ref: ChargeRef): Promise<boolean>;
 }
 
 // ---- credentials (decrypted adapter secrets + public config) ----

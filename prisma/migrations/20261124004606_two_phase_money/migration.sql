@@ -52,7 +52,7 @@ SELECT enable_tenant_isolation('checkout_attempts');
 
 ALTER TABLE checkout_attempts
   ADD CONSTRAINT checkout_attempts_mode_check CHECK (mode IN ('test', 'live')),
-  ADD CONSTRAINT checkout_attempts_status_check CHECK (status IN ('creating', 'open', 'superseded', 'voided', 'failed', 'paid', 'paid_unapplied')),
+  ADD CONSTRAINT checkout_attempts_status_check CHECK (status IN ('creating', 'open', 'capturing', 'superseded', 'voided', 'failed', 'paid', 'paid_unapplied')),
   ADD CONSTRAINT checkout_attempts_number_check CHECK (number > 0),
   ADD CONSTRAINT checkout_attempts_amount_check CHECK (amount > 0),
   ADD CONSTRAINT checkout_attempts_currency_check CHECK (currency ~ '^[A-Z]{3}$'),
