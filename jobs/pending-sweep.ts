@@ -1,6 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { reconcilePendingRefunds } from '../src/modules/refunds/sweep.ts';
+import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.ts';
 
 /**
  * Queue `pending-sweep`: every minute, settles the money-path rows a crash left between the
@@ -13,6 +14,7 @@ export async function register(boss: PgBoss) {
   await boss.schedule(queue, '* * * * *');
   await boss.work(queue, async () => {
     const refunds = await reconcilePendingRefunds();
-    if (refunds) logger.info({ refunds }, 'pending money-path rows reconciled');
+    const attempts = await reconcileStaleAttempts();
+    if (refunds || attempts) logger.info({ refunds, attempts }, 'pending money-path rows reconciled');
   });
 }

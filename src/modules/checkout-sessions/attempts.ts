@@ -20,6 +20,7 @@ import { logger } from '../../core/logger.ts';
 import { postLedger } from '../../core/ledger.ts';
 import { isProviderError } from '../../providers/index.ts';
 import { isOnline, providerFor } from '../adapters/providers.ts';
+import { transition } from './states.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../core/db/client.ts';
 
@@ -169,4 +170,18 @@ export async function recordUnapplied(tx: Tx, scope: Scope, attempt: CheckoutAtt
     ],
   });
   logger.error({ attempt: attempt.id, session: attempt.checkoutSessionId, sessionStatus, amount: paid.amount }, 'payment on an attempt that cannot complete its session: recorded as unapplied, to be refunded');
+}
+
+/** A provider call that failed (or never answered): the attempt is `failed` and the session, if still pending on it, open again (compare-and-set). */
+export async function failAttempt(scope: Scope, a: Pick<CheckoutAttempt, 'id' | 'checkoutSessionId' | 'number'>, failureCode = 'gateway_error'): Promise<boolean> {
+  const now = clock.now();
+  return inTenant({ ...scope, modes: [scope.mode] }, async (tx) => {
+    const changed = await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: 'creating' }, data: { status: 'failed', updatedAt: now } });
+    if (!changed.count) return false;
+    await tx.checkoutSession.updateMany({
+      where: { id: a.checkoutSessionId, workspaceId: scope.workspaceId, mode: scope.mode, status: 'pending', attemptCount: a.number },
+      data: { status: transition('pending', 'provider_failed'), failureCode, updatedAt: now },
+    });
+    return true;
+  });
 }

@@ -92,7 +92,7 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
  * session must still be payable and the attempt its current `open` one (or already claimed, a
  * repeated callback). Cancel refuses a session with an attempt being captured (service.ts).
  */
-async function claimCapture(tenant: Tenant, attempt: CheckoutAttempt): Promise<boolean> {
+export async function claimCapture(tenant: Tenant, attempt: CheckoutAttempt): Promise<boolean> {
   return inTenant({ ...tenant, modes: [tenant.mode] }, async (tx) => {
     const s = await lockSession(tx, tenant, attempt.checkoutSessionId);
     if (!s || isTerminal(s.status as SessionStatus) || s.expiresAt <= clock.now() || s.attemptCount !== attempt.number) return false;
@@ -107,7 +107,7 @@ async function claimCapture(tenant: Tenant, attempt: CheckoutAttempt): Promise<b
  * payment when the session can no longer take it, or the failure. Attempts the completion
  * superseded are voided at their providers after the commit.
  */
-async function applyCharge(tenant: Tenant, kind: string, event: ChargeEvent, attempt: CheckoutAttempt, state: ChargeState | ChargeEvent): Promise<{ outcome: string }> {
+export async function applyCharge(tenant: Tenant, kind: string, event: ChargeEvent, attempt: CheckoutAttempt, state: ChargeState | ChargeEvent): Promise<{ outcome: string }> {
   const scope = { ...tenant, modes: [tenant.mode] };
   const result = await inTenant(scope, async (tx): Promise<{ outcome: string; superseded?: Superseded[] }> => {
     const now = clock.now();

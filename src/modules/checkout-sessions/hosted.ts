@@ -18,7 +18,7 @@ import { transition, type SessionStatus } from './states.ts';
 import { callbackUrl, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { isProviderError, type CreateChargeInput, type Instructions } from '../../providers/index.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
-import { newAttempt, recordCharge, voidAttempts, writeAttempt, type Superseded } from './attempts.ts';
+import { failAttempt, newAttempt, recordCharge, voidAttempts, writeAttempt, type Superseded } from './attempts.ts';
 import { newId } from '../../core/ids.ts';
 
 const err = errorsFor('checkout_session');
@@ -237,20 +237,6 @@ function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> 
       description: `Checkout ${s.id}`,
     };
     return { superseded, kind: online, adapter, attempt: attemptRow, input };
-  });
-}
-
-/** A provider call that failed: the attempt is `failed` and the session, if still on it, open again (compare-and-set). */
-async function failAttempt(scope: Scope, a: CheckoutAttempt) {
-  const now = clock.now();
-  await inTenant(scope, async (tx) => {
-    const changed = await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: 'creating' }, data: { status: 'failed', updatedAt: now } });
-    if (changed.count) {
-      await tx.checkoutSession.updateMany({
-        where: { id: a.checkoutSessionId, workspaceId: scope.workspaceId, mode: scope.mode, status: 'pending', attemptCount: a.number },
-        data: { status: transition('pending', 'provider_failed'), failureCode: 'gateway_error', updatedAt: now },
-      });
-    }
   });
 }
 
