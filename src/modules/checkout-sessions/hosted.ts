@@ -160,6 +160,11 @@ export async function attempt(id: string, method: string): Promise<AttemptView> 
   if (first.superseded.length) await voidAttempts(scope, first.superseded);
   if ('view' in first) return first.view;
   const { kind, adapter, attempt: a, input } = first;
+  if (!adapter) {
+    // Removed between the two statements of phase 1 (rare): nothing was called.
+    await failAttempt(scope, a);
+    throw err.of('gateway_error', `The ${kind} adapter is no longer connected`, 'method');
+  }
   let charge;
   try {
     // Phase 2: no transaction open, no pool connection held, no session lock.
@@ -174,7 +179,12 @@ export async function attempt(id: string, method: string): Promise<AttemptView> 
   // Phase 3: compare-and-set; a charge that lost its place meanwhile is voided, never shown.
   const current = await tenantTx(scope, (sql) => recordCharge(sql, scope, a, charge.providerRef, charge.instructions));
   if (!current) {
-    await inTenant(scope, (tx) => tx.checkoutAttempt.updateMany({ where: { id: a.id, status: { in: ['creating', 'open'] } }, data: { status: 'superseded', providerReference: charge.providerRef, updatedAt: clock.now() } }));
+    // Keep the reference whatever happened meanwhile: if the void fails, a payment on it is still matched.
+    await inTenant(scope, (tx) =>
+      tx.$executeRaw`UPDATE checkout_attempts SET "providerReference" = coalesce("providerReference", ${charge.providerRef}),
+        status = CASE WHEN status IN ('creating', 'open') THEN 'superseded' ELSE status END, "updatedAt" = ${clock.now()}
+        WHERE id = ${a.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
+    );
     await voidAttempts(scope, [{ id: a.id, adapter: kind, providerReference: charge.providerRef }]);
     throw err.conflict('The checkout session changed while the payment was being prepared; pick a method again');
   }
@@ -185,7 +195,7 @@ export async function attempt(id: string, method: string): Promise<AttemptView> 
 
 type Begun =
   | { superseded: Superseded[]; view: AttemptView }
-  | { superseded: Superseded[]; kind: OnlineKind; adapter: Adapter; attempt: CheckoutAttempt; input: CreateChargeInput };
+  | { superseded: Superseded[]; kind: OnlineKind; adapter: Adapter | null; attempt: CheckoutAttempt; input: CreateChargeInput };
 
 /**
  * Phase 1, on a bare `pg` transaction of two statements (the session locked with the enabled
@@ -223,7 +233,6 @@ function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> 
     const attemptRow = newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, status: 'creating', providerReference: null, attemptData: null });
     // The session is pending on an attempt whose charge does not exist yet: no reference, no instructions.
     const { superseded, adapter } = await writeAttempt(sql, scope, id, attemptRow, { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: null, attemptData: null }, online);
-    if (!adapter) throw err.of('gateway_error', `The ${kind} adapter is no longer connected`, 'method');
     const input: CreateChargeInput = {
       reference: s.id,
       amount: Number(s.amount),
