@@ -56,7 +56,13 @@ export async function disburse(tenant: Scope, pending: Payout, requestId?: strin
     return await inTenant({ ...scope, modes: [scope.mode] }, (tx) => movePayout(tx, scope, payout.id, 'initiate', { reference: d.id, requestId, source: 'provider_a_disbursement' }));
   } catch (e) {
     if (!isProviderError(e)) throw e;
-    logger.warn({ payout: payout.id, reason: e.message }, 'disbursement not accepted yet; the payout stays pending');
+    if (e.reason === 'rejected') {
+      // The provider answered and refused this transfer (4xx): nothing was sent, so the funds may be released.
+      return inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
+        movePayout(tx, scope, payout.id, 'mark_failed', { failureReason: e.providerCode ?? 'disbursement_rejected', requestId, source: 'provider_a_disbursement' }),
+      );
+    }
+    logger.warn({ payout: payout.id, reason: e.message }, 'disbursement outcome unknown; the payout stays pending and claimed, re-sent with the same key');
     return payout;
   }
 }
