@@ -19,7 +19,12 @@ async function duringProviderCall(sessionId: string) {
   try {
     await c.query('BEGIN');
     const locked = (await c.query(`SELECT id FROM checkout_sessions WHERE id = $1 FOR UPDATE NOWAIT`, [sessionId])).rowCount;
-    const idle = (await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`)).rows[0].n;
+    // Sampled: another transaction (the relay's) may pause between statements for a moment; one held across the call shows in every sample.
+    const samples: number[] = [];
+    for (let i = 0; i < 5; i++, await new Promise((r) => setTimeout(r, 10))) {
+      samples.push((await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`)).rows[0].n);
+    }
+    const idle = Math.min(...samples);
     return { locked, attempts: (await attemptsOf(sessionId)).map((a) => a.status), idle };
   } finally {
     await c.query('ROLLBACK');
