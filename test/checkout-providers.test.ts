@@ -280,4 +280,25 @@ describe('provider_c (simulator): approved order, captured after verification', 
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('canceled');
     expect(await counts(s.id)).toEqual({ payments: 0, receipts: 0, events: 0, imbalance: 0 });
   });
+  it('a cancel racing the capture is refused once the capture is claimed: money captured always completes the session', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key());
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })).json.data;
+    expect((await attempt(s.id, 'provider_c')).status).toBe(200);
+    const [a] = await attemptsOf(s.id);
+    const cancels: number[] = [];
+    sim.during = async (r) => {
+      if (r.method === 'POST' && r.path.endsWith('/capture')) cancels.push((await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key())).status);
+    };
+    try {
+      await sim.pay(a.providerReference);
+      await sim.flush();
+    } finally {
+      sim.during = undefined;
+    }
+    expect(cancels).toEqual([409]);
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('completed');
+    expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['paid']);
+    expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
+  });
 });
