@@ -1,9 +1,12 @@
 /**
  * POST /v1/callbacks/<provider> (DECISIONS §4). A callback only says "ask me": it is verified the
- * provider's way over the received bytes, deduplicated on the provider's event id, and the money
- * moves only after the provider confirms the charge (settleCharge). Everything for one callback
- * commits in one transaction: the provider event row, the session change, and on success the
- * payment, receipt, ledger and events. Repeated and late callbacks are answered 200 and change nothing.
+ * provider's way over the received bytes, matched against every attempt of every session (an old
+ * VA may be the one paid), deduplicated on the provider's event id, and the money moves only after
+ * the provider confirms it (fetchStatus; a capture only after the session is locked and checked,
+ * claimCapture; refunds through confirmRefund where the provider has one). No provider call is made
+ * inside a transaction. Everything the outcome changes commits in one transaction: the provider
+ * event row, the attempt and session, and on success the payment, receipt, ledger and events (or
+ * the unapplied posting, attempts.ts). Repeated and late callbacks are answered 200.
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { sha256Hex } from '../../core/crypto.ts';
