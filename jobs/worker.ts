@@ -12,6 +12,7 @@ import * as payoutSchedule from './payout-schedule.ts';
 import * as webhookDelivery from './webhook-delivery.ts';
 import * as webhookPurge from './webhook-purge.ts';
 import * as eventRetention from './event-retention.ts';
+import * as pendingSweep from './pending-sweep.ts';
 
 /**
  * The worker: pg-boss queues (one file per queue) and the outbox relay. pg-boss looks for expired
@@ -31,7 +32,7 @@ export async function startWorker(databaseUrl: string) {
   });
   boss.on('error', (e) => logger.error({ err: e.message }, 'pg-boss error'));
   await boss.start();
-  for (const q of [idempotencyPurge, checkoutExpiry, payoutSchedule, webhookDelivery, webhookPurge, eventRetention]) await q.register(boss);
+  for (const q of [idempotencyPurge, checkoutExpiry, payoutSchedule, webhookDelivery, webhookPurge, eventRetention, pendingSweep]) await q.register(boss);
   await eventBus.start(databaseUrl);
   const stopRelay = startRelay(webhookFanOut(boss));
   logger.info('worker started');

@@ -8,6 +8,30 @@ import { ProviderCSim } from './simulators/provider_c.ts';
 import { clock } from '../src/core/clock.ts';
 import { expireDueSessions } from '../src/modules/checkout-sessions/expiry.ts';
 import { hostedToken } from './helpers/payments.ts';
+import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.ts';
+import { SWEEP_GRACE_MS } from '../src/modules/refunds/sweep.ts';
+
+const attemptsOf = async (sessionId: string) =>
+  (await db().system.query(`SELECT number, status, "providerReference" FROM checkout_attempts WHERE "checkoutSessionId" = $1 ORDER BY number`, [sessionId])).rows;
+
+/** From outside, while the provider serves a call: can the session be locked at once, and is any backend idle inside a transaction? */
+async function duringProviderCall(sessionId: string) {
+  const c = await db().system.connect();
+  try {
+    await c.query('BEGIN');
+    const locked = (await c.query(`SELECT id FROM checkout_sessions WHERE id = $1 FOR UPDATE NOWAIT`, [sessionId])).rowCount;
+    // Sampled: another transaction (the relay's) may pause between statements for a moment; one held across the call shows in every sample.
+    const samples: number[] = [];
+    for (let i = 0; i < 5; i++, await new Promise((r) => setTimeout(r, 10))) {
+      samples.push((await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`)).rows[0].n);
+    }
+    const idle = Math.min(...samples);
+    return { locked, attempts: (await attemptsOf(sessionId)).map((a) => a.status), idle };
+  } finally {
+    await c.query('ROLLBACK');
+    c.release();
+  }
+}
 
 const server = useServer();
 const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
@@ -62,7 +86,51 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
     expect((await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data).toMatchObject({ adapter: 'provider_a', method: 'qris', amount: 150000 });
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
   });
-  it('a callback after the session expired is answered 200 and moves no money', async () => {
+  it('two phases: while the provider creates the charge no transaction is open and the session is not locked', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_a', creds, key());
+    const s = (await session(ws, ['qris'])).json.data;
+    const seen: unknown[] = [];
+    sim.during = async (r) => {
+      if (r.method === 'POST' && r.path === '/qr_codes') seen.push(await duringProviderCall(s.id));
+    };
+    let a;
+    try {
+      a = await attempt(s.id, 'qris');
+    } finally {
+      sim.during = undefined;
+    }
+    expect(a.status, JSON.stringify(a.json)).toBe(200);
+    expect(seen).toEqual([{ locked: 1, attempts: ['creating'], idle: 0 }]);
+    expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['open']);
+  });
+
+  it('a crash between the phases: the sweep fails the unanswered attempt and the session can be paid again', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_a', creds, key());
+    const s = (await session(ws, ['qris'])).json.data;
+    // Phase 1 committed (the attempt `creating`, the session pending on it), then the process died.
+    await db().system.query(
+      `WITH a AS (INSERT INTO checkout_attempts (id, "workspaceId", mode, "checkoutSessionId", number, adapter, method, status, amount, currency, "idempotencyKey")
+         SELECT 'catt_' || substr(id, 4), "workspaceId", mode, id, 1, 'provider_a', 'qris', 'creating', amount, currency, id || ':1' FROM checkout_sessions WHERE id = $1)
+       UPDATE checkout_sessions SET status = 'pending', "attemptCount" = 1, adapter = 'provider_a', "attemptMethod" = 'qris' WHERE id = $1`,
+      [s.id],
+    );
+    expect(await reconcileStaleAttempts()).toBe(0); // within the grace period: maybe still in flight
+    clock.advance(SWEEP_GRACE_MS + 1000);
+    try {
+      expect(await reconcileStaleAttempts()).toBe(1);
+    } finally {
+      clock.reset();
+    }
+    expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['failed']);
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toMatchObject({ status: 'open' });
+    const again = await attempt(s.id, 'qris');
+    expect(again.status, JSON.stringify(again.json)).toBe(200);
+    expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['failed', 'open']);
+  });
+
+  it('a payment after the session expired is answered 200, completes nothing, and is recorded as owed back (paid_unapplied)', async () => {
     const ws = await server.workspace();
     await ws.client.put('/v1/adapters/provider_a', creds, key());
     const s = (await ws.client.post('/v1/checkout-sessions', { amount: 99000, currency: 'IDR', methods: ['qris'], expiresInSec: 300, successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' }, key())).json.data;
@@ -76,9 +144,13 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
     }
     const late = await sim.pay(ref);
     expect(late.map((d) => d.status)).toEqual([200]);
-    expect(JSON.parse(late[0].body).data.outcome).toBe('late');
+    expect(JSON.parse(late[0].body).data.outcome).toBe('unapplied');
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('expired');
     expect(await counts(s.id)).toEqual({ payments: 0, receipts: 0, events: 0, imbalance: 0 });
+    const [a] = (await db().system.query(`SELECT id, status FROM checkout_attempts WHERE "checkoutSessionId" = $1`, [s.id])).rows;
+    expect(a.status).toBe('paid_unapplied');
+    const legs = (await db().system.query(`SELECT code, direction, amount::int FROM ledger_entries WHERE "txId" = $1 ORDER BY direction DESC`, [a.id])).rows;
+    expect(legs).toEqual([{ code: 'unapplied:provider_a', direction: 'debit', amount: 99000 }, { code: 'refund_due', direction: 'credit', amount: 99000 }]);
   });
 
   it('a provider refusing the attempt is 422 gateway_error and marks the adapter errored (adapter.error)', async () => {
@@ -120,6 +192,48 @@ describe('provider_b (simulator): VA paid by a signed notification', () => {
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
   });
 
+  it('superseded attempts: the old VA is voided but still matched; paid anyway it completes the session; the new one paid after is recorded as owed back', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_b', creds, key());
+    const s = (await session(ws, ['va'])).json.data;
+    expect((await attempt(s.id, 'va')).status).toBe(200);
+    const [first] = await attemptsOf(s.id);
+    expect((await attempt(s.id, 'va')).status).toBe(200);
+    const [old, current] = await attemptsOf(s.id);
+    expect(old).toMatchObject({ number: 1, status: 'voided', providerReference: first.providerReference });
+    expect(current).toMatchObject({ number: 2, status: 'open' });
+    expect(current.providerReference).not.toBe(old.providerReference);
+    expect(sim.expired.has(old.providerReference)).toBe(true);
+
+    // The customer's transfer to the old VA was already under way: it is matched and completes the session.
+    const paidOld = await sim.pay(old.providerReference);
+    expect(paidOld.map((d) => [d.status, JSON.parse(d.body).data?.outcome])).toEqual([[200, 'completed']]);
+    const done = (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data;
+    expect(done.status).toBe('completed');
+    expect((await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data).toMatchObject({ amount: 150000, adapter: 'provider_b' });
+    expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['paid', 'voided']);
+    expect(sim.expired.has(current.providerReference)).toBe(true);
+
+    // And then pays the new one too: never lost, recorded as money owed back to the customer.
+    const paidNew = await sim.pay(current.providerReference);
+    expect(paidNew.map((d) => [d.status, JSON.parse(d.body).data?.outcome])).toEqual([[200, 'unapplied']]);
+    expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['paid', 'paid_unapplied']);
+    expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
+    const unapplied = (await db().system.query(`SELECT e.code, e.direction, e.amount::int FROM ledger_entries e JOIN checkout_attempts a ON a.id = e."txId" WHERE a."checkoutSessionId" = $1 ORDER BY e.direction DESC`, [s.id])).rows;
+    expect(unapplied).toEqual([{ code: 'unapplied:provider_b', direction: 'debit', amount: 150000 }, { code: 'refund_due', direction: 'credit', amount: 150000 }]);
+  });
+
+  it('cancel voids the live attempt at the provider', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_b', creds, key());
+    const s = (await session(ws, ['va'])).json.data;
+    expect((await attempt(s.id, 'va')).status).toBe(200);
+    expect((await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key())).status).toBe(200);
+    const [a] = await attemptsOf(s.id);
+    expect(a.status).toBe('voided');
+    expect(sim.expired.has(a.providerReference)).toBe(true);
+  });
+
   it('an unsigned callback for an unknown order is 401', async () => {
     const res = await fetch(`${server.url}/v1/callbacks/provider_b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: 'nope', status_code: '200', gross_amount: '1.00', signature_key: 'x' }) });
     expect(res.status).toBe(401);
@@ -151,6 +265,41 @@ describe('provider_c (simulator): approved order, captured after verification', 
     expect(deliveries.every((d) => d.status === 200), JSON.stringify(deliveries)).toBe(true);
     await sim.flush();
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toMatchObject({ status: 'completed', adapter: 'provider_c' });
+    expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
+  });
+  it('lock and check before any capture: an order approved after the session was canceled is never captured', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key());
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })).json.data;
+    expect((await attempt(s.id, 'provider_c')).status).toBe(200);
+    const [a] = await attemptsOf(s.id);
+    expect((await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key())).status).toBe(200);
+    const deliveries = await sim.pay(a.providerReference);
+    await sim.flush();
+    expect(deliveries.map((d) => d.status)).toEqual([200]);
+    expect(sim.orders.get(a.providerReference).status).toBe('APPROVED'); // approved by the buyer, never captured
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('canceled');
+    expect(await counts(s.id)).toEqual({ payments: 0, receipts: 0, events: 0, imbalance: 0 });
+  });
+  it('a cancel racing the capture is refused once the capture is claimed: money captured always completes the session', async () => {
+    const ws = await server.workspace();
+    await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key());
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })).json.data;
+    expect((await attempt(s.id, 'provider_c')).status).toBe(200);
+    const [a] = await attemptsOf(s.id);
+    const cancels: number[] = [];
+    sim.during = async (r) => {
+      if (r.method === 'POST' && r.path.endsWith('/capture')) cancels.push((await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key())).status);
+    };
+    try {
+      await sim.pay(a.providerReference);
+      await sim.flush();
+    } finally {
+      sim.during = undefined;
+    }
+    expect(cancels).toEqual([409]);
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('completed');
+    expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['paid']);
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
   });
 });

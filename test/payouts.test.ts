@@ -271,4 +271,34 @@ describe('provider_a_disbursement rail (simulator)', () => {
     expect(await eventTypes(ws, q.id)).toEqual(['payout.initiated', 'payout.failed']);
     expect((await balance(ws)).locked).toBe(0);
   });
+
+  it('claim, pay, settle: a cancel racing the disbursement is refused once the payout is claimed; never money sent and funds available', async () => {
+    const ws = await server.workspace();
+    await sandboxPayment(server, ws, { amount: 100000 });
+    await ws.client.patch('/v1/payouts/bank-account', bank);
+    await ws.client.put('/v1/adapters/provider_a', creds, key());
+    const cancels: Res[] = [];
+    // The merchant cancels while the provider is sending the money.
+    sim.during = async (r) => {
+      if (r.method !== 'POST' || r.path !== '/disbursements') return;
+      const { rows } = await db().system.query(`SELECT id FROM payouts WHERE "workspaceId" = $1 AND status = 'pending'`, [ws.workspaceId]);
+      for (const row of rows) cancels.push(await ws.client.post(`/v1/payouts/${row.id}/cancel`, {}, key()));
+    };
+    try {
+      const p = await ws.client.post('/v1/payouts', { amount: 20000, currency: 'IDR', method: 'provider_a_disbursement' }, key());
+      expect(p.status, p.text).toBe(201);
+      expect(cancels).toHaveLength(1);
+      expectError(cancels[0], 409, 'invalid_transition');
+      const now = (await ws.client.get(`/v1/payouts/${p.json.data.id}`)).json.data;
+      expect(now).toMatchObject({ status: 'in_transit' });
+      expect([...sim.disbursements.values()].filter((d) => d.external_id === now.id)).toHaveLength(1);
+      expect((await balance(ws)).locked).toBe(20000);
+
+      // A payout the rail never claimed still cancels.
+      const q = (await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', method: 'manual' }, key())).json.data;
+      expect((await ws.client.post(`/v1/payouts/${q.id}/cancel`, {}, key())).json.data.status).toBe('cancelled');
+    } finally {
+      sim.during = undefined;
+    }
+  });
 });

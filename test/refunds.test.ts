@@ -7,6 +7,54 @@ import { providerRefOf, sandboxPayment, startPayment, unbalancedTxIds, unthrottl
 import { ProviderASim } from './simulators/provider_a.ts';
 import { ProviderBSim } from './simulators/provider_b.ts';
 import { ProviderCSim } from './simulators/provider_c.ts';
+import { clock } from '../src/core/clock.ts';
+import { newId } from '../src/core/ids.ts';
+import { providerBSignature } from '../src/providers/index.ts';
+import { reconcilePendingRefunds, SWEEP_GRACE_MS } from '../src/modules/refunds/sweep.ts';
+
+/**
+ * What the database looks like from outside while a provider call is being served: the payment
+ * row must be lockable at once (NOWAIT) and no backend may sit idle inside a transaction.
+ */
+async function duringProviderCall(payId: string) {
+  const c = await db().system.connect();
+  try {
+    await c.query('BEGIN');
+    const locked = (await c.query(`SELECT id FROM payments WHERE id = $1 FOR UPDATE NOWAIT`, [payId])).rowCount;
+    const refunds = (await c.query(`SELECT status, "submittedAt" FROM refunds WHERE "paymentId" = $1 AND "submittedAt" IS NULL`, [payId])).rows;
+    // Sampled: another transaction (the relay's) may pause between statements for a moment; one held across the call shows in every sample.
+    const samples: number[] = [];
+    for (let i = 0; i < 5; i++, await new Promise((r) => setTimeout(r, 10))) {
+      samples.push((await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`)).rows[0].n);
+    }
+    const idle = Math.min(...samples);
+    return { locked, refunds, idle };
+  } finally {
+    await c.query('ROLLBACK');
+    c.release();
+  }
+}
+
+/** Phase 1 committed, then the process died: a pending refund that never reached the provider. */
+async function crashedAfterPhaseOne(ws: Workspace, payId: string, amount: number, adapter: string) {
+  const id = newId('refund');
+  const providerKey = `rf-crash-${rand(16)}`;
+  await db().system.query(
+    `INSERT INTO refunds (id, "workspaceId", mode, "paymentId", amount, currency, reason, status, adapter, "providerKey", "createdAt", "updatedAt")
+     SELECT $1, "workspaceId", mode, id, $2, currency, 'requested_by_customer', 'pending', $3, $4, now(), now() FROM payments WHERE id = $5`,
+    [id, amount, adapter, providerKey, payId],
+  );
+  return { id, providerKey };
+}
+
+async function sweepLater() {
+  clock.advance(SWEEP_GRACE_MS + 1000);
+  try {
+    return await reconcilePendingRefunds();
+  } finally {
+    clock.reset();
+  }
+}
 
 const server = useServer();
 const key = () => ({ 'idempotency-key': randomUUID() });
@@ -257,6 +305,62 @@ describe('provider refunds through the simulators', () => {
       expect((await refund(ws, { chargeId: payId, amount: 100000 })).status).toBe(201);
     });
 
+    it('two phases: while the provider is called no transaction is open and the payment is not locked', async () => {
+      const ws = await server.workspace();
+      await ws.client.put('/v1/adapters/provider_a', creds, key());
+      const payId = await paidByProviderA(ws);
+      const seen: unknown[] = [];
+      sim.during = async (r) => {
+        if (r.method === 'POST' && r.path === '/refunds') seen.push(await duringProviderCall(payId));
+      };
+      let r: Res;
+      try {
+        r = await refund(ws, { chargeId: payId, amount: 40000 });
+      } finally {
+        sim.during = undefined;
+      }
+      expect(r.status, r.text).toBe(201);
+      // Phase 1 had committed the reservation; nothing held the payment or a transaction.
+      expect(seen).toEqual([{ locked: 1, refunds: [{ status: 'pending', submittedAt: null }], idle: 0 }]);
+      const row = (await db().system.query(`SELECT status, "submittedAt", "providerRefundId" FROM refunds WHERE id = $1`, [r.json.data.id])).rows[0];
+      expect(row.submittedAt).not.toBeNull();
+      expect(sim.refunds.get(row.providerRefundId)).toMatchObject({ amount: 40000 });
+      expect(await eventsOf(ws, r.json.data.id)).toEqual(['refund.created']);
+    });
+
+    it('a crash between the phases: the reservation holds, and the sweep submits the refund once with its own key', async () => {
+      const ws = await server.workspace();
+      await ws.client.put('/v1/adapters/provider_a', creds, key());
+      const payId = await paidByProviderA(ws);
+      const crashed = await crashedAfterPhaseOne(ws, payId, 100000, 'provider_a');
+      expectError(await refund(ws, { chargeId: payId, amount: 50001 }), 422, 'VALIDATION_ERROR', 'amount');
+      expect(await reconcilePendingRefunds()).toBe(0); // within the grace period: maybe still in flight
+      expect(await sweepLater()).toBe(1);
+      expect(await sweepLater()).toBe(0);
+      const row = (await db().system.query(`SELECT status, "submittedAt", "providerRefundId" FROM refunds WHERE id = $1`, [crashed.id])).rows[0];
+      expect(row).toMatchObject({ status: 'pending' });
+      expect(row.submittedAt).not.toBeNull();
+      const atProvider = [...sim.refunds.values()].filter((x) => x.reference_id === crashed.providerKey);
+      expect(atProvider).toHaveLength(1);
+      expect(atProvider[0]).toMatchObject({ id: row.providerRefundId, amount: 100000 });
+      expect(await eventsOf(ws, crashed.id)).toEqual(['refund.created']);
+      await sim.settleRefund(row.providerRefundId, 'SUCCEEDED');
+      expect((await ws.client.get(`/v1/refunds/${crashed.id}`)).json.data.status).toBe('succeeded');
+      expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+    });
+
+    it('the sweep fails a crashed refund the provider refuses: the amount is refundable again', async () => {
+      const ws = await server.workspace();
+      await ws.client.put('/v1/adapters/provider_a', creds, key());
+      const sessionId = await startPayment(server, ws, { amount: 150000, method: 'va' });
+      await sim.pay(await providerRefOf(sessionId));
+      const payId = (await ws.client.get(`/v1/checkout-sessions/${sessionId}`)).json.data.paymentId;
+      const crashed = await crashedAfterPhaseOne(ws, payId, 150000, 'provider_a');
+      expect(await sweepLater()).toBe(1);
+      expect((await ws.client.get(`/v1/refunds/${crashed.id}`)).json.data).toMatchObject({ status: 'failed', failureCode: 'provider_rejected' });
+      expect(await eventsOf(ws, crashed.id)).toEqual(['refund.created', 'refund.failed']);
+    });
+
     it('a VA payment cannot be refunded through the API: 502 PROVIDER_ERROR, nothing recorded', async () => {
       const ws = await server.workspace();
       await ws.client.put('/v1/adapters/provider_a', creds, key());
@@ -294,6 +398,65 @@ describe('provider refunds through the simulators', () => {
       expect((await refund(ws, { chargeId: payId })).json.data).toMatchObject({ amount: 50000, status: 'succeeded' });
       expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ status: 'refunded', amountRefunded: 150000 });
       expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+    });
+  });
+
+  describe('provider_b: concurrency and confirmation', () => {
+    const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789' };
+    const sim = simulators.track(new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId }));
+    beforeAll(async () => {
+      await sim.start();
+      process.env.PROVIDER_B_BASE_URL = sim.url;
+    });
+    async function paidByProviderB(ws: Workspace) {
+      const sessionId = await startPayment(server, ws, { amount: 150000, method: 'va' });
+      const ref = await providerRefOf(sessionId);
+      await sim.pay(ref);
+      return { payId: (await ws.client.get(`/v1/checkout-sessions/${sessionId}`)).json.data.paymentId as string, orderId: ref };
+    }
+
+    const rounds = Number(process.env.RACE_ROUNDS ?? 3);
+    it(`race: concurrent provider refunds (two phases) never exceed the captured amount (${rounds} rounds)`, async () => {
+      const ws = await server.workspace();
+      await ws.client.put('/v1/adapters/provider_b', creds, key());
+      await unthrottled(async () => {
+        for (let round = 0; round < rounds; round++) {
+          const { payId } = await paidByProviderB(ws);
+          // 10 x 40,000 against 150,000: exactly 3 fit.
+          const results = await Promise.all(Array.from({ length: 10 }, () => refund(ws, { chargeId: payId, amount: 40000 })));
+          const statuses = results.map((r) => r.status);
+          expect(statuses.filter((x) => x >= 500), JSON.stringify(results.find((r) => r.status >= 500)?.json)).toEqual([]);
+          expect(statuses.filter((x) => x === 201)).toHaveLength(3);
+          expect(statuses.filter((x) => x === 422)).toHaveLength(7);
+          expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ amountRefunded: 120000, status: 'partially_refunded' });
+        }
+      });
+      await sim.flush();
+      expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+    }, 60_000 + rounds * 5_000);
+
+    it('a refund notification is confirmed with the status API: one the provider does not list moves no money', async () => {
+      const ws = await server.workspace();
+      await ws.client.put('/v1/adapters/provider_b', creds, key());
+      const { payId, orderId } = await paidByProviderB(ws);
+      // A refund whose outcome we do not know yet (its call never reached the provider).
+      const crashed = await crashedAfterPhaseOne(ws, payId, 50000, 'provider_b');
+      // A correctly signed notification that claims it was refunded: the provider's status lists no such refund.
+      const body = {
+        order_id: orderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'partial_refund', transaction_id: `t-${rand(8)}`,
+        currency: 'IDR', refund_amount: '50000.00', refunds: [{ refund_chargeback_id: 9999, refund_amount: '50000.00', refund_key: crashed.providerKey }],
+        signature_key: providerBSignature(orderId, '200', '150000.00', creds.serverKey),
+      };
+      const res = await fetch(`${server.url}/v1/callbacks/provider_b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(200);
+      expect((await ws.client.get(`/v1/refunds/${crashed.id}`)).json.data.status).toBe('pending');
+      expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ amountRefunded: 0 });
+      expect(await ledgerOf(crashed.id)).toEqual([]);
+      // The sweep makes the refund for real; the provider's own notification then agrees.
+      expect(await sweepLater()).toBe(1);
+      await sim.flush();
+      expect((await ws.client.get(`/v1/refunds/${crashed.id}`)).json.data.status).toBe('succeeded');
+      expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ amountRefunded: 50000 });
     });
   });
 

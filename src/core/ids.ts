@@ -48,6 +48,7 @@ export const prefixes = {
   subscription: 'sub',
   providerEvent: 'pevt',
   providerCall: 'pcall',
+  checkoutAttempt: 'catt',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

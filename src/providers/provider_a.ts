@@ -180,6 +180,32 @@ export class ProviderA implements Provider {
     }
   }
 
+  /**
+   * Withdraws an unpaid charge: a VA or payment code is updated to expire now, an invoice is
+   * expired (`POST /invoices/{id}/expire!`). QR codes and e-wallet charges have no such call: they
+   * stay until they expire (false).
+   */
+  async voidCharge(ref: ChargeRef): Promise<boolean> {
+    const [product, id] = splitRef(ref.providerRef);
+    const now = { expiration_date: this.clock.now().toISOString() };
+    const call = async (method: 'PATCH' | 'POST', path: string, body?: unknown) => {
+      const res = await this.http.request({ method, path, headers: this.headers(), ...(body ? { body: JSON.stringify(body) } : {}) });
+      if (res.status === 404 || (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403)) return false;
+      this.ok('void charge', res);
+      return true;
+    };
+    switch (product) {
+      case 'va':
+        return call('PATCH', `/callback_virtual_accounts/${enc(id)}`, now);
+      case 'retail':
+        return call('PATCH', `/fixed_payment_code/${enc(id)}`, now);
+      case 'invoice':
+        return call('POST', `/invoices/${enc(id)}/expire!`);
+      default:
+        return false;
+    }
+  }
+
   async refund(input: RefundInput): Promise<RefundResult> {
     const [product, id] = splitRef(input.providerRef);
     // Bank transfers (VA, retail) are not refundable through the API; QRIS refunds depend on the issuer.
@@ -277,7 +303,7 @@ function mapCallback(b: any): CallbackEvent {
       return chargeEvent(`ewallet:${d.id}`, d.id, `${d.id}:${d.status}`, ewalletStatus(d.status), d.capture_amount ?? d.charge_amount, d.currency, b);
     case 'refund.succeeded':
     case 'refund.failed':
-      return { type: 'refund', providerEventId: `${d.id}:${d.status}`, providerRefundId: d.id, status: refundStatus(d.status), amount: toAmount(d.amount), currency: d.currency ?? 'IDR', raw: b };
+      return { type: 'refund', providerEventId: `${d.id}:${d.status}`, providerRefundId: d.id, reference: typeof d.reference_id === 'string' ? d.reference_id : null, status: refundStatus(d.status), amount: toAmount(d.amount), currency: d.currency ?? 'IDR', raw: b };
   }
   if (typeof b.event === 'string') return { type: 'ignored', providerEventId: `${b.event}:${d.id ?? b.created}`, description: b.event, raw: b };
   if (b.callback_virtual_account_id && b.payment_id) {

@@ -11,7 +11,7 @@ import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { basicAuth, failure, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
 import type {
   CallbackEvent, CallbackRequest, Charge, ChargeRef, ChargeState, ChargeStatus, CreateChargeInput, Instructions,
-  PaymentMethod, Provider, ProviderBCredentials, ProviderOptions, RefundInput, RefundResult,
+  PaymentMethod, Provider, ProviderBCredentials, ProviderOptions, RefundEvent, RefundInput, RefundResult,
 } from './types.ts';
 
 export const PROVIDER_B_URLS = {
@@ -142,7 +142,7 @@ export class ProviderB implements Provider {
       const refundId = String(last?.refund_key ?? last?.refund_chargeback_id ?? n.transaction_id);
       const amount = fromDecimalString(String(last?.refund_amount ?? n.refund_amount ?? ''), currency);
       if (amount === null) throw new CallbackVerificationError(this.kind, 'malformed', 'refund amount is not a decimal');
-      return { type: 'refund', providerEventId: `${n.transaction_id}:refund:${refundId}`, providerRefundId: refundId, status: 'succeeded', amount, currency, raw: n };
+      return { type: 'refund', providerEventId: `${n.transaction_id}:refund:${refundId}`, providerRefundId: refundId, reference: last?.refund_key ?? null, providerRef: orderId, status: 'succeeded', amount, currency, raw: n };
     }
     const amount = fromDecimalString(gross, currency);
     if (amount === null) throw new CallbackVerificationError(this.kind, 'malformed', `gross_amount ${gross} is not an amount in ${currency}`);
@@ -175,6 +175,32 @@ export class ProviderB implements Provider {
       paidAt: status === 'paid' ? (jakartaToIso(s.settlement_time ?? s.transaction_time) ?? null) : null,
       raw: s,
     };
+  }
+
+  /**
+   * A refund notification is confirmed like a charge's: GET status of its order, and the refund must
+   * be listed there (`refunds[]`, by `refund_key` or `refund_chargeback_id`). Listed means done
+   * (the provider lists approved refunds only); not listed means the notification is not acted on.
+   */
+  async confirmRefund(event: RefundEvent): Promise<RefundEvent> {
+    if (!event.providerRef) return { ...event, status: 'pending' };
+    const res = await this.http.request({ method: 'GET', path: `/v2/${encodeURIComponent(event.providerRef)}/status`, headers: this.auth() });
+    const s = res.json && typeof res.json.transaction_status === 'string' && res.status < 300 ? res.json : this.ok('get status', res, ['200', '201', '202', '407']);
+    const listed = (Array.isArray(s.refunds) ? s.refunds : []).find(
+      (r: any) => (event.reference && r?.refund_key === event.reference) || String(r?.refund_chargeback_id) === event.providerRefundId || r?.refund_key === event.providerRefundId,
+    );
+    if (!listed) return { ...event, status: 'pending', raw: s };
+    const amount = fromDecimalString(String(listed.refund_amount), event.currency);
+    return { ...event, status: 'succeeded', amount: amount ?? event.amount, raw: s };
+  }
+
+  /** Core API `POST /v2/{order_id}/expire`: a pending transaction expires at once (407); 412 when it is no longer pending. */
+  async voidCharge(ref: ChargeRef): Promise<boolean> {
+    const res = await this.http.request({ method: 'POST', path: `/v2/${encodeURIComponent(ref.providerRef)}/expire`, headers: this.auth() });
+    const code = typeof res.json?.status_code === 'string' ? res.json.status_code : String(res.status);
+    if (code === '412' || code === '404') return false;
+    this.ok('expire', res, ['200', '407']);
+    return true;
   }
 
   async refund(input: RefundInput): Promise<RefundResult> {

@@ -105,6 +105,10 @@ export interface RefundEvent {
   type: 'refund';
   providerEventId: string;
   providerRefundId: string;
+  /** Our idempotency key when the provider echoes it (provider_a `reference_id`, provider_b `refund_key`). */
+  reference?: string | null;
+  /** The refunded charge's reference when the callback names it (provider_b `order_id`): status checks need it. */
+  providerRef?: string | null;
   status: RefundStatus;
   amount: number;
   currency: string;
@@ -150,6 +154,16 @@ export interface Provider {
   /** Present where an approved charge must be captured (provider_c). Idempotent per key. */
   capture?(ref: ChargeRef, opts: { idempotencyKey: string }): Promise<ChargeState>;
   refund(input: RefundInput): Promise<RefundResult>;
+  /**
+   * Where the provider has a refund status API: the provider's word on a refund callback before
+   * money moves (as fetchStatus is for charges). `pending` when it does not confirm the callback.
+   */
+  confirmRefund?(event: RefundEvent): Promise<RefundEvent>;
+  /**
+   * Where the provider can withdraw an unpaid charge (a superseded attempt): true when it is void
+   * now, false when the provider says it can no longer be voided (paid, already expired).
+   */
+  voidCharge?(ref: ChargeRef): Promise<boolean>;
 }
 
 // ---- credentials (decrypted adapter secrets + public config) ----

@@ -45,6 +45,11 @@ export abstract class Simulator {
   url = '';
   /** When true, every API request is accepted and never answered (timeouts). */
   hang = false;
+  /**
+   * Runs while a request is being served, before the answer is sent: tests look at the caller's
+   * database from inside the provider call (no transaction open, no lock held).
+   */
+  during?: (req: { method: string; path: string }) => Promise<void> | void;
   readonly requests: { method: string; path: string; headers: IncomingMessage['headers']; body: string }[] = [];
   /** Every callback sent: where, headers, body, answer. */
   readonly sent: { url: string; headers: Record<string, string>; body: string; result: Delivery }[] = [];
@@ -86,6 +91,7 @@ export abstract class Simulator {
       this.hanging.add(res);
       return;
     }
+    if (this.during) await this.during({ method: req.method ?? '', path: url.pathname });
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;

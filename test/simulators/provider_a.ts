@@ -45,6 +45,10 @@ export class ProviderASim extends Simulator {
     this.create('POST', /^\/v2\/invoices$/, (r) => this.createInvoice(r));
     this.authed('GET', /^\/v2\/invoices\/([^/]+)$/, (r) => this.show('invoice', r.params[0]));
     this.create('POST', /^\/refunds$/, (r) => this.createRefund(r));
+    // Voiding: VAs and payment codes are updated to expire now; invoices have an expire action.
+    this.authed('PATCH', /^\/callback_virtual_accounts\/([^/]+)$/, (r) => this.update('va', r.params[0], r.json));
+    this.authed('PATCH', /^\/fixed_payment_code\/([^/]+)$/, (r) => this.update('retail', r.params[0], r.json));
+    this.authed('POST', /^\/invoices\/([^/]+)\/expire!$/, (r) => this.expireInvoice(r.params[0]));
     this.create('POST', /^\/disbursements$/, (r) => this.createDisbursement(r));
     this.authed('GET', /^\/disbursements\/([^/]+)$/, (r) => (this.disbursements.has(r.params[0]) ? { status: 200, body: this.disbursements.get(r.params[0]) } : err(404, 'DATA_NOT_FOUND', 'disbursement not found')));
   }
@@ -79,6 +83,26 @@ export class ProviderASim extends Simulator {
   private save(product: Product, body: any): SimResponse {
     this.records.set(body.id, { product, body, payments: [] });
     return { status: 200, body };
+  }
+
+  /** Ids voided through the API (expiration moved to now, or invoice expired). */
+  readonly voided = new Set<string>();
+  private update(product: Product, id: string, b: any): SimResponse {
+    const rec = this.records.get(id);
+    if (!rec || rec.product !== product) return err(404, 'DATA_NOT_FOUND', `${product} ${id} not found`);
+    if (typeof b?.expiration_date !== 'string') return err(400, 'API_VALIDATION_ERROR', 'expiration_date is required');
+    rec.body.expiration_date = b.expiration_date;
+    if (Date.parse(b.expiration_date) <= Date.now()) (rec.body.status = 'INACTIVE'), this.voided.add(id);
+    return { status: 200, body: rec.body };
+  }
+
+  private expireInvoice(id: string): SimResponse {
+    const rec = this.records.get(id);
+    if (!rec || rec.product !== 'invoice') return err(404, 'DATA_NOT_FOUND', `invoice ${id} not found`);
+    if (rec.body.status !== 'PENDING') return err(400, 'INVOICE_NOT_FOUND_ERROR', 'only a pending invoice can be expired');
+    Object.assign(rec.body, { status: 'EXPIRED', updated: nowIso() });
+    this.voided.add(id);
+    return { status: 200, body: rec.body };
   }
 
   private createQr(r: SimRequest): SimResponse {

@@ -49,6 +49,18 @@ export class ProviderBSim extends Simulator {
     this.route('POST', /^\/v2\/charge$/, (r) => this.authed(r, 'core', () => this.charge(r)));
     this.route('GET', /^\/v2\/([^/]+)\/status$/, (r) => this.authed(r, 'core', () => this.status(r.params[0])));
     this.route('POST', /^\/v2\/([^/]+)\/refund$/, (r) => this.authed(r, 'core', () => this.refund(r.params[0], r.json)));
+    this.route('POST', /^\/v2\/([^/]+)\/expire$/, (r) => this.authed(r, 'core', () => this.expireNow(r.params[0])));
+  }
+
+  /** Core API expire: a pending transaction is expired at once (status_code 407); anything else is 412. */
+  readonly expired = new Set<string>();
+  private expireNow(orderId: string): SimResponse {
+    const tx = this.txs.get(orderId);
+    if (!tx) return { status: 404, body: { status_code: '404', status_message: "Transaction doesn't exist." } };
+    if (tx.transaction_status !== 'pending') return { status: 200, body: { status_code: '412', status_message: 'Merchant cannot modify the status of the transaction' } };
+    tx.transaction_status = 'expire';
+    this.expired.add(orderId);
+    return { status: 200, body: { ...this.view(tx), status_message: 'Success, transaction has expired' } };
   }
 
   private authed(r: SimRequest, api: 'snap' | 'core', next: () => SimResponse): SimResponse {

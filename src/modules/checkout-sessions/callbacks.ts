@@ -1,9 +1,12 @@
 /**
  * POST /v1/callbacks/<provider> (DECISIONS §4). A callback only says "ask me": it is verified the
- * provider's way over the received bytes, deduplicated on the provider's event id, and the money
- * moves only after the provider confirms the charge (settleCharge). Everything for one callback
- * commits in one transaction: the provider event row, the session change, and on success the
- * payment, receipt, ledger and events. Repeated and late callbacks are answered 200 and change nothing.
+ * provider's way over the received bytes, matched against every attempt of every session (an old
+ * VA may be the one paid), deduplicated on the provider's event id, and the money moves only after
+ * the provider confirms it (fetchStatus; a capture only after the session is locked and checked,
+ * claimCapture; refunds through confirmRefund where the provider has one). No provider call is made
+ * inside a transaction. Everything the outcome changes commits in one transaction: the provider
+ * event row, the attempt and session, and on success the payment, receipt, ledger and events (or
+ * the unapplied posting, attempts.ts). Repeated and late callbacks are answered 200.
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { sha256Hex } from '../../core/crypto.ts';
@@ -11,7 +14,9 @@ import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
 import { DomainError } from '../../core/errors.ts';
-import { isCallbackVerificationError, settleCharge, type CallbackRequest } from '../../providers/index.ts';
+import { isCallbackVerificationError, type CallbackRequest, type ChargeEvent, type ChargeState } from '../../providers/index.ts';
+import type { CheckoutAttempt } from '../../generated/prisma/client.ts';
+import { recordUnapplied, voidAttempts, type Superseded } from './attempts.ts';
 import { isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { completeSession } from './complete.ts';
 import { lockSession } from './service.ts';
@@ -37,7 +42,8 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
   }
   const ref = kind === 'provider_b' ? body?.order_id : (body?.resource?.supplementary_data?.related_ids?.order_id ?? body?.resource?.id);
   if (typeof ref !== 'string') return [];
-  const { rows } = await sys.query<Tenant>(`SELECT DISTINCT "workspaceId", mode FROM checkout_sessions WHERE adapter = $1 AND "providerReference" = $2`, [kind, ref]);
+  // Every attempt, not only the session's current one: an old VA or order may be the one paid.
+  const { rows } = await sys.query<Tenant>(`SELECT DISTINCT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2`, [kind, ref]);
   return rows;
 }
 
@@ -61,44 +67,85 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     }
     verified = true;
     if (event.type === 'refund') {
-      const applied = await applyRefundCallback(scope, kind, event);
+      // The provider's word, not the callback's, where it has a refund status API (provider_b).
+      const confirmed = provider.confirmRefund ? await provider.confirmRefund(event) : event;
+      if (confirmed.status === 'pending' && event.status !== 'pending') logger.warn({ provider: kind, refund: event.providerRefundId }, 'refund callback not confirmed by the provider; not applied');
+      const applied = await applyRefundCallback(scope, kind, confirmed);
       if (applied) return applied;
       continue;
     }
     if (event.type !== 'charge') return { outcome: 'ignored' };
-    const session = await inTenant(scope, (tx) => tx.checkoutSession.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }));
-    if (!session) continue;
-    // The provider's word, not the callback's: confirm (and capture where needed) before money moves.
-    const state = event.status === 'paid' || event.status === 'approved' ? await settleCharge(provider, event, { idempotencyKey: `${session.id}:capture` }) : event;
-    return inTenant(scope, async (tx) => {
-      const now = clock.now();
-      const fresh = await tx.providerEvent.createMany({
-        data: [{ id: newId('providerEvent'), ...tenant, provider: kind, providerEventId: `${event.providerEventId}:${state.status}`, type: 'charge', objectId: session.id, outcome: 'applied', payload: event.raw as object, receivedAt: now, processedAt: now }],
-        skipDuplicates: true,
-      });
-      if (fresh.count === 0) return { outcome: 'duplicate' };
-      const s = await lockSession(tx, tenant, session.id);
-      if (!s || s.status === 'completed') return { outcome: 'duplicate' };
-      if (isTerminal(s.status as SessionStatus)) {
-        // Paid after expiry or cancel: nothing moves here; support refunds it at the provider.
-        logger.warn({ session: s.id, status: s.status, provider: kind, providerStatus: state.status }, 'callback for a session that has ended');
-        return { outcome: 'late' };
-      }
-      if (state.status === 'paid') {
-        if (state.amount !== Number(s.amount) || state.currency !== s.currency) {
-          logger.error({ session: s.id, provider: kind, amount: state.amount, currency: state.currency }, 'provider reports a different amount; not completing');
-          return { outcome: 'amount_mismatch' };
-        }
-        await completeSession(tx, tenant, s, { trigger: 'provider_paid', adapter: kind, method: s.attemptMethod, providerReference: s.providerReference, source: `callback:${kind}` });
-        return { outcome: 'completed' };
-      }
-      if ((state.status === 'failed' || state.status === 'expired') && s.status === 'pending') {
-        await tx.checkoutSession.update({ where: { id: s.id }, data: { status: transition('pending', 'provider_failed'), failureCode: `provider_${state.status}`, updatedAt: now } });
-        return { outcome: 'failed' };
-      }
-      return { outcome: 'pending' };
-    });
+    const attempt = await inTenant(scope, (tx) => tx.checkoutAttempt.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }));
+    if (!attempt) continue;
+    // The provider's word, not the callback's, before money moves.
+    let state: ChargeState | ChargeEvent = event.status === 'paid' || event.status === 'approved' ? await provider.fetchStatus(event) : event;
+    if (state.status === 'approved' && provider.capture) {
+      // Lock and check before any capture: only the current attempt of a live session is captured.
+      if (!(await claimCapture(tenant, attempt))) return { outcome: 'not_captured' };
+      state = await provider.capture(event, { idempotencyKey: `${attempt.id}:capture` });
+    }
+    return applyCharge(tenant, kind, event, attempt, state);
   }
   if (verified) return { outcome: 'ignored' }; // authentic, but about nothing we track (e.g. made elsewhere)
   throw unauthenticated();
+}
+
+/**
+ * Claims an approved attempt for capture (provider_c), committed before the capture call: the
+ * session must still be payable and the attempt its current `open` one (or already claimed, a
+ * repeated callback). Cancel refuses a session with an attempt being captured (service.ts).
+ */
+export async function claimCapture(tenant: Tenant, attempt: CheckoutAttempt): Promise<boolean> {
+  return inTenant({ ...tenant, modes: [tenant.mode] }, async (tx) => {
+    const s = await lockSession(tx, tenant, attempt.checkoutSessionId);
+    if (!s || isTerminal(s.status as SessionStatus) || s.expiresAt <= clock.now() || s.attemptCount !== attempt.number) return false;
+    const claimed = await tx.checkoutAttempt.updateMany({ where: { id: attempt.id, status: { in: ['open', 'capturing'] } }, data: { status: 'capturing', updatedAt: clock.now() } });
+    return claimed.count === 1;
+  });
+}
+
+/**
+ * The confirmed state of one attempt, applied in one transaction: the provider event row (dedupe),
+ * then, under the session's lock, completion (payment, receipt, ledger, events), an unapplied
+ * payment when the session can no longer take it, or the failure. Attempts the completion
+ * superseded are voided at their providers after the commit.
+ */
+export async function applyCharge(tenant: Tenant, kind: string, event: ChargeEvent, attempt: CheckoutAttempt, state: ChargeState | ChargeEvent): Promise<{ outcome: string }> {
+  const scope = { ...tenant, modes: [tenant.mode] };
+  const result = await inTenant(scope, async (tx): Promise<{ outcome: string; superseded?: Superseded[] }> => {
+    const now = clock.now();
+    const fresh = await tx.providerEvent.createMany({
+      data: [{ id: newId('providerEvent'), ...tenant, provider: kind, providerEventId: `${event.providerEventId}:${state.status}`, type: 'charge', objectId: attempt.checkoutSessionId, outcome: 'applied', payload: event.raw as object, receivedAt: now, processedAt: now }],
+      skipDuplicates: true,
+    });
+    if (fresh.count === 0) return { outcome: 'duplicate' };
+    const s = await lockSession(tx, tenant, attempt.checkoutSessionId);
+    const a = await tx.checkoutAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
+    if (!s || a.status === 'paid' || a.status === 'paid_unapplied') return { outcome: 'duplicate' };
+    if (state.status === 'paid') {
+      if (state.amount !== Number(a.amount) || state.currency !== a.currency) {
+        logger.error({ session: s.id, attempt: a.id, provider: kind, amount: state.amount, currency: state.currency }, 'provider reports a different amount; not completing');
+        return { outcome: 'amount_mismatch' };
+      }
+      if (s.status === 'completed' || isTerminal(s.status as SessionStatus)) {
+        // Paid on an attempt after another was paid, or after the session ended: owed back, recorded.
+        await recordUnapplied(tx, tenant, a, state, s.status);
+        return { outcome: 'unapplied' };
+      }
+      const done = await completeSession(tx, tenant, s, { trigger: 'provider_paid', adapter: kind, method: a.method, providerReference: a.providerReference, source: `callback:${kind}`, attemptNumber: a.number, providerPaymentId: state.providerPaymentId ?? null });
+      return { outcome: 'completed', superseded: done.superseded };
+    }
+    if (state.status === 'failed' || state.status === 'expired') {
+      await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: { in: ['creating', 'open', 'capturing'] } }, data: { status: 'failed', updatedAt: now } });
+      if (s.status === 'pending' && s.attemptCount === a.number) {
+        await tx.checkoutSession.update({ where: { id: s.id }, data: { status: transition('pending', 'provider_failed'), failureCode: `provider_${state.status}`, updatedAt: now } });
+        return { outcome: 'failed' };
+      }
+      return { outcome: 'late' };
+    }
+    if (a.status === 'capturing') await tx.checkoutAttempt.update({ where: { id: a.id }, data: { status: 'open', updatedAt: now } });
+    return { outcome: isTerminal(s.status as SessionStatus) ? 'late' : 'pending' };
+  });
+  if (result.superseded?.length) await voidAttempts(tenant, result.superseded);
+  return { outcome: result.outcome };
 }

@@ -10,6 +10,7 @@ import { paymentFields } from '../payments/fields.ts';
 import { checkoutSessionFields } from './fields.ts';
 import { transition, type SessionStatus } from './states.ts';
 import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
+import type { Superseded } from './attempts.ts';
 
 export interface Settlement {
   trigger: 'confirm' | 'provider_paid';
@@ -21,6 +22,10 @@ export interface Settlement {
   fee?: number | null;
   requestId?: string;
   source?: string;
+  /** The attempt that paid (its `number`); the session's current one when omitted. */
+  attemptNumber?: number;
+  /** The provider's payment id for that attempt, when known. */
+  providerPaymentId?: string | null;
 }
 
 /**
@@ -35,7 +40,13 @@ export interface Settlement {
  * and the transaction costs two round trips instead of eighteen. Nothing may follow it in the
  * caller's transaction.
  */
-export async function completeSession(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, s: CheckoutSession, how: Settlement, known?: ReceiptContext): Promise<CheckoutSession> {
+export async function completeSession(
+  tx: AnyTx,
+  scope: { workspaceId: string; mode: Mode },
+  s: CheckoutSession,
+  how: Settlement,
+  known?: ReceiptContext,
+): Promise<CheckoutSession & { superseded?: Superseded[] }> {
   if (s.status === 'completed') return s;
   const sql = sqlOf(tx);
   const status = transition(s.status as SessionStatus, how.trigger);
@@ -84,20 +95,27 @@ export async function completeSession(tx: AnyTx, scope: { workspaceId: string; m
   const newEntries = insertRows('ledger_entries', ledger, 5);
   const issue = issueReceiptCte(receipt, { receipt: 8, prefix: 9, workspaceId: 1, mode: 2, after: 'written' });
   // The caller's transaction ends here: on `pg` the write travels with COMMIT (Sql.last).
-  await sql.last(
+  const [row] = await sql.last<{ superseded: Superseded[] }>(
     `WITH
   new_payment AS (${newPayment.text} RETURNING 1),
   new_entries AS (${newEntries.text} RETURNING 1),
   completed_session AS (
     UPDATE checkout_sessions SET status = $6, "completedAt" = $7::timestamptz, "paymentId" = $3, "updatedAt" = $7::timestamptz
     WHERE id = $10 AND "workspaceId" = $1 AND mode = $2 RETURNING 1),
+  -- The paying attempt is paid; any other still live is superseded (voided by the caller after COMMIT).
+  attempts AS (
+    UPDATE checkout_attempts SET status = CASE WHEN number = $12 THEN 'paid' ELSE 'superseded' END,
+      "paidAt" = CASE WHEN number = $12 THEN $7::timestamptz END, "providerPaymentId" = CASE WHEN number = $12 THEN $13 END, "updatedAt" = $7::timestamptz
+    WHERE "workspaceId" = $1 AND mode = $2 AND "checkoutSessionId" = $10 AND (number = $12 OR status IN ('creating', 'open'))
+    RETURNING id, adapter, "providerReference", status),
   ${eventsCte(11)},
   -- Reading every write first makes PostgreSQL run them before the receipt counter is locked.
   written AS (SELECT FROM (SELECT count(*) FROM new_payment) p, (SELECT count(*) FROM new_entries) e,
-    (SELECT count(*) FROM completed_session) s, (SELECT count(*) FROM inserted_events) v),
+    (SELECT count(*) FROM completed_session) s, (SELECT count(*) FROM inserted_events) v, (SELECT count(*) FROM attempts) a),
   ${issue.text}
-SELECT number FROM issued_receipt`,
-    [scope.workspaceId, scope.mode, payment.id, newPayment.value, newEntries.value, status, now, issue.values.receipt, issue.values.prefix, s.id, eventsParam(events)],
+SELECT number, (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb)
+  FROM attempts WHERE status = 'superseded') AS superseded FROM issued_receipt`,
+    [scope.workspaceId, scope.mode, payment.id, newPayment.value, newEntries.value, status, now, issue.values.receipt, issue.values.prefix, s.id, eventsParam(events), how.attemptNumber ?? s.attemptCount, how.providerPaymentId ?? null],
   );
-  return completed;
+  return Object.assign(completed, { superseded: (row?.superseded ?? []) as Superseded[] });
 }

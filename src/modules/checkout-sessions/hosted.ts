@@ -16,11 +16,13 @@ import { adapterSourcesSql, enabledAdapters, enabledFrom, recordGatewayFailure, 
 import { receiptContextSql, type ReceiptContext } from '../receipts/issue.ts';
 import { successRedirect, type HostedMethod, type HostedPageView } from '../../hosted/page.ts';
 import { completeSession } from './complete.ts';
-import { cancelSessionIn, lockSession, lockSessionWith } from './service.ts';
+import { cancelSession, lockSession, lockSessionWith } from './service.ts';
 import { transition, type SessionStatus } from './states.ts';
 import { callbackUrl, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
-import { isProviderError, type Instructions } from '../../providers/index.ts';
-import type { Adapter, CheckoutSession } from '../../generated/prisma/client.ts';
+import { isProviderError, type CreateChargeInput, type Instructions } from '../../providers/index.ts';
+import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
+import { failAttempt, newAttempt, recordCharge, voidAttempts, writeAttempt, type Superseded } from './attempts.ts';
+import { newId } from '../../core/ids.ts';
 
 const err = errorsFor('checkout_session');
 type Scope = { workspaceId: string; mode: Mode; modes: readonly Mode[] };
@@ -163,30 +165,57 @@ function manualAttempt(publicConfig: Record<string, unknown>) {
   return { title: 'Pay by bank transfer', label: 'Bank transfer', lines, canDeclarePaid: true };
 }
 
-/** A provider call failed inside the attempt: recorded on the adapter after the attempt rolls back. */
-class GatewayFailure extends Error {
-  constructor(readonly kind: 'provider_a' | 'provider_b' | 'provider_c', readonly code: string, message: string) {
-    super(message);
-  }
-}
-
 export async function attempt(token: string, method: string): Promise<AttemptView> {
   const { id, scope } = await sessionOf(token);
+  const first = await beginAttempt(scope, id, method);
+  // Whatever this attempt replaced is withdrawn at its provider, outside any transaction.
+  if (first.superseded.length) await voidAttempts(scope, first.superseded);
+  if ('view' in first) return first.view;
+  const { kind, adapter, attempt: a, input } = first;
+  if (!adapter) {
+    // Removed between the two statements of phase 1 (rare): nothing was called.
+    await failAttempt(scope, a);
+    throw err.of('gateway_error', `The ${kind} adapter is no longer connected`, 'method');
+  }
+  let charge;
   try {
-    const { view, recovered } = await attemptIn(scope, id, method);
-    // spec Adapter: a successful call clears `error` (its own transaction, after the attempt commits).
-    if (recovered) await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, recovered));
-    return view;
+    // Phase 2: no transaction open, no pool connection held, no session lock.
+    charge = await providerFor(adapter).createCharge(input);
   } catch (e) {
-    if (!(e instanceof GatewayFailure)) throw e;
+    if (!isProviderError(e)) throw e;
     // spec Adapter: the failed call sets status error and emits adapter.error (its own transaction).
-    await inTenant(scope, (tx) => recordGatewayFailure(tx, scope, e.kind, e.code === 'invalid_credentials' ? 'invalid_credentials' : 'gateway_error'));
+    await failAttempt(scope, a);
+    await inTenant(scope, (tx) => recordGatewayFailure(tx, scope, kind, e.reason === 'invalid_credentials' ? 'invalid_credentials' : 'gateway_error'));
     throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'method');
   }
+  // Phase 3: compare-and-set; a charge that lost its place meanwhile is voided, never shown.
+  const current = await tenantTx(scope, (sql) => recordCharge(sql, scope, a, charge.providerRef, charge.instructions));
+  if (!current) {
+    // Keep the reference whatever happened meanwhile: if the void fails, a payment on it is still matched.
+    await inTenant(scope, (tx) =>
+      tx.$executeRaw`UPDATE checkout_attempts SET "providerReference" = coalesce("providerReference", ${charge.providerRef}),
+        status = CASE WHEN status IN ('creating', 'open') THEN 'superseded' ELSE status END, "updatedAt" = ${clock.now()}
+        WHERE id = ${a.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
+    );
+    await voidAttempts(scope, [{ id: a.id, adapter: kind, providerReference: charge.providerRef }]);
+    throw err.conflict('The checkout session changed while the payment was being prepared; pick a method again');
+  }
+  // spec Adapter: a successful call clears `error` (its own transaction, after the attempt commits).
+  if (adapter.status === 'error') await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, kind));
+  return { ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)), canDeclarePaid: false, canSimulate: false, waiting: true };
 }
 
-/** The attempt itself, on a bare `pg` transaction: two statements for the sandbox and manual (lock and read, update and COMMIT). */
-function attemptIn(scope: Scope, id: string, method: string): Promise<{ view: AttemptView; recovered?: OnlineKind }> {
+type Begun =
+  | { superseded: Superseded[]; view: AttemptView }
+  | { superseded: Superseded[]; kind: OnlineKind; adapter: Adapter | null; attempt: CheckoutAttempt; input: CreateChargeInput };
+
+/**
+ * Phase 1, on a bare `pg` transaction of two statements (the session locked with the enabled
+ * adapters read beside it; then one write with COMMIT that supersedes the live attempts, inserts
+ * the new one, updates the session and reads the adapter row). Manual and sandbox attempts are
+ * complete here; an online one is `creating` until its provider answers (phase 3).
+ */
+function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> {
   return tenantTx(scope, async (sql) => {
     const locked = await lockSessionWith<AdapterSources>(sql, scope, id, adapterSourcesSql('$2', '$3'));
     const s = assertLive(locked?.session);
@@ -194,43 +223,41 @@ function attemptIn(scope: Scope, id: string, method: string): Promise<{ view: At
     const enabled = enabledFrom(locked!.also, scope.mode);
     const [kind] = adaptersFor(enabled, scope.mode, method, s.currency) as AdapterKind[];
     if (!kind) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${method} in ${s.currency}`, 'method');
+    if (kind !== 'manual' && !(kind === 'managed' && scope.mode === 'test') && !isOnline(kind)) {
+      throw err.of('gateway_error', `The ${kind} adapter cannot take hosted payments in live mode yet`, 'method');
+    }
     const now = clock.now();
-    const base = { adapter: sessionAdapterName(kind), attemptMethod: method, attemptCount: s.attemptCount + 1, attemptedAt: now, updatedAt: now, failureCode: null, failureMessage: null };
-    const update = (data: Record<string, unknown>) => updateRow(sql, 'checkout_sessions', { id, ...scope }, { ...base, ...data }, true);
+    const adapterName = sessionAdapterName(kind);
+    const base = { adapter: adapterName, attemptMethod: method, attemptCount: s.attemptCount + 1, attemptedAt: now, updatedAt: now, failureCode: null, failureMessage: null };
+    const write = (status: SessionStatus, providerReference: string | null, attemptData: unknown, online: OnlineKind | null) =>
+      writeAttempt(sql, scope, id, newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, status: online ? 'creating' : 'open', providerReference, attemptData }), { ...base, status, providerReference, attemptData }, online);
     if (kind === 'manual') {
       const publicConfig = enabled.find((a) => a.kind === 'manual')!.publicConfig;
-      await update({ status: transition(s.status as SessionStatus, 'attempt_manual'), providerReference: null, attemptData: { kind: 'manual' } });
-      return { view: { ...manualAttempt(publicConfig), canSimulate: false, waiting: false } };
+      const { superseded } = await write(transition(s.status as SessionStatus, 'attempt_manual'), null, { kind: 'manual' }, null);
+      return { superseded, view: { ...manualAttempt(publicConfig), canDeclarePaid: true, canSimulate: false, waiting: false } };
     }
-    if (kind === 'managed' && scope.mode === 'test') {
+    if (kind === 'managed') {
       const a = await sandboxAttempt(s, method as PaymentMethod);
-      await update({ status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: a.ref, attemptData: a.data });
-      return { view: { ...a.view, canDeclarePaid: false, canSimulate: true, waiting: true } };
+      const { superseded } = await write(transition(s.status as SessionStatus, 'attempt_online'), a.ref, a.data, null);
+      return { superseded, view: { ...a.view, canDeclarePaid: false, canSimulate: true, waiting: true } };
     }
-    if (!isOnline(kind)) throw err.of('gateway_error', `The ${kind} adapter cannot take hosted payments in live mode yet`, 'method');
-    // The provider call runs under the session's row lock: one attempt at a time per session.
-    const [adapter] = await sql.query<Adapter>(`SELECT * FROM adapters WHERE "workspaceId" = $1 AND mode = $2 AND kind = $3`, [scope.workspaceId, scope.mode, kind]);
-    let charge;
-    try {
-      charge = await providerFor(adapter).createCharge({
-        reference: s.id,
-        amount: Number(s.amount),
-        currency: s.currency,
-        method: method as PaymentMethod,
-        expiresAt: s.expiresAt,
-        successUrl: successRedirect(s.successUrl, s.id),
-        cancelUrl: s.cancelUrl,
-        callbackUrl: callbackUrl(kind),
-        idempotencyKey: `${s.id}:${s.attemptCount + 1}`,
-        description: `Checkout ${s.id}`,
-      });
-    } catch (e) {
-      if (isProviderError(e)) throw new GatewayFailure(kind, e.reason, e.message);
-      throw e;
-    }
-    await update({ status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: charge.providerRef, attemptData: charge.instructions });
-    const view = { ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)), canDeclarePaid: false, canSimulate: false, waiting: true };
-    return { view, recovered: adapter.status === 'error' ? kind : undefined };
+    const online = kind as OnlineKind;
+    const attemptRow = newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, status: 'creating', providerReference: null, attemptData: null });
+    // The session is pending on an attempt whose charge does not exist yet: no reference, no instructions.
+    const { superseded, adapter } = await writeAttempt(sql, scope, id, attemptRow, { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: null, attemptData: null }, online);
+    const input: CreateChargeInput = {
+      reference: s.id,
+      amount: Number(s.amount),
+      currency: s.currency,
+      method: method as PaymentMethod,
+      expiresAt: s.expiresAt,
+      successUrl: successRedirect(s.successUrl, s.id),
+      cancelUrl: s.cancelUrl,
+      callbackUrl: callbackUrl(online),
+      idempotencyKey: attemptRow.idempotencyKey,
+      description: `Checkout ${s.id}`,
+    };
+    return { superseded, kind: online, adapter, attempt: attemptRow, input };
   });
 }
 
@@ -270,7 +297,7 @@ export async function simulate(token: string, outcome: string) {
 
 export async function customerCancel(token: string) {
   const { id, scope } = await sessionOf(token);
-  const row = await inTenant(scope, (tx) => cancelSessionIn(tx, scope, id));
+  const row = await cancelSession(scope, id);
   return { status: row.status, redirectUrl: row.cancelUrl };
 }
 

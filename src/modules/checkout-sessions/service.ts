@@ -15,6 +15,7 @@ import { templateForUse } from '../templates/service.ts';
 import { completeSession } from './complete.ts';
 import type { SessionRow } from './fields.ts';
 import { sessionStatuses, transition, type SessionStatus } from './states.ts';
+import { liveAttempt, voidAttempts, type Superseded } from './attempts.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('checkout_session');
@@ -203,18 +204,34 @@ export async function lockSessionWith<T>(sql: Sql, scope: { workspaceId: string;
   return { session, also: read };
 }
 
-/** Merchant or customer cancel (no event, spec). */
-export async function cancelSessionIn(tx: Tx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession> {
+/**
+ * Merchant or customer cancel (no event, spec). Refused while a provider_c capture is claimed
+ * (the money may be moving); the live attempts are superseded, and the caller voids them at their
+ * providers after the commit (cancelSession).
+ */
+export async function cancelSessionIn(tx: Tx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession & { superseded: Superseded[] }> {
   const s = await lockSession(tx, scope, id);
   if (!s) throw err.notFound('checkout session');
   const status = transition(s.status as never, 'cancel');
   const now = clock.now();
-  return tx.checkoutSession.update({ where: { id }, data: { status, canceledAt: now, updatedAt: now } });
+  const where = { workspaceId: scope.workspaceId, mode: scope.mode, checkoutSessionId: id };
+  if (await tx.checkoutAttempt.count({ where: { ...where, status: 'capturing' } })) throw err.conflict('A payment for this checkout session is being captured; it can no longer be canceled');
+  const live = await tx.checkoutAttempt.findMany({ where: { ...where, status: { in: [...liveAttempt] } }, select: { id: true, adapter: true, providerReference: true } });
+  if (live.length) await tx.checkoutAttempt.updateMany({ where: { id: { in: live.map((a) => a.id) } }, data: { status: 'superseded', updatedAt: now } });
+  const row = await tx.checkoutSession.update({ where: { id }, data: { status, canceledAt: now, updatedAt: now } });
+  return Object.assign(row, { superseded: live });
+}
+
+/** Cancels and then withdraws the session's live attempts at their providers (outside the transaction). */
+export async function cancelSession(scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession> {
+  const { superseded, ...row } = await inTenant({ ...scope, modes: [scope.mode] }, (tx) => cancelSessionIn(tx, scope, id));
+  if (superseded.length) await voidAttempts(scope, superseded);
+  return row;
 }
 
 export async function cancelCheckoutSession(ctx: Context, id: string): Promise<SessionRow> {
   const auth = authorize(ctx, 'svc:checkout:write');
-  const row = await inTenant(tenant(auth), (tx) => cancelSessionIn(tx, tenant(auth), id));
+  const row = await cancelSession(tenant(auth), id);
   return { ...row, accountId: auth.accountId };
 }
 

@@ -1,11 +1,16 @@
 /**
  * The `provider_a_disbursement` rail: a pending payout is handed to provider_a's disbursement API
  * (pending -> in_transit, `payout.initiated`, `reference` = the disbursement id) and settled from
- * the provider's status (COMPLETED -> paid, FAILED -> failed) by the `payout-rail` job. The
- * provider call is made outside any transaction; the payout id is its idempotency key, so a
- * retry after a lost answer never sends the money twice.
+ * the provider's status (COMPLETED -> paid, FAILED -> failed) by the `payout-rail` job.
+ *
+ * Claim, pay, settle (issue 12): the payout is first claimed (`claimedAt`, under its row lock,
+ * committed), so a concurrent cancel is refused from then on; only then is the provider called,
+ * outside any transaction; the answer is settled in its own transaction. The payout id is the
+ * provider's idempotency key, so a retry of a claimed payout (lost answer, crash) never sends the
+ * money twice. A claimed payout stays claimed until the rail settles it or an admin marks it.
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { clock } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
 import { isProviderError } from '../../providers/index.ts';
 import type { ProviderA } from '../../providers/provider_a.ts';
@@ -21,11 +26,23 @@ async function railFor(scope: Scope): Promise<ProviderA | null> {
   return row && row.status !== 'disabled' ? (providerFor(row) as ProviderA) : null;
 }
 
-/** Hands a pending payout to the rail. A failed call leaves it pending: the job retries it. */
-export async function disburse(tenant: Scope, payout: Payout, requestId?: string): Promise<Payout> {
+/** Claims a pending payout for the rail, committed; null when it is no longer pending (cancelled, failed, sent). */
+async function claim(scope: Scope, id: string): Promise<Payout | null> {
+  const now = clock.now();
+  const [row] = await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
+    tx.$queryRaw<Payout[]>`UPDATE payouts SET "claimedAt" = coalesce("claimedAt", ${now}), "updatedAt" = ${now}
+      WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND status = 'pending' RETURNING *`,
+  );
+  return row ?? null;
+}
+
+/** Hands a pending payout to the rail. A failed call leaves it pending and claimed: the job retries it with the same key. */
+export async function disburse(tenant: Scope, pending: Payout, requestId?: string): Promise<Payout> {
   const scope = { workspaceId: tenant.workspaceId, mode: tenant.mode };
   const rail = await railFor(scope);
-  if (!rail) return payout;
+  if (!rail) return pending;
+  const payout = await claim(scope, pending.id);
+  if (!payout) return (await inTenant({ ...scope, modes: [scope.mode] }, (tx) => tx.payout.findUnique({ where: { id: pending.id } }))) ?? pending;
   try {
     const d = await rail.disburse({
       reference: payout.id,
@@ -39,7 +56,13 @@ export async function disburse(tenant: Scope, payout: Payout, requestId?: string
     return await inTenant({ ...scope, modes: [scope.mode] }, (tx) => movePayout(tx, scope, payout.id, 'initiate', { reference: d.id, requestId, source: 'provider_a_disbursement' }));
   } catch (e) {
     if (!isProviderError(e)) throw e;
-    logger.warn({ payout: payout.id, reason: e.message }, 'disbursement not accepted yet; the payout stays pending');
+    if (e.reason === 'rejected') {
+      // The provider answered and refused this transfer (4xx): nothing was sent, so the funds may be released.
+      return inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
+        movePayout(tx, scope, payout.id, 'mark_failed', { failureReason: e.providerCode ?? 'disbursement_rejected', requestId, source: 'provider_a_disbursement' }),
+      );
+    }
+    logger.warn({ payout: payout.id, reason: e.message }, 'disbursement outcome unknown; the payout stays pending and claimed, re-sent with the same key');
     return payout;
   }
 }

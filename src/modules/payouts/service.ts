@@ -166,6 +166,11 @@ async function lockPayout(tx: Tx, scope: Scope, id: string): Promise<Payout> {
 export async function movePayout(tx: Tx, scope: Scope, id: string, trigger: PayoutTrigger, opts: { failureReason?: string; reference?: string | null; requestId?: string; source?: string } = {}): Promise<Payout> {
   const p = await lockPayout(tx, scope, id);
   const t = transition(p.status as PayoutStatus, trigger);
+  // Claimed by the rail (disbursement.ts): the money may be on its way, so only the rail's answer
+  // may release it; a cancel (or an admin's mark-failed) would free funds that were sent.
+  if (p.status === 'pending' && p.claimedAt && (trigger === 'cancel' || (trigger === 'mark_failed' && opts.source !== 'provider_a_disbursement'))) {
+    throw new DomainError('invalid_transition', `The payout is being disbursed; ${trigger.replace(/_/g, ' ')} is not possible`, { resource: 'payout' });
+  }
   const now = clock.now();
   const data: Record<string, unknown> = { status: t.to, updatedAt: now };
   if (t.to === 'in_transit') Object.assign(data, { processedAt: now }, opts.reference ? { reference: opts.reference } : {});

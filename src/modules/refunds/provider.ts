@@ -1,11 +1,13 @@
 /**
  * Where a refund goes when it is created (spec Refund states, DECISIONS §4): the payment's own
- * adapter. The answer is the refund's status at creation.
+ * adapter. `localAnswer` settles what needs no provider (manual, the test-mode sandbox) inside the
+ * creating transaction; `callProvider` is the one provider call, made with no transaction open
+ * (two phases, issue 12: service.ts).
  */
-import type { Mode, Tx } from '../../core/db/client.ts';
+import type { Mode } from '../../core/db/client.ts';
 import { DomainError } from '../../core/errors.ts';
 import { isOnline, providerFor } from '../adapters/providers.ts';
-import type { Payment } from '../../generated/prisma/client.ts';
+import type { Adapter, Payment } from '../../generated/prisma/client.ts';
 import type { RefundStatus } from './states.ts';
 
 export interface ProviderAnswer {
@@ -13,12 +15,8 @@ export interface ProviderAnswer {
   providerRefundId: string | null;
 }
 
-export async function refundAtProvider(
-  tx: Tx,
-  scope: { workspaceId: string; mode: Mode },
-  payment: Payment,
-  refund: { amount: bigint; reason: string | null; idempotencyKey: string },
-): Promise<ProviderAnswer> {
+/** The answer when no provider is involved; null when the payment's provider must be called. Throws when no refund path exists. */
+export function localAnswer(scope: { mode: Mode }, payment: Payment): ProviderAnswer | null {
   const adapter = payment.adapter ?? 'manual';
   // The merchant returned the money offline; the refund records it.
   if (adapter === 'manual') return { status: 'succeeded', providerRefundId: null };
@@ -29,15 +27,28 @@ export async function refundAtProvider(
     throw new DomainError('provider_error', 'Refunds of live managed payments are not available yet; nothing was refunded', { resource: 'refund' });
   }
   if (!isOnline(adapter)) throw new DomainError('provider_error', `No refund path for adapter ${adapter}`, { resource: 'refund' });
-  const row = await tx.adapter.findUnique({ where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind: adapter } } });
-  if (!row || !payment.providerReference) throw new DomainError('provider_error', `The ${adapter} adapter is no longer connected; nothing was refunded`, { resource: 'refund' });
-  // A ProviderError is a 502 PROVIDER_ERROR: the transaction rolls back, the client retries with the same key.
-  const r = await providerFor(row).refund({
-    providerRef: payment.providerReference,
+  if (!payment.providerReference) throw new DomainError('provider_error', `The payment has no ${adapter} reference; nothing was refunded`, { resource: 'refund' });
+  return null;
+}
+
+/** The adapter row a provider refund needs, or 502 when it is gone. */
+export function requireAdapter(row: Adapter | null, kind: string): Adapter {
+  if (!row) throw new DomainError('provider_error', `The ${kind} adapter is no longer connected; nothing was refunded`, { resource: 'refund' });
+  return row;
+}
+
+/**
+ * The provider call. `providerKey` is the refund's stable idempotency key: a repeated call (a
+ * retried request, the sweep after a crash) is deduplicated by the provider and answers the same
+ * refund. Throws ProviderError (502) when the provider fails or refuses.
+ */
+export async function callProvider(adapter: Adapter, payment: Payment, refund: { amount: bigint; reason: string | null; providerKey: string }): Promise<ProviderAnswer> {
+  const r = await providerFor(adapter).refund({
+    providerRef: payment.providerReference!,
     amount: Number(refund.amount),
     currency: payment.currency,
     reason: refund.reason,
-    idempotencyKey: refund.idempotencyKey,
+    idempotencyKey: refund.providerKey,
   });
   return { status: r.status, providerRefundId: r.providerRefundId };
 }

@@ -10,8 +10,11 @@ import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import { toWire } from '../../graphql/fields.ts';
 import { refundFields, type RefundRow } from './fields.ts';
-import { refundAtProvider } from './provider.ts';
-import { applyRefundOutcome, lockPayment, refundSucceeded } from './settle.ts';
+import { localAnswer, requireAdapter } from './provider.ts';
+import { announceRefund, applyRefundOutcome, lockPayment } from './settle.ts';
+import { submitRefund } from './submit.ts';
+import type { Mode, Tx } from '../../core/db/client.ts';
+import type { Payment } from '../../generated/prisma/client.ts';
 import { refundReasons, refundStatuses, reserving } from './states.ts';
 
 const err = errorsFor('refund');
@@ -33,28 +36,45 @@ function validateCreate(input: CreateRefundInput) {
 }
 
 /**
- * spec Refunds create. The payment row is locked for the whole transaction, so concurrent refunds
- * of one payment are checked against `remaining = captured - (pending + succeeded)` one at a time
- * and can never exceed it. The provider is called under that lock (like a checkout attempt under
- * the session's lock); its failure rolls everything back as 502 PROVIDER_ERROR.
+ * spec Refunds create, in two phases (issue 12: no provider call inside a transaction).
+ *
+ * 1. One transaction locks the payment, checks `remaining = captured - (pending + succeeded)` and
+ *    writes the refund `pending`: its amount is reserved from then on, so concurrent refunds of one
+ *    payment can never exceed the captured amount. A refund that needs no provider (manual, the
+ *    test-mode sandbox) is settled in this same transaction and nothing else happens.
+ * 2. The provider is called with no transaction open and no pool connection held.
+ * 3. A short transaction records the answer on the row, compare-and-set (still `pending`, not yet
+ *    submitted), with its events and ledger posting (settle.ts recordSubmission).
+ *
+ * A definite refusal (4xx, unsupported) removes the unsubmitted row: nothing was announced, and
+ * the answer is 502 PROVIDER_ERROR as before. An unknown outcome (timeout, network, 5xx) keeps the
+ * reservation and answers the refund `pending`; the refund sweep (sweep.ts) settles it. A retry
+ * with the same Idempotency-Key finds the row by its provider key and calls the provider again
+ * with that key (which the provider deduplicates).
  */
 export async function createRefund(ctx: Context, input: CreateRefundInput): Promise<RefundRow> {
   const auth = authorize(ctx, 'svc:refund:write');
   const v = validateCreate(input);
   const scope = tenant(auth);
   const opts = { accountId: auth.accountId, requestId: ctx.requestId };
-  const row = await inTenant(scope, async (tx) => {
+  // Stable across retries with the same Idempotency-Key: the provider deduplicates a retried call.
+  const providerKey = `rf-${sha256Hex(`${scope.workspaceId}:${scope.mode}:${ctx.idempotencyKey}`).slice(0, 40)}`;
+  const first = await inTenant(scope, async (tx) => {
     const payment = await lockPayment(tx, scope, v.chargeId);
     if (!payment) throw err.notFound('payment');
+    const earlier = await tx.refund.findFirst({ where: { workspaceId: scope.workspaceId, mode: scope.mode, providerKey } });
+    if (earlier) {
+      if (earlier.paymentId !== payment.id) throw err.conflict('This Idempotency-Key was used for a refund of another payment');
+      return { refund: earlier, payment, adapter: earlier.submittedAt ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!) };
+    }
     if (payment.status === 'failed') throw err.of('amount_exceeds_remaining', 'The payment was not captured; nothing can be refunded', 'chargeId');
     const held = await tx.refund.aggregate({ where: { workspaceId: scope.workspaceId, mode: scope.mode, paymentId: payment.id, status: { in: [...reserving] } }, _sum: { amount: true } });
     const remaining = payment.amount - (held._sum.amount ?? 0n);
     if (remaining <= 0n) throw err.of('amount_exceeds_remaining', 'The payment is fully refunded; nothing is left to refund', 'amount');
     const amount = input.amount == null ? remaining : BigInt(input.amount);
     if (amount > remaining) throw err.of('amount_exceeds_remaining', `amount ${amount} exceeds the remaining refundable amount ${remaining}`, 'amount');
-    // Stable across retries with the same Idempotency-Key: the provider deduplicates a retried call.
-    const idempotencyKey = `rf-${sha256Hex(`${scope.workspaceId}:${scope.mode}:${ctx.idempotencyKey}`).slice(0, 40)}`;
-    const answer = await refundAtProvider(tx, scope, payment, { amount, reason: v.reason, idempotencyKey });
+    const local = localAnswer(scope, payment);
+    const adapter = local ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!);
     const now = clock.now();
     const created = await tx.refund.create({
       data: {
@@ -66,27 +86,28 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
         amount,
         currency: payment.currency,
         reason: v.reason,
-        // A same-call success is created succeeded (spec); a same-call rejection is created pending, then fails.
-        status: answer.status === 'succeeded' ? 'succeeded' : 'pending',
+        // A same-call success is created succeeded (spec); everything else starts pending.
+        status: local?.status === 'succeeded' ? 'succeeded' : 'pending',
         metadata: v.metadata ?? undefined,
         adapter: payment.adapter,
-        providerRefundId: answer.providerRefundId,
-        settledAt: answer.status === 'succeeded' ? now : null,
+        providerKey,
+        providerRefundId: null,
+        submittedAt: local ? now : null,
+        settledAt: local?.status === 'succeeded' ? now : null,
         createdAt: now,
         updatedAt: now,
       },
     });
-    await emit(tx, scope, 'refund.created', toWire({ ...created, accountId: auth.accountId }, refundFields), { requestId: ctx.requestId });
-    if (answer.status === 'succeeded') {
-      await emit(tx, scope, 'refund.succeeded', toWire({ ...created, accountId: auth.accountId }, refundFields), { requestId: ctx.requestId });
-      await refundSucceeded(tx, scope, created, payment, opts);
-      return created;
-    }
-    if (answer.status === 'failed') return applyRefundOutcome(tx, scope, created, payment, 'provider_failed', opts);
-    return created;
+    if (local) return { refund: await announceRefund(tx, scope, created, payment, local.status, opts), payment, adapter: null };
+    return { refund: created, payment, adapter };
   });
-  return { ...row, accountId: auth.accountId };
+  if (!first.adapter) return { ...first.refund, accountId: auth.accountId };
+  const refund = await submitRefund(scope, first.refund, first.payment, first.adapter, opts);
+  return { ...refund, accountId: auth.accountId };
 }
+
+const adapterOf = (tx: Tx, scope: { workspaceId: string; mode: Mode }, payment: Payment) =>
+  tx.adapter.findUnique({ where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind: payment.adapter ?? 'manual' } } });
 
 export async function getRefund(ctx: Context, id: string): Promise<RefundRow> {
   const auth = authorize(ctx, 'svc:refund:read');

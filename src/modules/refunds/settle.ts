@@ -14,6 +14,7 @@ import { refundFields } from './fields.ts';
 import { transition, type RefundStatus, type RefundTrigger } from './states.ts';
 import type { Payment, Refund } from '../../generated/prisma/client.ts';
 import type { RefundEvent } from '../../providers/index.ts';
+import type { ProviderAnswer } from './provider.ts';
 
 type Scope = { workspaceId: string; mode: Mode };
 export interface SettleOptions {
@@ -62,6 +63,40 @@ export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, paym
   return updated;
 }
 
+/**
+ * A refund becomes known to the world: `refund.created`, and at once `refund.succeeded` with its
+ * posting when the answer was a success, or `refund.failed` after it when it was a rejection.
+ * `refund` is the row as written (status `succeeded` already for a success). Payment locked.
+ */
+export async function announceRefund(tx: Tx, scope: Scope, refund: Refund, payment: Payment, answer: ProviderAnswer['status'], opts: SettleOptions): Promise<Refund> {
+  const wire = toWire({ ...refund, accountId: opts.accountId }, refundFields);
+  await emit(tx, scope, 'refund.created', wire, { requestId: opts.requestId, source: opts.source });
+  if (answer === 'succeeded') {
+    await emit(tx, scope, 'refund.succeeded', wire, { requestId: opts.requestId, source: opts.source });
+    await refundSucceeded(tx, scope, refund, payment, opts);
+    return refund;
+  }
+  if (answer === 'failed') return applyRefundOutcome(tx, scope, refund, payment, 'provider_failed', opts);
+  return refund;
+}
+
+/**
+ * Phase 3 of a provider refund (and the sweep's, and a callback's that came first): the provider's
+ * answer is recorded once, on a row still `pending` and not yet submitted (compare-and-set under
+ * the payment's lock, which the caller holds). Anything else returns the row unchanged.
+ */
+export async function recordSubmission(tx: Tx, scope: Scope, refundId: string, payment: Payment, answer: ProviderAnswer, opts: SettleOptions): Promise<Refund> {
+  const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId } });
+  if (refund.submittedAt || refund.status !== 'pending') return refund;
+  const now = clock.now();
+  const succeeded = answer.status === 'succeeded';
+  const updated = await tx.refund.update({
+    where: { id: refund.id },
+    data: { submittedAt: now, providerRefundId: answer.providerRefundId, updatedAt: now, ...(succeeded ? { status: 'succeeded', settledAt: now } : {}) },
+  });
+  return announceRefund(tx, scope, updated, payment, answer.status, opts);
+}
+
 /** A pending refund moves on (provider answer, callback, or test-mode simulate). The payment must be locked. */
 export async function applyRefundOutcome(tx: Tx, scope: Scope, refund: Refund, payment: Payment, trigger: RefundTrigger, opts: SettleOptions): Promise<Refund> {
   const t = transition(refund.status as RefundStatus, trigger);
@@ -90,18 +125,20 @@ export async function applyRefundOutcome(tx: Tx, scope: Scope, refund: Refund, p
  */
 export async function applyRefundCallback(scope: Scope & { modes: Mode[] }, kind: string, event: RefundEvent): Promise<{ outcome: string } | null> {
   return inTenant(scope, async (tx) => {
-    const found = await tx.refund.findFirst({ where: { workspaceId: scope.workspaceId, mode: scope.mode, adapter: kind, providerRefundId: event.providerRefundId } });
+    const tenantRow = { workspaceId: scope.workspaceId, mode: scope.mode, adapter: kind };
+    // A callback may overtake the creating request's phase 3: then only our key (echoed by the
+    // provider as its reference) names the refund, whose provider id is not recorded yet.
+    const keys = [event.providerRefundId, ...(event.reference ? [event.reference] : [])];
+    const found = await tx.refund.findFirst({ where: { OR: [{ ...tenantRow, providerRefundId: event.providerRefundId }, { ...tenantRow, providerKey: { in: keys } }] } });
     if (!found) return null;
+    // Nothing confirmed: a pending (or unconfirmed) callback changes nothing, not even submission.
+    if (event.status === 'pending') return { outcome: 'pending' };
     const payment = await lockPayment(tx, scope, found.paymentId);
-    const refund = await tx.refund.findUniqueOrThrow({ where: { id: found.id } });
-    if (refund.status !== 'pending' || event.status === 'pending') return { outcome: 'duplicate' };
     const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { accountId: true } });
-    await applyRefundOutcome(tx, scope, refund, payment!, event.status === 'succeeded' ? 'provider_succeeded' : 'provider_failed', {
-      accountId: ws.accountId,
-      source: `callback:${kind}`,
-      failureCode: 'provider_rejected',
-      failureMessage: `${kind} rejected the refund`,
-    });
+    const opts = { accountId: ws.accountId, source: `callback:${kind}`, failureCode: 'provider_rejected', failureMessage: `${kind} rejected the refund` };
+    const refund = await recordSubmission(tx, scope, found.id, payment!, { status: 'pending', providerRefundId: event.providerRefundId }, opts);
+    if (refund.status !== 'pending') return { outcome: 'duplicate' };
+    await applyRefundOutcome(tx, scope, refund, payment!, event.status === 'succeeded' ? 'provider_succeeded' : 'provider_failed', opts);
     return { outcome: `refund_${event.status}` };
   });
 }

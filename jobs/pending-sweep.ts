@@ -1,0 +1,20 @@
+import type { PgBoss } from 'pg-boss';
+import { logger } from '../src/core/logger.ts';
+import { reconcilePendingRefunds } from '../src/modules/refunds/sweep.ts';
+import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.ts';
+
+/**
+ * Queue `pending-sweep`: every minute, settles the money-path rows a crash left between the
+ * phases of a provider call (issue 12): refunds never submitted, checkout attempts never answered.
+ */
+export const queue = 'pending-sweep';
+
+export async function register(boss: PgBoss) {
+  await boss.createQueue(queue, { retryLimit: 1, expireInSeconds: 300 });
+  await boss.schedule(queue, '* * * * *');
+  await boss.work(queue, async () => {
+    const refunds = await reconcilePendingRefunds();
+    const attempts = await reconcileStaleAttempts();
+    if (refunds || attempts) logger.info({ refunds, attempts }, 'pending money-path rows reconciled');
+  });
+}
