@@ -270,7 +270,7 @@ describe('provider_c (simulator): approved order, captured after verification', 
   it('lock and check before any capture: an order approved after the session was canceled is never captured', async () => {
     const ws = await server.workspace();
     await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key());
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })).json.data;
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key())).json.data;
     expect((await attempt(s.id, 'provider_c')).status).toBe(200);
     const [a] = await attemptsOf(s.id);
     expect((await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key())).status).toBe(200);
@@ -284,7 +284,7 @@ describe('provider_c (simulator): approved order, captured after verification', 
   it('a cancel racing the capture is refused once the capture is claimed: money captured always completes the session', async () => {
     const ws = await server.workspace();
     await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key());
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })).json.data;
+    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key())).json.data;
     expect((await attempt(s.id, 'provider_c')).status).toBe(200);
     const [a] = await attemptsOf(s.id);
     const cancels: number[] = [];
