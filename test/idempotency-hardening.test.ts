@@ -8,6 +8,7 @@ import { schema } from '../src/graphql/schema.ts';
 import { clock, epochSeconds } from '../src/core/clock.ts';
 import { config } from '../src/core/config.ts';
 import { forgetKey } from '../src/core/auth/authenticate.ts';
+import { unseal } from '../src/core/sealed.ts';
 import { signRequest } from '../src/core/auth/signing.ts';
 
 const server = useServer();
@@ -183,11 +184,40 @@ describe('a stored response belongs to the key that made it', () => {
     for (const r of stored) {
       expect(r.state).toBe('done');
       expect(r.apiKeyId).toBe(ws.apiKeyId);
-      const body = r.body!.toString('utf8');
+      // sealed at rest, bound to its row; opened, it holds the object without its secret
+      expect(r.body!.subarray(0, 4).toString()).toBe('svc1');
+      const body = unseal('idempotency_keys', { workspaceId: ws.workspaceId, mode: 'test', key: r.key }, r.body!).toString('utf8');
+      expect(JSON.parse(body)).toHaveProperty('data');
       expect(body).not.toMatch(/sk_(test|live)_|whsec_/);
     }
     const leaked = statements.filter((t) => secrets.some((s) => t.includes(s) || t.includes(Buffer.from(s).toString('hex'))));
     expect(leaked).toEqual([]);
+  });
+
+  it("a checkout session's hosted secret is minted by PostgreSQL and never travels in SQL text (the stored replay is sealed)", async () => {
+    const ws = await server.workspace();
+    const statements: string[] = [];
+    const original = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0];
+      statements.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? ''));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    const key = randomUUID();
+    const body = { amount: 1000, currency: 'IDR', methods: ['qris'], successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' };
+    let created;
+    try {
+      created = await ws.client.post('/v1/checkout-sessions', body, idem(key));
+    } finally {
+      pg.Client.prototype.query = original;
+    }
+    expect(created.status, created.text).toBe(201);
+    const secret = /_([0-9a-f]{40})$/.exec(created.json.data.hostedUrl)![1];
+    expect(statements.length).toBeGreaterThan(2);
+    expect(statements.filter((t) => t.includes(secret) || t.includes(Buffer.from(secret).toString('hex')))).toEqual([]);
+    const replayed = await ws.client.post('/v1/checkout-sessions', body, idem(key));
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.json.data.hostedUrl).toBe(created.json.data.hostedUrl);
   });
 });
 

@@ -1,5 +1,6 @@
 // Secrets at rest: each ciphertext is bound to its row and names its master key, old values still
 // read, and `svc rotate-master-key` moves everything to a new master key.
+import { sealedColumns } from '../src/core/sealed.ts';
 import { describe, expect, it } from 'vitest';
 import { createCipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { useServer, createClient, db, type Workspace } from './helpers/server.ts';
@@ -100,8 +101,9 @@ describe('svc rotate-master-key', () => {
 
     // every sealed value of the database now names the new key
     const newId = masterKeyId(Buffer.from(newKey, 'hex'));
+    // every registered column, so a column added to the registry is covered here too
     const { rows } = await db().system.query(
-      `SELECT "signingKey" AS v FROM api_keys UNION ALL SELECT secret FROM webhook_endpoints UNION ALL SELECT "previousSecret" FROM webhook_endpoints WHERE "previousSecret" IS NOT NULL UNION ALL SELECT secrets FROM adapters WHERE secrets IS NOT NULL`,
+      Object.entries(sealedColumns).flatMap(([table, { columns }]) => columns.map((c) => `SELECT "${c}" AS v FROM ${table} WHERE "${c}" IS NOT NULL`)).join(' UNION ALL '),
     );
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.filter((r) => !(r.v as Buffer).subarray(4, 8).equals(newId))).toEqual([]);

@@ -17,6 +17,9 @@ export const hmacHex = (key: Buffer | string, data: string | Buffer) => createHm
 const MAGIC = Buffer.from('svc1');
 const HEADER = MAGIC.length + 4;
 
+/** Whether a value is in the current format (a column that held plain values before can tell them apart). */
+export const isSealed = (value: Buffer | Uint8Array) => Buffer.from(value).subarray(0, MAGIC.length).equals(MAGIC);
+
 /** A master key's public id: 4 bytes of a hash of it, stored with each ciphertext. */
 export const masterKeyId = (key: Buffer) => createHash('sha256').update('svc master key id\0').update(key).digest().subarray(0, 4);
 

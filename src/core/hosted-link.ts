@@ -1,20 +1,18 @@
 /**
  * Public pages whose URL is the capability (checkout `/c/<token>` today; invoice and portal pages
  * reuse this): the token is the resource id, `_`, and a per-resource secret stored on the row
- * (160 bits, 40 hex). Ids are sortable and appear in API responses, events and redirects, so they
- * are not secrets; only the secret opens the page. A token that is malformed, names no row, or
+ * (160 bits, 40 hex), minted by PostgreSQL as the column's default so that it never travels in SQL
+ * text (hot-path statements inline their literals). Ids are sortable and appear in API responses,
+ * events and redirects, so they are not secrets; only the secret opens the page. A token that is malformed, names no row, or
  * carries the wrong secret is answered the same way (the caller's 404), and the secret is compared
  * in constant time. See docs/decisions.md (Hosted pages).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { sha256 } from './crypto.ts';
 import { isId, type IdKind } from './ids.ts';
 import { hostedBase } from './hosted.ts';
 
 const SECRET = /^[0-9a-f]{40}$/;
-
-/** A new secret for a row that gets a hosted page. */
-export const newHostedSecret = () => randomBytes(20).toString('hex');
 
 /** The public URL of a hosted page: `{hosted_base}/<path>/<id>_<secret>`. */
 export const hostedLink = (path: string, id: string, secret: string) => `${hostedBase()}/${path}/${id}_${secret}`;

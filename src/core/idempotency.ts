@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { tenantQuery, type Mode } from './db/client.ts';
+import { seal, unseal } from './sealed.ts';
+import { isSealed } from './crypto.ts';
 import { DomainError, isDomainError, type Resource } from './errors.ts';
 import { config } from './config.ts';
 import { clock } from './clock.ts';
@@ -96,12 +98,17 @@ export async function withIdempotency(
     await tenantQuery(
       tenant,
       `UPDATE idempotency_keys SET state = 'done', "statusCode" = $5, headers = $6, body = $7, scopes = $8 WHERE ${where}`,
-      [caller.workspaceId, caller.mode, key, claimId, response.status, JSON.stringify(response.headers), withoutSecrets(response.body, notes.secrets), [...notes.scopes]],
+      [caller.workspaceId, caller.mode, key, claimId, response.status, JSON.stringify(response.headers), sealBody(caller, key, withoutSecrets(response.body, notes.secrets)), [...notes.scopes]],
     );
   }
   const { retryable: _, ...out } = response;
   return { ...out, replayed: false };
 }
+
+const bodyRow = (caller: Caller, key: string) => ({ workspaceId: caller.workspaceId, mode: caller.mode, key });
+const sealBody = (caller: Caller, key: string, body: Buffer) => Buffer.from(seal('idempotency_keys', bodyRow(caller, key), body));
+// A response stored before bodies were sealed (JSON, never starting with the magic) replays as stored.
+const unsealBody = (caller: Caller, key: string, body: Buffer) => (isSealed(body) ? unseal('idempotency_keys', bodyRow(caller, key), body) : body);
 
 /** The body with every secret it returned (a JSON string) replaced by null. Secrets are random, so the match is exact. */
 function withoutSecrets(body: Buffer, secrets: Set<string>): Buffer {
@@ -124,7 +131,7 @@ async function replay(tenant: { workspaceId: string; modes: Mode[] }, caller: Ca
   // The key's member may have been demoted since: what the first run needed must still be allowed.
   const lacking = (row.scopes ?? []).find((s) => !allows(caller, s));
   if (lacking) throw new DomainError('insufficient_scope', `This key lacks the ${lacking} scope`);
-  return { status: row.statusCode, headers: row.headers, body: row.body, replayed: true };
+  return { status: row.statusCode, headers: row.headers, body: unsealBody(caller, key, row.body), replayed: true };
 }
 
 /**

@@ -9,6 +9,9 @@ export const sealedColumns = {
   api_keys: { columns: ['signingKey'], row: ['id', 'workspaceId'] },
   webhook_endpoints: { columns: ['secret', 'previousSecret'], row: ['id', 'workspaceId'] },
   adapters: { columns: ['secrets'], row: ['workspaceId', 'mode', 'kind'] },
+  // Stored responses hold what the client was sent (a checkout session's hosted URL, customers'
+  // emails): sealed, they are neither readable at rest nor in the statement text that stores them.
+  idempotency_keys: { columns: ['body'], row: ['workspaceId', 'mode', 'key'] },
 } as const;
 
 export type SealedTable = keyof typeof sealedColumns;

@@ -4,7 +4,6 @@ import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { insertRows, sqlOf, tenantTx, type AnyTx, type Sql } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { newHostedSecret } from '../../core/hosted-link.ts';
 import { isCurrency } from '../../core/money.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength, validateMetadata } from '../../core/validation.ts';
@@ -117,7 +116,6 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
       currency: input.currency,
       methods: v.methods,
       lineItems: v.lineItems,
-      hostedSecret: newHostedSecret(),
       successUrl: v.successUrl,
       cancelUrl: v.cancelUrl,
       customerId: input.customerId ?? null,
