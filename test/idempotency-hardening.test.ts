@@ -28,6 +28,23 @@ const rows = async (workspaceId: string) =>
     key: string; state: string; apiKeyId: string; scopes: string[]; body: Buffer | null;
   }[];
 
+/** The text of every statement this process sends to PostgreSQL while `fn` runs. */
+async function recordStatements(fn: () => Promise<void>): Promise<string[]> {
+  const statements: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0];
+    statements.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? ''));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  return statements;
+}
+
 /** A signed request timestamped by the injectable clock (for tests that move it). */
 async function send(ws: Pick<Workspace, 'keyId' | 'secret'>, method: string, target: string, body: unknown, headers: Record<string, string> = {}) {
   const raw = JSON.stringify(body);
@@ -157,15 +174,8 @@ describe('a stored response belongs to the key that made it', () => {
 
   it('no secret is stored in idempotency_keys nor sent in SQL text (api keys, webhook secrets on create and rotate)', async () => {
     const ws = await server.workspace();
-    const statements: string[] = [];
-    const original = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const q = args[0];
-      statements.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? ''));
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original;
     const secrets: string[] = [];
-    try {
+    const statements = await recordStatements(async () => {
       secrets.push((await ws.client.post('/v1/api-keys', { name: 'rest' }, idem(randomUUID()))).json.data.key);
       secrets.push((await ws.client.graphql('mutation { createApiKey(input: { name: "gql" }) { key } }', undefined, idem(randomUUID()))).json.data.createApiKey.key);
       const ep = await ws.client.post('/v1/webhook-endpoints', { url: 'http://localhost:3000/hook' }, idem(randomUUID()));
@@ -175,9 +185,7 @@ describe('a stored response belongs to the key that made it', () => {
       secrets.push(rotated.json.data.signingSecret);
       const gqlRotated = await ws.client.graphql(`mutation { rotateWebhookEndpointSecret(id: "${ep.json.data.id}") { signingSecret } }`, undefined, idem(randomUUID()));
       secrets.push(gqlRotated.json.data.rotateWebhookEndpointSecret.signingSecret);
-    } finally {
-      pg.Client.prototype.query = original;
-    }
+    });
     expect(secrets.every((s) => /^(sk_test_|whsec_)/.test(s)), secrets.join()).toBe(true);
     const stored = await rows(ws.workspaceId);
     expect(stored).toHaveLength(5);
@@ -196,21 +204,12 @@ describe('a stored response belongs to the key that made it', () => {
 
   it("a checkout session's hosted secret is minted by PostgreSQL and never travels in SQL text (the stored replay is sealed)", async () => {
     const ws = await server.workspace();
-    const statements: string[] = [];
-    const original = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const q = args[0];
-      statements.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? ''));
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original;
     const key = randomUUID();
     const body = { amount: 1000, currency: 'IDR', methods: ['qris'], successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' };
-    let created;
-    try {
+    let created!: Awaited<ReturnType<typeof ws.client.post<any>>>;
+    const statements = await recordStatements(async () => {
       created = await ws.client.post('/v1/checkout-sessions', body, idem(key));
-    } finally {
-      pg.Client.prototype.query = original;
-    }
+    });
     expect(created.status, created.text).toBe(201);
     const secret = /_([0-9a-f]{40})$/.exec(created.json.data.hostedUrl)![1];
     expect(statements.length).toBeGreaterThan(2);
