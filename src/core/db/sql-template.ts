@@ -43,6 +43,7 @@ export interface Compiled {
 const compiled = new WeakMap<Fragment, Compiled>();
 
 export function compile(f: Fragment): Compiled {
+  if (!Fragment.is(f)) throw new TypeError('SQL must be built with sql`...`, not passed as a string');
   let out = compiled.get(f);
   if (!out) {
     const values: unknown[] = [];
