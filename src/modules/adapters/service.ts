@@ -9,7 +9,7 @@ import { sha256Hex } from '../../core/crypto.ts';
 import { seal, unseal } from '../../core/sealed.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
-import { changedFrom } from '../../graphql/fields.ts';
+import { changedFrom } from '../../core/wire.ts';
 import type { Adapter, ManagedAccount } from '../../generated/prisma/client.ts';
 import { sql, sqlOf, type AnyTx, type Fragment } from '../../core/db/sql.ts';
 import type { AdapterKind, EnabledAdapter } from './capabilities.ts';

@@ -4,7 +4,7 @@ import { clock } from '../../core/clock.ts';
 import { newId } from '../../core/ids.ts';
 import { eventRow, eventsCte } from '../../core/outbox.ts';
 import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { issueReceiptCte, prepareSessionReceipt, receiptContext, type ReceiptContext } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { checkoutSessionFields } from './fields.ts';

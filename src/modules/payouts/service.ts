@@ -8,7 +8,7 @@ import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength } from '../../core/validation.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { balanceOf, lockBalance } from './balance.ts';
 import { bankAccountOf, checkBankAccount, missingBankField } from './bank-account.ts';
 import { payoutFields, type Balance } from './fields.ts';

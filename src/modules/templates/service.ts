@@ -9,7 +9,7 @@ import { lockName } from '../../core/locks.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
-import { changedFrom, toWire } from '../../graphql/fields.ts';
+import { changedFrom, toWire } from '../../core/wire.ts';
 import { templateDefaults, templateFields, templateKinds, type TemplateKind } from './fields.ts';
 import type { Template } from '../../generated/prisma/client.ts';
 
