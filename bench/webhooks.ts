@@ -155,7 +155,8 @@ async function main() {
 
   /** RATE events/s written as the outbox writes them, 10 per statement every 50 ms. */
   async function emitFlow(seconds: number, onMinute: (elapsedS: number, progress: { sent: number; committed: number; errors: number }) => Promise<void>) {
-    const { eventRow, eventsCte, eventsParam } = await import('../src/core/outbox.ts');
+    const { eventRow, eventsCte } = await import('../src/core/outbox.ts');
+    const { sql, compile } = await import('../src/core/db/sql-template.ts');
     const ids: string[] = [];
     const started = Date.now();
     let nextReport = 60;
@@ -165,7 +166,7 @@ async function main() {
         eventRow({ workspaceId: ws.workspaceId, mode: 'test' }, 'bench.tick', { aggregateId: `agg_${(ids.length + k) % 50}` }, { source: 'bench' }),
       );
       if (rows.length) {
-        await db().system.query(`WITH ${eventsCte(1)} SELECT count(*) FROM inserted_events`, [eventsParam(rows)]);
+        await db().system.query(compile(sql`WITH ${eventsCte(rows)} SELECT count(*) FROM inserted_events`));
         ids.push(...rows.map((r) => r.id));
       }
       if ((Date.now() - started) / 1000 >= nextReport) {

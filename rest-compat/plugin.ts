@@ -6,6 +6,7 @@ import { routes, type Route } from './routes.ts';
 import type { Yoga } from '../src/server/graphql.ts';
 import { assertStorable, authenticateRequest, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
 import { envelope, errorReply } from '../src/server/envelope.ts';
+import { replyError } from '../src/server/edge-route.ts';
 import { DomainError, isDomainError, type Resource } from '../src/core/errors.ts';
 import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
 import { enforceRate, type RateLimiter } from '../src/core/rate-limit.ts';
@@ -96,8 +97,7 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       return reply.status(out.status).headers(out.headers).send(out.status === 204 ? undefined : out.body);
     } catch (e) {
-      const r = errorReply(e, requestId, route.resource);
-      return reply.status(r.status).headers(r.headers).type('application/json; charset=utf-8').send(r.body);
+      return replyError(reply, e, requestId, route.resource);
     }
   }
 

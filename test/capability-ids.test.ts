@@ -7,7 +7,7 @@ import { useServer, db } from './helpers/server.ts';
 import { hostedToken } from './helpers/payments.ts';
 import { newId, prefixes, type IdKind } from '../src/core/ids.ts';
 import { config } from '../src/core/config.ts';
-import { clientBucket } from '../src/server/hosted.ts';
+import { clientBucket } from '../src/server/edge-route.ts';
 
 const server = useServer();
 

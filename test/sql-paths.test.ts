@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { useServer } from './helpers/server.ts';
 import { db, inTenant, tenantQuery, type Mode } from '../src/core/db/client.ts';
-import { prismaSql, tenantTx, updateRow } from '../src/core/db/sql.ts';
+import { prismaSql, sql as q, tenantTx, updateRow } from '../src/core/db/sql.ts';
 import { newId } from '../src/core/ids.ts';
 
 const server = useServer();
@@ -47,9 +47,9 @@ describe('tenantTx and prismaSql: one Sql interface', () => {
     const scope = { workspaceId: ws.workspaceId, mode: 'test' as const };
     const id = newId('customer');
     await inTenant(scopeOf(ws.workspaceId), (tx) => tx.customer.create({ data: { id, workspaceId: ws.workspaceId, mode: 'test', name: 'Budi', metadata: { a: '1' } } }));
-    const read = `SELECT * FROM customers WHERE id = $1`;
-    const viaPg = await tenantTx(scopeOf(ws.workspaceId), (sql) => sql.query<Record<string, unknown>>(read, [id]));
-    const viaPrisma = await inTenant(scopeOf(ws.workspaceId), (tx) => prismaSql(tx).query<Record<string, unknown>>(read, [id]));
+    const read = q`SELECT * FROM customers WHERE id = ${id}`;
+    const viaPg = await tenantTx(scopeOf(ws.workspaceId), (sql) => sql.query<Record<string, unknown>>(read));
+    const viaPrisma = await inTenant(scopeOf(ws.workspaceId), (tx) => prismaSql(tx).query<Record<string, unknown>>(read));
     expect(viaPg).toEqual(viaPrisma);
     expect(viaPg[0].createdAt).toBeInstanceOf(Date);
     const updated = await tenantTx(scopeOf(ws.workspaceId), (sql) => updateRow<{ name: string; metadata: unknown }>(sql, 'customers', { id, ...scope }, { name: "O'Neil", metadata: { b: '2' } }));
@@ -63,24 +63,24 @@ describe('tenantTx and prismaSql: one Sql interface', () => {
     const ws = await server.workspace();
     const scope = scopeOf(ws.workspaceId);
     const id = newId('customer');
-    const insert = `INSERT INTO customers (id, "workspaceId", mode, name, "createdAt", "updatedAt") VALUES ($1, $2, 'test', $3, now(), now()) RETURNING name`;
+    const insert = (id: string, workspaceId: string, name: string) => q`INSERT INTO customers (id, "workspaceId", mode, name, "createdAt", "updatedAt") VALUES (${id}, ${workspaceId}, 'test', ${name}, now(), now()) RETURNING name`;
     const inserted = await tenantTx(scope, async (sql) => {
-      const [{ n }] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM customers WHERE "workspaceId" = $1`, [ws.workspaceId]);
+      const [{ n }] = await sql.query<{ n: number }>(q`SELECT count(*)::int AS n FROM customers WHERE "workspaceId" = ${ws.workspaceId}`);
       expect(n).toBe(0);
-      return sql.last<{ name: string }>(insert, [id, ws.workspaceId, "Sari's"]);
+      return sql.last<{ name: string }>(insert(id, ws.workspaceId, "Sari's"));
     });
     expect(inserted).toEqual([{ name: "Sari's" }]);
     await expect(tenantTx(scope, async (sql) => {
-      await sql.last(`SELECT 1`);
-      await sql.query(`SELECT 2`);
+      await sql.last(q`SELECT 1`);
+      await sql.query(q`SELECT 2`);
     })).rejects.toThrow(/after the last one/);
     // A failure after the first statement rolls the whole transaction back.
     const second = newId('customer');
     await expect(tenantTx(scope, async (sql) => {
-      await sql.query(insert, [second, ws.workspaceId, 'Dewi']);
-      await sql.last(`SELECT $1::int`, ['x']);
+      await sql.query(insert(second, ws.workspaceId, 'Dewi'));
+      await sql.last(q`SELECT ${'x'}::int`);
     })).rejects.toThrow();
-    const names = await tenantTx(scope, (sql) => sql.query<{ name: string }>(`SELECT name FROM customers WHERE "workspaceId" = $1 ORDER BY name`, [ws.workspaceId]));
+    const names = await tenantTx(scope, (sql) => sql.query<{ name: string }>(q`SELECT name FROM customers WHERE "workspaceId" = ${ws.workspaceId} ORDER BY name`));
     expect(names).toEqual([{ name: "Sari's" }]);
   });
 });
@@ -88,13 +88,13 @@ describe('tenantTx and prismaSql: one Sql interface', () => {
 describe('prepared statements (tenantTx, tenantQuery)', () => {
   it('are prepared once per connection, then planned from the cache', async () => {
     const ws = await server.workspace();
-    const marker = `SELECT $1::text AS "marker_${newId('request')}"`;
+    const name = `marker_${newId('request')}`;
+    const marker = (v: string) => q`SELECT ${v}::text AS ${q.id(name)}`;
     const plans = await tenantTx(scopeOf(ws.workspaceId), async (sql) => {
-      for (let i = 0; i < 10; i++) expect(await sql.query(marker, [String(i)])).toEqual([{ [marker.slice(marker.indexOf('"') + 1, -1)]: String(i) }]);
+      for (let i = 0; i < 10; i++) expect(await sql.query(marker(String(i)))).toEqual([{ [name]: String(i) }]);
       return sql.query<{ copies: number; runs: number; generic: number }>(
-        `SELECT count(*)::int AS copies, sum(generic_plans + custom_plans)::int AS runs, sum(generic_plans)::int AS generic
-           FROM pg_prepared_statements WHERE statement LIKE '%' || $1`,
-        [marker.slice(marker.indexOf('AS'))],
+        q`SELECT count(*)::int AS copies, sum(generic_plans + custom_plans)::int AS runs, sum(generic_plans)::int AS generic
+           FROM pg_prepared_statements WHERE statement LIKE '%' || ${`AS "${name}"`}`,
       );
     });
     // One statement on the connection ran all ten; after five custom plans PostgreSQL keeps a generic one.
@@ -105,7 +105,7 @@ describe('prepared statements (tenantTx, tenantQuery)', () => {
     const ws = await server.workspace();
     const scope = scopeOf(ws.workspaceId);
     await db().system.query(`CREATE TABLE prepared_probe (a int); INSERT INTO prepared_probe VALUES (1); GRANT SELECT ON prepared_probe TO svc_app`);
-    const viaTx = () => tenantTx(scope, (sql) => sql.query(`SELECT * FROM prepared_probe`));
+    const viaTx = () => tenantTx(scope, (sql) => sql.query(q`SELECT * FROM prepared_probe`));
     const viaQuery = () => tenantQuery(scope, `SELECT * FROM prepared_probe WHERE a = $1`, [1]);
     expect(await viaTx()).toEqual([{ a: 1 }]);
     expect(await viaQuery()).toEqual([{ a: 1 }]);

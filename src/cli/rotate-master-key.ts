@@ -1,9 +1,11 @@
 import pg from 'pg';
 import { decrypt, encrypt, isCurrent } from '../core/crypto.ts';
 import { rowAad, sealedColumns, type SealedTable } from '../core/sealed.ts';
+import { sql } from '../core/db/sql-template.ts';
 
 const BATCH = 500;
-const q = (name: string) => `"${name}"`;
+// Column names come from src/core/sealed.ts; escaped anyway, like every identifier (sql.id).
+const q = (name: string) => sql.id(name).text;
 
 export interface ColumnReport {
   column: string;

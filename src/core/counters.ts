@@ -1,5 +1,5 @@
 import type { Mode } from './db/client.ts';
-import { sqlOf, type AnyTx } from './db/sql.ts';
+import { sql, sqlOf, type AnyTx, type Fragment } from './db/sql.ts';
 
 /**
  * The next value of a per-workspace, per-mode counter, bumped in the caller's transaction. The
@@ -7,16 +7,16 @@ import { sqlOf, type AnyTx } from './db/sql.ts';
  * rolled-back transaction gives its number back: the sequence has no gaps.
  */
 export async function nextCounter(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, name: string): Promise<number> {
-  const rows = await sqlOf(tx).query<{ value: bigint }>(nextCounterSql('$1', '$2', '$3'), [scope.workspaceId, scope.mode, name]);
+  const rows = await sqlOf(tx).query<{ value: bigint }>(nextCounterSql(scope.workspaceId, scope.mode, name));
   return Number(rows[0].value);
 }
 
 /**
- * The counter bump as SQL over the given parameter placeholders, for callers that fold it into a
- * larger statement; `after`: a relation to select from, so the row lock is taken once it is read.
+ * The counter bump as SQL, for callers that fold it into a larger statement; `after`: a relation
+ * to select from, so the row lock is taken once it is read.
  */
-export const nextCounterSql = (workspaceId: string, mode: string, name: string, after?: string) => `
-  INSERT INTO counters ("workspaceId", mode, name, value) ${after ? `SELECT ${workspaceId}, ${mode}, ${name}, 1 FROM ${after}` : `VALUES (${workspaceId}, ${mode}, ${name}, 1)`}
+export const nextCounterSql = (workspaceId: string, mode: string, name: string, after?: string): Fragment => sql`
+  INSERT INTO counters ("workspaceId", mode, name, value) ${after ? sql`SELECT ${workspaceId}, ${mode}, ${name}, 1 FROM ${sql.id(after)}` : sql`VALUES (${workspaceId}, ${mode}, ${name}, 1)`}
   ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = counters.value + 1
   RETURNING value`;
 
@@ -30,7 +30,7 @@ export const receiptNumber = (issuedAt: Date, sequence: number) => `${receiptPre
 export const invoiceNumber = (issuedAt: Date, sequence: number) => `SVC-${yearMonth(issuedAt)}-${String(sequence).padStart(4, '0')}`;
 
 /** `prefix || value` padded to four digits like the functions above (never truncated), in SQL. */
-export const numberSql = (prefix: string, value: string) => `${prefix} || lpad(${value}::text, greatest(4, length(${value}::text)), '0')`;
+export const numberSql = (prefix: string, value: Fragment) => sql`${prefix}::text || lpad(${value}::text, greatest(4, length(${value}::text)), '0')`;
 
 /** Counter names, so receipts and invoices never share a sequence by accident. */
 export const counterNames = { receipt: 'receipt', invoice: 'invoice' } as const;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { tenantQuery, type Mode } from './db/client.ts';
+import { sql } from './db/sql-template.ts';
 import { seal, unseal } from './sealed.ts';
 import { isSealed } from './crypto.ts';
 import { DomainError, isDomainError, type Resource } from './errors.ts';
@@ -68,24 +69,23 @@ export async function withIdempotency(
   // A takeover (same request, lease over) keeps the key's expiry and operation; an expired key starts afresh.
   const claimed = await tenantQuery<{ operationId: string }>(
     tenant,
-    `INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "expiresAt", "apiKeyId", "claimId", "leaseUntil", "operationId")
-     VALUES ($1, $2, $3, $4, 'in_flight', $5, $6, $7, $8, $7)
+    sql`INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "expiresAt", "apiKeyId", "claimId", "leaseUntil", "operationId")
+     VALUES (${caller.workspaceId}, ${caller.mode}, ${key}, ${fingerprint}, 'in_flight', ${expires}, ${caller.apiKeyId}, ${claimId}, ${lease}, ${claimId})
      ON CONFLICT ("workspaceId", mode, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight',
        "statusCode" = NULL, headers = NULL, body = NULL, scopes = NULL,
        "apiKeyId" = EXCLUDED."apiKeyId", "claimId" = EXCLUDED."claimId", "leaseUntil" = EXCLUDED."leaseUntil",
-       "expiresAt" = CASE WHEN idempotency_keys."expiresAt" < $9 THEN EXCLUDED."expiresAt" ELSE idempotency_keys."expiresAt" END,
-       "createdAt" = CASE WHEN idempotency_keys."expiresAt" < $9 THEN now() ELSE idempotency_keys."createdAt" END,
-       "operationId" = CASE WHEN idempotency_keys."expiresAt" < $9 OR idempotency_keys."operationId" IS NULL THEN EXCLUDED."operationId" ELSE idempotency_keys."operationId" END
-       WHERE idempotency_keys."expiresAt" < $9
-          OR (idempotency_keys.state = 'in_flight' AND idempotency_keys."leaseUntil" < $9
+       "expiresAt" = CASE WHEN idempotency_keys."expiresAt" < ${now} THEN EXCLUDED."expiresAt" ELSE idempotency_keys."expiresAt" END,
+       "createdAt" = CASE WHEN idempotency_keys."expiresAt" < ${now} THEN now() ELSE idempotency_keys."createdAt" END,
+       "operationId" = CASE WHEN idempotency_keys."expiresAt" < ${now} OR idempotency_keys."operationId" IS NULL THEN EXCLUDED."operationId" ELSE idempotency_keys."operationId" END
+       WHERE idempotency_keys."expiresAt" < ${now}
+          OR (idempotency_keys.state = 'in_flight' AND idempotency_keys."leaseUntil" < ${now}
               AND idempotency_keys.fingerprint = EXCLUDED.fingerprint AND idempotency_keys."apiKeyId" = EXCLUDED."apiKeyId")
      RETURNING "operationId"`,
-    [caller.workspaceId, caller.mode, key, fingerprint, expires, caller.apiKeyId, claimId, lease, now],
   );
   if (!claimed.length) return replay(tenant, caller, key, fingerprint, resource);
   notes.operationId = claimed[0].operationId;
-  const where = `"workspaceId" = $1 AND mode = $2 AND key = $3 AND "claimId" = $4`;
-  const release = () => tenantQuery(tenant, `DELETE FROM idempotency_keys WHERE ${where}`, [caller.workspaceId, caller.mode, key, claimId]).catch(() => {});
+  const where = sql`"workspaceId" = ${caller.workspaceId} AND mode = ${caller.mode} AND key = ${key} AND "claimId" = ${claimId}`;
+  const release = () => tenantQuery(tenant, sql`DELETE FROM idempotency_keys WHERE ${where}`).catch(() => {});
   let response: StoredResponse;
   try {
     response = await run();
@@ -97,8 +97,8 @@ export async function withIdempotency(
   else {
     await tenantQuery(
       tenant,
-      `UPDATE idempotency_keys SET state = 'done', "statusCode" = $5, headers = $6, body = $7, scopes = $8 WHERE ${where}`,
-      [caller.workspaceId, caller.mode, key, claimId, response.status, JSON.stringify(response.headers), sealBody(caller, key, withoutSecrets(response.body, notes.secrets)), [...notes.scopes]],
+      sql`UPDATE idempotency_keys SET state = 'done', "statusCode" = ${response.status}, headers = ${JSON.stringify(response.headers)},
+        body = ${sealBody(caller, key, withoutSecrets(response.body, notes.secrets))}, scopes = ${[...notes.scopes]} WHERE ${where}`,
     );
   }
   const { retryable: _, ...out } = response;
@@ -121,8 +121,7 @@ function withoutSecrets(body: Buffer, secrets: Set<string>): Buffer {
 async function replay(tenant: { workspaceId: string; modes: Mode[] }, caller: Caller, key: string, fingerprint: string, resource: Resource) {
   const [row] = await tenantQuery<{ fingerprint: string; state: string; statusCode: number; headers: Record<string, string>; body: Buffer; apiKeyId: string | null; scopes: Scope[] | null }>(
     tenant,
-    `SELECT fingerprint, state, "statusCode", headers, body, "apiKeyId", scopes FROM idempotency_keys WHERE "workspaceId" = $1 AND mode = $2 AND key = $3`,
-    [caller.workspaceId, caller.mode, key],
+    sql`SELECT fingerprint, state, "statusCode", headers, body, "apiKeyId", scopes FROM idempotency_keys WHERE "workspaceId" = ${caller.workspaceId} AND mode = ${caller.mode} AND key = ${key}`,
   );
   if (!row) throw new DomainError('idempotency_in_flight', 'A request with this Idempotency-Key is in flight', { resource });
   if (row.apiKeyId !== caller.apiKeyId) throw new DomainError('idempotency_conflict', 'This Idempotency-Key was used by another API key of the workspace', { resource });

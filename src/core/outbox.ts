@@ -1,5 +1,5 @@
 import type { Mode } from './db/client.ts';
-import { sqlOf, toJson, type AnyTx } from './db/sql.ts';
+import { sql, sqlOf, toJson, type AnyTx, type Fragment } from './db/sql.ts';
 import { newId } from './ids.ts';
 import { clock } from './clock.ts';
 
@@ -41,13 +41,13 @@ export function eventRow(
 export type EventRow = ReturnType<typeof eventRow>;
 
 /**
- * Common table expressions that insert event rows (JSON parameter `$param`) in order, each with the
+ * Common table expressions that insert event rows (bound as one JSON parameter) in order, each with the
  * next `sequence` of its object: `object_sequences` is bumped once per object (its row lock orders
  * concurrent writers to one object), and events of one object in one batch take consecutive values.
  * Objectless events get 1. For a larger statement's WITH list, or alone via `insertEvents`.
  */
-export const eventsCte = (param: number) => `
-  event_rows AS (SELECT * FROM jsonb_populate_recordset(NULL::events, $${param}::jsonb) WITH ORDINALITY AS e),
+export const eventsCte = (rows: EventRow[]): Fragment => sql`
+  event_rows AS (SELECT * FROM jsonb_populate_recordset(NULL::events, ${toJson(rows)}::jsonb) WITH ORDINALITY AS e),
   event_sequences AS (
     INSERT INTO object_sequences ("workspaceId", mode, "objectId", value)
     SELECT "workspaceId", mode, "objectId", count(*) FROM event_rows WHERE "objectId" IS NOT NULL GROUP BY 1, 2, 3
@@ -62,8 +62,6 @@ export const eventsCte = (param: number) => `
     ORDER BY e.ordinality
     RETURNING id, sequence)`;
 
-export const eventsParam = (rows: EventRow[]) => toJson(rows);
-
 /**
  * Writes an event in the caller's transaction (the outbox): it is published only if the state
  * change commits. `sequence` counts per object, so receivers can drop stale deliveries.
@@ -76,6 +74,6 @@ export async function emit(
   opts: EmitOptions = {},
 ) {
   const row = eventRow(scope, type, object, opts);
-  const [{ sequence }] = await sqlOf(tx).query<{ sequence: number }>(`WITH ${eventsCte(1)} SELECT sequence FROM inserted_events`, [eventsParam([row])]);
+  const [{ sequence }] = await sqlOf(tx).query<{ sequence: number }>(sql`WITH ${eventsCte([row])} SELECT sequence FROM inserted_events`);
   return { ...row, sequence };
 }

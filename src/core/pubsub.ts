@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { tenantQuery, type Mode } from './db/client.ts';
+import { sql } from './db/sql-template.ts';
 import { logger } from './logger.ts';
 
 /**
@@ -90,7 +91,6 @@ export const eventBus = new EventBus();
 export function eventsAfter(workspaceId: string, modes: readonly Mode[], after: bigint, limit = 500) {
   return tenantQuery<{ publishedPosition: string; type: string; objectId: string | null } & Record<string, unknown>>(
     { workspaceId, modes },
-    `SELECT * FROM events WHERE "workspaceId" = $1 AND mode = ANY($2) AND "publishedPosition" > $3 ORDER BY "publishedPosition" LIMIT $4`,
-    [workspaceId, modes, after.toString(), limit],
+    sql`SELECT * FROM events WHERE "workspaceId" = ${workspaceId} AND mode = ANY(${modes}) AND "publishedPosition" > ${after.toString()} ORDER BY "publishedPosition" LIMIT ${limit}`,
   );
 }

@@ -153,3 +153,16 @@ $('cancel').addEventListener('click', async () => {
   try { await post('/cancel'); location.assign(s.cancelUrl); } catch (e) { alert(e.message); }
 });
 })();`;
+
+/** Headers of every hosted page: never cached, scripts and styles inline only, no framing, no referrer. */
+export const hostedPageHeaders: Record<string, string> = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+};
+
+/** The page a browser gets instead of the envelope when a hosted page fails. */
+export function renderErrorPage(status: number): string {
+  const title = status === 404 ? 'This payment link does not exist' : status === 429 ? 'Too many requests; try again shortly' : 'Something went wrong';
+  return `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px"><h1 style="font-size:1.2rem">${title}</h1></body>`;
+}

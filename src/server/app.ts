@@ -10,8 +10,9 @@ import { assertDatabaseRoles } from '../core/db/roles.ts';
 import { createGraphQL, mountGraphQL } from './graphql.ts';
 import { restCompat } from '../../rest-compat/plugin.ts';
 import { envelope } from './envelope.ts';
-import { mountHosted } from './hosted.ts';
-import { mountLedgerExport } from '../modules/ledger/export.ts';
+import { hostedRoutes } from './hosted.ts';
+import { downloadRoutes } from './downloads.ts';
+import { mountEdgeRoutes } from './edge-route.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -70,8 +71,7 @@ export async function buildApp(): Promise<App> {
   const yoga = createGraphQL();
   mountGraphQL(fastify, yoga, limiter);
   restCompat(fastify, yoga, limiter);
-  mountHosted(fastify, limiter);
-  mountLedgerExport(fastify, limiter);
+  mountEdgeRoutes(fastify, limiter, [...hostedRoutes, ...downloadRoutes]);
   fastify.get('/healthz', async (_req, reply) => {
     await db().system.query('SELECT 1');
     return reply.type('application/json').send(JSON.stringify({ status: 'ok' }));

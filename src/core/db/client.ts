@@ -8,6 +8,7 @@ import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 
 import { appDatabaseUrl } from './roles.ts';
+import { compile, Fragment } from './sql-template.ts';
 
 /** The roles tenant queries run as (src/core/db/roles.ts): they own nothing and cannot bypass row-level security. */
 export { APP_ROLE, APP_LOGIN_ROLE } from './roles.ts';
@@ -176,15 +177,19 @@ export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts
  * The raw-SQL path for hot statements: same role, same scope, no ORM, one round trip. The scope
  * and the statement travel as one simple-protocol message, which PostgreSQL runs as one implicit
  * transaction (rolled back whole on error); both are prepared statements (prepareOn), so
- * parameters are sent inlined as literals. Write the SQL with `$n` placeholders as usual; they
- * must not appear inside the SQL's own string literals.
+ * parameters are sent inlined as literals. Build the statement with `sql` (sql-template.ts): its
+ * `$n` never appear inside the SQL's own string literals.
  */
-export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, sql: string, params: unknown[]): Promise<R[]> {
-  const statement = executeStatement(sql, params);
+export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, statement: Fragment): Promise<R[]>;
+/** @deprecated `$n` text: only the keyset list paths still build it (api-keys, ledger entries); use a Fragment. */
+export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, text: string, params: unknown[]): Promise<R[]>;
+export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, statement: Fragment | string, params: unknown[] = []): Promise<R[]> {
+  const { text: sql, values } = Fragment.is(statement) ? compile(statement) : { text: statement, values: params };
+  const execute = executeStatement(sql, values);
   return onConnection(async (client) => {
     const setScope = await scopeStatement(client, scope);
     await prepareOn(client, [sql]);
-    const results = (await client.query(`${setScope}; ${statement}`)) as unknown as pg.QueryResult<R>[];
+    const results = (await client.query(`${setScope}; ${execute}`)) as unknown as pg.QueryResult<R>[];
     return results[1].rows;
   });
 }

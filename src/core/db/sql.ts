@@ -1,5 +1,8 @@
 import pg from 'pg';
 import { executeStatement, onConnection, prepareOn, scopeStatement, type Mode, type TenantScope, type Tx } from './client.ts';
+import { compile, sql as q, type Fragment } from './sql-template.ts';
+
+export { sql, Fragment } from './sql-template.ts';
 
 /**
  * Raw SQL in a tenant transaction, the same from either side: a Prisma interactive transaction
@@ -8,16 +11,19 @@ import { executeStatement, onConnection, prepareOn, scopeStatement, type Mode, t
  * `prismaSql(tx)`. Rows come back in Prisma's shape either way (`int8` as bigint, dates as Date).
  */
 export interface Sql {
-  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(statement: Fragment): Promise<R[]>;
   /**
    * The transaction's last statement: on `pg` it travels with COMMIT in one message (nothing may
    * follow it); on Prisma it is an ordinary statement and Prisma commits after the callback.
    */
-  last<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  last<R = Record<string, unknown>>(statement: Fragment): Promise<R[]>;
 }
 
 export const prismaSql = (tx: Tx): Sql => {
-  const query = <R>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<R[]>(text, ...params);
+  const query = <R>(statement: Fragment) => {
+    const { text, values } = compile(statement);
+    return tx.$queryRawUnsafe<R[]>(text, ...values);
+  };
   return { query, last: query };
 };
 
@@ -42,9 +48,10 @@ const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oi
 export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<T>): Promise<T> {
   return onConnection(async (client) => {
     let state = 'new' as 'new' | 'open' | 'committed';
-    const send = async <R>(text: string, params: unknown[], commit: boolean): Promise<R[]> => {
+    const send = async <R>(fragment: Fragment, commit: boolean): Promise<R[]> => {
       if (state === 'committed') throw new Error('tenantTx: a statement after the last one');
-      const statement = executeStatement(text, params);
+      const { text, values } = compile(fragment);
+      const statement = executeStatement(text, values);
       const head = state === 'new' ? ['BEGIN', await scopeStatement(client, scope)] : [];
       await prepareOn(client, [text]);
       state = 'open';
@@ -54,7 +61,7 @@ export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<
       return (Array.isArray(results) ? results[head.length] : results).rows as R[];
     };
     try {
-      const out = await fn({ query: (text, params = []) => send(text, params, false), last: (text, params = []) => send(text, params, true) });
+      const out = await fn({ query: (f) => send(f, false), last: (f) => send(f, true) });
       if (state === 'open') await client.query('COMMIT');
       return out;
     } catch (e) {
@@ -70,17 +77,18 @@ export const scopeOf = (s: { workspaceId: string; mode: Mode }): TenantScope => 
 /** JSON for `jsonb_populate_record(set)`: bigints as strings, which the column types read back exactly. */
 export const toJson = (rows: unknown) => JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
 
-/** The quoted column list of a row object. */
-export const columns = (row: object) => Object.keys(row).map((k) => `"${k}"`).join(', ');
+/** The column list of a row object, each name an escaped identifier (`alias`: qualified, `r."id"`). */
+export const columns = (row: object, alias?: string) => q.join(Object.keys(row).map((k) => (alias ? q`${q.id(alias)}.${q.id(k)}` : q.id(k))));
 
 /**
  * `INSERT INTO <table> (<keys>) SELECT <keys> FROM jsonb_populate_recordset(...)`: rows as one JSON
  * parameter, typed by the table itself, so one statement writes any number of rows. Columns not
- * named keep their database defaults.
+ * named keep their database defaults. The text depends on the table and the keys only.
  */
-export function insertRows(table: string, rows: Record<string, unknown>[], param: number): { text: string; value: string } {
+export function insertRows(table: string, rows: Record<string, unknown>[]): Fragment {
   const cols = columns(rows[0]);
-  return { text: `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM jsonb_populate_recordset(NULL::${table}, $${param}::jsonb)`, value: toJson(rows) };
+  const t = q.id(table);
+  return q`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM jsonb_populate_recordset(NULL::${t}, ${toJson(rows)}::jsonb)`;
 }
 
 /**
@@ -89,9 +97,9 @@ export function insertRows(table: string, rows: Record<string, unknown>[], param
  */
 export async function updateRow<R>(sql: Sql, table: string, key: { id: string; workspaceId: string; mode: Mode }, data: Record<string, unknown>, last = false): Promise<R> {
   const cols = columns(data);
+  const t = q.id(table);
   const [row] = await sql[last ? 'last' : 'query']<R>(
-    `UPDATE ${table} SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::${table}, $1::jsonb)) WHERE id = $2 AND "workspaceId" = $3 AND mode = $4 RETURNING *`,
-    [toJson(data), key.id, key.workspaceId, key.mode],
+    q`UPDATE ${t} SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::${t}, ${toJson(data)}::jsonb)) WHERE id = ${key.id} AND "workspaceId" = ${key.workspaceId} AND mode = ${key.mode} RETURNING *`,
   );
   if (!row) throw new Error(`${table} ${key.id} not found for update`);
   return row;
@@ -99,6 +107,6 @@ export async function updateRow<R>(sql: Sql, table: string, key: { id: string; w
 
 /** A checked-out `pg` client as `Sql` (rows in Prisma's shape), for work on the system pool: the relay and the webhook worker. */
 export const clientSql = (client: pg.ClientBase): Sql => {
-  const query = async <R>(text: string, params: unknown[] = []) => (await client.query({ text, values: params, types })).rows as R[];
+  const query = async <R>(statement: Fragment) => (await client.query({ ...compile(statement), types })).rows as R[];
   return { query, last: query };
 };

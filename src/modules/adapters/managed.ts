@@ -3,7 +3,7 @@ import { randomHex } from '../../core/crypto.ts';
 import { hostedBase } from '../../core/hosted.ts';
 import { emit } from '../../core/outbox.ts';
 import { clock } from '../../core/clock.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import type { ManagedAccount } from '../../generated/prisma/client.ts';
 import { adapterFields, onboardingFields, type AdapterView, type OnboardingView } from './fields.ts';
 

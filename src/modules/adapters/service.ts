@@ -9,9 +9,9 @@ import { sha256Hex } from '../../core/crypto.ts';
 import { seal, unseal } from '../../core/sealed.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
-import { changedFrom } from '../../graphql/fields.ts';
+import { changedFrom } from '../../core/wire.ts';
 import type { Adapter, ManagedAccount } from '../../generated/prisma/client.ts';
-import { sqlOf, type AnyTx } from '../../core/db/sql.ts';
+import { sql, sqlOf, type AnyTx, type Fragment } from '../../core/db/sql.ts';
 import type { AdapterKind, EnabledAdapter } from './capabilities.ts';
 import type { AdapterView } from './fields.ts';
 import { adapterWire, applyManagedUpdate, managedAdapterView, managedEnabled, managedPlatform, onboardingView } from './managed.ts';
@@ -252,9 +252,9 @@ export interface AdapterSources {
 
 /**
  * The read behind enabledAdapters as one jsonb expression, so a hot statement can carry it in its
- * select list (`ws`, `mode`: that statement's references to the workspace id and mode).
+ * select list.
  */
-export const adapterSourcesSql = (ws: string, mode: string) => `jsonb_build_object(
+export const adapterSourcesSql = (ws: string, mode: string): Fragment => sql`jsonb_build_object(
   'stored', (SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'publicConfig', "publicConfig") ORDER BY kind), '[]')
     FROM adapters WHERE "workspaceId" = ${ws} AND mode = ${mode} AND status <> 'disabled'),
   'managed', (SELECT to_jsonb(m) FROM managed_accounts m WHERE "workspaceId" = ${ws} AND mode = ${mode}))`;
@@ -269,7 +269,7 @@ export function enabledFrom(sources: AdapterSources, mode: Mode): EnabledAdapter
 
 /** The adapters that may take payments now, for the capability decision (checkout create and attempts). */
 export async function enabledAdapters(tx: AnyTx, scope: Scope): Promise<EnabledAdapter[]> {
-  const [row] = await sqlOf(tx).query<{ sources: AdapterSources }>(`SELECT ${adapterSourcesSql('$1', '$2')} AS sources`, [scope.workspaceId, scope.mode]);
+  const [row] = await sqlOf(tx).query<{ sources: AdapterSources }>(sql`SELECT ${adapterSourcesSql(scope.workspaceId, scope.mode)} AS sources`);
   return enabledFrom(row.sources, scope.mode);
 }
 

@@ -14,7 +14,7 @@
  * merchant's balance).
  */
 import { inTenant, type Mode } from '../../core/db/client.ts';
-import { insertRows, columns, toJson, type Sql } from '../../core/db/sql.ts';
+import { insertRows, columns, sql as q, toJson, type Sql } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
 import { postLedger } from '../../core/ledger.ts';
@@ -49,23 +49,22 @@ export async function writeAttempt(
   session: Record<string, unknown>,
   adapterKind: string | null,
 ): Promise<{ superseded: Superseded[]; adapter: Adapter | null }> {
-  const ins = insertRows('checkout_attempts', [attempt], 5);
   const cols = columns(session);
+  const ws = scope.workspaceId;
   const [row] = await sql.last<{ written: bigint; superseded: Superseded[] } & Partial<Adapter>>(
-    `WITH
+    q`WITH
   superseded AS (
-    UPDATE checkout_attempts SET status = 'superseded', "updatedAt" = $4::timestamptz
-    WHERE "workspaceId" = $2 AND mode = $3 AND "checkoutSessionId" = $1 AND status IN ('creating', 'open')
+    UPDATE checkout_attempts SET status = 'superseded', "updatedAt" = ${attempt.createdAt}::timestamptz
+    WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${sessionId} AND status IN ('creating', 'open')
     RETURNING id, adapter, "providerReference"),
-  new_attempt AS (${ins.text} RETURNING 1),
+  new_attempt AS (${insertRows('checkout_attempts', [attempt])} RETURNING 1),
   updated_session AS (
-    UPDATE checkout_sessions SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::checkout_sessions, $6::jsonb))
-    WHERE id = $1 AND "workspaceId" = $2 AND mode = $3 RETURNING 1)
+    UPDATE checkout_sessions SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::checkout_sessions, ${toJson(session)}::jsonb))
+    WHERE id = ${sessionId} AND "workspaceId" = ${ws} AND mode = ${scope.mode} RETURNING 1)
 SELECT (SELECT count(*) FROM new_attempt) + (SELECT count(*) FROM updated_session) AS written,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb) FROM superseded) AS superseded,
   a.*
-FROM (SELECT 1) one LEFT JOIN adapters a ON a."workspaceId" = $2 AND a.mode = $3 AND a.kind = $7`,
-    [sessionId, scope.workspaceId, scope.mode, attempt.createdAt, ins.value, toJson(session), adapterKind ?? ''],
+FROM (SELECT 1) one LEFT JOIN adapters a ON a."workspaceId" = ${ws} AND a.mode = ${scope.mode} AND a.kind = ${adapterKind ?? ''}`,
   );
   if (Number(row.written) !== 2) throw new Error(`checkout session ${sessionId} not found for its attempt`);
   const { written: _w, superseded, ...adapter } = row;
@@ -106,17 +105,18 @@ export function newAttempt(scope: Scope, s: CheckoutSession, fields: { id: strin
  */
 export async function recordCharge(sql: Sql, scope: Scope, attempt: CheckoutAttempt, providerReference: string, attemptData: unknown): Promise<boolean> {
   const now = clock.now();
+  const ws = scope.workspaceId;
+  const data = toJson(attemptData);
   const [row] = await sql.last<{ attempt: number; session: number }>(
-    `WITH
+    q`WITH
   opened AS (
-    UPDATE checkout_attempts SET status = 'open', "providerReference" = $4, "attemptData" = $5::jsonb, "updatedAt" = $6::timestamptz
-    WHERE id = $1 AND "workspaceId" = $2 AND mode = $3 AND status = 'creating' RETURNING "checkoutSessionId", number),
+    UPDATE checkout_attempts SET status = 'open', "providerReference" = ${providerReference}, "attemptData" = ${data}::jsonb, "updatedAt" = ${now}::timestamptz
+    WHERE id = ${attempt.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} AND status = 'creating' RETURNING "checkoutSessionId", number),
   current_session AS (
-    UPDATE checkout_sessions s SET "providerReference" = $4, "attemptData" = $5::jsonb, "updatedAt" = $6::timestamptz
-    FROM opened WHERE s.id = opened."checkoutSessionId" AND s."workspaceId" = $2 AND s.mode = $3 AND s."attemptCount" = opened.number AND s.status = 'pending'
+    UPDATE checkout_sessions s SET "providerReference" = ${providerReference}, "attemptData" = ${data}::jsonb, "updatedAt" = ${now}::timestamptz
+    FROM opened WHERE s.id = opened."checkoutSessionId" AND s."workspaceId" = ${ws} AND s.mode = ${scope.mode} AND s."attemptCount" = opened.number AND s.status = 'pending'
     RETURNING 1)
 SELECT (SELECT count(*) FROM opened)::int AS attempt, (SELECT count(*) FROM current_session)::int AS session`,
-    [attempt.id, scope.workspaceId, scope.mode, providerReference, toJson(attemptData), now],
   );
   return row.attempt === 1 && row.session === 1;
 }

@@ -1,10 +1,10 @@
 import type { Mode } from '../../core/db/client.ts';
-import { insertRows, sqlOf, type AnyTx } from '../../core/db/sql.ts';
+import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { newId } from '../../core/ids.ts';
-import { eventRow, eventsCte, eventsParam } from '../../core/outbox.ts';
+import { eventRow, eventsCte } from '../../core/outbox.ts';
 import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { issueReceiptCte, prepareSessionReceipt, receiptContext, type ReceiptContext } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { checkoutSessionFields } from './fields.ts';
@@ -91,31 +91,30 @@ export async function completeSession(
     eventRow(scope, 'svc.checkout_session.completed.v1', toWire({ ...completed, accountId: context.workspace.accountId }, checkoutSessionFields), opts),
     eventRow(scope, 'payment.succeeded', toWire(payment, paymentFields), opts),
   ];
-  const newPayment = insertRows('payments', [payment], 4);
-  const newEntries = insertRows('ledger_entries', ledger, 5);
-  const issue = issueReceiptCte(receipt, { receipt: 8, prefix: 9, workspaceId: 1, mode: 2, after: 'written' });
+  const ws = scope.workspaceId;
+  const paying = how.attemptNumber ?? s.attemptCount;
   // The caller's transaction ends here: on `pg` the write travels with COMMIT (Sql.last).
   const [row] = await sql.last<{ superseded: Superseded[] }>(
-    `WITH
-  new_payment AS (${newPayment.text} RETURNING 1),
-  new_entries AS (${newEntries.text} RETURNING 1),
+    q`WITH
+  new_payment AS (${insertRows('payments', [payment])} RETURNING 1),
+  new_entries AS (${insertRows('ledger_entries', ledger)} RETURNING 1),
   completed_session AS (
-    UPDATE checkout_sessions SET status = $6, "completedAt" = $7::timestamptz, "paymentId" = $3, "updatedAt" = $7::timestamptz
-    WHERE id = $10 AND "workspaceId" = $1 AND mode = $2 RETURNING 1),
+    UPDATE checkout_sessions SET status = ${status}, "completedAt" = ${now}::timestamptz, "paymentId" = ${payment.id}, "updatedAt" = ${now}::timestamptz
+    WHERE id = ${s.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} RETURNING 1),
   -- The paying attempt is paid; any other still live is superseded (voided by the caller after COMMIT).
   attempts AS (
-    UPDATE checkout_attempts SET status = CASE WHEN number = $12 THEN 'paid' ELSE 'superseded' END,
-      "paidAt" = CASE WHEN number = $12 THEN $7::timestamptz END, "providerPaymentId" = CASE WHEN number = $12 THEN $13 END, "updatedAt" = $7::timestamptz
-    WHERE "workspaceId" = $1 AND mode = $2 AND "checkoutSessionId" = $10 AND (number = $12 OR status IN ('creating', 'open'))
+    UPDATE checkout_attempts SET status = CASE WHEN number = ${paying} THEN 'paid' ELSE 'superseded' END,
+      "paidAt" = CASE WHEN number = ${paying} THEN ${now}::timestamptz END,
+      "providerPaymentId" = CASE WHEN number = ${paying} THEN ${how.providerPaymentId ?? null}::text END, "updatedAt" = ${now}::timestamptz
+    WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${s.id} AND (number = ${paying} OR status IN ('creating', 'open'))
     RETURNING id, adapter, "providerReference", status),
-  ${eventsCte(11)},
+  ${eventsCte(events)},
   -- Reading every write first makes PostgreSQL run them before the receipt counter is locked.
   written AS (SELECT FROM (SELECT count(*) FROM new_payment) p, (SELECT count(*) FROM new_entries) e,
     (SELECT count(*) FROM completed_session) s, (SELECT count(*) FROM inserted_events) v, (SELECT count(*) FROM attempts) a),
-  ${issue.text}
+  ${issueReceiptCte(receipt, 'written')}
 SELECT number, (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb)
   FROM attempts WHERE status = 'superseded') AS superseded FROM issued_receipt`,
-    [scope.workspaceId, scope.mode, payment.id, newPayment.value, newEntries.value, status, now, issue.values.receipt, issue.values.prefix, s.id, eventsParam(events), how.attemptNumber ?? s.attemptCount, how.providerPaymentId ?? null],
   );
   return Object.assign(completed, { superseded: (row?.superseded ?? []) as Superseded[] });
 }

@@ -1,7 +1,7 @@
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { checkoutSessionFields } from './fields.ts';
 import { lockSession } from './service.ts';
 import { isTerminal, transition, type SessionStatus } from './states.ts';

@@ -5,7 +5,7 @@
  * like any API call.
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
-import { tenantTx, updateRow } from '../../core/db/sql.ts';
+import { sql as q, tenantTx, updateRow } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
 import { randomHex } from '../../core/crypto.ts';
@@ -217,7 +217,7 @@ type Begun =
  */
 function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> {
   return tenantTx(scope, async (sql) => {
-    const locked = await lockSessionWith<AdapterSources>(sql, scope, id, adapterSourcesSql('$2', '$3'));
+    const locked = await lockSessionWith<AdapterSources>(sql, scope, id, adapterSourcesSql(scope.workspaceId, scope.mode));
     const s = assertLive(locked?.session);
     if (!s.methods.includes(method)) throw err.validation('method', `method must be one of ${s.methods.join(', ')}`);
     const enabled = enabledFrom(locked!.also, scope.mode);
@@ -279,7 +279,7 @@ export async function simulate(token: string, outcome: string) {
   if (outcome !== 'success' && outcome !== 'failure') throw err.validation('outcome', 'outcome must be success or failure');
   return tenantTx(scope, async (sql) => {
     // The receipt context rides with the lock: completion is then one more statement, with COMMIT.
-    const locked = await lockSessionWith<ReceiptContext>(sql, scope, id, receiptContextSql('$2', '$3', 's."templateId"', 's."customerId"'));
+    const locked = await lockSessionWith<ReceiptContext>(sql, scope, id, receiptContextSql(scope.workspaceId, scope.mode, q`s."templateId"`, q`s."customerId"`));
     if (!locked) throw err.notFound('checkout session');
     const s = locked.session;
     if (s.status === 'completed') return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };

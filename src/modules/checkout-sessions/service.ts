@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
-import { insertRows, sqlOf, tenantTx, type AnyTx, type Sql } from '../../core/db/sql.ts';
+import { insertRows, sql as q, sqlOf, tenantTx, type AnyTx, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { isCurrency } from '../../core/money.ts';
@@ -99,7 +99,7 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
   // The hottest write: a bare `pg` transaction of three statements (checks, insert), no ORM.
   const row = await tenantTx(scope, async (sql) => {
     // One connection runs one statement at a time: these are sequential on purpose.
-    if (input.customerId && !(await sql.query(`SELECT 1 FROM customers WHERE id = $1 AND "workspaceId" = $2 AND mode = $3`, [input.customerId, auth.workspaceId, auth.mode])).length) {
+    if (input.customerId && !(await sql.query(q`SELECT 1 FROM customers WHERE id = ${input.customerId} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode}`)).length) {
       throw err.of('not_found', 'No such customer', 'customerId');
     }
     const template = input.templateId ? await templateForUse(sql, scope, input.templateId, 'receipt', 'checkout_session') : null;
@@ -124,8 +124,8 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
       expiresAt: new Date(now.getTime() + v.expiresInSec * 1000),
       createdAt: now,
       updatedAt: now,
-    }], 1);
-    const [created] = await sql.last<CheckoutSession>(`${insert.text} RETURNING *`, [insert.value]);
+    }]);
+    const [created] = await sql.last<CheckoutSession>(q`${insert} RETURNING *`);
     return created;
   });
   return { ...row, accountId: auth.accountId };
@@ -182,21 +182,21 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
 }
 
 /** The session `s` locked for the rest of the transaction, with `also` read beside it when given. */
-const lockSql = (also?: string) =>
-  `SELECT s.*${also ? `, ${also} AS also` : ''} FROM checkout_sessions s WHERE s.id = $1 AND s."workspaceId" = $2 AND s.mode = $3 FOR UPDATE OF s`;
+const lockSql = (scope: { workspaceId: string; mode: Mode }, id: string, also?: Fragment) =>
+  q`SELECT s.*${also ? q`, ${also} AS also` : q.empty} FROM checkout_sessions s WHERE s.id = ${id} AND s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} FOR UPDATE OF s`;
 
 /** The session row, locked for the rest of the transaction: every state change starts here. */
 export async function lockSession(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession | null> {
-  const [row] = await sqlOf(tx).query<CheckoutSession>(lockSql(), [id, scope.workspaceId, scope.mode]);
+  const [row] = await sqlOf(tx).query<CheckoutSession>(lockSql(scope, id));
   return row ?? null;
 }
 
 /**
  * lockSession and one more read in the same statement (a round trip less on the hot paths):
- * `also` is a select-list expression over the session `s`, the workspace id `$2` and the mode `$3`.
+ * `also` is a select-list expression over the session `s`.
  */
-export async function lockSessionWith<T>(sql: Sql, scope: { workspaceId: string; mode: Mode }, id: string, also: string): Promise<{ session: CheckoutSession; also: T } | null> {
-  const [row] = await sql.query<CheckoutSession & { also: T }>(lockSql(also), [id, scope.workspaceId, scope.mode]);
+export async function lockSessionWith<T>(sql: Sql, scope: { workspaceId: string; mode: Mode }, id: string, also: Fragment): Promise<{ session: CheckoutSession; also: T } | null> {
+  const [row] = await sql.query<CheckoutSession & { also: T }>(lockSql(scope, id, also));
   if (!row) return null;
   const { also: read, ...session } = row;
   return { session, also: read };

@@ -7,7 +7,7 @@ import { emit } from '../../core/outbox.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
-import { changedFrom, toWire } from '../../graphql/fields.ts';
+import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 

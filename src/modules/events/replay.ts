@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import { tenantTx } from '../../core/db/sql.ts';
+import { sql as q, tenantTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
@@ -44,20 +44,20 @@ export function checkEventIds(value: unknown): string[] {
  *   caller's workspace and mode (ids are distinct, so a full count means all of them).
  * - Rows go in request order, so `position` (the relay's order) follows the request.
  */
-const REPLAY = `
+const replay = (originals: string[], replays: string[], at: Date, requestId: string, scope: { workspaceId: string; mode: string }) => q`
   WITH wanted AS (
-    SELECT w.original, w.replay, w.ord FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS w(original, replay, ord)),
+    SELECT w.original, w.replay, w.ord FROM unnest(${originals}::text[], ${replays}::text[]) WITH ORDINALITY AS w(original, replay, ord)),
   found AS MATERIALIZED (
     SELECT w.replay, w.ord, e.id, e."workspaceId", e.mode, e.type, e."objectId", e.sequence, e."occurredAt", e.data, e.metadata
     FROM wanted w CROSS JOIN LATERAL (
-      SELECT * FROM events e WHERE e.id = w.original AND e."workspaceId" = $5 AND e.mode = $6 LIMIT 1) e),
+      SELECT * FROM events e WHERE e.id = w.original AND e."workspaceId" = ${scope.workspaceId} AND e.mode = ${scope.mode} LIMIT 1) e),
   inserted AS (
     INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
-    SELECT f.replay, f."workspaceId", f.mode, f.type, f."objectId", f.sequence, f."occurredAt", $3::timestamptz, f.data,
+    SELECT f.replay, f."workspaceId", f.mode, f.type, f."objectId", f.sequence, f."occurredAt", ${at}::timestamptz, f.data,
       (CASE WHEN jsonb_typeof(f.metadata) = 'object' THEN f.metadata ELSE '{}'::jsonb END)
-        || jsonb_build_object('replayOf', f.id, 'source', 'replay', 'requestId', $4::text)
+        || jsonb_build_object('replayOf', f.id, 'source', 'replay', 'requestId', ${requestId}::text)
     FROM found f
-    WHERE (SELECT count(*) FROM found) = cardinality($1::text[])
+    WHERE (SELECT count(*) FROM found) = cardinality(${originals}::text[])
     ORDER BY f.ord
     RETURNING 1)
   SELECT count(*)::int AS count FROM inserted`;
@@ -73,7 +73,7 @@ export async function replayEvents(ctx: Context, input: ReplayEventsInput): Prom
   const originals = checkEventIds(input.eventIds);
   const eventIds = originals.map(() => newId('event'));
   const count = await tenantTx(tenant(auth), async (sql) => {
-    const [row] = await sql.query<{ count: number }>(REPLAY, [originals, eventIds, clock.now(), ctx.requestId, auth.workspaceId, auth.mode]);
+    const [row] = await sql.query<{ count: number }>(replay(originals, eventIds, clock.now(), ctx.requestId, auth));
     // Something was not found, so nothing was written (a partial count, never expected, rolls back too).
     if (row.count !== originals.length) throw err.notFound('event');
     return row.count;

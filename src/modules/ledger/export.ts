@@ -8,13 +8,8 @@
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
-import type { FastifyInstance } from 'fastify';
 import { db, inlineParams, scopeStatement, type Mode } from '../../core/db/client.ts';
-import { authorize } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
-import { enforceRate, type RateLimiter } from '../../core/rate-limit.ts';
-import { authenticateRequest } from '../../server/edge.ts';
-import { errorReply } from '../../server/envelope.ts';
 import { parsePeriod, type Period } from './period.ts';
 
 export const csvColumns = ['postedAt', 'txId', 'code', 'direction', 'amount', 'currency', 'sourceType', 'sourceId', 'memo'] as const;
@@ -70,26 +65,14 @@ export async function ledgerCsv(scope: { workspaceId: string; mode: Mode }, p: P
   return out;
 }
 
-export function mountLedgerExport(app: FastifyInstance, limiter: RateLimiter) {
-  app.get<{ Querystring: Record<string, string | string[] | undefined> }>('/v1/reports/ledger.csv', async (req, reply) => {
-    try {
-      const auth = authorize({ requestId: req.requestId, auth: await authenticateRequest(req) }, 'svc:report:read');
-      await enforceRate(limiter, auth.workspaceId, 'read');
-      const q = (name: string) => {
-        const v = req.query[name];
-        return Array.isArray(v) ? v[v.length - 1] : v;
-      };
-      const period = parsePeriod(q('from'), q('to'), 'ledger');
-      const currency = q('currency') ?? null;
-      if (currency !== null && !/^[A-Z]{3}$/.test(currency)) throw new DomainError('validation_error', 'currency must be an uppercase ISO 4217 code', { field: 'currency', resource: 'ledger' });
-      const name = (v: string | undefined) => String(v).replace(/[^0-9A-Za-z:._-]/g, '');
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="ledger-${name(q('from'))}-to-${name(q('to'))}.csv"`)
-        .send(await ledgerCsv({ workspaceId: auth.workspaceId, mode: auth.mode }, period, currency));
-    } catch (e) {
-      const r = errorReply(e, req.requestId, 'ledger');
-      return reply.status(r.status).headers(r.headers).type('application/json; charset=utf-8').send(r.body);
-    }
-  });
+/**
+ * The download as the edge serves it (src/server/edge-route.ts): the query read and checked, the
+ * period's CSV stream and its file name.
+ */
+export async function ledgerCsvDownload(auth: { workspaceId: string; mode: Mode }, q: (name: string) => string | undefined) {
+  const period = parsePeriod(q('from'), q('to'), 'ledger');
+  const currency = q('currency') ?? null;
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) throw new DomainError('validation_error', 'currency must be an uppercase ISO 4217 code', { field: 'currency', resource: 'ledger' });
+  const name = (v: string | undefined) => String(v).replace(/[^0-9A-Za-z:._-]/g, '');
+  return { filename: `ledger-${name(q('from'))}-to-${name(q('to'))}.csv`, stream: await ledgerCsv({ workspaceId: auth.workspaceId, mode: auth.mode }, period, currency) };
 }

@@ -6,6 +6,7 @@
  */
 import { DomainError, type Resource } from '../../core/errors.ts';
 import { tenantQuery, type Mode } from '../../core/db/client.ts';
+import { sql } from '../../core/db/sql-template.ts';
 
 const DAY = 86_400_000;
 const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
@@ -52,19 +53,19 @@ export async function daySums(scope: { workspaceId: string; mode: Mode }, curren
   const whole = firstDay < lastDay;
   // Edges read from entries: [from, firstDay) and [lastDay, until), or the whole range when it has no full day.
   const edges = whole ? [p.from, firstDay, lastDay, p.until] : [p.from, p.until, p.until, p.until];
+  const codeMatch = sql`(${codeLike}::text IS NULL OR code LIKE ${codeLike})`;
   const rows = await tenantQuery<{ day: string; code: string; debits: string; credits: string }>(
     { workspaceId: scope.workspaceId, modes: [scope.mode] },
-    `SELECT day::text AS day, code, sum(debits)::text AS debits, sum(credits)::text AS credits FROM (
+    sql`SELECT day::text AS day, code, sum(debits)::text AS debits, sum(credits)::text AS credits FROM (
        SELECT day, code, debits, credits FROM ledger_daily
-        WHERE "workspaceId" = $1 AND mode = $2 AND currency = $3 AND day >= $4::date AND day < $5::date AND ($10::text IS NULL OR code LIKE $10)
+        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND day >= ${isoDay(firstDay)}::date AND day < ${whole ? isoDay(lastDay) : isoDay(firstDay)}::date AND ${codeMatch}
        UNION ALL
        SELECT ("postedAt" AT TIME ZONE 'UTC')::date, code,
               CASE direction WHEN 'debit' THEN amount ELSE 0 END, CASE direction WHEN 'credit' THEN amount ELSE 0 END
          FROM ledger_entries
-        WHERE "workspaceId" = $1 AND mode = $2 AND currency = $3 AND ($10::text IS NULL OR code LIKE $10)
-          AND (("postedAt" >= $6 AND "postedAt" < $7) OR ("postedAt" >= $8 AND "postedAt" < $9))
+        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND ${codeMatch}
+          AND (("postedAt" >= ${edges[0]} AND "postedAt" < ${edges[1]}) OR ("postedAt" >= ${edges[2]} AND "postedAt" < ${edges[3]}))
      ) s GROUP BY day, code ORDER BY day, code`,
-    [scope.workspaceId, scope.mode, currency, isoDay(firstDay), whole ? isoDay(lastDay) : isoDay(firstDay), ...edges, codeLike],
   );
   return rows.map((r) => ({ day: r.day, code: r.code, debits: BigInt(r.debits), credits: BigInt(r.credits) }));
 }

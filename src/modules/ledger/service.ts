@@ -6,6 +6,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { tenantQuery } from '../../core/db/client.ts';
+import { sql } from '../../core/db/sql-template.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
 import type { BalanceRow, EntryRow } from './fields.ts';
@@ -53,10 +54,9 @@ export async function ledgerBalances(ctx: Context, currency?: string | null): Pr
   if (currency != null && !/^[A-Z]{3}$/.test(currency)) throw err.validation('currency', 'currency must be an uppercase ISO 4217 code');
   const rows = await tenantQuery<{ code: string; currency: string; debits: string; credits: string }>(
     tenant(auth),
-    `SELECT code, currency, sum(debits)::text AS debits, sum(credits)::text AS credits FROM ledger_daily
-      WHERE "workspaceId" = $1 AND mode = $2 AND ($3::text IS NULL OR currency = $3)
+    sql`SELECT code, currency, sum(debits)::text AS debits, sum(credits)::text AS credits FROM ledger_daily
+      WHERE "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} AND (${currency ?? null}::text IS NULL OR currency = ${currency ?? null})
       GROUP BY code, currency ORDER BY code, currency`,
-    [auth.workspaceId, auth.mode, currency ?? null],
   );
   return rows.map((r) => {
     const debits = BigInt(r.debits);

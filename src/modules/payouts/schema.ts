@@ -3,7 +3,8 @@ import { exposeFields } from '../../graphql/fields.ts';
 import type { Payout as Row } from '../../generated/prisma/client.ts';
 import { payoutFields, type Balance, type BankAccount } from './fields.ts';
 import { getPayoutBankAccount, updatePayoutBankAccount } from './bank-account.ts';
-import { adminMovePayout, cancelPayout, createPayout, getPayout, getPayoutBalance, listPayouts } from './service.ts';
+import { adminMovePayout, cancelPayout, getPayout, getPayoutBalance, listPayouts } from './service.ts';
+import { createPayout } from './create.ts';
 import { getPayoutSchedule, updatePayoutSchedule, type ScheduleRow } from './schedule.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 

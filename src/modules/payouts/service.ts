@@ -8,7 +8,7 @@ import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength } from '../../core/validation.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { balanceOf, lockBalance } from './balance.ts';
 import { bankAccountOf, checkBankAccount, missingBankField } from './bank-account.ts';
 import { payoutFields, type Balance } from './fields.ts';
@@ -92,23 +92,6 @@ export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutIn
       updatedAt: now,
     },
   });
-}
-
-/** spec POST /v1/payouts (201). No event: `pending` is an internal queue state. */
-export async function createPayout(ctx: Context, input: CreatePayoutInput): Promise<Payout> {
-  const auth = authorize(ctx, 'svc:payout:write');
-  // The same idempotent request run again (its claim taken over after a crash) finds its payout.
-  const ref = ctx.replay?.operationId ?? null;
-  const { payout, existing } = await inTenant(tenant(auth), async (tx) => {
-    const found = ref ? await tx.payout.findFirst({ where: { workspaceId: auth.workspaceId, mode: auth.mode, idempotencyRef: ref } }) : null;
-    return found ? { payout: found, existing: true } : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', ref), existing: false };
-  });
-  if (existing) return payout;
-  if (payout.method === 'provider_a_disbursement') {
-    const { disburse } = await import('./disbursement.ts');
-    return disburse(tenant(auth), payout, ctx.requestId);
-  }
-  return payout;
 }
 
 export async function getPayout(ctx: Context, id: string): Promise<Payout> {

@@ -1,5 +1,5 @@
 import type { Mode } from '../../core/db/client.ts';
-import { columns, toJson, type Sql } from '../../core/db/sql.ts';
+import { columns, sql as q, toJson, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { counterNames, nextCounterSql, numberSql, receiptPrefix } from '../../core/counters.ts';
 import { newId } from '../../core/ids.ts';
 import { DEFAULT_TAX_LABEL, DEFAULT_TAX_RATE, DEFAULT_THANK_YOU_TEXT, DEFAULT_ACCENT_COLOR } from './render/view.ts';
@@ -78,10 +78,10 @@ export interface ReceiptContext {
 /**
  * The receipt context as one jsonb expression: the workspace, the session's template (or the
  * workspace's default receipt template) and customer. A template gone since the session was
- * created falls back to the defaults: a paid session always gets its receipt. The arguments are the
- * enclosing statement's references (parameters or columns), so a hot statement can carry it.
+ * created falls back to the defaults: a paid session always gets its receipt. The arguments are
+ * values or the enclosing statement's columns (fragments), so a hot statement can carry it.
  */
-export const receiptContextSql = (ws: string, mode: string, templateId: string, customerId: string) => `(SELECT jsonb_build_object(
+export const receiptContextSql = (ws: string, mode: string, templateId: Fragment, customerId: Fragment): Fragment => q`(SELECT jsonb_build_object(
     'workspace', jsonb_build_object('accountId', w."accountId", 'name', w.name, 'brandName', w."brandName"),
     'template', (SELECT to_jsonb(t) FROM templates t WHERE t."workspaceId" = w.id AND t.mode = ${mode} AND t.kind = 'receipt'
       AND (t.id = ${templateId} OR (${templateId} IS NULL AND t."isDefault")) LIMIT 1),
@@ -91,26 +91,21 @@ export const receiptContextSql = (ws: string, mode: string, templateId: string, 
 
 /** One statement's read of the receipt context (see receiptContextSql). */
 export async function receiptContext(sql: Sql, scope: { workspaceId: string; mode: Mode }, templateId: string | null, customerId: string | null): Promise<ReceiptContext> {
-  const [row] = await sql.query<{ context: ReceiptContext }>(`SELECT ${receiptContextSql('$1', '$2', '$3::text', '$4::text')} AS context`, [scope.workspaceId, scope.mode, templateId, customerId]);
+  const [row] = await sql.query<{ context: ReceiptContext }>(q`SELECT ${receiptContextSql(scope.workspaceId, scope.mode, q`${templateId}::text`, q`${customerId}::text`)} AS context`);
   return row.context;
 }
 
 /**
  * WITH-list entries that number a prepared receipt from the workspace's gapless counter and
- * insert it (`$receipt`: the row as JSON, `$prefix`: its number's prefix). The counter's row lock
- * serialises every completion of the workspace until commit, so it is taken last: after the
- * relation `after` (the statement's other writes) has been read.
+ * insert it. The counter's row lock serialises every completion of the workspace until commit, so
+ * it is taken last: after the relation `after` (the statement's other writes) has been read.
  */
-export function issueReceiptCte(r: PreparedReceipt, p: { receipt: number; prefix: number; workspaceId: number; mode: number; after: string }) {
-  const cols = columns(r);
-  return {
-    text: `
-  receipt_number AS (${nextCounterSql(`$${p.workspaceId}`, `$${p.mode}`, `'${counterNames.receipt}'`, p.after)}),
+export function issueReceiptCte(r: PreparedReceipt, after: string): Fragment {
+  return q`
+  receipt_number AS (${nextCounterSql(r.workspaceId, r.mode, counterNames.receipt, after)}),
   issued_receipt AS (
-    INSERT INTO receipts (${cols}, number)
-    SELECT ${cols.split(', ').map((c) => `r.${c}`).join(', ')}, ${numberSql(`$${p.prefix}`, 'n.value')}
-    FROM jsonb_populate_record(NULL::receipts, $${p.receipt}::jsonb) r, receipt_number n
-    RETURNING number)`,
-    values: { receipt: toJson(r), prefix: receiptPrefix(r.issuedAt) },
-  };
+    INSERT INTO receipts (${columns(r)}, number)
+    SELECT ${columns(r, 'r')}, ${numberSql(receiptPrefix(r.issuedAt), q`n.value`)}
+    FROM jsonb_populate_record(NULL::receipts, ${toJson(r)}::jsonb) r, receipt_number n
+    RETURNING number)`;
 }

@@ -6,7 +6,7 @@ import { errorsFor } from '../../core/errors.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { receiptFields } from './fields.ts';
 import { buildReceiptView, type ReceiptRecord } from './render/view.ts';
 

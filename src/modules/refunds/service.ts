@@ -8,7 +8,7 @@ import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { validateMetadata } from '../../core/validation.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { refundFields, type RefundRow } from './fields.ts';
 import { localAnswer, requireAdapter } from './provider.ts';
 import { announceRefund, applyRefundOutcome, lockPayment } from './settle.ts';

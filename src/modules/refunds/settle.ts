@@ -8,7 +8,7 @@ import { inTenant } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { refundFields } from './fields.ts';
 import { transition, type RefundStatus, type RefundTrigger } from './states.ts';

@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
-import { sqlOf, type AnyTx } from '../../core/db/sql.ts';
+import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
@@ -9,7 +9,7 @@ import { lockName } from '../../core/locks.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
-import { changedFrom, toWire } from '../../graphql/fields.ts';
+import { changedFrom, toWire } from '../../core/wire.ts';
 import { templateDefaults, templateFields, templateKinds, type TemplateKind } from './fields.ts';
 import type { Template } from '../../generated/prisma/client.ts';
 
@@ -203,10 +203,10 @@ export async function listTemplates(ctx: Context, args: ListTemplatesArgs) {
 export async function templateForUse(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, id: string | null | undefined, kind: TemplateKind, resource: 'checkout_session' | 'invoice'): Promise<Template | null> {
   const sql = sqlOf(tx);
   if (id) {
-    const [row] = await sql.query<Template>(`SELECT * FROM templates WHERE id = $1 AND "workspaceId" = $2 AND mode = $3`, [id, scope.workspaceId, scope.mode]);
+    const [row] = await sql.query<Template>(q`SELECT * FROM templates WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`);
     if (!row || row.kind !== kind) throw errorsFor(resource).notFound(`${kind} template`);
     return row;
   }
-  const [row] = await sql.query<Template>(`SELECT * FROM templates WHERE "workspaceId" = $1 AND mode = $2 AND kind = $3 AND "isDefault" LIMIT 1`, [scope.workspaceId, scope.mode, kind]);
+  const [row] = await sql.query<Template>(q`SELECT * FROM templates WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND kind = ${kind} AND "isDefault" LIMIT 1`);
   return row ?? null;
 }

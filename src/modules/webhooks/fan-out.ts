@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { insertRows } from '../../core/db/sql.ts';
+import { compile } from '../../core/db/sql-template.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { enqueueAttempts } from './queue.ts';
@@ -47,8 +48,7 @@ export function webhookFanOut(boss: PgBoss) {
       const { rows: targets } = await client.query(TARGETS, [cols('id'), cols('workspaceId'), cols('mode'), cols('type')]);
       if (targets.length) {
         const rows = targets.map((t) => ({ id: newId('webhookDelivery'), ...t, status: 'pending' }));
-        const insert = insertRows('webhook_deliveries', rows, 1);
-        await client.query(insert.text, [insert.value]);
+        await client.query(compile(insertRows('webhook_deliveries', rows)));
       }
     }
     const { rows: due } = await client.query<{ id: string; n: number }>(DUE_UNQUEUED, [clock.now()]);

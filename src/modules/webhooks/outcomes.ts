@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { db, type Mode } from '../../core/db/client.ts';
 import { clientSql, toJson } from '../../core/db/sql.ts';
 import { emit } from '../../core/outbox.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { endpointFields, type EndpointRow } from './fields.ts';
 import { afterAttempt, BREAKER_THRESHOLD, deliveryTransitions, nextEndpointStatus, type EndpointStatus } from './states.ts';
 

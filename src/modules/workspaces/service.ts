@@ -13,7 +13,7 @@ import { seal } from '../../core/sealed.ts';
 import { signingKeyOf } from '../../core/auth/signing.ts';
 import { forgetKey } from '../../core/auth/authenticate.ts';
 import { isCurrency } from '../../core/money.ts';
-import { toWire } from '../../graphql/fields.ts';
+import { toWire } from '../../core/wire.ts';
 import { workspaceFields } from './fields.ts';
 import type { Workspace } from '../../generated/prisma/client.ts';
 
