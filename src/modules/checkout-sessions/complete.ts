@@ -8,9 +8,13 @@ import { toWire } from '../../graphql/fields.ts';
 import { issueReceiptCte, prepareSessionReceipt, receiptContext, type ReceiptContext } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { checkoutSessionFields } from './fields.ts';
-import { transition, type SessionStatus } from './states.ts';
+import { nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
+import { checkoutAttemptMachine, checkoutSessionMachine, type SessionStatus } from './states.ts';
 import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
 import type { Superseded } from './attempts.ts';
+
+/** The attempts a completion supersedes (the table's list, rendered once into the statement). */
+const supersedable = sqlIn('status', statusesWhere(checkoutAttemptMachine, 'supersede'));
 
 export interface Settlement {
   trigger: 'confirm' | 'provider_paid';
@@ -49,7 +53,7 @@ export async function completeSession(
 ): Promise<CheckoutSession & { superseded?: Superseded[] }> {
   if (s.status === 'completed') return s;
   const sql = sqlOf(tx);
-  const status = transition(s.status as SessionStatus, how.trigger);
+  const status = nextState(checkoutSessionMachine, s.status as SessionStatus, how.trigger).to;
   const now = clock.now();
   const context = known ?? (await receiptContext(sql, scope, s.templateId, s.customerId));
   const payment: Payment = {
@@ -106,7 +110,7 @@ export async function completeSession(
   attempts AS (
     UPDATE checkout_attempts SET status = CASE WHEN number = $12 THEN 'paid' ELSE 'superseded' END,
       "paidAt" = CASE WHEN number = $12 THEN $7::timestamptz END, "providerPaymentId" = CASE WHEN number = $12 THEN $13 END, "updatedAt" = $7::timestamptz
-    WHERE "workspaceId" = $1 AND mode = $2 AND "checkoutSessionId" = $10 AND (number = $12 OR status IN ('creating', 'open'))
+    WHERE "workspaceId" = $1 AND mode = $2 AND "checkoutSessionId" = $10 AND (number = $12 OR ${supersedable})
     RETURNING id, adapter, "providerReference", status),
   ${eventsCte(11)},
   -- Reading every write first makes PostgreSQL run them before the receipt counter is locked.
