@@ -34,7 +34,7 @@ export interface Machine<S extends string = string, T extends string = string, H
   /** spec: `conflict` (checkout, refund) or `invalid_transition` (payout). */
   conflict: 'conflict' | 'invalid_transition';
   /** The refusal's message; default `The <noun> is <from>; <label> is not possible`. */
-  message?: (from: NoInfer<S>, label: string) => string;
+  message?(from: NoInfer<S>, label: string): string;
   holds?: Readonly<Record<H, Hold<NoInfer<T>>>>;
   /** Provider-driven moves: operation x outcome -> trigger. */
   outcomes?: Readonly<Record<string, Readonly<Record<string, NoInfer<T>>>>>;
