@@ -6,7 +6,8 @@
 import { adapterMachine } from './adapters/states.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessions/states.ts';
 import { payoutMachine } from './payouts/states.ts';
-import { paymentMachine, refundMachine } from './refunds/states.ts';
+import { refundMachine } from './refunds/states.ts';
+import { paymentMachine } from './payments/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 
 export const machines = {

@@ -7,6 +7,7 @@ import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
 import { toWire } from '../../graphql/fields.ts';
 import { issueReceiptCte, prepareSessionReceipt, receiptContext, type ReceiptContext } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
+import { paymentMachine } from '../payments/states.ts';
 import { checkoutSessionFields } from './fields.ts';
 import { nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine, type SessionStatus } from './states.ts';
@@ -60,7 +61,7 @@ export async function completeSession(
     id: newId('payment'),
     workspaceId: scope.workspaceId,
     mode: scope.mode,
-    status: 'succeeded',
+    status: nextState(paymentMachine, null, 'capture').to,
     amount: s.amount,
     amountRefunded: 0n,
     currency: s.currency,

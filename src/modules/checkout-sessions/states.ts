@@ -4,7 +4,7 @@
  * goes through `nextState` (src/core/state-machine.ts), so a move the table does not list is
  * refused the same way everywhere (409 conflict), and the SQL's status lists come from here.
  */
-import { defineMachine, statusesWhere, terminalStatuses, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
+import { defineMachine, terminalStatuses, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
 
 const live = ['open', 'pending', 'pending_review'] as const;
 
@@ -39,8 +39,7 @@ export const sessionStatuses = checkoutSessionMachine.statuses;
 export type SessionStatus = StatusOf<typeof checkoutSessionMachine>;
 export type SessionTrigger = TriggerOf<typeof checkoutSessionMachine>;
 
-/** Statuses that accept state-changing calls (spec: open, pending, pending_review). */
-export const liveSessionStatuses = statusesWhere(checkoutSessionMachine, 'expire');
+/** Terminal: nothing moves them (spec: completed, expired, canceled); the others accept state-changing calls. */
 const terminal: readonly string[] = terminalStatuses(checkoutSessionMachine);
 export const isTerminal = (s: string) => terminal.includes(s);
 

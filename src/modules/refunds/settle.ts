@@ -11,8 +11,9 @@ import { postLedger } from '../../core/ledger.ts';
 import { toWire } from '../../graphql/fields.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { refundFields } from './fields.ts';
-import { canMove, nextState, outcomeTrigger, type StatusOf } from '../../core/state-machine.ts';
-import { paymentMachine, refundMachine, type RefundStatus, type RefundTrigger } from './states.ts';
+import { canMove, nextState, outcomeTrigger } from '../../core/state-machine.ts';
+import { awaitingProvider, refundMachine, type RefundStatus, type RefundTrigger } from './states.ts';
+import { paymentMachine, type PaymentStatus } from '../payments/states.ts';
 import type { Payment, Refund } from '../../generated/prisma/client.ts';
 import type { RefundEvent } from '../../providers/index.ts';
 import type { ProviderAnswer } from './provider.ts';
@@ -54,7 +55,7 @@ export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, paym
     ],
   });
   const amountRefunded = payment.amountRefunded + refund.amount;
-  const next = nextState(paymentMachine, payment.status as StatusOf<typeof paymentMachine>, amountRefunded === payment.amount ? 'refund_full' : 'refund_partial');
+  const next = nextState(paymentMachine, payment.status as PaymentStatus, amountRefunded === payment.amount ? 'refund_full' : 'refund_partial');
   const updated = await tx.payment.update({ where: { id: payment.id }, data: { amountRefunded, status: next.to, updatedAt: now } });
   await emit(tx, scope, next.events[0], toWire(updated, paymentFields), {
     requestId: opts.requestId,
@@ -142,7 +143,7 @@ export async function applyRefundCallback(scope: Scope & { modes: Mode[] }, kind
     const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { accountId: true } });
     const opts = { accountId: ws.accountId, source: `callback:${kind}`, failureCode: 'provider_rejected', failureMessage: `${kind} rejected the refund` };
     const refund = await recordSubmission(tx, scope, found.id, payment!, { status: 'pending', providerRefundId: event.providerRefundId }, opts);
-    if (refund.status !== 'pending') return { outcome: 'duplicate' };
+    if (!awaitingProvider.includes(refund.status as RefundStatus)) return { outcome: 'duplicate' };
     await applyRefundOutcome(tx, scope, refund, payment!, outcomeTrigger(refundMachine, 'refund', event.status), opts);
     return { outcome: `refund_${event.status}` };
   });

@@ -1,6 +1,6 @@
 /**
- * The refund and payment state machines (spec "Refund and the refunded payment"). Every change,
- * creation included, goes through `nextState` (src/core/state-machine.ts); a move the table does
+ * The refund state machine (spec "Refund and the refunded payment"). Every change, creation
+ * included, goes through `nextState` (src/core/state-machine.ts); a move the table does
  * not list is 409 conflict.
  */
 import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
@@ -40,21 +40,3 @@ export const refundReasons = ['requested_by_customer', 'duplicate', 'fraudulent'
 
 /** Statuses that hold part of the payment's refundable amount (spec: remaining = captured - pending - succeeded). */
 export const reserving: readonly RefundStatus[] = ['pending', 'succeeded'];
-
-/**
- * The payment: created `succeeded` by a session's completion (complete.ts), then marked by its
- * succeeded refunds; never rolled back (spec). `failed` is reserved for failed charges, which no
- * path records yet.
- */
-export const paymentMachine = defineMachine({
-  noun: 'payment',
-  resource: 'payment',
-  column: [{ table: 'payments', column: 'status' }],
-  statuses: ['succeeded', 'failed', 'refunded', 'partially_refunded'],
-  conflict: 'conflict',
-  moves: {
-    capture: { from: [null], to: 'succeeded', events: ['payment.succeeded'] },
-    refund_partial: { from: ['succeeded', 'partially_refunded'], to: 'partially_refunded', events: ['payment.partially_refunded'] },
-    refund_full: { from: ['succeeded', 'partially_refunded'], to: 'refunded', events: ['payment.refunded'] },
-  },
-});
