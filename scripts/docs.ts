@@ -73,7 +73,7 @@ export function statesDoc(): string {
     const outcomes = Object.entries(m.outcomes ?? {}).map(
       ([op, map]) => `\nProvider \`${op}\`: ${Object.entries(map).map(([outcome, t]) => `${outcome} -> \`${t}\``).join(', ')}.\n`,
     );
-    const where = m.column.map((c) => `\`${c.table}.${c.column}\``).join(', ');
+    const where = m.stored.map((c) => `\`${c.table}.${c.column}\``).join(', ');
     return `## ${name}
 
 Statuses in ${where}; a move not drawn is 409 \`${m.conflict}\`. \`[*]\`: creation.

@@ -165,7 +165,7 @@ describe('machines match the database', () => {
     return [...lists[0].def.matchAll(/'([^']*)'::text/g)].map((m) => m[1]);
   }
 
-  it.each(all.flatMap(([name, m]) => m.column.map((c) => [name, c.table, c.column, m] as const)))('%s: %s.%s', async (_, table, column, m) => {
+  it.each(all.flatMap(([name, m]) => m.stored.map((c) => [name, c.table, c.column, m] as const)))('%s: %s.%s', async (_, table, column, m) => {
     expect((await allowed(table, column)).toSorted()).toEqual([...m.statuses].toSorted());
   });
 });

@@ -27,8 +27,8 @@ export interface Machine<S extends string = string, T extends string = string, H
   /** The noun in messages and the diagram title (`checkout session`). */
   noun: string;
   resource: Resource;
-  /** The table and column holding the status, checked against the database's CHECK constraint. */
-  column: readonly { table: string; column: string }[];
+  /** Where the status is stored (table and column), checked against the database's CHECK constraint. */
+  stored: readonly { table: string; column: string }[];
   statuses: readonly S[];
   moves: Readonly<Record<T, Move<NoInfer<S>>>>;
   /** spec: `conflict` (checkout, refund) or `invalid_transition` (payout). */

@@ -9,7 +9,7 @@ import { canMove, defineMachine, nextState, type StatusOf } from '../../core/sta
 export const adapterMachine = defineMachine({
   noun: 'adapter',
   resource: 'adapter',
-  column: [
+  stored: [
     { table: 'adapters', column: 'status' },
     { table: 'managed_accounts', column: 'status' },
   ],

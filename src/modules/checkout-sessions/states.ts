@@ -11,7 +11,7 @@ const live = ['open', 'pending', 'pending_review'] as const;
 export const checkoutSessionMachine = defineMachine({
   noun: 'checkout session',
   resource: 'checkout_session',
-  column: [{ table: 'checkout_sessions', column: 'status' }],
+  stored: [{ table: 'checkout_sessions', column: 'status' }],
   statuses: ['open', 'pending', 'pending_review', 'completed', 'expired', 'canceled'],
   conflict: 'conflict',
   moves: {
@@ -51,7 +51,7 @@ export const isTerminal = (s: string) => terminal.includes(s);
 export const checkoutAttemptMachine = defineMachine({
   noun: 'checkout attempt',
   resource: 'checkout_session',
-  column: [{ table: 'checkout_attempts', column: 'status' }],
+  stored: [{ table: 'checkout_attempts', column: 'status' }],
   statuses: ['creating', 'open', 'capturing', 'superseded', 'voided', 'failed', 'paid', 'paid_unapplied'],
   conflict: 'conflict',
   moves: {

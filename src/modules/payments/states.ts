@@ -9,7 +9,7 @@ import { defineMachine, type StatusOf } from '../../core/state-machine.ts';
 export const paymentMachine = defineMachine({
   noun: 'payment',
   resource: 'payment',
-  column: [{ table: 'payments', column: 'status' }],
+  stored: [{ table: 'payments', column: 'status' }],
   statuses: ['succeeded', 'failed', 'refunded', 'partially_refunded'],
   conflict: 'conflict',
   moves: {

@@ -7,7 +7,7 @@ import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../
 export const payoutMachine = defineMachine({
   noun: 'payout',
   resource: 'payout',
-  column: [{ table: 'payouts', column: 'status' }],
+  stored: [{ table: 'payouts', column: 'status' }],
   statuses: ['pending', 'in_transit', 'paid', 'failed', 'cancelled'],
   conflict: 'invalid_transition',
   moves: {

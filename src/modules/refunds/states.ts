@@ -8,7 +8,7 @@ import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../
 export const refundMachine = defineMachine({
   noun: 'refund',
   resource: 'refund',
-  column: [{ table: 'refunds', column: 'status' }],
+  stored: [{ table: 'refunds', column: 'status' }],
   statuses: ['pending', 'succeeded', 'failed', 'canceled'],
   conflict: 'conflict',
   message: (from) => `The refund is ${from}; it can no longer change`,

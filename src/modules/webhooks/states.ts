@@ -8,7 +8,7 @@ import { defineMachine, outcomeTrigger, statusesWhere, type StatusOf, type Trigg
 export const webhookEndpointMachine = defineMachine({
   noun: 'webhook endpoint',
   resource: 'webhook_endpoint',
-  column: [{ table: 'webhook_endpoints', column: 'status' }],
+  stored: [{ table: 'webhook_endpoints', column: 'status' }],
   statuses: ['active', 'disabled', 'errored'],
   conflict: 'conflict',
   moves: {
@@ -32,7 +32,7 @@ export type EndpointTrigger = TriggerOf<typeof webhookEndpointMachine>;
 export const webhookDeliveryMachine = defineMachine({
   noun: 'webhook delivery',
   resource: 'webhook_endpoint',
-  column: [{ table: 'webhook_deliveries', column: 'status' }],
+  stored: [{ table: 'webhook_deliveries', column: 'status' }],
   statuses: ['pending', 'succeeded', 'failed'],
   conflict: 'conflict',
   moves: {
