@@ -69,7 +69,7 @@ ${rows.join('\n')}
 /** One Mermaid diagram per resource, drawn from its state machine. */
 export function statesDoc(): string {
   const sections = (Object.entries(machines) as [string, Machine][]).map(([name, m]) => {
-    const holds = Object.entries(m.holds ?? {}).map(([h, hold]) => `\nWhile \`${h}\`, refused: ${hold.refuses.map((t) => `\`${t}\``).join(', ')}.\n`);
+    const holds = Object.entries(m.holds ?? {}).map(([h, hold]) => `\nWhile \`${h}\` (in ${hold.in.map((s) => `\`${s}\``).join(', ')}), refused: ${hold.refuses.map((t) => `\`${t}\``).join(', ')}.\n`);
     const outcomes = Object.entries(m.outcomes ?? {}).map(
       ([op, map]) => `\nProvider \`${op}\`: ${Object.entries(map).map(([outcome, t]) => `${outcome} -> \`${t}\``).join(', ')}.\n`,
     );

@@ -18,7 +18,9 @@ export interface Move<S extends string> {
 }
 
 /** A condition on the row beyond its status that refuses some triggers (a claimed payout refuses cancel). */
-export interface Hold<T extends string> {
+export interface Hold<S extends string, T extends string> {
+  /** The statuses in which the condition holds (a claim ends with the pending status). */
+  in: readonly S[];
   refuses: readonly T[];
   message: (label: string) => string;
 }
@@ -35,7 +37,7 @@ export interface Machine<S extends string = string, T extends string = string, H
   conflict: 'conflict' | 'invalid_transition';
   /** The refusal's message; default `The <noun> is <from>; <label> is not possible`. */
   message?(from: NoInfer<S>, label: string): string;
-  holds?: Readonly<Record<H, Hold<NoInfer<T>>>>;
+  holds?: Readonly<Record<H, Hold<NoInfer<S>, NoInfer<T>>>>;
   /** Provider-driven moves: operation x outcome -> trigger. */
   outcomes?: Readonly<Record<string, Readonly<Record<string, NoInfer<T>>>>>;
 }
@@ -71,7 +73,7 @@ export function nextState<S extends string, T extends string, H extends string>(
   }
   for (const h of held) {
     const hold = m.holds?.[h];
-    if (hold?.refuses.includes(trigger)) throw new DomainError(m.conflict, hold.message(label), { resource: m.resource });
+    if (hold?.refuses.includes(trigger) && from !== null && hold.in.includes(from)) throw new DomainError(m.conflict, hold.message(label), { resource: m.resource });
   }
   return { to: move.to, events: move.events ?? [] };
 }
