@@ -33,6 +33,11 @@ export class Fragment {
   get values(): unknown[] {
     return compile(this).values;
   }
+
+  /** A fragment dropped into a plain template string would become text silently: refuse. */
+  toString(): never {
+    throw new TypeError('an SQL fragment is not a string: interpolate it into sql`...`');
+  }
 }
 
 export interface Compiled {
@@ -91,6 +96,17 @@ sql.join = (parts: readonly Fragment[], separator: ', ' | ' AND ' | ' OR ' | ' U
  * type is accepted (a `string` computed at run time is a type error).
  */
 sql.raw = <T extends string>(text: string extends T ? never : T): Fragment => constant(text);
+
+/**
+ * Constant words from code (statuses, kinds) as SQL string literals, `'a', 'b'`. Each must be a
+ * plain lower-case word, so the text is safe and the same on every call: a status list stays a
+ * literal list in the prepared statement (the planner sees the values), not a bound array.
+ */
+sql.words = (words: readonly string[]): Fragment => {
+  if (!words.length) throw new Error('sql.words: an empty list');
+  for (const w of words) if (!/^[a-z][a-z0-9_]*$/.test(w)) throw new Error(`sql.words: not a plain word: ${JSON.stringify(w)}`);
+  return constant(words.map((w) => `'${w}'`).join(', '));
+};
 
 /** The empty fragment, for optional parts. */
 sql.empty = constant('');

@@ -14,6 +14,8 @@ import type { Adapter, ManagedAccount } from '../../generated/prisma/client.ts';
 import { sql, sqlOf, type AnyTx, type Fragment } from '../../core/db/sql.ts';
 import type { AdapterKind, EnabledAdapter } from './capabilities.ts';
 import type { AdapterView } from './fields.ts';
+import { adapterMachine, adapterStatusAfter, type AdapterStatus } from './states.ts';
+import { canMove, nextState } from '../../core/state-machine.ts';
 import { adapterWire, applyManagedUpdate, managedAdapterView, managedEnabled, managedPlatform, onboardingView } from './managed.ts';
 
 const err = errorsFor('adapter');
@@ -72,7 +74,7 @@ async function putAdapter(ctx: Context, kind: StoredKind, build: (mode: Mode) =>
     const existing = await tx.adapter.findUnique({ where });
     const now = clock.now();
     const data = {
-      status: existing?.status === 'disabled' ? 'disabled' : 'active',
+      status: existing ? adapterStatusAfter(existing.status as AdapterStatus, 'reconfigure') : nextState(adapterMachine, null, 'connect').to,
       secrets: c.secrets ? seal('adapters', { workspaceId: auth.workspaceId, mode: auth.mode, kind }, Buffer.from(JSON.stringify(c.secrets))) : null,
       secretKeyLast4: c.secretKeyLast4,
       publicConfig: c.publicConfig as object,
@@ -289,7 +291,7 @@ export async function recordGatewayFailure(tx: Tx, scope: Scope, kind: AdapterKi
     if (!before) return null;
     const row = await tx.managedAccount.update({
       where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } },
-      data: { status: before.status === 'disabled' ? 'disabled' : 'error', lastErrorAt: now, lastErrorCode: code, updatedAt: now },
+      data: { status: adapterStatusAfter(before.status as AdapterStatus, 'gateway_failed'), lastErrorAt: now, lastErrorCode: code, updatedAt: now },
     });
     const view = managedAdapterView(row, scope.mode, row.createdAt);
     if (view) await emit(tx, scope, 'adapter.error', adapterWire(view), { objectId: kind, requestId, source: 'gateway', previousAttributes: { status: before.status } });
@@ -298,7 +300,7 @@ export async function recordGatewayFailure(tx: Tx, scope: Scope, kind: AdapterKi
   const where = { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind } };
   const before = await tx.adapter.findUnique({ where });
   if (!before) return null;
-  const row = await tx.adapter.update({ where, data: { status: before.status === 'disabled' ? 'disabled' : 'error', lastErrorAt: now, lastErrorCode: code, updatedAt: now } });
+  const row = await tx.adapter.update({ where, data: { status: adapterStatusAfter(before.status as AdapterStatus, 'gateway_failed'), lastErrorAt: now, lastErrorCode: code, updatedAt: now } });
   const view = viewOf(row);
   await emit(tx, scope, 'adapter.error', adapterWire(view), { objectId: kind, requestId, source: 'gateway', previousAttributes: changedFrom(adapterWire(viewOf(before)), adapterWire(view)) });
   return view;
@@ -308,8 +310,9 @@ export async function recordGatewayFailure(tx: Tx, scope: Scope, kind: AdapterKi
 export async function recordGatewaySuccess(tx: Tx, scope: Scope, kind: StoredKind, requestId?: string) {
   const where = { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind } };
   const before = await tx.adapter.findUnique({ where });
-  if (before?.status !== 'error') return before ? viewOf(before) : null;
-  const row = await tx.adapter.update({ where, data: { status: 'active', updatedAt: clock.now() } });
-  await emit(tx, scope, 'adapter.updated', adapterWire(viewOf(row)), { objectId: kind, requestId, source: 'gateway', previousAttributes: { status: 'error' } });
+  if (!before || !canMove(adapterMachine, before.status as AdapterStatus, 'gateway_succeeded')) return before ? viewOf(before) : null;
+  const next = nextState(adapterMachine, before.status as AdapterStatus, 'gateway_succeeded');
+  const row = await tx.adapter.update({ where, data: { status: next.to, updatedAt: clock.now() } });
+  await emit(tx, scope, next.events[0], adapterWire(viewOf(row)), { objectId: kind, requestId, source: 'gateway', previousAttributes: { status: before.status } });
   return viewOf(row);
 }

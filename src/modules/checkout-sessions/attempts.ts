@@ -20,14 +20,20 @@ import { logger } from '../../core/logger.ts';
 import { postLedger } from '../../core/ledger.ts';
 import { isProviderError } from '../../providers/index.ts';
 import { isOnline, providerFor } from '../adapters/providers.ts';
-import { transition } from './states.ts';
+import { nextState, sqlIn, sqlStatus, statusesWhere } from '../../core/state-machine.ts';
+import { checkoutAttemptMachine as attemptStates, checkoutSessionMachine as sessions, type AttemptStatus } from './states.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../core/db/client.ts';
 
 type Scope = { workspaceId: string; mode: Mode };
 
 /** Statuses of an attempt that may still be paid and should be voided when superseded. */
-export const liveAttempt = ['creating', 'open'] as const;
+export const liveAttempt = statusesWhere(attemptStates, 'supersede');
+
+// Status lists of the statements below, derived from the tables once (same SQL text as written by hand).
+const supersede = { set: sqlStatus(attemptStates.moves.supersede.to), where: sqlIn(q`status`, liveAttempt) };
+const record = { set: sqlStatus(attemptStates.moves.record_charge.to), where: sqlIn(q`status`, statusesWhere(attemptStates, 'record_charge')) };
+const sessionInFlight = sqlIn(q`s.status`, statusesWhere(sessions, 'provider_failed'));
 
 /** An attempt that lost its place: voided at the provider after the transaction that superseded it commits. */
 export interface Superseded {
@@ -54,8 +60,8 @@ export async function writeAttempt(
   const [row] = await sql.last<{ written: bigint; superseded: Superseded[] } & Partial<Adapter>>(
     q`WITH
   superseded AS (
-    UPDATE checkout_attempts SET status = 'superseded', "updatedAt" = ${attempt.createdAt}::timestamptz
-    WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${sessionId} AND status IN ('creating', 'open')
+    UPDATE checkout_attempts SET status = ${supersede.set}, "updatedAt" = ${attempt.createdAt}::timestamptz
+    WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${sessionId} AND ${supersede.where}
     RETURNING id, adapter, "providerReference"),
   new_attempt AS (${insertRows('checkout_attempts', [attempt])} RETURNING 1),
   updated_session AS (
@@ -71,8 +77,8 @@ FROM (SELECT 1) one LEFT JOIN adapters a ON a."workspaceId" = ${ws} AND a.mode =
   return { superseded, adapter: adapter.kind ? (adapter as Adapter) : null };
 }
 
-/** A new attempt row (phase 1), `creating` for a provider call, `open` when nothing is called. */
-export function newAttempt(scope: Scope, s: CheckoutSession, fields: { id: string; adapter: string; method: string; status: 'creating' | 'open'; providerReference: string | null; attemptData: unknown }): CheckoutAttempt {
+/** A new attempt row (phase 1), `creating` for a provider call (`create`), `open` when nothing is called (`create_open`). */
+export function newAttempt(scope: Scope, s: CheckoutSession, fields: { id: string; adapter: string; method: string; created: 'create' | 'create_open'; providerReference: string | null; attemptData: unknown }): CheckoutAttempt {
   const now = clock.now();
   const number = s.attemptCount + 1;
   return {
@@ -83,7 +89,7 @@ export function newAttempt(scope: Scope, s: CheckoutSession, fields: { id: strin
     number,
     adapter: fields.adapter,
     method: fields.method,
-    status: fields.status,
+    status: nextState(attemptStates, null, fields.created).to,
     providerReference: fields.providerReference,
     providerPaymentId: null,
     amount: s.amount,
@@ -110,11 +116,11 @@ export async function recordCharge(sql: Sql, scope: Scope, attempt: CheckoutAtte
   const [row] = await sql.last<{ attempt: number; session: number }>(
     q`WITH
   opened AS (
-    UPDATE checkout_attempts SET status = 'open', "providerReference" = ${providerReference}, "attemptData" = ${data}::jsonb, "updatedAt" = ${now}::timestamptz
-    WHERE id = ${attempt.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} AND status = 'creating' RETURNING "checkoutSessionId", number),
+    UPDATE checkout_attempts SET status = ${record.set}, "providerReference" = ${providerReference}, "attemptData" = ${data}::jsonb, "updatedAt" = ${now}::timestamptz
+    WHERE id = ${attempt.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} AND ${record.where} RETURNING "checkoutSessionId", number),
   current_session AS (
     UPDATE checkout_sessions s SET "providerReference" = ${providerReference}, "attemptData" = ${data}::jsonb, "updatedAt" = ${now}::timestamptz
-    FROM opened WHERE s.id = opened."checkoutSessionId" AND s."workspaceId" = ${ws} AND s.mode = ${scope.mode} AND s."attemptCount" = opened.number AND s.status = 'pending'
+    FROM opened WHERE s.id = opened."checkoutSessionId" AND s."workspaceId" = ${ws} AND s.mode = ${scope.mode} AND s."attemptCount" = opened.number AND ${sessionInFlight}
     RETURNING 1)
 SELECT (SELECT count(*) FROM opened)::int AS attempt, (SELECT count(*) FROM current_session)::int AS session`,
   );
@@ -147,7 +153,7 @@ export async function voidAttempts(scope: Scope, attempts: readonly Superseded[]
   }
   if (!voided.length) return;
   const now = clock.now();
-  await inTenant(tenantScope, (tx) => tx.checkoutAttempt.updateMany({ where: { id: { in: voided }, status: 'superseded' }, data: { status: 'voided', voidedAt: now, updatedAt: now } }));
+  await inTenant(tenantScope, (tx) => tx.checkoutAttempt.updateMany({ where: { id: { in: voided }, status: { in: statusesWhere(attemptStates, 'void') } }, data: { status: attemptStates.moves.void.to, voidedAt: now, updatedAt: now } }));
 }
 
 /**
@@ -157,7 +163,7 @@ export async function voidAttempts(scope: Scope, attempts: readonly Superseded[]
  */
 export async function recordUnapplied(tx: Tx, scope: Scope, attempt: CheckoutAttempt, paid: { amount: number; currency: string; providerPaymentId?: string | null }, sessionStatus: string) {
   const now = clock.now();
-  await tx.checkoutAttempt.update({ where: { id: attempt.id }, data: { status: 'paid_unapplied', paidAt: now, providerPaymentId: paid.providerPaymentId ?? null, updatedAt: now } });
+  await tx.checkoutAttempt.update({ where: { id: attempt.id }, data: { status: nextState(attemptStates, attempt.status as AttemptStatus, 'pay_unapplied').to, paidAt: now, providerPaymentId: paid.providerPaymentId ?? null, updatedAt: now } });
   await postLedger(tx, scope, {
     txId: attempt.id,
     currency: paid.currency,
@@ -176,11 +182,11 @@ export async function recordUnapplied(tx: Tx, scope: Scope, attempt: CheckoutAtt
 export async function failAttempt(scope: Scope, a: Pick<CheckoutAttempt, 'id' | 'checkoutSessionId' | 'number'>, failureCode = 'gateway_error'): Promise<boolean> {
   const now = clock.now();
   return inTenant({ ...scope, modes: [scope.mode] }, async (tx) => {
-    const changed = await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: 'creating' }, data: { status: 'failed', updatedAt: now } });
+    const changed = await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: { in: statusesWhere(attemptStates, 'fail') } }, data: { status: attemptStates.moves.fail.to, updatedAt: now } });
     if (!changed.count) return false;
     await tx.checkoutSession.updateMany({
-      where: { id: a.checkoutSessionId, workspaceId: scope.workspaceId, mode: scope.mode, status: 'pending', attemptCount: a.number },
-      data: { status: transition('pending', 'provider_failed'), failureCode, updatedAt: now },
+      where: { id: a.checkoutSessionId, workspaceId: scope.workspaceId, mode: scope.mode, status: { in: statusesWhere(sessions, 'provider_failed') }, attemptCount: a.number },
+      data: { status: sessions.moves.provider_failed.to, failureCode, updatedAt: now },
     });
     return true;
   });

@@ -20,7 +20,8 @@ import { recordUnapplied, voidAttempts, type Superseded } from './attempts.ts';
 import { isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { completeSession } from './complete.ts';
 import { lockSession } from './service.ts';
-import { isTerminal, transition, type SessionStatus } from './states.ts';
+import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
+import { checkoutAttemptMachine as attempts, checkoutSessionMachine as sessions, isTerminal, type AttemptStatus, type SessionStatus } from './states.ts';
 import { applyRefundCallback } from '../refunds/settle.ts';
 
 type Tenant = { workspaceId: string; mode: Mode };
@@ -98,8 +99,8 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
 export async function claimCapture(tenant: Tenant, attempt: CheckoutAttempt): Promise<boolean> {
   return inTenant({ ...tenant, modes: [tenant.mode] }, async (tx) => {
     const s = await lockSession(tx, tenant, attempt.checkoutSessionId);
-    if (!s || isTerminal(s.status as SessionStatus) || s.expiresAt <= clock.now() || s.attemptCount !== attempt.number) return false;
-    const claimed = await tx.checkoutAttempt.updateMany({ where: { id: attempt.id, status: { in: ['open', 'capturing'] } }, data: { status: 'capturing', updatedAt: clock.now() } });
+    if (!s || isTerminal(s.status) || s.expiresAt <= clock.now() || s.attemptCount !== attempt.number) return false;
+    const claimed = await tx.checkoutAttempt.updateMany({ where: { id: attempt.id, status: { in: statusesWhere(attempts, 'claim_capture') } }, data: { status: attempts.moves.claim_capture.to, updatedAt: clock.now() } });
     return claimed.count === 1;
   });
 }
@@ -121,13 +122,13 @@ export async function applyCharge(tenant: Tenant, kind: string, event: ChargeEve
     if (fresh.count === 0) return { outcome: 'duplicate' };
     const s = await lockSession(tx, tenant, attempt.checkoutSessionId);
     const a = await tx.checkoutAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
-    if (!s || a.status === 'paid' || a.status === 'paid_unapplied') return { outcome: 'duplicate' };
+    if (!s || !canMove(attempts, a.status as AttemptStatus, 'pay')) return { outcome: 'duplicate' };
     if (state.status === 'paid') {
       if (state.amount !== Number(a.amount) || state.currency !== a.currency) {
         logger.error({ session: s.id, attempt: a.id, provider: kind, amount: state.amount, currency: state.currency }, 'provider reports a different amount; not completing');
         return { outcome: 'amount_mismatch' };
       }
-      if (s.status === 'completed' || isTerminal(s.status as SessionStatus)) {
+      if (isTerminal(s.status)) {
         // Paid on an attempt after another was paid, or after the session ended: owed back, recorded.
         await recordUnapplied(tx, tenant, a, state, s.status);
         return { outcome: 'unapplied' };
@@ -136,15 +137,15 @@ export async function applyCharge(tenant: Tenant, kind: string, event: ChargeEve
       return { outcome: 'completed', superseded: done.superseded };
     }
     if (state.status === 'failed' || state.status === 'expired') {
-      await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: { in: ['creating', 'open', 'capturing'] } }, data: { status: 'failed', updatedAt: now } });
-      if (s.status === 'pending' && s.attemptCount === a.number) {
-        await tx.checkoutSession.update({ where: { id: s.id }, data: { status: transition('pending', 'provider_failed'), failureCode: `provider_${state.status}`, updatedAt: now } });
+      await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: { in: statusesWhere(attempts, 'provider_failed') } }, data: { status: attempts.moves.provider_failed.to, updatedAt: now } });
+      if (canMove(sessions, s.status as SessionStatus, 'provider_failed') && s.attemptCount === a.number) {
+        await tx.checkoutSession.update({ where: { id: s.id }, data: { status: nextState(sessions, s.status as SessionStatus, 'provider_failed').to, failureCode: `provider_${state.status}`, updatedAt: now } });
         return { outcome: 'failed' };
       }
       return { outcome: 'late' };
     }
-    if (a.status === 'capturing') await tx.checkoutAttempt.update({ where: { id: a.id }, data: { status: 'open', updatedAt: now } });
-    return { outcome: isTerminal(s.status as SessionStatus) ? 'late' : 'pending' };
+    if (canMove(attempts, a.status as AttemptStatus, 'provider_pending')) await tx.checkoutAttempt.update({ where: { id: a.id }, data: { status: nextState(attempts, a.status as AttemptStatus, 'provider_pending').to, updatedAt: now } });
+    return { outcome: isTerminal(s.status) ? 'late' : 'pending' };
   });
   if (result.superseded?.length) await voidAttempts(tenant, result.superseded);
   return { outcome: result.outcome };

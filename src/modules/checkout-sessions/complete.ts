@@ -7,10 +7,15 @@ import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
 import { toWire } from '../../core/wire.ts';
 import { issueReceiptCte, prepareSessionReceipt, receiptContext, type ReceiptContext } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
+import { paymentMachine } from '../payments/states.ts';
 import { checkoutSessionFields } from './fields.ts';
-import { transition, type SessionStatus } from './states.ts';
+import { nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
+import { checkoutAttemptMachine, checkoutSessionMachine, type SessionStatus } from './states.ts';
 import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
 import type { Superseded } from './attempts.ts';
+
+/** The attempts a completion supersedes (the table's list, rendered once into the statement). */
+const supersedable = sqlIn(q`status`, statusesWhere(checkoutAttemptMachine, 'supersede'));
 
 export interface Settlement {
   trigger: 'confirm' | 'provider_paid';
@@ -49,14 +54,14 @@ export async function completeSession(
 ): Promise<CheckoutSession & { superseded?: Superseded[] }> {
   if (s.status === 'completed') return s;
   const sql = sqlOf(tx);
-  const status = transition(s.status as SessionStatus, how.trigger);
+  const status = nextState(checkoutSessionMachine, s.status as SessionStatus, how.trigger).to;
   const now = clock.now();
   const context = known ?? (await receiptContext(sql, scope, s.templateId, s.customerId));
   const payment: Payment = {
     id: newId('payment'),
     workspaceId: scope.workspaceId,
     mode: scope.mode,
-    status: 'succeeded',
+    status: nextState(paymentMachine, null, 'capture').to,
     amount: s.amount,
     amountRefunded: 0n,
     currency: s.currency,
@@ -106,7 +111,7 @@ export async function completeSession(
     UPDATE checkout_attempts SET status = CASE WHEN number = ${paying} THEN 'paid' ELSE 'superseded' END,
       "paidAt" = CASE WHEN number = ${paying} THEN ${now}::timestamptz END,
       "providerPaymentId" = CASE WHEN number = ${paying} THEN ${how.providerPaymentId ?? null}::text END, "updatedAt" = ${now}::timestamptz
-    WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${s.id} AND (number = ${paying} OR status IN ('creating', 'open'))
+    WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${s.id} AND (number = ${paying} OR ${supersedable})
     RETURNING id, adapter, "providerReference", status),
   ${eventsCte(events)},
   -- Reading every write first makes PostgreSQL run them before the receipt counter is locked.

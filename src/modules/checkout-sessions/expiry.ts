@@ -4,7 +4,11 @@ import { emit } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { checkoutSessionFields } from './fields.ts';
 import { lockSession } from './service.ts';
-import { isTerminal, transition, type SessionStatus } from './states.ts';
+import { nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
+import { sql } from '../../core/db/sql-template.ts';
+import { checkoutSessionMachine as sessions, isTerminal, type SessionStatus } from './states.ts';
+
+const expirable = sqlIn(sql`s.status`, statusesWhere(sessions, 'expire')).text;
 
 /**
  * The expiry sweep: every live session past `expiresAt` becomes `expired` with its event, one
@@ -15,7 +19,7 @@ export async function expireDueSessions(limit = 500): Promise<number> {
   const now = clock.now();
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
     `SELECT s.id, s."workspaceId", s.mode, w."accountId" FROM checkout_sessions s JOIN workspaces w ON w.id = s."workspaceId"
-     WHERE s.status IN ('open', 'pending', 'pending_review') AND s."expiresAt" <= $1 ORDER BY s."expiresAt" LIMIT $2`,
+     WHERE ${expirable} AND s."expiresAt" <= $1 ORDER BY s."expiresAt" LIMIT $2`,
     [now, limit],
   );
   let expired = 0;
@@ -24,8 +28,9 @@ export async function expireDueSessions(limit = 500): Promise<number> {
     expired += await inTenant(scope, async (tx) => {
       const s = await lockSession(tx, scope, r.id);
       if (!s || isTerminal(s.status as SessionStatus) || s.expiresAt > now) return 0;
-      const row = await tx.checkoutSession.update({ where: { id: s.id }, data: { status: transition(s.status as SessionStatus, 'expire'), expiredAt: now, updatedAt: now } });
-      await emit(tx, scope, 'svc.checkout_session.expired.v1', toWire({ ...row, accountId: r.accountId }, checkoutSessionFields), { source: 'sweep' });
+      const next = nextState(sessions, s.status as SessionStatus, 'expire');
+      const row = await tx.checkoutSession.update({ where: { id: s.id }, data: { status: next.to, expiredAt: now, updatedAt: now } });
+      await emit(tx, scope, next.events[0], toWire({ ...row, accountId: r.accountId }, checkoutSessionFields), { source: 'sweep' });
       return 1;
     });
   }

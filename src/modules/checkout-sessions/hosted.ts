@@ -17,7 +17,8 @@ import { receiptContextSql, type ReceiptContext } from '../receipts/issue.ts';
 import { successRedirect, type HostedMethod, type HostedPageView } from '../../hosted/page.ts';
 import { completeSession } from './complete.ts';
 import { cancelSession, lockSession, lockSessionWith } from './service.ts';
-import { transition, type SessionStatus } from './states.ts';
+import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
+import { checkoutAttemptMachine as attempts, checkoutSessionMachine as sessions, isTerminal, type SessionStatus } from './states.ts';
 import { callbackUrl, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { isProviderError, type CreateChargeInput, type Instructions } from '../../providers/index.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
@@ -63,7 +64,7 @@ async function sessionOf(token: string): Promise<{ id: string; scope: Scope }> {
 
 /** A session past its expiry is expired to the customer even before the sweep records it. */
 const effectiveStatus = (s: CheckoutSession): SessionStatus =>
-  (s.status === 'open' || s.status === 'pending' || s.status === 'pending_review') && s.expiresAt <= clock.now() ? 'expired' : (s.status as SessionStatus);
+  !isTerminal(s.status) && s.expiresAt <= clock.now() ? nextState(sessions, s.status as SessionStatus, 'expire').to : (s.status as SessionStatus);
 
 /** A session that can still be paid, locked. */
 function assertLive(s: CheckoutSession | null | undefined): CheckoutSession {
@@ -194,7 +195,7 @@ export async function attempt(token: string, method: string): Promise<AttemptVie
     // Keep the reference whatever happened meanwhile: if the void fails, a payment on it is still matched.
     await inTenant(scope, (tx) =>
       tx.$executeRaw`UPDATE checkout_attempts SET "providerReference" = coalesce("providerReference", ${charge.providerRef}),
-        status = CASE WHEN status IN ('creating', 'open') THEN 'superseded' ELSE status END, "updatedAt" = ${clock.now()}
+        status = CASE WHEN status = ANY(${statusesWhere(attempts, 'supersede')}) THEN ${attempts.moves.supersede.to} ELSE status END, "updatedAt" = ${clock.now()}
         WHERE id = ${a.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
     );
     await voidAttempts(scope, [{ id: a.id, adapter: kind, providerReference: charge.providerRef }]);
@@ -230,21 +231,21 @@ function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> 
     const adapterName = sessionAdapterName(kind);
     const base = { adapter: adapterName, attemptMethod: method, attemptCount: s.attemptCount + 1, attemptedAt: now, updatedAt: now, failureCode: null, failureMessage: null };
     const write = (status: SessionStatus, providerReference: string | null, attemptData: unknown, online: OnlineKind | null) =>
-      writeAttempt(sql, scope, id, newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, status: online ? 'creating' : 'open', providerReference, attemptData }), { ...base, status, providerReference, attemptData }, online);
+      writeAttempt(sql, scope, id, newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, created: online ? 'create' : 'create_open', providerReference, attemptData }), { ...base, status, providerReference, attemptData }, online);
     if (kind === 'manual') {
       const publicConfig = enabled.find((a) => a.kind === 'manual')!.publicConfig;
-      const { superseded } = await write(transition(s.status as SessionStatus, 'attempt_manual'), null, { kind: 'manual' }, null);
+      const { superseded } = await write(nextState(sessions, s.status as SessionStatus, 'attempt_manual').to, null, { kind: 'manual' }, null);
       return { superseded, view: { ...manualAttempt(publicConfig), canDeclarePaid: true, canSimulate: false, waiting: false } };
     }
     if (kind === 'managed') {
       const a = await sandboxAttempt(s, method as PaymentMethod);
-      const { superseded } = await write(transition(s.status as SessionStatus, 'attempt_online'), a.ref, a.data, null);
+      const { superseded } = await write(nextState(sessions, s.status as SessionStatus, 'attempt_online').to, a.ref, a.data, null);
       return { superseded, view: { ...a.view, canDeclarePaid: false, canSimulate: true, waiting: true } };
     }
     const online = kind as OnlineKind;
-    const attemptRow = newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, status: 'creating', providerReference: null, attemptData: null });
+    const attemptRow = newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, created: 'create', providerReference: null, attemptData: null });
     // The session is pending on an attempt whose charge does not exist yet: no reference, no instructions.
-    const { superseded, adapter } = await writeAttempt(sql, scope, id, attemptRow, { ...base, status: transition(s.status as SessionStatus, 'attempt_online'), providerReference: null, attemptData: null }, online);
+    const { superseded, adapter } = await writeAttempt(sql, scope, id, attemptRow, { ...base, status: nextState(sessions, s.status as SessionStatus, 'attempt_online').to, providerReference: null, attemptData: null }, online);
     const input: CreateChargeInput = {
       reference: s.id,
       amount: Number(s.amount),
@@ -267,7 +268,7 @@ export async function declarePaid(token: string) {
     const s = assertLive(await lockSession(tx, scope, id));
     if (s.adapter !== 'manual') throw err.conflict('Only a bank-transfer payment can be declared paid');
     const now = clock.now();
-    const row = await tx.checkoutSession.update({ where: { id }, data: { status: transition(s.status as SessionStatus, 'declare_paid'), declaredPaidAt: now, updatedAt: now } });
+    const row = await tx.checkoutSession.update({ where: { id }, data: { status: nextState(sessions, s.status as SessionStatus, 'declare_paid').to, declaredPaidAt: now, updatedAt: now } });
     return { status: row.status };
   });
 }
@@ -284,11 +285,12 @@ export async function simulate(token: string, outcome: string) {
     const s = locked.session;
     if (s.status === 'completed') return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };
     if (effectiveStatus(s) !== s.status) throw err.conflict('The checkout session has expired');
-    if (s.adapter !== 'provider_a_platform' || s.status !== 'pending') throw err.conflict('Nothing to simulate: pick a method first');
+    if (s.adapter !== 'provider_a_platform' || !canMove(sessions, s.status as SessionStatus, 'provider_failed')) throw err.conflict('Nothing to simulate: pick a method first');
     if (outcome === 'failure') {
       const now = clock.now();
-      await updateRow(sql, 'checkout_sessions', { id, ...scope }, { status: transition('pending', 'provider_failed'), failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now }, true);
-      return { status: 'open' as const };
+      const { to } = nextState(sessions, s.status as SessionStatus, 'provider_failed');
+      await updateRow(sql, 'checkout_sessions', { id, ...scope }, { status: to, failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now }, true);
+      return { status: to };
     }
     const done = await completeSession(sql, scope, s, { trigger: 'provider_paid', adapter: s.adapter, method: s.attemptMethod, providerReference: s.providerReference, source: 'sandbox' }, locked.also);
     return { status: done.status, redirectUrl: successRedirect(s.successUrl, s.id) };

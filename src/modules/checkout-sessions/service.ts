@@ -13,7 +13,8 @@ import { enabledAdapters } from '../adapters/service.ts';
 import { templateForUse } from '../templates/service.ts';
 import { completeSession } from './complete.ts';
 import type { SessionRow } from './fields.ts';
-import { sessionStatuses, transition, type SessionStatus } from './states.ts';
+import { nextState } from '../../core/state-machine.ts';
+import { checkoutAttemptMachine, checkoutSessionMachine as sessions, sessionStatuses, type SessionStatus } from './states.ts';
 import { liveAttempt, voidAttempts, type Superseded } from './attempts.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 
@@ -210,12 +211,12 @@ export async function lockSessionWith<T>(sql: Sql, scope: { workspaceId: string;
 export async function cancelSessionIn(tx: Tx, scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession & { superseded: Superseded[] }> {
   const s = await lockSession(tx, scope, id);
   if (!s) throw err.notFound('checkout session');
-  const status = transition(s.status as never, 'cancel');
+  const status = nextState(sessions, s.status as SessionStatus, 'cancel').to;
   const now = clock.now();
   const where = { workspaceId: scope.workspaceId, mode: scope.mode, checkoutSessionId: id };
-  if (await tx.checkoutAttempt.count({ where: { ...where, status: 'capturing' } })) throw err.conflict('A payment for this checkout session is being captured; it can no longer be canceled');
-  const live = await tx.checkoutAttempt.findMany({ where: { ...where, status: { in: [...liveAttempt] } }, select: { id: true, adapter: true, providerReference: true } });
-  if (live.length) await tx.checkoutAttempt.updateMany({ where: { id: { in: live.map((a) => a.id) } }, data: { status: 'superseded', updatedAt: now } });
+  if (await tx.checkoutAttempt.count({ where: { ...where, status: checkoutAttemptMachine.moves.claim_capture.to } })) throw err.conflict('A payment for this checkout session is being captured; it can no longer be canceled');
+  const live = await tx.checkoutAttempt.findMany({ where: { ...where, status: { in: liveAttempt } }, select: { id: true, adapter: true, providerReference: true } });
+  if (live.length) await tx.checkoutAttempt.updateMany({ where: { id: { in: live.map((a) => a.id) } }, data: { status: checkoutAttemptMachine.moves.supersede.to, updatedAt: now } });
   const row = await tx.checkoutSession.update({ where: { id }, data: { status, canceledAt: now, updatedAt: now } });
   return Object.assign(row, { superseded: live });
 }
@@ -241,7 +242,7 @@ export async function confirmCheckoutSession(ctx: Context, id: string): Promise<
     const s = await lockSession(tx, scope, id);
     if (!s) throw err.notFound('checkout session');
     if (s.adapter !== 'manual') throw err.conflict('Only a manual-adapter session can be confirmed');
-    transition(s.status as SessionStatus, 'confirm'); // spec: a completed session refuses confirm (409), unlike a repeated callback
+    nextState(sessions, s.status as SessionStatus, 'confirm'); // spec: a completed session refuses confirm (409), unlike a repeated callback
     return completeSession(tx, scope, s, { trigger: 'confirm', adapter: 'manual', method: s.attemptMethod, providerReference: null, requestId: ctx.requestId });
   });
   return { ...row, accountId: auth.accountId };

@@ -17,13 +17,19 @@ import { isProviderError, type ChargeEvent } from '../../providers/index.ts';
 import { providerFor } from '../adapters/providers.ts';
 import { SWEEP_GRACE_MS } from '../refunds/sweep.ts';
 import { failAttempt } from './attempts.ts';
+import { canMove, sqlIn, statusesWhere } from '../../core/state-machine.ts';
+import { sql } from '../../core/db/sql-template.ts';
+import { checkoutAttemptMachine as attempts, type AttemptStatus } from './states.ts';
+
+// A crash leaves an attempt `creating` (to fail) or claimed for capture (its outcome to fetch).
+const stale = sqlIn(sql`status`, statusesWhere(attempts, 'fail', 'provider_pending')).text;
 import { applyCharge } from './callbacks.ts';
 
 /** One pass; returns how many attempts it settled. */
 export async function reconcileStaleAttempts(limit = 200): Promise<number> {
   const cutoff = new Date(clock.now().getTime() - SWEEP_GRACE_MS);
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; status: string }>(
-    `SELECT id, "workspaceId", mode, status FROM checkout_attempts WHERE status IN ('creating', 'capturing') AND "updatedAt" <= $1 ORDER BY "updatedAt" LIMIT $2`,
+    `SELECT id, "workspaceId", mode, status FROM checkout_attempts WHERE ${stale} AND "updatedAt" <= $1 ORDER BY "updatedAt" LIMIT $2`,
     [cutoff, limit],
   );
   let settled = 0;
@@ -31,11 +37,11 @@ export async function reconcileStaleAttempts(limit = 200): Promise<number> {
     const scope = { workspaceId: r.workspaceId, mode: r.mode };
     const a = await inTenant({ ...scope, modes: [r.mode] }, (tx) => tx.checkoutAttempt.findUnique({ where: { id: r.id } }));
     if (!a) continue;
-    if (a.status === 'creating') {
+    if (canMove(attempts, a.status as AttemptStatus, 'fail')) {
       if (await failAttempt(scope, a, 'provider_no_answer')) settled++;
       continue;
     }
-    if (a.status !== 'capturing' || !a.providerReference) continue;
+    if (!canMove(attempts, a.status as AttemptStatus, 'provider_pending') || !a.providerReference) continue;
     const adapter = await inTenant({ ...scope, modes: [r.mode] }, (tx) => tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scope, kind: a.adapter } } }));
     if (!adapter) continue;
     const provider = providerFor(adapter);

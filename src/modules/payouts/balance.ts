@@ -7,6 +7,7 @@
 import type { Mode, Tx } from '../../core/db/client.ts';
 import { lockName } from '../../core/locks.ts';
 import type { Balance } from './fields.ts';
+import { locking } from './states.ts';
 
 type Scope = { workspaceId: string; mode: Mode };
 
@@ -16,7 +17,7 @@ export async function balanceOf(tx: Tx, scope: Scope, currency: string): Promise
       (SELECT coalesce(sum(debits - credits), 0)::bigint FROM ledger_daily
         WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND code LIKE 'settlement:%') AS ledger,
       (SELECT coalesce(sum(amount), 0)::bigint FROM payouts
-        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND status IN ('pending', 'in_transit')) AS locked`;
+        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND status = ANY(${locking})) AS locked`;
   return { ledgerBalance: row.ledger, locked: row.locked, available: row.ledger - row.locked, currency };
 }
 

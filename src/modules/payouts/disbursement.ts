@@ -16,6 +16,12 @@ import { isProviderError } from '../../providers/index.ts';
 import type { ProviderA } from '../../providers/provider_a.ts';
 import { providerFor } from '../adapters/providers.ts';
 import { movePayout } from './service.ts';
+import { canMove, outcomeTrigger, sqlIn, statusesWhere } from '../../core/state-machine.ts';
+import { sql } from '../../core/db/sql-template.ts';
+import { payoutMachine, type PayoutStatus } from './states.ts';
+
+// The rail's payouts: pending ones to (re)send, in-transit ones to ask about.
+const onTheRail = sqlIn(sql`status`, statusesWhere(payoutMachine, 'claim', 'mark_paid')).text;
 import type { Payout } from '../../generated/prisma/client.ts';
 
 type Scope = { workspaceId: string; mode: Mode };
@@ -31,7 +37,7 @@ async function claim(scope: Scope, id: string): Promise<Payout | null> {
   const now = clock.now();
   const [row] = await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
     tx.$queryRaw<Payout[]>`UPDATE payouts SET "claimedAt" = coalesce("claimedAt", ${now}), "updatedAt" = ${now}
-      WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND status = 'pending' RETURNING *`,
+      WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND status = ANY(${statusesWhere(payoutMachine, 'claim')}) RETURNING *`,
   );
   return row ?? null;
 }
@@ -53,13 +59,13 @@ export async function disburse(tenant: Scope, pending: Payout, requestId?: strin
       description: payout.note,
       idempotencyKey: payout.id,
     });
-    return await inTenant({ ...scope, modes: [scope.mode] }, (tx) => movePayout(tx, scope, payout.id, 'initiate', { reference: d.id, requestId, source: 'provider_a_disbursement' }));
+    return await inTenant({ ...scope, modes: [scope.mode] }, (tx) => movePayout(tx, scope, payout.id, outcomeTrigger(payoutMachine, 'disburse', 'accepted'), { reference: d.id, requestId, source: 'provider_a_disbursement' }));
   } catch (e) {
     if (!isProviderError(e)) throw e;
     if (e.reason === 'rejected') {
       // The provider answered and refused this transfer (4xx): nothing was sent, so the funds may be released.
       return inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-        movePayout(tx, scope, payout.id, 'mark_failed', { failureReason: e.providerCode ?? 'disbursement_rejected', requestId, source: 'provider_a_disbursement' }),
+        movePayout(tx, scope, payout.id, outcomeTrigger(payoutMachine, 'disburse', 'rejected'), { failureReason: e.providerCode ?? 'disbursement_rejected', requestId, source: 'provider_a_disbursement' }),
       );
     }
     logger.warn({ payout: payout.id, reason: e.message }, 'disbursement outcome unknown; the payout stays pending and claimed, re-sent with the same key');
@@ -73,12 +79,12 @@ export async function disburse(tenant: Scope, pending: Payout, requestId?: strin
  */
 export async function syncDisbursements(): Promise<number> {
   const { rows } = await db().system.query<Payout & { workspaceId: string; mode: Mode }>(
-    `SELECT * FROM payouts WHERE method = 'provider_a_disbursement' AND status IN ('pending', 'in_transit') ORDER BY "createdAt" LIMIT 500`,
+    `SELECT * FROM payouts WHERE method = 'provider_a_disbursement' AND ${onTheRail} ORDER BY "createdAt" LIMIT 500`,
   );
   let moved = 0;
   for (const p of rows) {
     const scope = { workspaceId: p.workspaceId, mode: p.mode };
-    if (p.status === 'pending') {
+    if (canMove(payoutMachine, p.status as PayoutStatus, 'claim')) {
       if ((await disburse(scope, p)).status !== 'pending') moved++;
       continue;
     }
@@ -88,7 +94,7 @@ export async function syncDisbursements(): Promise<number> {
       const d = await rail.fetchDisbursement(p.reference);
       if (d.status === 'pending') continue;
       await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-        movePayout(tx, scope, p.id, d.status === 'completed' ? 'mark_paid' : 'mark_failed', { failureReason: d.failureCode ?? 'disbursement_failed', source: 'provider_a_disbursement' }),
+        movePayout(tx, scope, p.id, outcomeTrigger(payoutMachine, 'disbursement_status', d.status), { failureReason: d.failureCode ?? 'disbursement_failed', source: 'provider_a_disbursement' }),
       );
       moved++;
     } catch (e) {

@@ -12,7 +12,8 @@ import { toWire } from '../../core/wire.ts';
 import { balanceOf, lockBalance } from './balance.ts';
 import { bankAccountOf, checkBankAccount, missingBankField } from './bank-account.ts';
 import { payoutFields, type Balance } from './fields.ts';
-import { payoutStatuses, transition, type PayoutStatus, type PayoutTrigger } from './states.ts';
+import { nextState } from '../../core/state-machine.ts';
+import { payoutMachine, payoutStatuses, type PayoutStatus, type PayoutTrigger } from './states.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('payout');
@@ -79,7 +80,7 @@ export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutIn
       mode: scope.mode,
       amount,
       currency,
-      status: 'pending',
+      status: nextState(payoutMachine, null, 'create').to,
       method,
       bankCode: bank.bankCode,
       bankName: bank.bankName!,
@@ -148,12 +149,8 @@ async function lockPayout(tx: Tx, scope: Scope, id: string): Promise<Payout> {
  */
 export async function movePayout(tx: Tx, scope: Scope, id: string, trigger: PayoutTrigger, opts: { failureReason?: string; reference?: string | null; requestId?: string; source?: string } = {}): Promise<Payout> {
   const p = await lockPayout(tx, scope, id);
-  const t = transition(p.status as PayoutStatus, trigger);
-  // Claimed by the rail (disbursement.ts): the money may be on its way, so only the rail's answer
-  // may release it; a cancel (or an admin's mark-failed) would free funds that were sent.
-  if (p.status === 'pending' && p.claimedAt && (trigger === 'cancel' || (trigger === 'mark_failed' && opts.source !== 'provider_a_disbursement'))) {
-    throw new DomainError('invalid_transition', `The payout is being disbursed; ${trigger.replace(/_/g, ' ')} is not possible`, { resource: 'payout' });
-  }
+  // Claimed by the rail (disbursement.ts): only the rail's answer may release it (the `claimed` hold).
+  const t = nextState(payoutMachine, p.status as PayoutStatus, trigger, p.claimedAt ? ['claimed'] : []);
   const now = clock.now();
   const data: Record<string, unknown> = { status: t.to, updatedAt: now };
   if (t.to === 'in_transit') Object.assign(data, { processedAt: now }, opts.reference ? { reference: opts.reference } : {});
@@ -173,7 +170,7 @@ export async function movePayout(tx: Tx, scope: Scope, id: string, trigger: Payo
     Object.assign(data, { completedAt: now, ledgerTransactionId: rows.find((r) => r.code === 'payout')!.id });
   }
   const updated = await tx.payout.update({ where: { id: p.id }, data });
-  if (t.event) await emit(tx, scope, t.event, toWire(updated, payoutFields), { requestId: opts.requestId, source: opts.source, previousAttributes: { status: p.status } });
+  for (const type of t.events) await emit(tx, scope, type, toWire(updated, payoutFields), { requestId: opts.requestId, source: opts.source, previousAttributes: { status: p.status } });
   return updated;
 }
 

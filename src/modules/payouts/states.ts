@@ -1,32 +1,44 @@
 /**
- * The payout state machine (spec States: Payout). Every change goes through `transition()`; any
- * move the table does not list is 409 invalid_transition.
+ * The payout state machine (spec States: Payout). Every change goes through `nextState`
+ * (src/core/state-machine.ts); any move the table does not list is 409 invalid_transition.
  */
-import { DomainError } from '../../core/errors.ts';
+import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
 
-export const payoutStatuses = ['pending', 'in_transit', 'paid', 'failed', 'cancelled'] as const;
-export type PayoutStatus = (typeof payoutStatuses)[number];
+export const payoutMachine = defineMachine({
+  noun: 'payout',
+  resource: 'payout',
+  stored: [{ table: 'payouts', column: 'status' }],
+  statuses: ['pending', 'in_transit', 'paid', 'failed', 'cancelled'],
+  conflict: 'invalid_transition',
+  moves: {
+    /** POST /v1/payouts or the schedule: the balance is locked; no event (`pending` is an internal queue state). */
+    create: { from: [null], to: 'pending' },
+    /** The rail takes the payout (disbursement.ts), committed before it is called: from then on it holds `claimed`. */
+    claim: { from: ['pending'], to: 'pending' },
+    /** Disbursement handed to the provider or bank rail (admin mark-in-transit, or the rail's answer). */
+    initiate: { from: ['pending'], to: 'in_transit', events: ['payout.initiated'] },
+    /** The bank confirms receipt: the ledger posting under code `payout` is made. */
+    mark_paid: { from: ['in_transit'], to: 'paid', events: ['payout.paid'] },
+    /** An admin records a rejected transfer: the locked amount is available again. */
+    mark_failed: { from: ['pending', 'in_transit'], to: 'failed', events: ['payout.failed'] },
+    /** The rail itself reports the rejection (allowed on a claimed payout: only the rail knows nothing was sent). */
+    rail_failed: { from: ['pending', 'in_transit'], to: 'failed', events: ['payout.failed'], label: 'mark failed' },
+    /** POST /v1/payouts/:id/cancel: released at once; no event (spec). */
+    cancel: { from: ['pending'], to: 'cancelled' },
+  },
+  holds: {
+    // Claimed by the rail: the money may be on its way, so only the rail's answer may release it.
+    claimed: { in: ['pending'], refuses: ['cancel', 'mark_failed'], message: (label) => `The payout is being disbursed; ${label} is not possible` },
+  },
+  outcomes: {
+    disburse: { accepted: 'initiate', rejected: 'rail_failed' },
+    disbursement_status: { completed: 'mark_paid', failed: 'rail_failed' },
+  },
+});
 
-/** Statuses whose amount is locked out of `available` (spec Balance: pending and in_transit). */
-export const locking: readonly PayoutStatus[] = ['pending', 'in_transit'];
+export const payoutStatuses = payoutMachine.statuses;
+export type PayoutStatus = StatusOf<typeof payoutMachine>;
+export type PayoutTrigger = TriggerOf<typeof payoutMachine>;
 
-export const payoutTransitions = {
-  /** Disbursement handed to the provider or bank rail (admin mark-in-transit, or the rail's answer). */
-  initiate: { from: ['pending'], to: 'in_transit', event: 'payout.initiated' },
-  /** The bank confirms receipt: the ledger posting under code `payout` is made. */
-  mark_paid: { from: ['in_transit'], to: 'paid', event: 'payout.paid' },
-  /** The bank rejects the transfer: the locked amount is available again. */
-  mark_failed: { from: ['pending', 'in_transit'], to: 'failed', event: 'payout.failed' },
-  /** POST /v1/payouts/:id/cancel: released at once; no event (spec). */
-  cancel: { from: ['pending'], to: 'cancelled', event: null },
-} as const satisfies Record<string, { from: readonly PayoutStatus[]; to: PayoutStatus; event: string | null }>;
-
-export type PayoutTrigger = keyof typeof payoutTransitions;
-
-export function transition(current: PayoutStatus, trigger: PayoutTrigger) {
-  const t = payoutTransitions[trigger];
-  if (!(t.from as readonly PayoutStatus[]).includes(current)) {
-    throw new DomainError('invalid_transition', `The payout is ${current}; ${trigger.replace(/_/g, ' ')} is not possible`, { resource: 'payout' });
-  }
-  return t;
-}
+/** Statuses whose amount is locked out of `available` (spec Balance: pending and in_transit): those the bank may still pay. */
+export const locking = statusesWhere(payoutMachine, 'initiate', 'mark_paid');

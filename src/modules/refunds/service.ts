@@ -15,7 +15,8 @@ import { announceRefund, applyRefundOutcome, lockPayment } from './settle.ts';
 import { submitRefund } from './submit.ts';
 import type { Mode, Tx } from '../../core/db/client.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
-import { refundReasons, refundStatuses, reserving } from './states.ts';
+import { nextState, outcomeTrigger } from '../../core/state-machine.ts';
+import { refundMachine, refundReasons, refundStatuses, reserving } from './states.ts';
 
 const err = errorsFor('refund');
 
@@ -87,7 +88,7 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
         currency: payment.currency,
         reason: v.reason,
         // A same-call success is created succeeded (spec); everything else starts pending.
-        status: local?.status === 'succeeded' ? 'succeeded' : 'pending',
+        status: nextState(refundMachine, null, local?.status === 'succeeded' ? 'create_succeeded' : 'create').to,
         metadata: v.metadata ?? undefined,
         adapter: payment.adapter,
         providerKey,
@@ -158,7 +159,7 @@ export async function simulateRefund(ctx: Context, id: string, outcome: string):
     if (!found) throw err.notFound('refund');
     const payment = await lockPayment(tx, scope, found.paymentId);
     const refund = await tx.refund.findUniqueOrThrow({ where: { id } });
-    return applyRefundOutcome(tx, scope, refund, payment!, outcome === 'success' ? 'provider_succeeded' : 'provider_failed', {
+    return applyRefundOutcome(tx, scope, refund, payment!, outcomeTrigger(refundMachine, 'refund', outcome === 'success' ? 'succeeded' : 'failed'), {
       accountId: auth.accountId,
       requestId: ctx.requestId,
       source: 'simulate',

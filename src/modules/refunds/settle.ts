@@ -11,7 +11,9 @@ import { postLedger } from '../../core/ledger.ts';
 import { toWire } from '../../core/wire.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { refundFields } from './fields.ts';
-import { transition, type RefundStatus, type RefundTrigger } from './states.ts';
+import { canMove, nextState, outcomeTrigger } from '../../core/state-machine.ts';
+import { awaitingProvider, refundMachine, type RefundStatus, type RefundTrigger } from './states.ts';
+import { paymentMachine, type PaymentStatus } from '../payments/states.ts';
 import type { Payment, Refund } from '../../generated/prisma/client.ts';
 import type { RefundEvent } from '../../providers/index.ts';
 import type { ProviderAnswer } from './provider.ts';
@@ -53,9 +55,9 @@ export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, paym
     ],
   });
   const amountRefunded = payment.amountRefunded + refund.amount;
-  const status = amountRefunded === payment.amount ? 'refunded' : 'partially_refunded';
-  const updated = await tx.payment.update({ where: { id: payment.id }, data: { amountRefunded, status, updatedAt: now } });
-  await emit(tx, scope, `payment.${status}`, toWire(updated, paymentFields), {
+  const next = nextState(paymentMachine, payment.status as PaymentStatus, amountRefunded === payment.amount ? 'refund_full' : 'refund_partial');
+  const updated = await tx.payment.update({ where: { id: payment.id }, data: { amountRefunded, status: next.to, updatedAt: now } });
+  await emit(tx, scope, next.events[0], toWire(updated, paymentFields), {
     requestId: opts.requestId,
     source: opts.source,
     previousAttributes: { status: payment.status, amountRefunded: Number(payment.amountRefunded) },
@@ -87,19 +89,21 @@ export async function announceRefund(tx: Tx, scope: Scope, refund: Refund, payme
  */
 export async function recordSubmission(tx: Tx, scope: Scope, refundId: string, payment: Payment, answer: ProviderAnswer, opts: SettleOptions): Promise<Refund> {
   const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId } });
-  if (refund.submittedAt || refund.status !== 'pending') return refund;
+  const trigger = outcomeTrigger(refundMachine, 'refund', answer.status);
+  if (refund.submittedAt || !canMove(refundMachine, refund.status as RefundStatus, trigger)) return refund;
   const now = clock.now();
-  const succeeded = answer.status === 'succeeded';
+  // A success settles here; a rejection is applied by announceRefund after `refund.created`.
+  const settled = answer.status === 'succeeded' ? { status: nextState(refundMachine, refund.status as RefundStatus, trigger).to, settledAt: now } : {};
   const updated = await tx.refund.update({
     where: { id: refund.id },
-    data: { submittedAt: now, providerRefundId: answer.providerRefundId, updatedAt: now, ...(succeeded ? { status: 'succeeded', settledAt: now } : {}) },
+    data: { submittedAt: now, providerRefundId: answer.providerRefundId, updatedAt: now, ...settled },
   });
   return announceRefund(tx, scope, updated, payment, answer.status, opts);
 }
 
 /** A pending refund moves on (provider answer, callback, or test-mode simulate). The payment must be locked. */
 export async function applyRefundOutcome(tx: Tx, scope: Scope, refund: Refund, payment: Payment, trigger: RefundTrigger, opts: SettleOptions): Promise<Refund> {
-  const t = transition(refund.status as RefundStatus, trigger);
+  const t = nextState(refundMachine, refund.status as RefundStatus, trigger);
   const now = clock.now();
   const updated = await tx.refund.update({
     where: { id: refund.id },
@@ -110,11 +114,13 @@ export async function applyRefundOutcome(tx: Tx, scope: Scope, refund: Refund, p
       ...(t.to === 'failed' ? { failureCode: opts.failureCode ?? 'provider_rejected', failureMessage: opts.failureMessage ?? 'The provider rejected the refund' } : {}),
     },
   });
-  await emit(tx, scope, t.event, toWire({ ...updated, accountId: opts.accountId }, refundFields), {
-    requestId: opts.requestId,
-    source: opts.source,
-    previousAttributes: { status: refund.status },
-  });
+  for (const type of t.events) {
+    await emit(tx, scope, type, toWire({ ...updated, accountId: opts.accountId }, refundFields), {
+      requestId: opts.requestId,
+      source: opts.source,
+      previousAttributes: { status: refund.status },
+    });
+  }
   if (t.to === 'succeeded') await refundSucceeded(tx, scope, updated, payment, opts);
   return updated;
 }
@@ -137,8 +143,8 @@ export async function applyRefundCallback(scope: Scope & { modes: Mode[] }, kind
     const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { accountId: true } });
     const opts = { accountId: ws.accountId, source: `callback:${kind}`, failureCode: 'provider_rejected', failureMessage: `${kind} rejected the refund` };
     const refund = await recordSubmission(tx, scope, found.id, payment!, { status: 'pending', providerRefundId: event.providerRefundId }, opts);
-    if (refund.status !== 'pending') return { outcome: 'duplicate' };
-    await applyRefundOutcome(tx, scope, refund, payment!, event.status === 'succeeded' ? 'provider_succeeded' : 'provider_failed', opts);
+    if (!awaitingProvider.includes(refund.status as RefundStatus)) return { outcome: 'duplicate' };
+    await applyRefundOutcome(tx, scope, refund, payment!, outcomeTrigger(refundMachine, 'refund', event.status), opts);
     return { outcome: `refund_${event.status}` };
   });
 }

@@ -1,33 +1,42 @@
 /**
- * The refund state machine (spec "Refund and the refunded payment"). Every change after creation
- * goes through `transition()`; a move the table does not list is 409 conflict.
+ * The refund state machine (spec "Refund and the refunded payment"). Every change, creation
+ * included, goes through `nextState` (src/core/state-machine.ts); a move the table does
+ * not list is 409 conflict.
  */
-import { DomainError } from '../../core/errors.ts';
+import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
 
-export const refundStatuses = ['pending', 'succeeded', 'failed', 'canceled'] as const;
-export type RefundStatus = (typeof refundStatuses)[number];
+export const refundMachine = defineMachine({
+  noun: 'refund',
+  resource: 'refund',
+  stored: [{ table: 'refunds', column: 'status' }],
+  statuses: ['pending', 'succeeded', 'failed', 'canceled'],
+  conflict: 'conflict',
+  message: (from) => `The refund is ${from}; it can no longer change`,
+  moves: {
+    /** POST /v1/refunds: counts against the refundable amount at once. */
+    create: { from: [null], to: 'pending', events: ['refund.created'] },
+    /** spec: a same-call success (manual, managed test-mode card) is created succeeded. */
+    create_succeeded: { from: [null], to: 'succeeded', events: ['refund.created', 'refund.succeeded'] },
+    /** The provider took the refund but has not settled it: submitted, still pending. */
+    provider_pending: { from: ['pending'], to: 'pending' },
+    /** The provider (callback, synchronous answer, or the test-mode simulate endpoint) confirms. */
+    provider_succeeded: { from: ['pending'], to: 'succeeded', events: ['refund.succeeded'] },
+    /** The provider rejects: the amount becomes refundable again. */
+    provider_failed: { from: ['pending'], to: 'failed', events: ['refund.failed'] },
+    /** Pre-execution cancellation by an adapter that supports it (no API endpoint, spec). */
+    provider_canceled: { from: ['pending'], to: 'canceled', events: ['refund.updated'] },
+  },
+  outcomes: { refund: { pending: 'provider_pending', succeeded: 'provider_succeeded', failed: 'provider_failed', canceled: 'provider_canceled' } },
+});
+
+export const refundStatuses = refundMachine.statuses;
+export type RefundStatus = StatusOf<typeof refundMachine>;
+export type RefundTrigger = TriggerOf<typeof refundMachine>;
+
+/** Refunds still waiting for the provider's answer (the sweep's and the callbacks' rows). */
+export const awaitingProvider = statusesWhere(refundMachine, 'provider_succeeded');
 
 export const refundReasons = ['requested_by_customer', 'duplicate', 'fraudulent', 'other'] as const;
 
-/** Trigger -> the states it may start from, the state it leads to, and the event it emits. */
-export const refundTransitions = {
-  /** The provider (callback, synchronous answer, or the test-mode simulate endpoint) confirms. */
-  provider_succeeded: { from: ['pending'], to: 'succeeded', event: 'refund.succeeded' },
-  /** The provider rejects: the amount becomes refundable again. */
-  provider_failed: { from: ['pending'], to: 'failed', event: 'refund.failed' },
-  /** Pre-execution cancellation by an adapter that supports it (no API endpoint, spec). */
-  provider_canceled: { from: ['pending'], to: 'canceled', event: 'refund.updated' },
-} as const satisfies Record<string, { from: readonly RefundStatus[]; to: RefundStatus; event: string }>;
-
-export type RefundTrigger = keyof typeof refundTransitions;
-
 /** Statuses that hold part of the payment's refundable amount (spec: remaining = captured - pending - succeeded). */
 export const reserving: readonly RefundStatus[] = ['pending', 'succeeded'];
-
-export function transition(current: RefundStatus, trigger: RefundTrigger) {
-  const t = refundTransitions[trigger];
-  if (!(t.from as readonly RefundStatus[]).includes(current)) {
-    throw new DomainError('conflict', `The refund is ${current}; it can no longer change`, { resource: 'refund' });
-  }
-  return t;
-}

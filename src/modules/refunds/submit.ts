@@ -9,6 +9,7 @@ import { isProviderError, type ProviderError } from '../../providers/index.ts';
 import type { Adapter, Payment, Refund } from '../../generated/prisma/client.ts';
 import { callProvider, type ProviderAnswer } from './provider.ts';
 import { lockPayment, recordSubmission, type SettleOptions } from './settle.ts';
+import { awaitingProvider } from './states.ts';
 
 type Scope = { workspaceId: string; mode: Mode };
 
@@ -51,7 +52,7 @@ export async function submitRefund(
 /** The request's refusal path: the row never announced is removed (as the old single transaction rolled back), then the 502. */
 async function discardUnsubmitted(scope: Scope, refund: Refund, e: ProviderError): Promise<never> {
   await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-    tx.refund.deleteMany({ where: { id: refund.id, workspaceId: scope.workspaceId, mode: scope.mode, status: 'pending', submittedAt: null } }),
+    tx.refund.deleteMany({ where: { id: refund.id, workspaceId: scope.workspaceId, mode: scope.mode, status: { in: awaitingProvider }, submittedAt: null } }),
   );
   throw e;
 }

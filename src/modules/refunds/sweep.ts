@@ -12,6 +12,11 @@
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
 import { recordAnswer, submitRefund } from './submit.ts';
+import { sqlIn } from '../../core/state-machine.ts';
+import { sql } from '../../core/db/sql-template.ts';
+import { awaitingProvider, type RefundStatus } from './states.ts';
+
+const awaiting = sqlIn(sql`r.status`, awaitingProvider).text;
 
 /** Longer than a refund call can take (3 provider calls of at most 10 s each). */
 export const SWEEP_GRACE_MS = 60_000;
@@ -21,7 +26,7 @@ export async function reconcilePendingRefunds(limit = 200): Promise<number> {
   const cutoff = new Date(clock.now().getTime() - SWEEP_GRACE_MS);
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
     `SELECT r.id, r."workspaceId", r.mode, w."accountId" FROM refunds r JOIN workspaces w ON w.id = r."workspaceId"
-     WHERE r."submittedAt" IS NULL AND r.status = 'pending' AND r."createdAt" <= $1 ORDER BY r."createdAt" LIMIT $2`,
+     WHERE r."submittedAt" IS NULL AND ${awaiting} AND r."createdAt" <= $1 ORDER BY r."createdAt" LIMIT $2`,
     [cutoff, limit],
   );
   let settled = 0;
@@ -30,7 +35,7 @@ export async function reconcilePendingRefunds(limit = 200): Promise<number> {
     const opts = { accountId: r.accountId, source: 'sweep' };
     const found = await inTenant({ ...scope, modes: [r.mode] }, async (tx) => {
       const refund = await tx.refund.findUnique({ where: { id: r.id } });
-      if (!refund || refund.submittedAt || refund.status !== 'pending') return null;
+      if (!refund || refund.submittedAt || !awaitingProvider.includes(refund.status as RefundStatus)) return null;
       const payment = await tx.payment.findUniqueOrThrow({ where: { id: refund.paymentId } });
       const adapter = await tx.adapter.findUnique({ where: { workspaceId_mode_kind: { workspaceId: r.workspaceId, mode: r.mode, kind: refund.adapter ?? 'manual' } } });
       return { refund, payment, adapter };

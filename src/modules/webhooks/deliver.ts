@@ -7,6 +7,9 @@ import { eventBody, type EventRowLike } from '../events/payload.ts';
 import { postWebhook, type AttemptResult } from './http-post.ts';
 import { recordOutcomes, type Outcome } from './outcomes.ts';
 import { ATTEMPT_TIMEOUT_MS, type DeliveryJob } from './queue.ts';
+import { sqlIn } from '../../core/state-machine.ts';
+import { sql } from '../../core/db/sql-template.ts';
+import { attemptable } from './states.ts';
 
 interface Due {
   id: string;
@@ -41,7 +44,7 @@ const DUE = `
   JOIN webhook_deliveries d ON d.id = j.id
   JOIN webhook_endpoints ep ON ep.id = d."endpointId"
   LEFT JOIN events e ON e.id = d."eventId"
-  WHERE d.status = 'pending' AND (d."attemptedAt" IS NULL OR d."retryCount" < j.n)`;
+  WHERE ${sqlIn(sql`d.status`, attemptable).text} AND (d."attemptedAt" IS NULL OR d."retryCount" < j.n)`;
 
 /** JSON timestamps back to Dates: the body must carry exactly the ISO strings REST prints. */
 const eventOf = (e: Record<string, unknown>): EventRowLike => ({

@@ -9,7 +9,8 @@ import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import { oneOf } from '../../core/validation.ts';
 import type { WebhookDelivery } from '../../generated/prisma/client.ts';
 import { findEndpoint } from './service.ts';
-import { deliveryStatuses } from './states.ts';
+import { nextState } from '../../core/state-machine.ts';
+import { deliveryStatuses, webhookDeliveryMachine } from './states.ts';
 
 const err = errorsFor('webhook_endpoint');
 
@@ -64,7 +65,7 @@ export async function retryWebhookDelivery(ctx: Context, endpointId: string, del
     const source = await tx.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId, createdAt: { gte: historyStart() } } });
     if (!source) throw err.notFound('webhook_delivery');
     if (endpoint.status !== 'active') throw err.of('endpoint_disabled', `The endpoint is ${endpoint.status}; enable it before retrying`);
-    const delivered = await tx.webhookDelivery.findFirst({ where: { endpointId, eventId: source.eventId, status: 'succeeded' }, select: { id: true } });
+    const delivered = await tx.webhookDelivery.findFirst({ where: { endpointId, eventId: source.eventId, status: webhookDeliveryMachine.moves.succeeded.to }, select: { id: true } });
     if (delivered) throw err.of('already_succeeded', `Event ${source.eventId} was already delivered to this endpoint (${delivered.id})`);
     const row = await tx.webhookDelivery.create({
       data: {
@@ -74,7 +75,7 @@ export async function retryWebhookDelivery(ctx: Context, endpointId: string, del
         endpointId,
         eventId: source.eventId,
         eventType: source.eventType,
-        status: 'pending',
+        status: nextState(webhookDeliveryMachine, null, 'create').to,
         retryCount: source.retryCount + 1,
         manual: true,
         createdAt: clock.now(),

@@ -5,6 +5,8 @@ import { compile } from '../../core/db/sql-template.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { enqueueAttempts } from './queue.ts';
+import { nextState } from '../../core/state-machine.ts';
+import { webhookDeliveryMachine } from './states.ts';
 
 interface Published {
   id: string;
@@ -47,7 +49,7 @@ export function webhookFanOut(boss: PgBoss) {
       const cols = (k: keyof Published) => events.map((e) => e[k]);
       const { rows: targets } = await client.query(TARGETS, [cols('id'), cols('workspaceId'), cols('mode'), cols('type')]);
       if (targets.length) {
-        const rows = targets.map((t) => ({ id: newId('webhookDelivery'), ...t, status: 'pending' }));
+        const rows = targets.map((t) => ({ id: newId('webhookDelivery'), ...t, status: nextState(webhookDeliveryMachine, null, 'create').to }));
         await client.query(compile(insertRows('webhook_deliveries', rows)));
       }
     }

@@ -4,7 +4,9 @@ import { clientSql, toJson } from '../../core/db/sql.ts';
 import { emit } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { endpointFields, type EndpointRow } from './fields.ts';
-import { afterAttempt, BREAKER_THRESHOLD, deliveryTransitions, nextEndpointStatus, type EndpointStatus } from './states.ts';
+import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
+import { sql } from '../../core/db/sql-template.ts';
+import { afterAttempt, attemptable, BREAKER_THRESHOLD, webhookDeliveryMachine, webhookEndpointMachine, type EndpointStatus } from './states.ts';
 
 /** One finished attempt (or a delivery ended without one: `counted` false). */
 export interface Outcome {
@@ -35,7 +37,7 @@ const APPLY = `
   UPDATE webhook_deliveries d SET status = o.status, "statusCode" = o."statusCode", "durationMs" = o."durationMs", "retryCount" = o.n,
     "attemptedAt" = o."attemptedAt", "nextRetryAt" = o."nextRetryAt", "responseBodyPreview" = o."responseBodyPreview",
     "enqueuedAt" = CASE WHEN o."nextRetryAt" IS NULL THEN d."enqueuedAt" END
-  FROM o WHERE d.id = o.id AND d.status = 'pending' AND (d."attemptedAt" IS NULL OR d."retryCount" < o.n)
+  FROM o WHERE d.id = o.id AND ${sqlIn(sql`d.status`, attemptable).text} AND (d."attemptedAt" IS NULL OR d."retryCount" < o.n)
   RETURNING d.id`;
 
 /**
@@ -48,7 +50,7 @@ export async function recordOutcomes(outcomes: Outcome[]): Promise<void> {
   const moves = outcomes.map((o) => {
     const next = afterAttempt(o.n, o.ok, o.manual);
     const nextRetryAt = next.retryInMs === null ? null : new Date(o.attemptedAt.getTime() + next.retryInMs);
-    return { id: o.id, n: o.n, status: deliveryTransitions[next.trigger].to, statusCode: o.statusCode, durationMs: o.durationMs, responseBodyPreview: o.preview, attemptedAt: o.attemptedAt, nextRetryAt };
+    return { id: o.id, n: o.n, status: webhookDeliveryMachine.moves[next.trigger].to, statusCode: o.statusCode, durationMs: o.durationMs, responseBodyPreview: o.preview, attemptedAt: o.attemptedAt, nextRetryAt };
   });
   const client = await db().system.connect();
   try {
@@ -85,9 +87,9 @@ async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
     const lastOk = list.findLastIndex((o) => o.ok);
     const failures = list.slice(lastOk + 1).length;
     const streak = lastOk >= 0 ? failures : ep.consecutiveFailures + failures;
-    const tripped = streak >= BREAKER_THRESHOLD ? nextEndpointStatus(ep.status, 'trip') : null;
+    const tripped = streak >= BREAKER_THRESHOLD && canMove(webhookEndpointMachine, ep.status, 'trip') ? nextState(webhookEndpointMachine, ep.status, 'trip') : null;
     const last = list.reduce((a, b) => (b.attemptedAt >= a.attemptedAt ? b : a));
-    return { id: ep.id, streak, status: tripped ?? ep.status, tripped: tripped !== null, lastEventId: last.eventId, lastAttemptedAt: last.attemptedAt, lastStatusCode: last.statusCode, lastDurationMs: last.durationMs };
+    return { id: ep.id, streak, status: tripped?.to ?? ep.status, tripped: tripped !== null, lastEventId: last.eventId, lastAttemptedAt: last.attemptedAt, lastStatusCode: last.statusCode, lastDurationMs: last.durationMs };
   });
   const { rows } = await client.query<EndpointRow & { tripped: boolean }>(
     `WITH u AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS u(id text, streak int, status text, tripped boolean, "lastEventId" text,

@@ -13,7 +13,8 @@ import { checkLength, oneOf } from '../../core/validation.ts';
 import { newSigningSecret, signatureFormats, type SignatureFormat } from '../../client/webhook-signing.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
 import type { EndpointRow } from './fields.ts';
-import { endpointStatuses, nextEndpointStatus, type EndpointStatus } from './states.ts';
+import { canMove, nextState } from '../../core/state-machine.ts';
+import { endpointStatuses, webhookEndpointMachine as endpoints, type EndpointStatus } from './states.ts';
 import { checkWebhookUrl } from './url-policy.ts';
 
 const err = errorsFor('webhook_endpoint');
@@ -72,7 +73,7 @@ export async function createWebhookEndpoint(ctx: Context, input: CreateWebhookEn
         url,
         events,
         description,
-        status: input.enabled === false ? 'disabled' : 'active',
+        status: nextState(endpoints, null, input.enabled === false ? 'create_disabled' : 'create').to,
         signatureFormat,
         secret: seal('webhook_endpoints', { id, workspaceId: auth.workspaceId }, Buffer.from(secret)),
         createdAt: now,
@@ -119,8 +120,12 @@ export async function updateWebhookEndpoint(ctx: Context, id: string, input: Upd
   return inTenant(tenant(auth), async (tx) => {
     const current = await findEndpoint(tx, auth, id, true);
     if (has('enabled')) {
-      const to = nextEndpointStatus(current.status as EndpointStatus, input.enabled ? 'enable' : 'disable');
-      if (to) Object.assign(data, { status: to }, to === 'active' ? { consecutiveFailures: 0 } : {});
+      const trigger = input.enabled ? 'enable' : 'disable';
+      // Outside the table the update is a no-op, not an error (`enabled: true` on an active endpoint).
+      if (canMove(endpoints, current.status as EndpointStatus, trigger)) {
+        const { to } = nextState(endpoints, current.status as EndpointStatus, trigger);
+        Object.assign(data, { status: to }, trigger === 'enable' ? { consecutiveFailures: 0 } : {});
+      }
     }
     const row = await tx.webhookEndpoint.update({ where: { id }, data: { ...data, updatedAt: clock.now() } });
     await audit(tx, auth, 'webhook_endpoint.updated', id, ctx.requestId);

@@ -1,37 +1,54 @@
 /**
- * The webhook state machines (spec States: Webhook endpoint and delivery), one table each.
- * Endpoint moves outside the table are no-ops, not errors: `enabled: true` on an active endpoint
- * changes nothing.
+ * The webhook state machines (spec States: Webhook endpoint and delivery), one table each
+ * (src/core/state-machine.ts). Endpoint moves outside the table are no-ops, not errors:
+ * `enabled: true` on an active endpoint changes nothing (callers check `canMove`).
  */
-export const endpointStatuses = ['active', 'disabled', 'errored'] as const;
-export type EndpointStatus = (typeof endpointStatuses)[number];
+import { defineMachine, outcomeTrigger, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
 
-export const endpointTransitions = {
-  /** update `enabled: true`; the failure count starts again. */
-  enable: { from: ['disabled', 'errored'], to: 'active', event: null },
-  /** create or update with `enabled: false`; config and secret are kept. */
-  disable: { from: ['active', 'errored'], to: 'disabled', event: null },
-  /** 20 consecutive failed attempts (the circuit breaker). */
-  trip: { from: ['active'], to: 'errored', event: 'webhook_endpoint.disabled' },
-} as const satisfies Record<string, { from: readonly EndpointStatus[]; to: EndpointStatus; event: string | null }>;
+export const webhookEndpointMachine = defineMachine({
+  noun: 'webhook endpoint',
+  resource: 'webhook_endpoint',
+  stored: [{ table: 'webhook_endpoints', column: 'status' }],
+  statuses: ['active', 'disabled', 'errored'],
+  conflict: 'conflict',
+  moves: {
+    create: { from: [null], to: 'active' },
+    /** create with `enabled: false`. */
+    create_disabled: { from: [null], to: 'disabled' },
+    /** update `enabled: true`; the failure count starts again. */
+    enable: { from: ['disabled', 'errored'], to: 'active' },
+    /** update with `enabled: false`; config and secret are kept. */
+    disable: { from: ['active', 'errored'], to: 'disabled' },
+    /** 20 consecutive failed attempts (the circuit breaker). */
+    trip: { from: ['active'], to: 'errored', events: ['webhook_endpoint.disabled'] },
+  },
+});
 
-export type EndpointTrigger = keyof typeof endpointTransitions;
-
-/** The status after a trigger, or null when the trigger does not apply from `current`. */
-export function nextEndpointStatus(current: EndpointStatus, trigger: EndpointTrigger): EndpointStatus | null {
-  const t = endpointTransitions[trigger];
-  return (t.from as readonly EndpointStatus[]).includes(current) ? t.to : null;
-}
-
-export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof deliveryStatuses)[number];
+export const endpointStatuses = webhookEndpointMachine.statuses;
+export type EndpointStatus = StatusOf<typeof webhookEndpointMachine>;
+export type EndpointTrigger = TriggerOf<typeof webhookEndpointMachine>;
 
 /** An attempt's outcome moves a pending delivery; nothing moves a finished one. */
-export const deliveryTransitions = {
-  succeeded: { from: ['pending'], to: 'succeeded' },
-  failed_will_retry: { from: ['pending'], to: 'pending' },
-  failed_final: { from: ['pending'], to: 'failed' },
-} as const satisfies Record<string, { from: readonly DeliveryStatus[]; to: DeliveryStatus }>;
+export const webhookDeliveryMachine = defineMachine({
+  noun: 'webhook delivery',
+  resource: 'webhook_endpoint',
+  stored: [{ table: 'webhook_deliveries', column: 'status' }],
+  statuses: ['pending', 'succeeded', 'failed'],
+  conflict: 'conflict',
+  moves: {
+    /** The relay's fan-out, or a manual retry (a new row). */
+    create: { from: [null], to: 'pending' },
+    succeeded: { from: ['pending'], to: 'succeeded' },
+    failed_will_retry: { from: ['pending'], to: 'pending' },
+    failed_final: { from: ['pending'], to: 'failed' },
+  },
+  outcomes: { attempt: { ok: 'succeeded', retry: 'failed_will_retry', final: 'failed_final' } },
+});
+
+export const deliveryStatuses = webhookDeliveryMachine.statuses;
+export type DeliveryTrigger = TriggerOf<typeof webhookDeliveryMachine>;
+/** Deliveries an attempt may still move (the jobs' and the outcome batch's rows). */
+export const attemptable = statusesWhere(webhookDeliveryMachine, 'succeeded', 'failed_will_retry', 'failed_final');
 
 /** DECISIONS §5: the waits after each failed attempt (ms); after the last the delivery stays failed. */
 export const retryScheduleMs = [60e3, 5 * 60e3, 30 * 60e3, 2 * 3600e3, 5 * 3600e3, 10 * 3600e3, 24 * 3600e3, 24 * 3600e3] as const;
@@ -40,8 +57,7 @@ export const retryScheduleMs = [60e3, 5 * 60e3, 30 * 60e3, 2 * 3600e3, 5 * 3600e
 export const BREAKER_THRESHOLD = 20;
 
 /** The delivery status after attempt `n` (0 = first) ended `ok` or not; manual retries get one attempt. */
-export function afterAttempt(n: number, ok: boolean, manual: boolean): { trigger: keyof typeof deliveryTransitions; retryInMs: number | null } {
-  if (ok) return { trigger: 'succeeded', retryInMs: null };
-  if (manual || n >= retryScheduleMs.length) return { trigger: 'failed_final', retryInMs: null };
-  return { trigger: 'failed_will_retry', retryInMs: retryScheduleMs[n] };
+export function afterAttempt(n: number, ok: boolean, manual: boolean): { trigger: DeliveryTrigger; retryInMs: number | null } {
+  const outcome = ok ? 'ok' : manual || n >= retryScheduleMs.length ? 'final' : 'retry';
+  return { trigger: outcomeTrigger(webhookDeliveryMachine, 'attempt', outcome), retryInMs: outcome === 'retry' ? retryScheduleMs[n] : null };
 }

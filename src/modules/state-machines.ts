@@ -1,0 +1,22 @@
+/**
+ * Every state machine (src/core/state-machine.ts), by resource: walked by
+ * test/state-machines.test.ts, drawn into docs/states.md. A machine defined in a module's
+ * `states.ts` and missing here fails that test.
+ */
+import { adapterMachine } from './adapters/states.ts';
+import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessions/states.ts';
+import { payoutMachine } from './payouts/states.ts';
+import { refundMachine } from './refunds/states.ts';
+import { paymentMachine } from './payments/states.ts';
+import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
+
+export const machines = {
+  checkout_session: checkoutSessionMachine,
+  checkout_attempt: checkoutAttemptMachine,
+  payment: paymentMachine,
+  refund: refundMachine,
+  payout: payoutMachine,
+  webhook_endpoint: webhookEndpointMachine,
+  webhook_delivery: webhookDeliveryMachine,
+  adapter: adapterMachine,
+};
