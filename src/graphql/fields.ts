@@ -1,5 +1,7 @@
 import { moneyJson } from '../core/money.ts';
 import type { Context } from '../core/context.ts';
+import type { FieldRef } from '@pothos/core';
+import type { SchemaTypesOf } from './builder.ts';
 
 /**
  * One field list per resource serves both the GraphQL type and the event snapshot
@@ -14,7 +16,9 @@ export type FieldSpec<Row> = Record<string, {
   secret?: true;
 }>;
 
-const graphqlType: Record<FieldKind, string | [string]> = {
+// The GraphQL type of each kind. One union-typed `t.field` serves them all: JSON's output shape is
+// `unknown`, so the union of outputs accepts whatever the spec's row yields, without a cast.
+const graphqlType = {
   id: 'ID',
   string: 'String',
   int: 'Int',
@@ -25,14 +29,16 @@ const graphqlType: Record<FieldKind, string | [string]> = {
   json: 'JSON',
   metadata: 'Metadata',
   strings: ['String'],
-};
+} as const satisfies Record<FieldKind, string | [string]>;
 
-/** Pothos fields for a spec; `t` is any object field builder. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function exposeFields<Row>(t: any, spec: FieldSpec<Row>) {
-  const out: Record<string, unknown> = {};
+/** Pothos fields for a spec, on an object type (`objectRef`) or a Prisma model (`prismaObject`). */
+export function exposeFields<Row, Kind extends 'Object' | 'PrismaObject'>(
+  t: PothosSchemaTypes.RootFieldBuilder<SchemaTypesOf, Row, Kind>,
+  spec: FieldSpec<Row>,
+) {
+  const out: Record<string, FieldRef<SchemaTypesOf, unknown, Kind>> = {};
   for (const [name, f] of Object.entries(spec)) {
-    out[name] = t.field({
+    out[name] = t.field<(typeof graphqlType)[FieldKind], Row, unknown, boolean>({
       type: graphqlType[f.kind],
       nullable: f.nullable ?? false,
       resolve: (row: Row, _args: unknown, ctx: Context) => {

@@ -20,7 +20,7 @@ export const apiKeyFields: FieldSpec<ApiKeyShape> = {
 
 export const ApiKey = builder.prismaObject('ApiKey', {
   description: 'An HMAC credential. `key` is set only in the create response.',
-  fields: (t) => exposeFields(t, apiKeyFields) as never,
+  fields: (t) => exposeFields(t, apiKeyFields),
 });
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {

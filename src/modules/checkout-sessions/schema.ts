@@ -6,7 +6,7 @@ import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const CheckoutSession = builder.objectRef<SessionRow>('CheckoutSession').implement({
   description: 'A hosted one-time payment: amount, currency and the methods the customer may use.',
-  fields: (t) => exposeFields(t, checkoutSessionFields) as never,
+  fields: (t) => exposeFields(t, checkoutSessionFields),
 });
 
 const LineItemInput = builder.inputType('LineItemInput', {

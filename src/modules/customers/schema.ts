@@ -4,7 +4,7 @@ import { customerFields } from './fields.ts';
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
 
 export const Customer = builder.prismaObject('Customer', {
-  fields: (t) => exposeFields(t, customerFields) as never,
+  fields: (t) => exposeFields(t, customerFields),
 });
 
 const customerInput = (name: string, description: string) =>

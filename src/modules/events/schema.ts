@@ -20,7 +20,7 @@ export const eventFields: FieldSpec<Row> = {
 };
 
 export const Event = builder.prismaObject('Event', {
-  fields: (t) => exposeFields(t, eventFields) as never,
+  fields: (t) => exposeFields(t, eventFields),
 });
 
 builder.queryFields((t) => ({
@@ -78,7 +78,8 @@ builder.subscriptionField('events', (t) =>
   t.field({
     type: Event,
     args: { types: t.arg.stringList(), objectId: t.arg.id(), after: t.arg.id() },
-    subscribe: (_, args, ctx) => subscribeEvents(ctx, { ...args, objectId: args.objectId ? String(args.objectId) : null, after: args.after ? String(args.after) : null }) as never,
-    resolve: (event) => event as never,
+    subscribe: (_, args, ctx) => subscribeEvents(ctx, { ...args, objectId: args.objectId ? String(args.objectId) : null, after: args.after ? String(args.after) : null }),
+    // The stream reads raw rows (bigint positions as text); the type is the Prisma model.
+    resolve: ({ position, publishedPosition, ...row }) => ({ ...row, position: BigInt(position), publishedPosition: BigInt(publishedPosition) }),
   }),
 );

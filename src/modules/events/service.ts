@@ -4,7 +4,7 @@ import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
-import { eventBus, eventsAfter, type EventNotice } from '../../core/pubsub.ts';
+import { eventBus, eventsAfter, type EventNotice, type PublishedEventRow } from '../../core/pubsub.ts';
 import { Repeater } from 'graphql-yoga';
 
 const err = errorsFor('event');
@@ -83,7 +83,7 @@ export function subscribeEvents(ctx: Context, args: SubscribeArgs) {
   const modes = visibleModes(auth.mode);
   const wanted = (e: { type: string; objectId: string | null }) =>
     (!args.types?.length || args.types.includes(e.type)) && (!args.objectId || e.objectId === args.objectId);
-  return new Repeater<Record<string, unknown>>(async (push, stop) => {
+  return new Repeater<PublishedEventRow>(async (push, stop) => {
     let cursor = -1n; // until startPosition answers: notices meanwhile are covered by the first drain
     let draining: Promise<void> = Promise.resolve();
     // Notices only say "something was published"; rows are read in commit order (the relay's

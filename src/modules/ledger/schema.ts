@@ -6,7 +6,7 @@ import { cashFlowReport, pnlReport } from './reports.ts';
 
 export const LedgerEntry = builder.objectRef<EntryRow>('LedgerEntry').implement({
   description: 'One leg of a balanced double-entry transaction (read-only).',
-  fields: (t) => exposeFields(t, ledgerEntryFields) as never,
+  fields: (t) => exposeFields(t, ledgerEntryFields),
 });
 
 const LedgerBalance = builder.objectRef<BalanceRow>('LedgerBalance').implement({

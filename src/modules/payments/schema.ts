@@ -5,7 +5,7 @@ import { getPayment, listPayments } from './service.ts';
 
 export const Payment = builder.prismaObject('Payment', {
   description: 'A captured payment (DECISIONS §3): one per completed checkout session or paid invoice.',
-  fields: (t) => exposeFields(t, paymentFields) as never,
+  fields: (t) => exposeFields(t, paymentFields),
 });
 
 builder.queryFields((t) => ({

@@ -1,15 +1,14 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
-import type { Payout as Row } from '../../generated/prisma/client.ts';
 import { payoutFields, type Balance, type BankAccount } from './fields.ts';
 import { getPayoutBankAccount, updatePayoutBankAccount } from './bank-account.ts';
 import { adminMovePayout, cancelPayout, createPayout, getPayout, getPayoutBalance, listPayouts } from './service.ts';
 import { getPayoutSchedule, updatePayoutSchedule, type ScheduleRow } from './schedule.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
-export const Payout = builder.objectRef<Row>('Payout').implement({
+export const Payout = builder.prismaObject('Payout', {
   description: 'A transfer of settled balance to the merchant bank account.',
-  fields: (t) => exposeFields(t, payoutFields) as never,
+  fields: (t) => exposeFields(t, payoutFields),
 });
 
 const PayoutBalance = builder.objectRef<Balance>('PayoutBalance').implement({

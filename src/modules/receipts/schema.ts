@@ -1,16 +1,16 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
-import type { Receipt as Row } from '../../generated/prisma/client.ts';
 import { receiptFields, receiptSummaryFields } from './fields.ts';
 import { emailReceipt, getReceipt, getSessionReceipt, listReceipts, receiptDocument } from './service.ts';
 
-export const Receipt = builder.objectRef<Row>('Receipt').implement({
+export const Receipt = builder.prismaObject('Receipt', {
   description: 'A receipt as issued: frozen, never rewritten.',
-  fields: (t) => exposeFields(t, receiptFields) as never,
+  fields: (t) => exposeFields(t, receiptFields),
 });
-export const ReceiptSummary = builder.objectRef<Row>('ReceiptSummary').implement({
+export const ReceiptSummary = builder.prismaObject('Receipt', {
+  variant: 'ReceiptSummary',
   description: 'A receipt in lists.',
-  fields: (t) => exposeFields(t, receiptSummaryFields) as never,
+  fields: (t) => exposeFields(t, receiptSummaryFields),
 });
 
 builder.queryFields((t) => ({

@@ -6,7 +6,7 @@ import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const Refund = builder.objectRef<RefundRow>('Refund').implement({
   description: 'A full or partial reversal of a captured payment.',
-  fields: (t) => exposeFields(t, refundFields) as never,
+  fields: (t) => exposeFields(t, refundFields),
 });
 
 const CreateRefundInput = builder.inputType('CreateRefundInput', {

@@ -5,7 +5,7 @@ import { createTemplate, getTemplate, listTemplates, updateTemplate } from './se
 
 export const Template = builder.prismaObject('Template', {
   description: 'A receipt or invoice template (DECISIONS §3): what the document shows and says.',
-  fields: (t) => exposeFields(t, templateFields) as never,
+  fields: (t) => exposeFields(t, templateFields),
 });
 
 const templateInput = (name: string, description: string, kindRequired: boolean, nameRequired: boolean) =>

@@ -1,7 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
-import type { WebhookDelivery as DeliveryRow } from '../../generated/prisma/client.ts';
-import { deliveryFields, endpointFields, type EndpointRow } from './fields.ts';
+import { deliveryFields, endpointFields } from './fields.ts';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -12,14 +11,14 @@ import {
 } from './service.ts';
 import { listWebhookDeliveries, retryWebhookDelivery } from './deliveries.ts';
 
-export const WebhookEndpoint = builder.objectRef<EndpointRow>('WebhookEndpoint').implement({
+export const WebhookEndpoint = builder.prismaObject('WebhookEndpoint', {
   description: 'spec Webhook endpoint: where events are pushed. signingSecret is set only by create and rotate.',
-  fields: (t) => exposeFields(t, endpointFields) as never,
+  fields: (t) => exposeFields(t, endpointFields),
 });
 
-export const WebhookDelivery = builder.objectRef<DeliveryRow>('WebhookDelivery').implement({
+export const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
   description: 'spec Webhook delivery: one event to one endpoint, through its retry schedule.',
-  fields: (t) => exposeFields(t, deliveryFields) as never,
+  fields: (t) => exposeFields(t, deliveryFields),
 });
 
 const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput', {

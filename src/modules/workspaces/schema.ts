@@ -4,7 +4,7 @@ import { workspaceFields } from './fields.ts';
 import { archiveWorkspace, createWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from './service.ts';
 
 export const Workspace = builder.prismaObject('Workspace', {
-  fields: (t) => exposeFields(t, workspaceFields) as never,
+  fields: (t) => exposeFields(t, workspaceFields),
 });
 
 const CreateWorkspaceInput = builder.inputType('CreateWorkspaceInput', {
