@@ -1,6 +1,7 @@
 import { moneyJson } from '../core/money.ts';
 import type { Context } from '../core/context.ts';
-import type { FieldRef } from '@pothos/core';
+import type { FieldRef, InputFieldMap, InputShapeFromFields } from '@pothos/core';
+import type { PageArgs } from '../core/pagination.ts';
 import type { SchemaTypesOf } from './builder.ts';
 
 /**
@@ -50,6 +51,9 @@ export function exposeFields<Row, Kind extends 'Object' | 'PrismaObject'>(
   }
   return out;
 }
+
+/** What a list resolver's service receives: its filter arguments (declared once, with `builder.args`) and the page. */
+export type ListArgs<Args extends InputFieldMap> = InputShapeFromFields<Args> & PageArgs;
 
 /** The same fields as JSON, exactly as REST and GraphQL serialize them. */
 export function toWire<Row>(row: Row, spec: FieldSpec<Row>): Record<string, unknown> {
