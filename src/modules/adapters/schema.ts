@@ -55,6 +55,11 @@ const ConfigureManualAdapterInput = builder.inputType('ConfigureManualAdapterInp
     instructions: t.string(),
   }),
 });
+export type ProviderAInput = typeof ConnectProviderAAdapterInput.$inferInput;
+export type ProviderBInput = typeof ConnectProviderBAdapterInput.$inferInput;
+export type ProviderCInput = typeof ConnectProviderCAdapterInput.$inferInput;
+export type ManualInput = typeof ConfigureManualAdapterInput.$inferInput;
+
 const StartManagedOnboardingInput = builder.inputType('StartManagedOnboardingInput', {
   fields: (t) => ({ email: t.string({ required: true }) }),
 });
