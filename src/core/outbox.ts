@@ -1,7 +1,7 @@
-import type { Mode } from './db/client.ts';
 import { sqlOf, toJson, type AnyTx } from './db/sql.ts';
 import { newId } from './ids.ts';
 import { clock } from './clock.ts';
+import type { RowScope } from './resource.ts';
 
 export interface EmitOptions {
   requestId?: string;
@@ -15,7 +15,7 @@ export interface EmitOptions {
 
 /** The event row as the outbox stores it, without its per-object `sequence` (the insert assigns it). */
 export function eventRow(
-  scope: { workspaceId: string; mode: Mode },
+  scope: RowScope,
   type: string,
   object: Record<string, unknown> & { id?: unknown },
   opts: EmitOptions = {},
@@ -70,7 +70,7 @@ export const eventsParam = (rows: EventRow[]) => toJson(rows);
  */
 export async function emit(
   tx: AnyTx,
-  scope: { workspaceId: string; mode: Mode },
+  scope: RowScope,
   type: string,
   object: Record<string, unknown> & { id?: unknown },
   opts: EmitOptions = {},

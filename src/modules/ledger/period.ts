@@ -5,7 +5,8 @@
  * index. Either way a year costs a few thousand rows, whatever the volume of entries.
  */
 import { DomainError, type Resource } from '../../core/errors.ts';
-import { tenantQuery, type Mode } from '../../core/db/client.ts';
+import { tenantQuery } from '../../core/db/client.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 const DAY = 86_400_000;
 const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
@@ -46,7 +47,7 @@ export interface DaySum {
 }
 
 /** Sums per UTC day and code in [from, until), for one currency; `codeLike` narrows the codes (SQL LIKE). */
-export async function daySums(scope: { workspaceId: string; mode: Mode }, currency: string, p: Period, codeLike: string | null = null): Promise<DaySum[]> {
+export async function daySums(scope: RowScope, currency: string, p: Period, codeLike: string | null = null): Promise<DaySum[]> {
   const firstDay = ceilDay(p.from);
   const lastDay = startOfDay(p.until);
   const whole = firstDay < lastDay;
