@@ -16,8 +16,6 @@ export interface Route<V = Record<string, unknown>> {
   variables: (req: Input) => V;
   /** Success status; 204 sends no body. (Whether an Idempotency-Key is required is the operation's, src/graphql/operation.ts.) */
   status?: 200 | 201 | 202 | 204;
-  /** The body is ignored (actions like cancel) but may be an empty JSON object. */
-  emptyBody?: boolean;
   /**
    * Where the spec's REST shape differs from the GraphQL result: applied to `data`. Only
    * GET /v1/adapters uses it (REST omits never-connected kinds; GraphQL has them null).
@@ -75,11 +73,11 @@ export const routes: Route[] = [
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateWebhookEndpointInput }) }),
   route<Ops.DeleteWebhookEndpointMutationVariables>({ id: 'deleteWebhookEndpoint', method: 'DELETE', path: '/v1/webhook-endpoints/:id', resource: 'webhook_endpoint', status: 204, variables: id }),
   route<Ops.RotateWebhookEndpointSecretMutationVariables>({ id: 'rotateWebhookEndpointSecret', method: 'POST', path: '/v1/webhook-endpoints/:id/rotate-secret', resource: 'webhook_endpoint',
-    emptyBody: true, variables: (r) => ({ id: r.params.id, input: r.body as Ops.RotateWebhookEndpointSecretInput }) }),
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.RotateWebhookEndpointSecretInput }) }),
   route<Ops.ListWebhookDeliveriesQueryVariables>({ id: 'listWebhookDeliveries', method: 'GET', path: '/v1/webhook-endpoints/:id/deliveries', resource: 'webhook_endpoint',
     variables: (r) => ({ endpointId: r.params.id, ...listQuery(r, { status: 'string', eventType: 'string', since: 'instant' }) }) }),
   route<Ops.RetryWebhookDeliveryMutationVariables>({ id: 'retryWebhookDelivery', method: 'POST', path: '/v1/webhook-endpoints/:id/deliveries/:deliveryId/retry', resource: 'webhook_endpoint',
-    status: 202, emptyBody: true, variables: (r) => ({ endpointId: r.params.id, deliveryId: r.params.deliveryId }) }),
+    status: 202, variables: (r) => ({ endpointId: r.params.id, deliveryId: r.params.deliveryId }) }),
 
   // Customers (DECISIONS §3)
   route<Ops.ListCustomersQueryVariables>({ id: 'listCustomers', method: 'GET', path: '/v1/customers', resource: 'customer',
@@ -123,9 +121,9 @@ export const routes: Route[] = [
   route<Ops.CreateCheckoutSessionMutationVariables>({ id: 'createCheckoutSession', method: 'POST', path: '/v1/checkout-sessions', resource: 'checkout_session', status: 201,
     variables: (r) => ({ input: r.body as unknown as Ops.CreateCheckoutSessionInput }) }),
   route<Ops.CancelCheckoutSessionMutationVariables>({ id: 'cancelCheckoutSession', method: 'POST', path: '/v1/checkout-sessions/:id/cancel', resource: 'checkout_session',
-    emptyBody: true, variables: id }),
+    variables: id }),
   route<Ops.ConfirmCheckoutSessionMutationVariables>({ id: 'confirmCheckoutSession', method: 'POST', path: '/v1/checkout-sessions/:id/confirm', resource: 'checkout_session',
-    emptyBody: true, variables: id }),
+    variables: id }),
   route<Ops.GetCheckoutSessionReceiptQueryVariables>({ id: 'getCheckoutSessionReceipt', method: 'GET', path: '/v1/checkout-sessions/:id/receipt', resource: 'receipt', variables: id }),
 
   // Payments (DECISIONS §3)
@@ -158,10 +156,10 @@ export const routes: Route[] = [
   route<Ops.CreatePayoutMutationVariables>({ id: 'createPayout', method: 'POST', path: '/v1/payouts', resource: 'payout', status: 201,
     variables: (r) => ({ input: r.body as Ops.CreatePayoutInput }) }),
   route<Ops.CancelPayoutMutationVariables>({ id: 'cancelPayout', method: 'POST', path: '/v1/payouts/:id/cancel', resource: 'payout',
-    emptyBody: true, variables: id }),
+    variables: id }),
   // DECISIONS §7: platform-admin reconciliation, each returns the payout
-  route<Ops.MarkPayoutInTransitMutationVariables>({ id: 'markPayoutInTransit', method: 'POST', path: '/v1/payouts/:id/mark-in-transit', resource: 'payout', emptyBody: true, variables: id }),
-  route<Ops.MarkPayoutPaidMutationVariables>({ id: 'markPayoutPaid', method: 'POST', path: '/v1/payouts/:id/mark-paid', resource: 'payout', emptyBody: true, variables: id }),
+  route<Ops.MarkPayoutInTransitMutationVariables>({ id: 'markPayoutInTransit', method: 'POST', path: '/v1/payouts/:id/mark-in-transit', resource: 'payout', variables: id }),
+  route<Ops.MarkPayoutPaidMutationVariables>({ id: 'markPayoutPaid', method: 'POST', path: '/v1/payouts/:id/mark-paid', resource: 'payout', variables: id }),
   route<Ops.MarkPayoutFailedMutationVariables>({ id: 'markPayoutFailed', method: 'POST', path: '/v1/payouts/:id/mark-failed', resource: 'payout',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.MarkPayoutFailedInput }) }),
 

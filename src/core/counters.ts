@@ -1,12 +1,12 @@
-import type { Mode } from './db/client.ts';
 import { sql, sqlOf, type AnyTx, type Fragment } from './db/sql.ts';
+import type { RowScope } from './resource.ts';
 
 /**
  * The next value of a per-workspace, per-mode counter, bumped in the caller's transaction. The
  * upsert holds the counter row's lock until commit, so concurrent issuers queue behind it and a
  * rolled-back transaction gives its number back: the sequence has no gaps.
  */
-export async function nextCounter(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, name: string): Promise<number> {
+export async function nextCounter(tx: AnyTx, scope: RowScope, name: string): Promise<number> {
   const rows = await sqlOf(tx).query<{ value: bigint }>(nextCounterSql(scope.workspaceId, scope.mode, name));
   return Number(rows[0].value);
 }

@@ -1,5 +1,6 @@
-import type { Mode, Tx } from './db/client.ts';
+import type { Tx } from './db/client.ts';
 import { newId } from './ids.ts';
+import type { RowScope } from './resource.ts';
 
 export type LedgerSourceType = 'checkout_session' | 'invoice' | 'refund' | 'payout' | 'adjustment' | 'dispute';
 
@@ -27,14 +28,14 @@ export interface LedgerPosting {
  * the balance again at commit (deferred constraint trigger `ledger_entries_balanced`); this check
  * only gives the programmer a clear message before the round trip.
  */
-export async function postLedger(tx: Tx, scope: { workspaceId: string; mode: Mode }, p: LedgerPosting) {
+export async function postLedger(tx: Tx, scope: RowScope, p: LedgerPosting) {
   const rows = ledgerRows(scope, p);
   await tx.ledgerEntry.createMany({ data: rows });
   return rows;
 }
 
 /** The entry rows of one posting, checked to balance (for a caller that writes them in a larger statement). */
-export function ledgerRows(scope: { workspaceId: string; mode: Mode }, p: LedgerPosting) {
+export function ledgerRows(scope: RowScope, p: LedgerPosting) {
   let net = 0n;
   for (const leg of p.legs) {
     const amount = BigInt(leg.amount);

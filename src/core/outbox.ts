@@ -2,6 +2,7 @@ import type { Mode } from './db/client.ts';
 import { sql, sqlOf, toJson, type AnyTx, type Fragment } from './db/sql.ts';
 import { newId } from './ids.ts';
 import { clock } from './clock.ts';
+import type { RowScope } from './resource.ts';
 
 export interface EmitOptions {
   requestId?: string;
@@ -15,7 +16,7 @@ export interface EmitOptions {
 
 /** The event row as the outbox stores it, without its per-object `sequence` (the insert assigns it). */
 export function eventRow(
-  scope: { workspaceId: string; mode: Mode },
+  scope: RowScope,
   type: string,
   object: Record<string, unknown> & { id?: unknown },
   opts: EmitOptions = {},
@@ -68,7 +69,7 @@ export const eventsCte = (rows: EventRow[]): Fragment => sql`
  */
 export async function emit(
   tx: AnyTx,
-  scope: { workspaceId: string; mode: Mode },
+  scope: RowScope,
   type: string,
   object: Record<string, unknown> & { id?: unknown },
   opts: EmitOptions = {},

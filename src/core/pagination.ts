@@ -1,7 +1,7 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { config } from './config.ts';
 import { safeEqual, sha256Hex } from './crypto.ts';
-import { DomainError } from './errors.ts';
+import { DomainError, type Resource } from './errors.ts';
 import { clock } from './clock.ts';
 
 /** Keyset position: the sort column value (ISO instant) and the id that breaks ties. */
@@ -64,6 +64,18 @@ export function parseLimit(value: number | null | undefined, fallback: number): 
 
 export type Order = 'asc' | 'desc';
 
+/** spec Pagination: a list's `order` is `asc` or `desc` (default desc); anything else is refused, in the resource's spelling. */
+export function checkOrder(order: string | null | undefined, resource: Resource): void {
+  if (order && order !== 'asc' && order !== 'desc') throw new DomainError('validation_error', 'order must be asc or desc', { field: 'order', resource });
+}
+
+/** The paging arguments of every list (Relay `first`/`after`, and `order` where the list has one). */
+export interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+  order?: string | null;
+}
+
 export interface PageRequest {
   limit: number;
   order: Order;
@@ -72,7 +84,7 @@ export interface PageRequest {
 
 /** Resolves `first`/`after` into a page request bound to the workspace and filters. */
 export function pageRequest(
-  args: { first?: number | null; after?: string | null; order?: string | null },
+  args: PageArgs,
   workspaceId: string,
   filters: Record<string, unknown>,
   defaultLimit: number,
@@ -142,4 +154,18 @@ export function toConnection<T extends { id: string }>(
     },
     limit: page.limit,
   };
+}
+
+/**
+ * The keyset list of a Prisma model: a page bound to the caller's workspace and filters, `find`
+ * given the keyset's `where`, `orderBy` and `take`, its rows turned into a connection positioned
+ * on `column`.
+ */
+export async function keysetList<C extends string, T extends { id: string } & { [K in C]: Date }>(
+  req: { args: PageArgs; workspaceId: string; filters: Record<string, unknown>; limit: number; column: C },
+  find: (ks: ReturnType<typeof keyset>) => Promise<T[]>,
+): Promise<Connection<T>> {
+  const page = pageRequest(req.args, req.workspaceId, req.filters, req.limit);
+  const rows = await find(keyset(page, req.column));
+  return toConnection(rows, page, req.workspaceId, req.filters, (r) => r[req.column]);
 }

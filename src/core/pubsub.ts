@@ -2,6 +2,7 @@ import pg from 'pg';
 import { tenantQuery, type Mode } from './db/client.ts';
 import { sql } from './db/sql-template.ts';
 import { logger } from './logger.ts';
+import type { Event } from '../generated/prisma/client.ts';
 
 /**
  * What the bus hears. `inserted`: some transaction committed events (wakes the relay).
@@ -88,8 +89,11 @@ export class EventBus {
 export const eventBus = new EventBus();
 
 /** Reads published events after a published position for one workspace and its visible modes, in commit order. */
+/** An event row as node-postgres reads it: its bigint positions come back as text. */
+export type PublishedEventRow = Omit<Event, 'position' | 'publishedPosition'> & { position: string; publishedPosition: string };
+
 export function eventsAfter(workspaceId: string, modes: readonly Mode[], after: bigint, limit = 500) {
-  return tenantQuery<{ publishedPosition: string; type: string; objectId: string | null } & Record<string, unknown>>(
+  return tenantQuery<PublishedEventRow>(
     { workspaceId, modes },
     sql`SELECT * FROM events WHERE "workspaceId" = ${workspaceId} AND mode = ANY(${modes}) AND "publishedPosition" > ${after.toString()} ORDER BY "publishedPosition" LIMIT ${limit}`,
   );

@@ -27,3 +27,24 @@ export function oneOf<T extends string>(value: string, allowed: readonly T[], fi
   }
   return value as T;
 }
+
+/** spec: currencies are uppercase ISO 4217 codes. */
+export function checkCurrency(value: unknown, field: string, resource: Resource): string {
+  if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) {
+    throw new DomainError('validation_error', `${field} must be an uppercase ISO 4217 code`, { field, resource });
+  }
+  return value;
+}
+
+/** An image or logo address shown on documents: absolute `https://`, at most 500 characters. */
+export function checkHttpsUrl(value: string, field: string, resource: Resource): string {
+  let ok = value.length <= 500;
+  try {
+    const u = new URL(value);
+    ok &&= u.protocol === 'https:' && !!u.hostname;
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new DomainError('validation_error', `${field} must be an https:// URL of at most 500 characters`, { field, resource });
+  return value;
+}

@@ -35,6 +35,9 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+/** The builder's resolved schema types, for helpers that take a field builder (graphql/fields.ts). */
+export type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
 builder.queryType({});
 builder.mutationType({});
 builder.subscriptionType({});

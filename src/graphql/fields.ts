@@ -1,9 +1,14 @@
 import type { FieldKind, FieldSpec } from '../core/wire.ts';
 import type { Context } from '../core/context.ts';
+import type { FieldRef, InputFieldMap, InputShapeFromFields } from '@pothos/core';
+import type { PageArgs } from '../core/pagination.ts';
+import type { SchemaTypesOf } from './builder.ts';
 
 export type { FieldKind, FieldSpec } from '../core/wire.ts';
 
-const graphqlType: Record<FieldKind, string | [string]> = {
+// The GraphQL type of each kind. One union-typed `t.field` serves them all: JSON's output shape is
+// `unknown`, so the union of outputs accepts whatever the spec's row yields, without a cast.
+const graphqlType = {
   id: 'ID',
   string: 'String',
   int: 'Int',
@@ -14,14 +19,16 @@ const graphqlType: Record<FieldKind, string | [string]> = {
   json: 'JSON',
   metadata: 'Metadata',
   strings: ['String'],
-};
+} as const satisfies Record<FieldKind, string | [string]>;
 
-/** Pothos fields for a spec; `t` is any object field builder. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function exposeFields<Row>(t: any, spec: FieldSpec<Row>) {
-  const out: Record<string, unknown> = {};
+/** Pothos fields for a spec, on an object type (`objectRef`) or a Prisma model (`prismaObject`). */
+export function exposeFields<Row, Kind extends 'Object' | 'PrismaObject'>(
+  t: PothosSchemaTypes.RootFieldBuilder<SchemaTypesOf, Row, Kind>,
+  spec: FieldSpec<Row>,
+) {
+  const out: Record<string, FieldRef<SchemaTypesOf, unknown, Kind>> = {};
   for (const [name, f] of Object.entries(spec)) {
-    out[name] = t.field({
+    out[name] = t.field<(typeof graphqlType)[FieldKind], Row, unknown, boolean>({
       type: graphqlType[f.kind],
       nullable: f.nullable ?? false,
       resolve: (row: Row, _args: unknown, ctx: Context) => {
@@ -33,3 +40,6 @@ export function exposeFields<Row>(t: any, spec: FieldSpec<Row>) {
   }
   return out;
 }
+
+/** What a list resolver's service receives: its filter arguments (declared once, with `builder.args`) and the page. */
+export type ListArgs<Args extends InputFieldMap> = InputShapeFromFields<Args> & PageArgs;

@@ -6,6 +6,7 @@ import { clock } from '../../core/clock.ts';
 import { toWire } from '../../core/wire.ts';
 import type { ManagedAccount } from '../../generated/prisma/client.ts';
 import { adapterFields, onboardingFields, type AdapterView, type OnboardingView } from './fields.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 /**
  * The managed (platform) provider's account API. Until the provider_a platform client exists,
@@ -13,7 +14,7 @@ import { adapterFields, onboardingFields, type AdapterView, type OnboardingView 
  * hosted base; the providers phase swaps in the real client with `setManagedPlatform`.
  */
 export interface ManagedPlatform {
-  createSubAccount(req: { workspaceId: string; mode: Mode; email: string }): Promise<{ subAccountId: string; onboardingUrl: string }>;
+  createSubAccount(req: RowScope & { email: string }): Promise<{ subAccountId: string; onboardingUrl: string }>;
 }
 
 const localPlatform: ManagedPlatform = {
@@ -85,7 +86,7 @@ export interface ManagedUpdate {
  * `adapter.managed.kyb_changed` / `adapter.managed.capabilities_changed` for what moved, with the
  * onboarding state as `data.object` and `data.id` `managed`.
  */
-export async function applyManagedUpdate(tx: Tx, scope: { workspaceId: string; mode: Mode }, before: ManagedAccount, update: ManagedUpdate & { email?: string; subAccountId?: string; onboardingUrl?: string }, requestId?: string) {
+export async function applyManagedUpdate(tx: Tx, scope: RowScope, before: ManagedAccount, update: ManagedUpdate & { email?: string; subAccountId?: string; onboardingUrl?: string }, requestId?: string) {
   const row = await tx.managedAccount.update({
     where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } },
     data: {

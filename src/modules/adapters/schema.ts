@@ -7,7 +7,7 @@ import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const Adapter = builder.objectRef<AdapterView>('Adapter').implement({
   description: 'A connection to a payment provider; one per kind. Secrets are write-only: only secretKeyLast4 is returned.',
-  fields: (t) => exposeFields(t, adapterFields) as never,
+  fields: (t) => exposeFields(t, adapterFields),
 });
 
 const Adapters = builder.objectRef<Partial<Record<AdapterKind, AdapterView>>>('Adapters').implement({
@@ -16,7 +16,7 @@ const Adapters = builder.objectRef<Partial<Record<AdapterKind, AdapterView>>>('A
 });
 
 const ManagedOnboarding = builder.objectRef<OnboardingView>('ManagedOnboarding').implement({
-  fields: (t) => exposeFields(t, onboardingFields) as never,
+  fields: (t) => exposeFields(t, onboardingFields),
 });
 
 const ConnectProviderAAdapterInput = builder.inputType('ConnectProviderAAdapterInput', {
@@ -55,6 +55,11 @@ const ConfigureManualAdapterInput = builder.inputType('ConfigureManualAdapterInp
     instructions: t.string(),
   }),
 });
+export type ProviderAInput = typeof ConnectProviderAAdapterInput.$inferInput;
+export type ProviderBInput = typeof ConnectProviderBAdapterInput.$inferInput;
+export type ProviderCInput = typeof ConnectProviderCAdapterInput.$inferInput;
+export type ManualInput = typeof ConfigureManualAdapterInput.$inferInput;
+
 const StartManagedOnboardingInput = builder.inputType('StartManagedOnboardingInput', {
   fields: (t) => ({ email: t.string({ required: true }) }),
 });

@@ -7,7 +7,7 @@ import { audit } from '../../core/audit.ts';
 import { lockName } from '../../core/locks.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { seal, unseal } from '../../core/sealed.ts';
-import { checkLength, oneOf } from '../../core/validation.ts';
+import { checkHttpsUrl, checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { changedFrom } from '../../core/wire.ts';
 import type { Adapter, ManagedAccount } from '../../generated/prisma/client.ts';
@@ -17,10 +17,11 @@ import type { AdapterView } from './fields.ts';
 import { adapterMachine, adapterStatusAfter, type AdapterStatus } from './states.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import { adapterWire, applyManagedUpdate, managedAdapterView, managedEnabled, managedPlatform, onboardingView } from './managed.ts';
+import { scoped, type RowScope } from '../../core/resource.ts';
+import type { ManualInput, ProviderAInput, ProviderBInput, ProviderCInput } from './schema.ts';
 
 const err = errorsFor('adapter');
 type StoredKind = Exclude<AdapterKind, 'managed'>;
-type Scope = { workspaceId: string; mode: Mode };
 
 const viewOf = (r: Adapter): AdapterView => ({
   kind: r.kind as AdapterKind,
@@ -32,8 +33,8 @@ const viewOf = (r: Adapter): AdapterView => ({
   lastErrorCode: r.lastErrorCode,
 });
 
-async function managedRow(tx: Tx, scope: Scope) {
-  return tx.managedAccount.findUnique({ where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } } });
+async function managedRow(tx: Tx, scope: RowScope) {
+  return tx.managedAccount.findUnique({ where: { workspaceId_mode: scoped(scope) } });
 }
 async function workspaceCreatedAt(tx: Tx, workspaceId: string) {
   return (await tx.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { createdAt: true } })).createdAt;
@@ -45,7 +46,7 @@ export async function listAdapters(ctx: Context): Promise<Partial<Record<Adapter
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
     const out: Partial<Record<AdapterKind, AdapterView>> = {};
-    for (const r of await tx.adapter.findMany({ where: { workspaceId: auth.workspaceId, mode: auth.mode } })) out[r.kind as AdapterKind] = viewOf(r);
+    for (const r of await tx.adapter.findMany({ where: scoped(auth) })) out[r.kind as AdapterKind] = viewOf(r);
     const managed = managedAdapterView(await managedRow(tx, scope), auth.mode, await workspaceCreatedAt(tx, auth.workspaceId));
     if (managed) out.managed = managed;
     return out;
@@ -70,12 +71,12 @@ async function putAdapter(ctx: Context, kind: StoredKind, build: (mode: Mode) =>
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
     await lockName(tx, `adapter:${auth.workspaceId}:${auth.mode}:${kind}`);
-    const where = { workspaceId_mode_kind: { workspaceId: auth.workspaceId, mode: auth.mode, kind } };
+    const where = { workspaceId_mode_kind: { ...scoped(auth), kind } };
     const existing = await tx.adapter.findUnique({ where });
     const now = clock.now();
     const data = {
       status: existing ? adapterStatusAfter(existing.status as AdapterStatus, 'reconfigure') : nextState(adapterMachine, null, 'connect').to,
-      secrets: c.secrets ? seal('adapters', { workspaceId: auth.workspaceId, mode: auth.mode, kind }, Buffer.from(JSON.stringify(c.secrets))) : null,
+      secrets: c.secrets ? seal('adapters', { ...scoped(auth), kind }, Buffer.from(JSON.stringify(c.secrets))) : null,
       secretKeyLast4: c.secretKeyLast4,
       publicConfig: c.publicConfig as object,
       callbackTokenHash: c.callbackTokenHash ?? null,
@@ -86,7 +87,7 @@ async function putAdapter(ctx: Context, kind: StoredKind, build: (mode: Mode) =>
     };
     const row = existing
       ? await tx.adapter.update({ where, data })
-      : await tx.adapter.create({ data: { ...data, workspaceId: auth.workspaceId, mode: auth.mode, kind, createdAt: now } });
+      : await tx.adapter.create({ data: { ...data, ...scoped(auth), kind, createdAt: now } });
     const after = adapterWire(viewOf(row));
     const type = existing ? 'adapter.updated' : 'adapter.connected';
     await emit(tx, scope, type, after, {
@@ -108,11 +109,6 @@ function credential(value: string | null | undefined, field: string): string {
   return value;
 }
 const last4 = (s: string) => s.slice(-4);
-
-export interface ProviderAInput {
-  secretKey: string;
-  callbackToken?: string | null;
-}
 
 /**
  * spec: provider_a secret keys carry the provider's prefix, else 422 gateway_error. The prefix
@@ -136,13 +132,6 @@ export function connectProviderA(ctx: Context, input: ProviderAInput) {
   });
 }
 
-export interface ProviderBInput {
-  serverKey: string;
-  clientKey: string;
-  merchantId: string;
-  env?: string | null;
-}
-
 export function connectProviderB(ctx: Context, input: ProviderBInput) {
   return putAdapter(ctx, 'provider_b', () => {
     const serverKey = credential(input.serverKey, 'serverKey');
@@ -154,12 +143,6 @@ export function connectProviderB(ctx: Context, input: ProviderBInput) {
   });
 }
 
-export interface ProviderCInput {
-  clientId: string;
-  secret: string;
-  mode?: string | null;
-}
-
 export function connectProviderC(ctx: Context, input: ProviderCInput) {
   return putAdapter(ctx, 'provider_c', () => {
     const clientId = credential(input.clientId, 'clientId');
@@ -167,12 +150,6 @@ export function connectProviderC(ctx: Context, input: ProviderCInput) {
     const mode = oneOf(input.mode ?? 'live', ['live', 'sandbox'] as const, 'mode', 'adapter');
     return { secrets: { secret }, secretKeyLast4: last4(secret), publicConfig: { clientId, mode } };
   });
-}
-
-export interface ManualInput {
-  bankAccounts?: { bankName: string; accountNumber: string; accountHolder: string }[] | null;
-  staticQrImageUrl?: string | null;
-  instructions?: string | null;
 }
 
 export const MAX_BANK_ACCOUNTS = 10;
@@ -187,20 +164,10 @@ export function configureManual(ctx: Context, input: ManualInput) {
       accountNumber: checkLength(a.accountNumber ?? '', `bankAccounts[${i}].accountNumber`, 1, 40, 'adapter'),
       accountHolder: checkLength(a.accountHolder ?? '', `bankAccounts[${i}].accountHolder`, 1, 80, 'adapter'),
     }));
-    const url = input.staticQrImageUrl ?? null;
-    if (url !== null && (url.length > 500 || !isHttpsUrl(url))) throw err.validation('staticQrImageUrl', 'staticQrImageUrl must be an https:// URL of at most 500 characters');
+    const url = input.staticQrImageUrl == null ? null : checkHttpsUrl(input.staticQrImageUrl, 'staticQrImageUrl', 'adapter');
     const instructions = input.instructions == null ? null : checkLength(input.instructions, 'instructions', 1, 500, 'adapter');
     return { secrets: null, secretKeyLast4: null, publicConfig: { bankAccounts, staticQrImageUrl: url, instructions } };
   });
-}
-
-function isHttpsUrl(value: string) {
-  try {
-    const u = new URL(value);
-    return u.protocol === 'https:' && !!u.hostname;
-  } catch {
-    return false;
-  }
 }
 
 export async function getManagedOnboarding(ctx: Context) {
@@ -223,13 +190,13 @@ export async function startManagedOnboarding(ctx: Context, input: { email: strin
   const scope = tenant(auth);
   const current = await inTenant(scope, (tx) => managedRow(tx, scope));
   // The platform call happens outside the transaction: no row lock is held across a network call.
-  const created = !current || current.kybStatus === 'not_started' ? await managedPlatform().createSubAccount({ workspaceId: auth.workspaceId, mode: auth.mode, email }) : null;
+  const created = !current || current.kybStatus === 'not_started' ? await managedPlatform().createSubAccount({ ...scoped(auth), email }) : null;
   return inTenant(scope, async (tx) => {
     await lockName(tx, `managed:${auth.workspaceId}:${auth.mode}`);
     const now = clock.now();
     const before = await tx.managedAccount.upsert({
-      where: { workspaceId_mode: { workspaceId: auth.workspaceId, mode: auth.mode } },
-      create: { workspaceId: auth.workspaceId, mode: auth.mode, createdAt: now, updatedAt: now },
+      where: { workspaceId_mode: scoped(auth) },
+      create: { ...scoped(auth), createdAt: now, updatedAt: now },
       update: {},
     });
     if (before.kybStatus === 'not_started' && created) {
@@ -238,7 +205,7 @@ export async function startManagedOnboarding(ctx: Context, input: { email: strin
       return onboardingView(row);
     }
     if (before.kybStatus === 'invited' && before.email !== email) {
-      const row = await tx.managedAccount.update({ where: { workspaceId_mode: { workspaceId: auth.workspaceId, mode: auth.mode } }, data: { email, updatedAt: now } });
+      const row = await tx.managedAccount.update({ where: { workspaceId_mode: scoped(auth) }, data: { email, updatedAt: now } });
       await audit(tx, auth, 'adapter.managed.invitation_retargeted', row.subAccountId, ctx.requestId);
       return onboardingView(row);
     }
@@ -270,7 +237,7 @@ export function enabledFrom(sources: AdapterSources, mode: Mode): EnabledAdapter
 }
 
 /** The adapters that may take payments now, for the capability decision (checkout create and attempts). */
-export async function enabledAdapters(tx: AnyTx, scope: Scope): Promise<EnabledAdapter[]> {
+export async function enabledAdapters(tx: AnyTx, scope: RowScope): Promise<EnabledAdapter[]> {
   const [row] = await sqlOf(tx).query<{ sources: AdapterSources }>(sql`SELECT ${adapterSourcesSql(scope.workspaceId, scope.mode)} AS sources`);
   return enabledFrom(row.sources, scope.mode);
 }
@@ -284,20 +251,20 @@ export function adapterSecrets<T = Record<string, string | null>>(row: Pick<Adap
  * spec Adapter states: a failed upstream gateway call sets `error` (a support-disabled adapter
  * stays disabled), records the code and emits `adapter.error`. For the provider clients.
  */
-export async function recordGatewayFailure(tx: Tx, scope: Scope, kind: AdapterKind, code: string, requestId?: string) {
+export async function recordGatewayFailure(tx: Tx, scope: RowScope, kind: AdapterKind, code: string, requestId?: string) {
   const now = clock.now();
   if (kind === 'managed') {
     const before = await managedRow(tx, scope);
     if (!before) return null;
     const row = await tx.managedAccount.update({
-      where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } },
+      where: { workspaceId_mode: scoped(scope) },
       data: { status: adapterStatusAfter(before.status as AdapterStatus, 'gateway_failed'), lastErrorAt: now, lastErrorCode: code, updatedAt: now },
     });
     const view = managedAdapterView(row, scope.mode, row.createdAt);
     if (view) await emit(tx, scope, 'adapter.error', adapterWire(view), { objectId: kind, requestId, source: 'gateway', previousAttributes: { status: before.status } });
     return view;
   }
-  const where = { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind } };
+  const where = { workspaceId_mode_kind: { ...scoped(scope), kind } };
   const before = await tx.adapter.findUnique({ where });
   if (!before) return null;
   const row = await tx.adapter.update({ where, data: { status: adapterStatusAfter(before.status as AdapterStatus, 'gateway_failed'), lastErrorAt: now, lastErrorCode: code, updatedAt: now } });
@@ -307,8 +274,8 @@ export async function recordGatewayFailure(tx: Tx, scope: Scope, kind: AdapterKi
 }
 
 /** A successful gateway call after a failure: the adapter is `active` again (`adapter.updated`). */
-export async function recordGatewaySuccess(tx: Tx, scope: Scope, kind: StoredKind, requestId?: string) {
-  const where = { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind } };
+export async function recordGatewaySuccess(tx: Tx, scope: RowScope, kind: StoredKind, requestId?: string) {
+  const where = { workspaceId_mode_kind: { ...scoped(scope), kind } };
   const before = await tx.adapter.findUnique({ where });
   if (!before || !canMove(adapterMachine, before.status as AdapterStatus, 'gateway_succeeded')) return before ? viewOf(before) : null;
   const next = nextState(adapterMachine, before.status as AdapterStatus, 'gateway_succeeded');

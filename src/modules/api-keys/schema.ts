@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type FieldSpec } from '../../graphql/fields.ts';
+import { exposeFields, type FieldSpec, type ListArgs } from '../../graphql/fields.ts';
 import type { ApiKey as Row } from '../../generated/prisma/client.ts';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './service.ts';
 
@@ -20,7 +20,7 @@ export const apiKeyFields: FieldSpec<ApiKeyShape> = {
 
 export const ApiKey = builder.prismaObject('ApiKey', {
   description: 'An HMAC credential. `key` is set only in the create response.',
-  fields: (t) => exposeFields(t, apiKeyFields) as never,
+  fields: (t) => exposeFields(t, apiKeyFields),
 });
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
@@ -32,6 +32,11 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   }),
 });
 
+export type CreateApiKeyInput = typeof CreateApiKeyInput.$inferInput;
+
+const listArgs = builder.args((t) => ({ environment: t.string(), includeRevoked: t.boolean() }));
+export type ListApiKeysArgs = ListArgs<typeof listArgs>;
+
 builder.queryFields((t) => ({
   apiKey: t.field({
     type: ApiKey,
@@ -40,7 +45,7 @@ builder.queryFields((t) => ({
   }),
   apiKeys: t.connection({
     type: ApiKey,
-    args: { environment: t.arg.string(), includeRevoked: t.arg.boolean() },
+    args: listArgs,
     resolve: (_, args, ctx) => listApiKeys(ctx, args),
   }),
 }));

@@ -14,17 +14,11 @@ import { capOf } from '../../core/tiers.ts';
 import { audit } from '../../core/audit.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
+import type { CreateApiKeyInput, ListApiKeysArgs } from './schema.ts';
 
 const err = errorsFor('api_key');
 const BOTH = ['test', 'live'] as const;
 const COLUMNS = 'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"';
-
-export interface CreateApiKeyInput {
-  name: string;
-  environment?: string | null;
-  role?: string | null;
-  scopes?: string[] | null;
-}
 
 /** A caller can mint only what it could do itself: "a role cannot be widened". */
 function assertNotWider(caller: { role: KeyRole; scopes: readonly Scope[] }, role: KeyRole, scopes: Scope[]) {
@@ -84,13 +78,6 @@ export async function getApiKey(ctx: Context, id: string) {
   const row = await inTenant(tenant(auth, BOTH), (tx) => tx.apiKey.findFirst({ where: { id, workspaceId: auth.workspaceId } }));
   if (!row) throw err.notFound('API key');
   return row;
-}
-
-export interface ListApiKeysArgs {
-  environment?: string | null;
-  includeRevoked?: boolean | null;
-  first?: number | null;
-  after?: string | null;
 }
 
 export async function listApiKeys(ctx: Context, args: ListApiKeysArgs) {

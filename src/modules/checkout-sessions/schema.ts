@@ -1,12 +1,12 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { checkoutSessionFields, type SessionRow } from './fields.ts';
 import { cancelCheckoutSession, confirmCheckoutSession, createCheckoutSession, getCheckoutSession, listCheckoutSessions } from './service.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const CheckoutSession = builder.objectRef<SessionRow>('CheckoutSession').implement({
   description: 'A hosted one-time payment: amount, currency and the methods the customer may use.',
-  fields: (t) => exposeFields(t, checkoutSessionFields) as never,
+  fields: (t) => exposeFields(t, checkoutSessionFields),
 });
 
 const LineItemInput = builder.inputType('LineItemInput', {
@@ -34,19 +34,24 @@ const CreateCheckoutSessionInput = builder.inputType('CreateCheckoutSessionInput
     templateId: t.string(),
   }),
 });
+export type LineItemInput = typeof LineItemInput.$inferInput;
+export type CreateSessionInput = typeof CreateCheckoutSessionInput.$inferInput;
+
+const listArgs = builder.args((t) => ({
+  status: t.string(),
+  customerId: t.string(),
+  mode: t.string(),
+  createdAfter: t.field({ type: 'DateTime' }),
+  createdBefore: t.field({ type: 'DateTime' }),
+  order: t.string(),
+}));
+export type ListSessionsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   checkoutSession: t.field({ type: CheckoutSession, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getCheckoutSession(ctx, String(id)) }),
   checkoutSessions: t.connection({
     type: CheckoutSession,
-    args: {
-      status: t.arg.string(),
-      customerId: t.arg.string(),
-      mode: t.arg.string(),
-      createdAfter: t.arg({ type: 'DateTime' }),
-      createdBefore: t.arg({ type: 'DateTime' }),
-      order: t.arg.string(),
-    },
+    args: listArgs,
     resolve: (_, args, ctx) => listCheckoutSessions(ctx, args),
   }),
 }));

@@ -5,8 +5,9 @@ import { insertRows, sql as q, sqlOf, tenantTx, type AnyTx, type Fragment, type 
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { isCurrency } from '../../core/money.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
-import { checkLength, validateMetadata } from '../../core/validation.ts';
+import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { findScoped } from '../../core/resource.ts';
+import { checkCurrency, checkLength, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { assertMethodsServed, paymentMethods, type PaymentMethod } from '../adapters/capabilities.ts';
 import { enabledAdapters } from '../adapters/service.ts';
@@ -17,29 +18,9 @@ import { nextState } from '../../core/state-machine.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine as sessions, sessionStatuses, type SessionStatus } from './states.ts';
 import { liveAttempt, voidAttempts, type Superseded } from './attempts.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
+import type { CreateSessionInput, LineItemInput, ListSessionsArgs } from './schema.ts';
 
 const err = errorsFor('checkout_session');
-
-export interface LineItemInput {
-  name?: string | null;
-  quantity?: number | null;
-  unitAmount?: number | null;
-  description?: string | null;
-  metadata?: Record<string, string> | null;
-}
-
-export interface CreateSessionInput {
-  amount: number;
-  currency: string;
-  methods: string[];
-  successUrl: string;
-  cancelUrl: string;
-  customerId?: string | null;
-  lineItems?: LineItemInput[] | null;
-  expiresInSec?: number | null;
-  metadata?: Record<string, string> | null;
-  templateId?: string | null;
-}
 
 /** spec: `https://` only; `http://` and localhost are refused (the customer's browser lands there). */
 function httpsUrl(value: string, field: string): string {
@@ -76,7 +57,7 @@ function lineItems(items: LineItemInput[] | null | undefined) {
 
 function validateCreate(input: CreateSessionInput) {
   if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw err.validation('amount', 'amount must be a positive integer in the smallest currency unit');
-  if (typeof input.currency !== 'string' || !/^[A-Z]{3}$/.test(input.currency)) throw err.validation('currency', 'currency must be an uppercase ISO 4217 code');
+  checkCurrency(input.currency, 'currency', 'checkout_session');
   if (!Array.isArray(input.methods) || input.methods.length === 0) throw err.validation('methods', 'methods must be a non-empty array');
   for (const m of input.methods) {
     if (!(paymentMethods as readonly string[]).includes(m)) throw err.validation('methods', `unknown method ${JSON.stringify(m)}; one of ${paymentMethods.join(', ')}`);
@@ -134,25 +115,13 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
 
 export async function getCheckoutSession(ctx: Context, id: string): Promise<SessionRow> {
   const auth = authorize(ctx, 'svc:checkout:read');
-  const row = await inTenant(tenant(auth), (tx) => tx.checkoutSession.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
-  if (!row) throw err.notFound('checkout session');
+  const row = await inTenant(tenant(auth), (tx) => findScoped(tx.checkoutSession, auth, id, () => err.notFound('checkout session')));
   return { ...row, accountId: auth.accountId };
-}
-
-export interface ListSessionsArgs {
-  status?: string | null;
-  customerId?: string | null;
-  mode?: string | null;
-  createdAfter?: Date | null;
-  createdBefore?: Date | null;
-  order?: string | null;
-  first?: number | null;
-  after?: string | null;
 }
 
 export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs) {
   const auth = authorize(ctx, 'svc:checkout:read');
-  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  checkOrder(args.order, 'checkout_session');
   if (args.status && !(sessionStatuses as readonly string[]).includes(args.status)) throw err.validation('status', `status must be one of ${sessionStatuses.join(', ')}`);
   if (args.mode && args.mode !== 'test' && args.mode !== 'live') throw err.validation('mode', 'mode must be live or test');
   // spec: the key's environment is implied; a platform-admin key may ask for the other.
@@ -164,9 +133,7 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
     createdAfter: args.createdAfter?.toISOString() ?? null,
     createdBefore: args.createdBefore?.toISOString() ?? null,
   };
-  const page = pageRequest(args, auth.workspaceId, filters, 20);
-  const ks = keyset(page);
-  const rows = await inTenant(tenant(auth, [mode]), (tx) =>
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) => inTenant(tenant(auth, [mode]), (tx) =>
     tx.checkoutSession.findMany({
       where: {
         workspaceId: auth.workspaceId,
@@ -178,8 +145,7 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows.map((r) => ({ ...r, accountId: auth.accountId })), page, auth.workspaceId, filters, (r) => r.createdAt);
+  ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))));
 }
 
 /** The session `s` locked for the rest of the transaction, with `also` read beside it when given. */

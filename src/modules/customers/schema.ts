@@ -1,10 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { customerFields } from './fields.ts';
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
 
 export const Customer = builder.prismaObject('Customer', {
-  fields: (t) => exposeFields(t, customerFields) as never,
+  fields: (t) => exposeFields(t, customerFields),
 });
 
 const customerInput = (name: string, description: string) =>
@@ -19,6 +19,16 @@ const customerInput = (name: string, description: string) =>
   });
 const CreateCustomerInput = customerInput('CreateCustomerInput', 'Every field is optional.');
 const UpdateCustomerInput = customerInput('UpdateCustomerInput', 'Send only changes; null clears a field. metadata replaces the stored object (null clears it).');
+export type CustomerInput = typeof CreateCustomerInput.$inferInput;
+
+const listArgs = builder.args((t) => ({
+  email: t.string(),
+  since: t.field({ type: 'DateTime', description: 'Created at or after.' }),
+  until: t.field({ type: 'DateTime', description: 'Created before.' }),
+  metadata: t.field({ type: 'Metadata', description: 'Exact match on every given key.' }),
+  order: t.string(),
+}));
+export type ListCustomersArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   customer: t.field({
@@ -28,13 +38,7 @@ builder.queryFields((t) => ({
   }),
   customers: t.connection({
     type: Customer,
-    args: {
-      email: t.arg.string(),
-      since: t.arg({ type: 'DateTime', description: 'Created at or after.' }),
-      until: t.arg({ type: 'DateTime', description: 'Created before.' }),
-      metadata: t.arg({ type: 'Metadata', description: 'Exact match on every given key.' }),
-      order: t.arg.string(),
-    },
+    args: listArgs,
     resolve: (_, args, ctx) => listCustomers(ctx, args),
   }),
 }));

@@ -4,11 +4,13 @@ import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { findScoped, scoped } from '../../core/resource.ts';
 import { checkLength, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
+import type { CustomerInput, ListCustomersArgs } from './schema.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('customer');
@@ -17,13 +19,6 @@ const emailShape = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const phoneShape = /^\+?[0-9 ().-]{4,32}$/;
 
 const snapshot = (c: Customer) => toWire(c, customerFields);
-
-export interface CustomerInput {
-  name?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  metadata?: Record<string, string> | null;
-}
 
 /** Field rules shared by create and update; `undefined` means "not sent", null clears. */
 function validate(input: CustomerInput): Partial<Pick<Customer, 'name' | 'email' | 'phone'>> & { metadata?: Record<string, string> | null } {
@@ -52,8 +47,7 @@ export async function createCustomer(ctx: Context, input: CustomerInput) {
     const row = await tx.customer.create({
       data: {
         id: newId('customer'),
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
+        ...scoped(auth),
         name: fields.name ?? null,
         email: fields.email ?? null,
         phone: fields.phone ?? null,
@@ -69,9 +63,7 @@ export async function createCustomer(ctx: Context, input: CustomerInput) {
 
 export async function getCustomer(ctx: Context, id: string) {
   const auth = authorize(ctx, 'svc:customer:read');
-  const row = await inTenant(tenant(auth), (tx) => tx.customer.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
-  if (!row) throw err.notFound('customer');
-  return row;
+  return inTenant(tenant(auth), (tx) => findScoped(tx.customer, auth, id, () => err.notFound('customer')));
 }
 
 /** Metadata replaces the stored object wholesale; null clears it (as on plans). */
@@ -80,8 +72,7 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerIn
   const patch = validate(input);
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
-    const found = await tx.customer.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } });
-    if (!found) throw err.notFound('customer');
+    const found = await findScoped(tx.customer, auth, id, () => err.notFound('customer'));
     const { metadata, ...rest } = patch;
     const data: Prisma.CustomerUpdateInput = { ...rest, updatedAt: clock.now() };
     if (metadata !== undefined) data.metadata = metadata === null ? Prisma.DbNull : metadata;
@@ -92,19 +83,9 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerIn
   });
 }
 
-export interface ListCustomersArgs {
-  email?: string | null;
-  since?: Date | null;
-  until?: Date | null;
-  metadata?: Record<string, string> | null;
-  order?: string | null;
-  first?: number | null;
-  after?: string | null;
-}
-
 export async function listCustomers(ctx: Context, args: ListCustomersArgs) {
   const auth = authorize(ctx, 'svc:customer:read');
-  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  checkOrder(args.order, 'customer');
   const metadata = args.metadata ? validateMetadata(args.metadata, 'metadata', 'customer') : null;
   const filters = {
     email: args.email ?? null,
@@ -112,13 +93,10 @@ export async function listCustomers(ctx: Context, args: ListCustomersArgs) {
     until: args.until?.toISOString() ?? null,
     metadata: metadata ? Object.entries(metadata).sort() : null,
   };
-  const page = pageRequest(args, auth.workspaceId, filters, 50);
-  const ks = keyset(page);
-  const rows = await inTenant(tenant(auth), (tx) =>
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
     tx.customer.findMany({
       where: {
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
+        ...scoped(auth),
         ...(args.email ? { email: { equals: args.email, mode: 'insensitive' } } : {}),
         AND: [
           args.since ? { createdAt: { gte: args.since } } : {},
@@ -131,6 +109,5 @@ export async function listCustomers(ctx: Context, args: ListCustomersArgs) {
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+  ));
 }

@@ -4,15 +4,12 @@ import { sql as q, tenantTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
+import type { ReplayEventsInput } from './schema.ts';
 
 const err = errorsFor('event');
 
 /** spec Limits: event replay takes 1 to 10,000 ids per call. */
 export const maxReplayIds = 10_000;
-
-export interface ReplayEventsInput {
-  eventIds?: readonly (string | number)[] | null;
-}
 
 export interface EventReplay {
   count: number;

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type FieldSpec } from '../../graphql/fields.ts';
+import { exposeFields, type FieldSpec, type ListArgs } from '../../graphql/fields.ts';
 import type { Event as Row } from '../../generated/prisma/client.ts';
 import { getEvent, listEvents, subscribeEvents } from './service.ts';
 import { replayEvents, type EventReplay as ReplayRow } from './replay.ts';
@@ -20,8 +20,18 @@ export const eventFields: FieldSpec<Row> = {
 };
 
 export const Event = builder.prismaObject('Event', {
-  fields: (t) => exposeFields(t, eventFields) as never,
+  fields: (t) => exposeFields(t, eventFields),
 });
+
+const listArgs = builder.args((t) => ({
+  type: t.string(),
+  occurredAfter: t.field({ type: 'DateTime' }),
+  occurredBefore: t.field({ type: 'DateTime' }),
+  objectId: t.string(),
+  workspaceId: t.string(),
+  order: t.string(),
+}));
+export type ListEventsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   event: t.field({
@@ -31,14 +41,7 @@ builder.queryFields((t) => ({
   }),
   events: t.connection({
     type: Event,
-    args: {
-      type: t.arg.string(),
-      occurredAfter: t.arg({ type: 'DateTime' }),
-      occurredBefore: t.arg({ type: 'DateTime' }),
-      objectId: t.arg.string(),
-      workspaceId: t.arg.string(),
-      order: t.arg.string(),
-    },
+    args: listArgs,
     resolve: (_, args, ctx) => listEvents(ctx, args),
   }),
 }));
@@ -54,10 +57,12 @@ const EventReplay = builder.objectRef<ReplayRow>('EventReplay').implement({
 const ReplayEventsInput = builder.inputType('ReplayEventsInput', {
   fields: (t) => ({ eventIds: t.idList() }),
 });
+export type ReplayEventsInput = typeof ReplayEventsInput.$inferInput;
 
 const TriggerEventInput = builder.inputType('TriggerEventInput', {
   fields: (t) => ({ type: t.string(), aggregateId: t.string(), data: t.field({ type: 'JSON' }) }),
 });
+export type TriggerEventInput = typeof TriggerEventInput.$inferInput;
 
 builder.mutationFields((t) => ({
   replayEvents: t.field({
@@ -78,7 +83,8 @@ builder.subscriptionField('events', (t) =>
   t.field({
     type: Event,
     args: { types: t.arg.stringList(), objectId: t.arg.id(), after: t.arg.id() },
-    subscribe: (_, args, ctx) => subscribeEvents(ctx, { ...args, objectId: args.objectId ? String(args.objectId) : null, after: args.after ? String(args.after) : null }) as never,
-    resolve: (event) => event as never,
+    subscribe: (_, args, ctx) => subscribeEvents(ctx, { ...args, objectId: args.objectId ? String(args.objectId) : null, after: args.after ? String(args.after) : null }),
+    // The stream reads raw rows (bigint positions as text); the type is the Prisma model.
+    resolve: ({ position, publishedPosition, ...row }) => ({ ...row, position: BigInt(position), publishedPosition: BigInt(publishedPosition) }),
   }),
 );

@@ -2,9 +2,10 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkOrder, keysetList } from '../../core/pagination.ts';
+import type { ListEventsArgs } from './schema.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
-import { eventBus, eventsAfter, type EventNotice } from '../../core/pubsub.ts';
+import { eventBus, eventsAfter, type EventNotice, type PublishedEventRow } from '../../core/pubsub.ts';
 import { Repeater } from 'graphql-yoga';
 
 const err = errorsFor('event');
@@ -19,17 +20,6 @@ export async function getEvent(ctx: Context, id: string) {
   return row;
 }
 
-export interface ListEventsArgs {
-  type?: string | null;
-  occurredAfter?: Date | null;
-  occurredBefore?: Date | null;
-  objectId?: string | null;
-  workspaceId?: string | null;
-  first?: number | null;
-  after?: string | null;
-  order?: string | null;
-}
-
 /** `workspaceId` lets a partner key read one merchant's events; other keys ignore it (spec). */
 async function workspaceFor(auth: Auth, requested: string | null | undefined): Promise<string> {
   if (!requested || !auth.isPlatformAdmin || auth.onBehalfOf || requested === auth.workspaceId) return auth.workspaceId;
@@ -41,7 +31,7 @@ async function workspaceFor(auth: Auth, requested: string | null | undefined): P
 export async function listEvents(ctx: Context, args: ListEventsArgs) {
   const auth = authorize(ctx, 'svc:event:read');
   const workspaceId = await workspaceFor(auth, args.workspaceId);
-  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  checkOrder(args.order, 'event');
   const filters = {
     type: args.type ?? null,
     occurredAfter: args.occurredAfter?.toISOString() ?? null,
@@ -49,9 +39,7 @@ export async function listEvents(ctx: Context, args: ListEventsArgs) {
     objectId: args.objectId ?? null,
     workspaceId,
   };
-  const page = pageRequest(args, auth.workspaceId, filters, 20);
-  const ks = keyset(page, 'occurredAt');
-  const rows = await inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'occurredAt' }, (ks) => inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
     tx.event.findMany({
       where: {
         workspaceId,
@@ -66,8 +54,7 @@ export async function listEvents(ctx: Context, args: ListEventsArgs) {
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.occurredAt);
+  ));
 }
 
 export interface SubscribeArgs {
@@ -83,7 +70,7 @@ export function subscribeEvents(ctx: Context, args: SubscribeArgs) {
   const modes = visibleModes(auth.mode);
   const wanted = (e: { type: string; objectId: string | null }) =>
     (!args.types?.length || args.types.includes(e.type)) && (!args.objectId || e.objectId === args.objectId);
-  return new Repeater<Record<string, unknown>>(async (push, stop) => {
+  return new Repeater<PublishedEventRow>(async (push, stop) => {
     let cursor = -1n; // until startPosition answers: notices meanwhile are covered by the first drain
     let draining: Promise<void> = Promise.resolve();
     // Notices only say "something was published"; rows are read in commit order (the relay's

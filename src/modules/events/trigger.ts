@@ -5,6 +5,7 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { emit } from '../../core/outbox.ts';
 import { checkLength } from '../../core/validation.ts';
 import type { Event } from '../../generated/prisma/client.ts';
+import type { TriggerEventInput } from './schema.ts';
 
 const err = errorsFor('event');
 
@@ -23,12 +24,6 @@ function depthOf(value: unknown): number {
     for (const child of Object.values(v)) stack.push([child, d + 1]);
   }
   return max;
-}
-
-export interface TriggerEventInput {
-  type?: string | null;
-  aggregateId?: string | null;
-  data?: unknown;
 }
 
 /**

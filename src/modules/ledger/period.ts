@@ -5,8 +5,9 @@
  * index. Either way a year costs a few thousand rows, whatever the volume of entries.
  */
 import { DomainError, type Resource } from '../../core/errors.ts';
-import { tenantQuery, type Mode } from '../../core/db/client.ts';
+import { tenantQuery } from '../../core/db/client.ts';
 import { sql } from '../../core/db/sql-template.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 const DAY = 86_400_000;
 const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
@@ -47,7 +48,7 @@ export interface DaySum {
 }
 
 /** Sums per UTC day and code in [from, until), for one currency; `codeLike` narrows the codes (SQL LIKE). */
-export async function daySums(scope: { workspaceId: string; mode: Mode }, currency: string, p: Period, codeLike: string | null = null): Promise<DaySum[]> {
+export async function daySums(scope: RowScope, currency: string, p: Period, codeLike: string | null = null): Promise<DaySum[]> {
   const firstDay = ceilDay(p.from);
   const lastDay = startOfDay(p.until);
   const whole = firstDay < lastDay;

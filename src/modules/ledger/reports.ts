@@ -9,23 +9,15 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
-import { DomainError } from '../../core/errors.ts';
+import { checkCurrency } from '../../core/validation.ts';
 import { daySums, isoDay, parsePeriod, startOfDay, type Period } from './period.ts';
+import type { ReportArgs } from './schema.ts';
 
 const DAY = 86_400_000;
 
 async function currencyFor(ctx: Context, auth: ReturnType<typeof authorize>, currency?: string | null) {
-  if (currency != null) {
-    if (!/^[A-Z]{3}$/.test(currency)) throw new DomainError('validation_error', 'currency must be an uppercase ISO 4217 code', { field: 'currency', resource: 'ledger' });
-    return currency;
-  }
+  if (currency != null) return checkCurrency(currency, 'currency', 'ledger');
   return (await inTenant(tenant(auth), (tx) => tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { defaultCurrency: true } }))).defaultCurrency;
-}
-
-export interface ReportArgs {
-  from?: string | null;
-  to?: string | null;
-  currency?: string | null;
 }
 
 const wireDate = (d: Date) => d.toISOString();

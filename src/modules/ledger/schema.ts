@@ -1,12 +1,13 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
+import type { InputShapeFromFields } from '@pothos/core';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { ledgerEntryFields, type BalanceRow, type EntryRow } from './fields.ts';
 import { ledgerBalances, listLedgerEntries } from './service.ts';
 import { cashFlowReport, pnlReport } from './reports.ts';
 
 export const LedgerEntry = builder.objectRef<EntryRow>('LedgerEntry').implement({
   description: 'One leg of a balanced double-entry transaction (read-only).',
-  fields: (t) => exposeFields(t, ledgerEntryFields) as never,
+  fields: (t) => exposeFields(t, ledgerEntryFields),
 });
 
 const LedgerBalance = builder.objectRef<BalanceRow>('LedgerBalance').implement({
@@ -62,13 +63,18 @@ const CashFlowReport = builder.objectRef<CashFlow>('CashFlowReport').implement({
   }),
 });
 
+const listArgs = builder.args((t) => ({ txId: t.string(), code: t.string(), sourceType: t.string(), sourceId: t.string(), order: t.string() }));
+export type ListEntriesArgs = ListArgs<typeof listArgs>;
+const reportArgs = builder.args((t) => ({ from: t.string(), to: t.string(), currency: t.string() }));
+export type ReportArgs = InputShapeFromFields<typeof reportArgs>;
+
 builder.queryFields((t) => ({
   ledgerEntries: t.connection({
     type: LedgerEntry,
-    args: { txId: t.arg.string(), code: t.arg.string(), sourceType: t.arg.string(), sourceId: t.arg.string(), order: t.arg.string() },
+    args: listArgs,
     resolve: (_, args, ctx) => listLedgerEntries(ctx, args),
   }),
   ledgerBalances: t.field({ type: [LedgerBalance], args: { currency: t.arg.string() }, resolve: (_, { currency }, ctx) => ledgerBalances(ctx, currency) }),
-  pnlReport: t.field({ type: PnlReport, args: { from: t.arg.string(), to: t.arg.string(), currency: t.arg.string() }, resolve: (_, args, ctx) => pnlReport(ctx, args) }),
-  cashFlowReport: t.field({ type: CashFlowReport, args: { from: t.arg.string(), to: t.arg.string(), currency: t.arg.string() }, resolve: (_, args, ctx) => cashFlowReport(ctx, args) }),
+  pnlReport: t.field({ type: PnlReport, args: reportArgs, resolve: (_, args, ctx) => pnlReport(ctx, args) }),
+  cashFlowReport: t.field({ type: CashFlowReport, args: reportArgs, resolve: (_, args, ctx) => cashFlowReport(ctx, args) }),
 }));

@@ -8,25 +8,17 @@ import { authorize, tenant } from '../../core/context.ts';
 import { tenantQuery } from '../../core/db/client.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkOrder, keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkCurrency } from '../../core/validation.ts';
 import type { BalanceRow, EntryRow } from './fields.ts';
+import type { ListEntriesArgs } from './schema.ts';
 
 const err = errorsFor('ledger');
 export const sourceTypes = ['checkout_session', 'invoice', 'refund', 'payout', 'adjustment', 'dispute'] as const;
 
-export interface ListEntriesArgs {
-  txId?: string | null;
-  code?: string | null;
-  sourceType?: string | null;
-  sourceId?: string | null;
-  order?: string | null;
-  first?: number | null;
-  after?: string | null;
-}
-
 export async function listLedgerEntries(ctx: Context, args: ListEntriesArgs) {
   const auth = authorize(ctx, 'svc:ledger:read');
-  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  checkOrder(args.order, 'ledger');
   if (args.sourceType && !(sourceTypes as readonly string[]).includes(args.sourceType)) throw err.validation('sourceType', `sourceType must be one of ${sourceTypes.join(', ')}`);
   const filters = { txId: args.txId ?? null, code: args.code ?? null, sourceType: args.sourceType ?? null, sourceId: args.sourceId ?? null };
   const page = pageRequest(args, auth.workspaceId, filters, 20);
@@ -51,7 +43,7 @@ export async function listLedgerEntries(ctx: Context, args: ListEntriesArgs) {
 /** Balance rows per code and currency, all time: balance = credits - debits (spec). */
 export async function ledgerBalances(ctx: Context, currency?: string | null): Promise<BalanceRow[]> {
   const auth = authorize(ctx, 'svc:ledger:read');
-  if (currency != null && !/^[A-Z]{3}$/.test(currency)) throw err.validation('currency', 'currency must be an uppercase ISO 4217 code');
+  if (currency != null) checkCurrency(currency, 'currency', 'ledger');
   const rows = await tenantQuery<{ code: string; currency: string; debits: string; credits: string }>(
     tenant(auth),
     sql`SELECT code, currency, sum(debits)::text AS debits, sum(credits)::text AS credits FROM ledger_daily

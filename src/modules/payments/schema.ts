@@ -1,18 +1,21 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { paymentFields } from './fields.ts';
 import { getPayment, listPayments } from './service.ts';
 
 export const Payment = builder.prismaObject('Payment', {
   description: 'A captured payment (DECISIONS §3): one per completed checkout session or paid invoice.',
-  fields: (t) => exposeFields(t, paymentFields) as never,
+  fields: (t) => exposeFields(t, paymentFields),
 });
+
+const listArgs = builder.args((t) => ({ status: t.string(), customerId: t.string(), checkoutSessionId: t.string(), order: t.string() }));
+export type ListPaymentsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   payment: t.field({ type: Payment, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getPayment(ctx, String(id)) }),
   payments: t.connection({
     type: Payment,
-    args: { status: t.arg.string(), customerId: t.arg.string(), checkoutSessionId: t.arg.string(), order: t.arg.string() },
+    args: listArgs,
     resolve: (_, args, ctx) => listPayments(ctx, args),
   }),
 }));

@@ -4,14 +4,14 @@
  * succeeded refunds and paid payouts; docs/ledger.md), `locked` the pending and in-transit payouts,
  * `available` the difference. Read from the per-day totals, so it costs the same at any volume.
  */
-import type { Mode, Tx } from '../../core/db/client.ts';
+import type { Tx } from '../../core/db/client.ts';
 import { lockName } from '../../core/locks.ts';
 import type { Balance } from './fields.ts';
 import { locking } from './states.ts';
+import type { RowScope } from '../../core/resource.ts';
 
-type Scope = { workspaceId: string; mode: Mode };
 
-export async function balanceOf(tx: Tx, scope: Scope, currency: string): Promise<Balance> {
+export async function balanceOf(tx: Tx, scope: RowScope, currency: string): Promise<Balance> {
   const [row] = await tx.$queryRaw<{ ledger: bigint; locked: bigint }[]>`
     SELECT
       (SELECT coalesce(sum(debits - credits), 0)::bigint FROM ledger_daily
@@ -25,4 +25,4 @@ export async function balanceOf(tx: Tx, scope: Scope, currency: string): Promise
  * Serialises everything that locks or releases balance in one workspace, mode and currency
  * (payout create, the schedule). Held to commit, so two payouts never both see the same funds.
  */
-export const lockBalance = (tx: Tx, scope: Scope, currency: string) => lockName(tx, `payout-balance:${scope.workspaceId}:${scope.mode}:${currency}`);
+export const lockBalance = (tx: Tx, scope: RowScope, currency: string) => lockName(tx, `payout-balance:${scope.workspaceId}:${scope.mode}:${currency}`);

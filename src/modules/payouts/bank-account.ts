@@ -1,13 +1,13 @@
 /** The workspace's default payout destination (DECISIONS §7 GET|PATCH /v1/payouts/bank-account). */
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { inTenant, type Tx } from '../../core/db/client.ts';
 import { DomainError } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
 import { audit } from '../../core/audit.ts';
 import type { BankAccount } from './fields.ts';
+import type { RowScope } from '../../core/resource.ts';
 
-type Scope = { workspaceId: string; mode: Mode };
 const limits = { bankCode: 32, bankName: 60, bankAccountNumber: 40, bankAccountHolder: 80 } as const; // spec Limits (manual adapter)
 const required = ['bankName', 'bankAccountNumber', 'bankAccountHolder'] as const;
 
@@ -32,7 +32,7 @@ export function checkBankAccount(input: Partial<Record<keyof BankAccount, string
 
 export const missingBankField = (b: BankAccount) => required.find((f) => !b[f]) ?? null;
 
-export async function bankAccountOf(tx: Tx, scope: Scope): Promise<BankAccount> {
+export async function bankAccountOf(tx: Tx, scope: RowScope): Promise<BankAccount> {
   const s = await tx.payoutSettings.findUnique({ where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } } });
   return { bankCode: s?.bankCode ?? null, bankName: s?.bankName ?? null, bankAccountNumber: s?.bankAccountNumber ?? null, bankAccountHolder: s?.bankAccountHolder ?? null };
 }

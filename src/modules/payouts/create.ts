@@ -6,9 +6,11 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
+import { scoped } from '../../core/resource.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
 import { disburse } from './disbursement.ts';
-import { createPayoutIn, type CreatePayoutInput } from './service.ts';
+import { createPayoutIn } from './service.ts';
+import type { CreatePayoutInput } from './schema.ts';
 
 /** spec POST /v1/payouts (201). No event: `pending` is an internal queue state. */
 export async function createPayout(ctx: Context, input: CreatePayoutInput): Promise<Payout> {
@@ -16,7 +18,7 @@ export async function createPayout(ctx: Context, input: CreatePayoutInput): Prom
   // The same idempotent request run again (its claim taken over after a crash) finds its payout.
   const ref = ctx.replay?.operationId ?? null;
   const { payout, existing } = await inTenant(tenant(auth), async (tx) => {
-    const found = ref ? await tx.payout.findFirst({ where: { workspaceId: auth.workspaceId, mode: auth.mode, idempotencyRef: ref } }) : null;
+    const found = ref ? await tx.payout.findFirst({ where: { ...scoped(auth), idempotencyRef: ref } }) : null;
     return found ? { payout: found, existing: true } : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', ref), existing: false };
   });
   if (existing) return payout;

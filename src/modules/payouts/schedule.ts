@@ -13,6 +13,8 @@ import { logger } from '../../core/logger.ts';
 import { isDomainError } from '../../core/errors.ts';
 import { balanceOf, lockBalance } from './balance.ts';
 import { createPayoutIn, payoutMethods } from './service.ts';
+import type { RowScope } from '../../core/resource.ts';
+import type { UpdateScheduleInput } from './schema.ts';
 
 export const intervals = { manual: null, daily: 86_400_000, weekly: 7 * 86_400_000 } as const;
 export interface ScheduleRow {
@@ -21,7 +23,6 @@ export interface ScheduleRow {
   minimumAmount: bigint;
   lastScheduledAt: Date | null;
 }
-type Scope = { workspaceId: string; mode: Mode };
 
 const invalid = (field: string, message: string) => new DomainError('validation_error', message, { field, resource: 'payout' });
 
@@ -31,7 +32,7 @@ export async function getPayoutSchedule(ctx: Context): Promise<ScheduleRow> {
   return { interval: s?.schedule ?? 'manual', method: s?.scheduleMethod ?? 'manual', minimumAmount: s?.minimumAmount ?? 1n, lastScheduledAt: s?.lastScheduledAt ?? null };
 }
 
-export async function updatePayoutSchedule(ctx: Context, input: { interval?: string | null; method?: string | null; minimumAmount?: number | null }): Promise<ScheduleRow> {
+export async function updatePayoutSchedule(ctx: Context, input: UpdateScheduleInput): Promise<ScheduleRow> {
   const auth = authorize(ctx, 'svc:payout:write');
   if (input.interval != null && !(input.interval in intervals)) throw invalid('interval', `interval must be one of ${Object.keys(intervals).join(', ')}`);
   if (input.method != null && !(payoutMethods as readonly string[]).includes(input.method)) throw invalid('method', `method must be one of ${payoutMethods.join(', ')}`);
@@ -57,7 +58,7 @@ export async function runPayoutSchedule(now: Date = clock.now()): Promise<string
   for (const s of rows) {
     const every = intervals[s.schedule];
     if (!every || (s.lastScheduledAt && now.getTime() - s.lastScheduledAt.getTime() < every)) continue;
-    const scope: Scope = { workspaceId: s.workspaceId, mode: s.mode };
+    const scope: RowScope = { workspaceId: s.workspaceId, mode: s.mode };
     const payouts = await payoutsFor(scope, s.scheduleMethod, BigInt(s.minimumAmount), now);
     created.push(...payouts.map((p) => p.id));
     if (s.scheduleMethod === 'provider_a_disbursement') {
@@ -68,7 +69,7 @@ export async function runPayoutSchedule(now: Date = clock.now()): Promise<string
   return created;
 }
 
-async function payoutsFor(scope: Scope, method: string, minimum: bigint, now: Date) {
+async function payoutsFor(scope: RowScope, method: string, minimum: bigint, now: Date) {
   return inTenant({ ...scope, modes: [scope.mode] }, async (tx) => {
     const currencies = await tx.$queryRaw<{ currency: string }[]>`
       SELECT DISTINCT currency FROM ledger_daily WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND code LIKE 'settlement:%' ORDER BY currency`;

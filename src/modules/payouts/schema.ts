@@ -1,6 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
-import type { Payout as Row } from '../../generated/prisma/client.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { payoutFields, type Balance, type BankAccount } from './fields.ts';
 import { getPayoutBankAccount, updatePayoutBankAccount } from './bank-account.ts';
 import { adminMovePayout, cancelPayout, getPayout, getPayoutBalance, listPayouts } from './service.ts';
@@ -8,9 +7,9 @@ import { createPayout } from './create.ts';
 import { getPayoutSchedule, updatePayoutSchedule, type ScheduleRow } from './schedule.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
-export const Payout = builder.objectRef<Row>('Payout').implement({
+export const Payout = builder.prismaObject('Payout', {
   description: 'A transfer of settled balance to the merchant bank account.',
-  fields: (t) => exposeFields(t, payoutFields) as never,
+  fields: (t) => exposeFields(t, payoutFields),
 });
 
 const PayoutBalance = builder.objectRef<Balance>('PayoutBalance').implement({
@@ -66,12 +65,17 @@ const UpdatePayoutScheduleInput = builder.inputType('UpdatePayoutScheduleInput',
 });
 
 const MarkPayoutFailedInput = builder.inputType('MarkPayoutFailedInput', { fields: (t) => ({ failureReason: t.string() }) });
+export type CreatePayoutInput = typeof CreatePayoutInput.$inferInput;
+export type UpdateScheduleInput = typeof UpdatePayoutScheduleInput.$inferInput;
+
+const listArgs = builder.args((t) => ({ status: t.string(), currency: t.string(), createdSince: t.field({ type: 'DateTime' }), createdUntil: t.field({ type: 'DateTime' }) }));
+export type ListPayoutsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   payout: t.field({ type: Payout, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getPayout(ctx, String(id)) }),
   payouts: t.connection({
     type: Payout,
-    args: { status: t.arg.string(), currency: t.arg.string(), createdSince: t.arg({ type: 'DateTime' }), createdUntil: t.arg({ type: 'DateTime' }) },
+    args: listArgs,
     resolve: (_, args, ctx) => listPayouts(ctx, args),
   }),
   payoutBalance: t.field({ type: PayoutBalance, args: { currency: t.arg.string() }, resolve: (_, { currency }, ctx) => getPayoutBalance(ctx, currency) }),

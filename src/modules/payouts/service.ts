@@ -1,13 +1,14 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { inTenant, type Tx } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
-import { checkLength } from '../../core/validation.ts';
+import { keysetList } from '../../core/pagination.ts';
+import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
+import { checkCurrency, checkLength } from '../../core/validation.ts';
 import { toWire } from '../../core/wire.ts';
 import { balanceOf, lockBalance } from './balance.ts';
 import { bankAccountOf, checkBankAccount, missingBankField } from './bank-account.ts';
@@ -15,27 +16,11 @@ import { payoutFields, type Balance } from './fields.ts';
 import { nextState } from '../../core/state-machine.ts';
 import { payoutMachine, payoutStatuses, type PayoutStatus, type PayoutTrigger } from './states.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
+import type { CreatePayoutInput, ListPayoutsArgs } from './schema.ts';
 
 const err = errorsFor('payout');
-type Scope = { workspaceId: string; mode: Mode };
 
 export const payoutMethods = ['manual', 'provider_a_disbursement'] as const;
-
-export interface CreatePayoutInput {
-  amount?: number | null;
-  currency?: string | null;
-  method?: string | null;
-  bankCode?: string | null;
-  bankName?: string | null;
-  bankAccountNumber?: string | null;
-  bankAccountHolder?: string | null;
-  note?: string | null;
-}
-
-const currencyOf = (value: unknown) => {
-  if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) throw err.validation('currency', 'currency must be an uppercase ISO 4217 code');
-  return value;
-};
 
 /** spec: 409 insufficient_balance; the message states requested, available, running balance and in-flight total. */
 export const insufficient = (requested: bigint, b: Balance) =>
@@ -49,11 +34,11 @@ export const insufficient = (requested: bigint, b: Balance) =>
  * Creates a pending payout in the caller's transaction. The balance lock is held to commit, so
  * concurrent payouts see each other's locked amounts and `available` never goes below zero.
  */
-export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutInput, trigger: 'api' | 'schedule' = 'api', idempotencyRef: string | null = null): Promise<Payout> {
+export async function createPayoutIn(tx: Tx, scope: RowScope, input: CreatePayoutInput, trigger: 'api' | 'schedule' = 'api', idempotencyRef: string | null = null): Promise<Payout> {
   if (typeof input.amount !== 'number' || !Number.isSafeInteger(input.amount) || input.amount <= 0) {
     throw new DomainError('invalid_amount', 'amount must be a positive integer in the smallest currency unit', { field: 'amount', resource: 'payout' });
   }
-  const currency = currencyOf(input.currency);
+  const currency = checkCurrency(input.currency, 'currency', 'payout');
   const method = input.method ?? 'manual';
   if (!(payoutMethods as readonly string[]).includes(method)) throw err.validation('method', `method must be one of ${payoutMethods.join(', ')}`);
   if (input.note != null) checkLength(input.note, 'note', 0, 500, 'payout');
@@ -97,32 +82,18 @@ export async function createPayoutIn(tx: Tx, scope: Scope, input: CreatePayoutIn
 
 export async function getPayout(ctx: Context, id: string): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:read');
-  const row = await inTenant(tenant(auth), (tx) => tx.payout.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
-  if (!row) throw err.notFound('payout');
-  return row;
-}
-
-export interface ListPayoutsArgs {
-  status?: string | null;
-  currency?: string | null;
-  createdSince?: Date | null;
-  createdUntil?: Date | null;
-  first?: number | null;
-  after?: string | null;
+  return inTenant(tenant(auth), (tx) => findScoped(tx.payout, auth, id, () => err.notFound('payout')));
 }
 
 export async function listPayouts(ctx: Context, args: ListPayoutsArgs) {
   const auth = authorize(ctx, 'svc:payout:read');
   if (args.status && !(payoutStatuses as readonly string[]).includes(args.status)) throw err.validation('status', `status must be one of ${payoutStatuses.join(', ')}`);
-  if (args.currency) currencyOf(args.currency);
+  if (args.currency) checkCurrency(args.currency, 'currency', 'payout');
   const filters = { status: args.status ?? null, currency: args.currency ?? null, createdSince: args.createdSince?.toISOString() ?? null, createdUntil: args.createdUntil?.toISOString() ?? null };
-  const page = pageRequest({ ...args, order: 'desc' }, auth.workspaceId, filters, 20);
-  const ks = keyset(page);
-  const rows = await inTenant(tenant(auth), (tx) =>
+  return keysetList({ args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
     tx.payout.findMany({
       where: {
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
+        ...scoped(auth),
         ...(args.status ? { status: args.status } : {}),
         ...(args.currency ? { currency: args.currency } : {}),
         AND: [args.createdSince ? { createdAt: { gte: args.createdSince } } : {}, args.createdUntil ? { createdAt: { lt: args.createdUntil } } : {}, ks.where],
@@ -130,12 +101,11 @@ export async function listPayouts(ctx: Context, args: ListPayoutsArgs) {
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+  ));
 }
 
 /** The payout row, locked for the rest of the transaction. */
-async function lockPayout(tx: Tx, scope: Scope, id: string): Promise<Payout> {
+async function lockPayout(tx: Tx, scope: RowScope, id: string): Promise<Payout> {
   const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payouts WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
   if (!found.length) throw err.notFound('payout');
   return tx.payout.findUniqueOrThrow({ where: { id } });
@@ -147,7 +117,7 @@ async function lockPayout(tx: Tx, scope: Scope, id: string): Promise<Payout> {
  * id) and `ledgerTransactionId`; on failed the reason. Funds locked by a pending or in-transit
  * payout were never posted, so failure and cancel release them by the status change alone.
  */
-export async function movePayout(tx: Tx, scope: Scope, id: string, trigger: PayoutTrigger, opts: { failureReason?: string; reference?: string | null; requestId?: string; source?: string } = {}): Promise<Payout> {
+export async function movePayout(tx: Tx, scope: RowScope, id: string, trigger: PayoutTrigger, opts: { failureReason?: string; reference?: string | null; requestId?: string; source?: string } = {}): Promise<Payout> {
   const p = await lockPayout(tx, scope, id);
   // Claimed by the rail (disbursement.ts): only the rail's answer may release it (the `claimed` hold).
   const t = nextState(payoutMachine, p.status as PayoutStatus, trigger, p.claimedAt ? ['claimed'] : []);
@@ -196,7 +166,7 @@ export async function adminMovePayout(ctx: Context, id: string, trigger: 'initia
 export async function getPayoutBalance(ctx: Context, currency?: string | null): Promise<Balance> {
   const auth = authorize(ctx, 'svc:payout:read');
   return inTenant(tenant(auth), async (tx) => {
-    const c = currency ? currencyOf(currency) : (await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { defaultCurrency: true } })).defaultCurrency;
+    const c = currency ? checkCurrency(currency, 'currency', 'payout') : (await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { defaultCurrency: true } })).defaultCurrency;
     return balanceOf(tx, tenant(auth), c);
   });
 }

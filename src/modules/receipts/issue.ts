@@ -1,9 +1,9 @@
-import type { Mode } from '../../core/db/client.ts';
 import { columns, sql as q, toJson, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { counterNames, nextCounterSql, numberSql, receiptPrefix } from '../../core/counters.ts';
 import { newId } from '../../core/ids.ts';
 import { DEFAULT_TAX_LABEL, DEFAULT_TAX_RATE, DEFAULT_THANK_YOU_TEXT, DEFAULT_ACCENT_COLOR } from './render/view.ts';
 import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 const methodLabels: Record<string, string> = { qris: 'QRIS', va: 'Virtual account', ewallet: 'E-wallet', card: 'Card', retail: 'Retail outlet', provider_c: 'provider_c wallet' };
 
@@ -13,7 +13,7 @@ const methodLabels: Record<string, string> = { qris: 'QRIS', va: 'Virtual accoun
  * so taking it at the end keeps concurrent completions queued for as short a time as possible.
  * The unique (workspace, sourceType, sourceId) key makes a second issue for the same source impossible.
  */
-export function prepareSessionReceipt(scope: { workspaceId: string; mode: Mode }, c: ReceiptContext, s: CheckoutSession, payment: Payment, issuedAt: Date) {
+export function prepareSessionReceipt(scope: RowScope, c: ReceiptContext, s: CheckoutSession, payment: Payment, issuedAt: Date) {
   const { workspace, template, customer } = c;
   const total = Number(s.amount);
   const showTax = template?.showTax ?? false;
@@ -90,7 +90,7 @@ export const receiptContextSql = (ws: string, mode: string, templateId: Fragment
   FROM workspaces w WHERE w.id = ${ws})`;
 
 /** One statement's read of the receipt context (see receiptContextSql). */
-export async function receiptContext(sql: Sql, scope: { workspaceId: string; mode: Mode }, templateId: string | null, customerId: string | null): Promise<ReceiptContext> {
+export async function receiptContext(sql: Sql, scope: RowScope, templateId: string | null, customerId: string | null): Promise<ReceiptContext> {
   const [row] = await sql.query<{ context: ReceiptContext }>(q`SELECT ${receiptContextSql(scope.workspaceId, scope.mode, q`${templateId}::text`, q`${customerId}::text`)} AS context`);
   return row.context;
 }

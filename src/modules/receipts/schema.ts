@@ -1,24 +1,27 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
-import type { Receipt as Row } from '../../generated/prisma/client.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { receiptFields, receiptSummaryFields } from './fields.ts';
 import { emailReceipt, getReceipt, getSessionReceipt, listReceipts, receiptDocument } from './service.ts';
 
-export const Receipt = builder.objectRef<Row>('Receipt').implement({
+export const Receipt = builder.prismaObject('Receipt', {
   description: 'A receipt as issued: frozen, never rewritten.',
-  fields: (t) => exposeFields(t, receiptFields) as never,
+  fields: (t) => exposeFields(t, receiptFields),
 });
-export const ReceiptSummary = builder.objectRef<Row>('ReceiptSummary').implement({
+export const ReceiptSummary = builder.prismaObject('Receipt', {
+  variant: 'ReceiptSummary',
   description: 'A receipt in lists.',
-  fields: (t) => exposeFields(t, receiptSummaryFields) as never,
+  fields: (t) => exposeFields(t, receiptSummaryFields),
 });
+
+const listArgs = builder.args((t) => ({ sourceType: t.string(), customerId: t.string(), issuedAfter: t.field({ type: 'DateTime' }), issuedBefore: t.field({ type: 'DateTime' }) }));
+export type ListReceiptsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   receipt: t.field({ type: Receipt, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getReceipt(ctx, String(id)) }),
   checkoutSessionReceipt: t.field({ type: Receipt, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getSessionReceipt(ctx, String(id)) }),
   receipts: t.connection({
     type: ReceiptSummary,
-    args: { sourceType: t.arg.string(), customerId: t.arg.string(), issuedAfter: t.arg({ type: 'DateTime' }), issuedBefore: t.arg({ type: 'DateTime' }) },
+    args: listArgs,
     resolve: (_, args, ctx) => listReceipts(ctx, args),
   }),
 }));

@@ -3,39 +3,30 @@ import type { Auth } from '../../core/auth/authenticate.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
+import { findScoped, scoped } from '../../core/resource.ts';
 import { oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { toWire } from '../../core/wire.ts';
 import { receiptFields } from './fields.ts';
 import { buildReceiptView, type ReceiptRecord } from './render/view.ts';
+import type { ListReceiptsArgs } from './schema.ts';
 
 const err = errorsFor('receipt');
 
 export async function getReceipt(ctx: Context, id: string) {
   const auth = authorize(ctx, 'svc:checkout:read');
-  const row = await inTenant(tenant(auth), (tx) => tx.receipt.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
-  if (!row) throw err.notFound('receipt');
-  return row;
+  return inTenant(tenant(auth), (tx) => findScoped(tx.receipt, auth, id, () => err.notFound('receipt')));
 }
 
 /** GET /v1/checkout-sessions/:id/receipt: the receipt issued for a completed session. */
 export async function getSessionReceipt(ctx: Context, sessionId: string) {
   const auth = authorize(ctx, 'svc:checkout:read');
   const row = await inTenant(tenant(auth), (tx) =>
-    tx.receipt.findFirst({ where: { workspaceId: auth.workspaceId, mode: auth.mode, sourceType: 'checkout_session', sourceId: sessionId } }),
+    tx.receipt.findFirst({ where: { ...scoped(auth), sourceType: 'checkout_session', sourceId: sessionId } }),
   );
   if (!row) throw err.notFound('receipt');
   return row;
-}
-
-export interface ListReceiptsArgs {
-  sourceType?: string | null;
-  customerId?: string | null;
-  issuedAfter?: Date | null;
-  issuedBefore?: Date | null;
-  first?: number | null;
-  after?: string | null;
 }
 
 /** Newest first by issuedAt; issuedAfter and issuedBefore are inclusive (spec). */
@@ -48,13 +39,10 @@ export async function listReceipts(ctx: Context, args: ListReceiptsArgs) {
     issuedAfter: args.issuedAfter?.toISOString() ?? null,
     issuedBefore: args.issuedBefore?.toISOString() ?? null,
   };
-  const page = pageRequest({ ...args, order: 'desc' }, auth.workspaceId, filters, 20);
-  const ks = keyset(page, 'issuedAt');
-  const rows = await inTenant(tenant(auth), (tx) =>
+  return keysetList({ args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 20, column: 'issuedAt' }, (ks) => inTenant(tenant(auth), (tx) =>
     tx.receipt.findMany({
       where: {
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
+        ...scoped(auth),
         ...(args.sourceType ? { sourceType: args.sourceType } : {}),
         ...(args.customerId ? { customerId: args.customerId } : {}),
         AND: [args.issuedAfter ? { issuedAt: { gte: args.issuedAfter } } : {}, args.issuedBefore ? { issuedAt: { lte: args.issuedBefore } } : {}, ks.where],
@@ -62,19 +50,17 @@ export async function listReceipts(ctx: Context, args: ListReceiptsArgs) {
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.issuedAt);
+  ));
 }
 
 /** The frozen receipt as renderers see it: the spec's full object, in the workspace's time zone. */
 async function viewOf(ctx: Context, id: string) {
   const auth = authorize(ctx, 'svc:checkout:read');
   const { row, timezone } = await inTenant(tenant(auth), async (tx) => {
-    const row = await tx.receipt.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } });
-    const ws = row && (await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { timezone: true } }));
-    return { row, timezone: ws?.timezone };
+    const row = await findScoped(tx.receipt, auth, id, () => err.notFound('receipt'));
+    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { timezone: true } });
+    return { row, timezone: ws.timezone };
   });
-  if (!row) throw err.notFound('receipt');
   const record = toWire(row, receiptFields) as unknown as ReceiptRecord;
   return { row, view: buildReceiptView(record, { issuedAt: row.issuedAt, mode: row.mode as 'live' | 'test', timezone }) };
 }

@@ -1,12 +1,12 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { refundFields, type RefundRow } from './fields.ts';
 import { createRefund, getRefund, listRefunds, simulateRefund } from './service.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const Refund = builder.objectRef<RefundRow>('Refund').implement({
   description: 'A full or partial reversal of a captured payment.',
-  fields: (t) => exposeFields(t, refundFields) as never,
+  fields: (t) => exposeFields(t, refundFields),
 });
 
 const CreateRefundInput = builder.inputType('CreateRefundInput', {
@@ -19,15 +19,20 @@ const CreateRefundInput = builder.inputType('CreateRefundInput', {
   }),
 });
 
+export type CreateRefundInput = typeof CreateRefundInput.$inferInput;
+
 const SimulateRefundInput = builder.inputType('SimulateRefundInput', {
   fields: (t) => ({ outcome: t.string() }),
 });
+
+const listArgs = builder.args((t) => ({ chargeId: t.string(), status: t.string(), order: t.string() }));
+export type ListRefundsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   refund: t.field({ type: Refund, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getRefund(ctx, String(id)) }),
   refunds: t.connection({
     type: Refund,
-    args: { chargeId: t.arg.string(), status: t.arg.string(), order: t.arg.string() },
+    args: listArgs,
     resolve: (_, args, ctx) => listRefunds(ctx, args),
   }),
 }));

@@ -6,26 +6,21 @@ import { isId, newId } from '../../core/ids.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import { toWire } from '../../core/wire.ts';
 import { refundFields, type RefundRow } from './fields.ts';
 import { localAnswer, requireAdapter } from './provider.ts';
 import { announceRefund, applyRefundOutcome, lockPayment } from './settle.ts';
 import { submitRefund } from './submit.ts';
-import type { Mode, Tx } from '../../core/db/client.ts';
+import type { Tx } from '../../core/db/client.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
 import { nextState, outcomeTrigger } from '../../core/state-machine.ts';
 import { refundMachine, refundReasons, refundStatuses, reserving } from './states.ts';
+import type { CreateRefundInput, ListRefundsArgs } from './schema.ts';
 
 const err = errorsFor('refund');
-
-export interface CreateRefundInput {
-  chargeId?: string | null;
-  amount?: number | null;
-  reason?: string | null;
-  metadata?: Record<string, string> | null;
-}
 
 function validateCreate(input: CreateRefundInput) {
   if (typeof input.chargeId !== 'string' || !isId('payment', input.chargeId)) throw err.validation('chargeId', 'chargeId must be a pay_ payment id');
@@ -107,36 +102,24 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
   return { ...refund, accountId: auth.accountId };
 }
 
-const adapterOf = (tx: Tx, scope: { workspaceId: string; mode: Mode }, payment: Payment) =>
-  tx.adapter.findUnique({ where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind: payment.adapter ?? 'manual' } } });
+const adapterOf = (tx: Tx, scope: RowScope, payment: Payment) =>
+  tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scoped(scope), kind: payment.adapter ?? 'manual' } } });
 
 export async function getRefund(ctx: Context, id: string): Promise<RefundRow> {
   const auth = authorize(ctx, 'svc:refund:read');
-  const row = await inTenant(tenant(auth), (tx) => tx.refund.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
-  if (!row) throw err.notFound('refund');
+  const row = await inTenant(tenant(auth), (tx) => findScoped(tx.refund, auth, id, () => err.notFound('refund')));
   return { ...row, accountId: auth.accountId };
-}
-
-export interface ListRefundsArgs {
-  chargeId?: string | null;
-  status?: string | null;
-  order?: string | null;
-  first?: number | null;
-  after?: string | null;
 }
 
 export async function listRefunds(ctx: Context, args: ListRefundsArgs) {
   const auth = authorize(ctx, 'svc:refund:read');
-  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  checkOrder(args.order, 'refund');
   if (args.status && !(refundStatuses as readonly string[]).includes(args.status)) throw err.validation('status', `status must be one of ${refundStatuses.join(', ')}`);
   const filters = { chargeId: args.chargeId ?? null, status: args.status ?? null };
-  const page = pageRequest(args, auth.workspaceId, filters, 20);
-  const ks = keyset(page);
-  const rows = await inTenant(tenant(auth), (tx) =>
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
     tx.refund.findMany({
       where: {
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
+        ...scoped(auth),
         ...(args.chargeId ? { paymentId: args.chargeId } : {}),
         ...(args.status ? { status: args.status } : {}),
         ...ks.where,
@@ -144,8 +127,7 @@ export async function listRefunds(ctx: Context, args: ListRefundsArgs) {
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows.map((r) => ({ ...r, accountId: auth.accountId })), page, auth.workspaceId, filters, (r) => r.createdAt);
+  ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))));
 }
 
 /** DECISIONS §4: settles a pending test-mode refund as a provider would. */

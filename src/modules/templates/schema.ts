@@ -1,11 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { templateFields } from './fields.ts';
 import { createTemplate, getTemplate, listTemplates, updateTemplate } from './service.ts';
 
 export const Template = builder.prismaObject('Template', {
   description: 'A receipt or invoice template (DECISIONS §3): what the document shows and says.',
-  fields: (t) => exposeFields(t, templateFields) as never,
+  fields: (t) => exposeFields(t, templateFields),
 });
 
 const templateInput = (name: string, description: string, kindRequired: boolean, nameRequired: boolean) =>
@@ -31,6 +31,11 @@ const templateInput = (name: string, description: string, kindRequired: boolean,
   });
 const CreateTemplateInput = templateInput('CreateTemplateInput', 'The first template of a kind becomes its default unless isDefault is false.', true, true);
 const UpdateTemplateInput = templateInput('UpdateTemplateInput', 'Send only changes; null clears optional text.', false, false);
+/** The service's view of both: create checks the required fields itself. */
+export type TemplateInput = typeof UpdateTemplateInput.$inferInput;
+
+const listArgs = builder.args((t) => ({ kind: t.string(), isDefault: t.boolean(), order: t.string() }));
+export type ListTemplatesArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   template: t.field({
@@ -40,7 +45,7 @@ builder.queryFields((t) => ({
   }),
   templates: t.connection({
     type: Template,
-    args: { kind: t.arg.string(), isDefault: t.arg.boolean(), order: t.arg.string() },
+    args: listArgs,
     resolve: (_, args, ctx) => listTemplates(ctx, args),
   }),
 }));

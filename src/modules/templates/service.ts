@@ -6,33 +6,17 @@ import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
 import { lockName } from '../../core/locks.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
-import { checkLength, oneOf } from '../../core/validation.ts';
+import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
+import { checkHttpsUrl, checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import { templateDefaults, templateFields, templateKinds, type TemplateKind } from './fields.ts';
 import type { Template } from '../../generated/prisma/client.ts';
+import type { ListTemplatesArgs, TemplateInput } from './schema.ts';
 
 const err = errorsFor('template');
 const snapshot = (t: Template) => toWire(t, templateFields);
-
-export interface TemplateInput {
-  kind?: string | null;
-  name?: string | null;
-  isDefault?: boolean | null;
-  footerText?: string | null;
-  thankYouText?: string | null;
-  showTax?: boolean | null;
-  taxLabel?: string | null;
-  taxRate?: number | null;
-  cashierLabel?: string | null;
-  showMerchantAddress?: boolean | null;
-  merchantAddress?: string | null;
-  merchantTaxId?: string | null;
-  logoUrl?: string | null;
-  accentColor?: string | null;
-  tagline?: string | null;
-}
 
 type Patch = Partial<Omit<Template, 'taxRate'>> & { taxRate?: number | null };
 
@@ -66,8 +50,7 @@ function validate(input: TemplateInput): Patch {
   if (input.merchantAddress !== undefined) p.merchantAddress = text(input.merchantAddress, 'merchantAddress', 500);
   if (input.merchantTaxId !== undefined) p.merchantTaxId = text(input.merchantTaxId, 'merchantTaxId', 64);
   if (input.logoUrl !== undefined) {
-    if (input.logoUrl !== null && (input.logoUrl.length > 500 || !isHttpsUrl(input.logoUrl))) throw err.validation('logoUrl', 'logoUrl must be an https:// URL of at most 500 characters');
-    p.logoUrl = input.logoUrl;
+    p.logoUrl = input.logoUrl === null ? null : checkHttpsUrl(input.logoUrl, 'logoUrl', 'template');
   }
   if (input.accentColor !== undefined) {
     if (input.accentColor !== null && !/^#[0-9a-fA-F]{6}$/.test(input.accentColor)) throw err.validation('accentColor', 'accentColor must be a #rrggbb colour');
@@ -77,28 +60,19 @@ function validate(input: TemplateInput): Patch {
   return p;
 }
 
-function isHttpsUrl(value: string) {
-  try {
-    const u = new URL(value);
-    return u.protocol === 'https:' && !!u.hostname;
-  } catch {
-    return false;
-  }
-}
-
 /** spec Receipt: a template that shows tax and names no rate uses the default 0.11. */
 const withTaxDefault = (showTax: boolean, rate: number | null | undefined) => (showTax && rate == null ? templateDefaults.taxRate : rate);
 
 /** Only one default per kind: the previous default loses the flag (with its own event). */
-async function takeDefault(tx: Tx, scope: { workspaceId: string; mode: Mode }, kind: string, except: string | null, requestId: string) {
-  const previous = await tx.template.findMany({ where: { workspaceId: scope.workspaceId, mode: scope.mode, kind, isDefault: true, ...(except ? { id: { not: except } } : {}) } });
+async function takeDefault(tx: Tx, scope: RowScope, kind: string, except: string | null, requestId: string) {
+  const previous = await tx.template.findMany({ where: { ...scoped(scope), kind, isDefault: true, ...(except ? { id: { not: except } } : {}) } });
   for (const t of previous) {
     const updated = await tx.template.update({ where: { id: t.id }, data: { isDefault: false, updatedAt: clock.now() } });
     await emit(tx, scope, 'template.updated', snapshot(updated), { requestId, previousAttributes: { isDefault: true } });
   }
 }
 
-const defaultLock = (tx: Tx, scope: { workspaceId: string; mode: Mode }, kind: string) => lockName(tx, `template-default:${scope.workspaceId}:${scope.mode}:${kind}`);
+const defaultLock = (tx: Tx, scope: RowScope, kind: string) => lockName(tx, `template-default:${scope.workspaceId}:${scope.mode}:${kind}`);
 
 export async function createTemplate(ctx: Context, input: TemplateInput) {
   const auth = authorize(ctx, 'svc:template:write');
@@ -108,7 +82,7 @@ export async function createTemplate(ctx: Context, input: TemplateInput) {
   return inTenant(scope, async (tx) => {
     await defaultLock(tx, scope, kind);
     // The first template of a kind becomes its default unless the caller says otherwise.
-    const hasDefault = (await tx.template.count({ where: { workspaceId: auth.workspaceId, mode: auth.mode, kind, isDefault: true } })) > 0;
+    const hasDefault = (await tx.template.count({ where: { ...scoped(auth), kind, isDefault: true } })) > 0;
     const isDefault = p.isDefault ?? !hasDefault;
     if (isDefault) await takeDefault(tx, scope, kind, null, ctx.requestId);
     const now = clock.now();
@@ -117,8 +91,7 @@ export async function createTemplate(ctx: Context, input: TemplateInput) {
       data: {
         ...p,
         id: newId('template'),
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
+        ...scoped(auth),
         kind,
         name: p.name!,
         isDefault,
@@ -138,9 +111,7 @@ export async function createTemplate(ctx: Context, input: TemplateInput) {
 
 export async function getTemplate(ctx: Context, id: string) {
   const auth = authorize(ctx, 'svc:template:read');
-  const row = await inTenant(tenant(auth), (tx) => tx.template.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } }));
-  if (!row) throw err.notFound('template');
-  return row;
+  return inTenant(tenant(auth), (tx) => findScoped(tx.template, auth, id, () => err.notFound('template')));
 }
 
 export async function updateTemplate(ctx: Context, id: string, input: TemplateInput) {
@@ -148,8 +119,7 @@ export async function updateTemplate(ctx: Context, id: string, input: TemplateIn
   const p = validate(input);
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
-    const found = await tx.template.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } });
-    if (!found) throw err.notFound('template');
+    const found = await findScoped(tx.template, auth, id, () => err.notFound('template'));
     // kind decides where a template may be used (receipts or invoices): fixed at creation.
     if (input.kind !== undefined && input.kind !== found.kind) throw err.validation('kind', 'kind cannot change after creation; create a new template');
     await defaultLock(tx, scope, found.kind);
@@ -164,26 +134,15 @@ export async function updateTemplate(ctx: Context, id: string, input: TemplateIn
   });
 }
 
-export interface ListTemplatesArgs {
-  kind?: string | null;
-  isDefault?: boolean | null;
-  order?: string | null;
-  first?: number | null;
-  after?: string | null;
-}
-
 export async function listTemplates(ctx: Context, args: ListTemplatesArgs) {
   const auth = authorize(ctx, 'svc:template:read');
-  if (args.order && args.order !== 'asc' && args.order !== 'desc') throw err.validation('order', 'order must be asc or desc');
+  checkOrder(args.order, 'template');
   const kind = args.kind ? oneOf(args.kind, templateKinds, 'kind', 'template') : null;
   const filters = { kind, isDefault: args.isDefault ?? null };
-  const page = pageRequest(args, auth.workspaceId, filters, 50);
-  const ks = keyset(page);
-  const rows = await inTenant(tenant(auth), (tx) =>
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
     tx.template.findMany({
       where: {
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
+        ...scoped(auth),
         ...(kind ? { kind } : {}),
         ...(args.isDefault != null ? { isDefault: args.isDefault } : {}),
         ...ks.where,
@@ -191,8 +150,7 @@ export async function listTemplates(ctx: Context, args: ListTemplatesArgs) {
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+  ));
 }
 
 /**
@@ -200,7 +158,7 @@ export async function listTemplates(ctx: Context, args: ListTemplatesArgs) {
  * or mode, or of the other kind: spec Checkout create), else the workspace's default, else null
  * (built-in defaults). For the checkout and invoice services.
  */
-export async function templateForUse(tx: AnyTx, scope: { workspaceId: string; mode: Mode }, id: string | null | undefined, kind: TemplateKind, resource: 'checkout_session' | 'invoice'): Promise<Template | null> {
+export async function templateForUse(tx: AnyTx, scope: RowScope, id: string | null | undefined, kind: TemplateKind, resource: 'checkout_session' | 'invoice'): Promise<Template | null> {
   const sql = sqlOf(tx);
   if (id) {
     const [row] = await sql.query<Template>(q`SELECT * FROM templates WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`);

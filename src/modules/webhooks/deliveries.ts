@@ -5,12 +5,14 @@ import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { audit } from '../../core/audit.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
+import { scoped } from '../../core/resource.ts';
 import { oneOf } from '../../core/validation.ts';
 import type { WebhookDelivery } from '../../generated/prisma/client.ts';
 import { findEndpoint } from './service.ts';
 import { nextState } from '../../core/state-machine.ts';
 import { deliveryStatuses, webhookDeliveryMachine } from './states.ts';
+import type { ListDeliveriesArgs } from './schema.ts';
 
 const err = errorsFor('webhook_endpoint');
 
@@ -18,29 +20,18 @@ const err = errorsFor('webhook_endpoint');
 export const HISTORY_MS = 30 * 86_400_000;
 const historyStart = () => new Date(clock.now().getTime() - HISTORY_MS);
 
-export interface ListDeliveriesArgs {
-  status?: string | null;
-  eventType?: string | null;
-  since?: Date | null;
-  first?: number | null;
-  after?: string | null;
-}
-
 /** spec GET /v1/webhook-endpoints/:id/deliveries: newest first. */
 export async function listWebhookDeliveries(ctx: Context, endpointId: string, args: ListDeliveriesArgs) {
   const auth = authorize(ctx, 'svc:webhook:read');
   if (args.status != null) oneOf(args.status, deliveryStatuses, 'status', 'webhook_endpoint');
   const filters = { endpointId, status: args.status ?? null, eventType: args.eventType ?? null, since: args.since?.toISOString() ?? null };
-  const page = pageRequest({ ...args, order: 'desc' }, auth.workspaceId, filters, 50);
-  const ks = keyset(page);
   const start = args.since && args.since > historyStart() ? args.since : historyStart();
-  const rows = await inTenant(tenant(auth), async (tx) => {
+  return keysetList({ args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth), async (tx) => {
     await findEndpoint(tx, auth, endpointId);
     return tx.webhookDelivery.findMany({
       where: {
         endpointId,
-        workspaceId: auth.workspaceId,
-        mode: auth.mode,
+        ...scoped(auth),
         ...(args.status ? { status: args.status } : {}),
         ...(args.eventType ? { eventType: args.eventType } : {}),
         AND: [{ createdAt: { gte: start } }, ks.where],
@@ -48,8 +39,7 @@ export async function listWebhookDeliveries(ctx: Context, endpointId: string, ar
       orderBy: ks.orderBy,
       take: ks.take,
     });
-  });
-  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+  }));
 }
 
 /**

@@ -1,7 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
-import type { WebhookDelivery as DeliveryRow } from '../../generated/prisma/client.ts';
-import { deliveryFields, endpointFields, type EndpointRow } from './fields.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { deliveryFields, endpointFields } from './fields.ts';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -12,14 +11,14 @@ import {
 } from './service.ts';
 import { listWebhookDeliveries, retryWebhookDelivery } from './deliveries.ts';
 
-export const WebhookEndpoint = builder.objectRef<EndpointRow>('WebhookEndpoint').implement({
+export const WebhookEndpoint = builder.prismaObject('WebhookEndpoint', {
   description: 'spec Webhook endpoint: where events are pushed. signingSecret is set only by create and rotate.',
-  fields: (t) => exposeFields(t, endpointFields) as never,
+  fields: (t) => exposeFields(t, endpointFields),
 });
 
-export const WebhookDelivery = builder.objectRef<DeliveryRow>('WebhookDelivery').implement({
+export const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
   description: 'spec Webhook delivery: one event to one endpoint, through its retry schedule.',
-  fields: (t) => exposeFields(t, deliveryFields) as never,
+  fields: (t) => exposeFields(t, deliveryFields),
 });
 
 const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput', {
@@ -36,20 +35,29 @@ const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput
   fields: (t) => ({ url: t.string(), events: t.stringList(), description: t.string(), enabled: t.boolean(), signatureFormat: t.string() }),
 });
 
+export type CreateWebhookEndpointInput = typeof CreateWebhookEndpointInput.$inferInput;
+export type UpdateWebhookEndpointInput = typeof UpdateWebhookEndpointInput.$inferInput;
+
 const RotateWebhookEndpointSecretInput = builder.inputType('RotateWebhookEndpointSecretInput', {
   fields: (t) => ({ overlapSeconds: t.int() }),
 });
+export type RotateSecretInput = typeof RotateWebhookEndpointSecretInput.$inferInput;
+
+const endpointListArgs = builder.args((t) => ({ status: t.string() }));
+export type ListEndpointsArgs = ListArgs<typeof endpointListArgs>;
+const deliveryListArgs = builder.args((t) => ({ endpointId: t.id({ required: true }), status: t.string(), eventType: t.string(), since: t.field({ type: 'DateTime' }) }));
+export type ListDeliveriesArgs = Omit<ListArgs<typeof deliveryListArgs>, 'endpointId'>;
 
 builder.queryFields((t) => ({
   webhookEndpoint: t.field({ type: WebhookEndpoint, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getWebhookEndpoint(ctx, String(id)) }),
   webhookEndpoints: t.connection({
     type: WebhookEndpoint,
-    args: { status: t.arg.string() },
+    args: endpointListArgs,
     resolve: (_, args, ctx) => listWebhookEndpoints(ctx, args),
   }),
   webhookDeliveries: t.connection({
     type: WebhookDelivery,
-    args: { endpointId: t.arg.id({ required: true }), status: t.arg.string(), eventType: t.arg.string(), since: t.arg({ type: 'DateTime' }) },
+    args: deliveryListArgs,
     resolve: (_, { endpointId, ...args }, ctx) => listWebhookDeliveries(ctx, String(endpointId), args),
   }),
 }));

@@ -8,7 +8,8 @@ import { audit } from '../../core/audit.ts';
 import { seal } from '../../core/sealed.ts';
 import { capOf } from '../../core/tiers.ts';
 import { eventTypes } from '../../core/event-types.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
+import { findScoped, scoped } from '../../core/resource.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { newSigningSecret, signatureFormats, type SignatureFormat } from '../../client/webhook-signing.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
@@ -16,17 +17,10 @@ import type { EndpointRow } from './fields.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import { endpointStatuses, webhookEndpointMachine as endpoints, type EndpointStatus } from './states.ts';
 import { checkWebhookUrl } from './url-policy.ts';
+import type { CreateWebhookEndpointInput, ListEndpointsArgs, RotateSecretInput, UpdateWebhookEndpointInput } from './schema.ts';
 
 const err = errorsFor('webhook_endpoint');
 
-export interface CreateWebhookEndpointInput {
-  url?: string | null;
-  events?: string[] | null;
-  description?: string | null;
-  enabled?: boolean | null;
-  signatureFormat?: string | null;
-}
-export type UpdateWebhookEndpointInput = CreateWebhookEndpointInput;
 
 /** spec: `*` or omitted means every event; otherwise every type must be in the catalog. */
 function checkEvents(events: string[] | null | undefined): string[] {
@@ -43,9 +37,7 @@ const checkFormat = (f: string | null | undefined): SignatureFormat => (f == nul
 /** The caller's endpoint, row-locked for a change when `lock`; 404 for anyone else's. */
 export async function findEndpoint(tx: Tx, auth: Auth, id: string, lock = false): Promise<EndpointRow> {
   if (lock) await tx.$executeRaw`SELECT 1 FROM webhook_endpoints WHERE id = ${id} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} FOR NO KEY UPDATE`;
-  const row = await tx.webhookEndpoint.findFirst({ where: { id, workspaceId: auth.workspaceId, mode: auth.mode } });
-  if (!row) throw err.notFound('webhook_endpoint');
-  return row;
+  return findScoped(tx.webhookEndpoint, auth, id, () => err.notFound('webhook_endpoint'));
 }
 
 /** spec POST /v1/webhook-endpoints (201): the only answer, with rotate, that carries `signingSecret`. */
@@ -90,20 +82,17 @@ export async function getWebhookEndpoint(ctx: Context, id: string): Promise<Endp
   return inTenant(tenant(auth), (tx) => findEndpoint(tx, auth, id));
 }
 
-export async function listWebhookEndpoints(ctx: Context, args: { status?: string | null; first?: number | null; after?: string | null }) {
+export async function listWebhookEndpoints(ctx: Context, args: ListEndpointsArgs) {
   const auth = authorize(ctx, 'svc:webhook:read');
   if (args.status != null) oneOf(args.status, endpointStatuses, 'status', 'webhook_endpoint');
   const filters = { status: args.status ?? null };
-  const page = pageRequest({ ...args, order: 'desc' }, auth.workspaceId, filters, 50);
-  const ks = keyset(page);
-  const rows = await inTenant(tenant(auth), (tx) =>
+  return keysetList({ args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
     tx.webhookEndpoint.findMany({
-      where: { workspaceId: auth.workspaceId, mode: auth.mode, ...(args.status ? { status: args.status } : {}), ...ks.where },
+      where: { ...scoped(auth), ...(args.status ? { status: args.status } : {}), ...ks.where },
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
+  ));
 }
 
 /** spec PATCH: only the fields sent change; `events` replaces the list; `description: null` clears it. */
@@ -151,7 +140,7 @@ export const MAX_OVERLAP_SECONDS = 259_200;
  * (default 86400, max 259200; 0 drops it at once). A rotation during an overlap ends the earlier
  * overlap: only the secret being replaced is kept.
  */
-export async function rotateWebhookEndpointSecret(ctx: Context, id: string, input: { overlapSeconds?: number | null }): Promise<EndpointRow> {
+export async function rotateWebhookEndpointSecret(ctx: Context, id: string, input: RotateSecretInput): Promise<EndpointRow> {
   const auth = authorize(ctx, 'svc:webhook:write');
   const overlap = input.overlapSeconds ?? 86_400;
   if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_OVERLAP_SECONDS) {

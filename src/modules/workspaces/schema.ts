@@ -1,10 +1,10 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields } from '../../graphql/fields.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { workspaceFields } from './fields.ts';
 import { archiveWorkspace, createWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from './service.ts';
 
 export const Workspace = builder.prismaObject('Workspace', {
-  fields: (t) => exposeFields(t, workspaceFields) as never,
+  fields: (t) => exposeFields(t, workspaceFields),
 });
 
 const CreateWorkspaceInput = builder.inputType('CreateWorkspaceInput', {
@@ -29,6 +29,12 @@ const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
   }),
 });
 
+export type CreateWorkspaceInput = typeof CreateWorkspaceInput.$inferInput;
+export type UpdateWorkspaceInput = typeof UpdateWorkspaceInput.$inferInput;
+
+const listArgs = builder.args((t) => ({ mode: t.string(), archived: t.boolean() }));
+export type ListWorkspacesArgs = ListArgs<typeof listArgs>;
+
 builder.queryFields((t) => ({
   workspace: t.field({
     type: Workspace,
@@ -37,7 +43,7 @@ builder.queryFields((t) => ({
   }),
   workspaces: t.connection({
     type: Workspace,
-    args: { mode: t.arg.string(), archived: t.arg.boolean() },
+    args: listArgs,
     resolve: (_, args, ctx) => listWorkspaces(ctx, args),
   }),
 }));

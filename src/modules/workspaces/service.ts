@@ -5,8 +5,8 @@ import { switchScope } from '../../core/db/scope.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
-import { keyset, pageRequest, toConnection } from '../../core/pagination.ts';
-import { checkLength, oneOf } from '../../core/validation.ts';
+import { keysetList } from '../../core/pagination.ts';
+import { checkCurrency, checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { randomHex } from '../../core/crypto.ts';
 import { seal } from '../../core/sealed.ts';
@@ -16,6 +16,7 @@ import { isCurrency } from '../../core/money.ts';
 import { toWire } from '../../core/wire.ts';
 import { workspaceFields } from './fields.ts';
 import type { Workspace } from '../../generated/prisma/client.ts';
+import type { CreateWorkspaceInput, ListWorkspacesArgs, UpdateWorkspaceInput } from './schema.ts';
 
 const err = errorsFor('workspace');
 const regions = { 'id-jakarta': { currency: 'IDR', timezone: 'Asia/Jakarta' }, 'sg-singapore': { currency: 'SGD', timezone: 'Asia/Singapore' } };
@@ -39,22 +40,14 @@ async function freeSlug(name: string): Promise<string> {
 
 const snapshot = (w: Workspace) => toWire(w, workspaceFields);
 
-interface NewWorkspace {
-  name: string;
-  brandName?: string | null;
-  businessEmail?: string | null;
-  region?: string | null;
-  defaultCurrency?: string | null;
-  partnerId?: string | null;
-  isPlatformAdmin?: boolean;
-}
+/** A workspace to insert: the API's create input, and for bootstrap and partners, who owns it. */
+type NewWorkspace = CreateWorkspaceInput & { partnerId?: string | null; isPlatformAdmin?: boolean };
 
 /** Inserts a workspace, its owner and `workspace.created` in the caller's transaction. */
 async function insertWorkspace(tx: Tx, input: NewWorkspace, ownerEmail: string, mode: Mode, requestId?: string) {
   checkLength(input.name ?? '', 'name', 1, 255, 'workspace');
   const region = oneOf(input.region ?? 'id-jakarta', Object.keys(regions) as Region[], 'region', 'workspace');
-  const currency = input.defaultCurrency ?? regions[region].currency;
-  if (!/^[A-Z]{3}$/.test(currency)) throw err.validation('defaultCurrency', 'defaultCurrency must be an ISO 4217 code');
+  const currency = checkCurrency(input.defaultCurrency ?? regions[region].currency, 'defaultCurrency', 'workspace');
   const id = newId('workspace');
   const now = clock.now();
   await switchScope(tx, { workspaceId: id, modes: BOTH });
@@ -112,7 +105,7 @@ export async function bootstrapWorkspace(opts: { name: string; platformAdmin?: b
   });
 }
 
-export async function createWorkspace(ctx: Context, input: NewWorkspace) {
+export async function createWorkspace(ctx: Context, input: CreateWorkspaceInput) {
   const auth = authorize(ctx, 'svc:workspace:write');
   // Partner provisioning only: a platform-admin key acting as itself.
   if (!auth.isPlatformAdmin || auth.onBehalfOf) throw new DomainError('insufficient_scope', 'Creating workspaces needs a platform-admin key');
@@ -141,39 +134,19 @@ export async function getWorkspace(ctx: Context, id: string) {
   return inTenant(tenant(auth, BOTH), (tx) => visible(tx, auth, id));
 }
 
-export interface ListWorkspacesArgs {
-  mode?: string | null;
-  archived?: boolean | null;
-  first?: number | null;
-  after?: string | null;
-}
-
 export async function listWorkspaces(ctx: Context, args: ListWorkspacesArgs) {
   const auth = authorize(ctx, 'svc:workspace:read');
   const mode = args.mode ? oneOf(args.mode, ['test', 'live'] as const, 'mode', 'workspace') : null;
   const filters = { mode, archived: !!args.archived };
-  const page = pageRequest(args, auth.workspaceId, filters, 50);
-  const ks = keyset(page);
   // spec: a merchant key gets its single workspace; a partner key, every merchant under it.
   const owner = auth.isPlatformAdmin && !auth.onBehalfOf ? { partnerId: auth.workspaceId } : { id: auth.workspaceId };
-  const rows = await inTenant(tenant(auth, BOTH), (tx) =>
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth, BOTH), (tx) =>
     tx.workspace.findMany({
       where: { ...owner, ...(mode ? { mode } : {}), archivedAt: filters.archived ? { not: null } : null, ...ks.where },
       orderBy: ks.orderBy,
       take: ks.take,
     }),
-  );
-  return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
-}
-
-export interface UpdateWorkspaceInput {
-  name?: string | null;
-  slug?: string | null;
-  brandName?: string | null;
-  businessEmail?: string | null;
-  defaultCurrency?: string | null;
-  timezone?: string | null;
-  region?: string | null;
+  ));
 }
 
 export async function updateWorkspace(ctx: Context, id: string, input: UpdateWorkspaceInput) {
