@@ -33,7 +33,7 @@ export const deliveryTransitions = {
   failed_final: { from: ['pending'], to: 'failed' },
 } as const satisfies Record<string, { from: readonly DeliveryStatus[]; to: DeliveryStatus }>;
 
-/** DECISIONS §5: the waits after each failed attempt (ms); after the last the delivery stays failed. */
+/** spec Webhook delivery: the waits after each failed attempt (ms); after the last the delivery stays failed. */
 export const retryScheduleMs = [60e3, 5 * 60e3, 30 * 60e3, 2 * 3600e3, 5 * 3600e3, 10 * 3600e3, 24 * 3600e3, 24 * 3600e3] as const;
 
 /** 20 consecutive failed attempts trip an endpoint's breaker (spec). */
