@@ -15,7 +15,7 @@ import { pendingMigrationSql } from '../scripts/migration-new.ts';
 import { diffSchemas, isEmptyDiff } from '../scripts/prisma-diff.ts';
 import { listMigrations, migrate, migrationsDir } from '../src/core/db/migrate.ts';
 import { APP_LOGIN_ROLE, APP_ROLE } from '../src/core/db/client.ts';
-import { admin, adminUrl, withDatabase } from './helpers/db.ts';
+import { admin, adminUrl, dropDatabase, dropUnlessFailed, freshDatabase, withDatabase } from './helpers/db.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -105,6 +105,25 @@ describe('migrations match prisma/schema', () => {
   });
 });
 
+describe('test databases', () => {
+  const exists = async (db: string) =>
+    (await admin((c) => c.query('SELECT 1 FROM pg_database WHERE datname = $1', [db]))).rowCount === 1;
+  const suite = (state: 'pass' | 'fail') =>
+    ({ type: 'suite', tasks: [{ type: 'test', result: { state: 'pass' } }, { type: 'test', result: { state } }] }) as never;
+
+  it("a failed suite's database is kept for inspection, a passing one's is dropped", async () => {
+    const kept = await freshDatabase();
+    const dropped = await freshDatabase();
+    try {
+      await dropUnlessFailed(kept.name, suite('fail'));
+      await dropUnlessFailed(dropped.name, suite('pass'));
+      expect([await exists(kept.name), await exists(dropped.name)]).toEqual([true, false]);
+    } finally {
+      await dropDatabase(kept.name);
+    }
+  });
+});
+
 describe('a migrated database', () => {
   const name = `svc_t_meta_${randomBytes(4).toString('hex')}`;
   const url = withDatabase(adminUrl, name);
@@ -119,9 +138,11 @@ describe('a migrated database', () => {
     client = new pg.Client({ connectionString: url });
     await client.connect();
   });
-  afterAll(async () => {
+  // vitest passes the suite second and reads the first argument as fixtures (an object pattern)
+  // biome-ignore lint/correctness/noEmptyPattern: see above
+  afterAll(async ({}, suite) => {
     await client?.end();
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
+    await dropUnlessFailed(name, suite);
   });
 
   it('migrate applies every migration once; a second run applies nothing', async () => {
