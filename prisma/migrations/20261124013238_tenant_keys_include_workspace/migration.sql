@@ -1,5 +1,0 @@
--- DropIndex
-DROP INDEX "payments_checkoutSessionId_key";
-
--- CreateIndex
-CREATE UNIQUE INDEX "payments_workspaceId_mode_checkoutSessionId_key" ON "payments"("workspaceId", "mode", "checkoutSessionId");
