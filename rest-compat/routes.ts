@@ -63,7 +63,7 @@ export const routes: Route[] = [
   route<Ops.TriggerEventMutationVariables>({ id: 'triggerEvent', method: 'POST', path: '/v1/events/trigger', resource: 'event', status: 201,
     variables: (r) => ({ input: r.body as Ops.TriggerEventInput }) }),
 
-  // Webhook endpoints (spec Webhook endpoints; DECISIONS §5)
+  // Webhook endpoints (spec Webhook endpoints; spec Webhook delivery)
   route<Ops.ListWebhookEndpointsQueryVariables>({ id: 'listWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints', resource: 'webhook_endpoint',
     variables: (r) => listQuery(r, { status: 'string' }) }),
   route<Ops.GetWebhookEndpointQueryVariables>({ id: 'getWebhookEndpoint', method: 'GET', path: '/v1/webhook-endpoints/:id', resource: 'webhook_endpoint', variables: id }),
@@ -79,7 +79,7 @@ export const routes: Route[] = [
   route<Ops.RetryWebhookDeliveryMutationVariables>({ id: 'retryWebhookDelivery', method: 'POST', path: '/v1/webhook-endpoints/:id/deliveries/:deliveryId/retry', resource: 'webhook_endpoint',
     status: 202, variables: (r) => ({ endpointId: r.params.id, deliveryId: r.params.deliveryId }) }),
 
-  // Customers (DECISIONS §3)
+  // Customers (spec Customer)
   route<Ops.ListCustomersQueryVariables>({ id: 'listCustomers', method: 'GET', path: '/v1/customers', resource: 'customer',
     variables: (r) => ({
       ...listQuery(r, { order: 'string', email: 'string', since: 'instant', until: 'instant' }),
@@ -91,7 +91,7 @@ export const routes: Route[] = [
   route<Ops.UpdateCustomerMutationVariables>({ id: 'updateCustomer', method: 'PATCH', path: '/v1/customers/:id', resource: 'customer',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateCustomerInput }) }),
 
-  // Templates (DECISIONS §3)
+  // Templates (spec Template)
   route<Ops.ListTemplatesQueryVariables>({ id: 'listTemplates', method: 'GET', path: '/v1/templates', resource: 'template',
     variables: (r) => listQuery(r, { order: 'string', kind: 'string', isDefault: 'boolean' }) }),
   route<Ops.GetTemplateQueryVariables>({ id: 'getTemplate', method: 'GET', path: '/v1/templates/:id', resource: 'template', variables: id }),
@@ -111,7 +111,7 @@ export const routes: Route[] = [
   route<Ops.ConfigureManualAdapterMutationVariables>({ id: 'configureManualAdapter', method: 'PUT', path: '/v1/adapters/manual', resource: 'adapter',
     variables: (r) => ({ input: r.body as Ops.ConfigureManualAdapterInput }) }),
   route<Ops.GetManagedOnboardingQueryVariables>({ id: 'getManagedOnboarding', method: 'GET', path: '/v1/adapters/managed/onboarding', resource: 'adapter', variables: () => ({}) }),
-  // DECISIONS §7: returns the onboarding state object; not a create, so 200
+  // spec Response shapes: returns the onboarding state object; not a create, so 200
   route<Ops.StartManagedOnboardingMutationVariables>({ id: 'startManagedOnboarding', method: 'POST', path: '/v1/adapters/managed/onboarding', resource: 'adapter',
     variables: (r) => ({ input: r.body as Ops.StartManagedOnboardingInput }) }),
   // Checkout sessions
@@ -126,7 +126,7 @@ export const routes: Route[] = [
     variables: id }),
   route<Ops.GetCheckoutSessionReceiptQueryVariables>({ id: 'getCheckoutSessionReceipt', method: 'GET', path: '/v1/checkout-sessions/:id/receipt', resource: 'receipt', variables: id }),
 
-  // Payments (DECISIONS §3)
+  // Payments (spec Payment)
   route<Ops.ListPaymentsQueryVariables>({ id: 'listPayments', method: 'GET', path: '/v1/payments', resource: 'payment',
     variables: (r) => listQuery(r, { order: 'string', status: 'string', customerId: 'string', checkoutSessionId: 'string' }) }),
   route<Ops.GetPaymentQueryVariables>({ id: 'getPayment', method: 'GET', path: '/v1/payments/:id', resource: 'payment', variables: id }),
@@ -137,11 +137,11 @@ export const routes: Route[] = [
   route<Ops.GetRefundQueryVariables>({ id: 'getRefund', method: 'GET', path: '/v1/refunds/:id', resource: 'refund', variables: id }),
   route<Ops.CreateRefundMutationVariables>({ id: 'createRefund', method: 'POST', path: '/v1/refunds', resource: 'refund', status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateRefundInput }) }),
-  // DECISIONS §4: test mode only
+  // spec Payment flow: test mode only
   route<Ops.SimulateRefundMutationVariables>({ id: 'simulateRefund', method: 'POST', path: '/v1/refunds/:id/simulate', resource: 'refund',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulateRefundInput }) }),
 
-  // Payouts (spec Payouts, DECISIONS §7)
+  // Payouts (spec Payouts, spec Response shapes)
   route<Ops.ListPayoutsQueryVariables>({ id: 'listPayouts', method: 'GET', path: '/v1/payouts', resource: 'payout',
     variables: (r) => listQuery(r, { status: 'string', currency: 'string', createdSince: 'instant', createdUntil: 'instant' }) }),
   route<Ops.GetPayoutBalanceQueryVariables>({ id: 'getPayoutBalance', method: 'GET', path: '/v1/payouts/balance', resource: 'payout',
@@ -157,13 +157,13 @@ export const routes: Route[] = [
     variables: (r) => ({ input: r.body as Ops.CreatePayoutInput }) }),
   route<Ops.CancelPayoutMutationVariables>({ id: 'cancelPayout', method: 'POST', path: '/v1/payouts/:id/cancel', resource: 'payout',
     variables: id }),
-  // DECISIONS §7: platform-admin reconciliation, each returns the payout
+  // spec Response shapes: platform-admin reconciliation, each returns the payout
   route<Ops.MarkPayoutInTransitMutationVariables>({ id: 'markPayoutInTransit', method: 'POST', path: '/v1/payouts/:id/mark-in-transit', resource: 'payout', variables: id }),
   route<Ops.MarkPayoutPaidMutationVariables>({ id: 'markPayoutPaid', method: 'POST', path: '/v1/payouts/:id/mark-paid', resource: 'payout', variables: id }),
   route<Ops.MarkPayoutFailedMutationVariables>({ id: 'markPayoutFailed', method: 'POST', path: '/v1/payouts/:id/mark-failed', resource: 'payout',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.MarkPayoutFailedInput }) }),
 
-  // Ledger and reports (spec; DECISIONS §7). GET /v1/reports/ledger.csv streams outside this table (src/modules/ledger/export.ts).
+  // Ledger and reports (spec Response shapes). GET /v1/reports/ledger.csv streams outside this table (src/modules/ledger/export.ts).
   route<Ops.ListLedgerEntriesQueryVariables>({ id: 'listLedgerEntries', method: 'GET', path: '/v1/ledger', resource: 'ledger',
     variables: (r) => listQuery(r, { order: 'string', txId: 'string', code: 'string', sourceType: 'string', sourceId: 'string' }) }),
   route<Ops.GetLedgerBalancesQueryVariables>({ id: 'getLedgerBalances', method: 'GET', path: '/v1/ledger/balances', resource: 'ledger',

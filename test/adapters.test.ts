@@ -31,7 +31,7 @@ const scope = (ws: Workspace, mode: Mode = 'test') => ({ workspaceId: ws.workspa
 const tenantScope = (ws: Workspace, mode: Mode = 'test') => ({ workspaceId: ws.workspaceId, modes: [mode] });
 
 describe('GET /v1/adapters', () => {
-  it('a new test-mode workspace shows only the managed sandbox, active (DECISIONS §4)', async () => {
+  it('a new test-mode workspace shows only the managed sandbox, active (spec Payment flow)', async () => {
     const ws = await server.workspace();
     const res = await ws.client.get('/v1/adapters');
     expect(res.status).toBe(200);

@@ -297,7 +297,7 @@ describe('lastUsedAt', () => {
   });
 });
 
-describe('the signing recipe (DECISIONS §1), computed by hand', () => {
+describe('the signing recipe (spec Request signing), computed by hand', () => {
   /** HMAC-SHA256 keyed with the raw SHA-256 digest of the secret, over the canonical string. */
   function handSign(secret: string, ts: string, method: string, target: string, body: string) {
     const signingKey = createHash('sha256').update(secret, 'utf8').digest();

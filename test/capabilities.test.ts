@@ -1,4 +1,4 @@
-// The capability matrix (spec Adapter "Capabilities by kind") and the adapter choice (DECISIONS §4), as pure functions.
+// The capability matrix (spec Adapter "Capabilities by kind") and the adapter choice (spec Payment flow), as pure functions.
 import { describe, expect, it } from 'vitest';
 import {
   adapterKinds, adaptersFor, assertMethodsServed, capabilities, paymentMethods, planMethods, receiptAdapterName, sessionAdapterName, type EnabledAdapter,
@@ -63,7 +63,7 @@ describe('the capability table', () => {
   });
 });
 
-describe('adapter choice (DECISIONS §4)', () => {
+describe('adapter choice (spec Payment flow)', () => {
   it('configured adapters win over the sandbox, in the order provider_a, provider_b, provider_c, manual', () => {
     expect(adaptersFor([sandbox, configured('provider_b'), configured('provider_a')], 'test', 'card', 'IDR')).toEqual(['provider_a', 'provider_b', 'managed']);
     expect(adaptersFor([sandbox, manual, configured('provider_b')], 'test', 'va', 'IDR')).toEqual(['provider_b', 'manual', 'managed']);

@@ -13,7 +13,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ids = (res: Res) => (res.json.data as { id: string }[]).map((r) => r.id);
 
 describe('POST /v1/customers', () => {
-  it('creates a customer (201) with exactly the DECISIONS §3 fields and emits customer.created', async () => {
+  it('creates a customer (201) with exactly the spec Customer fields and emits customer.created', async () => {
     const ws = await server.workspace();
     const res = await ws.client.post('/v1/customers', { name: 'Budi Santoso', email: 'budi@example.co.id', phone: '+62 812-3456-7890', metadata: { crm: '42' } });
     expect(res.status).toBe(201);

@@ -5,15 +5,17 @@ import { closeDatabase, db, openDatabase, APP_LOGIN_ROLE } from '../src/core/db/
 import { appDatabaseUrl, assertDatabaseRoles } from '../src/core/db/roles.ts';
 import { buildApp } from '../src/server/app.ts';
 import { startWorker } from '../jobs/worker.ts';
-import { dropDatabase, freshDatabase } from './helpers/db.ts';
+import { dropUnlessFailed, freshDatabase } from './helpers/db.ts';
 
 let database: { url: string; name: string };
 beforeAll(async () => {
   database = await freshDatabase();
 });
-afterAll(async () => {
+// vitest passes the suite second and reads the first argument as fixtures (an object pattern)
+// biome-ignore lint/correctness/noEmptyPattern: see above
+afterAll(async ({}, suite) => {
   await closeDatabase();
-  await dropDatabase(database.name);
+  await dropUnlessFailed(database.name, suite);
 });
 
 describe('database roles', () => {

@@ -17,7 +17,7 @@ if (!haveChromium) console.warn(`\n*** Chromium not found at ${CHROMIUM}: the ho
 let browser: Browser;
 beforeAll(async () => {
   if (!haveChromium) return;
-  // playwright gives every launch a fresh temporary profile (ENVIRONMENT.md's --user-data-dir).
+  // playwright gives every launch a fresh temporary profile (its --user-data-dir).
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -15,7 +15,7 @@ import { pendingMigrationSql } from '../scripts/migration-new.ts';
 import { diffSchemas, isEmptyDiff } from '../scripts/prisma-diff.ts';
 import { listMigrations, migrate, migrationsDir } from '../src/core/db/migrate.ts';
 import { APP_LOGIN_ROLE, APP_ROLE } from '../src/core/db/client.ts';
-import { admin, adminUrl, withDatabase } from './helpers/db.ts';
+import { admin, adminUrl, dropDatabase, dropUnlessFailed, freshDatabase, withDatabase } from './helpers/db.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -105,6 +105,25 @@ describe('migrations match prisma/schema', () => {
   });
 });
 
+describe('test databases', () => {
+  const exists = async (db: string) =>
+    (await admin((c) => c.query('SELECT 1 FROM pg_database WHERE datname = $1', [db]))).rowCount === 1;
+  const suite = (state: 'pass' | 'fail') =>
+    ({ type: 'suite', tasks: [{ type: 'test', result: { state: 'pass' } }, { type: 'test', result: { state } }] }) as never;
+
+  it("a failed suite's database is kept for inspection, a passing one's is dropped", async () => {
+    const kept = await freshDatabase();
+    const dropped = await freshDatabase();
+    try {
+      await dropUnlessFailed(kept.name, suite('fail'));
+      await dropUnlessFailed(dropped.name, suite('pass'));
+      expect([await exists(kept.name), await exists(dropped.name)]).toEqual([true, false]);
+    } finally {
+      await dropDatabase(kept.name);
+    }
+  });
+});
+
 describe('a migrated database', () => {
   const name = `svc_t_meta_${randomBytes(4).toString('hex')}`;
   const url = withDatabase(adminUrl, name);
@@ -119,9 +138,11 @@ describe('a migrated database', () => {
     client = new pg.Client({ connectionString: url });
     await client.connect();
   });
-  afterAll(async () => {
+  // vitest passes the suite second and reads the first argument as fixtures (an object pattern)
+  // biome-ignore lint/correctness/noEmptyPattern: see above
+  afterAll(async ({}, suite) => {
     await client?.end();
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
+    await dropUnlessFailed(name, suite);
   });
 
   it('migrate applies every migration once; a second run applies nothing', async () => {
@@ -149,6 +170,27 @@ describe('a migrated database', () => {
     expect(rows.map((r) => r.table)).toEqual(expect.arrayContaining(['api_keys', 'audit_log', 'counters', 'events', 'idempotency_keys', 'members', 'object_sequences', 'retired_slugs']));
     const unprotected = rows.filter((r) => !r.rls || !r.forced || r.owned_by_app || r.app_is_owner_member || r.policies < 1);
     expect(unprotected, 'tenant tables need ENABLE and FORCE ROW LEVEL SECURITY and a policy (SELECT enable_tenant_isolation(...) in the migration)').toEqual([]);
+  });
+
+  it('every key of a tenant table includes "workspaceId" (docs/scaling.md), but for the listed exceptions', async () => {
+    const violations = await distributionViolations(client);
+    const listed = distributionExceptions();
+    expect(listed.length, 'docs/scaling.md lists its exceptions in a marked table').toBeGreaterThan(0);
+    // Both ways: a new key without "workspaceId" fails, and so does an exception that no longer exists.
+    expect(violations, 'a primary key, unique constraint/index or foreign key of a tenant table lacks "workspaceId": add it, or list the key with its reason in docs/scaling.md').toEqual(listed);
+  });
+
+  it('the distribution check sees a key without "workspaceId" (probe)', async () => {
+    await client.query('BEGIN');
+    try {
+      await client.query(`CREATE TABLE dist_probe (id text PRIMARY KEY, "workspaceId" text NOT NULL, ref text, UNIQUE ("workspaceId", ref))`);
+      await client.query(`CREATE UNIQUE INDEX dist_probe_ref ON dist_probe (ref)`);
+      await client.query(`CREATE TABLE dist_probe_child ("workspaceId" text, parent text REFERENCES dist_probe (id), PRIMARY KEY ("workspaceId", parent))`);
+      const found = (await distributionViolations(client)).filter((v) => v.startsWith('dist_probe'));
+      expect(found).toEqual(['dist_probe dist_probe_pkey', 'dist_probe dist_probe_ref', 'dist_probe_child dist_probe_child_parent_fkey']);
+    } finally {
+      await client.query('ROLLBACK');
+    }
   });
 
   it('the workspaces table is isolated too', async () => {
@@ -220,3 +262,43 @@ describe('a migrated database', () => {
     }
   });
 });
+
+/**
+ * Keys of tenant tables (those with a "workspaceId" column) that a database distributed by
+ * workspace (Citus) could not enforce: primary keys, unique constraints and indexes, exclusion
+ * constraints and foreign keys whose columns lack "workspaceId", and foreign keys to another
+ * tenant table that do not pair "workspaceId" with "workspaceId" (rows would not be co-located).
+ * As `<table> <constraint or index>`, sorted.
+ */
+async function distributionViolations(c: pg.Client): Promise<string[]> {
+  const { rows } = await c.query<{ key: string }>(`
+    WITH tenant AS (
+      SELECT c.oid, c.relname, a.attnum AS ws FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'workspaceId' AND NOT a.attisdropped
+       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p'))
+    SELECT t.relname || ' ' || con.conname AS key FROM tenant t JOIN pg_constraint con ON con.conrelid = t.oid
+     WHERE con.contype IN ('p', 'u', 'x', 'f')
+       AND (NOT t.ws = ANY (con.conkey)
+            OR (con.contype = 'f' AND EXISTS (SELECT 1 FROM tenant r WHERE r.oid = con.confrelid)
+                AND NOT EXISTS (SELECT 1 FROM unnest(con.conkey, con.confkey) k(l, f) JOIN tenant r ON r.oid = con.confrelid
+                                 WHERE k.l = t.ws AND k.f = r.ws)))
+    UNION ALL
+    SELECT t.relname || ' ' || i.indexrelid::regclass::text FROM tenant t JOIN pg_index i ON i.indrelid = t.oid
+     WHERE i.indisunique AND NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = i.indexrelid AND conrelid = t.oid)
+       AND NOT t.ws = ANY (i.indkey::int2[])
+     ORDER BY 1`);
+  return rows.map((r) => r.key.replaceAll('"', '')).sort();
+}
+
+/** The exceptions docs/scaling.md lists between its `distribution-exceptions` markers, as `<table> <key>`, sorted. */
+function distributionExceptions(): string[] {
+  const doc = readFileSync(join(ROOT, 'docs/scaling.md'), 'utf8');
+  const section = doc.split('<!-- distribution-exceptions -->')[1]?.split('<!-- /distribution-exceptions -->')[0] ?? '';
+  return section
+    .split('\n')
+    .map((line) => line.match(/^\|\s*`([a-z_]+)`\s*\|\s*`([A-Za-z_]+)`\s*\|/))
+    .filter((m) => m !== null)
+    .map((m) => `${m[1]} ${m[2]}`)
+    .sort();
+}

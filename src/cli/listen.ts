@@ -9,8 +9,8 @@ import { newId } from '../core/ids.ts';
 
 /**
  * `svc listen`: the workspace's events, as they commit, POSTed to a local URL and signed like a
- * real delivery (DECISIONS §5), so a receiver can be developed without a public endpoint. The
- * events come from the GraphQL `events` subscription (graphql-ws, DECISIONS §8); after a
+ * real delivery (spec Webhook delivery), so a receiver can be developed without a public endpoint. The
+ * events come from the GraphQL `events` subscription (graphql-ws, spec GraphQL); after a
  * disconnect it resubscribes from the last event seen, so nothing is skipped.
  */
 

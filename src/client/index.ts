@@ -15,7 +15,7 @@ export interface ClientResponse<T = any> {
   json: T;
 }
 
-/** A signed HTTP client for REST and GraphQL (DECISIONS §1), the one the tests use too. */
+/** A signed HTTP client for REST and GraphQL (spec Request signing), the one the tests use too. */
 export function createClient(opts: ClientOptions) {
   async function request<T = any>(method: string, target: string, body?: unknown, headers: Record<string, string> = {}): Promise<ClientResponse<T>> {
     const raw = body === undefined ? '' : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Webhook signatures (DECISIONS §5), in both formats an endpoint may choose. Pure node:crypto with
+ * Webhook signatures (spec Webhook delivery), in both formats an endpoint may choose. Pure node:crypto with
  * no server imports: the delivery worker signs with it, `svc listen` signs local forwards with it,
  * and receivers verify with it (`./webhooks.ts`).
  *
@@ -18,7 +18,7 @@ export type SignatureFormat = 'svc' | 'standard';
 export const signatureFormats: readonly SignatureFormat[] = ['svc', 'standard'];
 
 export const SECRET_PREFIX = 'whsec_';
-/** `whsec_` + 48 lower-case hex characters (DECISIONS §5). */
+/** `whsec_` + 48 lower-case hex characters (spec Webhook delivery). */
 export const newSigningSecret = () => SECRET_PREFIX + randomBytes(24).toString('hex');
 export const isSigningSecret = (s: string) => /^whsec_[0-9a-f]{48}$/.test(s);
 

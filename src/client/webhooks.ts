@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { signatureOf, signedContent, signingKey, type SignatureFormat } from './webhook-signing.ts';
 
 /**
- * Verifying a webhook delivery on the receiving side (DECISIONS §5), in either signature format,
+ * Verifying a webhook delivery on the receiving side (spec Webhook delivery), in either signature format,
  * with a diagnosis when it fails: which part is wrong (`header`, `timestamp`, `body`, `secret`)
  * and what the receiver should change. Pure node:crypto, no server imports.
  *

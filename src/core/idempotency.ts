@@ -43,7 +43,7 @@ export interface Caller extends Grant {
 const keyShape = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * DECISIONS §6: a key is claimed before the operation runs (a concurrent request with the same
+ * spec Numbers: a key is claimed before the operation runs (a concurrent request with the same
  * key gets 409), and the first response is replayed for 24 hours, to the API key that claimed it
  * only (another key of the workspace gets 409 idempotency_conflict) and only while that key's
  * current grant still allows every scope the first run was authorized for. Secrets in the

@@ -3,7 +3,7 @@ import { config, type RateClass } from './config.ts';
 import { DomainError } from './errors.ts';
 import { BoundedCache } from './bounded-cache.ts';
 
-/** Token bucket per workspace (or hosted client address) and class (DECISIONS §6). */
+/** Token bucket per workspace (or hosted client address) and class (spec Numbers). */
 export interface RateLimiter {
   /** Takes `tokens` (default 1) or none: seconds to wait when the bucket holds fewer, else 0. */
   take(workspaceId: string, cls: RateClass, nowMs: number, tokens?: number): Promise<number>;

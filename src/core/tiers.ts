@@ -1,4 +1,4 @@
-/** DECISIONS §6 plan tiers; `enterprise` has no cap. */
+/** spec Numbers: plan tiers; `enterprise` has no cap. */
 export const tiers = {
   starter: { maxApiKeys: 10, maxWebhookEndpoints: 5 },
   growth: { maxApiKeys: 50, maxWebhookEndpoints: 20 },

@@ -17,7 +17,7 @@ const pageCall = (method: 'GET' | 'POST', path: string, fn: (token: string, body
   });
 
 /**
- * The customer-facing pages (DECISIONS §4): `GET /c/<token>` and the JSON calls its script makes,
+ * The customer-facing pages (spec Payment flow): `GET /c/<token>` and the JSON calls its script makes,
  * where the token is `<cs_id>_<secret>` (src/core/hosted-link.ts); a bare session id is a 404.
  * Public, so rate-limited per client address before anything is looked up; answers use the
  * envelope like the API. Then the provider callbacks, authenticated the provider's own way over

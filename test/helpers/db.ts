@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { RunnerTask, RunnerTestFile, RunnerTestSuite } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import { listMigrations } from '../../src/core/db/migrate.ts';
 import { createRequire } from 'node:module';
@@ -37,4 +38,19 @@ export async function freshDatabase(): Promise<{ url: string; name: string }> {
 
 export async function dropDatabase(name: string) {
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
+}
+
+const failed = (task: RunnerTask): boolean =>
+  task.result?.state === 'fail' || ('tasks' in task && task.tasks.some(failed));
+
+/**
+ * For `afterAll(({}, suite) => dropUnlessFailed(name, suite))`: drops the test database, unless a
+ * test (or hook) of the suite failed; then it stays, named on stderr, for inspection with psql.
+ */
+export async function dropUnlessFailed(name: string, suite: Readonly<RunnerTestSuite | RunnerTestFile>) {
+  if (failed(suite as RunnerTask)) {
+    console.error(`test database kept for inspection: ${withDatabase(adminUrl, name)} (drop it with: psql -c 'DROP DATABASE ${name}')`);
+    return;
+  }
+  await dropDatabase(name);
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
-import { freshDatabase, dropDatabase } from './db.ts';
+import { freshDatabase, dropUnlessFailed } from './db.ts';
 import { openDatabase, closeDatabase, db } from '../../src/core/db/client.ts';
 import { buildApp, type App } from '../../src/server/app.ts';
 import { bootstrapWorkspace } from '../../src/modules/workspaces/service.ts';
@@ -49,13 +49,15 @@ export function useServer(opts: { background?: 'relay' | 'worker' | 'none' } = {
     if (background === 'worker') state.worker = await startWorker(url);
     if (background === 'relay') state.stopRelay = startRelay();
   });
-  afterAll(async () => {
+  // vitest passes the suite second and reads the first argument as fixtures (an object pattern)
+  // biome-ignore lint/correctness/noEmptyPattern: see above
+  afterAll(async ({}, suite) => {
     state.stopRelay?.();
     await state.worker?.stop();
     await state.app?.close();
     await flushUsage().catch(() => {});
     await closeDatabase();
-    await dropDatabase(state.dbName);
+    await dropUnlessFailed(state.dbName, suite);
   });
   state.workspace = async (opts = {}) => {
     const out = await bootstrapWorkspace({ name: opts.name ?? 'Acme', platformAdmin: opts.platformAdmin, environment: opts.environment });

@@ -1,7 +1,7 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import { sha256, sha256Hex } from '../crypto.ts';
 
-/** DECISIONS §1: the signing key is SHA-256 of the secret, so the server never holds the secret. */
+/** spec Request signing: the signing key is SHA-256 of the secret, so the server never holds the secret. */
 export const signingKeyOf = (secret: string) => sha256(Buffer.from(secret, 'utf8'));
 
 /** timestamp \n METHOD \n target \n hex(sha256(body)), no trailing newline. */

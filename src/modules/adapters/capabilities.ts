@@ -14,7 +14,7 @@ export interface Capability {
   currency: string;
   /** The line of the spec's matrix this row stands for. */
   detail: string;
-  /** Only in this mode: the test-mode sandbox (DECISIONS §4). */
+  /** Only in this mode: the test-mode sandbox (spec Payment flow). */
   mode?: Mode;
   /** Manual rows serve only when the adapter's publicConfig has this set. */
   needs?: 'bankAccounts' | 'staticQrImageUrl';
@@ -52,7 +52,7 @@ export const capabilities: readonly Capability[] = [
   row('provider_b', 'retail', 'IDR', 'retail outlets'),
   // Wallet balance / pay in 4: provider_c only.
   row('provider_c', 'provider_c', 'USD', 'wallet balance, pay in 4'),
-  // DECISIONS §4: the test-mode sandbox serves every method in IDR and USD.
+  // spec Payment flow: the test-mode sandbox serves every method in IDR and USD.
   ...paymentMethods.flatMap((m) => ['IDR', 'USD'].map((c) => row('managed', m, c, 'test-mode sandbox', { mode: 'test' }))),
 ];
 
@@ -64,7 +64,7 @@ export interface EnabledAdapter {
   publicConfig: Record<string, unknown>;
 }
 
-/** DECISIONS §4: configured adapters in this order win over the test-mode sandbox. */
+/** spec Payment flow: configured adapters in this order win over the test-mode sandbox. */
 const preference: readonly AdapterKind[] = ['provider_a', 'provider_b', 'provider_c', 'manual', 'managed'];
 const rank = (a: EnabledAdapter) => (a.configured ? 0 : preference.length) + preference.indexOf(a.kind);
 
@@ -112,5 +112,5 @@ export function assertMethodsServed(enabled: readonly EnabledAdapter[], mode: Mo
 
 /** spec Checkout session `adapter`: the managed adapter shows as `provider_a_platform`. */
 export const sessionAdapterName = (kind: AdapterKind) => (kind === 'managed' ? 'provider_a_platform' : kind);
-/** spec Receipt `adapter`: managed payments show `provider_a` (DECISIONS §4). */
+/** spec Receipt `adapter`: managed payments show `provider_a` (spec Payment flow). */
 export const receiptAdapterName = (kind: AdapterKind) => (kind === 'managed' ? 'provider_a' : kind);

@@ -44,7 +44,7 @@ export function onboardingView(row: ManagedAccount | null): OnboardingView {
 
 /**
  * The virtual `managed` adapter (spec Adapter). Test mode: the sandbox, active from the
- * workspace's creation whatever the onboarding state (DECISIONS §4). Live mode: listed once the
+ * workspace's creation whatever the onboarding state (spec Payment flow). Live mode: listed once the
  * sub-account is live. null when it is not (yet) an adapter.
  */
 export function managedAdapterView(row: ManagedAccount | null, mode: Mode, workspaceCreatedAt: Date): AdapterView | null {

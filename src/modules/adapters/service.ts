@@ -112,7 +112,7 @@ const last4 = (s: string) => s.slice(-4);
 
 /**
  * spec: provider_a secret keys carry the provider's prefix, else 422 gateway_error. The prefix
- * also names the environment (PROVIDERS.md): test mode takes `xnd_development_` keys and live
+ * also names the environment (docs/providers.md): test mode takes `xnd_development_` keys and live
  * mode `xnd_production_` keys, so test payments can never move real money and the reverse.
  */
 export function connectProviderA(ctx: Context, input: ProviderAInput) {

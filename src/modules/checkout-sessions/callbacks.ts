@@ -1,5 +1,5 @@
 /**
- * POST /v1/callbacks/<provider> (DECISIONS §4). A callback only says "ask me": it is verified the
+ * POST /v1/callbacks/<provider> (spec Payment flow). A callback only says "ask me": it is verified the
  * provider's way over the received bytes, matched against every attempt of every session (an old
  * VA may be the one paid), deduplicated on the provider's event id, and the money moves only after
  * the provider confirms it (fetchStatus; a capture only after the session is locked and checked,

@@ -1,5 +1,5 @@
 /**
- * What the customer does on the hosted page (DECISIONS §4): public, no signature; the hosted
+ * What the customer does on the hosted page (spec Payment flow): public, no signature; the hosted
  * token (`<cs_id>_<secret>`, src/core/hosted-link.ts) is the capability, not the session id. Every
  * call resolves the session's workspace and mode first and then runs in that tenant's transaction
  * like any API call.
@@ -120,7 +120,7 @@ export interface AttemptView {
 // A fixed mask pattern: every mask scans, and scoring all eight was most of the attempt's CPU.
 const qrSvg = async (text: string) => (await import('qrcode')).default.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M', maskPattern: 2 });
 
-/** The test-mode sandbox (DECISIONS §4): instructions that look real, settled by `simulate`. */
+/** The test-mode sandbox (spec Payment flow): instructions that look real, settled by `simulate`. */
 async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
   const ref = `sandbox_${randomHex(8)}`;
   const label = methodText[method].label;
@@ -273,7 +273,7 @@ export async function declarePaid(token: string) {
   });
 }
 
-/** DECISIONS §4: the sandbox settles like a provider callback would; test mode only. */
+/** spec Payment flow: the sandbox settles like a provider callback would; test mode only. */
 export async function simulate(token: string, outcome: string) {
   const { id, scope } = await sessionOf(token);
   if (scope.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', { resource: 'checkout_session' });

@@ -1,7 +1,7 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Customer } from '../../generated/prisma/client.ts';
 
-/** DECISIONS §3 Customer: the REST object, the GraphQL type and the event snapshot. */
+/** spec Customer: the REST object, the GraphQL type and the event snapshot. */
 export const customerFields: FieldSpec<Customer> = {
   id: { kind: 'id' },
   name: { kind: 'string', nullable: true },

@@ -1,5 +1,5 @@
 /**
- * The event object as `GET /v1/events/:id` returns it (DECISIONS §5: the webhook body), with the
+ * The event object as `GET /v1/events/:id` returns it (spec Webhook delivery: the webhook body), with the
  * same fields in the same order as `rest-compat/operations/events.graphql` selects them, so a
  * delivery, `svc listen` and the REST response serialise to the same JSON. A test holds the three
  * together.

@@ -1,5 +1,5 @@
 /**
- * Reports (DECISIONS §7 shapes), computed from ledger codes alone (docs/ledger.md):
+ * Reports (shapes: spec Response shapes), computed from ledger codes alone (docs/ledger.md):
  * - P&L: revenue = credits - debits of `payments` and `revenue:*` (tax already taken out of
  *   `payments` at capture); refunds = debits - credits of `refunds`; fees of `gateway:*`; tax =
  *   credits - debits of `tax:*`; netIncome = totalRevenue - refunds - fees.

@@ -1,7 +1,7 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
 
-/** DECISIONS §3 Payment. */
+/** spec Payment. */
 export const paymentFields: FieldSpec<Payment> = {
   id: { kind: 'id' },
   amount: { kind: 'money' },

@@ -1,4 +1,4 @@
-/** The workspace's default payout destination (DECISIONS §7 GET|PATCH /v1/payouts/bank-account). */
+/** The workspace's default payout destination (spec Response shapes GET|PATCH /v1/payouts/bank-account). */
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Tx } from '../../core/db/client.ts';

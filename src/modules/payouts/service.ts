@@ -149,7 +149,7 @@ export async function cancelPayout(ctx: Context, id: string): Promise<Payout> {
   return inTenant(tenant(auth), (tx) => movePayout(tx, tenant(auth), id, 'cancel', { requestId: ctx.requestId }));
 }
 
-/** DECISIONS §7: reconciliation by platform-admin keys (on behalf of the merchant). */
+/** spec Response shapes: reconciliation by platform-admin keys (on behalf of the merchant). */
 export async function adminMovePayout(ctx: Context, id: string, trigger: 'initiate' | 'mark_paid' | 'mark_failed', failureReason?: string | null): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
   // A partner reconciles its merchants' payouts, never its own: without on-behalf-of it would act on its own workspace.

@@ -1,5 +1,5 @@
 /**
- * Where a refund goes when it is created (spec Refund states, DECISIONS §4): the payment's own
+ * Where a refund goes when it is created (spec Refund states, spec Payment flow): the payment's own
  * adapter. `localAnswer` settles what needs no provider (manual, the test-mode sandbox) inside the
  * creating transaction; `callProvider` is the one provider call, made with no transaction open
  * (two phases, issue 12: service.ts).

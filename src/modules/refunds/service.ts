@@ -130,7 +130,7 @@ export async function listRefunds(ctx: Context, args: ListRefundsArgs) {
   ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))));
 }
 
-/** DECISIONS §4: settles a pending test-mode refund as a provider would. */
+/** spec Payment flow: settles a pending test-mode refund as a provider would. */
 export async function simulateRefund(ctx: Context, id: string, outcome: string): Promise<RefundRow> {
   const auth = authorize(ctx, 'svc:refund:write');
   if (auth.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'Refunds are simulated in test mode only', { resource: 'refund' });

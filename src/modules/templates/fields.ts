@@ -1,7 +1,7 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Template } from '../../generated/prisma/client.ts';
 
-/** DECISIONS §3 Template: kind, name, isDefault and the spec's receipt `template` fields, flat. */
+/** spec Template: kind, name, isDefault and the spec's receipt `template` fields, flat. */
 export const templateFields: FieldSpec<Template> = {
   id: { kind: 'id' },
   kind: { kind: 'string' },

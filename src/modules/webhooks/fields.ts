@@ -4,7 +4,7 @@ import type { WebhookDelivery, WebhookEndpoint } from '../../generated/prisma/cl
 /** An endpoint as the service returns it: the plaintext secret only on create and rotate. */
 export type EndpointRow = WebhookEndpoint & { signingSecret?: string };
 
-/** spec Webhook endpoint (+ `signatureFormat`, DECISIONS §5). */
+/** spec Webhook endpoint (+ `signatureFormat`, spec Webhook delivery). */
 export const endpointFields: FieldSpec<EndpointRow> = {
   id: { kind: 'id' },
   url: { kind: 'string' },

@@ -50,7 +50,7 @@ export type DeliveryTrigger = TriggerOf<typeof webhookDeliveryMachine>;
 /** Deliveries an attempt may still move (the jobs' and the outcome batch's rows). */
 export const attemptable = statusesWhere(webhookDeliveryMachine, 'succeeded', 'failed_will_retry', 'failed_final');
 
-/** DECISIONS §5: the waits after each failed attempt (ms); after the last the delivery stays failed. */
+/** spec Webhook delivery: the waits after each failed attempt (ms); after the last the delivery stays failed. */
 export const retryScheduleMs = [60e3, 5 * 60e3, 30 * 60e3, 2 * 3600e3, 5 * 3600e3, 10 * 3600e3, 24 * 3600e3, 24 * 3600e3] as const;
 
 /** 20 consecutive failed attempts trip an endpoint's breaker (spec). */

@@ -75,7 +75,7 @@ async function insertWorkspace(tx: Tx, input: NewWorkspace, ownerEmail: string, 
   return { ws, owner };
 }
 
-/** DECISIONS §2 `svc bootstrap`: a workspace, its owner and a full_access key, outside any request. */
+/** spec Bootstrap `svc bootstrap`: a workspace, its owner and a full_access key, outside any request. */
 export async function bootstrapWorkspace(opts: { name: string; platformAdmin?: boolean; environment?: Mode; ownerEmail?: string }) {
   const environment = opts.environment ?? 'test';
   const secret = `sk_${environment}_${randomHex(24)}`;
