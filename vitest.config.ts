@@ -10,6 +10,12 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: { NODE_ENV: 'test', LOG_LEVEL: 'silent', SVC_DATA_DIR: '.data/test', SVC_WEBHOOK_ALLOW_LOOPBACK: '1', SVC_DB_POOL: '10' },
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      SVC_DATA_DIR: '.data/test',
+      SVC_WEBHOOK_ALLOW_LOOPBACK: '1',
+      SVC_DB_POOL: '10',
+    },
   },
 });

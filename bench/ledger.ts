@@ -15,7 +15,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
 import { fmt, scratchDatabase } from './lib.ts';
 
@@ -49,16 +49,17 @@ async function startApp() {
 }
 
 const memPeak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
-const rss = () => new Promise<number>((resolve) => {
-  const on = (m: { type: string; rss: number; heapUsed: number; external: number; arrayBuffers: number }) => {
-    if (m.type !== 'mem') return;
-    child!.off('message', on);
-    for (const k of Object.keys(memPeak) as (keyof typeof memPeak)[]) memPeak[k] = Math.max(memPeak[k], m[k]);
-    resolve(m.rss);
-  };
-  child!.on('message', on);
-  child!.send({ type: 'mem' });
-});
+const rss = () =>
+  new Promise<number>((resolve) => {
+    const on = (m: { type: string; rss: number; heapUsed: number; external: number; arrayBuffers: number }) => {
+      if (m.type !== 'mem') return;
+      child!.off('message', on);
+      for (const k of Object.keys(memPeak) as (keyof typeof memPeak)[]) memPeak[k] = Math.max(memPeak[k], m[k]);
+      resolve(m.rss);
+    };
+    child!.on('message', on);
+    child!.send({ type: 'mem' });
+  });
 
 /**
  * `rows` entries (rows / 2 balanced two-leg transactions) for one workspace, spread over 2025:
@@ -108,7 +109,9 @@ async function timeIt(reps: number, fn: () => Promise<{ ms: number }>) {
 let failed = false;
 try {
   const cpus = os.cpus();
-  console.log(`node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; ${fmt(ROWS)} entries for the measured workspace + ${fmt(ROWS)} for another`);
+  console.log(
+    `node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; ${fmt(ROWS)} entries for the measured workspace + ${fmt(ROWS)} for another`,
+  );
   await scratch.create();
   await migrate(url);
   openDatabase(url);
@@ -129,11 +132,17 @@ try {
              sum(CASE WHEN direction = 'debit' THEN amount ELSE 0 END), sum(CASE WHEN direction = 'credit' THEN amount ELSE 0 END)
         FROM ledger_entries GROUP BY 1, 2, 3, 4, 5, 6`);
     await c.query('COMMIT');
-    const unbalanced = (await c.query(`SELECT count(*)::int AS n FROM (SELECT "txId" FROM ledger_entries GROUP BY "workspaceId", "txId" HAVING sum(CASE direction WHEN 'debit' THEN amount ELSE -amount END) <> 0) x`)).rows[0].n;
+    const unbalanced = (
+      await c.query(
+        `SELECT count(*)::int AS n FROM (SELECT "txId" FROM ledger_entries GROUP BY "workspaceId", "txId" HAVING sum(CASE direction WHEN 'debit' THEN amount ELSE -amount END) <> 0) x`,
+      )
+    ).rows[0].n;
     await c.query('ANALYZE ledger_entries');
     await c.query('ANALYZE ledger_daily');
     const daily = (await c.query(`SELECT count(*)::int AS n FROM ledger_daily`)).rows[0].n;
-    console.log(`seeded ${fmt(a + b)} entries (${unbalanced} unbalanced txIds), ${fmt(daily)} ledger_daily rows in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    console.log(
+      `seeded ${fmt(a + b)} entries (${unbalanced} unbalanced txIds), ${fmt(daily)} ledger_daily rows in ${fmt((performance.now() - t0) / 1000, 1)} s`,
+    );
   } finally {
     c.release();
   }
@@ -141,14 +150,31 @@ try {
   const base = await startApp();
   const get = signedGet(base, ws.apiKey.keyId, ws.apiKey.key);
   const balances = await timeIt(REPS, () => get('/v1/ledger/balances'));
-  const check = JSON.parse((await get('/v1/ledger/balances')).text).data as { code: string; debits: number; credits: number }[];
+  const check = JSON.parse((await get('/v1/ledger/balances')).text).data as {
+    code: string;
+    debits: number;
+    credits: number;
+  }[];
   const first = await timeIt(REPS, () => get('/v1/ledger?limit=100'));
-  const [deep] = (await db().system.query(`SELECT id, "postedAt" FROM ledger_entries WHERE "workspaceId" = $1 ORDER BY "postedAt" DESC, id DESC OFFSET $2 LIMIT 1`, [ws.workspaceId, Math.floor(ROWS * 0.9)])).rows;
-  const cursor = encodeCursor(ws.workspaceId, { txId: null, code: null, sourceType: null, sourceId: null, order: 'desc' }, { at: deep.postedAt.toISOString(), id: deep.id });
+  const [deep] = (
+    await db().system.query(
+      `SELECT id, "postedAt" FROM ledger_entries WHERE "workspaceId" = $1 ORDER BY "postedAt" DESC, id DESC OFFSET $2 LIMIT 1`,
+      [ws.workspaceId, Math.floor(ROWS * 0.9)],
+    )
+  ).rows;
+  const cursor = encodeCursor(
+    ws.workspaceId,
+    { txId: null, code: null, sourceType: null, sourceId: null, order: 'desc' },
+    { at: deep.postedAt.toISOString(), id: deep.id },
+  );
   const deepPage = await timeIt(REPS, () => get(`/v1/ledger?limit=100&cursor=${cursor}`));
   const pnlYear = await timeIt(REPS, () => get('/v1/reports/pnl?from=2025-01-01&to=2025-12-31&currency=IDR'));
-  const pnlEdges = await timeIt(REPS, () => get('/v1/reports/pnl?from=2025-01-01T13:30:00Z&to=2025-12-30T09:15:00Z&currency=IDR'));
-  const cashFlow = await timeIt(Math.min(REPS, 20), () => get('/v1/reports/cash-flow?from=2025-01-01&to=2025-12-31&currency=IDR'));
+  const pnlEdges = await timeIt(REPS, () =>
+    get('/v1/reports/pnl?from=2025-01-01T13:30:00Z&to=2025-12-30T09:15:00Z&currency=IDR'),
+  );
+  const cashFlow = await timeIt(Math.min(REPS, 20), () =>
+    get('/v1/reports/cash-flow?from=2025-01-01&to=2025-12-31&currency=IDR'),
+  );
 
   // CSV export of the whole year: stream it, count rows, sample the server's RSS.
   const rssBefore = await rss();
@@ -163,7 +189,9 @@ try {
   })();
   const target = '/v1/reports/ledger.csv?from=2025-01-01&to=2025-12-31';
   t0 = performance.now();
-  const res = await fetch(base + target, { headers: signRequest({ keyId: ws.apiKey.keyId, secret: ws.apiKey.key, method: 'GET', target, body: '' }) });
+  const res = await fetch(base + target, {
+    headers: signRequest({ keyId: ws.apiKey.keyId, secret: ws.apiKey.key, method: 'GET', target, body: '' }),
+  });
   if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
   let lines = 0;
   let bytes = 0;
@@ -183,7 +211,9 @@ try {
   console.log(`  GET /v1/reports/pnl (year, days)    ${ms(pnlYear)}`);
   console.log(`  GET /v1/reports/pnl (instant edges) ${ms(pnlEdges)}`);
   console.log(`  GET /v1/reports/cash-flow (year)    ${ms(cashFlow)}`);
-  console.log(`  CSV export                          ${fmt(exported)} rows, ${fmt(bytes / 2 ** 20, 1)} MiB in ${fmt(exportS, 2)} s = ${fmt(exported / exportS)} rows/s; server RSS ${fmt(rssBefore / 2 ** 20)} MiB before, peak ${fmt(peak / 2 ** 20)} MiB (peak heap used ${fmt(memPeak.heapUsed / 2 ** 20)} MiB, external ${fmt(memPeak.external / 2 ** 20)} MiB; before ${fmt(heapBefore.heapUsed / 2 ** 20)} / ${fmt(heapBefore.external / 2 ** 20)})`);
+  console.log(
+    `  CSV export                          ${fmt(exported)} rows, ${fmt(bytes / 2 ** 20, 1)} MiB in ${fmt(exportS, 2)} s = ${fmt(exported / exportS)} rows/s; server RSS ${fmt(rssBefore / 2 ** 20)} MiB before, peak ${fmt(peak / 2 ** 20)} MiB (peak heap used ${fmt(memPeak.heapUsed / 2 ** 20)} MiB, external ${fmt(memPeak.external / 2 ** 20)} MiB; before ${fmt(heapBefore.heapUsed / 2 ** 20)} / ${fmt(heapBefore.external / 2 ** 20)})`,
+  );
   const targets: [string, boolean, string][] = [
     ['balances p95 < 200 ms', balances.p95 < 200, `${fmt(balances.p95, 1)} ms`],
     ['P&L (year) p95 < 200 ms', pnlYear.p95 < 200, `${fmt(pnlYear.p95, 1)} ms`],

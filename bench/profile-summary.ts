@@ -27,7 +27,8 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 
 // Self time per node from the sample deltas (more exact than hitCount * interval).
 const self = new Map<number, number>();
-for (let i = 0; i < profile.samples.length; i++) self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+for (let i = 0; i < profile.samples.length; i++)
+  self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 
 function bucket(url: string, name: string): string {
@@ -37,7 +38,7 @@ function bucket(url: string, name: string): string {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
   }
-  if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
   const src = /\/work\/[^/]+\/(.+)$/.exec(url)?.[1] ?? url;
   const parts = src.split('/');
   return parts.slice(0, Math.min(parts.length - 1, 3)).join('/') || src;
@@ -50,7 +51,9 @@ for (const n of profile.nodes) {
   if (!t) continue;
   const b = bucket(n.callFrame.url, n.callFrame.functionName);
   byBucket.set(b, (byBucket.get(b) ?? 0) + t);
-  const where = n.callFrame.url ? `${n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/\/work\/[^/]+\//, '')}:${n.callFrame.lineNumber + 1}` : '';
+  const where = n.callFrame.url
+    ? `${n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/\/work\/[^/]+\//, '')}:${n.callFrame.lineNumber + 1}`
+    : '';
   const f = `${n.callFrame.functionName || '(anonymous)'} ${where}`;
   byFn.set(f, (byFn.get(f) ?? 0) + t);
 }
@@ -73,7 +76,9 @@ if (focus) {
     if (!t) continue;
     const chain: string[] = [];
     for (let p = parent.get(n.id); p && chain.length < 8; p = parent.get(p.id)) {
-      chain.push(`${p.callFrame.functionName || '(anon)'}@${p.callFrame.url.replace(/^.*\//, '')}:${p.callFrame.lineNumber + 1}`);
+      chain.push(
+        `${p.callFrame.functionName || '(anon)'}@${p.callFrame.url.replace(/^.*\//, '')}:${p.callFrame.lineNumber + 1}`,
+      );
     }
     const k = chain.join(' < ');
     chains.set(k, (chains.get(k) ?? 0) + t);
@@ -87,7 +92,8 @@ if (process.env.BENCH_PROFILE_INCLUSIVE) {
   const parent = new Map<number, Node>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const label = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/\/work\/[^/]+\//, '')}:${n.callFrame.lineNumber + 1}`;
+  const label = (n: Node) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/\/work\/[^/]+\//, '')}:${n.callFrame.lineNumber + 1}`;
   const incl = new Map<string, number>();
   for (let i = 0; i < profile.samples.length; i++) {
     const seen = new Set<string>();

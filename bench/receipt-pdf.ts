@@ -16,7 +16,8 @@ import { sampleReceiptView } from '../test/helpers/receipts.ts';
 const renders = Number(process.env.BENCH_RENDERS ?? 500);
 const warmup = Number(process.env.BENCH_WARMUP ?? 100);
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const ms = (n: number) => n.toFixed(3).padStart(8);
 
 async function measure(name: string, render: () => unknown): Promise<void> {
@@ -37,13 +38,20 @@ async function measure(name: string, render: () => unknown): Promise<void> {
 
 const view = sampleReceiptView();
 const long = sampleReceiptView({
-  lineItems: Array.from({ length: 60 }, (_, i) => ({ name: `Item ${i + 1} ${'panjang '.repeat(i % 7)}`, quantity: 1, unitAmount: 1000, amount: 1000 })),
+  lineItems: Array.from({ length: 60 }, (_, i) => ({
+    name: `Item ${i + 1} ${'panjang '.repeat(i % 7)}`,
+    quantity: 1,
+    unitAmount: 1000,
+    amount: 1000,
+  })),
   subtotal: 54_054,
   tax: { label: 'PPN', rate: 0.11, amount: 5946, included: true },
   total: 60_000,
 });
 
-console.log(`node ${process.version} (${process.platform} ${process.arch}), ${os.cpus()[0]?.model ?? 'cpu'} x${os.availableParallelism()}`);
+console.log(
+  `node ${process.version} (${process.platform} ${process.arch}), ${os.cpus()[0]?.model ?? 'cpu'} x${os.availableParallelism()}`,
+);
 console.log(`${renders} renders per row after ${warmup} warm-up renders, sequential\n`);
 await measure('pdf (3 items, 1 page)', () => renderReceiptPdf(view));
 await measure('pdf, font tables not shared', () => renderReceiptPdf(view, { shareFonts: false }));

@@ -44,7 +44,9 @@ const WARMUP = num('BENCH_WARMUP_SECONDS', 5);
 const CONNECTIONS = Math.round(num('BENCH_CONNECTIONS', 32));
 const MICRO_SECONDS = num('BENCH_MICRO_SECONDS', Math.max(1, SECONDS / 3));
 const MICRO_CONCURRENCY = Math.round(num('BENCH_MICRO_CONCURRENCY', 16));
-const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF === '1' ? 'bench/.profiles' : process.env.BENCH_CPU_PROF) : null;
+const CPU_PROF = process.env.BENCH_CPU_PROF
+  ? resolve(process.env.BENCH_CPU_PROF === '1' ? 'bench/.profiles' : process.env.BENCH_CPU_PROF)
+  : null;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const LIMIT = 20;
 const TARGET = `/v1/api-keys?limit=${LIMIT}`;
@@ -61,15 +63,17 @@ const { config } = await import('../src/core/config.ts');
 // ---------------------------------------------------------------------------------------------
 // Output helpers
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`;
 const x = (n: number) => `${fmt(n, 2)}x`;
 const mb = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MB`;
 function table(head: string[], rows: string[][], right: number[] = []) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => ('  ' + cells.map((c, i) => (right.includes(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ')).trimEnd();
+  const line = (cells: string[]) =>
+    `  ${cells.map((c, i) => (right.includes(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ')}`.trimEnd();
   console.log(line(head));
-  console.log('  ' + widths.map((w) => '-'.repeat(w)).join('  '));
+  console.log(`  ${widths.map((w) => '-'.repeat(w)).join('  ')}`);
   for (const r of rows) console.log(line(r));
 }
 const section = (title: string) => console.log(`\n== ${title} ==`);
@@ -103,7 +107,9 @@ async function cleanup() {
   if (dbName) {
     const name = dbName;
     dbName = null;
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch((e) => console.error(`could not drop ${name}: ${e.message}`));
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch((e) =>
+      console.error(`could not drop ${name}: ${e.message}`),
+    );
   }
 }
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
@@ -120,7 +126,14 @@ interface Server {
   mode: string;
   pid: number;
   base: string;
-  mem(): Promise<{ rss: number; heapUsed: number; heapTotal: number; external: number; vmRss: number | null; vmHwm: number | null }>;
+  mem(): Promise<{
+    rss: number;
+    heapUsed: number;
+    heapTotal: number;
+    external: number;
+    vmRss: number | null;
+    vmHwm: number | null;
+  }>;
   stop(): Promise<void>;
 }
 
@@ -143,7 +156,9 @@ async function startServer(mode: 'bare' | 'hmac' | 'prisma' | 'app', workspaceId
   });
   children.add(child);
   const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve(m.port) : reject(new Error(`unexpected ${m.type}`))));
+    child.once('message', (m: { type: string; port: number }) =>
+      m.type === 'ready' ? resolve(m.port) : reject(new Error(`unexpected ${m.type}`)),
+    );
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code} before listening`)));
   });
   return {
@@ -193,7 +208,13 @@ function signedRequest(creds: Creds, p: Probe): AcRequest {
     if (Date.now() - at > 120_000) {
       at = Date.now();
       headers = {
-        ...signRequest({ keyId: creds.keyId, secret: creds.secret, method: p.method, target: p.path, body: p.body ?? '' }),
+        ...signRequest({
+          keyId: creds.keyId,
+          secret: creds.secret,
+          method: p.method,
+          target: p.path,
+          body: p.body ?? '',
+        }),
         ...(p.body ? { 'content-type': 'application/json' } : {}),
       };
     }
@@ -228,8 +249,18 @@ async function loadStep(name: string, detail: string, base: string, creds: Creds
   await autocannon({ ...opts, duration: WARMUP });
   const out = await autocannon({ ...opts, duration: SECONDS });
   const bad = out.non2xx + out.errors + out.timeouts;
-  const step = { name, detail, rps: out.requests.total / out.duration, p50: out.latency.p50, p99: out.latency.p99, total: out.requests.total, bad };
-  console.log(`  ${name.padEnd(22)} ${fmt(step.rps).padStart(7)} req/s  p50 ${ms(step.p50)}  p99 ${ms(step.p99)}${bad ? `  (${bad} non-2xx/errors!)` : ''}`);
+  const step = {
+    name,
+    detail,
+    rps: out.requests.total / out.duration,
+    p50: out.latency.p50,
+    p99: out.latency.p99,
+    total: out.requests.total,
+    bad,
+  };
+  console.log(
+    `  ${name.padEnd(22)} ${fmt(step.rps).padStart(7)} req/s  p50 ${ms(step.p50)}  p99 ${ms(step.p99)}${bad ? `  (${bad} non-2xx/errors!)` : ''}`,
+  );
   return step;
 }
 
@@ -271,9 +302,22 @@ try {
       ['memory', `${fmt(os.totalmem() / 2 ** 30, 1)} GiB`],
       ['os', `${os.type()} ${os.release()} ${os.arch()}`],
       ['postgresql', `${pgVersion} at ${new URL(url || ADMIN_URL).host}`],
-      ['load', `autocannon ${CONNECTIONS} connections, pipelining 1, warm-up ${WARMUP} s, measured ${SECONDS} s per step`],
-      ['layout', 'servers in child processes (one per step; GraphQL and REST share the app child); load generator + micro-benchmarks in the parent'],
-      ['app', `node flags ${serverNodeFlags.join(' ')}, env ${Object.entries(serverEnv).map(([k, v]) => `${k}=${v}`).join(' ')}, rate limiter off, LOG_LEVEL=${process.env.LOG_LEVEL ?? config.logLevel} (to /dev/null), DB pool ${config.poolSize}, key cache ${config.keyCacheMs} ms`],
+      [
+        'load',
+        `autocannon ${CONNECTIONS} connections, pipelining 1, warm-up ${WARMUP} s, measured ${SECONDS} s per step`,
+      ],
+      [
+        'layout',
+        'servers in child processes (one per step; GraphQL and REST share the app child); load generator + micro-benchmarks in the parent',
+      ],
+      [
+        'app',
+        `node flags ${serverNodeFlags.join(' ')}, env ${Object.entries(serverEnv)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(
+            ' ',
+          )}, rate limiter off, LOG_LEVEL=${process.env.LOG_LEVEL ?? config.logLevel} (to /dev/null), DB pool ${config.poolSize}, key cache ${config.keyCacheMs} ms`,
+      ],
     ],
   );
 
@@ -285,7 +329,9 @@ try {
   process.env.DATABASE_URL = url;
   const t0 = performance.now();
   const applied = await migrate(url);
-  console.log(`\ndatabase ${new URL(url).pathname.slice(1)}${dbName ? ' (fresh, dropped at the end)' : ' (from DATABASE_URL, kept)'}; ${applied.length} migrations applied in ${fmt(performance.now() - t0)} ms`);
+  console.log(
+    `\ndatabase ${new URL(url).pathname.slice(1)}${dbName ? ' (fresh, dropped at the end)' : ' (from DATABASE_URL, kept)'}; ${applied.length} migrations applied in ${fmt(performance.now() - t0)} ms`,
+  );
   openDatabase(url);
 
   // Seed: one workspace with 30 active and 2 revoked keys besides the bootstrap key.
@@ -301,8 +347,18 @@ try {
     await db().system.query(
       `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "createdAt", "revokedAt")
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() - make_interval(mins => $9), $10)`,
-      [id, ws.workspaceId, i % 4 === 0 ? 'live' : 'test', `pk_test_${randomHex(6)}`, `bench key ${i}`, restricted ? 'restricted' : 'read_only',
-        restricted ? ['svc:payment:read', 'svc:refund:read'] : [], sealed, i, i > 30 ? new Date() : null],
+      [
+        id,
+        ws.workspaceId,
+        i % 4 === 0 ? 'live' : 'test',
+        `pk_test_${randomHex(6)}`,
+        `bench key ${i}`,
+        restricted ? 'restricted' : 'read_only',
+        restricted ? ['svc:payment:read', 'svc:refund:read'] : [],
+        sealed,
+        i,
+        i > 30 ? new Date() : null,
+      ],
     );
   }
   const insertsWs = await bootstrapWorkspace({ name: 'Bench inserts' });
@@ -328,7 +384,11 @@ try {
   const gqlProbe: Probe = {
     method: 'POST',
     path: '/graphql',
-    body: JSON.stringify({ query: `${fragment}\n\n${listOp}`, operationName: 'listApiKeys', variables: { first: LIMIT } }),
+    body: JSON.stringify({
+      query: `${fragment}\n\n${listOp}`,
+      operationName: 'listApiKeys',
+      variables: { first: LIMIT },
+    }),
     check: (s, j) => {
       if (s !== 200 || j.errors) throw new Error(JSON.stringify(j.errors));
       pageOf(j.data.apiKeys.edges);
@@ -396,20 +456,30 @@ try {
   const micro = [
     {
       name: 'find by id',
-      prisma: () => inTenant(scope, (tx) => tx.apiKey.findFirst({ where: { id: byId, workspaceId: scope.workspaceId } })),
-      pg: () => tenantQuery(scope, `SELECT ${COLS} FROM api_keys WHERE id = $1 AND "workspaceId" = $2 LIMIT 1`, [byId, scope.workspaceId]),
+      prisma: () =>
+        inTenant(scope, (tx) => tx.apiKey.findFirst({ where: { id: byId, workspaceId: scope.workspaceId } })),
+      pg: () =>
+        tenantQuery(scope, `SELECT ${COLS} FROM api_keys WHERE id = $1 AND "workspaceId" = $2 LIMIT 1`, [
+          byId,
+          scope.workspaceId,
+        ]),
     },
     {
       name: 'list 20',
       prisma: () =>
         inTenant(scope, (tx) =>
-          tx.apiKey.findMany({ where: { workspaceId: scope.workspaceId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: LIMIT + 1 }),
+          tx.apiKey.findMany({
+            where: { workspaceId: scope.workspaceId, revokedAt: null },
+            orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+            take: LIMIT + 1,
+          }),
         ),
       pg: () =>
-        tenantQuery(scope, `SELECT ${COLS} FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT $2`, [
-          scope.workspaceId,
-          LIMIT + 1,
-        ]),
+        tenantQuery(
+          scope,
+          `SELECT ${COLS} FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT $2`,
+          [scope.workspaceId, LIMIT + 1],
+        ),
     },
     {
       name: '3-insert transaction',
@@ -483,7 +553,9 @@ try {
   try {
     // Sanity: the policy is really on for svc_app (no scope, no rows) and off for the owner.
     const probe = await checkout(rlsPool);
-    const unscoped = await probe.query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`).finally(() => probe.release());
+    const unscoped = await probe
+      .query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`)
+      .finally(() => probe.release());
     const owned = await ownerPool.query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`);
     const withPolicy = await rate(listIn(rlsPool), MICRO_SECONDS);
     const withoutPolicy = await rate(listIn(ownerPool), MICRO_SECONDS);
@@ -503,8 +575,15 @@ try {
 
   // -------------------------------------------------------------------------------------------
   section('App server memory (child process)');
-  const memRow = (when: string, m: Awaited<ReturnType<Server['mem']>>) =>
-    [when, mb(m.rss), m.vmHwm ? mb(m.vmHwm) : '-', mb(m.heapUsed), mb(m.heapTotal), mb(m.external), mb(m.rss - m.heapTotal - m.external)];
+  const memRow = (when: string, m: Awaited<ReturnType<Server['mem']>>) => [
+    when,
+    mb(m.rss),
+    m.vmHwm ? mb(m.vmHwm) : '-',
+    mb(m.heapUsed),
+    mb(m.heapTotal),
+    mb(m.external),
+    mb(m.rss - m.heapTotal - m.external),
+  ];
   table(
     ['when', 'RSS', 'VmHWM (peak)', 'heap used', 'heap total', 'external (incl. wasm)', 'rest (code, malloc, stacks)'],
     [memRow('after start', memBefore), memRow('after steps 4-5', memAfter!)],
@@ -518,17 +597,35 @@ try {
   const rss = Math.max(memAfter!.rss, memAfter!.vmHwm ?? 0);
   const p99 = Math.max(gql.p99, rest.p99);
   const targets: [string, string, boolean][] = [
-    ['REST >= 50% of bare', `${fmt((rest.rps / bare.rps) * 100, 1)}% (${fmt(rest.rps)} vs ${fmt(bare.rps)} req/s)`, rest.rps >= 0.5 * bare.rps],
-    ['REST within 10% of GraphQL', `${x(rest.rps / gql.rps)} (${fmt(rest.rps)} vs ${fmt(gql.rps)} req/s)`, rest.rps >= 0.9 * gql.rps],
-    ['Prisma >= 0.5x pg per query', microRows.map((r) => `${r.name} ${x(r.prisma / r.pg)}`).join(', '), worstMicro.prisma / worstMicro.pg >= 0.5],
+    [
+      'REST >= 50% of bare',
+      `${fmt((rest.rps / bare.rps) * 100, 1)}% (${fmt(rest.rps)} vs ${fmt(bare.rps)} req/s)`,
+      rest.rps >= 0.5 * bare.rps,
+    ],
+    [
+      'REST within 10% of GraphQL',
+      `${x(rest.rps / gql.rps)} (${fmt(rest.rps)} vs ${fmt(gql.rps)} req/s)`,
+      rest.rps >= 0.9 * gql.rps,
+    ],
+    [
+      'Prisma >= 0.5x pg per query',
+      microRows.map((r) => `${r.name} ${x(r.prisma / r.pg)}`).join(', '),
+      worstMicro.prisma / worstMicro.pg >= 0.5,
+    ],
     ['RLS >= 0.9x', x(rlsRatio), rlsRatio >= 0.9],
     [`p99 < 50 ms at ${CONNECTIONS} connections`, `GraphQL ${ms(gql.p99)}, REST ${ms(rest.p99)}`, p99 < 50],
     ['RSS < 300 MB', `${mb(rss)} (max of RSS after the run and peak VmHWM)`, rss < 300 * 1024 * 1024],
   ];
   const clean = steps.every((s) => s.bad === 0);
   if (!clean) targets.push(['every request 2xx', steps.map((s) => `${s.name}: ${s.bad}`).join(', '), false]);
-  table(['target', 'result', 'measured'], targets.map(([t, m, ok]) => [t, ok ? 'PASS' : 'MISS', m]));
-  if (CPU_PROF) console.log(`\nCPU profiles of the server children: ${CPU_PROF}/*.cpuprofile (tsx bench/profile-summary.ts <file>)`);
+  table(
+    ['target', 'result', 'measured'],
+    targets.map(([t, m, ok]) => [t, ok ? 'PASS' : 'MISS', m]),
+  );
+  if (CPU_PROF)
+    console.log(
+      `\nCPU profiles of the server children: ${CPU_PROF}/*.cpuprofile (tsx bench/profile-summary.ts <file>)`,
+    );
 } catch (e) {
   failed = true;
   console.error(e);

@@ -60,7 +60,10 @@ const wire = (r: Row) => ({
 
 function send(res: ServerResponse, status: number, body: unknown) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -91,7 +94,9 @@ async function createHandler(req: IncomingMessage, res: ServerResponse) {
     const c = await db().app.connect();
     try {
       await c.query('BEGIN');
-      await c.query(`SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', 'test', true)`, [workspaceId]);
+      await c.query(`SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', 'test', true)`, [
+        workspaceId,
+      ]);
       await c.query(
         `INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "statusCode", headers, body, "createdAt", "expiresAt")
          VALUES ($1, 'test', $2, 'f', 'done', 201, '{}', $3, $4, $4::timestamptz + interval '24 hours')`,
@@ -113,7 +118,10 @@ async function createHandler(req: IncomingMessage, res: ServerResponse) {
     } finally {
       c.release();
     }
-    res.writeHead(201, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(201, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
     res.end(text);
   } catch (e) {
     send(res, 500, { error: { code: 'internal_error', message: (e as Error).message } });
@@ -141,7 +149,11 @@ async function bareHandler(req: IncomingMessage, res: ServerResponse) {
     const rows: Row[] =
       mode === 'prisma'
         ? await inTenant(scope, (tx) =>
-            tx.apiKey.findMany({ where: { workspaceId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 }),
+            tx.apiKey.findMany({
+              where: { workspaceId, revokedAt: null },
+              orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+              take: limit + 1,
+            }),
           )
         : await tenantQuery<Row & Record<string, unknown>>(scope, LIST_SQL, [workspaceId, limit + 1]);
     const hasMore = rows.length > limit;
@@ -171,7 +183,14 @@ if (mode === 'app') {
 process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'mem') {
     const m = process.memoryUsage();
-    process.send!({ type: 'mem', rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers });
+    process.send!({
+      type: 'mem',
+      rss: m.rss,
+      heapUsed: m.heapUsed,
+      heapTotal: m.heapTotal,
+      external: m.external,
+      arrayBuffers: m.arrayBuffers,
+    });
   } else if (msg.type === 'stop') {
     await close().catch(() => {});
     await flushUsage().catch(() => {});

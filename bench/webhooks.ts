@@ -18,7 +18,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { fmt, scratchDatabase } from './lib.ts';
 
 const num = (name: string, d: number) => Number(process.env[name] ?? d);
@@ -47,7 +46,11 @@ const childLogs: string[] = [];
 
 /** `svc <command>` as a child; resolves when its ready line appears on stderr. */
 function svc(command: 'serve' | 'worker', port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/svc.js'), command], { cwd: ROOT, env: { ...env, DATABASE_URL: scratch.url, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/svc.js'), command], {
+    cwd: ROOT,
+    env: { ...env, DATABASE_URL: scratch.url, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.add(child);
   return new Promise((resolve, reject) => {
     let err = '';
@@ -115,17 +118,29 @@ async function main() {
   await db().system.query(`UPDATE workspaces SET tier = 'enterprise' WHERE id = $1`, [ws.workspaceId]);
   const apiPort = 40_000 + Math.floor(Math.random() * 10_000);
   const [api] = await Promise.all([svc('serve', apiPort), svc('worker', 0)]);
-  const client = createClient({ baseUrl: `http://127.0.0.1:${apiPort}`, keyId: ws.apiKey.keyId, secret: ws.apiKey.key });
+  const client = createClient({
+    baseUrl: `http://127.0.0.1:${apiPort}`,
+    keyId: ws.apiKey.keyId,
+    secret: ws.apiKey.key,
+  });
   const rx = await receiver();
   const endpoint = async (path: string) => {
     const res = await client.post('/v1/webhook-endpoints', { url: `${rx.base}${path}` });
     if (res.status !== 201) throw new Error(JSON.stringify(res.json));
     return res.json.data.id as string;
   };
-  const trigger = (i: number) => client.post('/v1/events/trigger', { type: 'bench.tick', aggregateId: `agg_${i % 50}` }, { 'idempotency-key': randomUUID() });
+  const trigger = (i: number) =>
+    client.post(
+      '/v1/events/trigger',
+      { type: 'bench.tick', aggregateId: `agg_${i % 50}` },
+      { 'idempotency-key': randomUUID() },
+    );
 
   /** RATE events/s for `seconds`; returns the ids committed. */
-  async function flow(seconds: number, onMinute?: (elapsedS: number, progress: { sent: number; committed: number; errors: number }) => Promise<void>) {
+  async function flow(
+    seconds: number,
+    onMinute?: (elapsedS: number, progress: { sent: number; committed: number; errors: number }) => Promise<void>,
+  ) {
     const ids: string[] = [];
     let sent = 0;
     let errors = 0;
@@ -154,7 +169,10 @@ async function main() {
   }
 
   /** RATE events/s written as the outbox writes them, 10 per statement every 50 ms. */
-  async function emitFlow(seconds: number, onMinute: (elapsedS: number, progress: { sent: number; committed: number; errors: number }) => Promise<void>) {
+  async function emitFlow(
+    seconds: number,
+    onMinute: (elapsedS: number, progress: { sent: number; committed: number; errors: number }) => Promise<void>,
+  ) {
     const { eventRow, eventsCte } = await import('../src/core/outbox.ts');
     const { sql, compile } = await import('../src/core/db/sql-template.ts');
     const ids: string[] = [];
@@ -163,7 +181,12 @@ async function main() {
     while (Date.now() - started < seconds * 1000) {
       const due = Math.floor(((Date.now() - started) * RATE) / 1000);
       const rows = Array.from({ length: due - ids.length }, (_, k) =>
-        eventRow({ workspaceId: ws.workspaceId, mode: 'test' }, 'bench.tick', { aggregateId: `agg_${(ids.length + k) % 50}` }, { source: 'bench' }),
+        eventRow(
+          { workspaceId: ws.workspaceId, mode: 'test' },
+          'bench.tick',
+          { aggregateId: `agg_${(ids.length + k) % 50}` },
+          { source: 'bench' },
+        ),
       );
       if (rows.length) {
         await db().system.query(compile(sql`WITH ${eventsCte(rows)} SELECT count(*) FROM inserted_events`));
@@ -187,7 +210,10 @@ async function main() {
   }
 
   async function latencies(ids: string[], path: string) {
-    const { rows } = await db().system.query<{ id: string; createdAt: Date }>('SELECT id, "createdAt" FROM events WHERE id = ANY($1)', [ids]);
+    const { rows } = await db().system.query<{ id: string; createdAt: Date }>(
+      'SELECT id, "createdAt" FROM events WHERE id = ANY($1)',
+      [ids],
+    );
     return rows.map((r) => rx.first.get(`${path}|${r.id}`)! - r.createdAt.getTime()).sort((a, b) => a - b);
   }
 
@@ -196,7 +222,10 @@ async function main() {
       `SELECT table_name AS t FROM pgboss.queue WHERE name = 'webhook-delivery'`,
     );
     const t = `pgboss.${rows[0].t}`;
-    const size = await db().system.query(`SELECT count(*)::int AS n, pg_total_relation_size($1::regclass) AS bytes FROM ${t} WHERE name = 'webhook-delivery'`, [t]);
+    const size = await db().system.query(
+      `SELECT count(*)::int AS n, pg_total_relation_size($1::regclass) AS bytes FROM ${t} WHERE name = 'webhook-delivery'`,
+      [t],
+    );
     return { table: t, rows: size.rows[0].n as number, bytes: Number(size.rows[0].bytes) };
   };
 
@@ -209,8 +238,12 @@ async function main() {
   const sustained = await flow(SECONDS);
   await drained(sustained.ids.map((id) => `/sustained|${id}`));
   const lat = await latencies(sustained.ids, '/sustained');
-  console.log(`  ${fmt(sustained.ids.length)} of ${fmt(sustained.sent)} events committed (the last answer ${fmt(sustained.seconds, 1)} s after the first request), ${sustained.errors} API errors${sustained.errors ? ' ' + JSON.stringify(sustained.kinds) : ''}`);
-  console.log(`  event -> delivery latency  p50 ${fmt(pct(lat, 50))} ms  p95 ${fmt(pct(lat, 95))} ms  p99 ${fmt(pct(lat, 99))} ms  max ${fmt(lat.at(-1)!)} ms`);
+  console.log(
+    `  ${fmt(sustained.ids.length)} of ${fmt(sustained.sent)} events committed (the last answer ${fmt(sustained.seconds, 1)} s after the first request), ${sustained.errors} API errors${sustained.errors ? ` ${JSON.stringify(sustained.kinds)}` : ''}`,
+  );
+  console.log(
+    `  event -> delivery latency  p50 ${fmt(pct(lat, 50))} ms  p95 ${fmt(pct(lat, 95))} ms  p99 ${fmt(pct(lat, 99))} ms  max ${fmt(lat.at(-1)!)} ms`,
+  );
 
   // 2. Peak: 8 endpoints, one replay of PEAK_EVENTS ids.
   await client.delete(`/v1/webhook-endpoints/${sustainedEndpoint}`);
@@ -227,7 +260,9 @@ async function main() {
   const s = rx.stats();
   const deliveries = replayed.length * PEAK_ENDPOINTS;
   console.log(`peak: ${fmt(replayed.length)} events x ${PEAK_ENDPOINTS} endpoints = ${fmt(deliveries)} deliveries`);
-  console.log(`  ${fmt(deliveries / ((s.lastAt - s.firstAt) / 1000))} deliveries/s (first to last arrival, ${fmt((s.lastAt - s.firstAt) / 1000, 2)} s); ${fmt((s.lastAt - t0) / 1000, 2)} s from the replay's answer; ${fmt(s.total - deliveries)} duplicates`);
+  console.log(
+    `  ${fmt(deliveries / ((s.lastAt - s.firstAt) / 1000))} deliveries/s (first to last arrival, ${fmt((s.lastAt - s.firstAt) / 1000, 2)} s); ${fmt((s.lastAt - t0) / 1000, 2)} s from the replay's answer; ${fmt(s.total - deliveries)} duplicates`,
+  );
 
   const job = await jobTable();
   console.log(`job table ${job.table}: ${fmt(job.rows)} delivery jobs, ${fmt(job.bytes / 1024)} KiB`);
@@ -239,26 +274,39 @@ async function main() {
     // Deleted jobs leave dead rows that only vacuum reclaims; a server without autovacuum (as on
     // the development machines) would show that, not the queue's own size.
     const autovacuum = (await db().system.query('SHOW autovacuum')).rows[0].autovacuum === 'on';
-    if (!autovacuum) console.log('  autovacuum is off on this server: the bench vacuums the job table every minute, as autovacuum would');
+    if (!autovacuum)
+      console.log(
+        '  autovacuum is off on this server: the bench vacuums the job table every minute, as autovacuum would',
+      );
     const soakStart = rx.stats().total;
     const soak = await emitFlow(SOAK_SECONDS, async (t, p) => {
       if (!autovacuum) await db().system.query(`VACUUM ${(await jobTable()).table}`);
       const j = await jobTable();
       const d = await db().system.query(`SELECT count(*)::int AS n FROM webhook_deliveries`);
-      console.log(`  t=${t}s: sent ${fmt(p.sent)}, committed ${fmt(p.committed)}, API errors ${fmt(p.errors)}, delivered ${fmt(rx.stats().total - soakStart)}; job table ${fmt(j.rows)} rows, ${fmt(j.bytes / 1024)} KiB; webhook_deliveries ${fmt(d.rows[0].n)} rows; API RSS ${fmt(rssMiB(api))} MiB`);
+      console.log(
+        `  t=${t}s: sent ${fmt(p.sent)}, committed ${fmt(p.committed)}, API errors ${fmt(p.errors)}, delivered ${fmt(rx.stats().total - soakStart)}; job table ${fmt(j.rows)} rows, ${fmt(j.bytes / 1024)} KiB; webhook_deliveries ${fmt(d.rows[0].n)} rows; API RSS ${fmt(rssMiB(api))} MiB`,
+      );
     });
     await drained(soak.ids.map((id) => `/peak0|${id}`));
     const soakLat = await latencies(soak.ids, '/peak0');
     const j = await jobTable();
-    console.log(`  soak done: ${fmt(soak.sent)} sent, ${fmt(soak.ids.length)} events committed, ${fmt(soak.errors)} API errors; latency p50 ${fmt(pct(soakLat, 50))} ms p95 ${fmt(pct(soakLat, 95))} ms p99 ${fmt(pct(soakLat, 99))} ms; job table ${fmt(j.rows)} rows, ${fmt(j.bytes / 1024)} KiB`);
+    console.log(
+      `  soak done: ${fmt(soak.sent)} sent, ${fmt(soak.ids.length)} events committed, ${fmt(soak.errors)} API errors; latency p50 ${fmt(pct(soakLat, 50))} ms p95 ${fmt(pct(soakLat, 95))} ms p99 ${fmt(pct(soakLat, 99))} ms; job table ${fmt(j.rows)} rows, ${fmt(j.bytes / 1024)} KiB`,
+    );
   }
 
   const targets = [
     [`event -> delivery p95 < 1 s at ${RATE}/s`, pct(lat, 95) < 1000, `${fmt(pct(lat, 95))} ms`],
-    [`peak >= 1,000 deliveries/s (${PEAK_ENDPOINTS} endpoints)`, deliveries / ((s.lastAt - s.firstAt) / 1000) >= 1000, `${fmt(deliveries / ((s.lastAt - s.firstAt) / 1000))}/s`],
+    [
+      `peak >= 1,000 deliveries/s (${PEAK_ENDPOINTS} endpoints)`,
+      deliveries / ((s.lastAt - s.firstAt) / 1000) >= 1000,
+      `${fmt(deliveries / ((s.lastAt - s.firstAt) / 1000))}/s`,
+    ],
   ] as const;
   for (const [name, ok, v] of targets) console.log(`  ${name.padEnd(44)} ${ok ? 'PASS' : 'MISS'}  ${v}`);
-  console.log(`child warnings/errors: ${childLogs.length}${childLogs.length ? '\n' + childLogs.slice(0, 5).join('\n') : ''}`);
+  console.log(
+    `child warnings/errors: ${childLogs.length}${childLogs.length ? `\n${childLogs.slice(0, 5).join('\n')}` : ''}`,
+  );
   await rx.close();
   await closeDatabase();
 }

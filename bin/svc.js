@@ -5,7 +5,11 @@ import { serverEnv, serverNodeFlags } from './node-flags.js';
 // Long-running commands replace themselves once with the server's V8 flags (same pid, no wrapper).
 const longRunning = ['start', 'serve', 'worker'].includes(process.argv[2]);
 if (longRunning && process.execve && !serverNodeFlags.every((f) => process.execArgv.includes(f))) {
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...serverNodeFlags, ...process.argv.slice(1)], { ...serverEnv, ...process.env });
+  process.execve(
+    process.execPath,
+    [process.execPath, ...process.execArgv, ...serverNodeFlags, ...process.argv.slice(1)],
+    { ...serverEnv, ...process.env },
+  );
 }
 
 const { register } = await import('tsx/esm/api');

@@ -14,11 +14,18 @@ export async function register(boss: PgBoss) {
   await boss.createQueue(queue, deliveryQueue);
   await boss.work<DeliveryJob>(
     queue,
-    { batchSize: 25, localConcurrency: 8, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 5, burstWhenBatchFull: true },
+    {
+      batchSize: 25,
+      localConcurrency: 8,
+      pollingIntervalSeconds: 0.5,
+      notifyPollingIntervalSeconds: 5,
+      burstWhenBatchFull: true,
+    },
     // A batch that fails is retried whole by pg-boss (its receivers may see a duplicate): say why.
-    (jobs) => deliverBatch(jobs.map((j) => j.data)).catch((e) => {
-      logger.error({ err: (e as Error).message, jobs: jobs.length }, 'webhook delivery batch failed');
-      throw e;
-    }),
+    (jobs) =>
+      deliverBatch(jobs.map((j) => j.data)).catch((e) => {
+        logger.error({ err: (e as Error).message, jobs: jobs.length }, 'webhook delivery batch failed');
+        throw e;
+      }),
   );
 }

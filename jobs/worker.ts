@@ -32,7 +32,16 @@ export async function startWorker(databaseUrl: string) {
   });
   boss.on('error', (e) => logger.error({ err: e.message }, 'pg-boss error'));
   await boss.start();
-  for (const q of [idempotencyPurge, checkoutExpiry, payoutSchedule, webhookDelivery, webhookPurge, eventRetention, pendingSweep]) await q.register(boss);
+  for (const q of [
+    idempotencyPurge,
+    checkoutExpiry,
+    payoutSchedule,
+    webhookDelivery,
+    webhookPurge,
+    eventRetention,
+    pendingSweep,
+  ])
+    await q.register(boss);
   await eventBus.start(databaseUrl);
   const stopRelay = startRelay(webhookFanOut(boss));
   logger.info('worker started');

@@ -35,7 +35,8 @@ export function listQuery(req: Input, spec: Spec): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const limit = one(req.query.limit);
   if (limit !== undefined) {
-    if (!/^\d{1,4}$/.test(limit)) throw new DomainError('invalid_limit', 'limit must be an integer from 1 to 100', { field: 'limit' });
+    if (!/^\d{1,4}$/.test(limit))
+      throw new DomainError('invalid_limit', 'limit must be an integer from 1 to 100', { field: 'limit' });
     out.first = Number(limit);
   }
   const cursor = one(req.query.cursor);

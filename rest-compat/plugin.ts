@@ -19,23 +19,41 @@ const operationsDir = join(import.meta.dirname, 'operations');
 
 /** Every operation document, parsed once; each route's document holds its operation and fragments. */
 export function loadOperations(schema: GraphQLSchema): Map<string, DocumentNode> {
-  const source = readdirSync(operationsDir).filter((f) => f.endsWith('.graphql')).map((f) => readFileSync(join(operationsDir, f), 'utf8')).join('\n');
+  const source = readdirSync(operationsDir)
+    .filter((f) => f.endsWith('.graphql'))
+    .map((f) => readFileSync(join(operationsDir, f), 'utf8'))
+    .join('\n');
   const all = parse(source);
   const errors = validate(schema, all);
   if (errors.length) throw new Error(`REST operations do not validate: ${errors.map((e) => e.message).join('; ')}`);
   const docs = new Map<string, DocumentNode>();
   for (const r of routes) {
-    if (!all.definitions.some((d) => d.kind === 'OperationDefinition' && d.name?.value === r.id)) throw new Error(`route ${r.id} has no operation`);
+    if (!all.definitions.some((d) => d.kind === 'OperationDefinition' && d.name?.value === r.id))
+      throw new Error(`route ${r.id} has no operation`);
     docs.set(r.id, all);
   }
   return docs;
 }
 
 /** A GraphQL connection becomes `data: [...]` plus `meta.page`, for every list route alike. */
-function unwrap(value: unknown): { data: unknown; page?: { limit: number; hasMore: boolean; nextCursor: string | null } } {
+function unwrap(value: unknown): {
+  data: unknown;
+  page?: { limit: number; hasMore: boolean; nextCursor: string | null };
+} {
   if (value && typeof value === 'object' && 'edges' in value && 'pageInfo' in value) {
-    const c = value as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null }; limit: number };
-    return { data: c.edges.map((e) => e.node), page: { limit: c.limit, hasMore: c.pageInfo.hasNextPage, nextCursor: c.pageInfo.hasNextPage ? c.pageInfo.endCursor : null } };
+    const c = value as {
+      edges: { node: unknown }[];
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+      limit: number;
+    };
+    return {
+      data: c.edges.map((e) => e.node),
+      page: {
+        limit: c.limit,
+        hasMore: c.pageInfo.hasNextPage,
+        nextCursor: c.pageInfo.hasNextPage ? c.pageInfo.endCursor : null,
+      },
+    };
   }
   return { data: value };
 }
@@ -43,17 +61,31 @@ function unwrap(value: unknown): { data: unknown; page?: { limit: number; hasMor
 /** Variable coercion failures (wrong types, unknown fields) are the client's 400, naming the field. */
 function requestError(errors: readonly GraphQLError[], resource: Resource): DomainError {
   const message = errors[0].message;
-  const field = /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1] ?? /at "[^"]*?\.?([A-Za-z0-9_]+)(?:\[\d+\])*"/.exec(message)?.[1] ?? /"\$input"?.*?"([A-Za-z0-9_]+)"/.exec(message)?.[1];
-  return new DomainError('validation_error', message.replace(/^Variable "\$\w+" got invalid value .*?; /, ''), { field, resource });
+  const field =
+    /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1] ??
+    /at "[^"]*?\.?([A-Za-z0-9_]+)(?:\[\d+\])*"/.exec(message)?.[1] ??
+    /"\$input"?.*?"([A-Za-z0-9_]+)"/.exec(message)?.[1];
+  return new DomainError('validation_error', message.replace(/^Variable "\$\w+" got invalid value .*?; /, ''), {
+    field,
+    resource,
+  });
 }
 
 export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
   const docs = loadOperations(yoga.getEnveloped().schema);
-  const operations = new Map<string, Operation>(routes.map((r) => [r.id, operationOf(yoga.getEnveloped().schema, docs.get(r.id)!, r.id, undefined)!]));
+  const operations = new Map<string, Operation>(
+    routes.map((r) => [r.id, operationOf(yoga.getEnveloped().schema, docs.get(r.id)!, r.id, undefined)!]),
+  );
 
   async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<StoredResponse> {
     const { execute: run, contextFactory, schema } = yoga.getEnveloped(ctx as never);
-    const result = (await run({ schema, document: docs.get(route.id)!, operationName: route.id, variableValues: variables, contextValue: await contextFactory() })) as {
+    const result = (await run({
+      schema,
+      document: docs.get(route.id)!,
+      operationName: route.id,
+      variableValues: variables,
+      contextValue: await contextFactory(),
+    })) as {
       data?: Record<string, unknown> | null;
       errors?: readonly GraphQLError[];
     };
@@ -67,14 +99,26 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
     }
     if (route.download) {
       // A document route: the operation's {contentType, filename, contentBase64} becomes the body itself.
-      const doc = result.data?.[Object.keys(result.data)[0]] as { contentType: string; filename: string; contentBase64: string };
-      return { status: 200, headers: { 'content-type': doc.contentType, 'content-disposition': `inline; filename="${doc.filename}"` }, body: Buffer.from(doc.contentBase64, 'base64') };
+      const doc = result.data?.[Object.keys(result.data)[0]] as {
+        contentType: string;
+        filename: string;
+        contentBase64: string;
+      };
+      return {
+        status: 200,
+        headers: { 'content-type': doc.contentType, 'content-disposition': `inline; filename="${doc.filename}"` },
+        body: Buffer.from(doc.contentBase64, 'base64'),
+      };
     }
     const unwrapped = unwrap(result.data?.[Object.keys(result.data)[0]]);
     const { page } = unwrapped;
     const data = route.shape && unwrapped.data !== null ? route.shape(unwrapped.data) : unwrapped.data;
     const status = route.status ?? 200;
-    return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from(status === 204 ? '' : envelope(ctx.requestId, data, null, page)) };
+    return {
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: Buffer.from(status === 204 ? '' : envelope(ctx.requestId, data, null, page)),
+    };
   }
 
   async function handle(route: Route, req: FastifyRequest, reply: FastifyReply) {
@@ -83,19 +127,36 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       const auth: Auth = await authenticateRequest(req);
       const operation = operations.get(route.id)!;
       await enforceRate(limiter, auth.workspaceId, operation.fields[0].rateClass);
-      const body = route.method === 'GET' || route.method === 'DELETE' ? {} : parseJsonBody(rawBody(req), { allowEmpty: true });
+      const body =
+        route.method === 'GET' || route.method === 'DELETE' ? {} : parseJsonBody(rawBody(req), { allowEmpty: true });
       const input = { params: req.params as Record<string, string>, query: req.query as Record<string, string>, body };
       assertStorable(input.params);
       assertStorable(input.query);
       const variables = route.variables(input) as Record<string, unknown>;
       // The same rule as /graphql: the operation's single declaration (src/graphql/operation.ts).
       const key = idempotencyOf(operation, idempotencyKeyOf(req), route.resource);
-      const ctx: Context = { requestId, auth, idempotencyKey: key, admitted: true, replay: key ? replayNotes() : undefined };
+      const ctx: Context = {
+        requestId,
+        auth,
+        idempotencyKey: key,
+        admitted: true,
+        replay: key ? replayNotes() : undefined,
+      };
       const out = key
-        ? await withIdempotency(auth, key, sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)), route.resource, ctx.replay!, () => execute(route, ctx, variables).catch((e) => asStored(e, requestId, route.resource)))
+        ? await withIdempotency(
+            auth,
+            key,
+            sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)),
+            route.resource,
+            ctx.replay!,
+            () => execute(route, ctx, variables).catch((e) => asStored(e, requestId, route.resource)),
+          )
         : { ...(await execute(route, ctx, variables)), replayed: false };
       if (out.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.status(out.status).headers(out.headers).send(out.status === 204 ? undefined : out.body);
+      return reply
+        .status(out.status)
+        .headers(out.headers)
+        .send(out.status === 204 ? undefined : out.body);
     } catch (e) {
       return replyError(reply, e, requestId, route.resource);
     }
@@ -110,5 +171,9 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
 function asStored(e: unknown, requestId: string, resource: Resource): StoredResponse {
   if (isRetryable(e)) throw e;
   const r = errorReply(e, requestId, resource);
-  return { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers }, body: Buffer.from(r.body) };
+  return {
+    status: r.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers },
+    body: Buffer.from(r.body),
+  };
 }

@@ -12,7 +12,8 @@ export function scopesDoc(): string {
   const memberRoles = Object.keys(memberRoleScopes) as (keyof typeof memberRoleScopes)[];
   const mark = (list: readonly Scope[], s: Scope) => (list.includes(s) ? 'yes' : '-');
   const matrix = (Object.keys(scopeCatalog) as Scope[]).map(
-    (s) => `| \`${s}\` | ${keyRoles.map((r) => mark(keyRoleScopes[r], s)).join(' | ')} | ${memberRoles.map((r) => mark(memberRoleScopes[r], s)).join(' | ')} |`,
+    (s) =>
+      `| \`${s}\` | ${keyRoles.map((r) => mark(keyRoleScopes[r], s)).join(' | ')} | ${memberRoles.map((r) => mark(memberRoleScopes[r], s)).join(' | ')} |`,
   );
   return `# Scopes
 
@@ -69,9 +70,15 @@ ${rows.join('\n')}
 /** One Mermaid diagram per resource, drawn from its state machine. */
 export function statesDoc(): string {
   const sections = (Object.entries(machines) as [string, Machine][]).map(([name, m]) => {
-    const holds = Object.entries(m.holds ?? {}).map(([h, hold]) => `\nWhile \`${h}\` (in ${hold.in.map((s) => `\`${s}\``).join(', ')}), refused: ${hold.refuses.map((t) => `\`${t}\``).join(', ')}.\n`);
+    const holds = Object.entries(m.holds ?? {}).map(
+      ([h, hold]) =>
+        `\nWhile \`${h}\` (in ${hold.in.map((s) => `\`${s}\``).join(', ')}), refused: ${hold.refuses.map((t) => `\`${t}\``).join(', ')}.\n`,
+    );
     const outcomes = Object.entries(m.outcomes ?? {}).map(
-      ([op, map]) => `\nProvider \`${op}\`: ${Object.entries(map).map(([outcome, t]) => `${outcome} -> \`${t}\``).join(', ')}.\n`,
+      ([op, map]) =>
+        `\nProvider \`${op}\`: ${Object.entries(map)
+          .map(([outcome, t]) => `${outcome} -> \`${t}\``)
+          .join(', ')}.\n`,
     );
     const where = m.stored.map((c) => `\`${c.table}.${c.column}\``).join(', ');
     return `## ${name}

@@ -30,7 +30,9 @@ export const isEmptyDiff = (sql: string): boolean => sql.trim() === '' || sql ==
  */
 function offlineAdapter(): SqlDriverAdapter {
   const refuse = (what: string): never => {
-    throw new Error(`prisma-diff: the schema engine tried to use the database (${what}); schema diffs are meant to be offline`);
+    throw new Error(
+      `prisma-diff: the schema engine tried to use the database (${what}); schema diffs are meant to be offline`,
+    );
   };
   return {
     provider: 'postgres',
@@ -66,27 +68,38 @@ const offlineFactory: SqlMigrationAwareDriverAdapterFactory = {
 async function loadEngine(): Promise<SchemaEngine> {
   // The glue's panic hook writes the Rust panic message into this global (the CLI installs the same
   // object for its other Prisma wasm modules); without it a panic surfaces as an unrelated TypeError.
-  const g = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { message: string; get(): string; set_message(m: string): void } };
+  const g = globalThis as {
+    PRISMA_WASM_PANIC_REGISTRY?: { message: string; get(): string; set_message(m: string): void };
+  };
   g.PRISMA_WASM_PANIC_REGISTRY ??= {
     message: '',
-    get() { return this.message; },
-    set_message(m) { this.message = `RuntimeError: ${m}`; },
+    get() {
+      return this.message;
+    },
+    set_message(m) {
+      this.message = `RuntimeError: ${m}`;
+    },
   };
 
   const entry = createRequire(import.meta.url).resolve('@prisma/schema-engine-wasm');
   const bytes = await readFile(new URL('schema_engine_bg.wasm', `file://${entry}`));
-  const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue as unknown as WebAssembly.ModuleImports });
+  const { instance } = await WebAssembly.instantiate(bytes, {
+    './schema_engine_bg.js': glue as unknown as WebAssembly.ModuleImports,
+  });
   glue.__wbg_set_wasm(instance.exports);
   (instance.exports.__wbindgen_start as () => void)();
 
   // The callback receives the engine's JSON log lines; only worth seeing when debugging.
-  const log = (line: string) => { if (process.env.PRISMA_DIFF_DEBUG) console.error(line); };
+  const log = (line: string) => {
+    if (process.env.PRISMA_DIFF_DEBUG) console.error(line);
+  };
   return glue.SchemaEngine.new({ datamodels: undefined }, log, bindMigrationAwareSqlAdapterFactory(offlineFactory));
 }
 
 let engine: Promise<SchemaEngine> | undefined;
 
-const target = (files: SchemaFile[] | null): DiffTarget => (files === null ? { tag: 'empty' } : { tag: 'schemaDatamodel', files });
+const target = (files: SchemaFile[] | null): DiffTarget =>
+  files === null ? { tag: 'empty' } : { tag: 'schemaDatamodel', files };
 
 /**
  * The SQL that migrates a database from `from` (null = empty database) to `to`, exactly as

@@ -12,7 +12,12 @@ describe('API keys over REST', () => {
     expect(res.headers.get('x-request-id')).toBe(res.json.meta.requestId);
     expect(res.json.error).toBeNull();
     expect(res.json.data).toHaveLength(1);
-    expect(res.json.data[0]).toMatchObject({ id: ws.apiKeyId, keyId: ws.keyId, role: 'full_access', environment: 'test' });
+    expect(res.json.data[0]).toMatchObject({
+      id: ws.apiKeyId,
+      keyId: ws.keyId,
+      role: 'full_access',
+      environment: 'test',
+    });
     expect(res.json.meta.page).toEqual({ limit: 50, hasMore: false, nextCursor: null });
   });
 

@@ -73,13 +73,19 @@ describe('missing and malformed credentials', () => {
     ['missing signature', (k: string) => `Svc-HMAC-SHA256 keyId=${k}, scope=*`],
     ['missing keyId', (_k: string, s: string) => `Svc-HMAC-SHA256 scope=*, signature=${s}`],
     ['signature not hex', (k: string) => `Svc-HMAC-SHA256 keyId=${k}, scope=*, signature=${'z'.repeat(64)}`],
-    ['signature too short', (k: string, s: string) => `Svc-HMAC-SHA256 keyId=${k}, scope=*, signature=${s.slice(0, 63)}`],
+    [
+      'signature too short',
+      (k: string, s: string) => `Svc-HMAC-SHA256 keyId=${k}, scope=*, signature=${s.slice(0, 63)}`,
+    ],
     ['parameter without =', (k: string, s: string) => `Svc-HMAC-SHA256 keyId=${k}, scope, signature=${s}`],
   ])('rejects a malformed Authorization header (%s) with 401 invalid_signature', async (_name, build) => {
     const ws = await server.workspace();
     const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target: '/v1/api-keys' });
     const sig = /signature=([0-9a-f]{64})/.exec(signed.authorization)![1];
-    const res = await raw('GET', '/v1/api-keys', { authorization: build(ws.keyId, sig), 'x-svc-timestamp': signed['x-svc-timestamp'] });
+    const res = await raw('GET', '/v1/api-keys', {
+      authorization: build(ws.keyId, sig),
+      'x-svc-timestamp': signed['x-svc-timestamp'],
+    });
     expectErrorEnvelope(res, 401, 'invalid_signature');
   });
 
@@ -101,12 +107,15 @@ describe('missing and malformed credentials', () => {
     expectErrorEnvelope(res, 401, 'invalid_signature');
   });
 
-  it.each(['abc', '', '12.5', '-5', '1e9', ' '])('rejects a non-numeric X-Svc-Timestamp %j with 401 invalid_signature', async (ts) => {
-    const ws = await server.workspace();
-    const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target: '/v1/api-keys' });
-    const res = await raw('GET', '/v1/api-keys', { authorization: signed.authorization, 'x-svc-timestamp': ts });
-    expectErrorEnvelope(res, 401, 'invalid_signature');
-  });
+  it.each(['abc', '', '12.5', '-5', '1e9', ' '])(
+    'rejects a non-numeric X-Svc-Timestamp %j with 401 invalid_signature',
+    async (ts) => {
+      const ws = await server.workspace();
+      const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target: '/v1/api-keys' });
+      const res = await raw('GET', '/v1/api-keys', { authorization: signed.authorization, 'x-svc-timestamp': ts });
+      expectErrorEnvelope(res, 401, 'invalid_signature');
+    },
+  );
 });
 
 describe('bad signatures', () => {
@@ -117,7 +126,11 @@ describe('bad signatures', () => {
     expectErrorEnvelope(await wrong.get('/v1/api-keys'), 401, 'invalid_signature');
     // An almost-right secret is just as wrong.
     const flipped = ws.secret.slice(0, -1) + (ws.secret.endsWith('0') ? '1' : '0');
-    expectErrorEnvelope(await createClient({ baseUrl: server.url, keyId: ws.keyId, secret: flipped }).get('/v1/api-keys'), 401, 'invalid_signature');
+    expectErrorEnvelope(
+      await createClient({ baseUrl: server.url, keyId: ws.keyId, secret: flipped }).get('/v1/api-keys'),
+      401,
+      'invalid_signature',
+    );
   });
 
   it('rejects a body tampered with after signing', async () => {
@@ -127,7 +140,7 @@ describe('bad signatures', () => {
     const tampered = await raw('POST', '/v1/api-keys', signed, JSON.stringify({ name: 'other name' }));
     expectErrorEnvelope(tampered, 401, 'invalid_signature');
     // One extra byte of whitespace is tampering too.
-    expectErrorEnvelope(await raw('POST', '/v1/api-keys', signed, body + ' '), 401, 'invalid_signature');
+    expectErrorEnvelope(await raw('POST', '/v1/api-keys', signed, `${body} `), 401, 'invalid_signature');
     // Nothing was created by the rejected requests; the untouched body goes through.
     const ok = await raw('POST', '/v1/api-keys', signed, body);
     expect(ok.status).toBe(201);
@@ -138,7 +151,11 @@ describe('bad signatures', () => {
   it('rejects a body sent when the signature covered an empty body', async () => {
     const ws = await server.workspace();
     const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'POST', target: '/v1/api-keys' });
-    expectErrorEnvelope(await raw('POST', '/v1/api-keys', signed, JSON.stringify({ name: 'x' })), 401, 'invalid_signature');
+    expectErrorEnvelope(
+      await raw('POST', '/v1/api-keys', signed, JSON.stringify({ name: 'x' })),
+      401,
+      'invalid_signature',
+    );
   });
 
   it('rejects a signature replayed on a different path, query string or method', async () => {
@@ -165,7 +182,10 @@ describe('bad signatures', () => {
   it('rejects a timestamp header that differs from the signed one', async () => {
     const ws = await server.workspace();
     const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target: '/v1/api-keys' });
-    const res = await raw('GET', '/v1/api-keys', { ...signed, 'x-svc-timestamp': String(Number(signed['x-svc-timestamp']) - 1) });
+    const res = await raw('GET', '/v1/api-keys', {
+      ...signed,
+      'x-svc-timestamp': String(Number(signed['x-svc-timestamp']) - 1),
+    });
     expectErrorEnvelope(res, 401, 'invalid_signature');
   });
 
@@ -181,7 +201,13 @@ describe('timestamp tolerance', () => {
   const at = async (offset: number) => {
     const ws = await server.workspace();
     return inOneSecond(async (now) => {
-      const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target: '/v1/api-keys', timestamp: now + offset });
+      const signed = signRequest({
+        keyId: ws.keyId,
+        secret: ws.secret,
+        method: 'GET',
+        target: '/v1/api-keys',
+        timestamp: now + offset,
+      });
       return raw('GET', '/v1/api-keys', signed);
     });
   };
@@ -206,7 +232,17 @@ describe('timestamp tolerance', () => {
 
   it('checks the timestamp before the key: a stale request with an unknown key is invalid_signature', async () => {
     const res = await inOneSecond(async (now) =>
-      raw('GET', '/v1/api-keys', signRequest({ keyId: 'pk_test_000000000000', secret: 'sk_test_x', method: 'GET', target: '/v1/api-keys', timestamp: now - 1000 })),
+      raw(
+        'GET',
+        '/v1/api-keys',
+        signRequest({
+          keyId: 'pk_test_000000000000',
+          secret: 'sk_test_x',
+          method: 'GET',
+          target: '/v1/api-keys',
+          timestamp: now - 1000,
+        }),
+      ),
     );
     expectErrorEnvelope(res, 401, 'invalid_signature');
   });
@@ -214,9 +250,17 @@ describe('timestamp tolerance', () => {
 
 describe('unknown and revoked keys', () => {
   it('answers 401 invalid_key for an unknown keyId', async () => {
-    const client = createClient({ baseUrl: server.url, keyId: 'pk_test_0123456789ab', secret: `sk_test_${'0'.repeat(48)}` });
+    const client = createClient({
+      baseUrl: server.url,
+      keyId: 'pk_test_0123456789ab',
+      secret: `sk_test_${'0'.repeat(48)}`,
+    });
     expectErrorEnvelope(await client.get('/v1/api-keys'), 401, 'invalid_key');
-    const live = createClient({ baseUrl: server.url, keyId: 'pk_live_0123456789ab', secret: `sk_live_${'0'.repeat(48)}` });
+    const live = createClient({
+      baseUrl: server.url,
+      keyId: 'pk_live_0123456789ab',
+      secret: `sk_live_${'0'.repeat(48)}`,
+    });
     expectErrorEnvelope(await live.post('/v1/api-keys', { name: 'x' }), 401, 'invalid_key');
   });
 
@@ -313,10 +357,13 @@ describe('the signing recipe (spec Request signing), computed by hand', () => {
     const target = '/v1/api-keys?limit=5&includeRevoked=false';
     const sig = handSign(ws.secret, ts, 'GET', target, '');
     // Same bytes the shipped helper produces.
-    expect(signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target, timestamp: Number(ts) }).authorization).toBe(
-      `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`,
-    );
-    const res = await raw('GET', target, { authorization: `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`, 'x-svc-timestamp': ts });
+    expect(
+      signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target, timestamp: Number(ts) }).authorization,
+    ).toBe(`Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`);
+    const res = await raw('GET', target, {
+      authorization: `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`,
+      'x-svc-timestamp': ts,
+    });
     expect(res.status).toBe(200);
     expect(res.json.data[0].id).toBe(ws.apiKeyId);
     expect(res.json.meta.page.limit).toBe(5);
@@ -327,7 +374,12 @@ describe('the signing recipe (spec Request signing), computed by hand', () => {
     const ts = String(nowSec());
     const body = JSON.stringify({ name: 'kunci — rotasi ✓', role: 'read_only' });
     const sig = handSign(ws.secret, ts, 'POST', '/v1/api-keys', body);
-    const res = await raw('POST', '/v1/api-keys', { authorization: `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`, 'x-svc-timestamp': ts }, body);
+    const res = await raw(
+      'POST',
+      '/v1/api-keys',
+      { authorization: `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`, 'x-svc-timestamp': ts },
+      body,
+    );
     expect(res.status).toBe(201);
     expect(res.json.data).toMatchObject({ name: 'kunci — rotasi ✓', role: 'read_only', environment: 'test' });
     expect(res.json.data.key).toMatch(/^sk_test_[0-9a-f]{48}$/);
@@ -347,7 +399,10 @@ describe('the signing recipe (spec Request signing), computed by hand', () => {
     const ts = String(nowSec());
     const canonical = `${ts}\nGET\n/v1/api-keys\n${createHash('sha256').update('').digest('hex')}`;
     const sig = createHmac('sha256', ws.secret).update(canonical).digest('hex');
-    const res = await raw('GET', '/v1/api-keys', { authorization: `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`, 'x-svc-timestamp': ts });
+    const res = await raw('GET', '/v1/api-keys', {
+      authorization: `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`,
+      'x-svc-timestamp': ts,
+    });
     expectErrorEnvelope(res, 401, 'invalid_signature');
   });
 
@@ -357,7 +412,10 @@ describe('the signing recipe (spec Request signing), computed by hand', () => {
     const ts = String(nowSec());
     const target = `/v1/api-keys/${other.json.data.id}`;
     const sig = handSign(ws.secret, ts, 'DELETE', target, '');
-    const res = await raw('DELETE', target, { authorization: `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`, 'x-svc-timestamp': ts });
+    const res = await raw('DELETE', target, {
+      authorization: `Svc-HMAC-SHA256 keyId=${ws.keyId}, scope=*, signature=${sig}`,
+      'x-svc-timestamp': ts,
+    });
     expect(res.status).toBe(204);
   });
 });

@@ -22,7 +22,13 @@ interface Reply {
 }
 
 /** Signs exactly the bytes that go on the wire, then sends them with fetch. */
-async function raw(ws: Workspace, method: string, target: string, body?: Buffer, headers: Record<string, string> = {}): Promise<Reply> {
+async function raw(
+  ws: Workspace,
+  method: string,
+  target: string,
+  body?: Buffer,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   // What fetch puts on the request line (it normalises some characters); the signature must cover that.
   const url = new URL(server.url + target);
   const sent = url.pathname + url.search;
@@ -31,7 +37,12 @@ async function raw(ws: Workspace, method: string, target: string, body?: Buffer,
     method,
     // Every mutating REST request carries an Idempotency-Key (some routes require one), so the
     // answer is about the body or path under test, never about a missing key.
-    headers: { ...signed, ...(body ? { 'content-type': 'application/json' } : {}), ...(method !== 'GET' && target.startsWith('/v1/') ? { 'idempotency-key': randomUUID() } : {}), ...headers },
+    headers: {
+      ...signed,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...(method !== 'GET' && target.startsWith('/v1/') ? { 'idempotency-key': randomUUID() } : {}),
+      ...headers,
+    },
     body: body as BodyInit | undefined,
   });
   const text = await res.text();
@@ -59,10 +70,26 @@ const isValidationCode = (code: string) => /^validation_error$/i.test(code);
 
 /** A well-formed id for the path's resource (one that does not exist). */
 const kindOfSegment: Record<string, IdKind> = {
-  'api-keys': 'apiKey', 'checkout-sessions': 'checkoutSession', payments: 'payment', payouts: 'payout', invoices: 'invoice',
-  lines: 'invoiceLine', plans: 'plan', prices: 'price', refunds: 'refund', receipts: 'receipt', ledger: 'ledgerEntry',
-  'portal-sessions': 'portalSession', 'webhook-endpoints': 'webhookEndpoint', deliveries: 'webhookDelivery', events: 'event',
-  workspaces: 'workspace', customers: 'customer', templates: 'template', members: 'member', 'dunning-policies': 'dunningPolicy',
+  'api-keys': 'apiKey',
+  'checkout-sessions': 'checkoutSession',
+  payments: 'payment',
+  payouts: 'payout',
+  invoices: 'invoice',
+  lines: 'invoiceLine',
+  plans: 'plan',
+  prices: 'price',
+  refunds: 'refund',
+  receipts: 'receipt',
+  ledger: 'ledgerEntry',
+  'portal-sessions': 'portalSession',
+  'webhook-endpoints': 'webhookEndpoint',
+  deliveries: 'webhookDelivery',
+  events: 'event',
+  workspaces: 'workspace',
+  customers: 'customer',
+  templates: 'template',
+  members: 'member',
+  'dunning-policies': 'dunningPolicy',
   subscriptions: 'subscription',
 };
 function pathFor(route: Route, ws: Workspace, opts: { ownWorkspace?: boolean } = {}) {
@@ -93,11 +120,25 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   triggerEvent: async () => ({ type: 'bad.input' }),
   // A loopback receiver (allowed in tests): names outside this machine need DNS, which tests cannot count on.
   createWebhookEndpoint: async () => ({ url: 'http://127.0.0.1:9/bad-input', events: ['*'] }),
-  createCheckoutSession: async () => ({ successUrl: 'https://shop.example/ok', amount: 1000, currency: 'IDR', methods: ['qris'], cancelUrl: 'https://shop.example/cart' }),
-  createRefund: async (ws) => ({ reason: 'requested_by_customer', chargeId: (await sandboxPayment(server, ws, { amount: 10000 })).id }),
+  createCheckoutSession: async () => ({
+    successUrl: 'https://shop.example/ok',
+    amount: 1000,
+    currency: 'IDR',
+    methods: ['qris'],
+    cancelUrl: 'https://shop.example/cart',
+  }),
+  createRefund: async (ws) => ({
+    reason: 'requested_by_customer',
+    chargeId: (await sandboxPayment(server, ws, { amount: 10000 })).id,
+  }),
   createPayout: async (ws) => {
     await sandboxPayment(server, ws, { amount: 100000 });
-    const bank = await ws.client.patch('/v1/payouts/bank-account', { bankCode: 'BCA', bankName: 'Bank Central Asia', bankAccountNumber: '1234567890', bankAccountHolder: 'PT Bad Input' });
+    const bank = await ws.client.patch('/v1/payouts/bank-account', {
+      bankCode: 'BCA',
+      bankName: 'Bank Central Asia',
+      bankAccountNumber: '1234567890',
+      bankAccountHolder: 'PT Bad Input',
+    });
     expect(bank.status, bank.text).toBe(200);
     return { note: 'bad input', amount: 1000, currency: 'IDR' };
   },
@@ -124,11 +165,14 @@ const bodies: [string, Buffer][] = [
   ['a nested object for a string', Buffer.from('{"name":{"$gt":""}}')],
   ['unknown fields', Buffer.from('{"bogus":1}')],
   ['invalid UTF-8', Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
-  ['an overlong UTF-8 encoding', Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')])],
+  [
+    'an overlong UTF-8 encoding',
+    Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]),
+  ],
   ['a lone surrogate escape', Buffer.from('{"name":"a\\ud800"}')],
   ['a NUL character', Buffer.from('{"name":"a\\u0000b"}')],
   ['a very long string', Buffer.from(JSON.stringify({ name: 'x'.repeat(100_000) }))],
-  ['deeply nested JSON', Buffer.from('{"name":' + '['.repeat(5000) + ']'.repeat(5000) + '}')],
+  ['deeply nested JSON', Buffer.from(`{"name":${'['.repeat(5000)}${']'.repeat(5000)}}`)],
   ['a huge number in an unknown field', Buffer.from('{"name":"x","limit":1e400}')],
   ['duplicate keys, last one wrong', Buffer.from('{"name":"x","name":5}')],
 ];
@@ -143,15 +187,20 @@ const oddBodies: [string, Buffer][] = [
 describe.each(bodyRoutes.map((r) => [label(r), r] as const))('bad bodies on %s', (_name, route) => {
   it.each(bodies)('%s is a 4xx envelope, never a 500', async (what, body) => {
     const ws = await server.workspace();
-    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
+    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, {
+      'idempotency-key': randomUUID(),
+    });
     // `name` is optional on some resources (a customer may be created empty): null is then valid.
-    if (what === 'null for a required field' && nameOptional.has(route.id)) expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
+    if (what === 'null for a required field' && nameOptional.has(route.id))
+      expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
     else expectClientError(res, `${label(route)} with ${what}`);
   });
 
   it.each(oddBodies)('%s never yields a 5xx', async (what, body) => {
     const ws = await server.workspace();
-    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
+    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, {
+      'idempotency-key': randomUUID(),
+    });
     expect(res.status, `${what}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
     if (res.status >= 400) expectClientError(res, what);
   });
@@ -159,7 +208,9 @@ describe.each(bodyRoutes.map((r) => [label(r), r] as const))('bad bodies on %s',
   it('NUL characters and unpaired surrogates are 400 validation errors', async () => {
     const ws = await server.workspace();
     for (const body of ['{"name":"a\\u0000b"}', '{"name":"\\udc00"}', '{"a\\u0000":"x"}']) {
-      const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), Buffer.from(body), { 'idempotency-key': randomUUID() });
+      const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), Buffer.from(body), {
+        'idempotency-key': randomUUID(),
+      });
       expect(res.status, body).toBe(400);
       expect(isValidationCode(res.json.error.code), body).toBe(true);
     }
@@ -167,8 +218,14 @@ describe.each(bodyRoutes.map((r) => [label(r), r] as const))('bad bodies on %s',
 
   it('malformed JSON and non-object JSON are 400 validation errors', async () => {
     const ws = await server.workspace();
-    for (const [what, body] of bodies.filter(([w]) => /^(malformed JSON|a bare word|a JSON array|a JSON string|JSON null|a JSON number|invalid UTF-8|an overlong UTF-8 encoding)$/.test(w))) {
-      const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
+    for (const [what, body] of bodies.filter(([w]) =>
+      /^(malformed JSON|a bare word|a JSON array|a JSON string|JSON null|a JSON number|invalid UTF-8|an overlong UTF-8 encoding)$/.test(
+        w,
+      ),
+    )) {
+      const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, {
+        'idempotency-key': randomUUID(),
+      });
       expectClientError(res, what);
       expect(res.status, what).toBe(400);
       expect(isValidationCode(res.json.error.code), `${what}: ${res.json.error.code}`).toBe(true);
@@ -179,7 +236,9 @@ describe.each(bodyRoutes.map((r) => [label(r), r] as const))('bad bodies on %s',
   it('a body over 1 MiB is 413 in the envelope', async () => {
     const ws = await server.workspace();
     const body = Buffer.from(JSON.stringify({ name: 'x', pad: 'y'.repeat(1024 * 1024 + 16) }));
-    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, { 'idempotency-key': randomUUID() });
+    const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, {
+      'idempotency-key': randomUUID(),
+    });
     expect(res.status).toBe(413);
     expectClientError(res, 'huge body');
     expect(res.json.error.code).toBe('payload_too_large');
@@ -196,7 +255,9 @@ describe.each(createRoutes.map((r) => [label(r), r] as const))('unknown fields o
 
   it('the known-good body is accepted as it is', async () => {
     const ws = await server.workspace({ platformAdmin: route.id === 'createWorkspace' });
-    const res = await raw(ws, 'POST', pathFor(route, ws), Buffer.from(JSON.stringify(await baseFor(ws))), { 'idempotency-key': randomUUID() });
+    const res = await raw(ws, 'POST', pathFor(route, ws), Buffer.from(JSON.stringify(await baseFor(ws))), {
+      'idempotency-key': randomUUID(),
+    });
     expect(res.status, res.text.slice(0, 300)).toBe(201);
   });
 
@@ -215,7 +276,9 @@ describe.each(createRoutes.map((r) => [label(r), r] as const))('unknown fields o
     const ws = await server.workspace();
     const base = await baseFor(ws);
     const field = Object.keys(base)[0];
-    const res = await raw(ws, 'POST', pathFor(route, ws), Buffer.from(JSON.stringify({ ...base, [field]: 123 })), { 'idempotency-key': randomUUID() });
+    const res = await raw(ws, 'POST', pathFor(route, ws), Buffer.from(JSON.stringify({ ...base, [field]: 123 })), {
+      'idempotency-key': randomUUID(),
+    });
     expect(res.status, res.text.slice(0, 300)).toBe(400);
     expect(isValidationCode(res.json.error.code)).toBe(true);
     expect(res.json.error.field).toBe(field);
@@ -267,23 +330,49 @@ describe('specific validation failures', () => {
 });
 
 const badQueries = [
-  'limit=abc', 'limit=0', 'limit=101', 'limit=-5', 'limit=1&limit=abc', 'limit[]=1', 'cursor=garbage', 'cursor=cur_%ZZ', 'cursor=%FF%FE',
-  'cursor=' + 'A'.repeat(5000), 'includeRevoked=maybe', 'environment=prod', 'archived=2', 'mode=staging', 'order=sideways',
-  'occurredAfter=yesterday', 'since=99999999999999', 'until=-1', 'occurredBefore=2026-13-45', 'type=%00', 'objectId[$ne]=x',
-  'workspaceId=ws_x', 'status=%E2%80%AE', 'since=1e9', 'limit=%20', '%ZZ=1', 'metadata[a]=b',
+  'limit=abc',
+  'limit=0',
+  'limit=101',
+  'limit=-5',
+  'limit=1&limit=abc',
+  'limit[]=1',
+  'cursor=garbage',
+  'cursor=cur_%ZZ',
+  'cursor=%FF%FE',
+  `cursor=${'A'.repeat(5000)}`,
+  'includeRevoked=maybe',
+  'environment=prod',
+  'archived=2',
+  'mode=staging',
+  'order=sideways',
+  'occurredAfter=yesterday',
+  'since=99999999999999',
+  'until=-1',
+  'occurredBefore=2026-13-45',
+  'type=%00',
+  'objectId[$ne]=x',
+  'workspaceId=ws_x',
+  'status=%E2%80%AE',
+  'since=1e9',
+  'limit=%20',
+  '%ZZ=1',
+  'metadata[a]=b',
 ];
 
-describe.each(routes.filter((r) => r.method === 'GET').map((r) => [label(r), r] as const))('bad query values on %s', (_name, route) => {
-  it('never yield a 5xx', async () => {
-    const ws = await server.workspace();
-    for (const q of badQueries) {
-      const res = await raw(ws, 'GET', `${pathFor(route, ws)}?${q}`);
-      expect(res.status, `${q}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
-      if (res.status >= 400) expectClientError(res, q);
-      else expect(res.json.error, q).toBeNull();
-    }
-  });
-});
+describe.each(routes.filter((r) => r.method === 'GET').map((r) => [label(r), r] as const))(
+  'bad query values on %s',
+  (_name, route) => {
+    it('never yield a 5xx', async () => {
+      const ws = await server.workspace();
+      for (const q of badQueries) {
+        const res = await raw(ws, 'GET', `${pathFor(route, ws)}?${q}`);
+        expect(res.status, `${q}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+        if (res.status >= 400) expectClientError(res, q);
+        else expect(res.json.error, q).toBeNull();
+      }
+    });
+  },
+);
 
 describe('bad query values on list routes', () => {
   const cases: [string, string, string][] = [
@@ -309,26 +398,45 @@ describe('bad query values on list routes', () => {
   });
 });
 
-describe.each(writeRoutes.filter((r) => r.method === 'DELETE').map((r) => [label(r), r] as const))('odd requests on %s', (_name, route) => {
-  it('a body on DELETE, a huge body, or a malformed id are 4xx', async () => {
-    const ws = await server.workspace();
-    expectClientError(await raw(ws, 'DELETE', pathFor(route, ws), Buffer.from('{oops')), 'malformed body');
-    expectClientError(await raw(ws, 'DELETE', pathFor(route, ws), Buffer.from('x'.repeat(1024 * 1024 + 1))), 'huge body');
-    const weird = route.path.replace(/:[A-Za-z]+/g, encodeURIComponent("'; DROP TABLE x; --"));
-    expectClientError(await raw(ws, 'DELETE', weird), 'odd id');
-  });
-});
+describe.each(writeRoutes.filter((r) => r.method === 'DELETE').map((r) => [label(r), r] as const))(
+  'odd requests on %s',
+  (_name, route) => {
+    it('a body on DELETE, a huge body, or a malformed id are 4xx', async () => {
+      const ws = await server.workspace();
+      expectClientError(await raw(ws, 'DELETE', pathFor(route, ws), Buffer.from('{oops')), 'malformed body');
+      expectClientError(
+        await raw(ws, 'DELETE', pathFor(route, ws), Buffer.from('x'.repeat(1024 * 1024 + 1))),
+        'huge body',
+      );
+      const weird = route.path.replace(/:[A-Za-z]+/g, encodeURIComponent("'; DROP TABLE x; --"));
+      expectClientError(await raw(ws, 'DELETE', weird), 'odd id');
+    });
+  },
+);
 
 describe('ids in paths', () => {
-  it.each(routes.filter((r) => r.path.includes(':')).map((r) => [label(r), r] as const))('%s with malformed ids is a 4xx', async (_n, route) => {
-    const ws = await server.workspace();
-    for (const id of ['x', '%00', 'a%00b', '%ED%A0%80', '%E2%80%AE', '%FF', 'a'.repeat(2000), "'or'1'='1", '..%2F..%2Fetc']) {
-      const path = route.path.replace(/:[A-Za-z]+/g, id);
-      const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : Buffer.from('{}');
-      const res = await raw(ws, route.method, path, body, { 'idempotency-key': randomUUID() });
-      expectClientError(res, `${route.method} ${path.slice(0, 80)}`);
-    }
-  });
+  it.each(routes.filter((r) => r.path.includes(':')).map((r) => [label(r), r] as const))(
+    '%s with malformed ids is a 4xx',
+    async (_n, route) => {
+      const ws = await server.workspace();
+      for (const id of [
+        'x',
+        '%00',
+        'a%00b',
+        '%ED%A0%80',
+        '%E2%80%AE',
+        '%FF',
+        'a'.repeat(2000),
+        "'or'1'='1",
+        '..%2F..%2Fetc',
+      ]) {
+        const path = route.path.replace(/:[A-Za-z]+/g, id);
+        const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : Buffer.from('{}');
+        const res = await raw(ws, route.method, path, body, { 'idempotency-key': randomUUID() });
+        expectClientError(res, `${route.method} ${path.slice(0, 80)}`);
+      }
+    },
+  );
 });
 
 describe('unknown routes', () => {
@@ -365,7 +473,12 @@ describe('POST /graphql with bad input', () => {
 
   it('a body over 1 MiB is 413', async () => {
     const ws = await server.workspace();
-    const res = await raw(ws, 'POST', '/graphql', Buffer.from(JSON.stringify({ query: '{ __typename }', pad: 'y'.repeat(1024 * 1024 + 16) })));
+    const res = await raw(
+      ws,
+      'POST',
+      '/graphql',
+      Buffer.from(JSON.stringify({ query: '{ __typename }', pad: 'y'.repeat(1024 * 1024 + 16) })),
+    );
     expect(res.status).toBe(413);
   });
 });
@@ -374,7 +487,12 @@ describe('POST /graphql with unstorable variables', () => {
   it('a NUL character in a variable is a 400 naming the variable', async () => {
     const ws = await server.workspace();
     const query = 'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { id } }';
-    const res = await raw(ws, 'POST', '/graphql', Buffer.from(JSON.stringify({ query, variables: { input: { name: 'a\u0000b' } } })));
+    const res = await raw(
+      ws,
+      'POST',
+      '/graphql',
+      Buffer.from(JSON.stringify({ query, variables: { input: { name: 'a\u0000b' } } })),
+    );
     expect(res.status).toBe(400);
     expect(res.json.errors[0].extensions).toMatchObject({ code: 'validation_error', field: 'input' });
   });
@@ -387,24 +505,27 @@ describe('POST /graphql with a deeply nested document', () => {
     ['a selection set', (n) => `{ ${'a { '.repeat(n)}b${' }'.repeat(n)} }`],
     ['an object literal', (n) => `{ checkoutSessions(filter: ${'{a: '.repeat(n)}1${'}'.repeat(n)}) { totalCount } }`],
   ];
-  it.each(documents)('%s nested 5,000 levels deep is a syntax error, not an internal error', async (_what, document) => {
-    const ws = await server.workspace();
-    // POST runs in process (parseCached); GET goes through yoga's own parse (its URL caps the size).
-    for (const [method, path, body] of [
-      ['POST', '/graphql', Buffer.from(JSON.stringify({ query: document(5000) }))],
-      ['GET', `/graphql?query=${encodeURIComponent(document(65))}`, undefined],
-    ] as const) {
-      const res = await raw(ws, method, path, body);
-      expect(res.status).toBeLessThan(500);
-      expect(res.text).toContain('nests deeper than 64 levels');
-      expect(res.text).not.toContain('internal_error');
-    }
-  });
+  it.each(documents)(
+    '%s nested 5,000 levels deep is a syntax error, not an internal error',
+    async (_what, document) => {
+      const ws = await server.workspace();
+      // POST runs in process (parseCached); GET goes through yoga's own parse (its URL caps the size).
+      for (const [method, path, body] of [
+        ['POST', '/graphql', Buffer.from(JSON.stringify({ query: document(5000) }))],
+        ['GET', `/graphql?query=${encodeURIComponent(document(65))}`, undefined],
+      ] as const) {
+        const res = await raw(ws, method, path, body);
+        expect(res.status).toBeLessThan(500);
+        expect(res.text).toContain('nests deeper than 64 levels');
+        expect(res.text).not.toContain('internal_error');
+      }
+    },
+  );
 
   it('brackets inside strings and comments do not count', async () => {
     const ws = await server.workspace();
     const deep = '[{('.repeat(100);
-    const query = `# ${deep}\n{ customer(id: "cus_${deep}\\"${deep}") { id } block: customer(id: \"\"\"${deep}\"\"\") { id } }`;
+    const query = `# ${deep}\n{ customer(id: "cus_${deep}\\"${deep}") { id } block: customer(id: """${deep}""") { id } }`;
     const res = await raw(ws, 'POST', '/graphql', Buffer.from(JSON.stringify({ query })));
     expect(res.status).toBe(200);
     expect(res.text).not.toContain('nests deeper');

@@ -13,22 +13,56 @@ const MAX = Number.MAX_SAFE_INTEGER; // 9007199254740991
 describe('amounts past 2^53', () => {
   it('a line whose unitAmount x quantity passes 2^53 - 1 is refused at creation: 400 naming the line', async () => {
     const ws = await server.workspace();
-    const base = { amount: 1000, currency: 'IDR', methods: ['qris'], successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cart' };
-    const over = await ws.client.post('/v1/checkout-sessions', { ...base, lineItems: [{ name: 'Ok', quantity: 1, unitAmount: 5 }, { name: 'Big', quantity: 2, unitAmount: MAX }] }, { 'idempotency-key': newId('request') });
+    const base = {
+      amount: 1000,
+      currency: 'IDR',
+      methods: ['qris'],
+      successUrl: 'https://shop.example/ok',
+      cancelUrl: 'https://shop.example/cart',
+    };
+    const over = await ws.client.post(
+      '/v1/checkout-sessions',
+      {
+        ...base,
+        lineItems: [
+          { name: 'Ok', quantity: 1, unitAmount: 5 },
+          { name: 'Big', quantity: 2, unitAmount: MAX },
+        ],
+      },
+      { 'idempotency-key': newId('request') },
+    );
     expect(over.status, over.text).toBe(400);
     expect(over.json.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'lineItems[1].quantity' });
-    const edge = await ws.client.post('/v1/checkout-sessions', { ...base, lineItems: [{ name: 'Edge', quantity: 1, unitAmount: MAX }] }, { 'idempotency-key': newId('request') });
+    const edge = await ws.client.post(
+      '/v1/checkout-sessions',
+      { ...base, lineItems: [{ name: 'Edge', quantity: 1, unitAmount: MAX }] },
+      { 'idempotency-key': newId('request') },
+    );
     expect(edge.status, edge.text).toBe(201);
   });
 
   it('the hosted page shows a stored line of unitAmount x quantity > 2^53 exactly (a session from before the rule)', async () => {
     const ws = await server.workspace();
-    const s = await ws.client.post('/v1/checkout-sessions', {
-      amount: 1000, currency: 'IDR', methods: ['qris'], successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cart',
-    }, { 'idempotency-key': newId('request') });
+    const s = await ws.client.post(
+      '/v1/checkout-sessions',
+      {
+        amount: 1000,
+        currency: 'IDR',
+        methods: ['qris'],
+        successUrl: 'https://shop.example/ok',
+        cancelUrl: 'https://shop.example/cart',
+      },
+      { 'idempotency-key': newId('request') },
+    );
     expect(s.status, s.text).toBe(201);
-    const lines = [{ name: 'Many', quantity: 2 ** 31 - 1, unitAmount: MAX }, { name: 'Big', quantity: 3, unitAmount: MAX }];
-    await db().system.query(`UPDATE checkout_sessions SET "lineItems" = $2 WHERE id = $1`, [s.json.data.id, JSON.stringify(lines)]);
+    const lines = [
+      { name: 'Many', quantity: 2 ** 31 - 1, unitAmount: MAX },
+      { name: 'Big', quantity: 3, unitAmount: MAX },
+    ];
+    await db().system.query(`UPDATE checkout_sessions SET "lineItems" = $2 WHERE id = $1`, [
+      s.json.data.id,
+      JSON.stringify(lines),
+    ]);
     const res = await fetch(`${server.url}/c/${await hostedToken(s.json.data.id)}`);
     const html = await res.text();
     expect(res.status, html).toBe(200);
@@ -44,7 +78,9 @@ describe('amounts past 2^53', () => {
     });
     const rest = await ws.client.get('/v1/ledger/balances');
     expect(rest.status, rest.text).toBe(200);
-    const gql = await ws.client.post('/graphql', { query: '{ ledgerBalances { code currency debits credits balance } }' });
+    const gql = await ws.client.post('/graphql', {
+      query: '{ ledgerBalances { code currency debits credits balance } }',
+    });
     expect(gql.status, gql.text).toBe(200);
     for (const text of [rest.text, gql.text]) {
       expect(text).not.toMatch(/internal_error|INTERNAL/);

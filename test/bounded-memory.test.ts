@@ -18,7 +18,13 @@ const server = useServer();
 
 const signedAs = (keyId: string) => {
   const h = signRequest({ keyId, secret: 'sk_test_x', method: 'GET', target: '/v1/api-keys' });
-  return { method: 'GET', target: '/v1/api-keys', body: Buffer.alloc(0), authorization: h.authorization, timestamp: h['x-svc-timestamp'] };
+  return {
+    method: 'GET',
+    target: '/v1/api-keys',
+    body: Buffer.alloc(0),
+    authorization: h.authorization,
+    timestamp: h['x-svc-timestamp'],
+  };
 };
 
 describe('BoundedCache', () => {
@@ -39,7 +45,9 @@ describe('the key cache before authentication', () => {
   it('100k malformed key ids never reach the cache (or the database)', async () => {
     const before = keyCacheSize();
     for (let i = 0; i < 100_000; i++) {
-      await expect(authenticate(signedAs(`pk_test_${i}x`))).rejects.toMatchObject({ extensions: { code: 'invalid_key' } });
+      await expect(authenticate(signedAs(`pk_test_${i}x`))).rejects.toMatchObject({
+        extensions: { code: 'invalid_key' },
+      });
     }
     expect(keyCacheSize()).toBe(before);
   });
@@ -47,7 +55,13 @@ describe('the key cache before authentication', () => {
   it('distinct well-formed unknown key ids leave the cache at its cap (10,000)', async () => {
     const ids = Array.from({ length: 10_500 }, (_, i) => `pk_test_${i.toString(16).padStart(12, '0')}`);
     for (let i = 0; i < ids.length; i += 50) {
-      await Promise.all(ids.slice(i, i + 50).map((id) => expect(authenticate(signedAs(id))).rejects.toMatchObject({ extensions: { code: 'invalid_key' } })));
+      await Promise.all(
+        ids
+          .slice(i, i + 50)
+          .map((id) =>
+            expect(authenticate(signedAs(id))).rejects.toMatchObject({ extensions: { code: 'invalid_key' } }),
+          ),
+      );
     }
     expect(keyCacheSize()).toBe(10_000);
   }, 120_000);
@@ -64,7 +78,8 @@ describe('the in-memory rate limiter', () => {
     config.rateLimitBuckets = 1000;
     try {
       const limiter = new MemoryRateLimiter();
-      for (let i = 0; i < 50_000; i++) await limiter.take(`hosted-ip:10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, 'hosted', Date.now());
+      for (let i = 0; i < 50_000; i++)
+        await limiter.take(`hosted-ip:10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, 'hosted', Date.now());
       expect(limiter.size).toBe(1000);
     } finally {
       config.rateLimitBuckets = saved;
@@ -83,7 +98,7 @@ describe('the in-memory rate limiter', () => {
 });
 
 describe('WebSocket frames are capped at 64 KiB', () => {
-  const wsUrl = () => server.url.replace(/^http/, 'ws') + '/graphql';
+  const wsUrl = () => `${server.url.replace(/^http/, 'ws')}/graphql`;
 
   it('a 1 MiB frame before connection_init closes the socket with 1009', async () => {
     const socket = new WebSocket(wsUrl(), 'graphql-transport-ws');
@@ -114,7 +129,10 @@ describe('WebSocket frames are capped at 64 KiB', () => {
     try {
       const sub = collect<{ type: string }>(client, 'subscription { events { id type workspaceId } }', 'events');
       let n = 0;
-      await sub.until(() => sub.received.length > 0, () => ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `Bounded ${n++}` }));
+      await sub.until(
+        () => sub.received.length > 0,
+        () => ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `Bounded ${n++}` }),
+      );
       expect(sub.received[0].type).toBe('workspace.updated');
       sub.dispose();
     } finally {

@@ -1,14 +1,36 @@
 // The capability matrix (spec Adapter "Capabilities by kind") and the adapter choice (spec Payment flow), as pure functions.
 import { describe, expect, it } from 'vitest';
 import {
-  adapterKinds, adaptersFor, assertMethodsServed, capabilities, paymentMethods, planMethods, receiptAdapterName, sessionAdapterName, type EnabledAdapter,
+  adapterKinds,
+  adaptersFor,
+  assertMethodsServed,
+  capabilities,
+  paymentMethods,
+  planMethods,
+  receiptAdapterName,
+  sessionAdapterName,
+  type EnabledAdapter,
 } from '../src/modules/adapters/capabilities.ts';
 import { DomainError } from '../src/core/errors.ts';
 
-const configured = (kind: EnabledAdapter['kind'], publicConfig: Record<string, unknown> = {}): EnabledAdapter => ({ kind, configured: true, publicConfig });
+const configured = (kind: EnabledAdapter['kind'], publicConfig: Record<string, unknown> = {}): EnabledAdapter => ({
+  kind,
+  configured: true,
+  publicConfig,
+});
 const sandbox: EnabledAdapter = { kind: 'managed', configured: false, publicConfig: {} };
-const manual = configured('manual', { bankAccounts: [{ bankName: 'BCA', accountNumber: '123', accountHolder: 'Acme' }], staticQrImageUrl: 'https://x.example/qr.png', instructions: null });
-const everyLive = [configured('provider_a'), configured('provider_b'), configured('provider_c'), manual, configured('managed')];
+const manual = configured('manual', {
+  bankAccounts: [{ bankName: 'BCA', accountNumber: '123', accountHolder: 'Acme' }],
+  staticQrImageUrl: 'https://x.example/qr.png',
+  instructions: null,
+});
+const everyLive = [
+  configured('provider_a'),
+  configured('provider_b'),
+  configured('provider_c'),
+  manual,
+  configured('managed'),
+];
 
 /** Which kinds serve a method in a currency in live mode, everything connected. */
 const liveKinds = (method: string, currency = 'IDR') => adaptersFor(everyLive, 'live', method, currency).sort();
@@ -56,7 +78,9 @@ describe('the capability table', () => {
     for (const m of paymentMethods) {
       for (const c of ['IDR', 'USD']) {
         expect(adaptersFor([sandbox], 'test', m, c)).toEqual(['managed']);
-        expect(adaptersFor([sandbox], 'live', m, c)).toEqual(m === 'provider_c' || c === 'USD' || m === 'retail' ? [] : ['managed']);
+        expect(adaptersFor([sandbox], 'live', m, c)).toEqual(
+          m === 'provider_c' || c === 'USD' || m === 'retail' ? [] : ['managed'],
+        );
       }
     }
     expect(adaptersFor([sandbox], 'test', 'card', 'SGD')).toEqual([]);
@@ -65,23 +89,42 @@ describe('the capability table', () => {
 
 describe('adapter choice (spec Payment flow)', () => {
   it('configured adapters win over the sandbox, in the order provider_a, provider_b, provider_c, manual', () => {
-    expect(adaptersFor([sandbox, configured('provider_b'), configured('provider_a')], 'test', 'card', 'IDR')).toEqual(['provider_a', 'provider_b', 'managed']);
-    expect(adaptersFor([sandbox, manual, configured('provider_b')], 'test', 'va', 'IDR')).toEqual(['provider_b', 'manual', 'managed']);
+    expect(adaptersFor([sandbox, configured('provider_b'), configured('provider_a')], 'test', 'card', 'IDR')).toEqual([
+      'provider_a',
+      'provider_b',
+      'managed',
+    ]);
+    expect(adaptersFor([sandbox, manual, configured('provider_b')], 'test', 'va', 'IDR')).toEqual([
+      'provider_b',
+      'manual',
+      'managed',
+    ]);
     // provider_a does not take USD, so the sandbox does
     expect(adaptersFor([sandbox, configured('provider_a')], 'test', 'card', 'USD')).toEqual(['managed']);
     // a live managed account comes after the merchant's own credentials
-    expect(adaptersFor([configured('managed'), configured('provider_b')], 'live', 'qris', 'IDR')).toEqual(['provider_b', 'managed']);
+    expect(adaptersFor([configured('managed'), configured('provider_b')], 'live', 'qris', 'IDR')).toEqual([
+      'provider_b',
+      'managed',
+    ]);
   });
 
   it('plans each requested method and lists the ones nobody serves', () => {
     expect(planMethods([manual], 'live', ['card', 'va', 'qris'], 'IDR')).toEqual({
-      served: [{ method: 'va', adapter: 'manual' }, { method: 'qris', adapter: 'manual' }],
+      served: [
+        { method: 'va', adapter: 'manual' },
+        { method: 'qris', adapter: 'manual' },
+      ],
       unserved: ['card'],
     });
   });
 
   it('no_adapter_supports_methods (422) when no enabled adapter serves any requested method in the currency', () => {
-    const refuse = (enabled: EnabledAdapter[], mode: 'test' | 'live', methods: (typeof paymentMethods)[number][], currency: string) => {
+    const refuse = (
+      enabled: EnabledAdapter[],
+      mode: 'test' | 'live',
+      methods: (typeof paymentMethods)[number][],
+      currency: string,
+    ) => {
       try {
         assertMethodsServed(enabled, mode, methods, currency);
       } catch (e) {

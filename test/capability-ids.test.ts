@@ -84,22 +84,44 @@ describe('ids are fresh CSPRNG bits, sortable by time only', () => {
 describe('the hosted checkout URL is the capability, not the session id', () => {
   const createSession = async () => {
     const ws = await server.workspace();
-    const res = await ws.client.post('/v1/checkout-sessions', {
-      amount: 50000, currency: 'IDR', methods: ['qris', 'va'], successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cart',
-      lineItems: [{ name: 'Kopi', quantity: 2, unitAmount: 25000 }],
-    }, { 'idempotency-key': newId('request') });
+    const res = await ws.client.post(
+      '/v1/checkout-sessions',
+      {
+        amount: 50000,
+        currency: 'IDR',
+        methods: ['qris', 'va'],
+        successUrl: 'https://shop.example/ok',
+        cancelUrl: 'https://shop.example/cart',
+        lineItems: [{ name: 'Kopi', quantity: 2, unitAmount: 25000 }],
+      },
+      { 'idempotency-key': newId('request') },
+    );
     expect(res.status, res.text).toBe(201);
     return { ws, session: res.json.data as { id: string; hostedUrl: string } };
   };
   const call = async (token: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.url}/c/${token}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(
+      `${server.url}/c/${token}${path}`,
+      body === undefined
+        ? {}
+        : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    );
     return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
   };
   // Every hosted action: the page, its status poll, attempt, declare-paid, simulate, cancel.
-  const actions: [string, unknown][] = [['', undefined], ['/status', undefined], ['/attempt', { method: 'qris' }], ['/attempt/declare-paid', {}], ['/simulate', { outcome: 'success' }], ['/cancel', {}]];
+  const actions: [string, unknown][] = [
+    ['', undefined],
+    ['/status', undefined],
+    ['/attempt', { method: 'qris' }],
+    ['/attempt/declare-paid', {}],
+    ['/simulate', { outcome: 'success' }],
+    ['/cancel', {}],
+  ];
   /** The answer without its per-request id and time, to compare answers to different requests. */
   const shape = (r: { status: number; text: string; type: string | null }) => ({
-    status: r.status, type: r.type, body: r.text.replace(/req_[0-9A-Z]{26}/g, 'req_').replace(/"timestamp":"[^"]+"/g, '"timestamp":""'),
+    status: r.status,
+    type: r.type,
+    body: r.text.replace(/req_[0-9A-Z]{26}/g, 'req_').replace(/"timestamp":"[^"]+"/g, '"timestamp":""'),
   });
 
   it('hostedUrl is {hosted_base}/c/<id>_<40 hex>; the secret differs per session', async () => {
@@ -117,13 +139,22 @@ describe('the hosted checkout URL is the capability, not the session id', () => 
     for (const [path, body] of actions) {
       const expected = shape(await call(unknown, path, body));
       expect(expected.status).toBe(404);
-      for (const token of [session.id, `${session.id}_`, `${session.id}_${wrong}`, `${session.id}_${secret.toUpperCase()}`, `${session.id}_${secret}0`, `${session.id}${secret}`]) {
+      for (const token of [
+        session.id,
+        `${session.id}_`,
+        `${session.id}_${wrong}`,
+        `${session.id}_${secret.toUpperCase()}`,
+        `${session.id}_${secret}0`,
+        `${session.id}${secret}`,
+      ]) {
         expect(shape(await call(token, path, body)), `${path} with ${token}`).toEqual(expected);
       }
     }
     const after = (await ws.client.get(`/v1/checkout-sessions/${session.id}`)).json.data;
     expect(after).toMatchObject({ status: 'open', adapter: null });
-    const { rows } = await db().system.query(`SELECT "attemptCount" FROM checkout_sessions WHERE id = $1`, [session.id]);
+    const { rows } = await db().system.query(`SELECT "attemptCount" FROM checkout_sessions WHERE id = $1`, [
+      session.id,
+    ]);
     expect(rows[0].attemptCount).toBe(0);
   });
 
@@ -149,7 +180,8 @@ describe('public hosted pages are rate-limited per client address', () => {
     const before = (server.app.limiter as unknown as { size: number }).size;
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 8; i++) statuses.push((await fetch(`${server.url}/c/${newId('checkoutSession')}_${'0'.repeat(40)}/status`)).status);
+      for (let i = 0; i < 8; i++)
+        statuses.push((await fetch(`${server.url}/c/${newId('checkoutSession')}_${'0'.repeat(40)}/status`)).status);
       expect(statuses).toEqual([404, 404, 404, 404, 404, 429, 429, 429]);
       const page = await fetch(`${server.url}/c/${newId('checkoutSession')}`);
       expect(page.status).toBe(429);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { useServer, db, type Workspace } from './helpers/server.ts';
 import { useSimulators } from './helpers/simulators.ts';
@@ -12,18 +12,30 @@ import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.t
 import { SWEEP_GRACE_MS } from '../src/modules/refunds/sweep.ts';
 
 const attemptsOf = async (sessionId: string) =>
-  (await db().system.query(`SELECT number, status, "providerReference" FROM checkout_attempts WHERE "checkoutSessionId" = $1 ORDER BY number`, [sessionId])).rows;
+  (
+    await db().system.query(
+      `SELECT number, status, "providerReference" FROM checkout_attempts WHERE "checkoutSessionId" = $1 ORDER BY number`,
+      [sessionId],
+    )
+  ).rows;
 
 /** From outside, while the provider serves a call: can the session be locked at once, and is any backend idle inside a transaction? */
 async function duringProviderCall(sessionId: string) {
   const c = await db().system.connect();
   try {
     await c.query('BEGIN');
-    const locked = (await c.query(`SELECT id FROM checkout_sessions WHERE id = $1 FOR UPDATE NOWAIT`, [sessionId])).rowCount;
+    const locked = (await c.query(`SELECT id FROM checkout_sessions WHERE id = $1 FOR UPDATE NOWAIT`, [sessionId]))
+      .rowCount;
     // Sampled: another transaction (the relay's) may pause between statements for a moment; one held across the call shows in every sample.
     const samples: number[] = [];
     for (let i = 0; i < 5; i++, await new Promise((r) => setTimeout(r, 10))) {
-      samples.push((await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`)).rows[0].n);
+      samples.push(
+        (
+          await c.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`,
+          )
+        ).rows[0].n,
+      );
     }
     const idle = Math.min(...samples);
     return { locked, attempts: (await attemptsOf(sessionId)).map((a) => a.status), idle };
@@ -37,9 +49,23 @@ const server = useServer();
 const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
 const key = () => ({ 'idempotency-key': randomUUID() });
 const session = (ws: Workspace, methods: string[]) =>
-  ws.client.post('/v1/checkout-sessions', { amount: 150000, currency: 'IDR', methods, successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key());
+  ws.client.post(
+    '/v1/checkout-sessions',
+    {
+      amount: 150000,
+      currency: 'IDR',
+      methods,
+      successUrl: 'https://shop.example/thanks',
+      cancelUrl: 'https://shop.example/cart',
+    },
+    key(),
+  );
 const attempt = async (id: string, method: string) => {
-  const res = await fetch(`${server.url}/c/${await hostedToken(id)}/attempt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method }) });
+  const res = await fetch(`${server.url}/c/${await hostedToken(id)}/attempt`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ method }),
+  });
   return { status: res.status, json: (await res.json()) as any };
 };
 async function counts(sessionId: string) {
@@ -73,7 +99,8 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
     expect(a.json.data.qrSvg).toContain('<svg');
     const pending = (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data;
     expect(pending).toMatchObject({ status: 'pending', adapter: 'provider_a' });
-    const ref = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
+    const ref = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id]))
+      .rows[0].providerReference;
 
     const forged = await sim.pay(ref, { forge: true });
     expect(forged.map((d) => d.status)).toEqual([401]);
@@ -83,7 +110,11 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
     expect(deliveries.map((d) => d.status)).toEqual([200, 200, 200, 200]);
     const done = (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data;
     expect(done.status).toBe('completed');
-    expect((await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data).toMatchObject({ adapter: 'provider_a', method: 'qris', amount: 150000 });
+    expect((await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data).toMatchObject({
+      adapter: 'provider_a',
+      method: 'qris',
+      amount: 150000,
+    });
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
   });
   it('two phases: while the provider creates the charge no transaction is open and the session is not locked', async () => {
@@ -133,9 +164,23 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
   it('a payment after the session expired is answered 200, completes nothing, and is recorded as owed back (paid_unapplied)', async () => {
     const ws = await server.workspace();
     await ws.client.put('/v1/adapters/provider_a', creds, key());
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 99000, currency: 'IDR', methods: ['qris'], expiresInSec: 300, successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' }, key())).json.data;
+    const s = (
+      await ws.client.post(
+        '/v1/checkout-sessions',
+        {
+          amount: 99000,
+          currency: 'IDR',
+          methods: ['qris'],
+          expiresInSec: 300,
+          successUrl: 'https://shop.example/t',
+          cancelUrl: 'https://shop.example/c',
+        },
+        key(),
+      )
+    ).json.data;
     await attempt(s.id, 'qris');
-    const ref = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
+    const ref = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id]))
+      .rows[0].providerReference;
     clock.advance(301_000);
     try {
       await expireDueSessions();
@@ -147,10 +192,20 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
     expect(JSON.parse(late[0].body).data.outcome).toBe('unapplied');
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('expired');
     expect(await counts(s.id)).toEqual({ payments: 0, receipts: 0, events: 0, imbalance: 0 });
-    const [a] = (await db().system.query(`SELECT id, status FROM checkout_attempts WHERE "checkoutSessionId" = $1`, [s.id])).rows;
+    const [a] = (
+      await db().system.query(`SELECT id, status FROM checkout_attempts WHERE "checkoutSessionId" = $1`, [s.id])
+    ).rows;
     expect(a.status).toBe('paid_unapplied');
-    const legs = (await db().system.query(`SELECT code, direction, amount::int FROM ledger_entries WHERE "txId" = $1 ORDER BY direction DESC`, [a.id])).rows;
-    expect(legs).toEqual([{ code: 'unapplied:provider_a', direction: 'debit', amount: 99000 }, { code: 'refund_due', direction: 'credit', amount: 99000 }]);
+    const legs = (
+      await db().system.query(
+        `SELECT code, direction, amount::int FROM ledger_entries WHERE "txId" = $1 ORDER BY direction DESC`,
+        [a.id],
+      )
+    ).rows;
+    expect(legs).toEqual([
+      { code: 'unapplied:provider_a', direction: 'debit', amount: 99000 },
+      { code: 'refund_due', direction: 'credit', amount: 99000 },
+    ]);
   });
 
   it('a provider refusing the attempt is 422 gateway_error and marks the adapter errored (adapter.error)', async () => {
@@ -160,7 +215,10 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
     const a = await attempt(s.id, 'qris');
     expect(a.status).toBe(422);
     expect(a.json.error.code).toBe('gateway_error');
-    expect((await ws.client.get('/v1/adapters')).json.data.provider_a).toMatchObject({ status: 'error', lastErrorCode: 'invalid_credentials' });
+    expect((await ws.client.get('/v1/adapters')).json.data.provider_a).toMatchObject({
+      status: 'error',
+      lastErrorCode: 'invalid_credentials',
+    });
     const types = (await ws.client.get('/v1/events?type=adapter.error')).json.data.map((e: any) => e.type);
     expect(types).toEqual(['adapter.error']);
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('open');
@@ -168,7 +226,11 @@ describe('provider_a (simulator): QRIS paid by a tokened callback', () => {
 });
 
 describe('provider_b (simulator): VA paid by a signed notification', () => {
-  const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789' };
+  const creds = {
+    serverKey: `SB-Mid-server-${rand(12)}`,
+    clientKey: `SB-Mid-client-${rand(8)}`,
+    merchantId: 'G123456789',
+  };
   const sim = simulators.track(new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId }));
   beforeAll(async () => {
     await sim.start();
@@ -182,13 +244,17 @@ describe('provider_b (simulator): VA paid by a signed notification', () => {
     const a = await attempt(s.id, 'va');
     expect(a.status, JSON.stringify(a.json)).toBe(200);
     expect(a.json.data.code).toMatch(/^\d{6,}$/);
-    const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
+    const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id]))
+      .rows[0].providerReference;
 
     expect((await sim.pay(orderId, { forge: true })).map((d) => d.status)).toEqual([401]);
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('pending');
     const deliveries = await sim.pay(orderId, { duplicates: 2 });
     expect(deliveries.every((d) => d.status === 200)).toBe(true);
-    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toMatchObject({ status: 'completed', adapter: 'provider_b' });
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toMatchObject({
+      status: 'completed',
+      adapter: 'provider_b',
+    });
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
   });
 
@@ -210,7 +276,10 @@ describe('provider_b (simulator): VA paid by a signed notification', () => {
     expect(paidOld.map((d) => [d.status, JSON.parse(d.body).data?.outcome])).toEqual([[200, 'completed']]);
     const done = (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data;
     expect(done.status).toBe('completed');
-    expect((await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data).toMatchObject({ amount: 150000, adapter: 'provider_b' });
+    expect((await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data).toMatchObject({
+      amount: 150000,
+      adapter: 'provider_b',
+    });
     expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['paid', 'voided']);
     expect(sim.expired.has(current.providerReference)).toBe(true);
 
@@ -219,8 +288,16 @@ describe('provider_b (simulator): VA paid by a signed notification', () => {
     expect(paidNew.map((d) => [d.status, JSON.parse(d.body).data?.outcome])).toEqual([[200, 'unapplied']]);
     expect((await attemptsOf(s.id)).map((x) => x.status)).toEqual(['paid', 'paid_unapplied']);
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
-    const unapplied = (await db().system.query(`SELECT e.code, e.direction, e.amount::int FROM ledger_entries e JOIN checkout_attempts a ON a.id = e."txId" WHERE a."checkoutSessionId" = $1 ORDER BY e.direction DESC`, [s.id])).rows;
-    expect(unapplied).toEqual([{ code: 'unapplied:provider_b', direction: 'debit', amount: 150000 }, { code: 'refund_due', direction: 'credit', amount: 150000 }]);
+    const unapplied = (
+      await db().system.query(
+        `SELECT e.code, e.direction, e.amount::int FROM ledger_entries e JOIN checkout_attempts a ON a.id = e."txId" WHERE a."checkoutSessionId" = $1 ORDER BY e.direction DESC`,
+        [s.id],
+      )
+    ).rows;
+    expect(unapplied).toEqual([
+      { code: 'unapplied:provider_b', direction: 'debit', amount: 150000 },
+      { code: 'refund_due', direction: 'credit', amount: 150000 },
+    ]);
   });
 
   it('cancel voids the live attempt at the provider', async () => {
@@ -235,7 +312,11 @@ describe('provider_b (simulator): VA paid by a signed notification', () => {
   });
 
   it('an unsigned callback for an unknown order is 401', async () => {
-    const res = await fetch(`${server.url}/v1/callbacks/provider_b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: 'nope', status_code: '200', gross_amount: '1.00', signature_key: 'x' }) });
+    const res = await fetch(`${server.url}/v1/callbacks/provider_b`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_id: 'nope', status_code: '200', gross_amount: '1.00', signature_key: 'x' }),
+    });
     expect(res.status).toBe(401);
     expect(((await res.json()) as any).error.code).toBe('invalid_signature');
   });
@@ -253,24 +334,67 @@ describe('provider_c (simulator): approved order, captured after verification', 
 
   it('redirects to the approval page; the verified webhook leads to capture and completion; a tampered one is 401', async () => {
     const ws = await server.workspace();
-    expect((await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key())).status).toBe(200);
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key())).json.data;
+    expect(
+      (
+        await ws.client.put(
+          '/v1/adapters/provider_c',
+          { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' },
+          key(),
+        )
+      ).status,
+    ).toBe(200);
+    const s = (
+      await ws.client.post(
+        '/v1/checkout-sessions',
+        {
+          amount: 1234,
+          currency: 'USD',
+          methods: ['provider_c'],
+          successUrl: 'https://shop.example/thanks',
+          cancelUrl: 'https://shop.example/cart',
+        },
+        key(),
+      )
+    ).json.data;
     const a = await attempt(s.id, 'provider_c');
     expect(a.status, JSON.stringify(a.json)).toBe(200);
     expect(a.json.data.redirectUrl).toMatch(/^http/);
-    const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id])).rows[0].providerReference;
+    const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id]))
+      .rows[0].providerReference;
     expect((await sim.pay(orderId, { forge: true })).map((d) => d.status)).toEqual([401]);
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status).toBe('pending');
     const deliveries = await sim.pay(orderId, { duplicates: 1 });
-    expect(deliveries.every((d) => d.status === 200), JSON.stringify(deliveries)).toBe(true);
+    expect(
+      deliveries.every((d) => d.status === 200),
+      JSON.stringify(deliveries),
+    ).toBe(true);
     await sim.flush();
-    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toMatchObject({ status: 'completed', adapter: 'provider_c' });
+    expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toMatchObject({
+      status: 'completed',
+      adapter: 'provider_c',
+    });
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
   });
   it('lock and check before any capture: an order approved after the session was canceled is never captured', async () => {
     const ws = await server.workspace();
-    await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key());
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key())).json.data;
+    await ws.client.put(
+      '/v1/adapters/provider_c',
+      { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' },
+      key(),
+    );
+    const s = (
+      await ws.client.post(
+        '/v1/checkout-sessions',
+        {
+          amount: 1234,
+          currency: 'USD',
+          methods: ['provider_c'],
+          successUrl: 'https://shop.example/thanks',
+          cancelUrl: 'https://shop.example/cart',
+        },
+        key(),
+      )
+    ).json.data;
     expect((await attempt(s.id, 'provider_c')).status).toBe(200);
     const [a] = await attemptsOf(s.id);
     expect((await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key())).status).toBe(200);
@@ -283,13 +407,30 @@ describe('provider_c (simulator): approved order, captured after verification', 
   });
   it('a cancel racing the capture is refused once the capture is claimed: money captured always completes the session', async () => {
     const ws = await server.workspace();
-    await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key());
-    const s = (await ws.client.post('/v1/checkout-sessions', { amount: 1234, currency: 'USD', methods: ['provider_c'], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' }, key())).json.data;
+    await ws.client.put(
+      '/v1/adapters/provider_c',
+      { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' },
+      key(),
+    );
+    const s = (
+      await ws.client.post(
+        '/v1/checkout-sessions',
+        {
+          amount: 1234,
+          currency: 'USD',
+          methods: ['provider_c'],
+          successUrl: 'https://shop.example/thanks',
+          cancelUrl: 'https://shop.example/cart',
+        },
+        key(),
+      )
+    ).json.data;
     expect((await attempt(s.id, 'provider_c')).status).toBe(200);
     const [a] = await attemptsOf(s.id);
     const cancels: number[] = [];
     sim.during = async (r) => {
-      if (r.method === 'POST' && r.path.endsWith('/capture')) cancels.push((await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key())).status);
+      if (r.method === 'POST' && r.path.endsWith('/capture'))
+        cancels.push((await ws.client.post(`/v1/checkout-sessions/${s.id}/cancel`, {}, key())).status);
     };
     try {
       await sim.pay(a.providerReference);

@@ -23,14 +23,23 @@ const valid = {
   metadata: { orderId: 'ord_1', cashierName: 'Sari' },
 };
 const key = () => ({ 'idempotency-key': randomUUID() });
-const create = async (ws: Workspace, body: Record<string, unknown> = {}) => ws.client.post('/v1/checkout-sessions', { ...valid, ...body }, key());
+const create = async (ws: Workspace, body: Record<string, unknown> = {}) =>
+  ws.client.post('/v1/checkout-sessions', { ...valid, ...body }, key());
 function expectError(res: Res, status: number, code: string, field?: string) {
-  expect({ status: res.status, code: res.json?.error?.code, ...(field ? { field: res.json?.error?.field } : {}) }, res.text).toEqual({ status, code, ...(field ? { field } : {}) });
+  expect(
+    { status: res.status, code: res.json?.error?.code, ...(field ? { field: res.json?.error?.field } : {}) },
+    res.text,
+  ).toEqual({ status, code, ...(field ? { field } : {}) });
 }
 
 /** The hosted page's own calls: public, unsigned. */
 async function page(id: string, path: string, body?: unknown): Promise<Res> {
-  const res = await fetch(`${server.url}/c/${await hostedToken(id)}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(
+    `${server.url}/c/${await hostedToken(id)}${path}`,
+    body === undefined
+      ? {}
+      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
   const text = await res.text();
   let json: any = null;
   try {
@@ -41,9 +50,13 @@ async function page(id: string, path: string, body?: unknown): Promise<Res> {
 
 /** Every txId of the session's postings balances, and the gross reached settlement. */
 async function ledgerOf(sessionId: string) {
-  const { rows } = await db().system.query(`SELECT "txId", code, direction, amount::bigint::text AS amount FROM ledger_entries WHERE "sourceId" = $1 ORDER BY id`, [sessionId]);
+  const { rows } = await db().system.query(
+    `SELECT "txId", code, direction, amount::bigint::text AS amount FROM ledger_entries WHERE "sourceId" = $1 ORDER BY id`,
+    [sessionId],
+  );
   const net = new Map<string, bigint>();
-  for (const r of rows) net.set(r.txId, (net.get(r.txId) ?? 0n) + (r.direction === 'debit' ? BigInt(r.amount) : -BigInt(r.amount)));
+  for (const r of rows)
+    net.set(r.txId, (net.get(r.txId) ?? 0n) + (r.direction === 'debit' ? BigInt(r.amount) : -BigInt(r.amount)));
   return { rows, balanced: [...net.values()].every((v) => v === 0n) };
 }
 
@@ -63,10 +76,18 @@ describe('POST /v1/checkout-sessions validation', () => {
     ['expiresInSec too short', { expiresInSec: 299 }, 'expiresInSec'],
     ['expiresInSec too long', { expiresInSec: 2_592_001 }, 'expiresInSec'],
     ['metadata not strings', { metadata: { a: 1 } }, 'metadata'],
-    ['metadata too many keys', { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
+    [
+      'metadata too many keys',
+      { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) },
+      'metadata',
+    ],
     ['line item without name', { lineItems: [{ quantity: 1, unitAmount: 1 }] }, 'lineItems[0].name'],
     ['line item quantity 0', { lineItems: [{ name: 'x', quantity: 0, unitAmount: 1 }] }, 'lineItems[0].quantity'],
-    ['line item negative price', { lineItems: [{ name: 'x', quantity: 1, unitAmount: -1 }] }, 'lineItems[0].unitAmount'],
+    [
+      'line item negative price',
+      { lineItems: [{ name: 'x', quantity: 1, unitAmount: -1 }] },
+      'lineItems[0].unitAmount',
+    ],
   ];
   it.each(cases)('%s is 400 VALIDATION_ERROR naming the field', async (_what, patch, field) => {
     const ws = await server.workspace();
@@ -90,7 +111,16 @@ describe('POST /v1/checkout-sessions validation', () => {
     const res = await create(ws);
     expect(res.status, res.text).toBe(201);
     const s = res.json.data;
-    expect(s).toMatchObject({ status: 'open', adapter: null, paymentId: null, completedAt: null, amount: 150000, currency: 'IDR', mode: 'test', methods: ['qris', 'va'] });
+    expect(s).toMatchObject({
+      status: 'open',
+      adapter: null,
+      paymentId: null,
+      completedAt: null,
+      amount: 150000,
+      currency: 'IDR',
+      mode: 'test',
+      methods: ['qris', 'va'],
+    });
     expect(s.id).toMatch(/^cs_[0-9A-Z]{26}$/);
     // The URL is the capability: the id plus a 160-bit secret (src/core/hosted-link.ts).
     expect(s.hostedUrl).toMatch(new RegExp(`/c/${s.id}_[0-9a-f]{40}$`));
@@ -125,22 +155,41 @@ describe('the test-mode sandbox (managed adapter) end to end', () => {
     expect(after).toMatchObject({ status: 'completed' });
     expect(after.paymentId).toMatch(/^pay_/);
     const payment = (await ws.client.get(`/v1/payments/${after.paymentId}`)).json.data;
-    expect(payment).toMatchObject({ status: 'succeeded', amount: 150000, currency: 'IDR', method: 'qris', adapter: 'provider_a_platform', checkoutSessionId: s.id, amountRefunded: 0 });
+    expect(payment).toMatchObject({
+      status: 'succeeded',
+      amount: 150000,
+      currency: 'IDR',
+      method: 'qris',
+      adapter: 'provider_a_platform',
+      checkoutSessionId: s.id,
+      amountRefunded: 0,
+    });
     const receipt = (await ws.client.get(`/v1/checkout-sessions/${s.id}/receipt`)).json.data;
     expect(receipt.number).toMatch(/^SVC-RCPT-\d{4}-\d\d-0001$/);
-    expect(receipt).toMatchObject({ sourceType: 'checkout_session', sourceId: s.id, amount: 150000, total: 150000, adapter: 'provider_a', method: 'qris' });
+    expect(receipt).toMatchObject({
+      sourceType: 'checkout_session',
+      sourceId: s.id,
+      amount: 150000,
+      total: 150000,
+      adapter: 'provider_a',
+      method: 'qris',
+    });
     expect(receipt.template.cashierLabel).toBe('Sari');
     expect(receipt.lineItems).toEqual([{ name: 'Kopi susu', qty: 3, unitPrice: 50000, subtotal: 150000 }]);
 
     const ledger = await ledgerOf(s.id);
     expect(ledger.balanced).toBe(true);
-    expect(ledger.rows).toEqual(expect.arrayContaining([
-      expect.objectContaining({ code: 'settlement:provider_a_platform', direction: 'debit', amount: '150000' }),
-      expect.objectContaining({ code: 'payments', direction: 'credit', amount: '150000' }),
-    ]));
+    expect(ledger.rows).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ code: 'settlement:provider_a_platform', direction: 'debit', amount: '150000' }),
+        expect.objectContaining({ code: 'payments', direction: 'credit', amount: '150000' }),
+      ]),
+    );
     const types = (await ws.client.get(`/v1/events?objectId=${s.id}`)).json.data.map((e: any) => e.type);
     expect(types).toEqual(['svc.checkout_session.completed.v1']);
-    const paymentEvents = (await ws.client.get(`/v1/events?objectId=${after.paymentId}`)).json.data.map((e: any) => e.type);
+    const paymentEvents = (await ws.client.get(`/v1/events?objectId=${after.paymentId}`)).json.data.map(
+      (e: any) => e.type,
+    );
     expect(paymentEvents).toEqual(['payment.succeeded']);
     // Late or repeated settlement is harmless.
     expect((await page(s.id, '/simulate', { outcome: 'success' })).json.data.redirectUrl).toBeTruthy();
@@ -163,7 +212,9 @@ describe('the test-mode sandbox (managed adapter) end to end', () => {
     const ws = await server.workspace();
     const s = (await create(ws)).json.data;
     await page(s.id, '/attempt', { method: 'qris' });
-    const results = await Promise.all(Array.from({ length: 20 }, () => page(s.id, '/simulate', { outcome: 'success' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => page(s.id, '/simulate', { outcome: 'success' })),
+    );
     expect(results.map((r) => r.status).filter((x) => x >= 500)).toEqual([]);
     const { rows } = await db().system.query(
       `SELECT (SELECT count(*) FROM payments WHERE "checkoutSessionId" = $1)::int AS payments,
@@ -180,13 +231,16 @@ describe('the test-mode sandbox (managed adapter) end to end', () => {
     while (sessions.length < 50) {
       const res = await create(ws);
       // 50 creates exceed the mutating_light burst (40): wait as told, like a client should.
-      if (res.status === 429) await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+      if (res.status === 429)
+        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
       else sessions.push(res.json.data.id);
     }
     await Promise.all(sessions.map((id) => page(id, '/attempt', { method: 'qris' })));
     const done = await Promise.all(sessions.map((id) => page(id, '/simulate', { outcome: 'success' })));
     expect(done.every((d) => d.status === 200)).toBe(true);
-    const { rows } = await db().system.query(`SELECT number FROM receipts WHERE "workspaceId" = $1 ORDER BY number`, [ws.workspaceId]);
+    const { rows } = await db().system.query(`SELECT number FROM receipts WHERE "workspaceId" = $1 ORDER BY number`, [
+      ws.workspaceId,
+    ]);
     const seqs = rows.map((r) => Number(r.number.slice(-4)));
     expect(seqs).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
   });
@@ -195,7 +249,14 @@ describe('the test-mode sandbox (managed adapter) end to end', () => {
 describe('manual adapter: declare paid, merchant confirms', () => {
   it('configured manual wins over the sandbox; confirm completes; terminal states refuse with 409', async () => {
     const ws = await server.workspace();
-    const put = await ws.client.put('/v1/adapters/manual', { bankAccounts: [{ bankName: 'BCA', accountNumber: '1234567890', accountHolder: 'PT Kopi' }], instructions: 'Put the order id in the transfer note' }, key());
+    const put = await ws.client.put(
+      '/v1/adapters/manual',
+      {
+        bankAccounts: [{ bankName: 'BCA', accountNumber: '1234567890', accountHolder: 'PT Kopi' }],
+        instructions: 'Put the order id in the transfer note',
+      },
+      key(),
+    );
     expect(put.status, put.text).toBe(200);
     const s = (await create(ws, { methods: ['va'] })).json.data;
     const a = await page(s.id, '/attempt', { method: 'va' });
@@ -213,11 +274,17 @@ describe('manual adapter: declare paid, merchant confirms', () => {
 
   it('20 concurrent confirms give one payment, one receipt, one event; the rest are 409', async () => {
     const ws = await server.workspace();
-    await ws.client.put('/v1/adapters/manual', { bankAccounts: [{ bankName: 'BNI', accountNumber: '987', accountHolder: 'PT Teh' }] }, key());
+    await ws.client.put(
+      '/v1/adapters/manual',
+      { bankAccounts: [{ bankName: 'BNI', accountNumber: '987', accountHolder: 'PT Teh' }] },
+      key(),
+    );
     const s = (await create(ws, { methods: ['va'] })).json.data;
     await page(s.id, '/attempt', { method: 'va' });
     await page(s.id, '/attempt/declare-paid', {});
-    const results = await Promise.all(Array.from({ length: 20 }, () => ws.client.post(`/v1/checkout-sessions/${s.id}/confirm`, {})));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => ws.client.post(`/v1/checkout-sessions/${s.id}/confirm`, {})),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(409)]);
     const { rows } = await db().system.query(
       `SELECT (SELECT count(*) FROM payments WHERE "checkoutSessionId" = $1)::int AS payments, (SELECT count(*) FROM receipts WHERE "sourceId" = $1)::int AS receipts,
@@ -276,7 +343,13 @@ describe('receipt documents and email', () => {
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     // The real bytes, read back: number, merchant, amounts.
     const target = `/v1/receipts/${receipt.receiptId}/receipt.pdf`;
-    const bytes = new Uint8Array(await (await fetch(server.url + target, { headers: signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target }) })).arrayBuffer());
+    const bytes = new Uint8Array(
+      await (
+        await fetch(server.url + target, {
+          headers: signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target }),
+        })
+      ).arrayBuffer(),
+    );
     expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');
     const { text } = await extractText(bytes, { mergePages: true });
     expect(text).toContain(receipt.number);
@@ -315,7 +388,9 @@ describe('POST /v1/receipts/:id/email over a real SMTP server', () => {
       expect(sent.status, sent.text).toBe(200);
       expect(sent.json.data).toEqual({ sent: true, to: 'budi@example.com' });
       expect(received.at(-1)!.rcpt).toEqual(['budi@example.com']);
-      const pdf = leaves(parseMime(received.at(-1)!.raw)).find((p) => (p.headers['content-type'] ?? '').includes('application/pdf'));
+      const pdf = leaves(parseMime(received.at(-1)!.raw)).find((p) =>
+        (p.headers['content-type'] ?? '').includes('application/pdf'),
+      );
       expect(pdf?.body.subarray(0, 5).toString()).toBe('%PDF-');
       const summary = (await ws.client.get('/v1/receipts')).json.data.find((r: any) => r.id === receipt.receiptId);
       expect(summary.emailedTo).toBe('budi@example.com');
@@ -323,13 +398,18 @@ describe('POST /v1/receipts/:id/email over a real SMTP server', () => {
 
       // test mode: no arbitrary recipients, only the customer or the workspace's own addresses
       const count = received.length;
-      const stranger = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: 'victim@elsewhere.example' });
+      const stranger = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, {
+        to: 'victim@elsewhere.example',
+      });
       expect(stranger.status, stranger.text).toBe(400);
       expect(stranger.json.error).toMatchObject({ code: 'validation_error', field: 'to' });
       expect(received.length).toBe(count);
       const customerAgain = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: 'Budi@Example.com' });
       expect(customerAgain.status, customerAgain.text).toBe(200);
-      const { rows } = await db().system.query(`SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner'`, [ws.workspaceId]);
+      const { rows } = await db().system.query(
+        `SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner'`,
+        [ws.workspaceId],
+      );
       const toOwner = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: rows[0].email });
       expect(toOwner.status, toOwner.text).toBe(200);
       expect(received.at(-1)!.rcpt).toEqual([rows[0].email]);

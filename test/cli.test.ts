@@ -30,7 +30,8 @@ async function emptyDatabase() {
   return withDatabase(adminUrl, name);
 }
 afterAll(async () => {
-  for (const name of scratch) await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
+  for (const name of scratch)
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
 });
 
 async function historyOf(url: string): Promise<string[] | null> {
@@ -39,7 +40,9 @@ async function historyOf(url: string): Promise<string[] | null> {
   try {
     const { rows } = await c.query(`SELECT to_regclass('"_prisma_migrations"') AS t`);
     if (!rows[0].t) return null;
-    return (await c.query('SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY 1')).rows.map((r) => r.migration_name);
+    return (
+      await c.query('SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY 1')
+    ).rows.map((r) => r.migration_name);
   } finally {
     await c.end();
   }
@@ -119,7 +122,10 @@ describe('svc bootstrap', () => {
   });
 
   it('--environment live and --platform-admin, human-readable output', async () => {
-    const r = await svc(['bootstrap', '--name', 'Partner', '--environment', 'live', '--platform-admin'], childEnv(server.dbUrl));
+    const r = await svc(
+      ['bootstrap', '--name', 'Partner', '--environment', 'live', '--platform-admin'],
+      childEnv(server.dbUrl),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^workspace ws_\w+ \(acc_\w+\) platform admin$/m);
     expect(r.stdout).toMatch(/^key id {2}pk_live_[0-9a-f]{12}$/m);
@@ -130,7 +136,10 @@ describe('svc bootstrap', () => {
     const url = await emptyDatabase();
     const r = await svc(['bootstrap', '--name', 'Fresh', '--json'], childEnv(url, { LOG_LEVEL: 'info' }));
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ workspaceId: expect.stringMatching(/^ws_/), apiKey: { keyId: expect.stringMatching(/^pk_test_/) } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      workspaceId: expect.stringMatching(/^ws_/),
+      apiKey: { keyId: expect.stringMatching(/^pk_test_/) },
+    });
     // the logs went to stderr
     expect(r.stderr).toContain(`applying ${listMigrations()[0].name}`);
     expect(await historyOf(url)).toEqual(listMigrations().map((m) => m.name));
@@ -140,7 +149,10 @@ describe('svc bootstrap', () => {
     const env = childEnv(server.dbUrl);
     expectCleanFailure(await svc(['bootstrap', '--json'], env), /^svc: --name is required$/m);
     expectCleanFailure(await svc(['bootstrap', '--nme', 'Typo'], env), /^svc: Unknown option '--nme'/);
-    expectCleanFailure(await svc(['bootstrap', '--name', 'X', '--environment', 'prod'], env), /^svc: --environment must be test or live$/m);
+    expectCleanFailure(
+      await svc(['bootstrap', '--name', 'X', '--environment', 'prod'], env),
+      /^svc: --environment must be test or live$/m,
+    );
     expectCleanFailure(await svc(['bootstrap', '--name'], env), /^svc: Option '--name <value>' argument missing/);
     const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM workspaces WHERE name IN ('Typo', 'X')`);
     expect(rows[0].n).toBe(0);
@@ -148,7 +160,11 @@ describe('svc bootstrap', () => {
 });
 
 /** Sends a request signed with headers produced by `svc sign`. */
-async function fetchWith(headers: Record<string, string>, target: string, init: { method?: string; body?: string } = {}) {
+async function fetchWith(
+  headers: Record<string, string>,
+  target: string,
+  init: { method?: string; body?: string } = {},
+) {
   const res = await fetch(server.url + target, {
     method: init.method ?? 'GET',
     headers: { ...headers, ...(init.body ? { 'content-type': 'application/json' } : {}) },
@@ -167,7 +183,10 @@ async function fetchSigned(keyId: string, secret: string, target: string) {
 describe('svc sign', () => {
   it('prints headers that authenticate GET /v1/api-keys, taking the key from the environment', async () => {
     const ws = await server.workspace();
-    const r = await svc(['sign', '/v1/api-keys'], childEnv(server.dbUrl, { SVC_KEY_ID: ws.keyId, SVC_SECRET: ws.secret }));
+    const r = await svc(
+      ['sign', '/v1/api-keys'],
+      childEnv(server.dbUrl, { SVC_KEY_ID: ws.keyId, SVC_SECRET: ws.secret }),
+    );
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
@@ -176,7 +195,10 @@ describe('svc sign', () => {
     const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
     const res = await fetchWith(headers, '/v1/api-keys');
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ error: null, meta: { requestId: expect.stringMatching(/^req_/), page: { limit: 50, hasMore: false, nextCursor: null } } });
+    expect(res.json).toMatchObject({
+      error: null,
+      meta: { requestId: expect.stringMatching(/^req_/), page: { limit: 50, hasMore: false, nextCursor: null } },
+    });
     expect(res.json.data.map((k: { id: string }) => k.id)).toEqual([ws.apiKeyId]);
     // the signature covers the target: the same headers do not authenticate another path
     expect((await fetchWith(headers, '/v1/events')).status).toBe(401);
@@ -193,17 +215,27 @@ describe('svc sign', () => {
     expect(listed.data.map((k: { id: string }) => k.id)).toEqual([ws.apiKeyId]);
 
     const body = JSON.stringify({ name: "it's signed", role: 'read_only' }); // a quote, to exercise the shell quoting
-    const post = await svc(['sign', '--method', 'post', '--body', body, '--curl', `${server.url}/`, '/v1/api-keys'], env);
+    const post = await svc(
+      ['sign', '--method', 'post', '--body', body, '--curl', `${server.url}/`, '/v1/api-keys'],
+      env,
+    );
     expect(post.code, post.stderr).toBe(0);
     const created = JSON.parse(await sh(post.stdout));
     expect(created.error).toBeNull();
-    expect(created.data).toMatchObject({ name: "it's signed", role: 'read_only', keyId: expect.stringMatching(/^pk_test_/) });
+    expect(created.data).toMatchObject({
+      name: "it's signed",
+      role: 'read_only',
+      keyId: expect.stringMatching(/^pk_test_/),
+    });
   });
 
   it('without a key or a target it exits non-zero with the usage line', async () => {
     const env = childEnv(server.dbUrl, { SVC_KEY_ID: '', SVC_SECRET: '' });
     expectCleanFailure(await svc(['sign', '/v1/api-keys'], env), /^svc: usage: svc sign/);
-    expectCleanFailure(await svc(['sign', '--key-id', 'pk_test_000000000000', '--secret', 'sk_test_x'], env), /^svc: usage: svc sign/);
+    expectCleanFailure(
+      await svc(['sign', '--key-id', 'pk_test_000000000000', '--secret', 'sk_test_x'], env),
+      /^svc: usage: svc sign/,
+    );
     expectCleanFailure(await svc(['sign', '--bogus', '/v1/api-keys'], env), /^svc: Unknown option '--bogus'/);
   });
 });
@@ -222,7 +254,10 @@ describe('svc commands', () => {
   it('serve with an argument refuses to start', async () => {
     // PORT is a free port, so a serve that wrongly starts binds nothing anyone uses (and is killed)
     const env = childEnv(server.dbUrl, { PORT: String(await freePort()) });
-    expectCleanFailure(await svc(['serve', '--port', '5000'], env, { timeoutMs: 15_000 }), /^svc: Unknown option '--port'/);
+    expectCleanFailure(
+      await svc(['serve', '--port', '5000'], env, { timeoutMs: 15_000 }),
+      /^svc: Unknown option '--port'/,
+    );
   });
 });
 

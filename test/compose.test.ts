@@ -32,12 +32,26 @@ function runtimeFiles(): string[] {
 /** Every environment variable the runtime reads (process.env.X, process.env['X']). */
 function envRead(): Set<string> {
   const names = new Set<string>();
-  for (const f of runtimeFiles()) for (const m of read(f).matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)) names.add(m[1] ?? m[2]);
+  for (const f of runtimeFiles())
+    for (const m of read(f).matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g))
+      names.add(m[1] ?? m[2]);
   return names;
 }
 
 const compose = parse(read('docker-compose.yml'), { merge: true, uniqueKeys: true }) as {
-  services: Record<string, { image?: string; build?: string | { context: string }; command?: string[] | string; environment?: Record<string, string> | string[]; ports?: string[]; depends_on?: Record<string, { condition: string }>; volumes?: string[]; healthcheck?: { test: string[] | string } }>;
+  services: Record<
+    string,
+    {
+      image?: string;
+      build?: string | { context: string };
+      command?: string[] | string;
+      environment?: Record<string, string> | string[];
+      ports?: string[];
+      depends_on?: Record<string, { condition: string }>;
+      volumes?: string[];
+      healthcheck?: { test: string[] | string };
+    }
+  >;
   volumes?: Record<string, unknown>;
 };
 const services = compose.services;
@@ -45,7 +59,9 @@ const APP = ['migrate', 'api', 'worker'];
 
 const envOf = (service: string): Record<string, string> => {
   const env = services[service].environment ?? {};
-  return Array.isArray(env) ? Object.fromEntries(env.map((e) => [e.split('=')[0], e.split('=').slice(1).join('=')])) : env;
+  return Array.isArray(env)
+    ? Object.fromEntries(env.map((e) => [e.split('=')[0], e.split('=').slice(1).join('=')]))
+    : env;
 };
 const commandOf = (service: string) => {
   const c = services[service].command;
@@ -109,7 +125,9 @@ describe('docker-compose.yml', () => {
   it('every environment variable given to the app is one it reads, and the required ones are there', () => {
     const known = envRead();
     // sanity: the scan finds what config.ts reads
-    expect([...known]).toEqual(expect.arrayContaining(['DATABASE_URL', 'PORT', 'SVC_MASTER_KEY', 'REDIS_URL', 'NODE_ENV', 'LOG_LEVEL', 'HOST']));
+    expect([...known]).toEqual(
+      expect.arrayContaining(['DATABASE_URL', 'PORT', 'SVC_MASTER_KEY', 'REDIS_URL', 'NODE_ENV', 'LOG_LEVEL', 'HOST']),
+    );
     for (const s of APP) {
       const env = envOf(s);
       const unknown = Object.keys(env).filter((k) => !known.has(k));
@@ -126,7 +144,13 @@ describe('docker-compose.yml', () => {
     for (const s of APP) {
       const db = new URL(envOf(s).DATABASE_URL);
       expect(db.protocol).toMatch(/^postgres(ql)?:$/);
-      expect({ host: db.hostname, port: db.port || '5432', user: db.username, password: db.password, database: db.pathname.slice(1) }).toEqual({
+      expect({
+        host: db.hostname,
+        port: db.port || '5432',
+        user: db.username,
+        password: db.password,
+        database: db.pathname.slice(1),
+      }).toEqual({
         host: 'postgres',
         port: '5432',
         user: pgEnv.POSTGRES_USER,
@@ -150,10 +174,18 @@ describe('docker-compose.yml', () => {
         delete process.env.SVC_APP_DATABASE_URL;
         process.env.SVC_APP_PASSWORD = 'from-compose';
         const app = new URL(appDatabaseUrl(env.DATABASE_URL));
-        expect({ user: app.username, password: app.password, host: app.hostname, database: app.pathname }).toEqual({ user: APP_LOGIN_ROLE, password: 'from-compose', host: 'postgres', database: new URL(env.DATABASE_URL).pathname });
+        expect({ user: app.username, password: app.password, host: app.hostname, database: app.pathname }).toEqual({
+          user: APP_LOGIN_ROLE,
+          password: 'from-compose',
+          host: 'postgres',
+          database: new URL(env.DATABASE_URL).pathname,
+        });
         expect(app.username).not.toBe(new URL(env.DATABASE_URL).username);
       } finally {
-        for (const [k, v] of [['SVC_APP_DATABASE_URL', saved.url], ['SVC_APP_PASSWORD', saved.pw]] as const) {
+        for (const [k, v] of [
+          ['SVC_APP_DATABASE_URL', saved.url],
+          ['SVC_APP_PASSWORD', saved.pw],
+        ] as const) {
           if (v === undefined) delete process.env[k];
           else process.env[k] = v;
         }
@@ -185,14 +217,27 @@ describe('Dockerfile', () => {
   it('installs with npm ci, and copies only paths that exist', () => {
     const runs = instructions.filter((i) => i.op === 'RUN').map((i) => i.args);
     expect(runs.some((r) => /\bnpm ci\b/.test(r))).toBe(true);
-    const copies = instructions.filter((i) => i.op === 'COPY').map((i) => i.args.split(/\s+/).filter((a) => !a.startsWith('--')));
-    for (const args of copies) for (const src of args.slice(0, -1)) expect(existsSync(join(ROOT, src)), `COPY ${src}`).toBe(true);
+    const copies = instructions
+      .filter((i) => i.op === 'COPY')
+      .map((i) => i.args.split(/\s+/).filter((a) => !a.startsWith('--')));
+    for (const args of copies)
+      for (const src of args.slice(0, -1)) expect(existsSync(join(ROOT, src)), `COPY ${src}`).toBe(true);
     // the postinstall script (Prisma generate) runs inside `npm ci`: its inputs are copied before it
     const ciAt = instructions.findIndex((i) => i.op === 'RUN' && /\bnpm ci\b/.test(i.args));
-    const before = instructions.slice(0, ciAt).filter((i) => i.op === 'COPY').flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const before = instructions
+      .slice(0, ciAt)
+      .filter((i) => i.op === 'COPY')
+      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
     const postinstall = pkg.scripts.postinstall as string;
     expect(postinstall).toBe('node scripts/prisma-generate.mjs');
-    for (const needed of ['package.json', 'package-lock.json', 'prisma.config.ts', 'scripts/prisma-generate.mjs', 'prisma']) expect(before, needed).toContain(needed);
+    for (const needed of [
+      'package.json',
+      'package-lock.json',
+      'prisma.config.ts',
+      'scripts/prisma-generate.mjs',
+      'prisma',
+    ])
+      expect(before, needed).toContain(needed);
   });
 
   it('CMD runs a real CLI command, and EXPOSE is the port compose publishes', async () => {
@@ -221,17 +266,31 @@ describe('Dockerfile', () => {
     expect([...imported]).toEqual(expect.arrayContaining(['fastify', 'graphql-yoga', 'pg', 'tsx', 'dotenv']));
     const deps = new Set(Object.keys(pkg.dependencies));
     const missing = [...imported].filter((p) => !deps.has(p));
-    expect(omitsDev ? missing : [], 'imported by the runtime but only a devDependency (the image omits them)').toEqual([]);
+    expect(omitsDev ? missing : [], 'imported by the runtime but only a devDependency (the image omits them)').toEqual(
+      [],
+    );
   });
 
   it('.dockerignore keeps local state out and everything the image runs in', () => {
-    const patterns = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const patterns = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     for (const p of ['node_modules', '.git', '.env', '.data']) expect(patterns, p).toContain(p);
     // Patterns here are plain paths (no wildcards except *.ext), so prefix matching is exact.
     const ignored = (path: string) =>
-      patterns.some((p) => (p.startsWith('*.') ? path.endsWith(p.slice(1)) : path === p || path.startsWith(p + '/')));
-    const needed = ['package.json', 'package-lock.json', 'prisma.config.ts', 'scripts/prisma-generate.mjs', 'tsconfig.json', ...runtimeFiles(), ...readdirSync(join(ROOT, 'prisma/schema')).map((f) => `prisma/schema/${f}`)];
-    for (const m of readdirSync(join(ROOT, 'prisma/migrations'), { recursive: true }) as string[]) needed.push(relative(ROOT, join(ROOT, 'prisma/migrations', m)));
+      patterns.some((p) => (p.startsWith('*.') ? path.endsWith(p.slice(1)) : path === p || path.startsWith(`${p}/`)));
+    const needed = [
+      'package.json',
+      'package-lock.json',
+      'prisma.config.ts',
+      'scripts/prisma-generate.mjs',
+      'tsconfig.json',
+      ...runtimeFiles(),
+      ...readdirSync(join(ROOT, 'prisma/schema')).map((f) => `prisma/schema/${f}`),
+    ];
+    for (const m of readdirSync(join(ROOT, 'prisma/migrations'), { recursive: true }) as string[])
+      needed.push(relative(ROOT, join(ROOT, 'prisma/migrations', m)));
     for (const f of readdirSync(join(ROOT, 'rest-compat/operations'))) needed.push(`rest-compat/operations/${f}`);
     expect(needed.filter(ignored)).toEqual([]);
     expect(ignored('src/generated/prisma/client.ts')).toBe(true);

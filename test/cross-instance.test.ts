@@ -37,7 +37,7 @@ interface Received {
 /** Subscribes to `events` on the instance at `baseUrl`, authenticated by `key` in connectionParams. */
 function subscribe(baseUrl: string, key: Key) {
   const client = createWsClient({
-    url: baseUrl.replace(/^http/, 'ws') + '/graphql',
+    url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
     retryAttempts: 0,
     connectionParams: () => {
@@ -46,7 +46,12 @@ function subscribe(baseUrl: string, key: Key) {
     },
   });
   sockets.push(client);
-  return collect<Received>(client, 'subscription { events { id type workspaceId mode } }', 'events', () => `\ninstance B stderr:\n${b.stderr()}`);
+  return collect<Received>(
+    client,
+    'subscription { events { id type workspaceId mode } }',
+    'events',
+    () => `\ninstance B stderr:\n${b.stderr()}`,
+  );
 }
 
 /** A PATCH of the workspace through the given instance: commits one workspace.updated event. */
@@ -130,7 +135,10 @@ describe('two instances on one database', () => {
     const sub = subscribe(b.url, ws);
     let n = 0;
     const causedOnA: string[] = [];
-    await sub.until(() => sub.received.length > 0, async () => causedOnA.push(await rename(server.url, ws, ws.workspaceId, `A ${n++}`)));
+    await sub.until(
+      () => sub.received.length > 0,
+      async () => causedOnA.push(await rename(server.url, ws, ws.workspaceId, `A ${n++}`)),
+    );
     const event = await ws.client.get(`/v1/events/${sub.received[0].id}`);
     expect(causedOnA).toContain(event.json.data.metadata.requestId);
   });
@@ -147,7 +155,11 @@ describe('two instances on one database', () => {
     );
     expect(rows.length).toBeGreaterThanOrEqual(2);
     const seen = sub.received.length;
-    await sub.until(() => sub.received.length > seen, () => rename(b.url, ws, ws.workspaceId, `After ${n++}`), 15_000);
+    await sub.until(
+      () => sub.received.length > seen,
+      () => rename(b.url, ws, ws.workspaceId, `After ${n++}`),
+      15_000,
+    );
     expect(sub.received.at(-1)).toMatchObject({ type: 'workspace.updated', workspaceId: ws.workspaceId });
   });
 });

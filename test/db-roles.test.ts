@@ -22,13 +22,20 @@ describe('database roles', () => {
   it(`the tenant pool is ${APP_LOGIN_ROLE}, logged in as itself; the infrastructure pool is the owner`, async () => {
     openDatabase(database.url);
     try {
-      expect((await db().app.query('SELECT current_user AS u, session_user AS s')).rows[0]).toEqual({ u: APP_LOGIN_ROLE, s: APP_LOGIN_ROLE });
+      expect((await db().app.query('SELECT current_user AS u, session_user AS s')).rows[0]).toEqual({
+        u: APP_LOGIN_ROLE,
+        s: APP_LOGIN_ROLE,
+      });
       // no startup parameter switches roles, and the session cannot switch back to the owner
       await expect(db().app.query('SET ROLE postgres')).rejects.toThrow(/permission denied/);
-      expect((await db().system.query('SELECT current_user AS u')).rows[0].u).toBe(new URL(database.url).username || 'postgres');
+      expect((await db().system.query('SELECT current_user AS u')).rows[0].u).toBe(
+        new URL(database.url).username || 'postgres',
+      );
       await expect(assertDatabaseRoles(db())).resolves.toBeUndefined();
       // with no scope set, the tenant pool sees no tenant row even though some exist
-      await db().system.query(`INSERT INTO counters ("workspaceId", mode, name, value) VALUES ('ws_roles', 'test', 'n', 1)`);
+      await db().system.query(
+        `INSERT INTO counters ("workspaceId", mode, name, value) VALUES ('ws_roles', 'test', 'n', 1)`,
+      );
       expect((await db().app.query('SELECT count(*)::int AS n FROM counters')).rows[0].n).toBe(0);
     } finally {
       await closeDatabase();
@@ -41,7 +48,13 @@ describe('database roles', () => {
       delete process.env.SVC_APP_DATABASE_URL;
       process.env.SVC_APP_PASSWORD = 'p@ss word';
       const u = new URL(appDatabaseUrl('postgresql://owner:secret@db.internal:6432/svc?sslmode=require'));
-      expect({ user: u.username, pw: decodeURIComponent(u.password), host: u.host, db: u.pathname, ssl: u.searchParams.get('sslmode') }).toEqual({
+      expect({
+        user: u.username,
+        pw: decodeURIComponent(u.password),
+        host: u.host,
+        db: u.pathname,
+        ssl: u.searchParams.get('sslmode'),
+      }).toEqual({
         user: APP_LOGIN_ROLE,
         pw: 'p@ss word',
         host: 'db.internal:6432',
@@ -51,7 +64,10 @@ describe('database roles', () => {
       process.env.SVC_APP_DATABASE_URL = 'postgresql://other@h/d';
       expect(appDatabaseUrl('postgresql://owner@x/y')).toBe('postgresql://other@h/d');
     } finally {
-      for (const [k, v] of [['SVC_APP_DATABASE_URL', saved.url], ['SVC_APP_PASSWORD', saved.pw]] as const) {
+      for (const [k, v] of [
+        ['SVC_APP_DATABASE_URL', saved.url],
+        ['SVC_APP_PASSWORD', saved.pw],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
@@ -62,7 +78,9 @@ describe('database roles', () => {
     // the tenant pool connected as the owner: the old `-c role=` setup, or a wrong SVC_APP_DATABASE_URL
     openDatabase(database.url, { appUrl: database.url });
     try {
-      await expect(buildApp()).rejects.toThrow(new RegExp(`refusing to serve: the tenant pool connects as "postgres".*not as ${APP_LOGIN_ROLE}`));
+      await expect(buildApp()).rejects.toThrow(
+        new RegExp(`refusing to serve: the tenant pool connects as "postgres".*not as ${APP_LOGIN_ROLE}`),
+      );
       await expect(startWorker(database.url)).rejects.toThrow(/refusing to serve/);
     } finally {
       await closeDatabase();

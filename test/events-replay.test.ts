@@ -14,7 +14,11 @@ const idem = () => ({ 'idempotency-key': randomUUID() });
  * `n` events of one workspace and mode in one statement: objects `obj_<i % 100>` with their own
  * `sequence`, and metadata an original emitter would have written.
  */
-async function insertEvents(workspaceId: string, n: number, opts: { mode?: 'test' | 'live'; createdAt?: string } = {}): Promise<string[]> {
+async function insertEvents(
+  workspaceId: string,
+  n: number,
+  opts: { mode?: 'test' | 'live'; createdAt?: string } = {},
+): Promise<string[]> {
   const ids = Array.from({ length: n }, () => newId('event'));
   await db().system.query(
     `INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
@@ -29,7 +33,9 @@ async function insertEvents(workspaceId: string, n: number, opts: { mode?: 'test
 }
 
 const countEvents = async (workspaceId: string) =>
-  Number((await db().system.query('SELECT count(*) AS n FROM events WHERE "workspaceId" = $1', [workspaceId])).rows[0].n);
+  Number(
+    (await db().system.query('SELECT count(*) AS n FROM events WHERE "workspaceId" = $1', [workspaceId])).rows[0].n,
+  );
 
 async function keyWithRole(ws: Workspace, role: string) {
   const res = await ws.client.post('/v1/api-keys', { name: role, role });
@@ -86,10 +92,15 @@ describe('POST /v1/events/replay', () => {
     expect(one.json.data.createdAt > original.json.data.createdAt).toBe(true);
 
     // written in request order (the relay's order), and the outbox relay publishes them like any other event
-    const byPosition = await db().system.query('SELECT id FROM events WHERE id = ANY($1::text[]) ORDER BY position', [eventIds]);
+    const byPosition = await db().system.query('SELECT id FROM events WHERE id = ANY($1::text[]) ORDER BY position', [
+      eventIds,
+    ]);
     expect(byPosition.rows.map((r) => r.id)).toEqual(eventIds);
     await untilPublished(30_000);
-    const published = await db().system.query('SELECT id FROM events WHERE id = ANY($1::text[]) ORDER BY "publishedPosition"', [eventIds]);
+    const published = await db().system.query(
+      'SELECT id FROM events WHERE id = ANY($1::text[]) ORDER BY "publishedPosition"',
+      [eventIds],
+    );
     expect(published.rows.map((r) => r.id)).toEqual(eventIds);
   }, 60_000);
 
@@ -198,7 +209,15 @@ describe('POST /v1/events/trigger', () => {
   it('test mode: 201 with the stored event, data merged with aggregateId, sequence counted per aggregate', async () => {
     const ws = await server.workspace();
     const fire = (aggregateId: string | undefined, data?: unknown) =>
-      ws.client.post('/v1/events/trigger', { type: 'anything.goes.here', ...(aggregateId ? { aggregateId } : {}), ...(data === undefined ? {} : { data }) }, idem());
+      ws.client.post(
+        '/v1/events/trigger',
+        {
+          type: 'anything.goes.here',
+          ...(aggregateId ? { aggregateId } : {}),
+          ...(data === undefined ? {} : { data }),
+        },
+        idem(),
+      );
     const first = await fire('agg_1', { amount: 5, nested: { ok: true } });
     expect(first.status, first.text).toBe(201);
     const e = first.json.data;
@@ -253,13 +272,17 @@ describe('POST /v1/events/trigger', () => {
       expect(res.json.error, JSON.stringify(body).slice(0, 80)).toMatchObject({ code: 'validation_error', field });
     }
     // the limits themselves are accepted
-    const deep = JSON.parse('{"a":' + '['.repeat(31) + ']'.repeat(31) + '}'); // 32 levels with data itself
-    const edge = await ws.client.post('/v1/events/trigger', { type: 'x'.repeat(100), aggregateId: 'a'.repeat(255), data: deep }, idem());
+    const deep = JSON.parse(`{"a":${'['.repeat(31)}${']'.repeat(31)}}`); // 32 levels with data itself
+    const edge = await ws.client.post(
+      '/v1/events/trigger',
+      { type: 'x'.repeat(100), aggregateId: 'a'.repeat(255), data: deep },
+      idem(),
+    );
     expect(edge.status, edge.text.slice(0, 300)).toBe(201);
     const deeper = await ws.client.post('/v1/events/trigger', { type: 'ok', data: { a: deep } }, idem());
     expect(deeper.json.error).toMatchObject({ code: 'validation_error', field: 'data' });
     // far deeper nesting (PostgreSQL's jsonb parser would run out of stack): still a 400, never a 500
-    const abyss = '{"type":"ok","data":{"a":' + '['.repeat(50_000) + ']'.repeat(50_000) + '}}';
+    const abyss = `{"type":"ok","data":{"a":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`;
     const res = await ws.client.request('POST', '/v1/events/trigger', abyss, idem());
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'validation_error', field: 'data' });
@@ -298,19 +321,34 @@ describe('GraphQL replayEvents and triggerEvent', () => {
     const ws = await server.workspace();
     const trigger = `mutation($input: TriggerEventInput!, $key: String) {
       triggerEvent(input: $input, idempotencyKey: $key) { id type occurredAt createdAt publishedAt mode workspaceId sequence data metadata } }`;
-    const t = await ws.client.graphql(trigger, { input: { type: 'gql.ping', aggregateId: 'agg_g', data: { x: 1 } }, key: randomUUID() });
+    const t = await ws.client.graphql(trigger, {
+      input: { type: 'gql.ping', aggregateId: 'agg_g', data: { x: 1 } },
+      key: randomUUID(),
+    });
     expect(t.json.errors).toBeUndefined();
     const event = t.json.data.triggerEvent;
-    expect(event).toMatchObject({ type: 'gql.ping', sequence: 1, data: { x: 1, aggregateId: 'agg_g' }, metadata: { source: 'trigger' } });
+    expect(event).toMatchObject({
+      type: 'gql.ping',
+      sequence: 1,
+      data: { x: 1, aggregateId: 'agg_g' },
+      metadata: { source: 'trigger' },
+    });
     const stored = (await ws.client.get(`/v1/events/${event.id}`)).json.data;
     expect(stored).toEqual({ ...event, publishedAt: stored.publishedAt }); // the relay may have published it since
 
-    const replay = 'mutation($input: ReplayEventsInput!, $key: String) { replayEvents(input: $input, idempotencyKey: $key) { count eventIds } }';
+    const replay =
+      'mutation($input: ReplayEventsInput!, $key: String) { replayEvents(input: $input, idempotencyKey: $key) { count eventIds } }';
     const r = await ws.client.graphql(replay, { input: { eventIds: [event.id] }, key: randomUUID() });
     expect(r.json.errors).toBeUndefined();
     expect(r.json.data.replayEvents.count).toBe(1);
     const replayed = (await ws.client.get(`/v1/events/${r.json.data.replayEvents.eventIds[0]}`)).json.data;
-    expect(replayed).toMatchObject({ type: 'gql.ping', sequence: 1, data: event.data, occurredAt: event.occurredAt, metadata: { replayOf: event.id, source: 'replay' } });
+    expect(replayed).toMatchObject({
+      type: 'gql.ping',
+      sequence: 1,
+      data: event.data,
+      occurredAt: event.occurredAt,
+      metadata: { replayOf: event.id, source: 'replay' },
+    });
 
     // same codes as REST
     const noKey = await ws.client.graphql(replay, { input: { eventIds: [event.id] } });
@@ -330,15 +368,21 @@ describe('event retention (purgeExpiredEvents)', () => {
     const ws = await server.workspace();
     const day = 86_400_000;
     const now = new Date();
-    const old = await insertEvents(ws.workspaceId, 20_001, { createdAt: new Date(now.getTime() - 91 * day).toISOString() });
+    const old = await insertEvents(ws.workspaceId, 20_001, {
+      createdAt: new Date(now.getTime() - 91 * day).toISOString(),
+    });
     const kept = await insertEvents(ws.workspaceId, 5, { createdAt: new Date(now.getTime() - 89 * day).toISOString() });
-    const [liveOld] = await insertEvents(ws.workspaceId, 1, { mode: 'live', createdAt: new Date(now.getTime() - 120 * day).toISOString() });
+    const [liveOld] = await insertEvents(ws.workspaceId, 1, {
+      mode: 'live',
+      createdAt: new Date(now.getTime() - 120 * day).toISOString(),
+    });
     const other = await server.workspace(); // another workspace's recent events are untouched
     const otherBefore = await countEvents(other.workspaceId);
     await untilPublished(30_000); // only published events are purged
 
     expect(await purgeExpiredEvents(now)).toBe(20_002); // three statements: 10,000 + 10,000 + 2
-    const left = async (ids: string[]) => Number((await db().system.query('SELECT count(*) AS n FROM events WHERE id = ANY($1::text[])', [ids])).rows[0].n);
+    const left = async (ids: string[]) =>
+      Number((await db().system.query('SELECT count(*) AS n FROM events WHERE id = ANY($1::text[])', [ids])).rows[0].n);
     expect(await left(old)).toBe(0);
     expect(await left([liveOld])).toBe(0);
     expect(await left(kept)).toBe(5);

@@ -12,13 +12,26 @@ const server = useServer();
 const T0 = Date.parse('2026-03-01T12:00:00.000Z'); // whole seconds, so epoch-second bounds are exact
 const epoch = (ms: number) => String(Math.floor(ms / 1000));
 
-async function insertEvent(workspaceId: string, e: { type: string; at: number; mode?: 'test' | 'live'; objectId?: string | null; sequence?: number }) {
+async function insertEvent(
+  workspaceId: string,
+  e: { type: string; at: number; mode?: 'test' | 'live'; objectId?: string | null; sequence?: number },
+) {
   const id = newId('event');
   const data = e.objectId ? { id: e.objectId, object: { id: e.objectId } } : {};
   await db().system.query(
     `INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)`,
-    [id, workspaceId, e.mode ?? 'test', e.type, e.objectId ?? null, e.sequence ?? 1, new Date(e.at).toISOString(), JSON.stringify(data), JSON.stringify({ source: 'test' })],
+    [
+      id,
+      workspaceId,
+      e.mode ?? 'test',
+      e.type,
+      e.objectId ?? null,
+      e.sequence ?? 1,
+      new Date(e.at).toISOString(),
+      JSON.stringify(data),
+      JSON.stringify({ source: 'test' }),
+    ],
   );
   return id;
 }
@@ -65,7 +78,9 @@ describe('GET /v1/events filters', () => {
     expect(await q(`since=${iso(1)}&until=${iso(3)}`)).toEqual([e[2]]);
     expect(await q(`occurredAfter=${epoch(T0 + 1000)}&occurredBefore=${epoch(T0 + 2000)}`)).toEqual([]);
     // one millisecond either side of an event includes it
-    expect(await q(`occurredAfter=${new Date(T0 + 999).toISOString()}&occurredBefore=${new Date(T0 + 1001).toISOString()}`)).toEqual([e[1]]);
+    expect(
+      await q(`occurredAfter=${new Date(T0 + 999).toISOString()}&occurredBefore=${new Date(T0 + 1001).toISOString()}`),
+    ).toEqual([e[1]]);
     // an ISO time with an offset is the same instant
     expect(await q(`occurredAfter=${encodeURIComponent('2026-03-01T19:00:03+07:00')}`)).toEqual([e[4]]);
   });
@@ -122,13 +137,18 @@ describe('GET /v1/events/:id', () => {
     const res = await ws.client.get(`/v1/events/${event.id}`);
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual(event);
-    for (const k of ['id', 'type', 'occurredAt', 'createdAt', 'publishedAt', 'mode', 'workspaceId', 'data', 'metadata']) expect(res.json.data).toHaveProperty(k);
+    for (const k of ['id', 'type', 'occurredAt', 'createdAt', 'publishedAt', 'mode', 'workspaceId', 'data', 'metadata'])
+      expect(res.json.data).toHaveProperty(k);
     expect(event.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(event.occurredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(event.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(event.publishedAt === null || typeof event.publishedAt === 'string').toBe(true);
     expect(event).toMatchObject({ type: 'workspace.updated', mode: 'test', workspaceId: ws.workspaceId });
-    expect(event.data).toMatchObject({ id: ws.workspaceId, object: { id: ws.workspaceId, brandName: 'Acme Brand' }, previousAttributes: { brandName: null } });
+    expect(event.data).toMatchObject({
+      id: ws.workspaceId,
+      object: { id: ws.workspaceId, brandName: 'Acme Brand' },
+      previousAttributes: { brandName: null },
+    });
     expect(event.metadata.requestId).toBe(patched.headers.get('x-request-id'));
     expect(event.metadata.requestId).toBe(patched.json.meta.requestId);
   });
@@ -218,13 +238,15 @@ afterAll(async () => {
 function connect(ws: Pick<Workspace, 'keyId' | 'secret'>, opts: { tamper?: boolean } = {}) {
   const closes: { code: number; reason: string }[] = [];
   const client = createWsClient({
-    url: server.url.replace(/^http/, 'ws') + '/graphql',
+    url: `${server.url.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
     retryAttempts: 0,
     lazy: true,
     connectionParams: () => {
       const h = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target: '/graphql', body: '' });
-      const authorization = opts.tamper ? h.authorization.replace(/signature=([0-9a-f])/, (_m, c) => `signature=${c === '0' ? '1' : '0'}`) : h.authorization;
+      const authorization = opts.tamper
+        ? h.authorization.replace(/signature=([0-9a-f])/, (_m, c) => `signature=${c === '0' ? '1' : '0'}`)
+        : h.authorization;
       return { authorization, timestamp: h['x-svc-timestamp'] };
     },
     on: { closed: (e) => closes.push({ code: (e as CloseEvent).code, reason: (e as CloseEvent).reason }) },
@@ -253,7 +275,12 @@ describe('GraphQL subscription events', () => {
     // The subscription starts asynchronously; patch until an event arrives, then check it.
     await sub.until(
       () => sub.received.length > 0,
-      async () => patches.push((await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `Live ${patches.length}` })).headers.get('x-request-id')!),
+      async () =>
+        patches.push(
+          (await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `Live ${patches.length}` })).headers.get(
+            'x-request-id',
+          )!,
+        ),
     );
     const first = sub.received[0];
     expect(first).toMatchObject({ type: 'workspace.updated', workspaceId: ws.workspaceId });
@@ -265,7 +292,8 @@ describe('GraphQL subscription events', () => {
     // once live, every later commit is delivered exactly once, in order
     const before = sub.received.length;
     const more = [];
-    for (let i = 0; i < 3; i++) more.push((await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `More ${i}` })).status);
+    for (let i = 0; i < 3; i++)
+      more.push((await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `More ${i}` })).status);
     expect(more).toEqual([200, 200, 200]);
     await sub.until(() => sub.received.length >= before + 3);
     await new Promise((r) => setTimeout(r, 200));
@@ -281,9 +309,15 @@ describe('GraphQL subscription events', () => {
     const { client } = connect(ws);
     const typed = subscribe(client, 'subscription { events(types: ["workspace.updated"]) { id type workspaceId } }');
     const other = subscribe(client, `subscription { events(types: ["never.happens"]) { id type workspaceId } }`);
-    const byObject = subscribe(client, `subscription { events(objectId: "${ws.workspaceId}") { id type workspaceId } }`);
+    const byObject = subscribe(
+      client,
+      `subscription { events(objectId: "${ws.workspaceId}") { id type workspaceId } }`,
+    );
     let n = 0;
-    await typed.until(() => typed.received.length > 0 && byObject.received.length > 0, () => ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `N${n++}` }));
+    await typed.until(
+      () => typed.received.length > 0 && byObject.received.length > 0,
+      () => ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `N${n++}` }),
+    );
     expect(typed.received.every((e) => e.type === 'workspace.updated')).toBe(true);
     expect(other.received).toEqual([]);
     typed.dispose();
@@ -299,7 +333,8 @@ describe('GraphQL subscription events', () => {
     let n = 0;
     const patchB = () => b.client.patch(`/v1/workspaces/${b.workspaceId}`, { name: `B${n++}` });
     await sub.until(() => sub.received.length > 0, patchB); // B's subscription is live
-    for (let i = 0; i < 3; i++) expect((await a.client.patch(`/v1/workspaces/${a.workspaceId}`, { name: `A${i}` })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await a.client.patch(`/v1/workspaces/${a.workspaceId}`, { name: `A${i}` })).status).toBe(200);
     const seen = sub.received.length;
     await patchB(); // a later B event proves A's earlier ones were passed over, not still in flight
     await sub.until(() => sub.received.length > seen);
@@ -319,7 +354,7 @@ describe('GraphQL subscription events', () => {
   it('missing connectionParams close the connection too', async () => {
     const closes: number[] = [];
     const client = createWsClient({
-      url: server.url.replace(/^http/, 'ws') + '/graphql',
+      url: `${server.url.replace(/^http/, 'ws')}/graphql`,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
       on: { closed: (e) => closes.push((e as CloseEvent).code) },
@@ -336,7 +371,8 @@ describe('GraphQL subscription events', () => {
     const { client } = connect(live);
     const sub = subscribe(client);
     const liveIds: string[] = [];
-    const pokeLive = async () => liveIds.push(await insertEvent(ws.workspaceId, { type: 'live.tick', at: Date.now(), mode: 'live' }));
+    const pokeLive = async () =>
+      liveIds.push(await insertEvent(ws.workspaceId, { type: 'live.tick', at: Date.now(), mode: 'live' }));
     await sub.until(() => sub.received.length > 0, pokeLive);
     // test-mode commits in the same workspace: one inserted, one through the API
     await insertEvent(ws.workspaceId, { type: 'test.tick', at: Date.now(), mode: 'test' });
@@ -351,19 +387,29 @@ describe('GraphQL subscription events', () => {
 });
 
 describe('streams resume and carry any size', () => {
-  const customer = (ws: Workspace, name: string) => ws.client.post('/v1/customers', { name }).then((r) => r.json.data.id as string);
+  const customer = (ws: Workspace, name: string) =>
+    ws.client.post('/v1/customers', { name }).then((r) => r.json.data.id as string);
 
   it('a reconnecting subscriber resumes after its last event: what committed meanwhile comes first, once, in commit order', async () => {
     const ws = await server.workspace();
     await untilPublished();
-    const first = subscribe(connect(ws).client, 'subscription { events(types: ["customer.created"]) { id type workspaceId } }');
-    await first.until(() => first.received.length > 0, () => customer(ws, 'before'));
+    const first = subscribe(
+      connect(ws).client,
+      'subscription { events(types: ["customer.created"]) { id type workspaceId } }',
+    );
+    await first.until(
+      () => first.received.length > 0,
+      () => customer(ws, 'before'),
+    );
     const last = first.received.at(-1)!;
     first.dispose();
     const missed = [];
     for (let i = 0; i < 3; i++) missed.push(await customer(ws, `while away ${i}`));
     await untilPublished();
-    const resumed = subscribe(connect(ws).client, `subscription { events(types: ["customer.created"], after: "${last.id}") { id type workspaceId data } }`);
+    const resumed = subscribe(
+      connect(ws).client,
+      `subscription { events(types: ["customer.created"], after: "${last.id}") { id type workspaceId data } }`,
+    );
     await resumed.until(() => resumed.received.length >= 3);
     expect(resumed.received.slice(0, 3).map((e) => (e as unknown as { data: { id: string } }).data.id)).toEqual(missed);
     await new Promise((r) => setTimeout(r, 300));
@@ -373,11 +419,19 @@ describe('streams resume and carry any size', () => {
   it('an event far larger than the 8000-byte NOTIFY cap arrives whole (notifications carry positions, rows are read)', async () => {
     const ws = await server.workspace();
     await untilPublished();
-    const sub = subscribe(connect(ws).client, 'subscription { events(types: ["big.one"]) { id type workspaceId data } }');
+    const sub = subscribe(
+      connect(ws).client,
+      'subscription { events(types: ["big.one"]) { id type workspaceId data } }',
+    );
     const blob = 'x'.repeat(20_000);
     await sub.until(
       () => sub.received.length > 0,
-      () => ws.client.post('/v1/events/trigger', { type: 'big.one', aggregateId: 'agg_big', data: { blob } }, { 'idempotency-key': newId('request') }),
+      () =>
+        ws.client.post(
+          '/v1/events/trigger',
+          { type: 'big.one', aggregateId: 'agg_big', data: { blob } },
+          { 'idempotency-key': newId('request') },
+        ),
     );
     expect((sub.received[0] as unknown as { data: { blob: string } }).data.blob).toBe(blob);
   });

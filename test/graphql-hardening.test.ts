@@ -9,15 +9,25 @@ import { config } from '../src/core/config.ts';
 const server = useServer();
 
 const customers = async (workspaceId: string) =>
-  Number((await db().system.query(`SELECT count(*)::int AS n FROM customers WHERE "workspaceId" = $1`, [workspaceId])).rows[0].n);
+  Number(
+    (await db().system.query(`SELECT count(*)::int AS n FROM customers WHERE "workspaceId" = $1`, [workspaceId]))
+      .rows[0].n,
+  );
 const apiKeys = async (workspaceId: string) =>
-  Number((await db().system.query(`SELECT count(*)::int AS n FROM api_keys WHERE "workspaceId" = $1`, [workspaceId])).rows[0].n);
+  Number(
+    (await db().system.query(`SELECT count(*)::int AS n FROM api_keys WHERE "workspaceId" = $1`, [workspaceId])).rows[0]
+      .n,
+  );
 
 /** A second full_access key of the workspace, with a client signing as it. */
 async function secondKey(ws: Workspace) {
   const made = await ws.client.post('/v1/api-keys', { name: 'socket' });
   expect(made.status, made.text).toBe(201);
-  const key = { keyId: made.json.data.keyId as string, secret: made.json.data.key as string, id: made.json.data.id as string };
+  const key = {
+    keyId: made.json.data.keyId as string,
+    secret: made.json.data.key as string,
+    id: made.json.data.id as string,
+  };
   return { ...key, client: createClient({ baseUrl: server.url, keyId: key.keyId, secret: key.secret }) };
 }
 
@@ -32,7 +42,7 @@ function connect(key: { keyId: string; secret: string }) {
   const closes: { code: number; reason: string }[] = [];
   const state = { connected: false };
   const client = createWsClient({
-    url: server.url.replace(/^http/, 'ws') + '/graphql',
+    url: `${server.url.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
     retryAttempts: 0,
     lazy: false,
@@ -51,13 +61,21 @@ function connect(key: { keyId: string; secret: string }) {
 }
 
 /** The first result of an operation over the socket: its data or its errors. */
-function once(client: WsClient, query: string): Promise<{ data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] }> {
+function once(
+  client: WsClient,
+  query: string,
+): Promise<{ data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] }> {
   return new Promise((resolve) => {
     client.subscribe(
       { query },
       {
         next: (v) => resolve(v as never),
-        error: (e) => resolve({ errors: Array.isArray(e) ? e : [{ message: e instanceof Error ? e.message : String((e as CloseEvent)?.reason ?? e) }] }),
+        error: (e) =>
+          resolve({
+            errors: Array.isArray(e)
+              ? e
+              : [{ message: e instanceof Error ? e.message : String((e as CloseEvent)?.reason ?? e) }],
+          }),
         complete: () => resolve({}),
       },
     );
@@ -77,7 +95,10 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
     const ws = await server.workspace();
     const key = await secondKey(ws);
     const { client, closes, state } = connect(key);
-    client.subscribe({ query: 'subscription { events { id } }' }, { next: () => {}, error: () => {}, complete: () => {} });
+    client.subscribe(
+      { query: 'subscription { events { id } }' },
+      { next: () => {}, error: () => {}, complete: () => {} },
+    );
     await until(() => state.connected);
     expect(closes).toEqual([]);
     const revoked = await ws.client.delete(`/v1/api-keys/${key.id}`);
@@ -90,10 +111,15 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
     const ws = await server.workspace();
     const key = await secondKey(ws);
     const { client, closes, state } = connect(key);
-    client.subscribe({ query: 'subscription { events { id } }' }, { next: () => {}, error: () => {}, complete: () => {} });
+    client.subscribe(
+      { query: 'subscription { events { id } }' },
+      { next: () => {}, error: () => {}, complete: () => {} },
+    );
     await until(() => state.connected);
     // the member behind the key is removed: the key stops working
-    const { rows: [k] } = await db().system.query(`SELECT "memberId" FROM api_keys WHERE id = $1`, [key.id]);
+    const {
+      rows: [k],
+    } = await db().system.query(`SELECT "memberId" FROM api_keys WHERE id = $1`, [key.id]);
     await db().system.query(`UPDATE members SET "removedAt" = now() WHERE id = $1`, [k.memberId]);
     await until(() => closes.length > 0, config.keyCacheMs * 3);
     expect(closes[0].code).toBe(4403);
@@ -101,7 +127,10 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
 
     const other = await server.workspace();
     const socket = connect(other);
-    socket.client.subscribe({ query: 'subscription { events { id } }' }, { next: () => {}, error: () => {}, complete: () => {} });
+    socket.client.subscribe(
+      { query: 'subscription { events { id } }' },
+      { next: () => {}, error: () => {}, complete: () => {} },
+    );
     await until(() => socket.state.connected);
     expect((await other.client.delete(`/v1/workspaces/${other.workspaceId}`)).status).toBe(204);
     await until(() => socket.closes.length > 0, config.keyCacheMs * 3);
@@ -127,7 +156,10 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
     const { client } = connect(ws);
     const errors: unknown[] = [];
     for (let i = 0; i < config.maxSubscriptionsPerSocket; i++) {
-      client.subscribe({ query: `subscription { events(types: ["t${i}"]) { id } }` }, { next: () => {}, error: (e) => void errors.push(e), complete: () => {} });
+      client.subscribe(
+        { query: `subscription { events(types: ["t${i}"]) { id } }` },
+        { next: () => {}, error: (e) => void errors.push(e), complete: () => {} },
+      );
     }
     const extra = await once(client, 'subscription { events { id } }');
     expect(extra.errors?.[0].message).toMatch(/at most \d+ subscriptions/i);
@@ -145,7 +177,8 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
 
 // ---- document limits (item 4) ----
 
-const post = (ws: Workspace, query: string, variables?: Record<string, unknown>) => ws.client.post('/graphql', { query, variables });
+const post = (ws: Workspace, query: string, variables?: Record<string, unknown>) =>
+  ws.client.post('/graphql', { query, variables });
 
 describe('GraphQL document limits', () => {
   it('10,000 aliased mutations are refused before anything runs', async () => {
@@ -174,7 +207,9 @@ describe('GraphQL document limits', () => {
     expect(aliased.status).toBe(400);
     expect(aliased.json.errors[0].message).toMatch(/32 aliases; at most 30/);
     // the same limits on GET
-    const get = await ws.client.get(`/graphql?query=${encodeURIComponent(`{ ${Array.from({ length: 21 }, (_, i) => `a${i}: __typename`).join(' ')} }`)}`);
+    const get = await ws.client.get(
+      `/graphql?query=${encodeURIComponent(`{ ${Array.from({ length: 21 }, (_, i) => `a${i}: __typename`).join(' ')} }`)}`,
+    );
     expect(get.status).toBe(400);
     expect(get.json.errors[0].message).toMatch(/21 root fields/);
   });
@@ -216,7 +251,9 @@ describe('GraphQL document limits', () => {
     // yoga's own path (another media type) shares the same bounded cache
     for (let i = 0; i < 20; i++) {
       const padded = `# y${String(i).padStart(4, '0')}${'y'.repeat(60_000)}\n{ __typename }`;
-      expect((await ws.client.request('POST', '/graphql', padded, { 'content-type': 'application/graphql' })).status).toBeLessThan(500);
+      expect(
+        (await ws.client.request('POST', '/graphql', padded, { 'content-type': 'application/graphql' })).status,
+      ).toBeLessThan(500);
     }
     const stats = parseCacheStats();
     expect(stats.bytes).toBeLessThanOrEqual(stats.maxBytes);
@@ -248,7 +285,10 @@ describe('GraphQL document limits', () => {
 describe('string literals PostgreSQL cannot store', () => {
   it('a NUL escape in an inline literal is a 400 validation error naming the argument, not a 500', async () => {
     const ws = await server.workspace();
-    for (const query of ['mutation { createCustomer(input: { name: "a\\u0000b" }) { id } }', 'mutation { createCustomer(input: { name: "a\\u{0}b" }) { id } }']) {
+    for (const query of [
+      'mutation { createCustomer(input: { name: "a\\u0000b" }) { id } }',
+      'mutation { createCustomer(input: { name: "a\\u{0}b" }) { id } }',
+    ]) {
       const res = await post(ws, query);
       expect(res.status, res.text).toBe(400);
       expect(res.json.errors[0].extensions).toMatchObject({ code: 'validation_error', field: 'input' });

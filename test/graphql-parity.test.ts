@@ -6,11 +6,15 @@ import { signRequest } from '../src/client/index.ts';
 const server = useServer();
 
 const API_KEY = 'id keyId name role scopes environment lastUsedAt createdAt revokedAt';
-const WORKSPACE = 'id accountId name slug region defaultCurrency timezone mode brandName businessEmail createdAt updatedAt archivedAt';
+const WORKSPACE =
+  'id accountId name slug region defaultCurrency timezone mode brandName businessEmail createdAt updatedAt archivedAt';
 const EVENT = 'id type occurredAt createdAt publishedAt mode workspaceId sequence data metadata';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-type Gql = { status: number; json: { data: any; errors?: { message: string; extensions: { code: string; field?: string } }[] } };
+type Gql = {
+  status: number;
+  json: { data: any; errors?: { message: string; extensions: { code: string; field?: string } }[] };
+};
 const nodes = (conn: { edges: { node: unknown }[] }) => conn.edges.map((e) => e.node);
 function ok(res: Gql) {
   expect(res.status).toBe(200);
@@ -43,7 +47,14 @@ async function fixture(opts: { waitForLastUsed?: boolean } = {}) {
     if (Date.now() > deadline) throw new Error('lastUsedAt never set');
     await new Promise((r) => setTimeout(r, 100));
   }
-  expect((await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { brandName: 'Parity Brand', businessEmail: 'billing@parity.example' })).status).toBe(200);
+  expect(
+    (
+      await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, {
+        brandName: 'Parity Brand',
+        businessEmail: 'billing@parity.example',
+      })
+    ).status,
+  ).toBe(200);
   return { ws, used, restricted, revoked, usedClient };
 }
 
@@ -52,16 +63,29 @@ describe('REST data equals the GraphQL field result', () => {
     const { ws, used, restricted, revoked } = await fixture({ waitForLastUsed: true });
     const rest = await ws.client.get('/v1/api-keys?environment=test&includeRevoked=true');
     expect(rest.status).toBe(200);
-    const gql = ok(await ws.client.graphql(`query { apiKeys(environment: "test", includeRevoked: true) { limit pageInfo { hasNextPage endCursor } edges { node { ${API_KEY} } } } }`));
+    const gql = ok(
+      await ws.client.graphql(
+        `query { apiKeys(environment: "test", includeRevoked: true) { limit pageInfo { hasNextPage endCursor } edges { node { ${API_KEY} } } } }`,
+      ),
+    );
     expect(nodes(gql.apiKeys)).toEqual(rest.json.data);
     expect(rest.json.data.map((k: { id: string }) => k.id)).toEqual([revoked.id, restricted.id, used.id]);
-    expect(rest.json.meta.page).toEqual({ limit: gql.apiKeys.limit, hasMore: gql.apiKeys.pageInfo.hasNextPage, nextCursor: null });
+    expect(rest.json.meta.page).toEqual({
+      limit: gql.apiKeys.limit,
+      hasMore: gql.apiKeys.pageInfo.hasNextPage,
+      nextCursor: null,
+    });
 
     // Same values and spellings, and a real timestamp in each timestamp field.
     const [r, n, u] = rest.json.data;
     expect(r).toMatchObject({ role: 'webhook_management_only', environment: 'test', scopes: [] });
     expect(r.revokedAt).toMatch(ISO);
-    expect(n).toMatchObject({ role: 'restricted', scopes: ['svc:payment:read', 'svc:refund:write'], lastUsedAt: null, revokedAt: null });
+    expect(n).toMatchObject({
+      role: 'restricted',
+      scopes: ['svc:payment:read', 'svc:refund:write'],
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(u).toMatchObject({ role: 'read_only', environment: 'test', revokedAt: null });
     expect(u.lastUsedAt).toMatch(ISO);
     for (const k of rest.json.data) {
@@ -74,13 +98,19 @@ describe('REST data equals the GraphQL field result', () => {
   it('listApiKeys with pagination: the REST cursor pages GraphQL identically', async () => {
     const { ws } = await fixture({ waitForLastUsed: true });
     const rest1 = await ws.client.get('/v1/api-keys?environment=test&includeRevoked=true&limit=2');
-    const gql1 = ok(await ws.client.graphql(`query { apiKeys(first: 2, environment: "test", includeRevoked: true) { limit pageInfo { hasNextPage } edges { node { ${API_KEY} } } } }`));
+    const gql1 = ok(
+      await ws.client.graphql(
+        `query { apiKeys(first: 2, environment: "test", includeRevoked: true) { limit pageInfo { hasNextPage } edges { node { ${API_KEY} } } } }`,
+      ),
+    );
     expect(nodes(gql1.apiKeys)).toEqual(rest1.json.data);
     expect(rest1.json.meta.page).toMatchObject({ limit: 2, hasMore: true });
     expect(gql1.apiKeys).toMatchObject({ limit: 2, pageInfo: { hasNextPage: true } });
 
     const cursor = rest1.json.meta.page.nextCursor as string;
-    const rest2 = await ws.client.get(`/v1/api-keys?environment=test&includeRevoked=true&limit=2&cursor=${encodeURIComponent(cursor)}`);
+    const rest2 = await ws.client.get(
+      `/v1/api-keys?environment=test&includeRevoked=true&limit=2&cursor=${encodeURIComponent(cursor)}`,
+    );
     const gql2 = ok(
       await ws.client.graphql(
         `query($after: String) { apiKeys(first: 2, after: $after, environment: "test", includeRevoked: true) { pageInfo { hasNextPage endCursor } edges { node { ${API_KEY} } } } }`,
@@ -109,7 +139,12 @@ describe('REST data equals the GraphQL field result', () => {
     const { ws } = await fixture();
     const rest = await ws.client.get(`/v1/workspaces/${ws.workspaceId}`);
     expect(rest.status).toBe(200);
-    const gql = ok(await ws.client.graphql(`query($id: ID!) { workspace(id: $id) { ${WORKSPACE} } workspaces { edges { node { ${WORKSPACE} } } } }`, { id: ws.workspaceId }));
+    const gql = ok(
+      await ws.client.graphql(
+        `query($id: ID!) { workspace(id: $id) { ${WORKSPACE} } workspaces { edges { node { ${WORKSPACE} } } } }`,
+        { id: ws.workspaceId },
+      ),
+    );
     expect(gql.workspace).toEqual(rest.json.data);
     expect(rest.json.data).toMatchObject({
       id: ws.workspaceId,
@@ -132,7 +167,9 @@ describe('REST data equals the GraphQL field result', () => {
     await untilPublished(); // both reads then see the same publishedAt
     const rest = await ws.client.get('/v1/events');
     expect(rest.status).toBe(200);
-    const gql = ok(await ws.client.graphql(`query { events { limit pageInfo { hasNextPage } edges { node { ${EVENT} } } } }`));
+    const gql = ok(
+      await ws.client.graphql(`query { events { limit pageInfo { hasNextPage } edges { node { ${EVENT} } } } }`),
+    );
     expect(nodes(gql.events)).toEqual(rest.json.data);
     expect(rest.json.meta.page).toEqual({ limit: 20, hasMore: false, nextCursor: null });
     expect(gql.events.limit).toBe(20);
@@ -158,7 +195,10 @@ describe('REST data equals the GraphQL field result', () => {
     const since = new Date(Date.now() - 60_000).toISOString();
     const rest = await ws.client.get(`/v1/events?order=asc&type=workspace.created&since=${encodeURIComponent(since)}`);
     const gql = ok(
-      await ws.client.graphql(`query($since: DateTime) { events(order: "asc", type: "workspace.created", occurredAfter: $since) { edges { node { ${EVENT} } } } }`, { since }),
+      await ws.client.graphql(
+        `query($since: DateTime) { events(order: "asc", type: "workspace.created", occurredAfter: $since) { edges { node { ${EVENT} } } } }`,
+        { since },
+      ),
     );
     expect(rest.json.data).toHaveLength(1);
     expect(nodes(gql.events)).toEqual(rest.json.data);
@@ -173,9 +213,15 @@ describe('errors match', () => {
   it('not_found for unknown ids, in both', async () => {
     const { ws } = await fixture();
     const cases = [
-      ['/v1/api-keys/akey_01HZZZZZZZZZZZZZZZZZZZZZZZ', 'query { apiKey(id: "akey_01HZZZZZZZZZZZZZZZZZZZZZZZ") { id } }'],
+      [
+        '/v1/api-keys/akey_01HZZZZZZZZZZZZZZZZZZZZZZZ',
+        'query { apiKey(id: "akey_01HZZZZZZZZZZZZZZZZZZZZZZZ") { id } }',
+      ],
       ['/v1/events/evt_01HZZZZZZZZZZZZZZZZZZZZZZZ', 'query { event(id: "evt_01HZZZZZZZZZZZZZZZZZZZZZZZ") { id } }'],
-      ['/v1/workspaces/ws_01HZZZZZZZZZZZZZZZZZZZZZZZ', 'query { workspace(id: "ws_01HZZZZZZZZZZZZZZZZZZZZZZZ") { id } }'],
+      [
+        '/v1/workspaces/ws_01HZZZZZZZZZZZZZZZZZZZZZZZ',
+        'query { workspace(id: "ws_01HZZZZZZZZZZZZZZZZZZZZZZZ") { id } }',
+      ],
     ];
     for (const [path, query] of cases) {
       const rest = await ws.client.get(path);
@@ -190,14 +236,36 @@ describe('errors match', () => {
   it('insufficient_scope, validation_error (with field), invalid_limit and cannot_revoke_self, in both', async () => {
     const { ws, used, usedClient } = await fixture();
     const pairs: [Promise<{ json: any }>, Promise<Gql>][] = [
-      [usedClient.post('/v1/api-keys', { name: 'x', environment: 'test' }), usedClient.graphql('mutation { createApiKey(input: { name: "x", environment: "test" }) { id } }')],
-      [ws.client.post('/v1/api-keys', { name: 'n'.repeat(81) }), ws.client.graphql('mutation($n: String!) { createApiKey(input: { name: $n }) { id } }', { n: 'n'.repeat(81) })],
-      [ws.client.post('/v1/api-keys', { name: 'x', scopes: ['payments:read'] }), ws.client.graphql('mutation { createApiKey(input: { name: "x", scopes: ["payments:read"] }) { id } }')],
-      [ws.client.post('/v1/api-keys', { name: 'x', role: 'owner' }), ws.client.graphql('mutation { createApiKey(input: { name: "x", role: "owner" }) { id } }')],
+      [
+        usedClient.post('/v1/api-keys', { name: 'x', environment: 'test' }),
+        usedClient.graphql('mutation { createApiKey(input: { name: "x", environment: "test" }) { id } }'),
+      ],
+      [
+        ws.client.post('/v1/api-keys', { name: 'n'.repeat(81) }),
+        ws.client.graphql('mutation($n: String!) { createApiKey(input: { name: $n }) { id } }', { n: 'n'.repeat(81) }),
+      ],
+      [
+        ws.client.post('/v1/api-keys', { name: 'x', scopes: ['payments:read'] }),
+        ws.client.graphql('mutation { createApiKey(input: { name: "x", scopes: ["payments:read"] }) { id } }'),
+      ],
+      [
+        ws.client.post('/v1/api-keys', { name: 'x', role: 'owner' }),
+        ws.client.graphql('mutation { createApiKey(input: { name: "x", role: "owner" }) { id } }'),
+      ],
       [ws.client.get('/v1/api-keys?limit=0'), ws.client.graphql('query { apiKeys(first: 0) { limit } }')],
       [ws.client.get('/v1/api-keys?limit=101'), ws.client.graphql('query { apiKeys(first: 101) { limit } }')],
-      [ws.client.delete(`/v1/api-keys/${(await ws.client.get('/v1/api-keys?environment=live')).json.data[0].id}`), ws.client.graphql(`mutation { revokeApiKey(id: "${(await ws.client.get('/v1/api-keys?environment=live')).json.data[0].id}") { id } }`)],
-      [ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { region: 'sg-singapore' }), ws.client.graphql(`mutation { updateWorkspace(id: "${ws.workspaceId}", input: { region: "sg-singapore" }) { id } }`)],
+      [
+        ws.client.delete(`/v1/api-keys/${(await ws.client.get('/v1/api-keys?environment=live')).json.data[0].id}`),
+        ws.client.graphql(
+          `mutation { revokeApiKey(id: "${(await ws.client.get('/v1/api-keys?environment=live')).json.data[0].id}") { id } }`,
+        ),
+      ],
+      [
+        ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { region: 'sg-singapore' }),
+        ws.client.graphql(
+          `mutation { updateWorkspace(id: "${ws.workspaceId}", input: { region: "sg-singapore" }) { id } }`,
+        ),
+      ],
     ];
     const seen: string[] = [];
     for (const [restP, gqlP] of pairs) {
@@ -240,14 +308,22 @@ describe('GraphQL authentication', () => {
     const body = JSON.stringify({ query: '{ apiKeys { edges { node { id } } } }' });
     const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'POST', target: '/graphql', body });
     const post = (b: string, headers: Record<string, string>) =>
-      fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
+      fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: b,
+      });
     const good = await post(body, signed);
     expect(good.status).toBe(200);
     const tampered = await post(JSON.stringify({ query: '{ workspaces { edges { node { id } } } }' }), signed);
     expect(tampered.status).toBe(401);
     expect((await tampered.json()).errors[0].extensions.code).toBe('invalid_signature');
 
-    const ghost = createClient({ baseUrl: server.url, keyId: 'pk_test_0123456789ab', secret: `sk_test_${'0'.repeat(48)}` });
+    const ghost = createClient({
+      baseUrl: server.url,
+      keyId: 'pk_test_0123456789ab',
+      secret: `sk_test_${'0'.repeat(48)}`,
+    });
     const res = await ghost.graphql('{ apiKeys { edges { node { id } } } }');
     expect(res.status).toBe(401);
     expect(res.json.errors![0].extensions.code).toBe('invalid_key');
@@ -258,21 +334,37 @@ describe('GraphQL mutations', () => {
   it('createApiKey returns the key once, in the same shape as REST, and the key signs requests', async () => {
     const ws = await server.workspace();
     const gql = ok(
-      await ws.client.graphql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { ${API_KEY} key } }`, {
-        input: { name: 'from graphql', role: 'restricted', scopes: ['apiKeys:read', 'events:read'] },
-      }),
+      await ws.client.graphql(
+        `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { ${API_KEY} key } }`,
+        {
+          input: { name: 'from graphql', role: 'restricted', scopes: ['apiKeys:read', 'events:read'] },
+        },
+      ),
     );
     const created = gql.createApiKey;
-    expect(created).toMatchObject({ name: 'from graphql', role: 'restricted', environment: 'test', scopes: ['svc:api_key:read', 'svc:event:read'], lastUsedAt: null, revokedAt: null });
+    expect(created).toMatchObject({
+      name: 'from graphql',
+      role: 'restricted',
+      environment: 'test',
+      scopes: ['svc:api_key:read', 'svc:event:read'],
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(created.key).toMatch(/^sk_test_[0-9a-f]{48}$/);
     expect(created.keyId).toMatch(/^pk_test_[0-9a-f]{12}$/);
     expect(created.createdAt).toMatch(ISO);
 
-    const rest = await ws.client.post('/v1/api-keys', { name: 'from rest', role: 'restricted', scopes: ['apiKeys:read', 'events:read'] });
+    const rest = await ws.client.post('/v1/api-keys', {
+      name: 'from rest',
+      role: 'restricted',
+      scopes: ['apiKeys:read', 'events:read'],
+    });
     expect(Object.keys(rest.json.data).sort()).toEqual(Object.keys(created).sort());
 
     // Afterwards the secret is never returned, in either surface.
-    const again = ok(await ws.client.graphql(`query($id: ID!) { apiKey(id: $id) { ${API_KEY} key } }`, { id: created.id }));
+    const again = ok(
+      await ws.client.graphql(`query($id: ID!) { apiKey(id: $id) { ${API_KEY} key } }`, { id: created.id }),
+    );
     expect(again.apiKey.key).toBeNull();
     const { key: _secret, ...withoutKey } = created;
     expect(again.apiKey).toMatchObject(withoutKey);
@@ -285,14 +377,18 @@ describe('GraphQL mutations', () => {
     expect(nodes(mine.apiKeys).map((n: any) => n.id)).toContain(created.id);
     expect((await client.get('/v1/events')).status).toBe(200);
     // Its scopes hold in GraphQL too.
-    const denied = await client.graphql('mutation { createApiKey(input: { name: "nope", role: "restricted", scopes: ["events:read"] }) { id } }');
+    const denied = await client.graphql(
+      'mutation { createApiKey(input: { name: "nope", role: "restricted", scopes: ["events:read"] }) { id } }',
+    );
     expect(denied.json.errors![0].extensions.code).toBe('insufficient_scope');
   });
 
   it('revokeApiKey over GraphQL revokes like DELETE', async () => {
     const ws = await server.workspace();
     const other = (await ws.client.post('/v1/api-keys', { name: 'to revoke' })).json.data;
-    const gql = ok(await ws.client.graphql(`mutation($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`, { id: other.id }));
+    const gql = ok(
+      await ws.client.graphql(`mutation($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`, { id: other.id }),
+    );
     expect(gql.revokeApiKey.id).toBe(other.id);
     expect(gql.revokeApiKey.revokedAt).toMatch(ISO);
     const client = createClient({ baseUrl: server.url, keyId: other.keyId, secret: other.key });

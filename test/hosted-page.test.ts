@@ -12,7 +12,10 @@ const OUT = join(import.meta.dirname, 'output');
 // .ci/run installs Debian's chromium; where that is impossible the suite says so loudly and skips
 // this file rather than failing every other test's landing.
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`\n*** Chromium not found at ${CHROMIUM}: the hosted-page browser tests are SKIPPED (apt-get install chromium, or set CHROMIUM_PATH) ***\n`);
+if (!haveChromium)
+  console.warn(
+    `\n*** Chromium not found at ${CHROMIUM}: the hosted-page browser tests are SKIPPED (apt-get install chromium, or set CHROMIUM_PATH) ***\n`,
+  );
 
 let browser: Browser;
 beforeAll(async () => {
@@ -21,7 +24,15 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => {
@@ -31,14 +42,21 @@ afterAll(async () => {
 describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
   it('pick QRIS, see the QR code, simulate success, land on successUrl (390 px wide)', async ({ annotate }) => {
     const ws = await server.workspace();
-    const created = await ws.client.post('/v1/checkout-sessions', {
-      amount: 275000,
-      currency: 'IDR',
-      methods: ['qris', 'va', 'ewallet'],
-      successUrl: 'https://shop.example/thanks',
-      cancelUrl: 'https://shop.example/cart',
-      lineItems: [{ name: 'Nasi goreng', quantity: 2, unitAmount: 100000 }, { name: 'Es teh <b>manis</b>', quantity: 3, unitAmount: 25000 }],
-    }, { 'idempotency-key': 'hosted-page-1' });
+    const created = await ws.client.post(
+      '/v1/checkout-sessions',
+      {
+        amount: 275000,
+        currency: 'IDR',
+        methods: ['qris', 'va', 'ewallet'],
+        successUrl: 'https://shop.example/thanks',
+        cancelUrl: 'https://shop.example/cart',
+        lineItems: [
+          { name: 'Nasi goreng', quantity: 2, unitAmount: 100000 },
+          { name: 'Es teh <b>manis</b>', quantity: 3, unitAmount: 25000 },
+        ],
+      },
+      { 'idempotency-key': 'hosted-page-1' },
+    );
     expect(created.status, created.text).toBe(201);
     const id = created.json.data.id;
     // The page's address is the session's hostedUrl (id plus secret), on this test server's origin.
@@ -48,7 +66,9 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
     // The merchant's site is outside this machine: answer it here and record the landing URL.
-    await page.route('https://shop.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Thanks</h1>' }));
+    await page.route('https://shop.example/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Thanks</h1>' }),
+    );
     await page.goto(`${server.url}/c/${token}`);
     await expect(page.locator('[data-amount]').textContent()).resolves.toBe('Rp 275.000');
     // User text is shown as text, never as markup.
@@ -77,7 +97,17 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('This payment link does not exist');
     // A real session's id without its secret is the same screen (the id is not the capability).
     const ws = await server.workspace();
-    const created = await ws.client.post('/v1/checkout-sessions', { amount: 1000, currency: 'IDR', methods: ['qris'], successUrl: 'https://shop.example/t', cancelUrl: 'https://shop.example/c' }, { 'idempotency-key': randomUUID() });
+    const created = await ws.client.post(
+      '/v1/checkout-sessions',
+      {
+        amount: 1000,
+        currency: 'IDR',
+        methods: ['qris'],
+        successUrl: 'https://shop.example/t',
+        cancelUrl: 'https://shop.example/c',
+      },
+      { 'idempotency-key': randomUUID() },
+    );
     expect(created.status, created.text).toBe(201);
     const bare = await page.goto(`${server.url}/c/${created.json.data.id}`);
     expect(bare?.status()).toBe(404);

@@ -9,16 +9,40 @@ const server = useServer();
 afterEach(() => clock.reset());
 
 /** A signed request over the exact body bytes, timestamped by the injectable clock. */
-async function send(ws: Workspace, method: string, target: string, body: unknown, headers: Record<string, string> = {}) {
+async function send(
+  ws: Workspace,
+  method: string,
+  target: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
-  const signed = signRequest({ keyId: ws.keyId, secret: ws.secret, method, target, body: raw, timestamp: epochSeconds(clock.now()) });
-  const res = await fetch(server.url + target, { method, headers: { ...signed, 'content-type': 'application/json', ...headers }, body: raw });
+  const signed = signRequest({
+    keyId: ws.keyId,
+    secret: ws.secret,
+    method,
+    target,
+    body: raw,
+    timestamp: epochSeconds(clock.now()),
+  });
+  const res = await fetch(server.url + target, {
+    method,
+    headers: { ...signed, 'content-type': 'application/json', ...headers },
+    body: raw,
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : null };
 }
 
 const keyCount = async (workspaceId: string, name: string) =>
-  Number((await db().system.query(`SELECT count(*)::int AS n FROM api_keys WHERE "workspaceId" = $1 AND name = $2`, [workspaceId, name])).rows[0].n);
+  Number(
+    (
+      await db().system.query(`SELECT count(*)::int AS n FROM api_keys WHERE "workspaceId" = $1 AND name = $2`, [
+        workspaceId,
+        name,
+      ])
+    ).rows[0].n,
+  );
 
 const idem = (key: string) => ({ 'idempotency-key': key });
 
@@ -67,7 +91,9 @@ describe('Idempotency-Key on POST /v1/api-keys', () => {
     const ws = await server.workspace();
     const key = randomUUID();
     const name = `concurrent-${n}`;
-    const results = await Promise.all(Array.from({ length: n }, () => ws.client.post('/v1/api-keys', { name }, idem(key))));
+    const results = await Promise.all(
+      Array.from({ length: n }, () => ws.client.post('/v1/api-keys', { name }, idem(key))),
+    );
     const fresh = results.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
     expect(fresh).toHaveLength(1);
     for (const r of results) {
@@ -181,7 +207,11 @@ describe('Idempotency on POST /graphql', () => {
     expect(second.text).toBe(stored(first.text));
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(await keyCount(ws.workspaceId, 'gql-header')).toBe(1);
-    const conflict = await ws.client.post('/graphql', { query: 'mutation { createApiKey(input: { name: "other" }) { id } }' }, idem(key));
+    const conflict = await ws.client.post(
+      '/graphql',
+      { query: 'mutation { createApiKey(input: { name: "other" }) { id } }' },
+      idem(key),
+    );
     expect(conflict.json.errors[0].extensions.code).toBe('idempotency_conflict');
     expect(await keyCount(ws.workspaceId, 'other')).toBe(0);
   });
@@ -189,7 +219,9 @@ describe('Idempotency on POST /graphql', () => {
   it('the idempotencyKey argument replays a mutation (literal and variable)', async () => {
     const ws = await server.workspace();
     const key = randomUUID();
-    const literal = { query: `mutation { createApiKey(input: { name: "gql-arg" }, idempotencyKey: "${key}") { id name key } }` };
+    const literal = {
+      query: `mutation { createApiKey(input: { name: "gql-arg" }, idempotencyKey: "${key}") { id name key } }`,
+    };
     const first = await ws.client.post('/graphql', literal);
     expect(first.json.data.createApiKey.id).toMatch(/^akey_/);
     const second = await ws.client.post('/graphql', literal);
@@ -220,7 +252,9 @@ describe('Idempotency on POST /graphql', () => {
   it('concurrent GraphQL mutations with one key create one key', async () => {
     const ws = await server.workspace();
     const key = randomUUID();
-    const results = await Promise.all(Array.from({ length: 4 }, () => ws.client.graphql(CREATE, { input: { name: 'gql-race' }, key })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => ws.client.graphql(CREATE, { input: { name: 'gql-race' }, key })),
+    );
     expect(results.every((r) => r.status < 500)).toBe(true);
     const created = results.filter((r) => r.json.data?.createApiKey && r.headers.get('idempotent-replayed') === null);
     expect(created).toHaveLength(1);

@@ -17,10 +17,11 @@ function filesUnder(dir: string): string[] {
 }
 
 // Static imports and re-exports (type-only ones erase at run time: they cannot form a cycle), and dynamic import().
-const importRe = /^\s*(?:import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const importRe =
+  /^\s*(?:import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 /** The relative imports of a file, resolved to paths; `runtime`: without type-only ones. */
-export function importsOf(file: string, text = readFileSync(file, 'utf8')): { path: string; typeOnly: boolean }[] {
+function importsOf(file: string, text = readFileSync(file, 'utf8')): { path: string; typeOnly: boolean }[] {
   const out: { path: string; typeOnly: boolean }[] = [];
   for (const m of text.matchAll(importRe)) {
     const spec = m[2] ?? m[3];
@@ -31,7 +32,7 @@ export function importsOf(file: string, text = readFileSync(file, 'utf8')): { pa
 }
 
 /** Every cycle of the graph, each as the list of files that form it (depth-first search, one report per back edge). */
-export function cyclesOf(graph: Map<string, string[]>): string[][] {
+function cyclesOf(graph: Map<string, string[]>): string[][] {
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
   const cycles: string[][] = [];
@@ -55,26 +56,49 @@ const rel = (p: string) => relative(root, p);
 describe('the import graph of src/', () => {
   it('finds imports, including re-exports and dynamic ones (self-check)', () => {
     const f = join(src, 'modules/x/a.ts');
-    const found = importsOf(f, `import { a } from './b.ts';\nimport type { T } from '../../server/c.ts';\nexport { d } from './d.ts';\nconst e = await import('./e.ts');\nimport 'node:fs';`);
+    const found = importsOf(
+      f,
+      `import { a } from './b.ts';\nimport type { T } from '../../server/c.ts';\nexport { d } from './d.ts';\nconst e = await import('./e.ts');\nimport 'node:fs';`,
+    );
     expect(found.map((i) => [rel(i.path), i.typeOnly])).toEqual([
       ['src/modules/x/b.ts', false],
       ['src/server/c.ts', true],
       ['src/modules/x/d.ts', false],
       ['src/modules/x/e.ts', false],
     ]);
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c', 'a']]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c', 'a']]);
   });
 
   it('src/modules and src/core never import src/server (type imports included)', () => {
-    const server = join(src, 'server') + '/';
+    const server = `${join(src, 'server')}/`;
     const offending = files
-      .filter((f) => f.startsWith(join(src, 'modules') + '/') || f.startsWith(join(src, 'core') + '/'))
-      .flatMap((f) => importsOf(f).filter((i) => i.path.startsWith(server)).map((i) => `${rel(f)} -> ${rel(i.path)}`));
+      .filter((f) => f.startsWith(`${join(src, 'modules')}/`) || f.startsWith(`${join(src, 'core')}/`))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => i.path.startsWith(server))
+          .map((i) => `${rel(f)} -> ${rel(i.path)}`),
+      );
     expect(offending).toEqual([]);
   });
 
   it('has no import cycles', () => {
-    const graph = new Map(files.map((f) => [f, importsOf(f).filter((i) => !i.typeOnly).map((i) => i.path)]));
+    const graph = new Map(
+      files.map((f) => [
+        f,
+        importsOf(f)
+          .filter((i) => !i.typeOnly)
+          .map((i) => i.path),
+      ]),
+    );
     expect(cyclesOf(graph).map((c) => c.map(rel).join(' -> '))).toEqual([]);
   });
 });

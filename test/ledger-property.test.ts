@@ -19,9 +19,22 @@ type Step =
   | { kind: 'payout'; share: number; outcome: 'paid' | 'failed' | 'cancelled' | 'pending' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('pay' as const), amount: fc.integer({ min: 1000, max: 500_000 }), method: fc.constantFrom('card' as const, 'qris' as const) }),
-  fc.record({ kind: fc.constant('refund' as const), payment: fc.nat(), share: fc.double({ min: 0.05, max: 1, noNaN: true }), outcome: fc.constantFrom('success' as const, 'failure' as const) }),
-  fc.record({ kind: fc.constant('payout' as const), share: fc.double({ min: 0.05, max: 1.2, noNaN: true }), outcome: fc.constantFrom('paid' as const, 'failed' as const, 'cancelled' as const, 'pending' as const) }),
+  fc.record({
+    kind: fc.constant('pay' as const),
+    amount: fc.integer({ min: 1000, max: 500_000 }),
+    method: fc.constantFrom('card' as const, 'qris' as const),
+  }),
+  fc.record({
+    kind: fc.constant('refund' as const),
+    payment: fc.nat(),
+    share: fc.double({ min: 0.05, max: 1, noNaN: true }),
+    outcome: fc.constantFrom('success' as const, 'failure' as const),
+  }),
+  fc.record({
+    kind: fc.constant('payout' as const),
+    share: fc.double({ min: 0.05, max: 1.2, noNaN: true }),
+    outcome: fc.constantFrom('paid' as const, 'failed' as const, 'cancelled' as const, 'pending' as const),
+  }),
 );
 
 interface Model {
@@ -34,10 +47,20 @@ interface Model {
 
 async function merchant() {
   const partner = await server.workspace({ platformAdmin: true });
-  const m = (await partner.client.post('/v1/workspaces', { name: 'Prop', businessEmail: 'p@example.com' }, key())).json.data;
-  const client = createClient({ baseUrl: server.url, keyId: partner.keyId, secret: partner.secret, onBehalfOf: m.accountId });
+  const m = (await partner.client.post('/v1/workspaces', { name: 'Prop', businessEmail: 'p@example.com' }, key())).json
+    .data;
+  const client = createClient({
+    baseUrl: server.url,
+    keyId: partner.keyId,
+    secret: partner.secret,
+    onBehalfOf: m.accountId,
+  });
   await client.post('/v1/templates', { kind: 'receipt', name: 'Taxed', showTax: true });
-  await client.patch('/v1/payouts/bank-account', { bankName: 'BCA', bankAccountNumber: '42', bankAccountHolder: 'Prop' });
+  await client.patch('/v1/payouts/bank-account', {
+    bankName: 'BCA',
+    bankAccountNumber: '42',
+    bankAccountHolder: 'Prop',
+  });
   return { client, workspaceId: m.id } as unknown as Workspace;
 }
 
@@ -73,9 +96,11 @@ async function apply(ws: Workspace, model: Model, s: Step) {
   expect(po.status, po.text).toBe(201);
   const id = po.json.data.id;
   if (s.outcome === 'pending') return void (model.locked += amount);
-  if (s.outcome === 'cancelled') return void expect((await c.post(`/v1/payouts/${id}/cancel`, {}, key())).status).toBe(200);
+  if (s.outcome === 'cancelled')
+    return void expect((await c.post(`/v1/payouts/${id}/cancel`, {}, key())).status).toBe(200);
   expect((await c.post(`/v1/payouts/${id}/mark-in-transit`, {})).status).toBe(200);
-  if (s.outcome === 'failed') return void expect((await c.post(`/v1/payouts/${id}/mark-failed`, { failureReason: 'rejected' })).status).toBe(200);
+  if (s.outcome === 'failed')
+    return void expect((await c.post(`/v1/payouts/${id}/mark-failed`, { failureReason: 'rejected' })).status).toBe(200);
   expect((await c.post(`/v1/payouts/${id}/mark-paid`, {})).status).toBe(200);
   model.paidOut += amount;
 }
@@ -87,7 +112,13 @@ async function checkBooks(ws: Workspace, model: Model) {
        FROM ledger_entries WHERE "workspaceId" = $1 GROUP BY code ORDER BY code`,
     [ws.workspaceId],
   );
-  const fees = Number((await db().system.query(`SELECT coalesce(sum(fee), 0)::int AS f FROM payments WHERE "workspaceId" = $1`, [ws.workspaceId])).rows[0].f);
+  const fees = Number(
+    (
+      await db().system.query(`SELECT coalesce(sum(fee), 0)::int AS f FROM payments WHERE "workspaceId" = $1`, [
+        ws.workspaceId,
+      ])
+    ).rows[0].f,
+  );
   const bal = (await ws.client.get('/v1/payouts/balance')).json.data;
   expect(bal.ledgerBalance).toBe(model.gross - fees - model.refunded - model.paidOut);
   expect(bal.locked).toBe(model.locked);
@@ -97,7 +128,13 @@ async function checkBooks(ws: Workspace, model: Model) {
   const code = (c: string) => rows.find((r) => r.code === c) ?? { debits: 0, credits: 0 };
   const pnl = (await ws.client.get('/v1/reports/pnl?from=2000-01-01&to=2100-01-01')).json.data;
   const revenue = code('payments').credits - code('payments').debits;
-  expect(pnl).toMatchObject({ totalRevenue: revenue, refunds: model.refunded, fees, tax: code('tax:ppn').credits, netIncome: revenue - model.refunded - fees });
+  expect(pnl).toMatchObject({
+    totalRevenue: revenue,
+    refunds: model.refunded,
+    fees,
+    tax: code('tax:ppn').credits,
+    netIncome: revenue - model.refunded - fees,
+  });
   expect(revenue + pnl.tax).toBe(model.gross);
   const today = new Date().toISOString().slice(0, 10);
   const cf = (await ws.client.get(`/v1/reports/cash-flow?from=${today}&to=${today}`)).json.data;

@@ -22,7 +22,12 @@ afterAll(() => rx.close());
 
 const forwardsOf = (eventId: string) => rx.received.filter((r) => r.headers['x-svc-event-id'] === eventId);
 
-async function until<T>(what: string, get: () => T, ms = 15_000, detail: () => string = () => ''): Promise<Exclude<T, null | undefined | false | 0 | ''>> {
+async function until<T>(
+  what: string,
+  get: () => T,
+  ms = 15_000,
+  detail: () => string = () => '',
+): Promise<Exclude<T, null | undefined | false | 0 | ''>> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = get();
@@ -48,7 +53,11 @@ afterAll(async () => {
   await Promise.all(listeners.map((l) => l.stop()));
 });
 
-async function startListen(ws: Pick<Workspace, 'keyId' | 'secret'>, baseUrl: string, args: string[]): Promise<Listener> {
+async function startListen(
+  ws: Pick<Workspace, 'keyId' | 'secret'>,
+  baseUrl: string,
+  args: string[],
+): Promise<Listener> {
   await untilPublished(); // the stream starts after the newest event: let the relay publish the bootstrap's first
   const child = spawn(process.execPath, [SVC_BIN, 'listen', '--base-url', baseUrl, ...args], {
     cwd: ROOT,
@@ -75,7 +84,14 @@ async function startListen(ws: Pick<Workspace, 'keyId' | 'secret'>, baseUrl: str
   };
   const l: Listener = { child, secret: '', stdout: () => stdout, stderr: () => stderr, exited, stop };
   listeners.push(l);
-  const ready = await until('the Ready line', () => done || /^Ready! Forwarding to (\S+)\. Webhook signing secret: (whsec_[0-9a-f]{48}) \(Ctrl-C to quit\)$/m.exec(stderr), 30_000, () => `; stderr:\n${stderr}`);
+  const ready = await until(
+    'the Ready line',
+    () =>
+      done ||
+      /^Ready! Forwarding to (\S+)\. Webhook signing secret: (whsec_[0-9a-f]{48}) \(Ctrl-C to quit\)$/m.exec(stderr),
+    30_000,
+    () => `; stderr:\n${stderr}`,
+  );
   if (ready === true) throw new Error(`svc listen exited before it was ready:\n${stderr}`);
   expect(ready[1]).toBe(args[args.indexOf('--forward-to') + 1]);
   l.secret = ready[2];
@@ -105,49 +121,83 @@ describe('svc listen', () => {
     const forwardTo = `${receiverUrl}/hooks`;
     const l = await startListen(ws, server.url, ['--forward-to', forwardTo]);
     // the secret is stable per API key: whsec_ + HMAC-SHA256(api secret, "svc listen"), 48 hex
-    expect(l.secret).toBe('whsec_' + createHmac('sha256', ws.secret).update('svc listen').digest('hex').slice(0, 48));
+    expect(l.secret).toBe(`whsec_${createHmac('sha256', ws.secret).update('svc listen').digest('hex').slice(0, 48)}`);
 
     const events = [await createCustomer(ws, 'A'), await createCustomer(ws, 'B')];
     for (const event of events) {
-      const [hit] = await until(`the forward of ${event.id}`, () => forwardsOf(event.id).length && forwardsOf(event.id), 15_000, () => `\nstdout:\n${l.stdout()}\nstderr:\n${l.stderr()}`);
+      const [hit] = await until(
+        `the forward of ${event.id}`,
+        () => forwardsOf(event.id).length && forwardsOf(event.id),
+        15_000,
+        () => `\nstdout:\n${l.stdout()}\nstderr:\n${l.stderr()}`,
+      );
       expect(hit.path).toBe('/hooks');
-      expect(hit.headers).toMatchObject({ 'content-type': 'application/json', 'x-svc-event-type': 'customer.created', 'x-svc-signature': expect.stringMatching(/^t=\d+,v1=[0-9a-f]{64}$/) });
+      expect(hit.headers).toMatchObject({
+        'content-type': 'application/json',
+        'x-svc-event-type': 'customer.created',
+        'x-svc-signature': expect.stringMatching(/^t=\d+,v1=[0-9a-f]{64}$/),
+      });
       expect(hit.headers['x-svc-delivery-id']).toMatch(/^whdel_[0-9A-HJKMNP-TV-Z]{26}$/);
       const verified = verifyWebhook({ payload: hit.body, headers: hit.headers, secret: l.secret });
       expect(verified).toEqual(event);
       expect(hit.body.toString()).toBe(JSON.stringify(event)); // same fields, same order, same bytes
       // another secret does not verify it
-      expect(() => verifyWebhook({ payload: hit.body, headers: hit.headers, secret: 'whsec_' + '0'.repeat(48) })).toThrow(/no signature matches/);
+      expect(() =>
+        verifyWebhook({ payload: hit.body, headers: hit.headers, secret: `whsec_${'0'.repeat(48)}` }),
+      ).toThrow(/no signature matches/);
     }
     // in commit order, one forward each, and one line each way per event
     const ours = rx.received.filter((r) => events.some((e) => e.id === r.headers['x-svc-event-id']));
     expect(ours.map((r) => r.headers['x-svc-event-id'])).toEqual(events.map((e) => e.id));
     await until('the response lines', () => (l.stdout().match(/<-- \[200\]/g) ?? []).length >= 2);
-    for (const e of events) expect(l.stdout()).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  --> customer\\.created \\[${e.id}\\]$`, 'm'));
-    expect(l.stdout()).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  <-- \\[200\\] POST ${forwardTo} \\(\\d+ ms\\)$`, 'm'));
+    for (const e of events)
+      expect(l.stdout()).toMatch(
+        new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  --> customer\\.created \\[${e.id}\\]$`, 'm'),
+      );
+    expect(l.stdout()).toMatch(
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  <-- \\[200\\] POST ${forwardTo} \\(\\d+ ms\\)$`, 'm'),
+    );
     // nothing from before "Ready!" (the workspace.created of the bootstrap) was forwarded
-    expect(rx.received.some((r) => r.headers['x-svc-event-type'] === 'workspace.created' && r.body.includes(ws.workspaceId))).toBe(false);
+    expect(
+      rx.received.some((r) => r.headers['x-svc-event-type'] === 'workspace.created' && r.body.includes(ws.workspaceId)),
+    ).toBe(false);
 
     expect(await l.stop()).toEqual({ code: 0, signal: null }); // SIGINT: a clean exit
   });
 
-  it('--events filters by type; --format standard signs Standard Webhooks headers; the receiver\'s status is printed', async () => {
+  it("--events filters by type; --format standard signs Standard Webhooks headers; the receiver's status is printed", async () => {
     const ws = await server.workspace();
     const forwardTo = `${receiverUrl}/fail`;
-    const l = await startListen(ws, server.url, ['--forward-to', forwardTo, '--events', 'customer.updated', '--format', 'standard']);
+    const l = await startListen(ws, server.url, [
+      '--forward-to',
+      forwardTo,
+      '--events',
+      'customer.updated',
+      '--format',
+      'standard',
+    ]);
     const created = await createCustomer(ws, 'C');
     const patched = await ws.client.patch(`/v1/customers/${created.data.id}`, { name: 'C2' });
     expect(patched.status, patched.text).toBe(200);
     const updated = await eventOf(ws, 'customer.updated', created.data.id);
 
-    const [hit] = await until('the customer.updated forward', () => forwardsOf(updated.id).length && forwardsOf(updated.id), 15_000, () => `\nstderr:\n${l.stderr()}`);
-    expect(hit.headers).toMatchObject({ 'webhook-id': updated.id, 'webhook-timestamp': expect.stringMatching(/^\d+$/), 'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/) });
+    const [hit] = await until(
+      'the customer.updated forward',
+      () => forwardsOf(updated.id).length && forwardsOf(updated.id),
+      15_000,
+      () => `\nstderr:\n${l.stderr()}`,
+    );
+    expect(hit.headers).toMatchObject({
+      'webhook-id': updated.id,
+      'webhook-timestamp': expect.stringMatching(/^\d+$/),
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
+    });
     expect(hit.headers['x-svc-signature']).toBeUndefined();
     const out = verifyWebhookDelivery({ payload: hit.body, headers: hit.headers, secret: l.secret });
     expect(out.format).toBe('standard');
     expect(out.event).toEqual(updated);
     // the same key prints the same secret in every session
-    expect(l.secret).toBe('whsec_' + createHmac('sha256', ws.secret).update('svc listen').digest('hex').slice(0, 48));
+    expect(l.secret).toBe(`whsec_${createHmac('sha256', ws.secret).update('svc listen').digest('hex').slice(0, 48)}`);
 
     await until('the 500 line', () => l.stdout().includes(`<-- [500] POST ${forwardTo}`));
     expect(forwardsOf(created.id)).toEqual([]); // customer.created is filtered out
@@ -160,7 +210,12 @@ describe('svc listen', () => {
     const dead = `http://127.0.0.1:${await freePort()}/hooks`;
     const l = await startListen(ws, server.url, ['--forward-to', dead]);
     const e1 = await createCustomer(ws, 'D');
-    await until('the error line', () => l.stdout().includes(`<-- [error] POST ${dead} failed: ECONNREFUSED`), 15_000, () => `\nstdout:\n${l.stdout()}`);
+    await until(
+      'the error line',
+      () => l.stdout().includes(`<-- [error] POST ${dead} failed: ECONNREFUSED`),
+      15_000,
+      () => `\nstdout:\n${l.stdout()}`,
+    );
     const e2 = await createCustomer(ws, 'E');
     await until('the second event', () => l.stdout().includes(`--> customer.created [${e2.id}]`));
     expect(l.stdout()).toContain(`--> customer.created [${e1.id}]`);
@@ -178,17 +233,30 @@ describe('svc listen', () => {
       await until('the first forward', () => forwardsOf(before.id).length);
 
       await api.stop();
-      await until('the lost connection', () => /Connection lost/.test(l.stderr()), 15_000, () => `\nstderr:\n${l.stderr()}`);
+      await until(
+        'the lost connection',
+        () => /Connection lost/.test(l.stderr()),
+        15_000,
+        () => `\nstderr:\n${l.stderr()}`,
+      );
       const during = [await createCustomer(ws, 'G'), await createCustomer(ws, 'H')];
       const api2 = await startInstance(server.dbUrl, { port });
       try {
-        await until('the forwards missed while down', () => during.every((e) => forwardsOf(e.id).length), 30_000, () => `\nstderr:\n${l.stderr()}`);
+        await until(
+          'the forwards missed while down',
+          () => during.every((e) => forwardsOf(e.id).length),
+          30_000,
+          () => `\nstderr:\n${l.stderr()}`,
+        );
         expect(l.stderr()).toMatch(/Reconnected\./);
         const after = await createCustomer(ws, 'I');
         await until('the forward after reconnecting', () => forwardsOf(after.id).length);
         const ours = rx.received.filter((r) => r.path === '/resume').map((r) => JSON.parse(r.body.toString()));
         expect(ours.map((e) => e.id)).toEqual([before, ...during, after].map((e) => e.id));
-        for (const r of rx.received.filter((x) => x.path === '/resume')) expect(verifyWebhook({ payload: r.body, headers: r.headers, secret: l.secret }).type).toBe('customer.created');
+        for (const r of rx.received.filter((x) => x.path === '/resume'))
+          expect(verifyWebhook({ payload: r.body, headers: r.headers, secret: l.secret }).type).toBe(
+            'customer.created',
+          );
         expect(await l.stop()).toEqual({ code: 0, signal: null });
       } finally {
         await api2.stop();
@@ -199,11 +267,18 @@ describe('svc listen', () => {
   }, 90_000);
 
   it('a refused key is a clean failure, not a retry loop', async () => {
-    const child = spawn(process.execPath, [SVC_BIN, 'listen', '--forward-to', `${receiverUrl}/x`, '--base-url', server.url], {
-      cwd: ROOT,
-      env: childEnv(server.dbUrl, { SVC_KEY_ID: 'pk_test_' + '0'.repeat(26), SVC_SECRET: 'sk_test_' + '0'.repeat(48) }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [SVC_BIN, 'listen', '--forward-to', `${receiverUrl}/x`, '--base-url', server.url],
+      {
+        cwd: ROOT,
+        env: childEnv(server.dbUrl, {
+          SVC_KEY_ID: `pk_test_${'0'.repeat(26)}`,
+          SVC_SECRET: `sk_test_${'0'.repeat(48)}`,
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     const code = await new Promise((r) => child.once('exit', r));
@@ -212,4 +287,3 @@ describe('svc listen', () => {
     expect(stderr).not.toMatch(/^\s+at .+[(:]\d+/m);
   });
 });
-

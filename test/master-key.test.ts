@@ -57,17 +57,30 @@ describe('ciphertexts bound to their row', () => {
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe('invalid_key');
     // nor does the victim's own secret work with a planted value: the key is unusable, not someone else's
-    expect((await createClient({ baseUrl: server.url, keyId: victimKey.keyId, secret: victimKey.secret }).get('/v1/api-keys')).status).toBe(401);
+    expect(
+      (
+        await createClient({ baseUrl: server.url, keyId: victimKey.keyId, secret: victimKey.secret }).get(
+          '/v1/api-keys',
+        )
+      ).status,
+    ).toBe(401);
     await db().system.query(`DELETE FROM api_keys WHERE id = $1`, [victimKey.id]);
   });
 
   it('values written before key ids and row binding still decrypt', async () => {
     const ws = await server.workspace();
     const k = await mint(ws);
-    await db().system.query(`UPDATE api_keys SET "signingKey" = $1 WHERE id = $2`, [legacySeal(signingKeyOf(k.secret)), k.id]);
+    await db().system.query(`UPDATE api_keys SET "signingKey" = $1 WHERE id = $2`, [
+      legacySeal(signingKeyOf(k.secret)),
+      k.id,
+    ]);
     forgetKey(k.keyId);
-    expect((await createClient({ baseUrl: server.url, keyId: k.keyId, secret: k.secret }).get('/v1/api-keys')).status).toBe(200);
-    expect(decrypt(legacySeal(Buffer.from('old')), rowAad('api_keys', { id: 'x', workspaceId: 'y' })).toString()).toBe('old');
+    expect(
+      (await createClient({ baseUrl: server.url, keyId: k.keyId, secret: k.secret }).get('/v1/api-keys')).status,
+    ).toBe(200);
+    expect(decrypt(legacySeal(Buffer.from('old')), rowAad('api_keys', { id: 'x', workspaceId: 'y' })).toString()).toBe(
+      'old',
+    );
   });
 });
 
@@ -77,19 +90,35 @@ describe('svc rotate-master-key', () => {
     const minted = await mint(ws);
     const endpoint = await ws.client.post('/v1/webhook-endpoints', { url: 'https://93.184.216.34/rotate' });
     expect(endpoint.status, endpoint.text).toBe(201);
-    expect((await ws.client.post(`/v1/webhook-endpoints/${endpoint.json.data.id}/rotate-secret`, { overlapSeconds: 3600 })).status).toBe(200);
-    const adapter = await ws.client.put('/v1/adapters/provider_b', { serverKey: 'SB-Mid-server-rotate123', clientKey: 'SB-Mid-client-rotate123', merchantId: 'M123' }, key());
+    expect(
+      (await ws.client.post(`/v1/webhook-endpoints/${endpoint.json.data.id}/rotate-secret`, { overlapSeconds: 3600 }))
+        .status,
+    ).toBe(200);
+    const adapter = await ws.client.put(
+      '/v1/adapters/provider_b',
+      { serverKey: 'SB-Mid-server-rotate123', clientKey: 'SB-Mid-client-rotate123', merchantId: 'M123' },
+      key(),
+    );
     expect(adapter.status, adapter.text).toBe(200);
     // one legacy value too
     const legacy = await mint(ws);
-    await db().system.query(`UPDATE api_keys SET "signingKey" = $1 WHERE id = $2`, [legacySeal(signingKeyOf(legacy.secret)), legacy.id]);
+    await db().system.query(`UPDATE api_keys SET "signingKey" = $1 WHERE id = $2`, [
+      legacySeal(signingKeyOf(legacy.secret)),
+      legacy.id,
+    ]);
 
     // and one value under a key the ring does not hold: reported, left alone, exit 1
     const lost = await mint(ws);
-    await db().system.query(`UPDATE api_keys SET "signingKey" = $1 WHERE id = $2`, [legacySeal(signingKeyOf(lost.secret), randomBytes(32)), lost.id]);
+    await db().system.query(`UPDATE api_keys SET "signingKey" = $1 WHERE id = $2`, [
+      legacySeal(signingKeyOf(lost.secret), randomBytes(32)),
+      lost.id,
+    ]);
 
     const newKey = randomBytes(32).toString('hex');
-    const env = childEnv(server.dbUrl, { SVC_MASTER_KEY: newKey, SVC_MASTER_KEY_PREVIOUS: config.masterKey.toString('hex') });
+    const env = childEnv(server.dbUrl, {
+      SVC_MASTER_KEY: newKey,
+      SVC_MASTER_KEY_PREVIOUS: config.masterKey.toString('hex'),
+    });
     const first = await svc(['rotate-master-key'], env, { timeoutMs: 60_000 });
     expect(first.code, first.stderr + first.stdout).toBe(1);
     expect(first.stdout).toMatch(/api_keys\.signingKey: \d+ value\(s\)/);
@@ -103,7 +132,11 @@ describe('svc rotate-master-key', () => {
     const newId = masterKeyId(Buffer.from(newKey, 'hex'));
     // every registered column, so a column added to the registry is covered here too
     const { rows } = await db().system.query(
-      Object.entries(sealedColumns).flatMap(([table, { columns }]) => columns.map((c) => `SELECT "${c}" AS v FROM ${table} WHERE "${c}" IS NOT NULL`)).join(' UNION ALL '),
+      Object.entries(sealedColumns)
+        .flatMap(([table, { columns }]) =>
+          columns.map((c) => `SELECT "${c}" AS v FROM ${table} WHERE "${c}" IS NOT NULL`),
+        )
+        .join(' UNION ALL '),
     );
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.filter((r) => !(r.v as Buffer).subarray(4, 8).equals(newId))).toEqual([]);
@@ -124,6 +157,9 @@ describe('svc rotate-master-key', () => {
     }
     // and a server still on the old key alone can no longer read them
     forgetKey(minted.keyId);
-    expect((await createClient({ baseUrl: server.url, keyId: minted.keyId, secret: minted.secret }).get('/v1/api-keys')).status).toBe(401);
+    expect(
+      (await createClient({ baseUrl: server.url, keyId: minted.keyId, secret: minted.secret }).get('/v1/api-keys'))
+        .status,
+    ).toBe(401);
   });
 });

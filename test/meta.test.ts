@@ -23,7 +23,10 @@ describe('generated files are current', () => {
   it('schema/schema.graphql is the printed schema', () => {
     const committed = existsSync(schemaPath) ? readFileSync(schemaPath, 'utf8') : '';
     // One message instead of a 600-line diff: the fix is always the same command.
-    expect(committed === printed(), 'schema/schema.graphql is stale: run `npm run schema:print` and commit the result').toBe(true);
+    expect(
+      committed === printed(),
+      'schema/schema.graphql is stale: run `npm run schema:print` and commit the result',
+    ).toBe(true);
     expect(printed()).toContain('type Query');
   });
 
@@ -33,25 +36,36 @@ describe('generated files are current', () => {
     const targets = Object.keys(config.generates);
     expect(targets).toEqual(['rest-compat/generated/operations.ts']);
     // saveToFile=false: the outputs come back in memory and nothing in the tree is written.
-    const outputs: { filename: string; content: string }[] = await generate({ ...config, cwd: ROOT, silent: true, watch: false }, false);
+    const outputs: { filename: string; content: string }[] = await generate(
+      { ...config, cwd: ROOT, silent: true, watch: false },
+      false,
+    );
     expect(outputs.map((o) => o.filename)).toEqual(targets);
     for (const out of outputs) {
       const committed = readFileSync(join(ROOT, out.filename), 'utf8');
-      expect(committed === out.content, `${out.filename} is stale: run \`npm run codegen\` and commit the result`).toBe(true);
+      expect(committed === out.content, `${out.filename} is stale: run \`npm run codegen\` and commit the result`).toBe(
+        true,
+      );
     }
     expect(outputs[0].content).toContain('ListApiKeysQueryVariables');
   }, 20_000);
 });
 
 describe('REST operations', () => {
-  const files = readdirSync(join(ROOT, 'rest-compat/operations')).filter((f) => f.endsWith('.graphql')).sort();
+  const files = readdirSync(join(ROOT, 'rest-compat/operations'))
+    .filter((f) => f.endsWith('.graphql'))
+    .sort();
   const source = files.map((f) => readFileSync(join(ROOT, 'rest-compat/operations', f), 'utf8')).join('\n');
-  const operations = parse(source).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operations = parse(source).definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
 
   it('every operation validates against the schema', () => {
     expect(files.length).toBeGreaterThan(0);
     // Files share fragments, so they are validated together, as the server loads them.
-    const errors = validate(schema, parse(source)).map((e) => `${e.message} (${e.locations?.map((l) => `${l.line}:${l.column}`).join(', ')})`);
+    const errors = validate(schema, parse(source)).map(
+      (e) => `${e.message} (${e.locations?.map((l) => `${l.line}:${l.column}`).join(', ')})`,
+    );
     expect(errors).toEqual([]);
     // the loader the server boots with agrees, and maps every route
     expect([...loadOperations(schema).keys()].sort()).toEqual(routes.map((r) => r.id).sort());
@@ -67,7 +81,11 @@ describe('REST operations', () => {
     const byName = new Map(operations.map((o) => [o.name!.value, o.operation]));
     const missing = routes.filter((r) => !byName.has(r.id)).map((r) => r.id);
     expect(missing, 'routes without an operation in rest-compat/operations').toEqual([]);
-    for (const r of routes) expect({ route: `${r.method} ${r.path}`, kind: byName.get(r.id) }).toEqual({ route: `${r.method} ${r.path}`, kind: r.method === 'GET' ? 'query' : 'mutation' });
+    for (const r of routes)
+      expect({ route: `${r.method} ${r.path}`, kind: byName.get(r.id) }).toEqual({
+        route: `${r.method} ${r.path}`,
+        kind: r.method === 'GET' ? 'query' : 'mutation',
+      });
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     expect(keys.length).toBe(new Set(keys).size);
     expect(routes.map((r) => r.id).length).toBe(new Set(routes.map((r) => r.id)).size);
@@ -86,20 +104,28 @@ describe('migrations match prisma/schema', () => {
     expect(dirs.length).toBeGreaterThan(0);
     const snapshot = (name: string) => {
       const p = join(migrationsDir, name, 'schema.snapshot.prisma');
-      return existsSync(p) ? [{ path: `prisma/migrations/${name}/schema.snapshot.prisma`, content: readFileSync(p, 'utf8') }] : null;
+      return existsSync(p)
+        ? [{ path: `prisma/migrations/${name}/schema.snapshot.prisma`, content: readFileSync(p, 'utf8') }]
+        : null;
     };
     expect(snapshot(dirs.at(-1)!), 'the latest migration needs its schema.snapshot.prisma').not.toBeNull();
     let previous: ReturnType<typeof snapshot> = null;
     for (const [i, name] of dirs.entries()) {
       const current = snapshot(name);
       if (!current) {
-        expect(i, `${name} has no snapshot; only hand-written migrations before the first snapshot may lack one`).toBeLessThan(dirs.length - 1);
+        expect(
+          i,
+          `${name} has no snapshot; only hand-written migrations before the first snapshot may lack one`,
+        ).toBeLessThan(dirs.length - 1);
         continue;
       }
       const expected = await diffSchemas(previous, current);
       const sql = readFileSync(join(migrationsDir, name, 'migration.sql'), 'utf8');
       // a snapshot-only step (hand-written SQL, schema unchanged) implies no generated SQL
-      if (!isEmptyDiff(expected)) expect(sql.startsWith(expected), `${name}/migration.sql does not begin with the SQL its snapshot implies`).toBe(true);
+      if (!isEmptyDiff(expected))
+        expect(sql.startsWith(expected), `${name}/migration.sql does not begin with the SQL its snapshot implies`).toBe(
+          true,
+        );
       previous = current;
     }
   });
@@ -109,7 +135,13 @@ describe('test databases', () => {
   const exists = async (db: string) =>
     (await admin((c) => c.query('SELECT 1 FROM pg_database WHERE datname = $1', [db]))).rowCount === 1;
   const suite = (state: 'pass' | 'fail') =>
-    ({ type: 'suite', tasks: [{ type: 'test', result: { state: 'pass' } }, { type: 'test', result: { state } }] }) as never;
+    ({
+      type: 'suite',
+      tasks: [
+        { type: 'test', result: { state: 'pass' } },
+        { type: 'test', result: { state } },
+      ],
+    }) as never;
 
   it("a failed suite's database is kept for inspection, a passing one's is dropped", async () => {
     const kept = await freshDatabase();
@@ -149,13 +181,23 @@ describe('a migrated database', () => {
     const all = listMigrations();
     expect(firstRun).toEqual(all.map((m) => m.name));
     expect(secondRun).toEqual([]);
-    const { rows } = await client.query('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
+    const { rows } = await client.query(
+      'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name',
+    );
     expect(rows.map((r) => [r.migration_name, r.checksum])).toEqual(all.map((m) => [m.name, m.checksum]));
     expect(rows.every((r) => r.finished_at)).toBe(true);
   });
 
   it('every table with a "workspaceId" column has row-level security, FORCEd (owner included), and a policy', async () => {
-    const { rows } = await client.query<{ table: string; rls: boolean; forced: boolean; owner: string; owned_by_app: boolean; app_is_owner_member: boolean; policies: number }>(
+    const { rows } = await client.query<{
+      table: string;
+      rls: boolean;
+      forced: boolean;
+      owner: string;
+      owned_by_app: boolean;
+      app_is_owner_member: boolean;
+      policies: number;
+    }>(
       `SELECT c.relname AS table, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced, pg_get_userbyid(c.relowner) AS owner,
               c.relowner = (SELECT oid FROM pg_roles WHERE rolname = $1) AS owned_by_app,
               pg_has_role($1, c.relowner, 'MEMBER') AS app_is_owner_member,
@@ -167,9 +209,25 @@ describe('a migrated database', () => {
       [APP_ROLE],
     );
     // the tenant tables today; a new one joins this list automatically
-    expect(rows.map((r) => r.table)).toEqual(expect.arrayContaining(['api_keys', 'audit_log', 'counters', 'events', 'idempotency_keys', 'members', 'object_sequences', 'retired_slugs']));
-    const unprotected = rows.filter((r) => !r.rls || !r.forced || r.owned_by_app || r.app_is_owner_member || r.policies < 1);
-    expect(unprotected, 'tenant tables need ENABLE and FORCE ROW LEVEL SECURITY and a policy (SELECT enable_tenant_isolation(...) in the migration)').toEqual([]);
+    expect(rows.map((r) => r.table)).toEqual(
+      expect.arrayContaining([
+        'api_keys',
+        'audit_log',
+        'counters',
+        'events',
+        'idempotency_keys',
+        'members',
+        'object_sequences',
+        'retired_slugs',
+      ]),
+    );
+    const unprotected = rows.filter(
+      (r) => !r.rls || !r.forced || r.owned_by_app || r.app_is_owner_member || r.policies < 1,
+    );
+    expect(
+      unprotected,
+      'tenant tables need ENABLE and FORCE ROW LEVEL SECURITY and a policy (SELECT enable_tenant_isolation(...) in the migration)',
+    ).toEqual([]);
   });
 
   it('every key of a tenant table includes "workspaceId" (docs/scaling.md), but for the listed exceptions', async () => {
@@ -177,24 +235,37 @@ describe('a migrated database', () => {
     const listed = distributionExceptions();
     expect(listed.length, 'docs/scaling.md lists its exceptions in a marked table').toBeGreaterThan(0);
     // Both ways: a new key without "workspaceId" fails, and so does an exception that no longer exists.
-    expect(violations, 'a primary key, unique constraint/index or foreign key of a tenant table lacks "workspaceId": add it, or list the key with its reason in docs/scaling.md').toEqual(listed);
+    expect(
+      violations,
+      'a primary key, unique constraint/index or foreign key of a tenant table lacks "workspaceId": add it, or list the key with its reason in docs/scaling.md',
+    ).toEqual(listed);
   });
 
   it('the distribution check sees a key without "workspaceId" (probe)', async () => {
     await client.query('BEGIN');
     try {
-      await client.query(`CREATE TABLE dist_probe (id text PRIMARY KEY, "workspaceId" text NOT NULL, ref text, UNIQUE ("workspaceId", ref))`);
+      await client.query(
+        `CREATE TABLE dist_probe (id text PRIMARY KEY, "workspaceId" text NOT NULL, ref text, UNIQUE ("workspaceId", ref))`,
+      );
       await client.query(`CREATE UNIQUE INDEX dist_probe_ref ON dist_probe (ref)`);
-      await client.query(`CREATE TABLE dist_probe_child ("workspaceId" text, parent text REFERENCES dist_probe (id), PRIMARY KEY ("workspaceId", parent))`);
+      await client.query(
+        `CREATE TABLE dist_probe_child ("workspaceId" text, parent text REFERENCES dist_probe (id), PRIMARY KEY ("workspaceId", parent))`,
+      );
       const found = (await distributionViolations(client)).filter((v) => v.startsWith('dist_probe'));
-      expect(found).toEqual(['dist_probe dist_probe_pkey', 'dist_probe dist_probe_ref', 'dist_probe_child dist_probe_child_parent_fkey']);
+      expect(found).toEqual([
+        'dist_probe dist_probe_pkey',
+        'dist_probe dist_probe_ref',
+        'dist_probe_child dist_probe_child_parent_fkey',
+      ]);
     } finally {
       await client.query('ROLLBACK');
     }
   });
 
   it('the workspaces table is isolated too', async () => {
-    const { rows } = await client.query(`SELECT c.relrowsecurity AS rls, c.relforcerowsecurity AS forced, (SELECT count(*)::int FROM pg_policies WHERE tablename = 'workspaces') AS policies FROM pg_class c WHERE c.oid = 'public.workspaces'::regclass`);
+    const { rows } = await client.query(
+      `SELECT c.relrowsecurity AS rls, c.relforcerowsecurity AS forced, (SELECT count(*)::int FROM pg_policies WHERE tablename = 'workspaces') AS policies FROM pg_class c WHERE c.oid = 'public.workspaces'::regclass`,
+    );
     expect(rows[0]).toEqual({ rls: true, forced: true, policies: 1 });
   });
 
@@ -203,7 +274,9 @@ describe('a migrated database', () => {
     try {
       await client.query(`CREATE TABLE meta_probe ("workspaceId" text, mode text)`);
       await client.query(`SELECT enable_tenant_isolation('meta_probe')`);
-      const { rows } = await client.query(`SELECT relrowsecurity AS rls, relforcerowsecurity AS forced FROM pg_class WHERE oid = 'meta_probe'::regclass`);
+      const { rows } = await client.query(
+        `SELECT relrowsecurity AS rls, relforcerowsecurity AS forced FROM pg_class WHERE oid = 'meta_probe'::regclass`,
+      );
       expect(rows[0]).toEqual({ rls: true, forced: true });
     } finally {
       await client.query('ROLLBACK');
@@ -215,7 +288,16 @@ describe('a migrated database', () => {
       `SELECT rolsuper, rolbypassrls, rolcanlogin, rolcreaterole, rolcreatedb, pg_has_role($1, $2, 'MEMBER') AS member FROM pg_roles WHERE rolname = $1`,
       [APP_LOGIN_ROLE, APP_ROLE],
     );
-    expect(rows).toEqual([{ rolsuper: false, rolbypassrls: false, rolcanlogin: true, rolcreaterole: false, rolcreatedb: false, member: true }]);
+    expect(rows).toEqual([
+      {
+        rolsuper: false,
+        rolbypassrls: false,
+        rolcanlogin: true,
+        rolcreaterole: false,
+        rolcreatedb: false,
+        member: true,
+      },
+    ]);
     const { rows: escalations } = await client.query(
       `SELECT r.rolname FROM pg_roles r WHERE pg_has_role($1, r.oid, 'MEMBER') AND r.rolname NOT IN ($1, $2)`,
       [APP_LOGIN_ROLE, APP_ROLE],
@@ -231,7 +313,9 @@ describe('a migrated database', () => {
   });
 
   it(`the app role (${APP_ROLE}) is neither superuser nor BYPASSRLS and owns nothing`, async () => {
-    const { rows } = await client.query(`SELECT rolsuper, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname = $1`, [APP_ROLE]);
+    const { rows } = await client.query(`SELECT rolsuper, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname = $1`, [
+      APP_ROLE,
+    ]);
     expect(rows).toEqual([{ rolsuper: false, rolbypassrls: false, rolcanlogin: false }]);
     // no role it belongs to (and so can SET ROLE to) escapes RLS either
     const { rows: escalations } = await client.query(
@@ -253,10 +337,14 @@ describe('a migrated database', () => {
     try {
       await client.query(`SET LOCAL ROLE ${APP_ROLE}`);
       expect((await client.query('SELECT count(*)::int AS n FROM counters')).rows[0].n).toBe(0);
-      await client.query(`SELECT set_config('app.workspace_id', 'ws_meta', true), set_config('app.modes', 'test', true)`);
+      await client.query(
+        `SELECT set_config('app.workspace_id', 'ws_meta', true), set_config('app.modes', 'test', true)`,
+      );
       expect((await client.query('SELECT count(*)::int AS n FROM counters')).rows[0].n).toBe(1);
       await client.query(`SELECT set_config('app.workspace_id', 'ws_other', true)`);
-      await expect(client.query(`INSERT INTO counters ("workspaceId", mode, name, value) VALUES ('ws_meta', 'test', 'm', 1)`)).rejects.toThrow(/row-level security/);
+      await expect(
+        client.query(`INSERT INTO counters ("workspaceId", mode, name, value) VALUES ('ws_meta', 'test', 'm', 1)`),
+      ).rejects.toThrow(/row-level security/);
     } finally {
       await client.query('ROLLBACK');
     }

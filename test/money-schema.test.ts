@@ -17,7 +17,9 @@ async function asApp<T>(workspaceId: string, fn: (c: pg.Client) => Promise<T>): 
   await c.connect();
   try {
     await c.query('SET ROLE svc_app');
-    await c.query(`SELECT set_config('app.workspace_id', $1, false), set_config('app.modes', 'test', false)`, [workspaceId]);
+    await c.query(`SELECT set_config('app.workspace_id', $1, false), set_config('app.modes', 'test', false)`, [
+      workspaceId,
+    ]);
     return await fn(c);
   } finally {
     await c.end();
@@ -31,12 +33,27 @@ describe('ledger: every txId balances at commit', () => {
     const ws = await server.workspace();
     const txId = `cs_${Date.now()}`;
     await inTenant(scopeOf(ws.workspaceId), (tx) =>
-      postLedger(tx, { workspaceId: ws.workspaceId, mode: 'test' }, {
-        txId, currency: 'IDR', sourceType: 'checkout_session', sourceId: txId, postedAt: new Date(),
-        legs: [leg('payments', 'debit', 150_000), leg('revenue:checkout', 'credit', 136_500), leg('tax:ppn', 'credit', 13_500)],
-      }),
+      postLedger(
+        tx,
+        { workspaceId: ws.workspaceId, mode: 'test' },
+        {
+          txId,
+          currency: 'IDR',
+          sourceType: 'checkout_session',
+          sourceId: txId,
+          postedAt: new Date(),
+          legs: [
+            leg('payments', 'debit', 150_000),
+            leg('revenue:checkout', 'credit', 136_500),
+            leg('tax:ppn', 'credit', 13_500),
+          ],
+        },
+      ),
     );
-    const { rows } = await db().system.query(`SELECT code, direction, amount::text FROM ledger_entries WHERE "txId" = $1 ORDER BY code`, [txId]);
+    const { rows } = await db().system.query(
+      `SELECT code, direction, amount::text FROM ledger_entries WHERE "txId" = $1 ORDER BY code`,
+      [txId],
+    );
     expect(rows).toEqual([
       { code: 'payments', direction: 'debit', amount: '150000' },
       { code: 'revenue:checkout', direction: 'credit', amount: '136500' },
@@ -48,12 +65,26 @@ describe('ledger: every txId balances at commit', () => {
     const ws = await server.workspace();
     const big = 2n ** 62n;
     await inTenant(scopeOf(ws.workspaceId), (tx) =>
-      postLedger(tx, { workspaceId: ws.workspaceId, mode: 'test' }, {
-        txId: 'adj:big', currency: 'IDR', sourceType: 'adjustment', sourceId: 'adj:big', postedAt: new Date(),
-        legs: [{ code: 'a', direction: 'debit', amount: big }, { code: 'b', direction: 'credit', amount: big }],
-      }),
+      postLedger(
+        tx,
+        { workspaceId: ws.workspaceId, mode: 'test' },
+        {
+          txId: 'adj:big',
+          currency: 'IDR',
+          sourceType: 'adjustment',
+          sourceId: 'adj:big',
+          postedAt: new Date(),
+          legs: [
+            { code: 'a', direction: 'debit', amount: big },
+            { code: 'b', direction: 'credit', amount: big },
+          ],
+        },
+      ),
     );
-    const { rows } = await db().system.query(`SELECT sum(amount)::text AS s FROM ledger_entries WHERE "workspaceId" = $1`, [ws.workspaceId]);
+    const { rows } = await db().system.query(
+      `SELECT sum(amount)::text AS s FROM ledger_entries WHERE "workspaceId" = $1`,
+      [ws.workspaceId],
+    );
     expect(rows[0].s).toBe((big * 2n).toString());
   });
 
@@ -75,7 +106,9 @@ describe('ledger: every txId balances at commit', () => {
       await c.query('BEGIN');
       await insert('t2', 'debit', 100);
       await insert('t2', 'credit', 99);
-      await expect(c.query('COMMIT')).rejects.toThrow(/ledger transaction t2 does not balance in IDR: debits - credits = 1/);
+      await expect(c.query('COMMIT')).rejects.toThrow(
+        /ledger transaction t2 does not balance in IDR: debits - credits = 1/,
+      );
 
       // balanced in sum but not per currency
       await c.query('BEGIN');
@@ -93,7 +126,10 @@ describe('ledger: every txId balances at commit', () => {
       await expect(insert('t4', 'debit', -5)).rejects.toThrow(/ledger_entries_amount_check/);
       await expect(insert('t4', 'sideways', 5)).rejects.toThrow(/ledger_entries_direction_check/);
     });
-    const { rows } = await db().system.query(`SELECT "txId", count(*)::int AS n FROM ledger_entries WHERE "workspaceId" = $1 GROUP BY 1`, [ws.workspaceId]);
+    const { rows } = await db().system.query(
+      `SELECT "txId", count(*)::int AS n FROM ledger_entries WHERE "workspaceId" = $1 GROUP BY 1`,
+      [ws.workspaceId],
+    );
     expect(rows).toEqual([{ txId: 't1', n: 2 }]);
   });
 
@@ -116,10 +152,18 @@ describe('ledger: every txId balances at commit', () => {
     const ws = await server.workspace();
     await expect(
       inTenant(scopeOf(ws.workspaceId), (tx) =>
-        postLedger(tx, { workspaceId: ws.workspaceId, mode: 'test' }, {
-          txId: 'bad', currency: 'IDR', sourceType: 'adjustment', sourceId: 'bad', postedAt: new Date(),
-          legs: [leg('a', 'debit', 10), leg('b', 'credit', 9)],
-        }),
+        postLedger(
+          tx,
+          { workspaceId: ws.workspaceId, mode: 'test' },
+          {
+            txId: 'bad',
+            currency: 'IDR',
+            sourceType: 'adjustment',
+            sourceId: 'bad',
+            postedAt: new Date(),
+            legs: [leg('a', 'debit', 10), leg('b', 'credit', 9)],
+          },
+        ),
       ),
     ).rejects.toThrow(/does not balance/);
   });
@@ -127,10 +171,18 @@ describe('ledger: every txId balances at commit', () => {
   it('the app role can neither update nor delete ledger entries', async () => {
     const ws = await server.workspace();
     await inTenant(scopeOf(ws.workspaceId), (tx) =>
-      postLedger(tx, { workspaceId: ws.workspaceId, mode: 'test' }, {
-        txId: 'ro', currency: 'IDR', sourceType: 'adjustment', sourceId: 'ro', postedAt: new Date(),
-        legs: [leg('a', 'debit', 10), leg('b', 'credit', 10)],
-      }),
+      postLedger(
+        tx,
+        { workspaceId: ws.workspaceId, mode: 'test' },
+        {
+          txId: 'ro',
+          currency: 'IDR',
+          sourceType: 'adjustment',
+          sourceId: 'ro',
+          postedAt: new Date(),
+          legs: [leg('a', 'debit', 10), leg('b', 'credit', 10)],
+        },
+      ),
     );
     await asApp(ws.workspaceId, async (c) => {
       await expect(c.query(`UPDATE ledger_entries SET amount = 1`)).rejects.toThrow(/permission denied/);
@@ -143,7 +195,9 @@ describe('receipt numbers', () => {
   it('are gapless and unique under concurrency; a rolled-back issue gives its number back', async () => {
     const ws = await server.workspace();
     const scope = { workspaceId: ws.workspaceId, mode: 'test' as const };
-    const taken = await Promise.all(Array.from({ length: 20 }, () => inTenant(scopeOf(ws.workspaceId), (tx) => nextCounter(tx, scope, 'receipt'))));
+    const taken = await Promise.all(
+      Array.from({ length: 20 }, () => inTenant(scopeOf(ws.workspaceId), (tx) => nextCounter(tx, scope, 'receipt'))),
+    );
     expect([...taken].sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     await expect(
       inTenant(scopeOf(ws.workspaceId), async (tx) => {
@@ -153,9 +207,15 @@ describe('receipt numbers', () => {
     ).rejects.toThrow('issue failed');
     expect(await inTenant(scopeOf(ws.workspaceId), (tx) => nextCounter(tx, scope, 'receipt'))).toBe(21);
     // per workspace and mode: live numbering and other workspaces start at 1
-    expect(await inTenant(scopeOf(ws.workspaceId, 'live'), (tx) => nextCounter(tx, { ...scope, mode: 'live' }, 'receipt'))).toBe(1);
+    expect(
+      await inTenant(scopeOf(ws.workspaceId, 'live'), (tx) => nextCounter(tx, { ...scope, mode: 'live' }, 'receipt')),
+    ).toBe(1);
     const other = await server.workspace();
-    expect(await inTenant(scopeOf(other.workspaceId), (tx) => nextCounter(tx, { workspaceId: other.workspaceId, mode: 'test' }, 'receipt'))).toBe(1);
+    expect(
+      await inTenant(scopeOf(other.workspaceId), (tx) =>
+        nextCounter(tx, { workspaceId: other.workspaceId, mode: 'test' }, 'receipt'),
+      ),
+    ).toBe(1);
   });
 
   it('are formatted SVC-RCPT-YYYY-MM-NNNN in UTC, growing past 9999', () => {
@@ -173,7 +233,10 @@ describe('receipts, payments, sessions: database invariants', () => {
     const sessionId = newId('checkoutSession');
     const paymentId = newId('payment');
     const receiptId = newId('receipt');
-    await q(`INSERT INTO customers (id, "workspaceId", mode, name) VALUES ($1, $2, 'test', 'Budi')`, [customerId, workspaceId]);
+    await q(`INSERT INTO customers (id, "workspaceId", mode, name) VALUES ($1, $2, 'test', 'Budi')`, [
+      customerId,
+      workspaceId,
+    ]);
     await q(
       `INSERT INTO checkout_sessions (id, "workspaceId", mode, status, amount, currency, methods, "successUrl", "cancelUrl", "customerId", "expiresAt", "paymentId", "completedAt")
        VALUES ($1, $2, 'test', 'completed', 150000, 'IDR', '{qris}', 'https://s.example', 'https://c.example', $3, now() + interval '1 day', $4, now())`,
@@ -195,9 +258,17 @@ describe('receipts, payments, sessions: database invariants', () => {
   it('a receipt is frozen at issue: only emailedAt and emailedTo change; the app cannot delete it', async () => {
     const ws = await server.workspace();
     const { receiptId } = await chain(ws.workspaceId);
-    await db().system.query(`UPDATE receipts SET "emailedAt" = now(), "emailedTo" = 'a@example.com' WHERE id = $1`, [receiptId]);
-    await expect(db().system.query(`UPDATE receipts SET amount = 1, subtotal = 1, "taxAmount" = 0, total = 1 WHERE id = $1`, [receiptId])).rejects.toThrow(/frozen at issue/);
-    await expect(db().system.query(`UPDATE receipts SET template = '{"footerText":"x"}' WHERE id = $1`, [receiptId])).rejects.toThrow(/frozen at issue/);
+    await db().system.query(`UPDATE receipts SET "emailedAt" = now(), "emailedTo" = 'a@example.com' WHERE id = $1`, [
+      receiptId,
+    ]);
+    await expect(
+      db().system.query(`UPDATE receipts SET amount = 1, subtotal = 1, "taxAmount" = 0, total = 1 WHERE id = $1`, [
+        receiptId,
+      ]),
+    ).rejects.toThrow(/frozen at issue/);
+    await expect(
+      db().system.query(`UPDATE receipts SET template = '{"footerText":"x"}' WHERE id = $1`, [receiptId]),
+    ).rejects.toThrow(/frozen at issue/);
     await asApp(ws.workspaceId, async (c) => {
       await expect(c.query(`DELETE FROM receipts WHERE id = $1`, [receiptId])).rejects.toThrow(/permission denied/);
     });
@@ -212,10 +283,16 @@ describe('receipts, payments, sessions: database invariants', () => {
          VALUES ($1, $2, 'test', $3, 'checkout_session', $4, 'completed', $7, 'IDR', '{}', '[]', $5, $6, $7, '{}', now())`,
         [newId('receipt'), ws.workspaceId, number, sourceId, subtotal, tax, total],
       );
-    await expect(insert('SVC-RCPT-2026-11-0002', sessionId)).rejects.toThrow(/receipts_workspaceId_sourceType_sourceId_key/);
-    await expect(insert('SVC-RCPT-2026-11-0001', newId('checkoutSession'))).rejects.toThrow(/receipts_workspaceId_mode_number_key/);
+    await expect(insert('SVC-RCPT-2026-11-0002', sessionId)).rejects.toThrow(
+      /receipts_workspaceId_sourceType_sourceId_key/,
+    );
+    await expect(insert('SVC-RCPT-2026-11-0001', newId('checkoutSession'))).rejects.toThrow(
+      /receipts_workspaceId_mode_number_key/,
+    );
     await expect(insert('RCPT-1', newId('checkoutSession'))).rejects.toThrow(/receipts_number_check/);
-    await expect(insert('SVC-RCPT-2026-11-0003', newId('checkoutSession'), 100, 10, 100)).rejects.toThrow(/receipts_totals_check/);
+    await expect(insert('SVC-RCPT-2026-11-0003', newId('checkoutSession'), 100, 10, 100)).rejects.toThrow(
+      /receipts_totals_check/,
+    );
   });
 
   it("references stay inside the workspace: another tenant's customer cannot be attached", async () => {
@@ -249,9 +326,13 @@ describe('receipts, payments, sessions: database invariants', () => {
       );
     await expect(pay(sessionId, null)).rejects.toThrow(/payments_checkoutSessionId_key/);
     await expect(pay(null, `qr_${paymentId}`)).rejects.toThrow(/payments_adapter_providerReference_key/);
-    await expect(db().system.query(`UPDATE payments SET "amountRefunded" = amount + 1 WHERE id = $1`, [paymentId])).rejects.toThrow(/payments_amount_check/);
     await expect(
-      db().system.query(`UPDATE checkout_sessions SET status = 'completed', "paymentId" = NULL WHERE id = $1`, [sessionId]),
+      db().system.query(`UPDATE payments SET "amountRefunded" = amount + 1 WHERE id = $1`, [paymentId]),
+    ).rejects.toThrow(/payments_amount_check/);
+    await expect(
+      db().system.query(`UPDATE checkout_sessions SET status = 'completed', "paymentId" = NULL WHERE id = $1`, [
+        sessionId,
+      ]),
     ).rejects.toThrow(/checkout_sessions_completed_check/);
   });
 
@@ -271,7 +352,10 @@ describe('receipts, payments, sessions: database invariants', () => {
   it('one default template per kind', async () => {
     const ws = await server.workspace();
     const tpl = (kind: string, isDefault: boolean) =>
-      db().system.query(`INSERT INTO templates (id, "workspaceId", mode, kind, name, "isDefault") VALUES ($1, $2, 'test', $3, 'T', $4)`, [newId('template'), ws.workspaceId, kind, isDefault]);
+      db().system.query(
+        `INSERT INTO templates (id, "workspaceId", mode, kind, name, "isDefault") VALUES ($1, $2, 'test', $3, 'T', $4)`,
+        [newId('template'), ws.workspaceId, kind, isDefault],
+      );
     await tpl('receipt', true);
     await tpl('invoice', true);
     await tpl('receipt', false);
@@ -281,7 +365,18 @@ describe('receipts, payments, sessions: database invariants', () => {
 });
 
 describe('row-level security on the money-path tables', () => {
-  const tables = ['customers', 'templates', 'adapters', 'managed_accounts', 'checkout_sessions', 'payments', 'receipts', 'ledger_entries', 'provider_events', 'provider_calls'];
+  const tables = [
+    'customers',
+    'templates',
+    'adapters',
+    'managed_accounts',
+    'checkout_sessions',
+    'payments',
+    'receipts',
+    'ledger_entries',
+    'provider_events',
+    'provider_calls',
+  ];
 
   it("the app role scoped to A sees none of B's rows and none of A's live rows, and cannot write into B", async () => {
     const a = await server.workspace();
@@ -289,45 +384,87 @@ describe('row-level security on the money-path tables', () => {
     for (const ws of [a, b]) {
       await chainFor(ws.workspaceId);
       await inTenant(scopeOf(ws.workspaceId), (tx) =>
-        postLedger(tx, { workspaceId: ws.workspaceId, mode: 'test' }, {
-          txId: `t-${ws.workspaceId}`, currency: 'IDR', sourceType: 'adjustment', sourceId: 'x', postedAt: new Date(), legs: [leg('a', 'debit', 1), leg('b', 'credit', 1)],
-        }),
+        postLedger(
+          tx,
+          { workspaceId: ws.workspaceId, mode: 'test' },
+          {
+            txId: `t-${ws.workspaceId}`,
+            currency: 'IDR',
+            sourceType: 'adjustment',
+            sourceId: 'x',
+            postedAt: new Date(),
+            legs: [leg('a', 'debit', 1), leg('b', 'credit', 1)],
+          },
+        ),
       );
       const q = (sql: string, params: unknown[]) => db().system.query(sql, params);
-      await q(`INSERT INTO templates (id, "workspaceId", mode, kind, name) VALUES ($1, $2, 'test', 'receipt', 'T')`, [newId('template'), ws.workspaceId]);
-      await q(`INSERT INTO adapters ("workspaceId", mode, kind, "publicConfig", "configuredAt") VALUES ($1, 'test', 'manual', '{}', now()), ($1, 'live', 'manual', '{}', now())`, [ws.workspaceId]);
+      await q(`INSERT INTO templates (id, "workspaceId", mode, kind, name) VALUES ($1, $2, 'test', 'receipt', 'T')`, [
+        newId('template'),
+        ws.workspaceId,
+      ]);
+      await q(
+        `INSERT INTO adapters ("workspaceId", mode, kind, "publicConfig", "configuredAt") VALUES ($1, 'test', 'manual', '{}', now()), ($1, 'live', 'manual', '{}', now())`,
+        [ws.workspaceId],
+      );
       await q(`INSERT INTO managed_accounts ("workspaceId", mode) VALUES ($1, 'test')`, [ws.workspaceId]);
       await q(
         `INSERT INTO provider_events (id, "workspaceId", mode, provider, "providerEventId", type, outcome, payload, "receivedAt", "processedAt") VALUES ($1, $2, 'test', 'provider_b', $1, 't', 'applied', '{}', now(), now())`,
         [newId('providerEvent'), ws.workspaceId],
       );
-      await q(`INSERT INTO provider_calls (id, "workspaceId", mode, provider, direction, method, url) VALUES ($1, $2, 'test', 'provider_b', 'outbound', 'GET', 'https://p.example')`, [newId('providerCall'), ws.workspaceId]);
+      await q(
+        `INSERT INTO provider_calls (id, "workspaceId", mode, provider, direction, method, url) VALUES ($1, $2, 'test', 'provider_b', 'outbound', 'GET', 'https://p.example')`,
+        [newId('providerCall'), ws.workspaceId],
+      );
     }
     // an unroutable callback: no workspace, invisible to every tenant
-    await db().system.query(`INSERT INTO provider_calls (id, provider, direction, method, url) VALUES ($1, 'provider_a', 'inbound', 'POST', '/v1/callbacks/provider_a')`, [newId('providerCall')]);
+    await db().system.query(
+      `INSERT INTO provider_calls (id, provider, direction, method, url) VALUES ($1, 'provider_a', 'inbound', 'POST', '/v1/callbacks/provider_a')`,
+      [newId('providerCall')],
+    );
 
     await asApp(a.workspaceId, async (c) => {
       for (const t of tables) {
         const { rows } = await c.query(`SELECT "workspaceId", mode FROM ${t}`);
         expect(rows.length, t).toBeGreaterThan(0);
-        expect(rows.every((r) => r.workspaceId === a.workspaceId && r.mode === 'test'), t).toBe(true);
+        expect(
+          rows.every((r) => r.workspaceId === a.workspaceId && r.mode === 'test'),
+          t,
+        ).toBe(true);
       }
-      await expect(c.query(`INSERT INTO customers (id, "workspaceId", mode) VALUES ($1, $2, 'test')`, [newId('customer'), b.workspaceId])).rejects.toThrow(/row-level security/);
-      await expect(c.query(`INSERT INTO customers (id, "workspaceId", mode) VALUES ($1, $2, 'live')`, [newId('customer'), a.workspaceId])).rejects.toThrow(/row-level security/);
-      expect((await c.query(`UPDATE adapters SET status = 'disabled' WHERE "workspaceId" = $1`, [b.workspaceId])).rowCount).toBe(0);
+      await expect(
+        c.query(`INSERT INTO customers (id, "workspaceId", mode) VALUES ($1, $2, 'test')`, [
+          newId('customer'),
+          b.workspaceId,
+        ]),
+      ).rejects.toThrow(/row-level security/);
+      await expect(
+        c.query(`INSERT INTO customers (id, "workspaceId", mode) VALUES ($1, $2, 'live')`, [
+          newId('customer'),
+          a.workspaceId,
+        ]),
+      ).rejects.toThrow(/row-level security/);
+      expect(
+        (await c.query(`UPDATE adapters SET status = 'disabled' WHERE "workspaceId" = $1`, [b.workspaceId])).rowCount,
+      ).toBe(0);
     });
   });
 
   async function chainFor(workspaceId: string) {
     const customerId = newId('customer');
-    await db().system.query(`INSERT INTO customers (id, "workspaceId", mode, name) VALUES ($1, $2, 'test', 'X')`, [customerId, workspaceId]);
+    await db().system.query(`INSERT INTO customers (id, "workspaceId", mode, name) VALUES ($1, $2, 'test', 'X')`, [
+      customerId,
+      workspaceId,
+    ]);
     const sessionId = newId('checkoutSession');
     const paymentId = newId('payment');
     await db().system.query(
       `INSERT INTO checkout_sessions (id, "workspaceId", mode, amount, currency, methods, "successUrl", "cancelUrl", "customerId", "expiresAt") VALUES ($1, $2, 'test', 100, 'IDR', '{va}', 'https://s', 'https://c', $3, now())`,
       [sessionId, workspaceId, customerId],
     );
-    await db().system.query(`INSERT INTO payments (id, "workspaceId", mode, status, amount, currency, "checkoutSessionId") VALUES ($1, $2, 'test', 'succeeded', 100, 'IDR', $3)`, [paymentId, workspaceId, sessionId]);
+    await db().system.query(
+      `INSERT INTO payments (id, "workspaceId", mode, status, amount, currency, "checkoutSessionId") VALUES ($1, $2, 'test', 'succeeded', 100, 'IDR', $3)`,
+      [paymentId, workspaceId, sessionId],
+    );
     await db().system.query(
       `INSERT INTO receipts (id, "workspaceId", mode, number, "sourceType", "sourceId", "paymentId", status, amount, currency, merchant, "lineItems", subtotal, total, template, "issuedAt")
        VALUES ($1, $2, 'test', 'SVC-RCPT-2026-11-0001', 'checkout_session', $3, $4, 'completed', 100, 'IDR', '{}', '[]', 100, 100, '{}', now())`,

@@ -11,7 +11,13 @@ afterEach(() => clock.reset());
 
 /** A signed GET whose timestamp follows the injectable clock (so it still verifies after clock.advance). */
 async function getAt(ws: Workspace, target: string) {
-  const headers = signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target, timestamp: epochSeconds(clock.now()) });
+  const headers = signRequest({
+    keyId: ws.keyId,
+    secret: ws.secret,
+    method: 'GET',
+    target,
+    timestamp: epochSeconds(clock.now()),
+  });
   const res = await fetch(server.url + target, { headers });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: JSON.parse(text) };
@@ -36,7 +42,14 @@ async function insertKeys(workspaceId: string, n: number, opts: { revoked?: bool
     `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "createdAt", "revokedAt")
      SELECT u.id, $1, $5, u.kid, 'bulk', 'read_only', '{}', '\\x00'::bytea, u.at, CASE WHEN $6 THEN u.at ELSE NULL END
      FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS u(id, kid, at)`,
-    [workspaceId, rows.map((r) => r.id), rows.map((r) => r.keyId), rows.map((r) => r.createdAt.toISOString()), opts.mode ?? 'test', !!opts.revoked],
+    [
+      workspaceId,
+      rows.map((r) => r.id),
+      rows.map((r) => r.keyId),
+      rows.map((r) => r.createdAt.toISOString()),
+      opts.mode ?? 'test',
+      !!opts.revoked,
+    ],
   );
   return rows;
 }
@@ -66,7 +79,9 @@ async function walk(ws: Workspace, path: string, limit: number) {
   const seen: any[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 1000; pages++) {
-    const res: { status: number; text: string; json: any } = await ws.client.get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res: { status: number; text: string; json: any } = await ws.client.get(
+      `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(res.status, res.text).toBe(200);
     const page: { limit: number; hasMore: boolean; nextCursor: string | null } = res.json.meta.page;
     expect(Object.keys(page).sort()).toEqual(['hasMore', 'limit', 'nextCursor']);
@@ -118,14 +133,18 @@ describe('walking GET /v1/api-keys', () => {
     const ws = await server.workspace();
     const inserted = await insertKeys(ws.workspaceId, 249);
     const { rows: boot } = await db().system.query(`SELECT id, "createdAt" FROM api_keys WHERE id = $1`, [ws.apiKeyId]);
-    const expected = [...inserted.map((r) => ({ id: r.id, at: r.createdAt.getTime() })), { id: ws.apiKeyId, at: boot[0].createdAt.getTime() }].sort(byDesc);
+    const expected = [
+      ...inserted.map((r) => ({ id: r.id, at: r.createdAt.getTime() })),
+      { id: ws.apiKeyId, at: boot[0].createdAt.getTime() },
+    ].sort(byDesc);
 
     const seen = await walk(ws, '/v1/api-keys', 20);
     expect(seen).toHaveLength(250);
     expect(new Set(seen.map((k) => k.id)).size).toBe(250);
     expect(seen.map((k) => k.id)).toEqual(expected.map((r) => r.id));
     // newest first, by the visible field as well
-    for (let i = 1; i < seen.length; i++) expect(Date.parse(seen[i - 1].createdAt)).toBeGreaterThanOrEqual(Date.parse(seen[i].createdAt));
+    for (let i = 1; i < seen.length; i++)
+      expect(Date.parse(seen[i - 1].createdAt)).toBeGreaterThanOrEqual(Date.parse(seen[i].createdAt));
   });
 
   it('default page is 50 and the last page has nextCursor null', async () => {
@@ -133,7 +152,11 @@ describe('walking GET /v1/api-keys', () => {
     await insertKeys(ws.workspaceId, 59); // 60 with the bootstrap key
     const first = await ws.client.get('/v1/api-keys');
     expect(first.json.data).toHaveLength(50);
-    expect(first.json.meta.page).toEqual({ limit: 50, hasMore: true, nextCursor: expect.stringMatching(/^cur_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/) });
+    expect(first.json.meta.page).toEqual({
+      limit: 50,
+      hasMore: true,
+      nextCursor: expect.stringMatching(/^cur_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
+    });
     const second = await ws.client.get(`/v1/api-keys?cursor=${first.json.meta.page.nextCursor}`);
     expect(second.status).toBe(200);
     expect(second.json.data).toHaveLength(10);
@@ -156,7 +179,12 @@ describe('walking GET /v1/api-keys', () => {
     expect(active.every((k) => k.revokedAt === null)).toBe(true);
     const all = await walk(ws, '/v1/api-keys?includeRevoked=true', 7);
     expect(all).toHaveLength(56);
-    expect(all.filter((k) => k.revokedAt !== null).map((k) => k.id).sort()).toEqual(revoked.map((r) => r.id).sort());
+    expect(
+      all
+        .filter((k) => k.revokedAt !== null)
+        .map((k) => k.id)
+        .sort(),
+    ).toEqual(revoked.map((r) => r.id).sort());
     const liveOnly = await walk(ws, '/v1/api-keys?environment=live', 7);
     expect(liveOnly.map((k) => k.id).sort()).toEqual(live.map((r) => r.id).sort());
     expect(liveOnly.every((k) => k.environment === 'live')).toBe(true);
@@ -167,7 +195,10 @@ describe('walking GET /v1/events', () => {
   it('returns 250 events exactly once, newest first by default and oldest first with order=asc', async () => {
     const ws = await server.workspace();
     const inserted = await insertEvents(ws.workspaceId, 250);
-    const desc = inserted.map((r) => ({ id: r.id, at: r.occurredAt.getTime() })).sort(byDesc).map((r) => r.id);
+    const desc = inserted
+      .map((r) => ({ id: r.id, at: r.occurredAt.getTime() }))
+      .sort(byDesc)
+      .map((r) => r.id);
 
     const seen = await walk(ws, '/v1/events?type=test.bulk', 20);
     expect(seen.map((e) => e.id)).toEqual(desc);
@@ -249,8 +280,16 @@ describe('invalid cursors', () => {
     await insertKeys(ws.workspaceId, 5);
     await insertEvents(ws.workspaceId, 5, 'test.a');
     const keyCursor = await firstCursor(ws, '/v1/api-keys?limit=2');
-    expectError(await ws.client.get(`/v1/api-keys?limit=2&includeRevoked=true&cursor=${keyCursor}`), 400, 'invalid_cursor');
-    expectError(await ws.client.get(`/v1/api-keys?limit=2&environment=test&cursor=${keyCursor}`), 400, 'invalid_cursor');
+    expectError(
+      await ws.client.get(`/v1/api-keys?limit=2&includeRevoked=true&cursor=${keyCursor}`),
+      400,
+      'invalid_cursor',
+    );
+    expectError(
+      await ws.client.get(`/v1/api-keys?limit=2&environment=test&cursor=${keyCursor}`),
+      400,
+      'invalid_cursor',
+    );
     // a different page size is not a different filter
     expect((await ws.client.get(`/v1/api-keys?limit=3&cursor=${keyCursor}`)).status).toBe(200);
 

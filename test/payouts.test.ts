@@ -11,17 +11,32 @@ const server = useServer();
 const key = () => ({ 'idempotency-key': randomUUID() });
 type Res = { status: number; json: any; text: string };
 function expectError(res: Res, status: number, code: string, field?: string) {
-  expect({ status: res.status, code: res.json?.error?.code, ...(field ? { field: res.json?.error?.field } : {}) }, res.text).toEqual({ status, code, ...(field ? { field } : {}) });
+  expect(
+    { status: res.status, code: res.json?.error?.code, ...(field ? { field: res.json?.error?.field } : {}) },
+    res.text,
+  ).toEqual({ status, code, ...(field ? { field } : {}) });
 }
-const bank = { bankCode: 'BCA', bankName: 'Bank Central Asia', bankAccountNumber: '1234567890', bankAccountHolder: 'PT Maju Jaya' };
+const bank = {
+  bankCode: 'BCA',
+  bankName: 'Bank Central Asia',
+  bankAccountNumber: '1234567890',
+  bankAccountHolder: 'PT Maju Jaya',
+};
 const balance = async (ws: { client: Workspace['client'] }) => (await ws.client.get('/v1/payouts/balance')).json.data;
-const eventTypes = async (ws: { client: Workspace['client'] }, id: string) => (await ws.client.get(`/v1/events?objectId=${id}`)).json.data.map((e: any) => e.type).reverse();
+const eventTypes = async (ws: { client: Workspace['client'] }, id: string) =>
+  (await ws.client.get(`/v1/events?objectId=${id}`)).json.data.map((e: any) => e.type).reverse();
 
 /** A platform admin and one of its merchants with a captured payment and a bank account on file. */
 async function merchantWithFunds(amount = 100000) {
   const partner = await server.workspace({ platformAdmin: true });
-  const m = (await partner.client.post('/v1/workspaces', { name: 'Merchant', businessEmail: 'm@example.com' }, key())).json.data;
-  const client = createClient({ baseUrl: server.url, keyId: partner.keyId, secret: partner.secret, onBehalfOf: m.accountId });
+  const m = (await partner.client.post('/v1/workspaces', { name: 'Merchant', businessEmail: 'm@example.com' }, key()))
+    .json.data;
+  const client = createClient({
+    baseUrl: server.url,
+    keyId: partner.keyId,
+    secret: partner.secret,
+    onBehalfOf: m.accountId,
+  });
   const merchant = { client, workspaceId: m.id } as unknown as Workspace;
   await sandboxPayment(server, merchant, { amount });
   expect((await client.patch('/v1/payouts/bank-account', bank)).status).toBe(200);
@@ -31,11 +46,29 @@ async function merchantWithFunds(amount = 100000) {
 describe('balance and bank account', () => {
   it('GET/PATCH bank-account: nulls before anything, partial updates, validation naming the field', async () => {
     const ws = await server.workspace();
-    expect((await ws.client.get('/v1/payouts/bank-account')).json.data).toEqual({ bankCode: null, bankName: null, bankAccountNumber: null, bankAccountHolder: null });
+    expect((await ws.client.get('/v1/payouts/bank-account')).json.data).toEqual({
+      bankCode: null,
+      bankName: null,
+      bankAccountNumber: null,
+      bankAccountHolder: null,
+    });
     expect((await ws.client.patch('/v1/payouts/bank-account', bank)).json.data).toEqual(bank);
-    expect((await ws.client.patch('/v1/payouts/bank-account', { bankCode: null })).json.data).toEqual({ ...bank, bankCode: null });
-    expectError(await ws.client.patch('/v1/payouts/bank-account', { bankName: 'x'.repeat(61) }), 400, 'validation_error', 'bankName');
-    expectError(await ws.client.patch('/v1/payouts/bank-account', { bankAccountNumber: 'abc' }), 400, 'validation_error', 'bankAccountNumber');
+    expect((await ws.client.patch('/v1/payouts/bank-account', { bankCode: null })).json.data).toEqual({
+      ...bank,
+      bankCode: null,
+    });
+    expectError(
+      await ws.client.patch('/v1/payouts/bank-account', { bankName: 'x'.repeat(61) }),
+      400,
+      'validation_error',
+      'bankName',
+    );
+    expectError(
+      await ws.client.patch('/v1/payouts/bank-account', { bankAccountNumber: 'abc' }),
+      400,
+      'validation_error',
+      'bankAccountNumber',
+    );
     expectError(await ws.client.patch('/v1/payouts/bank-account', { iban: 'x' }), 400, 'validation_error');
   });
 
@@ -50,7 +83,12 @@ describe('balance and bank account', () => {
     const b = await balance(ws);
     expect(b).toEqual({ ledgerBalance: rows[0].held, locked: 0, available: rows[0].held, currency: 'IDR' });
     expect(b.ledgerBalance).toBeGreaterThan(0);
-    expect((await ws.client.get('/v1/payouts/balance?currency=USD')).json.data).toEqual({ ledgerBalance: 0, locked: 0, available: 0, currency: 'USD' });
+    expect((await ws.client.get('/v1/payouts/balance?currency=USD')).json.data).toEqual({
+      ledgerBalance: 0,
+      locked: 0,
+      available: 0,
+      currency: 'USD',
+    });
   });
 });
 
@@ -60,18 +98,49 @@ describe('POST /v1/payouts: every documented error', () => {
     await sandboxPayment(server, ws, { amount: 100000 });
     const b = await balance(ws);
     expectError(await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR' }), 400, 'idempotency_required');
-    for (const amount of [0, -5, 1.5]) expectError(await ws.client.post('/v1/payouts', { amount, currency: 'IDR' }, key()), 400, 'invalid_amount', 'amount');
+    for (const amount of [0, -5, 1.5])
+      expectError(
+        await ws.client.post('/v1/payouts', { amount, currency: 'IDR' }, key()),
+        400,
+        'invalid_amount',
+        'amount',
+      );
     expectError(await ws.client.post('/v1/payouts', { currency: 'IDR' }, key()), 400, 'invalid_amount', 'amount');
-    expectError(await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR' }, key()), 400, 'bank_account_missing');
+    expectError(
+      await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR' }, key()),
+      400,
+      'bank_account_missing',
+    );
     await ws.client.patch('/v1/payouts/bank-account', bank);
-    expectError(await ws.client.post('/v1/payouts', { amount: 1000, currency: 'idr' }, key()), 400, 'validation_error', 'currency');
-    expectError(await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', note: 'n'.repeat(501) }, key()), 400, 'validation_error', 'note');
-    expectError(await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', method: 'carrier_pigeon' }, key()), 400, 'validation_error', 'method');
+    expectError(
+      await ws.client.post('/v1/payouts', { amount: 1000, currency: 'idr' }, key()),
+      400,
+      'validation_error',
+      'currency',
+    );
+    expectError(
+      await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', note: 'n'.repeat(501) }, key()),
+      400,
+      'validation_error',
+      'note',
+    );
+    expectError(
+      await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', method: 'carrier_pigeon' }, key()),
+      400,
+      'validation_error',
+      'method',
+    );
     const p = (await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR' }, key())).json.data;
     const over = await ws.client.post('/v1/payouts', { amount: b.available, currency: 'IDR' }, key());
     expectError(over, 409, 'insufficient_balance');
-    expect(over.json.error.message).toBe(`Requested ${b.available} IDR but only ${b.available - 1000} IDR is available (running balance ${b.ledgerBalance}, in flight 1000)`);
-    expectError(await ws.client.post('/v1/payouts', { amount: 1, currency: 'USD' }, key()), 409, 'insufficient_balance');
+    expect(over.json.error.message).toBe(
+      `Requested ${b.available} IDR but only ${b.available - 1000} IDR is available (running balance ${b.ledgerBalance}, in flight 1000)`,
+    );
+    expectError(
+      await ws.client.post('/v1/payouts', { amount: 1, currency: 'USD' }, key()),
+      409,
+      'insufficient_balance',
+    );
     expect(p.status).toBe('pending');
   });
 
@@ -79,15 +148,34 @@ describe('POST /v1/payouts: every documented error', () => {
     const ws = await server.workspace();
     await sandboxPayment(server, ws);
     await ws.client.patch('/v1/payouts/bank-account', bank);
-    const p = await ws.client.post('/v1/payouts', { amount: 500, currency: 'IDR', bankName: 'Bank Mandiri', bankAccountNumber: '999', note: 'weekly' }, key());
+    const p = await ws.client.post(
+      '/v1/payouts',
+      { amount: 500, currency: 'IDR', bankName: 'Bank Mandiri', bankAccountNumber: '999', note: 'weekly' },
+      key(),
+    );
     expect(p.status, p.text).toBe(201);
-    expect(p.json.data).toMatchObject({ ...bank, bankName: 'Bank Mandiri', bankAccountNumber: '999', note: 'weekly', method: 'manual', reference: null, failureReason: null, ledgerTransactionId: null, processedAt: null, completedAt: null });
+    expect(p.json.data).toMatchObject({
+      ...bank,
+      bankName: 'Bank Mandiri',
+      bankAccountNumber: '999',
+      note: 'weekly',
+      method: 'manual',
+      reference: null,
+      failureReason: null,
+      ledgerTransactionId: null,
+      processedAt: null,
+      completedAt: null,
+    });
     expect(p.json.data.id).toMatch(/^po_[0-9A-Z]{26}$/);
     expect(p.json.data).not.toHaveProperty('accountId');
     expect((await ws.client.get(`/v1/payouts/${p.json.data.id}`)).json.data).toEqual(p.json.data);
     expectError(await ws.client.get('/v1/payouts/po_01J0000000000000000000000A'), 404, 'not_found');
     expectError(await (await server.workspace()).client.get(`/v1/payouts/${p.json.data.id}`), 404, 'not_found');
-    expectError(await (await server.workspace()).client.post(`/v1/payouts/${p.json.data.id}/cancel`, {}, key()), 404, 'not_found');
+    expectError(
+      await (await server.workspace()).client.post(`/v1/payouts/${p.json.data.id}/cancel`, {}, key()),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -98,7 +186,11 @@ describe('the payout state table', () => {
     await ws.client.patch('/v1/payouts/bank-account', bank);
     const before = await balance(ws);
     const p = (await ws.client.post('/v1/payouts', { amount: 2000, currency: 'IDR' }, key())).json.data;
-    expect(await balance(ws)).toMatchObject({ ledgerBalance: before.ledgerBalance, locked: 2000, available: before.available - 2000 });
+    expect(await balance(ws)).toMatchObject({
+      ledgerBalance: before.ledgerBalance,
+      locked: 2000,
+      available: before.available - 2000,
+    });
     expectError(await ws.client.post(`/v1/payouts/${p.id}/cancel`, {}), 400, 'idempotency_required');
     const c = await ws.client.post(`/v1/payouts/${p.id}/cancel`, {}, key());
     expect(c.status, c.text).toBe(200);
@@ -122,11 +214,27 @@ describe('the payout state table', () => {
     expect(paid).toMatchObject({ status: 'paid', failureReason: null });
     expect(paid.completedAt).not.toBeNull();
     expect(paid.ledgerTransactionId).toMatch(/^le_/);
-    const legs = (await db().system.query(`SELECT id, code, direction, amount::int FROM ledger_entries WHERE "txId" = $1 ORDER BY direction DESC`, [p.id])).rows;
-    expect(legs.map(({ id: _, ...l }) => l)).toEqual([{ code: 'payout', direction: 'debit', amount: 30000 }, { code: 'settlement:disbursed', direction: 'credit', amount: 30000 }]);
+    const legs = (
+      await db().system.query(
+        `SELECT id, code, direction, amount::int FROM ledger_entries WHERE "txId" = $1 ORDER BY direction DESC`,
+        [p.id],
+      )
+    ).rows;
+    expect(legs.map(({ id: _, ...l }) => l)).toEqual([
+      { code: 'payout', direction: 'debit', amount: 30000 },
+      { code: 'settlement:disbursed', direction: 'credit', amount: 30000 },
+    ]);
     expect(legs[0].id).toBe(paid.ledgerTransactionId);
-    expect(await balance(merchant)).toEqual({ ...start, ledgerBalance: start.ledgerBalance - 30000, available: start.available - 30000 });
-    expectError(await admin.post(`/v1/payouts/${p.id}/mark-failed`, { failureReason: 'late' }), 409, 'invalid_transition');
+    expect(await balance(merchant)).toEqual({
+      ...start,
+      ledgerBalance: start.ledgerBalance - 30000,
+      available: start.available - 30000,
+    });
+    expectError(
+      await admin.post(`/v1/payouts/${p.id}/mark-failed`, { failureReason: 'late' }),
+      409,
+      'invalid_transition',
+    );
     expect(await eventTypes(merchant, p.id)).toEqual(['payout.initiated', 'payout.paid']);
 
     const f = (await admin.post('/v1/payouts', { amount: 10000, currency: 'IDR' }, key())).json.data;
@@ -135,7 +243,11 @@ describe('the payout state table', () => {
     await admin.post(`/v1/payouts/${f.id}/mark-in-transit`, {});
     const failed = (await admin.post(`/v1/payouts/${f.id}/mark-failed`, { failureReason: 'account closed' })).json.data;
     expect(failed).toMatchObject({ status: 'failed', failureReason: 'account closed', ledgerTransactionId: null });
-    expect(await balance(merchant)).toEqual({ ...start, ledgerBalance: start.ledgerBalance - 30000, available: start.available - 30000 });
+    expect(await balance(merchant)).toEqual({
+      ...start,
+      ledgerBalance: start.ledgerBalance - 30000,
+      available: start.available - 30000,
+    });
     expect(await eventTypes(merchant, f.id)).toEqual(['payout.initiated', 'payout.failed']);
     expect(await unbalancedTxIds(merchant.workspaceId)).toEqual([]);
   });
@@ -145,8 +257,13 @@ describe('the payout state table', () => {
     await sandboxPayment(server, ws);
     await ws.client.patch('/v1/payouts/bank-account', bank);
     const p = (await ws.client.post('/v1/payouts', { amount: 100, currency: 'IDR' }, key())).json.data;
-    for (const op of ['mark-in-transit', 'mark-paid']) expectError(await ws.client.post(`/v1/payouts/${p.id}/${op}`, {}), 403, 'insufficient_scope');
-    expectError(await ws.client.post(`/v1/payouts/${p.id}/mark-failed`, { failureReason: 'x' }), 403, 'insufficient_scope');
+    for (const op of ['mark-in-transit', 'mark-paid'])
+      expectError(await ws.client.post(`/v1/payouts/${p.id}/${op}`, {}), 403, 'insufficient_scope');
+    expectError(
+      await ws.client.post(`/v1/payouts/${p.id}/mark-failed`, { failureReason: 'x' }),
+      403,
+      'insufficient_scope',
+    );
     expect((await ws.client.get(`/v1/payouts/${p.id}`)).json.data.status).toBe('pending');
   });
 
@@ -156,8 +273,13 @@ describe('the payout state table', () => {
     await partner.client.patch('/v1/payouts/bank-account', bank);
     const before = await balance(partner);
     const p = (await partner.client.post('/v1/payouts', { amount: 100, currency: 'IDR' }, key())).json.data;
-    for (const op of ['mark-in-transit', 'mark-paid']) expectError(await partner.client.post(`/v1/payouts/${p.id}/${op}`, {}), 403, 'insufficient_scope');
-    expectError(await partner.client.post(`/v1/payouts/${p.id}/mark-failed`, { failureReason: 'never arrived' }), 403, 'insufficient_scope');
+    for (const op of ['mark-in-transit', 'mark-paid'])
+      expectError(await partner.client.post(`/v1/payouts/${p.id}/${op}`, {}), 403, 'insufficient_scope');
+    expectError(
+      await partner.client.post(`/v1/payouts/${p.id}/mark-failed`, { failureReason: 'never arrived' }),
+      403,
+      'insufficient_scope',
+    );
     expect((await partner.client.get(`/v1/payouts/${p.id}`)).json.data.status).toBe('pending');
     expect((await balance(partner)).available).toBe(before.available - 100);
   });
@@ -167,14 +289,19 @@ describe('the payout state table', () => {
     await sandboxPayment(server, ws);
     await ws.client.patch('/v1/payouts/bank-account', bank);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await ws.client.post('/v1/payouts', { amount: 100 + i, currency: 'IDR' }, key())).json.data.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await ws.client.post('/v1/payouts', { amount: 100 + i, currency: 'IDR' }, key())).json.data.id);
     await ws.client.post(`/v1/payouts/${ids[1]}/cancel`, {}, key());
     expect((await ws.client.get('/v1/payouts')).json.data.map((p: any) => p.id)).toEqual([...ids].reverse());
     expect((await ws.client.get('/v1/payouts?status=cancelled')).json.data.map((p: any) => p.id)).toEqual([ids[1]]);
     expect((await ws.client.get('/v1/payouts?currency=USD')).json.data).toEqual([]);
     const second = (await ws.client.get(`/v1/payouts/${ids[1]}`)).json.data;
-    expect((await ws.client.get(`/v1/payouts?createdSince=${second.createdAt}`)).json.data.map((p: any) => p.id)).toEqual([ids[2], ids[1]]);
-    expect((await ws.client.get(`/v1/payouts?createdUntil=${second.createdAt}`)).json.data.map((p: any) => p.id)).toEqual([ids[0]]);
+    expect(
+      (await ws.client.get(`/v1/payouts?createdSince=${second.createdAt}`)).json.data.map((p: any) => p.id),
+    ).toEqual([ids[2], ids[1]]);
+    expect(
+      (await ws.client.get(`/v1/payouts?createdUntil=${second.createdAt}`)).json.data.map((p: any) => p.id),
+    ).toEqual([ids[0]]);
     const p1 = await ws.client.get('/v1/payouts?limit=2');
     const p2 = await ws.client.get(`/v1/payouts?limit=2&cursor=${p1.json.meta.page.nextCursor}`);
     expect([...p1.json.data, ...p2.json.data].map((p: any) => p.id)).toEqual([...ids].reverse());
@@ -184,36 +311,57 @@ describe('the payout state table', () => {
 
 describe('race: concurrent payouts', () => {
   const rounds = Number(process.env.RACE_ROUNDS ?? 3);
-  it(`20 concurrent payouts never take available below zero (${rounds} rounds), 0 server errors`, async () => {
-    const ws = await server.workspace();
-    await ws.client.patch('/v1/payouts/bank-account', bank);
-    await unthrottled(async () => {
-      for (let round = 0; round < rounds; round++) {
-        await sandboxPayment(server, ws, { amount: 70000 });
-        const b = await balance(ws);
-        const each = Math.floor(b.available / 7);
-        const results = await Promise.all(Array.from({ length: 20 }, () => ws.client.post('/v1/payouts', { amount: each, currency: 'IDR' }, key())));
-        expect(results.filter((r) => r.status >= 500)).toEqual([]);
-        expect(results.filter((r) => r.status === 201)).toHaveLength(7);
-        expect(results.filter((r) => r.status === 409).every((r) => r.json.error.code === 'insufficient_balance')).toBe(true);
-        expect(results.filter((r) => r.status === 409)).toHaveLength(13);
-        const after = await balance(ws);
-        expect(after.available).toBe(b.available - 7 * each);
-        expect(after.available).toBeGreaterThanOrEqual(0);
-        // release the round's payouts
-        for (const r of results.filter((x) => x.status === 201)) await ws.client.post(`/v1/payouts/${r.json.data.id}/cancel`, {}, key());
-      }
-    });
-  }, 60_000 + rounds * 3_000);
+  it(
+    `20 concurrent payouts never take available below zero (${rounds} rounds), 0 server errors`,
+    async () => {
+      const ws = await server.workspace();
+      await ws.client.patch('/v1/payouts/bank-account', bank);
+      await unthrottled(async () => {
+        for (let round = 0; round < rounds; round++) {
+          await sandboxPayment(server, ws, { amount: 70000 });
+          const b = await balance(ws);
+          const each = Math.floor(b.available / 7);
+          const results = await Promise.all(
+            Array.from({ length: 20 }, () => ws.client.post('/v1/payouts', { amount: each, currency: 'IDR' }, key())),
+          );
+          expect(results.filter((r) => r.status >= 500)).toEqual([]);
+          expect(results.filter((r) => r.status === 201)).toHaveLength(7);
+          expect(
+            results.filter((r) => r.status === 409).every((r) => r.json.error.code === 'insufficient_balance'),
+          ).toBe(true);
+          expect(results.filter((r) => r.status === 409)).toHaveLength(13);
+          const after = await balance(ws);
+          expect(after.available).toBe(b.available - 7 * each);
+          expect(after.available).toBeGreaterThanOrEqual(0);
+          // release the round's payouts
+          for (const r of results.filter((x) => x.status === 201))
+            await ws.client.post(`/v1/payouts/${r.json.data.id}/cancel`, {}, key());
+        }
+      });
+    },
+    60_000 + rounds * 3_000,
+  );
 });
 
 describe('automatic payout schedule (payout-schedule job)', () => {
   it('pays out the available balance once per interval, to the account on file', async () => {
     const ws = await server.workspace();
     await sandboxPayment(server, ws, { amount: 50000 });
-    expect((await ws.client.get('/v1/payouts/schedule')).json.data).toEqual({ interval: 'manual', method: 'manual', minimumAmount: 1, lastScheduledAt: null });
-    expectError(await ws.client.patch('/v1/payouts/schedule', { interval: 'hourly' }), 400, 'validation_error', 'interval');
-    expect((await ws.client.patch('/v1/payouts/schedule', { interval: 'daily', minimumAmount: 1000 })).json.data).toMatchObject({ interval: 'daily', minimumAmount: 1000 });
+    expect((await ws.client.get('/v1/payouts/schedule')).json.data).toEqual({
+      interval: 'manual',
+      method: 'manual',
+      minimumAmount: 1,
+      lastScheduledAt: null,
+    });
+    expectError(
+      await ws.client.patch('/v1/payouts/schedule', { interval: 'hourly' }),
+      400,
+      'validation_error',
+      'interval',
+    );
+    expect(
+      (await ws.client.patch('/v1/payouts/schedule', { interval: 'daily', minimumAmount: 1000 })).json.data,
+    ).toMatchObject({ interval: 'daily', minimumAmount: 1000 });
     // no bank account on file: skipped, nothing locked
     const t0 = clock.now();
     expect((await runPayoutSchedule(t0)).filter((id) => id)).toEqual([]);
@@ -252,22 +400,42 @@ describe('provider_a_disbursement rail (simulator)', () => {
     const ws = await server.workspace();
     await sandboxPayment(server, ws, { amount: 100000 });
     await ws.client.patch('/v1/payouts/bank-account', bank);
-    expectError(await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', method: 'provider_a_disbursement' }, key()), 400, 'validation_error', 'method');
+    expectError(
+      await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', method: 'provider_a_disbursement' }, key()),
+      400,
+      'validation_error',
+      'method',
+    );
     await ws.client.put('/v1/adapters/provider_a', creds, key());
-    const p = await ws.client.post('/v1/payouts', { amount: 20000, currency: 'IDR', method: 'provider_a_disbursement' }, key());
+    const p = await ws.client.post(
+      '/v1/payouts',
+      { amount: 20000, currency: 'IDR', method: 'provider_a_disbursement' },
+      key(),
+    );
     expect(p.status, p.text).toBe(201);
     expect(p.json.data).toMatchObject({ status: 'in_transit', method: 'provider_a_disbursement' });
     const d = sim.disbursements.get(p.json.data.reference);
-    expect(d).toMatchObject({ amount: 20000, bank_code: 'BCA', account_number: '1234567890', external_id: p.json.data.id, status: 'PENDING' });
+    expect(d).toMatchObject({
+      amount: 20000,
+      bank_code: 'BCA',
+      account_number: '1234567890',
+      external_id: p.json.data.id,
+      status: 'PENDING',
+    });
     expect(await syncDisbursements()).toBe(0);
     sim.settleDisbursement(d.id, 'COMPLETED');
     expect(await syncDisbursements()).toBe(1);
     expect((await ws.client.get(`/v1/payouts/${p.json.data.id}`)).json.data).toMatchObject({ status: 'paid' });
 
-    const q = (await ws.client.post('/v1/payouts', { amount: 5000, currency: 'IDR', method: 'provider_a_disbursement' }, key())).json.data;
+    const q = (
+      await ws.client.post('/v1/payouts', { amount: 5000, currency: 'IDR', method: 'provider_a_disbursement' }, key())
+    ).json.data;
     sim.settleDisbursement(q.reference, 'FAILED');
     await syncDisbursements();
-    expect((await ws.client.get(`/v1/payouts/${q.id}`)).json.data).toMatchObject({ status: 'failed', failureReason: 'INVALID_DESTINATION' });
+    expect((await ws.client.get(`/v1/payouts/${q.id}`)).json.data).toMatchObject({
+      status: 'failed',
+      failureReason: 'INVALID_DESTINATION',
+    });
     expect(await eventTypes(ws, q.id)).toEqual(['payout.initiated', 'payout.failed']);
     expect((await balance(ws)).locked).toBe(0);
   });
@@ -281,11 +449,18 @@ describe('provider_a_disbursement rail (simulator)', () => {
     // The merchant cancels while the provider is sending the money.
     sim.during = async (r) => {
       if (r.method !== 'POST' || r.path !== '/disbursements') return;
-      const { rows } = await db().system.query(`SELECT id FROM payouts WHERE "workspaceId" = $1 AND status = 'pending'`, [ws.workspaceId]);
+      const { rows } = await db().system.query(
+        `SELECT id FROM payouts WHERE "workspaceId" = $1 AND status = 'pending'`,
+        [ws.workspaceId],
+      );
       for (const row of rows) cancels.push(await ws.client.post(`/v1/payouts/${row.id}/cancel`, {}, key()));
     };
     try {
-      const p = await ws.client.post('/v1/payouts', { amount: 20000, currency: 'IDR', method: 'provider_a_disbursement' }, key());
+      const p = await ws.client.post(
+        '/v1/payouts',
+        { amount: 20000, currency: 'IDR', method: 'provider_a_disbursement' },
+        key(),
+      );
       expect(p.status, p.text).toBe(201);
       expect(cancels).toHaveLength(1);
       expectError(cancels[0], 409, 'invalid_transition');
@@ -295,7 +470,8 @@ describe('provider_a_disbursement rail (simulator)', () => {
       expect((await balance(ws)).locked).toBe(20000);
 
       // A payout the rail never claimed still cancels.
-      const q = (await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', method: 'manual' }, key())).json.data;
+      const q = (await ws.client.post('/v1/payouts', { amount: 1000, currency: 'IDR', method: 'manual' }, key())).json
+        .data;
       expect((await ws.client.post(`/v1/payouts/${q.id}/cancel`, {}, key())).json.data.status).toBe('cancelled');
     } finally {
       sim.during = undefined;

@@ -6,8 +6,21 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import {
-  CallbackVerificationError, clearProviderCTokens, createProvider, ManualProvider, ProviderA, ProviderB, ProviderC, ProviderError,
-  providerBSignature, settleCharge, type CallbackEvent, type ChargeEvent, type CreateChargeInput, type Provider, type ProviderCallRecord,
+  CallbackVerificationError,
+  clearProviderCTokens,
+  createProvider,
+  type ManualProvider,
+  ProviderA,
+  ProviderB,
+  ProviderC,
+  ProviderError,
+  providerBSignature,
+  settleCharge,
+  type CallbackEvent,
+  type ChargeEvent,
+  type CreateChargeInput,
+  type Provider,
+  type ProviderCallRecord,
 } from '../src/providers/index.ts';
 import { fromDecimalString, toDecimalString } from '../src/providers/decimal.ts';
 import { DomainError } from '../src/core/errors.ts';
@@ -108,7 +121,10 @@ function chargeInput(over: Partial<CreateChargeInput> = {}): CreateChargeInput {
 }
 
 async function expectProviderError(p: Promise<unknown>, reason: string): Promise<ProviderError> {
-  const e = await p.then(() => null, (x) => x);
+  const e = await p.then(
+    () => null,
+    (x) => x,
+  );
   expect(e, 'expected a ProviderError').toBeInstanceOf(ProviderError);
   expect(e).toBeInstanceOf(DomainError);
   expect((e as ProviderError).reason).toBe(reason);
@@ -148,7 +164,12 @@ describe('provider_a (Xendit-style)', () => {
     expect(create.headers.authorization).toBe(`Basic ${Buffer.from(`${creds.secretKey}:`).toString('base64')}`);
     expect(create.headers['idempotency-key']).toBe(input.idempotencyKey);
     expect(create.headers['api-version']).toBe('2022-07-31');
-    expect(JSON.parse(create.body)).toMatchObject({ reference_id: input.reference, type: 'DYNAMIC', currency: 'IDR', amount: 150_000 });
+    expect(JSON.parse(create.body)).toMatchObject({
+      reference_id: input.reference,
+      type: 'DYNAMIC',
+      currency: 'IDR',
+      amount: 150_000,
+    });
 
     expect((await a.fetchStatus(charge)).status).toBe('pending');
     const [delivery] = await sim.pay(charge.providerRef);
@@ -159,7 +180,12 @@ describe('provider_a (Xendit-style)', () => {
     expect(event.providerPaymentId).toBe(event.providerEventId);
 
     const confirmed = await a.fetchStatus(event);
-    expect(confirmed).toMatchObject({ status: 'paid', amount: 150_000, currency: 'IDR', providerPaymentId: event.providerPaymentId });
+    expect(confirmed).toMatchObject({
+      status: 'paid',
+      amount: 150_000,
+      currency: 'IDR',
+      providerPaymentId: event.providerPaymentId,
+    });
   });
 
   it('virtual account: bank and number; the payment id confirms it', async () => {
@@ -182,10 +208,18 @@ describe('provider_a (Xendit-style)', () => {
     const input = chargeInput({ method: 'ewallet', channel: 'shopeepay', amount: 20_000 });
     const charge = await a.createCharge(input);
     expect(charge.instructions).toMatchObject({ kind: 'redirect' });
-    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/web\/ewallet\/ewc_/);
-    expect(JSON.parse(sim.requests.at(-1)!.body)).toMatchObject({ channel_code: 'ID_SHOPEEPAY', channel_properties: { success_redirect_url: input.successUrl } });
+    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/web\/ewallet\/ewc_/,
+    );
+    expect(JSON.parse(sim.requests.at(-1)!.body)).toMatchObject({
+      channel_code: 'ID_SHOPEEPAY',
+      channel_properties: { success_redirect_url: input.successUrl },
+    });
     await sim.fail(charge.providerRef);
-    expect(charged(receiver.last('provider_a').event)).toMatchObject({ providerRef: charge.providerRef, status: 'failed' });
+    expect(charged(receiver.last('provider_a').event)).toMatchObject({
+      providerRef: charge.providerRef,
+      status: 'failed',
+    });
     expect((await a.fetchStatus(charge)).status).toBe('failed');
   });
 
@@ -196,7 +230,11 @@ describe('provider_a (Xendit-style)', () => {
     await sim.pay(charge.providerRef);
     const event = charged(receiver.last('provider_a').event);
     expect(event).toMatchObject({ providerRef: charge.providerRef, status: 'paid', amount: 75_000 });
-    expect(await a.fetchStatus(charge)).toMatchObject({ status: 'paid', amount: 75_000, providerPaymentId: event.providerPaymentId });
+    expect(await a.fetchStatus(charge)).toMatchObject({
+      status: 'paid',
+      amount: 75_000,
+      providerPaymentId: event.providerPaymentId,
+    });
   });
 
   it('card: an invoice redirect; the expiry callback maps to expired', async () => {
@@ -241,10 +279,16 @@ describe('provider_a (Xendit-style)', () => {
 
     const raw = sim.sent.at(-1)!.body;
     await expect(a.verifyCallback({ headers: {}, rawBody: raw })).rejects.toMatchObject({ reason: 'missing' });
-    await expect(a.verifyCallback({ headers: { 'X-Callback-Token': creds.callbackToken }, rawBody: raw })).resolves.toMatchObject({ type: 'charge' });
+    await expect(
+      a.verifyCallback({ headers: { 'X-Callback-Token': creds.callbackToken }, rawBody: raw }),
+    ).resolves.toMatchObject({ type: 'charge' });
     const untokened = new ProviderA({ secretKey: creds.secretKey }, { baseUrl: sim.url });
-    await expect(untokened.verifyCallback({ headers: { 'x-callback-token': creds.callbackToken }, rawBody: raw })).rejects.toMatchObject({ reason: 'not_configured' });
-    await expect(a.verifyCallback({ headers: { 'x-callback-token': creds.callbackToken }, rawBody: 'not json' })).rejects.toMatchObject({ reason: 'malformed' });
+    await expect(
+      untokened.verifyCallback({ headers: { 'x-callback-token': creds.callbackToken }, rawBody: raw }),
+    ).rejects.toMatchObject({ reason: 'not_configured' });
+    await expect(
+      a.verifyCallback({ headers: { 'x-callback-token': creds.callbackToken }, rawBody: 'not json' }),
+    ).rejects.toMatchObject({ reason: 'malformed' });
   });
 
   it('a delayed callback: the state is already visible to fetchStatus; the callback arrives later', async () => {
@@ -260,13 +304,27 @@ describe('provider_a (Xendit-style)', () => {
   it('refunds an invoice (card) payment; it settles by callback. VA payments cannot be refunded', async () => {
     const charge = await a.createCharge(chargeInput({ method: 'card', amount: 50_000 }));
     await sim.pay(charge.providerRef);
-    const refund = await a.refund({ providerRef: charge.providerRef, amount: 20_000, currency: 'IDR', reason: 'requested_by_customer', idempotencyKey: `rf_${rand()}` });
+    const refund = await a.refund({
+      providerRef: charge.providerRef,
+      amount: 20_000,
+      currency: 'IDR',
+      reason: 'requested_by_customer',
+      idempotencyKey: `rf_${rand()}`,
+    });
     expect(refund.status).toBe('pending');
     await sim.settleRefund(refund.providerRefundId, 'SUCCEEDED');
-    expect(receiver.last('provider_a').event).toMatchObject({ type: 'refund', providerRefundId: refund.providerRefundId, status: 'succeeded', amount: 20_000 });
+    expect(receiver.last('provider_a').event).toMatchObject({
+      type: 'refund',
+      providerRefundId: refund.providerRefundId,
+      status: 'succeeded',
+      amount: 20_000,
+    });
 
     const va = await a.createCharge(chargeInput({ method: 'va' }));
-    await expectProviderError(a.refund({ providerRef: va.providerRef, amount: 1, currency: 'IDR', idempotencyKey: 'rf_x' }), 'unsupported');
+    await expectProviderError(
+      a.refund({ providerRef: va.providerRef, amount: 1, currency: 'IDR', idempotencyKey: 'rf_x' }),
+      'unsupported',
+    );
   });
 
   it('the same idempotency key returns the same charge', async () => {
@@ -298,7 +356,15 @@ describe('provider_a (Xendit-style)', () => {
     } finally {
       sim.hang = false;
     }
-    expect(slow).toEqual([expect.objectContaining({ provider: 'provider_a', method: 'POST', path: '/qr_codes', status: null, error: 'timeout' })]);
+    expect(slow).toEqual([
+      expect.objectContaining({
+        provider: 'provider_a',
+        method: 'POST',
+        path: '/qr_codes',
+        status: null,
+        error: 'timeout',
+      }),
+    ]);
 
     const dead = new ProviderA(creds, { baseUrl: `http://127.0.0.1:${await closedPort()}` });
     const refused = await expectProviderError(dead.createCharge(chargeInput()), 'network');
@@ -321,10 +387,16 @@ describe('provider_a (Xendit-style)', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('provider_b (Midtrans-style)', () => {
-  const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789', env: 'sandbox' as const };
+  const creds = {
+    serverKey: `SB-Mid-server-${rand(12)}`,
+    clientKey: `SB-Mid-client-${rand(8)}`,
+    merchantId: 'G123456789',
+    env: 'sandbox' as const,
+  };
   const sim = new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId });
   let b: ProviderB;
-  const input = (over: Partial<CreateChargeInput> = {}) => chargeInput({ callbackUrl: receiver.urlFor('provider_b'), amount: 100_000, ...over });
+  const input = (over: Partial<CreateChargeInput> = {}) =>
+    chargeInput({ callbackUrl: receiver.urlFor('provider_b'), amount: 100_000, ...over });
   beforeAll(async () => {
     await sim.start();
     b = new ProviderB(creds, { baseUrl: sim.url });
@@ -335,7 +407,9 @@ describe('provider_b (Midtrans-style)', () => {
   it('card through Snap: token and redirect_url; notification sent to X-Override-Notification; capture+accept is paid', async () => {
     const i = input({ method: 'card' });
     const charge = await b.createCharge(i);
-    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toMatch(/\/snap\/v4\/redirection\/[0-9a-f-]{36}$/);
+    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toMatch(
+      /\/snap\/v4\/redirection\/[0-9a-f-]{36}$/,
+    );
     expect(charge.raw).toMatchObject({ token: expect.any(String) });
     expect(charge.providerRef).toBe(b.orderIdFor(i));
     expect(charge.providerRef.length).toBeLessThanOrEqual(50);
@@ -343,13 +417,21 @@ describe('provider_b (Midtrans-style)', () => {
     expect(req.path).toBe('/snap/v1/transactions');
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`${creds.serverKey}:`).toString('base64')}`);
     expect(req.headers['x-override-notification']).toBe(i.callbackUrl);
-    expect(JSON.parse(req.body)).toMatchObject({ transaction_details: { order_id: charge.providerRef, gross_amount: 100_000 }, enabled_payments: ['credit_card'], callbacks: { finish: i.successUrl } });
+    expect(JSON.parse(req.body)).toMatchObject({
+      transaction_details: { order_id: charge.providerRef, gross_amount: 100_000 },
+      enabled_payments: ['credit_card'],
+      callbacks: { finish: i.successUrl },
+    });
 
     await sim.pay(charge.providerRef);
     const event = charged(receiver.last('provider_b').event);
     expect(event).toMatchObject({ providerRef: charge.providerRef, status: 'paid', amount: 100_000, currency: 'IDR' });
     expect((event.raw as any).transaction_status).toBe('capture');
-    expect(await b.fetchStatus(event)).toMatchObject({ status: 'paid', amount: 100_000, providerPaymentId: event.providerPaymentId });
+    expect(await b.fetchStatus(event)).toMatchObject({
+      status: 'paid',
+      amount: 100_000,
+      providerPaymentId: event.providerPaymentId,
+    });
   });
 
   it('QRIS through the Core API: the QR string itself; settlement is paid', async () => {
@@ -357,7 +439,10 @@ describe('provider_b (Midtrans-style)', () => {
     expect(charge.instructions).toMatchObject({ kind: 'qr' });
     expect(charge.instructions.kind === 'qr' && charge.instructions.qrString).toContain('100000');
     expect(charge.instructions.expiresAt).toMatch(/Z$/);
-    expect(JSON.parse(sim.requests.at(-1)!.body)).toMatchObject({ payment_type: 'qris', custom_expiry: { unit: 'minute', expiry_duration: 60 } });
+    expect(JSON.parse(sim.requests.at(-1)!.body)).toMatchObject({
+      payment_type: 'qris',
+      custom_expiry: { unit: 'minute', expiry_duration: 60 },
+    });
     expect((await b.fetchStatus(charge)).status).toBe('pending');
     await sim.pay(charge.providerRef);
     expect(charged(receiver.last('provider_b').event)).toMatchObject({ status: 'paid', amount: 100_000 });
@@ -366,13 +451,25 @@ describe('provider_b (Midtrans-style)', () => {
 
   it('VA numbers per bank (permata and mandiri have their own shapes) and retail payment codes', async () => {
     const bca = await b.createCharge(input({ method: 'va' }));
-    expect(bca.instructions).toMatchObject({ kind: 'va', bankCode: 'bca', vaNumber: expect.stringMatching(/^\d{11}$/) });
+    expect(bca.instructions).toMatchObject({
+      kind: 'va',
+      bankCode: 'bca',
+      vaNumber: expect.stringMatching(/^\d{11}$/),
+    });
     const permata = await b.createCharge(input({ method: 'va', channel: 'permata' }));
-    expect(permata.instructions).toMatchObject({ kind: 'va', bankCode: 'permata', vaNumber: expect.stringMatching(/^\d{11}$/) });
+    expect(permata.instructions).toMatchObject({
+      kind: 'va',
+      bankCode: 'permata',
+      vaNumber: expect.stringMatching(/^\d{11}$/),
+    });
     const mandiri = await b.createCharge(input({ method: 'va', channel: 'mandiri' }));
     expect(mandiri.instructions).toMatchObject({ kind: 'va', bankCode: 'mandiri', billerCode: '70012' });
     const alfa = await b.createCharge(input({ method: 'retail', channel: 'alfamart' }));
-    expect(alfa.instructions).toMatchObject({ kind: 'retail', outlet: 'alfamart', paymentCode: expect.stringMatching(/^\d{12}$/) });
+    expect(alfa.instructions).toMatchObject({
+      kind: 'retail',
+      outlet: 'alfamart',
+      paymentCode: expect.stringMatching(/^\d{12}$/),
+    });
     await sim.pay(alfa.providerRef);
     expect(charged(receiver.last('provider_b').event)).toMatchObject({ providerRef: alfa.providerRef, status: 'paid' });
   });
@@ -389,12 +486,19 @@ describe('provider_b (Midtrans-style)', () => {
     expect(sig).toBe(providerBSignature(charge.providerRef, '200', '100000.00', creds.serverKey));
     // Signing our own integer amount ("100000") is what the trap catches.
     expect(sig).not.toBe(providerBSignature(charge.providerRef, '200', '100000', creds.serverKey));
-    await expect(b.verifyCallback({ headers: {}, rawBody: raw.replace('"gross_amount":"100000.00"', '"gross_amount":"100000"') })).rejects.toMatchObject({ reason: 'mismatch' });
+    await expect(
+      b.verifyCallback({ headers: {}, rawBody: raw.replace('"gross_amount":"100000.00"', '"gross_amount":"100000"') }),
+    ).rejects.toMatchObject({ reason: 'mismatch' });
     // Re-serialised as a number the exact spelling is gone: refused, never guessed back.
-    await expect(b.verifyCallback({ headers: {}, rawBody: raw.replace('"gross_amount":"100000.00"', '"gross_amount":100000') })).rejects.toMatchObject({ reason: 'malformed' });
+    await expect(
+      b.verifyCallback({ headers: {}, rawBody: raw.replace('"gross_amount":"100000.00"', '"gross_amount":100000') }),
+    ).rejects.toMatchObject({ reason: 'malformed' });
     // Whitespace and key order do not matter: the strings do.
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(raw)).reverse()), null, 2);
-    await expect(b.verifyCallback({ headers: {}, rawBody: Buffer.from(reordered) })).resolves.toMatchObject({ type: 'charge', amount: 100_000 });
+    await expect(b.verifyCallback({ headers: {}, rawBody: Buffer.from(reordered) })).resolves.toMatchObject({
+      type: 'charge',
+      amount: 100_000,
+    });
   });
 
   it('forged or tampered notifications are refused', async () => {
@@ -404,8 +508,12 @@ describe('provider_b (Midtrans-style)', () => {
     expect(receiver.last('provider_b').error).toMatchObject({ reason: 'mismatch', provider: 'provider_b' });
     const genuine = JSON.stringify(sim.notificationFor(sim.txs.get(charge.providerRef)!));
     await expect(b.verifyCallback({ headers: {}, rawBody: genuine })).resolves.toMatchObject({ status: 'paid' });
-    await expect(b.verifyCallback({ headers: {}, rawBody: genuine.replace('"100000.00"', '"1.00"') })).rejects.toMatchObject({ reason: 'mismatch' });
-    await expect(b.verifyCallback({ headers: {}, rawBody: genuine.replace(/"signature_key":"[0-9a-f]+"/, '"signature_key":""') })).rejects.toMatchObject({ reason: 'missing' });
+    await expect(
+      b.verifyCallback({ headers: {}, rawBody: genuine.replace('"100000.00"', '"1.00"') }),
+    ).rejects.toMatchObject({ reason: 'mismatch' });
+    await expect(
+      b.verifyCallback({ headers: {}, rawBody: genuine.replace(/"signature_key":"[0-9a-f]+"/, '"signature_key":""') }),
+    ).rejects.toMatchObject({ reason: 'missing' });
   });
 
   it('status mapping: fraud challenge pending, deny and cancel failed, expire expired', async () => {
@@ -444,10 +552,20 @@ describe('provider_b (Midtrans-style)', () => {
     const charge = await b.createCharge(input({ method: 'qris' }));
     await sim.pay(charge.providerRef);
     const key = `rf_${rand()}`;
-    const refund = await b.refund({ providerRef: charge.providerRef, amount: 40_000, currency: 'IDR', idempotencyKey: key });
+    const refund = await b.refund({
+      providerRef: charge.providerRef,
+      amount: 40_000,
+      currency: 'IDR',
+      idempotencyKey: key,
+    });
     expect(refund).toMatchObject({ providerRefundId: key, status: 'succeeded' });
     await sim.flush();
-    expect(receiver.last('provider_b').event).toMatchObject({ type: 'refund', providerRefundId: key, amount: 40_000, status: 'succeeded' });
+    expect(receiver.last('provider_b').event).toMatchObject({
+      type: 'refund',
+      providerRefundId: key,
+      amount: 40_000,
+      status: 'succeeded',
+    });
     // The charge itself stays paid: refunds are their own records.
     expect((await b.fetchStatus(charge)).status).toBe('paid');
   });
@@ -464,7 +582,10 @@ describe('provider_b (Midtrans-style)', () => {
 
     sim.hang = true;
     try {
-      await expectProviderError(new ProviderB(creds, { baseUrl: sim.url, timeoutMs: 150 }).fetchStatus({ providerRef: 'x' }), 'timeout');
+      await expectProviderError(
+        new ProviderB(creds, { baseUrl: sim.url, timeoutMs: 150 }).fetchStatus({ providerRef: 'x' }),
+        'timeout',
+      );
     } finally {
       sim.hang = false;
     }
@@ -474,10 +595,16 @@ describe('provider_b (Midtrans-style)', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('provider_c (PayPal-style)', () => {
-  const creds = { clientId: `AZ${rand(16)}`, secret: `EL${rand(16)}`, webhookId: `WH${rand(8).toUpperCase()}`, mode: 'sandbox' as const };
+  const creds = {
+    clientId: `AZ${rand(16)}`,
+    secret: `EL${rand(16)}`,
+    webhookId: `WH${rand(8).toUpperCase()}`,
+    mode: 'sandbox' as const,
+  };
   const sim = new ProviderCSim({ clientId: creds.clientId, secret: creds.secret, webhookId: creds.webhookId });
   let c: ProviderC;
-  const input = (over: Partial<CreateChargeInput> = {}) => chargeInput({ method: 'provider_c', currency: 'USD', amount: 1234, ...over });
+  const input = (over: Partial<CreateChargeInput> = {}) =>
+    chargeInput({ method: 'provider_c', currency: 'USD', amount: 1234, ...over });
   beforeAll(async () => {
     await sim.start();
     sim.webhookUrl = receiver.urlFor('provider_c');
@@ -491,40 +618,72 @@ describe('provider_c (PayPal-style)', () => {
     const i = input();
     const charge = await c.createCharge(i);
     expect(charge.status).toBe('pending');
-    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toBe(`${sim.url}/checkoutnow?token=${charge.providerRef}`);
+    expect(charge.instructions.kind === 'redirect' && charge.instructions.redirectUrl).toBe(
+      `${sim.url}/checkoutnow?token=${charge.providerRef}`,
+    );
     const create = sim.requests.filter((r) => r.path === '/v2/checkout/orders').at(-1)!;
     expect(create.headers['paypal-request-id']).toBe(i.idempotencyKey);
     expect(create.headers.authorization).toMatch(/^Bearer A21AA/);
-    expect(JSON.parse(create.body)).toMatchObject({ intent: 'CAPTURE', purchase_units: [{ custom_id: i.reference, amount: { currency_code: 'USD', value: '12.34' } }] });
+    expect(JSON.parse(create.body)).toMatchObject({
+      intent: 'CAPTURE',
+      purchase_units: [{ custom_id: i.reference, amount: { currency_code: 'USD', value: '12.34' } }],
+    });
 
     await sim.pay(charge.providerRef);
     const approved = charged(receiver.last('provider_c').event);
-    expect(approved).toMatchObject({ providerRef: charge.providerRef, status: 'approved', amount: 1234, currency: 'USD' });
+    expect(approved).toMatchObject({
+      providerRef: charge.providerRef,
+      status: 'approved',
+      amount: 1234,
+      currency: 'USD',
+    });
     const verifyCall = sim.requests.filter((r) => r.path === '/v1/notifications/verify-webhook-signature').at(-1)!;
     const sent = sim.sent.at(-1)!;
     // The event goes back byte for byte, with the five transmission headers and our webhook id.
     expect(verifyCall.body.endsWith(`"webhook_event":${sent.body}}`)).toBe(true);
     expect(JSON.parse(verifyCall.body)).toMatchObject({
-      auth_algo: 'SHA256withRSA', webhook_id: creds.webhookId,
-      transmission_id: sent.headers['paypal-transmission-id'], transmission_sig: sent.headers['paypal-transmission-sig'],
-      transmission_time: sent.headers['paypal-transmission-time'], cert_url: sent.headers['paypal-cert-url'],
+      auth_algo: 'SHA256withRSA',
+      webhook_id: creds.webhookId,
+      transmission_id: sent.headers['paypal-transmission-id'],
+      transmission_sig: sent.headers['paypal-transmission-sig'],
+      transmission_time: sent.headers['paypal-transmission-time'],
+      cert_url: sent.headers['paypal-cert-url'],
     });
     // Re-serialising the event ("Jos\u00e9" becomes "José") breaks the signature: bytes, not JSON.
     expect(sent.body).toContain('Jos\\u00e9');
     const reserialised = JSON.stringify(JSON.parse(sent.body));
     expect(reserialised).not.toBe(sent.body);
-    await expect(c.verifyCallback({ headers: sent.headers, rawBody: reserialised })).rejects.toMatchObject({ reason: 'rejected' });
-    await expect(c.verifyCallback({ headers: sent.headers, rawBody: Buffer.from(sent.body) })).resolves.toMatchObject({ status: 'approved' });
+    await expect(c.verifyCallback({ headers: sent.headers, rawBody: reserialised })).rejects.toMatchObject({
+      reason: 'rejected',
+    });
+    await expect(c.verifyCallback({ headers: sent.headers, rawBody: Buffer.from(sent.body) })).resolves.toMatchObject({
+      status: 'approved',
+    });
 
     const settled = await settleCharge(c, approved, { idempotencyKey: `${i.idempotencyKey}:capture` });
-    expect(settled).toMatchObject({ status: 'paid', amount: 1234, currency: 'USD', providerPaymentId: expect.stringMatching(/^[0-9A-F]{17}$/) });
+    expect(settled).toMatchObject({
+      status: 'paid',
+      amount: 1234,
+      currency: 'USD',
+      providerPaymentId: expect.stringMatching(/^[0-9A-F]{17}$/),
+    });
     await sim.flush();
     const captured = charged(receiver.last('provider_c').event);
-    expect(captured).toMatchObject({ providerRef: charge.providerRef, providerPaymentId: settled.providerPaymentId, status: 'paid', amount: 1234 });
+    expect(captured).toMatchObject({
+      providerRef: charge.providerRef,
+      providerPaymentId: settled.providerPaymentId,
+      status: 'paid',
+      amount: 1234,
+    });
     expect(await c.fetchStatus(captured)).toMatchObject({ status: 'paid', amount: 1234 });
     // Capturing again (a retry, or the callback path after the return path) is harmless.
-    expect(await c.capture!(charge, { idempotencyKey: `${i.idempotencyKey}:capture` })).toMatchObject({ status: 'paid' });
-    expect(await c.capture!(charge, { idempotencyKey: 'another-key' })).toMatchObject({ status: 'paid', providerPaymentId: settled.providerPaymentId });
+    expect(await c.capture!(charge, { idempotencyKey: `${i.idempotencyKey}:capture` })).toMatchObject({
+      status: 'paid',
+    });
+    expect(await c.capture!(charge, { idempotencyKey: 'another-key' })).toMatchObject({
+      status: 'paid',
+      providerPaymentId: settled.providerPaymentId,
+    });
   });
 
   it('the token is fetched once and cached until it nears expiry, shared across instances', async () => {
@@ -533,7 +692,11 @@ describe('provider_c (PayPal-style)', () => {
     const clock = { now: () => new Date(Date.now() + offset) };
     const one = new ProviderC(creds, { baseUrl: sim.url, clock });
     const two = new ProviderC(creds, { baseUrl: sim.url, clock });
-    const charges = await Promise.all([one.createCharge(input()), one.createCharge(input()), two.createCharge(input())]);
+    const charges = await Promise.all([
+      one.createCharge(input()),
+      one.createCharge(input()),
+      two.createCharge(input()),
+    ]);
     await Promise.all(charges.map((x) => two.fetchStatus(x)));
     expect(sim.tokenRequests - start).toBe(1);
     offset = 32400 * 1000 - 30_000; // inside the refresh margin
@@ -557,24 +720,39 @@ describe('provider_c (PayPal-style)', () => {
     expect(d.status).toBe(401);
     expect(receiver.last('provider_c').error).toMatchObject({ reason: 'rejected', provider: 'provider_c' });
 
-    const [t] = await sim.webhook('CHECKOUT.ORDER.APPROVED', 'checkout-order', { id: charge.providerRef, status: 'APPROVED', purchase_units: [{ amount: { currency_code: 'USD', value: '12.34' } }] }, {
-      tamper: (body) => body.replace('"12.34"', '"0.01"'),
-    });
+    const [t] = await sim.webhook(
+      'CHECKOUT.ORDER.APPROVED',
+      'checkout-order',
+      {
+        id: charge.providerRef,
+        status: 'APPROVED',
+        purchase_units: [{ amount: { currency_code: 'USD', value: '12.34' } }],
+      },
+      {
+        tamper: (body) => body.replace('"12.34"', '"0.01"'),
+      },
+    );
     expect(t.status).toBe(401);
 
     const tampered = sim.sent.at(-1)!;
     const verifies = sim.requests.filter((r) => r.path.includes('verify-webhook')).length;
-    const { ['paypal-transmission-sig']: _sig, ...fewer } = tampered.headers;
+    const { 'paypal-transmission-sig': _sig, ...fewer } = tampered.headers;
     void _sig;
-    await expect(c.verifyCallback({ headers: fewer, rawBody: tampered.body })).rejects.toMatchObject({ reason: 'missing' });
+    await expect(c.verifyCallback({ headers: fewer, rawBody: tampered.body })).rejects.toMatchObject({
+      reason: 'missing',
+    });
     expect(sim.requests.filter((r) => r.path.includes('verify-webhook')).length).toBe(verifies);
     const noHook = new ProviderC({ ...creds, webhookId: null }, { baseUrl: sim.url });
-    await expect(noHook.verifyCallback({ headers: tampered.headers, rawBody: tampered.body })).rejects.toMatchObject({ reason: 'not_configured' });
+    await expect(noHook.verifyCallback({ headers: tampered.headers, rawBody: tampered.body })).rejects.toMatchObject({
+      reason: 'not_configured',
+    });
     const otherHook = new ProviderC({ ...creds, webhookId: 'WH-SOMEONE-ELSE' }, { baseUrl: sim.url });
     const [ok] = await sim.pay(charge.providerRef);
     expect(ok.status).toBe(200);
     const real = sim.sent.at(-1)!;
-    await expect(otherHook.verifyCallback({ headers: real.headers, rawBody: real.body })).rejects.toBeInstanceOf(CallbackVerificationError);
+    await expect(otherHook.verifyCallback({ headers: real.headers, rawBody: real.body })).rejects.toBeInstanceOf(
+      CallbackVerificationError,
+    );
   });
 
   it('same PayPal-Request-Id, same order; declined instrument fails; pending capture then denied', async () => {
@@ -589,9 +767,15 @@ describe('provider_c (PayPal-style)', () => {
     await sim.pay(two.providerRef, { capture: 'PENDING' });
     expect((await settleCharge(c, two, { idempotencyKey: 'cap-2' })).status).toBe('pending');
     await sim.flush();
-    expect(charged(receiver.last('provider_c').event)).toMatchObject({ providerRef: two.providerRef, status: 'pending' });
+    expect(charged(receiver.last('provider_c').event)).toMatchObject({
+      providerRef: two.providerRef,
+      status: 'pending',
+    });
     await sim.fail(two.providerRef);
-    expect(charged(receiver.last('provider_c').event)).toMatchObject({ providerRef: two.providerRef, status: 'failed' });
+    expect(charged(receiver.last('provider_c').event)).toMatchObject({
+      providerRef: two.providerRef,
+      status: 'failed',
+    });
     expect((await c.fetchStatus(two)).status).toBe('failed');
   });
 
@@ -607,18 +791,38 @@ describe('provider_c (PayPal-style)', () => {
     const paid = await settleCharge(c, charge, { idempotencyKey: 'cap-r' });
     const refund = await c.refund({ ...paid, amount: 1050, currency: 'USD', idempotencyKey: `rf_${rand()}` });
     expect(refund.status).toBe('succeeded');
-    expect(JSON.parse(sim.requests.filter((r) => r.path.endsWith('/refund')).at(-1)!.body)).toMatchObject({ amount: { currency_code: 'USD', value: '10.50' } });
+    expect(JSON.parse(sim.requests.filter((r) => r.path.endsWith('/refund')).at(-1)!.body)).toMatchObject({
+      amount: { currency_code: 'USD', value: '10.50' },
+    });
     await sim.flush();
-    expect(receiver.last('provider_c').event).toMatchObject({ type: 'refund', providerRefundId: refund.providerRefundId, amount: 1050, currency: 'USD', status: 'succeeded' });
+    expect(receiver.last('provider_c').event).toMatchObject({
+      type: 'refund',
+      providerRefundId: refund.providerRefundId,
+      amount: 1050,
+      currency: 'USD',
+      status: 'succeeded',
+    });
     // Without the capture id the adapter finds it on the order.
-    const again = await c.refund({ providerRef: charge.providerRef, amount: 50, currency: 'USD', idempotencyKey: `rf_${rand()}` });
+    const again = await c.refund({
+      providerRef: charge.providerRef,
+      amount: 50,
+      currency: 'USD',
+      idempotencyKey: `rf_${rand()}`,
+    });
     expect(again.status).toBe('succeeded');
   });
 
   it('amounts are exact decimal strings per currency', async () => {
-    for (const [amount, currency, value] of [[5, 'USD', '0.05'], [100, 'USD', '1.00'], [123456789, 'USD', '1234567.89'], [1500, 'JPY', '1500']] as const) {
+    for (const [amount, currency, value] of [
+      [5, 'USD', '0.05'],
+      [100, 'USD', '1.00'],
+      [123456789, 'USD', '1234567.89'],
+      [1500, 'JPY', '1500'],
+    ] as const) {
       await c.createCharge(input({ amount, currency }));
-      expect(JSON.parse(sim.requests.filter((r) => r.path === '/v2/checkout/orders').at(-1)!.body).purchase_units[0].amount).toEqual({ currency_code: currency, value });
+      expect(
+        JSON.parse(sim.requests.filter((r) => r.path === '/v2/checkout/orders').at(-1)!.body).purchase_units[0].amount,
+      ).toEqual({ currency_code: currency, value });
     }
     expect(c.supports('provider_c', 'IDR')).toBe(false);
     await expectProviderError(c.createCharge(input({ currency: 'IDR' })), 'unsupported');
@@ -630,7 +834,10 @@ describe('provider_c (PayPal-style)', () => {
     expect(e.providerCode).toBe('invalid_client');
     sim.hang = true;
     try {
-      await expectProviderError(new ProviderC(creds, { baseUrl: sim.url, timeoutMs: 150 }).createCharge(input()), 'timeout');
+      await expectProviderError(
+        new ProviderC(creds, { baseUrl: sim.url, timeoutMs: 150 }).createCharge(input()),
+        'timeout',
+      );
     } finally {
       sim.hang = false;
     }
@@ -642,7 +849,11 @@ describe('provider_c (PayPal-style)', () => {
 describe('manual', () => {
   const m = createProvider({
     kind: 'manual',
-    config: { bankAccounts: [{ bankName: 'BCA', accountNumber: '1234567890', accountHolder: 'PT Contoh' }], staticQrImageUrl: 'https://merchant.example/qr.png', instructions: 'Put the order number in the transfer note.' },
+    config: {
+      bankAccounts: [{ bankName: 'BCA', accountNumber: '1234567890', accountHolder: 'PT Contoh' }],
+      staticQrImageUrl: 'https://merchant.example/qr.png',
+      instructions: 'Put the order number in the transfer note.',
+    },
   }) as ManualProvider;
 
   it('instructions from the public config, no HTTP, confirmed only by the merchant', async () => {
@@ -651,9 +862,21 @@ describe('manual', () => {
     expect(m.supports('qris', 'USD')).toBe(false);
     expect(m.supports('card', 'IDR')).toBe(false);
     const bank = await m.createCharge(chargeInput({ method: 'va' }));
-    expect(bank).toMatchObject({ status: 'pending', instructions: { kind: 'manual', bankAccounts: [{ bankName: 'BCA', accountNumber: '1234567890' }], staticQrImageUrl: null, text: 'Put the order number in the transfer note.' } });
+    expect(bank).toMatchObject({
+      status: 'pending',
+      instructions: {
+        kind: 'manual',
+        bankAccounts: [{ bankName: 'BCA', accountNumber: '1234567890' }],
+        staticQrImageUrl: null,
+        text: 'Put the order number in the transfer note.',
+      },
+    });
     const qr = await m.createCharge(chargeInput({ method: 'qris' }));
-    expect(qr.instructions).toMatchObject({ kind: 'manual', bankAccounts: [], staticQrImageUrl: 'https://merchant.example/qr.png' });
+    expect(qr.instructions).toMatchObject({
+      kind: 'manual',
+      bankAccounts: [],
+      staticQrImageUrl: 'https://merchant.example/qr.png',
+    });
     expect((await m.fetchStatus(qr)).status).toBe('pending');
     await expect(m.verifyCallback()).rejects.toBeInstanceOf(CallbackVerificationError);
     await expectProviderError(m.createCharge(chargeInput({ method: 'card' })), 'unsupported');
@@ -677,10 +900,15 @@ describe('decimal amounts', () => {
 
   it('round-trips every safe amount in every currency', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom('IDR', 'USD', 'JPY', 'SGD'), fc.integer({ min: 0, max: 2 }), (n, cur, extra) => {
-        const places = (cur === 'IDR' || cur === 'JPY' ? 0 : 2) + extra;
-        expect(fromDecimalString(toDecimalString(n, cur, places), cur)).toBe(n);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.constantFrom('IDR', 'USD', 'JPY', 'SGD'),
+        fc.integer({ min: 0, max: 2 }),
+        (n, cur, extra) => {
+          const places = (cur === 'IDR' || cur === 'JPY' ? 0 : 2) + extra;
+          expect(fromDecimalString(toDecimalString(n, cur, places), cur)).toBe(n);
+        },
+      ),
     );
   });
 });

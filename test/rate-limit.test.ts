@@ -73,7 +73,9 @@ describe('read class over HTTP (burst 200, 100/s)', () => {
   it('GraphQL queries share the read bucket and answer 429 with RATE_LIMITED', async () => {
     const ws = await server.workspace();
     const results = await frozen(async () => {
-      const gql = await Promise.all(Array.from({ length: 150 }, () => ws.client.graphql('{ apiKeys(first: 1) { limit } }')));
+      const gql = await Promise.all(
+        Array.from({ length: 150 }, () => ws.client.graphql('{ apiKeys(first: 1) { limit } }')),
+      );
       const rest = await Promise.all(Array.from({ length: 60 }, () => ws.client.get('/v1/api-keys?limit=1')));
       return [...gql, ...rest];
     });
@@ -157,7 +159,9 @@ describe('RedisRateLimiter (shared bucket)', () => {
     const two = make();
     const ws = workspace();
     const now = Date.now();
-    const waits = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? one : two).take(ws, 'mutating_heavy', now)));
+    const waits = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => (i % 2 ? one : two).take(ws, 'mutating_heavy', now)),
+    );
     expect(waits.filter((w) => w === 0)).toHaveLength(20); // mutating_heavy burst
     for (const w of waits.filter((w) => w > 0)) expect(w).toBeGreaterThanOrEqual(1);
   });

@@ -74,24 +74,52 @@ describe('buildReceiptView', () => {
     methodLabel: null,
     adapter: 'provider_a',
     customer: { name: 'Budi', email: 'budi@example.com', phone: null },
-    merchant: { name: 'Toko', logoUrl: 'javascript:alert(1)', accentColor: 'red;x', tagline: '', address: 'Jl. A', taxId: null },
+    merchant: {
+      name: 'Toko',
+      logoUrl: 'javascript:alert(1)',
+      accentColor: 'red;x',
+      tagline: '',
+      address: 'Jl. A',
+      taxId: null,
+    },
     lineItems: [{ name: 'Teh', qty: 2, unitPrice: 55_500, subtotal: 111_000 }],
     subtotal: 100_000,
     taxAmount: 11_000,
     total: 111_000,
-    template: { showTax: true, taxRate: 0.11, cashierLabel: 'Siti', showMerchantAddress: false, merchantTaxId: '01.234' },
+    template: {
+      showTax: true,
+      taxRate: 0.11,
+      cashierLabel: 'Siti',
+      showMerchantAddress: false,
+      merchantTaxId: '01.234',
+    },
   };
   const view = buildReceiptView(record, { issuedAt: new Date('2026-11-05T03:04:05Z'), mode: 'live' });
 
   it('fills the spec defaults: PPN, the bilingual thank-you, Indonesian for IDR in Jakarta time', () => {
     expect(view.tax).toEqual({ label: 'PPN', rate: 0.11, amount: 11_000, included: true });
     expect(view.thankYouText).toBe('Terima kasih / Thank you');
-    expect(view).toMatchObject({ language: 'id', locale: 'id-ID', timezone: 'Asia/Jakarta', cashierName: 'Siti', paymentMethodLabel: 'QRIS' });
+    expect(view).toMatchObject({
+      language: 'id',
+      locale: 'id-ID',
+      timezone: 'Asia/Jakarta',
+      cashierName: 'Siti',
+      paymentMethodLabel: 'QRIS',
+    });
     expect(view.lineItems).toEqual([{ name: 'Teh', quantity: 2, unitAmount: 55_500, amount: 111_000 }]);
   });
   it('applies the template switches and drops unsafe merchant values', () => {
-    expect(view.merchant).toMatchObject({ address: null, taxId: '01.234', logoUrl: null, accentColor: '#0f766e', tagline: null });
-    const noTax = buildReceiptView({ ...record, taxAmount: 0, subtotal: 111_000, template: {} }, { issuedAt: new Date(), mode: 'test' });
+    expect(view.merchant).toMatchObject({
+      address: null,
+      taxId: '01.234',
+      logoUrl: null,
+      accentColor: '#0f766e',
+      tagline: null,
+    });
+    const noTax = buildReceiptView(
+      { ...record, taxAmount: 0, subtotal: 111_000, template: {} },
+      { issuedAt: new Date(), mode: 'test' },
+    );
     expect(noTax.tax).toBeNull();
     expect(noTax.merchant.address).toBe('Jl. A');
   });
@@ -109,14 +137,25 @@ describe('PDF', () => {
       'Warung Kopi Nusantara',
       'NPWP: 01.234.567.8-901.000',
       'Kopi Susu Gula Aren',
-      'Rp 25.000', 'Rp 50.000', 'Rp 65.000', 'Rp 7.000', 'Rp 35.000',
-      'Subtotal', 'Rp 135.135',
-      'PPN 11%', 'Rp 14.865',
-      'Total', 'Rp 150.000',
-      'Kasir', 'Siti Rahma',
-      'QRIS', 'Budi Santoso', '5 Nov 2026, 10.04 WIB',
+      'Rp 25.000',
+      'Rp 50.000',
+      'Rp 65.000',
+      'Rp 7.000',
+      'Rp 35.000',
+      'Subtotal',
+      'Rp 135.135',
+      'PPN 11%',
+      'Rp 14.865',
+      'Total',
+      'Rp 150.000',
+      'Kasir',
+      'Siti Rahma',
+      'QRIS',
+      'Budi Santoso',
+      '5 Nov 2026, 10.04 WIB',
       'Terima kasih / Thank you',
-    ]) expect(text, s).toContain(s);
+    ])
+      expect(text, s).toContain(s);
   });
 
   it('USD without tax: dollar amounts, no tax line, English labels, test-mode mark', async () => {
@@ -126,14 +165,26 @@ describe('PDF', () => {
   });
 
   it('draws text the standard fonts cannot encode as "?" instead of garbage', async () => {
-    const view = sampleReceiptView({ lineItems: [{ name: 'Café 咖啡 Łódź', quantity: 1, unitAmount: 150_000, amount: 150_000 }] });
+    const view = sampleReceiptView({
+      lineItems: [{ name: 'Café 咖啡 Łódź', quantity: 1, unitAmount: 150_000, amount: 150_000 }],
+    });
     const { text } = await pdfText(await renderReceiptPdf(view));
     expect(text).toContain('Café ?? Lódz');
   });
 
   it('continues on further pages when the items do not fit, every item and the total included', async () => {
-    const lineItems = Array.from({ length: 60 }, (_, i) => ({ name: `Item ${i + 1} ${'panjang '.repeat(i % 7)}`, quantity: 1, unitAmount: 1000, amount: 1000 }));
-    const view = sampleReceiptView({ lineItems, subtotal: 54_054, tax: { label: 'PPN', rate: 0.11, amount: 5946, included: true }, total: 60_000 });
+    const lineItems = Array.from({ length: 60 }, (_, i) => ({
+      name: `Item ${i + 1} ${'panjang '.repeat(i % 7)}`,
+      quantity: 1,
+      unitAmount: 1000,
+      amount: 1000,
+    }));
+    const view = sampleReceiptView({
+      lineItems,
+      subtotal: 54_054,
+      tax: { label: 'PPN', rate: 0.11, amount: 5946, included: true },
+      total: 60_000,
+    });
     const { text: pages, totalPages } = await extractText(new Uint8Array(await renderReceiptPdf(view)));
     expect(totalPages).toBeGreaterThan(1);
     const all = pages.join(' ');
@@ -153,8 +204,20 @@ describe('PDF', () => {
 
 describe('HTML', () => {
   const hostile = sampleReceiptView({
-    merchant: { ...sampleReceiptView().merchant, name: 'Toko "Kita" <b>', logoUrl: 'javascript:alert(1)', accentColor: 'red;}</style><script>' },
-    lineItems: [{ name: '<script>alert("x")</script> & <img src=x onerror=alert(1)>', quantity: 1, unitAmount: 150_000, amount: 150_000 }],
+    merchant: {
+      ...sampleReceiptView().merchant,
+      name: 'Toko "Kita" <b>',
+      logoUrl: 'javascript:alert(1)',
+      accentColor: 'red;}</style><script>',
+    },
+    lineItems: [
+      {
+        name: '<script>alert("x")</script> & <img src=x onerror=alert(1)>',
+        quantity: 1,
+        unitAmount: 150_000,
+        amount: 150_000,
+      },
+    ],
     footerText: "</footer><script>alert('f')</script>",
   });
 
@@ -162,19 +225,34 @@ describe('HTML', () => {
     const html = renderReceiptHtml(hostile);
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/<img src=x/i);
-    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain(
+      '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;',
+    );
     expect(html).toContain('Toko &quot;Kita&quot; &lt;b&gt;');
     expect(html).not.toContain('javascript:');
     expect(html).toContain('--accent:#0f766e');
   });
 
   it('is a complete page with the number, amounts, PPN and a restrictive CSP', () => {
-    const html = renderReceiptHtml(sampleReceiptView({ merchant: { ...sampleReceiptView().merchant, logoUrl: 'https://cdn.example.com/logo.png' } }));
+    const html = renderReceiptHtml(
+      sampleReceiptView({ merchant: { ...sampleReceiptView().merchant, logoUrl: 'https://cdn.example.com/logo.png' } }),
+    );
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toContain('<html lang="id">');
     expect(html).toContain("default-src 'none'");
     expect(html).toContain('<img class="logo" src="https://cdn.example.com/logo.png"');
-    for (const s of ['SVC-RCPT-2026-11-0001', 'Rp 50.000', 'Rp 65.000', 'Rp 35.000', 'PPN 11%', 'Rp 14.865', 'Rp 150.000', 'Siti Rahma', '@page']) expect(html, s).toContain(s);
+    for (const s of [
+      'SVC-RCPT-2026-11-0001',
+      'Rp 50.000',
+      'Rp 65.000',
+      'Rp 35.000',
+      'PPN 11%',
+      'Rp 14.865',
+      'Rp 150.000',
+      'Siti Rahma',
+      '@page',
+    ])
+      expect(html, s).toContain(s);
   });
 });
 
@@ -186,10 +264,23 @@ describe('ESC/POS', () => {
       .replace(/\x1b@|\x1b[tEad][\s\S]|\x1d![\s\S]|\x1dVB[\s\S]/g, '')
       .split('\n');
   const long = sampleReceiptView({
-    merchant: { ...sampleReceiptView().merchant, name: 'Warung Kopi Nusantara Cabang Bandara Internasional Soekarno-Hatta Terminal 3' },
+    merchant: {
+      ...sampleReceiptView().merchant,
+      name: 'Warung Kopi Nusantara Cabang Bandara Internasional Soekarno-Hatta Terminal 3',
+    },
     lineItems: [
-      { name: 'Nasi Goreng Spesial dengan Telur Mata Sapi, Sate Ayam Madura, dan Kerupuk Udang Sidoarjo', quantity: 12, unitAmount: 1_250_000, amount: 15_000_000 },
-      { name: 'Supercalifragilisticexpialidocious-Extra-Long-Word-Without-Spaces', quantity: 1, unitAmount: 999_999_999, amount: 999_999_999 },
+      {
+        name: 'Nasi Goreng Spesial dengan Telur Mata Sapi, Sate Ayam Madura, dan Kerupuk Udang Sidoarjo',
+        quantity: 12,
+        unitAmount: 1_250_000,
+        amount: 15_000_000,
+      },
+      {
+        name: 'Supercalifragilisticexpialidocious-Extra-Long-Word-Without-Spaces',
+        quantity: 1,
+        unitAmount: 999_999_999,
+        amount: 999_999_999,
+      },
       { name: 'Café crème brûlée 咖啡 😀 \x1bp\x00\x19\xfa', quantity: 1, unitAmount: 1, amount: 1 },
     ],
     total: 1_015_000_000,
@@ -275,7 +366,9 @@ describe('email', () => {
   });
 
   it('an explicit `to` wins; hostile text stays escaped in the HTML part', async () => {
-    const view = sampleReceiptView({ lineItems: [{ name: '<script>alert(1)</script>', quantity: 1, unitAmount: 150_000, amount: 150_000 }] });
+    const view = sampleReceiptView({
+      lineItems: [{ name: '<script>alert(1)</script>', quantity: 1, unitAmount: 150_000, amount: 150_000 }],
+    });
     const result = await sendReceiptEmail(view, { smtpUrl, to: 'kasir@toko.example' });
     expect(result.to).toBe('kasir@toko.example');
     expect(received.at(-1)!.rcpt).toEqual(['kasir@toko.example']);
@@ -286,11 +379,23 @@ describe('email', () => {
 
   it('no recipient is 409 no_recipient; a bad address is 400 on `to`; a dead server is 502', async () => {
     const anonymous = sampleUsdView();
-    await expect(sendReceiptEmail(anonymous, { smtpUrl })).rejects.toMatchObject({ canonical: 'no_recipient', status: 409 });
-    await expect(sendReceiptEmail(anonymous, { smtpUrl, to: 'a@b.c, evil@x.y' })).rejects.toMatchObject({ canonical: 'validation_error', field: 'to' });
-    await expect(sendReceiptEmail(anonymous, { smtpUrl, to: 'a@b.c\r\nBcc: evil@x.y' })).rejects.toMatchObject({ canonical: 'validation_error' });
-    await expect(sendReceiptEmail(anonymous, { smtpUrl: '', to: 'a@b.example' })).rejects.toMatchObject({ canonical: 'email_failed', status: 502 });
-    await expect(sendReceiptEmail(anonymous, { smtpUrl: 'smtp://127.0.0.1:1', to: 'a@b.example' })).rejects.toMatchObject({ canonical: 'email_failed', status: 502 });
+    await expect(sendReceiptEmail(anonymous, { smtpUrl })).rejects.toMatchObject({
+      canonical: 'no_recipient',
+      status: 409,
+    });
+    await expect(sendReceiptEmail(anonymous, { smtpUrl, to: 'a@b.c, evil@x.y' })).rejects.toMatchObject({
+      canonical: 'validation_error',
+      field: 'to',
+    });
+    await expect(sendReceiptEmail(anonymous, { smtpUrl, to: 'a@b.c\r\nBcc: evil@x.y' })).rejects.toMatchObject({
+      canonical: 'validation_error',
+    });
+    await expect(sendReceiptEmail(anonymous, { smtpUrl: '', to: 'a@b.example' })).rejects.toMatchObject({
+      canonical: 'email_failed',
+      status: 502,
+    });
+    await expect(
+      sendReceiptEmail(anonymous, { smtpUrl: 'smtp://127.0.0.1:1', to: 'a@b.example' }),
+    ).rejects.toMatchObject({ canonical: 'email_failed', status: 502 });
   });
 });
-

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { useServer, db, createClient, type Workspace } from './helpers/server.ts';
 import { useSimulators } from './helpers/simulators.ts';
@@ -21,11 +21,21 @@ async function duringProviderCall(payId: string) {
   try {
     await c.query('BEGIN');
     const locked = (await c.query(`SELECT id FROM payments WHERE id = $1 FOR UPDATE NOWAIT`, [payId])).rowCount;
-    const refunds = (await c.query(`SELECT status, "submittedAt" FROM refunds WHERE "paymentId" = $1 AND "submittedAt" IS NULL`, [payId])).rows;
+    const refunds = (
+      await c.query(`SELECT status, "submittedAt" FROM refunds WHERE "paymentId" = $1 AND "submittedAt" IS NULL`, [
+        payId,
+      ])
+    ).rows;
     // Sampled: another transaction (the relay's) may pause between statements for a moment; one held across the call shows in every sample.
     const samples: number[] = [];
     for (let i = 0; i < 5; i++, await new Promise((r) => setTimeout(r, 10))) {
-      samples.push((await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`)).rows[0].n);
+      samples.push(
+        (
+          await c.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`,
+          )
+        ).rows[0].n,
+      );
     }
     const idle = Math.min(...samples);
     return { locked, refunds, idle };
@@ -60,13 +70,23 @@ const server = useServer();
 const key = () => ({ 'idempotency-key': randomUUID() });
 const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
 type Res = { status: number; json: any; text: string };
-const refund = (ws: Workspace, body: Record<string, unknown>, headers: Record<string, string> = key()) => ws.client.post('/v1/refunds', body, headers);
+const refund = (ws: Workspace, body: Record<string, unknown>, headers: Record<string, string> = key()) =>
+  ws.client.post('/v1/refunds', body, headers);
 function expectError(res: Res, status: number, code: string, field?: string) {
-  expect({ status: res.status, code: res.json?.error?.code, ...(field ? { field: res.json?.error?.field } : {}) }, res.text).toEqual({ status, code, ...(field ? { field } : {}) });
+  expect(
+    { status: res.status, code: res.json?.error?.code, ...(field ? { field: res.json?.error?.field } : {}) },
+    res.text,
+  ).toEqual({ status, code, ...(field ? { field } : {}) });
 }
-const eventsOf = async (ws: Workspace, objectId: string) => (await ws.client.get(`/v1/events?objectId=${objectId}&limit=100`)).json.data.map((e: any) => e.type).reverse();
+const eventsOf = async (ws: Workspace, objectId: string) =>
+  (await ws.client.get(`/v1/events?objectId=${objectId}&limit=100`)).json.data.map((e: any) => e.type).reverse();
 const ledgerOf = async (txId: string) =>
-  (await db().system.query(`SELECT code, direction, amount::int FROM ledger_entries WHERE "txId" = $1 ORDER BY direction DESC, code`, [txId])).rows;
+  (
+    await db().system.query(
+      `SELECT code, direction, amount::int FROM ledger_entries WHERE "txId" = $1 ORDER BY direction DESC, code`,
+      [txId],
+    )
+  ).rows;
 
 describe('POST /v1/refunds: every documented error, exact spelling', () => {
   it('400 VALIDATION_ERROR for chargeId, amount and reason; 400 without an Idempotency-Key', async () => {
@@ -81,7 +101,10 @@ describe('POST /v1/refunds: every documented error, exact spelling', () => {
     expectError(await refund(ws, { chargeId: pay.id, metadata: { a: 1 } }), 400, 'VALIDATION_ERROR', 'metadata');
     expectError(await refund(ws, { chargeId: pay.id, surprise: true }), 400, 'VALIDATION_ERROR');
     expectError(await refund(ws, { chargeId: pay.id }, {}), 400, 'idempotency_required', 'Idempotency-Key');
-    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({ status: 'succeeded', amountRefunded: 0 });
+    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({
+      status: 'succeeded',
+      amountRefunded: 0,
+    });
   });
 
   it('404 NOT_FOUND for an unknown payment, another workspace, and the other mode', async () => {
@@ -130,7 +153,9 @@ describe('POST /v1/refunds: every documented error, exact spelling', () => {
     const spy = vi.spyOn(Date, 'now').mockReturnValue(at);
     let results: Res[] & { headers?: Headers }[];
     try {
-      results = (await Promise.all(Array.from({ length: 24 }, () => refund(ws, { chargeId: pay.id, amount: 1 })))) as never;
+      results = (await Promise.all(
+        Array.from({ length: 24 }, () => refund(ws, { chargeId: pay.id, amount: 1 })),
+      )) as never;
     } finally {
       spy.mockRestore();
     }
@@ -147,10 +172,22 @@ describe('the test-mode sandbox', () => {
     const pay = await sandboxPayment(server, ws, { amount: 100000, method: 'card' });
     const r1 = await refund(ws, { chargeId: pay.id, amount: 40000, reason: 'duplicate', metadata: { ticket: 'T-1' } });
     expect(r1.status, r1.text).toBe(201);
-    expect(r1.json.data).toMatchObject({ chargeId: pay.id, amount: 40000, currency: 'IDR', status: 'succeeded', reason: 'duplicate', metadata: { ticket: 'T-1' }, failureCode: null, invoiceId: null });
+    expect(r1.json.data).toMatchObject({
+      chargeId: pay.id,
+      amount: 40000,
+      currency: 'IDR',
+      status: 'succeeded',
+      reason: 'duplicate',
+      metadata: { ticket: 'T-1' },
+      failureCode: null,
+      invoiceId: null,
+    });
     expect(r1.json.data.id).toMatch(/^rf_[0-9A-Z]{26}$/);
     expect(r1.json.data.arn).toBe(`arn:svc:${ws.accountId}:refund:${r1.json.data.id}`);
-    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({ status: 'partially_refunded', amountRefunded: 40000 });
+    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({
+      status: 'partially_refunded',
+      amountRefunded: 40000,
+    });
     expect(await eventsOf(ws, r1.json.data.id)).toEqual(['refund.created', 'refund.succeeded']);
     expect(await ledgerOf(r1.json.data.id)).toEqual([
       { code: 'refunds', direction: 'debit', amount: 40000 },
@@ -158,8 +195,15 @@ describe('the test-mode sandbox', () => {
     ]);
     const r2 = await refund(ws, { chargeId: pay.id });
     expect(r2.json.data).toMatchObject({ amount: 60000, status: 'succeeded' });
-    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({ status: 'refunded', amountRefunded: 100000 });
-    expect((await eventsOf(ws, pay.id)).filter((t: string) => t.startsWith('payment.'))).toEqual(['payment.succeeded', 'payment.partially_refunded', 'payment.refunded']);
+    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({
+      status: 'refunded',
+      amountRefunded: 100000,
+    });
+    expect((await eventsOf(ws, pay.id)).filter((t: string) => t.startsWith('payment.'))).toEqual([
+      'payment.succeeded',
+      'payment.partially_refunded',
+      'payment.refunded',
+    ]);
     expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   });
 
@@ -170,7 +214,10 @@ describe('the test-mode sandbox', () => {
     expect(r.status).toBe('pending');
     // pending counts against the remainder at once
     expectError(await refund(ws, { chargeId: pay.id, amount: 1 }), 422, 'VALIDATION_ERROR', 'amount');
-    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({ status: 'succeeded', amountRefunded: 0 });
+    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({
+      status: 'succeeded',
+      amountRefunded: 0,
+    });
 
     const failed = await ws.client.post(`/v1/refunds/${r.id}/simulate`, { outcome: 'failure' });
     expect(failed.status, failed.text).toBe(200);
@@ -185,16 +232,31 @@ describe('the test-mode sandbox', () => {
     expect(r2.status).toBe('pending');
     const ok = await ws.client.post(`/v1/refunds/${r2.id}/simulate`, { outcome: 'success' });
     expect(ok.json.data.status).toBe('succeeded');
-    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({ status: 'partially_refunded', amountRefunded: 20000 });
+    expect((await ws.client.get(`/v1/payments/${pay.id}`)).json.data).toMatchObject({
+      status: 'partially_refunded',
+      amountRefunded: 20000,
+    });
     expect(await eventsOf(ws, r2.id)).toEqual(['refund.created', 'refund.succeeded']);
-    expectError(await ws.client.post(`/v1/refunds/${r2.id}/simulate`, { outcome: 'maybe' }), 400, 'VALIDATION_ERROR', 'outcome');
-    expectError(await ws.client.post(`/v1/refunds/rf_01J0000000000000000000000A/simulate`, { outcome: 'success' }), 404, 'NOT_FOUND');
+    expectError(
+      await ws.client.post(`/v1/refunds/${r2.id}/simulate`, { outcome: 'maybe' }),
+      400,
+      'VALIDATION_ERROR',
+      'outcome',
+    );
+    expectError(
+      await ws.client.post(`/v1/refunds/rf_01J0000000000000000000000A/simulate`, { outcome: 'success' }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('simulate is test mode only: 403 forbidden_in_live_mode', async () => {
     const ws = await server.workspace();
     const live = await mintLiveKey(ws.workspaceId);
-    const res = await createClient({ baseUrl: server.url, ...live }).post('/v1/refunds/rf_01J0000000000000000000000A/simulate', { outcome: 'success' });
+    const res = await createClient({ baseUrl: server.url, ...live }).post(
+      '/v1/refunds/rf_01J0000000000000000000000A/simulate',
+      { outcome: 'success' },
+    );
     expectError(res, 403, 'forbidden_in_live_mode');
   });
 
@@ -208,7 +270,9 @@ describe('the test-mode sandbox', () => {
     const got = await ws.client.get(`/v1/refunds/${ids[0]}`);
     expect(got.json.data).toMatchObject({ id: ids[0], chargeId: a.id, status: 'pending' });
     expect((await ws.client.get('/v1/refunds')).json.data.map((r: any) => r.id)).toEqual([...ids].reverse());
-    expect((await ws.client.get(`/v1/refunds?chargeId=${a.id}&order=asc`)).json.data.map((r: any) => r.id)).toEqual(ids.slice(0, 3));
+    expect((await ws.client.get(`/v1/refunds?chargeId=${a.id}&order=asc`)).json.data.map((r: any) => r.id)).toEqual(
+      ids.slice(0, 3),
+    );
     expect((await ws.client.get('/v1/refunds?status=succeeded')).json.data.map((r: any) => r.id)).toEqual([ids[3]]);
     const p1 = await ws.client.get('/v1/refunds?limit=2');
     expect(p1.json.meta.page).toMatchObject({ limit: 2, hasMore: true });
@@ -217,7 +281,11 @@ describe('the test-mode sandbox', () => {
     expect(p2.json.meta.page.hasMore).toBe(false);
     expectError(await ws.client.get('/v1/refunds?status=done'), 400, 'VALIDATION_ERROR', 'status');
     expectError(await ws.client.get('/v1/refunds?limit=101'), 400, 'invalid_limit');
-    expectError(await ws.client.get(`/v1/refunds?limit=2&status=pending&cursor=${p1.json.meta.page.nextCursor}`), 400, 'invalid_cursor');
+    expectError(
+      await ws.client.get(`/v1/refunds?limit=2&status=pending&cursor=${p1.json.meta.page.nextCursor}`),
+      400,
+      'invalid_cursor',
+    );
     const other = await server.workspace();
     expectError(await other.client.get(`/v1/refunds/${ids[0]}`), 404, 'NOT_FOUND');
   });
@@ -225,7 +293,8 @@ describe('the test-mode sandbox', () => {
   it('GraphQL createRefund follows the same rules and spellings', async () => {
     const ws = await server.workspace();
     const pay = await sandboxPayment(server, ws, { amount: 5000 });
-    const m = 'mutation($input: CreateRefundInput!, $k: String) { createRefund(input: $input, idempotencyKey: $k) { id status amount chargeId } }';
+    const m =
+      'mutation($input: CreateRefundInput!, $k: String) { createRefund(input: $input, idempotencyKey: $k) { id status amount chargeId } }';
     const ok = await ws.client.graphql(m, { input: { chargeId: pay.id, amount: 2000 }, k: randomUUID() });
     expect(ok.json.data.createRefund).toMatchObject({ status: 'succeeded', amount: 2000, chargeId: pay.id });
     const over = await ws.client.graphql(m, { input: { chargeId: pay.id, amount: 4000 }, k: randomUUID() });
@@ -237,25 +306,37 @@ describe('the test-mode sandbox', () => {
 
 describe('race: concurrent partial refunds of one payment', () => {
   const rounds = Number(process.env.RACE_ROUNDS ?? 3);
-  it(`50 concurrent refunds never exceed the captured amount (${rounds} rounds), 0 server errors`, async () => {
-    const ws = await server.workspace();
-    await unthrottled(async () => {
-      for (let round = 0; round < rounds; round++) {
-        // 50 x 3,000 against 100,000: exactly 33 fit.
-        const pay = await sandboxPayment(server, ws, { amount: 100000, method: 'card' });
-        const results = await Promise.all(Array.from({ length: 50 }, () => refund(ws, { chargeId: pay.id, amount: 3000 })));
-        const statuses = results.map((r) => r.status);
-        expect(statuses.filter((s) => s >= 500), JSON.stringify(results.find((r) => r.status >= 500)?.json)).toEqual([]);
-        expect(statuses.filter((s) => s === 201)).toHaveLength(33);
-        expect(statuses.filter((s) => s === 422)).toHaveLength(17);
-        const p = (await ws.client.get(`/v1/payments/${pay.id}`)).json.data;
-        expect(p).toMatchObject({ amountRefunded: 99000, status: 'partially_refunded' });
-        const { rows } = await db().system.query(`SELECT count(*)::int AS n, sum(amount)::int AS total FROM refunds WHERE "paymentId" = $1`, [pay.id]);
-        expect(rows[0]).toEqual({ n: 33, total: 99000 });
-      }
-    });
-    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
-  }, 60_000 + rounds * 3_000);
+  it(
+    `50 concurrent refunds never exceed the captured amount (${rounds} rounds), 0 server errors`,
+    async () => {
+      const ws = await server.workspace();
+      await unthrottled(async () => {
+        for (let round = 0; round < rounds; round++) {
+          // 50 x 3,000 against 100,000: exactly 33 fit.
+          const pay = await sandboxPayment(server, ws, { amount: 100000, method: 'card' });
+          const results = await Promise.all(
+            Array.from({ length: 50 }, () => refund(ws, { chargeId: pay.id, amount: 3000 })),
+          );
+          const statuses = results.map((r) => r.status);
+          expect(
+            statuses.filter((s) => s >= 500),
+            JSON.stringify(results.find((r) => r.status >= 500)?.json),
+          ).toEqual([]);
+          expect(statuses.filter((s) => s === 201)).toHaveLength(33);
+          expect(statuses.filter((s) => s === 422)).toHaveLength(17);
+          const p = (await ws.client.get(`/v1/payments/${pay.id}`)).json.data;
+          expect(p).toMatchObject({ amountRefunded: 99000, status: 'partially_refunded' });
+          const { rows } = await db().system.query(
+            `SELECT count(*)::int AS n, sum(amount)::int AS total FROM refunds WHERE "paymentId" = $1`,
+            [pay.id],
+          );
+          expect(rows[0]).toEqual({ n: 33, total: 99000 });
+        }
+      });
+      expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+    },
+    60_000 + rounds * 3_000,
+  );
 });
 
 const simulators = useSimulators(server);
@@ -290,7 +371,10 @@ describe('provider refunds through the simulators', () => {
       const deliveries = await sim.settleRefund(rows[0].providerRefundId, 'SUCCEEDED', { duplicates: 2 });
       expect(deliveries.map((d) => d.status)).toEqual([200, 200, 200]);
       expect((await ws.client.get(`/v1/refunds/${r.id}`)).json.data.status).toBe('succeeded');
-      expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ status: 'partially_refunded', amountRefunded: 50000 });
+      expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({
+        status: 'partially_refunded',
+        amountRefunded: 50000,
+      });
       expect(await eventsOf(ws, r.id)).toEqual(['refund.created', 'refund.succeeded']);
       expect(await ledgerOf(r.id)).toEqual([
         { code: 'refunds', direction: 'debit', amount: 50000 },
@@ -299,9 +383,13 @@ describe('provider refunds through the simulators', () => {
 
       const r2 = (await refund(ws, { chargeId: payId })).json.data;
       expect(r2).toMatchObject({ amount: 100000, status: 'pending' });
-      const id2 = (await db().system.query(`SELECT "providerRefundId" FROM refunds WHERE id = $1`, [r2.id])).rows[0].providerRefundId;
+      const id2 = (await db().system.query(`SELECT "providerRefundId" FROM refunds WHERE id = $1`, [r2.id])).rows[0]
+        .providerRefundId;
       await sim.settleRefund(id2, 'FAILED');
-      expect((await ws.client.get(`/v1/refunds/${r2.id}`)).json.data).toMatchObject({ status: 'failed', failureCode: 'provider_rejected' });
+      expect((await ws.client.get(`/v1/refunds/${r2.id}`)).json.data).toMatchObject({
+        status: 'failed',
+        failureCode: 'provider_rejected',
+      });
       expect((await refund(ws, { chargeId: payId, amount: 100000 })).status).toBe(201);
     });
 
@@ -322,7 +410,11 @@ describe('provider refunds through the simulators', () => {
       expect(r.status, r.text).toBe(201);
       // Phase 1 had committed the reservation; nothing held the payment or a transaction.
       expect(seen).toEqual([{ locked: 1, refunds: [{ status: 'pending', submittedAt: null }], idle: 0 }]);
-      const row = (await db().system.query(`SELECT status, "submittedAt", "providerRefundId" FROM refunds WHERE id = $1`, [r.json.data.id])).rows[0];
+      const row = (
+        await db().system.query(`SELECT status, "submittedAt", "providerRefundId" FROM refunds WHERE id = $1`, [
+          r.json.data.id,
+        ])
+      ).rows[0];
       expect(row.submittedAt).not.toBeNull();
       expect(sim.refunds.get(row.providerRefundId)).toMatchObject({ amount: 40000 });
       expect(await eventsOf(ws, r.json.data.id)).toEqual(['refund.created']);
@@ -337,7 +429,11 @@ describe('provider refunds through the simulators', () => {
       expect(await reconcilePendingRefunds()).toBe(0); // within the grace period: maybe still in flight
       expect(await sweepLater()).toBe(1);
       expect(await sweepLater()).toBe(0);
-      const row = (await db().system.query(`SELECT status, "submittedAt", "providerRefundId" FROM refunds WHERE id = $1`, [crashed.id])).rows[0];
+      const row = (
+        await db().system.query(`SELECT status, "submittedAt", "providerRefundId" FROM refunds WHERE id = $1`, [
+          crashed.id,
+        ])
+      ).rows[0];
       expect(row).toMatchObject({ status: 'pending' });
       expect(row.submittedAt).not.toBeNull();
       const atProvider = [...sim.refunds.values()].filter((x) => x.reference_id === crashed.providerKey);
@@ -357,7 +453,10 @@ describe('provider refunds through the simulators', () => {
       const payId = (await ws.client.get(`/v1/checkout-sessions/${sessionId}`)).json.data.paymentId;
       const crashed = await crashedAfterPhaseOne(ws, payId, 150000, 'provider_a');
       expect(await sweepLater()).toBe(1);
-      expect((await ws.client.get(`/v1/refunds/${crashed.id}`)).json.data).toMatchObject({ status: 'failed', failureCode: 'provider_rejected' });
+      expect((await ws.client.get(`/v1/refunds/${crashed.id}`)).json.data).toMatchObject({
+        status: 'failed',
+        failureCode: 'provider_rejected',
+      });
       expect(await eventsOf(ws, crashed.id)).toEqual(['refund.created', 'refund.failed']);
     });
 
@@ -378,7 +477,11 @@ describe('provider refunds through the simulators', () => {
   });
 
   describe('provider_b: approved on the refund call', () => {
-    const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789' };
+    const creds = {
+      serverKey: `SB-Mid-server-${rand(12)}`,
+      clientKey: `SB-Mid-client-${rand(8)}`,
+      merchantId: 'G123456789',
+    };
     const sim = simulators.track(new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId }));
     beforeAll(async () => {
       await sim.start();
@@ -396,13 +499,20 @@ describe('provider refunds through the simulators', () => {
       expect(r.json.data.status).toBe('succeeded');
       expectError(await refund(ws, { chargeId: payId, amount: 50001 }), 422, 'VALIDATION_ERROR', 'amount');
       expect((await refund(ws, { chargeId: payId })).json.data).toMatchObject({ amount: 50000, status: 'succeeded' });
-      expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ status: 'refunded', amountRefunded: 150000 });
+      expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({
+        status: 'refunded',
+        amountRefunded: 150000,
+      });
       expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
     });
   });
 
   describe('provider_b: concurrency and confirmation', () => {
-    const creds = { serverKey: `SB-Mid-server-${rand(12)}`, clientKey: `SB-Mid-client-${rand(8)}`, merchantId: 'G123456789' };
+    const creds = {
+      serverKey: `SB-Mid-server-${rand(12)}`,
+      clientKey: `SB-Mid-client-${rand(8)}`,
+      merchantId: 'G123456789',
+    };
     const sim = simulators.track(new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId }));
     beforeAll(async () => {
       await sim.start();
@@ -412,28 +522,43 @@ describe('provider refunds through the simulators', () => {
       const sessionId = await startPayment(server, ws, { amount: 150000, method: 'va' });
       const ref = await providerRefOf(sessionId);
       await sim.pay(ref);
-      return { payId: (await ws.client.get(`/v1/checkout-sessions/${sessionId}`)).json.data.paymentId as string, orderId: ref };
+      return {
+        payId: (await ws.client.get(`/v1/checkout-sessions/${sessionId}`)).json.data.paymentId as string,
+        orderId: ref,
+      };
     }
 
     const rounds = Number(process.env.RACE_ROUNDS ?? 3);
-    it(`race: concurrent provider refunds (two phases) never exceed the captured amount (${rounds} rounds)`, async () => {
-      const ws = await server.workspace();
-      await ws.client.put('/v1/adapters/provider_b', creds, key());
-      await unthrottled(async () => {
-        for (let round = 0; round < rounds; round++) {
-          const { payId } = await paidByProviderB(ws);
-          // 10 x 40,000 against 150,000: exactly 3 fit.
-          const results = await Promise.all(Array.from({ length: 10 }, () => refund(ws, { chargeId: payId, amount: 40000 })));
-          const statuses = results.map((r) => r.status);
-          expect(statuses.filter((x) => x >= 500), JSON.stringify(results.find((r) => r.status >= 500)?.json)).toEqual([]);
-          expect(statuses.filter((x) => x === 201)).toHaveLength(3);
-          expect(statuses.filter((x) => x === 422)).toHaveLength(7);
-          expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ amountRefunded: 120000, status: 'partially_refunded' });
-        }
-      });
-      await sim.flush();
-      expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
-    }, 60_000 + rounds * 5_000);
+    it(
+      `race: concurrent provider refunds (two phases) never exceed the captured amount (${rounds} rounds)`,
+      async () => {
+        const ws = await server.workspace();
+        await ws.client.put('/v1/adapters/provider_b', creds, key());
+        await unthrottled(async () => {
+          for (let round = 0; round < rounds; round++) {
+            const { payId } = await paidByProviderB(ws);
+            // 10 x 40,000 against 150,000: exactly 3 fit.
+            const results = await Promise.all(
+              Array.from({ length: 10 }, () => refund(ws, { chargeId: payId, amount: 40000 })),
+            );
+            const statuses = results.map((r) => r.status);
+            expect(
+              statuses.filter((x) => x >= 500),
+              JSON.stringify(results.find((r) => r.status >= 500)?.json),
+            ).toEqual([]);
+            expect(statuses.filter((x) => x === 201)).toHaveLength(3);
+            expect(statuses.filter((x) => x === 422)).toHaveLength(7);
+            expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({
+              amountRefunded: 120000,
+              status: 'partially_refunded',
+            });
+          }
+        });
+        await sim.flush();
+        expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+      },
+      60_000 + rounds * 5_000,
+    );
 
     it('a refund notification is confirmed with the status API: one the provider does not list moves no money', async () => {
       const ws = await server.workspace();
@@ -443,11 +568,21 @@ describe('provider refunds through the simulators', () => {
       const crashed = await crashedAfterPhaseOne(ws, payId, 50000, 'provider_b');
       // A correctly signed notification that claims it was refunded: the provider's status lists no such refund.
       const body = {
-        order_id: orderId, status_code: '200', gross_amount: '150000.00', transaction_status: 'partial_refund', transaction_id: `t-${rand(8)}`,
-        currency: 'IDR', refund_amount: '50000.00', refunds: [{ refund_chargeback_id: 9999, refund_amount: '50000.00', refund_key: crashed.providerKey }],
+        order_id: orderId,
+        status_code: '200',
+        gross_amount: '150000.00',
+        transaction_status: 'partial_refund',
+        transaction_id: `t-${rand(8)}`,
+        currency: 'IDR',
+        refund_amount: '50000.00',
+        refunds: [{ refund_chargeback_id: 9999, refund_amount: '50000.00', refund_key: crashed.providerKey }],
         signature_key: providerBSignature(orderId, '200', '150000.00', creds.serverKey),
       };
-      const res = await fetch(`${server.url}/v1/callbacks/provider_b`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${server.url}/v1/callbacks/provider_b`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(200);
       expect((await ws.client.get(`/v1/refunds/${crashed.id}`)).json.data.status).toBe('pending');
       expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ amountRefunded: 0 });
@@ -472,7 +607,15 @@ describe('provider refunds through the simulators', () => {
 
     it('USD refund of a captured order', async () => {
       const ws = await server.workspace();
-      expect((await ws.client.put('/v1/adapters/provider_c', { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' }, key())).status).toBe(200);
+      expect(
+        (
+          await ws.client.put(
+            '/v1/adapters/provider_c',
+            { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' },
+            key(),
+          )
+        ).status,
+      ).toBe(200);
       const sessionId = await startPayment(server, ws, { amount: 1234, currency: 'USD', method: 'provider_c' });
       await sim.pay(await providerRefOf(sessionId));
       await sim.flush();
@@ -483,7 +626,10 @@ describe('provider refunds through the simulators', () => {
       expect(r.json.data).toMatchObject({ status: 'succeeded', currency: 'USD', amount: 234 });
       await sim.flush();
       expect(await eventsOf(ws, r.json.data.id)).toEqual(['refund.created', 'refund.succeeded']);
-      expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({ status: 'partially_refunded', amountRefunded: 234 });
+      expect((await ws.client.get(`/v1/payments/${payId}`)).json.data).toMatchObject({
+        status: 'partially_refunded',
+        amountRefunded: 234,
+      });
     });
   });
 });

@@ -59,7 +59,11 @@ describe('key roles', () => {
     expect((await ro.client.get(`/v1/api-keys/${ws.apiKeyId}`)).status).toBe(200);
     expectError(await ro.client.post('/v1/api-keys', { name: 'nope' }), 403, 'insufficient_scope');
     expectError(await ro.client.delete(`/v1/api-keys/${ws.apiKeyId}`), 403, 'insufficient_scope');
-    expectError(await ro.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: 'Renamed' }), 403, 'insufficient_scope');
+    expectError(
+      await ro.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: 'Renamed' }),
+      403,
+      'insufficient_scope',
+    );
     expect((await ro.client.get(`/v1/workspaces/${ws.workspaceId}`)).status).toBe(200);
     expect((await ro.client.get('/v1/events')).status).toBe(200);
     // Nothing was minted by the refused call.
@@ -71,19 +75,43 @@ describe('key roles', () => {
     const admin = await mint(ws, { role: 'restricted', scopes: ['apiKeys:write', 'apiKeys:read', 'payments:read'] });
     expect(admin.scopes).toEqual(['svc:api_key:write', 'svc:api_key:read', 'svc:payment:read']);
 
-    const narrower = await admin.client.post('/v1/api-keys', { name: 'payments reader', role: 'restricted', scopes: ['payments:read'] });
+    const narrower = await admin.client.post('/v1/api-keys', {
+      name: 'payments reader',
+      role: 'restricted',
+      scopes: ['payments:read'],
+    });
     expect(narrower.status).toBe(201);
     expect(narrower.json.data).toMatchObject({ role: 'restricted', scopes: ['svc:payment:read'], environment: 'test' });
     // Canonical scope names are accepted too.
-    const canonical = await admin.client.post('/v1/api-keys', { name: 'canonical', role: 'restricted', scopes: ['svc:api_key:read'] });
+    const canonical = await admin.client.post('/v1/api-keys', {
+      name: 'canonical',
+      role: 'restricted',
+      scopes: ['svc:api_key:read'],
+    });
     expect(canonical.status).toBe(201);
 
     expectError(await admin.client.post('/v1/api-keys', { name: 'wide' }), 403, 'insufficient_scope');
-    expectError(await admin.client.post('/v1/api-keys', { name: 'wide', role: 'full_access' }), 403, 'insufficient_scope');
-    expectError(await admin.client.post('/v1/api-keys', { name: 'wide', role: 'read_only' }), 403, 'insufficient_scope');
-    expectError(await admin.client.post('/v1/api-keys', { name: 'wide', role: 'webhook_management_only' }), 403, 'insufficient_scope');
     expectError(
-      await admin.client.post('/v1/api-keys', { name: 'wider', role: 'restricted', scopes: ['payments:read', 'refunds:write'] }),
+      await admin.client.post('/v1/api-keys', { name: 'wide', role: 'full_access' }),
+      403,
+      'insufficient_scope',
+    );
+    expectError(
+      await admin.client.post('/v1/api-keys', { name: 'wide', role: 'read_only' }),
+      403,
+      'insufficient_scope',
+    );
+    expectError(
+      await admin.client.post('/v1/api-keys', { name: 'wide', role: 'webhook_management_only' }),
+      403,
+      'insufficient_scope',
+    );
+    expectError(
+      await admin.client.post('/v1/api-keys', {
+        name: 'wider',
+        role: 'restricted',
+        scopes: ['payments:read', 'refunds:write'],
+      }),
       403,
       'insufficient_scope',
     );
@@ -95,7 +123,11 @@ describe('key roles', () => {
   it('a restricted key without apiKeys:write gets 403 insufficient_scope', async () => {
     const ws = await server.workspace();
     const reader = await mint(ws, { role: 'restricted', scopes: ['payments:read', 'refunds:write'] });
-    expectError(await reader.client.post('/v1/api-keys', { name: 'x', role: 'restricted', scopes: ['payments:read'] }), 403, 'insufficient_scope');
+    expectError(
+      await reader.client.post('/v1/api-keys', { name: 'x', role: 'restricted', scopes: ['payments:read'] }),
+      403,
+      'insufficient_scope',
+    );
     expectError(await reader.client.get('/v1/api-keys'), 403, 'insufficient_scope');
     expectError(await reader.client.get('/v1/events'), 403, 'insufficient_scope');
     expectError(await reader.client.delete(`/v1/api-keys/${ws.apiKeyId}`), 403, 'insufficient_scope');
@@ -157,9 +189,19 @@ describe('create validation', () => {
 
   it('a bad environment or role gives 400 validation_error naming it', async () => {
     const ws = await server.workspace();
-    expectError(await ws.client.post('/v1/api-keys', { name: 'k', environment: 'production' }), 400, 'validation_error', 'environment');
+    expectError(
+      await ws.client.post('/v1/api-keys', { name: 'k', environment: 'production' }),
+      400,
+      'validation_error',
+      'environment',
+    );
     expectError(await ws.client.post('/v1/api-keys', { name: 'k', role: 'admin' }), 400, 'validation_error', 'role');
-    expectError(await ws.client.post('/v1/api-keys', { name: 'k', role: 'FULL_ACCESS' }), 400, 'validation_error', 'role');
+    expectError(
+      await ws.client.post('/v1/api-keys', { name: 'k', role: 'FULL_ACCESS' }),
+      400,
+      'validation_error',
+      'role',
+    );
   });
 
   it('a test key cannot mint a live key (403); a live key can', async () => {
@@ -210,10 +252,14 @@ describe('workspace archive', () => {
     expectError(await ws.client.get(`/v1/workspaces/${ws.workspaceId}`), 401, 'invalid_key');
     expectError(await second.client.get('/v1/api-keys'), 401, 'invalid_key');
 
-    const { rows } = await db().system.query(`SELECT "archivedAt", mode FROM workspaces WHERE id = $1`, [ws.workspaceId]);
+    const { rows } = await db().system.query(`SELECT "archivedAt", mode FROM workspaces WHERE id = $1`, [
+      ws.workspaceId,
+    ]);
     expect(rows[0].archivedAt).toBeInstanceOf(Date);
     expect(rows[0].mode).toBe('test');
-    const events = await db().system.query(`SELECT type FROM events WHERE "workspaceId" = $1 ORDER BY position`, [ws.workspaceId]);
+    const events = await db().system.query(`SELECT type FROM events WHERE "workspaceId" = $1 ORDER BY position`, [
+      ws.workspaceId,
+    ]);
     expect(events.rows.map((r) => r.type)).toEqual(['workspace.created', 'workspace.archived']);
   });
 
@@ -250,9 +296,20 @@ describe('workspace archive', () => {
 describe('workspace update', () => {
   it('a different region gives 422 region_immutable; the same region is accepted', async () => {
     const ws = await server.workspace();
-    expectError(await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { region: 'sg-singapore' }), 422, 'region_immutable');
-    expectError(await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { region: 'sg-singapore', name: 'X' }), 422, 'region_immutable');
-    const same = await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { region: 'id-jakarta', name: 'Still Jakarta' });
+    expectError(
+      await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { region: 'sg-singapore' }),
+      422,
+      'region_immutable',
+    );
+    expectError(
+      await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { region: 'sg-singapore', name: 'X' }),
+      422,
+      'region_immutable',
+    );
+    const same = await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, {
+      region: 'id-jakarta',
+      name: 'Still Jakarta',
+    });
     expect(same.status).toBe(200);
     expect(same.json.data).toMatchObject({ region: 'id-jakarta', name: 'Still Jakarta' });
   });
@@ -263,10 +320,17 @@ describe('workspace update', () => {
     const newSlug = `renamed-${before.id.slice(-8).toLowerCase()}`;
     const res = await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { slug: newSlug, name: 'Slug Shop Two' });
     expect(res.status).toBe(200);
-    expect(res.json.data).toMatchObject({ id: ws.workspaceId, slug: newSlug, name: 'Slug Shop Two', createdAt: before.createdAt });
+    expect(res.json.data).toMatchObject({
+      id: ws.workspaceId,
+      slug: newSlug,
+      name: 'Slug Shop Two',
+      createdAt: before.createdAt,
+    });
     expect(res.json.data.updatedAt >= before.updatedAt).toBe(true);
 
-    const retired = await db().system.query(`SELECT slug, "workspaceId" FROM retired_slugs WHERE "workspaceId" = $1`, [ws.workspaceId]);
+    const retired = await db().system.query(`SELECT slug, "workspaceId" FROM retired_slugs WHERE "workspaceId" = $1`, [
+      ws.workspaceId,
+    ]);
     expect(retired.rows).toEqual([{ slug: before.slug, workspaceId: ws.workspaceId }]);
 
     const events = await ws.client.get('/v1/events?type=workspace.updated');
@@ -280,25 +344,46 @@ describe('workspace update', () => {
 
     // The retired slug cannot be taken again, by this or any workspace.
     const other = await server.workspace();
-    expectError(await other.client.patch(`/v1/workspaces/${other.workspaceId}`, { slug: before.slug }), 400, 'validation_error', 'slug');
+    expectError(
+      await other.client.patch(`/v1/workspaces/${other.workspaceId}`, { slug: before.slug }),
+      400,
+      'validation_error',
+      'slug',
+    );
   });
 });
 
 describe('platform admin', () => {
   it('creates merchants (201, workspace.created), lists them, and reads them on behalf', async () => {
     const partner = await server.workspace({ name: 'Partner', platformAdmin: true });
-    const created = await partner.client.post('/v1/workspaces', { name: 'Merchant One', businessEmail: 'm1@example.com' }, { 'idempotency-key': 'm1' });
+    const created = await partner.client.post(
+      '/v1/workspaces',
+      { name: 'Merchant One', businessEmail: 'm1@example.com' },
+      { 'idempotency-key': 'm1' },
+    );
     expect(created.status).toBe(201);
     const m1 = created.json.data;
-    expect(m1).toMatchObject({ name: 'Merchant One', region: 'id-jakarta', defaultCurrency: 'IDR', timezone: 'Asia/Jakarta', mode: 'test', archivedAt: null });
+    expect(m1).toMatchObject({
+      name: 'Merchant One',
+      region: 'id-jakarta',
+      defaultCurrency: 'IDR',
+      timezone: 'Asia/Jakarta',
+      mode: 'test',
+      archivedAt: null,
+    });
     expect(m1.id).toMatch(/^ws_/);
     expect(m1.accountId).toMatch(/^acc_/);
     // Idempotent replay returns the same merchant.
-    const replay = await partner.client.post('/v1/workspaces', { name: 'Merchant One', businessEmail: 'm1@example.com' }, { 'idempotency-key': 'm1' });
+    const replay = await partner.client.post(
+      '/v1/workspaces',
+      { name: 'Merchant One', businessEmail: 'm1@example.com' },
+      { 'idempotency-key': 'm1' },
+    );
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.json.data.id).toBe(m1.id);
-    const m2 = (await partner.client.post('/v1/workspaces', { name: 'Merchant Two', region: 'sg-singapore' })).json.data;
+    const m2 = (await partner.client.post('/v1/workspaces', { name: 'Merchant Two', region: 'sg-singapore' })).json
+      .data;
     expect(m2).toMatchObject({ region: 'sg-singapore', defaultCurrency: 'SGD' });
 
     // workspace.created, in the merchant's archive.
@@ -312,13 +397,20 @@ describe('platform admin', () => {
     expect(list.status).toBe(200);
     expect(list.json.data.map((w: { id: string }) => w.id)).toEqual([m2.id, m1.id]);
 
-    const onBehalf = createClient({ baseUrl: server.url, keyId: partner.keyId, secret: partner.secret, onBehalfOf: m1.accountId });
+    const onBehalf = createClient({
+      baseUrl: server.url,
+      keyId: partner.keyId,
+      secret: partner.secret,
+      onBehalfOf: m1.accountId,
+    });
     const got = await onBehalf.get(`/v1/workspaces/${m1.id}`);
     expect(got.status).toBe(200);
     expect(got.json.data).toEqual(m1);
     // On behalf, the list is the merchant's single workspace, and events are the merchant's.
     expect((await onBehalf.get('/v1/workspaces')).json.data.map((w: { id: string }) => w.id)).toEqual([m1.id]);
-    expect((await onBehalf.get('/v1/events')).json.data.map((e: { workspaceId: string }) => e.workspaceId)).toEqual([m1.id]);
+    expect((await onBehalf.get('/v1/events')).json.data.map((e: { workspaceId: string }) => e.workspaceId)).toEqual([
+      m1.id,
+    ]);
     // On behalf of m1, the sibling m2 does not exist.
     expectError(await onBehalf.get(`/v1/workspaces/${m2.id}`), 404, 'not_found');
 
@@ -330,7 +422,12 @@ describe('platform admin', () => {
   it('an unknown or foreign on-behalf-of account is 404', async () => {
     const partner = await server.workspace({ platformAdmin: true });
     const stranger = await server.workspace();
-    const foreign = createClient({ baseUrl: server.url, keyId: partner.keyId, secret: partner.secret, onBehalfOf: stranger.accountId });
+    const foreign = createClient({
+      baseUrl: server.url,
+      keyId: partner.keyId,
+      secret: partner.secret,
+      onBehalfOf: stranger.accountId,
+    });
     expectError(await foreign.get(`/v1/workspaces/${stranger.workspaceId}`), 404, 'not_found');
   });
 
@@ -344,7 +441,12 @@ describe('platform admin', () => {
   it('a partner acting on behalf of a merchant cannot create workspaces', async () => {
     const partner = await server.workspace({ platformAdmin: true });
     const m = (await partner.client.post('/v1/workspaces', { name: 'Merchant' })).json.data;
-    const onBehalf = createClient({ baseUrl: server.url, keyId: partner.keyId, secret: partner.secret, onBehalfOf: m.accountId });
+    const onBehalf = createClient({
+      baseUrl: server.url,
+      keyId: partner.keyId,
+      secret: partner.secret,
+      onBehalfOf: m.accountId,
+    });
     expectError(await onBehalf.post('/v1/workspaces', { name: 'Nested' }), 403, 'insufficient_scope');
   });
 
@@ -352,11 +454,18 @@ describe('platform admin', () => {
     const partner = await server.workspace({ platformAdmin: true });
     const m = (await partner.client.post('/v1/workspaces', { name: 'Merchant' })).json.data;
     const merchant = await server.workspace();
-    const withHeader = createClient({ baseUrl: server.url, keyId: merchant.keyId, secret: merchant.secret, onBehalfOf: m.accountId });
+    const withHeader = createClient({
+      baseUrl: server.url,
+      keyId: merchant.keyId,
+      secret: merchant.secret,
+      onBehalfOf: m.accountId,
+    });
     const own = await withHeader.get(`/v1/workspaces/${merchant.workspaceId}`);
     expect(own.status).toBe(200);
     expect(own.json.data.id).toBe(merchant.workspaceId);
-    expect((await withHeader.get('/v1/workspaces')).json.data.map((w: { id: string }) => w.id)).toEqual([merchant.workspaceId]);
+    expect((await withHeader.get('/v1/workspaces')).json.data.map((w: { id: string }) => w.id)).toEqual([
+      merchant.workspaceId,
+    ]);
     expectError(await withHeader.get(`/v1/workspaces/${m.id}`), 404, 'not_found');
   });
 });
@@ -364,11 +473,26 @@ describe('platform admin', () => {
 describe('the role matrix (every role x every scope)', () => {
   // Written out here, independently of src/core/auth/scopes.ts: what the spec's role descriptions grant.
   const reads = Object.keys(scopeCatalog).filter((s) => s.endsWith(':read'));
-  const memberWrites = ['svc:event:trigger', 'svc:webhook:write', 'svc:checkout:write', 'svc:refund:write', 'svc:customer:write', 'svc:invoice:write', 'svc:subscription:write', 'svc:portal:create'];
+  const memberWrites = [
+    'svc:event:trigger',
+    'svc:webhook:write',
+    'svc:checkout:write',
+    'svc:refund:write',
+    'svc:customer:write',
+    'svc:invoice:write',
+    'svc:subscription:write',
+    'svc:portal:create',
+  ];
   const expected: Record<string, string[]> = {
     'key full_access': Object.keys(scopeCatalog),
     'key read_only': reads,
-    'key webhook_management_only': ['svc:webhook:read', 'svc:webhook:write', 'svc:event:read', 'svc:event:write', 'svc:event:trigger'],
+    'key webhook_management_only': [
+      'svc:webhook:read',
+      'svc:webhook:write',
+      'svc:event:read',
+      'svc:event:write',
+      'svc:event:trigger',
+    ],
     'member owner': Object.keys(scopeCatalog),
     'member admin': Object.keys(scopeCatalog),
     'member member': [...reads, ...memberWrites],
@@ -376,7 +500,9 @@ describe('the role matrix (every role x every scope)', () => {
   };
   const grantOf = (label: string): Grant => {
     const [kind, role] = label.split(' ');
-    return kind === 'key' ? { role: role as Grant['role'], scopes: [], memberRole: null } : { role: 'full_access', scopes: [], memberRole: role as MemberRole };
+    return kind === 'key'
+      ? { role: role as Grant['role'], scopes: [], memberRole: null }
+      : { role: 'full_access', scopes: [], memberRole: role as MemberRole };
   };
 
   it('every role allows exactly its allow-list', () => {
@@ -385,18 +511,34 @@ describe('the role matrix (every role x every scope)', () => {
     let checked = 0;
     for (const [label, allowed] of Object.entries(expected)) {
       for (const scope of scopes) {
-        expect({ label, scope, allowed: allows(grantOf(label), scope) }).toEqual({ label, scope, allowed: allowed.includes(scope) });
+        expect({ label, scope, allowed: allows(grantOf(label), scope) }).toEqual({
+          label,
+          scope,
+          allowed: allowed.includes(scope),
+        });
         checked++;
       }
     }
     expect(checked).toBe(scopes.length * 7);
     // the member role never moves money out, changes the bank account, replays events or administers keys and team
-    for (const s of ['svc:payout:write', 'svc:event:write', 'svc:api_key:write', 'svc:member:write', 'svc:workspace:write', 'svc:adapter:write', 'svc:plan:create', 'svc:plan:write', 'svc:template:write'] as Scope[]) {
+    for (const s of [
+      'svc:payout:write',
+      'svc:event:write',
+      'svc:api_key:write',
+      'svc:member:write',
+      'svc:workspace:write',
+      'svc:adapter:write',
+      'svc:plan:create',
+      'svc:plan:write',
+      'svc:template:write',
+    ] as Scope[]) {
       expect(allows(grantOf('member member'), s), s).toBe(false);
     }
     // a key may act only where both its own role and its member's role allow
     for (const s of scopes) {
-      expect(allows({ role: 'read_only', scopes: [], memberRole: 'member' }, s)).toBe(expected['key read_only'].includes(s) && expected['member member'].includes(s));
+      expect(allows({ role: 'read_only', scopes: [], memberRole: 'member' }, s)).toBe(
+        expected['key read_only'].includes(s) && expected['member member'].includes(s),
+      );
       expect(allows({ role: 'restricted', scopes: [s], memberRole: 'read_only' }, s)).toBe(reads.includes(s));
       expect(allows({ role: 'restricted', scopes: [], memberRole: 'owner' }, s)).toBe(false);
     }
@@ -405,9 +547,14 @@ describe('the role matrix (every role x every scope)', () => {
   it('docs/scopes.md prints the matrix', () => {
     const doc = scopesDoc();
     for (const scope of Object.keys(scopeCatalog)) {
-      const row = doc.split('\n').find((l) => l.startsWith(`| \`${scope}\` | yes`) || l.startsWith(`| \`${scope}\` | -`));
+      const row = doc
+        .split('\n')
+        .find((l) => l.startsWith(`| \`${scope}\` | yes`) || l.startsWith(`| \`${scope}\` | -`));
       expect(row, scope).toBeDefined();
-      const cells = row!.split('|').slice(2, -1).map((c) => c.trim() === 'yes');
+      const cells = row!
+        .split('|')
+        .slice(2, -1)
+        .map((c) => c.trim() === 'yes');
       expect(cells).toEqual(Object.values(expected).map((list) => list.includes(scope)));
     }
   });
@@ -416,11 +563,22 @@ describe('the role matrix (every role x every scope)', () => {
     const k = () => ({ 'idempotency-key': randomUUID() });
     type Call = [Scope, (c: ReturnType<typeof createClient>, ws: Workspace) => Promise<Res>];
     const calls: Call[] = [
-      ['svc:api_key:write', (c) => c.post('/v1/api-keys', { name: 'matrix', role: 'restricted', scopes: ['payments:read'] }, k())],
+      [
+        'svc:api_key:write',
+        (c) => c.post('/v1/api-keys', { name: 'matrix', role: 'restricted', scopes: ['payments:read'] }, k()),
+      ],
       ['svc:workspace:write', (c, ws) => c.patch(`/v1/workspaces/${ws.workspaceId}`, { brandName: 'Matrix' }, k())],
       ['svc:event:write', (c) => c.post('/v1/events/replay', { eventIds: [newId('event')] }, k())],
       ['svc:event:trigger', (c) => c.post('/v1/events/trigger', { type: 'matrix.test' }, k())],
-      ['svc:payout:write', (c) => c.patch('/v1/payouts/bank-account', { bankCode: 'BCA', bankName: 'BCA', bankAccountNumber: '1234567890', bankAccountHolder: 'Mallory' }, k())],
+      [
+        'svc:payout:write',
+        (c) =>
+          c.patch(
+            '/v1/payouts/bank-account',
+            { bankCode: 'BCA', bankName: 'BCA', bankAccountNumber: '1234567890', bankAccountHolder: 'Mallory' },
+            k(),
+          ),
+      ],
       ['svc:payout:write', (c) => c.post('/v1/payouts', { amount: 1000, currency: 'IDR' }, k())],
       ['svc:payout:write', (c) => c.patch('/v1/payouts/schedule', { interval: 'daily' }, k())],
       ['svc:adapter:write', (c) => c.put('/v1/adapters/manual', { instructions: 'pay me' }, k())],
@@ -440,7 +598,8 @@ describe('the role matrix (every role x every scope)', () => {
       'member owner': async (ws) => ws.client,
       'member admin': async (ws) => (await keyActingFor(ws, await insertMember(ws.workspaceId, 'admin'))).client,
       'member member': async (ws) => (await keyActingFor(ws, await insertMember(ws.workspaceId, 'member'))).client,
-      'member read_only': async (ws) => (await keyActingFor(ws, await insertMember(ws.workspaceId, 'read_only'))).client,
+      'member read_only': async (ws) =>
+        (await keyActingFor(ws, await insertMember(ws.workspaceId, 'read_only'))).client,
     };
     const clients: Record<string, [ReturnType<typeof createClient>, Workspace]> = {};
     for (const [label, make] of Object.entries(keyFor)) {
@@ -452,7 +611,11 @@ describe('the role matrix (every role x every scope)', () => {
       for (const [scope, call] of calls) {
         const res = await call(client, ws);
         const refused = res.status === 403 && res.json?.error?.code === 'insufficient_scope';
-        expect({ label, scope, refused }, `${res.status} ${JSON.stringify(res.json?.error)}`).toEqual({ label, scope, refused: !expected[label].includes(scope) });
+        expect({ label, scope, refused }, `${res.status} ${JSON.stringify(res.json?.error)}`).toEqual({
+          label,
+          scope,
+          refused: !expected[label].includes(scope),
+        });
         outcomes.push(`${label} ${scope} ${res.status}`);
       }
     }

@@ -8,7 +8,9 @@ describe('sql tagged template', () => {
   it('numbers parameters in order of appearance across nested fragments', () => {
     const inner = sql`b = ${2} AND c = ${sql`lower(${'x'})`}`;
     const q = sql`SELECT * FROM t WHERE a = ${1} AND ${inner} AND d = ${4} OR ${inner}`;
-    expect(q.text).toBe('SELECT * FROM t WHERE a = $1 AND b = $2 AND c = lower($3) AND d = $4 OR b = $5 AND c = lower($6)');
+    expect(q.text).toBe(
+      'SELECT * FROM t WHERE a = $1 AND b = $2 AND c = lower($3) AND d = $4 OR b = $5 AND c = lower($6)',
+    );
     expect(q.values).toEqual([1, 2, 'x', 4, 2, 'x']);
   });
 
@@ -37,7 +39,9 @@ describe('sql tagged template', () => {
 
   it('insertRows: the table and column names are identifiers, the rows one bound JSON value', () => {
     const q = insertRows('t"x', [{ 'a"b': 1, c: 2n }]);
-    expect(q.text).toBe('INSERT INTO "t""x" ("a""b", "c") SELECT "a""b", "c" FROM jsonb_populate_recordset(NULL::"t""x", $1::jsonb)');
+    expect(q.text).toBe(
+      'INSERT INTO "t""x" ("a""b", "c") SELECT "a""b", "c" FROM jsonb_populate_recordset(NULL::"t""x", $1::jsonb)',
+    );
     expect(q.values).toEqual(['[{"a\\"b":1,"c":"2"}]']);
   });
 

@@ -55,7 +55,8 @@ describe.each(all)('state machine %s', (_, m) => {
     const created = moves.filter(([, mv]) => mv.from.includes(null));
     expect(created.length, 'a creation move (from null)').toBeGreaterThan(0);
     for (const [operation, outcomes] of Object.entries(m.outcomes ?? {})) {
-      for (const [outcome, trigger] of Object.entries(outcomes)) expect(Object.keys(m.moves), `${operation} ${outcome}`).toContain(trigger);
+      for (const [outcome, trigger] of Object.entries(outcomes))
+        expect(Object.keys(m.moves), `${operation} ${outcome}`).toContain(trigger);
     }
   });
 
@@ -64,7 +65,8 @@ describe.each(all)('state machine %s', (_, m) => {
       for (const [trigger, move] of moves) {
         for (const from of move.from) {
           const got = attempt(m, from, trigger, [name]);
-          if (hold.refuses.includes(trigger) && from !== null && hold.in.includes(from)) expect(got, `${name}: ${trigger}`).toMatchObject({ refused: m.conflict });
+          if (hold.refuses.includes(trigger) && from !== null && hold.in.includes(from))
+            expect(got, `${name}: ${trigger}`).toMatchObject({ refused: m.conflict });
           else expect(got, `${name}: ${trigger}`).toEqual({ to: move.to, events: move.events ?? [] });
         }
       }
@@ -102,12 +104,24 @@ describe('the spec tables (interface spec, States and transitions)', () => {
   });
 
   it('terminal states refuse with the spec codes and messages', () => {
-    expect(attempt(machines.checkout_session, 'completed', 'confirm')).toEqual({ refused: 'conflict', message: 'The checkout session is completed; confirm is not possible' });
-    expect(attempt(machines.payout, 'paid', 'cancel')).toEqual({ refused: 'invalid_transition', message: 'The payout is paid; cancel is not possible' });
-    expect(attempt(machines.payout, 'pending', 'cancel', ['claimed'])).toEqual({ refused: 'invalid_transition', message: 'The payout is being disbursed; cancel is not possible' });
+    expect(attempt(machines.checkout_session, 'completed', 'confirm')).toEqual({
+      refused: 'conflict',
+      message: 'The checkout session is completed; confirm is not possible',
+    });
+    expect(attempt(machines.payout, 'paid', 'cancel')).toEqual({
+      refused: 'invalid_transition',
+      message: 'The payout is paid; cancel is not possible',
+    });
+    expect(attempt(machines.payout, 'pending', 'cancel', ['claimed'])).toEqual({
+      refused: 'invalid_transition',
+      message: 'The payout is being disbursed; cancel is not possible',
+    });
     // A claim lasts while the payout is pending: an in-transit rail payout (still claimedAt) may be marked failed by an admin.
     expect(attempt(machines.payout, 'in_transit', 'mark_failed', ['claimed'])).toMatchObject({ to: 'failed' });
-    expect(attempt(machines.refund, 'failed', 'provider_succeeded')).toEqual({ refused: 'conflict', message: 'The refund is failed; it can no longer change' });
+    expect(attempt(machines.refund, 'failed', 'provider_succeeded')).toEqual({
+      refused: 'conflict',
+      message: 'The refund is failed; it can no longer change',
+    });
   });
 
   it('derived SQL lists are the table rows, quoted', () => {
@@ -133,7 +147,8 @@ describe('every machine is registered', () => {
         continue; // no states.ts
       }
       for (const [name, value] of Object.entries(exported)) {
-        if (value && typeof value === 'object' && 'moves' in value && 'statuses' in value) expect(registered.has(value), `${dir.name}/states.ts ${name}`).toBe(true);
+        if (value && typeof value === 'object' && 'moves' in value && 'statuses' in value)
+          expect(registered.has(value), `${dir.name}/states.ts ${name}`).toBe(true);
       }
     }
   });
@@ -171,7 +186,10 @@ describe('machines match the database', () => {
     return [...lists[0].def.matchAll(/'([^']*)'::text/g)].map((m) => m[1]);
   }
 
-  it.each(all.flatMap(([name, m]) => m.stored.map((c) => [name, c.table, c.column, m] as const)))('%s: %s.%s', async (_, table, column, m) => {
-    expect((await allowed(table, column)).toSorted()).toEqual([...m.statuses].toSorted());
-  });
+  it.each(all.flatMap(([name, m]) => m.stored.map((c) => [name, c.table, c.column, m] as const)))(
+    '%s: %s.%s',
+    async (_, table, column, m) => {
+      expect((await allowed(table, column)).toSorted()).toEqual([...m.statuses].toSorted());
+    },
+  );
 });

@@ -7,13 +7,33 @@ const server = useServer();
 
 type Res = { status: number; json: any };
 function expectError(res: Res, status: number, code: string, field?: string) {
-  expect({ status: res.status, code: res.json?.error?.code, field: res.json?.error?.field }).toEqual({ status, code, field: field ?? res.json?.error?.field });
+  expect({ status: res.status, code: res.json?.error?.code, field: res.json?.error?.field }).toEqual({
+    status,
+    code,
+    field: field ?? res.json?.error?.field,
+  });
   expect(res.json.data).toBeNull();
 }
 const ids = (res: Res) => (res.json.data as { id: string }[]).map((r) => r.id);
 const FIELDS = [
-  'accentColor', 'cashierLabel', 'createdAt', 'footerText', 'id', 'isDefault', 'kind', 'logoUrl', 'merchantAddress', 'merchantTaxId', 'name',
-  'showMerchantAddress', 'showTax', 'tagline', 'taxLabel', 'taxRate', 'thankYouText', 'updatedAt',
+  'accentColor',
+  'cashierLabel',
+  'createdAt',
+  'footerText',
+  'id',
+  'isDefault',
+  'kind',
+  'logoUrl',
+  'merchantAddress',
+  'merchantTaxId',
+  'name',
+  'showMerchantAddress',
+  'showTax',
+  'tagline',
+  'taxLabel',
+  'taxRate',
+  'thankYouText',
+  'updatedAt',
 ];
 
 describe('POST /v1/templates', () => {
@@ -24,8 +44,21 @@ describe('POST /v1/templates', () => {
     const t = res.json.data;
     expect(Object.keys(t).sort()).toEqual(FIELDS);
     expect(t).toMatchObject({
-      kind: 'receipt', name: 'Counter', isDefault: true, showTax: false, taxLabel: 'PPN', taxRate: null, thankYouText: 'Terima kasih / Thank you',
-      showMerchantAddress: true, footerText: null, cashierLabel: null, merchantAddress: null, merchantTaxId: null, logoUrl: null, accentColor: null, tagline: null,
+      kind: 'receipt',
+      name: 'Counter',
+      isDefault: true,
+      showTax: false,
+      taxLabel: 'PPN',
+      taxRate: null,
+      thankYouText: 'Terima kasih / Thank you',
+      showMerchantAddress: true,
+      footerText: null,
+      cashierLabel: null,
+      merchantAddress: null,
+      merchantTaxId: null,
+      logoUrl: null,
+      accentColor: null,
+      tagline: null,
     });
     expect(t.id).toMatch(/^tpl_[0-9A-HJKMNP-TV-Z]{26}$/);
     const events = (await ws.client.get(`/v1/events?objectId=${t.id}`)).json.data;
@@ -36,15 +69,28 @@ describe('POST /v1/templates', () => {
   it('stores every field; showTax without a rate uses 0.11; colours are lower-cased', async () => {
     const ws = await server.workspace();
     const body = {
-      kind: 'receipt', name: 'Full', footerText: 'Barang yang sudah dibeli\ntidak dapat dikembalikan', thankYouText: 'Thanks!', showTax: true, taxLabel: 'VAT',
-      cashierLabel: 'Kasir', showMerchantAddress: false, merchantAddress: 'Jl. Sudirman 1, Jakarta', merchantTaxId: '01.234.567.8-901.000',
-      logoUrl: 'https://cdn.example.com/logo.png', accentColor: '#0F766E', tagline: 'Kopi enak',
+      kind: 'receipt',
+      name: 'Full',
+      footerText: 'Barang yang sudah dibeli\ntidak dapat dikembalikan',
+      thankYouText: 'Thanks!',
+      showTax: true,
+      taxLabel: 'VAT',
+      cashierLabel: 'Kasir',
+      showMerchantAddress: false,
+      merchantAddress: 'Jl. Sudirman 1, Jakarta',
+      merchantTaxId: '01.234.567.8-901.000',
+      logoUrl: 'https://cdn.example.com/logo.png',
+      accentColor: '#0F766E',
+      tagline: 'Kopi enak',
     };
     const t = (await ws.client.post('/v1/templates', body)).json.data;
     expect(t).toMatchObject({ ...body, taxRate: 0.11, accentColor: '#0f766e' });
-    const custom = (await ws.client.post('/v1/templates', { kind: 'receipt', name: 'Rate', showTax: true, taxRate: 0.12345 })).json.data;
+    const custom = (
+      await ws.client.post('/v1/templates', { kind: 'receipt', name: 'Rate', showTax: true, taxRate: 0.12345 })
+    ).json.data;
     expect(custom.taxRate).toBe(0.12345);
-    const zero = (await ws.client.post('/v1/templates', { kind: 'invoice', name: 'Zero', showTax: true, taxRate: 0 })).json.data;
+    const zero = (await ws.client.post('/v1/templates', { kind: 'invoice', name: 'Zero', showTax: true, taxRate: 0 }))
+      .json.data;
     expect(zero.taxRate).toBe(0);
   });
 
@@ -82,12 +128,16 @@ describe('default templates', () => {
     expect(second.isDefault).toBe(false);
     const invoice = (await ws.client.post('/v1/templates', { kind: 'invoice', name: 'Invoice' })).json.data;
     expect(invoice.isDefault).toBe(true);
-    const third = (await ws.client.post('/v1/templates', { kind: 'receipt', name: 'Third', isDefault: true })).json.data;
+    const third = (await ws.client.post('/v1/templates', { kind: 'receipt', name: 'Third', isDefault: true })).json
+      .data;
     expect(third.isDefault).toBe(true);
     expect((await ws.client.get(`/v1/templates/${first.id}`)).json.data.isDefault).toBe(false);
     expect((await ws.client.get(`/v1/templates/${invoice.id}`)).json.data.isDefault).toBe(true);
     const firstEvents = (await ws.client.get(`/v1/events?objectId=${first.id}`)).json.data;
-    expect(firstEvents[0]).toMatchObject({ type: 'template.updated', data: { previousAttributes: { isDefault: true }, object: { isDefault: false } } });
+    expect(firstEvents[0]).toMatchObject({
+      type: 'template.updated',
+      data: { previousAttributes: { isDefault: true }, object: { isDefault: false } },
+    });
 
     // PATCH isDefault moves it back; the list filter sees exactly one default receipt template
     expect((await ws.client.patch(`/v1/templates/${second.id}`, { isDefault: true })).json.data.isDefault).toBe(true);
@@ -99,7 +149,11 @@ describe('default templates', () => {
 
   it('concurrent creates of defaults leave exactly one default and no errors', async () => {
     const ws = await server.workspace();
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => ws.client.post('/v1/templates', { kind: 'receipt', name: `T${i}`, isDefault: true })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        ws.client.post('/v1/templates', { kind: 'receipt', name: `T${i}`, isDefault: true }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
     expect((await ws.client.get('/v1/templates?kind=receipt&isDefault=true')).json.data).toHaveLength(1);
   });
@@ -108,18 +162,49 @@ describe('default templates', () => {
 describe('PATCH /v1/templates/:id', () => {
   it('changes what is sent; null clears optional text and restores default labels; previousAttributes lists changes only', async () => {
     const ws = await server.workspace();
-    const t = (await ws.client.post('/v1/templates', { kind: 'receipt', name: 'Old', footerText: 'foot', thankYouText: 'Makasih', taxLabel: 'VAT' })).json.data;
-    const res = await ws.client.patch(`/v1/templates/${t.id}`, { name: 'New', footerText: null, thankYouText: null, taxLabel: null, kind: 'receipt', tagline: null });
+    const t = (
+      await ws.client.post('/v1/templates', {
+        kind: 'receipt',
+        name: 'Old',
+        footerText: 'foot',
+        thankYouText: 'Makasih',
+        taxLabel: 'VAT',
+      })
+    ).json.data;
+    const res = await ws.client.patch(`/v1/templates/${t.id}`, {
+      name: 'New',
+      footerText: null,
+      thankYouText: null,
+      taxLabel: null,
+      kind: 'receipt',
+      tagline: null,
+    });
     expect(res.status).toBe(200);
-    expect(res.json.data).toMatchObject({ id: t.id, name: 'New', footerText: null, thankYouText: 'Terima kasih / Thank you', taxLabel: 'PPN', kind: 'receipt', createdAt: t.createdAt });
+    expect(res.json.data).toMatchObject({
+      id: t.id,
+      name: 'New',
+      footerText: null,
+      thankYouText: 'Terima kasih / Thank you',
+      taxLabel: 'PPN',
+      kind: 'receipt',
+      createdAt: t.createdAt,
+    });
     const [updated] = (await ws.client.get(`/v1/events?objectId=${t.id}&type=template.updated`)).json.data;
-    expect(updated.data.previousAttributes).toEqual({ name: 'Old', footerText: 'foot', thankYouText: 'Makasih', taxLabel: 'VAT' });
+    expect(updated.data.previousAttributes).toEqual({
+      name: 'Old',
+      footerText: 'foot',
+      thankYouText: 'Makasih',
+      taxLabel: 'VAT',
+    });
   });
 
   it('turning showTax on applies the default rate; kind is immutable', async () => {
     const ws = await server.workspace();
     const t = (await ws.client.post('/v1/templates', { kind: 'receipt', name: 'T' })).json.data;
-    expect((await ws.client.patch(`/v1/templates/${t.id}`, { showTax: true })).json.data).toMatchObject({ showTax: true, taxRate: 0.11 });
+    expect((await ws.client.patch(`/v1/templates/${t.id}`, { showTax: true })).json.data).toMatchObject({
+      showTax: true,
+      taxRate: 0.11,
+    });
     expect((await ws.client.patch(`/v1/templates/${t.id}`, { taxRate: 0.1 })).json.data.taxRate).toBe(0.1);
     expectError(await ws.client.patch(`/v1/templates/${t.id}`, { kind: 'invoice' }), 400, 'validation_error', 'kind');
     expectError(await ws.client.patch(`/v1/templates/${t.id}`, { taxRate: 2 }), 400, 'validation_error', 'taxRate');
@@ -132,18 +217,36 @@ describe('GET /v1/templates', () => {
   it('lists newest first, filters by kind, pages with cursors; other workspaces see nothing', async () => {
     const ws = await server.workspace();
     const made = [];
-    for (const [kind, name] of [['receipt', 'a'], ['invoice', 'b'], ['receipt', 'c'], ['receipt', 'd']]) made.push((await ws.client.post('/v1/templates', { kind, name })).json.data);
+    for (const [kind, name] of [
+      ['receipt', 'a'],
+      ['invoice', 'b'],
+      ['receipt', 'c'],
+      ['receipt', 'd'],
+    ])
+      made.push((await ws.client.post('/v1/templates', { kind, name })).json.data);
     const all = await ws.client.get('/v1/templates');
     expect(ids(all)).toEqual(made.map((t) => t.id).reverse());
     expect(all.json.meta.page).toEqual({ limit: 50, hasMore: false, nextCursor: null });
-    expect(ids(await ws.client.get('/v1/templates?kind=receipt&order=asc'))).toEqual([made[0].id, made[2].id, made[3].id]);
+    expect(ids(await ws.client.get('/v1/templates?kind=receipt&order=asc'))).toEqual([
+      made[0].id,
+      made[2].id,
+      made[3].id,
+    ]);
     const p1 = await ws.client.get('/v1/templates?kind=receipt&limit=2');
     expect(p1.json.meta.page.hasMore).toBe(true);
-    const p2 = await ws.client.get(`/v1/templates?kind=receipt&limit=2&cursor=${encodeURIComponent(p1.json.meta.page.nextCursor)}`);
+    const p2 = await ws.client.get(
+      `/v1/templates?kind=receipt&limit=2&cursor=${encodeURIComponent(p1.json.meta.page.nextCursor)}`,
+    );
     expect([...ids(p1), ...ids(p2)]).toEqual([made[3].id, made[2].id, made[0].id]);
     expect(p2.json.meta.page).toEqual({ limit: 2, hasMore: false, nextCursor: null });
     expectError(await ws.client.get('/v1/templates?kind=letter'), 400, 'validation_error', 'kind');
-    expectError(await ws.client.get(`/v1/templates?kind=invoice&limit=2&cursor=${encodeURIComponent(p1.json.meta.page.nextCursor)}`), 400, 'invalid_cursor');
+    expectError(
+      await ws.client.get(
+        `/v1/templates?kind=invoice&limit=2&cursor=${encodeURIComponent(p1.json.meta.page.nextCursor)}`,
+      ),
+      400,
+      'invalid_cursor',
+    );
 
     const other = await server.workspace();
     expect((await other.client.get('/v1/templates')).json.data).toEqual([]);
@@ -154,11 +257,15 @@ describe('GET /v1/templates', () => {
   it('GraphQL returns the same objects and codes', async () => {
     const ws = await server.workspace();
     const t = (await ws.client.post('/v1/templates', { kind: 'invoice', name: 'Inv', showTax: true })).json.data;
-    const gql = await ws.client.graphql(`query { template(id: "${t.id}") { ${FIELDS.join(' ')} } templates(kind: "invoice") { edges { node { id } } } }`);
+    const gql = await ws.client.graphql(
+      `query { template(id: "${t.id}") { ${FIELDS.join(' ')} } templates(kind: "invoice") { edges { node { id } } } }`,
+    );
     expect(gql.json.errors).toBeUndefined();
     expect(gql.json.data.template).toEqual(t);
     expect(gql.json.data.templates.edges).toEqual([{ node: { id: t.id } }]);
-    const bad = await ws.client.graphql('mutation { createTemplate(input: {kind: "receipt", name: "x", accentColor: "blue"}) { id } }');
+    const bad = await ws.client.graphql(
+      'mutation { createTemplate(input: {kind: "receipt", name: "x", accentColor: "blue"}) { id } }',
+    );
     expect(bad.json.errors?.[0].extensions).toEqual({ code: 'validation_error', field: 'accentColor' });
   });
 
@@ -175,7 +282,10 @@ describe('templateForUse (for checkout sessions and invoices)', () => {
   it('the named template of the right kind, else 404 not_found; without a name the default or null', async () => {
     const ws = await server.workspace();
     const scope = { workspaceId: ws.workspaceId, mode: 'test' as const };
-    const use = (id: string | null, kind: 'receipt' | 'invoice') => inTenant({ workspaceId: ws.workspaceId, modes: ['test'] }, (tx) => templateForUse(tx, scope, id, kind, 'checkout_session'));
+    const use = (id: string | null, kind: 'receipt' | 'invoice') =>
+      inTenant({ workspaceId: ws.workspaceId, modes: ['test'] }, (tx) =>
+        templateForUse(tx, scope, id, kind, 'checkout_session'),
+      );
     expect(await use(null, 'receipt')).toBeNull();
     const r = (await ws.client.post('/v1/templates', { kind: 'receipt', name: 'R' })).json.data;
     const i = (await ws.client.post('/v1/templates', { kind: 'invoice', name: 'I' })).json.data;

@@ -69,7 +69,7 @@ describe('cross-workspace reads answer 404 not_found', () => {
     }
   });
 
-  it("for another (non-partner) workspace, to read or to change", async () => {
+  it('for another (non-partner) workspace, to read or to change', async () => {
     const a = await populated('Alpha');
     const b = await populated('Bravo');
     expectError(await b.client.get(`/v1/workspaces/${a.workspaceId}`), 404, 'not_found');
@@ -90,7 +90,9 @@ describe('lists never show other workspaces', () => {
 
     const events = await b.client.get('/v1/events?limit=100');
     expect(ids(events).sort()).toEqual([...b.eventIds].sort());
-    expect(new Set(events.json.data.map((e: { workspaceId: string }) => e.workspaceId))).toEqual(new Set([b.workspaceId]));
+    expect(new Set(events.json.data.map((e: { workspaceId: string }) => e.workspaceId))).toEqual(
+      new Set([b.workspaceId]),
+    );
     // workspaceId is a partner-only filter: other keys have it ignored, never honoured.
     expect(ids(await b.client.get(`/v1/events?workspaceId=${a.workspaceId}`)).sort()).toEqual([...b.eventIds].sort());
     // objectId of A's workspace finds nothing in B.
@@ -104,12 +106,16 @@ describe('lists never show other workspaces', () => {
       workspaces { edges { node { id } } }
     }`);
     expect(gql.json.errors).toBeUndefined();
-    expect(gql.json.data.apiKeys.edges.map((e: { node: { id: string } }) => e.node.id).sort()).toEqual([...b.keyIds].sort());
-    expect(gql.json.data.events.edges.map((e: { node: { id: string } }) => e.node.id).sort()).toEqual([...b.eventIds].sort());
+    expect(gql.json.data.apiKeys.edges.map((e: { node: { id: string } }) => e.node.id).sort()).toEqual(
+      [...b.keyIds].sort(),
+    );
+    expect(gql.json.data.events.edges.map((e: { node: { id: string } }) => e.node.id).sort()).toEqual(
+      [...b.eventIds].sort(),
+    );
     expect(gql.json.data.workspaces.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual([b.workspaceId]);
   });
 
-  it("a cursor issued to A is refused to B (400 invalid_cursor)", async () => {
+  it('a cursor issued to A is refused to B (400 invalid_cursor)', async () => {
     const a = await populated('Alpha');
     const b = await populated('Bravo');
     const page = await a.client.get('/v1/api-keys?limit=1');
@@ -208,7 +214,8 @@ describe('row-level security (svc_app role, raw SQL)', () => {
   it('sees nothing without app.workspace_id, although rows exist', async () => {
     const { a, b } = await seeded();
     for (const t of tables) {
-      for (const w of [a, b]) expect(await count(db().system, t, `${wsColumn(t)} = $1`, [w.workspaceId]), t).toBeGreaterThan(0);
+      for (const w of [a, b])
+        expect(await count(db().system, t, `${wsColumn(t)} = $1`, [w.workspaceId]), t).toBeGreaterThan(0);
     }
     await asApp(async (c) => {
       expect((await c.query('SELECT current_user AS u')).rows[0].u).toBe('svc_app');
@@ -222,7 +229,9 @@ describe('row-level security (svc_app role, raw SQL)', () => {
   it("with app.workspace_id = A and app.modes = test, sees only A's test rows", async () => {
     const { a, b } = await seeded();
     await asApp(async (c) => {
-      await c.query(`SELECT set_config('app.workspace_id', $1, false), set_config('app.modes', 'test', false)`, [a.workspaceId]);
+      await c.query(`SELECT set_config('app.workspace_id', $1, false), set_config('app.modes', 'test', false)`, [
+        a.workspaceId,
+      ]);
       for (const t of tables) {
         const all = await count(c, t);
         expect(all, t).toBeGreaterThan(0);
@@ -231,10 +240,14 @@ describe('row-level security (svc_app role, raw SQL)', () => {
       }
       // Exactly A's test-mode rows, as the owner role counts them.
       for (const t of ['api_keys', 'events', 'idempotency_keys']) {
-        expect(await count(c, t), t).toBe(await count(db().system, t, `"workspaceId" = $1 AND mode = 'test'`, [a.workspaceId]));
+        expect(await count(c, t), t).toBe(
+          await count(db().system, t, `"workspaceId" = $1 AND mode = 'test'`, [a.workspaceId]),
+        );
         expect(await count(c, t, `mode <> 'test'`), t).toBe(0);
       }
-      expect(await count(c, 'members')).toBe(await count(db().system, 'members', '"workspaceId" = $1', [a.workspaceId]));
+      expect(await count(c, 'members')).toBe(
+        await count(db().system, 'members', '"workspaceId" = $1', [a.workspaceId]),
+      );
       // The live row appears once live is among the modes.
       expect(await count(c, 'api_keys', `mode = 'live'`)).toBe(0);
       await c.query(`SELECT set_config('app.modes', 'test,live', false)`);
@@ -242,18 +255,28 @@ describe('row-level security (svc_app role, raw SQL)', () => {
       // Switching the workspace switches the view entirely.
       await c.query(`SELECT set_config('app.workspace_id', $1, false)`, [b.workspaceId]);
       expect(await count(c, 'api_keys', `"workspaceId" = $1`, [a.workspaceId])).toBe(0);
-      expect(await count(c, 'api_keys')).toBe(await count(db().system, 'api_keys', `"workspaceId" = $1`, [b.workspaceId]));
+      expect(await count(c, 'api_keys')).toBe(
+        await count(db().system, 'api_keys', `"workspaceId" = $1`, [b.workspaceId]),
+      );
     });
   });
 
   it('refuses writes outside the scope with an RLS violation, and cannot touch foreign rows', async () => {
     const { a, b } = await seeded();
     await asApp(async (c) => {
-      await c.query(`SELECT set_config('app.workspace_id', $1, false), set_config('app.modes', 'test', false)`, [a.workspaceId]);
-      const rlsViolation = expect.objectContaining({ code: '42501', message: expect.stringContaining('row-level security') });
+      await c.query(`SELECT set_config('app.workspace_id', $1, false), set_config('app.modes', 'test', false)`, [
+        a.workspaceId,
+      ]);
+      const rlsViolation = expect.objectContaining({
+        code: '42501',
+        message: expect.stringContaining('row-level security'),
+      });
 
       await expect(
-        c.query(`INSERT INTO members (id, "workspaceId", email, role) VALUES ($1, $2, 'intruder@example.com', 'admin')`, [newId('member'), b.workspaceId]),
+        c.query(
+          `INSERT INTO members (id, "workspaceId", email, role) VALUES ($1, $2, 'intruder@example.com', 'admin')`,
+          [newId('member'), b.workspaceId],
+        ),
       ).rejects.toEqual(rlsViolation);
       await expect(
         c.query(
@@ -269,17 +292,30 @@ describe('row-level security (svc_app role, raw SQL)', () => {
         ),
       ).rejects.toEqual(rlsViolation);
       // Moving an own row into another workspace is refused.
-      await expect(c.query(`UPDATE members SET "workspaceId" = $1 WHERE "workspaceId" = $2`, [b.workspaceId, a.workspaceId])).rejects.toEqual(rlsViolation);
+      await expect(
+        c.query(`UPDATE members SET "workspaceId" = $1 WHERE "workspaceId" = $2`, [b.workspaceId, a.workspaceId]),
+      ).rejects.toEqual(rlsViolation);
       // Foreign rows are invisible to UPDATE and DELETE.
-      expect((await c.query(`UPDATE api_keys SET name = 'pwned' WHERE "workspaceId" = $1`, [b.workspaceId])).rowCount).toBe(0);
+      expect(
+        (await c.query(`UPDATE api_keys SET name = 'pwned' WHERE "workspaceId" = $1`, [b.workspaceId])).rowCount,
+      ).toBe(0);
       expect((await c.query(`DELETE FROM members WHERE "workspaceId" = $1`, [b.workspaceId])).rowCount).toBe(0);
       expect((await c.query(`UPDATE workspaces SET name = 'pwned' WHERE id = $1`, [b.workspaceId])).rowCount).toBe(0);
       // An in-scope write works, proving the connection itself is usable.
-      expect((await c.query(`INSERT INTO members (id, "workspaceId", email, role) VALUES ($1, $2, 'new@example.com', 'member')`, [newId('member'), a.workspaceId])).rowCount).toBe(1);
+      expect(
+        (
+          await c.query(
+            `INSERT INTO members (id, "workspaceId", email, role) VALUES ($1, $2, 'new@example.com', 'member')`,
+            [newId('member'), a.workspaceId],
+          )
+        ).rowCount,
+      ).toBe(1);
     });
     expect(await count(db().system, 'api_keys', `name = 'pwned'`)).toBe(0);
     expect(await count(db().system, 'workspaces', `name = 'pwned'`)).toBe(0);
-    expect(await count(db().system, 'members', `"workspaceId" = $1 AND email = 'intruder@example.com'`, [b.workspaceId])).toBe(0);
+    expect(
+      await count(db().system, 'members', `"workspaceId" = $1 AND email = 'intruder@example.com'`, [b.workspaceId]),
+    ).toBe(0);
     expect(await count(db().system, 'events', `type = 'x.forged'`)).toBe(0);
     expect((await b.client.get(`/v1/workspaces/${b.workspaceId}`)).json.data.name).toBe('Bravo');
   });

@@ -6,8 +6,19 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deliveryHeaders, newSigningSecret, signedContent, signingKey, type SignatureFormat } from '../src/client/webhook-signing.ts';
-import { verifyWebhook, verifyWebhookDelivery, WebhookVerificationError, type VerifyWebhookOptions } from '../src/client/index.ts';
+import {
+  deliveryHeaders,
+  newSigningSecret,
+  signedContent,
+  signingKey,
+  type SignatureFormat,
+} from '../src/client/webhook-signing.ts';
+import {
+  verifyWebhook,
+  verifyWebhookDelivery,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+} from '../src/client/index.ts';
 import { eventBody } from '../src/modules/events/payload.ts';
 import { newId } from '../src/core/ids.ts';
 import { childEnv, ROOT, SVC_BIN, svc } from './helpers/cli.ts';
@@ -31,7 +42,13 @@ const BODY = eventBody({
 });
 
 function signed(format: SignatureFormat, secrets = [SECRET], t = T, body = BODY) {
-  return deliveryHeaders(format, secrets, { eventId, eventType: 'customer.created', deliveryId: newId('webhookDelivery') }, body, t);
+  return deliveryHeaders(
+    format,
+    secrets,
+    { eventId, eventType: 'customer.created', deliveryId: newId('webhookDelivery') },
+    body,
+    t,
+  );
 }
 
 /** Runs the verification that must fail and returns its error. */
@@ -45,7 +62,12 @@ function failure(opts: VerifyWebhookOptions): WebhookVerificationError {
   throw new Error('verified, but it should not have');
 }
 
-const base = (format: SignatureFormat) => ({ payload: Buffer.from(BODY), headers: signed(format), secret: SECRET, now: T + 2 });
+const base = (format: SignatureFormat) => ({
+  payload: Buffer.from(BODY),
+  headers: signed(format),
+  secret: SECRET,
+  now: T + 2,
+});
 
 describe.each(['svc', 'standard'] as const)('verifyWebhook, %s format', (format) => {
   it('accepts a delivery as sent: Buffer or string body, plain object or fetch Headers, any header case', () => {
@@ -53,22 +75,35 @@ describe.each(['svc', 'standard'] as const)('verifyWebhook, %s format', (format)
     expect(verifyWebhook({ payload: Buffer.from(BODY), headers, secret: SECRET, now: T })).toEqual(JSON.parse(BODY));
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
     expect(verifyWebhook({ payload: BODY, headers: upper, secret: SECRET, now: T + 10 }).id).toBe(eventId);
-    const out = verifyWebhookDelivery({ payload: BODY, headers: new Headers(headers), secret: SECRET, now: new Date((T - 10) * 1000) });
-    expect(out).toMatchObject({ format, secretIndex: 0, timestamp: T, event: { id: eventId, type: 'customer.created' } });
+    const out = verifyWebhookDelivery({
+      payload: BODY,
+      headers: new Headers(headers),
+      secret: SECRET,
+      now: new Date((T - 10) * 1000),
+    });
+    expect(out).toMatchObject({
+      format,
+      secretIndex: 0,
+      timestamp: T,
+      event: { id: eventId, type: 'customer.created' },
+    });
   });
 
   it('during a rotation, the delivery carries two signatures and each secret alone is accepted', () => {
     const headers = signed(format, [SECRET, OLD_SECRET]);
     const sigHeader = format === 'svc' ? headers['x-svc-signature'] : headers['webhook-signature'];
     expect(sigHeader.match(/v1[,=]/g)).toHaveLength(2);
-    for (const secret of [SECRET, OLD_SECRET]) expect(verifyWebhook({ payload: BODY, headers, secret, now: T }).id).toBe(eventId);
-    expect(verifyWebhookDelivery({ payload: BODY, headers, secret: [newSigningSecret(), OLD_SECRET], now: T }).secretIndex).toBe(1);
+    for (const secret of [SECRET, OLD_SECRET])
+      expect(verifyWebhook({ payload: BODY, headers, secret, now: T }).id).toBe(eventId);
+    expect(
+      verifyWebhookDelivery({ payload: BODY, headers, secret: [newSigningSecret(), OLD_SECRET], now: T }).secretIndex,
+    ).toBe(1);
     // a receiver still holding only the old secret after the overlap ended
     const e = failure({ payload: BODY, headers: signed(format, [SECRET]), secret: OLD_SECRET, now: T });
     expect(e.part).toBe('secret');
   });
 
-  it('secret: another endpoint\'s secret is named by its last 4 characters only', () => {
+  it("secret: another endpoint's secret is named by its last 4 characters only", () => {
     const wrong = newSigningSecret();
     const e = failure({ ...base(format), secret: wrong });
     expect(e.part).toBe('secret');
@@ -89,10 +124,15 @@ describe.each(['svc', 'standard'] as const)('verifyWebhook, %s format', (format)
     expect(e.message).toMatch(/whitespace or a newline.*trim it/);
   });
 
-  it('secret: a signature keyed with the other format\'s key derivation', () => {
+  it("secret: a signature keyed with the other format's key derivation", () => {
     const other: SignatureFormat = format === 'svc' ? 'standard' : 'svc';
-    const mac = createHmac('sha256', signingKey(SECRET, other)).update(signedContent(format, eventId, T, BODY)).digest(format === 'svc' ? 'hex' : 'base64');
-    const headers = format === 'svc' ? { 'x-svc-signature': `t=${T},v1=${mac}` } : { 'webhook-id': eventId, 'webhook-timestamp': String(T), 'webhook-signature': `v1,${mac}` };
+    const mac = createHmac('sha256', signingKey(SECRET, other))
+      .update(signedContent(format, eventId, T, BODY))
+      .digest(format === 'svc' ? 'hex' : 'base64');
+    const headers =
+      format === 'svc'
+        ? { 'x-svc-signature': `t=${T},v1=${mac}` }
+        : { 'webhook-id': eventId, 'webhook-timestamp': String(T), 'webhook-signature': `v1,${mac}` };
     const e = failure({ ...base(format), headers });
     expect(e.part).toBe('secret');
     expect(e.message).toMatch(/wrong key derivation/);
@@ -111,7 +151,7 @@ describe.each(['svc', 'standard'] as const)('verifyWebhook, %s format', (format)
     const cases: [string, string, RegExp][] = [
       ['pretty-printed', JSON.stringify(parsed, null, 2), /re-formatted/],
       ['re-ordered', reordered, /re-ordered/],
-      ['newline added', BODY + '\n', /trailing newline that the signed body does not have/],
+      ['newline added', `${BODY}\n`, /trailing newline that the signed body does not have/],
     ];
     for (const [what, payload, why] of cases) {
       const e = failure({ ...base(format), payload });
@@ -120,7 +160,7 @@ describe.each(['svc', 'standard'] as const)('verifyWebhook, %s format', (format)
       expect(e.message).toMatch(/re-serialised/);
     }
     // a sender whose body ends in a newline, received by a framework that trims it
-    const withNewline = BODY + '\n';
+    const withNewline = `${BODY}\n`;
     const e = failure({ ...base(format), headers: signed(format, [SECRET], T, withNewline), payload: BODY });
     expect(e.part).toBe('body');
     expect(e.message).toMatch(/lost the trailing newline/);
@@ -141,10 +181,14 @@ describe.each(['svc', 'standard'] as const)('verifyWebhook, %s format', (format)
   it('timestamp: the timestamp header was altered after signing', () => {
     const headers = signed(format);
     const altered =
-      format === 'svc' ? { ...headers, 'x-svc-signature': headers['x-svc-signature'].replace(`t=${T}`, `t=${T + 120}`) } : { ...headers, 'webhook-timestamp': String(T + 120) };
+      format === 'svc'
+        ? { ...headers, 'x-svc-signature': headers['x-svc-signature'].replace(`t=${T}`, `t=${T + 120}`) }
+        : { ...headers, 'webhook-timestamp': String(T + 120) };
     const e = failure({ ...base(format), headers: altered, now: T + 120 });
     expect(e.part).toBe('timestamp');
-    expect(e.message).toMatch(new RegExp(`altered: the signature is for .*${T}, but the header says ${T + 120} \\(120 s off\\)`));
+    expect(e.message).toMatch(
+      new RegExp(`altered: the signature is for .*${T}, but the header says ${T + 120} \\(120 s off\\)`),
+    );
   });
 
   it('header: missing or malformed signature headers are named', () => {
@@ -155,7 +199,10 @@ describe.each(['svc', 'standard'] as const)('verifyWebhook, %s format', (format)
     if (format === 'svc') {
       const noV1 = failure({ ...base(format), headers: { 'x-svc-signature': `t=${T}` } });
       expect(noV1.message).toMatch(/X-Svc-Signature has no valid v1= entry/);
-      const noT = failure({ ...base(format), headers: { 'x-svc-signature': headers['x-svc-signature'].replace(/t=\d+,/, '') } });
+      const noT = failure({
+        ...base(format),
+        headers: { 'x-svc-signature': headers['x-svc-signature'].replace(/t=\d+,/, '') },
+      });
       expect(noT.message).toMatch(/X-Svc-Signature has no valid t= entry/);
       expect([noV1.part, noT.part]).toEqual(['header', 'header']);
     } else {
@@ -178,8 +225,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = childEnv('postgresql://127.0.0.1:1/unused');
 
 function capture(name: string, headers: Record<string, string>, body: string, eol = '\r\n') {
-  const head = ['POST /webhooks/svc HTTP/1.1', 'Host: localhost:3000', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`];
-  for (const [k, v] of Object.entries(headers)) head.push(`${k.replace(/(^|-)([a-z])/g, (_m, d, c) => d + c.toUpperCase())}: ${v}`);
+  const head = [
+    'POST /webhooks/svc HTTP/1.1',
+    'Host: localhost:3000',
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
+  for (const [k, v] of Object.entries(headers))
+    head.push(`${k.replace(/(^|-)([a-z])/g, (_m, d, c) => d + c.toUpperCase())}: ${v}`);
   const file = join(dir, name);
   writeFileSync(file, head.join(eol) + eol + eol + body);
   return file;
@@ -191,24 +244,38 @@ describe('svc webhooks verify', () => {
   it('a captured delivery verifies: exit 0 and the event it carries', async () => {
     const file = capture('valid.http', signed('svc'), BODY);
     const r = await svc(['webhooks', 'verify', '--secret', SECRET, ...now, file], env);
-    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: `valid: ${eventId} customer.created (signed with secret #1)\n` });
+    expect({ code: r.code, stdout: r.stdout }).toEqual({
+      code: 0,
+      stdout: `valid: ${eventId} customer.created (signed with secret #1)\n`,
+    });
   });
 
   it('a tampered body: exit 1 and the part that differs', async () => {
     const file = capture('tampered.http', signed('svc'), BODY.replace('Ani Wijaya', 'Ani Wijaja'));
     const r = await svc(['webhooks', 'verify', '--secret', SECRET, ...now, file], env);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^invalid \(secret\): no signature matches: the secret \(…[0-9a-f]{4}\) .* or the body changed in transit\.\n$/);
+    expect(r.stdout).toMatch(
+      /^invalid \(secret\): no signature matches: the secret \(…[0-9a-f]{4}\) .* or the body changed in transit\.\n$/,
+    );
   });
 
   it('a capture whose body gained a trailing newline, an old capture, a secret with a newline', async () => {
-    const added = await svc(['webhooks', 'verify', '--secret', SECRET, ...now, capture('newline.http', signed('svc'), BODY + '\n')], env);
+    const added = await svc(
+      ['webhooks', 'verify', '--secret', SECRET, ...now, capture('newline.http', signed('svc'), `${BODY}\n`)],
+      env,
+    );
     expect(added.code).toBe(1);
     expect(added.stdout).toMatch(/^invalid \(body\): .*trailing newline/);
-    const old = await svc(['webhooks', 'verify', '--secret', SECRET, '--now', String(T + 3600), capture('old.http', signed('svc'), BODY)], env);
+    const old = await svc(
+      ['webhooks', 'verify', '--secret', SECRET, '--now', String(T + 3600), capture('old.http', signed('svc'), BODY)],
+      env,
+    );
     expect(old.code).toBe(1);
     expect(old.stdout).toMatch(/^invalid \(timestamp\): .*3600 s in the past/);
-    const nl = await svc(['webhooks', 'verify', ...now, capture('nl.http', signed('svc'), BODY)], { ...env, SVC_WEBHOOK_SECRET: `${SECRET}\n` });
+    const nl = await svc(['webhooks', 'verify', ...now, capture('nl.http', signed('svc'), BODY)], {
+      ...env,
+      SVC_WEBHOOK_SECRET: `${SECRET}\n`,
+    });
     expect(nl.code).toBe(1);
     expect(nl.stdout).toMatch(/^invalid \(secret\): .*trim it/);
   });
@@ -224,7 +291,10 @@ describe('svc webhooks verify', () => {
     child.stdout.on('data', (d) => (stdout += d));
     child.stdin.end(readFileSync(raw));
     const code = await new Promise((r) => child.on('close', r));
-    expect({ code, stdout }).toEqual({ code: 0, stdout: `valid: ${eventId} customer.created (signed with secret #2)\n` });
+    expect({ code, stdout }).toEqual({
+      code: 0,
+      stdout: `valid: ${eventId} customer.created (signed with secret #2)\n`,
+    });
   });
 
   it('usage errors are reported without a stack', async () => {

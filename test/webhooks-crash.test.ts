@@ -47,8 +47,15 @@ describe('webhook delivery across crashes', () => {
     const fire = (i: number) => {
       const client = createClient({ baseUrl: api.url, keyId: ws.keyId, secret: ws.secret });
       const p = client
-        .post('/v1/events/trigger', { type: 'crash.test', aggregateId: `agg_${i % 20}`, data: { i: String(i) } }, { 'idempotency-key': randomUUID() })
-        .then((r) => r.status !== 201 && failure(`${r.status} ${r.json?.error?.code}`), (e: Error) => failure(e.message))
+        .post(
+          '/v1/events/trigger',
+          { type: 'crash.test', aggregateId: `agg_${i % 20}`, data: { i: String(i) } },
+          { 'idempotency-key': randomUUID() },
+        )
+        .then(
+          (r) => r.status !== 201 && failure(`${r.status} ${r.json?.error?.code}`),
+          (e: Error) => failure(e.message),
+        )
         .finally(() => inflight.delete(p));
       inflight.add(p);
     };
@@ -78,11 +85,18 @@ describe('webhook delivery across crashes', () => {
     clearInterval(ticker);
     await Promise.allSettled([...inflight]);
 
-    const committed = (await db().system.query<{ id: string; objectId: string; sequence: number }>(
-      `SELECT id, "objectId", sequence FROM events WHERE "workspaceId" = $1 AND type = 'crash.test' ORDER BY position`, [ws.workspaceId],
-    )).rows;
+    const committed = (
+      await db().system.query<{ id: string; objectId: string; sequence: number }>(
+        `SELECT id, "objectId", sequence FROM events WHERE "workspaceId" = $1 AND type = 'crash.test' ORDER BY position`,
+        [ws.workspaceId],
+      )
+    ).rows;
     const receivedIds = () => new Set(rx.received.map((r) => String(r.headers['x-svc-event-id'])));
-    await until(() => committed.every((e) => receivedIds().has(e.id)), `all ${committed.length} committed events delivered (${log.join(', ')})`, 60_000);
+    await until(
+      () => committed.every((e) => receivedIds().has(e.id)),
+      `all ${committed.length} committed events delivered (${log.join(', ')})`,
+      60_000,
+    );
     const recoveredMs = Date.now() - lastRestart;
 
     // Every delivery is genuine and signed; duplicates are the same event, byte for byte.
@@ -97,7 +111,9 @@ describe('webhook delivery across crashes', () => {
       } else bodies.set(event.id, r.body.toString());
     }
     const committedIds = new Set(committed.map((e) => e.id));
-    const phantoms = [...bodies].filter(([id, body]) => !committedIds.has(id) && JSON.parse(body).type === 'crash.test');
+    const phantoms = [...bodies].filter(
+      ([id, body]) => !committedIds.has(id) && JSON.parse(body).type === 'crash.test',
+    );
     expect(phantoms, 'delivered but never committed').toEqual([]);
 
     // sequence per object: strictly increasing in commit order, across the crashes.
@@ -111,6 +127,8 @@ describe('webhook delivery across crashes', () => {
     expect(recoveredMs).toBeLessThan(60_000);
     // Only connection failures while the API process was down: a running server never errs here.
     expect([...failures.keys()].filter((k) => /^\d/.test(k))).toEqual([]);
-    console.info(`crash test: ${sent} sent, ${failed} failed at the API (${JSON.stringify(Object.fromEntries(failures))}), ${committed.length} committed, ${rx.received.length} received (${duplicates} duplicates); ${log.join(', ')}; all delivered ${recoveredMs} ms after the last restart`);
+    console.info(
+      `crash test: ${sent} sent, ${failed} failed at the API (${JSON.stringify(Object.fromEntries(failures))}), ${committed.length} committed, ${rx.received.length} received (${duplicates} duplicates); ${log.join(', ')}; all delivered ${recoveredMs} ms after the last restart`,
+    );
   }, 180_000);
 });

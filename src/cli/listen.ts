@@ -14,7 +14,18 @@ import { newId } from '../core/ids.ts';
  * disconnect it resubscribes from the last event seen, so nothing is skipped.
  */
 
-const EVENT_FIELDS = ['id', 'type', 'occurredAt', 'createdAt', 'publishedAt', 'mode', 'workspaceId', 'sequence', 'data', 'metadata'] as const;
+const EVENT_FIELDS = [
+  'id',
+  'type',
+  'occurredAt',
+  'createdAt',
+  'publishedAt',
+  'mode',
+  'workspaceId',
+  'sequence',
+  'data',
+  'metadata',
+] as const;
 const SUBSCRIPTION = `subscription Listen($types: [String!], $after: ID) { events(types: $types, after: $after) { ${EVENT_FIELDS.join(' ')} } }`;
 const FORWARD_TIMEOUT_MS = 10_000;
 
@@ -30,7 +41,8 @@ interface ListenOptions {
 }
 
 /** The secret local forwards are signed with: stable per API key, so a receiver can keep it. */
-export const listenSecret = (apiSecret: string) => 'whsec_' + createHmac('sha256', apiSecret).update('svc listen').digest('hex').slice(0, 48);
+export const listenSecret = (apiSecret: string) =>
+  `whsec_${createHmac('sha256', apiSecret).update('svc listen').digest('hex').slice(0, 48)}`;
 
 export async function listen(args: string[]) {
   const opts = options(args);
@@ -52,7 +64,11 @@ export async function listen(args: string[]) {
       await subscribeOnce(opts, after, stop.signal, {
         connected: () => {
           attempt = 0;
-          console.error(ready ? 'Reconnected.' : `Ready! Forwarding to ${opts.forwardTo}. Webhook signing secret: ${signingSecret} (Ctrl-C to quit)`);
+          console.error(
+            ready
+              ? 'Reconnected.'
+              : `Ready! Forwarding to ${opts.forwardTo}. Webhook signing secret: ${signingSecret} (Ctrl-C to quit)`,
+          );
           ready = true;
         },
         event: (e) => {
@@ -65,7 +81,9 @@ export async function listen(args: string[]) {
       if (stop.signal.aborted) break;
       if (e instanceof FatalError) throw e;
       const wait = Math.min(500 * 2 ** attempt++, 10_000);
-      console.error(`${ready ? 'Connection lost' : 'Cannot connect'} (${describe(e)}); retrying in ${(wait / 1000).toFixed(1)} s`);
+      console.error(
+        `${ready ? 'Connection lost' : 'Cannot connect'} (${describe(e)}); retrying in ${(wait / 1000).toFixed(1)} s`,
+      );
       await sleep(wait, stop.signal);
     }
   }
@@ -89,14 +107,28 @@ function options(args: string[]): ListenOptions {
   const secret = values.secret ?? process.env.SVC_SECRET;
   const forwardTo = values['forward-to'];
   if (!forwardTo || !keyId || !secret) {
-    throw new Error('usage: svc listen --forward-to <url> [--events a,b] [--format svc|standard] [--base-url <url>] --key-id <pk_..> --secret <sk_..>');
+    throw new Error(
+      'usage: svc listen --forward-to <url> [--events a,b] [--format svc|standard] [--base-url <url>] --key-id <pk_..> --secret <sk_..>',
+    );
   }
-  if (!/^https?:\/\/[^/]/.test(forwardTo) || !URL.canParse(forwardTo)) throw new Error(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}`);
-  if (!signatureFormats.includes(values.format as SignatureFormat)) throw new Error(`--format must be ${signatureFormats.join(' or ')}`);
-  const types = (values.events ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (!/^https?:\/\/[^/]/.test(forwardTo) || !URL.canParse(forwardTo))
+    throw new Error(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}`);
+  if (!signatureFormats.includes(values.format as SignatureFormat))
+    throw new Error(`--format must be ${signatureFormats.join(' or ')}`);
+  const types = (values.events ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const baseUrl = (values['base-url'] ?? process.env.SVC_BASE_URL ?? 'http://127.0.0.1:4000').replace(/\/+$/, '');
   if (!URL.canParse(baseUrl)) throw new Error(`--base-url must be a URL, got ${JSON.stringify(baseUrl)}`);
-  return { forwardTo, types: types.length ? types : null, format: values.format as SignatureFormat, baseUrl, keyId, secret };
+  return {
+    forwardTo,
+    types: types.length ? types : null,
+    format: values.format as SignatureFormat,
+    baseUrl,
+    keyId,
+    secret,
+  };
 }
 
 /** A failure retrying cannot fix: the key is refused, or the server rejects the subscription. */
@@ -105,17 +137,25 @@ class FatalError extends Error {}
 /** The newest event now: the subscription starts after it, so nothing after "Ready!" is missed. */
 async function latestEventId(opts: ListenOptions): Promise<string | null> {
   const res = await createClient(opts).get('/v1/events?limit=1');
-  if (res.status === 401 || res.status === 403) throw new FatalError(`the server refused the API key (${res.status} ${res.json?.error?.code ?? ''}): check --key-id/--secret (or SVC_KEY_ID/SVC_SECRET) and the clock`);
+  if (res.status === 401 || res.status === 403)
+    throw new FatalError(
+      `the server refused the API key (${res.status} ${res.json?.error?.code ?? ''}): check --key-id/--secret (or SVC_KEY_ID/SVC_SECRET) and the clock`,
+    );
   if (res.status !== 200) throw new Error(`GET /v1/events answered ${res.status}`);
   return res.json.data[0]?.id ?? null;
 }
 
 /** One connection and subscription; resolves when stopped or completed, rejects when the connection fails. */
-function subscribeOnce(opts: ListenOptions, after: string | null, signal: AbortSignal, on: { connected(): void; event(e: ListenEvent): void }): Promise<void> {
+function subscribeOnce(
+  opts: ListenOptions,
+  after: string | null,
+  signal: AbortSignal,
+  on: { connected(): void; event(e: ListenEvent): void },
+): Promise<void> {
   let socket: WebSocket | undefined;
   let pongTimer: NodeJS.Timeout | undefined;
   const client = createWsClient({
-    url: opts.baseUrl.replace(/^http/, 'ws') + '/graphql',
+    url: `${opts.baseUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
     retryAttempts: 0,
     connectionAckWaitTimeout: 10_000,
@@ -148,7 +188,10 @@ function subscribeOnce(opts: ListenOptions, after: string | null, signal: AbortS
     client.subscribe<{ events: ListenEvent }>(
       { query: SUBSCRIPTION, variables: { types: opts.types, after } },
       {
-        next: (v) => (v.data?.events ? on.event(v.data.events) : end(() => reject(new FatalError(`subscription failed: ${JSON.stringify(v.errors)}`)))),
+        next: (v) =>
+          v.data?.events
+            ? on.event(v.data.events)
+            : end(() => reject(new FatalError(`subscription failed: ${JSON.stringify(v.errors)}`))),
         error: (e) => end(() => reject(fatal(e) ?? e)),
         complete: () => end(resolve),
       },
@@ -160,14 +203,22 @@ function subscribeOnce(opts: ListenOptions, after: string | null, signal: AbortS
 function fatal(e: unknown): FatalError | null {
   if (Array.isArray(e)) return new FatalError(`the server rejected the subscription: ${describe(e)}`);
   const code = (e as { code?: unknown })?.code;
-  if (code === 4403) return new FatalError(`the server refused the API key (${describe(e)}): check --key-id/--secret (or SVC_KEY_ID/SVC_SECRET) and the clock`);
+  if (code === 4403)
+    return new FatalError(
+      `the server refused the API key (${describe(e)}): check --key-id/--secret (or SVC_KEY_ID/SVC_SECRET) and the clock`,
+    );
   if (code === 4400 || code === 4401) return new FatalError(`the server closed the connection (${describe(e)})`);
   return null;
 }
 
 function describe(e: unknown): string {
   if (Array.isArray(e)) return e.map((x) => x?.message ?? String(x)).join('; ');
-  const close = e as { code?: number | string; reason?: string; message?: string; cause?: { code?: string; message?: string } };
+  const close = e as {
+    code?: number | string;
+    reason?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
   if (typeof close?.code === 'number') return `closed ${close.code}${close.reason ? ` ${close.reason}` : ''}`;
   return close?.cause?.code ?? close?.cause?.message ?? close?.message ?? String(e);
 }
@@ -182,19 +233,31 @@ function forwarder(opts: ListenOptions, signingSecret: string, signal: AbortSign
 async function forwardOne(opts: ListenOptions, signingSecret: string, e: ListenEvent, signal: AbortSignal) {
   const body = JSON.stringify(Object.fromEntries(EVENT_FIELDS.map((k) => [k, e[k]])));
   const headers = {
-    ...deliveryHeaders(opts.format, [signingSecret], { eventId: e.id, eventType: e.type, deliveryId: newId('webhookDelivery') }, body),
+    ...deliveryHeaders(
+      opts.format,
+      [signingSecret],
+      { eventId: e.id, eventType: e.type, deliveryId: newId('webhookDelivery') },
+      body,
+    ),
     'content-type': 'application/json',
   };
   console.log(`${new Date().toISOString()}  --> ${e.type} [${e.id}]`);
   const started = performance.now();
   const took = () => `${Math.round(performance.now() - started)} ms`;
   try {
-    const res = await fetch(opts.forwardTo, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.any([signal, AbortSignal.timeout(FORWARD_TIMEOUT_MS)]) });
+    const res = await fetch(opts.forwardTo, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(FORWARD_TIMEOUT_MS)]),
+    });
     await res.arrayBuffer().catch(() => {});
     console.log(`${new Date().toISOString()}  <-- [${res.status}] POST ${opts.forwardTo} (${took()})`);
   } catch (err) {
     if (signal.aborted) return;
-    const why = (err as Error).name === 'TimeoutError' ? `timed out after ${FORWARD_TIMEOUT_MS / 1000} s` : describe(err);
+    const why =
+      (err as Error).name === 'TimeoutError' ? `timed out after ${FORWARD_TIMEOUT_MS / 1000} s` : describe(err);
     console.log(`${new Date().toISOString()}  <-- [error] POST ${opts.forwardTo} failed: ${why} (${took()})`);
   }
 }

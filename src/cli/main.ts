@@ -26,7 +26,8 @@ async function main(argv: string[]) {
   const [command, ...rest] = argv;
   // One-shot commands keep stdout for their result (`bootstrap --json` is parsed by scripts): logs
   // go to stderr. Set before the first dynamic import of the logger.
-  if (['migrate', 'bootstrap', 'sign', 'webhooks', 'listen', 'rotate-master-key'].includes(command)) process.env.SVC_LOG_STDERR = '1';
+  if (['migrate', 'bootstrap', 'sign', 'webhooks', 'listen', 'rotate-master-key'].includes(command))
+    process.env.SVC_LOG_STDERR = '1';
   switch (command) {
     case 'start':
     case 'serve':
@@ -53,7 +54,9 @@ async function main(argv: string[]) {
       try {
         const reports = await rotateMasterKey(config.databaseUrl ?? embedded!.url, (l) => console.log(l));
         const sum = (k: 'rewritten' | 'current' | 'failed') => reports.reduce((n, r) => n + r[k], 0);
-        console.log(`done: re-encrypted ${sum('rewritten')}, already current ${sum('current')}, failed ${sum('failed')}`);
+        console.log(
+          `done: re-encrypted ${sum('rewritten')}, already current ${sum('current')}, failed ${sum('failed')}`,
+        );
         if (sum('failed')) process.exitCode = 1;
       } finally {
         await embedded?.stop();
@@ -83,10 +86,17 @@ function noOptions(args: string[]) {
 async function bootstrap(args: string[]) {
   const { values } = parseArgs({
     args,
-    options: { name: { type: 'string' }, 'platform-admin': { type: 'boolean' }, environment: { type: 'string' }, json: { type: 'boolean' }, email: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      'platform-admin': { type: 'boolean' },
+      environment: { type: 'string' },
+      json: { type: 'boolean' },
+      email: { type: 'string' },
+    },
   });
   if (!values.name) throw new Error('--name is required');
-  if (values.environment && !['test', 'live'].includes(values.environment)) throw new Error('--environment must be test or live');
+  if (values.environment && !['test', 'live'].includes(values.environment))
+    throw new Error('--environment must be test or live');
   const { connectAndMigrate, stopEmbedded } = await import('../core/db/setup.ts');
   const { closeDatabase } = await import('../core/db/client.ts');
   const { bootstrapWorkspace } = await import('../modules/workspaces/service.ts');
@@ -98,7 +108,7 @@ async function bootstrap(args: string[]) {
       environment: (values.environment as 'test' | 'live') ?? 'test',
       ownerEmail: values.email,
     });
-    if (values.json) process.stdout.write(JSON.stringify(out) + '\n');
+    if (values.json) process.stdout.write(`${JSON.stringify(out)}\n`);
     else {
       console.log(`workspace ${out.workspaceId} (${out.accountId})${out.platformAdmin ? ' platform admin' : ''}`);
       console.log(`key id  ${out.apiKey.keyId}\nsecret  ${out.apiKey.key}   (shown once)`);
@@ -113,17 +123,29 @@ function sign(args: string[]) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { method: { type: 'string', default: 'GET' }, body: { type: 'string', default: '' }, 'key-id': { type: 'string' }, secret: { type: 'string' }, curl: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      method: { type: 'string', default: 'GET' },
+      body: { type: 'string', default: '' },
+      'key-id': { type: 'string' },
+      secret: { type: 'string' },
+      curl: { type: 'string' },
+      json: { type: 'boolean' },
+    },
   });
   const keyId = values['key-id'] ?? process.env.SVC_KEY_ID;
   const secret = values.secret ?? process.env.SVC_SECRET;
   const target = positionals[0];
-  if (!keyId || !secret || !target) throw new Error('usage: svc sign [--method M] [--body B] --key-id <pk_..> --secret <sk_..> <target>');
+  if (!keyId || !secret || !target)
+    throw new Error('usage: svc sign [--method M] [--body B] --key-id <pk_..> --secret <sk_..> <target>');
   const headers = signRequest({ keyId, secret, method: values.method!, target, body: values.body });
-  if (values.json) return void process.stdout.write(JSON.stringify(headers) + '\n');
+  if (values.json) return void process.stdout.write(`${JSON.stringify(headers)}\n`);
   if (values.curl) {
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const parts = [`curl -sS -X ${values.method!.toUpperCase()}`, `-H ${q(`Authorization: ${headers.authorization}`)}`, `-H ${q(`X-Svc-Timestamp: ${headers['x-svc-timestamp']}`)}`];
+    const parts = [
+      `curl -sS -X ${values.method!.toUpperCase()}`,
+      `-H ${q(`Authorization: ${headers.authorization}`)}`,
+      `-H ${q(`X-Svc-Timestamp: ${headers['x-svc-timestamp']}`)}`,
+    ];
     if (values.body) parts.push(`-H 'Content-Type: application/json'`, `--data-raw ${q(values.body)}`);
     parts.push(q(values.curl.replace(/\/$/, '') + target));
     return void console.log(parts.join(' '));

@@ -26,9 +26,14 @@ export async function rotateMasterKey(databaseUrl: string, print: (line: string)
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ bypass: boolean; user: string }>(`SELECT rolsuper OR rolbypassrls AS bypass, current_user AS user FROM pg_roles WHERE rolname = current_user`);
+    const { rows } = await client.query<{ bypass: boolean; user: string }>(
+      `SELECT rolsuper OR rolbypassrls AS bypass, current_user AS user FROM pg_roles WHERE rolname = current_user`,
+    );
     // tenant tables force row-level security: any other role would see (and rotate) nothing
-    if (!rows[0]?.bypass) throw new Error(`DATABASE_URL's role "${rows[0]?.user}" must be superuser or BYPASSRLS to read every workspace's rows`);
+    if (!rows[0]?.bypass)
+      throw new Error(
+        `DATABASE_URL's role "${rows[0]?.user}" must be superuser or BYPASSRLS to read every workspace's rows`,
+      );
     const reports: ColumnReport[] = [];
     for (const table of Object.keys(sealedColumns) as SealedTable[]) {
       for (const column of sealedColumns[table].columns) reports.push(await rotateColumn(client, table, column, print));
@@ -39,10 +44,17 @@ export async function rotateMasterKey(databaseUrl: string, print: (line: string)
   }
 }
 
-async function rotateColumn(client: pg.Client, table: SealedTable, column: string, print: (line: string) => void): Promise<ColumnReport> {
+async function rotateColumn(
+  client: pg.Client,
+  table: SealedTable,
+  column: string,
+  print: (line: string) => void,
+): Promise<ColumnReport> {
   const keyCols = sealedColumns[table].row;
   const keyList = keyCols.map(q).join(', ');
-  const { rows: count } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${q(column)} IS NOT NULL`);
+  const { rows: count } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ${table} WHERE ${q(column)} IS NOT NULL`,
+  );
   const report: ColumnReport = { column: `${table}.${column}`, total: count[0].n, rewritten: 0, current: 0, failed: 0 };
   print(`${report.column}: ${report.total} value(s)`);
   let after: string[] | null = null;
@@ -63,7 +75,9 @@ async function rotateColumn(client: pg.Client, table: SealedTable, column: strin
         plain = decrypt(sealed, aad);
       } catch {
         report.failed++;
-        print(`  ${report.column} ${keyCols.map((c) => key[c]).join('/')}: does not decrypt with any key of the ring (left as it is)`);
+        print(
+          `  ${report.column} ${keyCols.map((c) => key[c]).join('/')}: does not decrypt with any key of the ring (left as it is)`,
+        );
         continue;
       }
       if (isCurrent(sealed)) {
@@ -71,14 +85,20 @@ async function rotateColumn(client: pg.Client, table: SealedTable, column: strin
         continue;
       }
       const match = keyCols.map((c, i) => `${q(c)} = $${i + 3}`).join(' AND ');
-      const res = await client.query(`UPDATE ${table} SET ${q(column)} = $1 WHERE ${q(column)} = $2 AND ${match}`, [Buffer.from(encrypt(plain, aad)), sealed, ...keyCols.map((c) => key[c])]);
+      const res = await client.query(`UPDATE ${table} SET ${q(column)} = $1 WHERE ${q(column)} = $2 AND ${match}`, [
+        Buffer.from(encrypt(plain, aad)),
+        sealed,
+        ...keyCols.map((c) => key[c]),
+      ]);
       // 0 rows: a server changed the value meanwhile, under the current key (servers write with it)
       if (res.rowCount) report.rewritten++;
       else report.current++;
     }
     const last = rows[rows.length - 1];
     after = keyCols.map((c): string => last[c] as string);
-    print(`  ${report.column}: ${report.rewritten + report.current + report.failed}/${report.total} (re-encrypted ${report.rewritten}, already current ${report.current}, failed ${report.failed})`);
+    print(
+      `  ${report.column}: ${report.rewritten + report.current + report.failed}/${report.total} (re-encrypted ${report.rewritten}, already current ${report.current}, failed ${report.failed})`,
+    );
   }
   return report;
 }

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { verifyWebhookDelivery, WebhookVerificationError } from '../client/webhooks.ts';
 
-const usage = 'usage: svc webhooks verify --secret <whsec_..> [--secret <old whsec_..>] [--tolerance <s>] [--now <epoch>] <file|->';
+const usage =
+  'usage: svc webhooks verify --secret <whsec_..> [--secret <old whsec_..>] [--tolerance <s>] [--now <epoch>] <file|->';
 
 /** `svc webhooks <subcommand>`. */
 export async function webhooks(args: string[]) {
@@ -22,12 +23,19 @@ async function verify(args: string[]) {
     options: { secret: { type: 'string', multiple: true }, tolerance: { type: 'string' }, now: { type: 'string' } },
   });
   const secrets = values.secret ?? (process.env.SVC_WEBHOOK_SECRET ?? '').split(',').filter(Boolean);
-  if (!secrets.length || positionals.length !== 1) throw new Error(`${usage} (the secret may come from SVC_WEBHOOK_SECRET)`);
+  if (!secrets.length || positionals.length !== 1)
+    throw new Error(`${usage} (the secret may come from SVC_WEBHOOK_SECRET)`);
   const toleranceSec = values.tolerance === undefined ? undefined : seconds('--tolerance', values.tolerance);
   const now = values.now === undefined ? undefined : seconds('--now', values.now);
   const request = parseCapturedRequest(positionals[0] === '-' ? await readStdin() : readFileSync(positionals[0]));
   try {
-    const out = verifyWebhookDelivery({ payload: request.body, headers: request.headers, secret: secrets, toleranceSec, now });
+    const out = verifyWebhookDelivery({
+      payload: request.body,
+      headers: request.headers,
+      secret: secrets,
+      toleranceSec,
+      now,
+    });
     console.log(`valid: ${out.event.id} ${out.event.type} (signed with secret #${out.secretIndex + 1})`);
   } catch (e) {
     if (!(e instanceof WebhookVerificationError)) throw e;
@@ -57,7 +65,10 @@ export function parseCapturedRequest(raw: Buffer): CapturedRequest {
   const crlf = raw.indexOf('\r\n\r\n');
   const lf = raw.indexOf('\n\n');
   const [end, sep] = crlf >= 0 && (lf < 0 || crlf < lf) ? [crlf, 4] : [lf, 2];
-  if (end < 0) throw new Error('no blank line between headers and body: expected a captured HTTP request (headers, a blank line, the body)');
+  if (end < 0)
+    throw new Error(
+      'no blank line between headers and body: expected a captured HTTP request (headers, a blank line, the body)',
+    );
   const lines = raw.subarray(0, end).toString('utf8').split(/\r?\n/);
   if (/^[A-Z]+ \S+ HTTP\/[\d.]+$/.test(lines[0])) lines.shift();
   const headers: Record<string, string> = {};

@@ -17,8 +17,14 @@ export interface ClientResponse<T = any> {
 
 /** A signed HTTP client for REST and GraphQL (spec Request signing), the one the tests use too. */
 export function createClient(opts: ClientOptions) {
-  async function request<T = any>(method: string, target: string, body?: unknown, headers: Record<string, string> = {}): Promise<ClientResponse<T>> {
-    const raw = body === undefined ? '' : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  async function request<T = any>(
+    method: string,
+    target: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ClientResponse<T>> {
+    const raw =
+      body === undefined ? '' : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
     const signed = signRequest({ keyId: opts.keyId, secret: opts.secret, method, target, body: raw });
     const res = await fetch(opts.baseUrl.replace(/\/$/, '') + target, {
       method,
@@ -42,12 +48,21 @@ export function createClient(opts: ClientOptions) {
   return {
     request,
     get: <T = any>(target: string, headers?: Record<string, string>) => request<T>('GET', target, undefined, headers),
-    post: <T = any>(target: string, body: unknown = {}, headers?: Record<string, string>) => request<T>('POST', target, body, headers),
-    patch: <T = any>(target: string, body: unknown, headers?: Record<string, string>) => request<T>('PATCH', target, body, headers),
-    put: <T = any>(target: string, body: unknown, headers?: Record<string, string>) => request<T>('PUT', target, body, headers),
-    delete: <T = any>(target: string, headers?: Record<string, string>) => request<T>('DELETE', target, undefined, headers),
+    post: <T = any>(target: string, body: unknown = {}, headers?: Record<string, string>) =>
+      request<T>('POST', target, body, headers),
+    patch: <T = any>(target: string, body: unknown, headers?: Record<string, string>) =>
+      request<T>('PATCH', target, body, headers),
+    put: <T = any>(target: string, body: unknown, headers?: Record<string, string>) =>
+      request<T>('PUT', target, body, headers),
+    delete: <T = any>(target: string, headers?: Record<string, string>) =>
+      request<T>('DELETE', target, undefined, headers),
     graphql: <T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>
-      request<{ data: T; errors?: { message: string; extensions: { code: string; field?: string } }[] }>('POST', '/graphql', { query, variables }, headers),
+      request<{ data: T; errors?: { message: string; extensions: { code: string; field?: string } }[] }>(
+        'POST',
+        '/graphql',
+        { query, variables },
+        headers,
+      ),
   };
 }
 

@@ -24,17 +24,30 @@ export const isSigningSecret = (s: string) => /^whsec_[0-9a-f]{48}$/.test(s);
 
 /** The HMAC key of a secret in a format. */
 export function signingKey(secret: string, format: SignatureFormat): Buffer {
-  return format === 'svc' ? Buffer.from(secret, 'utf8') : Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  return format === 'svc'
+    ? Buffer.from(secret, 'utf8')
+    : Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
 }
 
 /** What is signed: `<t>.<body>` (svc) or `<id>.<t>.<body>` (standard). */
-export function signedContent(format: SignatureFormat, eventId: string, timestamp: number, body: Buffer | string): Buffer {
+export function signedContent(
+  format: SignatureFormat,
+  eventId: string,
+  timestamp: number,
+  body: Buffer | string,
+): Buffer {
   const head = format === 'svc' ? `${timestamp}.` : `${eventId}.${timestamp}.`;
   return Buffer.concat([Buffer.from(head, 'utf8'), typeof body === 'string' ? Buffer.from(body, 'utf8') : body]);
 }
 
 /** One signature value: lower-case hex (svc) or base64 (standard). */
-export function signatureOf(format: SignatureFormat, secret: string, eventId: string, timestamp: number, body: Buffer | string): string {
+export function signatureOf(
+  format: SignatureFormat,
+  secret: string,
+  eventId: string,
+  timestamp: number,
+  body: Buffer | string,
+): string {
   return createHmac('sha256', signingKey(secret, format))
     .update(signedContent(format, eventId, timestamp, body))
     .digest(format === 'svc' ? 'hex' : 'base64');
@@ -59,8 +72,13 @@ export function deliveryHeaders(
   timestamp: number = Math.floor(Date.now() / 1000),
 ): Record<string, string> {
   const sigs = secrets.map((s) => signatureOf(format, s, id.eventId, timestamp, body));
-  const identity = { 'x-svc-event-id': id.eventId, 'x-svc-event-type': id.eventType, 'x-svc-delivery-id': id.deliveryId };
-  if (format === 'svc') return { ...identity, 'x-svc-signature': [`t=${timestamp}`, ...sigs.map((s) => `v1=${s}`)].join(',') };
+  const identity = {
+    'x-svc-event-id': id.eventId,
+    'x-svc-event-type': id.eventType,
+    'x-svc-delivery-id': id.deliveryId,
+  };
+  if (format === 'svc')
+    return { ...identity, 'x-svc-signature': [`t=${timestamp}`, ...sigs.map((s) => `v1=${s}`)].join(',') };
   return {
     ...identity,
     'webhook-id': id.eventId,

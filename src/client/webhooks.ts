@@ -98,10 +98,12 @@ const headerError = (message: string) => new WebhookVerificationError('header', 
 
 /** Detects the format from the headers present and parses its signature headers. */
 function parseSignatureHeaders(headers: WebhookHeaders): ParsedSignature {
-  if (!headers || typeof headers !== 'object') throw headerError('no headers given: pass the request headers (a plain object or a fetch Headers)');
+  if (!headers || typeof headers !== 'object')
+    throw headerError('no headers given: pass the request headers (a plain object or a fetch Headers)');
   const svc = header(headers, 'x-svc-signature');
   if (svc !== undefined) return parseSvc(svc);
-  if (['webhook-id', 'webhook-timestamp', 'webhook-signature'].some((h) => header(headers, h) !== undefined)) return parseStandard(headers);
+  if (['webhook-id', 'webhook-timestamp', 'webhook-signature'].some((h) => header(headers, h) !== undefined))
+    return parseStandard(headers);
   throw headerError(
     'no signature header: expected X-Svc-Signature (svc format) or webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks format). ' +
       'Check that a proxy or your framework does not drop them.',
@@ -110,12 +112,17 @@ function parseSignatureHeaders(headers: WebhookHeaders): ParsedSignature {
 
 /** `t=<epoch>,v1=<hex>[,v1=<hex>]` */
 function parseSvc(value: string): ParsedSignature {
-  const entries = value.split(/[\s,]+/).filter(Boolean).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]);
+  const entries = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]);
   const t = entries.filter(([k]) => k === 't').map(([, v]) => v);
   const v1 = entries.filter(([k]) => k === 'v1').map(([, v]) => v);
   const shape = 'expected X-Svc-Signature: t=<epoch seconds>,v1=<64 hex>';
-  if (t.length !== 1 || !/^\d{1,12}$/.test(t[0])) throw headerError(`X-Svc-Signature has no valid t= entry (${shape}, got "${value}")`);
-  if (!v1.length || v1.some((s) => !/^[0-9a-f]{64}$/.test(s))) throw headerError(`X-Svc-Signature has no valid v1= entry (${shape}, got "${value}")`);
+  if (t.length !== 1 || !/^\d{1,12}$/.test(t[0]))
+    throw headerError(`X-Svc-Signature has no valid t= entry (${shape}, got "${value}")`);
+  if (!v1.length || v1.some((s) => !/^[0-9a-f]{64}$/.test(s)))
+    throw headerError(`X-Svc-Signature has no valid v1= entry (${shape}, got "${value}")`);
   return { format: 'svc', timestampHeader: 'X-Svc-Signature t=', timestamp: Number(t[0]), id: '', signatures: v1 };
 }
 
@@ -124,14 +131,28 @@ function parseStandard(headers: WebhookHeaders): ParsedSignature {
   const id = header(headers, 'webhook-id');
   const t = header(headers, 'webhook-timestamp');
   const sig = header(headers, 'webhook-signature');
-  if (!id) throw headerError('webhook-id header missing (Standard Webhooks format: webhook-id, webhook-timestamp, webhook-signature)');
-  if (!t || !/^\d{1,12}$/.test(t.trim())) throw headerError(`webhook-timestamp header ${t === undefined ? 'missing' : `malformed ("${t}")`}: expected epoch seconds`);
+  if (!id)
+    throw headerError(
+      'webhook-id header missing (Standard Webhooks format: webhook-id, webhook-timestamp, webhook-signature)',
+    );
+  if (!t || !/^\d{1,12}$/.test(t.trim()))
+    throw headerError(
+      `webhook-timestamp header ${t === undefined ? 'missing' : `malformed ("${t}")`}: expected epoch seconds`,
+    );
   const entries = (sig ?? '').split(/\s+/).filter(Boolean);
   const v1 = entries.filter((e) => e.startsWith('v1,')).map((e) => e.slice(3));
   if (!v1.length || v1.some((s) => !/^[A-Za-z0-9+/]{43}=$/.test(s))) {
-    throw headerError(`webhook-signature header ${sig === undefined ? 'missing' : `malformed ("${sig}")`}: expected v1,<base64 HMAC-SHA256>[ v1,<base64>]`);
+    throw headerError(
+      `webhook-signature header ${sig === undefined ? 'missing' : `malformed ("${sig}")`}: expected v1,<base64 HMAC-SHA256>[ v1,<base64>]`,
+    );
   }
-  return { format: 'standard', timestampHeader: 'webhook-timestamp: ', timestamp: Number(t.trim()), id, signatures: v1 };
+  return {
+    format: 'standard',
+    timestampHeader: 'webhook-timestamp: ',
+    timestamp: Number(t.trim()),
+    id,
+    signatures: v1,
+  };
 }
 
 // ---- inputs ----
@@ -149,7 +170,8 @@ function rawBody(payload: unknown): Buffer {
 
 function secretList(secret: string | readonly string[]): string[] {
   const list = (Array.isArray(secret) ? secret : [secret]).map((s: unknown) => (typeof s === 'string' ? s : '')); // positions stay: `#n` in messages
-  if (!list.some(Boolean)) throw new WebhookVerificationError('secret', "no signing secret given: pass the endpoint's secret (whsec_…)");
+  if (!list.some(Boolean))
+    throw new WebhookVerificationError('secret', "no signing secret given: pass the endpoint's secret (whsec_…)");
   return list;
 }
 
@@ -162,7 +184,8 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-const anyEqual = (sig: ParsedSignature, expected: string) => sig.signatures.reduce((hit, s) => safeEqual(s, expected) || hit, false);
+const anyEqual = (sig: ParsedSignature, expected: string) =>
+  sig.signatures.reduce((hit, s) => safeEqual(s, expected) || hit, false);
 
 /** Whether `secret` signed this delivery with timestamp `t` over `body`. */
 function signs(sig: ParsedSignature, secret: string, t: number, body: Buffer): boolean {
@@ -172,7 +195,9 @@ function signs(sig: ParsedSignature, secret: string, t: number, body: Buffer): b
 /** A signature of the delivery's format made with the other format's key derivation. */
 function signsWithOtherKey(sig: ParsedSignature, secret: string, body: Buffer): boolean {
   const other: SignatureFormat = sig.format === 'svc' ? 'standard' : 'svc';
-  const mac = createHmac('sha256', signingKey(secret, other)).update(signedContent(sig.format, sig.id, sig.timestamp, body));
+  const mac = createHmac('sha256', signingKey(secret, other)).update(
+    signedContent(sig.format, sig.id, sig.timestamp, body),
+  );
   return anyEqual(sig, mac.digest(sig.format === 'svc' ? 'hex' : 'base64'));
 }
 
@@ -201,7 +226,12 @@ function parseEvent<T>(body: Buffer): WebhookEvent<T> {
 const last4 = (s: string) => `…${s.slice(-4)}`;
 
 function diagnose(sig: ParsedSignature, secrets: string[], body: Buffer): WebhookVerificationError {
-  return alteredTimestamp(sig, secrets, body) ?? reserialisedBody(sig, secrets, body) ?? secretMistake(sig, secrets, body) ?? noMatch(sig, secrets);
+  return (
+    alteredTimestamp(sig, secrets, body) ??
+    reserialisedBody(sig, secrets, body) ??
+    secretMistake(sig, secrets, body) ??
+    noMatch(sig, secrets)
+  );
 }
 
 /** Hashing budget of the timestamp scan, so a flood of bad deliveries with large bodies stays cheap. */
@@ -224,19 +254,36 @@ function alteredTimestamp(sig: ParsedSignature, secrets: string[], body: Buffer)
 }
 
 /** The canonical field order of an event object (the order the sender serialises). */
-const EVENT_FIELDS = ['id', 'type', 'occurredAt', 'createdAt', 'publishedAt', 'mode', 'workspaceId', 'sequence', 'data', 'metadata'];
+const EVENT_FIELDS = [
+  'id',
+  'type',
+  'occurredAt',
+  'createdAt',
+  'publishedAt',
+  'mode',
+  'workspaceId',
+  'sequence',
+  'data',
+  'metadata',
+];
 
 /** Re-serialisations a framework commonly applies, each with how to describe it. */
 function bodyVariants(body: Buffer): [string, Buffer][] {
   const text = body.toString('utf8');
   const out: [string, string][] = [];
-  if (/\r?\n$/.test(text)) out.push(['your payload has a trailing newline that the signed body does not have', text.replace(/\r?\n$/, '')]);
-  else out.push(['your payload lost the trailing newline of the signed body', text + '\n']);
+  if (/\r?\n$/.test(text))
+    out.push(['your payload has a trailing newline that the signed body does not have', text.replace(/\r?\n$/, '')]);
+  else out.push(['your payload lost the trailing newline of the signed body', `${text}\n`]);
   try {
     const parsed = JSON.parse(text);
     out.push(['your payload is the signed JSON re-formatted (pretty-printed or re-spaced)', JSON.stringify(parsed)]);
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      const ordered = Object.fromEntries([...EVENT_FIELDS.filter((k) => k in parsed), ...Object.keys(parsed).filter((k) => !EVENT_FIELDS.includes(k))].map((k) => [k, parsed[k]]));
+      const ordered = Object.fromEntries(
+        [
+          ...EVENT_FIELDS.filter((k) => k in parsed),
+          ...Object.keys(parsed).filter((k) => !EVENT_FIELDS.includes(k)),
+        ].map((k) => [k, parsed[k]]),
+      );
       out.push(['your payload is the signed JSON with its fields re-ordered', JSON.stringify(ordered)]);
     }
   } catch {
@@ -263,13 +310,22 @@ function secretMistake(sig: ParsedSignature, secrets: string[], body: Buffer) {
   for (const [i, s] of secrets.entries()) {
     const name = `secret${secrets.length > 1 ? ` #${i + 1}` : ''} (${last4(s.trim())})`;
     if (s.trim() !== s && signs(sig, s.trim(), sig.timestamp, body)) {
-      return new WebhookVerificationError('secret', `${name} has surrounding whitespace or a newline (e.g. read from a file or an .env line): trim it.`);
+      return new WebhookVerificationError(
+        'secret',
+        `${name} has surrounding whitespace or a newline (e.g. read from a file or an .env line): trim it.`,
+      );
     }
     if (!s.startsWith('whsec_') && signs(sig, `whsec_${s.trim()}`, sig.timestamp, body)) {
-      return new WebhookVerificationError('secret', `${name} is missing its whsec_ prefix: use the whole secret string, whsec_ included.`);
+      return new WebhookVerificationError(
+        'secret',
+        `${name} is missing its whsec_ prefix: use the whole secret string, whsec_ included.`,
+      );
     }
     if (signsWithOtherKey(sig, s, body)) {
-      const [used, want] = sig.format === 'svc' ? ['the base64 decoding of the part after whsec_', 'the whole secret string as UTF-8'] : ['the whole secret string as UTF-8', 'the base64 decoding of the part after whsec_'];
+      const [used, want] =
+        sig.format === 'svc'
+          ? ['the base64 decoding of the part after whsec_', 'the whole secret string as UTF-8']
+          : ['the whole secret string as UTF-8', 'the base64 decoding of the part after whsec_'];
       return new WebhookVerificationError(
         'secret',
         `${name} matches, but the signature was made with the wrong key derivation: ${used}, where the ${sig.format} format keys HMAC with ${want}. ` +
@@ -282,7 +338,9 @@ function secretMistake(sig: ParsedSignature, secrets: string[], body: Buffer) {
 
 function noMatch(sig: ParsedSignature, secrets: string[]) {
   const which =
-    secrets.length > 1 ? `none of the secrets (${secrets.map((s) => last4(s.trim())).join(', ')}) is` : `the secret (${last4(secrets[0].trim())}) is not`;
+    secrets.length > 1
+      ? `none of the secrets (${secrets.map((s) => last4(s.trim())).join(', ')}) is`
+      : `the secret (${last4(secrets[0].trim())}) is not`;
   return new WebhookVerificationError(
     'secret',
     `no signature matches: ${which} this endpoint's current signing secret (${sig.format} format; check the endpoint, test vs live mode, ` +

@@ -24,13 +24,16 @@ const yearMonth = (d: Date) => `${d.getUTCFullYear()}-${String(d.getUTCMonth() +
 
 /** spec Receipts: `SVC-RCPT-YYYY-MM-NNNN`, UTC year and month of issue, never reset monthly. */
 export const receiptPrefix = (issuedAt: Date) => `SVC-RCPT-${yearMonth(issuedAt)}-`;
-export const receiptNumber = (issuedAt: Date, sequence: number) => `${receiptPrefix(issuedAt)}${String(sequence).padStart(4, '0')}`;
+export const receiptNumber = (issuedAt: Date, sequence: number) =>
+  `${receiptPrefix(issuedAt)}${String(sequence).padStart(4, '0')}`;
 
 /** spec Invoice: `SVC-YYYY-MM-NNNN`, monotonic per workspace. */
-export const invoiceNumber = (issuedAt: Date, sequence: number) => `SVC-${yearMonth(issuedAt)}-${String(sequence).padStart(4, '0')}`;
+export const invoiceNumber = (issuedAt: Date, sequence: number) =>
+  `SVC-${yearMonth(issuedAt)}-${String(sequence).padStart(4, '0')}`;
 
 /** `prefix || value` padded to four digits like the functions above (never truncated), in SQL. */
-export const numberSql = (prefix: string, value: Fragment) => sql`${prefix}::text || lpad(${value}::text, greatest(4, length(${value}::text)), '0')`;
+export const numberSql = (prefix: string, value: Fragment) =>
+  sql`${prefix}::text || lpad(${value}::text, greatest(4, length(${value}::text)), '0')`;
 
 /** Counter names, so receipts and invoices never share a sequence by accident. */
 export const counterNames = { receipt: 'receipt', invoice: 'invoice' } as const;

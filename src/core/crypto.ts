@@ -3,7 +3,8 @@ import { config } from './config.ts';
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest();
 export const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-export const hmacHex = (key: Buffer | string, data: string | Buffer) => createHmac('sha256', key).update(data).digest('hex');
+export const hmacHex = (key: Buffer | string, data: string | Buffer) =>
+  createHmac('sha256', key).update(data).digest('hex');
 
 /*
  * AES-256-GCM at rest, bound to its row and to a master key by id:
@@ -21,7 +22,8 @@ const HEADER = MAGIC.length + 4;
 export const isSealed = (value: Buffer | Uint8Array) => Buffer.from(value).subarray(0, MAGIC.length).equals(MAGIC);
 
 /** A master key's public id: 4 bytes of a hash of it, stored with each ciphertext. */
-export const masterKeyId = (key: Buffer) => createHash('sha256').update('svc master key id\0').update(key).digest().subarray(0, 4);
+export const masterKeyId = (key: Buffer) =>
+  createHash('sha256').update('svc master key id\0').update(key).digest().subarray(0, 4);
 
 /** The master keys this process can read with: the current one first. */
 export function keyring(): Buffer[] {
@@ -46,7 +48,10 @@ function open(key: Buffer, sealed: Buffer, aad: string | null): Buffer {
 /** Whether `sealed` is in the current format under the current master key (nothing for a rotation to do). */
 export const isCurrent = (sealed: Buffer | Uint8Array) => {
   const buf = Buffer.from(sealed);
-  return buf.subarray(0, MAGIC.length).equals(MAGIC) && buf.subarray(MAGIC.length, HEADER).equals(masterKeyId(config.masterKey));
+  return (
+    buf.subarray(0, MAGIC.length).equals(MAGIC) &&
+    buf.subarray(MAGIC.length, HEADER).equals(masterKeyId(config.masterKey))
+  );
 };
 
 export function decrypt(sealed: Buffer | Uint8Array, aad: string): Buffer {

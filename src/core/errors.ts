@@ -48,16 +48,37 @@ export type ErrorCode = keyof typeof statusOf;
 
 /** Resources whose wire spelling of a code differs from the canonical one (spec "Errors"). */
 export type Resource =
-  | 'api_key' | 'workspace' | 'event' | 'member' | 'checkout_session' | 'invoice' | 'plan' | 'refund'
-  | 'portal_session' | 'payout' | 'webhook_endpoint' | 'adapter' | 'customer' | 'payment' | 'receipt'
-  | 'ledger' | 'template' | 'subscription' | 'generic';
+  | 'api_key'
+  | 'workspace'
+  | 'event'
+  | 'member'
+  | 'checkout_session'
+  | 'invoice'
+  | 'plan'
+  | 'refund'
+  | 'portal_session'
+  | 'payout'
+  | 'webhook_endpoint'
+  | 'adapter'
+  | 'customer'
+  | 'payment'
+  | 'receipt'
+  | 'ledger'
+  | 'template'
+  | 'subscription'
+  | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;
 const spellings: Partial<Record<Resource, Partial<Record<ErrorCode, string>>>> = {
   checkout_session: { ...UPPER_VALIDATION, idempotency_in_flight: 'conflict' },
   invoice: UPPER_VALIDATION,
   portal_session: UPPER_VALIDATION,
-  plan: { ...UPPER_VALIDATION, not_found: 'NOT_FOUND', idempotency_conflict: 'IDEMPOTENCY_MISMATCH', idempotency_in_flight: 'IDEMPOTENCY_MISMATCH' },
+  plan: {
+    ...UPPER_VALIDATION,
+    not_found: 'NOT_FOUND',
+    idempotency_conflict: 'IDEMPOTENCY_MISMATCH',
+    idempotency_in_flight: 'IDEMPOTENCY_MISMATCH',
+  },
   // spec Refunds: every code upper case; over-limit is 422 VALIDATION_ERROR
   refund: {
     ...UPPER_VALIDATION,
@@ -89,7 +110,11 @@ export class DomainError extends GraphQLError {
   readonly field?: string;
   readonly headers?: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, opts: { field?: string; resource?: Resource; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { field?: string; resource?: Resource; headers?: Record<string, string> } = {},
+  ) {
     const spelled = spell(code, opts.resource);
     super(message, { extensions: { code: spelled, ...(opts.field ? { field: opts.field } : {}) } });
     this.canonical = code;
@@ -102,7 +127,8 @@ export class DomainError extends GraphQLError {
 /** Small constructors bound to a resource, so every module spells its codes the same way. */
 export function errorsFor(resource: Resource) {
   return {
-    notFound: (what: string = resource) => new DomainError('not_found', `No such ${what.replace(/_/g, ' ')}`, { resource }),
+    notFound: (what: string = resource) =>
+      new DomainError('not_found', `No such ${what.replace(/_/g, ' ')}`, { resource }),
     validation: (field: string, message: string) => new DomainError('validation_error', message, { field, resource }),
     conflict: (message: string) => new DomainError('conflict', message, { resource }),
     of: (code: ErrorCode, message: string, field?: string) => new DomainError(code, message, { field, resource }),

@@ -16,22 +16,26 @@ export const eventTypes = {
   'adapter.connected': 'first successful PUT of an adapter kind in this mode; data.id is the kind',
   'adapter.updated': 'a later PUT of the kind (credentials or configuration replaced); data.previousAttributes',
   'adapter.error': 'an upstream gateway call failed; the adapter status is error',
-  'adapter.managed.kyb_changed': 'the managed sub-account KYB status moved (onboarding started, registered, live); data.id is managed',
+  'adapter.managed.kyb_changed':
+    'the managed sub-account KYB status moved (onboarding started, registered, live); data.id is managed',
   'adapter.managed.capabilities_changed': 'the managed sub-account capabilities status or payout readiness changed',
   'svc.checkout_session.created.v1': 'reserved: declared, not fired on every create (spec)',
-  'svc.checkout_session.completed.v1': 'payment captured (provider callback, sandbox simulate, manual confirm); data.object is the session',
+  'svc.checkout_session.completed.v1':
+    'payment captured (provider callback, sandbox simulate, manual confirm); data.object is the session',
   'svc.checkout_session.expired.v1': 'the session passed expiresAt unpaid (sweep, up to about a minute late)',
   'payment.succeeded': 'a payment was captured; it completes its checkout session in the same transaction',
   'payment.refunded': 'a refund succeeded and the payment is now fully refunded',
   'payment.partially_refunded': 'a refund succeeded and part of the payment is still unrefunded',
   'refund.created': 'a refund was created (pending, or succeeded on the same call for managed test-mode cards)',
   'refund.succeeded': 'a refund settled; once per refund',
-  'refund.failed': 'the provider rejected a refund; failureCode and failureMessage are set and the amount is refundable again',
+  'refund.failed':
+    'the provider rejected a refund; failureCode and failureMessage are set and the amount is refundable again',
   'refund.updated': 'catch-all for refund transitions without their own event (pre-execution cancellation)',
   'payout.initiated': 'a payout moved from pending to in_transit (handed to the rail)',
   'payout.paid': 'a payout reached the bank; the ledger posting under code payout is made',
   'payout.failed': 'a payout was rejected; failureReason is set and the funds are available again',
-  'webhook_endpoint.disabled': 'an endpoint failed 20 delivery attempts in a row and is now errored (config and secret kept; re-enable with PATCH enabled: true)',
+  'webhook_endpoint.disabled':
+    'an endpoint failed 20 delivery attempts in a row and is now errored (config and secret kept; re-enable with PATCH enabled: true)',
 } as const;
 
 export type EventType = keyof typeof eventTypes;

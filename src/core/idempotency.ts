@@ -60,7 +60,11 @@ export async function withIdempotency(
   notes: ReplayNotes,
   run: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
-  if (!keyShape.test(key)) throw new DomainError('validation_error', 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key', resource });
+  if (!keyShape.test(key))
+    throw new DomainError('validation_error', 'Idempotency-Key must be 1-255 visible ASCII characters', {
+      field: 'Idempotency-Key',
+      resource,
+    });
   const tenant = { workspaceId: caller.workspaceId, modes: [caller.mode] };
   const now = clock.now();
   const expires = new Date(now.getTime() + config.idempotencyTtlHours * 3600_000);
@@ -106,9 +110,11 @@ export async function withIdempotency(
 }
 
 const bodyRow = (caller: Caller, key: string) => ({ workspaceId: caller.workspaceId, mode: caller.mode, key });
-const sealBody = (caller: Caller, key: string, body: Buffer) => Buffer.from(seal('idempotency_keys', bodyRow(caller, key), body));
+const sealBody = (caller: Caller, key: string, body: Buffer) =>
+  Buffer.from(seal('idempotency_keys', bodyRow(caller, key), body));
 // A response stored before bodies were sealed (JSON, never starting with the magic) replays as stored.
-const unsealBody = (caller: Caller, key: string, body: Buffer) => (isSealed(body) ? unseal('idempotency_keys', bodyRow(caller, key), body) : body);
+const unsealBody = (caller: Caller, key: string, body: Buffer) =>
+  isSealed(body) ? unseal('idempotency_keys', bodyRow(caller, key), body) : body;
 
 /** The body with every secret it returned (a JSON string) replaced by null. Secrets are random, so the match is exact. */
 function withoutSecrets(body: Buffer, secrets: Set<string>): Buffer {
@@ -118,15 +124,39 @@ function withoutSecrets(body: Buffer, secrets: Set<string>): Buffer {
   return Buffer.from(text);
 }
 
-async function replay(tenant: { workspaceId: string; modes: Mode[] }, caller: Caller, key: string, fingerprint: string, resource: Resource) {
-  const [row] = await tenantQuery<{ fingerprint: string; state: string; statusCode: number; headers: Record<string, string>; body: Buffer; apiKeyId: string | null; scopes: Scope[] | null }>(
+async function replay(
+  tenant: { workspaceId: string; modes: Mode[] },
+  caller: Caller,
+  key: string,
+  fingerprint: string,
+  resource: Resource,
+) {
+  const [row] = await tenantQuery<{
+    fingerprint: string;
+    state: string;
+    statusCode: number;
+    headers: Record<string, string>;
+    body: Buffer;
+    apiKeyId: string | null;
+    scopes: Scope[] | null;
+  }>(
     tenant,
     sql`SELECT fingerprint, state, "statusCode", headers, body, "apiKeyId", scopes FROM idempotency_keys WHERE "workspaceId" = ${caller.workspaceId} AND mode = ${caller.mode} AND key = ${key}`,
   );
-  if (!row) throw new DomainError('idempotency_in_flight', 'A request with this Idempotency-Key is in flight', { resource });
-  if (row.apiKeyId !== caller.apiKeyId) throw new DomainError('idempotency_conflict', 'This Idempotency-Key was used by another API key of the workspace', { resource });
-  if (row.fingerprint !== fingerprint) throw new DomainError('idempotency_conflict', 'This Idempotency-Key was used with a different request', { resource });
-  if (row.state !== 'done') throw new DomainError('idempotency_in_flight', 'A request with this Idempotency-Key is still in flight', { resource });
+  if (!row)
+    throw new DomainError('idempotency_in_flight', 'A request with this Idempotency-Key is in flight', { resource });
+  if (row.apiKeyId !== caller.apiKeyId)
+    throw new DomainError('idempotency_conflict', 'This Idempotency-Key was used by another API key of the workspace', {
+      resource,
+    });
+  if (row.fingerprint !== fingerprint)
+    throw new DomainError('idempotency_conflict', 'This Idempotency-Key was used with a different request', {
+      resource,
+    });
+  if (row.state !== 'done')
+    throw new DomainError('idempotency_in_flight', 'A request with this Idempotency-Key is still in flight', {
+      resource,
+    });
   // The key's member may have been demoted since: what the first run needed must still be allowed.
   const lacking = (row.scopes ?? []).find((s) => !allows(caller, s));
   if (lacking) throw new DomainError('insufficient_scope', `This key lacks the ${lacking} scope`);
@@ -139,7 +169,11 @@ async function replay(tenant: { workspaceId: string; modes: Mode[] }, caller: Ca
  * variable coercion) are final and stored.
  */
 export function isRetryable(e: unknown): boolean {
-  const domain = isDomainError(e) ? e : e instanceof GraphQLError && isDomainError(e.originalError) ? e.originalError : null;
+  const domain = isDomainError(e)
+    ? e
+    : e instanceof GraphQLError && isDomainError(e.originalError)
+      ? e.originalError
+      : null;
   if (domain) return domain.status >= 500 || domain.canonical === 'rate_limited';
   // Masked internal errors carry internal_error; any other GraphQL error is the client's.
   if (e instanceof GraphQLError) return e.extensions?.code === 'internal_error';

@@ -10,7 +10,7 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const pool = new Uint8Array(4096);
 let next = pool.length;
 function randomPart(): string {
-  if (next + 16 > pool.length) (randomFillSync(pool), (next = 0));
+  if (next + 16 > pool.length) randomFillSync(pool), (next = 0);
   let out = '';
   for (let i = 0; i < 16; i++) out += ALPHABET[pool[next + i] & 31];
   // Used bytes are overwritten so the pool never holds an id's randomness after it is minted.
@@ -60,5 +60,5 @@ export function newId(kind: IdKind): string {
 
 const shape = /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/;
 export function isId(kind: IdKind, value: unknown): value is string {
-  return typeof value === 'string' && value.startsWith(prefixes[kind] + '_') && shape.test(value);
+  return typeof value === 'string' && value.startsWith(`${prefixes[kind]}_`) && shape.test(value);
 }

@@ -42,7 +42,8 @@ export function ledgerRows(scope: RowScope, p: LedgerPosting) {
     if (amount <= 0n) throw new Error(`ledger leg ${leg.code} of ${p.txId} must have a positive amount`);
     net += leg.direction === 'debit' ? amount : -amount;
   }
-  if (p.legs.length < 2 || net !== 0n) throw new Error(`ledger transaction ${p.txId} does not balance (debits - credits = ${net})`);
+  if (p.legs.length < 2 || net !== 0n)
+    throw new Error(`ledger transaction ${p.txId} does not balance (debits - credits = ${net})`);
   return p.legs.map((leg) => ({
     id: newId('ledgerEntry'),
     workspaceId: scope.workspaceId,

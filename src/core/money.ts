@@ -22,7 +22,10 @@ const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
  * rounded through a float. A number that is not a safe integer was already rounded: refused.
  */
 export function moneyJson(v: bigint | number): unknown {
-  if (typeof v === 'bigint') return v >= -BigInt(Number.MAX_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : rawJSON(v.toString());
+  if (typeof v === 'bigint')
+    return v >= -BigInt(Number.MAX_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(v)
+      : rawJSON(v.toString());
   if (!Number.isSafeInteger(v)) throw new RangeError(`Money ${v} is not an exact integer`);
   return v;
 }
@@ -44,14 +47,25 @@ const moneyFormats = new Map<string, Intl.NumberFormat>();
  * shown (none for IDR). The amount goes to Intl as a decimal string, so no float rounding at any
  * size. Non-breaking spaces from Intl become plain spaces (receipt printers and PDF text need them).
  */
-export function formatMoney(amountMinor: number | bigint, currency: string, locale: string = moneyLocale(currency)): string {
+export function formatMoney(
+  amountMinor: number | bigint,
+  currency: string,
+  locale: string = moneyLocale(currency),
+): string {
   // A bigint is exact at any size (a line's unitAmount x quantity may pass 2^53).
-  if (typeof amountMinor !== 'bigint' && !Number.isSafeInteger(amountMinor)) throw new RangeError(`formatMoney: ${amountMinor} is not an integer amount in minor units`);
+  if (typeof amountMinor !== 'bigint' && !Number.isSafeInteger(amountMinor))
+    throw new RangeError(`formatMoney: ${amountMinor} is not an integer amount in minor units`);
   const exp = currencyExponent[currency] ?? 2;
   const key = `${locale}|${currency}`;
   let nf = moneyFormats.get(key);
   if (!nf) {
-    nf = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'symbol', minimumFractionDigits: exp, maximumFractionDigits: exp });
+    nf = new Intl.NumberFormat(locale, {
+      style: 'currency',
+      currency,
+      currencyDisplay: 'symbol',
+      minimumFractionDigits: exp,
+      maximumFractionDigits: exp,
+    });
     moneyFormats.set(key, nf);
   }
   const negative = amountMinor < 0;

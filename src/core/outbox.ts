@@ -1,4 +1,3 @@
-import type { Mode } from './db/client.ts';
 import { sql, sqlOf, toJson, type AnyTx, type Fragment } from './db/sql.ts';
 import { newId } from './ids.ts';
 import { clock } from './clock.ts';
@@ -21,10 +20,13 @@ export function eventRow(
   object: Record<string, unknown> & { id?: unknown },
   opts: EmitOptions = {},
 ) {
-  const objectId = opts.objectId ?? (typeof object.id === 'string' ? object.id : typeof object.aggregateId === 'string' ? object.aggregateId : null);
-  const data = object.aggregateId !== undefined && object.id === undefined && !opts.objectId
-    ? object
-    : { id: objectId, object, ...(opts.previousAttributes ? { previousAttributes: opts.previousAttributes } : {}) };
+  const objectId =
+    opts.objectId ??
+    (typeof object.id === 'string' ? object.id : typeof object.aggregateId === 'string' ? object.aggregateId : null);
+  const data =
+    object.aggregateId !== undefined && object.id === undefined && !opts.objectId
+      ? object
+      : { id: objectId, object, ...(opts.previousAttributes ? { previousAttributes: opts.previousAttributes } : {}) };
   const now = clock.now();
   return {
     id: newId('event'),
@@ -75,6 +77,8 @@ export async function emit(
   opts: EmitOptions = {},
 ) {
   const row = eventRow(scope, type, object, opts);
-  const [{ sequence }] = await sqlOf(tx).query<{ sequence: number }>(sql`WITH ${eventsCte([row])} SELECT sequence FROM inserted_events`);
+  const [{ sequence }] = await sqlOf(tx).query<{ sequence: number }>(
+    sql`WITH ${eventsCte([row])} SELECT sequence FROM inserted_events`,
+  );
   return { ...row, sequence };
 }

@@ -20,15 +20,27 @@ interface CursorBody {
 // Derived once, as a KeyObject: createHmac with a raw Buffer key costs ~13 µs on Node 24 (vs ~2 µs),
 // and a list page signs a cursor per edge.
 let cursorKeyObject: KeyObject | undefined;
-const cursorKey = () => (cursorKeyObject ??= createSecretKey(createHmac('sha256', config.masterKey).update('svc cursor v1').digest()));
+const cursorKey = () =>
+  (cursorKeyObject ??= createSecretKey(createHmac('sha256', config.masterKey).update('svc cursor v1').digest()));
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 
 /** The filters and order a cursor is bound to; a cursor used with other filters is refused. */
 export const fingerprint = (filters: Record<string, unknown>) =>
-  sha256Hex(JSON.stringify(Object.keys(filters).sort().map((k) => [k, filters[k] ?? null]))).slice(0, 16);
+  sha256Hex(
+    JSON.stringify(
+      Object.keys(filters)
+        .sort()
+        .map((k) => [k, filters[k] ?? null]),
+    ),
+  ).slice(0, 16);
 
 export function encodeCursor(workspaceId: string, filters: Record<string, unknown>, p: Position): string {
-  const body: CursorBody = { w: workspaceId, f: fingerprint(filters), p, x: Math.floor(clock.now().getTime() / 1000) + config.cursorTtlSec };
+  const body: CursorBody = {
+    w: workspaceId,
+    f: fingerprint(filters),
+    p,
+    x: Math.floor(clock.now().getTime() / 1000) + config.cursorTtlSec,
+  };
   const payload = b64(JSON.stringify(body));
   const mac = createHmac('sha256', cursorKey()).update(payload).digest('base64url').slice(0, 22);
   return `cur_${payload}.${mac}`;
@@ -66,7 +78,8 @@ export type Order = 'asc' | 'desc';
 
 /** spec Pagination: a list's `order` is `asc` or `desc` (default desc); anything else is refused, in the resource's spelling. */
 export function checkOrder(order: string | null | undefined, resource: Resource): void {
-  if (order && order !== 'asc' && order !== 'desc') throw new DomainError('validation_error', 'order must be asc or desc', { field: 'order', resource });
+  if (order && order !== 'asc' && order !== 'desc')
+    throw new DomainError('validation_error', 'order must be asc or desc', { field: 'order', resource });
 }
 
 /** The paging arguments of every list (Relay `first`/`after`, and `order` where the list has one). */
@@ -103,7 +116,12 @@ export function keyset(page: PageRequest, column = 'createdAt') {
     ? {
         AND: [
           { [column]: { [`${cmp}e`]: new Date(page.after.at) } },
-          { OR: [{ [column]: { [cmp]: new Date(page.after.at) } }, { [column]: new Date(page.after.at), id: { [cmp]: page.after.id } }] },
+          {
+            OR: [
+              { [column]: { [cmp]: new Date(page.after.at) } },
+              { [column]: new Date(page.after.at), id: { [cmp]: page.after.id } },
+            ],
+          },
         ],
       }
     : {};
@@ -123,7 +141,10 @@ export function keysetSql(page: PageRequest, params: unknown[], column = '"creat
     where = ` AND ${column} ${cmp}= ${at} AND (${column}, id) ${cmp} (${at}, $${params.length})`;
   }
   params.push(page.limit + 1);
-  return { where, tail: ` ORDER BY ${column} ${page.order.toUpperCase()}, id ${page.order.toUpperCase()} LIMIT $${params.length}` };
+  return {
+    where,
+    tail: ` ORDER BY ${column} ${page.order.toUpperCase()}, id ${page.order.toUpperCase()} LIMIT $${params.length}`,
+  };
 }
 
 export interface Connection<T> {
@@ -143,7 +164,10 @@ export function toConnection<T extends { id: string }>(
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const bound = { ...filters, order: page.order };
-  const edges = items.map((node) => ({ node, cursor: encodeCursor(workspaceId, bound, { at: positionOf(node).toISOString(), id: node.id }) }));
+  const edges = items.map((node) => ({
+    node,
+    cursor: encodeCursor(workspaceId, bound, { at: positionOf(node).toISOString(), id: node.id }),
+  }));
   return {
     edges,
     pageInfo: {

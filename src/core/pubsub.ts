@@ -90,7 +90,10 @@ export const eventBus = new EventBus();
 
 /** Reads published events after a published position for one workspace and its visible modes, in commit order. */
 /** An event row as node-postgres reads it: its bigint positions come back as text. */
-export type PublishedEventRow = Omit<Event, 'position' | 'publishedPosition'> & { position: string; publishedPosition: string };
+export type PublishedEventRow = Omit<Event, 'position' | 'publishedPosition'> & {
+  position: string;
+  publishedPosition: string;
+};
 
 export function eventsAfter(workspaceId: string, modes: readonly Mode[], after: bigint, limit = 500) {
   return tenantQuery<PublishedEventRow>(

@@ -72,7 +72,10 @@ export function createRateLimiter(): RateLimiter {
 export async function enforceRate(limiter: RateLimiter, workspaceId: string, cls: RateClass, tokens = 1) {
   if (config.rateLimitDisabled || tokens <= 0) return;
   const wait = await limiter.take(workspaceId, cls, Date.now(), tokens);
-  if (wait > 0) throw new DomainError('rate_limited', `Rate limit for ${cls} requests exceeded`, { headers: { 'retry-after': String(wait) } });
+  if (wait > 0)
+    throw new DomainError('rate_limited', `Rate limit for ${cls} requests exceeded`, {
+      headers: { 'retry-after': String(wait) },
+    });
 }
 
 /** Rate class per GraphQL root field; queries default to `read`, mutations to `mutating_light`. */

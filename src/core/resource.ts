@@ -18,7 +18,12 @@ interface FindFirst<T> {
  * One row by id in the caller's workspace and mode, or the resource's not-found error: another
  * tenant's id reads exactly like an unknown one.
  */
-export async function findScoped<T>(model: FindFirst<T>, scope: RowScope, id: string, notFound: () => Error): Promise<T> {
+export async function findScoped<T>(
+  model: FindFirst<T>,
+  scope: RowScope,
+  id: string,
+  notFound: () => Error,
+): Promise<T> {
   const row = await model.findFirst({ where: { id, workspaceId: scope.workspaceId, mode: scope.mode } });
   if (!row) throw notFound();
   return row;

@@ -22,5 +22,7 @@ export function rowAad<T extends SealedTable>(table: T, row: RowOf<T>): string {
   return ['svc', table, ...sealedColumns[table].row.map((c) => (row as Record<string, string>)[c])].join('\0');
 }
 
-export const seal = <T extends SealedTable>(table: T, row: RowOf<T>, plain: Buffer) => encrypt(plain, rowAad(table, row));
-export const unseal = <T extends SealedTable>(table: T, row: RowOf<T>, sealed: Buffer | Uint8Array) => decrypt(sealed, rowAad(table, row));
+export const seal = <T extends SealedTable>(table: T, row: RowOf<T>, plain: Buffer) =>
+  encrypt(plain, rowAad(table, row));
+export const unseal = <T extends SealedTable>(table: T, row: RowOf<T>, sealed: Buffer | Uint8Array) =>
+  decrypt(sealed, rowAad(table, row));

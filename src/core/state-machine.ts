@@ -44,7 +44,9 @@ export interface Machine<S extends string = string, T extends string = string, H
 }
 
 /** Declares a machine with its literal types kept (statuses and triggers become unions). */
-export const defineMachine = <const S extends string, const T extends string, const H extends string = never>(m: Machine<S, T, H>) => m;
+export const defineMachine = <const S extends string, const T extends string, const H extends string = never>(
+  m: Machine<S, T, H>,
+) => m;
 
 export type StatusOf<M extends { statuses: readonly string[] }> = M['statuses'][number];
 export type TriggerOf<M extends { moves: object }> = keyof M['moves'] & string;
@@ -54,10 +56,15 @@ export interface Next<S extends string> {
   events: readonly string[];
 }
 
-const labelOf = (moves: Readonly<Record<string, Move<string>>>, trigger: string) => moves[trigger]?.label ?? trigger.replace(/_/g, ' ');
+const labelOf = (moves: Readonly<Record<string, Move<string>>>, trigger: string) =>
+  moves[trigger]?.label ?? trigger.replace(/_/g, ' ');
 
 /** Whether `trigger` may move a row in `from` (`null`: creation), holds aside. */
-export function canMove<S extends string, T extends string>(m: Machine<S, T, string>, from: S | null, trigger: T): boolean {
+export function canMove<S extends string, T extends string>(
+  m: Machine<S, T, string>,
+  from: S | null,
+  trigger: T,
+): boolean {
   return (m.moves[trigger].from as readonly (S | null)[]).includes(from);
 }
 
@@ -65,16 +72,27 @@ export function canMove<S extends string, T extends string>(m: Machine<S, T, str
  * The state and events after `trigger` from `from` (`null`: creation), or the machine's conflict
  * (409) naming the state the row is in. `held`: the holds the row is under (Machine.holds).
  */
-export function nextState<S extends string, T extends string, H extends string>(m: Machine<S, T, H>, from: S | null, trigger: T, held: readonly H[] = []): Next<S> {
+export function nextState<S extends string, T extends string, H extends string>(
+  m: Machine<S, T, H>,
+  from: S | null,
+  trigger: T,
+  held: readonly H[] = [],
+): Next<S> {
   const move = m.moves[trigger];
   const label = labelOf(m.moves, trigger);
   if (!move || !canMove(m, from, trigger)) {
-    const message = from === null ? `A ${m.noun} cannot be created by ${label}` : m.message ? m.message(from, label) : `The ${m.noun} is ${from}; ${label} is not possible`;
+    const message =
+      from === null
+        ? `A ${m.noun} cannot be created by ${label}`
+        : m.message
+          ? m.message(from, label)
+          : `The ${m.noun} is ${from}; ${label} is not possible`;
     throw new DomainError(m.conflict, message, { resource: m.resource });
   }
   for (const h of held) {
     const hold = m.holds?.[h];
-    if (hold?.refuses.includes(trigger) && from !== null && hold.in.includes(from)) throw new DomainError(m.conflict, hold.message(label), { resource: m.resource });
+    if (hold?.refuses.includes(trigger) && from !== null && hold.in.includes(from))
+      throw new DomainError(m.conflict, hold.message(label), { resource: m.resource });
   }
   return { to: move.to, events: move.events ?? [] };
 }
@@ -90,7 +108,11 @@ export function terminalStatuses<S extends string, T extends string>(m: Machine<
 }
 
 /** The trigger a provider's `outcome` of `operation` maps to. */
-export function outcomeTrigger<S extends string, T extends string>(m: Machine<S, T, string>, operation: string, outcome: string): T {
+export function outcomeTrigger<S extends string, T extends string>(
+  m: Machine<S, T, string>,
+  operation: string,
+  outcome: string,
+): T {
   const t = m.outcomes?.[operation]?.[outcome];
   if (!t) throw new Error(`${m.noun}: no move for ${operation} ${outcome}`);
   return t;
@@ -111,6 +133,7 @@ export function mermaid(m: Machine): string {
     const events = move.events?.length ? ` / ${move.events.join(', ')}` : '';
     for (const from of move.from) lines.push(`    ${from ?? '[*]'} --> ${move.to} : ${trigger}${events}`);
   }
-  for (const s of m.statuses) if (!Object.values<Move<string>>(m.moves).some((mv) => mv.to === s || mv.from.includes(s))) lines.push(`    ${s}`);
+  for (const s of m.statuses)
+    if (!Object.values<Move<string>>(m.moves).some((mv) => mv.to === s || mv.from.includes(s))) lines.push(`    ${s}`);
   return lines.join('\n');
 }

@@ -6,4 +6,5 @@ export const tiers = {
 } as const;
 
 export type Tier = keyof typeof tiers;
-export const capOf = (tier: string, cap: keyof (typeof tiers)['starter']) => (tiers[tier as Tier] ?? tiers.starter)[cap];
+export const capOf = (tier: string, cap: keyof (typeof tiers)['starter']) =>
+  (tiers[tier as Tier] ?? tiers.starter)[cap];

@@ -45,6 +45,10 @@ export function checkHttpsUrl(value: string, field: string, resource: Resource):
   } catch {
     ok = false;
   }
-  if (!ok) throw new DomainError('validation_error', `${field} must be an https:// URL of at most 500 characters`, { field, resource });
+  if (!ok)
+    throw new DomainError('validation_error', `${field} must be an https:// URL of at most 500 characters`, {
+      field,
+      resource,
+    });
   return value;
 }

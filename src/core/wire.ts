@@ -9,26 +9,40 @@ import { moneyJson } from './money.ts';
  * (`data.object`), so the wire shape is written once.
  */
 export type FieldKind = 'id' | 'string' | 'int' | 'float' | 'money' | 'bool' | 'date' | 'json' | 'metadata' | 'strings';
-export type FieldSpec<Row> = Record<string, {
-  kind: FieldKind;
-  nullable?: boolean;
-  from?: (row: Row) => unknown;
-  /** A secret shown once (an API key, a signing secret): never kept in a stored idempotent response. */
-  secret?: true;
-}>;
+export type FieldSpec<Row> = Record<
+  string,
+  {
+    kind: FieldKind;
+    nullable?: boolean;
+    from?: (row: Row) => unknown;
+    /** A secret shown once (an API key, a signing secret): never kept in a stored idempotent response. */
+    secret?: true;
+  }
+>;
 
 /** The same fields as JSON, exactly as REST and GraphQL serialize them. */
 export function toWire<Row>(row: Row, spec: FieldSpec<Row>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(spec)) {
     const v = f.from ? f.from(row) : (row as Record<string, unknown>)[name];
-    out[name] = v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? (f.kind === 'money' ? moneyJson(v) : Number(v)) : (v ?? null);
+    out[name] =
+      v instanceof Date
+        ? v.toISOString()
+        : typeof v === 'bigint'
+          ? f.kind === 'money'
+            ? moneyJson(v)
+            : Number(v)
+          : (v ?? null);
   }
   return out;
 }
 
 /** `previousAttributes` of an update event: the old wire values of the fields that changed. */
-export function changedFrom(before: Record<string, unknown>, after: Record<string, unknown>, ignore: readonly string[] = ['updatedAt']): Record<string, unknown> {
+export function changedFrom(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  ignore: readonly string[] = ['updatedAt'],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(after)) {
     if (!ignore.includes(k) && JSON.stringify(before[k]) !== JSON.stringify(after[k])) out[k] = before[k] ?? null;

@@ -43,7 +43,12 @@ export interface Operation {
  * The executable operation of a validated document and the root fields it will run. Found the way
  * execution finds them, so `mutation { ... on Mutation { createRefund } }` is seen as createRefund.
  */
-export function operationOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined): Operation | null {
+export function operationOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): Operation | null {
   const op = getOperationAST(document, operationName ?? undefined);
   if (!op) return null;
   const rootType = schema.getRootType(op.operation);
@@ -106,13 +111,26 @@ export function operationOf(schema: GraphQLSchema, document: DocumentNode, opera
  * 400 when the declaration above requires one. A mutation under a key, or one that requires a
  * key, has exactly one root field: one key claims one operation.
  */
-export function idempotencyOf(op: Operation, header: string | undefined, resource: Resource = 'generic'): string | undefined {
+export function idempotencyOf(
+  op: Operation,
+  header: string | undefined,
+  resource: Resource = 'generic',
+): string | undefined {
   if (op.operation !== 'mutation') return undefined;
   const key = op.fields.find((f) => f.idempotencyKey !== undefined)?.idempotencyKey ?? header;
   const requires = op.fields.some((f) => f.requiresIdempotencyKey);
   if ((key || requires) && op.fields.length > 1) {
-    throw new DomainError('validation_error', 'A mutation with an Idempotency-Key (or one that requires it) must have exactly one root field', { field: 'query', resource });
+    throw new DomainError(
+      'validation_error',
+      'A mutation with an Idempotency-Key (or one that requires it) must have exactly one root field',
+      { field: 'query', resource },
+    );
   }
-  if (requires && !key) throw new DomainError('idempotency_required', `${op.fields[0].name} requires an Idempotency-Key (the idempotencyKey argument or the header)`, { field: 'Idempotency-Key', resource });
+  if (requires && !key)
+    throw new DomainError(
+      'idempotency_required',
+      `${op.fields[0].name} requires an Idempotency-Key (the idempotencyKey argument or the header)`,
+      { field: 'Idempotency-Key', resource },
+    );
   return key;
 }

@@ -1,4 +1,13 @@
-import { GraphQLError, Kind, parse, visit, type DocumentNode, type FragmentDefinitionNode, type ParseOptions, type SelectionSetNode } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  parse,
+  visit,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type ParseOptions,
+  type SelectionSetNode,
+} from 'graphql';
 import { DomainError } from '../core/errors.ts';
 
 /**
@@ -31,9 +40,14 @@ const tooComplex = (message: string) => new DomainError('validation_error', mess
 /** `parse` behind every limit above; also refuses string literals PostgreSQL cannot store. */
 export function parseDocument(source: string, options?: ParseOptions): DocumentNode {
   const bytes = Buffer.byteLength(source, 'utf8');
-  if (bytes > limits.bytes) throw new DomainError('payload_too_large', `The document is ${bytes} bytes; at most ${limits.bytes} are accepted`, { field: 'query' });
+  if (bytes > limits.bytes)
+    throw new DomainError('payload_too_large', `The document is ${bytes} bytes; at most ${limits.bytes} are accepted`, {
+      field: 'query',
+    });
   if (nestingDepth(source) > limits.nesting) {
-    throw new GraphQLError(`Syntax Error: the document nests deeper than ${limits.nesting} levels.`, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+    throw new GraphQLError(`Syntax Error: the document nests deeper than ${limits.nesting} levels.`, {
+      extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+    });
   }
   const document = parse(source, { ...options, maxTokens: limits.tokens });
   assertWithinLimits(document);
@@ -90,10 +104,14 @@ export function assertWithinLimits(document: DocumentNode) {
   for (const d of document.definitions) {
     if (d.kind !== Kind.OPERATION_DEFINITION) continue;
     const m = measure(d.selectionSet);
-    if (m.roots > limits.rootFields) throw tooComplex(`The operation selects ${m.roots} root fields; at most ${limits.rootFields} are allowed`);
-    if (m.aliases > limits.aliases) throw tooComplex(`The operation uses ${m.aliases} aliases; at most ${limits.aliases} are allowed`);
-    if (m.depth > limits.depth) throw tooComplex(`The operation nests selections ${m.depth} deep; at most ${limits.depth} are allowed`);
-    if (m.fields > limits.fields) throw tooComplex(`The operation selects ${m.fields} fields; at most ${limits.fields} are allowed`);
+    if (m.roots > limits.rootFields)
+      throw tooComplex(`The operation selects ${m.roots} root fields; at most ${limits.rootFields} are allowed`);
+    if (m.aliases > limits.aliases)
+      throw tooComplex(`The operation uses ${m.aliases} aliases; at most ${limits.aliases} are allowed`);
+    if (m.depth > limits.depth)
+      throw tooComplex(`The operation nests selections ${m.depth} deep; at most ${limits.depth} are allowed`);
+    if (m.fields > limits.fields)
+      throw tooComplex(`The operation selects ${m.fields} fields; at most ${limits.fields} are allowed`);
   }
 }
 
@@ -103,7 +121,10 @@ function assertStorableLiterals(document: DocumentNode) {
   visit(document, {
     Argument: { enter: (node) => void (argument = node.name.value) },
     StringValue: (node) => {
-      if (node.value.includes('\0')) throw new DomainError('validation_error', `${argument} must be valid Unicode without NUL characters`, { field: argument });
+      if (node.value.includes('\0'))
+        throw new DomainError('validation_error', `${argument} must be valid Unicode without NUL characters`, {
+          field: argument,
+        });
     },
   });
 }

@@ -5,7 +5,7 @@ import { schema } from './schema.ts';
 
 /** `npm run schema:print`: writes schema/schema.graphql; a test fails when it is stale. */
 export const schemaPath = join(import.meta.dirname, '../../schema/schema.graphql');
-export const printed = () => printSchema(schema) + '\n';
+export const printed = () => `${printSchema(schema)}\n`;
 
 if (process.argv[1] === import.meta.filename) {
   writeFileSync(schemaPath, printed());

@@ -33,7 +33,11 @@ export interface HostedPageView {
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON inside <script>: `</script>` and U+2028/9 cannot break out. */
-const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const scriptJson = (v: unknown) =>
+  JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 const safeColor = (c: string | null) => (c && /^#[0-9a-fA-F]{3,8}$/.test(c) ? c : '#0f766e');
 
 export const successRedirect = (successUrl: string, id: string) => {
@@ -59,7 +63,10 @@ export function renderHostedPage(view: HostedPageView): string {
   const accent = safeColor(view.accentColor);
   const total = formatMoney(view.amount, view.currency);
   const items = view.lineItems
-    .map((i) => `<li><span>${esc(i.name)}${i.quantity > 1 ? ` &times; ${i.quantity}` : ''}</span><span>${esc(formatMoney(BigInt(i.unitAmount) * BigInt(i.quantity), view.currency))}</span></li>`)
+    .map(
+      (i) =>
+        `<li><span>${esc(i.name)}${i.quantity > 1 ? ` &times; ${i.quantity}` : ''}</span><span>${esc(formatMoney(BigInt(i.unitAmount) * BigInt(i.quantity), view.currency))}</span></li>`,
+    )
     .join('');
   const closed = closedScreen(view);
   const body =
@@ -67,7 +74,10 @@ export function renderHostedPage(view: HostedPageView): string {
     `<section id="choose" data-state="choose">
       <h2>Choose how to pay</h2>
       <div class="methods">${view.methods
-        .map((m) => `<button class="method" data-method="${esc(m.method)}"><strong>${esc(m.label)}</strong><small>${esc(m.hint)}</small></button>`)
+        .map(
+          (m) =>
+            `<button class="method" data-method="${esc(m.method)}"><strong>${esc(m.label)}</strong><small>${esc(m.hint)}</small></button>`,
+        )
         .join('')}</div>
     </section>
     <section id="pay" hidden data-state="pay">
@@ -157,12 +167,18 @@ $('cancel').addEventListener('click', async () => {
 /** Headers of every hosted page: never cached, scripts and styles inline only, no framing, no referrer. */
 export const hostedPageHeaders: Record<string, string> = {
   'cache-control': 'no-store',
-  'content-security-policy': "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'",
   'referrer-policy': 'no-referrer',
 };
 
 /** The page a browser gets instead of the envelope when a hosted page fails. */
 export function renderErrorPage(status: number): string {
-  const title = status === 404 ? 'This payment link does not exist' : status === 429 ? 'Too many requests; try again shortly' : 'Something went wrong';
+  const title =
+    status === 404
+      ? 'This payment link does not exist'
+      : status === 429
+        ? 'Too many requests; try again shortly'
+        : 'Something went wrong';
   return `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px"><h1 style="font-size:1.2rem">${title}</h1></body>`;
 }

@@ -16,7 +16,7 @@ export function toDecimalString(minor: number, currency: string, places = expone
   const negative = minor < 0;
   const digits = String(Math.abs(minor)).padStart(exp + 1, '0');
   const whole = digits.slice(0, digits.length - exp);
-  const frac = (digits.slice(digits.length - exp) + '0'.repeat(places - exp));
+  const frac = digits.slice(digits.length - exp) + '0'.repeat(places - exp);
   return (negative ? '-' : '') + whole + (places > 0 ? `.${frac}` : '');
 }
 

@@ -23,7 +23,12 @@ export class ProviderError extends DomainError {
   readonly providerCode: string | null;
   readonly retryable: boolean;
 
-  constructor(provider: ProviderKind, reason: ProviderFailure, message: string, opts: { httpStatus?: number | null; providerCode?: string | null } = {}) {
+  constructor(
+    provider: ProviderKind,
+    reason: ProviderFailure,
+    message: string,
+    opts: { httpStatus?: number | null; providerCode?: string | null } = {},
+  ) {
     super('provider_error', `${provider}: ${message}`);
     this.name = 'ProviderError';
     this.provider = provider;
@@ -55,4 +60,5 @@ export class CallbackVerificationError extends DomainError {
 }
 
 export const isProviderError = (e: unknown): e is ProviderError => e instanceof ProviderError;
-export const isCallbackVerificationError = (e: unknown): e is CallbackVerificationError => e instanceof CallbackVerificationError;
+export const isCallbackVerificationError = (e: unknown): e is CallbackVerificationError =>
+  e instanceof CallbackVerificationError;

@@ -58,7 +58,11 @@ export class ProviderHttp {
     try {
       res = await fetch((req.base ?? this.baseUrl).replace(/\/+$/, '') + req.path, {
         method: req.method,
-        headers: { accept: 'application/json', ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}), ...req.headers },
+        headers: {
+          accept: 'application/json',
+          ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...req.headers,
+        },
         body: req.body,
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
@@ -90,19 +94,34 @@ function causeOf(e: unknown): string {
 }
 
 /** Turns a non-2xx (or unreadable 2xx) answer into the typed error; providers pass their code and message. */
-export function failure(provider: ProviderKind, what: string, res: HttpResponse, providerCode?: string | null, providerMessage?: string | null): ProviderError {
+export function failure(
+  provider: ProviderKind,
+  what: string,
+  res: HttpResponse,
+  providerCode?: string | null,
+  providerMessage?: string | null,
+): ProviderError {
   const detail = [providerCode, providerMessage].filter(Boolean).join(': ').slice(0, 200);
   const message = `${what} failed with HTTP ${res.status}${detail ? ` (${detail})` : ''}`;
   const opts = { httpStatus: res.status, providerCode: providerCode ?? null };
-  if (res.status === 401 || res.status === 403) return new ProviderError(provider, 'invalid_credentials', message, opts);
+  if (res.status === 401 || res.status === 403)
+    return new ProviderError(provider, 'invalid_credentials', message, opts);
   if (res.status === 404) return new ProviderError(provider, 'not_found', message, opts);
   if (res.status === 429 || res.status >= 500) return new ProviderError(provider, 'unavailable', message, opts);
-  if (res.status >= 300 && res.status < 400) return new ProviderError(provider, 'bad_response', `${what}: unexpected redirect (HTTP ${res.status})`, opts);
-  if (res.status >= 200 && res.status < 300) return new ProviderError(provider, 'bad_response', `${what}: unreadable answer${detail ? ` (${detail})` : ''}`, opts);
+  if (res.status >= 300 && res.status < 400)
+    return new ProviderError(provider, 'bad_response', `${what}: unexpected redirect (HTTP ${res.status})`, opts);
+  if (res.status >= 200 && res.status < 300)
+    return new ProviderError(
+      provider,
+      'bad_response',
+      `${what}: unreadable answer${detail ? ` (${detail})` : ''}`,
+      opts,
+    );
   return new ProviderError(provider, 'rejected', message, opts);
 }
 
-export const basicAuth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+export const basicAuth = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 /** Header value as one string (node gives arrays for repeated headers). */
 export function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -122,6 +141,7 @@ export function parseCallbackJson(provider: ProviderKind, raw: Buffer | string):
   } catch {
     throw new CallbackVerificationError(provider, 'malformed', 'body is not JSON');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new CallbackVerificationError(provider, 'malformed', 'body is not a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new CallbackVerificationError(provider, 'malformed', 'body is not a JSON object');
   return body;
 }

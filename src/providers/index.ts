@@ -5,7 +5,14 @@ import { ProviderA } from './provider_a.ts';
 import { ProviderB } from './provider_b.ts';
 import { ProviderC } from './provider_c.ts';
 import type {
-  ChargeRef, ChargeState, ManualConfig, Provider, ProviderACredentials, ProviderBCredentials, ProviderCCredentials, ProviderOptions,
+  ChargeRef,
+  ChargeState,
+  ManualConfig,
+  Provider,
+  ProviderACredentials,
+  ProviderBCredentials,
+  ProviderCCredentials,
+  ProviderOptions,
 } from './types.ts';
 
 export type ProviderConfig =
@@ -32,7 +39,11 @@ export function createProvider(config: ProviderConfig, options: ProviderOptions 
  * approved and the provider needs it (provider_c). `idempotencyKey` makes the capture safe to repeat
  * (use the attempt's id). Callbacks only tell us when to ask.
  */
-export async function settleCharge(provider: Provider, ref: ChargeRef, opts: { idempotencyKey: string }): Promise<ChargeState> {
+export async function settleCharge(
+  provider: Provider,
+  ref: ChargeRef,
+  opts: { idempotencyKey: string },
+): Promise<ChargeState> {
   const state = await provider.fetchStatus(ref);
   if (state.status === 'approved' && provider.capture) return provider.capture(ref, opts);
   return state;

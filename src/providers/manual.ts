@@ -2,7 +2,17 @@
 // accounts, or the merchant's static QRIS) following the adapter's publicConfig; the merchant
 // confirms the receipt (POST /v1/checkout-sessions/:id/confirm). Nothing here can prove payment.
 import { CallbackVerificationError, ProviderError } from './errors.ts';
-import type { CallbackEvent, Charge, ChargeRef, ChargeState, CreateChargeInput, ManualConfig, PaymentMethod, Provider, RefundResult } from './types.ts';
+import type {
+  CallbackEvent,
+  Charge,
+  ChargeRef,
+  ChargeState,
+  CreateChargeInput,
+  ManualConfig,
+  PaymentMethod,
+  Provider,
+  RefundResult,
+} from './types.ts';
 import { currencyExponent } from '../core/money.ts';
 
 export class ManualProvider implements Provider {
@@ -19,7 +29,11 @@ export class ManualProvider implements Provider {
 
   async createCharge(input: CreateChargeInput): Promise<Charge> {
     if (!this.supports(input.method, input.currency)) {
-      throw new ProviderError(this.kind, 'unsupported', `cannot take ${input.method} in ${input.currency} with this configuration`);
+      throw new ProviderError(
+        this.kind,
+        'unsupported',
+        `cannot take ${input.method} in ${input.currency} with this configuration`,
+      );
     }
     const qr = input.method === 'qris';
     return {
@@ -38,12 +52,24 @@ export class ManualProvider implements Provider {
   }
 
   async verifyCallback(): Promise<CallbackEvent> {
-    throw new CallbackVerificationError(this.kind, 'not_configured', 'the manual adapter has no callbacks; the merchant confirms');
+    throw new CallbackVerificationError(
+      this.kind,
+      'not_configured',
+      'the manual adapter has no callbacks; the merchant confirms',
+    );
   }
 
   /** Always pending: only the merchant's confirmation settles a manual charge. */
   async fetchStatus(ref: ChargeRef): Promise<ChargeState> {
-    return { providerRef: ref.providerRef, providerPaymentId: null, status: 'pending', amount: 0, currency: '', paidAt: null, raw: null };
+    return {
+      providerRef: ref.providerRef,
+      providerPaymentId: null,
+      status: 'pending',
+      amount: 0,
+      currency: '',
+      paidAt: null,
+      raw: null,
+    };
   }
 
   async refund(): Promise<RefundResult> {

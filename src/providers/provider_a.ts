@@ -6,8 +6,21 @@ import { safeEqual, sha256Hex } from '../core/crypto.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { basicAuth, failure, headerOf, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
 import type {
-  CallbackEvent, CallbackRequest, Charge, ChargeRef, ChargeState, ChargeStatus, CreateChargeInput, Instructions,
-  PaymentMethod, Provider, ProviderACredentials, ProviderOptions, RefundInput, RefundResult, RefundStatus,
+  CallbackEvent,
+  CallbackRequest,
+  Charge,
+  ChargeRef,
+  ChargeState,
+  ChargeStatus,
+  CreateChargeInput,
+  Instructions,
+  PaymentMethod,
+  Provider,
+  ProviderACredentials,
+  ProviderOptions,
+  RefundInput,
+  RefundResult,
+  RefundStatus,
 } from './types.ts';
 
 export const PROVIDER_A_BASE_URL = 'https://api.xendit.co';
@@ -49,14 +62,20 @@ export class ProviderA implements Provider {
     const name = displayName(input.customer?.name);
     switch (input.method) {
       case 'qris': {
-        const qr = await this.post('create QR code', '/qr_codes', input.idempotencyKey, {
-          reference_id: input.reference,
-          type: 'DYNAMIC',
-          currency: input.currency,
-          amount: input.amount,
-          expires_at: expiresAt,
-          metadata: { reference: input.reference },
-        }, { 'api-version': QR_API_VERSION });
+        const qr = await this.post(
+          'create QR code',
+          '/qr_codes',
+          input.idempotencyKey,
+          {
+            reference_id: input.reference,
+            type: 'DYNAMIC',
+            currency: input.currency,
+            amount: input.amount,
+            expires_at: expiresAt,
+            metadata: { reference: input.reference },
+          },
+          { 'api-version': QR_API_VERSION },
+        );
         need(qr.qr_string, 'qr_string');
         return charge('qris', qr, { kind: 'qr', qrString: qr.qr_string, expiresAt: qr.expires_at ?? expiresAt });
       }
@@ -72,7 +91,14 @@ export class ProviderA implements Provider {
           expiration_date: expiresAt,
         });
         need(va.account_number, 'account_number');
-        return charge('va', va, { kind: 'va', bankCode: va.bank_code ?? bank, vaNumber: va.account_number, accountName: va.name ?? name, billerCode: null, expiresAt: va.expiration_date ?? expiresAt });
+        return charge('va', va, {
+          kind: 'va',
+          bankCode: va.bank_code ?? bank,
+          vaNumber: va.account_number,
+          accountName: va.name ?? name,
+          billerCode: null,
+          expiresAt: va.expiration_date ?? expiresAt,
+        });
       }
       case 'ewallet': {
         const wallet = channelCode('ewallet', input.channel);
@@ -82,13 +108,21 @@ export class ProviderA implements Provider {
           amount: input.amount,
           checkout_method: 'ONE_TIME_PAYMENT',
           channel_code: wallet,
-          channel_properties: { success_redirect_url: input.successUrl, ...(input.cancelUrl ? { failure_redirect_url: input.cancelUrl } : {}) },
+          channel_properties: {
+            success_redirect_url: input.successUrl,
+            ...(input.cancelUrl ? { failure_redirect_url: input.cancelUrl } : {}),
+          },
           metadata: { reference: input.reference },
         });
         const a = ew.actions ?? {};
         const url = a.desktop_web_checkout_url ?? a.mobile_web_checkout_url ?? a.mobile_deeplink_checkout_url;
         need(url, 'actions.*_checkout_url');
-        return charge('ewallet', ew, { kind: 'redirect', redirectUrl: url, qrString: a.qr_checkout_string ?? null, expiresAt });
+        return charge('ewallet', ew, {
+          kind: 'redirect',
+          redirectUrl: url,
+          qrString: a.qr_checkout_string ?? null,
+          expiresAt,
+        });
       }
       case 'retail': {
         const outlet = channelCode('retail', input.channel);
@@ -101,7 +135,12 @@ export class ProviderA implements Provider {
           expiration_date: expiresAt,
         });
         need(fpc.payment_code, 'payment_code');
-        return charge('retail', fpc, { kind: 'retail', outlet: fpc.retail_outlet_name ?? outlet, paymentCode: fpc.payment_code, expiresAt: fpc.expiration_date ?? expiresAt });
+        return charge('retail', fpc, {
+          kind: 'retail',
+          outlet: fpc.retail_outlet_name ?? outlet,
+          paymentCode: fpc.payment_code,
+          expiresAt: fpc.expiration_date ?? expiresAt,
+        });
       }
       case 'card': {
         const seconds = Math.max(1, Math.floor((input.expiresAt.getTime() - this.clock.now().getTime()) / 1000));
@@ -117,11 +156,21 @@ export class ProviderA implements Provider {
           ...(input.cancelUrl ? { failure_redirect_url: input.cancelUrl } : {}),
           ...(c.email ? { payer_email: c.email } : {}),
           ...(c.name || c.email || c.phone
-            ? { customer: { ...(c.name ? { given_names: c.name } : {}), ...(c.email ? { email: c.email } : {}), ...(c.phone ? { mobile_number: c.phone } : {}) } }
+            ? {
+                customer: {
+                  ...(c.name ? { given_names: c.name } : {}),
+                  ...(c.email ? { email: c.email } : {}),
+                  ...(c.phone ? { mobile_number: c.phone } : {}),
+                },
+              }
             : {}),
         });
         need(inv.invoice_url, 'invoice_url');
-        return charge('invoice', inv, { kind: 'redirect', redirectUrl: inv.invoice_url, expiresAt: inv.expiry_date ?? expiresAt });
+        return charge('invoice', inv, {
+          kind: 'redirect',
+          redirectUrl: inv.invoice_url,
+          expiresAt: inv.expiry_date ?? expiresAt,
+        });
       }
       default:
         throw new ProviderError(this.kind, 'unsupported', `cannot take ${input.method}`);
@@ -134,7 +183,8 @@ export class ProviderA implements Provider {
     const token = headerOf(request.headers, 'x-callback-token');
     if (!token) throw new CallbackVerificationError(this.kind, 'missing', 'x-callback-token header is missing');
     // Hash first so the comparison takes the same time whatever the lengths.
-    if (!safeEqual(sha256Hex(token), sha256Hex(expected))) throw new CallbackVerificationError(this.kind, 'mismatch', 'x-callback-token does not match');
+    if (!safeEqual(sha256Hex(token), sha256Hex(expected)))
+      throw new CallbackVerificationError(this.kind, 'mismatch', 'x-callback-token does not match');
     const body = parseCallbackJson(this.kind, request.rawBody);
     return mapCallback(body);
   }
@@ -155,27 +205,70 @@ export class ProviderA implements Provider {
       }
       case 'va': {
         if (ref.providerPaymentId) {
-          const p = await this.get('get VA payment', `/callback_virtual_account_payments/payment_id=${enc(ref.providerPaymentId)}`, {}, true);
-          if (p && p.callback_virtual_account_id === id) return state(ref, 'paid', p.amount, p.currency ?? 'IDR', p, p.payment_id, p.transaction_timestamp);
+          const p = await this.get(
+            'get VA payment',
+            `/callback_virtual_account_payments/payment_id=${enc(ref.providerPaymentId)}`,
+            {},
+            true,
+          );
+          if (p && p.callback_virtual_account_id === id)
+            return state(ref, 'paid', p.amount, p.currency ?? 'IDR', p, p.payment_id, p.transaction_timestamp);
         }
         const va = await this.get('get virtual account', `/callback_virtual_accounts/${enc(id)}`);
         // A single-use VA also turns INACTIVE once paid: without the payment id, only expiry is certain.
-        return state(ref, expired(va.expiration_date) ? 'expired' : 'pending', va.expected_amount, va.currency ?? 'IDR', va);
+        return state(
+          ref,
+          expired(va.expiration_date) ? 'expired' : 'pending',
+          va.expected_amount,
+          va.currency ?? 'IDR',
+          va,
+        );
       }
       case 'ewallet': {
         const ew = await this.get('get e-wallet charge', `/ewallets/charges/${enc(id)}`);
-        return state(ref, ewalletStatus(ew.status), ew.capture_amount ?? ew.charge_amount, ew.currency, ew, ew.id, ew.status === 'SUCCEEDED' ? ew.updated : null);
+        return state(
+          ref,
+          ewalletStatus(ew.status),
+          ew.capture_amount ?? ew.charge_amount,
+          ew.currency,
+          ew,
+          ew.id,
+          ew.status === 'SUCCEEDED' ? ew.updated : null,
+        );
       }
       case 'retail': {
         const payments = await this.get('list payment-code payments', `/fixed_payment_code/${enc(id)}/payments`);
         const paid = (payments.data ?? []).find((p: any) => p.status === 'COMPLETED' || p.status === 'SETTLED');
-        if (paid) return state(ref, 'paid', paid.amount, paid.currency ?? 'IDR', paid, paid.payment_id ?? paid.id, paid.transaction_timestamp);
+        if (paid)
+          return state(
+            ref,
+            'paid',
+            paid.amount,
+            paid.currency ?? 'IDR',
+            paid,
+            paid.payment_id ?? paid.id,
+            paid.transaction_timestamp,
+          );
         const fpc = await this.get('get payment code', `/fixed_payment_code/${enc(id)}`);
-        return state(ref, expired(fpc.expiration_date) ? 'expired' : 'pending', fpc.expected_amount, fpc.currency ?? 'IDR', fpc);
+        return state(
+          ref,
+          expired(fpc.expiration_date) ? 'expired' : 'pending',
+          fpc.expected_amount,
+          fpc.currency ?? 'IDR',
+          fpc,
+        );
       }
       case 'invoice': {
         const inv = await this.get('get invoice', `/v2/invoices/${enc(id)}`);
-        return state(ref, invoiceStatus(inv.status), inv.paid_amount ?? inv.amount, inv.currency, inv, inv.id, inv.paid_at ?? null);
+        return state(
+          ref,
+          invoiceStatus(inv.status),
+          inv.paid_amount ?? inv.amount,
+          inv.currency,
+          inv,
+          inv.id,
+          inv.paid_at ?? null,
+        );
       }
     }
   }
@@ -189,8 +282,14 @@ export class ProviderA implements Provider {
     const [product, id] = splitRef(ref.providerRef);
     const now = { expiration_date: this.clock.now().toISOString() };
     const call = async (method: 'PATCH' | 'POST', path: string, body?: unknown) => {
-      const res = await this.http.request({ method, path, headers: this.headers(), ...(body ? { body: JSON.stringify(body) } : {}) });
-      if (res.status === 404 || (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403)) return false;
+      const res = await this.http.request({
+        method,
+        path,
+        headers: this.headers(),
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      if (res.status === 404 || (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403))
+        return false;
       this.ok('void charge', res);
       return true;
     };
@@ -209,7 +308,8 @@ export class ProviderA implements Provider {
   async refund(input: RefundInput): Promise<RefundResult> {
     const [product, id] = splitRef(input.providerRef);
     // Bank transfers (VA, retail) are not refundable through the API; QRIS refunds depend on the issuer.
-    if (product !== 'invoice') throw new ProviderError(this.kind, 'unsupported', `${product} payments cannot be refunded through the API`);
+    if (product !== 'invoice')
+      throw new ProviderError(this.kind, 'unsupported', `${product} payments cannot be refunded through the API`);
     const r = await this.post('create refund', '/refunds', input.idempotencyKey, {
       invoice_id: id,
       reference_id: input.idempotencyKey,
@@ -247,8 +347,19 @@ export class ProviderA implements Provider {
     return { authorization: basicAuth(this.credentials.secretKey, ''), ...extra };
   }
 
-  private async post(what: string, path: string, idempotencyKey: string, body: unknown, extra: Record<string, string> = {}) {
-    const res = await this.http.request({ method: 'POST', path, headers: this.headers({ 'idempotency-key': idempotencyKey, ...extra }), body: JSON.stringify(body) });
+  private async post(
+    what: string,
+    path: string,
+    idempotencyKey: string,
+    body: unknown,
+    extra: Record<string, string> = {},
+  ) {
+    const res = await this.http.request({
+      method: 'POST',
+      path,
+      headers: this.headers({ 'idempotency-key': idempotencyKey, ...extra }),
+      body: JSON.stringify(body),
+    });
     return this.ok(what, res);
   }
 
@@ -282,7 +393,15 @@ function splitRef(ref: string): [Product, string] {
   return [product, ref.slice(i + 1)];
 }
 
-function state(ref: ChargeRef, status: ChargeStatus, amount: unknown, currency: unknown, raw: unknown, paymentId?: string | null, paidAt?: string | null): ChargeState {
+function state(
+  ref: ChargeRef,
+  status: ChargeStatus,
+  amount: unknown,
+  currency: unknown,
+  raw: unknown,
+  paymentId?: string | null,
+  paidAt?: string | null,
+): ChargeState {
   return {
     providerRef: ref.providerRef,
     providerPaymentId: paymentId ?? ref.providerPaymentId ?? null,
@@ -298,43 +417,120 @@ function mapCallback(b: any): CallbackEvent {
   const d = b.data ?? {};
   switch (b.event) {
     case 'qr.payment':
-      return chargeEvent(`qris:${d.qr_id}`, d.id, d.id, d.status === 'SUCCEEDED' ? 'paid' : d.status === 'FAILED' ? 'failed' : 'pending', d.amount, d.currency, b);
+      return chargeEvent(
+        `qris:${d.qr_id}`,
+        d.id,
+        d.id,
+        d.status === 'SUCCEEDED' ? 'paid' : d.status === 'FAILED' ? 'failed' : 'pending',
+        d.amount,
+        d.currency,
+        b,
+      );
     case 'ewallet.capture':
-      return chargeEvent(`ewallet:${d.id}`, d.id, `${d.id}:${d.status}`, ewalletStatus(d.status), d.capture_amount ?? d.charge_amount, d.currency, b);
+      return chargeEvent(
+        `ewallet:${d.id}`,
+        d.id,
+        `${d.id}:${d.status}`,
+        ewalletStatus(d.status),
+        d.capture_amount ?? d.charge_amount,
+        d.currency,
+        b,
+      );
     case 'refund.succeeded':
     case 'refund.failed':
-      return { type: 'refund', providerEventId: `${d.id}:${d.status}`, providerRefundId: d.id, reference: typeof d.reference_id === 'string' ? d.reference_id : null, status: refundStatus(d.status), amount: toAmount(d.amount), currency: d.currency ?? 'IDR', raw: b };
+      return {
+        type: 'refund',
+        providerEventId: `${d.id}:${d.status}`,
+        providerRefundId: d.id,
+        reference: typeof d.reference_id === 'string' ? d.reference_id : null,
+        status: refundStatus(d.status),
+        amount: toAmount(d.amount),
+        currency: d.currency ?? 'IDR',
+        raw: b,
+      };
   }
-  if (typeof b.event === 'string') return { type: 'ignored', providerEventId: `${b.event}:${d.id ?? b.created}`, description: b.event, raw: b };
+  if (typeof b.event === 'string')
+    return { type: 'ignored', providerEventId: `${b.event}:${d.id ?? b.created}`, description: b.event, raw: b };
   if (b.callback_virtual_account_id && b.payment_id) {
-    return chargeEvent(`va:${b.callback_virtual_account_id}`, b.payment_id, b.payment_id, 'paid', b.amount, b.currency, b);
+    return chargeEvent(
+      `va:${b.callback_virtual_account_id}`,
+      b.payment_id,
+      b.payment_id,
+      'paid',
+      b.amount,
+      b.currency,
+      b,
+    );
   }
   if (b.fixed_payment_code_id && b.payment_id) {
     const status = b.status === 'COMPLETED' || b.status === 'SETTLED' ? 'paid' : 'pending';
-    return chargeEvent(`retail:${b.fixed_payment_code_id}`, b.payment_id, b.payment_id, status, b.amount, b.currency, b);
+    return chargeEvent(
+      `retail:${b.fixed_payment_code_id}`,
+      b.payment_id,
+      b.payment_id,
+      status,
+      b.amount,
+      b.currency,
+      b,
+    );
   }
   if (b.id && b.external_id && b.user_id && ['PAID', 'SETTLED', 'EXPIRED'].includes(b.status)) {
-    return chargeEvent(`invoice:${b.id}`, b.id, `${b.id}:${b.status}`, invoiceStatus(b.status), b.paid_amount ?? b.amount, b.currency, b);
+    return chargeEvent(
+      `invoice:${b.id}`,
+      b.id,
+      `${b.id}:${b.status}`,
+      invoiceStatus(b.status),
+      b.paid_amount ?? b.amount,
+      b.currency,
+      b,
+    );
   }
   if (b.id && b.account_number && b.bank_code) {
     // VA created or updated: no money moved.
-    return { type: 'ignored', providerEventId: `va:${b.id}:${b.status}:${b.updated ?? ''}`, description: `virtual account ${b.status ?? 'updated'}`, raw: b };
+    return {
+      type: 'ignored',
+      providerEventId: `va:${b.id}:${b.status}:${b.updated ?? ''}`,
+      description: `virtual account ${b.status ?? 'updated'}`,
+      raw: b,
+    };
   }
   throw new CallbackVerificationError('provider_a', 'malformed', 'unrecognised callback body');
 }
 
-function chargeEvent(providerRef: string, paymentId: unknown, eventId: unknown, status: ChargeStatus, amount: unknown, currency: unknown, raw: unknown): CallbackEvent {
+function chargeEvent(
+  providerRef: string,
+  paymentId: unknown,
+  eventId: unknown,
+  status: ChargeStatus,
+  amount: unknown,
+  currency: unknown,
+  raw: unknown,
+): CallbackEvent {
   if (typeof eventId !== 'string' || !eventId || providerRef.endsWith(':undefined')) {
     throw new CallbackVerificationError('provider_a', 'malformed', 'callback lacks its ids');
   }
-  return { type: 'charge', providerRef, providerPaymentId: typeof paymentId === 'string' ? paymentId : null, providerEventId: eventId, status, amount: toAmount(amount), currency: typeof currency === 'string' ? currency : 'IDR', raw };
+  return {
+    type: 'charge',
+    providerRef,
+    providerPaymentId: typeof paymentId === 'string' ? paymentId : null,
+    providerEventId: eventId,
+    status,
+    amount: toAmount(amount),
+    currency: typeof currency === 'string' ? currency : 'IDR',
+    raw,
+  };
 }
 
-const ewalletStatus = (s: unknown): ChargeStatus => (s === 'SUCCEEDED' ? 'paid' : s === 'FAILED' || s === 'VOIDED' ? 'failed' : 'pending');
-const invoiceStatus = (s: unknown): ChargeStatus => (s === 'PAID' || s === 'SETTLED' ? 'paid' : s === 'EXPIRED' ? 'expired' : 'pending');
-const refundStatus = (s: unknown): RefundStatus => (s === 'SUCCEEDED' ? 'succeeded' : s === 'FAILED' ? 'failed' : 'pending');
+const ewalletStatus = (s: unknown): ChargeStatus =>
+  s === 'SUCCEEDED' ? 'paid' : s === 'FAILED' || s === 'VOIDED' ? 'failed' : 'pending';
+const invoiceStatus = (s: unknown): ChargeStatus =>
+  s === 'PAID' || s === 'SETTLED' ? 'paid' : s === 'EXPIRED' ? 'expired' : 'pending';
+const refundStatus = (s: unknown): RefundStatus =>
+  s === 'SUCCEEDED' ? 'succeeded' : s === 'FAILED' ? 'failed' : 'pending';
 const refundReason = (r: string | null | undefined) =>
-  ({ requested_by_customer: 'REQUESTED_BY_CUSTOMER', duplicate: 'DUPLICATE', fraudulent: 'FRAUDULENT' })[r ?? 'requested_by_customer'] ?? 'OTHERS';
+  ({ requested_by_customer: 'REQUESTED_BY_CUSTOMER', duplicate: 'DUPLICATE', fraudulent: 'FRAUDULENT' })[
+    r ?? 'requested_by_customer'
+  ] ?? 'OTHERS';
 
 /** IDR amounts arrive as JSON numbers (integers); anything else is not an amount we can book. */
 function toAmount(v: unknown): number {
@@ -353,12 +549,17 @@ function channelCode(method: keyof typeof providerAChannels, channel: string | u
 
 /** VA and payment-code holder names: letters and spaces only at the provider. */
 function displayName(name: string | null | undefined): string {
-  const clean = (name ?? '').replace(/[^A-Za-z ]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 50);
+  const clean = (name ?? '')
+    .replace(/[^A-Za-z ]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 50);
   return clean.length >= 2 ? clean : 'Customer';
 }
 
 function need(value: unknown, field: string): asserts value {
-  if (value === undefined || value === null || value === '') throw new ProviderError('provider_a', 'bad_response', `answer lacks ${field}`);
+  if (value === undefined || value === null || value === '')
+    throw new ProviderError('provider_a', 'bad_response', `answer lacks ${field}`);
 }
 
 const enc = encodeURIComponent;

@@ -10,8 +10,21 @@ import { fromDecimalString } from './decimal.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { basicAuth, failure, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
 import type {
-  CallbackEvent, CallbackRequest, Charge, ChargeRef, ChargeState, ChargeStatus, CreateChargeInput, Instructions,
-  PaymentMethod, Provider, ProviderBCredentials, ProviderOptions, RefundEvent, RefundInput, RefundResult,
+  CallbackEvent,
+  CallbackRequest,
+  Charge,
+  ChargeRef,
+  ChargeState,
+  ChargeStatus,
+  CreateChargeInput,
+  Instructions,
+  PaymentMethod,
+  Provider,
+  ProviderBCredentials,
+  ProviderOptions,
+  RefundEvent,
+  RefundInput,
+  RefundResult,
 } from './types.ts';
 
 export const PROVIDER_B_URLS = {
@@ -29,8 +42,15 @@ export const providerBChannels = {
 const METHODS: readonly PaymentMethod[] = ['qris', 'va', 'ewallet', 'retail', 'card'];
 
 /** The notification signature: hex SHA-512 over the strings exactly as received. */
-export function providerBSignature(orderId: string, statusCode: string, grossAmount: string, serverKey: string): string {
-  return createHash('sha512').update(orderId + statusCode + grossAmount + serverKey).digest('hex');
+export function providerBSignature(
+  orderId: string,
+  statusCode: string,
+  grossAmount: string,
+  serverKey: string,
+): string {
+  return createHash('sha512')
+    .update(orderId + statusCode + grossAmount + serverKey)
+    .digest('hex');
 }
 
 export class ProviderB implements Provider {
@@ -73,7 +93,12 @@ export class ProviderB implements Provider {
     const fallbackExpiry = input.expiresAt.toISOString();
 
     if (input.method === 'card' || input.method === 'ewallet') {
-      const enabled = input.method === 'card' ? ['credit_card'] : input.channel ? [pick('ewallet', input.channel)] : [...providerBChannels.ewallet];
+      const enabled =
+        input.method === 'card'
+          ? ['credit_card']
+          : input.channel
+            ? [pick('ewallet', input.channel)]
+            : [...providerBChannels.ewallet];
       const res = await this.http.request({
         method: 'POST',
         base: this.snapBase,
@@ -87,23 +112,43 @@ export class ProviderB implements Provider {
         }),
       });
       const snap = res.json;
-      if (res.status !== 201 && res.status !== 200) throw failure(this.kind, 'create Snap transaction', res, null, snap?.error_messages?.join('; '));
+      if (res.status !== 201 && res.status !== 200)
+        throw failure(this.kind, 'create Snap transaction', res, null, snap?.error_messages?.join('; '));
       if (!snap?.token || !snap?.redirect_url) throw failure(this.kind, 'create Snap transaction', res);
-      return { providerRef: orderId, status: 'pending', instructions: { kind: 'redirect', redirectUrl: snap.redirect_url, expiresAt: fallbackExpiry }, raw: { token: snap.token, redirect_url: snap.redirect_url } };
+      return {
+        providerRef: orderId,
+        status: 'pending',
+        instructions: { kind: 'redirect', redirectUrl: snap.redirect_url, expiresAt: fallbackExpiry },
+        raw: { token: snap.token, redirect_url: snap.redirect_url },
+      };
     }
 
-    const expiry = { custom_expiry: { order_time: jakartaTime(this.clock.now()), expiry_duration: minutes, unit: 'minute' } };
+    const expiry = {
+      custom_expiry: { order_time: jakartaTime(this.clock.now()), expiry_duration: minutes, unit: 'minute' },
+    };
     let body: Record<string, unknown>;
     if (input.method === 'qris') body = { payment_type: 'qris', qris: { acquirer: 'gopay' } };
     else if (input.method === 'retail') {
-      body = { payment_type: 'cstore', cstore: { store: pick('retail', input.channel), message: (input.description ?? input.reference).slice(0, 20) } };
+      body = {
+        payment_type: 'cstore',
+        cstore: { store: pick('retail', input.channel), message: (input.description ?? input.reference).slice(0, 20) },
+      };
     } else {
       const bank = pick('va', input.channel);
-      body = bank === 'mandiri'
-        ? { payment_type: 'echannel', echannel: { bill_info1: 'Payment:', bill_info2: (input.description ?? input.reference).slice(0, 10) } }
-        : { payment_type: 'bank_transfer', bank_transfer: { bank } };
+      body =
+        bank === 'mandiri'
+          ? {
+              payment_type: 'echannel',
+              echannel: { bill_info1: 'Payment:', bill_info2: (input.description ?? input.reference).slice(0, 10) },
+            }
+          : { payment_type: 'bank_transfer', bank_transfer: { bank } };
     }
-    const res = await this.http.request({ method: 'POST', path: '/v2/charge', headers: { ...this.auth(), ...notify }, body: JSON.stringify({ ...body, ...common, ...expiry }) });
+    const res = await this.http.request({
+      method: 'POST',
+      path: '/v2/charge',
+      headers: { ...this.auth(), ...notify },
+      body: JSON.stringify({ ...body, ...common, ...expiry }),
+    });
     const c = this.ok('charge', res, ['200', '201']);
     const expiresAt = jakartaToIso(c.expiry_time) ?? fallbackExpiry;
     let instructions: Instructions;
@@ -112,12 +157,24 @@ export class ProviderB implements Provider {
       instructions = { kind: 'qr', qrString: c.qr_string, expiresAt };
     } else if (input.method === 'retail') {
       need(c.payment_code, 'payment_code');
-      instructions = { kind: 'retail', outlet: c.store ?? pick('retail', input.channel), paymentCode: c.payment_code, expiresAt };
+      instructions = {
+        kind: 'retail',
+        outlet: c.store ?? pick('retail', input.channel),
+        paymentCode: c.payment_code,
+        expiresAt,
+      };
     } else if (c.payment_type === 'echannel') {
       need(c.bill_key, 'bill_key');
-      instructions = { kind: 'va', bankCode: 'mandiri', vaNumber: c.bill_key, billerCode: c.biller_code ?? null, expiresAt };
+      instructions = {
+        kind: 'va',
+        bankCode: 'mandiri',
+        vaNumber: c.bill_key,
+        billerCode: c.biller_code ?? null,
+        expiresAt,
+      };
     } else {
-      const va = c.va_numbers?.[0] ?? (c.permata_va_number ? { bank: 'permata', va_number: c.permata_va_number } : null);
+      const va =
+        c.va_numbers?.[0] ?? (c.permata_va_number ? { bank: 'permata', va_number: c.permata_va_number } : null);
       need(va?.va_number, 'va_numbers');
       instructions = { kind: 'va', bankCode: va.bank, vaNumber: va.va_number, billerCode: null, expiresAt };
     }
@@ -127,13 +184,19 @@ export class ProviderB implements Provider {
   async verifyCallback(request: CallbackRequest): Promise<CallbackEvent> {
     const n = parseCallbackJson(this.kind, request.rawBody);
     const { order_id: orderId, status_code: statusCode, gross_amount: gross, signature_key: signature } = n;
-    if (typeof signature !== 'string' || !signature) throw new CallbackVerificationError(this.kind, 'missing', 'signature_key is missing');
+    if (typeof signature !== 'string' || !signature)
+      throw new CallbackVerificationError(this.kind, 'missing', 'signature_key is missing');
     // The exact strings received: a number would already have lost its "100000.00" spelling.
     if (typeof orderId !== 'string' || typeof statusCode !== 'string' || typeof gross !== 'string') {
-      throw new CallbackVerificationError(this.kind, 'malformed', 'order_id, status_code and gross_amount must be strings');
+      throw new CallbackVerificationError(
+        this.kind,
+        'malformed',
+        'order_id, status_code and gross_amount must be strings',
+      );
     }
     const expected = providerBSignature(orderId, statusCode, gross, this.credentials.serverKey);
-    if (!safeEqual(signature.toLowerCase(), expected)) throw new CallbackVerificationError(this.kind, 'mismatch', 'signature_key does not match');
+    if (!safeEqual(signature.toLowerCase(), expected))
+      throw new CallbackVerificationError(this.kind, 'mismatch', 'signature_key does not match');
 
     const currency = typeof n.currency === 'string' ? n.currency : 'IDR';
     const status = n.transaction_status;
@@ -141,11 +204,27 @@ export class ProviderB implements Provider {
       const last = Array.isArray(n.refunds) && n.refunds.length ? n.refunds[n.refunds.length - 1] : null;
       const refundId = String(last?.refund_key ?? last?.refund_chargeback_id ?? n.transaction_id);
       const amount = fromDecimalString(String(last?.refund_amount ?? n.refund_amount ?? ''), currency);
-      if (amount === null) throw new CallbackVerificationError(this.kind, 'malformed', 'refund amount is not a decimal');
-      return { type: 'refund', providerEventId: `${n.transaction_id}:refund:${refundId}`, providerRefundId: refundId, reference: last?.refund_key ?? null, providerRef: orderId, status: 'succeeded', amount, currency, raw: n };
+      if (amount === null)
+        throw new CallbackVerificationError(this.kind, 'malformed', 'refund amount is not a decimal');
+      return {
+        type: 'refund',
+        providerEventId: `${n.transaction_id}:refund:${refundId}`,
+        providerRefundId: refundId,
+        reference: last?.refund_key ?? null,
+        providerRef: orderId,
+        status: 'succeeded',
+        amount,
+        currency,
+        raw: n,
+      };
     }
     const amount = fromDecimalString(gross, currency);
-    if (amount === null) throw new CallbackVerificationError(this.kind, 'malformed', `gross_amount ${gross} is not an amount in ${currency}`);
+    if (amount === null)
+      throw new CallbackVerificationError(
+        this.kind,
+        'malformed',
+        `gross_amount ${gross} is not an amount in ${currency}`,
+      );
     return {
       type: 'charge',
       providerRef: orderId,
@@ -159,12 +238,20 @@ export class ProviderB implements Provider {
   }
 
   async fetchStatus(ref: ChargeRef): Promise<ChargeState> {
-    const res = await this.http.request({ method: 'GET', path: `/v2/${encodeURIComponent(ref.providerRef)}/status`, headers: this.auth() });
+    const res = await this.http.request({
+      method: 'GET',
+      path: `/v2/${encodeURIComponent(ref.providerRef)}/status`,
+      headers: this.auth(),
+    });
     // 202 (denied) and 407 (expired) still describe a transaction; 404 does not.
-    const s = res.json && typeof res.json.transaction_status === 'string' && res.status < 300 ? res.json : this.ok('get status', res, ['200', '201', '202', '407']);
+    const s =
+      res.json && typeof res.json.transaction_status === 'string' && res.status < 300
+        ? res.json
+        : this.ok('get status', res, ['200', '201', '202', '407']);
     const currency = typeof s.currency === 'string' ? s.currency : 'IDR';
     const amount = fromDecimalString(String(s.gross_amount), currency);
-    if (amount === null) throw new ProviderError(this.kind, 'bad_response', `gross_amount ${s.gross_amount} is not an amount`);
+    if (amount === null)
+      throw new ProviderError(this.kind, 'bad_response', `gross_amount ${s.gross_amount} is not an amount`);
     const status = statusOf(s.transaction_status, s.fraud_status);
     return {
       providerRef: ref.providerRef,
@@ -184,10 +271,20 @@ export class ProviderB implements Provider {
    */
   async confirmRefund(event: RefundEvent): Promise<RefundEvent> {
     if (!event.providerRef) return { ...event, status: 'pending' };
-    const res = await this.http.request({ method: 'GET', path: `/v2/${encodeURIComponent(event.providerRef)}/status`, headers: this.auth() });
-    const s = res.json && typeof res.json.transaction_status === 'string' && res.status < 300 ? res.json : this.ok('get status', res, ['200', '201', '202', '407']);
+    const res = await this.http.request({
+      method: 'GET',
+      path: `/v2/${encodeURIComponent(event.providerRef)}/status`,
+      headers: this.auth(),
+    });
+    const s =
+      res.json && typeof res.json.transaction_status === 'string' && res.status < 300
+        ? res.json
+        : this.ok('get status', res, ['200', '201', '202', '407']);
     const listed = (Array.isArray(s.refunds) ? s.refunds : []).find(
-      (r: any) => (event.reference && r?.refund_key === event.reference) || String(r?.refund_chargeback_id) === event.providerRefundId || r?.refund_key === event.providerRefundId,
+      (r: any) =>
+        (event.reference && r?.refund_key === event.reference) ||
+        String(r?.refund_chargeback_id) === event.providerRefundId ||
+        r?.refund_key === event.providerRefundId,
     );
     if (!listed) return { ...event, status: 'pending', raw: s };
     const amount = fromDecimalString(String(listed.refund_amount), event.currency);
@@ -196,7 +293,11 @@ export class ProviderB implements Provider {
 
   /** Core API `POST /v2/{order_id}/expire`: a pending transaction expires at once (407); 412 when it is no longer pending. */
   async voidCharge(ref: ChargeRef): Promise<boolean> {
-    const res = await this.http.request({ method: 'POST', path: `/v2/${encodeURIComponent(ref.providerRef)}/expire`, headers: this.auth() });
+    const res = await this.http.request({
+      method: 'POST',
+      path: `/v2/${encodeURIComponent(ref.providerRef)}/expire`,
+      headers: this.auth(),
+    });
     const code = typeof res.json?.status_code === 'string' ? res.json.status_code : String(res.status);
     if (code === '412' || code === '404') return false;
     this.ok('expire', res, ['200', '407']);
@@ -208,10 +309,18 @@ export class ProviderB implements Provider {
       method: 'POST',
       path: `/v2/${encodeURIComponent(input.providerRef)}/refund`,
       headers: this.auth(),
-      body: JSON.stringify({ refund_key: input.idempotencyKey, amount: input.amount, reason: input.reason ?? 'requested_by_customer' }),
+      body: JSON.stringify({
+        refund_key: input.idempotencyKey,
+        amount: input.amount,
+        reason: input.reason ?? 'requested_by_customer',
+      }),
     });
     const r = this.ok('refund', res, ['200', '201']);
-    return { providerRefundId: String(r.refund_key ?? input.idempotencyKey), status: r.status_code === '201' ? 'pending' : 'succeeded', raw: r };
+    return {
+      providerRefundId: String(r.refund_key ?? input.idempotencyKey),
+      status: r.status_code === '201' ? 'pending' : 'succeeded',
+      raw: r,
+    };
   }
 
   // ---- transport ----
@@ -225,7 +334,8 @@ export class ProviderB implements Provider {
     const b = res.json;
     const code = typeof b?.status_code === 'string' ? b.status_code : String(res.status);
     if (res.status >= 200 && res.status < 300 && b && typeof b === 'object' && accepted.includes(code)) return b;
-    const effective = res.status >= 200 && res.status < 300 && /^\d{3}$/.test(code) ? { ...res, status: Number(code) } : res;
+    const effective =
+      res.status >= 200 && res.status < 300 && /^\d{3}$/.test(code) ? { ...res, status: Number(code) } : res;
     throw failure(this.kind, what, effective, code, b?.status_message ?? b?.error_messages?.join('; '));
   }
 }
@@ -254,14 +364,19 @@ function statusOf(transactionStatus: unknown, fraudStatus: unknown): ChargeStatu
 function pick(method: keyof typeof providerBChannels, channel: string | undefined): string {
   const options: readonly string[] = providerBChannels[method];
   const c = channel ? channel.toLowerCase() : options[0];
-  if (!options.includes(c)) throw new ProviderError('provider_b', 'unsupported', `${method} channel ${channel} is not offered`);
+  if (!options.includes(c))
+    throw new ProviderError('provider_b', 'unsupported', `${method} channel ${channel} is not offered`);
   return c;
 }
 
 function customerDetails(input: CreateChargeInput) {
   const c = input.customer;
   if (!c) return undefined;
-  return { ...(c.name ? { first_name: c.name.slice(0, 255) } : {}), ...(c.email ? { email: c.email } : {}), ...(c.phone ? { phone: c.phone } : {}) };
+  return {
+    ...(c.name ? { first_name: c.name.slice(0, 255) } : {}),
+    ...(c.email ? { email: c.email } : {}),
+    ...(c.phone ? { phone: c.phone } : {}),
+  };
 }
 
 /** The provider's wall-clock format, in Jakarta time: "2026-01-31 18:00:00 +0700". */
@@ -276,5 +391,6 @@ export function jakartaToIso(value: unknown): string | null {
 }
 
 function need(value: unknown, field: string): asserts value {
-  if (value === undefined || value === null || value === '') throw new ProviderError('provider_b', 'bad_response', `answer lacks ${field}`);
+  if (value === undefined || value === null || value === '')
+    throw new ProviderError('provider_b', 'bad_response', `answer lacks ${field}`);
 }

@@ -9,11 +9,26 @@ import { fromDecimalString, toDecimalString } from './decimal.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { basicAuth, failure, headerOf, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
 import type {
-  CallbackEvent, CallbackRequest, Charge, ChargeRef, ChargeState, ChargeStatus, CreateChargeInput,
-  PaymentMethod, Provider, ProviderCCredentials, ProviderOptions, RefundInput, RefundResult, RefundStatus,
+  CallbackEvent,
+  CallbackRequest,
+  Charge,
+  ChargeRef,
+  ChargeState,
+  ChargeStatus,
+  CreateChargeInput,
+  PaymentMethod,
+  Provider,
+  ProviderCCredentials,
+  ProviderOptions,
+  RefundInput,
+  RefundResult,
+  RefundStatus,
 } from './types.ts';
 
-export const PROVIDER_C_URLS = { live: 'https://api-m.paypal.com', sandbox: 'https://api-m.sandbox.paypal.com' } as const;
+export const PROVIDER_C_URLS = {
+  live: 'https://api-m.paypal.com',
+  sandbox: 'https://api-m.sandbox.paypal.com',
+} as const;
 
 /** The five transmission headers the verification API needs, and its field for each. */
 export const TRANSMISSION_HEADERS = {
@@ -86,11 +101,20 @@ export class ProviderC implements Provider {
         },
       },
     };
-    const res = await this.api('POST', '/v2/checkout/orders', JSON.stringify(body), { 'paypal-request-id': input.idempotencyKey, prefer: 'return=representation' });
+    const res = await this.api('POST', '/v2/checkout/orders', JSON.stringify(body), {
+      'paypal-request-id': input.idempotencyKey,
+      prefer: 'return=representation',
+    });
     const order = this.ok('create order', res);
     const link = (order.links ?? []).find((l: any) => l.rel === 'payer-action' || l.rel === 'approve');
-    if (!order.id || !link?.href) throw new ProviderError(this.kind, 'bad_response', 'create order: answer lacks id or approve link');
-    return { providerRef: order.id, status: orderStatus(order), instructions: { kind: 'redirect', redirectUrl: link.href, expiresAt: input.expiresAt.toISOString() }, raw: order };
+    if (!order.id || !link?.href)
+      throw new ProviderError(this.kind, 'bad_response', 'create order: answer lacks id or approve link');
+    return {
+      providerRef: order.id,
+      status: orderStatus(order),
+      instructions: { kind: 'redirect', redirectUrl: link.href, expiresAt: input.expiresAt.toISOString() },
+      raw: order,
+    };
   }
 
   async capture(ref: ChargeRef, opts: { idempotencyKey: string }): Promise<ChargeState> {
@@ -114,7 +138,15 @@ export class ProviderC implements Provider {
     const res = await this.api('GET', `/v2/checkout/orders/${encodeURIComponent(ref.providerRef)}`);
     // The provider drops orders that were never captured once they expire.
     if (res.status === 404 && res.json?.name === 'RESOURCE_NOT_FOUND') {
-      return { providerRef: ref.providerRef, providerPaymentId: ref.providerPaymentId ?? null, status: 'expired', amount: 0, currency: '', paidAt: null, raw: res.json };
+      return {
+        providerRef: ref.providerRef,
+        providerPaymentId: ref.providerPaymentId ?? null,
+        status: 'expired',
+        amount: 0,
+        currency: '',
+        paidAt: null,
+        raw: res.json,
+      };
     }
     return this.stateOf(ref, this.ok('get order', res));
   }
@@ -134,18 +166,25 @@ export class ProviderC implements Provider {
     const body = `${JSON.stringify({ ...fields, webhook_id: webhookId }).slice(0, -1)},"webhook_event":${raw}}`;
     const res = await this.api('POST', '/v1/notifications/verify-webhook-signature', body);
     const verdict = this.ok('verify webhook signature', res).verification_status;
-    if (verdict !== 'SUCCESS') throw new CallbackVerificationError(this.kind, 'rejected', `verification_status ${String(verdict)}`);
+    if (verdict !== 'SUCCESS')
+      throw new CallbackVerificationError(this.kind, 'rejected', `verification_status ${String(verdict)}`);
     return mapEvent(event);
   }
 
   async refund(input: RefundInput): Promise<RefundResult> {
     let captureId = input.providerPaymentId;
     if (!captureId) captureId = (await this.fetchStatus(input)).providerPaymentId;
-    if (!captureId) throw new ProviderError(this.kind, 'unsupported', `order ${input.providerRef} has no capture to refund`);
-    const res = await this.api('POST', `/v2/payments/captures/${encodeURIComponent(captureId)}/refund`, JSON.stringify({
-      amount: { currency_code: input.currency, value: toDecimalString(input.amount, input.currency) },
-      ...(input.reason ? { note_to_payer: input.reason.slice(0, 255) } : {}),
-    }), { 'paypal-request-id': input.idempotencyKey, prefer: 'return=representation' });
+    if (!captureId)
+      throw new ProviderError(this.kind, 'unsupported', `order ${input.providerRef} has no capture to refund`);
+    const res = await this.api(
+      'POST',
+      `/v2/payments/captures/${encodeURIComponent(captureId)}/refund`,
+      JSON.stringify({
+        amount: { currency_code: input.currency, value: toDecimalString(input.amount, input.currency) },
+        ...(input.reason ? { note_to_payer: input.reason.slice(0, 255) } : {}),
+      }),
+      { 'paypal-request-id': input.idempotencyKey, prefer: 'return=representation' },
+    );
     const r = this.ok('refund capture', res);
     return { providerRefundId: r.id, status: refundStatus(r.status), raw: r };
   }
@@ -153,10 +192,20 @@ export class ProviderC implements Provider {
   // ---- transport ----
 
   /** A bearer call; a 401 with a cached token means it was revoked early: fetch a new one once. */
-  private async api(method: 'GET' | 'POST', path: string, body?: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+  private async api(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: string,
+    headers: Record<string, string> = {},
+  ): Promise<HttpResponse> {
     for (let attempt = 0; ; attempt++) {
       const token = await this.token();
-      const res = await this.http.request({ method, path, body, headers: { authorization: `Bearer ${token}`, ...headers } });
+      const res = await this.http.request({
+        method,
+        path,
+        body,
+        headers: { authorization: `Bearer ${token}`, ...headers },
+      });
       if (res.status !== 401 || attempt > 0) return res;
       tokens.delete(this.cacheKey);
     }
@@ -177,14 +226,20 @@ export class ProviderC implements Provider {
     const res = await this.http.request({
       method: 'POST',
       path: '/v1/oauth2/token',
-      headers: { authorization: basicAuth(this.credentials.clientId, this.credentials.secret), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: basicAuth(this.credentials.clientId, this.credentials.secret),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     });
     if (res.status !== 200 || typeof res.json?.access_token !== 'string') {
       throw failure(this.kind, 'get access token', res, res.json?.error, res.json?.error_description);
     }
     const lifetimeMs = Math.max(0, Number(res.json.expires_in) || 0) * 1000;
-    const entry = { token: res.json.access_token as string, expiresAtMs: this.clock.now().getTime() + Math.max(lifetimeMs - TOKEN_MARGIN_MS, lifetimeMs / 2) };
+    const entry = {
+      token: res.json.access_token as string,
+      expiresAtMs: this.clock.now().getTime() + Math.max(lifetimeMs - TOKEN_MARGIN_MS, lifetimeMs / 2),
+    };
     tokens.set(this.cacheKey, entry);
     return entry;
   }
@@ -192,7 +247,13 @@ export class ProviderC implements Provider {
   private ok(what: string, res: HttpResponse): any {
     if (res.status >= 200 && res.status < 300 && res.json && typeof res.json === 'object') return res.json;
     const b = res.json;
-    throw failure(this.kind, what, res, b?.details?.[0]?.issue ?? b?.name ?? b?.error, b?.message ?? b?.error_description);
+    throw failure(
+      this.kind,
+      what,
+      res,
+      b?.details?.[0]?.issue ?? b?.name ?? b?.error,
+      b?.message ?? b?.error_description,
+    );
   }
 
   private stateOf(ref: ChargeRef, order: any): ChargeState {
@@ -200,7 +261,8 @@ export class ProviderC implements Provider {
     const capture = unit.payments?.captures?.[0];
     const money = capture?.amount ?? unit.amount;
     const amount = money ? fromDecimalString(String(money.value), money.currency_code) : null;
-    if (amount === null) throw new ProviderError(this.kind, 'bad_response', 'order amount is not a decimal in its currency');
+    if (amount === null)
+      throw new ProviderError(this.kind, 'bad_response', 'order amount is not a decimal in its currency');
     const status = orderStatus(order);
     return {
       providerRef: ref.providerRef,
@@ -234,7 +296,8 @@ function captureStatus(s: unknown): ChargeStatus {
   return 'pending';
 }
 
-const refundStatus = (s: unknown): RefundStatus => (s === 'COMPLETED' ? 'succeeded' : s === 'FAILED' || s === 'CANCELLED' ? 'failed' : 'pending');
+const refundStatus = (s: unknown): RefundStatus =>
+  s === 'COMPLETED' ? 'succeeded' : s === 'FAILED' || s === 'CANCELLED' ? 'failed' : 'pending';
 
 function mapEvent(e: any): CallbackEvent {
   const id = e.id;
@@ -242,28 +305,54 @@ function mapEvent(e: any): CallbackEvent {
   if (typeof id !== 'string' || !id) throw new CallbackVerificationError('provider_c', 'malformed', 'event lacks id');
   const money = (m: any) => {
     const amount = m ? fromDecimalString(String(m.value), m.currency_code) : null;
-    if (amount === null) throw new CallbackVerificationError('provider_c', 'malformed', 'amount is not a decimal in its currency');
+    if (amount === null)
+      throw new CallbackVerificationError('provider_c', 'malformed', 'amount is not a decimal in its currency');
     return { amount, currency: m.currency_code as string };
   };
   switch (e.event_type) {
     case 'CHECKOUT.ORDER.APPROVED':
-      return { type: 'charge', providerRef: r.id, providerPaymentId: null, providerEventId: id, status: 'approved', ...money(r.purchase_units?.[0]?.amount), raw: e };
+      return {
+        type: 'charge',
+        providerRef: r.id,
+        providerPaymentId: null,
+        providerEventId: id,
+        status: 'approved',
+        ...money(r.purchase_units?.[0]?.amount),
+        raw: e,
+      };
     case 'PAYMENT.CAPTURE.COMPLETED':
     case 'PAYMENT.CAPTURE.PENDING':
     case 'PAYMENT.CAPTURE.DENIED':
     case 'PAYMENT.CAPTURE.DECLINED': {
       const orderId = r.supplementary_data?.related_ids?.order_id ?? upLink(r, 'checkout/orders');
       if (!orderId) throw new CallbackVerificationError('provider_c', 'malformed', 'capture event lacks its order id');
-      return { type: 'charge', providerRef: orderId, providerPaymentId: r.id ?? null, providerEventId: id, status: captureStatus(r.status), ...money(r.amount), raw: e };
+      return {
+        type: 'charge',
+        providerRef: orderId,
+        providerPaymentId: r.id ?? null,
+        providerEventId: id,
+        status: captureStatus(r.status),
+        ...money(r.amount),
+        raw: e,
+      };
     }
     case 'PAYMENT.CAPTURE.REFUNDED':
-      return { type: 'refund', providerEventId: id, providerRefundId: r.id, status: refundStatus(r.status), ...money(r.amount), raw: e };
+      return {
+        type: 'refund',
+        providerEventId: id,
+        providerRefundId: r.id,
+        status: refundStatus(r.status),
+        ...money(r.amount),
+        raw: e,
+      };
     default:
       return { type: 'ignored', providerEventId: id, description: String(e.event_type), raw: e };
   }
 }
 
 function upLink(resource: any, segment: string): string | null {
-  const href: string | undefined = (resource.links ?? []).find((l: any) => l.rel === 'up' && String(l.href).includes(segment))?.href;
-  return href ? href.replace(/\/+$/, '').split('/').pop() ?? null : null;
+  const href: string | undefined = (resource.links ?? []).find(
+    (l: any) => l.rel === 'up' && String(l.href).includes(segment),
+  )?.href;
+  return href ? (href.replace(/\/+$/, '').split('/').pop() ?? null) : null;
 }

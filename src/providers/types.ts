@@ -55,10 +55,23 @@ export interface CreateChargeInput {
 /** What the hosted page shows the buyer. */
 export type Instructions =
   | { kind: 'qr'; qrString: string; expiresAt: string | null }
-  | { kind: 'va'; bankCode: string; vaNumber: string; billerCode?: string | null; accountName?: string | null; expiresAt: string | null }
+  | {
+      kind: 'va';
+      bankCode: string;
+      vaNumber: string;
+      billerCode?: string | null;
+      accountName?: string | null;
+      expiresAt: string | null;
+    }
   | { kind: 'retail'; outlet: string; paymentCode: string; expiresAt: string | null }
   | { kind: 'redirect'; redirectUrl: string; qrString?: string | null; expiresAt: string | null }
-  | { kind: 'manual'; bankAccounts: BankAccount[]; staticQrImageUrl: string | null; text: string | null; expiresAt: string | null };
+  | {
+      kind: 'manual';
+      bankAccounts: BankAccount[];
+      staticQrImageUrl: string | null;
+      text: string | null;
+      expiresAt: string | null;
+    };
 
 export interface Charge {
   /** The provider's handle for this charge, opaque to callers; key callbacks and fetchStatus by it. */

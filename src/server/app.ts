@@ -38,8 +38,16 @@ export async function buildApp(): Promise<App> {
     // Unroutable URLs (bad percent-encoding in the path) answer with the envelope too, not Fastify's own JSON.
     frameworkErrors: (err, req, res) => {
       const status = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
-      (res as FastifyReply).status(status).header('x-request-id', req.id).type('application/json; charset=utf-8')
-        .send(envelope(req.id, null, { code: status < 500 ? 'validation_error' : 'internal_error', message: status < 500 ? err.message : `Internal error; quote request id ${req.id}` }));
+      (res as FastifyReply)
+        .status(status)
+        .header('x-request-id', req.id)
+        .type('application/json; charset=utf-8')
+        .send(
+          envelope(req.id, null, {
+            code: status < 500 ? 'validation_error' : 'internal_error',
+            message: status < 500 ? err.message : `Internal error; quote request id ${req.id}`,
+          }),
+        );
     },
   });
   // Raw bytes for every body: signatures and idempotency are computed over exactly what was sent.
@@ -51,17 +59,44 @@ export async function buildApp(): Promise<App> {
     reply.header('x-request-id', req.id);
   });
   fastify.addHook('onResponse', async (req, reply) => {
-    logger.info({ requestId: req.id, method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    logger.info(
+      {
+        requestId: req.id,
+        method: req.method,
+        url: req.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
   });
   // Framework-level failures (oversized or unreadable bodies) still answer with the envelope.
   fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : status < 500 ? 'validation_error' : 'internal_error';
+    const code =
+      status === 413
+        ? 'payload_too_large'
+        : status === 415
+          ? 'unsupported_media_type'
+          : status < 500
+            ? 'validation_error'
+            : 'internal_error';
     if (status === 500) logger.error({ err, requestId: req.id }, 'unhandled error');
-    reply.status(status).type('application/json; charset=utf-8').send(envelope(req.id, null, { code, message: status === 500 ? `Internal error; quote request id ${req.id}` : err.message }));
+    reply
+      .status(status)
+      .type('application/json; charset=utf-8')
+      .send(
+        envelope(req.id, null, {
+          code,
+          message: status === 500 ? `Internal error; quote request id ${req.id}` : err.message,
+        }),
+      );
   });
   fastify.setNotFoundHandler((req, reply) => {
-    reply.status(404).type('application/json; charset=utf-8').send(envelope(req.id, null, { code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]}` }));
+    reply
+      .status(404)
+      .type('application/json; charset=utf-8')
+      .send(envelope(req.id, null, { code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]}` }));
   });
 
   // ws accepts 100 MiB messages by default, before connection_init authenticates anyone: a

@@ -16,7 +16,11 @@ export const downloadRoutes: EdgeRoute[] = [
     resource: 'ledger',
     handler: async ({ auth, query }) => {
       const { filename, stream } = await ledgerCsvDownload(auth, query);
-      return { contentType: 'text/csv; charset=utf-8', headers: { 'content-disposition': `attachment; filename="${filename}"` }, body: stream };
+      return {
+        contentType: 'text/csv; charset=utf-8',
+        headers: { 'content-disposition': `attachment; filename="${filename}"` },
+        body: stream,
+      };
     },
   }),
 ];

@@ -73,10 +73,18 @@ export function clientBucket(ip: string): string {
 }
 
 /** An error as the route answers it: the envelope (or the route's page), spelled for its resource. */
-export function replyError(reply: FastifyReply, e: unknown, requestId: string, resource: Resource, errorPage?: (status: number) => string) {
+export function replyError(
+  reply: FastifyReply,
+  e: unknown,
+  requestId: string,
+  resource: Resource,
+  errorPage?: (status: number) => string,
+) {
   const r = errorReply(e, requestId, resource);
   reply.status(r.status).headers(r.headers);
-  return errorPage ? reply.type('text/html; charset=utf-8').send(errorPage(r.status)) : reply.type('application/json; charset=utf-8').send(r.body);
+  return errorPage
+    ? reply.type('text/html; charset=utf-8').send(errorPage(r.status))
+    : reply.type('application/json; charset=utf-8').send(r.body);
 }
 
 async function admit(route: EdgeRoute, req: FastifyRequest, limiter: RateLimiter): Promise<Auth | null> {
@@ -112,7 +120,8 @@ export function mountEdgeRoutes(app: FastifyInstance, limiter: RateLimiter, rout
             auth: auth as never,
           });
           if (out.headers) reply.headers(out.headers);
-          if ('json' in out) return reply.type('application/json; charset=utf-8').send(envelope(req.requestId, out.json));
+          if ('json' in out)
+            return reply.type('application/json; charset=utf-8').send(envelope(req.requestId, out.json));
           return reply.type(out.contentType).send(out.body);
         } catch (e) {
           return replyError(reply, e, req.requestId, route.resource, route.errorPage);

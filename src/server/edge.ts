@@ -62,7 +62,8 @@ export function assertStorable(fields: Record<string, unknown>) {
     while (stack.length) {
       const x = stack.pop();
       if (typeof x === 'string') {
-        if (unstorable.test(x)) throw new DomainError('validation_error', `${field} must be valid Unicode without NUL characters`, { field });
+        if (unstorable.test(x))
+          throw new DomainError('validation_error', `${field} must be valid Unicode without NUL characters`, { field });
       } else if (x && typeof x === 'object') {
         for (const [k, v] of Object.entries(x)) stack.push(k, v);
       }

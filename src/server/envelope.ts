@@ -30,7 +30,15 @@ export function errorReply(e: unknown, requestId: string, resource: Resource = '
     return { status: e.status, body: envelope(requestId, null, error), headers: e.headers ?? {} };
   }
   logger.error({ err: e, requestId }, 'unhandled error');
-  return { status: 500, body: envelope(requestId, null, { code: 'internal_error', message: `Internal error; quote request id ${requestId}` }), headers: {} };
+  return {
+    status: 500,
+    body: envelope(requestId, null, {
+      code: 'internal_error',
+      message: `Internal error; quote request id ${requestId}`,
+    }),
+    headers: {},
+  };
 }
 
-export const validationError = (message: string, field?: string, resource?: Resource) => new DomainError('validation_error', message, { field, resource });
+export const validationError = (message: string, field?: string, resource?: Resource) =>
+  new DomainError('validation_error', message, { field, resource });

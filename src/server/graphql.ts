@@ -20,9 +20,12 @@ import { idempotencyOf, operationOf, type Operation } from '../graphql/operation
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
 const notAdmitted = () =>
-  new GraphQLError('Send operations as a JSON POST (or a GET with query parameters) to /graphql; subscriptions over graphql-ws', {
-    extensions: { code: 'unsupported_media_type' },
-  });
+  new GraphQLError(
+    'Send operations as a JSON POST (or a GET with query parameters) to /graphql; subscriptions over graphql-ws',
+    {
+      extensions: { code: 'unsupported_media_type' },
+    },
+  );
 
 export function createGraphQL(): Yoga {
   return createYoga<Record<string, never>, Context>({
@@ -38,10 +41,22 @@ export function createGraphQL(): Yoga {
       // Only the transports' own pipelines execute (auth, rate per root field, idempotency, limits):
       // a request yoga would run by itself (another media type, say) runs nothing.
       {
-        onExecute: ({ args, setResultAndStopExecution }: { args: { contextValue: unknown }; setResultAndStopExecution: (r: ExecutionResult) => void }) => {
+        onExecute: ({
+          args,
+          setResultAndStopExecution,
+        }: {
+          args: { contextValue: unknown };
+          setResultAndStopExecution: (r: ExecutionResult) => void;
+        }) => {
           if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
         },
-        onSubscribe: ({ args, setResultAndStopExecution }: { args: { contextValue: unknown }; setResultAndStopExecution: (r: ExecutionResult) => void }) => {
+        onSubscribe: ({
+          args,
+          setResultAndStopExecution,
+        }: {
+          args: { contextValue: unknown };
+          setResultAndStopExecution: (r: ExecutionResult) => void;
+        }) => {
           if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
         },
       } as never,
@@ -56,7 +71,9 @@ export function createGraphQL(): Yoga {
         if (error instanceof GraphQLError && !error.path && original instanceof GraphQLError) return error;
         // yoga's own logging is off (pino logs requests), so the masked cause is logged here.
         logger.error({ err: original ?? error }, 'unhandled error in a resolver');
-        return new GraphQLError('Internal error; quote the X-Request-Id header', { extensions: { code: 'internal_error' } });
+        return new GraphQLError('Internal error; quote the X-Request-Id header', {
+          extensions: { code: 'internal_error' },
+        });
       },
     },
   });
@@ -74,7 +91,11 @@ function readRequest(req: FastifyRequest): GraphQLRequest | null {
   try {
     if (req.method === 'GET') {
       const q = req.query as Record<string, unknown>;
-      json = { query: q.query, operationName: q.operationName, variables: typeof q.variables === 'string' ? JSON.parse(q.variables) : q.variables };
+      json = {
+        query: q.query,
+        operationName: q.operationName,
+        variables: typeof q.variables === 'string' ? JSON.parse(q.variables) : q.variables,
+      };
     } else {
       if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return null;
       json = JSON.parse(rawBody(req).toString('utf8'));
@@ -99,7 +120,8 @@ function prepare(yoga: Yoga, context: Context, request: GraphQLRequest) {
   const errors = enveloped.validate(enveloped.schema, document);
   if (errors.length) throw new GraphQLErrors(errors);
   const operation = operationOf(enveloped.schema, document, request.operationName, request.variables);
-  if (!operation) throw new GraphQLErrors([new GraphQLError('Could not determine the operation to run: name it with operationName')]);
+  if (!operation)
+    throw new GraphQLErrors([new GraphQLError('Could not determine the operation to run: name it with operationName')]);
   return { document, operation, enveloped };
 }
 
@@ -133,14 +155,22 @@ function errorResponse(e: unknown, requestId: string) {
   }
   const r = errorReply(e, requestId);
   const error = JSON.parse(r.body).error;
-  const body = { errors: [{ message: error.message, extensions: { code: error.code, ...(error.field ? { field: error.field } : {}) } }] };
+  const body = {
+    errors: [
+      { message: error.message, extensions: { code: error.code, ...(error.field ? { field: error.field } : {}) } },
+    ],
+  };
   return { status: r.status, headers: { ...json, ...r.headers }, body: JSON.stringify(body) };
 }
 
 /** POST and GET /graphql: signed like REST; the header or the mutation argument makes it idempotent. */
 export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
   const viaYoga = async (req: FastifyRequest, reply: FastifyReply, context: Context) => {
-    const init = { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : rawBody(req) };
+    const init = {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : rawBody(req),
+    };
     const res = await yoga.fetch(`http://internal${req.url}`, init as never, context as never);
     reply.status(res.status);
     res.headers.forEach((v, k) => {
@@ -151,7 +181,8 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
 
   const http = async (req: FastifyRequest, reply: FastifyReply) => {
     const requestId = req.requestId;
-    const wantsGraphiQL = req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !req.headers.authorization;
+    const wantsGraphiQL =
+      req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !req.headers.authorization;
     if (wantsGraphiQL || req.method === 'OPTIONS') return viaYoga(req, reply, { requestId, auth: null });
     try {
       const auth = await authenticateRequest(req);
@@ -163,14 +194,23 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       if (request.variables) assertStorable(request.variables);
       const context: Context = { requestId, auth, admitted: true };
       const { document, operation, enveloped } = prepare(yoga, context, request);
-      if (operation.operation === 'subscription') throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
-      if (operation.operation === 'mutation' && req.method !== 'POST') throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
+      if (operation.operation === 'subscription')
+        throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
+      if (operation.operation === 'mutation' && req.method !== 'POST')
+        throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
       await chargeRootFields(limiter, auth.workspaceId, operation);
       const key = idempotencyOf(operation, idempotencyKeyOf(req));
       context.idempotencyKey = key;
       const run = () => execute(enveloped, context, document, request);
       const out = key
-        ? await withIdempotency(auth, key, sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])), 'generic', (context.replay = replayNotes()), run)
+        ? await withIdempotency(
+            auth,
+            key,
+            sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
+            'generic',
+            (context.replay = replayNotes()),
+            run,
+          )
         : { ...(await run()), replayed: false };
       reply.status(out.status);
       for (const [k, v] of Object.entries(out.headers)) if (k !== 'content-length') reply.header(k, v);
@@ -182,7 +222,12 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     }
   };
 
-  async function execute(enveloped: ReturnType<Yoga['getEnveloped']>, context: Context, document: DocumentNode, request: GraphQLRequest): Promise<StoredResponse> {
+  async function execute(
+    enveloped: ReturnType<Yoga['getEnveloped']>,
+    context: Context,
+    document: DocumentNode,
+    request: GraphQLRequest,
+  ): Promise<StoredResponse> {
     const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
       schema: enveloped.schema,
       document,
@@ -197,7 +242,8 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
   }
 
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
-  const forbidden = (ctx: { extra: { socket: { close(code: number, reason: string): void } } }) => ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+  const forbidden = (ctx: { extra: { socket: { close(code: number, reason: string): void } } }) =>
+    ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
   const ws = makeHandler<{ authorization?: string; timestamp?: string }, { auth?: Auth; recheck?: NodeJS.Timeout }>({
     onConnect: async (ctx) => {
       try {
@@ -211,7 +257,10 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         ctx.extra.auth = auth;
         // Revocation (or a removed member, an archived workspace) closes the socket within seconds.
         ctx.extra.recheck = setInterval(() => {
-          recheck(auth).then((fresh) => void (ctx.extra.auth = fresh), () => forbidden(ctx));
+          recheck(auth).then(
+            (fresh) => void (ctx.extra.auth = fresh),
+            () => forbidden(ctx),
+          );
         }, config.keyCacheMs).unref();
         return true;
       } catch {
@@ -222,7 +271,9 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     onSubscribe: async (ctx, _id, payload) => {
       // Counted before any await: ids in flight count too, so a burst cannot pass the cap.
       if (Object.keys(ctx.subscriptions).length > config.maxSubscriptionsPerSocket) {
-        return [new DomainError('rate_limited', `At most ${config.maxSubscriptionsPerSocket} subscriptions per connection`)];
+        return [
+          new DomainError('rate_limited', `At most ${config.maxSubscriptionsPerSocket} subscriptions per connection`),
+        ];
       }
       let auth: Auth;
       try {
@@ -234,11 +285,19 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       const context: Context = { requestId: newId('request'), auth, admitted: true };
       try {
         await enforceRate(limiter, auth.workspaceId, 'read');
-        const request = { query: String(payload.query ?? ''), operationName: payload.operationName, variables: payload.variables };
+        const request = {
+          query: String(payload.query ?? ''),
+          operationName: payload.operationName,
+          variables: payload.variables,
+        };
         if (request.variables) assertStorable(request.variables);
         const { document, operation, enveloped } = prepare(yoga, context, request);
         // Queries and mutations have one pipeline, HTTP's (idempotency, per-field rate): not this one.
-        if (operation.operation !== 'subscription') throw new DomainError('method_not_allowed', 'Only subscriptions run over the socket; send queries and mutations to POST /graphql');
+        if (operation.operation !== 'subscription')
+          throw new DomainError(
+            'method_not_allowed',
+            'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
+          );
         return {
           schema: enveloped.schema,
           document,

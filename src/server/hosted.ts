@@ -1,4 +1,11 @@
-import { attempt, customerCancel, declarePaid, hostedPageView, publicStatus, simulate } from '../modules/checkout-sessions/hosted.ts';
+import {
+  attempt,
+  customerCancel,
+  declarePaid,
+  hostedPageView,
+  publicStatus,
+  simulate,
+} from '../modules/checkout-sessions/hosted.ts';
 import { handleCallback } from '../modules/checkout-sessions/callbacks.ts';
 import { hostedPageHeaders, renderErrorPage, renderHostedPage } from '../hosted/page.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
@@ -6,14 +13,21 @@ import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
 const noStore = { 'cache-control': 'no-store' };
 
 /** A JSON call of the page's script: public, the token is the capability, never cached. */
-const pageCall = (method: 'GET' | 'POST', path: string, fn: (token: string, body: Record<string, unknown>) => Promise<unknown>) =>
+const pageCall = (
+  method: 'GET' | 'POST',
+  path: string,
+  fn: (token: string, body: Record<string, unknown>) => Promise<unknown>,
+) =>
   edgeRoute({
     method,
     url: `/c/:token${path}`,
     auth: 'capability',
     rateClass: 'hosted',
     resource: 'checkout_session',
-    handler: async (input: EdgeInput<'capability'>) => ({ json: await fn(input.params.token, input.json()), headers: noStore }),
+    handler: async (input: EdgeInput<'capability'>) => ({
+      json: await fn(input.params.token, input.json()),
+      headers: noStore,
+    }),
   });
 
 /**
@@ -31,7 +45,11 @@ export const hostedRoutes: EdgeRoute[] = [
     rateClass: 'hosted',
     resource: 'checkout_session',
     errorPage: renderErrorPage,
-    handler: async ({ params }) => ({ contentType: 'text/html; charset=utf-8', headers: hostedPageHeaders, body: renderHostedPage(await hostedPageView(params.token)) }),
+    handler: async ({ params }) => ({
+      contentType: 'text/html; charset=utf-8',
+      headers: hostedPageHeaders,
+      body: renderHostedPage(await hostedPageView(params.token)),
+    }),
   }),
   pageCall('GET', '/status', (token) => publicStatus(token)),
   pageCall('POST', '/attempt', (token, body) => attempt(token, String(body.method ?? ''))),
@@ -44,6 +62,8 @@ export const hostedRoutes: EdgeRoute[] = [
     auth: 'none',
     rateClass: null,
     resource: 'checkout_session',
-    handler: async ({ params, headers, rawBody }) => ({ json: { received: true, ...(await handleCallback(params.provider, { headers, rawBody })) } }),
+    handler: async ({ params, headers, rawBody }) => ({
+      json: { received: true, ...(await handleCallback(params.provider, { headers, rawBody })) },
+    }),
   }),
 ];

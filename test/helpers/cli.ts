@@ -72,7 +72,11 @@ export interface Instance {
 
 /** `svc <command>` as a child process: its stderr, whether it has exited, and a stop that escalates to SIGKILL. */
 function spawnSvc(command: string, databaseUrl: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [SVC_BIN, command], { cwd: ROOT, env: childEnv(databaseUrl, env), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [SVC_BIN, command], {
+    cwd: ROOT,
+    env: childEnv(databaseUrl, env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   let exited: string | null = null;
@@ -93,7 +97,12 @@ function spawnSvc(command: string, databaseUrl: string, env: Record<string, stri
 }
 
 /** Polls until `ready()` holds; stops the child and throws with its stderr if it exits or takes too long. */
-async function waitReady(svc: ReturnType<typeof spawnSvc>, what: string, ready: () => Promise<boolean>, timeoutMs: number) {
+async function waitReady(
+  svc: ReturnType<typeof spawnSvc>,
+  what: string,
+  ready: () => Promise<boolean>,
+  timeoutMs: number,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (svc.exited()) throw new Error(`svc ${what} ${svc.exited()} before it was ready:\n${svc.stderr()}`);
@@ -110,17 +119,28 @@ async function waitReady(svc: ReturnType<typeof spawnSvc>, what: string, ready: 
  * Starts `svc <command>` (serve by default) as a separate process and waits until GET /healthz
  * answers 200. `port` fixes the port, so a restart comes back at the same URL.
  */
-export async function startInstance(databaseUrl: string, opts: { command?: string; timeoutMs?: number; env?: Record<string, string>; port?: number } = {}): Promise<Instance> {
+export async function startInstance(
+  databaseUrl: string,
+  opts: { command?: string; timeoutMs?: number; env?: Record<string, string>; port?: number } = {},
+): Promise<Instance> {
   const port = opts.port ?? (await freePort());
   const svc = spawnSvc(opts.command ?? 'serve', databaseUrl, { PORT: String(port), ...opts.env });
   const url = `http://127.0.0.1:${port}`;
-  const healthy = () => fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.status === 200, () => false);
+  const healthy = () =>
+    fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
   await waitReady(svc, opts.command ?? 'serve', healthy, opts.timeoutMs ?? 45_000);
   return { url, child: svc.child, stderr: svc.stderr, stop: svc.stop };
 }
 
 /** Starts `svc worker` as a separate process and waits for its ready line on stderr. */
-export async function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}, timeoutMs = 45_000): Promise<Omit<Instance, 'url'>> {
+export async function startWorkerProcess(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  timeoutMs = 45_000,
+): Promise<Omit<Instance, 'url'>> {
   const svc = spawnSvc('worker', databaseUrl, env);
   await waitReady(svc, 'worker', async () => svc.stderr().includes('svc worker running'), timeoutMs);
   return { child: svc.child, stderr: svc.stderr, stop: svc.stop };

@@ -17,7 +17,14 @@ export const withDatabase = (url: string, name: string) => {
 
 /** Template name changes whenever a migration does, so stale templates are never reused. */
 export const templateName = () =>
-  'svc_tpl_' + createHash('sha256').update(listMigrations().map((m) => m.name + m.checksum).join() + pgBossVersion).digest('hex').slice(0, 12);
+  `svc_tpl_${createHash('sha256')
+    .update(
+      listMigrations()
+        .map((m) => m.name + m.checksum)
+        .join() + pgBossVersion,
+    )
+    .digest('hex')
+    .slice(0, 12)}`;
 
 export async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: adminUrl });
@@ -49,7 +56,9 @@ const failed = (task: RunnerTask): boolean =>
  */
 export async function dropUnlessFailed(name: string, suite: Readonly<RunnerTestSuite | RunnerTestFile>) {
   if (failed(suite as RunnerTask)) {
-    console.error(`test database kept for inspection: ${withDatabase(adminUrl, name)} (drop it with: psql -c 'DROP DATABASE ${name}')`);
+    console.error(
+      `test database kept for inspection: ${withDatabase(adminUrl, name)} (drop it with: psql -c 'DROP DATABASE ${name}')`,
+    );
     return;
   }
   await dropDatabase(name);

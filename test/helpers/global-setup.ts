@@ -5,16 +5,25 @@ import { PgBoss } from 'pg-boss';
 /** Migrates one template database; every test file clones it. */
 export default async function setup() {
   const name = templateName();
-  const exists = await admin(async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount);
+  const exists = await admin(
+    async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount,
+  );
   if (exists) return;
   const building = `${name}_build_${process.pid}`;
   await admin((c) => c.query(`CREATE DATABASE ${building}`));
   await migrate(withDatabase(adminUrl, building));
   // pg-boss installs its schema on first start; done once here, every test database starts with it.
-  const boss = new PgBoss({ connectionString: withDatabase(adminUrl, building), schema: 'pgboss', supervise: false, schedule: false });
+  const boss = new PgBoss({
+    connectionString: withDatabase(adminUrl, building),
+    schema: 'pgboss',
+    supervise: false,
+    schedule: false,
+  });
   await boss.start();
   await boss.stop({ graceful: false });
   await admin(async (c) => {
-    await c.query(`ALTER DATABASE ${building} RENAME TO ${name}`).catch(async () => c.query(`DROP DATABASE ${building}`));
+    await c
+      .query(`ALTER DATABASE ${building} RENAME TO ${name}`)
+      .catch(async () => c.query(`DROP DATABASE ${building}`));
   });
 }

@@ -16,11 +16,24 @@ export async function mintKey(
   const secret = `sk_${mode}_${randomHex(24)}`;
   const keyId = `pk_${mode}_${randomHex(6)}`;
   const id = newId('apiKey');
-  const { rows } = await db().system.query(`SELECT id FROM members WHERE "workspaceId" = $1 AND role = 'owner'`, [workspaceId]);
+  const { rows } = await db().system.query(`SELECT id FROM members WHERE "workspaceId" = $1 AND role = 'owner'`, [
+    workspaceId,
+  ]);
   await db().system.query(
     `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "createdAt")
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [id, workspaceId, mode, keyId, opts.name ?? mode, opts.role ?? 'full_access', opts.scopes ?? [], Buffer.from(seal('api_keys', { id, workspaceId }, signingKeyOf(secret))), rows[0].id, opts.createdAt ?? new Date()],
+    [
+      id,
+      workspaceId,
+      mode,
+      keyId,
+      opts.name ?? mode,
+      opts.role ?? 'full_access',
+      opts.scopes ?? [],
+      Buffer.from(seal('api_keys', { id, workspaceId }, signingKeyOf(secret))),
+      rows[0].id,
+      opts.createdAt ?? new Date(),
+    ],
   );
   return { id, keyId, secret };
 }

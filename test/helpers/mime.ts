@@ -23,7 +23,9 @@ const decodeQp = (s: string): Buffer => {
 /** RFC 2047 encoded words (=?UTF-8?Q?...?= / ?B?) in a header value. */
 export const decodeWords = (v: string): string =>
   v.replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=\s*/g, (_, _cs, enc: string, text: string) =>
-    enc.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQp(text.replace(/_/g, ' ')).toString('utf8'),
+    enc.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64').toString('utf8')
+      : decodeQp(text.replace(/_/g, ' ')).toString('utf8'),
   );
 
 export function parseMime(raw: string): MimePart {
@@ -39,11 +41,19 @@ export function parseMime(raw: string): MimePart {
   const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
   if (/^multipart\//i.test(type) && boundary) {
     const chunks = rest.split(`--${boundary}`);
-    const parts = chunks.slice(1).filter((c) => !c.startsWith('--')).map((c) => parseMime(c.replace(/^\r?\n/, '').replace(/\r?\n$/, '')));
+    const parts = chunks
+      .slice(1)
+      .filter((c) => !c.startsWith('--'))
+      .map((c) => parseMime(c.replace(/^\r?\n/, '').replace(/\r?\n$/, '')));
     return { headers, body: Buffer.alloc(0), parts };
   }
   const enc = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();
-  const body = enc === 'base64' ? Buffer.from(rest.replace(/\s+/g, ''), 'base64') : enc === 'quoted-printable' ? decodeQp(rest) : Buffer.from(rest, 'utf8');
+  const body =
+    enc === 'base64'
+      ? Buffer.from(rest.replace(/\s+/g, ''), 'base64')
+      : enc === 'quoted-printable'
+        ? decodeQp(rest)
+        : Buffer.from(rest, 'utf8');
   return { headers, body, parts: [] };
 }
 

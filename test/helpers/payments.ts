@@ -16,17 +16,33 @@ export async function hostedToken(sessionId: string): Promise<string> {
 
 /** The hosted page's own calls (public, unsigned), for the session `id`. */
 export async function hosted(server: TestServer, id: string, path: string, body: unknown) {
-  const res = await fetch(`${server.url}/c/${await hostedToken(id)}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/c/${await hostedToken(id)}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text) as any, text };
 }
 
 /** A checkout session the customer starts paying with `method` (sandbox or a connected adapter). */
-export async function startPayment(server: TestServer, ws: Workspace, opts: { amount?: number; currency?: string; method?: string } = {}) {
+export async function startPayment(
+  server: TestServer,
+  ws: Workspace,
+  opts: { amount?: number; currency?: string; method?: string } = {},
+) {
   const method = opts.method ?? 'card';
-  const s = await ws.client.post('/v1/checkout-sessions', {
-    amount: opts.amount ?? 100000, currency: opts.currency ?? 'IDR', methods: [method], successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart',
-  }, { 'idempotency-key': randomUUID() });
+  const s = await ws.client.post(
+    '/v1/checkout-sessions',
+    {
+      amount: opts.amount ?? 100000,
+      currency: opts.currency ?? 'IDR',
+      methods: [method],
+      successUrl: 'https://shop.example/thanks',
+      cancelUrl: 'https://shop.example/cart',
+    },
+    { 'idempotency-key': randomUUID() },
+  );
   expect(s.status, s.text).toBe(201);
   const a = await hosted(server, s.json.data.id, '/attempt', { method });
   expect(a.status, a.text).toBe(200);
@@ -34,16 +50,27 @@ export async function startPayment(server: TestServer, ws: Workspace, opts: { am
 }
 
 /** A captured test-mode payment through the managed sandbox; returns the payment. */
-export async function sandboxPayment(server: TestServer, ws: Workspace, opts: { amount?: number; currency?: string; method?: string } = {}) {
+export async function sandboxPayment(
+  server: TestServer,
+  ws: Workspace,
+  opts: { amount?: number; currency?: string; method?: string } = {},
+) {
   const sessionId = await startPayment(server, ws, opts);
   const done = await hosted(server, sessionId, '/simulate', { outcome: 'success' });
   expect(done.status, done.text).toBe(200);
   const session = (await ws.client.get(`/v1/checkout-sessions/${sessionId}`)).json.data;
-  return (await ws.client.get(`/v1/payments/${session.paymentId}`)).json.data as { id: string; amount: number; status: string; amountRefunded: number; currency: string };
+  return (await ws.client.get(`/v1/payments/${session.paymentId}`)).json.data as {
+    id: string;
+    amount: number;
+    status: string;
+    amountRefunded: number;
+    currency: string;
+  };
 }
 
 export const providerRefOf = async (sessionId: string) =>
-  (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [sessionId])).rows[0].providerReference as string;
+  (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [sessionId])).rows[0]
+    .providerReference as string;
 
 /** Every txId of a workspace balances per currency (the database refuses otherwise; this proves it held). */
 export async function unbalancedTxIds(workspaceId: string): Promise<string[]> {
@@ -58,7 +85,8 @@ export async function unbalancedTxIds(workspaceId: string): Promise<string[]> {
 /** Lifts the rate limits for tests that are about concurrency, not rate limits. */
 export async function unthrottled<T>(fn: () => Promise<T>): Promise<T> {
   const saved = { ...config.rateLimits };
-  for (const k of Object.keys(config.rateLimits) as (keyof typeof config.rateLimits)[]) config.rateLimits[k] = { perSec: 100_000, burst: 100_000 };
+  for (const k of Object.keys(config.rateLimits) as (keyof typeof config.rateLimits)[])
+    config.rateLimits[k] = { perSec: 100_000, burst: 100_000 };
   try {
     return await fn();
   } finally {

@@ -5,7 +5,12 @@ import { DEFAULT_THANK_YOU_TEXT } from '../../src/modules/receipts/render/view.t
 export function sampleReceiptView(over: Partial<ReceiptView> = {}): ReceiptView {
   const lineItems = [
     { name: 'Kopi Susu Gula Aren', quantity: 2, unitAmount: 25_000, amount: 50_000 },
-    { name: 'Nasi Goreng Spesial dengan Telur Mata Sapi dan Kerupuk Udang', quantity: 1, unitAmount: 65_000, amount: 65_000 },
+    {
+      name: 'Nasi Goreng Spesial dengan Telur Mata Sapi dan Kerupuk Udang',
+      quantity: 1,
+      unitAmount: 65_000,
+      amount: 65_000,
+    },
     { name: 'Air Mineral', quantity: 5, unitAmount: 7_000, amount: 35_000 },
   ];
   const total = 150_000;

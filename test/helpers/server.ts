@@ -60,7 +60,11 @@ export function useServer(opts: { background?: 'relay' | 'worker' | 'none' } = {
     await dropUnlessFailed(state.dbName, suite);
   });
   state.workspace = async (opts = {}) => {
-    const out = await bootstrapWorkspace({ name: opts.name ?? 'Acme', platformAdmin: opts.platformAdmin, environment: opts.environment });
+    const out = await bootstrapWorkspace({
+      name: opts.name ?? 'Acme',
+      platformAdmin: opts.platformAdmin,
+      environment: opts.environment,
+    });
     return {
       workspaceId: out.workspaceId,
       accountId: out.accountId,

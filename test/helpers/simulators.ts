@@ -1,6 +1,12 @@
 import { afterAll, beforeAll } from 'vitest';
 
-const PROVIDER_ENV = ['SVC_CALLBACK_BASE_URL', 'PROVIDER_A_BASE_URL', 'PROVIDER_B_BASE_URL', 'PROVIDER_C_BASE_URL', 'PROVIDER_C_WEBHOOK_ID'];
+const PROVIDER_ENV = [
+  'SVC_CALLBACK_BASE_URL',
+  'PROVIDER_A_BASE_URL',
+  'PROVIDER_B_BASE_URL',
+  'PROVIDER_C_BASE_URL',
+  'PROVIDER_C_WEBHOOK_ID',
+];
 
 /**
  * For a file whose payments go through the provider simulators: callbacks point at the test

@@ -103,7 +103,15 @@ export abstract class Simulator {
       const m = r.method === req.method ? r.pattern.exec(url.pathname) : null;
       if (!m) continue;
       try {
-        out = await r.handler({ method: r.method, path: url.pathname, query: url.searchParams, headers: req.headers, text, json, params: m.slice(1).map(decodeURIComponent) });
+        out = await r.handler({
+          method: r.method,
+          path: url.pathname,
+          query: url.searchParams,
+          headers: req.headers,
+          text,
+          json,
+          params: m.slice(1).map(decodeURIComponent),
+        });
       } catch (e) {
         out = { status: 500, body: { error: String(e) } };
       }
@@ -119,7 +127,12 @@ export abstract class Simulator {
   }
 
   /** Sends one callback (plus duplicates), after the delay; tracked so close() waits for it. */
-  protected deliver(url: string | undefined, headers: () => Record<string, string>, body: string, opts: DeliveryOptions): Promise<Delivery[]> {
+  protected deliver(
+    url: string | undefined,
+    headers: () => Record<string, string>,
+    body: string,
+    opts: DeliveryOptions,
+  ): Promise<Delivery[]> {
     if (opts.deliver === false || !url) return Promise.resolve([]);
     const run = async () => {
       if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
@@ -128,7 +141,13 @@ export abstract class Simulator {
         const h = { 'content-type': 'application/json', 'user-agent': 'provider-simulator', ...headers() };
         let result: Delivery;
         try {
-          const res = await fetch(url, { method: 'POST', headers: h, body, signal: AbortSignal.timeout(15_000), redirect: 'manual' });
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: h,
+            body,
+            signal: AbortSignal.timeout(15_000),
+            redirect: 'manual',
+          });
           result = { status: res.status, body: await res.text() };
         } catch (e) {
           result = { status: null, body: '', error: String(e) };
@@ -161,7 +180,16 @@ export function basicCredentials(header: string | undefined): { user: string; pa
 /** A QRIS-shaped EMV payload (tags, amount, CRC placeholder): what a wallet app would scan. */
 export function qrisString(amount: number, reference: string): string {
   const tag = (id: string, v: string) => `${id}${String(v.length).padStart(2, '0')}${v}`;
-  const body = tag('00', '01') + tag('01', '12') + tag('26', tag('00', 'ID.CO.QRIS.WWW') + tag('01', reference.slice(0, 20))) +
-    tag('52', '5999') + tag('53', '360') + tag('54', String(amount)) + tag('58', 'ID') + tag('59', 'SIMULATED MERCHANT') + tag('60', 'JAKARTA') + '6304';
-  return body + 'ABCD';
+  const body =
+    tag('00', '01') +
+    tag('01', '12') +
+    tag('26', tag('00', 'ID.CO.QRIS.WWW') + tag('01', reference.slice(0, 20))) +
+    tag('52', '5999') +
+    tag('53', '360') +
+    tag('54', String(amount)) +
+    tag('58', 'ID') +
+    tag('59', 'SIMULATED MERCHANT') +
+    tag('60', 'JAKARTA') +
+    '6304';
+  return `${body}ABCD`;
 }

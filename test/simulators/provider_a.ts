@@ -2,7 +2,18 @@
 // 2022-07-31), callback virtual accounts, e-wallet charges, fixed payment codes (retail), invoices
 // (cards) and refunds; callbacks POSTed with the account's static x-callback-token to the callback
 // URL set "in the dashboard" (the constructor).
-import { basicCredentials, hex, nowIso, qrisString, Simulator, uuid, type Delivery, type DeliveryOptions, type SimRequest, type SimResponse } from './common.ts';
+import {
+  basicCredentials,
+  hex,
+  nowIso,
+  qrisString,
+  Simulator,
+  uuid,
+  type Delivery,
+  type DeliveryOptions,
+  type SimRequest,
+  type SimResponse,
+} from './common.ts';
 
 export interface ProviderASimOptions {
   secretKey: string;
@@ -19,7 +30,10 @@ interface Record_ {
 }
 
 const BUSINESS_ID = '5f27a14a9bf05c73dd040bc8';
-const err = (status: number, error_code: string, message: string): SimResponse => ({ status, body: { error_code, message } });
+const err = (status: number, error_code: string, message: string): SimResponse => ({
+  status,
+  body: { error_code, message },
+});
 
 export class ProviderASim extends Simulator {
   callbackUrl?: string;
@@ -50,7 +64,11 @@ export class ProviderASim extends Simulator {
     this.authed('PATCH', /^\/fixed_payment_code\/([^/]+)$/, (r) => this.update('retail', r.params[0], r.json));
     this.authed('POST', /^\/invoices\/([^/]+)\/expire!$/, (r) => this.expireInvoice(r.params[0]));
     this.create('POST', /^\/disbursements$/, (r) => this.createDisbursement(r));
-    this.authed('GET', /^\/disbursements\/([^/]+)$/, (r) => (this.disbursements.has(r.params[0]) ? { status: 200, body: this.disbursements.get(r.params[0]) } : err(404, 'DATA_NOT_FOUND', 'disbursement not found')));
+    this.authed('GET', /^\/disbursements\/([^/]+)$/, (r) =>
+      this.disbursements.has(r.params[0])
+        ? { status: 200, body: this.disbursements.get(r.params[0]) }
+        : err(404, 'DATA_NOT_FOUND', 'disbursement not found'),
+    );
   }
 
   // ---- routing with auth and idempotency ----
@@ -58,7 +76,8 @@ export class ProviderASim extends Simulator {
   private authed(method: string, pattern: RegExp, handler: (r: SimRequest) => SimResponse) {
     this.route(method, pattern, (r) => {
       const c = basicCredentials(r.headers.authorization);
-      if (!c || c.user !== this.opts.secretKey || c.password !== '') return err(401, 'INVALID_API_KEY', 'API key is invalid');
+      if (!c || c.user !== this.opts.secretKey || c.password !== '')
+        return err(401, 'INVALID_API_KEY', 'API key is invalid');
       return handler(r);
     });
   }
@@ -99,7 +118,8 @@ export class ProviderASim extends Simulator {
   private expireInvoice(id: string): SimResponse {
     const rec = this.records.get(id);
     if (!rec || rec.product !== 'invoice') return err(404, 'DATA_NOT_FOUND', `invoice ${id} not found`);
-    if (rec.body.status !== 'PENDING') return err(400, 'INVOICE_NOT_FOUND_ERROR', 'only a pending invoice can be expired');
+    if (rec.body.status !== 'PENDING')
+      return err(400, 'INVOICE_NOT_FOUND_ERROR', 'only a pending invoice can be expired');
     Object.assign(rec.body, { status: 'EXPIRED', updated: nowIso() });
     this.voided.add(id);
     return { status: 200, body: rec.body };
@@ -107,70 +127,144 @@ export class ProviderASim extends Simulator {
 
   private createQr(r: SimRequest): SimResponse {
     const b = r.json;
-    if (r.headers['api-version'] !== '2022-07-31') return err(400, 'API_VALIDATION_ERROR', 'api-version header must be 2022-07-31');
+    if (r.headers['api-version'] !== '2022-07-31')
+      return err(400, 'API_VALIDATION_ERROR', 'api-version header must be 2022-07-31');
     if (b.currency !== 'IDR') return err(400, 'API_VALIDATION_ERROR', 'currency must be IDR');
     // spec facts: QRIS amount 1 to 10,000,000
-    if (!this.amountOk(b.amount, 10_000_000)) return err(400, 'API_VALIDATION_ERROR', 'amount must be between 1 and 10000000');
-    if (!b.reference_id || b.type !== 'DYNAMIC') return err(400, 'API_VALIDATION_ERROR', 'reference_id and type DYNAMIC are required');
+    if (!this.amountOk(b.amount, 10_000_000))
+      return err(400, 'API_VALIDATION_ERROR', 'amount must be between 1 and 10000000');
+    if (!b.reference_id || b.type !== 'DYNAMIC')
+      return err(400, 'API_VALIDATION_ERROR', 'reference_id and type DYNAMIC are required');
     const id = `qr_${uuid()}`;
     return this.save('qris', {
-      id, business_id: BUSINESS_ID, reference_id: b.reference_id, type: b.type, currency: b.currency, amount: b.amount,
-      channel_code: 'ID_DANA', status: 'ACTIVE', qr_string: qrisString(b.amount, id), expires_at: b.expires_at ?? new Date(Date.now() + 48 * 3600e3).toISOString(),
-      created: nowIso(), updated: nowIso(), metadata: b.metadata ?? null,
+      id,
+      business_id: BUSINESS_ID,
+      reference_id: b.reference_id,
+      type: b.type,
+      currency: b.currency,
+      amount: b.amount,
+      channel_code: 'ID_DANA',
+      status: 'ACTIVE',
+      qr_string: qrisString(b.amount, id),
+      expires_at: b.expires_at ?? new Date(Date.now() + 48 * 3600e3).toISOString(),
+      created: nowIso(),
+      updated: nowIso(),
+      metadata: b.metadata ?? null,
     });
   }
 
   private createVa(r: SimRequest): SimResponse {
     const b = r.json;
-    if (!b.external_id || !b.bank_code || !b.name) return err(400, 'API_VALIDATION_ERROR', 'external_id, bank_code and name are required');
-    if (b.is_closed && !this.amountOk(b.expected_amount)) return err(400, 'API_VALIDATION_ERROR', 'expected_amount is required for closed VAs');
+    if (!b.external_id || !b.bank_code || !b.name)
+      return err(400, 'API_VALIDATION_ERROR', 'external_id, bank_code and name are required');
+    if (b.is_closed && !this.amountOk(b.expected_amount))
+      return err(400, 'API_VALIDATION_ERROR', 'expected_amount is required for closed VAs');
     const merchantCode = '88608';
     return this.save('va', {
-      id: hex(12), owner_id: BUSINESS_ID, external_id: b.external_id, bank_code: b.bank_code, merchant_code: merchantCode, name: b.name,
-      account_number: merchantCode + String(Math.floor(Math.random() * 1e10)).padStart(10, '0'), is_closed: Boolean(b.is_closed),
-      expected_amount: b.expected_amount, expiration_date: b.expiration_date, is_single_use: Boolean(b.is_single_use), status: 'PENDING',
-      currency: 'IDR', country: 'ID',
+      id: hex(12),
+      owner_id: BUSINESS_ID,
+      external_id: b.external_id,
+      bank_code: b.bank_code,
+      merchant_code: merchantCode,
+      name: b.name,
+      account_number: merchantCode + String(Math.floor(Math.random() * 1e10)).padStart(10, '0'),
+      is_closed: Boolean(b.is_closed),
+      expected_amount: b.expected_amount,
+      expiration_date: b.expiration_date,
+      is_single_use: Boolean(b.is_single_use),
+      status: 'PENDING',
+      currency: 'IDR',
+      country: 'ID',
     });
   }
 
   private createEwallet(r: SimRequest): SimResponse {
     const b = r.json;
-    if (!b.reference_id || b.checkout_method !== 'ONE_TIME_PAYMENT' || !String(b.channel_code).startsWith('ID_')) return err(400, 'API_VALIDATION_ERROR', 'bad e-wallet charge');
+    if (!b.reference_id || b.checkout_method !== 'ONE_TIME_PAYMENT' || !String(b.channel_code).startsWith('ID_'))
+      return err(400, 'API_VALIDATION_ERROR', 'bad e-wallet charge');
     if (!this.amountOk(b.amount)) return err(400, 'API_VALIDATION_ERROR', 'amount is invalid');
-    if (!b.channel_properties?.success_redirect_url) return err(400, 'API_VALIDATION_ERROR', 'channel_properties.success_redirect_url is required');
+    if (!b.channel_properties?.success_redirect_url)
+      return err(400, 'API_VALIDATION_ERROR', 'channel_properties.success_redirect_url is required');
     const id = `ewc_${uuid()}`;
     const checkout = `${this.url}/web/ewallet/${id}`;
     return this.save('ewallet', {
-      id, business_id: BUSINESS_ID, reference_id: b.reference_id, status: 'PENDING', currency: b.currency, charge_amount: b.amount, capture_amount: null,
-      refunded_amount: null, checkout_method: b.checkout_method, channel_code: b.channel_code, channel_properties: b.channel_properties,
-      actions: { desktop_web_checkout_url: checkout, mobile_web_checkout_url: checkout, mobile_deeplink_checkout_url: null, qr_checkout_string: null },
-      is_redirect_required: true, callback_url: this.callbackUrl ?? null, created: nowIso(), updated: nowIso(), voided_at: null, capture_now: true,
-      customer_id: null, payment_method_id: null, failure_code: null, basket: null, metadata: b.metadata ?? null,
+      id,
+      business_id: BUSINESS_ID,
+      reference_id: b.reference_id,
+      status: 'PENDING',
+      currency: b.currency,
+      charge_amount: b.amount,
+      capture_amount: null,
+      refunded_amount: null,
+      checkout_method: b.checkout_method,
+      channel_code: b.channel_code,
+      channel_properties: b.channel_properties,
+      actions: {
+        desktop_web_checkout_url: checkout,
+        mobile_web_checkout_url: checkout,
+        mobile_deeplink_checkout_url: null,
+        qr_checkout_string: null,
+      },
+      is_redirect_required: true,
+      callback_url: this.callbackUrl ?? null,
+      created: nowIso(),
+      updated: nowIso(),
+      voided_at: null,
+      capture_now: true,
+      customer_id: null,
+      payment_method_id: null,
+      failure_code: null,
+      basket: null,
+      metadata: b.metadata ?? null,
     });
   }
 
   private createRetail(r: SimRequest): SimResponse {
     const b = r.json;
-    if (!['ALFAMART', 'INDOMARET'].includes(b.retail_outlet_name)) return err(400, 'API_VALIDATION_ERROR', 'retail_outlet_name is invalid');
-    if (!b.external_id || !b.name || !this.amountOk(b.expected_amount)) return err(400, 'API_VALIDATION_ERROR', 'external_id, name and expected_amount are required');
+    if (!['ALFAMART', 'INDOMARET'].includes(b.retail_outlet_name))
+      return err(400, 'API_VALIDATION_ERROR', 'retail_outlet_name is invalid');
+    if (!b.external_id || !b.name || !this.amountOk(b.expected_amount))
+      return err(400, 'API_VALIDATION_ERROR', 'external_id, name and expected_amount are required');
     const prefix = 'TEST';
     return this.save('retail', {
-      id: hex(12), owner_id: BUSINESS_ID, external_id: b.external_id, retail_outlet_name: b.retail_outlet_name, prefix, name: b.name,
-      payment_code: prefix + String(Math.floor(Math.random() * 1e8)).padStart(8, '0'), expected_amount: b.expected_amount,
-      is_single_use: Boolean(b.is_single_use), expiration_date: b.expiration_date, status: 'ACTIVE',
+      id: hex(12),
+      owner_id: BUSINESS_ID,
+      external_id: b.external_id,
+      retail_outlet_name: b.retail_outlet_name,
+      prefix,
+      name: b.name,
+      payment_code: prefix + String(Math.floor(Math.random() * 1e8)).padStart(8, '0'),
+      expected_amount: b.expected_amount,
+      is_single_use: Boolean(b.is_single_use),
+      expiration_date: b.expiration_date,
+      status: 'ACTIVE',
     });
   }
 
   private createInvoice(r: SimRequest): SimResponse {
     const b = r.json;
-    if (!b.external_id || !this.amountOk(b.amount)) return err(400, 'API_VALIDATION_ERROR', 'external_id and amount are required');
+    if (!b.external_id || !this.amountOk(b.amount))
+      return err(400, 'API_VALIDATION_ERROR', 'external_id and amount are required');
     const id = hex(12);
     return this.save('invoice', {
-      id, external_id: b.external_id, user_id: BUSINESS_ID, status: 'PENDING', merchant_name: 'Simulated Merchant', amount: b.amount,
-      currency: b.currency ?? 'IDR', description: b.description, invoice_url: `${this.url}/web/invoices/${id}`,
-      expiry_date: new Date(Date.now() + (b.invoice_duration ?? 86400) * 1000).toISOString(), available_banks: [], available_retail_outlets: [],
-      should_exclude_credit_card: false, success_redirect_url: b.success_redirect_url, failure_redirect_url: b.failure_redirect_url,
-      payment_methods: b.payment_methods ?? [], created: nowIso(), updated: nowIso(),
+      id,
+      external_id: b.external_id,
+      user_id: BUSINESS_ID,
+      status: 'PENDING',
+      merchant_name: 'Simulated Merchant',
+      amount: b.amount,
+      currency: b.currency ?? 'IDR',
+      description: b.description,
+      invoice_url: `${this.url}/web/invoices/${id}`,
+      expiry_date: new Date(Date.now() + (b.invoice_duration ?? 86400) * 1000).toISOString(),
+      available_banks: [],
+      available_retail_outlets: [],
+      should_exclude_credit_card: false,
+      success_redirect_url: b.success_redirect_url,
+      failure_redirect_url: b.failure_redirect_url,
+      payment_methods: b.payment_methods ?? [],
+      created: nowIso(),
+      updated: nowIso(),
     });
   }
 
@@ -179,11 +273,25 @@ export class ProviderASim extends Simulator {
     const inv = this.records.get(b.invoice_id);
     if (!inv || inv.product !== 'invoice') return err(404, 'DATA_NOT_FOUND', 'invoice not found');
     if (inv.body.status !== 'PAID') return err(400, 'INELIGIBLE_TRANSACTION', 'invoice is not paid');
-    const refunded = [...this.refunds.values()].filter((x) => x.invoice_id === b.invoice_id && x.status !== 'FAILED').reduce((s, x) => s + x.amount, 0);
-    if (!this.amountOk(b.amount) || b.amount > inv.body.paid_amount - refunded) return err(400, 'REFUND_AMOUNT_EXCEEDED', 'amount exceeds the refundable amount');
+    const refunded = [...this.refunds.values()]
+      .filter((x) => x.invoice_id === b.invoice_id && x.status !== 'FAILED')
+      .reduce((s, x) => s + x.amount, 0);
+    if (!this.amountOk(b.amount) || b.amount > inv.body.paid_amount - refunded)
+      return err(400, 'REFUND_AMOUNT_EXCEEDED', 'amount exceeds the refundable amount');
     const refund = {
-      id: `rfd-${uuid()}`, invoice_id: b.invoice_id, payment_request_id: null, reference_id: b.reference_id, amount: b.amount, currency: b.currency ?? 'IDR',
-      status: 'PENDING', reason: b.reason, country: 'ID', channel_code: 'CREDIT_CARD', created: nowIso(), updated: nowIso(), failure_code: null,
+      id: `rfd-${uuid()}`,
+      invoice_id: b.invoice_id,
+      payment_request_id: null,
+      reference_id: b.reference_id,
+      amount: b.amount,
+      currency: b.currency ?? 'IDR',
+      status: 'PENDING',
+      reason: b.reason,
+      country: 'ID',
+      channel_code: 'CREDIT_CARD',
+      created: nowIso(),
+      updated: nowIso(),
+      failure_code: null,
     };
     this.refunds.set(refund.id, refund);
     return { status: 200, body: refund };
@@ -191,12 +299,27 @@ export class ProviderASim extends Simulator {
 
   private createDisbursement(r: SimRequest): SimResponse {
     const b = r.json;
-    if (!this.amountOk(b.amount) || typeof b.bank_code !== 'string' || typeof b.account_number !== 'string' || typeof b.account_holder_name !== 'string') {
+    if (
+      !this.amountOk(b.amount) ||
+      typeof b.bank_code !== 'string' ||
+      typeof b.account_number !== 'string' ||
+      typeof b.account_holder_name !== 'string'
+    ) {
       return err(400, 'API_VALIDATION_ERROR', 'amount, bank_code, account_number and account_holder_name are required');
     }
     const d = {
-      id: `disb-${hex(12)}`, user_id: BUSINESS_ID, external_id: b.external_id, amount: b.amount, bank_code: b.bank_code, account_number: b.account_number, account_holder_name: b.account_holder_name,
-      disbursement_description: b.description, status: 'PENDING', failure_code: null, created: nowIso(), updated: nowIso(),
+      id: `disb-${hex(12)}`,
+      user_id: BUSINESS_ID,
+      external_id: b.external_id,
+      amount: b.amount,
+      bank_code: b.bank_code,
+      account_number: b.account_number,
+      account_holder_name: b.account_holder_name,
+      disbursement_description: b.description,
+      status: 'PENDING',
+      failure_code: null,
+      created: nowIso(),
+      updated: nowIso(),
     };
     this.disbursements.set(d.id, d);
     return { status: 200, body: d };
@@ -206,17 +329,25 @@ export class ProviderASim extends Simulator {
   settleDisbursement(id: string, outcome: 'COMPLETED' | 'FAILED') {
     const d = this.disbursements.get(id);
     if (!d) throw new Error(`simulator: no disbursement ${id}`);
-    Object.assign(d, { status: outcome, updated: nowIso(), ...(outcome === 'FAILED' ? { failure_code: 'INVALID_DESTINATION' } : {}) });
+    Object.assign(d, {
+      status: outcome,
+      updated: nowIso(),
+      ...(outcome === 'FAILED' ? { failure_code: 'INVALID_DESTINATION' } : {}),
+    });
   }
 
   private show(product: Product, id: string): SimResponse {
     const rec = this.records.get(id);
-    return rec && rec.product === product ? { status: 200, body: rec.body } : err(404, 'DATA_NOT_FOUND', `${product} ${id} not found`);
+    return rec && rec.product === product
+      ? { status: 200, body: rec.body }
+      : err(404, 'DATA_NOT_FOUND', `${product} ${id} not found`);
   }
 
   private payments(product: Product, id: string): SimResponse {
     const rec = this.records.get(id);
-    return rec && rec.product === product ? { status: 200, body: { data: rec.payments, has_more: false, links: [] } } : err(404, 'DATA_NOT_FOUND', 'not found');
+    return rec && rec.product === product
+      ? { status: 200, body: { data: rec.payments, has_more: false, links: [] } }
+      : err(404, 'DATA_NOT_FOUND', 'not found');
   }
 
   private vaPayment(paymentId: string): SimResponse {
@@ -244,19 +375,44 @@ export class ProviderASim extends Simulator {
     switch (rec.product) {
       case 'qris': {
         const payment = {
-          id: `qrpy_${uuid()}`, business_id: BUSINESS_ID, currency: b.currency, amount: opts.amount ?? b.amount, status: 'SUCCEEDED', created: at,
-          qr_id: b.id, qr_string: b.qr_string, reference_id: b.reference_id, type: b.type, channel_code: b.channel_code, expires_at: b.expires_at,
-          metadata: b.metadata, payment_detail: { receipt_id: hex(6), source: 'DANA', name: 'Budi', account_details: null },
+          id: `qrpy_${uuid()}`,
+          business_id: BUSINESS_ID,
+          currency: b.currency,
+          amount: opts.amount ?? b.amount,
+          status: 'SUCCEEDED',
+          created: at,
+          qr_id: b.id,
+          qr_string: b.qr_string,
+          reference_id: b.reference_id,
+          type: b.type,
+          channel_code: b.channel_code,
+          expires_at: b.expires_at,
+          metadata: b.metadata,
+          payment_detail: { receipt_id: hex(6), source: 'DANA', name: 'Budi', account_details: null },
         };
         rec.payments.push(payment);
         b.status = 'INACTIVE';
-        return this.callback({ event: 'qr.payment', api_version: '2022-07-31', business_id: BUSINESS_ID, created: at, data: payment }, opts);
+        return this.callback(
+          { event: 'qr.payment', api_version: '2022-07-31', business_id: BUSINESS_ID, created: at, data: payment },
+          opts,
+        );
       }
       case 'va': {
         const payment = {
-          id: uuid(), payment_id: hex(12), callback_virtual_account_id: b.id, owner_id: BUSINESS_ID, external_id: b.external_id,
-          account_number: b.account_number, bank_code: b.bank_code, amount: opts.amount ?? b.expected_amount, merchant_code: b.merchant_code,
-          transaction_timestamp: at, currency: 'IDR', sender_name: 'BUDI SANTOSO', created: at, updated: at,
+          id: uuid(),
+          payment_id: hex(12),
+          callback_virtual_account_id: b.id,
+          owner_id: BUSINESS_ID,
+          external_id: b.external_id,
+          account_number: b.account_number,
+          bank_code: b.bank_code,
+          amount: opts.amount ?? b.expected_amount,
+          merchant_code: b.merchant_code,
+          transaction_timestamp: at,
+          currency: 'IDR',
+          sender_name: 'BUDI SANTOSO',
+          created: at,
+          updated: at,
         };
         rec.payments.push(payment);
         if (b.is_single_use) b.status = 'INACTIVE';
@@ -267,16 +423,36 @@ export class ProviderASim extends Simulator {
         return this.callback({ event: 'ewallet.capture', business_id: BUSINESS_ID, created: at, data: { ...b } }, opts);
       case 'retail': {
         const payment = {
-          id: uuid(), fixed_payment_code_payment_id: hex(12), fixed_payment_code_id: b.id, owner_id: BUSINESS_ID, external_id: b.external_id,
-          retail_outlet_name: b.retail_outlet_name, prefix: b.prefix, payment_code: b.payment_code, name: b.name, amount: opts.amount ?? b.expected_amount,
-          status: 'COMPLETED', transaction_timestamp: at, payment_id: hex(12), created: at, updated: at,
+          id: uuid(),
+          fixed_payment_code_payment_id: hex(12),
+          fixed_payment_code_id: b.id,
+          owner_id: BUSINESS_ID,
+          external_id: b.external_id,
+          retail_outlet_name: b.retail_outlet_name,
+          prefix: b.prefix,
+          payment_code: b.payment_code,
+          name: b.name,
+          amount: opts.amount ?? b.expected_amount,
+          status: 'COMPLETED',
+          transaction_timestamp: at,
+          payment_id: hex(12),
+          created: at,
+          updated: at,
         };
         rec.payments.push(payment);
         if (b.is_single_use) b.status = 'INACTIVE';
         return this.callback(payment, opts);
       }
       case 'invoice':
-        Object.assign(b, { status: 'PAID', paid_amount: opts.amount ?? b.amount, paid_at: at, payment_method: 'CREDIT_CARD', payment_channel: 'CREDIT_CARD', payment_id: hex(12), updated: at });
+        Object.assign(b, {
+          status: 'PAID',
+          paid_amount: opts.amount ?? b.amount,
+          paid_at: at,
+          payment_method: 'CREDIT_CARD',
+          payment_channel: 'CREDIT_CARD',
+          payment_id: hex(12),
+          updated: at,
+        });
         return this.callback(invoiceCallback(b), opts);
     }
   }
@@ -298,7 +474,10 @@ export class ProviderASim extends Simulator {
         return this.callback({ ...b }, opts);
       case 'ewallet':
         Object.assign(b, { status: 'FAILED', failure_code: 'PAYMENT_EXPIRED', updated: nowIso() });
-        return this.callback({ event: 'ewallet.capture', business_id: BUSINESS_ID, created: nowIso(), data: { ...b } }, opts);
+        return this.callback(
+          { event: 'ewallet.capture', business_id: BUSINESS_ID, created: nowIso(), data: { ...b } },
+          opts,
+        );
       case 'invoice':
         Object.assign(b, { status: 'EXPIRED', updated: nowIso() });
         return this.callback(invoiceCallback(b), opts);
@@ -310,27 +489,60 @@ export class ProviderASim extends Simulator {
     const rec = this.find(ref);
     if (rec.product !== 'ewallet') throw new Error(`simulator: ${rec.product} payments do not fail by callback`);
     Object.assign(rec.body, { status: 'FAILED', failure_code: 'INSUFFICIENT_BALANCE', updated: nowIso() });
-    return this.callback({ event: 'ewallet.capture', business_id: BUSINESS_ID, created: nowIso(), data: { ...rec.body } }, opts);
+    return this.callback(
+      { event: 'ewallet.capture', business_id: BUSINESS_ID, created: nowIso(), data: { ...rec.body } },
+      opts,
+    );
   }
 
   /** The refund settles, by callback. */
   settleRefund(id: string, outcome: 'SUCCEEDED' | 'FAILED', opts: DeliveryOptions = {}): Promise<Delivery[]> {
     const r = this.refunds.get(id);
     if (!r) throw new Error(`simulator: no refund ${id}`);
-    Object.assign(r, { status: outcome, updated: nowIso(), ...(outcome === 'FAILED' ? { failure_code: 'REFUND_FAILED' } : {}) });
-    return this.callback({ event: outcome === 'SUCCEEDED' ? 'refund.succeeded' : 'refund.failed', business_id: BUSINESS_ID, created: nowIso(), data: { ...r } }, opts);
+    Object.assign(r, {
+      status: outcome,
+      updated: nowIso(),
+      ...(outcome === 'FAILED' ? { failure_code: 'REFUND_FAILED' } : {}),
+    });
+    return this.callback(
+      {
+        event: outcome === 'SUCCEEDED' ? 'refund.succeeded' : 'refund.failed',
+        business_id: BUSINESS_ID,
+        created: nowIso(),
+        data: { ...r },
+      },
+      opts,
+    );
   }
 
   private callback(body: unknown, opts: DeliveryOptions): Promise<Delivery[]> {
     const token = opts.forge ? `forged-${hex(8)}` : this.opts.callbackToken;
-    return this.deliver(this.callbackUrl, () => ({ 'x-callback-token': token, 'webhook-id': uuid() }), JSON.stringify(body), opts);
+    return this.deliver(
+      this.callbackUrl,
+      () => ({ 'x-callback-token': token, 'webhook-id': uuid() }),
+      JSON.stringify(body),
+      opts,
+    );
   }
 }
 
 function invoiceCallback(b: any) {
   return {
-    id: b.id, external_id: b.external_id, user_id: b.user_id, is_high: false, payment_method: b.payment_method ?? null, status: b.status,
-    merchant_name: b.merchant_name, amount: b.amount, paid_amount: b.paid_amount ?? null, paid_at: b.paid_at ?? null, currency: b.currency,
-    payment_channel: b.payment_channel ?? null, payment_id: b.payment_id ?? null, description: b.description, created: b.created, updated: b.updated,
+    id: b.id,
+    external_id: b.external_id,
+    user_id: b.user_id,
+    is_high: false,
+    payment_method: b.payment_method ?? null,
+    status: b.status,
+    merchant_name: b.merchant_name,
+    amount: b.amount,
+    paid_amount: b.paid_amount ?? null,
+    paid_at: b.paid_at ?? null,
+    currency: b.currency,
+    payment_channel: b.payment_channel ?? null,
+    payment_id: b.payment_id ?? null,
+    description: b.description,
+    created: b.created,
+    updated: b.updated,
   };
 }

@@ -4,7 +4,17 @@
 // gross_amount + server_key), gross_amount always with two decimals ("100000.00"), sent to
 // X-Override-Notification when the create call gave one, else to the dashboard URL.
 import { createHash } from 'node:crypto';
-import { basicCredentials, hex, qrisString, Simulator, uuid, type Delivery, type DeliveryOptions, type SimRequest, type SimResponse } from './common.ts';
+import {
+  basicCredentials,
+  hex,
+  qrisString,
+  Simulator,
+  uuid,
+  type Delivery,
+  type DeliveryOptions,
+  type SimRequest,
+  type SimResponse,
+} from './common.ts';
 
 export interface ProviderBSimOptions {
   serverKey: string;
@@ -27,11 +37,26 @@ interface Tx {
   expiry_time?: string;
   notificationUrl?: string;
   extra: Record<string, unknown>;
-  refunds: { refund_chargeback_id: number; refund_amount: string; created_at: string; reason: string; refund_key: string }[];
+  refunds: {
+    refund_chargeback_id: number;
+    refund_amount: string;
+    created_at: string;
+    reason: string;
+    refund_key: string;
+  }[];
   snapToken?: string;
 }
 
-const STATUS_CODES: Record<string, string> = { capture: '200', settlement: '200', pending: '201', deny: '202', cancel: '200', expire: '407', refund: '200', partial_refund: '200' };
+const STATUS_CODES: Record<string, string> = {
+  capture: '200',
+  settlement: '200',
+  pending: '201',
+  deny: '202',
+  cancel: '200',
+  expire: '407',
+  refund: '200',
+  partial_refund: '200',
+};
 
 /** Jakarta wall-clock time, the provider's format: "2026-01-31 18:00:00". */
 const wib = (d: Date) => new Date(d.getTime() + 7 * 3600e3).toISOString().slice(0, 19).replace('T', ' ');
@@ -48,7 +73,9 @@ export class ProviderBSim extends Simulator {
     this.route('POST', /^\/snap\/v1\/transactions$/, (r) => this.authed(r, 'snap', () => this.snap(r)));
     this.route('POST', /^\/v2\/charge$/, (r) => this.authed(r, 'core', () => this.charge(r)));
     this.route('GET', /^\/v2\/([^/]+)\/status$/, (r) => this.authed(r, 'core', () => this.status(r.params[0])));
-    this.route('POST', /^\/v2\/([^/]+)\/refund$/, (r) => this.authed(r, 'core', () => this.refund(r.params[0], r.json)));
+    this.route('POST', /^\/v2\/([^/]+)\/refund$/, (r) =>
+      this.authed(r, 'core', () => this.refund(r.params[0], r.json)),
+    );
     this.route('POST', /^\/v2\/([^/]+)\/expire$/, (r) => this.authed(r, 'core', () => this.expireNow(r.params[0])));
   }
 
@@ -57,7 +84,11 @@ export class ProviderBSim extends Simulator {
   private expireNow(orderId: string): SimResponse {
     const tx = this.txs.get(orderId);
     if (!tx) return { status: 404, body: { status_code: '404', status_message: "Transaction doesn't exist." } };
-    if (tx.transaction_status !== 'pending') return { status: 200, body: { status_code: '412', status_message: 'Merchant cannot modify the status of the transaction' } };
+    if (tx.transaction_status !== 'pending')
+      return {
+        status: 200,
+        body: { status_code: '412', status_message: 'Merchant cannot modify the status of the transaction' },
+      };
     tx.transaction_status = 'expire';
     this.expired.add(orderId);
     return { status: 200, body: { ...this.view(tx), status_message: 'Success, transaction has expired' } };
@@ -67,14 +98,21 @@ export class ProviderBSim extends Simulator {
     const c = basicCredentials(r.headers.authorization);
     if (c && c.user === this.opts.serverKey) return next();
     return api === 'snap'
-      ? { status: 401, body: { error_messages: ['Access denied due to unauthorized transaction, please check client or server key'] } }
+      ? {
+          status: 401,
+          body: {
+            error_messages: ['Access denied due to unauthorized transaction, please check client or server key'],
+          },
+        }
       : { status: 401, body: { status_code: '401', status_message: 'Unknown Merchant server_key/id', id: uuid() } };
   }
 
   private validate(b: any): string | null {
     const d = b?.transaction_details;
-    if (!d || typeof d.order_id !== 'string' || !/^[A-Za-z0-9_~.-]{1,50}$/.test(d.order_id)) return 'transaction_details.order_id is invalid';
-    if (!Number.isInteger(d.gross_amount) || d.gross_amount < 1) return 'transaction_details.gross_amount must be a positive integer';
+    if (!d || typeof d.order_id !== 'string' || !/^[A-Za-z0-9_~.-]{1,50}$/.test(d.order_id))
+      return 'transaction_details.order_id is invalid';
+    if (!Number.isInteger(d.gross_amount) || d.gross_amount < 1)
+      return 'transaction_details.gross_amount must be a positive integer';
     return null;
   }
 
@@ -89,7 +127,8 @@ export class ProviderBSim extends Simulator {
       transaction_id: uuid(),
       transaction_time: wib(now),
       expiry_time: wib(new Date(now.getTime() + (expiryMinutes ?? 24 * 60) * 60e3)),
-      notificationUrl: typeof r.headers['x-override-notification'] === 'string' ? r.headers['x-override-notification'] : undefined,
+      notificationUrl:
+        typeof r.headers['x-override-notification'] === 'string' ? r.headers['x-override-notification'] : undefined,
       extra: {},
       refunds: [],
     };
@@ -100,33 +139,66 @@ export class ProviderBSim extends Simulator {
   private snap(r: SimRequest): SimResponse {
     const problem = this.validate(r.json);
     if (problem) return { status: 400, body: { error_messages: [problem] } };
-    if (this.txs.has(r.json.transaction_details.order_id)) return { status: 400, body: { error_messages: ['transaction_details.order_id has already been taken'] } };
+    if (this.txs.has(r.json.transaction_details.order_id))
+      return { status: 400, body: { error_messages: ['transaction_details.order_id has already been taken'] } };
     const tx = this.newTx(r.json, r, null, r.json.expiry?.duration);
     tx.extra.enabled_payments = r.json.enabled_payments;
     tx.snapToken = uuid();
-    return { status: 201, body: { token: tx.snapToken, redirect_url: `${this.url}/snap/v4/redirection/${tx.snapToken}` } };
+    return {
+      status: 201,
+      body: { token: tx.snapToken, redirect_url: `${this.url}/snap/v4/redirection/${tx.snapToken}` },
+    };
   }
 
   private charge(r: SimRequest): SimResponse {
     const b = r.json;
     const problem = this.validate(b);
-    if (problem) return { status: 400, body: { status_code: '400', status_message: 'One or more parameters in the payload is invalid.', validation_messages: [problem] } };
+    if (problem)
+      return {
+        status: 400,
+        body: {
+          status_code: '400',
+          status_message: 'One or more parameters in the payload is invalid.',
+          validation_messages: [problem],
+        },
+      };
     if (this.txs.has(b.transaction_details.order_id)) {
-      return { status: 406, body: { status_code: '406', status_message: 'The request could not be completed due to a conflict with the current state of the target resource, please try again' } };
+      return {
+        status: 406,
+        body: {
+          status_code: '406',
+          status_message:
+            'The request could not be completed due to a conflict with the current state of the target resource, please try again',
+        },
+      };
     }
     const type = b.payment_type;
-    if (!['qris', 'bank_transfer', 'echannel', 'cstore'].includes(type)) return { status: 400, body: { status_code: '400', status_message: `payment_type ${type} is not supported here` } };
+    if (!['qris', 'bank_transfer', 'echannel', 'cstore'].includes(type))
+      return {
+        status: 400,
+        body: { status_code: '400', status_message: `payment_type ${type} is not supported here` },
+      };
     const tx = this.newTx(b, r, type, b.custom_expiry?.expiry_duration);
     if (type === 'qris') {
-      Object.assign(tx.extra, { acquirer: b.qris?.acquirer ?? 'gopay', qr_string: qrisString(b.transaction_details.gross_amount, tx.transaction_id), actions: [{ name: 'generate-qr-code', method: 'GET', url: `${this.url}/v2/qris/${tx.transaction_id}/qr-code` }] });
+      Object.assign(tx.extra, {
+        acquirer: b.qris?.acquirer ?? 'gopay',
+        qr_string: qrisString(b.transaction_details.gross_amount, tx.transaction_id),
+        actions: [{ name: 'generate-qr-code', method: 'GET', url: `${this.url}/v2/qris/${tx.transaction_id}/qr-code` }],
+      });
     } else if (type === 'bank_transfer') {
       const bank = b.bank_transfer?.bank;
       const number = String(Math.floor(Math.random() * 1e11)).padStart(11, '0');
-      Object.assign(tx.extra, bank === 'permata' ? { permata_va_number: number } : { va_numbers: [{ bank, va_number: number }] });
+      Object.assign(
+        tx.extra,
+        bank === 'permata' ? { permata_va_number: number } : { va_numbers: [{ bank, va_number: number }] },
+      );
     } else if (type === 'echannel') {
       Object.assign(tx.extra, { bill_key: String(Math.floor(Math.random() * 1e11)), biller_code: '70012' });
     } else {
-      Object.assign(tx.extra, { store: b.cstore?.store, payment_code: String(Math.floor(Math.random() * 1e12)).padStart(12, '0') });
+      Object.assign(tx.extra, {
+        store: b.cstore?.store,
+        payment_code: String(Math.floor(Math.random() * 1e12)).padStart(12, '0'),
+      });
     }
     return { status: 200, body: { ...this.view(tx), status_message: `Success, ${type} transaction is created` } };
   }
@@ -146,29 +218,46 @@ export class ProviderBSim extends Simulator {
       ...(tx.settlement_time ? { settlement_time: tx.settlement_time } : {}),
       expiry_time: tx.expiry_time,
       ...tx.extra,
-      ...(tx.refunds.length ? { refund_amount: money(tx.refunds.reduce((s, x) => s + Number.parseInt(x.refund_amount, 10), 0)), refunds: tx.refunds } : {}),
+      ...(tx.refunds.length
+        ? {
+            refund_amount: money(tx.refunds.reduce((s, x) => s + Number.parseInt(x.refund_amount, 10), 0)),
+            refunds: tx.refunds,
+          }
+        : {}),
     };
   }
 
   private status(orderId: string): SimResponse {
     const tx = this.txs.get(orderId);
-    if (!tx || !tx.payment_type) return { status: 404, body: { status_code: '404', status_message: "Transaction doesn't exist.", id: uuid() } };
+    if (!tx || !tx.payment_type)
+      return { status: 404, body: { status_code: '404', status_message: "Transaction doesn't exist.", id: uuid() } };
     return { status: 200, body: { ...this.view(tx), status_message: 'Success, transaction is found' } };
   }
 
   private refund(orderId: string, b: any): SimResponse {
     const tx = this.txs.get(orderId);
-    if (!tx || !tx.payment_type) return { status: 404, body: { status_code: '404', status_message: "Transaction doesn't exist." } };
+    if (!tx || !tx.payment_type)
+      return { status: 404, body: { status_code: '404', status_message: "Transaction doesn't exist." } };
     const existing = tx.refunds.find((x) => x.refund_key === b?.refund_key);
     const paid = Number.parseInt(tx.gross_amount, 10);
     const refunded = tx.refunds.reduce((s, x) => s + Number.parseInt(x.refund_amount, 10), 0);
     if (!existing) {
       if (!['settlement', 'capture', 'partial_refund'].includes(tx.transaction_status)) {
-        return { status: 412, body: { status_code: '412', status_message: 'Merchant cannot modify the status of the transaction' } };
+        return {
+          status: 412,
+          body: { status_code: '412', status_message: 'Merchant cannot modify the status of the transaction' },
+        };
       }
       const amount = b?.amount ?? paid - refunded;
-      if (!Number.isInteger(amount) || amount < 1 || amount > paid - refunded) return { status: 400, body: { status_code: '413', status_message: 'The refund amount is invalid' } };
-      tx.refunds.push({ refund_chargeback_id: this.refundSeq++, refund_amount: money(amount), created_at: wib(new Date()), reason: b?.reason ?? '', refund_key: b?.refund_key ?? uuid() });
+      if (!Number.isInteger(amount) || amount < 1 || amount > paid - refunded)
+        return { status: 400, body: { status_code: '413', status_message: 'The refund amount is invalid' } };
+      tx.refunds.push({
+        refund_chargeback_id: this.refundSeq++,
+        refund_amount: money(amount),
+        created_at: wib(new Date()),
+        reason: b?.reason ?? '',
+        refund_key: b?.refund_key ?? uuid(),
+      });
       tx.transaction_status = refunded + amount === paid ? 'refund' : 'partial_refund';
       void this.notify(tx, {});
     }
@@ -176,9 +265,18 @@ export class ProviderBSim extends Simulator {
     return {
       status: 200,
       body: {
-        status_code: '200', status_message: 'Success, refund request is approved', transaction_id: tx.transaction_id, order_id: tx.order_id,
-        gross_amount: tx.gross_amount, currency: tx.currency, payment_type: tx.payment_type, transaction_time: tx.transaction_time,
-        transaction_status: tx.transaction_status, refund_chargeback_id: last.refund_chargeback_id, refund_amount: last.refund_amount, refund_key: last.refund_key,
+        status_code: '200',
+        status_message: 'Success, refund request is approved',
+        transaction_id: tx.transaction_id,
+        order_id: tx.order_id,
+        gross_amount: tx.gross_amount,
+        currency: tx.currency,
+        payment_type: tx.payment_type,
+        transaction_time: tx.transaction_time,
+        transaction_status: tx.transaction_status,
+        refund_chargeback_id: last.refund_chargeback_id,
+        refund_amount: last.refund_amount,
+        refund_key: last.refund_key,
       },
     };
   }
@@ -192,10 +290,13 @@ export class ProviderBSim extends Simulator {
   }
 
   /** The buyer pays. Cards end in `capture` (with `fraud`, default accept), the rest in `settlement`. */
-  pay(orderId: string, opts: DeliveryOptions & { fraud?: 'accept' | 'challenge' | 'deny'; paymentType?: string } = {}): Promise<Delivery[]> {
+  pay(
+    orderId: string,
+    opts: DeliveryOptions & { fraud?: 'accept' | 'challenge' | 'deny'; paymentType?: string } = {},
+  ): Promise<Delivery[]> {
     const tx = this.tx(orderId);
     const enabled = (tx.extra.enabled_payments as string[] | undefined) ?? [];
-    tx.payment_type ??= opts.paymentType ?? (enabled.includes('credit_card') ? 'credit_card' : enabled[0] ?? 'gopay');
+    tx.payment_type ??= opts.paymentType ?? (enabled.includes('credit_card') ? 'credit_card' : (enabled[0] ?? 'gopay'));
     if (tx.payment_type === 'credit_card') {
       tx.transaction_status = 'capture';
       tx.fraud_status = opts.fraud ?? 'accept';
@@ -226,7 +327,9 @@ export class ProviderBSim extends Simulator {
   /** The notification body exactly as the provider builds it (signature over the strings it sends). */
   notificationFor(tx: Tx, serverKey = this.opts.serverKey): Record<string, unknown> {
     const v = this.view(tx);
-    const signature_key = createHash('sha512').update(v.order_id + v.status_code + v.gross_amount + serverKey).digest('hex');
+    const signature_key = createHash('sha512')
+      .update(v.order_id + v.status_code + v.gross_amount + serverKey)
+      .digest('hex');
     return { ...v, status_message: 'midtrans payment notification', signature_key };
   }
 

@@ -124,7 +124,8 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
   }
   const key = KEY_ID.test(parsed.keyId) ? await loadKey(parsed.keyId) : null;
   // A key acts for a member: once that member is removed, the key stops working.
-  if (!key || key.revokedAt || (key.memberId && !key.memberRole)) throw new DomainError('invalid_key', 'Unknown or revoked API key');
+  if (!key || key.revokedAt || (key.memberId && !key.memberRole))
+    throw new DomainError('invalid_key', 'Unknown or revoked API key');
   const expected = signature(key.signingKey, canonicalString(ts, req.method, req.target, req.body));
   if (!safeEqual(expected, parsed.signature)) throw invalidSignature('Signature does not match the request');
   touch(key.id);
@@ -144,7 +145,8 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
     onBehalfOf: false,
   };
   // Merchant keys ignore the header silently (spec Authentication).
-  if (req.onBehalfOf && key.isPlatformAdmin) return { ...auth, ...(await merchantOf(key.workspaceId, req.onBehalfOf)), onBehalfOf: true };
+  if (req.onBehalfOf && key.isPlatformAdmin)
+    return { ...auth, ...(await merchantOf(key.workspaceId, req.onBehalfOf)), onBehalfOf: true };
   return auth;
 }
 
@@ -155,12 +157,16 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
  */
 export async function recheck(auth: Auth): Promise<Auth> {
   const key = await loadKey(auth.keyId);
-  if (!key || key.revokedAt || (key.memberId && !key.memberRole) || key.id !== auth.apiKeyId) throw new DomainError('invalid_key', 'Unknown or revoked API key');
+  if (!key || key.revokedAt || (key.memberId && !key.memberRole) || key.id !== auth.apiKeyId)
+    throw new DomainError('invalid_key', 'Unknown or revoked API key');
   if (auth.onBehalfOf) await merchantOf(key.workspaceId, auth.accountId);
   return { ...auth, role: key.role, scopes: key.scopes, memberRole: key.memberRole };
 }
 
-const merchants = new BoundedCache<string, { value: { workspaceId: string; accountId: string; tier: string } | null; at: number }>(10_000);
+const merchants = new BoundedCache<
+  string,
+  { value: { workspaceId: string; accountId: string; tier: string } | null; at: number }
+>(10_000);
 async function merchantOf(partnerId: string, accountId: string) {
   if (!isId('account', accountId)) throw new DomainError('not_found', 'No such account under this partner');
   const k = `${partnerId}/${accountId}`;

@@ -81,7 +81,13 @@ export const keyRoleScopes: Record<Exclude<KeyRole, 'restricted'>, readonly Scop
   full_access: every,
   read_only: reads,
   // spec: read/write on /v1/webhook-endpoints and /v1/events only
-  webhook_management_only: ['svc:webhook:read', 'svc:webhook:write', 'svc:event:read', 'svc:event:write', 'svc:event:trigger'],
+  webhook_management_only: [
+    'svc:webhook:read',
+    'svc:webhook:write',
+    'svc:event:read',
+    'svc:event:write',
+    'svc:event:trigger',
+  ],
 };
 
 /**

@@ -42,7 +42,10 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
   const app = new pg.Pool({ connectionString: opts.appUrl ?? appDatabaseUrl(url), max: config.poolSize });
   const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
   // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the process.
-  for (const pool of [app, system]) pool.on('error', (err) => logger.warn({ code: (err as { code?: string }).code, reason: err.message }, 'idle database connection lost'));
+  for (const pool of [app, system])
+    pool.on('error', (err) =>
+      logger.warn({ code: (err as { code?: string }).code, reason: err.message }, 'idle database connection lost'),
+    );
   current = {
     url,
     app,
@@ -162,7 +165,11 @@ export async function scopeStatement(client: pg.ClientBase, scope: TenantScope) 
 }
 
 /** One tenant transaction through Prisma: the scope is set first, for this transaction only. */
-export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts: { serializable?: boolean } = {}): Promise<T> {
+export function inTenant<T>(
+  scope: TenantScope,
+  fn: (tx: Tx) => Promise<T>,
+  opts: { serializable?: boolean } = {},
+): Promise<T> {
   return db().prisma.$transaction(
     async (tx) => {
       await tx.$queryRawUnsafe(SET_SCOPE, scope.workspaceId, scope.modes.join(','));
@@ -182,8 +189,16 @@ export function inTenant<T>(scope: TenantScope, fn: (tx: Tx) => Promise<T>, opts
  */
 export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, statement: Fragment): Promise<R[]>;
 /** @deprecated `$n` text: only the keyset list paths still build it (api-keys, ledger entries); use a Fragment. */
-export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, text: string, params: unknown[]): Promise<R[]>;
-export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, statement: Fragment | string, params: unknown[] = []): Promise<R[]> {
+export async function tenantQuery<R extends pg.QueryResultRow>(
+  scope: TenantScope,
+  text: string,
+  params: unknown[],
+): Promise<R[]>;
+export async function tenantQuery<R extends pg.QueryResultRow>(
+  scope: TenantScope,
+  statement: Fragment | string,
+  params: unknown[] = [],
+): Promise<R[]> {
   const { text: sql, values } = Fragment.is(statement) ? compile(statement) : { text: statement, values: params };
   const execute = executeStatement(sql, values);
   return onConnection(async (client) => {

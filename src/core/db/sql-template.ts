@@ -104,7 +104,8 @@ sql.raw = <T extends string>(text: string extends T ? never : T): Fragment => co
  */
 sql.words = (words: readonly string[]): Fragment => {
   if (!words.length) throw new Error('sql.words: an empty list');
-  for (const w of words) if (!/^[a-z][a-z0-9_]*$/.test(w)) throw new Error(`sql.words: not a plain word: ${JSON.stringify(w)}`);
+  for (const w of words)
+    if (!/^[a-z][a-z0-9_]*$/.test(w)) throw new Error(`sql.words: not a plain word: ${JSON.stringify(w)}`);
   return constant(words.map((w) => `'${w}'`).join(', '));
 };
 

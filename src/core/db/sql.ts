@@ -1,5 +1,13 @@
 import pg from 'pg';
-import { executeStatement, onConnection, prepareOn, scopeStatement, type Mode, type TenantScope, type Tx } from './client.ts';
+import {
+  executeStatement,
+  onConnection,
+  prepareOn,
+  scopeStatement,
+  type Mode,
+  type TenantScope,
+  type Tx,
+} from './client.ts';
 import { compile, sql as q, type Fragment } from './sql-template.ts';
 
 export { sql, Fragment } from './sql-template.ts';
@@ -34,7 +42,10 @@ export const sqlOf = (t: AnyTx): Sql => ('$queryRawUnsafe' in t ? prismaSql(t) :
 // int8 as bigint like Prisma (pg's default is a string); everything else as pg parses it.
 const INT8 = 20;
 const parseInt8 = (v: string) => BigInt(v);
-const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
 
 /**
  * One tenant transaction on the `pg` pool in as few round trips as the work allows: BEGIN and the
@@ -55,7 +66,10 @@ export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<
       const head = state === 'new' ? ['BEGIN', await scopeStatement(client, scope)] : [];
       await prepareOn(client, [text]);
       state = 'open';
-      const results = (await client.query({ text: [...head, statement, ...(commit ? ['COMMIT'] : [])].join('; '), types })) as unknown as pg.QueryResult | pg.QueryResult[];
+      const results = (await client.query({
+        text: [...head, statement, ...(commit ? ['COMMIT'] : [])].join('; '),
+        types,
+      })) as unknown as pg.QueryResult | pg.QueryResult[];
       if (commit) state = 'committed';
       // BEGIN and the scope come first when they were sent; the statement's result follows them.
       return (Array.isArray(results) ? results[head.length] : results).rows as R[];
@@ -72,13 +86,17 @@ export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<
 }
 
 /** The scope of one workspace and mode, as tenant transactions take it. */
-export const scopeOf = (s: { workspaceId: string; mode: Mode }): TenantScope => ({ workspaceId: s.workspaceId, modes: [s.mode] });
+export const scopeOf = (s: { workspaceId: string; mode: Mode }): TenantScope => ({
+  workspaceId: s.workspaceId,
+  modes: [s.mode],
+});
 
 /** JSON for `jsonb_populate_record(set)`: bigints as strings, which the column types read back exactly. */
 export const toJson = (rows: unknown) => JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
 
 /** The column list of a row object, each name an escaped identifier (`alias`: qualified, `r."id"`). */
-export const columns = (row: object, alias?: string) => q.join(Object.keys(row).map((k) => (alias ? q`${q.id(alias)}.${q.id(k)}` : q.id(k))));
+export const columns = (row: object, alias?: string) =>
+  q.join(Object.keys(row).map((k) => (alias ? q`${q.id(alias)}.${q.id(k)}` : q.id(k))));
 
 /**
  * `INSERT INTO <table> (<keys>) SELECT <keys> FROM jsonb_populate_recordset(...)`: rows as one JSON
@@ -95,7 +113,13 @@ export function insertRows(table: string, rows: Record<string, unknown>[]): Frag
  * Updates one tenant row by id with the columns of `data`, typed by the table (jsonb, arrays and
  * bigints need no casts), and returns it as it is now. `last`: the transaction's last statement.
  */
-export async function updateRow<R>(sql: Sql, table: string, key: { id: string; workspaceId: string; mode: Mode }, data: Record<string, unknown>, last = false): Promise<R> {
+export async function updateRow<R>(
+  sql: Sql,
+  table: string,
+  key: { id: string; workspaceId: string; mode: Mode },
+  data: Record<string, unknown>,
+  last = false,
+): Promise<R> {
   const cols = columns(data);
   const t = q.id(table);
   const [row] = await sql[last ? 'last' : 'query']<R>(

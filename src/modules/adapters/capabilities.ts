@@ -20,7 +20,13 @@ export interface Capability {
   needs?: 'bankAccounts' | 'staticQrImageUrl';
 }
 
-const row = (kind: AdapterKind, method: PaymentMethod, currency: string, detail: string, extra: Partial<Capability> = {}): Capability => ({ kind, method, currency, detail, ...extra });
+const row = (
+  kind: AdapterKind,
+  method: PaymentMethod,
+  currency: string,
+  detail: string,
+  extra: Partial<Capability> = {},
+): Capability => ({ kind, method, currency, detail, ...extra });
 
 /**
  * spec Adapter "Capabilities by kind" as data: one row per kind x method x currency. Rupiah
@@ -53,7 +59,9 @@ export const capabilities: readonly Capability[] = [
   // Wallet balance / pay in 4: provider_c only.
   row('provider_c', 'provider_c', 'USD', 'wallet balance, pay in 4'),
   // spec Payment flow: the test-mode sandbox serves every method in IDR and USD.
-  ...paymentMethods.flatMap((m) => ['IDR', 'USD'].map((c) => row('managed', m, c, 'test-mode sandbox', { mode: 'test' }))),
+  ...paymentMethods.flatMap((m) =>
+    ['IDR', 'USD'].map((c) => row('managed', m, c, 'test-mode sandbox', { mode: 'test' })),
+  ),
 ];
 
 /** An adapter that may take payments now: stored and not disabled, or the managed one. */
@@ -72,13 +80,26 @@ const present = (v: unknown) => (Array.isArray(v) ? v.length > 0 : v !== null &&
 
 function serves(a: EnabledAdapter, mode: Mode, method: string, currency: string): boolean {
   return capabilities.some(
-    (c) => c.kind === a.kind && c.method === method && c.currency === currency && (!c.mode || c.mode === mode) && (!c.needs || present(a.publicConfig[c.needs])),
+    (c) =>
+      c.kind === a.kind &&
+      c.method === method &&
+      c.currency === currency &&
+      (!c.mode || c.mode === mode) &&
+      (!c.needs || present(a.publicConfig[c.needs])),
   );
 }
 
 /** The adapters that serve a method in a currency, best first. */
-export function adaptersFor(enabled: readonly EnabledAdapter[], mode: Mode, method: string, currency: string): AdapterKind[] {
-  return enabled.filter((a) => serves(a, mode, method, currency)).sort((x, y) => rank(x) - rank(y)).map((a) => a.kind);
+export function adaptersFor(
+  enabled: readonly EnabledAdapter[],
+  mode: Mode,
+  method: string,
+  currency: string,
+): AdapterKind[] {
+  return enabled
+    .filter((a) => serves(a, mode, method, currency))
+    .sort((x, y) => rank(x) - rank(y))
+    .map((a) => a.kind);
 }
 
 export interface MethodPlan {
@@ -88,7 +109,12 @@ export interface MethodPlan {
   unserved: PaymentMethod[];
 }
 
-export function planMethods(enabled: readonly EnabledAdapter[], mode: Mode, methods: readonly PaymentMethod[], currency: string): MethodPlan {
+export function planMethods(
+  enabled: readonly EnabledAdapter[],
+  mode: Mode,
+  methods: readonly PaymentMethod[],
+  currency: string,
+): MethodPlan {
   const plan: MethodPlan = { served: [], unserved: [] };
   for (const method of methods) {
     const [adapter] = adaptersFor(enabled, mode, method, currency);
@@ -102,10 +128,19 @@ export function planMethods(enabled: readonly EnabledAdapter[], mode: Mode, meth
  * spec Checkout create: 422 `no_adapter_supports_methods` when no enabled adapter serves any
  * requested method in the currency (a currency nobody serves is that case too).
  */
-export function assertMethodsServed(enabled: readonly EnabledAdapter[], mode: Mode, methods: readonly PaymentMethod[], currency: string): MethodPlan {
+export function assertMethodsServed(
+  enabled: readonly EnabledAdapter[],
+  mode: Mode,
+  methods: readonly PaymentMethod[],
+  currency: string,
+): MethodPlan {
   const plan = planMethods(enabled, mode, methods, currency);
   if (plan.served.length === 0) {
-    throw new DomainError('no_adapter_supports_methods', `No enabled adapter serves ${methods.join(', ')} in ${currency}`, { field: 'methods', resource: 'checkout_session' });
+    throw new DomainError(
+      'no_adapter_supports_methods',
+      `No enabled adapter serves ${methods.join(', ')} in ${currency}`,
+      { field: 'methods', resource: 'checkout_session' },
+    );
   }
   return plan;
 }

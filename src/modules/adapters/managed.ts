@@ -47,7 +47,11 @@ export function onboardingView(row: ManagedAccount | null): OnboardingView {
  * workspace's creation whatever the onboarding state (spec Payment flow). Live mode: listed once the
  * sub-account is live. null when it is not (yet) an adapter.
  */
-export function managedAdapterView(row: ManagedAccount | null, mode: Mode, workspaceCreatedAt: Date): AdapterView | null {
+export function managedAdapterView(
+  row: ManagedAccount | null,
+  mode: Mode,
+  workspaceCreatedAt: Date,
+): AdapterView | null {
   if (mode === 'live' && row?.kybStatus !== 'live') return null;
   return {
     kind: 'managed',
@@ -86,7 +90,13 @@ export interface ManagedUpdate {
  * `adapter.managed.kyb_changed` / `adapter.managed.capabilities_changed` for what moved, with the
  * onboarding state as `data.object` and `data.id` `managed`.
  */
-export async function applyManagedUpdate(tx: Tx, scope: RowScope, before: ManagedAccount, update: ManagedUpdate & { email?: string; subAccountId?: string; onboardingUrl?: string }, requestId?: string) {
+export async function applyManagedUpdate(
+  tx: Tx,
+  scope: RowScope,
+  before: ManagedAccount,
+  update: ManagedUpdate & { email?: string; subAccountId?: string; onboardingUrl?: string },
+  requestId?: string,
+) {
   const row = await tx.managedAccount.update({
     where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } },
     data: {
@@ -103,7 +113,10 @@ export async function applyManagedUpdate(tx: Tx, scope: RowScope, before: Manage
   const object = toWire(onboardingView(row), onboardingFields);
   const opts = { objectId: 'managed', requestId, source: update.webhookAt ? 'provider' : 'api' };
   if (row.kybStatus !== before.kybStatus) {
-    await emit(tx, scope, 'adapter.managed.kyb_changed', object, { ...opts, previousAttributes: { kybStatus: before.kybStatus } });
+    await emit(tx, scope, 'adapter.managed.kyb_changed', object, {
+      ...opts,
+      previousAttributes: { kybStatus: before.kybStatus },
+    });
   }
   if (row.capabilitiesStatus !== before.capabilitiesStatus || row.payoutsReady !== before.payoutsReady) {
     const previous: Record<string, unknown> = {};

@@ -4,7 +4,8 @@ import { adapterSecrets } from './service.ts';
 import type { Adapter } from '../../generated/prisma/client.ts';
 
 export type OnlineKind = 'provider_a' | 'provider_b' | 'provider_c';
-export const isOnline = (kind: string): kind is OnlineKind => kind === 'provider_a' || kind === 'provider_b' || kind === 'provider_c';
+export const isOnline = (kind: string): kind is OnlineKind =>
+  kind === 'provider_a' || kind === 'provider_b' || kind === 'provider_c';
 
 /**
  * Provider origins come from the environment, read per call (PROVIDER_A_BASE_URL, ...): production
@@ -13,7 +14,8 @@ export const isOnline = (kind: string): kind is OnlineKind => kind === 'provider
 const env = (name: string) => process.env[name] || undefined;
 
 /** Where providers POST their callbacks: SVC_CALLBACK_BASE_URL, else the hosted base. */
-export const callbackUrl = (kind: OnlineKind) => `${(env('SVC_CALLBACK_BASE_URL') ?? hostedBase()).replace(/\/+$/, '')}/v1/callbacks/${kind}`;
+export const callbackUrl = (kind: OnlineKind) =>
+  `${(env('SVC_CALLBACK_BASE_URL') ?? hostedBase()).replace(/\/+$/, '')}/v1/callbacks/${kind}`;
 
 /** A provider client from a stored adapter: decrypted write-only secrets plus its public configuration. */
 export function providerFor(row: Adapter): Provider {
@@ -21,15 +23,40 @@ export function providerFor(row: Adapter): Provider {
   const pub = row.publicConfig as Record<string, string | null>;
   switch (row.kind) {
     case 'provider_a':
-      return createProvider({ kind: 'provider_a', credentials: { secretKey: secrets.secretKey!, callbackToken: secrets.callbackToken ?? null } as never }, { baseUrl: env('PROVIDER_A_BASE_URL') });
+      return createProvider(
+        {
+          kind: 'provider_a',
+          credentials: { secretKey: secrets.secretKey!, callbackToken: secrets.callbackToken ?? null } as never,
+        },
+        { baseUrl: env('PROVIDER_A_BASE_URL') },
+      );
     case 'provider_b':
       return createProvider(
-        { kind: 'provider_b', credentials: { serverKey: secrets.serverKey!, clientKey: pub.clientKey, merchantId: pub.merchantId, env: pub.env ?? 'sandbox' } as never },
-        { baseUrl: env('PROVIDER_B_BASE_URL'), snapBaseUrl: env('PROVIDER_B_SNAP_BASE_URL') ?? env('PROVIDER_B_BASE_URL') },
+        {
+          kind: 'provider_b',
+          credentials: {
+            serverKey: secrets.serverKey!,
+            clientKey: pub.clientKey,
+            merchantId: pub.merchantId,
+            env: pub.env ?? 'sandbox',
+          } as never,
+        },
+        {
+          baseUrl: env('PROVIDER_B_BASE_URL'),
+          snapBaseUrl: env('PROVIDER_B_SNAP_BASE_URL') ?? env('PROVIDER_B_BASE_URL'),
+        },
       );
     case 'provider_c':
       return createProvider(
-        { kind: 'provider_c', credentials: { clientId: pub.clientId!, secret: secrets.secret!, webhookId: env('PROVIDER_C_WEBHOOK_ID') ?? null, mode: pub.mode ?? 'live' } as never },
+        {
+          kind: 'provider_c',
+          credentials: {
+            clientId: pub.clientId!,
+            secret: secrets.secret!,
+            webhookId: env('PROVIDER_C_WEBHOOK_ID') ?? null,
+            mode: pub.mode ?? 'live',
+          } as never,
+        },
         { baseUrl: env('PROVIDER_C_BASE_URL') },
       );
     default:

@@ -2,17 +2,29 @@ import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
 import { adapterKinds, type AdapterKind } from './capabilities.ts';
 import { adapterFields, onboardingFields, type AdapterView, type OnboardingView } from './fields.ts';
-import { configureManual, connectProviderA, connectProviderB, connectProviderC, getManagedOnboarding, listAdapters, startManagedOnboarding } from './service.ts';
+import {
+  configureManual,
+  connectProviderA,
+  connectProviderB,
+  connectProviderC,
+  getManagedOnboarding,
+  listAdapters,
+  startManagedOnboarding,
+} from './service.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const Adapter = builder.objectRef<AdapterView>('Adapter').implement({
-  description: 'A connection to a payment provider; one per kind. Secrets are write-only: only secretKeyLast4 is returned.',
+  description:
+    'A connection to a payment provider; one per kind. Secrets are write-only: only secretKeyLast4 is returned.',
   fields: (t) => exposeFields(t, adapterFields),
 });
 
 const Adapters = builder.objectRef<Partial<Record<AdapterKind, AdapterView>>>('Adapters').implement({
   description: 'The workspace adapters keyed by kind; a never-connected kind is null (REST omits it).',
-  fields: (t) => Object.fromEntries(adapterKinds.map((k) => [k, t.field({ type: Adapter, nullable: true, resolve: (p) => p[k] ?? null })])),
+  fields: (t) =>
+    Object.fromEntries(
+      adapterKinds.map((k) => [k, t.field({ type: Adapter, nullable: true, resolve: (p) => p[k] ?? null })]),
+    ),
 });
 
 const ManagedOnboarding = builder.objectRef<OnboardingView>('ManagedOnboarding').implement({
@@ -21,7 +33,10 @@ const ManagedOnboarding = builder.objectRef<OnboardingView>('ManagedOnboarding')
 
 const ConnectProviderAAdapterInput = builder.inputType('ConnectProviderAAdapterInput', {
   fields: (t) => ({
-    secretKey: t.string({ required: true, description: 'xnd_development_... in test mode, xnd_production_... in live mode.' }),
+    secretKey: t.string({
+      required: true,
+      description: 'xnd_development_... in test mode, xnd_production_... in live mode.',
+    }),
     callbackToken: t.string({ description: 'Recommended: without it inbound callbacks cannot be verified.' }),
   }),
 });

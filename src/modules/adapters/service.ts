@@ -16,7 +16,14 @@ import type { AdapterKind, EnabledAdapter } from './capabilities.ts';
 import type { AdapterView } from './fields.ts';
 import { adapterMachine, adapterStatusAfter, type AdapterStatus } from './states.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
-import { adapterWire, applyManagedUpdate, managedAdapterView, managedEnabled, managedPlatform, onboardingView } from './managed.ts';
+import {
+  adapterWire,
+  applyManagedUpdate,
+  managedAdapterView,
+  managedEnabled,
+  managedPlatform,
+  onboardingView,
+} from './managed.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
 import type { ManualInput, ProviderAInput, ProviderBInput, ProviderCInput } from './schema.ts';
 
@@ -47,7 +54,11 @@ export async function listAdapters(ctx: Context): Promise<Partial<Record<Adapter
   return inTenant(scope, async (tx) => {
     const out: Partial<Record<AdapterKind, AdapterView>> = {};
     for (const r of await tx.adapter.findMany({ where: scoped(auth) })) out[r.kind as AdapterKind] = viewOf(r);
-    const managed = managedAdapterView(await managedRow(tx, scope), auth.mode, await workspaceCreatedAt(tx, auth.workspaceId));
+    const managed = managedAdapterView(
+      await managedRow(tx, scope),
+      auth.mode,
+      await workspaceCreatedAt(tx, auth.workspaceId),
+    );
     if (managed) out.managed = managed;
     return out;
   });
@@ -75,7 +86,9 @@ async function putAdapter(ctx: Context, kind: StoredKind, build: (mode: Mode) =>
     const existing = await tx.adapter.findUnique({ where });
     const now = clock.now();
     const data = {
-      status: existing ? adapterStatusAfter(existing.status as AdapterStatus, 'reconfigure') : nextState(adapterMachine, null, 'connect').to,
+      status: existing
+        ? adapterStatusAfter(existing.status as AdapterStatus, 'reconfigure')
+        : nextState(adapterMachine, null, 'connect').to,
       secrets: c.secrets ? seal('adapters', { ...scoped(auth), kind }, Buffer.from(JSON.stringify(c.secrets))) : null,
       secretKeyLast4: c.secretKeyLast4,
       publicConfig: c.publicConfig as object,
@@ -119,9 +132,15 @@ export function connectProviderA(ctx: Context, input: ProviderAInput) {
   return putAdapter(ctx, 'provider_a', (mode) => {
     const secretKey = credential(input.secretKey, 'secretKey');
     const env = /^xnd_(development|production)_\S+$/.exec(secretKey)?.[1];
-    if (!env) throw err.of('gateway_error', 'secretKey is not a provider_a secret key (xnd_development_... or xnd_production_...)', 'secretKey');
+    if (!env)
+      throw err.of(
+        'gateway_error',
+        'secretKey is not a provider_a secret key (xnd_development_... or xnd_production_...)',
+        'secretKey',
+      );
     const wanted = mode === 'live' ? 'production' : 'development';
-    if (env !== wanted) throw err.of('gateway_error', `A ${mode}-mode adapter needs an xnd_${wanted}_ secret key`, 'secretKey');
+    if (env !== wanted)
+      throw err.of('gateway_error', `A ${mode}-mode adapter needs an xnd_${wanted}_ secret key`, 'secretKey');
     const token = input.callbackToken == null ? null : credential(input.callbackToken, 'callbackToken');
     return {
       secrets: { secretKey, callbackToken: token },
@@ -158,14 +177,17 @@ export const MAX_BANK_ACCOUNTS = 10;
 export function configureManual(ctx: Context, input: ManualInput) {
   return putAdapter(ctx, 'manual', () => {
     const accounts = input.bankAccounts ?? [];
-    if (accounts.length > MAX_BANK_ACCOUNTS) throw err.validation('bankAccounts', `at most ${MAX_BANK_ACCOUNTS} bank accounts`);
+    if (accounts.length > MAX_BANK_ACCOUNTS)
+      throw err.validation('bankAccounts', `at most ${MAX_BANK_ACCOUNTS} bank accounts`);
     const bankAccounts = accounts.map((a, i) => ({
       bankName: checkLength(a.bankName ?? '', `bankAccounts[${i}].bankName`, 1, 60, 'adapter'),
       accountNumber: checkLength(a.accountNumber ?? '', `bankAccounts[${i}].accountNumber`, 1, 40, 'adapter'),
       accountHolder: checkLength(a.accountHolder ?? '', `bankAccounts[${i}].accountHolder`, 1, 80, 'adapter'),
     }));
-    const url = input.staticQrImageUrl == null ? null : checkHttpsUrl(input.staticQrImageUrl, 'staticQrImageUrl', 'adapter');
-    const instructions = input.instructions == null ? null : checkLength(input.instructions, 'instructions', 1, 500, 'adapter');
+    const url =
+      input.staticQrImageUrl == null ? null : checkHttpsUrl(input.staticQrImageUrl, 'staticQrImageUrl', 'adapter');
+    const instructions =
+      input.instructions == null ? null : checkLength(input.instructions, 'instructions', 1, 500, 'adapter');
     return { secrets: null, secretKeyLast4: null, publicConfig: { bankAccounts, staticQrImageUrl: url, instructions } };
   });
 }
@@ -186,11 +208,15 @@ const emailShape = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 export async function startManagedOnboarding(ctx: Context, input: { email: string }) {
   const auth = authorize(ctx, 'svc:adapter:write');
   const email = input.email;
-  if (typeof email !== 'string' || email.length > 254 || !emailShape.test(email)) throw err.validation('email', 'email must be an email address');
+  if (typeof email !== 'string' || email.length > 254 || !emailShape.test(email))
+    throw err.validation('email', 'email must be an email address');
   const scope = tenant(auth);
   const current = await inTenant(scope, (tx) => managedRow(tx, scope));
   // The platform call happens outside the transaction: no row lock is held across a network call.
-  const created = !current || current.kybStatus === 'not_started' ? await managedPlatform().createSubAccount({ ...scoped(auth), email }) : null;
+  const created =
+    !current || current.kybStatus === 'not_started'
+      ? await managedPlatform().createSubAccount({ ...scoped(auth), email })
+      : null;
   return inTenant(scope, async (tx) => {
     await lockName(tx, `managed:${auth.workspaceId}:${auth.mode}`);
     const now = clock.now();
@@ -200,12 +226,21 @@ export async function startManagedOnboarding(ctx: Context, input: { email: strin
       update: {},
     });
     if (before.kybStatus === 'not_started' && created) {
-      const row = await applyManagedUpdate(tx, scope, before, { ...created, email, kybStatus: 'invited', capabilitiesStatus: 'pending' }, ctx.requestId);
+      const row = await applyManagedUpdate(
+        tx,
+        scope,
+        before,
+        { ...created, email, kybStatus: 'invited', capabilitiesStatus: 'pending' },
+        ctx.requestId,
+      );
       await audit(tx, auth, 'adapter.managed.onboarding_started', row.subAccountId, ctx.requestId);
       return onboardingView(row);
     }
     if (before.kybStatus === 'invited' && before.email !== email) {
-      const row = await tx.managedAccount.update({ where: { workspaceId_mode: scoped(auth) }, data: { email, updatedAt: now } });
+      const row = await tx.managedAccount.update({
+        where: { workspaceId_mode: scoped(auth) },
+        data: { email, updatedAt: now },
+      });
       await audit(tx, auth, 'adapter.managed.invitation_retargeted', row.subAccountId, ctx.requestId);
       return onboardingView(row);
     }
@@ -230,20 +265,29 @@ export const adapterSourcesSql = (ws: string, mode: string): Fragment => sql`jso
 
 /** The adapters that may take payments now, from their sources. */
 export function enabledFrom(sources: AdapterSources, mode: Mode): EnabledAdapter[] {
-  const out: EnabledAdapter[] = sources.stored.map((r) => ({ kind: r.kind, configured: true, publicConfig: r.publicConfig }));
+  const out: EnabledAdapter[] = sources.stored.map((r) => ({
+    kind: r.kind,
+    configured: true,
+    publicConfig: r.publicConfig,
+  }));
   // The test-mode sandbox is not the merchant's configuration: anything they configured wins.
-  if (managedEnabled(sources.managed, mode)) out.push({ kind: 'managed', configured: mode === 'live', publicConfig: {} });
+  if (managedEnabled(sources.managed, mode))
+    out.push({ kind: 'managed', configured: mode === 'live', publicConfig: {} });
   return out;
 }
 
 /** The adapters that may take payments now, for the capability decision (checkout create and attempts). */
 export async function enabledAdapters(tx: AnyTx, scope: RowScope): Promise<EnabledAdapter[]> {
-  const [row] = await sqlOf(tx).query<{ sources: AdapterSources }>(sql`SELECT ${adapterSourcesSql(scope.workspaceId, scope.mode)} AS sources`);
+  const [row] = await sqlOf(tx).query<{ sources: AdapterSources }>(
+    sql`SELECT ${adapterSourcesSql(scope.workspaceId, scope.mode)} AS sources`,
+  );
   return enabledFrom(row.sources, scope.mode);
 }
 
 /** The write-only credentials of a stored adapter, for the provider clients. */
-export function adapterSecrets<T = Record<string, string | null>>(row: Pick<Adapter, 'secrets' | 'workspaceId' | 'mode' | 'kind'>): T | null {
+export function adapterSecrets<T = Record<string, string | null>>(
+  row: Pick<Adapter, 'secrets' | 'workspaceId' | 'mode' | 'kind'>,
+): T | null {
   return row.secrets ? (JSON.parse(unseal('adapters', row, row.secrets).toString('utf8')) as T) : null;
 }
 
@@ -251,25 +295,55 @@ export function adapterSecrets<T = Record<string, string | null>>(row: Pick<Adap
  * spec Adapter states: a failed upstream gateway call sets `error` (a support-disabled adapter
  * stays disabled), records the code and emits `adapter.error`. For the provider clients.
  */
-export async function recordGatewayFailure(tx: Tx, scope: RowScope, kind: AdapterKind, code: string, requestId?: string) {
+export async function recordGatewayFailure(
+  tx: Tx,
+  scope: RowScope,
+  kind: AdapterKind,
+  code: string,
+  requestId?: string,
+) {
   const now = clock.now();
   if (kind === 'managed') {
     const before = await managedRow(tx, scope);
     if (!before) return null;
     const row = await tx.managedAccount.update({
       where: { workspaceId_mode: scoped(scope) },
-      data: { status: adapterStatusAfter(before.status as AdapterStatus, 'gateway_failed'), lastErrorAt: now, lastErrorCode: code, updatedAt: now },
+      data: {
+        status: adapterStatusAfter(before.status as AdapterStatus, 'gateway_failed'),
+        lastErrorAt: now,
+        lastErrorCode: code,
+        updatedAt: now,
+      },
     });
     const view = managedAdapterView(row, scope.mode, row.createdAt);
-    if (view) await emit(tx, scope, 'adapter.error', adapterWire(view), { objectId: kind, requestId, source: 'gateway', previousAttributes: { status: before.status } });
+    if (view)
+      await emit(tx, scope, 'adapter.error', adapterWire(view), {
+        objectId: kind,
+        requestId,
+        source: 'gateway',
+        previousAttributes: { status: before.status },
+      });
     return view;
   }
   const where = { workspaceId_mode_kind: { ...scoped(scope), kind } };
   const before = await tx.adapter.findUnique({ where });
   if (!before) return null;
-  const row = await tx.adapter.update({ where, data: { status: adapterStatusAfter(before.status as AdapterStatus, 'gateway_failed'), lastErrorAt: now, lastErrorCode: code, updatedAt: now } });
+  const row = await tx.adapter.update({
+    where,
+    data: {
+      status: adapterStatusAfter(before.status as AdapterStatus, 'gateway_failed'),
+      lastErrorAt: now,
+      lastErrorCode: code,
+      updatedAt: now,
+    },
+  });
   const view = viewOf(row);
-  await emit(tx, scope, 'adapter.error', adapterWire(view), { objectId: kind, requestId, source: 'gateway', previousAttributes: changedFrom(adapterWire(viewOf(before)), adapterWire(view)) });
+  await emit(tx, scope, 'adapter.error', adapterWire(view), {
+    objectId: kind,
+    requestId,
+    source: 'gateway',
+    previousAttributes: changedFrom(adapterWire(viewOf(before)), adapterWire(view)),
+  });
   return view;
 }
 
@@ -277,9 +351,15 @@ export async function recordGatewayFailure(tx: Tx, scope: RowScope, kind: Adapte
 export async function recordGatewaySuccess(tx: Tx, scope: RowScope, kind: StoredKind, requestId?: string) {
   const where = { workspaceId_mode_kind: { ...scoped(scope), kind } };
   const before = await tx.adapter.findUnique({ where });
-  if (!before || !canMove(adapterMachine, before.status as AdapterStatus, 'gateway_succeeded')) return before ? viewOf(before) : null;
+  if (!before || !canMove(adapterMachine, before.status as AdapterStatus, 'gateway_succeeded'))
+    return before ? viewOf(before) : null;
   const next = nextState(adapterMachine, before.status as AdapterStatus, 'gateway_succeeded');
   const row = await tx.adapter.update({ where, data: { status: next.to, updatedAt: clock.now() } });
-  await emit(tx, scope, next.events[0], adapterWire(viewOf(row)), { objectId: kind, requestId, source: 'gateway', previousAttributes: { status: before.status } });
+  await emit(tx, scope, next.events[0], adapterWire(viewOf(row)), {
+    objectId: kind,
+    requestId,
+    source: 'gateway',
+    previousAttributes: { status: before.status },
+  });
   return viewOf(row);
 }

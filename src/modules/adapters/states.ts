@@ -32,5 +32,8 @@ export const adapterMachine = defineMachine({
 export type AdapterStatus = StatusOf<typeof adapterMachine>;
 
 /** The status after `trigger`, or the current one where the table has no such move (a disabled adapter stays disabled). */
-export const adapterStatusAfter = (current: AdapterStatus, trigger: 'reconfigure' | 'gateway_failed' | 'gateway_succeeded'): AdapterStatus =>
+export const adapterStatusAfter = (
+  current: AdapterStatus,
+  trigger: 'reconfigure' | 'gateway_failed' | 'gateway_succeeded',
+): AdapterStatus =>
   canMove(adapterMachine, current, trigger) ? nextState(adapterMachine, current, trigger).to : current;

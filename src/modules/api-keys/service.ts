@@ -18,7 +18,8 @@ import type { CreateApiKeyInput, ListApiKeysArgs } from './schema.ts';
 
 const err = errorsFor('api_key');
 const BOTH = ['test', 'live'] as const;
-const COLUMNS = 'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"';
+const COLUMNS =
+  'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"';
 
 /** A caller can mint only what it could do itself: "a role cannot be widened". */
 function assertNotWider(caller: { role: KeyRole; scopes: readonly Scope[] }, role: KeyRole, scopes: Scope[]) {
@@ -33,8 +34,10 @@ export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
   // A key administers its own environment only: it defaults to it, and another one is refused.
   const environment = oneOf(input.environment ?? auth.mode, ['test', 'live'] as const, 'environment', 'api_key');
   const role = oneOf(input.role ?? 'full_access', keyRoles, 'role', 'api_key');
-  if (input.scopes != null && role !== 'restricted') throw err.validation('scopes', 'scopes are allowed only with role restricted');
-  if (role === 'restricted' && !input.scopes?.length) throw err.validation('scopes', 'a restricted key needs at least one scope');
+  if (input.scopes != null && role !== 'restricted')
+    throw err.validation('scopes', 'scopes are allowed only with role restricted');
+  if (role === 'restricted' && !input.scopes?.length)
+    throw err.validation('scopes', 'a restricted key needs at least one scope');
   const scopes = (input.scopes ?? []).map((s) => normalizeScope(s) ?? invalidScope(s));
   assertNotWider(auth, role, scopes);
   assertOwnMode(auth.mode, environment, 'mint');
@@ -43,7 +46,11 @@ export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
     // The workspace row lock serialises concurrent mints, so the tier cap holds.
     await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${auth.workspaceId} FOR UPDATE`;
     const active = await tx.apiKey.count({ where: { workspaceId: auth.workspaceId, revokedAt: null } });
-    if (active >= capOf(auth.tier, 'maxApiKeys')) throw err.of('tier_cap_reached', `This workspace's plan allows ${capOf(auth.tier, 'maxApiKeys')} active API keys`);
+    if (active >= capOf(auth.tier, 'maxApiKeys'))
+      throw err.of(
+        'tier_cap_reached',
+        `This workspace's plan allows ${capOf(auth.tier, 'maxApiKeys')} active API keys`,
+      );
     const id = newId('apiKey');
     const row = await tx.apiKey.create({
       data: {
@@ -66,7 +73,8 @@ export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
 
 /** Keys act on their own mode only: a test key neither mints nor revokes live keys, nor the reverse. */
 function assertOwnMode(callerMode: 'test' | 'live', keyMode: string, action: 'mint' | 'revoke') {
-  if (keyMode !== callerMode) throw new DomainError('insufficient_scope', `A ${callerMode} key cannot ${action} ${keyMode} keys`);
+  if (keyMode !== callerMode)
+    throw new DomainError('insufficient_scope', `A ${callerMode} key cannot ${action} ${keyMode} keys`);
 }
 
 function invalidScope(s: string): never {
@@ -75,14 +83,18 @@ function invalidScope(s: string): never {
 
 export async function getApiKey(ctx: Context, id: string) {
   const auth = authorize(ctx, 'svc:api_key:read');
-  const row = await inTenant(tenant(auth, BOTH), (tx) => tx.apiKey.findFirst({ where: { id, workspaceId: auth.workspaceId } }));
+  const row = await inTenant(tenant(auth, BOTH), (tx) =>
+    tx.apiKey.findFirst({ where: { id, workspaceId: auth.workspaceId } }),
+  );
   if (!row) throw err.notFound('API key');
   return row;
 }
 
 export async function listApiKeys(ctx: Context, args: ListApiKeysArgs) {
   const auth = authorize(ctx, 'svc:api_key:read');
-  const environment = args.environment ? oneOf(args.environment, ['test', 'live'] as const, 'environment', 'api_key') : null;
+  const environment = args.environment
+    ? oneOf(args.environment, ['test', 'live'] as const, 'environment', 'api_key')
+    : null;
   const filters = { environment, includeRevoked: !!args.includeRevoked };
   const page = pageRequest(args, auth.workspaceId, filters, 50);
   // The hot read goes straight to SQL (same columns and keyset as Prisma would use).
@@ -91,7 +103,11 @@ export async function listApiKeys(ctx: Context, args: ListApiKeysArgs) {
   if (environment) where += ` AND mode = $${params.push(environment)}`;
   if (!filters.includeRevoked) where += ' AND "revokedAt" IS NULL';
   const ks = keysetSql(page, params);
-  const rows = await tenantQuery<ApiKeyRow>(tenant(auth, BOTH), `SELECT ${COLUMNS} FROM api_keys WHERE ${where}${ks.where}${ks.tail}`, params);
+  const rows = await tenantQuery<ApiKeyRow>(
+    tenant(auth, BOTH),
+    `SELECT ${COLUMNS} FROM api_keys WHERE ${where}${ks.where}${ks.tail}`,
+    params,
+  );
   return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
 }
 

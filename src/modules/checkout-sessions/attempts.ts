@@ -21,7 +21,11 @@ import { postLedger } from '../../core/ledger.ts';
 import { isProviderError } from '../../providers/index.ts';
 import { isOnline, providerFor } from '../adapters/providers.ts';
 import { nextState, sqlIn, sqlStatus, statusesWhere } from '../../core/state-machine.ts';
-import { checkoutAttemptMachine as attemptStates, checkoutSessionMachine as sessions, type AttemptStatus } from './states.ts';
+import {
+  checkoutAttemptMachine as attemptStates,
+  checkoutSessionMachine as sessions,
+  type AttemptStatus,
+} from './states.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../core/db/client.ts';
 
@@ -32,7 +36,10 @@ export const liveAttempt = statusesWhere(attemptStates, 'supersede');
 
 // Status lists of the statements below, derived from the tables once (same SQL text as written by hand).
 const supersede = { set: sqlStatus(attemptStates.moves.supersede.to), where: sqlIn(q`status`, liveAttempt) };
-const record = { set: sqlStatus(attemptStates.moves.record_charge.to), where: sqlIn(q`status`, statusesWhere(attemptStates, 'record_charge')) };
+const record = {
+  set: sqlStatus(attemptStates.moves.record_charge.to),
+  where: sqlIn(q`status`, statusesWhere(attemptStates, 'record_charge')),
+};
 const sessionInFlight = sqlIn(q`s.status`, statusesWhere(sessions, 'provider_failed'));
 
 /** An attempt that lost its place: voided at the provider after the transaction that superseded it commits. */
@@ -78,7 +85,18 @@ FROM (SELECT 1) one LEFT JOIN adapters a ON a."workspaceId" = ${ws} AND a.mode =
 }
 
 /** A new attempt row (phase 1), `creating` for a provider call (`create`), `open` when nothing is called (`create_open`). */
-export function newAttempt(scope: Scope, s: CheckoutSession, fields: { id: string; adapter: string; method: string; created: 'create' | 'create_open'; providerReference: string | null; attemptData: unknown }): CheckoutAttempt {
+export function newAttempt(
+  scope: Scope,
+  s: CheckoutSession,
+  fields: {
+    id: string;
+    adapter: string;
+    method: string;
+    created: 'create' | 'create_open';
+    providerReference: string | null;
+    attemptData: unknown;
+  },
+): CheckoutAttempt {
   const now = clock.now();
   const number = s.attemptCount + 1;
   return {
@@ -109,7 +127,13 @@ export function newAttempt(scope: Scope, s: CheckoutSession, fields: { id: strin
  * lost its place (a newer attempt, a cancel, the session completed) and must be voided.
  * One statement with COMMIT.
  */
-export async function recordCharge(sql: Sql, scope: Scope, attempt: CheckoutAttempt, providerReference: string, attemptData: unknown): Promise<boolean> {
+export async function recordCharge(
+  sql: Sql,
+  scope: Scope,
+  attempt: CheckoutAttempt,
+  providerReference: string,
+  attemptData: unknown,
+): Promise<boolean> {
   const now = clock.now();
   const ws = scope.workspaceId;
   const data = toJson(attemptData);
@@ -138,7 +162,15 @@ export async function voidAttempts(scope: Scope, attempts: readonly Superseded[]
   const online = attempts.filter((a) => a.providerReference && isOnline(a.adapter));
   if (!online.length) return;
   const tenantScope = { ...scope, modes: [scope.mode] };
-  const adapters = await inTenant(tenantScope, (tx) => tx.adapter.findMany({ where: { workspaceId: scope.workspaceId, mode: scope.mode, kind: { in: [...new Set(online.map((a) => a.adapter))] } } }));
+  const adapters = await inTenant(tenantScope, (tx) =>
+    tx.adapter.findMany({
+      where: {
+        workspaceId: scope.workspaceId,
+        mode: scope.mode,
+        kind: { in: [...new Set(online.map((a) => a.adapter))] },
+      },
+    }),
+  );
   const voided: string[] = [];
   for (const a of online) {
     const row = adapters.find((r) => r.kind === a.adapter);
@@ -148,12 +180,20 @@ export async function voidAttempts(scope: Scope, attempts: readonly Superseded[]
       if (await provider.voidCharge({ providerRef: a.providerReference! })) voided.push(a.id);
     } catch (e) {
       if (!isProviderError(e)) throw e;
-      logger.warn({ attempt: a.id, provider: a.adapter, reason: e.message }, 'superseded attempt not voided; a payment on it is still matched');
+      logger.warn(
+        { attempt: a.id, provider: a.adapter, reason: e.message },
+        'superseded attempt not voided; a payment on it is still matched',
+      );
     }
   }
   if (!voided.length) return;
   const now = clock.now();
-  await inTenant(tenantScope, (tx) => tx.checkoutAttempt.updateMany({ where: { id: { in: voided }, status: { in: statusesWhere(attemptStates, 'void') } }, data: { status: attemptStates.moves.void.to, voidedAt: now, updatedAt: now } }));
+  await inTenant(tenantScope, (tx) =>
+    tx.checkoutAttempt.updateMany({
+      where: { id: { in: voided }, status: { in: statusesWhere(attemptStates, 'void') } },
+      data: { status: attemptStates.moves.void.to, voidedAt: now, updatedAt: now },
+    }),
+  );
 }
 
 /**
@@ -161,9 +201,23 @@ export async function voidAttempts(scope: Scope, attempts: readonly Superseded[]
  * attempt, expired, canceled): recorded on the attempt and in the ledger as owed back to the
  * customer, in the caller's transaction. Support refunds it at the provider.
  */
-export async function recordUnapplied(tx: Tx, scope: Scope, attempt: CheckoutAttempt, paid: { amount: number; currency: string; providerPaymentId?: string | null }, sessionStatus: string) {
+export async function recordUnapplied(
+  tx: Tx,
+  scope: Scope,
+  attempt: CheckoutAttempt,
+  paid: { amount: number; currency: string; providerPaymentId?: string | null },
+  sessionStatus: string,
+) {
   const now = clock.now();
-  await tx.checkoutAttempt.update({ where: { id: attempt.id }, data: { status: nextState(attemptStates, attempt.status as AttemptStatus, 'pay_unapplied').to, paidAt: now, providerPaymentId: paid.providerPaymentId ?? null, updatedAt: now } });
+  await tx.checkoutAttempt.update({
+    where: { id: attempt.id },
+    data: {
+      status: nextState(attemptStates, attempt.status as AttemptStatus, 'pay_unapplied').to,
+      paidAt: now,
+      providerPaymentId: paid.providerPaymentId ?? null,
+      updatedAt: now,
+    },
+  });
   await postLedger(tx, scope, {
     txId: attempt.id,
     currency: paid.currency,
@@ -171,21 +225,42 @@ export async function recordUnapplied(tx: Tx, scope: Scope, attempt: CheckoutAtt
     sourceId: attempt.id,
     postedAt: now,
     legs: [
-      { code: `unapplied:${attempt.adapter}`, direction: 'debit', amount: BigInt(paid.amount), memo: `paid on ${attempt.id} after the session was ${sessionStatus}` },
+      {
+        code: `unapplied:${attempt.adapter}`,
+        direction: 'debit',
+        amount: BigInt(paid.amount),
+        memo: `paid on ${attempt.id} after the session was ${sessionStatus}`,
+      },
       { code: 'refund_due', direction: 'credit', amount: BigInt(paid.amount) },
     ],
   });
-  logger.error({ attempt: attempt.id, session: attempt.checkoutSessionId, sessionStatus, amount: paid.amount }, 'payment on an attempt that cannot complete its session: recorded as unapplied, to be refunded');
+  logger.error(
+    { attempt: attempt.id, session: attempt.checkoutSessionId, sessionStatus, amount: paid.amount },
+    'payment on an attempt that cannot complete its session: recorded as unapplied, to be refunded',
+  );
 }
 
 /** A provider call that failed (or never answered): the attempt is `failed` and the session, if still pending on it, open again (compare-and-set). */
-export async function failAttempt(scope: Scope, a: Pick<CheckoutAttempt, 'id' | 'checkoutSessionId' | 'number'>, failureCode = 'gateway_error'): Promise<boolean> {
+export async function failAttempt(
+  scope: Scope,
+  a: Pick<CheckoutAttempt, 'id' | 'checkoutSessionId' | 'number'>,
+  failureCode = 'gateway_error',
+): Promise<boolean> {
   const now = clock.now();
   return inTenant({ ...scope, modes: [scope.mode] }, async (tx) => {
-    const changed = await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: { in: statusesWhere(attemptStates, 'fail') } }, data: { status: attemptStates.moves.fail.to, updatedAt: now } });
+    const changed = await tx.checkoutAttempt.updateMany({
+      where: { id: a.id, status: { in: statusesWhere(attemptStates, 'fail') } },
+      data: { status: attemptStates.moves.fail.to, updatedAt: now },
+    });
     if (!changed.count) return false;
     await tx.checkoutSession.updateMany({
-      where: { id: a.checkoutSessionId, workspaceId: scope.workspaceId, mode: scope.mode, status: { in: statusesWhere(sessions, 'provider_failed') }, attemptCount: a.number },
+      where: {
+        id: a.checkoutSessionId,
+        workspaceId: scope.workspaceId,
+        mode: scope.mode,
+        status: { in: statusesWhere(sessions, 'provider_failed') },
+        attemptCount: a.number,
+      },
       data: { status: sessions.moves.provider_failed.to, failureCode, updatedAt: now },
     });
     return true;

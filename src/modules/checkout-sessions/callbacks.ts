@@ -14,14 +14,25 @@ import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
 import { DomainError } from '../../core/errors.ts';
-import { isCallbackVerificationError, type CallbackRequest, type ChargeEvent, type ChargeState } from '../../providers/index.ts';
+import {
+  isCallbackVerificationError,
+  type CallbackRequest,
+  type ChargeEvent,
+  type ChargeState,
+} from '../../providers/index.ts';
 import type { CheckoutAttempt } from '../../generated/prisma/client.ts';
 import { recordUnapplied, voidAttempts, type Superseded } from './attempts.ts';
 import { isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { completeSession } from './complete.ts';
 import { lockSession } from './service.ts';
 import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
-import { checkoutAttemptMachine as attempts, checkoutSessionMachine as sessions, isTerminal, type AttemptStatus, type SessionStatus } from './states.ts';
+import {
+  checkoutAttemptMachine as attempts,
+  checkoutSessionMachine as sessions,
+  isTerminal,
+  type AttemptStatus,
+  type SessionStatus,
+} from './states.ts';
 import { applyRefundCallback } from '../refunds/settle.ts';
 
 type Tenant = { workspaceId: string; mode: Mode };
@@ -32,7 +43,10 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
   if (kind === 'provider_a') {
     const token = req.headers['x-callback-token'];
     if (typeof token !== 'string' || !token) return [];
-    const { rows } = await sys.query<Tenant>(`SELECT "workspaceId", mode FROM adapters WHERE kind = 'provider_a' AND "callbackTokenHash" = $1`, [sha256Hex(token)]);
+    const { rows } = await sys.query<Tenant>(
+      `SELECT "workspaceId", mode FROM adapters WHERE kind = 'provider_a' AND "callbackTokenHash" = $1`,
+      [sha256Hex(token)],
+    );
     return rows;
   }
   let body: Record<string, any>;
@@ -41,10 +55,16 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
   } catch {
     return [];
   }
-  const ref = kind === 'provider_b' ? body?.order_id : (body?.resource?.supplementary_data?.related_ids?.order_id ?? body?.resource?.id);
+  const ref =
+    kind === 'provider_b'
+      ? body?.order_id
+      : (body?.resource?.supplementary_data?.related_ids?.order_id ?? body?.resource?.id);
   if (typeof ref !== 'string') return [];
   // Every attempt, not only the session's current one: an old VA or order may be the one paid.
-  const { rows } = await sys.query<Tenant>(`SELECT DISTINCT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2`, [kind, ref]);
+  const { rows } = await sys.query<Tenant>(
+    `SELECT DISTINCT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2`,
+    [kind, ref],
+  );
   return rows;
 }
 
@@ -56,7 +76,9 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
   // One provider account may be connected to several workspaces (one token): try each until the session is found.
   for (const tenant of await candidates(kind, req)) {
     const scope = { ...tenant, modes: [tenant.mode] };
-    const adapter = await inTenant(scope, (tx) => tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...tenant, kind } } }));
+    const adapter = await inTenant(scope, (tx) =>
+      tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...tenant, kind } } }),
+    );
     if (!adapter) continue;
     const provider = providerFor(adapter);
     let event;
@@ -70,16 +92,23 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     if (event.type === 'refund') {
       // The provider's word, not the callback's, where it has a refund status API (provider_b).
       const confirmed = provider.confirmRefund ? await provider.confirmRefund(event) : event;
-      if (confirmed.status === 'pending' && event.status !== 'pending') logger.warn({ provider: kind, refund: event.providerRefundId }, 'refund callback not confirmed by the provider; not applied');
+      if (confirmed.status === 'pending' && event.status !== 'pending')
+        logger.warn(
+          { provider: kind, refund: event.providerRefundId },
+          'refund callback not confirmed by the provider; not applied',
+        );
       const applied = await applyRefundCallback(scope, kind, confirmed);
       if (applied) return applied;
       continue;
     }
     if (event.type !== 'charge') return { outcome: 'ignored' };
-    const attempt = await inTenant(scope, (tx) => tx.checkoutAttempt.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }));
+    const attempt = await inTenant(scope, (tx) =>
+      tx.checkoutAttempt.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }),
+    );
     if (!attempt) continue;
     // The provider's word, not the callback's, before money moves.
-    let state: ChargeState | ChargeEvent = event.status === 'paid' || event.status === 'approved' ? await provider.fetchStatus(event) : event;
+    let state: ChargeState | ChargeEvent =
+      event.status === 'paid' || event.status === 'approved' ? await provider.fetchStatus(event) : event;
     if (state.status === 'approved' && provider.capture) {
       // Lock and check before any capture: only the current attempt of a live session is captured.
       if (!(await claimCapture(tenant, attempt))) return { outcome: 'not_captured' };
@@ -100,7 +129,10 @@ export async function claimCapture(tenant: Tenant, attempt: CheckoutAttempt): Pr
   return inTenant({ ...tenant, modes: [tenant.mode] }, async (tx) => {
     const s = await lockSession(tx, tenant, attempt.checkoutSessionId);
     if (!s || isTerminal(s.status) || s.expiresAt <= clock.now() || s.attemptCount !== attempt.number) return false;
-    const claimed = await tx.checkoutAttempt.updateMany({ where: { id: attempt.id, status: { in: statusesWhere(attempts, 'claim_capture') } }, data: { status: attempts.moves.claim_capture.to, updatedAt: clock.now() } });
+    const claimed = await tx.checkoutAttempt.updateMany({
+      where: { id: attempt.id, status: { in: statusesWhere(attempts, 'claim_capture') } },
+      data: { status: attempts.moves.claim_capture.to, updatedAt: clock.now() },
+    });
     return claimed.count === 1;
   });
 }
@@ -111,12 +143,31 @@ export async function claimCapture(tenant: Tenant, attempt: CheckoutAttempt): Pr
  * payment when the session can no longer take it, or the failure. Attempts the completion
  * superseded are voided at their providers after the commit.
  */
-export async function applyCharge(tenant: Tenant, kind: string, event: ChargeEvent, attempt: CheckoutAttempt, state: ChargeState | ChargeEvent): Promise<{ outcome: string }> {
+export async function applyCharge(
+  tenant: Tenant,
+  kind: string,
+  event: ChargeEvent,
+  attempt: CheckoutAttempt,
+  state: ChargeState | ChargeEvent,
+): Promise<{ outcome: string }> {
   const scope = { ...tenant, modes: [tenant.mode] };
   const result = await inTenant(scope, async (tx): Promise<{ outcome: string; superseded?: Superseded[] }> => {
     const now = clock.now();
     const fresh = await tx.providerEvent.createMany({
-      data: [{ id: newId('providerEvent'), ...tenant, provider: kind, providerEventId: `${event.providerEventId}:${state.status}`, type: 'charge', objectId: attempt.checkoutSessionId, outcome: 'applied', payload: event.raw as object, receivedAt: now, processedAt: now }],
+      data: [
+        {
+          id: newId('providerEvent'),
+          ...tenant,
+          provider: kind,
+          providerEventId: `${event.providerEventId}:${state.status}`,
+          type: 'charge',
+          objectId: attempt.checkoutSessionId,
+          outcome: 'applied',
+          payload: event.raw as object,
+          receivedAt: now,
+          processedAt: now,
+        },
+      ],
       skipDuplicates: true,
     });
     if (fresh.count === 0) return { outcome: 'duplicate' };
@@ -125,7 +176,10 @@ export async function applyCharge(tenant: Tenant, kind: string, event: ChargeEve
     if (!s || !canMove(attempts, a.status as AttemptStatus, 'pay')) return { outcome: 'duplicate' };
     if (state.status === 'paid') {
       if (state.amount !== Number(a.amount) || state.currency !== a.currency) {
-        logger.error({ session: s.id, attempt: a.id, provider: kind, amount: state.amount, currency: state.currency }, 'provider reports a different amount; not completing');
+        logger.error(
+          { session: s.id, attempt: a.id, provider: kind, amount: state.amount, currency: state.currency },
+          'provider reports a different amount; not completing',
+        );
         return { outcome: 'amount_mismatch' };
       }
       if (isTerminal(s.status)) {
@@ -133,18 +187,40 @@ export async function applyCharge(tenant: Tenant, kind: string, event: ChargeEve
         await recordUnapplied(tx, tenant, a, state, s.status);
         return { outcome: 'unapplied' };
       }
-      const done = await completeSession(tx, tenant, s, { trigger: 'provider_paid', adapter: kind, method: a.method, providerReference: a.providerReference, source: `callback:${kind}`, attemptNumber: a.number, providerPaymentId: state.providerPaymentId ?? null });
+      const done = await completeSession(tx, tenant, s, {
+        trigger: 'provider_paid',
+        adapter: kind,
+        method: a.method,
+        providerReference: a.providerReference,
+        source: `callback:${kind}`,
+        attemptNumber: a.number,
+        providerPaymentId: state.providerPaymentId ?? null,
+      });
       return { outcome: 'completed', superseded: done.superseded };
     }
     if (state.status === 'failed' || state.status === 'expired') {
-      await tx.checkoutAttempt.updateMany({ where: { id: a.id, status: { in: statusesWhere(attempts, 'provider_failed') } }, data: { status: attempts.moves.provider_failed.to, updatedAt: now } });
+      await tx.checkoutAttempt.updateMany({
+        where: { id: a.id, status: { in: statusesWhere(attempts, 'provider_failed') } },
+        data: { status: attempts.moves.provider_failed.to, updatedAt: now },
+      });
       if (canMove(sessions, s.status as SessionStatus, 'provider_failed') && s.attemptCount === a.number) {
-        await tx.checkoutSession.update({ where: { id: s.id }, data: { status: nextState(sessions, s.status as SessionStatus, 'provider_failed').to, failureCode: `provider_${state.status}`, updatedAt: now } });
+        await tx.checkoutSession.update({
+          where: { id: s.id },
+          data: {
+            status: nextState(sessions, s.status as SessionStatus, 'provider_failed').to,
+            failureCode: `provider_${state.status}`,
+            updatedAt: now,
+          },
+        });
         return { outcome: 'failed' };
       }
       return { outcome: 'late' };
     }
-    if (canMove(attempts, a.status as AttemptStatus, 'provider_pending')) await tx.checkoutAttempt.update({ where: { id: a.id }, data: { status: nextState(attempts, a.status as AttemptStatus, 'provider_pending').to, updatedAt: now } });
+    if (canMove(attempts, a.status as AttemptStatus, 'provider_pending'))
+      await tx.checkoutAttempt.update({
+        where: { id: a.id },
+        data: { status: nextState(attempts, a.status as AttemptStatus, 'provider_pending').to, updatedAt: now },
+      });
     return { outcome: isTerminal(s.status) ? 'late' : 'pending' };
   });
   if (result.superseded?.length) await voidAttempts(tenant, result.superseded);

@@ -87,13 +87,33 @@ export async function completeSession(
     { code: settlement, direction: 'debit', amount: s.amount, memo: `payment ${payment.id}` },
     { code: 'payments', direction: 'credit', amount: s.amount },
   ];
-  if (how.fee) legs.push({ code: `gateway:${how.adapter}`, direction: 'debit', amount: BigInt(how.fee), memo: 'provider fee' }, { code: settlement, direction: 'credit', amount: BigInt(how.fee) });
-  if (receipt.taxAmount > 0n) legs.push({ code: 'payments', direction: 'debit', amount: receipt.taxAmount, memo: 'tax included in the price' }, { code: 'tax:ppn', direction: 'credit', amount: receipt.taxAmount });
-  const ledger = ledgerRows(scope, { txId: s.id, currency: s.currency, sourceType: 'checkout_session', sourceId: s.id, postedAt: now, legs });
+  if (how.fee)
+    legs.push(
+      { code: `gateway:${how.adapter}`, direction: 'debit', amount: BigInt(how.fee), memo: 'provider fee' },
+      { code: settlement, direction: 'credit', amount: BigInt(how.fee) },
+    );
+  if (receipt.taxAmount > 0n)
+    legs.push(
+      { code: 'payments', direction: 'debit', amount: receipt.taxAmount, memo: 'tax included in the price' },
+      { code: 'tax:ppn', direction: 'credit', amount: receipt.taxAmount },
+    );
+  const ledger = ledgerRows(scope, {
+    txId: s.id,
+    currency: s.currency,
+    sourceType: 'checkout_session',
+    sourceId: s.id,
+    postedAt: now,
+    legs,
+  });
   const completed: CheckoutSession = { ...s, status, completedAt: now, paymentId: payment.id, updatedAt: now };
   const opts = { requestId: how.requestId, source: how.source };
   const events = [
-    eventRow(scope, 'svc.checkout_session.completed.v1', toWire({ ...completed, accountId: context.workspace.accountId }, checkoutSessionFields), opts),
+    eventRow(
+      scope,
+      'svc.checkout_session.completed.v1',
+      toWire({ ...completed, accountId: context.workspace.accountId }, checkoutSessionFields),
+      opts,
+    ),
     eventRow(scope, 'payment.succeeded', toWire(payment, paymentFields), opts),
   ];
   const ws = scope.workspaceId;

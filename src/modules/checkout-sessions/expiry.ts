@@ -29,8 +29,13 @@ export async function expireDueSessions(limit = 500): Promise<number> {
       const s = await lockSession(tx, scope, r.id);
       if (!s || isTerminal(s.status as SessionStatus) || s.expiresAt > now) return 0;
       const next = nextState(sessions, s.status as SessionStatus, 'expire');
-      const row = await tx.checkoutSession.update({ where: { id: s.id }, data: { status: next.to, expiredAt: now, updatedAt: now } });
-      await emit(tx, scope, next.events[0], toWire({ ...row, accountId: r.accountId }, checkoutSessionFields), { source: 'sweep' });
+      const row = await tx.checkoutSession.update({
+        where: { id: s.id },
+        data: { status: next.to, expiredAt: now, updatedAt: now },
+      });
+      await emit(tx, scope, next.events[0], toWire({ ...row, accountId: r.accountId }, checkoutSessionFields), {
+        source: 'sweep',
+      });
       return 1;
     });
   }

@@ -12,13 +12,25 @@ import { randomHex } from '../../core/crypto.ts';
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import { hostedSecretMatches, parseHostedToken } from '../../core/hosted-link.ts';
 import { adaptersFor, sessionAdapterName, type AdapterKind, type PaymentMethod } from '../adapters/capabilities.ts';
-import { adapterSourcesSql, enabledAdapters, enabledFrom, recordGatewayFailure, recordGatewaySuccess, type AdapterSources } from '../adapters/service.ts';
+import {
+  adapterSourcesSql,
+  enabledAdapters,
+  enabledFrom,
+  recordGatewayFailure,
+  recordGatewaySuccess,
+  type AdapterSources,
+} from '../adapters/service.ts';
 import { receiptContextSql, type ReceiptContext } from '../receipts/issue.ts';
 import { successRedirect, type HostedMethod, type HostedPageView } from '../../hosted/page.ts';
 import { completeSession } from './complete.ts';
 import { cancelSession, lockSession, lockSessionWith } from './service.ts';
 import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
-import { checkoutAttemptMachine as attempts, checkoutSessionMachine as sessions, isTerminal, type SessionStatus } from './states.ts';
+import {
+  checkoutAttemptMachine as attempts,
+  checkoutSessionMachine as sessions,
+  isTerminal,
+  type SessionStatus,
+} from './states.ts';
 import { callbackUrl, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { isProviderError, type CreateChargeInput, type Instructions } from '../../providers/index.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
@@ -51,7 +63,10 @@ async function sessionOf(token: string): Promise<{ id: string; scope: Scope }> {
   const { id, secret } = parsed;
   let known = scopes.get(id);
   if (!known) {
-    const { rows } = await db().system.query<{ workspaceId: string; mode: Mode; hostedSecret: string }>(`SELECT "workspaceId", mode, "hostedSecret" FROM checkout_sessions WHERE id = $1`, [id]);
+    const { rows } = await db().system.query<{ workspaceId: string; mode: Mode; hostedSecret: string }>(
+      `SELECT "workspaceId", mode, "hostedSecret" FROM checkout_sessions WHERE id = $1`,
+      [id],
+    );
     const row = rows[0];
     if (!row || !hostedSecretMatches(row.hostedSecret, secret)) throw err.notFound('checkout session');
     known = { scope: { workspaceId: row.workspaceId, mode: row.mode, modes: [row.mode] }, secret: row.hostedSecret };
@@ -64,7 +79,9 @@ async function sessionOf(token: string): Promise<{ id: string; scope: Scope }> {
 
 /** A session past its expiry is expired to the customer even before the sweep records it. */
 const effectiveStatus = (s: CheckoutSession): SessionStatus =>
-  !isTerminal(s.status) && s.expiresAt <= clock.now() ? nextState(sessions, s.status as SessionStatus, 'expire').to : (s.status as SessionStatus);
+  !isTerminal(s.status) && s.expiresAt <= clock.now()
+    ? nextState(sessions, s.status as SessionStatus, 'expire').to
+    : (s.status as SessionStatus);
 
 /** A session that can still be paid, locked. */
 function assertLive(s: CheckoutSession | null | undefined): CheckoutSession {
@@ -118,7 +135,13 @@ export interface AttemptView {
 }
 
 // A fixed mask pattern: every mask scans, and scoring all eight was most of the attempt's CPU.
-const qrSvg = async (text: string) => (await import('qrcode')).default.toString(text, { type: 'svg', margin: 1, errorCorrectionLevel: 'M', maskPattern: 2 });
+const qrSvg = async (text: string) =>
+  (await import('qrcode')).default.toString(text, {
+    type: 'svg',
+    margin: 1,
+    errorCorrectionLevel: 'M',
+    maskPattern: 2,
+  });
 
 /** The test-mode sandbox (spec Payment flow): instructions that look real, settled by `simulate`. */
 async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
@@ -127,18 +150,53 @@ async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
   switch (method) {
     case 'qris': {
       const qr = `00020101021226570011ID.SVC.WWW0118${ref}5204599953033605802ID5907SANDBOX6007JAKARTA54${String(s.amount).length.toString().padStart(2, '0')}${s.amount}6304ABCD`;
-      return { ref, data: { kind: 'qr', qrString: qr }, view: { title: 'Scan to pay', label, qrSvg: await qrSvg(qr), lines: ['Open your banking or e-wallet app and scan the code.'] } };
+      return {
+        ref,
+        data: { kind: 'qr', qrString: qr },
+        view: {
+          title: 'Scan to pay',
+          label,
+          qrSvg: await qrSvg(qr),
+          lines: ['Open your banking or e-wallet app and scan the code.'],
+        },
+      };
     }
     case 'va': {
-      const va = `8808${String(BigInt('0x' + randomHex(6)) % 10n ** 12n).padStart(12, '0')}`;
-      return { ref, data: { kind: 'va', bankCode: 'BCA', vaNumber: va }, view: { title: 'Transfer to this virtual account', label, code: va, lines: ['Bank: BCA (sandbox)', 'The amount must match exactly.'] } };
+      const va = `8808${String(BigInt(`0x${randomHex(6)}`) % 10n ** 12n).padStart(12, '0')}`;
+      return {
+        ref,
+        data: { kind: 'va', bankCode: 'BCA', vaNumber: va },
+        view: {
+          title: 'Transfer to this virtual account',
+          label,
+          code: va,
+          lines: ['Bank: BCA (sandbox)', 'The amount must match exactly.'],
+        },
+      };
     }
     case 'retail': {
       const code = `SVC${randomHex(4).toUpperCase()}`;
-      return { ref, data: { kind: 'retail', outlet: 'ALFAMART', paymentCode: code }, view: { title: 'Pay at the counter', label, code, lines: ['Show this payment code at any Alfamart or Indomaret.'] } };
+      return {
+        ref,
+        data: { kind: 'retail', outlet: 'ALFAMART', paymentCode: code },
+        view: {
+          title: 'Pay at the counter',
+          label,
+          code,
+          lines: ['Show this payment code at any Alfamart or Indomaret.'],
+        },
+      };
     }
     default:
-      return { ref, data: { kind: 'redirect' }, view: { title: `${label} (sandbox)`, label, lines: ['In test mode the payment is approved or declined with the buttons below.'] } };
+      return {
+        ref,
+        data: { kind: 'redirect' },
+        view: {
+          title: `${label} (sandbox)`,
+          label,
+          lines: ['In test mode the payment is approved or declined with the buttons below.'],
+        },
+      };
   }
 }
 
@@ -146,11 +204,26 @@ async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
 async function instructionsView(i: Instructions, label: string) {
   switch (i.kind) {
     case 'qr':
-      return { title: 'Scan to pay', label, qrSvg: await qrSvg(i.qrString), lines: ['Open your banking or e-wallet app and scan the code.'] };
+      return {
+        title: 'Scan to pay',
+        label,
+        qrSvg: await qrSvg(i.qrString),
+        lines: ['Open your banking or e-wallet app and scan the code.'],
+      };
     case 'va':
-      return { title: 'Transfer to this virtual account', label, code: i.vaNumber, lines: [`Bank: ${i.bankCode}`, 'The amount must match exactly.'] };
+      return {
+        title: 'Transfer to this virtual account',
+        label,
+        code: i.vaNumber,
+        lines: [`Bank: ${i.bankCode}`, 'The amount must match exactly.'],
+      };
     case 'retail':
-      return { title: 'Pay at the counter', label, code: i.paymentCode, lines: [`Show this payment code at ${i.outlet}.`] };
+      return {
+        title: 'Pay at the counter',
+        label,
+        code: i.paymentCode,
+        lines: [`Show this payment code at ${i.outlet}.`],
+      };
     case 'redirect':
       return { title: `Continue to ${label}`, label, redirectUrl: i.redirectUrl, lines: [] };
     default:
@@ -159,7 +232,11 @@ async function instructionsView(i: Instructions, label: string) {
 }
 
 function manualAttempt(publicConfig: Record<string, unknown>) {
-  const accounts = (publicConfig.bankAccounts ?? []) as { bankName: string; accountNumber: string; accountHolder: string }[];
+  const accounts = (publicConfig.bankAccounts ?? []) as {
+    bankName: string;
+    accountNumber: string;
+    accountHolder: string;
+  }[];
   const lines = accounts.map((a) => `${a.bankName} ${a.accountNumber} (${a.accountHolder})`);
   if (typeof publicConfig.instructions === 'string') lines.push(publicConfig.instructions);
   if (typeof publicConfig.staticQrImageUrl === 'string') lines.push(`QR: ${publicConfig.staticQrImageUrl}`);
@@ -186,15 +263,24 @@ export async function attempt(token: string, method: string): Promise<AttemptVie
     if (!isProviderError(e)) throw e;
     // spec Adapter: the failed call sets status error and emits adapter.error (its own transaction).
     await failAttempt(scope, a);
-    await inTenant(scope, (tx) => recordGatewayFailure(tx, scope, kind, e.reason === 'invalid_credentials' ? 'invalid_credentials' : 'gateway_error'));
+    await inTenant(scope, (tx) =>
+      recordGatewayFailure(
+        tx,
+        scope,
+        kind,
+        e.reason === 'invalid_credentials' ? 'invalid_credentials' : 'gateway_error',
+      ),
+    );
     throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'method');
   }
   // Phase 3: compare-and-set; a charge that lost its place meanwhile is voided, never shown.
   const current = await tenantTx(scope, (sql) => recordCharge(sql, scope, a, charge.providerRef, charge.instructions));
   if (!current) {
     // Keep the reference whatever happened meanwhile: if the void fails, a payment on it is still matched.
-    await inTenant(scope, (tx) =>
-      tx.$executeRaw`UPDATE checkout_attempts SET "providerReference" = coalesce("providerReference", ${charge.providerRef}),
+    await inTenant(
+      scope,
+      (tx) =>
+        tx.$executeRaw`UPDATE checkout_attempts SET "providerReference" = coalesce("providerReference", ${charge.providerRef}),
         status = CASE WHEN status = ANY(${statusesWhere(attempts, 'supersede')}) THEN ${attempts.moves.supersede.to} ELSE status END, "updatedAt" = ${clock.now()}
         WHERE id = ${a.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
     );
@@ -203,12 +289,23 @@ export async function attempt(token: string, method: string): Promise<AttemptVie
   }
   // spec Adapter: a successful call clears `error` (its own transaction, after the attempt commits).
   if (adapter.status === 'error') await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, kind));
-  return { ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)), canDeclarePaid: false, canSimulate: false, waiting: true };
+  return {
+    ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)),
+    canDeclarePaid: false,
+    canSimulate: false,
+    waiting: true,
+  };
 }
 
 type Begun =
   | { superseded: Superseded[]; view: AttemptView }
-  | { superseded: Superseded[]; kind: OnlineKind; adapter: Adapter | null; attempt: CheckoutAttempt; input: CreateChargeInput };
+  | {
+      superseded: Superseded[];
+      kind: OnlineKind;
+      adapter: Adapter | null;
+      attempt: CheckoutAttempt;
+      input: CreateChargeInput;
+    };
 
 /**
  * Phase 1, on a bare `pg` transaction of two statements (the session locked with the enabled
@@ -218,34 +315,99 @@ type Begun =
  */
 function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> {
   return tenantTx(scope, async (sql) => {
-    const locked = await lockSessionWith<AdapterSources>(sql, scope, id, adapterSourcesSql(scope.workspaceId, scope.mode));
+    const locked = await lockSessionWith<AdapterSources>(
+      sql,
+      scope,
+      id,
+      adapterSourcesSql(scope.workspaceId, scope.mode),
+    );
     const s = assertLive(locked?.session);
     if (!s.methods.includes(method)) throw err.validation('method', `method must be one of ${s.methods.join(', ')}`);
     const enabled = enabledFrom(locked!.also, scope.mode);
     const [kind] = adaptersFor(enabled, scope.mode, method, s.currency) as AdapterKind[];
-    if (!kind) throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${method} in ${s.currency}`, 'method');
+    if (!kind)
+      throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${method} in ${s.currency}`, 'method');
     if (kind !== 'manual' && !(kind === 'managed' && scope.mode === 'test') && !isOnline(kind)) {
       throw err.of('gateway_error', `The ${kind} adapter cannot take hosted payments in live mode yet`, 'method');
     }
     const now = clock.now();
     const adapterName = sessionAdapterName(kind);
-    const base = { adapter: adapterName, attemptMethod: method, attemptCount: s.attemptCount + 1, attemptedAt: now, updatedAt: now, failureCode: null, failureMessage: null };
-    const write = (status: SessionStatus, providerReference: string | null, attemptData: unknown, online: OnlineKind | null) =>
-      writeAttempt(sql, scope, id, newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, created: online ? 'create' : 'create_open', providerReference, attemptData }), { ...base, status, providerReference, attemptData }, online);
+    const base = {
+      adapter: adapterName,
+      attemptMethod: method,
+      attemptCount: s.attemptCount + 1,
+      attemptedAt: now,
+      updatedAt: now,
+      failureCode: null,
+      failureMessage: null,
+    };
+    const write = (
+      status: SessionStatus,
+      providerReference: string | null,
+      attemptData: unknown,
+      online: OnlineKind | null,
+    ) =>
+      writeAttempt(
+        sql,
+        scope,
+        id,
+        newAttempt(scope, s, {
+          id: newId('checkoutAttempt'),
+          adapter: adapterName,
+          method,
+          created: online ? 'create' : 'create_open',
+          providerReference,
+          attemptData,
+        }),
+        { ...base, status, providerReference, attemptData },
+        online,
+      );
     if (kind === 'manual') {
       const publicConfig = enabled.find((a) => a.kind === 'manual')!.publicConfig;
-      const { superseded } = await write(nextState(sessions, s.status as SessionStatus, 'attempt_manual').to, null, { kind: 'manual' }, null);
-      return { superseded, view: { ...manualAttempt(publicConfig), canDeclarePaid: true, canSimulate: false, waiting: false } };
+      const { superseded } = await write(
+        nextState(sessions, s.status as SessionStatus, 'attempt_manual').to,
+        null,
+        { kind: 'manual' },
+        null,
+      );
+      return {
+        superseded,
+        view: { ...manualAttempt(publicConfig), canDeclarePaid: true, canSimulate: false, waiting: false },
+      };
     }
     if (kind === 'managed') {
       const a = await sandboxAttempt(s, method as PaymentMethod);
-      const { superseded } = await write(nextState(sessions, s.status as SessionStatus, 'attempt_online').to, a.ref, a.data, null);
+      const { superseded } = await write(
+        nextState(sessions, s.status as SessionStatus, 'attempt_online').to,
+        a.ref,
+        a.data,
+        null,
+      );
       return { superseded, view: { ...a.view, canDeclarePaid: false, canSimulate: true, waiting: true } };
     }
     const online = kind as OnlineKind;
-    const attemptRow = newAttempt(scope, s, { id: newId('checkoutAttempt'), adapter: adapterName, method, created: 'create', providerReference: null, attemptData: null });
+    const attemptRow = newAttempt(scope, s, {
+      id: newId('checkoutAttempt'),
+      adapter: adapterName,
+      method,
+      created: 'create',
+      providerReference: null,
+      attemptData: null,
+    });
     // The session is pending on an attempt whose charge does not exist yet: no reference, no instructions.
-    const { superseded, adapter } = await writeAttempt(sql, scope, id, attemptRow, { ...base, status: nextState(sessions, s.status as SessionStatus, 'attempt_online').to, providerReference: null, attemptData: null }, online);
+    const { superseded, adapter } = await writeAttempt(
+      sql,
+      scope,
+      id,
+      attemptRow,
+      {
+        ...base,
+        status: nextState(sessions, s.status as SessionStatus, 'attempt_online').to,
+        providerReference: null,
+        attemptData: null,
+      },
+      online,
+    );
     const input: CreateChargeInput = {
       reference: s.id,
       amount: Number(s.amount),
@@ -268,7 +430,14 @@ export async function declarePaid(token: string) {
     const s = assertLive(await lockSession(tx, scope, id));
     if (s.adapter !== 'manual') throw err.conflict('Only a bank-transfer payment can be declared paid');
     const now = clock.now();
-    const row = await tx.checkoutSession.update({ where: { id }, data: { status: nextState(sessions, s.status as SessionStatus, 'declare_paid').to, declaredPaidAt: now, updatedAt: now } });
+    const row = await tx.checkoutSession.update({
+      where: { id },
+      data: {
+        status: nextState(sessions, s.status as SessionStatus, 'declare_paid').to,
+        declaredPaidAt: now,
+        updatedAt: now,
+      },
+    });
     return { status: row.status };
   });
 }
@@ -276,23 +445,56 @@ export async function declarePaid(token: string) {
 /** spec Payment flow: the sandbox settles like a provider callback would; test mode only. */
 export async function simulate(token: string, outcome: string) {
   const { id, scope } = await sessionOf(token);
-  if (scope.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', { resource: 'checkout_session' });
-  if (outcome !== 'success' && outcome !== 'failure') throw err.validation('outcome', 'outcome must be success or failure');
+  if (scope.mode !== 'test')
+    throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', {
+      resource: 'checkout_session',
+    });
+  if (outcome !== 'success' && outcome !== 'failure')
+    throw err.validation('outcome', 'outcome must be success or failure');
   return tenantTx(scope, async (sql) => {
     // The receipt context rides with the lock: completion is then one more statement, with COMMIT.
-    const locked = await lockSessionWith<ReceiptContext>(sql, scope, id, receiptContextSql(scope.workspaceId, scope.mode, q`s."templateId"`, q`s."customerId"`));
+    const locked = await lockSessionWith<ReceiptContext>(
+      sql,
+      scope,
+      id,
+      receiptContextSql(scope.workspaceId, scope.mode, q`s."templateId"`, q`s."customerId"`),
+    );
     if (!locked) throw err.notFound('checkout session');
     const s = locked.session;
     if (s.status === 'completed') return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };
     if (effectiveStatus(s) !== s.status) throw err.conflict('The checkout session has expired');
-    if (s.adapter !== 'provider_a_platform' || !canMove(sessions, s.status as SessionStatus, 'provider_failed')) throw err.conflict('Nothing to simulate: pick a method first');
+    if (s.adapter !== 'provider_a_platform' || !canMove(sessions, s.status as SessionStatus, 'provider_failed'))
+      throw err.conflict('Nothing to simulate: pick a method first');
     if (outcome === 'failure') {
       const now = clock.now();
       const { to } = nextState(sessions, s.status as SessionStatus, 'provider_failed');
-      await updateRow(sql, 'checkout_sessions', { id, ...scope }, { status: to, failureCode: 'card_declined', failureMessage: 'The sandbox declined the payment', updatedAt: now }, true);
+      await updateRow(
+        sql,
+        'checkout_sessions',
+        { id, ...scope },
+        {
+          status: to,
+          failureCode: 'card_declined',
+          failureMessage: 'The sandbox declined the payment',
+          updatedAt: now,
+        },
+        true,
+      );
       return { status: to };
     }
-    const done = await completeSession(sql, scope, s, { trigger: 'provider_paid', adapter: s.adapter, method: s.attemptMethod, providerReference: s.providerReference, source: 'sandbox' }, locked.also);
+    const done = await completeSession(
+      sql,
+      scope,
+      s,
+      {
+        trigger: 'provider_paid',
+        adapter: s.adapter,
+        method: s.attemptMethod,
+        providerReference: s.providerReference,
+        source: 'sandbox',
+      },
+      locked.also,
+    );
     return { status: done.status, redirectUrl: successRedirect(s.successUrl, s.id) };
   });
 }

@@ -1,7 +1,13 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { checkoutSessionFields, type SessionRow } from './fields.ts';
-import { cancelCheckoutSession, confirmCheckoutSession, createCheckoutSession, getCheckoutSession, listCheckoutSessions } from './service.ts';
+import {
+  cancelCheckoutSession,
+  confirmCheckoutSession,
+  createCheckoutSession,
+  getCheckoutSession,
+  listCheckoutSessions,
+} from './service.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 
 export const CheckoutSession = builder.objectRef<SessionRow>('CheckoutSession').implement({
@@ -48,7 +54,11 @@ const listArgs = builder.args((t) => ({
 export type ListSessionsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
-  checkoutSession: t.field({ type: CheckoutSession, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getCheckoutSession(ctx, String(id)) }),
+  checkoutSession: t.field({
+    type: CheckoutSession,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getCheckoutSession(ctx, String(id)),
+  }),
   checkoutSessions: t.connection({
     type: CheckoutSession,
     args: listArgs,

@@ -23,7 +23,11 @@ export const checkoutSessionMachine = defineMachine({
     /** The customer says they paid offline: the merchant must confirm. */
     declare_paid: { from: ['open', 'pending'], to: 'pending_review' },
     /** The merchant confirms a manual session. */
-    confirm: { from: ['pending', 'pending_review'], to: 'completed', events: ['svc.checkout_session.completed.v1', 'payment.succeeded'] },
+    confirm: {
+      from: ['pending', 'pending_review'],
+      to: 'completed',
+      events: ['svc.checkout_session.completed.v1', 'payment.succeeded'],
+    },
     /** A verified, provider-confirmed payment (callback or sandbox simulate). */
     provider_paid: { from: live, to: 'completed', events: ['svc.checkout_session.completed.v1', 'payment.succeeded'] },
     /** A failed attempt: the customer may pick a method again. */
@@ -77,7 +81,15 @@ export const checkoutAttemptMachine = defineMachine({
     /** Money on an attempt whose session can no longer take it: owed back (recordUnapplied). */
     pay_unapplied: { from: ['creating', 'open', 'capturing', 'superseded', 'voided', 'failed'], to: 'paid_unapplied' },
   },
-  outcomes: { charge: { paid: 'pay', failed: 'provider_failed', expired: 'provider_failed', pending: 'provider_pending', approved: 'provider_pending' } },
+  outcomes: {
+    charge: {
+      paid: 'pay',
+      failed: 'provider_failed',
+      expired: 'provider_failed',
+      pending: 'provider_pending',
+      approved: 'provider_pending',
+    },
+  },
 });
 
 export type AttemptStatus = StatusOf<typeof checkoutAttemptMachine>;

@@ -35,21 +35,34 @@ export async function reconcileStaleAttempts(limit = 200): Promise<number> {
   let settled = 0;
   for (const r of rows) {
     const scope = { workspaceId: r.workspaceId, mode: r.mode };
-    const a = await inTenant({ ...scope, modes: [r.mode] }, (tx) => tx.checkoutAttempt.findUnique({ where: { id: r.id } }));
+    const a = await inTenant({ ...scope, modes: [r.mode] }, (tx) =>
+      tx.checkoutAttempt.findUnique({ where: { id: r.id } }),
+    );
     if (!a) continue;
     if (canMove(attempts, a.status as AttemptStatus, 'fail')) {
       if (await failAttempt(scope, a, 'provider_no_answer')) settled++;
       continue;
     }
     if (!canMove(attempts, a.status as AttemptStatus, 'provider_pending') || !a.providerReference) continue;
-    const adapter = await inTenant({ ...scope, modes: [r.mode] }, (tx) => tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scope, kind: a.adapter } } }));
+    const adapter = await inTenant({ ...scope, modes: [r.mode] }, (tx) =>
+      tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scope, kind: a.adapter } } }),
+    );
     if (!adapter) continue;
     const provider = providerFor(adapter);
     try {
       const ref = { providerRef: a.providerReference };
       let state = await provider.fetchStatus(ref);
-      if (state.status === 'approved' && provider.capture) state = await provider.capture(ref, { idempotencyKey: `${a.id}:capture` });
-      const event: ChargeEvent = { type: 'charge', providerEventId: `sweep:${a.id}`, providerRef: a.providerReference, status: state.status, amount: state.amount, currency: state.currency, raw: state.raw };
+      if (state.status === 'approved' && provider.capture)
+        state = await provider.capture(ref, { idempotencyKey: `${a.id}:capture` });
+      const event: ChargeEvent = {
+        type: 'charge',
+        providerEventId: `sweep:${a.id}`,
+        providerRef: a.providerReference,
+        status: state.status,
+        amount: state.amount,
+        currency: state.currency,
+        raw: state.raw,
+      };
       await applyCharge(scope, a.adapter, event, a, state);
       settled++;
     } catch (e) {

@@ -18,7 +18,10 @@ const customerInput = (name: string, description: string) =>
     }),
   });
 const CreateCustomerInput = customerInput('CreateCustomerInput', 'Every field is optional.');
-const UpdateCustomerInput = customerInput('UpdateCustomerInput', 'Send only changes; null clears a field. metadata replaces the stored object (null clears it).');
+const UpdateCustomerInput = customerInput(
+  'UpdateCustomerInput',
+  'Send only changes; null clears a field. metadata replaces the stored object (null clears it).',
+);
 export type CustomerInput = typeof CreateCustomerInput.$inferInput;
 
 const listArgs = builder.args((t) => ({
@@ -51,7 +54,11 @@ builder.mutationFields((t) => ({
   }),
   updateCustomer: t.field({
     type: Customer,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateCustomerInput, required: true }), idempotencyKey: t.arg.string() },
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateCustomerInput, required: true }),
+      idempotencyKey: t.arg.string(),
+    },
     resolve: (_, { id, input }, ctx) => updateCustomer(ctx, String(id), input),
   }),
 }));

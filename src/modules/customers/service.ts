@@ -21,11 +21,15 @@ const phoneShape = /^\+?[0-9 ().-]{4,32}$/;
 const snapshot = (c: Customer) => toWire(c, customerFields);
 
 /** Field rules shared by create and update; `undefined` means "not sent", null clears. */
-function validate(input: CustomerInput): Partial<Pick<Customer, 'name' | 'email' | 'phone'>> & { metadata?: Record<string, string> | null } {
+function validate(
+  input: CustomerInput,
+): Partial<Pick<Customer, 'name' | 'email' | 'phone'>> & { metadata?: Record<string, string> | null } {
   const out: ReturnType<typeof validate> = {};
-  if (input.name !== undefined) out.name = input.name === null ? null : checkLength(input.name, 'name', 1, 255, 'customer');
+  if (input.name !== undefined)
+    out.name = input.name === null ? null : checkLength(input.name, 'name', 1, 255, 'customer');
   if (input.email !== undefined) {
-    if (input.email !== null && (input.email.length > 254 || !emailShape.test(input.email))) throw err.validation('email', 'email must be an email address');
+    if (input.email !== null && (input.email.length > 254 || !emailShape.test(input.email)))
+      throw err.validation('email', 'email must be an email address');
     out.email = input.email;
   }
   if (input.phone !== undefined) {
@@ -34,7 +38,8 @@ function validate(input: CustomerInput): Partial<Pick<Customer, 'name' | 'email'
     }
     out.phone = input.phone;
   }
-  if (input.metadata !== undefined) out.metadata = input.metadata === null ? null : validateMetadata(input.metadata, 'metadata', 'customer');
+  if (input.metadata !== undefined)
+    out.metadata = input.metadata === null ? null : validateMetadata(input.metadata, 'metadata', 'customer');
   return out;
 }
 
@@ -78,7 +83,10 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerIn
     if (metadata !== undefined) data.metadata = metadata === null ? Prisma.DbNull : metadata;
     const row = await tx.customer.update({ where: { id }, data });
     const after = snapshot(row);
-    await emit(tx, scope, 'customer.updated', after, { requestId: ctx.requestId, previousAttributes: changedFrom(snapshot(found), after) });
+    await emit(tx, scope, 'customer.updated', after, {
+      requestId: ctx.requestId,
+      previousAttributes: changedFrom(snapshot(found), after),
+    });
     return row;
   });
 }
@@ -93,21 +101,23 @@ export async function listCustomers(ctx: Context, args: ListCustomersArgs) {
     until: args.until?.toISOString() ?? null,
     metadata: metadata ? Object.entries(metadata).sort() : null,
   };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
-    tx.customer.findMany({
-      where: {
-        ...scoped(auth),
-        ...(args.email ? { email: { equals: args.email, mode: 'insensitive' } } : {}),
-        AND: [
-          args.since ? { createdAt: { gte: args.since } } : {},
-          args.until ? { createdAt: { lt: args.until } } : {},
-          // spec Conventions: metadata[<key>] is an exact match
-          ...Object.entries(metadata ?? {}).map(([k, v]) => ({ metadata: { path: [k], equals: v } })),
-          ks.where,
-        ],
-      },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  ));
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) =>
+    inTenant(tenant(auth), (tx) =>
+      tx.customer.findMany({
+        where: {
+          ...scoped(auth),
+          ...(args.email ? { email: { equals: args.email, mode: 'insensitive' } } : {}),
+          AND: [
+            args.since ? { createdAt: { gte: args.since } } : {},
+            args.until ? { createdAt: { lt: args.until } } : {},
+            // spec Conventions: metadata[<key>] is an exact match
+            ...Object.entries(metadata ?? {}).map(([k, v]) => ({ metadata: { path: [k], equals: v } })),
+            ks.where,
+          ],
+        },
+        orderBy: ks.orderBy,
+        take: ks.take,
+      }),
+    ),
+  );
 }

@@ -19,8 +19,10 @@ export interface EventReplay {
 
 /** 400 `validation_error` on `eventIds`: missing, empty, over the limit, malformed or repeated. */
 export function checkEventIds(value: unknown): string[] {
-  if (!Array.isArray(value) || value.length === 0) throw err.validation('eventIds', 'eventIds must be a non-empty array of event ids');
-  if (value.length > maxReplayIds) throw err.validation('eventIds', `eventIds may hold at most ${maxReplayIds} ids (got ${value.length})`);
+  if (!Array.isArray(value) || value.length === 0)
+    throw err.validation('eventIds', 'eventIds must be a non-empty array of event ids');
+  if (value.length > maxReplayIds)
+    throw err.validation('eventIds', `eventIds may hold at most ${maxReplayIds} ids (got ${value.length})`);
   const seen = new Set<string>();
   for (const [i, id] of value.entries()) {
     if (!isId('event', id)) throw err.validation('eventIds', `eventIds[${i}] is not an event id`);
@@ -41,7 +43,13 @@ export function checkEventIds(value: unknown): string[] {
  *   caller's workspace and mode (ids are distinct, so a full count means all of them).
  * - Rows go in request order, so `position` (the relay's order) follows the request.
  */
-const replay = (originals: string[], replays: string[], at: Date, requestId: string, scope: { workspaceId: string; mode: string }) => q`
+const replay = (
+  originals: string[],
+  replays: string[],
+  at: Date,
+  requestId: string,
+  scope: { workspaceId: string; mode: string },
+) => q`
   WITH wanted AS (
     SELECT w.original, w.replay, w.ord FROM unnest(${originals}::text[], ${replays}::text[]) WITH ORDINALITY AS w(original, replay, ord)),
   found AS MATERIALIZED (

@@ -83,8 +83,17 @@ builder.subscriptionField('events', (t) =>
   t.field({
     type: Event,
     args: { types: t.arg.stringList(), objectId: t.arg.id(), after: t.arg.id() },
-    subscribe: (_, args, ctx) => subscribeEvents(ctx, { ...args, objectId: args.objectId ? String(args.objectId) : null, after: args.after ? String(args.after) : null }),
+    subscribe: (_, args, ctx) =>
+      subscribeEvents(ctx, {
+        ...args,
+        objectId: args.objectId ? String(args.objectId) : null,
+        after: args.after ? String(args.after) : null,
+      }),
     // The stream reads raw rows (bigint positions as text); the type is the Prisma model.
-    resolve: ({ position, publishedPosition, ...row }) => ({ ...row, position: BigInt(position), publishedPosition: BigInt(publishedPosition) }),
+    resolve: ({ position, publishedPosition, ...row }) => ({
+      ...row,
+      position: BigInt(position),
+      publishedPosition: BigInt(publishedPosition),
+    }),
   }),
 );

@@ -15,7 +15,9 @@ export const visibleModes = (mode: Mode): Mode[] => (mode === 'test' ? ['test', 
 
 export async function getEvent(ctx: Context, id: string) {
   const auth = authorize(ctx, 'svc:event:read');
-  const row = await inTenant(tenant(auth, visibleModes(auth.mode)), (tx) => tx.event.findFirst({ where: { id, workspaceId: auth.workspaceId } }));
+  const row = await inTenant(tenant(auth, visibleModes(auth.mode)), (tx) =>
+    tx.event.findFirst({ where: { id, workspaceId: auth.workspaceId } }),
+  );
   if (!row) throw err.notFound('event');
   return row;
 }
@@ -23,7 +25,10 @@ export async function getEvent(ctx: Context, id: string) {
 /** `workspaceId` lets a partner key read one merchant's events; other keys ignore it (spec). */
 async function workspaceFor(auth: Auth, requested: string | null | undefined): Promise<string> {
   if (!requested || !auth.isPlatformAdmin || auth.onBehalfOf || requested === auth.workspaceId) return auth.workspaceId;
-  const { rowCount } = await db().system.query('SELECT 1 FROM workspaces WHERE id = $1 AND "partnerId" = $2', [requested, auth.workspaceId]);
+  const { rowCount } = await db().system.query('SELECT 1 FROM workspaces WHERE id = $1 AND "partnerId" = $2', [
+    requested,
+    auth.workspaceId,
+  ]);
   if (!rowCount) throw err.notFound('workspace');
   return requested;
 }
@@ -39,22 +44,24 @@ export async function listEvents(ctx: Context, args: ListEventsArgs) {
     objectId: args.objectId ?? null,
     workspaceId,
   };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'occurredAt' }, (ks) => inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
-    tx.event.findMany({
-      where: {
-        workspaceId,
-        ...(args.type ? { type: args.type } : {}),
-        ...(args.objectId ? { objectId: args.objectId } : {}),
-        AND: [
-          args.occurredAfter ? { occurredAt: { gt: args.occurredAfter } } : {},
-          args.occurredBefore ? { occurredAt: { lt: args.occurredBefore } } : {},
-          ks.where,
-        ],
-      },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  ));
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'occurredAt' }, (ks) =>
+    inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
+      tx.event.findMany({
+        where: {
+          workspaceId,
+          ...(args.type ? { type: args.type } : {}),
+          ...(args.objectId ? { objectId: args.objectId } : {}),
+          AND: [
+            args.occurredAfter ? { occurredAt: { gt: args.occurredAfter } } : {},
+            args.occurredBefore ? { occurredAt: { lt: args.occurredBefore } } : {},
+            ks.where,
+          ],
+        },
+        orderBy: ks.orderBy,
+        take: ks.take,
+      }),
+    ),
+  );
 }
 
 export interface SubscribeArgs {
@@ -76,19 +83,28 @@ export function subscribeEvents(ctx: Context, args: SubscribeArgs) {
     // Notices only say "something was published"; rows are read in commit order (the relay's
     // published position), so nothing is skipped or sent twice even when notices merge or are lost.
     const drain = () =>
-      (draining = draining.then(async () => {
-        for (;;) {
-          const rows = await eventsAfter(auth.workspaceId, modes, cursor);
-          for (const row of rows) {
-            cursor = BigInt(row.publishedPosition);
-            if (wanted(row)) await push(row);
+      (draining = draining
+        .then(async () => {
+          for (;;) {
+            const rows = await eventsAfter(auth.workspaceId, modes, cursor);
+            for (const row of rows) {
+              cursor = BigInt(row.publishedPosition);
+              if (wanted(row)) await push(row);
+            }
+            if (rows.length < 500) return;
           }
-          if (rows.length < 500) return;
-        }
-      }).catch(() => {}));
+        })
+        .catch(() => {}));
     const unsubscribe = eventBus.subscribe((n: EventNotice) => {
       if (cursor < 0n) return;
-      if (n.kind === 'resync' || (n.kind === 'published' && n.workspaceId === auth.workspaceId && modes.includes(n.mode as Mode) && n.position > cursor)) drain();
+      if (
+        n.kind === 'resync' ||
+        (n.kind === 'published' &&
+          n.workspaceId === auth.workspaceId &&
+          modes.includes(n.mode as Mode) &&
+          n.position > cursor)
+      )
+        drain();
     });
     try {
       cursor = await startPosition(auth.workspaceId, args.after);
@@ -105,7 +121,10 @@ export function subscribeEvents(ctx: Context, args: SubscribeArgs) {
 /** Where a stream starts: after the given event, or after everything published so far. */
 async function startPosition(workspaceId: string, afterEventId: string | null | undefined): Promise<bigint> {
   if (afterEventId) {
-    const { rows } = await db().system.query('SELECT "publishedPosition" AS p FROM events WHERE id = $1 AND "workspaceId" = $2', [afterEventId, workspaceId]);
+    const { rows } = await db().system.query(
+      'SELECT "publishedPosition" AS p FROM events WHERE id = $1 AND "workspaceId" = $2',
+      [afterEventId, workspaceId],
+    );
     if (!rows[0]) throw new DomainError('not_found', 'No such event', { resource: 'event' });
     // Not published yet: nothing after it can have been seen either, so resume from what was published before it.
     if (rows[0].p !== null) return BigInt(rows[0].p);

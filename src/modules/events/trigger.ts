@@ -35,7 +35,10 @@ function depthOf(value: unknown): number {
  */
 export async function triggerEvent(ctx: Context, input: TriggerEventInput): Promise<Event> {
   const auth = authorize(ctx, 'svc:event:trigger');
-  if (auth.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'Synthetic events are available in test mode only', { resource: 'event' });
+  if (auth.mode !== 'test')
+    throw new DomainError('forbidden_in_live_mode', 'Synthetic events are available in test mode only', {
+      resource: 'event',
+    });
   if (typeof input.type !== 'string') throw err.validation('type', 'type is required');
   const type = checkLength(input.type, 'type', 1, 100, 'event');
   const aggregateId = input.aggregateId ?? null;
@@ -46,7 +49,13 @@ export async function triggerEvent(ctx: Context, input: TriggerEventInput): Prom
   if ('id' in data) throw err.validation('data', 'data.id is reserved: a synthetic event is keyed by aggregateId');
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
-    const row = await emit(tx, scope, type, { ...(data as Record<string, unknown>), aggregateId }, { requestId: ctx.requestId, source: 'trigger' });
+    const row = await emit(
+      tx,
+      scope,
+      type,
+      { ...(data as Record<string, unknown>), aggregateId },
+      { requestId: ctx.requestId, source: 'trigger' },
+    );
     // Read back: the response is the stored event, exactly as GET /v1/events/:id returns it.
     return tx.event.findUniqueOrThrow({ where: { id: row.id } });
   });

@@ -12,7 +12,17 @@ import { db, inlineParams, scopeStatement, type Mode } from '../../core/db/clien
 import { DomainError } from '../../core/errors.ts';
 import { parsePeriod, type Period } from './period.ts';
 
-export const csvColumns = ['postedAt', 'txId', 'code', 'direction', 'amount', 'currency', 'sourceType', 'sourceId', 'memo'] as const;
+export const csvColumns = [
+  'postedAt',
+  'txId',
+  'code',
+  'direction',
+  'amount',
+  'currency',
+  'sourceType',
+  'sourceId',
+  'memo',
+] as const;
 
 // A memo starting like a formula is defused for spreadsheet users.
 const COPY = `COPY (
@@ -47,10 +57,16 @@ function crlf(): Transform {
 }
 
 /** The period's CSV as a byte stream; the tenant transaction ends with the stream (COMMIT, or ROLLBACK on error). */
-export async function ledgerCsv(scope: { workspaceId: string; mode: Mode }, p: Period, currency: string | null): Promise<Readable> {
+export async function ledgerCsv(
+  scope: { workspaceId: string; mode: Mode },
+  p: Period,
+  currency: string | null,
+): Promise<Readable> {
   const client = await db().app.connect();
   try {
-    await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${await scopeStatement(client, { workspaceId: scope.workspaceId, modes: [scope.mode] })}`);
+    await client.query(
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${await scopeStatement(client, { workspaceId: scope.workspaceId, modes: [scope.mode] })}`,
+    );
   } catch (e) {
     client.release(e as Error);
     throw e;
@@ -58,7 +74,11 @@ export async function ledgerCsv(scope: { workspaceId: string; mode: Mode }, p: P
   const out = crlf();
   const copy = client.query(copyTo(inlineParams(COPY, [scope.workspaceId, scope.mode, p.from, p.until, currency])));
   pipeline(copy, out).then(
-    () => client.query('COMMIT').then(() => client.release(), (e: Error) => client.release(e)),
+    () =>
+      client.query('COMMIT').then(
+        () => client.release(),
+        (e: Error) => client.release(e),
+      ),
     // A client that went away mid-copy (or a failed query) leaves the connection mid-protocol: discard it.
     (e: Error) => client.release(e),
   );
@@ -69,10 +89,20 @@ export async function ledgerCsv(scope: { workspaceId: string; mode: Mode }, p: P
  * The download as the edge serves it (src/server/edge-route.ts): the query read and checked, the
  * period's CSV stream and its file name.
  */
-export async function ledgerCsvDownload(auth: { workspaceId: string; mode: Mode }, q: (name: string) => string | undefined) {
+export async function ledgerCsvDownload(
+  auth: { workspaceId: string; mode: Mode },
+  q: (name: string) => string | undefined,
+) {
   const period = parsePeriod(q('from'), q('to'), 'ledger');
   const currency = q('currency') ?? null;
-  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) throw new DomainError('validation_error', 'currency must be an uppercase ISO 4217 code', { field: 'currency', resource: 'ledger' });
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency))
+    throw new DomainError('validation_error', 'currency must be an uppercase ISO 4217 code', {
+      field: 'currency',
+      resource: 'ledger',
+    });
   const name = (v: string | undefined) => String(v).replace(/[^0-9A-Za-z:._-]/g, '');
-  return { filename: `ledger-${name(q('from'))}-to-${name(q('to'))}.csv`, stream: await ledgerCsv({ workspaceId: auth.workspaceId, mode: auth.mode }, period, currency) };
+  return {
+    filename: `ledger-${name(q('from'))}-to-${name(q('to'))}.csv`,
+    stream: await ledgerCsv({ workspaceId: auth.workspaceId, mode: auth.mode }, period, currency),
+  };
 }

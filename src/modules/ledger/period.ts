@@ -21,7 +21,8 @@ export interface Period {
 /** `from` and `to` (ISO 8601 date or instant, or epoch seconds), both inclusive; `to >= from`. */
 export function parsePeriod(from: unknown, to: unknown, resource: Resource): Period {
   const one = (v: unknown, field: string, end: boolean): Date => {
-    if (typeof v !== 'string' || !v) throw new DomainError('validation_error', `${field} is required (ISO 8601)`, { field, resource });
+    if (typeof v !== 'string' || !v)
+      throw new DomainError('validation_error', `${field} is required (ISO 8601)`, { field, resource });
     if (dateOnly.test(v)) {
       const d = new Date(`${v}T00:00:00.000Z`);
       if (!Number.isNaN(d.getTime())) return end ? new Date(d.getTime() + DAY) : d;
@@ -32,7 +33,8 @@ export function parsePeriod(from: unknown, to: unknown, resource: Resource): Per
     throw new DomainError('validation_error', `${field} must be an ISO 8601 date or instant`, { field, resource });
   };
   const p = { from: one(from, 'from', false), until: one(to, 'to', true) };
-  if (p.until <= p.from) throw new DomainError('validation_error', 'to must be at or after from', { field: 'to', resource });
+  if (p.until <= p.from)
+    throw new DomainError('validation_error', 'to must be at or after from', { field: 'to', resource });
   return p;
 }
 
@@ -48,7 +50,12 @@ export interface DaySum {
 }
 
 /** Sums per UTC day and code in [from, until), for one currency; `codeLike` narrows the codes (SQL LIKE). */
-export async function daySums(scope: RowScope, currency: string, p: Period, codeLike: string | null = null): Promise<DaySum[]> {
+export async function daySums(
+  scope: RowScope,
+  currency: string,
+  p: Period,
+  codeLike: string | null = null,
+): Promise<DaySum[]> {
   const firstDay = ceilDay(p.from);
   const lastDay = startOfDay(p.until);
   const whole = firstDay < lastDay;

@@ -17,7 +17,11 @@ const DAY = 86_400_000;
 
 async function currencyFor(ctx: Context, auth: ReturnType<typeof authorize>, currency?: string | null) {
   if (currency != null) return checkCurrency(currency, 'currency', 'ledger');
-  return (await inTenant(tenant(auth), (tx) => tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { defaultCurrency: true } }))).defaultCurrency;
+  return (
+    await inTenant(tenant(auth), (tx) =>
+      tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { defaultCurrency: true } }),
+    )
+  ).defaultCurrency;
 }
 
 const wireDate = (d: Date) => d.toISOString();
@@ -28,14 +32,27 @@ export async function pnlReport(ctx: Context, args: ReportArgs) {
   const p = parsePeriod(args.from, args.to, 'ledger');
   const currency = await currencyFor(ctx, auth, args.currency);
   const byCode = new Map<string, bigint>(); // credits - debits
-  for (const s of await daySums(auth, currency, p)) byCode.set(s.code, (byCode.get(s.code) ?? 0n) + s.credits - s.debits);
-  const revenue = [...byCode].filter(([code]) => code === 'payments' || code.startsWith('revenue:')).map(([code, amount]) => ({ code, amount }));
+  for (const s of await daySums(auth, currency, p))
+    byCode.set(s.code, (byCode.get(s.code) ?? 0n) + s.credits - s.debits);
+  const revenue = [...byCode]
+    .filter(([code]) => code === 'payments' || code.startsWith('revenue:'))
+    .map(([code, amount]) => ({ code, amount }));
   const sum = (pred: (code: string) => boolean) => [...byCode].filter(([c]) => pred(c)).reduce((s, [, v]) => s + v, 0n);
   const totalRevenue = revenue.reduce((s, r) => s + r.amount, 0n);
   const refunds = -sum((c) => c === 'refunds');
   const fees = -sum((c) => c.startsWith('gateway:'));
   const tax = sum((c) => c.startsWith('tax:'));
-  return { from: wireDate(p.from), to: wireDate(inclusiveTo(p)), currency, revenue, totalRevenue, refunds, fees, tax, netIncome: totalRevenue - refunds - fees };
+  return {
+    from: wireDate(p.from),
+    to: wireDate(inclusiveTo(p)),
+    currency,
+    revenue,
+    totalRevenue,
+    refunds,
+    fees,
+    tax,
+    netIncome: totalRevenue - refunds - fees,
+  };
 }
 
 export async function cashFlowReport(ctx: Context, args: ReportArgs) {
@@ -65,5 +82,14 @@ export async function cashFlowReport(ctx: Context, args: ReportArgs) {
     outflows += d.outflows;
     byDay.push({ date, inflows: d.inflows, outflows: d.outflows, balance });
   }
-  return { from: wireDate(p.from), to: wireDate(inclusiveTo(p)), currency, openingBalance, inflows, outflows, closingBalance: balance, byDay };
+  return {
+    from: wireDate(p.from),
+    to: wireDate(inclusiveTo(p)),
+    currency,
+    openingBalance,
+    inflows,
+    outflows,
+    closingBalance: balance,
+    byDay,
+  };
 }

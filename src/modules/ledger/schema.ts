@@ -63,7 +63,13 @@ const CashFlowReport = builder.objectRef<CashFlow>('CashFlowReport').implement({
   }),
 });
 
-const listArgs = builder.args((t) => ({ txId: t.string(), code: t.string(), sourceType: t.string(), sourceId: t.string(), order: t.string() }));
+const listArgs = builder.args((t) => ({
+  txId: t.string(),
+  code: t.string(),
+  sourceType: t.string(),
+  sourceId: t.string(),
+  order: t.string(),
+}));
 export type ListEntriesArgs = ListArgs<typeof listArgs>;
 const reportArgs = builder.args((t) => ({ from: t.string(), to: t.string(), currency: t.string() }));
 export type ReportArgs = InputShapeFromFields<typeof reportArgs>;
@@ -74,7 +80,15 @@ builder.queryFields((t) => ({
     args: listArgs,
     resolve: (_, args, ctx) => listLedgerEntries(ctx, args),
   }),
-  ledgerBalances: t.field({ type: [LedgerBalance], args: { currency: t.arg.string() }, resolve: (_, { currency }, ctx) => ledgerBalances(ctx, currency) }),
+  ledgerBalances: t.field({
+    type: [LedgerBalance],
+    args: { currency: t.arg.string() },
+    resolve: (_, { currency }, ctx) => ledgerBalances(ctx, currency),
+  }),
   pnlReport: t.field({ type: PnlReport, args: reportArgs, resolve: (_, args, ctx) => pnlReport(ctx, args) }),
-  cashFlowReport: t.field({ type: CashFlowReport, args: reportArgs, resolve: (_, args, ctx) => cashFlowReport(ctx, args) }),
+  cashFlowReport: t.field({
+    type: CashFlowReport,
+    args: reportArgs,
+    resolve: (_, args, ctx) => cashFlowReport(ctx, args),
+  }),
 }));

@@ -19,8 +19,14 @@ export const sourceTypes = ['checkout_session', 'invoice', 'refund', 'payout', '
 export async function listLedgerEntries(ctx: Context, args: ListEntriesArgs) {
   const auth = authorize(ctx, 'svc:ledger:read');
   checkOrder(args.order, 'ledger');
-  if (args.sourceType && !(sourceTypes as readonly string[]).includes(args.sourceType)) throw err.validation('sourceType', `sourceType must be one of ${sourceTypes.join(', ')}`);
-  const filters = { txId: args.txId ?? null, code: args.code ?? null, sourceType: args.sourceType ?? null, sourceId: args.sourceId ?? null };
+  if (args.sourceType && !(sourceTypes as readonly string[]).includes(args.sourceType))
+    throw err.validation('sourceType', `sourceType must be one of ${sourceTypes.join(', ')}`);
+  const filters = {
+    txId: args.txId ?? null,
+    code: args.code ?? null,
+    sourceType: args.sourceType ?? null,
+    sourceId: args.sourceId ?? null,
+  };
   const page = pageRequest(args, auth.workspaceId, filters, 20);
   const params: unknown[] = [auth.workspaceId, auth.mode];
   let where = '';

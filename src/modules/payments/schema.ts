@@ -8,11 +8,20 @@ export const Payment = builder.prismaObject('Payment', {
   fields: (t) => exposeFields(t, paymentFields),
 });
 
-const listArgs = builder.args((t) => ({ status: t.string(), customerId: t.string(), checkoutSessionId: t.string(), order: t.string() }));
+const listArgs = builder.args((t) => ({
+  status: t.string(),
+  customerId: t.string(),
+  checkoutSessionId: t.string(),
+  order: t.string(),
+}));
 export type ListPaymentsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
-  payment: t.field({ type: Payment, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getPayment(ctx, String(id)) }),
+  payment: t.field({
+    type: Payment,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getPayment(ctx, String(id)),
+  }),
   payments: t.connection({
     type: Payment,
     args: listArgs,

@@ -16,18 +16,24 @@ export async function getPayment(ctx: Context, id: string) {
 export async function listPayments(ctx: Context, args: ListPaymentsArgs) {
   const auth = authorize(ctx, 'svc:payment:read');
   checkOrder(args.order, 'payment');
-  const filters = { status: args.status ?? null, customerId: args.customerId ?? null, checkoutSessionId: args.checkoutSessionId ?? null };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
-    tx.payment.findMany({
-      where: {
-        ...scoped(auth),
-        ...(args.status ? { status: args.status } : {}),
-        ...(args.customerId ? { customerId: args.customerId } : {}),
-        ...(args.checkoutSessionId ? { checkoutSessionId: args.checkoutSessionId } : {}),
-        ...ks.where,
-      },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  ));
+  const filters = {
+    status: args.status ?? null,
+    customerId: args.customerId ?? null,
+    checkoutSessionId: args.checkoutSessionId ?? null,
+  };
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) =>
+    inTenant(tenant(auth), (tx) =>
+      tx.payment.findMany({
+        where: {
+          ...scoped(auth),
+          ...(args.status ? { status: args.status } : {}),
+          ...(args.customerId ? { customerId: args.customerId } : {}),
+          ...(args.checkoutSessionId ? { checkoutSessionId: args.checkoutSessionId } : {}),
+          ...ks.where,
+        },
+        orderBy: ks.orderBy,
+        take: ks.take,
+      }),
+    ),
+  );
 }

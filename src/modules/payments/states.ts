@@ -14,7 +14,11 @@ export const paymentMachine = defineMachine({
   conflict: 'conflict',
   moves: {
     capture: { from: [null], to: 'succeeded', events: ['payment.succeeded'] },
-    refund_partial: { from: ['succeeded', 'partially_refunded'], to: 'partially_refunded', events: ['payment.partially_refunded'] },
+    refund_partial: {
+      from: ['succeeded', 'partially_refunded'],
+      to: 'partially_refunded',
+      events: ['payment.partially_refunded'],
+    },
     refund_full: { from: ['succeeded', 'partially_refunded'], to: 'refunded', events: ['payment.refunded'] },
   },
 });

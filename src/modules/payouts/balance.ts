@@ -10,7 +10,6 @@ import type { Balance } from './fields.ts';
 import { locking } from './states.ts';
 import type { RowScope } from '../../core/resource.ts';
 
-
 export async function balanceOf(tx: Tx, scope: RowScope, currency: string): Promise<Balance> {
   const [row] = await tx.$queryRaw<{ ledger: bigint; locked: bigint }[]>`
     SELECT
@@ -25,4 +24,5 @@ export async function balanceOf(tx: Tx, scope: RowScope, currency: string): Prom
  * Serialises everything that locks or releases balance in one workspace, mode and currency
  * (payout create, the schedule). Held to commit, so two payouts never both see the same funds.
  */
-export const lockBalance = (tx: Tx, scope: RowScope, currency: string) => lockName(tx, `payout-balance:${scope.workspaceId}:${scope.mode}:${currency}`);
+export const lockBalance = (tx: Tx, scope: RowScope, currency: string) =>
+  lockName(tx, `payout-balance:${scope.workspaceId}:${scope.mode}:${currency}`);

@@ -19,7 +19,9 @@ export async function createPayout(ctx: Context, input: CreatePayoutInput): Prom
   const ref = ctx.replay?.operationId ?? null;
   const { payout, existing } = await inTenant(tenant(auth), async (tx) => {
     const found = ref ? await tx.payout.findFirst({ where: { ...scoped(auth), idempotencyRef: ref } }) : null;
-    return found ? { payout: found, existing: true } : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', ref), existing: false };
+    return found
+      ? { payout: found, existing: true }
+      : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', ref), existing: false };
   });
   if (existing) return payout;
   if (payout.method === 'provider_a_disbursement') return disburse(tenant(auth), payout, ctx.requestId);

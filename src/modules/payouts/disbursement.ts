@@ -28,15 +28,19 @@ type Scope = { workspaceId: string; mode: Mode };
 
 async function railFor(scope: Scope): Promise<ProviderA | null> {
   const key = { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' };
-  const row = await inTenant({ ...scope, modes: [scope.mode] }, (tx) => tx.adapter.findUnique({ where: { workspaceId_mode_kind: key } }));
+  const row = await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
+    tx.adapter.findUnique({ where: { workspaceId_mode_kind: key } }),
+  );
   return row && row.status !== 'disabled' ? (providerFor(row) as ProviderA) : null;
 }
 
 /** Claims a pending payout for the rail, committed; null when it is no longer pending (cancelled, failed, sent). */
 async function claim(scope: Scope, id: string): Promise<Payout | null> {
   const now = clock.now();
-  const [row] = await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-    tx.$queryRaw<Payout[]>`UPDATE payouts SET "claimedAt" = coalesce("claimedAt", ${now}), "updatedAt" = ${now}
+  const [row] = await inTenant(
+    { ...scope, modes: [scope.mode] },
+    (tx) =>
+      tx.$queryRaw<Payout[]>`UPDATE payouts SET "claimedAt" = coalesce("claimedAt", ${now}), "updatedAt" = ${now}
       WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND status = ANY(${statusesWhere(payoutMachine, 'claim')}) RETURNING *`,
   );
   return row ?? null;
@@ -48,7 +52,12 @@ export async function disburse(tenant: Scope, pending: Payout, requestId?: strin
   const rail = await railFor(scope);
   if (!rail) return pending;
   const payout = await claim(scope, pending.id);
-  if (!payout) return (await inTenant({ ...scope, modes: [scope.mode] }, (tx) => tx.payout.findUnique({ where: { id: pending.id } }))) ?? pending;
+  if (!payout)
+    return (
+      (await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
+        tx.payout.findUnique({ where: { id: pending.id } }),
+      )) ?? pending
+    );
   try {
     const d = await rail.disburse({
       reference: payout.id,
@@ -59,16 +68,29 @@ export async function disburse(tenant: Scope, pending: Payout, requestId?: strin
       description: payout.note,
       idempotencyKey: payout.id,
     });
-    return await inTenant({ ...scope, modes: [scope.mode] }, (tx) => movePayout(tx, scope, payout.id, outcomeTrigger(payoutMachine, 'disburse', 'accepted'), { reference: d.id, requestId, source: 'provider_a_disbursement' }));
+    return await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
+      movePayout(tx, scope, payout.id, outcomeTrigger(payoutMachine, 'disburse', 'accepted'), {
+        reference: d.id,
+        requestId,
+        source: 'provider_a_disbursement',
+      }),
+    );
   } catch (e) {
     if (!isProviderError(e)) throw e;
     if (e.reason === 'rejected') {
       // The provider answered and refused this transfer (4xx): nothing was sent, so the funds may be released.
       return inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-        movePayout(tx, scope, payout.id, outcomeTrigger(payoutMachine, 'disburse', 'rejected'), { failureReason: e.providerCode ?? 'disbursement_rejected', requestId, source: 'provider_a_disbursement' }),
+        movePayout(tx, scope, payout.id, outcomeTrigger(payoutMachine, 'disburse', 'rejected'), {
+          failureReason: e.providerCode ?? 'disbursement_rejected',
+          requestId,
+          source: 'provider_a_disbursement',
+        }),
       );
     }
-    logger.warn({ payout: payout.id, reason: e.message }, 'disbursement outcome unknown; the payout stays pending and claimed, re-sent with the same key');
+    logger.warn(
+      { payout: payout.id, reason: e.message },
+      'disbursement outcome unknown; the payout stays pending and claimed, re-sent with the same key',
+    );
     return payout;
   }
 }
@@ -94,7 +116,10 @@ export async function syncDisbursements(): Promise<number> {
       const d = await rail.fetchDisbursement(p.reference);
       if (d.status === 'pending') continue;
       await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-        movePayout(tx, scope, p.id, outcomeTrigger(payoutMachine, 'disbursement_status', d.status), { failureReason: d.failureCode ?? 'disbursement_failed', source: 'provider_a_disbursement' }),
+        movePayout(tx, scope, p.id, outcomeTrigger(payoutMachine, 'disbursement_status', d.status), {
+          failureReason: d.failureCode ?? 'disbursement_failed',
+          source: 'provider_a_disbursement',
+        }),
       );
       moved++;
     } catch (e) {

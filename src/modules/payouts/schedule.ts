@@ -24,19 +24,30 @@ export interface ScheduleRow {
   lastScheduledAt: Date | null;
 }
 
-const invalid = (field: string, message: string) => new DomainError('validation_error', message, { field, resource: 'payout' });
+const invalid = (field: string, message: string) =>
+  new DomainError('validation_error', message, { field, resource: 'payout' });
 
 export async function getPayoutSchedule(ctx: Context): Promise<ScheduleRow> {
   const auth = authorize(ctx, 'svc:payout:read');
-  const s = await inTenant(tenant(auth), (tx) => tx.payoutSettings.findUnique({ where: { workspaceId_mode: { workspaceId: auth.workspaceId, mode: auth.mode } } }));
-  return { interval: s?.schedule ?? 'manual', method: s?.scheduleMethod ?? 'manual', minimumAmount: s?.minimumAmount ?? 1n, lastScheduledAt: s?.lastScheduledAt ?? null };
+  const s = await inTenant(tenant(auth), (tx) =>
+    tx.payoutSettings.findUnique({ where: { workspaceId_mode: { workspaceId: auth.workspaceId, mode: auth.mode } } }),
+  );
+  return {
+    interval: s?.schedule ?? 'manual',
+    method: s?.scheduleMethod ?? 'manual',
+    minimumAmount: s?.minimumAmount ?? 1n,
+    lastScheduledAt: s?.lastScheduledAt ?? null,
+  };
 }
 
 export async function updatePayoutSchedule(ctx: Context, input: UpdateScheduleInput): Promise<ScheduleRow> {
   const auth = authorize(ctx, 'svc:payout:write');
-  if (input.interval != null && !(input.interval in intervals)) throw invalid('interval', `interval must be one of ${Object.keys(intervals).join(', ')}`);
-  if (input.method != null && !(payoutMethods as readonly string[]).includes(input.method)) throw invalid('method', `method must be one of ${payoutMethods.join(', ')}`);
-  if (input.minimumAmount != null && (!Number.isSafeInteger(input.minimumAmount) || input.minimumAmount < 1)) throw invalid('minimumAmount', 'minimumAmount must be a positive integer');
+  if (input.interval != null && !(input.interval in intervals))
+    throw invalid('interval', `interval must be one of ${Object.keys(intervals).join(', ')}`);
+  if (input.method != null && !(payoutMethods as readonly string[]).includes(input.method))
+    throw invalid('method', `method must be one of ${payoutMethods.join(', ')}`);
+  if (input.minimumAmount != null && (!Number.isSafeInteger(input.minimumAmount) || input.minimumAmount < 1))
+    throw invalid('minimumAmount', 'minimumAmount must be a positive integer');
   const patch = {
     ...(input.interval != null ? { schedule: input.interval } : {}),
     ...(input.method != null ? { scheduleMethod: input.method } : {}),
@@ -44,14 +55,25 @@ export async function updatePayoutSchedule(ctx: Context, input: UpdateScheduleIn
     updatedAt: clock.now(),
   };
   await inTenant(tenant(auth), (tx) =>
-    tx.payoutSettings.upsert({ where: { workspaceId_mode: { workspaceId: auth.workspaceId, mode: auth.mode } }, create: { workspaceId: auth.workspaceId, mode: auth.mode, ...patch }, update: patch }),
+    tx.payoutSettings.upsert({
+      where: { workspaceId_mode: { workspaceId: auth.workspaceId, mode: auth.mode } },
+      create: { workspaceId: auth.workspaceId, mode: auth.mode, ...patch },
+      update: patch,
+    }),
   );
   return getPayoutSchedule(ctx);
 }
 
 /** One run of the `payout-schedule` job; returns the payouts created. */
 export async function runPayoutSchedule(now: Date = clock.now()): Promise<string[]> {
-  const { rows } = await db().system.query<{ workspaceId: string; mode: Mode; schedule: keyof typeof intervals; scheduleMethod: string; minimumAmount: string; lastScheduledAt: Date | null }>(
+  const { rows } = await db().system.query<{
+    workspaceId: string;
+    mode: Mode;
+    schedule: keyof typeof intervals;
+    scheduleMethod: string;
+    minimumAmount: string;
+    lastScheduledAt: Date | null;
+  }>(
     `SELECT "workspaceId", mode, schedule, "scheduleMethod", "minimumAmount", "lastScheduledAt" FROM payout_settings WHERE schedule <> 'manual'`,
   );
   const created: string[] = [];
@@ -85,11 +107,17 @@ async function payoutsFor(scope: RowScope, method: string, minimum: bigint, now:
       } catch (e) {
         // No bank account on file (or no rail): nothing is paid out; the merchant sees the balance grow.
         if (!isDomainError(e)) throw e;
-        logger.warn({ workspaceId: scope.workspaceId, mode: scope.mode, currency, code: e.canonical }, 'scheduled payout skipped');
+        logger.warn(
+          { workspaceId: scope.workspaceId, mode: scope.mode, currency, code: e.canonical },
+          'scheduled payout skipped',
+        );
         break;
       }
     }
-    await tx.payoutSettings.update({ where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } }, data: { lastScheduledAt: now } });
+    await tx.payoutSettings.update({
+      where: { workspaceId_mode: { workspaceId: scope.workspaceId, mode: scope.mode } },
+      data: { lastScheduledAt: now },
+    });
     return out;
   });
 }

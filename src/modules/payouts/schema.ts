@@ -57,28 +57,48 @@ const CreatePayoutInput = builder.inputType('CreatePayoutInput', {
 });
 
 const UpdatePayoutBankAccountInput = builder.inputType('UpdatePayoutBankAccountInput', {
-  fields: (t) => ({ bankCode: t.string(), bankName: t.string(), bankAccountNumber: t.string(), bankAccountHolder: t.string() }),
+  fields: (t) => ({
+    bankCode: t.string(),
+    bankName: t.string(),
+    bankAccountNumber: t.string(),
+    bankAccountHolder: t.string(),
+  }),
 });
 
 const UpdatePayoutScheduleInput = builder.inputType('UpdatePayoutScheduleInput', {
   fields: (t) => ({ interval: t.string(), method: t.string(), minimumAmount: t.field({ type: 'Money' }) }),
 });
 
-const MarkPayoutFailedInput = builder.inputType('MarkPayoutFailedInput', { fields: (t) => ({ failureReason: t.string() }) });
+const MarkPayoutFailedInput = builder.inputType('MarkPayoutFailedInput', {
+  fields: (t) => ({ failureReason: t.string() }),
+});
 export type CreatePayoutInput = typeof CreatePayoutInput.$inferInput;
 export type UpdateScheduleInput = typeof UpdatePayoutScheduleInput.$inferInput;
 
-const listArgs = builder.args((t) => ({ status: t.string(), currency: t.string(), createdSince: t.field({ type: 'DateTime' }), createdUntil: t.field({ type: 'DateTime' }) }));
+const listArgs = builder.args((t) => ({
+  status: t.string(),
+  currency: t.string(),
+  createdSince: t.field({ type: 'DateTime' }),
+  createdUntil: t.field({ type: 'DateTime' }),
+}));
 export type ListPayoutsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
-  payout: t.field({ type: Payout, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getPayout(ctx, String(id)) }),
+  payout: t.field({
+    type: Payout,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getPayout(ctx, String(id)),
+  }),
   payouts: t.connection({
     type: Payout,
     args: listArgs,
     resolve: (_, args, ctx) => listPayouts(ctx, args),
   }),
-  payoutBalance: t.field({ type: PayoutBalance, args: { currency: t.arg.string() }, resolve: (_, { currency }, ctx) => getPayoutBalance(ctx, currency) }),
+  payoutBalance: t.field({
+    type: PayoutBalance,
+    args: { currency: t.arg.string() },
+    resolve: (_, { currency }, ctx) => getPayoutBalance(ctx, currency),
+  }),
   payoutBankAccount: t.field({ type: PayoutBankAccount, resolve: (_, __, ctx) => getPayoutBankAccount(ctx) }),
   payoutSchedule: t.field({ type: PayoutSchedule, resolve: (_, __, ctx) => getPayoutSchedule(ctx) }),
 }));
@@ -90,7 +110,12 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreatePayoutInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createPayout(ctx, input),
   }),
-  cancelPayout: t.field({ ...requiresIdempotencyKey, type: Payout, args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() }, resolve: (_, { id }, ctx) => cancelPayout(ctx, String(id)) }),
+  cancelPayout: t.field({
+    ...requiresIdempotencyKey,
+    type: Payout,
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { id }, ctx) => cancelPayout(ctx, String(id)),
+  }),
   updatePayoutBankAccount: t.field({
     type: PayoutBankAccount,
     args: { input: t.arg({ type: UpdatePayoutBankAccountInput, required: true }) },
@@ -101,8 +126,16 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UpdatePayoutScheduleInput, required: true }) },
     resolve: (_, { input }, ctx) => updatePayoutSchedule(ctx, input),
   }),
-  markPayoutInTransit: t.field({ type: Payout, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => adminMovePayout(ctx, String(id), 'initiate') }),
-  markPayoutPaid: t.field({ type: Payout, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => adminMovePayout(ctx, String(id), 'mark_paid') }),
+  markPayoutInTransit: t.field({
+    type: Payout,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => adminMovePayout(ctx, String(id), 'initiate'),
+  }),
+  markPayoutPaid: t.field({
+    type: Payout,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => adminMovePayout(ctx, String(id), 'mark_paid'),
+  }),
   markPayoutFailed: t.field({
     type: Payout,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: MarkPayoutFailedInput, required: true }) },

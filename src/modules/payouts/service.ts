@@ -34,24 +34,47 @@ export const insufficient = (requested: bigint, b: Balance) =>
  * Creates a pending payout in the caller's transaction. The balance lock is held to commit, so
  * concurrent payouts see each other's locked amounts and `available` never goes below zero.
  */
-export async function createPayoutIn(tx: Tx, scope: RowScope, input: CreatePayoutInput, trigger: 'api' | 'schedule' = 'api', idempotencyRef: string | null = null): Promise<Payout> {
+export async function createPayoutIn(
+  tx: Tx,
+  scope: RowScope,
+  input: CreatePayoutInput,
+  trigger: 'api' | 'schedule' = 'api',
+  idempotencyRef: string | null = null,
+): Promise<Payout> {
   if (typeof input.amount !== 'number' || !Number.isSafeInteger(input.amount) || input.amount <= 0) {
-    throw new DomainError('invalid_amount', 'amount must be a positive integer in the smallest currency unit', { field: 'amount', resource: 'payout' });
+    throw new DomainError('invalid_amount', 'amount must be a positive integer in the smallest currency unit', {
+      field: 'amount',
+      resource: 'payout',
+    });
   }
   const currency = checkCurrency(input.currency, 'currency', 'payout');
   const method = input.method ?? 'manual';
-  if (!(payoutMethods as readonly string[]).includes(method)) throw err.validation('method', `method must be one of ${payoutMethods.join(', ')}`);
+  if (!(payoutMethods as readonly string[]).includes(method))
+    throw err.validation('method', `method must be one of ${payoutMethods.join(', ')}`);
   if (input.note != null) checkLength(input.note, 'note', 0, 500, 'payout');
   const overrides = checkBankAccount(input);
   const bank = { ...(await bankAccountOf(tx, scope)) };
   for (const [k, v] of Object.entries(overrides)) if (v !== undefined) (bank as Record<string, unknown>)[k] = v;
   const missing = missingBankField(bank);
-  if (missing) throw new DomainError('bank_account_missing', `No ${missing} given and none on file (PATCH /v1/payouts/bank-account)`, { field: missing, resource: 'payout' });
+  if (missing)
+    throw new DomainError(
+      'bank_account_missing',
+      `No ${missing} given and none on file (PATCH /v1/payouts/bank-account)`,
+      { field: missing, resource: 'payout' },
+    );
   if (method === 'provider_a_disbursement') {
     // The rail needs the bank's code and a connected provider_a account to send from.
-    if (!bank.bankCode) throw new DomainError('bank_account_missing', 'provider_a_disbursement needs a bankCode', { field: 'bankCode', resource: 'payout' });
-    const rail = await tx.adapter.findUnique({ where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' } }, select: { status: true } });
-    if (!rail || rail.status === 'disabled') throw err.validation('method', 'provider_a_disbursement needs a connected provider_a adapter');
+    if (!bank.bankCode)
+      throw new DomainError('bank_account_missing', 'provider_a_disbursement needs a bankCode', {
+        field: 'bankCode',
+        resource: 'payout',
+      });
+    const rail = await tx.adapter.findUnique({
+      where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' } },
+      select: { status: true },
+    });
+    if (!rail || rail.status === 'disabled')
+      throw err.validation('method', 'provider_a_disbursement needs a connected provider_a adapter');
   }
   await lockBalance(tx, scope, currency);
   const balance = await balanceOf(tx, scope, currency);
@@ -87,26 +110,42 @@ export async function getPayout(ctx: Context, id: string): Promise<Payout> {
 
 export async function listPayouts(ctx: Context, args: ListPayoutsArgs) {
   const auth = authorize(ctx, 'svc:payout:read');
-  if (args.status && !(payoutStatuses as readonly string[]).includes(args.status)) throw err.validation('status', `status must be one of ${payoutStatuses.join(', ')}`);
+  if (args.status && !(payoutStatuses as readonly string[]).includes(args.status))
+    throw err.validation('status', `status must be one of ${payoutStatuses.join(', ')}`);
   if (args.currency) checkCurrency(args.currency, 'currency', 'payout');
-  const filters = { status: args.status ?? null, currency: args.currency ?? null, createdSince: args.createdSince?.toISOString() ?? null, createdUntil: args.createdUntil?.toISOString() ?? null };
-  return keysetList({ args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
-    tx.payout.findMany({
-      where: {
-        ...scoped(auth),
-        ...(args.status ? { status: args.status } : {}),
-        ...(args.currency ? { currency: args.currency } : {}),
-        AND: [args.createdSince ? { createdAt: { gte: args.createdSince } } : {}, args.createdUntil ? { createdAt: { lt: args.createdUntil } } : {}, ks.where],
-      },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  ));
+  const filters = {
+    status: args.status ?? null,
+    currency: args.currency ?? null,
+    createdSince: args.createdSince?.toISOString() ?? null,
+    createdUntil: args.createdUntil?.toISOString() ?? null,
+  };
+  return keysetList(
+    { args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.payout.findMany({
+          where: {
+            ...scoped(auth),
+            ...(args.status ? { status: args.status } : {}),
+            ...(args.currency ? { currency: args.currency } : {}),
+            AND: [
+              args.createdSince ? { createdAt: { gte: args.createdSince } } : {},
+              args.createdUntil ? { createdAt: { lt: args.createdUntil } } : {},
+              ks.where,
+            ],
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
+  );
 }
 
 /** The payout row, locked for the rest of the transaction. */
 async function lockPayout(tx: Tx, scope: RowScope, id: string): Promise<Payout> {
-  const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payouts WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
+  const found = await tx.$queryRaw<
+    { id: string }[]
+  >`SELECT id FROM payouts WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
   if (!found.length) throw err.notFound('payout');
   return tx.payout.findUniqueOrThrow({ where: { id } });
 }
@@ -117,13 +156,20 @@ async function lockPayout(tx: Tx, scope: RowScope, id: string): Promise<Payout> 
  * id) and `ledgerTransactionId`; on failed the reason. Funds locked by a pending or in-transit
  * payout were never posted, so failure and cancel release them by the status change alone.
  */
-export async function movePayout(tx: Tx, scope: RowScope, id: string, trigger: PayoutTrigger, opts: { failureReason?: string; reference?: string | null; requestId?: string; source?: string } = {}): Promise<Payout> {
+export async function movePayout(
+  tx: Tx,
+  scope: RowScope,
+  id: string,
+  trigger: PayoutTrigger,
+  opts: { failureReason?: string; reference?: string | null; requestId?: string; source?: string } = {},
+): Promise<Payout> {
   const p = await lockPayout(tx, scope, id);
   // Claimed by the rail (disbursement.ts): only the rail's answer may release it (the `claimed` hold).
   const t = nextState(payoutMachine, p.status as PayoutStatus, trigger, p.claimedAt ? ['claimed'] : []);
   const now = clock.now();
   const data: Record<string, unknown> = { status: t.to, updatedAt: now };
-  if (t.to === 'in_transit') Object.assign(data, { processedAt: now }, opts.reference ? { reference: opts.reference } : {});
+  if (t.to === 'in_transit')
+    Object.assign(data, { processedAt: now }, opts.reference ? { reference: opts.reference } : {});
   if (t.to === 'failed') Object.assign(data, { failureReason: opts.failureReason, completedAt: now });
   if (t.to === 'paid') {
     const rows = await postLedger(tx, scope, {
@@ -133,14 +179,24 @@ export async function movePayout(tx: Tx, scope: RowScope, id: string, trigger: P
       sourceId: p.id,
       postedAt: now,
       legs: [
-        { code: 'payout', direction: 'debit', amount: p.amount, memo: `payout to ${p.bankName} ${p.bankAccountNumber.slice(-4)}` },
+        {
+          code: 'payout',
+          direction: 'debit',
+          amount: p.amount,
+          memo: `payout to ${p.bankName} ${p.bankAccountNumber.slice(-4)}`,
+        },
         { code: 'settlement:disbursed', direction: 'credit', amount: p.amount },
       ],
     });
     Object.assign(data, { completedAt: now, ledgerTransactionId: rows.find((r) => r.code === 'payout')!.id });
   }
   const updated = await tx.payout.update({ where: { id: p.id }, data });
-  for (const type of t.events) await emit(tx, scope, type, toWire(updated, payoutFields), { requestId: opts.requestId, source: opts.source, previousAttributes: { status: p.status } });
+  for (const type of t.events)
+    await emit(tx, scope, type, toWire(updated, payoutFields), {
+      requestId: opts.requestId,
+      source: opts.source,
+      previousAttributes: { status: p.status },
+    });
   return updated;
 }
 
@@ -150,23 +206,42 @@ export async function cancelPayout(ctx: Context, id: string): Promise<Payout> {
 }
 
 /** spec Response shapes: reconciliation by platform-admin keys (on behalf of the merchant). */
-export async function adminMovePayout(ctx: Context, id: string, trigger: 'initiate' | 'mark_paid' | 'mark_failed', failureReason?: string | null): Promise<Payout> {
+export async function adminMovePayout(
+  ctx: Context,
+  id: string,
+  trigger: 'initiate' | 'mark_paid' | 'mark_failed',
+  failureReason?: string | null,
+): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
   // A partner reconciles its merchants' payouts, never its own: without on-behalf-of it would act on its own workspace.
   if (!auth.isPlatformAdmin || !auth.onBehalfOf) {
-    throw new DomainError('insufficient_scope', 'Only platform-admin keys acting on behalf of a merchant (X-Svc-On-Behalf-Of) reconcile payouts', { resource: 'payout' });
+    throw new DomainError(
+      'insufficient_scope',
+      'Only platform-admin keys acting on behalf of a merchant (X-Svc-On-Behalf-Of) reconcile payouts',
+      { resource: 'payout' },
+    );
   }
   if (trigger === 'mark_failed') {
-    if (typeof failureReason !== 'string' || !failureReason.trim()) throw err.validation('failureReason', 'failureReason is required');
+    if (typeof failureReason !== 'string' || !failureReason.trim())
+      throw err.validation('failureReason', 'failureReason is required');
     checkLength(failureReason, 'failureReason', 1, 500, 'payout');
   }
-  return inTenant(tenant(auth), (tx) => movePayout(tx, tenant(auth), id, trigger, { failureReason: failureReason ?? undefined, requestId: ctx.requestId, source: 'admin' }));
+  return inTenant(tenant(auth), (tx) =>
+    movePayout(tx, tenant(auth), id, trigger, {
+      failureReason: failureReason ?? undefined,
+      requestId: ctx.requestId,
+      source: 'admin',
+    }),
+  );
 }
 
 export async function getPayoutBalance(ctx: Context, currency?: string | null): Promise<Balance> {
   const auth = authorize(ctx, 'svc:payout:read');
   return inTenant(tenant(auth), async (tx) => {
-    const c = currency ? checkCurrency(currency, 'currency', 'payout') : (await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { defaultCurrency: true } })).defaultCurrency;
+    const c = currency
+      ? checkCurrency(currency, 'currency', 'payout')
+      : (await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { defaultCurrency: true } }))
+          .defaultCurrency;
     return balanceOf(tx, tenant(auth), c);
   });
 }

@@ -28,7 +28,11 @@ export const payoutMachine = defineMachine({
   },
   holds: {
     // Claimed by the rail: the money may be on its way, so only the rail's answer may release it.
-    claimed: { in: ['pending'], refuses: ['cancel', 'mark_failed'], message: (label) => `The payout is being disbursed; ${label} is not possible` },
+    claimed: {
+      in: ['pending'],
+      refuses: ['cancel', 'mark_failed'],
+      message: (label) => `The payout is being disbursed; ${label} is not possible`,
+    },
   },
   outcomes: {
     disburse: { accepted: 'initiate', rejected: 'rail_failed' },

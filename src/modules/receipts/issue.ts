@@ -5,7 +5,14 @@ import { DEFAULT_TAX_LABEL, DEFAULT_TAX_RATE, DEFAULT_THANK_YOU_TEXT, DEFAULT_AC
 import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
 import type { RowScope } from '../../core/resource.ts';
 
-const methodLabels: Record<string, string> = { qris: 'QRIS', va: 'Virtual account', ewallet: 'E-wallet', card: 'Card', retail: 'Retail outlet', provider_c: 'provider_c wallet' };
+const methodLabels: Record<string, string> = {
+  qris: 'QRIS',
+  va: 'Virtual account',
+  ewallet: 'E-wallet',
+  card: 'Card',
+  retail: 'Retail outlet',
+  provider_c: 'provider_c wallet',
+};
 
 /**
  * spec Receipt: issued in the completion transaction, frozen from then on. Prepared first (reads
@@ -13,14 +20,25 @@ const methodLabels: Record<string, string> = { qris: 'QRIS', va: 'Virtual accoun
  * so taking it at the end keeps concurrent completions queued for as short a time as possible.
  * The unique (workspace, sourceType, sourceId) key makes a second issue for the same source impossible.
  */
-export function prepareSessionReceipt(scope: RowScope, c: ReceiptContext, s: CheckoutSession, payment: Payment, issuedAt: Date) {
+export function prepareSessionReceipt(
+  scope: RowScope,
+  c: ReceiptContext,
+  s: CheckoutSession,
+  payment: Payment,
+  issuedAt: Date,
+) {
   const { workspace, template, customer } = c;
   const total = Number(s.amount);
   const showTax = template?.showTax ?? false;
   const taxRate = showTax ? Number(template?.taxRate ?? DEFAULT_TAX_RATE) : 0;
   // spec: prices include tax; taxAmount = round(total x rate / (1 + rate)).
   const taxAmount = showTax ? Math.round((total * taxRate) / (1 + taxRate)) : 0;
-  const items = (s.lineItems as { name: string; quantity: number; unitAmount: number }[]).map((i) => ({ name: i.name, qty: i.quantity, unitPrice: i.unitAmount, subtotal: i.quantity * i.unitAmount }));
+  const items = (s.lineItems as { name: string; quantity: number; unitAmount: number }[]).map((i) => ({
+    name: i.name,
+    qty: i.quantity,
+    unitPrice: i.unitAmount,
+    subtotal: i.quantity * i.unitAmount,
+  }));
   const metadata = (s.metadata ?? {}) as Record<string, string>;
   return {
     id: newId('receipt'),
@@ -81,7 +99,12 @@ export interface ReceiptContext {
  * created falls back to the defaults: a paid session always gets its receipt. The arguments are
  * values or the enclosing statement's columns (fragments), so a hot statement can carry it.
  */
-export const receiptContextSql = (ws: string, mode: string, templateId: Fragment, customerId: Fragment): Fragment => q`(SELECT jsonb_build_object(
+export const receiptContextSql = (
+  ws: string,
+  mode: string,
+  templateId: Fragment,
+  customerId: Fragment,
+): Fragment => q`(SELECT jsonb_build_object(
     'workspace', jsonb_build_object('accountId', w."accountId", 'name', w.name, 'brandName', w."brandName"),
     'template', (SELECT to_jsonb(t) FROM templates t WHERE t."workspaceId" = w.id AND t.mode = ${mode} AND t.kind = 'receipt'
       AND (t.id = ${templateId} OR (${templateId} IS NULL AND t."isDefault")) LIMIT 1),
@@ -90,8 +113,15 @@ export const receiptContextSql = (ws: string, mode: string, templateId: Fragment
   FROM workspaces w WHERE w.id = ${ws})`;
 
 /** One statement's read of the receipt context (see receiptContextSql). */
-export async function receiptContext(sql: Sql, scope: RowScope, templateId: string | null, customerId: string | null): Promise<ReceiptContext> {
-  const [row] = await sql.query<{ context: ReceiptContext }>(q`SELECT ${receiptContextSql(scope.workspaceId, scope.mode, q`${templateId}::text`, q`${customerId}::text`)} AS context`);
+export async function receiptContext(
+  sql: Sql,
+  scope: RowScope,
+  templateId: string | null,
+  customerId: string | null,
+): Promise<ReceiptContext> {
+  const [row] = await sql.query<{ context: ReceiptContext }>(
+    q`SELECT ${receiptContextSql(scope.workspaceId, scope.mode, q`${templateId}::text`, q`${customerId}::text`)} AS context`,
+  );
   return row.context;
 }
 

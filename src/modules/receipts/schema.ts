@@ -13,12 +13,25 @@ export const ReceiptSummary = builder.prismaObject('Receipt', {
   fields: (t) => exposeFields(t, receiptSummaryFields),
 });
 
-const listArgs = builder.args((t) => ({ sourceType: t.string(), customerId: t.string(), issuedAfter: t.field({ type: 'DateTime' }), issuedBefore: t.field({ type: 'DateTime' }) }));
+const listArgs = builder.args((t) => ({
+  sourceType: t.string(),
+  customerId: t.string(),
+  issuedAfter: t.field({ type: 'DateTime' }),
+  issuedBefore: t.field({ type: 'DateTime' }),
+}));
 export type ListReceiptsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
-  receipt: t.field({ type: Receipt, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getReceipt(ctx, String(id)) }),
-  checkoutSessionReceipt: t.field({ type: Receipt, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getSessionReceipt(ctx, String(id)) }),
+  receipt: t.field({
+    type: Receipt,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getReceipt(ctx, String(id)),
+  }),
+  checkoutSessionReceipt: t.field({
+    type: Receipt,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getSessionReceipt(ctx, String(id)),
+  }),
   receipts: t.connection({
     type: ReceiptSummary,
     args: listArgs,
@@ -27,13 +40,15 @@ builder.queryFields((t) => ({
 }));
 
 /** A rendered document; REST routes marked `download` send `content` as the response body. */
-const ReceiptDocument = builder.objectRef<{ contentType: string; filename: string; bytes: Buffer }>('ReceiptDocument').implement({
-  fields: (t) => ({
-    contentType: t.exposeString('contentType'),
-    filename: t.exposeString('filename'),
-    contentBase64: t.string({ resolve: (d) => d.bytes.toString('base64') }),
-  }),
-});
+const ReceiptDocument = builder
+  .objectRef<{ contentType: string; filename: string; bytes: Buffer }>('ReceiptDocument')
+  .implement({
+    fields: (t) => ({
+      contentType: t.exposeString('contentType'),
+      filename: t.exposeString('filename'),
+      contentBase64: t.string({ resolve: (d) => d.bytes.toString('base64') }),
+    }),
+  });
 const ReceiptEmailResult = builder.objectRef<{ sent: boolean; to: string }>('ReceiptEmailResult').implement({
   fields: (t) => ({ sent: t.exposeBoolean('sent'), to: t.exposeString('to') }),
 });

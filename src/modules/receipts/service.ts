@@ -39,18 +39,26 @@ export async function listReceipts(ctx: Context, args: ListReceiptsArgs) {
     issuedAfter: args.issuedAfter?.toISOString() ?? null,
     issuedBefore: args.issuedBefore?.toISOString() ?? null,
   };
-  return keysetList({ args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 20, column: 'issuedAt' }, (ks) => inTenant(tenant(auth), (tx) =>
-    tx.receipt.findMany({
-      where: {
-        ...scoped(auth),
-        ...(args.sourceType ? { sourceType: args.sourceType } : {}),
-        ...(args.customerId ? { customerId: args.customerId } : {}),
-        AND: [args.issuedAfter ? { issuedAt: { gte: args.issuedAfter } } : {}, args.issuedBefore ? { issuedAt: { lte: args.issuedBefore } } : {}, ks.where],
-      },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  ));
+  return keysetList(
+    { args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 20, column: 'issuedAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.receipt.findMany({
+          where: {
+            ...scoped(auth),
+            ...(args.sourceType ? { sourceType: args.sourceType } : {}),
+            ...(args.customerId ? { customerId: args.customerId } : {}),
+            AND: [
+              args.issuedAfter ? { issuedAt: { gte: args.issuedAfter } } : {},
+              args.issuedBefore ? { issuedAt: { lte: args.issuedBefore } } : {},
+              ks.where,
+            ],
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
+  );
 }
 
 /** The frozen receipt as renderers see it: the spec's full object, in the workspace's time zone. */
@@ -62,7 +70,10 @@ async function viewOf(ctx: Context, id: string) {
     return { row, timezone: ws.timezone };
   });
   const record = toWire(row, receiptFields) as unknown as ReceiptRecord;
-  return { row, view: buildReceiptView(record, { issuedAt: row.issuedAt, mode: row.mode as 'live' | 'test', timezone }) };
+  return {
+    row,
+    view: buildReceiptView(record, { issuedAt: row.issuedAt, mode: row.mode as 'live' | 'test', timezone }),
+  };
 }
 
 export const receiptFormats = ['pdf', 'html', 'escpos'] as const;
@@ -76,11 +87,23 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
   // Renderers load on first use: pdfkit and its fonts stay out of a server that never prints.
   switch (kind) {
     case 'pdf':
-      return { contentType: 'application/pdf', filename: `${name}.pdf`, bytes: await (await import('./render/pdf.ts')).renderReceiptPdf(view) };
+      return {
+        contentType: 'application/pdf',
+        filename: `${name}.pdf`,
+        bytes: await (await import('./render/pdf.ts')).renderReceiptPdf(view),
+      };
     case 'html':
-      return { contentType: 'text/html; charset=utf-8', filename: `${name}.html`, bytes: Buffer.from((await import('./render/html.ts')).renderReceiptHtml(view)) };
+      return {
+        contentType: 'text/html; charset=utf-8',
+        filename: `${name}.html`,
+        bytes: Buffer.from((await import('./render/html.ts')).renderReceiptHtml(view)),
+      };
     case 'escpos':
-      return { contentType: 'application/octet-stream', filename: `${name}.bin`, bytes: (await import('./render/escpos.ts')).renderReceiptEscpos(view, { width: (width ?? 80) as 58 | 80 }) };
+      return {
+        contentType: 'application/octet-stream',
+        filename: `${name}.bin`,
+        bytes: (await import('./render/escpos.ts')).renderReceiptEscpos(view, { width: (width ?? 80) as 58 | 80 }),
+      };
   }
 }
 
@@ -90,7 +113,9 @@ export async function emailReceipt(ctx: Context, id: string, to?: string | null)
   const { view } = await viewOf(ctx, id);
   if (auth.mode === 'test' && to != null) await assertTestRecipient(auth, to, view.customer?.email ?? null);
   const sent = await (await import('./render/email.ts')).sendReceiptEmail(view, { to });
-  await inTenant(tenant(auth), (tx) => tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } }));
+  await inTenant(tenant(auth), (tx) =>
+    tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } }),
+  );
   return { sent: true, to: sent.to };
 }
 
@@ -103,12 +128,26 @@ async function assertTestRecipient(auth: Auth, to: string, customerEmail: string
   const address = to.trim().toLowerCase();
   if (address && address === customerEmail?.trim().toLowerCase()) return;
   const known = await inTenant(tenant(auth), async (tx) => {
-    const member = await tx.member.findFirst({ where: { workspaceId: auth.workspaceId, email: { equals: address, mode: 'insensitive' }, removedAt: null, joinedAt: { not: null } }, select: { id: true } });
+    const member = await tx.member.findFirst({
+      where: {
+        workspaceId: auth.workspaceId,
+        email: { equals: address, mode: 'insensitive' },
+        removedAt: null,
+        joinedAt: { not: null },
+      },
+      select: { id: true },
+    });
     if (member) return true;
-    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { businessEmail: true } });
+    const ws = await tx.workspace.findUniqueOrThrow({
+      where: { id: auth.workspaceId },
+      select: { businessEmail: true },
+    });
     return ws.businessEmail?.trim().toLowerCase() === address;
   });
   if (!known) {
-    throw err.validation('to', "In test mode a receipt is emailed only to its customer's email or to the workspace's own addresses (its members and businessEmail)");
+    throw err.validation(
+      'to',
+      "In test mode a receipt is emailed only to its customer's email or to the workspace's own addresses (its members and businessEmail)",
+    );
   }
 }

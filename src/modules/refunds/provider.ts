@@ -23,17 +23,29 @@ export function localAnswer(scope: { mode: Mode }, payment: Payment): ProviderAn
   if (adapter === 'provider_a_platform') {
     // spec: a managed test-mode card refund resolves on the create call; other sandbox refunds
     // settle with POST /v1/refunds/:id/simulate.
-    if (scope.mode === 'test') return { status: payment.method === 'card' ? 'succeeded' : 'pending', providerRefundId: null };
-    throw new DomainError('provider_error', 'Refunds of live managed payments are not available yet; nothing was refunded', { resource: 'refund' });
+    if (scope.mode === 'test')
+      return { status: payment.method === 'card' ? 'succeeded' : 'pending', providerRefundId: null };
+    throw new DomainError(
+      'provider_error',
+      'Refunds of live managed payments are not available yet; nothing was refunded',
+      { resource: 'refund' },
+    );
   }
-  if (!isOnline(adapter)) throw new DomainError('provider_error', `No refund path for adapter ${adapter}`, { resource: 'refund' });
-  if (!payment.providerReference) throw new DomainError('provider_error', `The payment has no ${adapter} reference; nothing was refunded`, { resource: 'refund' });
+  if (!isOnline(adapter))
+    throw new DomainError('provider_error', `No refund path for adapter ${adapter}`, { resource: 'refund' });
+  if (!payment.providerReference)
+    throw new DomainError('provider_error', `The payment has no ${adapter} reference; nothing was refunded`, {
+      resource: 'refund',
+    });
   return null;
 }
 
 /** The adapter row a provider refund needs, or 502 when it is gone. */
 export function requireAdapter(row: Adapter | null, kind: string): Adapter {
-  if (!row) throw new DomainError('provider_error', `The ${kind} adapter is no longer connected; nothing was refunded`, { resource: 'refund' });
+  if (!row)
+    throw new DomainError('provider_error', `The ${kind} adapter is no longer connected; nothing was refunded`, {
+      resource: 'refund',
+    });
   return row;
 }
 
@@ -42,7 +54,11 @@ export function requireAdapter(row: Adapter | null, kind: string): Adapter {
  * retried request, the sweep after a crash) is deduplicated by the provider and answers the same
  * refund. Throws ProviderError (502) when the provider fails or refuses.
  */
-export async function callProvider(adapter: Adapter, payment: Payment, refund: { amount: bigint; reason: string | null; providerKey: string }): Promise<ProviderAnswer> {
+export async function callProvider(
+  adapter: Adapter,
+  payment: Payment,
+  refund: { amount: bigint; reason: string | null; providerKey: string },
+): Promise<ProviderAnswer> {
   const r = await providerFor(adapter).refund({
     providerRef: payment.providerReference!,
     amount: Number(refund.amount),

@@ -29,7 +29,11 @@ const listArgs = builder.args((t) => ({ chargeId: t.string(), status: t.string()
 export type ListRefundsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
-  refund: t.field({ type: Refund, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getRefund(ctx, String(id)) }),
+  refund: t.field({
+    type: Refund,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getRefund(ctx, String(id)),
+  }),
   refunds: t.connection({
     type: Refund,
     args: listArgs,

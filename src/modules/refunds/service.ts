@@ -5,12 +5,10 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { clock } from '../../core/clock.ts';
-import { emit } from '../../core/outbox.ts';
 import { checkOrder, keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { validateMetadata } from '../../core/validation.ts';
-import { toWire } from '../../core/wire.ts';
-import { refundFields, type RefundRow } from './fields.ts';
+import type { RefundRow } from './fields.ts';
 import { localAnswer, requireAdapter } from './provider.ts';
 import { announceRefund, applyRefundOutcome, lockPayment } from './settle.ts';
 import { submitRefund } from './submit.ts';
@@ -23,10 +21,13 @@ import type { CreateRefundInput, ListRefundsArgs } from './schema.ts';
 const err = errorsFor('refund');
 
 function validateCreate(input: CreateRefundInput) {
-  if (typeof input.chargeId !== 'string' || !isId('payment', input.chargeId)) throw err.validation('chargeId', 'chargeId must be a pay_ payment id');
-  if (input.amount != null && (!Number.isSafeInteger(input.amount) || input.amount <= 0)) throw err.validation('amount', 'amount must be a positive integer in the smallest currency unit');
+  if (typeof input.chargeId !== 'string' || !isId('payment', input.chargeId))
+    throw err.validation('chargeId', 'chargeId must be a pay_ payment id');
+  if (input.amount != null && (!Number.isSafeInteger(input.amount) || input.amount <= 0))
+    throw err.validation('amount', 'amount must be a positive integer in the smallest currency unit');
   const reason = input.reason ?? 'requested_by_customer';
-  if (!(refundReasons as readonly string[]).includes(reason)) throw err.validation('reason', `reason must be one of ${refundReasons.join(', ')}`);
+  if (!(refundReasons as readonly string[]).includes(reason))
+    throw err.validation('reason', `reason must be one of ${refundReasons.join(', ')}`);
   const metadata = input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'refund');
   return { chargeId: input.chargeId, reason, metadata };
 }
@@ -58,17 +59,39 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
   const first = await inTenant(scope, async (tx) => {
     const payment = await lockPayment(tx, scope, v.chargeId);
     if (!payment) throw err.notFound('payment');
-    const earlier = await tx.refund.findFirst({ where: { workspaceId: scope.workspaceId, mode: scope.mode, providerKey } });
+    const earlier = await tx.refund.findFirst({
+      where: { workspaceId: scope.workspaceId, mode: scope.mode, providerKey },
+    });
     if (earlier) {
-      if (earlier.paymentId !== payment.id) throw err.conflict('This Idempotency-Key was used for a refund of another payment');
-      return { refund: earlier, payment, adapter: earlier.submittedAt ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!) };
+      if (earlier.paymentId !== payment.id)
+        throw err.conflict('This Idempotency-Key was used for a refund of another payment');
+      return {
+        refund: earlier,
+        payment,
+        adapter: earlier.submittedAt ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!),
+      };
     }
-    if (payment.status === 'failed') throw err.of('amount_exceeds_remaining', 'The payment was not captured; nothing can be refunded', 'chargeId');
-    const held = await tx.refund.aggregate({ where: { workspaceId: scope.workspaceId, mode: scope.mode, paymentId: payment.id, status: { in: [...reserving] } }, _sum: { amount: true } });
+    if (payment.status === 'failed')
+      throw err.of('amount_exceeds_remaining', 'The payment was not captured; nothing can be refunded', 'chargeId');
+    const held = await tx.refund.aggregate({
+      where: {
+        workspaceId: scope.workspaceId,
+        mode: scope.mode,
+        paymentId: payment.id,
+        status: { in: [...reserving] },
+      },
+      _sum: { amount: true },
+    });
     const remaining = payment.amount - (held._sum.amount ?? 0n);
-    if (remaining <= 0n) throw err.of('amount_exceeds_remaining', 'The payment is fully refunded; nothing is left to refund', 'amount');
+    if (remaining <= 0n)
+      throw err.of('amount_exceeds_remaining', 'The payment is fully refunded; nothing is left to refund', 'amount');
     const amount = input.amount == null ? remaining : BigInt(input.amount);
-    if (amount > remaining) throw err.of('amount_exceeds_remaining', `amount ${amount} exceeds the remaining refundable amount ${remaining}`, 'amount');
+    if (amount > remaining)
+      throw err.of(
+        'amount_exceeds_remaining',
+        `amount ${amount} exceeds the remaining refundable amount ${remaining}`,
+        'amount',
+      );
     const local = localAnswer(scope, payment);
     const adapter = local ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!);
     const now = clock.now();
@@ -94,7 +117,8 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
         updatedAt: now,
       },
     });
-    if (local) return { refund: await announceRefund(tx, scope, created, payment, local.status, opts), payment, adapter: null };
+    if (local)
+      return { refund: await announceRefund(tx, scope, created, payment, local.status, opts), payment, adapter: null };
     return { refund: created, payment, adapter };
   });
   if (!first.adapter) return { ...first.refund, accountId: auth.accountId };
@@ -114,40 +138,55 @@ export async function getRefund(ctx: Context, id: string): Promise<RefundRow> {
 export async function listRefunds(ctx: Context, args: ListRefundsArgs) {
   const auth = authorize(ctx, 'svc:refund:read');
   checkOrder(args.order, 'refund');
-  if (args.status && !(refundStatuses as readonly string[]).includes(args.status)) throw err.validation('status', `status must be one of ${refundStatuses.join(', ')}`);
+  if (args.status && !(refundStatuses as readonly string[]).includes(args.status))
+    throw err.validation('status', `status must be one of ${refundStatuses.join(', ')}`);
   const filters = { chargeId: args.chargeId ?? null, status: args.status ?? null };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
-    tx.refund.findMany({
-      where: {
-        ...scoped(auth),
-        ...(args.chargeId ? { paymentId: args.chargeId } : {}),
-        ...(args.status ? { status: args.status } : {}),
-        ...ks.where,
-      },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))));
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) =>
+    inTenant(tenant(auth), (tx) =>
+      tx.refund.findMany({
+        where: {
+          ...scoped(auth),
+          ...(args.chargeId ? { paymentId: args.chargeId } : {}),
+          ...(args.status ? { status: args.status } : {}),
+          ...ks.where,
+        },
+        orderBy: ks.orderBy,
+        take: ks.take,
+      }),
+    ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))),
+  );
 }
 
 /** spec Payment flow: settles a pending test-mode refund as a provider would. */
 export async function simulateRefund(ctx: Context, id: string, outcome: string): Promise<RefundRow> {
   const auth = authorize(ctx, 'svc:refund:write');
-  if (auth.mode !== 'test') throw new DomainError('forbidden_in_live_mode', 'Refunds are simulated in test mode only', { resource: 'refund' });
-  if (outcome !== 'success' && outcome !== 'failure') throw err.validation('outcome', 'outcome must be success or failure');
+  if (auth.mode !== 'test')
+    throw new DomainError('forbidden_in_live_mode', 'Refunds are simulated in test mode only', { resource: 'refund' });
+  if (outcome !== 'success' && outcome !== 'failure')
+    throw err.validation('outcome', 'outcome must be success or failure');
   const scope = tenant(auth);
   const row = await inTenant(scope, async (tx) => {
-    const found = await tx.refund.findFirst({ where: { id, workspaceId: scope.workspaceId, mode: scope.mode }, select: { paymentId: true } });
+    const found = await tx.refund.findFirst({
+      where: { id, workspaceId: scope.workspaceId, mode: scope.mode },
+      select: { paymentId: true },
+    });
     if (!found) throw err.notFound('refund');
     const payment = await lockPayment(tx, scope, found.paymentId);
     const refund = await tx.refund.findUniqueOrThrow({ where: { id } });
-    return applyRefundOutcome(tx, scope, refund, payment!, outcomeTrigger(refundMachine, 'refund', outcome === 'success' ? 'succeeded' : 'failed'), {
-      accountId: auth.accountId,
-      requestId: ctx.requestId,
-      source: 'simulate',
-      failureCode: 'simulated_failure',
-      failureMessage: 'The refund failed (simulated)',
-    });
+    return applyRefundOutcome(
+      tx,
+      scope,
+      refund,
+      payment!,
+      outcomeTrigger(refundMachine, 'refund', outcome === 'success' ? 'succeeded' : 'failed'),
+      {
+        accountId: auth.accountId,
+        requestId: ctx.requestId,
+        source: 'simulate',
+        failureCode: 'simulated_failure',
+        failureMessage: 'The refund failed (simulated)',
+      },
+    );
   });
   return { ...row, accountId: auth.accountId };
 }

@@ -29,7 +29,9 @@ export interface SettleOptions {
 
 /** The payment row, locked for the rest of the transaction: every refund change starts here. */
 export async function lockPayment(tx: Tx, scope: Scope, id: string): Promise<Payment | null> {
-  const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payments WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
+  const found = await tx.$queryRaw<
+    { id: string }[]
+  >`SELECT id FROM payments WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
   if (!found.length) return null;
   return tx.payment.findUnique({ where: { id } });
 }
@@ -55,8 +57,15 @@ export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, paym
     ],
   });
   const amountRefunded = payment.amountRefunded + refund.amount;
-  const next = nextState(paymentMachine, payment.status as PaymentStatus, amountRefunded === payment.amount ? 'refund_full' : 'refund_partial');
-  const updated = await tx.payment.update({ where: { id: payment.id }, data: { amountRefunded, status: next.to, updatedAt: now } });
+  const next = nextState(
+    paymentMachine,
+    payment.status as PaymentStatus,
+    amountRefunded === payment.amount ? 'refund_full' : 'refund_partial',
+  );
+  const updated = await tx.payment.update({
+    where: { id: payment.id },
+    data: { amountRefunded, status: next.to, updatedAt: now },
+  });
   await emit(tx, scope, next.events[0], toWire(updated, paymentFields), {
     requestId: opts.requestId,
     source: opts.source,
@@ -70,7 +79,14 @@ export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, paym
  * posting when the answer was a success, or `refund.failed` after it when it was a rejection.
  * `refund` is the row as written (status `succeeded` already for a success). Payment locked.
  */
-export async function announceRefund(tx: Tx, scope: Scope, refund: Refund, payment: Payment, answer: ProviderAnswer['status'], opts: SettleOptions): Promise<Refund> {
+export async function announceRefund(
+  tx: Tx,
+  scope: Scope,
+  refund: Refund,
+  payment: Payment,
+  answer: ProviderAnswer['status'],
+  opts: SettleOptions,
+): Promise<Refund> {
   const wire = toWire({ ...refund, accountId: opts.accountId }, refundFields);
   await emit(tx, scope, 'refund.created', wire, { requestId: opts.requestId, source: opts.source });
   if (answer === 'succeeded') {
@@ -87,13 +103,23 @@ export async function announceRefund(tx: Tx, scope: Scope, refund: Refund, payme
  * answer is recorded once, on a row still `pending` and not yet submitted (compare-and-set under
  * the payment's lock, which the caller holds). Anything else returns the row unchanged.
  */
-export async function recordSubmission(tx: Tx, scope: Scope, refundId: string, payment: Payment, answer: ProviderAnswer, opts: SettleOptions): Promise<Refund> {
+export async function recordSubmission(
+  tx: Tx,
+  scope: Scope,
+  refundId: string,
+  payment: Payment,
+  answer: ProviderAnswer,
+  opts: SettleOptions,
+): Promise<Refund> {
   const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId } });
   const trigger = outcomeTrigger(refundMachine, 'refund', answer.status);
   if (refund.submittedAt || !canMove(refundMachine, refund.status as RefundStatus, trigger)) return refund;
   const now = clock.now();
   // A success settles here; a rejection is applied by announceRefund after `refund.created`.
-  const settled = answer.status === 'succeeded' ? { status: nextState(refundMachine, refund.status as RefundStatus, trigger).to, settledAt: now } : {};
+  const settled =
+    answer.status === 'succeeded'
+      ? { status: nextState(refundMachine, refund.status as RefundStatus, trigger).to, settledAt: now }
+      : {};
   const updated = await tx.refund.update({
     where: { id: refund.id },
     data: { submittedAt: now, providerRefundId: answer.providerRefundId, updatedAt: now, ...settled },
@@ -102,7 +128,14 @@ export async function recordSubmission(tx: Tx, scope: Scope, refundId: string, p
 }
 
 /** A pending refund moves on (provider answer, callback, or test-mode simulate). The payment must be locked. */
-export async function applyRefundOutcome(tx: Tx, scope: Scope, refund: Refund, payment: Payment, trigger: RefundTrigger, opts: SettleOptions): Promise<Refund> {
+export async function applyRefundOutcome(
+  tx: Tx,
+  scope: Scope,
+  refund: Refund,
+  payment: Payment,
+  trigger: RefundTrigger,
+  opts: SettleOptions,
+): Promise<Refund> {
   const t = nextState(refundMachine, refund.status as RefundStatus, trigger);
   const now = clock.now();
   const updated = await tx.refund.update({
@@ -111,7 +144,12 @@ export async function applyRefundOutcome(tx: Tx, scope: Scope, refund: Refund, p
       status: t.to,
       updatedAt: now,
       settledAt: now,
-      ...(t.to === 'failed' ? { failureCode: opts.failureCode ?? 'provider_rejected', failureMessage: opts.failureMessage ?? 'The provider rejected the refund' } : {}),
+      ...(t.to === 'failed'
+        ? {
+            failureCode: opts.failureCode ?? 'provider_rejected',
+            failureMessage: opts.failureMessage ?? 'The provider rejected the refund',
+          }
+        : {}),
     },
   });
   for (const type of t.events) {
@@ -129,20 +167,43 @@ export async function applyRefundOutcome(tx: Tx, scope: Scope, refund: Refund, p
  * A verified provider callback about a refund (checkout-sessions/callbacks.ts routes it here).
  * Null when the refund is not this tenant's. Repeated and stale callbacks change nothing.
  */
-export async function applyRefundCallback(scope: Scope & { modes: Mode[] }, kind: string, event: RefundEvent): Promise<{ outcome: string } | null> {
+export async function applyRefundCallback(
+  scope: Scope & { modes: Mode[] },
+  kind: string,
+  event: RefundEvent,
+): Promise<{ outcome: string } | null> {
   return inTenant(scope, async (tx) => {
     const tenantRow = { workspaceId: scope.workspaceId, mode: scope.mode, adapter: kind };
     // A callback may overtake the creating request's phase 3: then only our key (echoed by the
     // provider as its reference) names the refund, whose provider id is not recorded yet.
     const keys = [event.providerRefundId, ...(event.reference ? [event.reference] : [])];
-    const found = await tx.refund.findFirst({ where: { OR: [{ ...tenantRow, providerRefundId: event.providerRefundId }, { ...tenantRow, providerKey: { in: keys } }] } });
+    const found = await tx.refund.findFirst({
+      where: {
+        OR: [
+          { ...tenantRow, providerRefundId: event.providerRefundId },
+          { ...tenantRow, providerKey: { in: keys } },
+        ],
+      },
+    });
     if (!found) return null;
     // Nothing confirmed: a pending (or unconfirmed) callback changes nothing, not even submission.
     if (event.status === 'pending') return { outcome: 'pending' };
     const payment = await lockPayment(tx, scope, found.paymentId);
     const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { accountId: true } });
-    const opts = { accountId: ws.accountId, source: `callback:${kind}`, failureCode: 'provider_rejected', failureMessage: `${kind} rejected the refund` };
-    const refund = await recordSubmission(tx, scope, found.id, payment!, { status: 'pending', providerRefundId: event.providerRefundId }, opts);
+    const opts = {
+      accountId: ws.accountId,
+      source: `callback:${kind}`,
+      failureCode: 'provider_rejected',
+      failureMessage: `${kind} rejected the refund`,
+    };
+    const refund = await recordSubmission(
+      tx,
+      scope,
+      found.id,
+      payment!,
+      { status: 'pending', providerRefundId: event.providerRefundId },
+      opts,
+    );
     if (!awaitingProvider.includes(refund.status as RefundStatus)) return { outcome: 'duplicate' };
     await applyRefundOutcome(tx, scope, refund, payment!, outcomeTrigger(refundMachine, 'refund', event.status), opts);
     return { outcome: `refund_${event.status}` };

@@ -26,7 +26,14 @@ export const refundMachine = defineMachine({
     /** Pre-execution cancellation by an adapter that supports it (no API endpoint, spec). */
     provider_canceled: { from: ['pending'], to: 'canceled', events: ['refund.updated'] },
   },
-  outcomes: { refund: { pending: 'provider_pending', succeeded: 'provider_succeeded', failed: 'provider_failed', canceled: 'provider_canceled' } },
+  outcomes: {
+    refund: {
+      pending: 'provider_pending',
+      succeeded: 'provider_succeeded',
+      failed: 'provider_failed',
+      canceled: 'provider_canceled',
+    },
+  },
 });
 
 export const refundStatuses = refundMachine.statuses;

@@ -17,7 +17,12 @@ type Scope = { workspaceId: string; mode: Mode };
 export const isDefiniteRefusal = (e: ProviderError) => !e.retryable && e.reason !== 'bad_response';
 
 /** Records an answer (phase 3). Compare-and-set: a row already submitted (callback, sweep) is returned as it is. */
-export function recordAnswer(scope: Scope, refund: Refund, answer: ProviderAnswer, opts: SettleOptions): Promise<Refund> {
+export function recordAnswer(
+  scope: Scope,
+  refund: Refund,
+  answer: ProviderAnswer,
+  opts: SettleOptions,
+): Promise<Refund> {
   return inTenant({ ...scope, modes: [scope.mode] }, async (tx) => {
     const payment = await lockPayment(tx, scope, refund.paymentId);
     return recordSubmission(tx, scope, refund.id, payment!, answer, opts);
@@ -39,7 +44,11 @@ export async function submitRefund(
 ): Promise<Refund> {
   let answer: ProviderAnswer;
   try {
-    answer = await callProvider(adapter, payment, { amount: refund.amount, reason: refund.reason, providerKey: refund.providerKey! });
+    answer = await callProvider(adapter, payment, {
+      amount: refund.amount,
+      reason: refund.reason,
+      providerKey: refund.providerKey!,
+    });
   } catch (e) {
     if (!isProviderError(e)) throw e;
     if (isDefiniteRefusal(e)) return onRefusal(e);
@@ -52,7 +61,15 @@ export async function submitRefund(
 /** The request's refusal path: the row never announced is removed (as the old single transaction rolled back), then the 502. */
 async function discardUnsubmitted(scope: Scope, refund: Refund, e: ProviderError): Promise<never> {
   await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-    tx.refund.deleteMany({ where: { id: refund.id, workspaceId: scope.workspaceId, mode: scope.mode, status: { in: awaitingProvider }, submittedAt: null } }),
+    tx.refund.deleteMany({
+      where: {
+        id: refund.id,
+        workspaceId: scope.workspaceId,
+        mode: scope.mode,
+        status: { in: awaitingProvider },
+        submittedAt: null,
+      },
+    }),
   );
   throw e;
 }

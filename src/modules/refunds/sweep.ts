@@ -37,12 +37,21 @@ export async function reconcilePendingRefunds(limit = 200): Promise<number> {
       const refund = await tx.refund.findUnique({ where: { id: r.id } });
       if (!refund || refund.submittedAt || !awaitingProvider.includes(refund.status as RefundStatus)) return null;
       const payment = await tx.payment.findUniqueOrThrow({ where: { id: refund.paymentId } });
-      const adapter = await tx.adapter.findUnique({ where: { workspaceId_mode_kind: { workspaceId: r.workspaceId, mode: r.mode, kind: refund.adapter ?? 'manual' } } });
+      const adapter = await tx.adapter.findUnique({
+        where: {
+          workspaceId_mode_kind: { workspaceId: r.workspaceId, mode: r.mode, kind: refund.adapter ?? 'manual' },
+        },
+      });
       return { refund, payment, adapter };
     });
     if (!found) continue;
     const failed = (message: string) =>
-      recordAnswer(scope, found.refund, { status: 'failed', providerRefundId: null }, { ...opts, failureCode: 'provider_rejected', failureMessage: message.slice(0, 500) });
+      recordAnswer(
+        scope,
+        found.refund,
+        { status: 'failed', providerRefundId: null },
+        { ...opts, failureCode: 'provider_rejected', failureMessage: message.slice(0, 500) },
+      );
     const after = found.adapter
       ? await submitRefund(scope, found.refund, found.payment, found.adapter, opts, (e) => failed(e.message))
       : await failed(`The ${found.refund.adapter} adapter is no longer connected; nothing was refunded`);

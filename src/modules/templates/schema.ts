@@ -29,8 +29,18 @@ const templateInput = (name: string, description: string, kindRequired: boolean,
       tagline: t.string(),
     }),
   });
-const CreateTemplateInput = templateInput('CreateTemplateInput', 'The first template of a kind becomes its default unless isDefault is false.', true, true);
-const UpdateTemplateInput = templateInput('UpdateTemplateInput', 'Send only changes; null clears optional text.', false, false);
+const CreateTemplateInput = templateInput(
+  'CreateTemplateInput',
+  'The first template of a kind becomes its default unless isDefault is false.',
+  true,
+  true,
+);
+const UpdateTemplateInput = templateInput(
+  'UpdateTemplateInput',
+  'Send only changes; null clears optional text.',
+  false,
+  false,
+);
 /** The service's view of both: create checks the required fields itself. */
 export type TemplateInput = typeof UpdateTemplateInput.$inferInput;
 
@@ -58,7 +68,11 @@ builder.mutationFields((t) => ({
   }),
   updateTemplate: t.field({
     type: Template,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateTemplateInput, required: true }), idempotencyKey: t.arg.string() },
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateTemplateInput, required: true }),
+      idempotencyKey: t.arg.string(),
+    },
     resolve: (_, { id, input }, ctx) => updateTemplate(ctx, String(id), input),
   }),
 }));

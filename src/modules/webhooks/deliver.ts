@@ -58,7 +58,8 @@ const eventOf = (e: Record<string, unknown>): EventRowLike => ({
 function secretsOf(d: Due, now: Date): string[] {
   const row = { id: d.endpointId, workspaceId: d.workspaceId };
   const out = [unseal('webhook_endpoints', row, d.secret).toString()];
-  if (d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now) out.push(unseal('webhook_endpoints', row, d.previousSecret).toString());
+  if (d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now)
+    out.push(unseal('webhook_endpoints', row, d.previousSecret).toString());
   return out;
 }
 
@@ -68,18 +69,39 @@ async function attempt(d: Due): Promise<Outcome> {
   // An endpoint disabled or errored since the job was queued, or an event gone: nothing is sent,
   // the delivery ends failed, and the breaker does not count it.
   if (d.endpointStatus !== 'active' || !d.event) {
-    return { ...base, ok: false, statusCode: null, durationMs: null, preview: null, counted: false, finishedAt: performance.now() };
+    return {
+      ...base,
+      ok: false,
+      statusCode: null,
+      durationMs: null,
+      preview: null,
+      counted: false,
+      finishedAt: performance.now(),
+    };
   }
   const body = Buffer.from(eventBody(d.event));
-  const headers = deliveryHeaders(d.signatureFormat, secretsOf(d, attemptedAt), { eventId: d.eventId, eventType: d.eventType, deliveryId: d.id }, body, epochSeconds(attemptedAt));
+  const headers = deliveryHeaders(
+    d.signatureFormat,
+    secretsOf(d, attemptedAt),
+    { eventId: d.eventId, eventType: d.eventType, deliveryId: d.id },
+    body,
+    epochSeconds(attemptedAt),
+  );
   const result: AttemptResult = await postWebhook(d.url, body, headers, ATTEMPT_TIMEOUT_MS);
-  if (!result.ok) logger.info({ deliveryId: d.id, endpointId: d.endpointId, statusCode: result.statusCode, error: result.error }, 'webhook attempt failed');
+  if (!result.ok)
+    logger.info(
+      { deliveryId: d.id, endpointId: d.endpointId, statusCode: result.statusCode, error: result.error },
+      'webhook attempt failed',
+    );
   return { ...base, ...result, counted: true, finishedAt: performance.now() };
 }
 
 /** One pg-boss batch: every due delivery attempted at once, then all outcomes recorded in one transaction. */
 export async function deliverBatch(jobs: DeliveryJob[]): Promise<void> {
-  const { rows } = await db().system.query<Due & { event: Record<string, unknown> | null }>(DUE, [jobs.map((j) => j.deliveryId), jobs.map((j) => j.n)]);
+  const { rows } = await db().system.query<Due & { event: Record<string, unknown> | null }>(DUE, [
+    jobs.map((j) => j.deliveryId),
+    jobs.map((j) => j.n),
+  ]);
   const outcomes = await Promise.all(rows.map((r) => attempt({ ...r, event: r.event && eventOf(r.event) })));
   await recordOutcomes(outcomes);
 }

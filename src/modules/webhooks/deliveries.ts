@@ -24,22 +24,31 @@ const historyStart = () => new Date(clock.now().getTime() - HISTORY_MS);
 export async function listWebhookDeliveries(ctx: Context, endpointId: string, args: ListDeliveriesArgs) {
   const auth = authorize(ctx, 'svc:webhook:read');
   if (args.status != null) oneOf(args.status, deliveryStatuses, 'status', 'webhook_endpoint');
-  const filters = { endpointId, status: args.status ?? null, eventType: args.eventType ?? null, since: args.since?.toISOString() ?? null };
+  const filters = {
+    endpointId,
+    status: args.status ?? null,
+    eventType: args.eventType ?? null,
+    since: args.since?.toISOString() ?? null,
+  };
   const start = args.since && args.since > historyStart() ? args.since : historyStart();
-  return keysetList({ args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth), async (tx) => {
-    await findEndpoint(tx, auth, endpointId);
-    return tx.webhookDelivery.findMany({
-      where: {
-        endpointId,
-        ...scoped(auth),
-        ...(args.status ? { status: args.status } : {}),
-        ...(args.eventType ? { eventType: args.eventType } : {}),
-        AND: [{ createdAt: { gte: start } }, ks.where],
-      },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    });
-  }));
+  return keysetList(
+    { args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), async (tx) => {
+        await findEndpoint(tx, auth, endpointId);
+        return tx.webhookDelivery.findMany({
+          where: {
+            endpointId,
+            ...scoped(auth),
+            ...(args.status ? { status: args.status } : {}),
+            ...(args.eventType ? { eventType: args.eventType } : {}),
+            AND: [{ createdAt: { gte: start } }, ks.where],
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        });
+      }),
+  );
 }
 
 /**
@@ -48,15 +57,29 @@ export async function listWebhookDeliveries(ctx: Context, endpointId: string, ar
  * the relay to enqueue it (`enqueuedAt` NULL), woken by the notification this transaction sends at
  * commit, so the retry is queued exactly when it commits.
  */
-export async function retryWebhookDelivery(ctx: Context, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
+export async function retryWebhookDelivery(
+  ctx: Context,
+  endpointId: string,
+  deliveryId: string,
+): Promise<WebhookDelivery> {
   const auth = authorize(ctx, 'svc:webhook:write');
   return inTenant(tenant(auth), async (tx) => {
     const endpoint = await findEndpoint(tx, auth, endpointId);
-    const source = await tx.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId, createdAt: { gte: historyStart() } } });
+    const source = await tx.webhookDelivery.findFirst({
+      where: { id: deliveryId, endpointId, createdAt: { gte: historyStart() } },
+    });
     if (!source) throw err.notFound('webhook_delivery');
-    if (endpoint.status !== 'active') throw err.of('endpoint_disabled', `The endpoint is ${endpoint.status}; enable it before retrying`);
-    const delivered = await tx.webhookDelivery.findFirst({ where: { endpointId, eventId: source.eventId, status: webhookDeliveryMachine.moves.succeeded.to }, select: { id: true } });
-    if (delivered) throw err.of('already_succeeded', `Event ${source.eventId} was already delivered to this endpoint (${delivered.id})`);
+    if (endpoint.status !== 'active')
+      throw err.of('endpoint_disabled', `The endpoint is ${endpoint.status}; enable it before retrying`);
+    const delivered = await tx.webhookDelivery.findFirst({
+      where: { endpointId, eventId: source.eventId, status: webhookDeliveryMachine.moves.succeeded.to },
+      select: { id: true },
+    });
+    if (delivered)
+      throw err.of(
+        'already_succeeded',
+        `Event ${source.eventId} was already delivered to this endpoint (${delivered.id})`,
+      );
     const row = await tx.webhookDelivery.create({
       data: {
         id: newId('webhookDelivery'),

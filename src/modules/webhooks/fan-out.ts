@@ -47,13 +47,26 @@ export function webhookFanOut(boss: PgBoss) {
   return async (client: pg.PoolClient, events: Published[]) => {
     if (events.length) {
       const cols = (k: keyof Published) => events.map((e) => e[k]);
-      const { rows: targets } = await client.query(TARGETS, [cols('id'), cols('workspaceId'), cols('mode'), cols('type')]);
+      const { rows: targets } = await client.query(TARGETS, [
+        cols('id'),
+        cols('workspaceId'),
+        cols('mode'),
+        cols('type'),
+      ]);
       if (targets.length) {
-        const rows = targets.map((t) => ({ id: newId('webhookDelivery'), ...t, status: nextState(webhookDeliveryMachine, null, 'create').to }));
+        const rows = targets.map((t) => ({
+          id: newId('webhookDelivery'),
+          ...t,
+          status: nextState(webhookDeliveryMachine, null, 'create').to,
+        }));
         await client.query(compile(insertRows('webhook_deliveries', rows)));
       }
     }
     const { rows: due } = await client.query<{ id: string; n: number }>(DUE_UNQUEUED, [clock.now()]);
-    await enqueueAttempts(boss, client, due.map((d) => ({ deliveryId: d.id, n: d.n })));
+    await enqueueAttempts(
+      boss,
+      client,
+      due.map((d) => ({ deliveryId: d.id, n: d.n })),
+    );
   };
 }

@@ -6,7 +6,14 @@ import { toWire } from '../../core/wire.ts';
 import { endpointFields, type EndpointRow } from './fields.ts';
 import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
 import { sql } from '../../core/db/sql-template.ts';
-import { afterAttempt, attemptable, BREAKER_THRESHOLD, webhookDeliveryMachine, webhookEndpointMachine, type EndpointStatus } from './states.ts';
+import {
+  afterAttempt,
+  attemptable,
+  BREAKER_THRESHOLD,
+  webhookDeliveryMachine,
+  webhookEndpointMachine,
+  type EndpointStatus,
+} from './states.ts';
 
 /** One finished attempt (or a delivery ended without one: `counted` false). */
 export interface Outcome {
@@ -50,14 +57,26 @@ export async function recordOutcomes(outcomes: Outcome[]): Promise<void> {
   const moves = outcomes.map((o) => {
     const next = afterAttempt(o.n, o.ok, o.manual);
     const nextRetryAt = next.retryInMs === null ? null : new Date(o.attemptedAt.getTime() + next.retryInMs);
-    return { id: o.id, n: o.n, status: webhookDeliveryMachine.moves[next.trigger].to, statusCode: o.statusCode, durationMs: o.durationMs, responseBodyPreview: o.preview, attemptedAt: o.attemptedAt, nextRetryAt };
+    return {
+      id: o.id,
+      n: o.n,
+      status: webhookDeliveryMachine.moves[next.trigger].to,
+      statusCode: o.statusCode,
+      durationMs: o.durationMs,
+      responseBodyPreview: o.preview,
+      attemptedAt: o.attemptedAt,
+      nextRetryAt,
+    };
   });
   const client = await db().system.connect();
   try {
     await client.query('BEGIN');
     const { rows } = await client.query<{ id: string }>(APPLY, [toJson(moves)]);
     const applied = new Set(rows.map((r) => r.id));
-    await updateEndpoints(client, outcomes.filter((o) => applied.has(o.id) && o.counted));
+    await updateEndpoints(
+      client,
+      outcomes.filter((o) => applied.has(o.id) && o.counted),
+    );
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch(() => {});
@@ -77,7 +96,8 @@ export async function recordOutcomes(outcomes: Outcome[]): Promise<void> {
 async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
   if (!outcomes.length) return;
   const byEndpoint = new Map<string, Outcome[]>();
-  for (const o of outcomes.toSorted((a, b) => a.finishedAt - b.finishedAt)) byEndpoint.set(o.endpointId, [...(byEndpoint.get(o.endpointId) ?? []), o]);
+  for (const o of outcomes.toSorted((a, b) => a.finishedAt - b.finishedAt))
+    byEndpoint.set(o.endpointId, [...(byEndpoint.get(o.endpointId) ?? []), o]);
   const { rows: current } = await client.query<{ id: string; status: EndpointStatus; consecutiveFailures: number }>(
     `SELECT id, status, "consecutiveFailures" FROM webhook_endpoints WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`,
     [[...byEndpoint.keys()]],
@@ -87,9 +107,21 @@ async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
     const lastOk = list.findLastIndex((o) => o.ok);
     const failures = list.slice(lastOk + 1).length;
     const streak = lastOk >= 0 ? failures : ep.consecutiveFailures + failures;
-    const tripped = streak >= BREAKER_THRESHOLD && canMove(webhookEndpointMachine, ep.status, 'trip') ? nextState(webhookEndpointMachine, ep.status, 'trip') : null;
+    const tripped =
+      streak >= BREAKER_THRESHOLD && canMove(webhookEndpointMachine, ep.status, 'trip')
+        ? nextState(webhookEndpointMachine, ep.status, 'trip')
+        : null;
     const last = list.reduce((a, b) => (b.attemptedAt >= a.attemptedAt ? b : a));
-    return { id: ep.id, streak, status: tripped?.to ?? ep.status, tripped: tripped !== null, lastEventId: last.eventId, lastAttemptedAt: last.attemptedAt, lastStatusCode: last.statusCode, lastDurationMs: last.durationMs };
+    return {
+      id: ep.id,
+      streak,
+      status: tripped?.to ?? ep.status,
+      tripped: tripped !== null,
+      lastEventId: last.eventId,
+      lastAttemptedAt: last.attemptedAt,
+      lastStatusCode: last.statusCode,
+      lastDurationMs: last.durationMs,
+    };
   });
   const { rows } = await client.query<EndpointRow & { tripped: boolean }>(
     `WITH u AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS u(id text, streak int, status text, tripped boolean, "lastEventId" text,
@@ -104,6 +136,12 @@ async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
     [toJson(updates)],
   );
   for (const ep of rows.filter((r) => r.tripped)) {
-    await emit(clientSql(client), { workspaceId: ep.workspaceId, mode: ep.mode as Mode }, 'webhook_endpoint.disabled', toWire(ep, endpointFields), { source: 'webhooks', objectId: ep.id });
+    await emit(
+      clientSql(client),
+      { workspaceId: ep.workspaceId, mode: ep.mode as Mode },
+      'webhook_endpoint.disabled',
+      toWire(ep, endpointFields),
+      { source: 'webhooks', objectId: ep.id },
+    );
   }
 }

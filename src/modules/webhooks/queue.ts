@@ -27,9 +27,15 @@ export const deliveryQueue: Omit<Queue, 'name'> = {
 };
 
 /** pg-boss on a connection the caller holds, so its jobs commit with the caller's transaction. */
-export const onClient = (client: pg.ClientBase) => ({ executeSql: (text: string, values?: unknown[]) => client.query(text, values) });
+export const onClient = (client: pg.ClientBase) => ({
+  executeSql: (text: string, values?: unknown[]) => client.query(text, values),
+});
 
 export function enqueueAttempts(boss: PgBoss, client: pg.ClientBase, jobs: DeliveryJob[]) {
   if (!jobs.length) return Promise.resolve(null);
-  return boss.insert(DELIVERY_QUEUE, jobs.map((data) => ({ data })), { db: onClient(client) });
+  return boss.insert(
+    DELIVERY_QUEUE,
+    jobs.map((data) => ({ data })),
+    { db: onClient(client) },
+  );
 }

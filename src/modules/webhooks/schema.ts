@@ -32,7 +32,13 @@ const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput
 });
 
 const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput', {
-  fields: (t) => ({ url: t.string(), events: t.stringList(), description: t.string(), enabled: t.boolean(), signatureFormat: t.string() }),
+  fields: (t) => ({
+    url: t.string(),
+    events: t.stringList(),
+    description: t.string(),
+    enabled: t.boolean(),
+    signatureFormat: t.string(),
+  }),
 });
 
 export type CreateWebhookEndpointInput = typeof CreateWebhookEndpointInput.$inferInput;
@@ -45,11 +51,20 @@ export type RotateSecretInput = typeof RotateWebhookEndpointSecretInput.$inferIn
 
 const endpointListArgs = builder.args((t) => ({ status: t.string() }));
 export type ListEndpointsArgs = ListArgs<typeof endpointListArgs>;
-const deliveryListArgs = builder.args((t) => ({ endpointId: t.id({ required: true }), status: t.string(), eventType: t.string(), since: t.field({ type: 'DateTime' }) }));
+const deliveryListArgs = builder.args((t) => ({
+  endpointId: t.id({ required: true }),
+  status: t.string(),
+  eventType: t.string(),
+  since: t.field({ type: 'DateTime' }),
+}));
 export type ListDeliveriesArgs = Omit<ListArgs<typeof deliveryListArgs>, 'endpointId'>;
 
 builder.queryFields((t) => ({
-  webhookEndpoint: t.field({ type: WebhookEndpoint, args: { id: t.arg.id({ required: true }) }, resolve: (_, { id }, ctx) => getWebhookEndpoint(ctx, String(id)) }),
+  webhookEndpoint: t.field({
+    type: WebhookEndpoint,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getWebhookEndpoint(ctx, String(id)),
+  }),
   webhookEndpoints: t.connection({
     type: WebhookEndpoint,
     args: endpointListArgs,
@@ -85,7 +100,11 @@ builder.mutationFields((t) => ({
   }),
   retryWebhookDelivery: t.field({
     type: WebhookDelivery,
-    args: { endpointId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    args: {
+      endpointId: t.arg.id({ required: true }),
+      deliveryId: t.arg.id({ required: true }),
+      idempotencyKey: t.arg.string(),
+    },
     resolve: (_, { endpointId, deliveryId }, ctx) => retryWebhookDelivery(ctx, String(endpointId), String(deliveryId)),
   }),
 }));

@@ -17,26 +17,35 @@ import type { EndpointRow } from './fields.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import { endpointStatuses, webhookEndpointMachine as endpoints, type EndpointStatus } from './states.ts';
 import { checkWebhookUrl } from './url-policy.ts';
-import type { CreateWebhookEndpointInput, ListEndpointsArgs, RotateSecretInput, UpdateWebhookEndpointInput } from './schema.ts';
+import type {
+  CreateWebhookEndpointInput,
+  ListEndpointsArgs,
+  RotateSecretInput,
+  UpdateWebhookEndpointInput,
+} from './schema.ts';
 
 const err = errorsFor('webhook_endpoint');
-
 
 /** spec: `*` or omitted means every event; otherwise every type must be in the catalog. */
 function checkEvents(events: string[] | null | undefined): string[] {
   if (events == null) return ['*'];
-  if (!Array.isArray(events) || !events.length) throw err.validation('events', 'events must be a non-empty list of event types, or ["*"]');
+  if (!Array.isArray(events) || !events.length)
+    throw err.validation('events', 'events must be a non-empty list of event types, or ["*"]');
   const unknown = events.find((e) => e !== '*' && !(e in eventTypes));
-  if (unknown !== undefined) throw err.validation('events', `${JSON.stringify(unknown)} is not an event type (docs/events.md)`);
+  if (unknown !== undefined)
+    throw err.validation('events', `${JSON.stringify(unknown)} is not an event type (docs/events.md)`);
   return events.includes('*') ? ['*'] : [...new Set(events)];
 }
 
-const checkDescription = (d: string | null | undefined) => (d == null ? null : checkLength(d, 'description', 0, 200, 'webhook_endpoint'));
-const checkFormat = (f: string | null | undefined): SignatureFormat => (f == null ? 'svc' : oneOf(f, signatureFormats, 'signatureFormat', 'webhook_endpoint'));
+const checkDescription = (d: string | null | undefined) =>
+  d == null ? null : checkLength(d, 'description', 0, 200, 'webhook_endpoint');
+const checkFormat = (f: string | null | undefined): SignatureFormat =>
+  f == null ? 'svc' : oneOf(f, signatureFormats, 'signatureFormat', 'webhook_endpoint');
 
 /** The caller's endpoint, row-locked for a change when `lock`; 404 for anyone else's. */
 export async function findEndpoint(tx: Tx, auth: Auth, id: string, lock = false): Promise<EndpointRow> {
-  if (lock) await tx.$executeRaw`SELECT 1 FROM webhook_endpoints WHERE id = ${id} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} FOR NO KEY UPDATE`;
+  if (lock)
+    await tx.$executeRaw`SELECT 1 FROM webhook_endpoints WHERE id = ${id} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} FOR NO KEY UPDATE`;
   return findScoped(tx.webhookEndpoint, auth, id, () => err.notFound('webhook_endpoint'));
 }
 
@@ -86,17 +95,25 @@ export async function listWebhookEndpoints(ctx: Context, args: ListEndpointsArgs
   const auth = authorize(ctx, 'svc:webhook:read');
   if (args.status != null) oneOf(args.status, endpointStatuses, 'status', 'webhook_endpoint');
   const filters = { status: args.status ?? null };
-  return keysetList({ args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth), (tx) =>
-    tx.webhookEndpoint.findMany({
-      where: { ...scoped(auth), ...(args.status ? { status: args.status } : {}), ...ks.where },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  ));
+  return keysetList(
+    { args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.webhookEndpoint.findMany({
+          where: { ...scoped(auth), ...(args.status ? { status: args.status } : {}), ...ks.where },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
+  );
 }
 
 /** spec PATCH: only the fields sent change; `events` replaces the list; `description: null` clears it. */
-export async function updateWebhookEndpoint(ctx: Context, id: string, input: UpdateWebhookEndpointInput): Promise<EndpointRow> {
+export async function updateWebhookEndpoint(
+  ctx: Context,
+  id: string,
+  input: UpdateWebhookEndpointInput,
+): Promise<EndpointRow> {
   const auth = authorize(ctx, 'svc:webhook:write');
   const has = (k: keyof UpdateWebhookEndpointInput) => input[k] !== undefined;
   if (has('events') && input.events === null) throw err.validation('events', 'events cannot be null');
@@ -140,7 +157,11 @@ export const MAX_OVERLAP_SECONDS = 259_200;
  * (default 86400, max 259200; 0 drops it at once). A rotation during an overlap ends the earlier
  * overlap: only the secret being replaced is kept.
  */
-export async function rotateWebhookEndpointSecret(ctx: Context, id: string, input: RotateSecretInput): Promise<EndpointRow> {
+export async function rotateWebhookEndpointSecret(
+  ctx: Context,
+  id: string,
+  input: RotateSecretInput,
+): Promise<EndpointRow> {
   const auth = authorize(ctx, 'svc:webhook:write');
   const overlap = input.overlapSeconds ?? 86_400;
   if (!Number.isInteger(overlap) || overlap < 0 || overlap > MAX_OVERLAP_SECONDS) {

@@ -3,7 +3,13 @@
  * (src/core/state-machine.ts). Endpoint moves outside the table are no-ops, not errors:
  * `enabled: true` on an active endpoint changes nothing (callers check `canMove`).
  */
-import { defineMachine, outcomeTrigger, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
+import {
+  defineMachine,
+  outcomeTrigger,
+  statusesWhere,
+  type StatusOf,
+  type TriggerOf,
+} from '../../core/state-machine.ts';
 
 export const webhookEndpointMachine = defineMachine({
   noun: 'webhook endpoint',
@@ -51,13 +57,29 @@ export type DeliveryTrigger = TriggerOf<typeof webhookDeliveryMachine>;
 export const attemptable = statusesWhere(webhookDeliveryMachine, 'succeeded', 'failed_will_retry', 'failed_final');
 
 /** spec Webhook delivery: the waits after each failed attempt (ms); after the last the delivery stays failed. */
-export const retryScheduleMs = [60e3, 5 * 60e3, 30 * 60e3, 2 * 3600e3, 5 * 3600e3, 10 * 3600e3, 24 * 3600e3, 24 * 3600e3] as const;
+export const retryScheduleMs = [
+  60e3,
+  5 * 60e3,
+  30 * 60e3,
+  2 * 3600e3,
+  5 * 3600e3,
+  10 * 3600e3,
+  24 * 3600e3,
+  24 * 3600e3,
+] as const;
 
 /** 20 consecutive failed attempts trip an endpoint's breaker (spec). */
 export const BREAKER_THRESHOLD = 20;
 
 /** The delivery status after attempt `n` (0 = first) ended `ok` or not; manual retries get one attempt. */
-export function afterAttempt(n: number, ok: boolean, manual: boolean): { trigger: DeliveryTrigger; retryInMs: number | null } {
+export function afterAttempt(
+  n: number,
+  ok: boolean,
+  manual: boolean,
+): { trigger: DeliveryTrigger; retryInMs: number | null } {
   const outcome = ok ? 'ok' : manual || n >= retryScheduleMs.length ? 'final' : 'retry';
-  return { trigger: outcomeTrigger(webhookDeliveryMachine, 'attempt', outcome), retryInMs: outcome === 'retry' ? retryScheduleMs[n] : null };
+  return {
+    trigger: outcomeTrigger(webhookDeliveryMachine, 'attempt', outcome),
+    retryInMs: outcome === 'retry' ? retryScheduleMs[n] : null,
+  };
 }

@@ -17,10 +17,22 @@ const err = errorsFor('webhook_endpoint');
 
 const privateRanges = new BlockList();
 for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) privateRanges.addSubnet(net, bits, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  privateRanges.addSubnet(net, bits, 'ipv4');
 // The IANA IPv6 special-purpose registry's ranges that are not globally reachable, and those that
 // carry an IPv4 address a relay would reach (6to4, Teredo, IPv4-compatible).
 for (const [net, bits] of [
@@ -45,10 +57,18 @@ const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');
 loopback.addAddress('::1', 'ipv6');
 
-const metadataHosts = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
-const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost') || host === 'ip6-localhost' || host === 'ip6-loopback';
+const metadataHosts = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
+const isLocalName = (host: string) =>
+  host === 'localhost' || host.endsWith('.localhost') || host === 'ip6-localhost' || host === 'ip6-loopback';
 
-export const loopbackAllowed = () => ['1', 'true', 'yes'].includes((process.env.SVC_WEBHOOK_ALLOW_LOOPBACK ?? '').toLowerCase());
+export const loopbackAllowed = () =>
+  ['1', 'true', 'yes'].includes((process.env.SVC_WEBHOOK_ALLOW_LOOPBACK ?? '').toLowerCase());
 
 /** IPv4 written inside IPv6 (`::ffff:10.0.0.1`, NAT64 `64:ff9b::a00:1`) is judged as IPv4. */
 function embeddedIpv4(address: string): string | null {
@@ -63,7 +83,9 @@ function embeddedIpv4(address: string): string | null {
 /** Why an address may not receive webhooks, or null when it may. */
 export function refusedAddress(address: string): string | null {
   const v4 = embeddedIpv4(address);
-  const [addr, family] = v4 ? [v4, 'ipv4' as const] : [address, isIP(address) === 6 ? ('ipv6' as const) : ('ipv4' as const)];
+  const [addr, family] = v4
+    ? [v4, 'ipv4' as const]
+    : [address, isIP(address) === 6 ? ('ipv6' as const) : ('ipv4' as const)];
   if (loopback.check(addr, family)) return loopbackAllowed() ? null : 'a loopback address';
   if (privateRanges.check(addr, family)) return 'a private, link-local, metadata or reserved address';
   return null;
@@ -78,7 +100,8 @@ export const resolver = {
     dns.promises.lookup(host, { all: true, verbatim: true }).then((rs) => rs.map((r) => r.address)),
 };
 
-const notAllowed = (message: string) => new DomainError('url_not_allowed', message, { field: 'url', resource: 'webhook_endpoint' });
+const notAllowed = (message: string) =>
+  new DomainError('url_not_allowed', message, { field: 'url', resource: 'webhook_endpoint' });
 
 /** Validates an endpoint URL for a mode; returns it normalised. */
 export async function checkWebhookUrl(raw: unknown, mode: Mode): Promise<string> {
@@ -90,7 +113,8 @@ export async function checkWebhookUrl(raw: unknown, mode: Mode): Promise<string>
   } catch {
     throw err.validation('url', 'url must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw err.validation('url', 'url must use https:// (or http:// in test mode)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw err.validation('url', 'url must use https:// (or http:// in test mode)');
   if (mode === 'live' && url.protocol !== 'https:') throw notAllowed('Live-mode endpoints must use https://');
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (metadataHosts.has(host)) throw notAllowed(`${host} is a cloud metadata service`);
@@ -109,7 +133,8 @@ async function boundedLookup(host: string, url: string): Promise<string[] | null
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), dnsTimeoutMs())));
   try {
     const answer = await Promise.race([resolver.lookupAll(host).catch(() => null), timeout]);
-    if (answer === 'timeout') throw err.validation('url', `${url}: resolving ${host} took longer than ${dnsTimeoutMs()} ms`);
+    if (answer === 'timeout')
+      throw err.validation('url', `${url}: resolving ${host} took longer than ${dnsTimeoutMs()} ms`);
     return answer;
   } finally {
     clearTimeout(timer);
@@ -121,7 +146,12 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   resolver.lookupAll(hostname).then(
     (addresses) => {
       const refused = addresses.map((a) => [a, refusedAddress(a)] as const).find(([, why]) => why);
-      if (refused) return callback(Object.assign(new Error(`${hostname} resolves to ${refused[0]}, ${refused[1]}`), { code: 'EADDRNOTALLOWED' }), '', 4);
+      if (refused)
+        return callback(
+          Object.assign(new Error(`${hostname} resolves to ${refused[0]}, ${refused[1]}`), { code: 'EADDRNOTALLOWED' }),
+          '',
+          4,
+        );
       const list = addresses.map((address) => ({ address, family: isIP(address) }));
       if (options.all) return (callback as unknown as (e: null, l: typeof list) => void)(null, list);
       callback(null, list[0].address, list[0].family);

@@ -19,17 +19,28 @@ import type { Workspace } from '../../generated/prisma/client.ts';
 import type { CreateWorkspaceInput, ListWorkspacesArgs, UpdateWorkspaceInput } from './schema.ts';
 
 const err = errorsFor('workspace');
-const regions = { 'id-jakarta': { currency: 'IDR', timezone: 'Asia/Jakarta' }, 'sg-singapore': { currency: 'SGD', timezone: 'Asia/Singapore' } };
+const regions = {
+  'id-jakarta': { currency: 'IDR', timezone: 'Asia/Jakarta' },
+  'sg-singapore': { currency: 'SGD', timezone: 'Asia/Singapore' },
+};
 type Region = keyof typeof regions;
 const BOTH = ['test', 'live'] as const;
 
 const slugShape = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
 const slugify = (name: string) =>
-  name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'workspace';
+  name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48) || 'workspace';
 
 /** Slugs are global (hosted URLs), so availability is checked across tenants. */
 async function slugTaken(slug: string): Promise<boolean> {
-  const { rowCount } = await db().system.query('SELECT 1 FROM workspaces WHERE slug = $1 UNION ALL SELECT 1 FROM retired_slugs WHERE slug = $1', [slug]);
+  const { rowCount } = await db().system.query(
+    'SELECT 1 FROM workspaces WHERE slug = $1 UNION ALL SELECT 1 FROM retired_slugs WHERE slug = $1',
+    [slug],
+  );
   return (rowCount ?? 0) > 0;
 }
 async function freeSlug(name: string): Promise<string> {
@@ -69,18 +80,37 @@ async function insertWorkspace(tx: Tx, input: NewWorkspace, ownerEmail: string, 
     },
   });
   const owner = await tx.member.create({
-    data: { id: newId('member'), workspaceId: id, email: ownerEmail, role: 'owner', status: 'joined', joinedAt: now, createdAt: now },
+    data: {
+      id: newId('member'),
+      workspaceId: id,
+      email: ownerEmail,
+      role: 'owner',
+      status: 'joined',
+      joinedAt: now,
+      createdAt: now,
+    },
   });
   await emit(tx, { workspaceId: id, mode }, 'workspace.created', snapshot(ws), { requestId });
   return { ws, owner };
 }
 
 /** spec Bootstrap `svc bootstrap`: a workspace, its owner and a full_access key, outside any request. */
-export async function bootstrapWorkspace(opts: { name: string; platformAdmin?: boolean; environment?: Mode; ownerEmail?: string }) {
+export async function bootstrapWorkspace(opts: {
+  name: string;
+  platformAdmin?: boolean;
+  environment?: Mode;
+  ownerEmail?: string;
+}) {
   const environment = opts.environment ?? 'test';
   const secret = `sk_${environment}_${randomHex(24)}`;
   return db().prisma.$transaction(async (tx) => {
-    const { ws, owner } = await insertWorkspace(tx, { name: opts.name, isPlatformAdmin: !!opts.platformAdmin }, opts.ownerEmail ?? 'owner@example.com', environment, 'bootstrap');
+    const { ws, owner } = await insertWorkspace(
+      tx,
+      { name: opts.name, isPlatformAdmin: !!opts.platformAdmin },
+      opts.ownerEmail ?? 'owner@example.com',
+      environment,
+      'bootstrap',
+    );
     const keyRowId = newId('apiKey');
     const key = await tx.apiKey.create({
       data: {
@@ -108,24 +138,39 @@ export async function bootstrapWorkspace(opts: { name: string; platformAdmin?: b
 export async function createWorkspace(ctx: Context, input: CreateWorkspaceInput) {
   const auth = authorize(ctx, 'svc:workspace:write');
   // Partner provisioning only: a platform-admin key acting as itself.
-  if (!auth.isPlatformAdmin || auth.onBehalfOf) throw new DomainError('insufficient_scope', 'Creating workspaces needs a platform-admin key');
+  if (!auth.isPlatformAdmin || auth.onBehalfOf)
+    throw new DomainError('insufficient_scope', 'Creating workspaces needs a platform-admin key');
   const ownerEmail = input.businessEmail ?? (await ownerEmailOf(auth.workspaceId));
   return inTenant(tenant(auth, BOTH), async (tx) => {
-    const { ws } = await insertWorkspace(tx, { ...input, partnerId: auth.workspaceId, isPlatformAdmin: false }, ownerEmail, auth.mode, ctx.requestId);
+    const { ws } = await insertWorkspace(
+      tx,
+      { ...input, partnerId: auth.workspaceId, isPlatformAdmin: false },
+      ownerEmail,
+      auth.mode,
+      ctx.requestId,
+    );
     return ws;
   });
 }
 
 async function ownerEmailOf(workspaceId: string) {
-  const { rows } = await db().system.query(`SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner' LIMIT 1`, [workspaceId]);
+  const { rows } = await db().system.query(
+    `SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner' LIMIT 1`,
+    [workspaceId],
+  );
   return rows[0]?.email ?? 'owner@example.com';
 }
 
 /** Own workspace, or 403 for a partner's merchant read without the on-behalf-of header, else 404. */
-async function visible(tx: Tx, auth: { workspaceId: string; isPlatformAdmin: boolean; onBehalfOf: boolean }, id: string) {
+async function visible(
+  tx: Tx,
+  auth: { workspaceId: string; isPlatformAdmin: boolean; onBehalfOf: boolean },
+  id: string,
+) {
   const ws = await tx.workspace.findFirst({ where: { id } });
   if (!ws) throw err.notFound('workspace');
-  if (ws.id !== auth.workspaceId) throw new DomainError('insufficient_scope', 'Use X-Svc-On-Behalf-Of to act on a merchant workspace');
+  if (ws.id !== auth.workspaceId)
+    throw new DomainError('insufficient_scope', 'Use X-Svc-On-Behalf-Of to act on a merchant workspace');
   return ws;
 }
 
@@ -140,20 +185,28 @@ export async function listWorkspaces(ctx: Context, args: ListWorkspacesArgs) {
   const filters = { mode, archived: !!args.archived };
   // spec: a merchant key gets its single workspace; a partner key, every merchant under it.
   const owner = auth.isPlatformAdmin && !auth.onBehalfOf ? { partnerId: auth.workspaceId } : { id: auth.workspaceId };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) => inTenant(tenant(auth, BOTH), (tx) =>
-    tx.workspace.findMany({
-      where: { ...owner, ...(mode ? { mode } : {}), archivedAt: filters.archived ? { not: null } : null, ...ks.where },
-      orderBy: ks.orderBy,
-      take: ks.take,
-    }),
-  ));
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) =>
+    inTenant(tenant(auth, BOTH), (tx) =>
+      tx.workspace.findMany({
+        where: {
+          ...owner,
+          ...(mode ? { mode } : {}),
+          archivedAt: filters.archived ? { not: null } : null,
+          ...ks.where,
+        },
+        orderBy: ks.orderBy,
+        take: ks.take,
+      }),
+    ),
+  );
 }
 
 export async function updateWorkspace(ctx: Context, id: string, input: UpdateWorkspaceInput) {
   const auth = authorize(ctx, 'svc:workspace:write');
   return inTenant(tenant(auth, BOTH), async (tx) => {
     const ws = await visible(tx, auth, id);
-    if (input.region != null && input.region !== ws.region) throw err.of('region_immutable', 'region cannot change after creation', 'region');
+    if (input.region != null && input.region !== ws.region)
+      throw err.of('region_immutable', 'region cannot change after creation', 'region');
     const patch = validatePatch(input);
     if (patch.slug && patch.slug !== ws.slug) {
       if (await slugTaken(patch.slug)) throw err.validation('slug', 'slug is already taken');
@@ -161,7 +214,10 @@ export async function updateWorkspace(ctx: Context, id: string, input: UpdateWor
     }
     const previous = Object.fromEntries(Object.keys(patch).map((k) => [k, ws[k as keyof Workspace]]));
     const updated = await tx.workspace.update({ where: { id }, data: { ...patch, updatedAt: clock.now() } });
-    await emit(tx, { workspaceId: id, mode: auth.mode }, 'workspace.updated', snapshot(updated), { requestId: ctx.requestId, previousAttributes: previous });
+    await emit(tx, { workspaceId: id, mode: auth.mode }, 'workspace.updated', snapshot(updated), {
+      requestId: ctx.requestId,
+      previousAttributes: previous,
+    });
     return updated;
   });
 }
@@ -170,20 +226,25 @@ function validatePatch(input: UpdateWorkspaceInput) {
   const patch: Partial<Workspace> = {};
   if (input.name !== undefined) patch.name = checkLength(input.name ?? '', 'name', 1, 255, 'workspace');
   if (input.slug !== undefined) {
-    if (!input.slug || !slugShape.test(input.slug)) throw err.validation('slug', 'slug must be 3-63 lower-case letters, digits or hyphens');
+    if (!input.slug || !slugShape.test(input.slug))
+      throw err.validation('slug', 'slug must be 3-63 lower-case letters, digits or hyphens');
     patch.slug = input.slug;
   }
-  if (input.brandName !== undefined) patch.brandName = input.brandName === null ? null : checkLength(input.brandName, 'brandName', 1, 255, 'workspace');
+  if (input.brandName !== undefined)
+    patch.brandName = input.brandName === null ? null : checkLength(input.brandName, 'brandName', 1, 255, 'workspace');
   if (input.businessEmail !== undefined) {
-    if (input.businessEmail !== null && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.businessEmail)) throw err.validation('businessEmail', 'businessEmail must be an email address');
+    if (input.businessEmail !== null && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.businessEmail))
+      throw err.validation('businessEmail', 'businessEmail must be an email address');
     patch.businessEmail = input.businessEmail;
   }
   if (input.defaultCurrency !== undefined) {
-    if (!input.defaultCurrency || !isCurrency(input.defaultCurrency)) throw err.validation('defaultCurrency', 'defaultCurrency must be a supported ISO 4217 code');
+    if (!input.defaultCurrency || !isCurrency(input.defaultCurrency))
+      throw err.validation('defaultCurrency', 'defaultCurrency must be a supported ISO 4217 code');
     patch.defaultCurrency = input.defaultCurrency;
   }
   if (input.timezone !== undefined) {
-    if (!input.timezone || !Intl.supportedValuesOf('timeZone').includes(input.timezone)) throw err.validation('timezone', 'timezone must be an IANA zone');
+    if (!input.timezone || !Intl.supportedValuesOf('timeZone').includes(input.timezone))
+      throw err.validation('timezone', 'timezone must be an IANA zone');
     patch.timezone = input.timezone;
   }
   return patch;
@@ -192,15 +253,21 @@ function validatePatch(input: UpdateWorkspaceInput) {
 /** Owner only: live mode off at once, keys revoked; restorable for 90 days. */
 export async function archiveWorkspace(ctx: Context, id: string) {
   const auth = authorize(ctx, 'svc:workspace:write');
-  if (auth.memberRole !== 'owner') throw err.of('owner_required', 'Only a key acting for the workspace owner can archive it');
+  if (auth.memberRole !== 'owner')
+    throw err.of('owner_required', 'Only a key acting for the workspace owner can archive it');
   const result = await inTenant(tenant(auth, BOTH), async (tx) => {
     const ws = await visible(tx, auth, id);
     if (ws.archivedAt) return { ws, keyIds: [] as string[] };
     const now = clock.now();
-    const updated = await tx.workspace.update({ where: { id }, data: { archivedAt: now, mode: 'test', updatedAt: now } });
+    const updated = await tx.workspace.update({
+      where: { id },
+      data: { archivedAt: now, mode: 'test', updatedAt: now },
+    });
     const keys = await tx.apiKey.findMany({ where: { workspaceId: id, revokedAt: null }, select: { keyId: true } });
     await tx.apiKey.updateMany({ where: { workspaceId: id, revokedAt: null }, data: { revokedAt: now } });
-    await emit(tx, { workspaceId: id, mode: auth.mode }, 'workspace.archived', snapshot(updated), { requestId: ctx.requestId });
+    await emit(tx, { workspaceId: id, mode: auth.mode }, 'workspace.archived', snapshot(updated), {
+      requestId: ctx.requestId,
+    });
     return { ws: updated, keyIds: keys.map((k) => k.keyId) };
   });
   result.keyIds.forEach(forgetKey);

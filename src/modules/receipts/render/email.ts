@@ -31,20 +31,25 @@ function template(view: ReceiptView): { subject: string; mjml: string } {
   const subject = oneLine(L.emailSubject(view.number, m.name));
   const td = (s: string, style = '', attrs = '') => `<td style="padding:4px 0;${style}"${attrs}>${s}</td>`;
   const num = 'text-align:right;white-space:nowrap;';
-  const detail = (label: string, value: string | null) => (value ? `<tr>${td(e(label), 'color:#6b7280;width:38%;')}${td(e(value))}</tr>` : '');
-  const customer = view.customer ? [view.customer.name, view.customer.email, view.customer.phone].filter(Boolean).join(', ') : null;
+  const detail = (label: string, value: string | null) =>
+    value ? `<tr>${td(e(label), 'color:#6b7280;width:38%;')}${td(e(value))}</tr>` : '';
+  const customer = view.customer
+    ? [view.customer.name, view.customer.email, view.customer.phone].filter(Boolean).join(', ')
+    : null;
   const items = view.lineItems
     .map(
       (i) =>
-        `<tr style="border-bottom:1px solid #e5e7eb;">${td(`${e(i.name)}<br><span style="color:#6b7280;font-size:12px;">${e(t.quantity(i.quantity))} x ${e(t.money(i.unitAmount))}</span>`)}${td(e(t.money(i.amount)), num + 'vertical-align:top;')}</tr>`,
+        `<tr style="border-bottom:1px solid #e5e7eb;">${td(`${e(i.name)}<br><span style="color:#6b7280;font-size:12px;">${e(t.quantity(i.quantity))} x ${e(t.money(i.unitAmount))}</span>`)}${td(e(t.money(i.amount)), `${num}vertical-align:top;`)}</tr>`,
     )
     .join('');
   const totals =
     (view.tax
       ? `<tr>${td(e(L.subtotal), 'color:#6b7280;')}${td(e(t.money(view.subtotal)), num)}</tr><tr>${td(e(t.taxLine!), 'color:#6b7280;')}${td(e(t.money(view.tax.amount)), num)}</tr>`
       : '') +
-    `<tr style="border-top:2px solid #111827;">${td(e(L.total), 'font-size:16px;font-weight:700;padding-top:8px;')}${td(e(t.money(view.total)), num + 'font-size:16px;font-weight:700;padding-top:8px;')}</tr>` +
-    (view.tax?.included ? `<tr>${td(e(L.taxIncluded(view.tax.label)), 'color:#6b7280;font-size:12px;', ' colspan="2"')}</tr>` : '');
+    `<tr style="border-top:2px solid #111827;">${td(e(L.total), 'font-size:16px;font-weight:700;padding-top:8px;')}${td(e(t.money(view.total)), `${num}font-size:16px;font-weight:700;padding-top:8px;`)}</tr>` +
+    (view.tax?.included
+      ? `<tr>${td(e(L.taxIncluded(view.tax.label)), 'color:#6b7280;font-size:12px;', ' colspan="2"')}</tr>`
+      : '');
 
   const source = `<mjml lang="${e(view.language)}">
   <mj-head>
@@ -123,8 +128,10 @@ export async function sendReceiptEmail(
   opts: { to?: string | null; pdf?: Buffer; smtpUrl?: string; from?: string } = {},
 ): Promise<{ messageId: string; to: string }> {
   const to = (opts.to ?? view.customer?.email ?? '').trim();
-  if (!to) throw new DomainError('no_recipient', 'The receipt has no customer email; give `to`', { resource: 'receipt' });
-  if (to.length > 254 || !ADDRESS.test(to)) throw new DomainError('validation_error', 'Not an email address', { field: 'to', resource: 'receipt' });
+  if (!to)
+    throw new DomainError('no_recipient', 'The receipt has no customer email; give `to`', { resource: 'receipt' });
+  if (to.length > 254 || !ADDRESS.test(to))
+    throw new DomainError('validation_error', 'Not an email address', { field: 'to', resource: 'receipt' });
   const smtpUrl = opts.smtpUrl ?? config.smtpUrl;
   if (!smtpUrl) throw new DomainError('email_failed', 'Email is not configured (SMTP_URL)', { resource: 'receipt' });
 
@@ -138,7 +145,13 @@ export async function sendReceiptEmail(
       html: mail.html,
       text: mail.text,
       headers: { 'Auto-Submitted': 'auto-generated' }, // RFC 3834: no vacation auto-replies
-      attachments: [{ filename: `${view.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`, content: pdf, contentType: 'application/pdf' }],
+      attachments: [
+        {
+          filename: `${view.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`,
+          content: pdf,
+          contentType: 'application/pdf',
+        },
+      ],
     });
     return { messageId: info.messageId, to };
   } catch (err) {

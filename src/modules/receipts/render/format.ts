@@ -60,7 +60,14 @@ export function formatDateTime(at: Date, locale: string, timezone: string): stri
   let df = dateFormats.get(key);
   if (!df) {
     df = new Intl.DateTimeFormat(locale, {
-      day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: timezone, timeZoneName: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZone: timezone,
+      timeZoneName: 'short',
     });
     dateFormats.set(key, df);
   }

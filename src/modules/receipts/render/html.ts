@@ -49,7 +49,11 @@ export function renderReceiptHtml(view: ReceiptView): string {
     )
     .join('');
   const customer = view.customer
-    ? `<div class="customer"><div class="muted small">${e(L.customer)}</div>${[view.customer.name, view.customer.email, view.customer.phone]
+    ? `<div class="customer"><div class="muted small">${e(L.customer)}</div>${[
+        view.customer.name,
+        view.customer.email,
+        view.customer.phone,
+      ]
         .map((v, i) => (v ? `<div${i === 0 ? ' class="strong"' : ''}>${e(v)}</div>` : ''))
         .join('')}</div>`
     : '';

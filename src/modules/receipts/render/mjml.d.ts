@@ -14,5 +14,8 @@ declare module 'mjml' {
     beautify?: boolean;
     ignoreIncludes?: boolean;
   }
-  export default function mjml2html(input: string, options?: MjmlOptions): Promise<{ html: string; errors: MjmlError[] }>;
+  export default function mjml2html(
+    input: string,
+    options?: MjmlOptions,
+  ): Promise<{ html: string; errors: MjmlError[] }>;
 }

@@ -51,7 +51,10 @@ function useFont(doc: Doc, name: string, share: boolean) {
   const d = doc as unknown as InternalDoc;
   const cached = share ? sharedFonts.get(name) : undefined;
   if (cached && d._fontFamilies && typeof d._fontCount === 'number' && !d._fontFamilies[name]) {
-    d._fontFamilies[name] = Object.assign(Object.create(cached.proto), cached.fields, { document: doc, id: `F${++d._fontCount}` });
+    d._fontFamilies[name] = Object.assign(Object.create(cached.proto), cached.fields, {
+      document: doc,
+      id: `F${++d._fontCount}`,
+    });
   }
   doc.font(name);
   const font = d._font;
@@ -109,7 +112,10 @@ class Pen {
   line(s: string, x: number, y: number, o: TextOpts & { fit?: number } = {}) {
     const text = toWinAnsi(s);
     let size = o.size ?? 9;
-    this.doc.font(o.font ?? REGULAR).fontSize(size).fillColor(o.color ?? INK);
+    this.doc
+      .font(o.font ?? REGULAR)
+      .fontSize(size)
+      .fillColor(o.color ?? INK);
     let w = o.align && o.align !== 'left' ? this.doc.widthOfString(text) : 0;
     if (o.fit) {
       w = this.doc.widthOfString(text);
@@ -124,7 +130,10 @@ class Pen {
 
   /** Wrapped text in a box (line breaks kept); returns the y below it. */
   block(s: string, x: number, y: number, width: number, o: TextOpts = {}): number {
-    this.doc.font(o.font ?? REGULAR).fontSize(o.size ?? 9).fillColor(o.color ?? INK);
+    this.doc
+      .font(o.font ?? REGULAR)
+      .fontSize(o.size ?? 9)
+      .fillColor(o.color ?? INK);
     this.doc.text(toWinAnsi(s, true), x, y, { width, align: o.align ?? 'left', lineGap: 1 });
     return this.doc.y;
   }
@@ -138,7 +147,8 @@ class Pen {
     this.doc.font(font).fontSize(size);
     let text = toWinAnsi(s);
     if (this.doc.widthOfString(text) <= width) return text;
-    while (text.length > 1 && this.doc.widthOfString(`${text}...`) > width) text = text.slice(0, Math.floor(text.length * 0.9));
+    while (text.length > 1 && this.doc.widthOfString(`${text}...`) > width)
+      text = text.slice(0, Math.floor(text.length * 0.9));
     return `${text}...`;
   }
 
@@ -202,7 +212,12 @@ function drawDetails({ pen, view, t }: Ctx, top: number): number {
     pen.line(L.customer, customerX, top, { size: 8, color: MUTED });
     let cy = top + 11;
     for (const v of [view.customer.name, view.customer.email, view.customer.phone]) {
-      if (v) cy = pen.block(v, customerX, cy, RIGHT - customerX, { size: 8.5, font: v === view.customer.name ? BOLD : REGULAR }) + 1;
+      if (v)
+        cy =
+          pen.block(v, customerX, cy, RIGHT - customerX, {
+            size: 8.5,
+            font: v === view.customer.name ? BOLD : REGULAR,
+          }) + 1;
     }
     y = Math.max(y, cy);
   }
@@ -213,7 +228,10 @@ function drawDetails({ pen, view, t }: Ctx, top: number): number {
 function newPage({ pen, view, t }: Ctx): number {
   pen.doc.addPage();
   pen.doc.rect(0, 0, PAGE.width, 6).fill(t.accent);
-  pen.line(pen.clip(`${view.number} - ${view.merchant.name}`, W, REGULAR, 7.5), LEFT, PAGE.margin - 14, { size: 7.5, color: MUTED });
+  pen.line(pen.clip(`${view.number} - ${view.merchant.name}`, W, REGULAR, 7.5), LEFT, PAGE.margin - 14, {
+    size: 7.5,
+    color: MUTED,
+  });
   return PAGE.margin;
 }
 
@@ -251,7 +269,8 @@ function drawTotals(ctx: Ctx, top: number) {
   const needed = 18 * (view.tax ? 3 : 1) + 24 + closing.reduce((n, s) => n + pen.heightOf(s, W, BOLD, 10) + 6, 0);
   let y = (top + needed > BOTTOM ? newPage(ctx) : top) + 4;
   const labelX = RIGHT - 190;
-  const amount = (s: string, at: number, o: TextOpts = {}) => pen.line(s, X.amountR - 3, at, { ...o, align: 'right', fit: 120 });
+  const amount = (s: string, at: number, o: TextOpts = {}) =>
+    pen.line(s, X.amountR - 3, at, { ...o, align: 'right', fit: 120 });
   if (view.tax) {
     pen.line(t.L.subtotal, labelX, y, { color: MUTED });
     amount(t.money(view.subtotal), y);

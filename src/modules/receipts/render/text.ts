@@ -27,7 +27,7 @@ export function wrap(text: string, cols: number): string[] {
     for (const word of para.split(/\s+/).filter(Boolean)) {
       let w = word;
       if (line && width(line) + 1 + width(w) <= cols) {
-        line += ' ' + w;
+        line += ` ${w}`;
         continue;
       }
       if (line) out.push(line);
@@ -57,7 +57,11 @@ export function columns(left: string, right: string, cols: number): string[] {
  * The receipt's lines for a `cols`-wide slip. Every string that reaches a line goes through
  * `clean` first (the ESC/POS renderer passes toAscii), so widths are measured on what prints.
  */
-export function layoutReceiptLines(view: ReceiptView, cols: number, clean: (s: string) => string = (s) => s): TextLine[] {
+export function layoutReceiptLines(
+  view: ReceiptView,
+  cols: number,
+  clean: (s: string) => string = (s) => s,
+): TextLine[] {
   const t = receiptText(view);
   const L = t.L;
   const lines: TextLine[] = [];
@@ -69,7 +73,12 @@ export function layoutReceiptLines(view: ReceiptView, cols: number, clean: (s: s
     if (value) push(columns(clean(label), clean(value), cols), 'left', style);
   };
   const centred = (text: string | null, style: Pick<TextLine, 'bold' | 'tall'> = {}) => {
-    if (text) push(text.split(/\r?\n/).flatMap((part) => wrap(clean(part), cols)), 'center', style);
+    if (text)
+      push(
+        text.split(/\r?\n/).flatMap((part) => wrap(clean(part), cols)),
+        'center',
+        style,
+      );
   };
 
   centred(view.merchant.name, { bold: true, tall: true });
@@ -83,12 +92,14 @@ export function layoutReceiptLines(view: ReceiptView, cols: number, clean: (s: s
   kv(L.paid, t.paidAt);
   kv(L.method, view.paymentMethodLabel);
   kv(L.cashier, view.cashierName);
-  kv(L.customer, view.customer ? view.customer.name ?? view.customer.email ?? view.customer.phone : null);
+  kv(L.customer, view.customer ? (view.customer.name ?? view.customer.email ?? view.customer.phone) : null);
   kv(L.reference, view.reference);
   rule();
   for (const item of view.lineItems) {
     push(wrap(clean(item.name), cols));
-    push(columns(clean(`  ${t.quantity(item.quantity)} x ${t.money(item.unitAmount)}`), clean(t.money(item.amount)), cols));
+    push(
+      columns(clean(`  ${t.quantity(item.quantity)} x ${t.money(item.unitAmount)}`), clean(t.money(item.amount)), cols),
+    );
   }
   rule();
   if (view.tax) {

@@ -126,7 +126,8 @@ const METHOD_LABELS: Record<string, string> = {
 
 const nonEmpty = (s: string | null | undefined): string | null => (s != null && s.trim() !== '' ? s : null);
 const safeUrl = (s: string | null | undefined): string | null => (s && /^https?:\/\/[^\s]+$/i.test(s) ? s : null);
-const safeColor = (s: string | null | undefined): string => (s && /^#[0-9a-f]{6}$/i.test(s) ? s.toLowerCase() : DEFAULT_ACCENT_COLOR);
+const safeColor = (s: string | null | undefined): string =>
+  s && /^#[0-9a-f]{6}$/i.test(s) ? s.toLowerCase() : DEFAULT_ACCENT_COLOR;
 
 /**
  * Decides what a stored receipt shows: template switches applied (address shown or not, tax
@@ -139,9 +140,10 @@ export function buildReceiptView(
   const t = r.template ?? {};
   const language = ctx.language ?? (r.currency === 'IDR' ? 'id' : 'en');
   const showAddress = t.showMerchantAddress ?? true;
-  const customer = r.customer && (nonEmpty(r.customer.name) || nonEmpty(r.customer.email) || nonEmpty(r.customer.phone))
-    ? { name: nonEmpty(r.customer.name), email: nonEmpty(r.customer.email), phone: nonEmpty(r.customer.phone) }
-    : null;
+  const customer =
+    r.customer && (nonEmpty(r.customer.name) || nonEmpty(r.customer.email) || nonEmpty(r.customer.phone))
+      ? { name: nonEmpty(r.customer.name), email: nonEmpty(r.customer.email), phone: nonEmpty(r.customer.phone) }
+      : null;
   return {
     id: r.receiptId,
     number: r.number,
@@ -155,19 +157,29 @@ export function buildReceiptView(
     merchant: {
       name: r.merchant.name,
       tagline: nonEmpty(r.merchant.tagline),
-      address: showAddress ? nonEmpty(t.merchantAddress) ?? nonEmpty(r.merchant.address) : null,
+      address: showAddress ? (nonEmpty(t.merchantAddress) ?? nonEmpty(r.merchant.address)) : null,
       taxId: nonEmpty(t.merchantTaxId) ?? nonEmpty(r.merchant.taxId),
       logoUrl: safeUrl(r.merchant.logoUrl),
       accentColor: safeColor(r.merchant.accentColor),
     },
     customer,
-    lineItems: r.lineItems.map((li) => ({ name: li.name, quantity: li.qty, unitAmount: li.unitPrice, amount: li.subtotal })),
+    lineItems: r.lineItems.map((li) => ({
+      name: li.name,
+      quantity: li.qty,
+      unitAmount: li.unitPrice,
+      amount: li.subtotal,
+    })),
     subtotal: r.subtotal,
     tax: t.showTax
-      ? { label: nonEmpty(t.taxLabel) ?? DEFAULT_TAX_LABEL, rate: t.taxRate ?? DEFAULT_TAX_RATE, amount: r.taxAmount, included: true }
+      ? {
+          label: nonEmpty(t.taxLabel) ?? DEFAULT_TAX_LABEL,
+          rate: t.taxRate ?? DEFAULT_TAX_RATE,
+          amount: r.taxAmount,
+          included: true,
+        }
       : null,
     total: r.total,
-    paymentMethodLabel: nonEmpty(r.methodLabel) ?? (r.method ? METHOD_LABELS[r.method] ?? r.method : null),
+    paymentMethodLabel: nonEmpty(r.methodLabel) ?? (r.method ? (METHOD_LABELS[r.method] ?? r.method) : null),
     cashierName: nonEmpty(t.cashierLabel),
     reference: r.sourceId,
     thankYouText: nonEmpty(t.thankYouText) ?? DEFAULT_THANK_YOU_TEXT,
