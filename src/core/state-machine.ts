@@ -2,7 +2,7 @@
  * State machines as data (docs/architecture.md, "State machines"): each resource with states
  * declares one table of `from x trigger -> to + events` and its conflict code; `nextState` is the
  * one way to move, and every status list the SQL needs is derived from the table
- * (`statusesWhere`, `sqlIn`), so a status is written in one place. test/state-machines.test.ts walks
+ * (`statusesWhere`, `sqlIn`), so a status is written in one place. test/core/state-machines.test.ts walks
  * every machine and checks its statuses against the database; docs/states.md is drawn from them.
  */
 import { DomainError, type Resource } from './errors.ts';

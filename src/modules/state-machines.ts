@@ -1,6 +1,6 @@
 /**
  * Every state machine (src/core/state-machine.ts), by resource: walked by
- * test/state-machines.test.ts, drawn into docs/states.md. A machine defined in a module's
+ * test/core/state-machines.test.ts, drawn into docs/states.md. A machine defined in a module's
  * `states.ts` and missing here fails that test.
  */
 import { adapterMachine } from './adapters/states.ts';
