@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { lockName } from '../../core/locks.ts';
 import { switchScope } from '../../core/db/scope.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -43,8 +44,14 @@ async function slugTaken(slug: string): Promise<boolean> {
   );
   return (rowCount ?? 0) > 0;
 }
-async function freeSlug(name: string): Promise<string> {
+/**
+ * The name's slug if free, else with a random suffix. Two workspaces of one name created at once
+ * would both find it free: the transaction-scoped lock on the slug serialises them until the first
+ * commits, so the second sees its row (checked on another connection, after the lock).
+ */
+async function freeSlug(tx: Tx, name: string): Promise<string> {
   const base = slugify(name);
+  await lockName(tx, `slug:${base}`);
   if (base.length >= 2 && !(await slugTaken(base))) return base;
   return `${base}-${randomHex(3)}`;
 }
@@ -69,7 +76,7 @@ async function insertWorkspace(tx: Tx, input: NewWorkspace, ownerEmail: string, 
       partnerId: input.partnerId ?? null,
       isPlatformAdmin: input.isPlatformAdmin ?? false,
       name: input.name,
-      slug: await freeSlug(input.name),
+      slug: await freeSlug(tx, input.name),
       region,
       defaultCurrency: currency,
       timezone: regions[region].timezone,
