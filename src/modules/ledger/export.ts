@@ -9,7 +9,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
 import { db, inlineParams, scopeStatement, type Mode } from '../../core/db/client.ts';
-import { DomainError } from '../../core/errors.ts';
+import { checkCurrency } from '../../core/validation.ts';
 import { parsePeriod, type Period } from './period.ts';
 
 export const csvColumns = [
@@ -94,12 +94,8 @@ export async function ledgerCsvDownload(
   q: (name: string) => string | undefined,
 ) {
   const period = parsePeriod(q('from'), q('to'), 'ledger');
-  const currency = q('currency') ?? null;
-  if (currency !== null && !/^[A-Z]{3}$/.test(currency))
-    throw new DomainError('validation_error', 'currency must be an uppercase ISO 4217 code', {
-      field: 'currency',
-      resource: 'ledger',
-    });
+  const raw = q('currency');
+  const currency = raw === undefined ? null : checkCurrency(raw, 'currency', 'ledger');
   const name = (v: string | undefined) => String(v).replace(/[^0-9A-Za-z:._-]/g, '');
   return {
     filename: `ledger-${name(q('from'))}-to-${name(q('to'))}.csv`,
