@@ -9,6 +9,7 @@ import {
   type Tx,
 } from './client.ts';
 import { compile, sql as q, type Fragment } from './sql-template.ts';
+import type { RowScope } from '../resource.ts';
 
 export { sql, Fragment } from './sql-template.ts';
 
@@ -86,7 +87,7 @@ export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<
 }
 
 /** The scope of one workspace and mode, as tenant transactions take it. */
-export const scopeOf = (s: { workspaceId: string; mode: Mode }): TenantScope => ({
+export const scopeOf = (s: RowScope): TenantScope => ({
   workspaceId: s.workspaceId,
   modes: [s.mode],
 });

@@ -13,7 +13,7 @@
  * refunded (ledger: debit `unapplied:<adapter>`, credit `refund_due`, neither of which is the
  * merchant's balance).
  */
-import { inTenant, type Mode } from '../../core/db/client.ts';
+import { inTenant } from '../../core/db/client.ts';
 import { insertRows, columns, sql as q, toJson, type Sql } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
@@ -28,8 +28,9 @@ import {
 } from './states.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
 import type { Tx } from '../../core/db/client.ts';
+import type { RowScope } from '../../core/resource.ts';
 
-type Scope = { workspaceId: string; mode: Mode };
+type Scope = RowScope;
 
 /** Statuses of an attempt that may still be paid and should be voided when superseded. */
 export const liveAttempt = statusesWhere(attemptStates, 'supersede');

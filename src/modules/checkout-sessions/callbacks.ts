@@ -8,7 +8,7 @@
  * event row, the attempt and session, and on success the payment, receipt, ledger and events (or
  * the unapplied posting, attempts.ts). Repeated and late callbacks are answered 200.
  */
-import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { db, inTenant } from '../../core/db/client.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
@@ -34,8 +34,9 @@ import {
   type SessionStatus,
 } from './states.ts';
 import { applyRefundCallback } from '../refunds/settle.ts';
+import type { RowScope } from '../../core/resource.ts';
 
-type Tenant = { workspaceId: string; mode: Mode };
+type Tenant = RowScope;
 
 /** Which workspace and mode a callback claims to be for; verification then proves it. */
 async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenant[]> {

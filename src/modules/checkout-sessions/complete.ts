@@ -1,4 +1,3 @@
-import type { Mode } from '../../core/db/client.ts';
 import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { newId } from '../../core/ids.ts';
@@ -13,6 +12,7 @@ import { nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine, type SessionStatus } from './states.ts';
 import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
 import type { Superseded } from './attempts.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 /** The attempts a completion supersedes (the table's list, rendered once into the statement). */
 const supersedable = sqlIn(q`status`, statusesWhere(checkoutAttemptMachine, 'supersede'));
@@ -47,7 +47,7 @@ export interface Settlement {
  */
 export async function completeSession(
   tx: AnyTx,
-  scope: { workspaceId: string; mode: Mode },
+  scope: RowScope,
   s: CheckoutSession,
   how: Settlement,
   known?: ReceiptContext,

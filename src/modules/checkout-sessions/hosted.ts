@@ -36,9 +36,10 @@ import { isProviderError, type CreateChargeInput, type Instructions } from '../.
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
 import { failAttempt, newAttempt, recordCharge, voidAttempts, writeAttempt, type Superseded } from './attempts.ts';
 import { newId } from '../../core/ids.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 const err = errorsFor('checkout_session');
-type Scope = { workspaceId: string; mode: Mode; modes: readonly Mode[] };
+type Scope = RowScope & { modes: readonly Mode[] };
 
 const methodText: Record<PaymentMethod, { label: string; hint: string }> = {
   qris: { label: 'QRIS', hint: 'Scan with any Indonesian banking or e-wallet app' },

@@ -24,6 +24,7 @@ import {
 import { liveAttempt, voidAttempts, type Superseded } from './attempts.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import type { CreateSessionInput, LineItemInput, ListSessionsArgs } from './schema.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 const err = errorsFor('checkout_session');
 
@@ -190,15 +191,11 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
 }
 
 /** The session `s` locked for the rest of the transaction, with `also` read beside it when given. */
-const lockSql = (scope: { workspaceId: string; mode: Mode }, id: string, also?: Fragment) =>
+const lockSql = (scope: RowScope, id: string, also?: Fragment) =>
   q`SELECT s.*${also ? q`, ${also} AS also` : q.empty} FROM checkout_sessions s WHERE s.id = ${id} AND s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} FOR UPDATE OF s`;
 
 /** The session row, locked for the rest of the transaction: every state change starts here. */
-export async function lockSession(
-  tx: AnyTx,
-  scope: { workspaceId: string; mode: Mode },
-  id: string,
-): Promise<CheckoutSession | null> {
+export async function lockSession(tx: AnyTx, scope: RowScope, id: string): Promise<CheckoutSession | null> {
   const [row] = await sqlOf(tx).query<CheckoutSession>(lockSql(scope, id));
   return row ?? null;
 }
@@ -209,7 +206,7 @@ export async function lockSession(
  */
 export async function lockSessionWith<T>(
   sql: Sql,
-  scope: { workspaceId: string; mode: Mode },
+  scope: RowScope,
   id: string,
   also: Fragment,
 ): Promise<{ session: CheckoutSession; also: T } | null> {
@@ -226,7 +223,7 @@ export async function lockSessionWith<T>(
  */
 export async function cancelSessionIn(
   tx: Tx,
-  scope: { workspaceId: string; mode: Mode },
+  scope: RowScope,
   id: string,
 ): Promise<CheckoutSession & { superseded: Superseded[] }> {
   const s = await lockSession(tx, scope, id);
@@ -250,7 +247,7 @@ export async function cancelSessionIn(
 }
 
 /** Cancels and then withdraws the session's live attempts at their providers (outside the transaction). */
-export async function cancelSession(scope: { workspaceId: string; mode: Mode }, id: string): Promise<CheckoutSession> {
+export async function cancelSession(scope: RowScope, id: string): Promise<CheckoutSession> {
   const { superseded, ...row } = await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
     cancelSessionIn(tx, scope, id),
   );

@@ -8,9 +8,10 @@
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
-import { db, inlineParams, scopeStatement, type Mode } from '../../core/db/client.ts';
+import { db, inlineParams, scopeStatement } from '../../core/db/client.ts';
 import { checkCurrency } from '../../core/validation.ts';
 import { parsePeriod, type Period } from './period.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 export const csvColumns = [
   'postedAt',
@@ -57,11 +58,7 @@ function crlf(): Transform {
 }
 
 /** The period's CSV as a byte stream; the tenant transaction ends with the stream (COMMIT, or ROLLBACK on error). */
-export async function ledgerCsv(
-  scope: { workspaceId: string; mode: Mode },
-  p: Period,
-  currency: string | null,
-): Promise<Readable> {
+export async function ledgerCsv(scope: RowScope, p: Period, currency: string | null): Promise<Readable> {
   const client = await db().app.connect();
   try {
     await client.query(
@@ -89,10 +86,7 @@ export async function ledgerCsv(
  * The download as the edge serves it (src/server/edge-route.ts): the query read and checked, the
  * period's CSV stream and its file name.
  */
-export async function ledgerCsvDownload(
-  auth: { workspaceId: string; mode: Mode },
-  q: (name: string) => string | undefined,
-) {
+export async function ledgerCsvDownload(auth: RowScope, q: (name: string) => string | undefined) {
   const period = parsePeriod(q('from'), q('to'), 'ledger');
   const raw = q('currency');
   const currency = raw === undefined ? null : checkCurrency(raw, 'currency', 'ledger');

@@ -23,8 +23,9 @@ import { payoutMachine, type PayoutStatus } from './states.ts';
 // The rail's payouts: pending ones to (re)send, in-transit ones to ask about.
 const onTheRail = sqlIn(sql`status`, statusesWhere(payoutMachine, 'claim', 'mark_paid')).text;
 import type { Payout } from '../../generated/prisma/client.ts';
+import type { RowScope } from '../../core/resource.ts';
 
-type Scope = { workspaceId: string; mode: Mode };
+type Scope = RowScope;
 
 async function railFor(scope: Scope): Promise<ProviderA | null> {
   const key = { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' };

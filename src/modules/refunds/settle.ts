@@ -17,8 +17,9 @@ import { paymentMachine, type PaymentStatus } from '../payments/states.ts';
 import type { Payment, Refund } from '../../generated/prisma/client.ts';
 import type { RefundEvent } from '../../providers/index.ts';
 import type { ProviderAnswer } from './provider.ts';
+import type { RowScope } from '../../core/resource.ts';
 
-type Scope = { workspaceId: string; mode: Mode };
+type Scope = RowScope;
 export interface SettleOptions {
   accountId: string;
   requestId?: string;

@@ -3,15 +3,16 @@
  * called with no transaction open, then its answer is recorded in a short transaction under the
  * payment's lock. Shared so the request and the sweep follow one rule.
  */
-import { inTenant, type Mode } from '../../core/db/client.ts';
+import { inTenant } from '../../core/db/client.ts';
 import { logger } from '../../core/logger.ts';
 import { isProviderError, type ProviderError } from '../../providers/index.ts';
 import type { Adapter, Payment, Refund } from '../../generated/prisma/client.ts';
 import { callProvider, type ProviderAnswer } from './provider.ts';
 import { lockPayment, recordSubmission, type SettleOptions } from './settle.ts';
 import { awaitingProvider } from './states.ts';
+import type { RowScope } from '../../core/resource.ts';
 
-type Scope = { workspaceId: string; mode: Mode };
+type Scope = RowScope;
 
 /** The provider answered and refused this request: it did not and will not refund it. Anything else may have reached it. */
 export const isDefiniteRefusal = (e: ProviderError) => !e.retryable && e.reason !== 'bad_response';
