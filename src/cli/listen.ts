@@ -199,7 +199,9 @@ function subscribeOnce(
   });
 }
 
-/** Errors retrying cannot fix: GraphQL errors, 4403 (connection_init refused: key or signature), 4400/4401 (protocol). */
+/**
+ * Errors retrying cannot fix: GraphQL errors, 4403 (connection_init refused: key or signature), 4400/4401 (protocol).
+ */
 function fatal(e: unknown): FatalError | null {
   if (Array.isArray(e)) return new FatalError(`the server rejected the subscription: ${describe(e)}`);
   const code = (e as { code?: unknown })?.code;

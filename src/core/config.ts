@@ -72,7 +72,10 @@ export const config = {
   },
   /** Buckets the in-memory rate limiter keeps (least recently used dropped first). */
   rateLimitBuckets: int(process.env.SVC_RATE_BUCKETS, 100_000),
-  /** Fastify `trustProxy` (`true`, or the proxies' addresses/CIDRs comma-separated): client addresses then come from X-Forwarded-For. */
+  /**
+   * Fastify `trustProxy` (`true`, or the proxies' addresses/CIDRs comma-separated): client addresses then come from
+   * X-Forwarded-For.
+   */
   trustProxy: process.env.SVC_TRUST_PROXY || undefined,
   rateLimitDisabled: process.env.SVC_RATE_LIMIT === 'off',
   poolSize: int(process.env.SVC_DB_POOL, 20),

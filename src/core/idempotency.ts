@@ -116,7 +116,9 @@ const sealBody = (caller: Caller, key: string, body: Buffer) =>
 const unsealBody = (caller: Caller, key: string, body: Buffer) =>
   isSealed(body) ? unseal('idempotency_keys', bodyRow(caller, key), body) : body;
 
-/** The body with every secret it returned (a JSON string) replaced by null. Secrets are random, so the match is exact. */
+/**
+ * The body with every secret it returned (a JSON string) replaced by null. Secrets are random, so the match is exact.
+ */
 function withoutSecrets(body: Buffer, secrets: Set<string>): Buffer {
   if (!secrets.size) return body;
   let text = body.toString('utf8');

@@ -76,7 +76,10 @@ export function parseLimit(value: number | null | undefined, fallback: number): 
 
 export type Order = 'asc' | 'desc';
 
-/** spec Pagination: a list's `order` is `asc` or `desc` (default desc); anything else is refused, in the resource's spelling. */
+/**
+ * spec Pagination: a list's `order` is `asc` or `desc` (default desc); anything else is refused, in the resource's
+ * spelling.
+ */
 export function checkOrder(order: string | null | undefined, resource: Resource): void {
   if (order && order !== 'asc' && order !== 'desc')
     throw new DomainError('validation_error', 'order must be asc or desc', { field: 'order', resource });

@@ -17,7 +17,10 @@ export const sealedColumns = {
 export type SealedTable = keyof typeof sealedColumns;
 type RowOf<T extends SealedTable> = Record<(typeof sealedColumns)[T]['row'][number], string>;
 
-/** The associated data: table and row identity (the columns of one table share it, so a row may move a value between them). */
+/**
+ * The associated data: table and row identity (the columns of one table share it, so a row may move a value between
+ * them).
+ */
 export function rowAad<T extends SealedTable>(table: T, row: RowOf<T>): string {
   return ['svc', table, ...sealedColumns[table].row.map((c) => (row as Record<string, string>)[c])].join('\0');
 }

@@ -291,7 +291,10 @@ export class ProviderB implements Provider {
     return { ...event, status: 'succeeded', amount: amount ?? event.amount, raw: s };
   }
 
-  /** Core API `POST /v2/{order_id}/expire`: a pending transaction expires at once (407); 412 when it is no longer pending. */
+  /**
+   * Core API `POST /v2/{order_id}/expire`: a pending transaction expires at once (407); 412 when it is no longer
+   * pending.
+   */
   async voidCharge(ref: ChargeRef): Promise<boolean> {
     const res = await this.http.request({
       method: 'POST',
@@ -340,7 +343,10 @@ export class ProviderB implements Provider {
   }
 }
 
-/** settlement/capture paid (capture only once the fraud check accepts), deny/cancel/failure failed, expire expired, refunded still paid. */
+/**
+ * settlement/capture paid (capture only once the fraud check accepts), deny/cancel/failure failed, expire expired,
+ * refunded still paid.
+ */
 function statusOf(transactionStatus: unknown, fraudStatus: unknown): ChargeStatus {
   switch (transactionStatus) {
     case 'settlement':

@@ -67,7 +67,8 @@ export function createGraphQL(): Yoga {
         const original = error instanceof GraphQLError ? error.originalError : error;
         if (isDomainError(original)) return original;
         if (error instanceof GraphQLError && !error.originalError) return error;
-        // Variable coercion (missing or mistyped input field) wraps a GraphQLError and has no path: a client error, not a crash.
+        // Variable coercion (missing or mistyped input field) wraps a GraphQLError and has no path: a client error, not
+        // a crash.
         if (error instanceof GraphQLError && !error.path && original instanceof GraphQLError) return error;
         // yoga's own logging is off (pino logs requests), so the masked cause is logged here.
         logger.error({ err: original ?? error }, 'unhandled error in a resolver');

@@ -67,7 +67,10 @@ async function loadKey(keyId: string): Promise<KeyRow | null> {
   return row;
 }
 
-/** The stored signing key, decrypted; a value that does not decrypt for this row (copied from another) makes the key unusable. */
+/**
+ * The stored signing key, decrypted; a value that does not decrypt for this row (copied from another) makes the key
+ * unusable.
+ */
 function withSigningKey(row: Omit<KeyRow, 'signingKey'> & { signingKey: Buffer }): KeyRow | null {
   try {
     return { ...row, signingKey: createSecretKey(unseal('api_keys', row, row.signingKey)) };

@@ -41,7 +41,8 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
   // Its own login, not `SET ROLE` on an owner connection: nothing on it can switch back to the owner.
   const app = new pg.Pool({ connectionString: opts.appUrl ?? appDatabaseUrl(url), max: config.poolSize });
   const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
-  // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the process.
+  // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the
+  // process.
   for (const pool of [app, system])
     pool.on('error', (err) =>
       logger.warn({ code: (err as { code?: string }).code, reason: err.message }, 'idle database connection lost'),

@@ -130,7 +130,10 @@ export async function updateRow<R>(
   return row;
 }
 
-/** A checked-out `pg` client as `Sql` (rows in Prisma's shape), for work on the system pool: the relay and the webhook worker. */
+/**
+ * A checked-out `pg` client as `Sql` (rows in Prisma's shape), for work on the system pool: the relay and the webhook
+ * worker.
+ */
 export const clientSql = (client: pg.ClientBase): Sql => {
   const query = async <R>(statement: Fragment) => (await client.query({ ...compile(statement), types })).rows as R[];
   return { query, last: query };

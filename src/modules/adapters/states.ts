@@ -31,7 +31,9 @@ export const adapterMachine = defineMachine({
 
 export type AdapterStatus = StatusOf<typeof adapterMachine>;
 
-/** The status after `trigger`, or the current one where the table has no such move (a disabled adapter stays disabled). */
+/**
+ * The status after `trigger`, or the current one where the table has no such move (a disabled adapter stays disabled).
+ */
 export const adapterStatusAfter = (
   current: AdapterStatus,
   trigger: 'reconfigure' | 'gateway_failed' | 'gateway_succeeded',

@@ -85,7 +85,10 @@ FROM (SELECT 1) one LEFT JOIN adapters a ON a."workspaceId" = ${ws} AND a.mode =
   return { superseded, adapter: adapter.kind ? (adapter as Adapter) : null };
 }
 
-/** A new attempt row (phase 1), `creating` for a provider call (`create`), `open` when nothing is called (`create_open`). */
+/**
+ * A new attempt row (phase 1), `creating` for a provider call (`create`), `open` when nothing is called
+ * (`create_open`).
+ */
 export function newAttempt(
   scope: Scope,
   s: CheckoutSession,
@@ -241,7 +244,10 @@ export async function recordUnapplied(
   );
 }
 
-/** A provider call that failed (or never answered): the attempt is `failed` and the session, if still pending on it, open again (compare-and-set). */
+/**
+ * A provider call that failed (or never answered): the attempt is `failed` and the session, if still pending on it,
+ * open again (compare-and-set).
+ */
 export async function failAttempt(
   scope: Scope,
   a: Pick<CheckoutAttempt, 'id' | 'checkoutSessionId' | 'number'>,

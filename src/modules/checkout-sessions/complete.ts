@@ -80,7 +80,8 @@ export async function completeSession(
     updatedAt: now,
   };
   const receipt = prepareSessionReceipt(scope, context, s, payment, now);
-  // Chart of accounts: docs/decisions.md (Checkout sessions). Gross is held at the adapter until paid out; the merchant's
+  // Chart of accounts: docs/decisions.md (Checkout sessions). Gross is held at the adapter until paid out; the
+  // merchant's
   // `payments` balance carries it, less the provider's fee and the tax owed.
   const settlement = `settlement:${how.adapter}`;
   const legs: LedgerLeg[] = [

@@ -9,7 +9,10 @@ import type { TriggerEventInput } from './schema.ts';
 
 const err = errorsFor('event');
 
-/** Nesting depth allowed in `data` (objects and arrays): far deeper nesting is refused before PostgreSQL's jsonb parser, whose stack it would exhaust. */
+/**
+ * Nesting depth allowed in `data` (objects and arrays): far deeper nesting is refused before PostgreSQL's jsonb parser,
+ * whose stack it would exhaust.
+ */
 export const maxDataDepth = 32;
 
 /** How deeply objects and arrays nest in a JSON value (iterative: any input depth is safe). */

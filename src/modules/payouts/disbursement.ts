@@ -47,7 +47,10 @@ async function claim(scope: Scope, id: string): Promise<Payout | null> {
   return row ?? null;
 }
 
-/** Hands a pending payout to the rail. A failed call leaves it pending and claimed: the job retries it with the same key. */
+/**
+ * Hands a pending payout to the rail. A failed call leaves it pending and claimed: the job retries it with the same
+ * key.
+ */
 export async function disburse(tenant: Scope, pending: Payout, requestId?: string): Promise<Payout> {
   const scope = { workspaceId: tenant.workspaceId, mode: tenant.mode };
   const rail = await railFor(scope);

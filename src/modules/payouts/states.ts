@@ -44,5 +44,8 @@ export const payoutStatuses = payoutMachine.statuses;
 export type PayoutStatus = StatusOf<typeof payoutMachine>;
 export type PayoutTrigger = TriggerOf<typeof payoutMachine>;
 
-/** Statuses whose amount is locked out of `available` (spec Balance: pending and in_transit): those the bank may still pay. */
+/**
+ * Statuses whose amount is locked out of `available` (spec Balance: pending and in_transit): those the bank may still
+ * pay.
+ */
 export const locking = statusesWhere(payoutMachine, 'initiate', 'mark_paid');

@@ -15,7 +15,10 @@ export interface ProviderAnswer {
   providerRefundId: string | null;
 }
 
-/** The answer when no provider is involved; null when the payment's provider must be called. Throws when no refund path exists. */
+/**
+ * The answer when no provider is involved; null when the payment's provider must be called. Throws when no refund path
+ * exists.
+ */
 export function localAnswer(scope: { mode: Mode }, payment: Payment): ProviderAnswer | null {
   const adapter = payment.adapter ?? 'manual';
   // The merchant returned the money offline; the refund records it.

@@ -14,7 +14,9 @@ import type { RowScope } from '../../core/resource.ts';
 
 type Scope = RowScope;
 
-/** The provider answered and refused this request: it did not and will not refund it. Anything else may have reached it. */
+/**
+ * The provider answered and refused this request: it did not and will not refund it. Anything else may have reached it.
+ */
 export const isDefiniteRefusal = (e: ProviderError) => !e.retryable && e.reason !== 'bad_response';
 
 /** Records an answer (phase 3). Compare-and-set: a row already submitted (callback, sweep) is returned as it is. */
@@ -59,7 +61,10 @@ export async function submitRefund(
   return recordAnswer(scope, refund, answer, opts);
 }
 
-/** The request's refusal path: the row never announced is removed (as the old single transaction rolled back), then the 502. */
+/**
+ * The request's refusal path: the row never announced is removed (as the old single transaction rolled back), then the
+ * 502.
+ */
 async function discardUnsubmitted(scope: Scope, refund: Refund, e: ProviderError): Promise<never> {
   await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
     tx.refund.deleteMany({
