@@ -26,7 +26,9 @@ const EVENT_FIELDS = [
   'data',
   'metadata',
 ] as const;
-const SUBSCRIPTION = `subscription Listen($types: [String!], $after: ID) { events(types: $types, after: $after) { ${EVENT_FIELDS.join(' ')} } }`;
+const SUBSCRIPTION =
+  'subscription Listen($types: [String!], $after: ID) { events(types: $types, after: $after) { ' +
+  `${EVENT_FIELDS.join(' ')} } }`;
 const FORWARD_TIMEOUT_MS = 10_000;
 
 type ListenEvent = Record<(typeof EVENT_FIELDS)[number], unknown> & { id: string; type: string };
@@ -108,7 +110,8 @@ function options(args: string[]): ListenOptions {
   const forwardTo = values['forward-to'];
   if (!forwardTo || !keyId || !secret) {
     throw new Error(
-      'usage: svc listen --forward-to <url> [--events a,b] [--format svc|standard] [--base-url <url>] --key-id <pk_..> --secret <sk_..>',
+      'usage: svc listen --forward-to <url> [--events a,b] [--format svc|standard] [--base-url <url>] ' +
+        '--key-id <pk_..> --secret <sk_..>',
     );
   }
   if (!/^https?:\/\/[^/]/.test(forwardTo) || !URL.canParse(forwardTo))
@@ -139,7 +142,8 @@ async function latestEventId(opts: ListenOptions): Promise<string | null> {
   const res = await createClient(opts).get('/v1/events?limit=1');
   if (res.status === 401 || res.status === 403)
     throw new FatalError(
-      `the server refused the API key (${res.status} ${res.json?.error?.code ?? ''}): check --key-id/--secret (or SVC_KEY_ID/SVC_SECRET) and the clock`,
+      `the server refused the API key (${res.status} ${res.json?.error?.code ?? ''}): ` +
+        'check --key-id/--secret (or SVC_KEY_ID/SVC_SECRET) and the clock',
     );
   if (res.status !== 200) throw new Error(`GET /v1/events answered ${res.status}`);
   return res.json.data[0]?.id ?? null;
@@ -207,7 +211,8 @@ function fatal(e: unknown): FatalError | null {
   const code = (e as { code?: unknown })?.code;
   if (code === 4403)
     return new FatalError(
-      `the server refused the API key (${describe(e)}): check --key-id/--secret (or SVC_KEY_ID/SVC_SECRET) and the clock`,
+      `the server refused the API key (${describe(e)}): ` +
+        'check --key-id/--secret (or SVC_KEY_ID/SVC_SECRET) and the clock',
     );
   if (code === 4400 || code === 4401) return new FatalError(`the server closed the connection (${describe(e)})`);
   return null;

@@ -62,7 +62,8 @@ async function rotateColumn(
     const params: unknown[] = after ? [...after] : [];
     const where: string = after ? ` AND (${keyList}) > (${keyCols.map((_, i) => `$${i + 1}`).join(', ')})` : '';
     const { rows }: { rows: Record<string, string | Buffer>[] } = await client.query<Record<string, string | Buffer>>(
-      `SELECT ${keyList}, ${q(column)} AS sealed FROM ${table} WHERE ${q(column)} IS NOT NULL${where} ORDER BY ${keyList} LIMIT ${BATCH}`,
+      `SELECT ${keyList}, ${q(column)} AS sealed FROM ${table}
+       WHERE ${q(column)} IS NOT NULL${where} ORDER BY ${keyList} LIMIT ${BATCH}`,
       params,
     );
     if (!rows.length) break;
@@ -76,7 +77,8 @@ async function rotateColumn(
       } catch {
         report.failed++;
         print(
-          `  ${report.column} ${keyCols.map((c) => key[c]).join('/')}: does not decrypt with any key of the ring (left as it is)`,
+          `  ${report.column} ${keyCols.map((c) => key[c]).join('/')}: ` +
+            'does not decrypt with any key of the ring (left as it is)',
         );
         continue;
       }
@@ -97,7 +99,8 @@ async function rotateColumn(
     const last = rows[rows.length - 1];
     after = keyCols.map((c): string => last[c] as string);
     print(
-      `  ${report.column}: ${report.rewritten + report.current + report.failed}/${report.total} (re-encrypted ${report.rewritten}, already current ${report.current}, failed ${report.failed})`,
+      `  ${report.column}: ${report.rewritten + report.current + report.failed}/${report.total} ` +
+        `(re-encrypted ${report.rewritten}, already current ${report.current}, failed ${report.failed})`,
     );
   }
   return report;

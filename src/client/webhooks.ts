@@ -105,7 +105,8 @@ function parseSignatureHeaders(headers: WebhookHeaders): ParsedSignature {
   if (['webhook-id', 'webhook-timestamp', 'webhook-signature'].some((h) => header(headers, h) !== undefined))
     return parseStandard(headers);
   throw headerError(
-    'no signature header: expected X-Svc-Signature (svc format) or webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks format). ' +
+    'no signature header: expected X-Svc-Signature (svc format) or ' +
+      'webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks format). ' +
       'Check that a proxy or your framework does not drop them.',
   );
 }
@@ -143,7 +144,8 @@ function parseStandard(headers: WebhookHeaders): ParsedSignature {
   const v1 = entries.filter((e) => e.startsWith('v1,')).map((e) => e.slice(3));
   if (!v1.length || v1.some((s) => !/^[A-Za-z0-9+/]{43}=$/.test(s))) {
     throw headerError(
-      `webhook-signature header ${sig === undefined ? 'missing' : `malformed ("${sig}")`}: expected v1,<base64 HMAC-SHA256>[ v1,<base64>]`,
+      `webhook-signature header ${sig === undefined ? 'missing' : `malformed ("${sig}")`}: ` +
+        'expected v1,<base64 HMAC-SHA256>[ v1,<base64>]',
     );
   }
   return {
@@ -160,16 +162,22 @@ function parseStandard(headers: WebhookHeaders): ParsedSignature {
 function rawBody(payload: unknown): Buffer {
   if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
   if (payload instanceof Uint8Array) return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const what =
+    payload === null || payload === undefined
+      ? String(payload)
+      : `a parsed ${Array.isArray(payload) ? 'array' : typeof payload}`;
   throw new WebhookVerificationError(
     'body',
-    `payload is ${payload === null || payload === undefined ? String(payload) : `a parsed ${Array.isArray(payload) ? 'array' : typeof payload}`}, not the raw body: ` +
+    `payload is ${what}, not the raw body: ` +
       'your framework parsed the JSON before you verified it. Pass the raw request bytes as received ' +
-      "(Express: express.raw({ type: 'application/json' }) on this route; Fastify: the rawBody option or a buffer content-type parser; fetch/Next.js: await req.text()).",
+      "(Express: express.raw({ type: 'application/json' }) on this route; " +
+      'Fastify: the rawBody option or a buffer content-type parser; fetch/Next.js: await req.text()).',
   );
 }
 
 function secretList(secret: string | readonly string[]): string[] {
-  const list = (Array.isArray(secret) ? secret : [secret]).map((s: unknown) => (typeof s === 'string' ? s : '')); // positions stay: `#n` in messages
+  // positions stay: `#n` in messages
+  const list = (Array.isArray(secret) ? secret : [secret]).map((s: unknown) => (typeof s === 'string' ? s : ''));
   if (!list.some(Boolean))
     throw new WebhookVerificationError('secret', "no signing secret given: pass the endpoint's secret (whsec_…)");
   return list;
@@ -207,7 +215,8 @@ function checkTolerance(sig: ParsedSignature, toleranceSec: number, now: number 
   if (Math.abs(skew) <= toleranceSec) return;
   throw new WebhookVerificationError(
     'timestamp',
-    `signature is valid but the timestamp (${sig.timestampHeader}${sig.timestamp}) is ${Math.abs(skew)} s in the ${skew > 0 ? 'past' : 'future'} ` +
+    `signature is valid but the timestamp (${sig.timestampHeader}${sig.timestamp}) ` +
+      `is ${Math.abs(skew)} s in the ${skew > 0 ? 'past' : 'future'} ` +
       `(tolerance ${toleranceSec} s). If this delivery just arrived, your clock is off: sync it (NTP). ` +
       'Otherwise it is a replay of an old delivery: reject it.',
   );
@@ -245,7 +254,8 @@ function alteredTimestamp(sig: ParsedSignature, secrets: string[], body: Buffer)
       if (!secrets.some((s) => signs(sig, s, t, body))) continue;
       return new WebhookVerificationError(
         'timestamp',
-        `the timestamp header was altered: the signature is for ${sig.timestampHeader}${t}, but the header says ${sig.timestamp} (${d} s off). ` +
+        `the timestamp header was altered: the signature is for ${sig.timestampHeader}${t}, ` +
+          `but the header says ${sig.timestamp} (${d} s off). ` +
           'Pass the headers exactly as received; nothing between the sender and your code may rewrite them.',
       );
     }
@@ -299,7 +309,8 @@ function reserialisedBody(sig: ParsedSignature, secrets: string[], body: Buffer)
       'body',
       `the body was changed after it arrived: ${how}. ` +
         'A framework or middleware re-serialised it (a JSON body parser, a logger, an editor adding a newline). ' +
-        "Verify the raw request bytes exactly as received (Express: express.raw({ type: 'application/json' }); Fastify: rawBody).",
+        'Verify the raw request bytes exactly as received ' +
+        "(Express: express.raw({ type: 'application/json' }); Fastify: rawBody).",
     );
   }
   return null;
@@ -328,7 +339,8 @@ function secretMistake(sig: ParsedSignature, secrets: string[], body: Buffer) {
           : ['the whole secret string as UTF-8', 'the base64 decoding of the part after whsec_'];
       return new WebhookVerificationError(
         'secret',
-        `${name} matches, but the signature was made with the wrong key derivation: ${used}, where the ${sig.format} format keys HMAC with ${want}. ` +
+        `${name} matches, but the signature was made with the wrong key derivation: ${used}, ` +
+          `where the ${sig.format} format keys HMAC with ${want}. ` +
           'Whatever signed this delivery mixed up the two formats.',
       );
     }
@@ -343,7 +355,8 @@ function noMatch(sig: ParsedSignature, secrets: string[]) {
       : `the secret (${last4(secrets[0].trim())}) is not`;
   return new WebhookVerificationError(
     'secret',
-    `no signature matches: ${which} this endpoint's current signing secret (${sig.format} format; check the endpoint, test vs live mode, ` +
+    `no signature matches: ${which} this endpoint's current signing secret ` +
+      `(${sig.format} format; check the endpoint, test vs live mode, ` +
       'and whether the secret was rotated), or the body changed in transit.',
   );
 }
