@@ -16,7 +16,11 @@ export async function nextCounter(tx: AnyTx, scope: RowScope, name: string): Pro
  * to select from, so the row lock is taken once it is read.
  */
 export const nextCounterSql = (workspaceId: string, mode: string, name: string, after?: string): Fragment => sql`
-  INSERT INTO counters ("workspaceId", mode, name, value) ${after ? sql`SELECT ${workspaceId}, ${mode}, ${name}, 1 FROM ${sql.id(after)}` : sql`VALUES (${workspaceId}, ${mode}, ${name}, 1)`}
+  INSERT INTO counters ("workspaceId", mode, name, value) ${
+    after
+      ? sql`SELECT ${workspaceId}, ${mode}, ${name}, 1 FROM ${sql.id(after)}`
+      : sql`VALUES (${workspaceId}, ${mode}, ${name}, 1)`
+  }
   ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = counters.value + 1
   RETURNING value`;
 

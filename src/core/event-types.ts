@@ -35,7 +35,8 @@ export const eventTypes = {
   'payout.paid': 'a payout reached the bank; the ledger posting under code payout is made',
   'payout.failed': 'a payout was rejected; failureReason is set and the funds are available again',
   'webhook_endpoint.disabled':
-    'an endpoint failed 20 delivery attempts in a row and is now errored (config and secret kept; re-enable with PATCH enabled: true)',
+    'an endpoint failed 20 delivery attempts in a row and is now errored ' +
+    '(config and secret kept; re-enable with PATCH enabled: true)',
 } as const;
 
 export type EventType = keyof typeof eventTypes;

@@ -73,22 +73,28 @@ export async function withIdempotency(
   // A takeover (same request, lease over) keeps the key's expiry and operation; an expired key starts afresh.
   const claimed = await tenantQuery<{ operationId: string }>(
     tenant,
-    sql`INSERT INTO idempotency_keys ("workspaceId", mode, key, fingerprint, state, "expiresAt", "apiKeyId", "claimId", "leaseUntil", "operationId")
-     VALUES (${caller.workspaceId}, ${caller.mode}, ${key}, ${fingerprint}, 'in_flight', ${expires}, ${caller.apiKeyId}, ${claimId}, ${lease}, ${claimId})
+    sql`INSERT INTO idempotency_keys
+       ("workspaceId", mode, key, fingerprint, state, "expiresAt", "apiKeyId", "claimId", "leaseUntil", "operationId")
+     VALUES (${caller.workspaceId}, ${caller.mode}, ${key}, ${fingerprint}, 'in_flight', ${expires},
+       ${caller.apiKeyId}, ${claimId}, ${lease}, ${claimId})
      ON CONFLICT ("workspaceId", mode, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight',
        "statusCode" = NULL, headers = NULL, body = NULL, scopes = NULL,
        "apiKeyId" = EXCLUDED."apiKeyId", "claimId" = EXCLUDED."claimId", "leaseUntil" = EXCLUDED."leaseUntil",
-       "expiresAt" = CASE WHEN idempotency_keys."expiresAt" < ${now} THEN EXCLUDED."expiresAt" ELSE idempotency_keys."expiresAt" END,
+       "expiresAt" = CASE WHEN idempotency_keys."expiresAt" < ${now} THEN EXCLUDED."expiresAt"
+         ELSE idempotency_keys."expiresAt" END,
        "createdAt" = CASE WHEN idempotency_keys."expiresAt" < ${now} THEN now() ELSE idempotency_keys."createdAt" END,
-       "operationId" = CASE WHEN idempotency_keys."expiresAt" < ${now} OR idempotency_keys."operationId" IS NULL THEN EXCLUDED."operationId" ELSE idempotency_keys."operationId" END
+       "operationId" = CASE WHEN idempotency_keys."expiresAt" < ${now} OR idempotency_keys."operationId" IS NULL
+         THEN EXCLUDED."operationId" ELSE idempotency_keys."operationId" END
        WHERE idempotency_keys."expiresAt" < ${now}
           OR (idempotency_keys.state = 'in_flight' AND idempotency_keys."leaseUntil" < ${now}
-              AND idempotency_keys.fingerprint = EXCLUDED.fingerprint AND idempotency_keys."apiKeyId" = EXCLUDED."apiKeyId")
+              AND idempotency_keys.fingerprint = EXCLUDED.fingerprint
+              AND idempotency_keys."apiKeyId" = EXCLUDED."apiKeyId")
      RETURNING "operationId"`,
   );
   if (!claimed.length) return replay(tenant, caller, key, fingerprint, resource);
   notes.operationId = claimed[0].operationId;
-  const where = sql`"workspaceId" = ${caller.workspaceId} AND mode = ${caller.mode} AND key = ${key} AND "claimId" = ${claimId}`;
+  const where = sql`"workspaceId" = ${caller.workspaceId} AND mode = ${caller.mode} AND key = ${key}
+    AND "claimId" = ${claimId}`;
   const release = () => tenantQuery(tenant, sql`DELETE FROM idempotency_keys WHERE ${where}`).catch(() => {});
   let response: StoredResponse;
   try {
@@ -101,8 +107,10 @@ export async function withIdempotency(
   else {
     await tenantQuery(
       tenant,
-      sql`UPDATE idempotency_keys SET state = 'done', "statusCode" = ${response.status}, headers = ${JSON.stringify(response.headers)},
-        body = ${sealBody(caller, key, withoutSecrets(response.body, notes.secrets))}, scopes = ${[...notes.scopes]} WHERE ${where}`,
+      sql`UPDATE idempotency_keys SET state = 'done', "statusCode" = ${response.status},
+        headers = ${JSON.stringify(response.headers)},
+        body = ${sealBody(caller, key, withoutSecrets(response.body, notes.secrets))}, scopes = ${[...notes.scopes]}
+        WHERE ${where}`,
     );
   }
   const { retryable: _, ...out } = response;
@@ -143,7 +151,8 @@ async function replay(
     scopes: Scope[] | null;
   }>(
     tenant,
-    sql`SELECT fingerprint, state, "statusCode", headers, body, "apiKeyId", scopes FROM idempotency_keys WHERE "workspaceId" = ${caller.workspaceId} AND mode = ${caller.mode} AND key = ${key}`,
+    sql`SELECT fingerprint, state, "statusCode", headers, body, "apiKeyId", scopes FROM idempotency_keys
+      WHERE "workspaceId" = ${caller.workspaceId} AND mode = ${caller.mode} AND key = ${key}`,
   );
   if (!row)
     throw new DomainError('idempotency_in_flight', 'A request with this Idempotency-Key is in flight', { resource });

@@ -59,7 +59,8 @@ export const eventsCte = (rows: EventRow[]): Fragment => sql`
   inserted_events AS (
     INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
     SELECT e.id, e."workspaceId", e.mode, e.type, e."objectId",
-      COALESCE(q.value - count(*) OVER (PARTITION BY e."objectId") + row_number() OVER (PARTITION BY e."objectId" ORDER BY e.ordinality), 1),
+      COALESCE(q.value - count(*) OVER (PARTITION BY e."objectId")
+        + row_number() OVER (PARTITION BY e."objectId" ORDER BY e.ordinality), 1),
       e."occurredAt", e."createdAt", e.data, e.metadata
     FROM event_rows e LEFT JOIN event_sequences q USING ("objectId")
     ORDER BY e.ordinality

@@ -98,6 +98,8 @@ export type PublishedEventRow = Omit<Event, 'position' | 'publishedPosition'> & 
 export function eventsAfter(workspaceId: string, modes: readonly Mode[], after: bigint, limit = 500) {
   return tenantQuery<PublishedEventRow>(
     { workspaceId, modes },
-    sql`SELECT * FROM events WHERE "workspaceId" = ${workspaceId} AND mode = ANY(${modes}) AND "publishedPosition" > ${after.toString()} ORDER BY "publishedPosition" LIMIT ${limit}`,
+    sql`SELECT * FROM events
+      WHERE "workspaceId" = ${workspaceId} AND mode = ANY(${modes}) AND "publishedPosition" > ${after.toString()}
+      ORDER BY "publishedPosition" LIMIT ${limit}`,
   );
 }

@@ -8,7 +8,8 @@ const bad = (message: string) => new GraphQLError(message, { extensions: { code:
 // GraphQL Int is 32-bit; amounts reach 2^53 - 1 (a rupiah ledger passes 2^31 quickly).
 builder.scalarType('Money', {
   description:
-    'Integer amount in the smallest currency unit, serialized as a JSON integer. Inputs are at most 2^53 - 1; sums (balances, reports) may exceed it and are then exact JSON integers beyond what a float holds.',
+    'Integer amount in the smallest currency unit, serialized as a JSON integer. Inputs are at most 2^53 - 1; ' +
+    'sums (balances, reports) may exceed it and are then exact JSON integers beyond what a float holds.',
   // Exact at any size (moneyJson): a balance past 2^53 was a 500 when converted through Number.
   serialize: (v) => moneyJson(v as bigint | number),
   parseValue: (v) => {

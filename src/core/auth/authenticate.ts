@@ -52,7 +52,8 @@ const cache = new BoundedCache<string, { row: KeyRow | null; at: number }>(10_00
 /** The shape every key id has (`pk_<env>_` + 12 hex); anything else is refused before the cache or the database. */
 const KEY_ID = /^pk_(?:live|test)_[0-9a-f]{12}$/;
 export const keyCacheSize = () => cache.size;
-const KEY_SQL = `SELECT k.id, k."keyId", k."workspaceId", k.mode, k.role, k.scopes, k."signingKey", k."revokedAt", k."memberId",
+const KEY_SQL = `SELECT k.id, k."keyId", k."workspaceId", k.mode, k.role, k.scopes, k."signingKey", k."revokedAt",
+  k."memberId",
   CASE WHEN m."removedAt" IS NULL THEN m.role END AS "memberRole", w."accountId", w."isPlatformAdmin", w.tier
   FROM api_keys k JOIN workspaces w ON w.id = k."workspaceId" LEFT JOIN members m ON m.id = k."memberId"
   WHERE k."keyId" = $1`;
@@ -176,7 +177,8 @@ async function merchantOf(partnerId: string, accountId: string) {
   let hit = merchants.get(k);
   if (!hit || Date.now() - hit.at > config.keyCacheMs) {
     const { rows } = await db().system.query(
-      `SELECT id AS "workspaceId", "accountId", tier FROM workspaces WHERE "accountId" = $1 AND "partnerId" = $2 AND "archivedAt" IS NULL`,
+      `SELECT id AS "workspaceId", "accountId", tier FROM workspaces
+       WHERE "accountId" = $1 AND "partnerId" = $2 AND "archivedAt" IS NULL`,
       [accountId, partnerId],
     );
     hit = { value: rows[0] ?? null, at: Date.now() };

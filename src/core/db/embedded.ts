@@ -60,7 +60,9 @@ export function assertReachableByOthers(dir: string) {
   for (let d = resolve(dir); ; d = dirname(d)) {
     if ((statSync(d).mode & 0o001) === 0) {
       throw new Error(
-        `embedded PostgreSQL runs as the OS user "postgres" when svc runs as root, and it cannot enter ${d} (mode ${(statSync(d).mode & 0o777).toString(8)}): run \`chmod o+x ${d}\`, or set DATABASE_URL to a PostgreSQL server`,
+        'embedded PostgreSQL runs as the OS user "postgres" when svc runs as root, ' +
+          `and it cannot enter ${d} (mode ${(statSync(d).mode & 0o777).toString(8)}): ` +
+          `run \`chmod o+x ${d}\`, or set DATABASE_URL to a PostgreSQL server`,
       );
     }
     if (d === dirname(d)) return;

@@ -41,7 +41,8 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(HISTORY);
     const { rows } = await client.query<{ migration_name: string; checksum: string }>(
-      'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+      `SELECT migration_name, checksum FROM "_prisma_migrations"
+       WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
     );
     const done = new Map(rows.map((r) => [r.migration_name, r.checksum]));
     for (const m of listMigrations()) {
@@ -55,7 +56,8 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
       try {
         await client.query(m.sql);
         await client.query(
-          'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count) VALUES ($1, $2, $3, now(), 1)',
+          `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, finished_at, applied_steps_count)
+           VALUES ($1, $2, $3, now(), 1)`,
           [randomUUID(), m.checksum, m.name],
         );
         await client.query('COMMIT');

@@ -31,7 +31,8 @@ function scramVerifier(password: string): string {
   const salted = pbkdf2Sync(password.normalize('NFKC'), salt, iterations, 32, 'sha256');
   const stored = createHash('sha256').update(createHmac('sha256', salted).update('Client Key').digest()).digest();
   const server = createHmac('sha256', salted).update('Server Key').digest();
-  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${stored.toString('base64')}:${server.toString('base64')}`;
+  const b64 = (b: Buffer) => b.toString('base64');
+  return `SCRAM-SHA-256$${iterations}:${b64(salt)}$${b64(stored)}:${b64(server)}`;
 }
 
 async function canLogIn(url: string): Promise<boolean> {
@@ -82,12 +83,16 @@ export async function assertDatabaseRoles(pools: { app: pg.Pool; system: pg.Pool
   const [app, system] = await Promise.all([who(pools.app), who(pools.system)]);
   if (app.user !== APP_LOGIN_ROLE || app.bypass) {
     throw new Error(
-      `refusing to serve: the tenant pool connects as "${app.user}"${app.bypass ? ' (which bypasses row-level security)' : ''}, not as ${APP_LOGIN_ROLE}; check SVC_APP_DATABASE_URL / SVC_APP_PASSWORD (README, "Database roles")`,
+      `refusing to serve: the tenant pool connects as "${app.user}"` +
+        `${app.bypass ? ' (which bypasses row-level security)' : ''}, not as ${APP_LOGIN_ROLE}; ` +
+        'check SVC_APP_DATABASE_URL / SVC_APP_PASSWORD (README, "Database roles")',
     );
   }
   if (!system.bypass) {
     throw new Error(
-      `refusing to serve: the infrastructure connection (DATABASE_URL) is "${system.user}", which is neither superuser nor BYPASSRLS; tenant tables force row-level security, so it would see no rows (README, "Database roles")`,
+      `refusing to serve: the infrastructure connection (DATABASE_URL) is "${system.user}", ` +
+        'which is neither superuser nor BYPASSRLS; tenant tables force row-level security, ' +
+        'so it would see no rows (README, "Database roles")',
     );
   }
 }

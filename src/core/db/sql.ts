@@ -124,7 +124,8 @@ export async function updateRow<R>(
   const cols = columns(data);
   const t = q.id(table);
   const [row] = await sql[last ? 'last' : 'query']<R>(
-    q`UPDATE ${t} SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::${t}, ${toJson(data)}::jsonb)) WHERE id = ${key.id} AND "workspaceId" = ${key.workspaceId} AND mode = ${key.mode} RETURNING *`,
+    q`UPDATE ${t} SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::${t}, ${toJson(data)}::jsonb))
+      WHERE id = ${key.id} AND "workspaceId" = ${key.workspaceId} AND mode = ${key.mode} RETURNING *`,
   );
   if (!row) throw new Error(`${table} ${key.id} not found for update`);
   return row;
