@@ -73,12 +73,16 @@ export async function writeAttempt(
     RETURNING id, adapter, "providerReference"),
   new_attempt AS (${insertRows('checkout_attempts', [attempt])} RETURNING 1),
   updated_session AS (
-    UPDATE checkout_sessions SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::checkout_sessions, ${toJson(session)}::jsonb))
+    UPDATE checkout_sessions
+    SET (${cols}) = (SELECT ${cols} FROM jsonb_populate_record(NULL::checkout_sessions, ${toJson(session)}::jsonb))
     WHERE id = ${sessionId} AND "workspaceId" = ${ws} AND mode = ${scope.mode} RETURNING 1)
 SELECT (SELECT count(*) FROM new_attempt) + (SELECT count(*) FROM updated_session) AS written,
-  (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb) FROM superseded) AS superseded,
+  (SELECT coalesce(
+    jsonb_agg(jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb)
+    FROM superseded) AS superseded,
   a.*
-FROM (SELECT 1) one LEFT JOIN adapters a ON a."workspaceId" = ${ws} AND a.mode = ${scope.mode} AND a.kind = ${adapterKind ?? ''}`,
+FROM (SELECT 1) one
+  LEFT JOIN adapters a ON a."workspaceId" = ${ws} AND a.mode = ${scope.mode} AND a.kind = ${adapterKind ?? ''}`,
   );
   if (Number(row.written) !== 2) throw new Error(`checkout session ${sessionId} not found for its attempt`);
   const { written: _w, superseded, ...adapter } = row;
@@ -144,11 +148,15 @@ export async function recordCharge(
   const [row] = await sql.last<{ attempt: number; session: number }>(
     q`WITH
   opened AS (
-    UPDATE checkout_attempts SET status = ${record.set}, "providerReference" = ${providerReference}, "attemptData" = ${data}::jsonb, "updatedAt" = ${now}::timestamptz
-    WHERE id = ${attempt.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} AND ${record.where} RETURNING "checkoutSessionId", number),
+    UPDATE checkout_attempts SET status = ${record.set}, "providerReference" = ${providerReference},
+      "attemptData" = ${data}::jsonb, "updatedAt" = ${now}::timestamptz
+    WHERE id = ${attempt.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} AND ${record.where}
+    RETURNING "checkoutSessionId", number),
   current_session AS (
-    UPDATE checkout_sessions s SET "providerReference" = ${providerReference}, "attemptData" = ${data}::jsonb, "updatedAt" = ${now}::timestamptz
-    FROM opened WHERE s.id = opened."checkoutSessionId" AND s."workspaceId" = ${ws} AND s.mode = ${scope.mode} AND s."attemptCount" = opened.number AND ${sessionInFlight}
+    UPDATE checkout_sessions s SET "providerReference" = ${providerReference}, "attemptData" = ${data}::jsonb,
+      "updatedAt" = ${now}::timestamptz
+    FROM opened WHERE s.id = opened."checkoutSessionId" AND s."workspaceId" = ${ws} AND s.mode = ${scope.mode}
+      AND s."attemptCount" = opened.number AND ${sessionInFlight}
     RETURNING 1)
 SELECT (SELECT count(*) FROM opened)::int AS attempt, (SELECT count(*) FROM current_session)::int AS session`,
   );

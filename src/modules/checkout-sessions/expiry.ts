@@ -18,7 +18,8 @@ const expirable = sqlIn(sql`s.status`, statusesWhere(sessions, 'expire')).text;
 export async function expireDueSessions(limit = 500): Promise<number> {
   const now = clock.now();
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
-    `SELECT s.id, s."workspaceId", s.mode, w."accountId" FROM checkout_sessions s JOIN workspaces w ON w.id = s."workspaceId"
+    `SELECT s.id, s."workspaceId", s.mode, w."accountId"
+     FROM checkout_sessions s JOIN workspaces w ON w.id = s."workspaceId"
      WHERE ${expirable} AND s."expiresAt" <= $1 ORDER BY s."expiresAt" LIMIT $2`,
     [now, limit],
   );

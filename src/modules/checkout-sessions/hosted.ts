@@ -150,7 +150,10 @@ async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
   const label = methodText[method].label;
   switch (method) {
     case 'qris': {
-      const qr = `00020101021226570011ID.SVC.WWW0118${ref}5204599953033605802ID5907SANDBOX6007JAKARTA54${String(s.amount).length.toString().padStart(2, '0')}${s.amount}6304ABCD`;
+      const amountLength = String(s.amount).length.toString().padStart(2, '0');
+      const qr =
+        `00020101021226570011ID.SVC.WWW0118${ref}5204599953033605802ID5907SANDBOX6007JAKARTA54` +
+        `${amountLength}${s.amount}6304ABCD`;
       return {
         ref,
         data: { kind: 'qr', qrString: qr },
@@ -281,8 +284,10 @@ export async function attempt(token: string, method: string): Promise<AttemptVie
     await inTenant(
       scope,
       (tx) =>
-        tx.$executeRaw`UPDATE checkout_attempts SET "providerReference" = coalesce("providerReference", ${charge.providerRef}),
-        status = CASE WHEN status = ANY(${statusesWhere(attempts, 'supersede')}) THEN ${attempts.moves.supersede.to} ELSE status END, "updatedAt" = ${clock.now()}
+        tx.$executeRaw`UPDATE checkout_attempts
+        SET "providerReference" = coalesce("providerReference", ${charge.providerRef}),
+        status = CASE WHEN status = ANY(${statusesWhere(attempts, 'supersede')}) THEN ${attempts.moves.supersede.to}
+          ELSE status END, "updatedAt" = ${clock.now()}
         WHERE id = ${a.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
     );
     await voidAttempts(scope, [{ id: a.id, adapter: kind, providerReference: charge.providerRef }]);

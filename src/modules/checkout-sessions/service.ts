@@ -105,7 +105,8 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
       input.customerId &&
       !(
         await sql.query(
-          q`SELECT 1 FROM customers WHERE id = ${input.customerId} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode}`,
+          q`SELECT 1 FROM customers
+            WHERE id = ${input.customerId} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode}`,
         )
       ).length
     ) {
@@ -192,7 +193,8 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
 
 /** The session `s` locked for the rest of the transaction, with `also` read beside it when given. */
 const lockSql = (scope: RowScope, id: string, also?: Fragment) =>
-  q`SELECT s.*${also ? q`, ${also} AS also` : q.empty} FROM checkout_sessions s WHERE s.id = ${id} AND s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} FOR UPDATE OF s`;
+  q`SELECT s.*${also ? q`, ${also} AS also` : q.empty} FROM checkout_sessions s
+    WHERE s.id = ${id} AND s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} FOR UPDATE OF s`;
 
 /** The session row, locked for the rest of the transaction: every state change starts here. */
 export async function lockSession(tx: AnyTx, scope: RowScope, id: string): Promise<CheckoutSession | null> {
@@ -269,7 +271,8 @@ export async function confirmCheckoutSession(ctx: Context, id: string): Promise<
     const s = await lockSession(tx, scope, id);
     if (!s) throw err.notFound('checkout session');
     if (s.adapter !== 'manual') throw err.conflict('Only a manual-adapter session can be confirmed');
-    nextState(sessions, s.status as SessionStatus, 'confirm'); // spec: a completed session refuses confirm (409), unlike a repeated callback
+    // spec: a completed session refuses confirm (409), unlike a repeated callback
+    nextState(sessions, s.status as SessionStatus, 'confirm');
     return completeSession(tx, scope, s, {
       trigger: 'confirm',
       adapter: 'manual',

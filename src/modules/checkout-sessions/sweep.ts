@@ -29,7 +29,8 @@ import { applyCharge } from './callbacks.ts';
 export async function reconcileStaleAttempts(limit = 200): Promise<number> {
   const cutoff = new Date(clock.now().getTime() - SWEEP_GRACE_MS);
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; status: string }>(
-    `SELECT id, "workspaceId", mode, status FROM checkout_attempts WHERE ${stale} AND "updatedAt" <= $1 ORDER BY "updatedAt" LIMIT $2`,
+    `SELECT id, "workspaceId", mode, status FROM checkout_attempts
+     WHERE ${stale} AND "updatedAt" <= $1 ORDER BY "updatedAt" LIMIT $2`,
     [cutoff, limit],
   );
   let settled = 0;
