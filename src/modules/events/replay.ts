@@ -51,14 +51,18 @@ const replay = (
   scope: { workspaceId: string; mode: string },
 ) => q`
   WITH wanted AS (
-    SELECT w.original, w.replay, w.ord FROM unnest(${originals}::text[], ${replays}::text[]) WITH ORDINALITY AS w(original, replay, ord)),
+    SELECT w.original, w.replay, w.ord
+    FROM unnest(${originals}::text[], ${replays}::text[]) WITH ORDINALITY AS w(original, replay, ord)),
   found AS MATERIALIZED (
-    SELECT w.replay, w.ord, e.id, e."workspaceId", e.mode, e.type, e."objectId", e.sequence, e."occurredAt", e.data, e.metadata
+    SELECT w.replay, w.ord, e.id, e."workspaceId", e.mode, e.type, e."objectId", e.sequence, e."occurredAt", e.data,
+      e.metadata
     FROM wanted w CROSS JOIN LATERAL (
-      SELECT * FROM events e WHERE e.id = w.original AND e."workspaceId" = ${scope.workspaceId} AND e.mode = ${scope.mode} LIMIT 1) e),
+      SELECT * FROM events e
+      WHERE e.id = w.original AND e."workspaceId" = ${scope.workspaceId} AND e.mode = ${scope.mode} LIMIT 1) e),
   inserted AS (
     INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
-    SELECT f.replay, f."workspaceId", f.mode, f.type, f."objectId", f.sequence, f."occurredAt", ${at}::timestamptz, f.data,
+    SELECT f.replay, f."workspaceId", f.mode, f.type, f."objectId", f.sequence, f."occurredAt", ${at}::timestamptz,
+      f.data,
       (CASE WHEN jsonb_typeof(f.metadata) = 'object' THEN f.metadata ELSE '{}'::jsonb END)
         || jsonb_build_object('replayOf', f.id, 'source', 'replay', 'requestId', ${requestId}::text)
     FROM found f

@@ -18,7 +18,8 @@ export async function purgeExpiredEvents(now: Date): Promise<number> {
   let total = 0;
   for (;;) {
     const { rowCount } = await db().system.query(
-      `DELETE FROM events WHERE position IN (SELECT position FROM events WHERE "createdAt" < $1 AND "publishedAt" IS NOT NULL LIMIT $2)`,
+      `DELETE FROM events WHERE position IN
+         (SELECT position FROM events WHERE "createdAt" < $1 AND "publishedAt" IS NOT NULL LIMIT $2)`,
       [cutoff, retentionBatch],
     );
     total += rowCount ?? 0;

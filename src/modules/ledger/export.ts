@@ -27,10 +27,12 @@ export const csvColumns = [
 
 // A memo starting like a formula is defused for spreadsheet users.
 const COPY = `COPY (
-  SELECT to_char("postedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "postedAt", "txId", code, direction, amount, currency,
+  SELECT to_char("postedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "postedAt", "txId", code, direction,
+         amount, currency,
          "sourceType", "sourceId", CASE WHEN memo ~ '^[=+@\t\r-]' THEN chr(39) || memo ELSE memo END AS memo
     FROM ledger_entries
-   WHERE "workspaceId" = $1 AND mode = $2 AND "postedAt" >= $3 AND "postedAt" < $4 AND ($5::text IS NULL OR currency = $5)
+   WHERE "workspaceId" = $1 AND mode = $2 AND "postedAt" >= $3 AND "postedAt" < $4
+     AND ($5::text IS NULL OR currency = $5)
    ORDER BY "postedAt", id
 ) TO STDOUT WITH (FORMAT csv, HEADER)`;
 
@@ -62,7 +64,8 @@ export async function ledgerCsv(scope: RowScope, p: Period, currency: string | n
   const client = await db().app.connect();
   try {
     await client.query(
-      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${await scopeStatement(client, { workspaceId: scope.workspaceId, modes: [scope.mode] })}`,
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+       ${await scopeStatement(client, { workspaceId: scope.workspaceId, modes: [scope.mode] })}`,
     );
   } catch (e) {
     client.release(e as Error);

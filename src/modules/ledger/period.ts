@@ -66,13 +66,16 @@ export async function daySums(
     { workspaceId: scope.workspaceId, modes: [scope.mode] },
     sql`SELECT day::text AS day, code, sum(debits)::text AS debits, sum(credits)::text AS credits FROM (
        SELECT day, code, debits, credits FROM ledger_daily
-        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND day >= ${isoDay(firstDay)}::date AND day < ${whole ? isoDay(lastDay) : isoDay(firstDay)}::date AND ${codeMatch}
+        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency}
+          AND day >= ${isoDay(firstDay)}::date AND day < ${whole ? isoDay(lastDay) : isoDay(firstDay)}::date
+          AND ${codeMatch}
        UNION ALL
        SELECT ("postedAt" AT TIME ZONE 'UTC')::date, code,
               CASE direction WHEN 'debit' THEN amount ELSE 0 END, CASE direction WHEN 'credit' THEN amount ELSE 0 END
          FROM ledger_entries
         WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND ${codeMatch}
-          AND (("postedAt" >= ${edges[0]} AND "postedAt" < ${edges[1]}) OR ("postedAt" >= ${edges[2]} AND "postedAt" < ${edges[3]}))
+          AND (("postedAt" >= ${edges[0]} AND "postedAt" < ${edges[1]})
+            OR ("postedAt" >= ${edges[2]} AND "postedAt" < ${edges[3]}))
      ) s GROUP BY day, code ORDER BY day, code`,
   );
   return rows.map((r) => ({ day: r.day, code: r.code, debits: BigInt(r.debits), credits: BigInt(r.credits) }));

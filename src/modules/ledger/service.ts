@@ -53,7 +53,8 @@ export async function ledgerBalances(ctx: Context, currency?: string | null): Pr
   const rows = await tenantQuery<{ code: string; currency: string; debits: string; credits: string }>(
     tenant(auth),
     sql`SELECT code, currency, sum(debits)::text AS debits, sum(credits)::text AS credits FROM ledger_daily
-      WHERE "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} AND (${currency ?? null}::text IS NULL OR currency = ${currency ?? null})
+      WHERE "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode}
+        AND (${currency ?? null}::text IS NULL OR currency = ${currency ?? null})
       GROUP BY code, currency ORDER BY code, currency`,
   );
   return rows.map((r) => {

@@ -14,9 +14,11 @@ export async function balanceOf(tx: Tx, scope: RowScope, currency: string): Prom
   const [row] = await tx.$queryRaw<{ ledger: bigint; locked: bigint }[]>`
     SELECT
       (SELECT coalesce(sum(debits - credits), 0)::bigint FROM ledger_daily
-        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND code LIKE 'settlement:%') AS ledger,
+        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency}
+          AND code LIKE 'settlement:%') AS ledger,
       (SELECT coalesce(sum(amount), 0)::bigint FROM payouts
-        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency} AND status = ANY(${locking})) AS locked`;
+        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND currency = ${currency}
+          AND status = ANY(${locking})) AS locked`;
   return { ledgerBalance: row.ledger, locked: row.locked, available: row.ledger - row.locked, currency };
 }
 

@@ -8,7 +8,8 @@ import { audit } from '../../core/audit.ts';
 import type { BankAccount } from './fields.ts';
 import type { RowScope } from '../../core/resource.ts';
 
-const limits = { bankCode: 32, bankName: 60, bankAccountNumber: 40, bankAccountHolder: 80 } as const; // spec Limits (manual adapter)
+// spec Limits (manual adapter)
+const limits = { bankCode: 32, bankName: 60, bankAccountNumber: 40, bankAccountHolder: 80 } as const;
 const required = ['bankName', 'bankAccountNumber', 'bankAccountHolder'] as const;
 
 /** Validates the bank fields given (undefined = not given; null clears, except required ones). */

@@ -42,7 +42,8 @@ async function claim(scope: Scope, id: string): Promise<Payout | null> {
     { ...scope, modes: [scope.mode] },
     (tx) =>
       tx.$queryRaw<Payout[]>`UPDATE payouts SET "claimedAt" = coalesce("claimedAt", ${now}), "updatedAt" = ${now}
-      WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND status = ANY(${statusesWhere(payoutMachine, 'claim')}) RETURNING *`,
+      WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND status = ANY(${statusesWhere(payoutMachine, 'claim')}) RETURNING *`,
   );
   return row ?? null;
 }

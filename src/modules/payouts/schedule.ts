@@ -74,7 +74,8 @@ export async function runPayoutSchedule(now: Date = clock.now()): Promise<string
     minimumAmount: string;
     lastScheduledAt: Date | null;
   }>(
-    `SELECT "workspaceId", mode, schedule, "scheduleMethod", "minimumAmount", "lastScheduledAt" FROM payout_settings WHERE schedule <> 'manual'`,
+    `SELECT "workspaceId", mode, schedule, "scheduleMethod", "minimumAmount", "lastScheduledAt" FROM payout_settings
+     WHERE schedule <> 'manual'`,
   );
   const created: string[] = [];
   for (const s of rows) {
@@ -94,7 +95,9 @@ export async function runPayoutSchedule(now: Date = clock.now()): Promise<string
 async function payoutsFor(scope: RowScope, method: string, minimum: bigint, now: Date) {
   return inTenant({ ...scope, modes: [scope.mode] }, async (tx) => {
     const currencies = await tx.$queryRaw<{ currency: string }[]>`
-      SELECT DISTINCT currency FROM ledger_daily WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND code LIKE 'settlement:%' ORDER BY currency`;
+      SELECT DISTINCT currency FROM ledger_daily
+      WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND code LIKE 'settlement:%'
+      ORDER BY currency`;
     const out = [];
     for (const { currency } of currencies) {
       await lockBalance(tx, scope, currency);

@@ -26,7 +26,8 @@ export const payoutMethods = ['manual', 'provider_a_disbursement'] as const;
 export const insufficient = (requested: bigint, b: Balance) =>
   new DomainError(
     'insufficient_balance',
-    `Requested ${requested} ${b.currency} but only ${b.available} ${b.currency} is available (running balance ${b.ledgerBalance}, in flight ${b.locked})`,
+    `Requested ${requested} ${b.currency} but only ${b.available} ${b.currency} is available ` +
+      `(running balance ${b.ledgerBalance}, in flight ${b.locked})`,
     { resource: 'payout' },
   );
 
@@ -143,9 +144,8 @@ export async function listPayouts(ctx: Context, args: ListPayoutsArgs) {
 
 /** The payout row, locked for the rest of the transaction. */
 async function lockPayout(tx: Tx, scope: RowScope, id: string): Promise<Payout> {
-  const found = await tx.$queryRaw<
-    { id: string }[]
-  >`SELECT id FROM payouts WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
+  const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payouts
+    WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
   if (!found.length) throw err.notFound('payout');
   return tx.payout.findUniqueOrThrow({ where: { id } });
 }
