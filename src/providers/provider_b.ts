@@ -75,7 +75,8 @@ export class ProviderB implements Provider {
 
   /** `order_id`: our reference plus a digest of the attempt's key: unique per attempt, stable on retry, <= 50 chars. */
   orderIdFor(input: Pick<CreateChargeInput, 'reference' | 'idempotencyKey'>): string {
-    return `${input.reference.replace(/[^A-Za-z0-9_~.-]/g, '').slice(0, 39)}-${sha256Hex(input.idempotencyKey).slice(0, 10)}`;
+    const reference = input.reference.replace(/[^A-Za-z0-9_~.-]/g, '').slice(0, 39);
+    return `${reference}-${sha256Hex(input.idempotencyKey).slice(0, 10)}`;
   }
 
   async createCharge(input: CreateChargeInput): Promise<Charge> {

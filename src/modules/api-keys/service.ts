@@ -19,7 +19,8 @@ import type { CreateApiKeyInput, ListApiKeysArgs } from './schema.ts';
 const err = errorsFor('api_key');
 const BOTH = ['test', 'live'] as const;
 const COLUMNS =
-  'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"';
+  'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", ' +
+  '"createdAt"';
 
 /** A caller can mint only what it could do itself: "a role cannot be widened". */
 function assertNotWider(caller: { role: KeyRole; scopes: readonly Scope[] }, role: KeyRole, scopes: Scope[]) {

@@ -106,7 +106,8 @@ export const receiptContextSql = (
   customerId: Fragment,
 ): Fragment => q`(SELECT jsonb_build_object(
     'workspace', jsonb_build_object('accountId', w."accountId", 'name', w.name, 'brandName', w."brandName"),
-    'template', (SELECT to_jsonb(t) FROM templates t WHERE t."workspaceId" = w.id AND t.mode = ${mode} AND t.kind = 'receipt'
+    'template', (SELECT to_jsonb(t) FROM templates t
+      WHERE t."workspaceId" = w.id AND t.mode = ${mode} AND t.kind = 'receipt'
       AND (t.id = ${templateId} OR (${templateId} IS NULL AND t."isDefault")) LIMIT 1),
     'customer', (SELECT jsonb_build_object('name', c.name, 'email', c.email, 'phone', c.phone) FROM customers c
       WHERE c.id = ${customerId} AND c."workspaceId" = w.id AND c.mode = ${mode}))
@@ -120,7 +121,8 @@ export async function receiptContext(
   customerId: string | null,
 ): Promise<ReceiptContext> {
   const [row] = await sql.query<{ context: ReceiptContext }>(
-    q`SELECT ${receiptContextSql(scope.workspaceId, scope.mode, q`${templateId}::text`, q`${customerId}::text`)} AS context`,
+    q`SELECT
+      ${receiptContextSql(scope.workspaceId, scope.mode, q`${templateId}::text`, q`${customerId}::text`)} AS context`,
   );
   return row.context;
 }

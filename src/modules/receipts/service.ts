@@ -147,7 +147,8 @@ async function assertTestRecipient(auth: Auth, to: string, customerEmail: string
   if (!known) {
     throw err.validation(
       'to',
-      "In test mode a receipt is emailed only to its customer's email or to the workspace's own addresses (its members and businessEmail)",
+      "In test mode a receipt is emailed only to its customer's email or to the workspace's own addresses " +
+        '(its members and businessEmail)',
     );
   }
 }

@@ -30,9 +30,8 @@ export interface SettleOptions {
 
 /** The payment row, locked for the rest of the transaction: every refund change starts here. */
 export async function lockPayment(tx: Tx, scope: Scope, id: string): Promise<Payment | null> {
-  const found = await tx.$queryRaw<
-    { id: string }[]
-  >`SELECT id FROM payments WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
+  const found = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payments
+    WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} FOR UPDATE`;
   if (!found.length) return null;
   return tx.payment.findUnique({ where: { id } });
 }

@@ -200,7 +200,8 @@ export async function templateForUse(
     return row;
   }
   const [row] = await sql.query<Template>(
-    q`SELECT * FROM templates WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND kind = ${kind} AND "isDefault" LIMIT 1`,
+    q`SELECT * FROM templates
+      WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND kind = ${kind} AND "isDefault" LIMIT 1`,
   );
   return row ?? null;
 }

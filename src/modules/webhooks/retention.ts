@@ -8,7 +8,8 @@ export async function purgeDeliveryHistory(now: Date = clock.now()): Promise<num
   let total = 0;
   for (;;) {
     const { rowCount } = await db().system.query(
-      `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE "createdAt" < $1 LIMIT 10000)`,
+      `DELETE FROM webhook_deliveries
+       WHERE id IN (SELECT id FROM webhook_deliveries WHERE "createdAt" < $1 LIMIT 10000)`,
       [before],
     );
     total += rowCount ?? 0;

@@ -45,7 +45,8 @@ const checkFormat = (f: string | null | undefined): SignatureFormat =>
 /** The caller's endpoint, row-locked for a change when `lock`; 404 for anyone else's. */
 export async function findEndpoint(tx: Tx, auth: Auth, id: string, lock = false): Promise<EndpointRow> {
   if (lock)
-    await tx.$executeRaw`SELECT 1 FROM webhook_endpoints WHERE id = ${id} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} FOR NO KEY UPDATE`;
+    await tx.$executeRaw`SELECT 1 FROM webhook_endpoints
+      WHERE id = ${id} AND "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} FOR NO KEY UPDATE`;
   return findScoped(tx.webhookEndpoint, auth, id, () => err.notFound('webhook_endpoint'));
 }
 
