@@ -49,11 +49,20 @@ export const successRedirect = (successUrl: string, id: string) => {
 function closedScreen(view: HostedPageView): string | null {
   switch (view.status) {
     case 'completed':
-      return `<section class="done" data-state="completed"><h2>Payment received</h2><p>Thank you. <a href="${esc(successRedirect(view.successUrl, view.id))}">Continue</a></p></section>`;
+      return (
+        '<section class="done" data-state="completed"><h2>Payment received</h2>' +
+        `<p>Thank you. <a href="${esc(successRedirect(view.successUrl, view.id))}">Continue</a></p></section>`
+      );
     case 'expired':
-      return `<section class="done" data-state="expired"><h2>This payment link has expired</h2><p>Ask ${esc(view.merchantName)} for a new link.</p></section>`;
+      return (
+        '<section class="done" data-state="expired"><h2>This payment link has expired</h2>' +
+        `<p>Ask ${esc(view.merchantName)} for a new link.</p></section>`
+      );
     case 'canceled':
-      return `<section class="done" data-state="canceled"><h2>Payment canceled</h2><p><a href="${esc(view.cancelUrl)}">Back to ${esc(view.merchantName)}</a></p></section>`;
+      return (
+        '<section class="done" data-state="canceled"><h2>Payment canceled</h2>' +
+        `<p><a href="${esc(view.cancelUrl)}">Back to ${esc(view.merchantName)}</a></p></section>`
+      );
     default:
       return null;
   }
@@ -65,10 +74,12 @@ export function renderHostedPage(view: HostedPageView): string {
   const items = view.lineItems
     .map(
       (i) =>
-        `<li><span>${esc(i.name)}${i.quantity > 1 ? ` &times; ${i.quantity}` : ''}</span><span>${esc(formatMoney(BigInt(i.unitAmount) * BigInt(i.quantity), view.currency))}</span></li>`,
+        `<li><span>${esc(i.name)}${i.quantity > 1 ? ` &times; ${i.quantity}` : ''}</span>` +
+        `<span>${esc(formatMoney(BigInt(i.unitAmount) * BigInt(i.quantity), view.currency))}</span></li>`,
     )
     .join('');
   const closed = closedScreen(view);
+  const deadline = `<time datetime="${view.expiresAt.toISOString()}">${esc(view.expiresAt.toUTCString())}</time>`;
   const body =
     closed ??
     `<section id="choose" data-state="choose">
@@ -76,7 +87,8 @@ export function renderHostedPage(view: HostedPageView): string {
       <div class="methods">${view.methods
         .map(
           (m) =>
-            `<button class="method" data-method="${esc(m.method)}"><strong>${esc(m.label)}</strong><small>${esc(m.hint)}</small></button>`,
+            `<button class="method" data-method="${esc(m.method)}">` +
+            `<strong>${esc(m.label)}</strong><small>${esc(m.hint)}</small></button>`,
         )
         .join('')}</div>
     </section>
@@ -86,29 +98,50 @@ export function renderHostedPage(view: HostedPageView): string {
       <p class="muted" id="status-line"></p>
       <button class="link" id="back">Choose another method</button>
     </section>
-    <p class="expires">Pay before <time datetime="${view.expiresAt.toISOString()}">${esc(view.expiresAt.toUTCString())}</time></p>
+    <p class="expires">Pay before ${deadline}</p>
     <button class="link cancel" id="cancel">Cancel payment</button>`;
+  const head =
+    `<div class="merchant">${esc(view.merchantName)}</div>` + `<div class="amount" data-amount>${esc(total)}</div>`;
+  const badge = view.testMode ? '<span class="test">TEST MODE</span>' : '';
+  const list = items ? `<ul class="items">${items}</ul>` : '';
+  const session = scriptJson({ token: view.token, testMode: view.testMode, cancelUrl: view.cancelUrl });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>Pay ${esc(view.merchantName)} ${esc(total)}</title>
 <style>
-:root{--accent:${accent}}*{box-sizing:border-box}body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1f2328}
-main{max-width:460px;margin:0 auto;padding:16px}header{background:#fff;border-radius:14px;padding:20px;box-shadow:0 1px 3px #0001}
-.merchant{font-weight:600;color:var(--accent)}.amount{font-size:2rem;font-weight:700;margin:4px 0}.test{display:inline-block;background:#fde68a;color:#713f12;border-radius:6px;padding:2px 8px;font-size:.75rem;font-weight:600}
-ul.items{list-style:none;padding:0;margin:12px 0 0;border-top:1px solid #eee}ul.items li{display:flex;justify-content:space-between;gap:12px;padding:6px 0;border-bottom:1px solid #f1f1f1;font-size:.95rem}
-section{background:#fff;border-radius:14px;padding:20px;margin-top:12px;box-shadow:0 1px 3px #0001}h2{font-size:1.1rem;margin:0 0 12px}
-.methods{display:grid;gap:10px}.method{display:flex;flex-direction:column;align-items:flex-start;text-align:left;padding:14px 16px;border:1.5px solid #d0d7de;border-radius:12px;background:#fff;font:inherit;cursor:pointer}
+:root{--accent:${accent}}*{box-sizing:border-box}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1f2328}
+main{max-width:460px;margin:0 auto;padding:16px}
+header{background:#fff;border-radius:14px;padding:20px;box-shadow:0 1px 3px #0001}
+.merchant{font-weight:600;color:var(--accent)}.amount{font-size:2rem;font-weight:700;margin:4px 0}
+.test{display:inline-block;background:#fde68a;color:#713f12;border-radius:6px;padding:2px 8px;font-size:.75rem;
+font-weight:600}
+ul.items{list-style:none;padding:0;margin:12px 0 0;border-top:1px solid #eee}
+ul.items li{display:flex;justify-content:space-between;gap:12px;padding:6px 0;border-bottom:1px solid #f1f1f1;
+font-size:.95rem}
+section{background:#fff;border-radius:14px;padding:20px;margin-top:12px;box-shadow:0 1px 3px #0001}
+h2{font-size:1.1rem;margin:0 0 12px}
+.methods{display:grid;gap:10px}
+.method{display:flex;flex-direction:column;align-items:flex-start;text-align:left;padding:14px 16px;
+border:1.5px solid #d0d7de;border-radius:12px;background:#fff;font:inherit;cursor:pointer}
 .method:hover,.method:focus{border-color:var(--accent);outline:none}.method small{color:#57606a}
-.primary{width:100%;padding:14px;border:0;border-radius:12px;background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer;margin-top:10px}.secondary{width:100%;padding:12px;border:1.5px solid #d0d7de;border-radius:12px;background:#fff;font:inherit;cursor:pointer;margin-top:8px}
-.link{background:none;border:0;color:#57606a;text-decoration:underline;font:inherit;cursor:pointer;padding:8px 0}.cancel{display:block;margin:8px auto}
-.qr{display:block;margin:8px auto;width:240px;max-width:100%;height:auto}.code{font:600 1.4rem ui-monospace,monospace;letter-spacing:.06em;background:#f6f8fa;padding:10px;border-radius:8px;text-align:center;word-break:break-all}
-.muted{color:#57606a;font-size:.9rem}.expires{text-align:center;color:#57606a;font-size:.85rem}.done{text-align:center}.err{color:#b42318}
+.primary{width:100%;padding:14px;border:0;border-radius:12px;background:var(--accent);color:#fff;font:inherit;
+font-weight:600;cursor:pointer;margin-top:10px}
+.secondary{width:100%;padding:12px;border:1.5px solid #d0d7de;border-radius:12px;background:#fff;font:inherit;
+cursor:pointer;margin-top:8px}
+.link{background:none;border:0;color:#57606a;text-decoration:underline;font:inherit;cursor:pointer;padding:8px 0}
+.cancel{display:block;margin:8px auto}
+.qr{display:block;margin:8px auto;width:240px;max-width:100%;height:auto}
+.code{font:600 1.4rem ui-monospace,monospace;letter-spacing:.06em;background:#f6f8fa;padding:10px;border-radius:8px;
+text-align:center;word-break:break-all}
+.muted{color:#57606a;font-size:.9rem}.expires{text-align:center;color:#57606a;font-size:.85rem}.done{text-align:center}
+.err{color:#b42318}
 </style></head>
 <body><main>
-<header><div class="merchant">${esc(view.merchantName)}</div><div class="amount" data-amount>${esc(total)}</div>${view.testMode ? '<span class="test">TEST MODE</span>' : ''}${items ? `<ul class="items">${items}</ul>` : ''}</header>
+<header>${head}${badge}${list}</header>
 ${body}
 </main>
-${closed ? '' : `<script>window.__session=${scriptJson({ token: view.token, testMode: view.testMode, cancelUrl: view.cancelUrl })};</script><script>${clientScript}</script>`}
+${closed ? '' : `<script>window.__session=${session};</script><script>${clientScript}</script>`}
 </body></html>`;
 }
 
@@ -116,15 +149,21 @@ ${closed ? '' : `<script>window.__session=${scriptJson({ token: view.token, test
 const clientScript = `(() => {
 const s = window.__session, base = '/c/' + encodeURIComponent(s.token);
 const $ = (id) => document.getElementById(id);
-const el = (tag, props, ...kids) => { const e = Object.assign(document.createElement(tag), props || {}); e.append(...kids); return e; };
+const el = (tag, props, ...kids) => {
+  const e = Object.assign(document.createElement(tag), props || {}); e.append(...kids); return e;
+};
 const post = async (path, body) => {
-  const r = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}) });
+  const r = await fetch(base + path, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}),
+  });
   const j = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error((j.error && j.error.message) || 'Something went wrong; please try again');
   return j.data;
 };
 const show = (which) => { $('choose').hidden = which !== 'choose'; $('pay').hidden = which !== 'pay'; };
-const status = (text, err) => { const l = $('status-line'); l.textContent = text; l.className = err ? 'err' : 'muted'; };
+const status = (text, err) => {
+  const l = $('status-line'); l.textContent = text; l.className = err ? 'err' : 'muted';
+};
 const finish = (d) => { if (d && d.redirectUrl) location.assign(d.redirectUrl); };
 let polling;
 const poll = () => { clearInterval(polling); polling = setInterval(async () => {
@@ -135,27 +174,49 @@ const poll = () => { clearInterval(polling); polling = setInterval(async () => {
 function render(a) {
   const box = $('instructions'), actions = $('actions');
   box.replaceChildren(el('h2', { textContent: a.title }));
-  if (a.qrSvg) { const img = el('img', { className: 'qr', alt: 'QR code to scan', src: 'data:image/svg+xml;base64,' + btoa(a.qrSvg) }); box.append(img); }
+  if (a.qrSvg) {
+    const src = 'data:image/svg+xml;base64,' + btoa(a.qrSvg);
+    const img = el('img', { className: 'qr', alt: 'QR code to scan', src });
+    box.append(img);
+  }
   if (a.code) box.append(el('div', { className: 'code', textContent: a.code }));
   for (const line of a.lines || []) box.append(el('p', { textContent: line }));
-  if (a.redirectUrl) box.append(el('a', { className: 'primary', href: a.redirectUrl, textContent: 'Continue to ' + a.label, style: 'display:block;text-align:center;text-decoration:none' }));
+  if (a.redirectUrl) box.append(el('a', {
+    className: 'primary', href: a.redirectUrl, textContent: 'Continue to ' + a.label,
+    style: 'display:block;text-align:center;text-decoration:none',
+  }));
   actions.replaceChildren();
-  if (a.canDeclarePaid) actions.append(el('button', { className: 'primary', id: 'declare', textContent: 'I have paid', onclick: async () => {
-    try { await post('/attempt/declare-paid'); status('Thanks! We will confirm your payment shortly.'); actions.replaceChildren(); poll(); } catch (e) { status(e.message, true); } } }));
+  if (a.canDeclarePaid) actions.append(el('button', { className: 'primary', id: 'declare', textContent: 'I have paid',
+    onclick: async () => {
+      try {
+        await post('/attempt/declare-paid'); status('Thanks! We will confirm your payment shortly.');
+        actions.replaceChildren(); poll();
+      } catch (e) { status(e.message, true); }
+    } }));
   if (s.testMode && a.canSimulate) {
-    actions.append(el('button', { className: 'primary', id: 'simulate-success', textContent: 'Simulate successful payment', onclick: () => simulate('success') }));
-    actions.append(el('button', { className: 'secondary', id: 'simulate-failure', textContent: 'Simulate failed payment', onclick: () => simulate('failure') }));
+    actions.append(el('button', {
+      className: 'primary', id: 'simulate-success', textContent: 'Simulate successful payment',
+      onclick: () => simulate('success'),
+    }));
+    actions.append(el('button', {
+      className: 'secondary', id: 'simulate-failure', textContent: 'Simulate failed payment',
+      onclick: () => simulate('failure'),
+    }));
   }
   status(a.waiting ? 'Waiting for your payment...' : '');
   show('pay');
   if (a.waiting) poll();
 }
 async function simulate(outcome) {
-  try { const d = await post('/simulate', { outcome }); if (d.redirectUrl) return finish(d); status('The payment failed. Choose a method to try again.', true); show('choose'); } catch (e) { status(e.message, true); }
+  try {
+    const d = await post('/simulate', { outcome }); if (d.redirectUrl) return finish(d);
+    status('The payment failed. Choose a method to try again.', true); show('choose');
+  } catch (e) { status(e.message, true); }
 }
 document.querySelectorAll('.method').forEach((b) => b.addEventListener('click', async () => {
   b.disabled = true;
-  try { render(await post('/attempt', { method: b.dataset.method })); } catch (e) { alert(e.message); } finally { b.disabled = false; }
+  try { render(await post('/attempt', { method: b.dataset.method })); } catch (e) { alert(e.message); }
+  finally { b.disabled = false; }
 }));
 $('back').addEventListener('click', () => { clearInterval(polling); show('choose'); });
 $('cancel').addEventListener('click', async () => {
@@ -168,7 +229,8 @@ $('cancel').addEventListener('click', async () => {
 export const hostedPageHeaders: Record<string, string> = {
   'cache-control': 'no-store',
   'content-security-policy':
-    "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; " +
+    "connect-src 'self'; form-action 'none'; frame-ancestors 'none'",
   'referrer-policy': 'no-referrer',
 };
 
@@ -180,5 +242,9 @@ export function renderErrorPage(status: number): string {
       : status === 429
         ? 'Too many requests; try again shortly'
         : 'Something went wrong';
-  return `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px"><h1 style="font-size:1.2rem">${title}</h1></body>`;
+  return (
+    '<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${title}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px">` +
+    `<h1 style="font-size:1.2rem">${title}</h1></body>`
+  );
 }

@@ -39,17 +39,40 @@ function template(view: ReceiptView): { subject: string; mjml: string } {
   const items = view.lineItems
     .map(
       (i) =>
-        `<tr style="border-bottom:1px solid #e5e7eb;">${td(`${e(i.name)}<br><span style="color:#6b7280;font-size:12px;">${e(t.quantity(i.quantity))} x ${e(t.money(i.unitAmount))}</span>`)}${td(e(t.money(i.amount)), `${num}vertical-align:top;`)}</tr>`,
+        `<tr style="border-bottom:1px solid #e5e7eb;">${td(
+          `${e(i.name)}<br><span style="color:#6b7280;font-size:12px;">` +
+            `${e(t.quantity(i.quantity))} x ${e(t.money(i.unitAmount))}</span>`,
+        )}${td(e(t.money(i.amount)), `${num}vertical-align:top;`)}</tr>`,
     )
     .join('');
   const totals =
     (view.tax
-      ? `<tr>${td(e(L.subtotal), 'color:#6b7280;')}${td(e(t.money(view.subtotal)), num)}</tr><tr>${td(e(t.taxLine!), 'color:#6b7280;')}${td(e(t.money(view.tax.amount)), num)}</tr>`
+      ? `<tr>${td(e(L.subtotal), 'color:#6b7280;')}${td(e(t.money(view.subtotal)), num)}</tr>` +
+        `<tr>${td(e(t.taxLine!), 'color:#6b7280;')}${td(e(t.money(view.tax.amount)), num)}</tr>`
       : '') +
-    `<tr style="border-top:2px solid #111827;">${td(e(L.total), 'font-size:16px;font-weight:700;padding-top:8px;')}${td(e(t.money(view.total)), `${num}font-size:16px;font-weight:700;padding-top:8px;`)}</tr>` +
+    `<tr style="border-top:2px solid #111827;">${td(e(L.total), 'font-size:16px;font-weight:700;padding-top:8px;')}` +
+    `${td(e(t.money(view.total)), `${num}font-size:16px;font-weight:700;padding-top:8px;`)}</tr>` +
     (view.tax?.included
       ? `<tr>${td(e(L.taxIncluded(view.tax.label)), 'color:#6b7280;font-size:12px;', ' colspan="2"')}</tr>`
       : '');
+  const logo = t.logoUrl
+    ? `<mj-image src="${e(t.logoUrl)}" alt="${e(m.name)}" width="120px" align="left" padding="0 24px 8px" />`
+    : '';
+  const heading =
+    `<tr>${td(`<strong style="color:${t.accent};">${e(L.receipt)}</strong>`)}` +
+    `${td(`<strong>${e(view.number)}</strong>`, num)}</tr>`;
+  const details =
+    detail(L.issued, t.issuedAt) +
+    detail(L.paid, t.paidAt) +
+    detail(L.method, view.paymentMethodLabel) +
+    detail(L.cashier, view.cashierName) +
+    detail(L.customer, customer);
+  const thanks = eBr(view.thankYouText);
+  const footer = view.footerText
+    ? `<mj-text align="center" color="#6b7280" font-size="12px">${eBr(view.footerText)}</mj-text>`
+    : '';
+  const imprint =
+    e(m.name) + (m.address ? `<br>${eBr(m.address)}` : '') + (m.taxId ? `<br>${e(L.taxId)}: ${e(m.taxId)}` : '');
 
   const source = `<mjml lang="${e(view.language)}">
   <mj-head>
@@ -62,10 +85,12 @@ function template(view: ReceiptView): { subject: string; mjml: string } {
     </mj-attributes>
   </mj-head>
   <mj-body background-color="#f3f4f6" width="560px">
-    <mj-section background-color="${t.accent}" padding="3px 0"><mj-column><mj-spacer height="0px" /></mj-column></mj-section>
+    <mj-section background-color="${t.accent}" padding="3px 0">
+      <mj-column><mj-spacer height="0px" /></mj-column>
+    </mj-section>
     <mj-section background-color="#ffffff" padding="20px 0 4px">
       <mj-column>
-        ${t.logoUrl ? `<mj-image src="${e(t.logoUrl)}" alt="${e(m.name)}" width="120px" align="left" padding="0 24px 8px" />` : ''}
+        ${logo}
         <mj-text font-size="20px" font-weight="700">${e(m.name)}</mj-text>
         ${m.tagline ? `<mj-text color="#6b7280">${e(m.tagline)}</mj-text>` : ''}
         ${view.mode === 'test' ? `<mj-text color="#b91c1c" font-weight="700">${e(L.testMode)}</mj-text>` : ''}
@@ -75,19 +100,19 @@ function template(view: ReceiptView): { subject: string; mjml: string } {
     <mj-section background-color="#ffffff" padding="0 0 20px">
       <mj-column>
         <mj-table font-size="13px">
-          <tr>${td(`<strong style="color:${t.accent};">${e(L.receipt)}</strong>`)}${td(`<strong>${e(view.number)}</strong>`, num)}</tr>
-          ${detail(L.issued, t.issuedAt)}${detail(L.paid, t.paidAt)}${detail(L.method, view.paymentMethodLabel)}${detail(L.cashier, view.cashierName)}${detail(L.customer, customer)}
+          ${heading}
+          ${details}
         </mj-table>
         <mj-divider border-color="#e5e7eb" border-width="1px" padding="8px 24px" />
         <mj-table>${items}</mj-table>
         <mj-table>${totals}</mj-table>
-        <mj-text align="center" color="${t.accent}" font-weight="700" padding="16px 24px 0">${eBr(view.thankYouText)}</mj-text>
-        ${view.footerText ? `<mj-text align="center" color="#6b7280" font-size="12px">${eBr(view.footerText)}</mj-text>` : ''}
+        <mj-text align="center" color="${t.accent}" font-weight="700" padding="16px 24px 0">${thanks}</mj-text>
+        ${footer}
       </mj-column>
     </mj-section>
     <mj-section padding="8px 0">
       <mj-column>
-        <mj-text align="center" color="#9ca3af" font-size="11px">${e(m.name)}${m.address ? `<br>${eBr(m.address)}` : ''}${m.taxId ? `<br>${e(L.taxId)}: ${e(m.taxId)}` : ''}</mj-text>
+        <mj-text align="center" color="#9ca3af" font-size="11px">${imprint}</mj-text>
       </mj-column>
     </mj-section>
   </mj-body>

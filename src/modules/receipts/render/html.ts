@@ -9,14 +9,18 @@ export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ES
 
 const CSS = `
 *{box-sizing:border-box}
-body{margin:0;background:#f3f4f6;color:#111827;font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
-.receipt{max-width:560px;margin:24px auto;background:#fff;border-top:6px solid var(--accent);border-radius:6px;box-shadow:0 1px 3px rgba(0,0,0,.12);padding:28px 32px}
+body{margin:0;background:#f3f4f6;color:#111827;
+font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
+.receipt{max-width:560px;margin:24px auto;background:#fff;border-top:6px solid var(--accent);border-radius:6px;
+box-shadow:0 1px 3px rgba(0,0,0,.12);padding:28px 32px}
 header{display:flex;justify-content:space-between;gap:16px;align-items:flex-start}
 .logo{max-height:48px;max-width:160px;display:block;margin-bottom:8px}
 h1{font-size:20px;margin:0 0 2px}
 .muted{color:#6b7280}.small{font-size:12px}.pre{white-space:pre-line}
-.doc{text-align:right;white-space:nowrap}.doc .kind{color:var(--accent);font-weight:700;letter-spacing:.04em;text-transform:uppercase}
-.test{margin:12px 0 0;padding:6px 10px;border-radius:4px;background:#fef2f2;color:#b91c1c;font-weight:700;text-align:center}
+.doc{text-align:right;white-space:nowrap}
+.doc .kind{color:var(--accent);font-weight:700;letter-spacing:.04em;text-transform:uppercase}
+.test{margin:12px 0 0;padding:6px 10px;border-radius:4px;background:#fef2f2;color:#b91c1c;font-weight:700;
+text-align:center}
 .meta{display:flex;justify-content:space-between;gap:16px;border-top:1px solid #e5e7eb;margin-top:16px;padding-top:12px}
 .meta dl{display:grid;grid-template-columns:auto 1fr;gap:2px 12px;margin:0;font-size:13px}
 .meta dt{color:#6b7280}.meta dd{margin:0;overflow-wrap:anywhere}
@@ -45,7 +49,8 @@ export function renderReceiptHtml(view: ReceiptView): string {
   const items = view.lineItems
     .map(
       (i) =>
-        `<tr><td class="name">${e(i.name)}</td><td class="num">${e(t.quantity(i.quantity))}</td><td class="num">${e(t.money(i.unitAmount))}</td><td class="num">${e(t.money(i.amount))}</td></tr>`,
+        `<tr><td class="name">${e(i.name)}</td><td class="num">${e(t.quantity(i.quantity))}</td>` +
+        `<td class="num">${e(t.money(i.unitAmount))}</td><td class="num">${e(t.money(i.amount))}</td></tr>`,
     )
     .join('');
   const customer = view.customer
@@ -61,12 +66,23 @@ export function renderReceiptHtml(view: ReceiptView): string {
     ? `<tr><td class="muted">${e(L.subtotal)}</td><td class="num">${e(t.money(view.subtotal))}</td></tr>` +
       `<tr><td class="muted">${e(t.taxLine!)}</td><td class="num">${e(t.money(view.tax.amount))}</td></tr>`
     : '';
+  const meta =
+    row(L.number, view.number) +
+    row(L.issued, t.issuedAt) +
+    row(L.paid, t.paidAt) +
+    row(L.method, view.paymentMethodLabel) +
+    row(L.cashier, view.cashierName) +
+    row(L.reference, view.reference);
+  const head =
+    `<th>${e(L.item)}</th><th class="num">${e(L.qty)}</th>` +
+    `<th class="num">${e(L.unitPrice)}</th><th class="num">${e(L.amount)}</th>`;
   return `<!doctype html>
 <html lang="${e(view.language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:">
+<meta http-equiv="Content-Security-Policy"
+ content="default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:">
 <meta name="robots" content="noindex">
 <title>${e(`${L.receipt} ${view.number} - ${m.name}`)}</title>
 <style>:root{--accent:${t.accent}}${CSS}</style>
@@ -84,11 +100,11 @@ ${m.taxId ? `<div class="muted small">${e(L.taxId)}: ${e(m.taxId)}</div>` : ''}
 </header>
 ${view.mode === 'test' ? `<p class="test">${e(L.testMode)}</p>` : ''}
 <section class="meta">
-<dl>${row(L.number, view.number)}${row(L.issued, t.issuedAt)}${row(L.paid, t.paidAt)}${row(L.method, view.paymentMethodLabel)}${row(L.cashier, view.cashierName)}${row(L.reference, view.reference)}</dl>
+<dl>${meta}</dl>
 ${customer}
 </section>
 <table>
-<thead><tr><th>${e(L.item)}</th><th class="num">${e(L.qty)}</th><th class="num">${e(L.unitPrice)}</th><th class="num">${e(L.amount)}</th></tr></thead>
+<thead><tr>${head}</tr></thead>
 <tbody>${items}</tbody>
 </table>
 <table class="totals">
