@@ -14,6 +14,7 @@ import { balanceOf, lockBalance } from './balance.ts';
 import { bankAccountOf, checkBankAccount, missingBankField } from './bank-account.ts';
 import { payoutFields, type Balance } from './fields.ts';
 import { nextState } from '../../core/state-machine.ts';
+import { adapterDisabled } from '../adapters/states.ts';
 import { payoutMachine, payoutStatuses, type PayoutStatus, type PayoutTrigger } from './states.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
 import type { CreatePayoutInput, ListPayoutsArgs } from './schema.ts';
@@ -73,7 +74,7 @@ export async function createPayoutIn(
       where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' } },
       select: { status: true },
     });
-    if (!rail || rail.status === 'disabled')
+    if (!rail || rail.status === adapterDisabled)
       throw err.validation('method', 'provider_a_disbursement needs a connected provider_a adapter');
   }
   await lockBalance(tx, scope, currency);
