@@ -6,35 +6,12 @@ import { collect } from '../../helpers/subscription.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { signRequest } from '../../../src/core/auth/signing.ts';
 import { newId } from '../../../src/core/ids.ts';
+import { insertEvent } from '../../helpers/events.ts';
 
 const server = useServer();
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z'); // whole seconds, so epoch-second bounds are exact
 const epoch = (ms: number) => String(Math.floor(ms / 1000));
-
-async function insertEvent(
-  workspaceId: string,
-  e: { type: string; at: number; mode?: 'test' | 'live'; objectId?: string | null; sequence?: number },
-) {
-  const id = newId('event');
-  const data = e.objectId ? { id: e.objectId, object: { id: e.objectId } } : {};
-  await db().system.query(
-    `INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)`,
-    [
-      id,
-      workspaceId,
-      e.mode ?? 'test',
-      e.type,
-      e.objectId ?? null,
-      e.sequence ?? 1,
-      new Date(e.at).toISOString(),
-      JSON.stringify(data),
-      JSON.stringify({ source: 'test' }),
-    ],
-  );
-  return id;
-}
 
 /** A live-mode key for an existing workspace, with a client signing as it. */
 async function liveKeyFor(ws: Workspace) {
