@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { useServer, db, createClient, untilPublished, type Workspace } from '../../helpers/server.ts';
+import { useServer, createClient, untilPublished, type Workspace } from '../../helpers/server.ts';
 import { collect } from '../../helpers/subscription.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { signRequest } from '../../../src/core/auth/signing.ts';
