@@ -169,10 +169,11 @@ export async function movePayout(
   const t = nextState(payoutMachine, p.status as PayoutStatus, trigger, p.claimedAt ? ['claimed'] : []);
   const now = clock.now();
   const data: Record<string, unknown> = { status: t.to, updatedAt: now };
-  if (t.to === 'in_transit')
+  if (t.to === payoutMachine.moves.initiate.to)
     Object.assign(data, { processedAt: now }, opts.reference ? { reference: opts.reference } : {});
-  if (t.to === 'failed') Object.assign(data, { failureReason: opts.failureReason, completedAt: now });
-  if (t.to === 'paid') {
+  if (t.to === payoutMachine.moves.mark_failed.to)
+    Object.assign(data, { failureReason: opts.failureReason, completedAt: now });
+  if (t.to === payoutMachine.moves.mark_paid.to) {
     const rows = await postLedger(tx, scope, {
       txId: p.id,
       currency: p.currency,
