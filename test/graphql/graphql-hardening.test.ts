@@ -5,6 +5,7 @@ import { useServer, db, createClient, type Workspace } from '../helpers/server.t
 import { signRequest } from '../../src/core/auth/signing.ts';
 import { limits, parseCacheStats } from '../../src/graphql/parse.ts';
 import { config } from '../../src/core/config.ts';
+import { until } from '../helpers/receiver.ts';
 
 const server = useServer();
 
@@ -82,14 +83,6 @@ function once(
   });
 }
 
-async function until(pred: () => boolean, ms = 8000) {
-  const deadline = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('graphql-ws: the key is checked for the whole life of the socket', () => {
   it('revoking the key closes an open socket with 4403 within seconds', async () => {
     const ws = await server.workspace();
@@ -99,11 +92,11 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
       { query: 'subscription { events { id } }' },
       { next: () => {}, error: () => {}, complete: () => {} },
     );
-    await until(() => state.connected);
+    await until(() => state.connected, 'the connection', 8000);
     expect(closes).toEqual([]);
     const revoked = await ws.client.delete(`/v1/api-keys/${key.id}`);
     expect(revoked.status).toBe(204);
-    await until(() => closes.length > 0, config.keyCacheMs * 3);
+    await until(() => closes.length > 0, 'the close', config.keyCacheMs * 3);
     expect(closes[0].code).toBe(4403);
   });
 
@@ -115,13 +108,13 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
       { query: 'subscription { events { id } }' },
       { next: () => {}, error: () => {}, complete: () => {} },
     );
-    await until(() => state.connected);
+    await until(() => state.connected, 'the connection', 8000);
     // the member behind the key is removed: the key stops working
     const {
       rows: [k],
     } = await db().system.query(`SELECT "memberId" FROM api_keys WHERE id = $1`, [key.id]);
     await db().system.query(`UPDATE members SET "removedAt" = now() WHERE id = $1`, [k.memberId]);
-    await until(() => closes.length > 0, config.keyCacheMs * 3);
+    await until(() => closes.length > 0, 'the close', config.keyCacheMs * 3);
     expect(closes[0].code).toBe(4403);
     await db().system.query(`UPDATE members SET "removedAt" = NULL WHERE id = $1`, [k.memberId]);
 
@@ -131,9 +124,9 @@ describe('graphql-ws: the key is checked for the whole life of the socket', () =
       { query: 'subscription { events { id } }' },
       { next: () => {}, error: () => {}, complete: () => {} },
     );
-    await until(() => socket.state.connected);
+    await until(() => socket.state.connected, 'the connection', 8000);
     expect((await other.client.delete(`/v1/workspaces/${other.workspaceId}`)).status).toBe(204);
-    await until(() => socket.closes.length > 0, config.keyCacheMs * 3);
+    await until(() => socket.closes.length > 0, 'the close', config.keyCacheMs * 3);
     expect(socket.closes[0].code).toBe(4403);
   });
 

@@ -7,6 +7,7 @@ import { toWire } from '../../core/wire.ts';
 import type { ManagedAccount } from '../../generated/prisma/client.ts';
 import { adapterFields, onboardingFields, type AdapterView, type OnboardingView } from './fields.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { adapterActive, adapterDisabled } from './states.ts';
 
 /**
  * The managed (platform) provider's account API. Until the provider_a platform client exists,
@@ -55,7 +56,7 @@ export function managedAdapterView(
   if (mode === 'live' && row?.kybStatus !== 'live') return null;
   return {
     kind: 'managed',
-    status: row?.status ?? 'active',
+    status: row?.status ?? adapterActive,
     secretKeyLast4: null,
     publicConfig: {
       subAccountId: row?.subAccountId ?? null,
@@ -73,7 +74,7 @@ export function managedAdapterView(
 
 /** Live managed payments need a live sub-account with active capabilities; the sandbox always serves. */
 export function managedEnabled(row: ManagedAccount | null, mode: Mode): boolean {
-  if (row?.status === 'disabled') return false;
+  if (row?.status === adapterDisabled) return false;
   return mode === 'test' || (row?.kybStatus === 'live' && row.capabilitiesStatus === 'active');
 }
 

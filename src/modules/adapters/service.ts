@@ -14,8 +14,8 @@ import type { Adapter, ManagedAccount } from '../../generated/prisma/client.ts';
 import { sql, sqlOf, type AnyTx, type Fragment } from '../../core/db/sql.ts';
 import type { AdapterKind, EnabledAdapter } from './capabilities.ts';
 import type { AdapterView } from './fields.ts';
-import { adapterMachine, adapterStatusAfter, type AdapterStatus } from './states.ts';
-import { canMove, nextState } from '../../core/state-machine.ts';
+import { adapterDisabled, adapterMachine, adapterStatusAfter, type AdapterStatus } from './states.ts';
+import { canMove, nextState, sqlStatus } from '../../core/state-machine.ts';
 import {
   adapterWire,
   applyManagedUpdate,
@@ -258,9 +258,10 @@ export interface AdapterSources {
  * The read behind enabledAdapters as one jsonb expression, so a hot statement can carry it in its
  * select list.
  */
+const notDisabled = sql`status <> ${sqlStatus(adapterDisabled)}`;
 export const adapterSourcesSql = (ws: string, mode: string): Fragment => sql`jsonb_build_object(
   'stored', (SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'publicConfig', "publicConfig") ORDER BY kind), '[]')
-    FROM adapters WHERE "workspaceId" = ${ws} AND mode = ${mode} AND status <> 'disabled'),
+    FROM adapters WHERE "workspaceId" = ${ws} AND mode = ${mode} AND ${notDisabled}),
   'managed', (SELECT to_jsonb(m) FROM managed_accounts m WHERE "workspaceId" = ${ws} AND mode = ${mode}))`;
 
 /** The adapters that may take payments now, from their sources. */

@@ -31,6 +31,11 @@ export const adapterMachine = defineMachine({
 
 export type AdapterStatus = StatusOf<typeof adapterMachine>;
 
+/** Support's switch-off: such an adapter takes no payments and nothing moves it (the table's `support_disable`). */
+export const adapterDisabled = adapterMachine.moves.support_disable.to;
+/** Where a new adapter starts (the managed account's status before it has a row). */
+export const adapterActive = adapterMachine.moves.connect.to;
+
 /**
  * The status after `trigger`, or the current one where the table has no such move (a disabled adapter stays disabled).
  */

@@ -8,14 +8,17 @@ import { issueReceiptCte, prepareSessionReceipt, receiptContext, type ReceiptCon
 import { paymentFields } from '../payments/fields.ts';
 import { paymentMachine } from '../payments/states.ts';
 import { checkoutSessionFields } from './fields.ts';
-import { nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
-import { checkoutAttemptMachine, checkoutSessionMachine, type SessionStatus } from './states.ts';
+import { nextState, sqlIn, sqlStatus, statusesWhere } from '../../core/state-machine.ts';
+import { checkoutAttemptMachine, checkoutSessionMachine, sessionCompleted, type SessionStatus } from './states.ts';
 import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
 import type { Superseded } from './attempts.ts';
 import type { RowScope } from '../../core/resource.ts';
 
 /** The attempts a completion supersedes (the table's list, rendered once into the statement). */
 const supersedable = sqlIn(q`status`, statusesWhere(checkoutAttemptMachine, 'supersede'));
+/** Where the paying attempt and the other live ones go (the table's `pay` and `supersede`). */
+const paid = sqlStatus(checkoutAttemptMachine.moves.pay.to);
+const superseded = sqlStatus(checkoutAttemptMachine.moves.supersede.to);
 
 export interface Settlement {
   trigger: 'confirm' | 'provider_paid';
@@ -52,7 +55,7 @@ export async function completeSession(
   how: Settlement,
   known?: ReceiptContext,
 ): Promise<CheckoutSession & { superseded?: Superseded[] }> {
-  if (s.status === 'completed') return s;
+  if (s.status === sessionCompleted) return s;
   const sql = sqlOf(tx);
   const status = nextState(checkoutSessionMachine, s.status as SessionStatus, how.trigger).to;
   const now = clock.now();
@@ -129,7 +132,7 @@ export async function completeSession(
     WHERE id = ${s.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} RETURNING 1),
   -- The paying attempt is paid; any other still live is superseded (voided by the caller after COMMIT).
   attempts AS (
-    UPDATE checkout_attempts SET status = CASE WHEN number = ${paying} THEN 'paid' ELSE 'superseded' END,
+    UPDATE checkout_attempts SET status = CASE WHEN number = ${paying} THEN ${paid} ELSE ${superseded} END,
       "paidAt" = CASE WHEN number = ${paying} THEN ${now}::timestamptz END,
       "providerPaymentId" = CASE WHEN number = ${paying} THEN ${how.providerPaymentId ?? null}::text END, "updatedAt" = ${now}::timestamptz
     WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${s.id} AND (number = ${paying} OR ${supersedable})
@@ -140,7 +143,7 @@ export async function completeSession(
     (SELECT count(*) FROM completed_session) s, (SELECT count(*) FROM inserted_events) v, (SELECT count(*) FROM attempts) a),
   ${issueReceiptCte(receipt, 'written')}
 SELECT number, (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb)
-  FROM attempts WHERE status = 'superseded') AS superseded FROM issued_receipt`,
+  FROM attempts WHERE status = ${superseded}) AS superseded FROM issued_receipt`,
   );
   return Object.assign(completed, { superseded: (row?.superseded ?? []) as Superseded[] });
 }

@@ -29,9 +29,11 @@ import {
   checkoutAttemptMachine as attempts,
   checkoutSessionMachine as sessions,
   isTerminal,
+  sessionCompleted,
   type SessionStatus,
 } from './states.ts';
 import { callbackUrl, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
+import { adapterMachine, type AdapterStatus } from '../adapters/states.ts';
 import { isProviderError, type CreateChargeInput, type Instructions } from '../../providers/index.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
 import { failAttempt, newAttempt, recordCharge, voidAttempts, writeAttempt, type Superseded } from './attempts.ts';
@@ -294,7 +296,8 @@ export async function attempt(token: string, method: string): Promise<AttemptVie
     throw err.conflict('The checkout session changed while the payment was being prepared; pick a method again');
   }
   // spec Adapter: a successful call clears `error` (its own transaction, after the attempt commits).
-  if (adapter.status === 'error') await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, kind));
+  if (canMove(adapterMachine, adapter.status as AdapterStatus, 'gateway_succeeded'))
+    await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, kind));
   return {
     ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)),
     canDeclarePaid: false,
@@ -467,7 +470,7 @@ export async function simulate(token: string, outcome: string) {
     );
     if (!locked) throw err.notFound('checkout session');
     const s = locked.session;
-    if (s.status === 'completed') return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };
+    if (s.status === sessionCompleted) return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };
     if (effectiveStatus(s) !== s.status) throw err.conflict('The checkout session has expired');
     if (s.adapter !== 'provider_a_platform' || !canMove(sessions, s.status as SessionStatus, 'provider_failed'))
       throw err.conflict('Nothing to simulate: pick a method first');
@@ -515,5 +518,5 @@ export async function publicStatus(token: string) {
   const { id, scope } = await sessionOf(token);
   const s = await inTenant(scope, (tx) => tx.checkoutSession.findUniqueOrThrow({ where: { id } }));
   const status = effectiveStatus(s);
-  return { status, ...(status === 'completed' ? { redirectUrl: successRedirect(s.successUrl, s.id) } : {}) };
+  return { status, ...(status === sessionCompleted ? { redirectUrl: successRedirect(s.successUrl, s.id) } : {}) };
 }

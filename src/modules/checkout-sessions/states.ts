@@ -42,6 +42,8 @@ export const checkoutSessionMachine = defineMachine({
 export const sessionStatuses = checkoutSessionMachine.statuses;
 export type SessionStatus = StatusOf<typeof checkoutSessionMachine>;
 export type SessionTrigger = TriggerOf<typeof checkoutSessionMachine>;
+/** A paid session (where `provider_paid` and `confirm` lead): the customer is sent to the success URL. */
+export const sessionCompleted = checkoutSessionMachine.moves.provider_paid.to;
 
 /** Terminal: nothing moves them (spec: completed, expired, canceled); the others accept state-changing calls. */
 const terminal: readonly string[] = terminalStatuses(checkoutSessionMachine);

@@ -24,3 +24,5 @@ export const paymentMachine = defineMachine({
 });
 
 export type PaymentStatus = StatusOf<typeof paymentMachine>;
+/** A charge that never captured money (no move leads here yet): nothing to refund. */
+export const paymentFailed: PaymentStatus = 'failed';

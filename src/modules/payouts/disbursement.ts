@@ -15,6 +15,7 @@ import { logger } from '../../core/logger.ts';
 import { isProviderError } from '../../providers/index.ts';
 import type { ProviderA } from '../../providers/provider_a.ts';
 import { providerFor } from '../adapters/providers.ts';
+import { adapterDisabled } from '../adapters/states.ts';
 import { movePayout } from './service.ts';
 import { canMove, outcomeTrigger, sqlIn, statusesWhere } from '../../core/state-machine.ts';
 import { sql } from '../../core/db/sql-template.ts';
@@ -32,7 +33,7 @@ async function railFor(scope: Scope): Promise<ProviderA | null> {
   const row = await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
     tx.adapter.findUnique({ where: { workspaceId_mode_kind: key } }),
   );
-  return row && row.status !== 'disabled' ? (providerFor(row) as ProviderA) : null;
+  return row && row.status !== adapterDisabled ? (providerFor(row) as ProviderA) : null;
 }
 
 /** Claims a pending payout for the rail, committed; null when it is no longer pending (cancelled, failed, sent). */
@@ -112,7 +113,7 @@ export async function syncDisbursements(): Promise<number> {
   for (const p of rows) {
     const scope = { workspaceId: p.workspaceId, mode: p.mode };
     if (canMove(payoutMachine, p.status as PayoutStatus, 'claim')) {
-      if ((await disburse(scope, p)).status !== 'pending') moved++;
+      if (!canMove(payoutMachine, (await disburse(scope, p)).status as PayoutStatus, 'claim')) moved++;
       continue;
     }
     const rail = await railFor(scope);

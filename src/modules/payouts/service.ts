@@ -14,6 +14,7 @@ import { balanceOf, lockBalance } from './balance.ts';
 import { bankAccountOf, checkBankAccount, missingBankField } from './bank-account.ts';
 import { payoutFields, type Balance } from './fields.ts';
 import { nextState } from '../../core/state-machine.ts';
+import { adapterDisabled } from '../adapters/states.ts';
 import { payoutMachine, payoutStatuses, type PayoutStatus, type PayoutTrigger } from './states.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
 import type { CreatePayoutInput, ListPayoutsArgs } from './schema.ts';
@@ -74,7 +75,7 @@ export async function createPayoutIn(
       where: { workspaceId_mode_kind: { workspaceId: scope.workspaceId, mode: scope.mode, kind: 'provider_a' } },
       select: { status: true },
     });
-    if (!rail || rail.status === 'disabled')
+    if (!rail || rail.status === adapterDisabled)
       throw err.validation('method', 'provider_a_disbursement needs a connected provider_a adapter');
   }
   await lockBalance(tx, scope, currency);
@@ -168,10 +169,11 @@ export async function movePayout(
   const t = nextState(payoutMachine, p.status as PayoutStatus, trigger, p.claimedAt ? ['claimed'] : []);
   const now = clock.now();
   const data: Record<string, unknown> = { status: t.to, updatedAt: now };
-  if (t.to === 'in_transit')
+  if (t.to === payoutMachine.moves.initiate.to)
     Object.assign(data, { processedAt: now }, opts.reference ? { reference: opts.reference } : {});
-  if (t.to === 'failed') Object.assign(data, { failureReason: opts.failureReason, completedAt: now });
-  if (t.to === 'paid') {
+  if (t.to === payoutMachine.moves.mark_failed.to)
+    Object.assign(data, { failureReason: opts.failureReason, completedAt: now });
+  if (t.to === payoutMachine.moves.mark_paid.to) {
     const rows = await postLedger(tx, scope, {
       txId: p.id,
       currency: p.currency,

@@ -16,6 +16,7 @@ import type { Tx } from '../../core/db/client.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
 import { nextState, outcomeTrigger } from '../../core/state-machine.ts';
 import { refundMachine, refundReasons, refundStatuses, reserving } from './states.ts';
+import { paymentFailed } from '../payments/states.ts';
 import type { CreateRefundInput, ListRefundsArgs } from './schema.ts';
 
 const err = errorsFor('refund');
@@ -71,7 +72,7 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
         adapter: earlier.submittedAt ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!),
       };
     }
-    if (payment.status === 'failed')
+    if (payment.status === paymentFailed)
       throw err.of('amount_exceeds_remaining', 'The payment was not captured; nothing can be refunded', 'chargeId');
     const held = await tx.refund.aggregate({
       where: {

@@ -144,7 +144,7 @@ export async function applyRefundOutcome(
       status: t.to,
       updatedAt: now,
       settledAt: now,
-      ...(t.to === 'failed'
+      ...(t.to === refundMachine.moves.provider_failed.to
         ? {
             failureCode: opts.failureCode ?? 'provider_rejected',
             failureMessage: opts.failureMessage ?? 'The provider rejected the refund',
@@ -159,7 +159,7 @@ export async function applyRefundOutcome(
       previousAttributes: { status: refund.status },
     });
   }
-  if (t.to === 'succeeded') await refundSucceeded(tx, scope, updated, payment, opts);
+  if (t.to === refundMachine.moves.provider_succeeded.to) await refundSucceeded(tx, scope, updated, payment, opts);
   return updated;
 }
 

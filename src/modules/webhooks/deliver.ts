@@ -9,7 +9,7 @@ import { recordOutcomes, type Outcome } from './outcomes.ts';
 import { ATTEMPT_TIMEOUT_MS, type DeliveryJob } from './queue.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import { sql } from '../../core/db/sql-template.ts';
-import { attemptable } from './states.ts';
+import { attemptable, endpointActive } from './states.ts';
 
 interface Due {
   id: string;
@@ -68,7 +68,7 @@ async function attempt(d: Due): Promise<Outcome> {
   const base = { ...d, attemptedAt };
   // An endpoint disabled or errored since the job was queued, or an event gone: nothing is sent,
   // the delivery ends failed, and the breaker does not count it.
-  if (d.endpointStatus !== 'active' || !d.event) {
+  if (d.endpointStatus !== endpointActive || !d.event) {
     return {
       ...base,
       ok: false,

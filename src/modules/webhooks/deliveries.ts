@@ -11,7 +11,7 @@ import { oneOf } from '../../core/validation.ts';
 import type { WebhookDelivery } from '../../generated/prisma/client.ts';
 import { findEndpoint } from './service.ts';
 import { nextState } from '../../core/state-machine.ts';
-import { deliveryStatuses, webhookDeliveryMachine } from './states.ts';
+import { deliveryStatuses, endpointActive, webhookDeliveryMachine } from './states.ts';
 import type { ListDeliveriesArgs } from './schema.ts';
 
 const err = errorsFor('webhook_endpoint');
@@ -69,7 +69,7 @@ export async function retryWebhookDelivery(
       where: { id: deliveryId, endpointId, createdAt: { gte: historyStart() } },
     });
     if (!source) throw err.notFound('webhook_delivery');
-    if (endpoint.status !== 'active')
+    if (endpoint.status !== endpointActive)
       throw err.of('endpoint_disabled', `The endpoint is ${endpoint.status}; enable it before retrying`);
     const delivered = await tx.webhookDelivery.findFirst({
       where: { endpointId, eventId: source.eventId, status: webhookDeliveryMachine.moves.succeeded.to },

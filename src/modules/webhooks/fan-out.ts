@@ -1,12 +1,12 @@
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { insertRows } from '../../core/db/sql.ts';
-import { compile } from '../../core/db/sql-template.ts';
+import { compile, sql } from '../../core/db/sql-template.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { enqueueAttempts } from './queue.ts';
-import { nextState } from '../../core/state-machine.ts';
-import { webhookDeliveryMachine } from './states.ts';
+import { nextState, sqlIn } from '../../core/state-machine.ts';
+import { endpointActive, webhookDeliveryMachine } from './states.ts';
 
 interface Published {
   id: string;
@@ -24,7 +24,7 @@ const TARGETS = `
   SELECT ev.id AS "eventId", ev.type AS "eventType", ep.id AS "endpointId", ep."workspaceId", ep.mode
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS ev(id, "workspaceId", mode, type)
   JOIN workspaces w ON w.id = ev."workspaceId"
-  JOIN webhook_endpoints ep ON ep.mode = ev.mode AND ep.status = 'active'
+  JOIN webhook_endpoints ep ON ep.mode = ev.mode AND ${sqlIn(sql`ep.status`, [endpointActive]).text}
     AND ep."workspaceId" IN (ev."workspaceId", w."partnerId") AND ep.events && ARRAY['*', ev.type]`;
 
 /**

@@ -33,6 +33,8 @@ export const webhookEndpointMachine = defineMachine({
 export const endpointStatuses = webhookEndpointMachine.statuses;
 export type EndpointStatus = StatusOf<typeof webhookEndpointMachine>;
 export type EndpointTrigger = TriggerOf<typeof webhookEndpointMachine>;
+/** The one status that receives deliveries (where `enable` leads). */
+export const endpointActive = webhookEndpointMachine.moves.enable.to;
 
 /** An attempt's outcome moves a pending delivery; nothing moves a finished one. */
 export const webhookDeliveryMachine = defineMachine({

@@ -1,40 +1,17 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { useServer, db, createClient, untilPublished, type Workspace } from '../../helpers/server.ts';
+import { useServer, createClient, untilPublished, type Workspace } from '../../helpers/server.ts';
 import { collect } from '../../helpers/subscription.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { signRequest } from '../../../src/core/auth/signing.ts';
 import { newId } from '../../../src/core/ids.ts';
+import { insertEvent } from '../../helpers/events.ts';
 
 const server = useServer();
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z'); // whole seconds, so epoch-second bounds are exact
 const epoch = (ms: number) => String(Math.floor(ms / 1000));
-
-async function insertEvent(
-  workspaceId: string,
-  e: { type: string; at: number; mode?: 'test' | 'live'; objectId?: string | null; sequence?: number },
-) {
-  const id = newId('event');
-  const data = e.objectId ? { id: e.objectId, object: { id: e.objectId } } : {};
-  await db().system.query(
-    `INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)`,
-    [
-      id,
-      workspaceId,
-      e.mode ?? 'test',
-      e.type,
-      e.objectId ?? null,
-      e.sequence ?? 1,
-      new Date(e.at).toISOString(),
-      JSON.stringify(data),
-      JSON.stringify({ source: 'test' }),
-    ],
-  );
-  return id;
-}
 
 /** A live-mode key for an existing workspace, with a client signing as it. */
 async function liveKeyFor(ws: Workspace) {
@@ -296,7 +273,10 @@ describe('GraphQL subscription events', () => {
       more.push((await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: `More ${i}` })).status);
     expect(more).toEqual([200, 200, 200]);
     await sub.until(() => sub.received.length >= before + 3);
-    await new Promise((r) => setTimeout(r, 200));
+    // A sentinel commit: the stream is in published position (docs/architecture.md, Events), so a
+    // repeat of the earlier events would come before it; the checks below see it last.
+    expect((await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { name: 'Sentinel' })).status).toBe(200);
+    await sub.until(() => sub.received.length >= before + 4);
     const ids = sub.received.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
     const listed = await ws.client.get(`/v1/events?type=workspace.updated&order=asc&limit=100`);
@@ -412,8 +392,12 @@ describe('streams resume and carry any size', () => {
     );
     await resumed.until(() => resumed.received.length >= 3);
     expect(resumed.received.slice(0, 3).map((e) => (e as unknown as { data: { id: string } }).data.id)).toEqual(missed);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(resumed.received).toHaveLength(3); // nothing twice, nothing from before `after`
+    // A sentinel committed now comes after anything the resume could wrongly repeat (stream order is
+    // published position): once it is in, the stream holds exactly the missed events and it.
+    const sentinel = await customer(ws, 'sentinel');
+    await resumed.until(() => resumed.received.length >= 4);
+    const seen = resumed.received.map((e) => (e as unknown as { data: { id: string } }).data.id);
+    expect(seen).toEqual([...missed, sentinel]); // nothing twice, nothing from before `after`
   });
 
   it('an event far larger than the 8000-byte NOTIFY cap arrives whole (notifications carry positions, rows are read)', async () => {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useServer, db, createClient, untilPublished, type Workspace } from '../../helpers/server.ts';
 import { startReceiver, until, type Receiver } from '../../helpers/receiver.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
+import { insertEvent } from '../../helpers/events.ts';
 import { clock } from '../../../src/core/clock.ts';
 import { verifyWebhook, verifyWebhookDelivery } from '../../../src/client/webhooks.ts';
 import { retryScheduleMs } from '../../../src/modules/webhooks/states.ts';
@@ -49,6 +50,24 @@ const deliveries = async (endpointId: string) =>
   ).rows;
 /** Wakes the relay at once instead of at its next 1 s poll (after moving the clock). */
 const nudgeRelay = () => db().system.query(`SELECT pg_notify('svc_events', '')`);
+/**
+ * Instead of sleeping until "nothing more arrives": a sentinel workspace whose endpoint gets a
+ * `customer.created` committed on call, awaited until delivered. The relay publishes in commit order
+ * (gapless publishedPosition, docs/architecture.md, Events) and writes every delivery row, and
+ * enqueues every row due on the injected clock, in the publishing transaction: once the sentinel
+ * arrives, every row an earlier commit, nudge or clock move could cause exists. POSTs are not
+ * ordered (docs/webhooks.md, Order), so what must not be sent is also checked on the rows.
+ */
+async function sentinelFeed() {
+  const ws = await server.workspace();
+  const rx = await receiver();
+  await endpoint(ws, rx.url);
+  return async () => {
+    // Inserted, not created through the API: a request signed now is refused once the clock has moved.
+    const id = await insertEvent(ws.workspaceId, { type: 'sentinel.tick', at: Date.now() });
+    await until(() => rx.received.some((r) => r.headers['x-svc-event-id'] === id), 'the sentinel delivery');
+  };
+}
 
 describe('webhook endpoints API', () => {
   it('create answers 201 with the secret once; retrieve and list never show it', async () => {
@@ -341,16 +360,18 @@ describe('delivery', () => {
     const ws = await server.workspace();
     const rxAll = await receiver();
     const rxPayments = await receiver();
-    await endpoint(ws, rxAll.url);
-    await endpoint(ws, rxPayments.url, { events: ['payment.succeeded'] });
+    const sentinel = await sentinelFeed();
+    const epAll = await endpoint(ws, rxAll.url);
+    const epPayments = await endpoint(ws, rxPayments.url, { events: ['payment.succeeded'] });
     const live = createClient({ baseUrl: server.url, ...(await mintLiveKey(ws.workspaceId)) });
     await live.post('/v1/customers', { name: 'live one' }); // a live event: not for test endpoints
     const other = await server.workspace();
     await customer(other); // another workspace's event
     await customer(ws, 'mine');
     await until(() => rxAll.received.length >= 1, 'the test-mode delivery');
-    await nudgeRelay();
-    await new Promise((r) => setTimeout(r, 500)); // anything wrongly routed would have arrived by now
+    await sentinel(); // published after the live and other-workspace events: a wrongly routed row exists by now
+    expect(await deliveries(epAll.id)).toHaveLength(1);
+    expect(await deliveries(epPayments.id)).toEqual([]);
     expect(rxAll.events().map((e) => [e.type, e.mode, e.workspaceId])).toEqual([
       ['customer.created', 'test', ws.workspaceId],
     ]);
@@ -411,6 +432,7 @@ describe('delivery', () => {
     const ws = await server.workspace();
     const rx = await receiver((n) => (n < 3 ? { status: 500, body: `boom ${n}` } : 200));
     const ep = await endpoint(ws, rx.url);
+    const sentinel = await sentinelFeed();
     await customer(ws);
     for (let attempt = 0; attempt < 3; attempt++) {
       await until(
@@ -430,7 +452,8 @@ describe('delivery', () => {
       expect(d.nextRetryAt.getTime() - d.attemptedAt.getTime()).toBe(retryScheduleMs[attempt]);
       // Not before its time: a relay pass now enqueues nothing.
       await nudgeRelay();
-      await new Promise((r) => setTimeout(r, 300));
+      await sentinel(); // a relay pass on this clock has run: the retry was not due, so not enqueued
+      expect((await deliveries(ep.id))[0].enqueuedAt).toBeNull();
       expect(rx.received).toHaveLength(attempt + 1);
       clock.advance(retryScheduleMs[attempt]);
       await nudgeRelay();
@@ -551,9 +574,10 @@ describe('delivery', () => {
     expect((await ws.client.get('/v1/events?type=webhook_endpoint.disabled')).json.data).toHaveLength(1);
     const sent = rx.received.length;
     expect(sent).toBe(20);
+    const sentinel = await sentinelFeed();
     await customer(ws, 'after');
-    await nudgeRelay();
-    await new Promise((r) => setTimeout(r, 500));
+    await sentinel(); // published after 'after': no row for the errored endpoint, so nothing to send
+    expect(await deliveries(ep.id)).toHaveLength(sent);
     expect(rx.received).toHaveLength(sent);
     const enabled = await ws.client.patch(`/v1/webhook-endpoints/${ep.id}`, { enabled: true });
     expect(enabled.json.data.status).toBe('active');
@@ -626,9 +650,10 @@ describe('delivery', () => {
     expect((await ws.client.delete(`/v1/webhook-endpoints/${ep.id}`)).status).toBe(204);
     expect(await deliveries(ep.id)).toEqual([]);
     expect((await ws.client.get(`/v1/webhook-endpoints/${ep.id}`)).status).toBe(404);
+    const sentinel = await sentinelFeed();
     clock.advance(retryScheduleMs[0]);
-    await nudgeRelay();
-    await new Promise((r) => setTimeout(r, 500));
+    await sentinel(); // its pass runs on the moved clock: a surviving retry would be enqueued with it
+    expect(await deliveries(ep.id)).toEqual([]);
     expect(rx.received).toHaveLength(1);
   });
 
