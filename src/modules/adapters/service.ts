@@ -260,7 +260,8 @@ export interface AdapterSources {
  */
 const notDisabled = sql`status <> ${sqlStatus(adapterDisabled)}`;
 export const adapterSourcesSql = (ws: string, mode: string): Fragment => sql`jsonb_build_object(
-  'stored', (SELECT coalesce(jsonb_agg(jsonb_build_object('kind', kind, 'publicConfig', "publicConfig") ORDER BY kind), '[]')
+  'stored', (SELECT coalesce(
+      jsonb_agg(jsonb_build_object('kind', kind, 'publicConfig', "publicConfig") ORDER BY kind), '[]')
     FROM adapters WHERE "workspaceId" = ${ws} AND mode = ${mode} AND ${notDisabled}),
   'managed', (SELECT to_jsonb(m) FROM managed_accounts m WHERE "workspaceId" = ${ws} AND mode = ${mode}))`;
 

@@ -128,21 +128,26 @@ export async function completeSession(
   new_payment AS (${insertRows('payments', [payment])} RETURNING 1),
   new_entries AS (${insertRows('ledger_entries', ledger)} RETURNING 1),
   completed_session AS (
-    UPDATE checkout_sessions SET status = ${status}, "completedAt" = ${now}::timestamptz, "paymentId" = ${payment.id}, "updatedAt" = ${now}::timestamptz
+    UPDATE checkout_sessions SET status = ${status}, "completedAt" = ${now}::timestamptz, "paymentId" = ${payment.id},
+      "updatedAt" = ${now}::timestamptz
     WHERE id = ${s.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} RETURNING 1),
   -- The paying attempt is paid; any other still live is superseded (voided by the caller after COMMIT).
   attempts AS (
     UPDATE checkout_attempts SET status = CASE WHEN number = ${paying} THEN ${paid} ELSE ${superseded} END,
       "paidAt" = CASE WHEN number = ${paying} THEN ${now}::timestamptz END,
-      "providerPaymentId" = CASE WHEN number = ${paying} THEN ${how.providerPaymentId ?? null}::text END, "updatedAt" = ${now}::timestamptz
-    WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${s.id} AND (number = ${paying} OR ${supersedable})
+      "providerPaymentId" = CASE WHEN number = ${paying} THEN ${how.providerPaymentId ?? null}::text END,
+      "updatedAt" = ${now}::timestamptz
+    WHERE "workspaceId" = ${ws} AND mode = ${scope.mode} AND "checkoutSessionId" = ${s.id}
+      AND (number = ${paying} OR ${supersedable})
     RETURNING id, adapter, "providerReference", status),
   ${eventsCte(events)},
   -- Reading every write first makes PostgreSQL run them before the receipt counter is locked.
   written AS (SELECT FROM (SELECT count(*) FROM new_payment) p, (SELECT count(*) FROM new_entries) e,
-    (SELECT count(*) FROM completed_session) s, (SELECT count(*) FROM inserted_events) v, (SELECT count(*) FROM attempts) a),
+    (SELECT count(*) FROM completed_session) s, (SELECT count(*) FROM inserted_events) v,
+    (SELECT count(*) FROM attempts) a),
   ${issueReceiptCte(receipt, 'written')}
-SELECT number, (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb)
+SELECT number, (SELECT coalesce(jsonb_agg(
+    jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb)
   FROM attempts WHERE status = ${superseded}) AS superseded FROM issued_receipt`,
   );
   return Object.assign(completed, { superseded: (row?.superseded ?? []) as Superseded[] });

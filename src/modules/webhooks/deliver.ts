@@ -36,10 +36,12 @@ interface Due {
  */
 const DUE = `
   SELECT d.id, j.n, d.manual, d."workspaceId", d.mode, d."endpointId", d."eventId", d."eventType",
-    ep.url, ep.status AS "endpointStatus", ep."signatureFormat", ep.secret, ep."previousSecret", ep."previousSecretExpiresAt",
+    ep.url, ep.status AS "endpointStatus", ep."signatureFormat",
+    ep.secret, ep."previousSecret", ep."previousSecretExpiresAt",
     CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object(
-      'id', e.id, 'type', e.type, 'occurredAt', e."occurredAt", 'createdAt', e."createdAt", 'publishedAt', e."publishedAt",
-      'mode', e.mode, 'workspaceId', e."workspaceId", 'sequence', e.sequence, 'data', e.data, 'metadata', e.metadata) END AS event
+      'id', e.id, 'type', e.type, 'occurredAt', e."occurredAt", 'createdAt', e."createdAt",
+      'publishedAt', e."publishedAt", 'mode', e.mode, 'workspaceId', e."workspaceId",
+      'sequence', e.sequence, 'data', e.data, 'metadata', e.metadata) END AS event
   FROM unnest($1::text[], $2::int[]) AS j(id, n)
   JOIN webhook_deliveries d ON d.id = j.id
   JOIN webhook_endpoints ep ON ep.id = d."endpointId"

@@ -34,7 +34,8 @@ const TARGETS = `
  */
 const DUE_UNQUEUED = `
   UPDATE webhook_deliveries SET "enqueuedAt" = now() WHERE id IN (
-    SELECT id FROM webhook_deliveries WHERE "enqueuedAt" IS NULL AND ("nextRetryAt" IS NULL OR "nextRetryAt" <= $1) LIMIT 10000)
+    SELECT id FROM webhook_deliveries WHERE "enqueuedAt" IS NULL
+      AND ("nextRetryAt" IS NULL OR "nextRetryAt" <= $1) LIMIT 10000)
   RETURNING id, CASE WHEN "attemptedAt" IS NULL THEN "retryCount" ELSE "retryCount" + 1 END AS n`;
 
 /**

@@ -39,12 +39,15 @@ export interface Outcome {
  * to enqueue it at `nextRetryAt`.
  */
 const APPLY = `
-  WITH o AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(id text, n int, status text, "statusCode" int, "durationMs" int,
+  WITH o AS (SELECT * FROM jsonb_to_recordset($1::jsonb)
+    AS o(id text, n int, status text, "statusCode" int, "durationMs" int,
     "responseBodyPreview" text, "attemptedAt" timestamptz, "nextRetryAt" timestamptz))
-  UPDATE webhook_deliveries d SET status = o.status, "statusCode" = o."statusCode", "durationMs" = o."durationMs", "retryCount" = o.n,
+  UPDATE webhook_deliveries d SET status = o.status, "statusCode" = o."statusCode",
+    "durationMs" = o."durationMs", "retryCount" = o.n,
     "attemptedAt" = o."attemptedAt", "nextRetryAt" = o."nextRetryAt", "responseBodyPreview" = o."responseBodyPreview",
     "enqueuedAt" = CASE WHEN o."nextRetryAt" IS NULL THEN d."enqueuedAt" END
-  FROM o WHERE d.id = o.id AND ${sqlIn(sql`d.status`, attemptable).text} AND (d."attemptedAt" IS NULL OR d."retryCount" < o.n)
+  FROM o WHERE d.id = o.id AND ${sqlIn(sql`d.status`, attemptable).text}
+    AND (d."attemptedAt" IS NULL OR d."retryCount" < o.n)
   RETURNING d.id`;
 
 /**
@@ -124,13 +127,17 @@ async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
     };
   });
   const { rows } = await client.query<EndpointRow & { tripped: boolean }>(
-    `WITH u AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS u(id text, streak int, status text, tripped boolean, "lastEventId" text,
+    `WITH u AS (SELECT * FROM jsonb_to_recordset($1::jsonb)
+       AS u(id text, streak int, status text, tripped boolean, "lastEventId" text,
        "lastAttemptedAt" timestamptz, "lastStatusCode" int, "lastDurationMs" int))
      UPDATE webhook_endpoints ep SET "consecutiveFailures" = u.streak, status = u.status,
        "updatedAt" = CASE WHEN u.tripped THEN now() ELSE ep."updatedAt" END,
-       "lastEventId" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt" THEN ep."lastEventId" ELSE u."lastEventId" END,
-       "lastStatusCode" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt" THEN ep."lastStatusCode" ELSE u."lastStatusCode" END,
-       "lastDurationMs" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt" THEN ep."lastDurationMs" ELSE u."lastDurationMs" END,
+       "lastEventId" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt"
+         THEN ep."lastEventId" ELSE u."lastEventId" END,
+       "lastStatusCode" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt"
+         THEN ep."lastStatusCode" ELSE u."lastStatusCode" END,
+       "lastDurationMs" = CASE WHEN ep."lastAttemptedAt" > u."lastAttemptedAt"
+         THEN ep."lastDurationMs" ELSE u."lastDurationMs" END,
        "lastAttemptedAt" = GREATEST(ep."lastAttemptedAt", u."lastAttemptedAt")
      FROM u WHERE ep.id = u.id RETURNING ep.*, u.tripped`,
     [toJson(updates)],
