@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import autocannon, { type Request as AcRequest } from 'autocannon';
 import pg from 'pg';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
+import { sql } from '../src/core/db/sql-template.ts';
 
 // Before anything imports src/core/config.ts.
 process.env.SVC_RATE_LIMIT = 'off';
@@ -440,6 +441,9 @@ try {
   const scope = { workspaceId: ws.workspaceId, modes: ['test', 'live'] as const };
   const insScope = { workspaceId: insertsWs.workspaceId, modes: ['test', 'live'] as const };
   const COLS = `id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"`;
+  const COLS_SQL = sql.raw(
+    'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"',
+  );
   const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`;
   const byId = seededIds[4];
   const keyRow = () => ({
@@ -459,10 +463,10 @@ try {
       prisma: () =>
         inTenant(scope, (tx) => tx.apiKey.findFirst({ where: { id: byId, workspaceId: scope.workspaceId } })),
       pg: () =>
-        tenantQuery(scope, `SELECT ${COLS} FROM api_keys WHERE id = $1 AND "workspaceId" = $2 LIMIT 1`, [
-          byId,
-          scope.workspaceId,
-        ]),
+        tenantQuery(
+          scope,
+          sql`SELECT ${COLS_SQL} FROM api_keys WHERE id = ${byId} AND "workspaceId" = ${scope.workspaceId} LIMIT 1`,
+        ),
     },
     {
       name: 'list 20',
@@ -477,8 +481,8 @@ try {
       pg: () =>
         tenantQuery(
           scope,
-          `SELECT ${COLS} FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT $2`,
-          [scope.workspaceId, LIMIT + 1],
+          sql`SELECT ${COLS_SQL} FROM api_keys WHERE "workspaceId" = ${scope.workspaceId} AND "revokedAt" IS NULL
+            ORDER BY "createdAt" DESC, id DESC LIMIT ${LIMIT + 1}`,
         ),
     },
     {

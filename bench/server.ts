@@ -26,14 +26,18 @@ if (!url) throw new Error('DATABASE_URL is required');
 
 // After the env is set: config is read at import time.
 const { openDatabase, closeDatabase, tenantQuery, inTenant, db } = await import('../src/core/db/client.ts');
+const { sql } = await import('../src/core/db/sql-template.ts');
 const { newId } = await import('../src/core/ids.ts');
 const { authenticate, flushUsage } = await import('../src/core/auth/authenticate.ts');
 openDatabase(url);
 
 const BOTH = ['test', 'live'] as const;
 /** Every column, as Prisma's findMany selects them; the wire shape drops signingKey and memberId. */
-const LIST_SQL = `SELECT id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"
-  FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT $2`;
+const listSql = (workspaceId: string, limit: number) =>
+  sql`SELECT id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt",
+    "revokedAt", "createdAt"
+  FROM api_keys WHERE "workspaceId" = ${workspaceId} AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC
+  LIMIT ${limit}`;
 
 interface Row {
   id: string;
@@ -155,7 +159,7 @@ async function bareHandler(req: IncomingMessage, res: ServerResponse) {
               take: limit + 1,
             }),
           )
-        : await tenantQuery<Row & Record<string, unknown>>(scope, LIST_SQL, [workspaceId, limit + 1]);
+        : await tenantQuery<Row & Record<string, unknown>>(scope, listSql(workspaceId, limit + 1));
     const hasMore = rows.length > limit;
     send(res, 200, { data: rows.slice(0, limit).map(wire), error: null, meta: { page: { limit, hasMore } } });
   } catch (e) {

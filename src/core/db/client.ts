@@ -8,7 +8,7 @@ import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 
 import { appDatabaseUrl } from './roles.ts';
-import { compile, Fragment } from './sql-template.ts';
+import { compile, type Fragment } from './sql-template.ts';
 
 /** The roles tenant queries run as (src/core/db/roles.ts): they own nothing and cannot bypass row-level security. */
 export { APP_ROLE, APP_LOGIN_ROLE } from './roles.ts';
@@ -188,19 +188,8 @@ export function inTenant<T>(
  * parameters are sent inlined as literals. Build the statement with `sql` (sql-template.ts): its
  * `$n` never appear inside the SQL's own string literals.
  */
-export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, statement: Fragment): Promise<R[]>;
-/** @deprecated `$n` text: only the keyset list paths still build it (api-keys, ledger entries); use a Fragment. */
-export async function tenantQuery<R extends pg.QueryResultRow>(
-  scope: TenantScope,
-  text: string,
-  params: unknown[],
-): Promise<R[]>;
-export async function tenantQuery<R extends pg.QueryResultRow>(
-  scope: TenantScope,
-  statement: Fragment | string,
-  params: unknown[] = [],
-): Promise<R[]> {
-  const { text: sql, values } = Fragment.is(statement) ? compile(statement) : { text: statement, values: params };
+export async function tenantQuery<R extends pg.QueryResultRow>(scope: TenantScope, statement: Fragment): Promise<R[]> {
+  const { text: sql, values } = compile(statement);
   const execute = executeStatement(sql, values);
   return onConnection(async (client) => {
     const setScope = await scopeStatement(client, scope);

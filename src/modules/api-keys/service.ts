@@ -15,12 +15,12 @@ import { audit } from '../../core/audit.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import type { CreateApiKeyInput, ListApiKeysArgs } from './schema.ts';
+import { sql } from '../../core/db/sql-template.ts';
 
 const err = errorsFor('api_key');
 const BOTH = ['test', 'live'] as const;
-const COLUMNS =
-  'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", ' +
-  '"createdAt"';
+const COLUMNS = sql`id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt",
+  "revokedAt", "createdAt"`;
 
 /** A caller can mint only what it could do itself: "a role cannot be widened". */
 function assertNotWider(caller: { role: KeyRole; scopes: readonly Scope[] }, role: KeyRole, scopes: Scope[]) {
@@ -99,15 +99,12 @@ export async function listApiKeys(ctx: Context, args: ListApiKeysArgs) {
   const filters = { environment, includeRevoked: !!args.includeRevoked };
   const page = pageRequest(args, auth.workspaceId, filters, 50);
   // The hot read goes straight to SQL (same columns and keyset as Prisma would use).
-  const params: unknown[] = [auth.workspaceId];
-  let where = '"workspaceId" = $1';
-  if (environment) where += ` AND mode = $${params.push(environment)}`;
-  if (!filters.includeRevoked) where += ' AND "revokedAt" IS NULL';
-  const ks = keysetSql(page, params);
+  const inMode = environment ? sql` AND mode = ${environment}` : sql.empty;
+  const live = filters.includeRevoked ? sql.empty : sql` AND "revokedAt" IS NULL`;
+  const ks = keysetSql(page);
   const rows = await tenantQuery<ApiKeyRow>(
     tenant(auth, BOTH),
-    `SELECT ${COLUMNS} FROM api_keys WHERE ${where}${ks.where}${ks.tail}`,
-    params,
+    sql`SELECT ${COLUMNS} FROM api_keys WHERE "workspaceId" = ${auth.workspaceId}${inMode}${live}${ks.where}${ks.tail}`,
   );
   return toConnection(rows, page, auth.workspaceId, filters, (r) => r.createdAt);
 }

@@ -28,19 +28,15 @@ export async function listLedgerEntries(ctx: Context, args: ListEntriesArgs) {
     sourceId: args.sourceId ?? null,
   };
   const page = pageRequest(args, auth.workspaceId, filters, 20);
-  const params: unknown[] = [auth.workspaceId, auth.mode];
-  let where = '';
-  for (const [column, value] of Object.entries(filters)) {
-    if (value === null) continue;
-    params.push(value);
-    where += ` AND "${column}" = $${params.length}`;
-  }
-  const ks = keysetSql(page, params, '"postedAt"');
+  // One condition per filter given: the statement text depends only on which filters are set.
+  const where = Object.entries(filters)
+    .filter(([, value]) => value !== null)
+    .reduce((acc, [column, value]) => sql`${acc} AND ${sql.id(column)} = ${value}`, sql.empty);
+  const ks = keysetSql(page, sql`"postedAt"`);
   const rows = await tenantQuery<Omit<EntryRow, 'amount' | 'accountId'> & { amount: string }>(
     tenant(auth),
-    `SELECT id, "txId", code, direction, amount::text AS amount, currency, "sourceType", "sourceId", memo, "postedAt"
-       FROM ledger_entries WHERE "workspaceId" = $1 AND mode = $2${where}${ks.where}${ks.tail}`,
-    params,
+    sql`SELECT id, "txId", code, direction, amount::text AS amount, currency, "sourceType", "sourceId", memo, "postedAt"
+       FROM ledger_entries WHERE "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode}${where}${ks.where}${ks.tail}`,
   );
   const entries: EntryRow[] = rows.map((r) => ({ ...r, amount: BigInt(r.amount), accountId: auth.accountId }));
   return toConnection(entries, page, auth.workspaceId, filters, (r) => r.postedAt);

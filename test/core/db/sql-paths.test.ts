@@ -2,7 +2,8 @@
 // parameters would, the scope applies to the statement, and tenantTx / prismaSql agree on row shapes.
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../../helpers/server.ts';
-import { db, inTenant, tenantQuery, type Mode } from '../../../src/core/db/client.ts';
+import { db, executeStatement, inTenant, tenantQuery, type Mode } from '../../../src/core/db/client.ts';
+import { sql } from '../../../src/core/db/sql-template.ts';
 import { prismaSql, sql as q, tenantTx, updateRow } from '../../../src/core/db/sql.ts';
 import { newId } from '../../../src/core/ids.ts';
 
@@ -26,17 +27,9 @@ describe('tenantQuery: scope and statement in one message', () => {
       big: string;
     }>(
       scopeOf(ws.workspaceId),
-      `SELECT $1::text AS t, $2::bytea AS b, $3::timestamptz AS d, $4::int AS n, $5::text[] AS a, $6::jsonb AS j, $7::text AS z, $8::bigint AS big`,
-      [
-        text,
-        bytes,
-        when,
-        42,
-        ['a', 'b"c', "d'e", 'f\\g', 'h,i'],
-        JSON.stringify({ k: "v'\\" }),
-        null,
-        9_007_199_254_740_993n,
-      ],
+      sql`SELECT ${text}::text AS t, ${bytes}::bytea AS b, ${when}::timestamptz AS d, ${42}::int AS n,
+        ${['a', 'b"c', "d'e", 'f\\g', 'h,i']}::text[] AS a, ${JSON.stringify({ k: "v'\\" })}::jsonb AS j,
+        ${null}::text AS z, ${9_007_199_254_740_993n}::bigint AS big`,
     );
     expect(row.t).toBe(text);
     expect(Buffer.compare(row.b, bytes)).toBe(0);
@@ -52,13 +45,14 @@ describe('tenantQuery: scope and statement in one message', () => {
     const a = await server.workspace();
     const b = await server.workspace();
     const count = (ws: string, target: string) =>
-      tenantQuery<{ n: number }>(scopeOf(ws), `SELECT count(*)::int AS n FROM api_keys WHERE "workspaceId" = $1`, [
-        target,
-      ]);
+      tenantQuery<{ n: number }>(
+        scopeOf(ws),
+        sql`SELECT count(*)::int AS n FROM api_keys WHERE "workspaceId" = ${target}`,
+      );
     expect((await count(a.workspaceId, a.workspaceId))[0].n).toBeGreaterThan(0);
     expect((await count(a.workspaceId, b.workspaceId))[0].n).toBe(0);
-    await expect(tenantQuery(scopeOf(a.workspaceId), `SELECT $1::int`, ['not a number'])).rejects.toThrow();
-    await expect(tenantQuery(scopeOf(a.workspaceId), `SELECT $2::int`, [1])).rejects.toThrow(/\$2 has no parameter/);
+    await expect(tenantQuery(scopeOf(a.workspaceId), sql`SELECT ${'not a number'}::int`)).rejects.toThrow();
+    expect(() => executeStatement(`SELECT $2::int`, [1])).toThrow(/\$2 has no parameter/);
   });
 });
 
@@ -155,7 +149,7 @@ describe('prepared statements (tenantTx, tenantQuery)', () => {
       `CREATE TABLE prepared_probe (a int); INSERT INTO prepared_probe VALUES (1); GRANT SELECT ON prepared_probe TO svc_app`,
     );
     const viaTx = () => tenantTx(scope, (sql) => sql.query(q`SELECT * FROM prepared_probe`));
-    const viaQuery = () => tenantQuery(scope, `SELECT * FROM prepared_probe WHERE a = $1`, [1]);
+    const viaQuery = () => tenantQuery(scope, sql`SELECT * FROM prepared_probe WHERE a = ${1}`);
     expect(await viaTx()).toEqual([{ a: 1 }]);
     expect(await viaQuery()).toEqual([{ a: 1 }]);
     await db().system.query(`ALTER TABLE prepared_probe ADD COLUMN b text DEFAULT 'x'`);
