@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createClient } from '../client/index.ts';
+import { EVENT_FIELDS } from '../client/webhooks.ts';
 import { deliveryHeaders, signatureFormats, type SignatureFormat } from '../client/webhook-signing.ts';
 import { signRequest } from '../core/auth/signing.ts';
 import { newId } from '../core/ids.ts';
@@ -14,18 +15,6 @@ import { newId } from '../core/ids.ts';
  * disconnect it resubscribes from the last event seen, so nothing is skipped.
  */
 
-const EVENT_FIELDS = [
-  'id',
-  'type',
-  'occurredAt',
-  'createdAt',
-  'publishedAt',
-  'mode',
-  'workspaceId',
-  'sequence',
-  'data',
-  'metadata',
-] as const;
 const SUBSCRIPTION =
   'subscription Listen($types: [String!], $after: ID) { events(types: $types, after: $after) { ' +
   `${EVENT_FIELDS.join(' ')} } }`;

@@ -264,7 +264,7 @@ function alteredTimestamp(sig: ParsedSignature, secrets: string[], body: Buffer)
 }
 
 /** The canonical field order of an event object (the order the sender serialises). */
-const EVENT_FIELDS = [
+export const EVENT_FIELDS = [
   'id',
   'type',
   'occurredAt',
@@ -275,7 +275,7 @@ const EVENT_FIELDS = [
   'sequence',
   'data',
   'metadata',
-];
+] as const;
 
 /** Re-serialisations a framework commonly applies, each with how to describe it. */
 function bodyVariants(body: Buffer): [string, Buffer][] {
@@ -291,7 +291,7 @@ function bodyVariants(body: Buffer): [string, Buffer][] {
       const ordered = Object.fromEntries(
         [
           ...EVENT_FIELDS.filter((k) => k in parsed),
-          ...Object.keys(parsed).filter((k) => !EVENT_FIELDS.includes(k)),
+          ...Object.keys(parsed).filter((k) => !(EVENT_FIELDS as readonly string[]).includes(k)),
         ].map((k) => [k, parsed[k]]),
       );
       out.push(['your payload is the signed JSON with its fields re-ordered', JSON.stringify(ordered)]);

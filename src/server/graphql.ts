@@ -27,6 +27,16 @@ const notAdmitted = () =>
     },
   );
 
+/** Runs nothing unless the context came through one of the transports' own pipelines. */
+const admittedOnly = ({
+  args,
+  setResultAndStopExecution,
+}: {
+  args: { contextValue: unknown };
+  setResultAndStopExecution: (r: ExecutionResult) => void;
+}) => {
+  if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
+};
 export function createGraphQL(): Yoga {
   return createYoga<Record<string, never>, Context>({
     schema,
@@ -40,26 +50,7 @@ export function createGraphQL(): Yoga {
       { onParse: ({ setParseFn }: { setParseFn: (fn: typeof parseDocument) => void }) => setParseFn(parseDocument) },
       // Only the transports' own pipelines execute (auth, rate per root field, idempotency, limits):
       // a request yoga would run by itself (another media type, say) runs nothing.
-      {
-        onExecute: ({
-          args,
-          setResultAndStopExecution,
-        }: {
-          args: { contextValue: unknown };
-          setResultAndStopExecution: (r: ExecutionResult) => void;
-        }) => {
-          if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
-        },
-        onSubscribe: ({
-          args,
-          setResultAndStopExecution,
-        }: {
-          args: { contextValue: unknown };
-          setResultAndStopExecution: (r: ExecutionResult) => void;
-        }) => {
-          if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
-        },
-      } as never,
+      { onExecute: admittedOnly, onSubscribe: admittedOnly } as never,
     ],
     // Only DomainErrors reach clients; anything else becomes an opaque internal error.
     maskedErrors: {
