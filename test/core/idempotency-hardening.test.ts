@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { useServer, db, createClient, type Workspace } from '../helpers/server.ts';
+import { useServer, db, createClient } from '../helpers/server.ts';
 import { sandboxPayment } from '../helpers/payments.ts';
 import { routes } from '../../rest-compat/routes.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { clock, epochSeconds } from '../../src/core/clock.ts';
+import { clock } from '../../src/core/clock.ts';
 import { config } from '../../src/core/config.ts';
 import { forgetKey } from '../../src/core/auth/authenticate.ts';
 import { unseal } from '../../src/core/sealed.ts';
-import { signRequest } from '../../src/core/auth/signing.ts';
+import { clockedSender } from '../helpers/clocked.ts';
 
 const server = useServer();
 afterEach(() => clock.reset());
@@ -62,31 +62,7 @@ async function recordStatements(fn: () => Promise<void>): Promise<string[]> {
   return statements;
 }
 
-/** A signed request timestamped by the injectable clock (for tests that move it). */
-async function send(
-  ws: Pick<Workspace, 'keyId' | 'secret'>,
-  method: string,
-  target: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const raw = JSON.stringify(body);
-  const signed = signRequest({
-    keyId: ws.keyId,
-    secret: ws.secret,
-    method,
-    target,
-    body: raw,
-    timestamp: epochSeconds(clock.now()),
-  });
-  const res = await fetch(server.url + target, {
-    method,
-    headers: { ...signed, 'content-type': 'application/json', ...headers },
-    body: raw,
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : null };
-}
+const send = clockedSender(server);
 
 // ---- item 5: one declaration, the same rule everywhere ----
 

@@ -1,38 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useServer, db, type Workspace } from '../helpers/server.ts';
-import { signRequest } from '../../src/core/auth/signing.ts';
-import { clock, epochSeconds } from '../../src/core/clock.ts';
+import { useServer, db } from '../helpers/server.ts';
+import { clockedSender } from '../helpers/clocked.ts';
+import { clock } from '../../src/core/clock.ts';
 
 const server = useServer();
 
 afterEach(() => clock.reset());
 
-/** A signed request over the exact body bytes, timestamped by the injectable clock. */
-async function send(
-  ws: Workspace,
-  method: string,
-  target: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const raw = typeof body === 'string' ? body : JSON.stringify(body);
-  const signed = signRequest({
-    keyId: ws.keyId,
-    secret: ws.secret,
-    method,
-    target,
-    body: raw,
-    timestamp: epochSeconds(clock.now()),
-  });
-  const res = await fetch(server.url + target, {
-    method,
-    headers: { ...signed, 'content-type': 'application/json', ...headers },
-    body: raw,
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : null };
-}
+const send = clockedSender(server);
 
 const keyCount = async (workspaceId: string, name: string) =>
   Number(
