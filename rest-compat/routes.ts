@@ -1,6 +1,6 @@
 import type { Resource } from '../src/core/errors.ts';
 import type * as Ops from './generated/operations.ts';
-import { listQuery, metadataQuery, type Input } from './inputs.ts';
+import { emptyBody, listQuery, metadataQuery, type Input } from './inputs.ts';
 
 /**
  * The REST surface: one entry per route. Each runs the GraphQL operation of the same name
@@ -594,5 +594,89 @@ export const routes: Route[] = [
     path: '/v1/receipts/:id/email',
     resource: 'receipt',
     variables: (r) => ({ id: r.params.id, to: (r.body.to as string | undefined) ?? null }),
+  }),
+
+  // Plans and prices (spec Plans and prices): upper-case codes; price routes use the plans' spelling.
+  route<Ops.ListPlansQueryVariables>({
+    id: 'listPlans',
+    method: 'GET',
+    path: '/v1/plans',
+    resource: 'plan',
+    variables: (r) => listQuery(r, { order: 'string', active: 'boolean' }),
+  }),
+  route<Ops.GetPlanQueryVariables>({
+    id: 'getPlan',
+    method: 'GET',
+    path: '/v1/plans/:id',
+    resource: 'plan',
+    variables: id,
+  }),
+  route<Ops.CreatePlanMutationVariables>({
+    id: 'createPlan',
+    method: 'POST',
+    path: '/v1/plans',
+    resource: 'plan',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreatePlanInput }),
+  }),
+  route<Ops.UpdatePlanMutationVariables>({
+    id: 'updatePlan',
+    method: 'PATCH',
+    path: '/v1/plans/:id',
+    resource: 'plan',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdatePlanInput }),
+  }),
+  route<Ops.ArchivePlanMutationVariables>({
+    id: 'archivePlan',
+    method: 'POST',
+    path: '/v1/plans/:id/archive',
+    resource: 'plan',
+    variables: (r) => ({ id: emptyBody(r).params.id }),
+  }),
+  route<Ops.AddPriceMutationVariables>({
+    id: 'addPrice',
+    method: 'POST',
+    path: '/v1/plans/:id/prices',
+    resource: 'plan',
+    status: 201,
+    variables: (r) => ({ planId: r.params.id, input: r.body as Ops.PriceInput }),
+  }),
+  route<Ops.UpdatePriceMutationVariables>({
+    id: 'updatePrice',
+    method: 'PATCH',
+    path: '/v1/prices/:id',
+    resource: 'plan',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdatePriceInput }),
+  }),
+
+  // Dunning policies (DECISIONS §3; docs/decisions.md): plan configuration, spelled as plans.
+  route<Ops.ListDunningPoliciesQueryVariables>({
+    id: 'listDunningPolicies',
+    method: 'GET',
+    path: '/v1/dunning-policies',
+    resource: 'dunning_policy',
+    variables: (r) => listQuery(r, { order: 'string' }),
+  }),
+  route<Ops.GetDunningPolicyQueryVariables>({
+    id: 'getDunningPolicy',
+    method: 'GET',
+    path: '/v1/dunning-policies/:id',
+    resource: 'dunning_policy',
+    variables: id,
+  }),
+  route<Ops.CreateDunningPolicyMutationVariables>({
+    id: 'createDunningPolicy',
+    method: 'POST',
+    path: '/v1/dunning-policies',
+    resource: 'dunning_policy',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateDunningPolicyInput }),
+  }),
+  route<Ops.UpdateDunningPolicyMutationVariables>({
+    id: 'updateDunningPolicy',
+    method: 'PATCH',
+    path: '/v1/dunning-policies/:id',
+    resource: 'dunning_policy',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateDunningPolicyInput }),
   }),
 ];

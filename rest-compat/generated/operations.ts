@@ -59,6 +59,14 @@ export type CreateCustomerInput = {
   phone?: string | null | undefined;
 };
 
+/** Both fields are required. */
+export type CreateDunningPolicyInput = {
+  /** uncollectible or void */
+  finalAction?: string | null | undefined;
+  /** Days after the first failure, strictly increasing (1-60). */
+  retryScheduleDays?: Array<number> | null | undefined;
+};
+
 export type CreatePayoutInput = {
   amount?: number | null | undefined;
   bankAccountHolder?: string | null | undefined;
@@ -68,6 +76,23 @@ export type CreatePayoutInput = {
   currency?: string | null | undefined;
   method?: string | null | undefined;
   note?: string | null | undefined;
+};
+
+export type CreatePlanInput = {
+  active?: boolean | null | undefined;
+  description?: string | null | undefined;
+  dunningPolicyId?: string | null | undefined;
+  /** day, week, month or year */
+  interval?: string | null | undefined;
+  intervalCount?: number | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  meteredUnit?: string | null | undefined;
+  name?: string | null | undefined;
+  portalFeatures?: PortalFeaturesInput | null | undefined;
+  prices?: Array<PriceInput> | null | undefined;
+  trialDays?: number | null | undefined;
+  /** sum, max or last; required when a price has model usage */
+  usageAggregate?: string | null | undefined;
 };
 
 export type CreateRefundInput = {
@@ -135,6 +160,33 @@ export type MarkPayoutFailedInput = {
   failureReason?: string | null | undefined;
 };
 
+/** spec Plan portalFeatures: all five booleans are required. */
+export type PortalFeaturesInput = {
+  selfServeCancel?: boolean | null | undefined;
+  selfServeDowngrade?: boolean | null | undefined;
+  selfServePause?: boolean | null | undefined;
+  selfServeUpgrade?: boolean | null | undefined;
+  updatePaymentMethod?: boolean | null | undefined;
+};
+
+export type PriceInput = {
+  active?: boolean | null | undefined;
+  currency?: string | null | undefined;
+  /** flat, tiered, volume or usage */
+  model?: string | null | undefined;
+  /** inclusive or exclusive (default) */
+  taxMode?: string | null | undefined;
+  tiers?: Array<PriceTierInput> | null | undefined;
+  unitAmount?: number | null | undefined;
+};
+
+export type PriceTierInput = {
+  flatAmount?: number | null | undefined;
+  unitAmount?: number | null | undefined;
+  /** A positive integer, or "inf" on the last tier. */
+  upTo?: unknown;
+};
+
 export type ReplayEventsInput = {
   eventIds?: Array<string | number> | null | undefined;
 };
@@ -165,6 +217,14 @@ export type UpdateCustomerInput = {
   phone?: string | null | undefined;
 };
 
+/** Send only changes. */
+export type UpdateDunningPolicyInput = {
+  /** uncollectible or void */
+  finalAction?: string | null | undefined;
+  /** Days after the first failure, strictly increasing (1-60). */
+  retryScheduleDays?: Array<number> | null | undefined;
+};
+
 export type UpdatePayoutBankAccountInput = {
   bankAccountHolder?: string | null | undefined;
   bankAccountNumber?: string | null | undefined;
@@ -176,6 +236,22 @@ export type UpdatePayoutScheduleInput = {
   interval?: string | null | undefined;
   method?: string | null | undefined;
   minimumAmount?: number | null | undefined;
+};
+
+/** spec Plans update: only the mutable fields; interval, intervalCount and prices are immutable (add a price). null clears description, dunningPolicyId and metadata. */
+export type UpdatePlanInput = {
+  active?: boolean | null | undefined;
+  description?: string | null | undefined;
+  dunningPolicyId?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  name?: string | null | undefined;
+  portalFeatures?: PortalFeaturesInput | null | undefined;
+  trialDays?: number | null | undefined;
+};
+
+/** spec Price PATCH: only active is mutable. */
+export type UpdatePriceInput = {
+  active?: boolean | null | undefined;
 };
 
 /** Send only changes; null clears optional text. */
@@ -383,6 +459,39 @@ export type UpdateCustomerMutationVariables = Exact<{
 
 export type UpdateCustomerMutation = { updateCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
+export type DunningPolicyFieldsFragment = { id: string, retryScheduleDays: Array<number>, finalAction: string, createdAt: string, updatedAt: string };
+
+export type ListDunningPoliciesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+}>;
+
+
+export type ListDunningPoliciesQuery = { dunningPolicies: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, retryScheduleDays: Array<number>, finalAction: string, createdAt: string, updatedAt: string } }> } };
+
+export type GetDunningPolicyQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetDunningPolicyQuery = { dunningPolicy: { id: string, retryScheduleDays: Array<number>, finalAction: string, createdAt: string, updatedAt: string } };
+
+export type CreateDunningPolicyMutationVariables = Exact<{
+  input: CreateDunningPolicyInput;
+}>;
+
+
+export type CreateDunningPolicyMutation = { createDunningPolicy: { id: string, retryScheduleDays: Array<number>, finalAction: string, createdAt: string, updatedAt: string } };
+
+export type UpdateDunningPolicyMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateDunningPolicyInput;
+}>;
+
+
+export type UpdateDunningPolicyMutation = { updateDunningPolicy: { id: string, retryScheduleDays: Array<number>, finalAction: string, createdAt: string, updatedAt: string } };
+
 export type EventFieldsFragment = { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown };
 
 export type ListEventsQueryVariables = Exact<{
@@ -566,6 +675,65 @@ export type MarkPayoutFailedMutationVariables = Exact<{
 
 
 export type MarkPayoutFailedMutation = { markPayoutFailed: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type PriceFieldsFragment = { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string };
+
+export type PlanFieldsFragment = { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> };
+
+export type ListPlansQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  active?: boolean | null | undefined;
+}>;
+
+
+export type ListPlansQuery = { plans: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } }> } };
+
+export type GetPlanQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetPlanQuery = { plan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } };
+
+export type CreatePlanMutationVariables = Exact<{
+  input: CreatePlanInput;
+}>;
+
+
+export type CreatePlanMutation = { createPlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } };
+
+export type UpdatePlanMutationVariables = Exact<{
+  id: string | number;
+  input: UpdatePlanInput;
+}>;
+
+
+export type UpdatePlanMutation = { updatePlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } };
+
+export type ArchivePlanMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ArchivePlanMutation = { archivePlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } };
+
+export type AddPriceMutationVariables = Exact<{
+  planId: string | number;
+  input: PriceInput;
+}>;
+
+
+export type AddPriceMutation = { addPrice: { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string } };
+
+export type UpdatePriceMutationVariables = Exact<{
+  id: string | number;
+  input: UpdatePriceInput;
+}>;
+
+
+export type UpdatePriceMutation = { updatePrice: { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string } };
 
 export type ReceiptFieldsFragment = { receiptId: string, number: string, sourceType: string, sourceId: string, status: string, paidAt: string | null, amount: number, currency: string, method: string | null, methodLabel: string | null, adapter: string | null, customer: unknown, merchant: unknown, lineItems: unknown, subtotal: number, taxAmount: number, total: number, template: unknown };
 

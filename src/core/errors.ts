@@ -55,6 +55,7 @@ export type Resource =
   | 'checkout_session'
   | 'invoice'
   | 'plan'
+  | 'dunning_policy'
   | 'refund'
   | 'portal_session'
   | 'payout'
@@ -74,6 +75,13 @@ const spellings: Partial<Record<Resource, Partial<Record<ErrorCode, string>>>> =
   invoice: UPPER_VALIDATION,
   portal_session: UPPER_VALIDATION,
   plan: {
+    ...UPPER_VALIDATION,
+    not_found: 'NOT_FOUND',
+    idempotency_conflict: 'IDEMPOTENCY_MISMATCH',
+    idempotency_in_flight: 'IDEMPOTENCY_MISMATCH',
+  },
+  // Plan configuration (docs/decisions.md, Dunning policies): spelled as plans.
+  dunning_policy: {
     ...UPPER_VALIDATION,
     not_found: 'NOT_FOUND',
     idempotency_conflict: 'IDEMPOTENCY_MISMATCH',

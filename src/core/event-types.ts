@@ -34,6 +34,13 @@ export const eventTypes = {
   'payout.initiated': 'a payout moved from pending to in_transit (handed to the rail)',
   'payout.paid': 'a payout reached the bank; the ledger posting under code payout is made',
   'payout.failed': 'a payout was rejected; failureReason is set and the funds are available again',
+  'plan.created': 'a plan was created with its prices',
+  'plan.updated':
+    'a mutable field changed, a price was added, or a price active flag flipped (no separate price events); ' +
+    'data.previousAttributes',
+  'plan.archived': 'a plan was archived (active false, archivedAt set); existing subscriptions keep billing',
+  'dunning_policy.created': 'a dunning policy was created',
+  'dunning_policy.updated': 'a dunning policy changed; data.previousAttributes holds the old values',
   'webhook_endpoint.disabled':
     'an endpoint failed 20 delivery attempts in a row and is now errored ' +
     '(config and secret kept; re-enable with PATCH enabled: true)',

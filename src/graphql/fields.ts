@@ -19,6 +19,7 @@ const graphqlType = {
   json: 'JSON',
   metadata: 'Metadata',
   strings: ['String'],
+  ints: ['Int'],
 } as const satisfies Record<FieldKind, string | [string]>;
 
 /** Pothos fields for a spec, on an object type (`objectRef`) or a Prisma model (`prismaObject`). */

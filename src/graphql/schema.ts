@@ -14,6 +14,8 @@ import '../modules/refunds/schema.ts';
 import '../modules/payouts/schema.ts';
 import '../modules/ledger/schema.ts';
 import '../modules/webhooks/schema.ts';
+import '../modules/dunning-policies/schema.ts';
+import '../modules/plans/schema.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());
