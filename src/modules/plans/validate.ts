@@ -8,9 +8,10 @@ import type { CreatePlanInput, PriceInput, UpdatePlanInput } from './schema.ts';
 const err = errorsFor('plan');
 
 /** Bounds the spec leaves open (docs/decisions.md, Plans): Stripe's caps. */
-export const limits = { maxPrices: 50, maxTiers: 20, maxTrialDays: 730, maxPeriodDays: 3 * 366 } as const;
+export const limits = { maxPrices: 50, maxTiers: 20, maxTrialDays: 730 } as const;
 const intervals = ['day', 'week', 'month', 'year'] as const;
-const intervalDays = { day: 1, week: 7, month: 31, year: 366 } as const;
+/** A billing period is at most three years. */
+const maxIntervalCount = { day: 1095, week: 156, month: 36, year: 3 } as const;
 export const portalFeatureNames = [
   'selfServeCancel',
   'selfServePause',
@@ -138,7 +139,7 @@ export function validateCreate(input: CreatePlanInput) {
   const interval = oneOf(required(input.interval, 'interval'), intervals, 'interval', 'plan');
   const intervalCount = absent(input.intervalCount)
     ? 1
-    : intOf(input.intervalCount, 'intervalCount', 1, Math.floor(limits.maxPeriodDays / intervalDays[interval]));
+    : intOf(input.intervalCount, 'intervalCount', 1, maxIntervalCount[interval]);
   const trialDays = absent(input.trialDays) ? 0 : intOf(input.trialDays, 'trialDays', 0, limits.maxTrialDays);
   const features = portalFeatures(input.portalFeatures);
   const usageAggregate = absent(input.usageAggregate)
