@@ -65,6 +65,7 @@ export function metadataQuery(req: Input): Record<string, string> | undefined {
 /** A route whose body must be empty (spec Plans archive: "empty body"): any field is refused. */
 export function emptyBody(req: Input): Input {
   const [field] = Object.keys(req.body ?? {});
-  if (field !== undefined) throw new DomainError('validation_error', `${field} is not accepted: send an empty body`, { field });
+  if (field !== undefined)
+    throw new DomainError('validation_error', `${field} is not accepted: send an empty body`, { field });
   return req;
 }

@@ -142,6 +142,31 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
     expect(bank.status, bank.text).toBe(200);
     return { note: 'bad input', amount: 1000, currency: 'IDR' };
   },
+  createPlan: async () => ({
+    name: 'Bad Input',
+    interval: 'month',
+    portalFeatures: {
+      selfServeCancel: true,
+      selfServePause: true,
+      selfServeUpgrade: true,
+      selfServeDowngrade: true,
+      updatePaymentMethod: true,
+    },
+    prices: [{ currency: 'IDR', model: 'flat', unitAmount: 1000 }],
+  }),
+  addPrice: async () => ({ currency: 'USD', model: 'flat', unitAmount: 500 }),
+  createDunningPolicy: async () => ({ finalAction: 'void', retryScheduleDays: [1, 3, 5] }),
+};
+
+/** Create routes under a parent (`POST /v1/plans/:id/prices`): the parent the known-good body goes to. */
+const validPaths: Record<string, (ws: Workspace) => Promise<string>> = {
+  addPrice: async (ws) => {
+    const plan = await ws.client.post('/v1/plans', await validBodies.createPlan(ws), {
+      'idempotency-key': randomUUID(),
+    });
+    expect(plan.status, plan.text).toBe(201);
+    return `/v1/plans/${plan.json.data.id}/prices`;
+  },
 };
 
 /** Create routes whose `name` field is optional, so `{"name":null}` is a valid body. */
@@ -252,10 +277,11 @@ describe.each(createRoutes.map((r) => [label(r), r] as const))('unknown fields o
     expect(make, `no valid body for ${route.id}`).toBeDefined();
     return make(ws);
   };
+  const pathOf = (ws: Workspace) => validPaths[route.id]?.(ws) ?? pathFor(route, ws);
 
   it('the known-good body is accepted as it is', async () => {
     const ws = await server.workspace({ platformAdmin: route.id === 'createWorkspace' });
-    const res = await raw(ws, 'POST', pathFor(route, ws), Buffer.from(JSON.stringify(await baseFor(ws))), {
+    const res = await raw(ws, 'POST', await pathOf(ws), Buffer.from(JSON.stringify(await baseFor(ws))), {
       'idempotency-key': randomUUID(),
     });
     expect(res.status, res.text.slice(0, 300)).toBe(201);
@@ -264,7 +290,7 @@ describe.each(createRoutes.map((r) => [label(r), r] as const))('unknown fields o
   it('are 400 validation_error naming the field', async () => {
     const ws = await server.workspace();
     const body = Buffer.from(JSON.stringify({ ...(await baseFor(ws)), bogus: 1 }));
-    const res = await raw(ws, 'POST', pathFor(route, ws), body, { 'idempotency-key': randomUUID() });
+    const res = await raw(ws, 'POST', await pathOf(ws), body, { 'idempotency-key': randomUUID() });
     expectClientError(res, 'unknown field');
     expect(res.status).toBe(400);
     expect(isValidationCode(res.json.error.code)).toBe(true);
@@ -276,7 +302,7 @@ describe.each(createRoutes.map((r) => [label(r), r] as const))('unknown fields o
     const ws = await server.workspace();
     const base = await baseFor(ws);
     const field = Object.keys(base)[0];
-    const res = await raw(ws, 'POST', pathFor(route, ws), Buffer.from(JSON.stringify({ ...base, [field]: 123 })), {
+    const res = await raw(ws, 'POST', await pathOf(ws), Buffer.from(JSON.stringify({ ...base, [field]: 123 })), {
       'idempotency-key': randomUUID(),
     });
     expect(res.status, res.text.slice(0, 300)).toBe(400);

@@ -8,7 +8,18 @@ import { moneyJson } from './money.ts';
  * One field list per resource serves both the GraphQL type and the event snapshot
  * (`data.object`), so the wire shape is written once.
  */
-export type FieldKind = 'id' | 'string' | 'int' | 'float' | 'money' | 'bool' | 'date' | 'json' | 'metadata' | 'strings' | 'ints';
+export type FieldKind =
+  | 'id'
+  | 'string'
+  | 'int'
+  | 'float'
+  | 'money'
+  | 'bool'
+  | 'date'
+  | 'json'
+  | 'metadata'
+  | 'strings'
+  | 'ints';
 export type FieldSpec<Row> = Record<
   string,
   {

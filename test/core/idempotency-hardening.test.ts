@@ -29,6 +29,10 @@ const REQUIRED = [
   'configureManualAdapter',
   'replayEvents',
   'triggerEvent',
+  'createPlan',
+  'updatePlan',
+  'archivePlan',
+  'addPrice',
 ].sort();
 
 const rows = async (workspaceId: string) =>

@@ -1,12 +1,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { dunningPolicyFields } from './fields.ts';
-import {
-  createDunningPolicy,
-  getDunningPolicy,
-  listDunningPolicies,
-  updateDunningPolicy,
-} from './service.ts';
+import { createDunningPolicy, getDunningPolicy, listDunningPolicies, updateDunningPolicy } from './service.ts';
 
 export const DunningPolicy = builder.prismaObject('DunningPolicy', {
   description: 'DECISIONS §3: the retry schedule of a failed renewal invoice and the action after the last retry.',

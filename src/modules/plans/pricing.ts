@@ -63,7 +63,14 @@ const zeroLine = (): PriceLine => ({ quantity: 1, unitAmount: 0, amount: 0, tier
 function finish(quantity: number, lines: PriceLine[]): Priced {
   const kept = lines.filter((l) => l.amount > 0 || (l.quantity > 0 && !l.flatFee));
   const out = kept.length ? kept : [zeroLine()];
-  return { amount: safe(out.reduce((s, l) => s + l.amount, 0), 'the price'), quantity, lines: out };
+  return {
+    amount: safe(
+      out.reduce((s, l) => s + l.amount, 0),
+      'the price',
+    ),
+    quantity,
+    lines: out,
+  };
 }
 
 const upper = (t: Tier) => (t.upTo === 'inf' ? Number.POSITIVE_INFINITY : t.upTo);

@@ -6,7 +6,16 @@ import { inTenant } from '../../core/db/client.ts';
 import { DunningPolicy } from '../dunning-policies/schema.ts';
 import { findDunningPolicy } from '../dunning-policies/service.ts';
 import { planFields, priceFields } from './fields.ts';
-import { addPrice, archivePlan, createPlan, getPlan, listPlans, priceOrder, updatePlan, updatePrice } from './service.ts';
+import {
+  addPrice,
+  archivePlan,
+  createPlan,
+  getPlan,
+  listPlans,
+  priceOrder,
+  updatePlan,
+  updatePrice,
+} from './service.ts';
 
 export const Price = builder.prismaObject('Price', {
   description: 'spec Price: immutable but for active; a changed amount is a new price.',

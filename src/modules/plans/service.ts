@@ -110,15 +110,17 @@ export async function listPlans(ctx: Context, args: ListPlansArgs) {
   const active = args.active ?? null;
   const where: Prisma.PlanWhereInput =
     active === null ? { archivedAt: null } : active ? { active: true } : { archivedAt: { not: null } };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters: { active }, limit: 20, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth), (tx) =>
-      tx.plan.findMany({
-        where: { ...scoped(auth), ...where, AND: [ks.where] },
-        include: withPrices,
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ).then((rows) => rows.map((r) => rowOf(auth, r))),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters: { active }, limit: 20, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.plan.findMany({
+          where: { ...scoped(auth), ...where, AND: [ks.where] },
+          include: withPrices,
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ).then((rows) => rows.map((r) => rowOf(auth, r))),
   );
 }
 
@@ -233,4 +235,3 @@ export async function updatePrice(ctx: Context, id: string, input: UpdatePriceIn
 export async function findPrice(tx: Tx, auth: Auth, id: string) {
   return tx.price.findFirst({ where: { ...scoped(auth), id }, include: { plan: true } });
 }
-

@@ -135,7 +135,9 @@ const dunningId = (v: string | null | undefined) => {
 
 export function validateCreate(input: CreatePlanInput) {
   const name = checkLength(required(input.name, 'name'), 'name', 1, 255, 'plan');
-  const description = absent(input.description) ? null : checkLength(input.description!, 'description', 0, 1024, 'plan');
+  const description = absent(input.description)
+    ? null
+    : checkLength(input.description!, 'description', 0, 1024, 'plan');
   const interval = oneOf(required(input.interval, 'interval'), intervals, 'interval', 'plan');
   const intervalCount = absent(input.intervalCount)
     ? 1
@@ -180,7 +182,8 @@ export function validateUpdate(input: UpdatePlanInput) {
   } = {};
   if (input.name !== undefined) out.name = checkLength(required(input.name, 'name'), 'name', 1, 255, 'plan');
   if (input.description !== undefined)
-    out.description = input.description === null ? null : checkLength(input.description, 'description', 0, 1024, 'plan');
+    out.description =
+      input.description === null ? null : checkLength(input.description, 'description', 0, 1024, 'plan');
   if (input.trialDays !== undefined) out.trialDays = intOf(input.trialDays, 'trialDays', 0, limits.maxTrialDays);
   if (input.portalFeatures !== undefined) out.portalFeatures = portalFeatures(input.portalFeatures);
   if (input.dunningPolicyId !== undefined) out.dunningPolicyId = dunningId(input.dunningPolicyId);

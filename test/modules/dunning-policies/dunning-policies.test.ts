@@ -26,7 +26,10 @@ const features = {
 describe('/v1/dunning-policies', () => {
   it('creates (201), retrieves, lists and updates a policy with dunning_policy.* events', async () => {
     const ws = await server.workspace();
-    const res = await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [1, 3, 5], finalAction: 'uncollectible' });
+    const res = await ws.client.post('/v1/dunning-policies', {
+      retryScheduleDays: [1, 3, 5],
+      finalAction: 'uncollectible',
+    });
     expect(res.status).toBe(201);
     const p = res.json.data;
     expect(Object.keys(p)).toEqual(['id', 'retryScheduleDays', 'finalAction', 'createdAt', 'updatedAt']);
@@ -36,8 +39,9 @@ describe('/v1/dunning-policies', () => {
     const up = await ws.client.patch(`/v1/dunning-policies/${p.id}`, { finalAction: 'void' });
     expect(up.status).toBe(200);
     expect(up.json.data).toMatchObject({ retryScheduleDays: [1, 3, 5], finalAction: 'void' });
-    const second = (await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [2], finalAction: 'void' }, key()))
-      .json.data;
+    const second = (
+      await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [2], finalAction: 'void' }, key())
+    ).json.data;
     const list = await ws.client.get('/v1/dunning-policies');
     expect(list.json.data.map((x: any) => x.id)).toEqual([second.id, p.id]);
     expect(list.json.meta.page).toMatchObject({ limit: 20, hasMore: false });
@@ -71,12 +75,25 @@ describe('/v1/dunning-policies', () => {
     expectError(await other.client.get(`/v1/dunning-policies/${p.id}`), 404, 'NOT_FOUND');
     expectError(await other.client.patch(`/v1/dunning-policies/${p.id}`, { finalAction: 'void' }), 404, 'NOT_FOUND');
     expect((await other.client.get('/v1/dunning-policies')).json.data).toEqual([]);
-    expectError(await ws.client.patch(`/v1/dunning-policies/${p.id}`, { retryScheduleDays: [5, 2] }), 400, 'VALIDATION_ERROR');
-    expectError(await ws.client.patch(`/v1/dunning-policies/${p.id}`, { finalAction: null }), 400, 'VALIDATION_ERROR', 'finalAction');
+    expectError(
+      await ws.client.patch(`/v1/dunning-policies/${p.id}`, { retryScheduleDays: [5, 2] }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectError(
+      await ws.client.patch(`/v1/dunning-policies/${p.id}`, { finalAction: null }),
+      400,
+      'VALIDATION_ERROR',
+      'finalAction',
+    );
     const ro = await mintKey(ws.workspaceId, 'test', { role: 'read_only' });
     const c = createClient({ baseUrl: server.url, keyId: ro.keyId, secret: ro.secret });
     expect((await c.get(`/v1/dunning-policies/${p.id}`)).status).toBe(200);
-    expectError(await c.post('/v1/dunning-policies', { retryScheduleDays: [1], finalAction: 'void' }), 403, 'insufficient_scope');
+    expectError(
+      await c.post('/v1/dunning-policies', { retryScheduleDays: [1], finalAction: 'void' }),
+      403,
+      'insufficient_scope',
+    );
     // A plan of another workspace cannot name this policy.
     const plan = await other.client.post(
       '/v1/plans',
@@ -94,7 +111,8 @@ describe('/v1/dunning-policies', () => {
 
   it('plans name a policy of their workspace; PATCH switches or clears it (next failed renewal)', async () => {
     const ws = await server.workspace();
-    const a = (await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [1, 3, 5], finalAction: 'void' })).json.data;
+    const a = (await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [1, 3, 5], finalAction: 'void' })).json
+      .data;
     const b = (await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [2], finalAction: 'uncollectible' }))
       .json.data;
     const plan = (
@@ -111,12 +129,12 @@ describe('/v1/dunning-policies', () => {
       )
     ).json.data;
     expect(plan.dunningPolicyId).toBe(a.id);
-    expect((await ws.client.patch(`/v1/plans/${plan.id}`, { dunningPolicyId: b.id }, key())).json.data.dunningPolicyId).toBe(
-      b.id,
-    );
-    expect((await ws.client.patch(`/v1/plans/${plan.id}`, { dunningPolicyId: null }, key())).json.data.dunningPolicyId).toBe(
-      null,
-    );
+    expect(
+      (await ws.client.patch(`/v1/plans/${plan.id}`, { dunningPolicyId: b.id }, key())).json.data.dunningPolicyId,
+    ).toBe(b.id);
+    expect(
+      (await ws.client.patch(`/v1/plans/${plan.id}`, { dunningPolicyId: null }, key())).json.data.dunningPolicyId,
+    ).toBe(null);
   });
 
   it('GraphQL: createDunningPolicy, dunningPolicy, dunningPolicies, updateDunningPolicy with the same codes', async () => {

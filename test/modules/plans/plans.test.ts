@@ -22,7 +22,12 @@ const features = {
   selfServeDowngrade: false,
   updatePaymentMethod: true,
 };
-const flat = (extra: Record<string, unknown> = {}) => ({ currency: 'IDR', model: 'flat', unitAmount: 150000, ...extra });
+const flat = (extra: Record<string, unknown> = {}) => ({
+  currency: 'IDR',
+  model: 'flat',
+  unitAmount: 150000,
+  ...extra,
+});
 const tiered = (model = 'tiered', extra: Record<string, unknown> = {}) => ({
   currency: 'IDR',
   model,
@@ -40,8 +45,11 @@ const planBody = (extra: Record<string, unknown> = {}) => ({
   prices: [flat()],
   ...extra,
 });
-const createPlan = (ws: Workspace, body: Record<string, unknown> = planBody(), headers: Record<string, string> = key()) =>
-  ws.client.post('/v1/plans', body, headers);
+const createPlan = (
+  ws: Workspace,
+  body: Record<string, unknown> = planBody(),
+  headers: Record<string, string> = key(),
+) => ws.client.post('/v1/plans', body, headers);
 const eventsOf = async (ws: Workspace, id: string) =>
   ((await ws.client.get(`/v1/events?objectId=${id}&order=asc`)).json.data as any[]).map((e) => ({
     type: e.type,
@@ -119,7 +127,13 @@ describe('POST /v1/plans', () => {
       'active',
       'createdAt',
     ]);
-    expect(p.prices[0]).toMatchObject({ planId: p.id, unitAmount: 150000, tiers: null, taxMode: 'exclusive', active: true });
+    expect(p.prices[0]).toMatchObject({
+      planId: p.id,
+      unitAmount: 150000,
+      tiers: null,
+      taxMode: 'exclusive',
+      active: true,
+    });
     expect(p.prices[0].id).toMatch(/^pr_/);
     expect(p.prices[1]).toMatchObject({
       unitAmount: null,
@@ -185,19 +199,102 @@ describe('plan validation: 400 VALIDATION_ERROR naming the field, UNSUPPORTED_CU
     [{ prices: [tiered('volume', { tiers: [] })] }, 'prices[0].tiers'],
     [{ prices: [tiered('tiered', { unitAmount: 100 })] }, 'prices[0].unitAmount'],
     [
-      { prices: [tiered('tiered', { tiers: [{ upTo: 10, unitAmount: 1 }, { upTo: 10, unitAmount: 1 }, { upTo: 'inf', unitAmount: 1 }] })] },
+      {
+        prices: [
+          tiered('tiered', {
+            tiers: [
+              { upTo: 10, unitAmount: 1 },
+              { upTo: 10, unitAmount: 1 },
+              { upTo: 'inf', unitAmount: 1 },
+            ],
+          }),
+        ],
+      },
       'prices[0].tiers[1].upTo',
     ],
     [
-      { prices: [tiered('volume', { tiers: [{ upTo: 10, unitAmount: 1 }, { upTo: 5, unitAmount: 1 }, { upTo: 'inf', unitAmount: 1 }] })] },
+      {
+        prices: [
+          tiered('volume', {
+            tiers: [
+              { upTo: 10, unitAmount: 1 },
+              { upTo: 5, unitAmount: 1 },
+              { upTo: 'inf', unitAmount: 1 },
+            ],
+          }),
+        ],
+      },
       'prices[0].tiers[1].upTo',
     ],
-    [{ prices: [tiered('tiered', { tiers: [{ upTo: 10, unitAmount: 1 }, { upTo: 20, unitAmount: 1 }] })] }, 'prices[0].tiers[1].upTo'],
-    [{ prices: [tiered('tiered', { tiers: [{ upTo: 'inf', unitAmount: 1 }, { upTo: 'inf', unitAmount: 1 }] })] }, 'prices[0].tiers[0].upTo'],
-    [{ prices: [tiered('tiered', { tiers: [{ upTo: 0, unitAmount: 1 }, { upTo: 'inf', unitAmount: 1 }] })] }, 'prices[0].tiers[0].upTo'],
-    [{ prices: [tiered('tiered', { tiers: [{ upTo: '10', unitAmount: 1 }, { upTo: 'inf', unitAmount: 1 }] })] }, 'prices[0].tiers[0].upTo'],
-    [{ prices: [tiered('tiered', { tiers: [{ upTo: 10 }, { upTo: 'inf', unitAmount: 1 }] })] }, 'prices[0].tiers[0].unitAmount'],
-    [{ prices: [tiered('tiered', { tiers: [{ upTo: 10, flatAmount: -5 }, { upTo: 'inf', unitAmount: 1 }] })] }, 'prices[0].tiers[0].flatAmount'],
+    [
+      {
+        prices: [
+          tiered('tiered', {
+            tiers: [
+              { upTo: 10, unitAmount: 1 },
+              { upTo: 20, unitAmount: 1 },
+            ],
+          }),
+        ],
+      },
+      'prices[0].tiers[1].upTo',
+    ],
+    [
+      {
+        prices: [
+          tiered('tiered', {
+            tiers: [
+              { upTo: 'inf', unitAmount: 1 },
+              { upTo: 'inf', unitAmount: 1 },
+            ],
+          }),
+        ],
+      },
+      'prices[0].tiers[0].upTo',
+    ],
+    [
+      {
+        prices: [
+          tiered('tiered', {
+            tiers: [
+              { upTo: 0, unitAmount: 1 },
+              { upTo: 'inf', unitAmount: 1 },
+            ],
+          }),
+        ],
+      },
+      'prices[0].tiers[0].upTo',
+    ],
+    [
+      {
+        prices: [
+          tiered('tiered', {
+            tiers: [
+              { upTo: '10', unitAmount: 1 },
+              { upTo: 'inf', unitAmount: 1 },
+            ],
+          }),
+        ],
+      },
+      'prices[0].tiers[0].upTo',
+    ],
+    [
+      { prices: [tiered('tiered', { tiers: [{ upTo: 10 }, { upTo: 'inf', unitAmount: 1 }] })] },
+      'prices[0].tiers[0].unitAmount',
+    ],
+    [
+      {
+        prices: [
+          tiered('tiered', {
+            tiers: [
+              { upTo: 10, flatAmount: -5 },
+              { upTo: 'inf', unitAmount: 1 },
+            ],
+          }),
+        ],
+      },
+      'prices[0].tiers[0].flatAmount',
+    ],
     [{ prices: [flat(), flat({ unitAmount: 9 })] }, 'prices[1]'],
   ])('%j is 400 VALIDATION_ERROR naming %s', async (patch, field) => {
     const ws = await server.workspace();
@@ -208,7 +305,12 @@ describe('plan validation: 400 VALIDATION_ERROR naming the field, UNSUPPORTED_CU
 
   it('a well-formed currency that no adapter takes is 400 UNSUPPORTED_CURRENCY', async () => {
     const ws = await server.workspace();
-    expectError(await createPlan(ws, planBody({ prices: [flat({ currency: 'XYZ' })] })), 400, 'UNSUPPORTED_CURRENCY', 'prices[0].currency');
+    expectError(
+      await createPlan(ws, planBody({ prices: [flat({ currency: 'XYZ' })] })),
+      400,
+      'UNSUPPORTED_CURRENCY',
+      'prices[0].currency',
+    );
     expectError(await createPlan(ws, planBody({ prices: [flat({ currency: 'EUR' })] })), 400, 'UNSUPPORTED_CURRENCY');
   });
 
@@ -218,7 +320,9 @@ describe('plan validation: 400 VALIDATION_ERROR naming the field, UNSUPPORTED_CU
     expect(ok.status).toBe(201);
     expect(ok.json.data.prices.map((p: any) => p.active)).toEqual([true, false]);
     await createPlan(ws, planBody({ name: 'Broken', prices: [flat(), flat()] }));
-    const n = await db().system.query(`SELECT count(*)::int AS n FROM plans WHERE "workspaceId" = $1`, [ws.workspaceId]);
+    const n = await db().system.query(`SELECT count(*)::int AS n FROM plans WHERE "workspaceId" = $1`, [
+      ws.workspaceId,
+    ]);
     expect(n.rows[0].n).toBe(1);
   });
 
@@ -245,7 +349,11 @@ describe('idempotency on plan endpoints', () => {
     const p = (await createPlan(ws)).json.data;
     expectError(await ws.client.patch(`/v1/plans/${p.id}`, { name: 'X' }), 400, 'idempotency_required');
     expectError(await ws.client.post(`/v1/plans/${p.id}/archive`, {}), 400, 'idempotency_required');
-    expectError(await ws.client.post(`/v1/plans/${p.id}/prices`, flat({ currency: 'USD' })), 400, 'idempotency_required');
+    expectError(
+      await ws.client.post(`/v1/plans/${p.id}/prices`, flat({ currency: 'USD' })),
+      400,
+      'idempotency_required',
+    );
     // spec: price PATCH is not in the required list
     expect((await ws.client.patch(`/v1/prices/${p.prices[0].id}`, { active: false })).status).toBe(200);
   });
@@ -286,7 +394,11 @@ describe('GET /v1/plans', () => {
     const next = await ws.client.get(`/v1/plans?limit=1&cursor=${page.json.meta.page.nextCursor}`);
     expect(next.json.data.map((p: any) => p.id)).toEqual([live.id]);
     expect(next.json.meta.page).toMatchObject({ hasMore: false, nextCursor: null });
-    expectError(await ws.client.get(`/v1/plans?limit=1&active=true&cursor=${page.json.meta.page.nextCursor}`), 400, 'invalid_cursor');
+    expectError(
+      await ws.client.get(`/v1/plans?limit=1&active=true&cursor=${page.json.meta.page.nextCursor}`),
+      400,
+      'invalid_cursor',
+    );
     expectError(await ws.client.get('/v1/plans?limit=101'), 400, 'invalid_limit');
     expectError(await ws.client.get('/v1/plans?limit=0'), 400, 'invalid_limit');
     expectError(await ws.client.get('/v1/plans?active=maybe'), 400, 'VALIDATION_ERROR', 'active');
@@ -295,7 +407,7 @@ describe('GET /v1/plans', () => {
     void hidden;
   });
 
-  it('404 NOT_FOUND for an unknown id and for another workspace\'s plan; lists are per workspace and mode', async () => {
+  it("404 NOT_FOUND for an unknown id and for another workspace's plan; lists are per workspace and mode", async () => {
     const ws = await server.workspace();
     const other = await server.workspace();
     const p = (await createPlan(ws)).json.data;
@@ -303,7 +415,11 @@ describe('GET /v1/plans', () => {
     expectError(await other.client.get(`/v1/plans/${p.id}`), 404, 'NOT_FOUND');
     expectError(await other.client.patch(`/v1/plans/${p.id}`, { name: 'x' }, key()), 404, 'NOT_FOUND');
     expectError(await other.client.post(`/v1/plans/${p.id}/archive`, {}, key()), 404, 'NOT_FOUND');
-    expectError(await other.client.post(`/v1/plans/${p.id}/prices`, flat({ currency: 'USD' }), key()), 404, 'NOT_FOUND');
+    expectError(
+      await other.client.post(`/v1/plans/${p.id}/prices`, flat({ currency: 'USD' }), key()),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await other.client.patch(`/v1/prices/${p.prices[0].id}`, { active: false }), 404, 'NOT_FOUND');
     expect((await other.client.get('/v1/plans')).json.data).toEqual([]);
     const { mintKey } = await import('../../helpers/keys.ts');
@@ -342,7 +458,13 @@ describe('PATCH /v1/plans/:id', () => {
       key(),
     );
     expect(res.status).toBe(200);
-    expect(res.json.data).toMatchObject({ name: 'Pro 2', description: null, trialDays: 7, portalFeatures: nf, metadata: null });
+    expect(res.json.data).toMatchObject({
+      name: 'Pro 2',
+      description: null,
+      trialDays: 7,
+      portalFeatures: nf,
+      metadata: null,
+    });
     expect(res.json.data.updatedAt >= p.updatedAt).toBe(true);
     const events = await eventsOf(ws, p.id);
     expect(events.map((e) => e.type)).toEqual(['plan.created', 'plan.updated']);
@@ -413,7 +535,12 @@ describe('POST /v1/plans/:id/archive', () => {
   it('refuses a body (spec: empty body) and an unknown plan', async () => {
     const ws = await server.workspace();
     const p = (await createPlan(ws)).json.data;
-    expectError(await ws.client.post(`/v1/plans/${p.id}/archive`, { reason: 'x' }, key()), 400, 'VALIDATION_ERROR', 'reason');
+    expectError(
+      await ws.client.post(`/v1/plans/${p.id}/archive`, { reason: 'x' }, key()),
+      400,
+      'VALIDATION_ERROR',
+      'reason',
+    );
     expectError(await ws.client.post('/v1/plans/pln_01JAAAAAAAAAAAAAAAAAAAAAAA/archive', {}, key()), 404, 'NOT_FOUND');
   });
 });
@@ -421,11 +548,28 @@ describe('POST /v1/plans/:id/archive', () => {
 describe('prices: add (versions) and PATCH active', () => {
   it('add price answers 201 with the price; a new active version retires the old one in the same transaction', async () => {
     const ws = await server.workspace();
-    const p = (await createPlan(ws, planBody({ prices: [flat(), flat({ currency: 'USD', unitAmount: 1000 })] }))).json.data;
+    const p = (await createPlan(ws, planBody({ prices: [flat(), flat({ currency: 'USD', unitAmount: 1000 })] }))).json
+      .data;
     const res = await ws.client.post(`/v1/plans/${p.id}/prices`, flat({ unitAmount: 175000 }), key());
     expect(res.status).toBe(201);
-    expect(Object.keys(res.json.data)).toEqual(['id', 'planId', 'currency', 'model', 'unitAmount', 'tiers', 'taxMode', 'active', 'createdAt']);
-    expect(res.json.data).toMatchObject({ planId: p.id, currency: 'IDR', model: 'flat', unitAmount: 175000, active: true });
+    expect(Object.keys(res.json.data)).toEqual([
+      'id',
+      'planId',
+      'currency',
+      'model',
+      'unitAmount',
+      'tiers',
+      'taxMode',
+      'active',
+      'createdAt',
+    ]);
+    expect(res.json.data).toMatchObject({
+      planId: p.id,
+      currency: 'IDR',
+      model: 'flat',
+      unitAmount: 175000,
+      active: true,
+    });
     const plan = (await ws.client.get(`/v1/plans/${p.id}`)).json.data;
     expect(plan.prices.map((x: any) => [x.id, x.active])).toEqual([
       [p.prices[0].id, false],
@@ -447,8 +591,18 @@ describe('prices: add (versions) and PATCH active', () => {
     const p = (await createPlan(ws)).json.data;
     const add = (body: unknown) => ws.client.post(`/v1/plans/${p.id}/prices`, body, key());
     expectError(await add({ currency: 'IDR', model: 'flat' }), 400, 'VALIDATION_ERROR', 'unitAmount');
-    expectError(await add({ currency: 'IDR', model: 'usage', unitAmount: 3 }), 400, 'VALIDATION_ERROR', 'usageAggregate');
-    expectError(await add(tiered('volume', { tiers: [{ upTo: 5, unitAmount: 1 }] })), 400, 'VALIDATION_ERROR', 'tiers[0].upTo');
+    expectError(
+      await add({ currency: 'IDR', model: 'usage', unitAmount: 3 }),
+      400,
+      'VALIDATION_ERROR',
+      'usageAggregate',
+    );
+    expectError(
+      await add(tiered('volume', { tiers: [{ upTo: 5, unitAmount: 1 }] })),
+      400,
+      'VALIDATION_ERROR',
+      'tiers[0].upTo',
+    );
     expectError(await add({ currency: 'XYZ', model: 'flat', unitAmount: 1 }), 400, 'UNSUPPORTED_CURRENCY', 'currency');
     expectError(await add({ ...flat(), planId: 'x' }), 400, 'VALIDATION_ERROR', 'planId');
     expect((await ws.client.get(`/v1/plans/${p.id}`)).json.data.prices).toHaveLength(1);
@@ -470,7 +624,12 @@ describe('prices: add (versions) and PATCH active', () => {
     expect((await ws.client.patch(`/v1/prices/${p.prices[0].id}`, { active: false })).json.data.active).toBe(false);
     // No change, no event.
     expect((await ws.client.patch(`/v1/prices/${p.prices[0].id}`, { active: false })).status).toBe(200);
-    expect((await eventsOf(ws, p.id)).map((e) => e.type)).toEqual(['plan.created', 'plan.updated', 'plan.updated', 'plan.updated']);
+    expect((await eventsOf(ws, p.id)).map((e) => e.type)).toEqual([
+      'plan.created',
+      'plan.updated',
+      'plan.updated',
+      'plan.updated',
+    ]);
     for (const [body, field] of [
       [{ unitAmount: 5 }, 'unitAmount'],
       [{ currency: 'USD' }, 'currency'],
@@ -507,7 +666,9 @@ describe('prices: add (versions) and PATCH active', () => {
     const ws = await server.workspace();
     const p = (await createPlan(ws)).json.data;
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => ws.client.post(`/v1/plans/${p.id}/prices`, flat({ unitAmount: 100 + i }), key())),
+      Array.from({ length: 8 }, (_, i) =>
+        ws.client.post(`/v1/plans/${p.id}/prices`, flat({ unitAmount: 100 + i }), key()),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     const prices = (await ws.client.get(`/v1/plans/${p.id}`)).json.data.prices;
@@ -519,11 +680,15 @@ describe('prices: add (versions) and PATCH active', () => {
 describe('GraphQL', () => {
   it('createPlan, plan with its prices edge and dunningPolicy edge, plans connection; codes in extensions', async () => {
     const ws = await server.workspace();
-    const dp = (await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [1, 3, 5], finalAction: 'void' })).json.data;
+    const dp = (await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [1, 3, 5], finalAction: 'void' }))
+      .json.data;
     const m = `mutation($input: CreatePlanInput!, $k: String) {
       createPlan(input: $input, idempotencyKey: $k) { id arn dunningPolicyId prices { id model tiers } dunningPolicy { id finalAction } }
     }`;
-    const ok = await ws.client.graphql(m, { input: planBody({ dunningPolicyId: dp.id, prices: [tiered()] }), k: randomUUID() });
+    const ok = await ws.client.graphql(m, {
+      input: planBody({ dunningPolicyId: dp.id, prices: [tiered()] }),
+      k: randomUUID(),
+    });
     expect(ok.json.errors).toBeUndefined();
     const plan = ok.json.data.createPlan;
     expect(plan).toMatchObject({ dunningPolicyId: dp.id, dunningPolicy: { id: dp.id, finalAction: 'void' } });
@@ -533,9 +698,16 @@ describe('GraphQL', () => {
       { id: plan.id },
     );
     expect(q.json.errors).toBeUndefined();
-    expect(q.json.data.plan).toEqual({ id: plan.id, prices: [{ id: plan.prices[0].id }], dunningPolicy: { retryScheduleDays: [1, 3, 5] } });
+    expect(q.json.data.plan).toEqual({
+      id: plan.id,
+      prices: [{ id: plan.prices[0].id }],
+      dunningPolicy: { retryScheduleDays: [1, 3, 5] },
+    });
     expect(q.json.data.plans.edges).toEqual([{ node: { id: plan.id, prices: [{ model: 'tiered' }] } }]);
-    const bad = await ws.client.graphql(m, { input: planBody({ prices: [flat({ unitAmount: null })] }), k: randomUUID() });
+    const bad = await ws.client.graphql(m, {
+      input: planBody({ prices: [flat({ unitAmount: null })] }),
+      k: randomUUID(),
+    });
     expect(bad.json.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'prices[0].unitAmount' });
     const missing = await ws.client.graphql(`query { plan(id: "pln_01JAAAAAAAAAAAAAAAAAAAAAAA") { id } }`);
     expect(missing.json.errors[0].extensions.code).toBe('NOT_FOUND');

@@ -129,7 +129,9 @@ describe('properties (>= 1,000 runs per model)', () => {
     const end = new Date('2026-02-01T00:00:00.000Z');
     const record = fc.record({
       quantity: fc.integer({ min: 0, max: 1_000_000 }),
-      timestamp: fc.integer({ min: start.getTime() - 86_400_000, max: end.getTime() + 86_400_000 }).map((t) => new Date(t)),
+      timestamp: fc
+        .integer({ min: start.getTime() - 86_400_000, max: end.getTime() + 86_400_000 })
+        .map((t) => new Date(t)),
     });
     fc.assert(
       fc.property(fc.array(record, { maxLength: 30 }), amount, (records, unitAmount) => {
@@ -241,7 +243,9 @@ describe('examples', () => {
       expect(empty.amount).toBe(0);
       expect(empty.lines).toEqual([{ quantity: 1, unitAmount: 0, amount: 0, tier: null, flatFee: false, zero: true }]);
     }
-    expect(priceUsage({ model: 'usage', unitAmount: 250, tiers: null }, records, 'sum', { start, end }).amount).toBe(8750);
+    expect(priceUsage({ model: 'usage', unitAmount: 250, tiers: null }, records, 'sum', { start, end }).amount).toBe(
+      8750,
+    );
   });
 
   it('refuses what it cannot price exactly', () => {
