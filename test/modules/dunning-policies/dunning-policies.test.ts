@@ -153,8 +153,8 @@ describe('/v1/dunning-policies', () => {
       'mutation($id: ID!) { updateDunningPolicy(id: $id, input: { finalAction: "refund" }) { id } }',
       { id },
     );
-    expect(bad.json.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'finalAction' });
+    expect(bad.json.errors![0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'finalAction' });
     const missing = await ws.client.graphql('query { dunningPolicy(id: "dp_01JAAAAAAAAAAAAAAAAAAAAAAA") { id } }');
-    expect(missing.json.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(missing.json.errors![0].extensions.code).toBe('NOT_FOUND');
   });
 });

@@ -708,15 +708,15 @@ describe('GraphQL', () => {
       input: planBody({ prices: [flat({ unitAmount: null })] }),
       k: randomUUID(),
     });
-    expect(bad.json.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'prices[0].unitAmount' });
+    expect(bad.json.errors![0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'prices[0].unitAmount' });
     const missing = await ws.client.graphql(`query { plan(id: "pln_01JAAAAAAAAAAAAAAAAAAAAAAA") { id } }`);
-    expect(missing.json.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(missing.json.errors![0].extensions.code).toBe('NOT_FOUND');
     const noKey = await ws.client.graphql(m, { input: planBody() });
-    expect(noKey.json.errors[0].extensions.code).toBe('idempotency_required');
+    expect(noKey.json.errors![0].extensions.code).toBe('idempotency_required');
     const add = await ws.client.graphql(
       `mutation($id: ID!, $k: String) { addPrice(planId: $id, input: { currency: "XYZ", model: "flat", unitAmount: 1 }, idempotencyKey: $k) { id } }`,
       { id: plan.id, k: randomUUID() },
     );
-    expect(add.json.errors[0].extensions.code).toBe('UNSUPPORTED_CURRENCY');
+    expect(add.json.errors![0].extensions.code).toBe('UNSUPPORTED_CURRENCY');
   });
 });
