@@ -5,7 +5,7 @@ import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { DunningPolicy } from '../dunning-policies/schema.ts';
 import { findDunningPolicy } from '../dunning-policies/service.ts';
-import { planFields, priceFields } from './fields.ts';
+import { planFields, priceFields, type PlanRow } from './fields.ts';
 import {
   addPrice,
   archivePlan,
@@ -30,7 +30,7 @@ export const Plan = builder.prismaObject('Plan', {
     // under the caller's tenant scope, as row-level security requires.
     prices: t.relation('prices', {
       resolve: (query, plan, _args, ctx) =>
-        (plan as { prices?: never }).prices ??
+        (plan as Partial<PlanRow>).prices ??
         inTenant(tenant(authorize(ctx, 'svc:plan:read')), (tx) =>
           tx.price.findMany({
             ...query,
