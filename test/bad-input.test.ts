@@ -5,6 +5,7 @@ import { signRequest } from '../src/core/auth/signing.ts';
 import { routes, type Route } from '../rest-compat/routes.ts';
 import { newId, type IdKind } from '../src/core/ids.ts';
 import { sandboxPayment } from './helpers/payments.ts';
+import { planBody } from './helpers/plans.ts';
 
 const server = useServer();
 
@@ -142,18 +143,7 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
     expect(bank.status, bank.text).toBe(200);
     return { note: 'bad input', amount: 1000, currency: 'IDR' };
   },
-  createPlan: async () => ({
-    name: 'Bad Input',
-    interval: 'month',
-    portalFeatures: {
-      selfServeCancel: true,
-      selfServePause: true,
-      selfServeUpgrade: true,
-      selfServeDowngrade: true,
-      updatePaymentMethod: true,
-    },
-    prices: [{ currency: 'IDR', model: 'flat', unitAmount: 1000 }],
-  }),
+  createPlan: async () => planBody({ name: 'Bad Input' }),
   addPrice: async () => ({ currency: 'USD', model: 'flat', unitAmount: 500 }),
   createDunningPolicy: async () => ({ finalAction: 'void', retryScheduleDays: [1, 3, 5] }),
 };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { useServer, createClient } from '../../helpers/server.ts';
 import { mintKey } from '../../helpers/keys.ts';
+import { planBody, postPlan } from '../../helpers/plans.ts';
 
 const server = useServer();
 
@@ -15,13 +16,6 @@ function expectError(res: Res, status: number, code: string, field?: string) {
   });
   expect(res.json.data).toBeNull();
 }
-const features = {
-  selfServeCancel: true,
-  selfServePause: true,
-  selfServeUpgrade: true,
-  selfServeDowngrade: true,
-  updatePaymentMethod: true,
-};
 
 describe('/v1/dunning-policies', () => {
   it('creates (201), retrieves, lists and updates a policy with dunning_policy.* events', async () => {
@@ -95,17 +89,7 @@ describe('/v1/dunning-policies', () => {
       'insufficient_scope',
     );
     // A plan of another workspace cannot name this policy.
-    const plan = await other.client.post(
-      '/v1/plans',
-      {
-        name: 'P',
-        interval: 'month',
-        portalFeatures: features,
-        dunningPolicyId: p.id,
-        prices: [{ currency: 'IDR', model: 'flat', unitAmount: 1 }],
-      },
-      key(),
-    );
+    const plan = await postPlan(other, planBody({ dunningPolicyId: p.id }));
     expectError(plan, 400, 'VALIDATION_ERROR', 'dunningPolicyId');
   });
 
@@ -115,19 +99,7 @@ describe('/v1/dunning-policies', () => {
       .data;
     const b = (await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [2], finalAction: 'uncollectible' }))
       .json.data;
-    const plan = (
-      await ws.client.post(
-        '/v1/plans',
-        {
-          name: 'P',
-          interval: 'month',
-          portalFeatures: features,
-          dunningPolicyId: a.id,
-          prices: [{ currency: 'IDR', model: 'flat', unitAmount: 1 }],
-        },
-        key(),
-      )
-    ).json.data;
+    const plan = (await postPlan(ws, planBody({ dunningPolicyId: a.id }))).json.data;
     expect(plan.dunningPolicyId).toBe(a.id);
     expect(
       (await ws.client.patch(`/v1/plans/${plan.id}`, { dunningPolicyId: b.id }, key())).json.data.dunningPolicyId,
