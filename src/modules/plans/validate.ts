@@ -147,7 +147,7 @@ export function validateCreate(input: CreatePlanInput) {
   const usageAggregate = absent(input.usageAggregate)
     ? null
     : oneOf(input.usageAggregate!, usageAggregates, 'usageAggregate', 'plan');
-  const meteredUnit = absent(input.meteredUnit) ? null : checkLength(input.meteredUnit!, 'meteredUnit', 1, 64, 'plan');
+  const meteredUnit = absent(input.meteredUnit) ? null : checkLength(input.meteredUnit!, 'meteredUnit', 0, 64, 'plan');
   const prices = required(input.prices, 'prices');
   if (prices.length === 0 || prices.length > limits.maxPrices)
     throw err.validation('prices', `prices must have 1-${limits.maxPrices} prices`);
