@@ -7,10 +7,10 @@ import type { Yoga } from '../src/server/graphql.ts';
 import { assertStorable, authenticateRequest, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
 import { envelope, errorReply } from '../src/server/envelope.ts';
 import { replyError } from '../src/server/edge-route.ts';
-import { DomainError, isDomainError, type Resource } from '../src/core/errors.ts';
+import { isDomainError, type Resource } from '../src/core/errors.ts';
 import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
 import { enforceRate, type RateLimiter } from '../src/core/rate-limit.ts';
-import { idempotencyOf, operationOf, type Operation } from '../src/graphql/operation.ts';
+import { coercionError, idempotencyOf, operationOf, type Operation } from '../src/graphql/operation.ts';
 import { sha256Hex } from '../src/core/crypto.ts';
 import type { Context } from '../src/core/context.ts';
 import type { Auth } from '../src/core/auth/authenticate.ts';
@@ -58,19 +58,6 @@ function unwrap(value: unknown): {
   return { data: value };
 }
 
-/** Variable coercion failures (wrong types, unknown fields) are the client's 400, naming the field. */
-function requestError(errors: readonly GraphQLError[], resource: Resource): DomainError {
-  const message = errors[0].message;
-  const field =
-    /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1] ??
-    /at "[^"]*?\.?([A-Za-z0-9_]+)(?:\[\d+\])*"/.exec(message)?.[1] ??
-    /"\$input"?.*?"([A-Za-z0-9_]+)"/.exec(message)?.[1];
-  return new DomainError('validation_error', message.replace(/^Variable "\$\w+" got invalid value .*?; /, ''), {
-    field,
-    resource,
-  });
-}
-
 export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
   const docs = loadOperations(yoga.getEnveloped().schema);
   const operations = new Map<string, Operation>(
@@ -94,7 +81,7 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       const domain = isDomainError(first.originalError) ? first.originalError : isDomainError(first) ? first : null;
       if (domain) throw domain;
       // Variable coercion failures come back without `data`; a null `data` is an execution error.
-      if (result.data === undefined) throw requestError(result.errors, route.resource);
+      if (result.data === undefined) throw coercionError(result.errors, route.resource);
       throw first.originalError ?? first;
     }
     if (route.download) {

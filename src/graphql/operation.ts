@@ -5,6 +5,7 @@ import {
   GraphQLSkipDirective,
   Kind,
   type DocumentNode,
+  type GraphQLError,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
@@ -133,4 +134,20 @@ export function idempotencyOf(
       { field: 'Idempotency-Key', resource },
     );
   return key;
+}
+
+/**
+ * Variable coercion failures (wrong types, unknown fields) are the client's 400, naming the field,
+ * spelled for the resource: REST routes and POST /graphql alike.
+ */
+export function coercionError(errors: readonly GraphQLError[], resource: Resource): DomainError {
+  const message = errors[0].message;
+  const field =
+    /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1] ??
+    /at "[^"]*?\.?([A-Za-z0-9_]+)(?:\[\d+\])*"/.exec(message)?.[1] ??
+    /"\$input"?.*?"([A-Za-z0-9_]+)"/.exec(message)?.[1];
+  return new DomainError('validation_error', message.replace(/^Variable "\$\w+" got invalid value .*?; /, ''), {
+    field,
+    resource,
+  });
 }

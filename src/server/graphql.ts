@@ -15,9 +15,19 @@ import { config, type RateClass } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { logger } from '../core/logger.ts';
 import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
-import { idempotencyOf, operationOf, type Operation } from '../graphql/operation.ts';
+import { coercionError, idempotencyOf, operationOf, type Operation } from '../graphql/operation.ts';
+import { routes } from '../../rest-compat/routes.ts';
+import type { Resource } from '../core/errors.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
+
+/**
+ * DECISIONS §8: GraphQL speaks each resource's codes. A mutation's idempotency errors are spelled
+ * as its REST route's (route ids are the operation names, the mutation fields), e.g.
+ * IDEMPOTENCY_MISMATCH on createPlan; a field without a route keeps the generic spelling.
+ */
+const resourceOfField = new Map<string, Resource>(routes.map((r) => [r.id, r.resource]));
+const resourceOf = (op: Operation): Resource => resourceOfField.get(op.fields[0]?.name ?? '') ?? 'generic';
 
 const notAdmitted = () =>
   new GraphQLError(
@@ -191,15 +201,16 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       if (operation.operation === 'mutation' && req.method !== 'POST')
         throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
       await chargeRootFields(limiter, auth.workspaceId, operation);
-      const key = idempotencyOf(operation, idempotencyKeyOf(req));
+      const resource = resourceOf(operation);
+      const key = idempotencyOf(operation, idempotencyKeyOf(req), resource);
       context.idempotencyKey = key;
-      const run = () => execute(enveloped, context, document, request);
+      const run = () => execute(enveloped, context, document, request, resource);
       const out = key
         ? await withIdempotency(
             auth,
             key,
             sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
-            'generic',
+            resource,
             (context.replay = replayNotes()),
             run,
           )
@@ -219,6 +230,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     context: Context,
     document: DocumentNode,
     request: GraphQLRequest,
+    resource: Resource,
   ): Promise<StoredResponse> {
     const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
       schema: enveloped.schema,
@@ -228,6 +240,9 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       contextValue: await enveloped.contextFactory(),
     });
     if (Symbol.asyncIterator in result) throw new Error('incremental delivery is not enabled');
+    // Variable coercion fails before execution (no `data`): the same coded 400 error as on REST.
+    if (result.data === undefined && result.errors?.length)
+      result.errors = result.errors.map((e) => (e.extensions?.code ? e : coercionError([e], resource)));
     // A provider error or a rate limit inside a 200 response is still retryable: never stored.
     const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
     return { status: 200, headers: json, body: Buffer.from(JSON.stringify(result)), retryable };

@@ -719,4 +719,43 @@ describe('GraphQL', () => {
     );
     expect(add.json.errors![0].extensions.code).toBe('UNSUPPORTED_CURRENCY');
   });
+
+  it('updatePlan, archivePlan, addPrice and updatePrice follow the REST rules; a replayed key returns the first result', async () => {
+    const ws = await server.workspace();
+    const p = (await createPlan(ws)).json.data;
+    const k = randomUUID();
+    const upd = `mutation($id: ID!, $input: UpdatePlanInput!, $k: String) {
+      updatePlan(id: $id, input: $input, idempotencyKey: $k) { id name updatedAt }
+    }`;
+    const first = await ws.client.graphql(upd, { id: p.id, input: { name: 'GQL' }, k });
+    expect(first.json.data.updatePlan.name).toBe('GQL');
+    const replay = await ws.client.graphql(upd, { id: p.id, input: { name: 'GQL' }, k });
+    expect(replay.json.data).toEqual(first.json.data);
+    const mismatch = await ws.client.graphql(upd, { id: p.id, input: { name: 'Other' }, k });
+    expect(mismatch.json.errors![0].extensions.code).toBe('IDEMPOTENCY_MISMATCH');
+    const immutable = await ws.client.graphql(upd, { id: p.id, input: { interval: 'year' }, k: randomUUID() });
+    expect(immutable.json.errors![0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'interval' });
+    const add = await ws.client.graphql(
+      `mutation($id: ID!, $k: String) {
+        addPrice(planId: $id, input: { currency: "IDR", model: "volume", tiers: [{ upTo: 5, unitAmount: 10 }, { upTo: "inf", unitAmount: 8 }] }, idempotencyKey: $k) { id model active tiers }
+      }`,
+      { id: p.id, k: randomUUID() },
+    );
+    expect(add.json.data.addPrice).toMatchObject({ model: 'volume', active: true });
+    const flip = await ws.client.graphql(
+      'mutation($id: ID!) { updatePrice(id: $id, input: { active: false }) { id active } }',
+      {
+        id: add.json.data.addPrice.id,
+      },
+    );
+    expect(flip.json.data.updatePrice).toEqual({ id: add.json.data.addPrice.id, active: false });
+    const archived = await ws.client.graphql(
+      'mutation($id: ID!, $k: String) { archivePlan(id: $id, idempotencyKey: $k) { active archivedAt } }',
+      { id: p.id, k: randomUUID() },
+    );
+    expect(archived.json.data.archivePlan.active).toBe(false);
+    expect(archived.json.data.archivePlan.archivedAt).toMatch(ISO);
+    const listed = await ws.client.graphql('query { plans(active: false) { edges { node { id } } } }');
+    expect(listed.json.data.plans.edges).toEqual([{ node: { id: p.id } }]);
+  });
 });
