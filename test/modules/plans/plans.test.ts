@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { useServer, db, type Workspace } from '../../helpers/server.ts';
 
 const server = useServer();
@@ -674,6 +675,43 @@ describe('prices: add (versions) and PATCH active', () => {
     const prices = (await ws.client.get(`/v1/plans/${p.id}`)).json.data.prices;
     expect(prices).toHaveLength(9);
     expect(prices.filter((x: any) => x.active)).toHaveLength(1);
+  });
+});
+
+describe('tenancy in the database', () => {
+  it('row-level security shows svc_app only its workspace and mode of plans, prices and policies', async () => {
+    const a = await server.workspace();
+    const b = await server.workspace();
+    for (const w of [a, b]) {
+      await w.client.post('/v1/dunning-policies', { retryScheduleDays: [1], finalAction: 'void' });
+      expect((await createPlan(w)).status).toBe(201);
+    }
+    const c = new pg.Client({ connectionString: server.dbUrl });
+    await c.connect();
+    try {
+      await c.query('SET ROLE svc_app');
+      const count = async (t: string) => (await c.query(`SELECT count(*)::int AS n FROM ${t}`)).rows[0].n;
+      for (const t of ['plans', 'prices', 'dunning_policies']) expect(await count(t), t).toBe(0);
+      await c.query(`SELECT set_config('app.workspace_id', $1, false), set_config('app.modes', 'test', false)`, [
+        a.workspaceId,
+      ]);
+      for (const t of ['plans', 'prices', 'dunning_policies']) {
+        expect(await count(t), t).toBe(1);
+        const foreign = await c.query(`SELECT count(*)::int AS n FROM ${t} WHERE "workspaceId" <> $1`, [a.workspaceId]);
+        expect(foreign.rows[0].n, t).toBe(0);
+      }
+      await c.query(`SELECT set_config('app.modes', 'live', false)`);
+      expect(await count('plans')).toBe(0);
+      // The app may not delete plans or prices at all.
+      await expect(c.query('DELETE FROM prices')).rejects.toThrow(/permission denied/);
+    } finally {
+      await c.end();
+    }
+    // A plan cannot name another workspace's policy, even written behind the API.
+    const bPolicy = (await b.client.get('/v1/dunning-policies')).json.data[0].id;
+    await expect(
+      db().system.query(`UPDATE plans SET "dunningPolicyId" = $1 WHERE "workspaceId" = $2`, [bPolicy, a.workspaceId]),
+    ).rejects.toThrow(/plans_dunning_policy_fkey/);
   });
 });
 
