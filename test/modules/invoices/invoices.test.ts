@@ -407,18 +407,18 @@ describe('finalize, pay, void', () => {
     const ws = await server.workspace();
     const inv = (await create(ws)).json.data;
     const pay = 'mutation($id: ID!, $k: String) { payInvoice(id: $id, idempotencyKey: $k) { status } }';
-    expect((await ws.client.graphql(pay, { id: inv.id })).json.errors[0].extensions.code).toBe('idempotency_required');
-    expect((await ws.client.graphql(pay, { id: inv.id, k: randomUUID() })).json.errors[0].extensions.code).toBe(
+    expect((await ws.client.graphql(pay, { id: inv.id })).json.errors![0].extensions.code).toBe('idempotency_required');
+    expect((await ws.client.graphql(pay, { id: inv.id, k: randomUUID() })).json.errors![0].extensions.code).toBe(
       'conflict',
     );
     const get = await ws.client.graphql('query($id: ID!) { invoice(id: $id) { id } }', {
       id: 'inv_01J0000000000000000000000Z',
     });
-    expect(get.json.errors[0].extensions.code).toBe('not_found');
+    expect(get.json.errors![0].extensions.code).toBe('not_found');
     const bad = await ws.client.graphql('mutation($i: CreateInvoiceInput!) { createInvoice(input: $i) { id } }', {
       i: { customerId: inv.customerId, currency: 'IDR', lines: [] },
     });
-    expect(bad.json.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'lines' });
+    expect(bad.json.errors![0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', field: 'lines' });
   });
 });
 
