@@ -5,6 +5,7 @@ import { mintKey } from '../../helpers/keys.ts';
 import { unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
 import { clock } from '../../../src/core/clock.ts';
 import { markPastDueInvoices } from '../../../src/modules/invoices/sweep.ts';
+import { clockedSender } from '../../helpers/clocked.ts';
 import { resolver } from '../../../src/modules/webhooks/url-policy.ts';
 
 const server = useServer();
@@ -509,6 +510,26 @@ describe('numbers', () => {
       status: 'open',
     });
     expect(liveInv.json.data.number.endsWith('-0001')).toBe(true);
+  });
+});
+
+describe('numbers across months', () => {
+  it('YYYY-MM is the UTC month of issuedAt; the sequence is never reset monthly', async () => {
+    const ws = await server.workspace();
+    const cus = await customer(ws);
+    const send = clockedSender(server);
+    const body = { customerId: cus, currency: 'IDR', lines: [line()], status: 'open' };
+    const first = (await send(ws, 'POST', '/v1/invoices', body)).json.data;
+    clock.advance(40 * 86_400_000);
+    try {
+      const second = (await send(ws, 'POST', '/v1/invoices', body)).json.data;
+      expect(first.number.endsWith('-0001')).toBe(true);
+      expect(second.number.endsWith('-0002')).toBe(true);
+      expect(second.number.slice(4, 11)).toBe(second.issuedAt.slice(0, 7));
+      expect(second.number.slice(4, 11)).not.toBe(first.number.slice(4, 11));
+    } finally {
+      clock.reset();
+    }
   });
 });
 
