@@ -1,14 +1,14 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, tenantQuery } from '../../core/db/client.ts';
-import { insertRows, sql as q, sqlOf } from '../../core/db/sql.ts';
+import { insertRows, sql as q, sqlOf, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { eventsCte } from '../../core/outbox.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { isCurrency } from '../../core/money.ts';
 import { checkOrder, keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
-import { scoped } from '../../core/resource.ts';
+import { scoped, type RowScope } from '../../core/resource.ts';
 import { checkCurrency, validateMetadata } from '../../core/validation.ts';
 import { nextState } from '../../core/state-machine.ts';
 import type { Invoice, InvoiceLine } from '../../generated/prisma/client.ts';
@@ -250,41 +250,44 @@ function fromRaw(r: RawInvoice, accountId: string): InvoiceRow {
   return out;
 }
 
-/** Runs one move on a locked invoice of the caller's workspace (404 when it is not there). */
+/**
+ * Runs one move on a locked invoice of the caller's workspace (404 when it is not there), on the raw
+ * path: finalize throughput is bounded by how long the numbering lock is held (bench:billing).
+ */
 async function onLocked<T>(
   ctx: Context,
   id: string,
-  fn: (tx: Parameters<Parameters<typeof inTenant>[1]>[0], inv: InvoiceRow, o: MoveOptions) => Promise<T>,
+  fn: (tx: Sql, inv: InvoiceRow, o: MoveOptions, scope: RowScope) => Promise<T>,
 ): Promise<T> {
   const auth = authorize(ctx, 'svc:invoice:write');
   const scope = tenant(auth);
-  return inTenant(scope, async (tx) => {
+  return tenantTx(scope, async (tx) => {
     const inv = await lockInvoice(tx, { ...scope, accountId: auth.accountId }, id);
     if (!inv) throw err.notFound();
-    return fn(tx, inv, optionsOf(ctx, auth.accountId));
+    return fn(tx, inv, optionsOf(ctx, auth.accountId), scope);
   });
 }
 
 /** spec Finalize: draft -> open; already issued and unpaid: the invoice as it is (idempotent success). */
 export function finalizeInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
-  return onLocked(ctx, id, async (tx, inv, o) => {
+  return onLocked(ctx, id, async (tx, inv, o, scope) => {
     if ((invoiceIssuedUnpaid as readonly string[]).includes(inv.status)) return inv;
-    return finalizeLocked(tx, tenant(ctx.auth!), inv, o);
+    return finalizeLocked(tx, scope, inv, { ...o, last: true });
   });
 }
 
 /** spec Void: `voidedAt` set, voided event; 409 conflict when paid (refund instead) or already void. */
 export function voidInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
-  return onLocked(ctx, id, async (tx, inv, o) => {
+  return onLocked(ctx, id, async (tx, inv, o, scope) => {
     const now = clock.now();
-    return moveInvoice(tx, tenant(ctx.auth!), inv, 'void', { voidedAt: now, updatedAt: now }, o);
+    return moveInvoice(tx, scope, inv, 'void', { voidedAt: now, updatedAt: now }, o);
   });
 }
 
 /** spec Pay: mark paid off-platform (a bookkeeping action: ledger on `cash:offline`); 409 when paid or void. */
 export function payInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
-  return onLocked(ctx, id, async (tx, inv, o) => {
-    return (await settleInvoice(tx, tenant(ctx.auth!), inv, o)).invoice;
+  return onLocked(ctx, id, async (tx, inv, o, scope) => {
+    return (await settleInvoice(tx, scope, inv, o)).invoice;
   });
 }
 
