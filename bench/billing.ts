@@ -156,36 +156,47 @@ const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
   },
 
   async finalize({ request, customerId }) {
-    const drafts: string[] = [];
-    for (let i = 0; i < FINALIZE; i++) {
-      const res = await request('POST', '/v1/invoices', {
-        customerId,
-        currency: 'IDR',
-        lines: [{ description: 'Bench', quantity: 1, unitAmount: 10000 }],
-      });
-      drafts.push(JSON.parse(res.text).data.id);
-    }
-    const numbers: string[] = [];
-    let next = 0;
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < drafts.length) {
-          const id = drafts[next++];
-          const res = await request('POST', `/v1/invoices/${id}/finalize`, undefined, 200);
-          numbers.push(JSON.parse(res.text).data.number);
-        }
-      }),
-    );
-    const s = (performance.now() - t0) / 1000;
+    const drafts = async (n: number) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const res = await request('POST', '/v1/invoices', {
+          customerId,
+          currency: 'IDR',
+          lines: [{ description: 'Bench', quantity: 1, unitAmount: 10000 }],
+        });
+        out.push(JSON.parse(res.text).data.id);
+      }
+      return out;
+    };
+    /** Finalizes `ids` with `inFlight` requests at a time: seconds taken and the numbers given. */
+    const run = async (ids: string[], inFlight: number) => {
+      const numbers: string[] = [];
+      let next = 0;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (next < ids.length) {
+            const res = await request('POST', `/v1/invoices/${ids[next++]}/finalize`, undefined, 200);
+            numbers.push(JSON.parse(res.text).data.number);
+          }
+        }),
+      );
+      return { s: (performance.now() - t0) / 1000, numbers };
+    };
+    const serial = await run(await drafts(Math.min(100, FINALIZE)), 1);
+    const { s, numbers } = await run(await drafts(FINALIZE), CONCURRENCY);
     const seq = numbers.map((n) => Number(n.split('-').at(-1))).sort((a, b) => a - b);
     const contiguous = seq.every((v, i) => i === 0 || v === seq[i - 1] + 1);
+    const serialRate = serial.numbers.length / serial.s;
+    console.log(
+      `  finalize, one at a time                ${fmt(serialRate)} invoices/s (${fmt((1000 * serial.s) / serial.numbers.length, 1)} ms each)`,
+    );
     console.log(
       `  finalize x ${fmt(FINALIZE)} (${CONCURRENCY} in flight)      ${fmt(s, 2)} s = ${fmt(FINALIZE / s)} invoices/s; numbers ${seq[0]}..${seq.at(-1)}`,
     );
     return [
       ['finalize numbers distinct and contiguous', contiguous && new Set(seq).size === FINALIZE, `${seq.length}`],
-      ['finalize throughput (one workspace)', true, `${fmt(FINALIZE / s)} /s`],
+      ['finalize throughput (one workspace)', true, `${fmt(FINALIZE / s)} /s (${fmt(serialRate)} /s serial)`],
     ];
   },
 };
