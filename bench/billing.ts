@@ -192,7 +192,8 @@ const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
     console.log(`  finalize, one at a time                ${fmt(serialRate)} invoices/s (${each} ms each)`);
     const range = `numbers ${seq[0]}..${seq.at(-1)}`;
     console.log(
-      `  finalize x ${fmt(FINALIZE)} (${CONCURRENCY} in flight)      ${fmt(s, 2)} s = ${fmt(FINALIZE / s)} invoices/s; ${range}`,
+      `  finalize x ${fmt(FINALIZE)} (${CONCURRENCY} in flight)      ${fmt(s, 2)} s = ` +
+        `${fmt(FINALIZE / s)} invoices/s; ${range}`,
     );
     return [
       ['finalize numbers distinct and contiguous', contiguous && new Set(seq).size === FINALIZE, `${seq.length}`],

@@ -59,7 +59,7 @@ const ledgerOf = async (id: string) =>
   ).rows;
 
 describe('POST /v1/invoices', () => {
-  it('creates a draft (201): the spec fields, lines, totals, no number, no hosted URL; only the created event', async () => {
+  it('creates a draft (201): spec fields, lines, totals, no number or hosted URL; only the created event', async () => {
     const ws = await server.workspace();
     const cus = await customer(ws);
     const res = await create(
@@ -176,7 +176,7 @@ describe('POST /v1/invoices', () => {
     expect(inv).toMatchObject({ subtotal, total, amountDue: total, discount, tax });
   });
 
-  it('a zero total created open is paid at once: finalized then paid, no payment, receipt or ledger entry', async () => {
+  it('a zero total created open is paid at once: finalized, paid; no payment, receipt or ledger entry', async () => {
     const ws = await server.workspace();
     const inv = (await create(ws, { status: 'open', lines: [line({ unitAmount: 0 })] })).json.data;
     expect(inv).toMatchObject({ status: 'paid', total: 0, amountPaid: 0, amountDue: 0 });
@@ -254,7 +254,7 @@ describe('GET /v1/invoices', () => {
     expect((await liveClient.get('/v1/invoices')).json.data).toEqual([]);
   });
 
-  it('lists newest first with lines on every item; filters status, customerId, subscriptionId; keyset pages', async () => {
+  it('lists newest first, lines on every item; filters status, customerId, subscriptionId; pages', async () => {
     const ws = await server.workspace();
     const a = await customer(ws);
     const b = await customer(ws);
@@ -314,7 +314,7 @@ describe('finalize, pay, void', () => {
     expectError(await ws.client.post('/v1/invoices/inv_01J0000000000000000000000Z/finalize', {}), 404, 'not_found');
   });
 
-  it('pay (201): a bookkeeping action: amounts, payment, one invoice receipt, cash:offline ledger, paid event', async () => {
+  it('pay (201), bookkeeping: amounts, payment, one invoice receipt, cash:offline ledger, paid event', async () => {
     const ws = await server.workspace();
     const inv = (await create(ws, { status: 'open', discount: 10000, tax: 9900 })).json.data;
     expect(inv.total).toBe(99900);
@@ -343,7 +343,8 @@ describe('finalize, pay, void', () => {
     );
     expect(payments.rows).toEqual([expect.objectContaining({ amount: 99900, status: 'succeeded', invoiceId: inv.id })]);
     const receipts = await db().system.query(
-      `SELECT "sourceType", "paymentId", total::int, "taxAmount"::int, subtotal::int, "lineItems" FROM receipts WHERE "sourceId" = $1`,
+      `SELECT "sourceType", "paymentId", total::int, "taxAmount"::int, subtotal::int, "lineItems"
+       FROM receipts WHERE "sourceId" = $1`,
       [inv.id],
     );
     expect(receipts.rows).toEqual([
@@ -361,7 +362,8 @@ describe('finalize, pay, void', () => {
     ]);
     // GraphQL edges: lines, customer, payments, receipt.
     const g = await ws.client.graphql(
-      `query($id: ID!) { invoice(id: $id) { number lines { amount } customer { id } payments { id amount } receipt { sourceId } } }`,
+      `query($id: ID!) { invoice(id: $id) {
+        number lines { amount } customer { id } payments { id amount } receipt { sourceId } } }`,
       { id: inv.id },
     );
     expect(g.json.data.invoice).toEqual({
@@ -376,7 +378,7 @@ describe('finalize, pay, void', () => {
     expectError(await ws.client.post(`/v1/invoices/${inv.id}/finalize`, {}), 409, 'conflict');
   });
 
-  it('void: needs an Idempotency-Key; draft, open and past_due become void with voidedAt and the voided event', async () => {
+  it('void needs an Idempotency-Key; draft and open become void with voidedAt and the voided event', async () => {
     const ws = await server.workspace();
     const draft = (await create(ws)).json.data;
     expectError(await ws.client.post(`/v1/invoices/${draft.id}/void`, {}), 400, 'idempotency_required');
@@ -427,7 +429,7 @@ describe('finalize, pay, void', () => {
 });
 
 describe('settleInvoice (the hosted page calls it with its payment)', () => {
-  it('with a payment: receipt names it, the ledger debits its settlement:<adapter>, txId is the session; once only', async () => {
+  it('with a payment: receipt names it, ledger debits settlement:<adapter>, txId the session; once', async () => {
     const ws = await server.workspace();
     const inv = (await create(ws, { status: 'open', tax: 1000 })).json.data;
     const scope = { workspaceId: ws.workspaceId, mode: 'test' as const, modes: ['test' as const] };
@@ -473,7 +475,7 @@ describe('settleInvoice (the hosted page calls it with its payment)', () => {
 });
 
 describe('the lock after draft, in the database', () => {
-  it('refuses changes to lines, discount, tax, totals and number of an issued invoice; a draft may change', async () => {
+  it('refuses changes to lines, discount, tax, totals and number once issued; a draft may change', async () => {
     const ws = await server.workspace();
     const draft = (await create(ws)).json.data;
     const open = (await create(ws, { status: 'open' })).json.data;
@@ -491,7 +493,8 @@ describe('the lock after draft, in the database', () => {
       `UPDATE invoices SET status = 'draft', number = NULL WHERE id = $1`,
       `UPDATE invoice_lines SET description = 'edited' WHERE "invoiceId" = $1`,
       `DELETE FROM invoice_lines WHERE "invoiceId" = $1`,
-      `INSERT INTO invoice_lines (id, "workspaceId", mode, "invoiceId", position, description, quantity, "unitAmount", amount)
+      `INSERT INTO invoice_lines (id, "workspaceId", mode, "invoiceId", position, description, quantity,
+         "unitAmount", amount)
        SELECT 'il_x', "workspaceId", mode, id, 9, 'x', 1, 1, 1 FROM invoices WHERE id = $1`,
     ])
       await expect(sys.query(stmt, [open.id]), stmt).rejects.toThrow(/locked|cannot return/);
@@ -511,7 +514,7 @@ describe('the lock after draft, in the database', () => {
 });
 
 describe('the past_due sweep', () => {
-  it('moves open invoices past dueAt (injected clock) to past_due without an event; still payable and voidable', async () => {
+  it('moves open invoices past dueAt (injected clock) to past_due, no event; still payable', async () => {
     const ws = await server.workspace();
     const soon = new Date(Date.now() + 3_600_000).toISOString();
     const due = (await create(ws, { status: 'open', dueAt: soon })).json.data;
@@ -537,7 +540,7 @@ describe('the past_due sweep', () => {
 });
 
 describe('numbers', () => {
-  it('50 concurrent finalizes in one workspace give 50 distinct contiguous numbers; drafts and the other mode take none', async () => {
+  it('50 concurrent finalizes give 50 distinct contiguous numbers; the other mode has its own', async () => {
     const ws = await server.workspace();
     const cus = await customer(ws);
     const drafts: string[] = [];
