@@ -585,6 +585,26 @@ describe('numbers across months', () => {
   });
 });
 
+describe('invoice scopes', () => {
+  it('svc:invoice:read for GET, svc:invoice:write for POST (spec Invoices)', async () => {
+    const ws = await server.workspace();
+    const inv = (await create(ws)).json.data;
+    const mint = async (body: Record<string, unknown>) => {
+      const k = (await ws.client.post('/v1/api-keys', { name: 'k', ...body })).json.data;
+      return createClient({ baseUrl: server.url, keyId: k.keyId, secret: k.key });
+    };
+    const ro = await mint({ role: 'read_only' });
+    expect((await ro.get(`/v1/invoices/${inv.id}`)).status).toBe(200);
+    expect((await ro.get('/v1/invoices')).status).toBe(200);
+    expectError(await ro.post('/v1/invoices', {}), 403, 'insufficient_scope');
+    expectError(await ro.post(`/v1/invoices/${inv.id}/finalize`, {}), 403, 'insufficient_scope');
+    expectError(await ro.post(`/v1/invoices/${inv.id}/void`, {}, key()), 403, 'insufficient_scope');
+    const writer = await mint({ role: 'restricted', scopes: ['svc:invoice:write'] });
+    expect((await writer.post(`/v1/invoices/${inv.id}/finalize`, {})).status).toBe(200);
+    expectError(await writer.get(`/v1/invoices/${inv.id}`), 403, 'insufficient_scope');
+  });
+});
+
 describe('events catalog', () => {
   it('webhook endpoints accept svc.invoice.* event types', async () => {
     const ws = await server.workspace();
