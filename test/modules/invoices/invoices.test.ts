@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { APP_LOGIN_ROLE } from '../../../src/core/db/client.ts';
 import { randomUUID } from 'node:crypto';
 import { useServer, db, createClient, type Workspace } from '../../helpers/server.ts';
 import { mintKey } from '../../helpers/keys.ts';
@@ -209,6 +211,13 @@ describe('POST /v1/invoices', () => {
     [{ metadata: { k: 'v'.repeat(501) } }, 'metadata'],
     [{ subscriptionId: 'cus_x' }, 'subscriptionId'],
     [{ subtotal: 100000 }, 'subtotal'],
+    [{ lines: [line({ quantity: '2' })] }, undefined],
+    [{ lines: [line({ quantity: 1.5 })] }, undefined],
+    [{ lines: [line({ unitAmount: 1.5 })] }, undefined],
+    [{ lines: 'x' }, undefined],
+    [{ discount: 'x' }, undefined],
+    [{ dueAt: 'not a date' }, undefined],
+    [{ status: 5 }, undefined],
     [{ total: 100000 }, 'total'],
   ])('%j is 400 VALIDATION_ERROR naming %s', async (body, field) => {
     const ws = await server.workspace();
@@ -295,6 +304,49 @@ describe('GET /v1/invoices', () => {
       'invalid_cursor',
     );
     expectError(await ws.client.get('/v1/invoices?status=bogus'), 400, 'VALIDATION_ERROR', 'status');
+  });
+});
+
+/**
+ * The text of every statement this process sends as the app role (tenant queries) while `fn` runs;
+ * the relay's 1 s poll and the auth lookups use the owner pool and are left out.
+ */
+async function recordStatements(fn: () => Promise<unknown>): Promise<string[]> {
+  const statements: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0];
+    if (this.user === APP_LOGIN_ROLE)
+      statements.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? ''));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  return statements;
+}
+
+describe('the list reads lines with the page', () => {
+  it('one message reads invoices and lines, whatever the page size (no query per row)', async () => {
+    const ws = await server.workspace();
+    const cus = await customer(ws);
+    for (let i = 0; i < 12; i++) await create(ws, { lines: [line(), line(), line()] }, cus);
+    const count = async (limit: number) => {
+      let body: any;
+      const texts = await recordStatements(async () => {
+        body = (await ws.client.get(`/v1/invoices?limit=${limit}`)).json;
+      });
+      expect(body.data).toHaveLength(limit);
+      expect(body.data.every((r: any) => r.lines.length === 3)).toBe(true);
+      return texts.length;
+    };
+    // Warm: prepared statements and the key cache; then the same number of statements for 2 and 12 rows.
+    await count(12);
+    const small = await count(2);
+    expect(small).toBeLessThanOrEqual(2);
+    expect(await count(12)).toBe(small);
   });
 });
 
