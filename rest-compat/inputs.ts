@@ -62,10 +62,12 @@ export function metadataQuery(req: Input): Record<string, string> | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
-/** A route whose body must be empty (spec Plans archive: "empty body"): any field is refused. */
-export function emptyBody(req: Input): Input {
-  const [field] = Object.keys(req.body ?? {});
-  if (field !== undefined)
-    throw new DomainError('validation_error', `${field} is not accepted: send an empty body`, { field });
-  return req;
+/** Routes whose spec body is empty: any field sent is 400 validation_error naming it (never silently ignored). */
+export function noBody(req: Input): Record<string, never> {
+  const extra = Object.keys(req.body ?? {})[0];
+  if (extra !== undefined)
+    throw new DomainError('validation_error', `${extra} is not a field of this request (the body is empty)`, {
+      field: extra,
+    });
+  return {};
 }

@@ -1,6 +1,6 @@
 import type { Resource } from '../src/core/errors.ts';
 import type * as Ops from './generated/operations.ts';
-import { emptyBody, listQuery, metadataQuery, type Input } from './inputs.ts';
+import { listQuery, metadataQuery, noBody, type Input } from './inputs.ts';
 
 /**
  * The REST surface: one entry per route. Each runs the GraphQL operation of the same name
@@ -396,6 +396,53 @@ export const routes: Route[] = [
     variables: id,
   }),
 
+  // Invoices (spec Invoices): VALIDATION_ERROR upper case, the other codes lower case
+  route<Ops.ListInvoicesQueryVariables>({
+    id: 'listInvoices',
+    method: 'GET',
+    path: '/v1/invoices',
+    resource: 'invoice',
+    variables: (r) =>
+      listQuery(r, { order: 'string', status: 'string', customerId: 'string', subscriptionId: 'string' }),
+  }),
+  route<Ops.GetInvoiceQueryVariables>({
+    id: 'getInvoice',
+    method: 'GET',
+    path: '/v1/invoices/:id',
+    resource: 'invoice',
+    variables: id,
+  }),
+  route<Ops.CreateInvoiceMutationVariables>({
+    id: 'createInvoice',
+    method: 'POST',
+    path: '/v1/invoices',
+    resource: 'invoice',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateInvoiceInput }),
+  }),
+  route<Ops.FinalizeInvoiceMutationVariables>({
+    id: 'finalizeInvoice',
+    method: 'POST',
+    path: '/v1/invoices/:id/finalize',
+    resource: 'invoice',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+  route<Ops.PayInvoiceMutationVariables>({
+    id: 'payInvoice',
+    method: 'POST',
+    path: '/v1/invoices/:id/pay',
+    resource: 'invoice',
+    status: 201,
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+  route<Ops.VoidInvoiceMutationVariables>({
+    id: 'voidInvoice',
+    method: 'POST',
+    path: '/v1/invoices/:id/void',
+    resource: 'invoice',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+
   // Refunds (spec Refunds): every code upper case
   route<Ops.ListRefundsQueryVariables>({
     id: 'listRefunds',
@@ -631,7 +678,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/plans/:id/archive',
     resource: 'plan',
-    variables: (r) => ({ id: emptyBody(r).params.id }),
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
   route<Ops.AddPriceMutationVariables>({
     id: 'addPrice',
