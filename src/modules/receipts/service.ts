@@ -9,7 +9,7 @@ import { oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { toWire } from '../../core/wire.ts';
 import { receiptFields } from './fields.ts';
-import { buildReceiptView, type ReceiptRecord } from './render/view.ts';
+import { buildReceiptView, type ReceiptRecord } from './view.ts';
 import type { ListReceiptsArgs } from './schema.ts';
 
 const err = errorsFor('receipt');
@@ -90,19 +90,19 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
       return {
         contentType: 'application/pdf',
         filename: `${name}.pdf`,
-        bytes: await (await import('./render/pdf.ts')).renderReceiptPdf(view),
+        bytes: await (await import('../documents/render/pdf.ts')).renderPdf(view),
       };
     case 'html':
       return {
         contentType: 'text/html; charset=utf-8',
         filename: `${name}.html`,
-        bytes: Buffer.from((await import('./render/html.ts')).renderReceiptHtml(view)),
+        bytes: Buffer.from((await import('../documents/render/html.ts')).renderHtml(view)),
       };
     case 'escpos':
       return {
         contentType: 'application/octet-stream',
         filename: `${name}.bin`,
-        bytes: (await import('./render/escpos.ts')).renderReceiptEscpos(view, { width: (width ?? 80) as 58 | 80 }),
+        bytes: (await import('../documents/render/escpos.ts')).renderEscpos(view, { width: (width ?? 80) as 58 | 80 }),
       };
   }
 }
@@ -112,7 +112,7 @@ export async function emailReceipt(ctx: Context, id: string, to?: string | null)
   const auth = authorize(ctx, 'svc:checkout:write');
   const { view } = await viewOf(ctx, id);
   if (auth.mode === 'test' && to != null) await assertTestRecipient(auth, to, view.customer?.email ?? null);
-  const sent = await (await import('./render/email.ts')).sendReceiptEmail(view, { to });
+  const sent = await (await import('../documents/render/email.ts')).sendDocumentEmail(view, { to });
   await inTenant(tenant(auth), (tx) =>
     tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } }),
   );
