@@ -23,6 +23,12 @@ export const eventTypes = {
   'svc.checkout_session.completed.v1':
     'payment captured (provider callback, sandbox simulate, manual confirm); data.object is the session',
   'svc.checkout_session.expired.v1': 'the session passed expiresAt unpaid (sweep, up to about a minute late)',
+  'svc.invoice.created.v1': 'a draft invoice was created (an invoice created open emits only finalized)',
+  'svc.invoice.finalized.v1': 'an invoice became open: finalized, or created open; it carries its number and issuedAt',
+  'svc.invoice.paid.v1': 'an invoice became paid (mark paid, hosted page settlement, auto-collection, zero total)',
+  'svc.invoice.payment_failed.v1':
+    'an automatic charge on a subscription invoice failed; data.metadata holds failureCode and failureMessage',
+  'svc.invoice.voided.v1': 'an invoice became void; excluded from outstanding totals',
   'payment.succeeded': 'a payment was captured; it completes its checkout session in the same transaction',
   'payment.refunded': 'a refund succeeded and the payment is now fully refunded',
   'payment.partially_refunded': 'a refund succeeded and part of the payment is still unrefunded',

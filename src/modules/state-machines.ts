@@ -5,6 +5,7 @@
  */
 import { adapterMachine } from './adapters/states.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessions/states.ts';
+import { invoiceMachine } from './invoices/states.ts';
 import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
 import { paymentMachine } from './payments/states.ts';
@@ -19,4 +20,5 @@ export const machines = {
   webhook_endpoint: webhookEndpointMachine,
   webhook_delivery: webhookDeliveryMachine,
   adapter: adapterMachine,
+  invoice: invoiceMachine,
 };

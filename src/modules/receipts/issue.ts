@@ -1,13 +1,8 @@
 import { columns, sql as q, toJson, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { counterNames, nextCounterSql, numberSql, receiptPrefix } from '../../core/counters.ts';
 import { newId } from '../../core/ids.ts';
-import {
-  DEFAULT_TAX_LABEL,
-  DEFAULT_TAX_RATE,
-  DEFAULT_THANK_YOU_TEXT,
-  DEFAULT_ACCENT_COLOR,
-} from '../documents/view.ts';
-import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
+import { DEFAULT_TAX_LABEL, DEFAULT_TAX_RATE, DEFAULT_THANK_YOU_TEXT, DEFAULT_ACCENT_COLOR } from '../documents/view.ts';
+import type { CheckoutSession, Invoice, InvoiceLine, Payment } from '../../generated/prisma/client.ts';
 import type { RowScope } from '../../core/resource.ts';
 
 const methodLabels: Record<string, string> = {
@@ -90,6 +85,54 @@ export function prepareSessionReceipt(
 }
 
 export type PreparedReceipt = ReturnType<typeof prepareSessionReceipt>;
+
+/**
+ * The receipt of a paid invoice (BILLING: one per invoice, `sourceType: invoice`). The invoice's
+ * tax is copied, not recomputed; `subtotal` is the total less that tax, so a discount shows as a
+ * negative line and the lines still add up to the total.
+ */
+export function prepareInvoiceReceipt(
+  scope: RowScope,
+  c: ReceiptContext,
+  inv: Invoice & { lines: InvoiceLine[] },
+  payment: Pick<Payment, 'id' | 'method' | 'adapter' | 'capturedAt'>,
+  issuedAt: Date,
+): PreparedReceipt {
+  const base = prepareSessionReceipt(
+    scope,
+    { ...c, template: c.template ? { ...c.template, showTax: false } : null },
+    {
+      id: inv.id,
+      customerId: inv.customerId,
+      amount: inv.total,
+      currency: inv.currency,
+      lineItems: inv.lines.map((l) => ({
+        name: l.description,
+        quantity: l.quantity,
+        unitAmount: Number(l.unitAmount),
+      })),
+      metadata: null,
+    } as unknown as CheckoutSession,
+    payment as Payment,
+    issuedAt,
+  );
+  const items = [...base.lineItems];
+  if (inv.discount > 0n)
+    items.push({ name: 'Discount', qty: 1, unitPrice: -Number(inv.discount), subtotal: -Number(inv.discount) });
+  // The invoice's flat tax, copied (never more than the total: a fully discounted invoice carries none).
+  // biome-ignore lint/complexity/useMathMinMax: bigint (Math.min takes numbers)
+  const tax = inv.tax < inv.total ? inv.tax : inv.total;
+  return {
+    ...base,
+    sourceType: 'invoice',
+    status: 'paid',
+    templateId: c.template?.id ?? null,
+    lineItems: items,
+    subtotal: inv.total - tax,
+    taxAmount: tax,
+    template: { ...base.template, showTax: tax > 0n },
+  };
+}
 
 /** What a receipt copies from its workspace, template and customer (template fields as stored). */
 export interface ReceiptContext {

@@ -1,0 +1,112 @@
+import { builder } from '../../graphql/builder.ts';
+import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { Customer } from '../customers/schema.ts';
+import { Payment } from '../payments/schema.ts';
+import { Receipt } from '../receipts/schema.ts';
+import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
+import {
+  createInvoice,
+  finalizeInvoice,
+  getInvoice,
+  invoiceCustomer,
+  invoicePayments,
+  invoiceReceipt,
+  listInvoices,
+  payInvoice,
+  voidInvoice,
+} from './service.ts';
+
+export const InvoiceLine = builder.prismaObject('InvoiceLine', {
+  description: 'One line of an invoice: amount = quantity x unitAmount.',
+  fields: (t) => exposeFields(t, invoiceLineFields),
+});
+
+export const Invoice = builder.objectRef<InvoiceRow>('Invoice').implement({
+  description: 'An invoice: draft, then issued (numbered, locked), then paid or void.',
+  fields: (t) => ({
+    ...exposeFields(t, invoiceFields),
+    // Loaded with the invoice (one query per list page), never per row.
+    lines: t.field({ type: [InvoiceLine], resolve: (r) => r.lines }),
+    customer: t.field({ type: Customer, nullable: true, resolve: (r, _, ctx) => invoiceCustomer(ctx, r) }),
+    payments: t.field({ type: [Payment], resolve: (r, _, ctx) => invoicePayments(ctx, r) }),
+    receipt: t.field({ type: Receipt, nullable: true, resolve: (r, _, ctx) => invoiceReceipt(ctx, r) }),
+  }),
+});
+
+const InvoiceLineInput = builder.inputType('InvoiceLineInput', {
+  fields: (t) => ({
+    // Checked by the service, so a missing one is 400 VALIDATION_ERROR naming the field.
+    description: t.string(),
+    quantity: t.int(),
+    unitAmount: t.field({ type: 'Money' }),
+    priceId: t.string(),
+    metadata: t.field({ type: 'Metadata' }),
+  }),
+});
+
+const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
+  description: 'spec Invoices create. subtotal and total are computed by the server: sending them is refused.',
+  fields: (t) => ({
+    customerId: t.string(),
+    currency: t.string(),
+    lines: t.field({ type: [InvoiceLineInput] }),
+    discount: t.field({ type: 'Money' }),
+    tax: t.field({ type: 'Money' }),
+    dueAt: t.field({ type: 'DateTime' }),
+    status: t.string({ description: 'draft (default) or open.' }),
+    memo: t.string({ description: 'At most 500 characters; stored in metadata.memo.' }),
+    subscriptionId: t.string(),
+    templateId: t.string({ description: 'A template of kind invoice.' }),
+    metadata: t.field({ type: 'Metadata', description: 'Custom keys; memo is reserved.' }),
+    subtotal: t.field({ type: 'Money', deprecationReason: 'Computed by the server; refused when sent.' }),
+    total: t.field({ type: 'Money', deprecationReason: 'Computed by the server; refused when sent.' }),
+  }),
+});
+export type CreateInvoiceInput = typeof CreateInvoiceInput.$inferInput;
+
+const listArgs = builder.args((t) => ({
+  status: t.string(),
+  customerId: t.string(),
+  subscriptionId: t.string(),
+  order: t.string(),
+}));
+export type ListInvoicesArgs = ListArgs<typeof listArgs>;
+
+builder.queryFields((t) => ({
+  invoice: t.field({
+    type: Invoice,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => getInvoice(ctx, String(id)),
+  }),
+  invoices: t.connection({
+    type: Invoice,
+    args: listArgs,
+    resolve: (_, args, ctx) => listInvoices(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createInvoice: t.field({
+    type: Invoice,
+    args: { input: t.arg({ type: CreateInvoiceInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { input }, ctx) => createInvoice(ctx, input),
+  }),
+  finalizeInvoice: t.field({
+    type: Invoice,
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { id }, ctx) => finalizeInvoice(ctx, String(id)),
+  }),
+  voidInvoice: t.field({
+    ...requiresIdempotencyKey,
+    type: Invoice,
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { id }, ctx) => voidInvoice(ctx, String(id)),
+  }),
+  payInvoice: t.field({
+    ...requiresIdempotencyKey,
+    type: Invoice,
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: (_, { id }, ctx) => payInvoice(ctx, String(id)),
+  }),
+}));

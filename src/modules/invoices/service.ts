@@ -1,0 +1,306 @@
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant } from '../../core/db/client.ts';
+import { insertRows, sql as q, sqlOf } from '../../core/db/sql.ts';
+import { eventsCte } from '../../core/outbox.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { isId, newId } from '../../core/ids.ts';
+import { clock } from '../../core/clock.ts';
+import { isCurrency } from '../../core/money.ts';
+import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { scoped } from '../../core/resource.ts';
+import { checkCurrency, validateMetadata } from '../../core/validation.ts';
+import { nextState } from '../../core/state-machine.ts';
+import type { Invoice, InvoiceLine } from '../../generated/prisma/client.ts';
+import { templateForUse } from '../templates/service.ts';
+import type { InvoiceRow } from './fields.ts';
+import {
+  finalizeLocked,
+  invoiceEvents,
+  linesOf,
+  lockInvoice,
+  moveInvoice,
+  settleInvoice,
+  type MoveOptions,
+} from './issue.ts';
+import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine, invoiceStatuses } from './states.ts';
+import type { CreateInvoiceInput, ListInvoicesArgs } from './schema.ts';
+
+const err = errorsFor('invoice');
+/** Bounds (hostile input): lines per invoice, and the largest quantity of one line. */
+export const MAX_LINES = 100;
+const MAX_QUANTITY = 1_000_000_000;
+const MEMO = 'memo';
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+/** spec Invoices create body; every refusal is 400 VALIDATION_ERROR naming the field. */
+function validateCreate(input: CreateInvoiceInput) {
+  if (input.subtotal !== undefined)
+    throw err.validation('subtotal', 'subtotal is computed by the server; do not send it');
+  if (input.total !== undefined) throw err.validation('total', 'total is computed by the server; do not send it');
+  if (typeof input.customerId !== 'string' || input.customerId.length === 0 || input.customerId.length > 64)
+    throw err.validation('customerId', 'customerId is required: a cus_ customer id');
+  const currency = checkCurrency(input.currency, 'currency', 'invoice');
+  if (!isCurrency(currency)) throw err.of('unsupported_currency', `Currency ${currency} is not supported`, 'currency');
+  if (!Array.isArray(input.lines) || input.lines.length < 1 || input.lines.length > MAX_LINES)
+    throw err.validation('lines', `lines must be an array of 1-${MAX_LINES} lines`);
+  const lines = input.lines.map((l, i) => {
+    const f = (name: string) => `lines[${i}].${name}`;
+    if (!l || typeof l !== 'object') throw err.validation(`lines[${i}]`, 'each line must be an object');
+    if (typeof l.description !== 'string' || l.description.length < 1 || l.description.length > 255)
+      throw err.validation(f('description'), 'description must be 1-255 characters');
+    if (!isInt(l.quantity) || l.quantity < 1 || l.quantity > MAX_QUANTITY)
+      throw err.validation(f('quantity'), `quantity must be a positive integer (at most ${MAX_QUANTITY})`);
+    if (!isInt(l.unitAmount) || l.unitAmount < 0)
+      throw err.validation(f('unitAmount'), 'unitAmount must be an integer >= 0 in the smallest currency unit');
+    const amount = l.quantity * l.unitAmount;
+    if (!Number.isSafeInteger(amount)) throw err.validation(f('unitAmount'), 'quantity x unitAmount is too large');
+    if (l.priceId != null && (typeof l.priceId !== 'string' || !isId('price', l.priceId)))
+      throw err.validation(f('priceId'), 'priceId must be a pr_ price id');
+    const metadata = l.metadata == null ? null : validateMetadata(l.metadata, f('metadata'), 'invoice');
+    return {
+      description: l.description,
+      quantity: l.quantity,
+      unitAmount: l.unitAmount,
+      amount,
+      priceId: l.priceId ?? null,
+      metadata,
+    };
+  });
+  const money = (v: unknown, field: string) => {
+    if (v == null) return 0;
+    if (!isInt(v) || v < 0)
+      throw err.validation(field, `${field} must be an integer >= 0 in the smallest currency unit`);
+    return v;
+  };
+  const discount = money(input.discount, 'discount');
+  const tax = money(input.tax, 'tax');
+  const subtotal = lines.reduce((s, l) => s + l.amount, 0);
+  if (!Number.isSafeInteger(subtotal + tax)) throw err.validation('lines', 'the invoice total is too large');
+  const status = input.status ?? 'draft';
+  if (status !== 'draft' && status !== 'open') throw err.validation('status', 'status must be draft or open');
+  if (input.memo != null && (typeof input.memo !== 'string' || input.memo.length > 500))
+    throw err.validation('memo', 'memo must be a string of at most 500 characters');
+  let metadata = input.metadata == null ? null : { ...validateMetadata(input.metadata, 'metadata', 'invoice') };
+  if (metadata && MEMO in metadata) throw err.validation('metadata', 'metadata.memo is reserved: send memo instead');
+  if (input.memo != null) metadata = { ...(metadata ?? {}), [MEMO]: input.memo };
+  if (metadata && Object.keys(metadata).length > 50) throw err.validation('metadata', 'metadata has more than 50 keys');
+  if (
+    input.subscriptionId != null &&
+    (typeof input.subscriptionId !== 'string' || !isId('subscription', input.subscriptionId))
+  )
+    throw err.validation('subscriptionId', 'subscriptionId must be a sub_ subscription id');
+  if (input.templateId != null && typeof input.templateId !== 'string')
+    throw err.validation('templateId', 'templateId must be a tpl_ template id');
+  return {
+    customerId: input.customerId,
+    currency,
+    lines,
+    discount,
+    tax,
+    subtotal,
+    total: Math.max(0, subtotal - discount + tax),
+    dueAt: input.dueAt ?? null,
+    status,
+    metadata,
+    subscriptionId: input.subscriptionId ?? null,
+    templateId: input.templateId ?? null,
+  };
+}
+
+const optionsOf = (ctx: Context, accountId: string, source = 'api'): MoveOptions => ({
+  accountId,
+  requestId: ctx.requestId,
+  source,
+});
+
+/**
+ * spec Invoices create: a draft (created event) or, with `status: open`, an issued invoice
+ * (numbered; only the finalized event: docs/decisions.md). Lines, totals and events in one transaction.
+ */
+export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Promise<InvoiceRow> {
+  const auth = authorize(ctx, 'svc:invoice:write');
+  const v = validateCreate(input);
+  const scope = tenant(auth);
+  const o = optionsOf(ctx, auth.accountId);
+  return inTenant(scope, async (tx) => {
+    const customer = await tx.customer.findFirst({
+      where: { ...scoped(auth), id: v.customerId },
+      select: { id: true },
+    });
+    if (!customer) throw err.notFound('customer');
+    if (v.templateId) await templateForUse(tx, scope, v.templateId, 'invoice', 'invoice');
+    const now = clock.now();
+    const id = newId('invoice');
+    const trigger = v.status === 'open' ? 'create_open' : 'create';
+    nextState(invoiceMachine, null, trigger);
+    const invoice: Invoice = {
+      id,
+      ...scoped(auth),
+      customerId: v.customerId,
+      subscriptionId: v.subscriptionId,
+      // An invoice created open is written as a draft and finalized below (lines go into drafts only).
+      status: invoiceDraft,
+      number: null,
+      currency: v.currency,
+      subtotal: BigInt(v.subtotal),
+      discount: BigInt(v.discount),
+      tax: BigInt(v.tax),
+      total: BigInt(v.total),
+      amountPaid: 0n,
+      amountDue: BigInt(v.total),
+      dueAt: v.dueAt,
+      issuedAt: null,
+      paidAt: null,
+      voidedAt: null,
+      pastDueAt: null,
+      uncollectibleAt: null,
+      collectionAttempts: 0,
+      nextAttemptAt: null,
+      templateId: v.templateId,
+      periodStart: null,
+      periodEnd: null,
+      billingReason: 'manual',
+      testClockId: null,
+      metadata: v.metadata,
+      createdAt: now,
+      updatedAt: now,
+    } as Omit<Invoice, 'hostedSecret'> as Invoice;
+    const lines: InvoiceLine[] = v.lines.map((l, position) => ({
+      id: newId('invoiceLine'),
+      ...scoped(auth),
+      invoiceId: id,
+      position,
+      description: l.description,
+      quantity: l.quantity,
+      unitAmount: BigInt(l.unitAmount),
+      amount: BigInt(l.amount),
+      priceId: l.priceId,
+      metadata: l.metadata,
+      createdAt: now,
+    }));
+    const sql = sqlOf(tx);
+    // The hosted secret is minted by the column default (src/core/hosted-link.ts).
+    const [row] = await sql.query<Invoice>(
+      q`WITH inv AS (${insertRows('invoices', [invoice])} RETURNING *),
+        written AS (SELECT count(*) FROM inv)
+        SELECT * FROM inv`,
+    );
+    await sql.query(q`${insertRows('invoice_lines', lines)}`);
+    const created: InvoiceRow = { ...row, accountId: auth.accountId, lines };
+    if (trigger === 'create_open') return finalizeLocked(tx, scope, created, o, 'create_open');
+    const events = invoiceEvents(scope, created, nextState(invoiceMachine, null, 'create').events, o);
+    await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+    return created;
+  });
+}
+
+export async function getInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const row = await tx.invoice.findFirst({
+      where: { ...scoped(auth), id },
+      include: { lines: { orderBy: { position: 'asc' } } },
+    });
+    if (!row) throw err.notFound();
+    return { ...row, accountId: auth.accountId };
+  });
+}
+
+/** spec Invoices list: filters status, customerId, subscriptionId; each page's lines in one more query. */
+export async function listInvoices(ctx: Context, args: ListInvoicesArgs) {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  checkOrder(args.order, 'invoice');
+  if (args.status && !(invoiceStatuses as readonly string[]).includes(args.status))
+    throw err.validation('status', `status must be one of ${invoiceStatuses.join(', ')}`);
+  const filters = {
+    status: args.status ?? null,
+    customerId: args.customerId ?? null,
+    subscriptionId: args.subscriptionId ?? null,
+  };
+  const scope = tenant(auth);
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) =>
+    inTenant(scope, async (tx) => {
+      const rows = await tx.invoice.findMany({
+        where: {
+          ...scoped(auth),
+          ...(args.status ? { status: args.status } : {}),
+          ...(args.customerId ? { customerId: args.customerId } : {}),
+          ...(args.subscriptionId ? { subscriptionId: args.subscriptionId } : {}),
+          ...ks.where,
+        },
+        orderBy: ks.orderBy,
+        take: ks.take,
+      });
+      const lines = await linesOf(
+        tx,
+        scope,
+        rows.map((r) => r.id),
+      );
+      return rows.map((r) => ({ ...r, accountId: auth.accountId, lines: lines.get(r.id) ?? [] }));
+    }),
+  );
+}
+
+/** Runs one move on a locked invoice of the caller's workspace (404 when it is not there). */
+async function onLocked<T>(
+  ctx: Context,
+  id: string,
+  fn: (tx: Parameters<Parameters<typeof inTenant>[1]>[0], inv: InvoiceRow, o: MoveOptions) => Promise<T>,
+): Promise<T> {
+  const auth = authorize(ctx, 'svc:invoice:write');
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const inv = await lockInvoice(tx, { ...scope, accountId: auth.accountId }, id);
+    if (!inv) throw err.notFound();
+    return fn(tx, inv, optionsOf(ctx, auth.accountId));
+  });
+}
+
+/** spec Finalize: draft -> open; already issued and unpaid: the invoice as it is (idempotent success). */
+export function finalizeInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
+  return onLocked(ctx, id, async (tx, inv, o) => {
+    if ((invoiceIssuedUnpaid as readonly string[]).includes(inv.status)) return inv;
+    return finalizeLocked(tx, tenant(ctx.auth!), inv, o);
+  });
+}
+
+/** spec Void: `voidedAt` set, voided event; 409 conflict when paid (refund instead) or already void. */
+export function voidInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
+  return onLocked(ctx, id, async (tx, inv, o) => {
+    const now = clock.now();
+    return moveInvoice(tx, tenant(ctx.auth!), inv, 'void', { voidedAt: now, updatedAt: now }, o);
+  });
+}
+
+/** spec Pay: mark paid off-platform (a bookkeeping action: ledger on `cash:offline`); 409 when paid or void. */
+export function payInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
+  return onLocked(ctx, id, async (tx, inv, o) => {
+    return (await settleInvoice(tx, tenant(ctx.auth!), inv, o)).invoice;
+  });
+}
+
+// Edges of the GraphQL type (src/modules/invoices/schema.ts), in the caller's tenant scope.
+export async function invoiceCustomer(ctx: Context, inv: InvoiceRow) {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  return inTenant(tenant(auth), (tx) => tx.customer.findFirst({ where: { ...scoped(auth), id: inv.customerId } }));
+}
+
+export async function invoicePayments(ctx: Context, inv: InvoiceRow) {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  return inTenant(tenant(auth), (tx) =>
+    tx.payment.findMany({
+      where: { ...scoped(auth), invoiceId: inv.id },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    }),
+  );
+}
+
+export async function invoiceReceipt(ctx: Context, inv: InvoiceRow) {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  return inTenant(tenant(auth), (tx) =>
+    tx.receipt.findFirst({ where: { ...scoped(auth), sourceType: 'invoice', sourceId: inv.id } }),
+  );
+}
