@@ -420,6 +420,36 @@ export type TriggerEventMutationVariables = Exact<{
 
 export type TriggerEventMutation = { triggerEvent: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
 
+export type GetInvoicePdfQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetInvoicePdfQuery = { invoiceDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetInvoiceHtmlQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetInvoiceHtmlQuery = { invoiceDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetInvoiceEscposQueryVariables = Exact<{
+  id: string | number;
+  width?: number | null | undefined;
+}>;
+
+
+export type GetInvoiceEscposQuery = { invoiceDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type SendInvoiceEmailMutationVariables = Exact<{
+  id: string | number;
+  to?: string | null | undefined;
+}>;
+
+
+export type SendInvoiceEmailMutation = { sendInvoiceEmail: { sent: boolean, to: string } };
+
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;
   after?: string | null | undefined;

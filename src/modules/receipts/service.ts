@@ -124,7 +124,12 @@ export async function emailReceipt(ctx: Context, id: string, to?: string | null)
  * test receipt goes only to its customer's email or to an address the workspace verified
  * itself (a joined member's email or its businessEmail). Live mode mails any valid `to` (spec).
  */
-async function assertTestRecipient(auth: Auth, to: string, customerEmail: string | null) {
+export async function assertTestRecipient(
+  auth: Auth,
+  to: string,
+  customerEmail: string | null,
+  resource: 'receipt' | 'invoice' = 'receipt',
+) {
   const address = to.trim().toLowerCase();
   if (address && address === customerEmail?.trim().toLowerCase()) return;
   const known = await inTenant(tenant(auth), async (tx) => {
@@ -145,9 +150,9 @@ async function assertTestRecipient(auth: Auth, to: string, customerEmail: string
     return ws.businessEmail?.trim().toLowerCase() === address;
   });
   if (!known) {
-    throw err.validation(
+    throw errorsFor(resource).validation(
       'to',
-      "In test mode a receipt is emailed only to its customer's email or to the workspace's own addresses " +
+      `In test mode a ${resource} is emailed only to its customer's email or to the workspace's own addresses ` +
         '(its members and businessEmail)',
     );
   }

@@ -1,7 +1,10 @@
 // A document (receipt or invoice) by email: an MJML template compiled to HTML (tables and inline styles that mail
 // clients render), the fixed-width text receipt as the plain-text part, the PDF attached, sent
 // over SMTP (config.smtpUrl) with nodemailer.
-import nodemailer, { type Transporter } from 'nodemailer';
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import { config } from '../../../core/config.ts';
 import { DomainError } from '../../../core/errors.ts';
 import { logger } from '../../../core/logger.ts';
@@ -147,43 +150,75 @@ function transportFor(url: string): Transporter {
 const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
 /**
- * Sends the receipt (HTML, text, PDF attached as `<number>.pdf`) to `to`, or to the customer's
- * email. 409 no_recipient without either; 400 validation_error (field `to`) for an address that
- * is not one plain address; 502 email_failed when SMTP is not configured or refuses it.
+ * The address a document goes to: `to`, else the customer's email. 409 no_recipient without
+ * either; 400 validation_error (field `to`) for anything but one plain address (no lists, no
+ * header injection). Spelled for the document's resource.
+ */
+export function recipientOf(view: DocumentView, to?: string | null): string {
+  const resource = view.kind ?? 'receipt';
+  const address = (to ?? view.customer?.email ?? '').trim();
+  if (!address)
+    throw new DomainError('no_recipient', `The ${resource} has no customer email; give \`to\``, { resource });
+  if (address.length > 254 || !ADDRESS.test(address))
+    throw new DomainError('validation_error', 'Not an email address', { field: 'to', resource });
+  return address;
+}
+
+/**
+ * Sends the document (HTML, text, PDF attached as `<number>.pdf`) to `to`, or to the customer's
+ * email (recipientOf). With SMTP configured (config.smtpUrl or `smtpUrl`): sent, or 502
+ * email_failed when the server refuses it. Without: given an `outbox` folder, the message is kept
+ * there as an `.eml` file and `sent` is false (docs/decisions.md, Invoice email); with none,
+ * 502 email_failed as before (receipts).
  */
 export async function sendDocumentEmail(
   view: DocumentView,
-  opts: { to?: string | null; pdf?: Buffer; smtpUrl?: string; from?: string } = {},
-): Promise<{ messageId: string; to: string }> {
-  const to = (opts.to ?? view.customer?.email ?? '').trim();
-  if (!to)
-    throw new DomainError('no_recipient', 'The receipt has no customer email; give `to`', { resource: 'receipt' });
-  if (to.length > 254 || !ADDRESS.test(to))
-    throw new DomainError('validation_error', 'Not an email address', { field: 'to', resource: 'receipt' });
+  opts: { to?: string | null; pdf?: Buffer; smtpUrl?: string; from?: string; outbox?: string } = {},
+): Promise<{ sent: boolean; messageId: string; to: string; file?: string }> {
+  const resource = view.kind ?? 'receipt';
+  const to = recipientOf(view, opts.to);
   const smtpUrl = opts.smtpUrl ?? config.smtpUrl;
-  if (!smtpUrl) throw new DomainError('email_failed', 'Email is not configured (SMTP_URL)', { resource: 'receipt' });
+  if (!smtpUrl && !opts.outbox)
+    throw new DomainError('email_failed', 'Email is not configured (SMTP_URL)', { resource });
 
   const [mail, pdf] = await Promise.all([renderEmail(view), opts.pdf ?? renderPdf(view)]);
   const fromAddress = opts.from ?? config.smtpFrom;
-  try {
-    const info = await transportFor(smtpUrl).sendMail({
-      from: fromAddress.includes('<') ? fromAddress : { name: oneLine(view.merchant.name), address: fromAddress },
-      to,
-      subject: mail.subject,
-      html: mail.html,
-      text: mail.text,
-      headers: { 'Auto-Submitted': 'auto-generated' }, // RFC 3834: no vacation auto-replies
-      attachments: [
-        {
-          filename: `${view.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`,
-          content: pdf,
-          contentType: 'application/pdf',
-        },
-      ],
-    });
-    return { messageId: info.messageId, to };
-  } catch (err) {
-    logger.warn({ receipt: view.number, err: (err as Error).message }, 'receipt email not sent');
-    throw new DomainError('email_failed', 'The mail server did not accept the receipt', { resource: 'receipt' });
+  const message = {
+    from: fromAddress.includes('<') ? fromAddress : { name: oneLine(view.merchant.name), address: fromAddress },
+    to,
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
+    headers: { 'Auto-Submitted': 'auto-generated' }, // RFC 3834: no vacation auto-replies
+    attachments: [
+      {
+        filename: `${view.number.replace(/[^A-Za-z0-9._-]/g, '_')}.pdf`,
+        content: pdf,
+        contentType: 'application/pdf',
+      },
+    ],
+  };
+  if (!smtpUrl) {
+    const kept = await keepInOutbox(opts.outbox!, view, message);
+    return { sent: false, messageId: kept.messageId, to, file: kept.file };
   }
+  try {
+    const info = await transportFor(smtpUrl).sendMail(message);
+    return { sent: true, messageId: info.messageId, to };
+  } catch (err) {
+    logger.warn({ [resource]: view.number, err: (err as Error).message }, `${resource} email not sent`);
+    throw new DomainError('email_failed', `The mail server did not accept the ${resource}`, { resource });
+  }
+}
+
+const outboxBuilder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+
+/** The development outbox: the message as it would have been sent (RFC 822 `.eml`), one file per send. */
+async function keepInOutbox(dir: string, view: DocumentView, message: SendMailOptions) {
+  const info = (await outboxBuilder.sendMail(message)) as unknown as { messageId: string; message: Buffer };
+  await mkdir(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const file = join(dir, `${stamp}-${view.id.replace(/[^A-Za-z0-9_]/g, '_')}-${randomBytes(4).toString('hex')}.eml`);
+  await writeFile(file, info.message, { mode: 0o600 });
+  return { messageId: info.messageId, file };
 }
