@@ -8,6 +8,7 @@ import { eventBus } from '../src/core/pubsub.ts';
 import { webhookFanOut } from '../src/modules/webhooks/fan-out.ts';
 import * as idempotencyPurge from './idempotency-purge.ts';
 import * as checkoutExpiry from './checkout-expiry.ts';
+import * as invoicePastDue from './invoice-past-due.ts';
 import * as payoutSchedule from './payout-schedule.ts';
 import * as webhookDelivery from './webhook-delivery.ts';
 import * as webhookPurge from './webhook-purge.ts';
@@ -35,6 +36,7 @@ export async function startWorker(databaseUrl: string) {
   for (const q of [
     idempotencyPurge,
     checkoutExpiry,
+    invoicePastDue,
     payoutSchedule,
     webhookDelivery,
     webhookPurge,

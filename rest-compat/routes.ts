@@ -396,6 +396,53 @@ export const routes: Route[] = [
     variables: id,
   }),
 
+  // Invoices (spec Invoices): VALIDATION_ERROR upper case, the other codes lower case
+  route<Ops.ListInvoicesQueryVariables>({
+    id: 'listInvoices',
+    method: 'GET',
+    path: '/v1/invoices',
+    resource: 'invoice',
+    variables: (r) =>
+      listQuery(r, { order: 'string', status: 'string', customerId: 'string', subscriptionId: 'string' }),
+  }),
+  route<Ops.GetInvoiceQueryVariables>({
+    id: 'getInvoice',
+    method: 'GET',
+    path: '/v1/invoices/:id',
+    resource: 'invoice',
+    variables: id,
+  }),
+  route<Ops.CreateInvoiceMutationVariables>({
+    id: 'createInvoice',
+    method: 'POST',
+    path: '/v1/invoices',
+    resource: 'invoice',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateInvoiceInput }),
+  }),
+  route<Ops.FinalizeInvoiceMutationVariables>({
+    id: 'finalizeInvoice',
+    method: 'POST',
+    path: '/v1/invoices/:id/finalize',
+    resource: 'invoice',
+    variables: id,
+  }),
+  route<Ops.PayInvoiceMutationVariables>({
+    id: 'payInvoice',
+    method: 'POST',
+    path: '/v1/invoices/:id/pay',
+    resource: 'invoice',
+    status: 201,
+    variables: id,
+  }),
+  route<Ops.VoidInvoiceMutationVariables>({
+    id: 'voidInvoice',
+    method: 'POST',
+    path: '/v1/invoices/:id/void',
+    resource: 'invoice',
+    variables: id,
+  }),
+
   // Refunds (spec Refunds): every code upper case
   route<Ops.ListRefundsQueryVariables>({
     id: 'listRefunds',

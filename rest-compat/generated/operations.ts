@@ -59,6 +59,29 @@ export type CreateCustomerInput = {
   phone?: string | null | undefined;
 };
 
+/** spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
+export type CreateInvoiceInput = {
+  currency?: string | null | undefined;
+  customerId?: string | null | undefined;
+  discount?: number | null | undefined;
+  dueAt?: string | null | undefined;
+  lines?: Array<InvoiceLineInput> | null | undefined;
+  /** At most 500 characters; stored in metadata.memo. */
+  memo?: string | null | undefined;
+  /** Custom keys; memo is reserved. */
+  metadata?: Record<string, string> | null | undefined;
+  /** draft (default) or open. */
+  status?: string | null | undefined;
+  subscriptionId?: string | null | undefined;
+  /** @deprecated Computed by the server; refused when sent. */
+  subtotal?: number | null | undefined;
+  tax?: number | null | undefined;
+  /** A template of kind invoice. */
+  templateId?: string | null | undefined;
+  /** @deprecated Computed by the server; refused when sent. */
+  total?: number | null | undefined;
+};
+
 export type CreatePayoutInput = {
   amount?: number | null | undefined;
   bankAccountHolder?: string | null | undefined;
@@ -115,6 +138,14 @@ export type CreateWorkspaceInput = {
   defaultCurrency?: string | null | undefined;
   name: string;
   region?: string | null | undefined;
+};
+
+export type InvoiceLineInput = {
+  description?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  priceId?: string | null | undefined;
+  quantity?: number | null | undefined;
+  unitAmount?: number | null | undefined;
 };
 
 export type LineItemInput = {
@@ -449,6 +480,57 @@ export type SendInvoiceEmailMutationVariables = Exact<{
 
 
 export type SendInvoiceEmailMutation = { sendInvoiceEmail: { sent: boolean, to: string } };
+
+export type InvoiceLineFieldsFragment = { id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null };
+
+export type InvoiceFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> };
+
+export type ListInvoicesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  status?: string | null | undefined;
+  customerId?: string | null | undefined;
+  subscriptionId?: string | null | undefined;
+}>;
+
+
+export type ListInvoicesQuery = { invoices: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } }> } };
+
+export type GetInvoiceQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetInvoiceQuery = { invoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+
+export type CreateInvoiceMutationVariables = Exact<{
+  input: CreateInvoiceInput;
+}>;
+
+
+export type CreateInvoiceMutation = { createInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+
+export type FinalizeInvoiceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type FinalizeInvoiceMutation = { finalizeInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+
+export type VoidInvoiceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type VoidInvoiceMutation = { voidInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+
+export type PayInvoiceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;
