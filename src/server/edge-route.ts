@@ -40,8 +40,8 @@ export interface EdgeInput<A extends EdgeAuth> {
 export type EdgeResponse =
   | { json: unknown; headers?: Record<string, string> }
   | { body: string | Buffer | Readable; contentType: string; headers?: Record<string, string> }
-  /** 302 Found to an absolute URL (a signed download). */
-  | { redirect: string; headers?: Record<string, string> };
+  /** A redirect: 302 Found (a signed download) or 303 See Other (after a form's POST). */
+  | { redirect: string; status?: 302 | 303; headers?: Record<string, string> };
 
 export interface EdgeRoute<A extends EdgeAuth = EdgeAuth> {
   method: 'GET' | 'POST';
@@ -122,7 +122,7 @@ export function mountEdgeRoutes(app: FastifyInstance, limiter: RateLimiter, rout
             auth: auth as never,
           });
           if (out.headers) reply.headers(out.headers);
-          if ('redirect' in out) return reply.code(302).header('location', out.redirect).send();
+          if ('redirect' in out) return reply.code(out.status ?? 302).header('location', out.redirect).send();
           if ('json' in out)
             return reply.type('application/json; charset=utf-8').send(envelope(req.requestId, out.json));
           return reply.type(out.contentType).send(out.body);

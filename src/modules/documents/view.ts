@@ -92,6 +92,8 @@ export interface InvoiceViewPart {
   amountDue: number;
   /** The hosted invoice page (null for drafts, paid and void invoices). */
   payUrl: string | null;
+  /** On the hosted page itself: where its "Pay" button posts (instead of the link to the page). */
+  payAction?: string | null;
   /** Free text from `metadata.memo`. */
   memo: string | null;
 }

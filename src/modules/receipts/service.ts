@@ -22,9 +22,18 @@ export async function getReceipt(ctx: Context, id: string) {
 /** GET /v1/checkout-sessions/:id/receipt: the receipt issued for a completed session. */
 export async function getSessionReceipt(ctx: Context, sessionId: string) {
   const auth = authorize(ctx, 'svc:checkout:read');
-  const row = await inTenant(tenant(auth), (tx) =>
-    tx.receipt.findFirst({ where: { ...scoped(auth), sourceType: 'checkout_session', sourceId: sessionId } }),
-  );
+  const row = await inTenant(tenant(auth), async (tx) => {
+    const own = await tx.receipt.findFirst({
+      where: { ...scoped(auth), sourceType: 'checkout_session', sourceId: sessionId },
+    });
+    if (own) return own;
+    // A session that paid an invoice issued the invoice's receipt (one per payment): found by its payment.
+    const s = await tx.checkoutSession.findFirst({
+      where: { ...scoped(auth), id: sessionId, invoiceId: { not: null } },
+      select: { paymentId: true },
+    });
+    return s?.paymentId ? tx.receipt.findFirst({ where: { ...scoped(auth), paymentId: s.paymentId } }) : null;
+  });
   if (!row) throw err.notFound('receipt');
   return row;
 }

@@ -42,8 +42,8 @@ footer .thanks{color:var(--accent);font-weight:700}
 /** Invoice-only rules (receipts keep their exact bytes). */
 const INVOICE_CSS = `.stamp{display:inline-block;margin-top:4px;padding:1px 8px;border:2px solid #b91c1c;color:#b91c1c;
 font-weight:700}
-.pay{display:inline-block;margin-top:12px;padding:8px 18px;border-radius:4px;background:var(--accent);color:#fff;
-font-weight:700;text-decoration:none}
+.pay{display:inline-block;margin-top:12px;padding:8px 18px;border:0;border-radius:4px;background:var(--accent);
+color:#fff;font:inherit;font-weight:700;text-decoration:none;cursor:pointer}
 `;
 
 /** The document as a complete HTML page (`text/html; charset=utf-8`). */
@@ -78,7 +78,12 @@ export function renderHtml(view: DocumentView): string {
   const inv = view.invoice;
   const extras =
     (inv?.memo ? `<p class="pre"><span class="muted">${e(L.memo)}:</span> ${e(inv.memo)}</p>\n` : '') +
-    (inv?.payUrl ? `<p><a class="pay" href="${e(inv.payUrl)}">${e(L.payOnline)}</a></p>\n` : '');
+    (inv?.payAction
+      ? `<form method="post" action="${e(inv.payAction)}"><button class="pay" type="submit" id="pay">` +
+        `${e(L.payOnline)} ${e(t.money(inv.amountDue))}</button></form>\n`
+      : inv?.payUrl
+        ? `<p><a class="pay" href="${e(inv.payUrl)}">${e(L.payOnline)}</a></p>\n`
+        : '');
   const meta =
     row(L.number, view.number) +
     row(L.issued, t.issuedAt) +
