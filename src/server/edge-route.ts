@@ -122,7 +122,11 @@ export function mountEdgeRoutes(app: FastifyInstance, limiter: RateLimiter, rout
             auth: auth as never,
           });
           if (out.headers) reply.headers(out.headers);
-          if ('redirect' in out) return reply.code(out.status ?? 302).header('location', out.redirect).send();
+          if ('redirect' in out)
+            return reply
+              .code(out.status ?? 302)
+              .header('location', out.redirect)
+              .send();
           if ('json' in out)
             return reply.type('application/json; charset=utf-8').send(envelope(req.requestId, out.json));
           return reply.type(out.contentType).send(out.body);
