@@ -4,7 +4,7 @@ import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { keysetList } from '../../core/pagination.ts';
-import { findScoped, scoped } from '../../core/resource.ts';
+import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { toWire } from '../../core/wire.ts';
@@ -72,10 +72,14 @@ export async function listReceipts(ctx: Context, args: ListReceiptsArgs) {
 
 /** The frozen receipt as renderers see it: the spec's full object, in the workspace's time zone. */
 async function viewOf(ctx: Context, id: string) {
-  const auth = authorize(ctx, 'svc:checkout:read');
-  const { row, timezone } = await inTenant(tenant(auth), async (tx) => {
-    const row = await findScoped(tx.receipt, auth, id, () => err.notFound('receipt'));
-    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { timezone: true } });
+  return receiptViewIn(authorize(ctx, 'svc:checkout:read'), id);
+}
+
+/** The same for a tenant scope (the billing-email job has no caller). */
+export async function receiptViewIn(scope: RowScope, id: string) {
+  const { row, timezone } = await inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {
+    const row = await findScoped(tx.receipt, scope, id, () => err.notFound('receipt'));
+    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { timezone: true } });
     return { row, timezone: ws.timezone };
   });
   const record = toWire(row, receiptFields) as unknown as ReceiptRecord;
