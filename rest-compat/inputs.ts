@@ -61,3 +61,13 @@ export function metadataQuery(req: Input): Record<string, string> | undefined {
   }
   return Object.keys(out).length ? out : undefined;
 }
+
+/** Routes whose spec body is empty: any field sent is 400 validation_error naming it (never silently ignored). */
+export function noBody(req: Input): Record<string, never> {
+  const extra = Object.keys(req.body ?? {})[0];
+  if (extra !== undefined)
+    throw new DomainError('validation_error', `${extra} is not a field of this request (the body is empty)`, {
+      field: extra,
+    });
+  return {};
+}

@@ -1,6 +1,6 @@
 import type { Resource } from '../src/core/errors.ts';
 import type * as Ops from './generated/operations.ts';
-import { listQuery, metadataQuery, type Input } from './inputs.ts';
+import { listQuery, metadataQuery, noBody, type Input } from './inputs.ts';
 
 /**
  * The REST surface: one entry per route. Each runs the GraphQL operation of the same name
@@ -425,7 +425,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/invoices/:id/finalize',
     resource: 'invoice',
-    variables: id,
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
   route<Ops.PayInvoiceMutationVariables>({
     id: 'payInvoice',
@@ -433,14 +433,14 @@ export const routes: Route[] = [
     path: '/v1/invoices/:id/pay',
     resource: 'invoice',
     status: 201,
-    variables: id,
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
   route<Ops.VoidInvoiceMutationVariables>({
     id: 'voidInvoice',
     method: 'POST',
     path: '/v1/invoices/:id/void',
     resource: 'invoice',
-    variables: id,
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
   // Refunds (spec Refunds): every code upper case

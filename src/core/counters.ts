@@ -32,8 +32,9 @@ export const receiptNumber = (issuedAt: Date, sequence: number) =>
   `${receiptPrefix(issuedAt)}${String(sequence).padStart(4, '0')}`;
 
 /** spec Invoice: `SVC-YYYY-MM-NNNN`, monotonic per workspace. */
+export const invoicePrefix = (issuedAt: Date) => `SVC-${yearMonth(issuedAt)}-`;
 export const invoiceNumber = (issuedAt: Date, sequence: number) =>
-  `SVC-${yearMonth(issuedAt)}-${String(sequence).padStart(4, '0')}`;
+  `${invoicePrefix(issuedAt)}${String(sequence).padStart(4, '0')}`;
 
 /** `prefix || value` padded to four digits like the functions above (never truncated), in SQL. */
 export const numberSql = (prefix: string, value: Fragment) =>

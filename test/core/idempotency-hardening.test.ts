@@ -23,6 +23,8 @@ const REQUIRED = [
   'createPayout',
   'cancelPayout',
   'createRefund',
+  'payInvoice',
+  'voidInvoice',
   'connectProviderAAdapter',
   'connectProviderBAdapter',
   'connectProviderCAdapter',

@@ -5,7 +5,7 @@
  */
 import { insertRows, sql as q, sqlOf, updateRow, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
-import { counterNames, invoiceNumber, nextCounter } from '../../core/counters.ts';
+import { counterNames, invoicePrefix, nextCounterSql, numberSql } from '../../core/counters.ts';
 import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { nextState } from '../../core/state-machine.ts';
@@ -87,38 +87,36 @@ export async function moveInvoice(
 
 /**
  * Draft -> open (spec: `issuedAt` set; finalized event), numbered from the workspace's gapless
- * `invoice` counter (docs/decisions.md, Invoice numbers): the counter row stays locked until commit,
- * so concurrent finalizes of one workspace and mode queue and a rollback gives the number back. A
- * zero total is paid at once (no payment, receipt or ledger entry). The caller holds the lock.
+ * `invoice` counter (docs/decisions.md, Invoices): the counter row stays locked until commit, so
+ * concurrent finalizes of one workspace and mode queue and a rollback gives the number back. The
+ * bump is the first write of the statement that opens the invoice, and only the events follow it
+ * (sent with COMMIT when `o.last`), so the lock is held for as few round trips as possible. A zero
+ * total is paid at once (no payment, receipt or ledger entry). The caller holds the invoice's lock.
  */
 export async function finalizeLocked(
   tx: AnyTx,
   scope: RowScope,
   inv: InvoiceRow,
-  o: MoveOptions,
+  o: MoveOptions & { last?: boolean },
   trigger: 'finalize' | 'create_open' = 'finalize',
 ): Promise<InvoiceRow> {
+  // Checked before the counter is bumped, so a refused move burns no number. An invoice created
+  // open was written as a draft (lines may only be inserted into drafts, by trigger) and opens here.
+  const next = nextState(invoiceMachine, trigger === 'create_open' ? null : (inv.status as InvoiceStatus), trigger);
   const now = clock.now();
-  // Checked before the counter is bumped, so a refused move burns no number.
-  nextState(invoiceMachine, inv.status as InvoiceStatus, 'finalize');
-  const seq = await nextCounter(tx, scope, counterNames.invoice);
-  const data = { number: invoiceNumber(now, seq), issuedAt: now, updatedAt: now };
-  let out: InvoiceRow;
-  if (trigger === 'create_open') {
-    // Written as a draft (lines may only be inserted into drafts, by trigger) and opened here.
-    const next = nextState(invoiceMachine, null, 'create_open');
-    const row = await updateRow<Invoice>(
-      sqlOf(tx),
-      'invoices',
-      { id: inv.id, workspaceId: scope.workspaceId, mode: scope.mode },
-      { ...data, status: next.to },
-    );
-    out = { ...row, accountId: inv.accountId, lines: inv.lines };
-    await sqlOf(tx).query(
-      q`WITH ${eventsCte(invoiceEvents(scope, out, next.events, o))} SELECT count(*) FROM inserted_events`,
-    );
-  } else out = await moveInvoice(tx, scope, inv, 'finalize', data, o);
-  if (out.total === 0n) out = (await settleInvoice(tx, scope, out, { ...o, zeroTotal: true })).invoice;
+  const sql = sqlOf(tx);
+  const [row] = await sql.query<Invoice>(
+    q`WITH n AS (${nextCounterSql(scope.workspaceId, scope.mode, counterNames.invoice)})
+      UPDATE invoices SET status = ${next.to}, number = ${numberSql(invoicePrefix(now), q`n.value`)},
+        "issuedAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
+      FROM n WHERE id = ${inv.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      RETURNING invoices.*`,
+  );
+  let out: InvoiceRow = { ...row, accountId: inv.accountId, lines: inv.lines };
+  const zero = out.total === 0n;
+  const events = q`WITH ${eventsCte(invoiceEvents(scope, out, next.events, o))} SELECT count(*) FROM inserted_events`;
+  await (o.last && !zero ? sql.last(events) : sql.query(events));
+  if (zero) out = (await settleInvoice(tx, scope, out, { ...o, zeroTotal: true })).invoice;
   return out;
 }
 

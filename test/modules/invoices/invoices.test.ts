@@ -5,6 +5,10 @@ import { mintKey } from '../../helpers/keys.ts';
 import { unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
 import { clock } from '../../../src/core/clock.ts';
 import { markPastDueInvoices } from '../../../src/modules/invoices/sweep.ts';
+import { clockedSender } from '../../helpers/clocked.ts';
+import { lockInvoice, settleInvoice } from '../../../src/modules/invoices/issue.ts';
+import { tenantTx, sql } from '../../../src/core/db/sql.ts';
+import { newId } from '../../../src/core/ids.ts';
 import { resolver } from '../../../src/modules/webhooks/url-policy.ts';
 
 const server = useServer();
@@ -422,6 +426,52 @@ describe('finalize, pay, void', () => {
   });
 });
 
+describe('settleInvoice (the hosted page calls it with its payment)', () => {
+  it('with a payment: receipt names it, the ledger debits its settlement:<adapter>, txId is the session; once only', async () => {
+    const ws = await server.workspace();
+    const inv = (await create(ws, { status: 'open', tax: 1000 })).json.data;
+    const scope = { workspaceId: ws.workspaceId, mode: 'test' as const, modes: ['test' as const] };
+    const paymentId = newId('payment');
+    const settle = (paymentId: string) =>
+      tenantTx(scope, async (tx) => {
+        const locked = await lockInvoice(tx, { ...scope, accountId: ws.accountId }, inv.id);
+        await tx.query(
+          sql`INSERT INTO payments (id, "workspaceId", mode, status, amount, currency, method, adapter, "customerId",
+            "invoiceId", "capturedAt") VALUES (${paymentId}, ${ws.workspaceId}, 'test', 'succeeded', ${locked!.total},
+            'IDR', 'qris', 'provider_a', ${inv.customerId}, ${inv.id}, now())`,
+        );
+        return settleInvoice(tx, scope, locked!, {
+          accountId: ws.accountId,
+          source: 'hosted',
+          payment: { id: paymentId, adapter: 'provider_a', method: 'qris', capturedAt: new Date() },
+          txId: 'cs_test_session',
+        });
+      });
+    const out = await settle(paymentId);
+    expect(out.invoice).toMatchObject({ status: 'paid', amountPaid: 101000n, amountDue: 0n });
+    expect(out.paymentId).toBe(paymentId);
+    expect(out.receiptNumber).toMatch(/^SVC-RCPT-/);
+    expect(await ledgerOf(inv.id)).toEqual([
+      { code: 'revenue:invoices', direction: 'credit', amount: 101000, sourceType: 'invoice', txId: 'cs_test_session' },
+      { code: 'revenue:invoices', direction: 'debit', amount: 1000, sourceType: 'invoice', txId: 'cs_test_session' },
+      {
+        code: 'settlement:provider_a',
+        direction: 'debit',
+        amount: 101000,
+        sourceType: 'invoice',
+        txId: 'cs_test_session',
+      },
+      { code: 'tax:ppn', direction: 'credit', amount: 1000, sourceType: 'invoice', txId: 'cs_test_session' },
+    ]);
+    const r = await db().system.query(`SELECT "paymentId", method FROM receipts WHERE "sourceId" = $1`, [inv.id]);
+    expect(r.rows).toEqual([{ paymentId, method: 'qris' }]);
+    // A second payer (another session's payment) loses under the lock; its transaction rolls back.
+    await expect(settle(newId('payment'))).rejects.toMatchObject({ extensions: { code: 'conflict' } });
+    expectError(await ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, key()), 409, 'conflict');
+    await expect(eventTypes(ws, inv.id)).resolves.toEqual(['svc.invoice.finalized.v1', 'svc.invoice.paid.v1']);
+  });
+});
+
 describe('the lock after draft, in the database', () => {
   it('refuses changes to lines, discount, tax, totals and number of an issued invoice; a draft may change', async () => {
     const ws = await server.workspace();
@@ -509,6 +559,26 @@ describe('numbers', () => {
       status: 'open',
     });
     expect(liveInv.json.data.number.endsWith('-0001')).toBe(true);
+  });
+});
+
+describe('numbers across months', () => {
+  it('YYYY-MM is the UTC month of issuedAt; the sequence is never reset monthly', async () => {
+    const ws = await server.workspace();
+    const cus = await customer(ws);
+    const send = clockedSender(server);
+    const body = { customerId: cus, currency: 'IDR', lines: [line()], status: 'open' };
+    const first = (await send(ws, 'POST', '/v1/invoices', body)).json.data;
+    clock.advance(40 * 86_400_000);
+    try {
+      const second = (await send(ws, 'POST', '/v1/invoices', body)).json.data;
+      expect(first.number.endsWith('-0001')).toBe(true);
+      expect(second.number.endsWith('-0002')).toBe(true);
+      expect(second.number.slice(4, 11)).toBe(second.issuedAt.slice(0, 7));
+      expect(second.number.slice(4, 11)).not.toBe(first.number.slice(4, 11));
+    } finally {
+      clock.reset();
+    }
   });
 });
 

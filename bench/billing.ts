@@ -1,0 +1,255 @@
+/**
+ * `npm run bench:billing`: billing at scale, in sections (BENCH_SECTIONS=list,finalize,... picks some;
+ * default all). Each section is a function of the shared context below and returns its target rows,
+ * so a new part (invoice PDF, hosted invoice page) is one more entry in `sections`.
+ *
+ *  setup     a scratch database, one workspace, BENCH_INVOICES (100,000) invoices with 2 lines each
+ *            for it (set-based SQL, triggers off for the load) and as many for another workspace,
+ *            the real app in a child process
+ *  list      GET /v1/invoices?limit=100 (lines on every item, loaded in one query per page) p50/p95
+ *  finalize  BENCH_FINALIZE (500) drafts finalized over HTTP with BENCH_CONCURRENCY (8) in flight, in one
+ *            workspace: invoices per second. Numbers are gapless, so every finalize of a workspace and mode
+ *            takes the counter row's lock and holds it to commit: they run one after another, and the rate
+ *            is about 1 / (the time from the counter bump to COMMIT), not the core count.
+ * Env: BENCH_ADMIN_URL, BENCH_INVOICES, BENCH_REPS (50), BENCH_FINALIZE, BENCH_CONCURRENCY, BENCH_SECTIONS.
+ */
+import os from 'node:os';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
+import { fmt, scratchDatabase } from './lib.ts';
+
+process.env.SVC_RATE_LIMIT = 'off';
+process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
+const num = (name: string, d: number) => Number(process.env[name] ?? d);
+const INVOICES = num('BENCH_INVOICES', 100_000);
+const REPS = num('BENCH_REPS', 50);
+const FINALIZE = num('BENCH_FINALIZE', 500);
+const CONCURRENCY = num('BENCH_CONCURRENCY', 8);
+const only = process.env.BENCH_SECTIONS?.split(',').map((s) => s.trim());
+
+const { migrate } = await import('../src/core/db/migrate.ts');
+const { openDatabase, closeDatabase, db } = await import('../src/core/db/client.ts');
+const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.ts');
+const { signRequest } = await import('../src/core/auth/signing.ts');
+
+const scratch = scratchDatabase();
+const url = scratch.url;
+let child: ChildProcess | undefined;
+
+async function startApp() {
+  child = fork(join(import.meta.dirname, 'server.ts'), ['app'], {
+    execArgv: ['--import', 'tsx', ...serverNodeFlags],
+    env: { ...serverEnv, ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child!.once('message', (m: { port: number }) => resolve(m.port));
+    child!.once('exit', (code) => reject(new Error(`app server exited with ${code}`)));
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+/** A signed request to the app, timed; throws unless the status is `expect`. */
+function signedClient(base: string, keyId: string, secret: string) {
+  return async (method: 'GET' | 'POST', target: string, body?: unknown, expect = method === 'GET' ? 200 : 201) => {
+    const text = body === undefined ? '' : JSON.stringify(body);
+    const headers: Record<string, string> = {
+      ...signRequest({ keyId, secret, method, target, body: text }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(method === 'POST' ? { 'idempotency-key': randomBytes(12).toString('hex') } : {}),
+    };
+    const s = performance.now();
+    const res = await fetch(base + target, { method, headers, body: body === undefined ? undefined : text });
+    const out = await res.text();
+    const ms = performance.now() - s;
+    if (res.status !== expect) throw new Error(`${method} ${target}: ${res.status} ${out.slice(0, 300)}`);
+    return { ms, text: out, status: res.status, headers: res.headers };
+  };
+}
+
+export type Request = ReturnType<typeof signedClient>;
+
+/** What every section gets. */
+export interface BenchContext {
+  base: string;
+  request: Request;
+  workspaceId: string;
+  customerId: string;
+  /** Open invoices of the measured workspace (seeded), for sections that read or render one. */
+  openInvoiceIds: string[];
+}
+
+/** One row of the final table: the target, whether it was met, what was measured. */
+export type Target = [string, boolean, string];
+
+export async function timeIt(reps: number, fn: () => Promise<{ ms: number }>) {
+  for (let i = 0; i < 3; i++) await fn();
+  const t: number[] = [];
+  for (let i = 0; i < reps; i++) t.push((await fn()).ms);
+  t.sort((a, b) => a - b);
+  return { p50: t[Math.floor(0.5 * t.length)], p95: t[Math.min(t.length - 1, Math.floor(0.95 * t.length))] };
+}
+
+const ms = (x: { p50: number; p95: number }) => `p50 ${fmt(x.p50, 1)} ms, p95 ${fmt(x.p95, 1)} ms`;
+
+/**
+ * `n` invoices with two lines each for one workspace, newest last: 60% paid, 30% open, 10% drafts
+ * (numbered like finalization would: the counter is set to the count). Triggers (and so the
+ * lock-after-draft checks and foreign keys) are off for the load; the rows satisfy the CHECKs.
+ */
+async function seed(workspaceId: string, customerId: string, n: number, tag: string) {
+  const c = await db().system.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query('SET LOCAL session_replication_role = replica');
+    await c.query(
+      `INSERT INTO invoices (id, "workspaceId", mode, "customerId", status, number, currency, subtotal, discount, tax,
+         total, "amountPaid", "amountDue", "issuedAt", "paidAt", "billingReason", "createdAt", "updatedAt")
+       SELECT 'inv_${tag}' || lpad(g::text, 20, '0'), $1, 'test', $2,
+              CASE WHEN g % 10 = 0 THEN 'draft' WHEN g % 10 < 4 THEN 'open' ELSE 'paid' END,
+              CASE WHEN g % 10 = 0 THEN NULL ELSE 'SVC-2025-01-' || lpad(g::text, 6, '0') END,
+              'IDR', 150000, 0, 0, 150000,
+              CASE WHEN g % 10 >= 4 THEN 150000 ELSE 0 END, CASE WHEN g % 10 >= 4 THEN 0 ELSE 150000 END,
+              CASE WHEN g % 10 = 0 THEN NULL ELSE t END, CASE WHEN g % 10 >= 4 THEN t END, 'manual', t, t
+         FROM generate_series(1, $3) g,
+              LATERAL (SELECT timestamptz '2025-01-01 00:00:00+00' + g * interval '1 minute' AS t) x`,
+      [workspaceId, customerId, n],
+    );
+    await c.query(
+      `INSERT INTO invoice_lines (id, "workspaceId", mode, "invoiceId", position, description, quantity, "unitAmount",
+         amount, "createdAt")
+       SELECT 'il_${tag}' || lpad(g::text, 20, '0') || p, $1, 'test', 'inv_${tag}' || lpad(g::text, 20, '0'), p,
+              CASE p WHEN 0 THEN 'Subscription, monthly' ELSE 'Support hours' END,
+              CASE p WHEN 0 THEN 1 ELSE 2 END, CASE p WHEN 0 THEN 100000 ELSE 25000 END,
+              CASE p WHEN 0 THEN 100000 ELSE 50000 END, now()
+         FROM generate_series(1, $2) g CROSS JOIN (VALUES (0), (1)) lines(p)`,
+      [workspaceId, n],
+    );
+    await c.query(
+      `INSERT INTO counters ("workspaceId", mode, name, value) VALUES ($1, 'test', 'invoice', $2)
+       ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = EXCLUDED.value`,
+      [workspaceId, n],
+    );
+    await c.query('COMMIT');
+    await c.query('ANALYZE invoices');
+    await c.query('ANALYZE invoice_lines');
+  } finally {
+    c.release();
+  }
+}
+
+const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
+  async list({ request }) {
+    const page = await timeIt(REPS, () => request('GET', '/v1/invoices?limit=100'));
+    const body = JSON.parse((await request('GET', '/v1/invoices?limit=100')).text);
+    const lines = body.data.reduce((s: number, i: { lines: unknown[] }) => s + i.lines.length, 0);
+    const open = await timeIt(REPS, () => request('GET', '/v1/invoices?limit=100&status=open'));
+    console.log(`  GET /v1/invoices?limit=100            ${ms(page)} (${body.data.length} invoices, ${lines} lines)`);
+    console.log(`  GET /v1/invoices?limit=100&status=open ${ms(open)}`);
+    return [
+      ['list (100, with lines) p95 < 50 ms', page.p95 < 50, `${fmt(page.p95, 1)} ms`],
+      ['every item has its lines', lines === 2 * body.data.length, `${lines} lines`],
+    ];
+  },
+
+  async finalize({ request, customerId }) {
+    const drafts = async (n: number) => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const res = await request('POST', '/v1/invoices', {
+          customerId,
+          currency: 'IDR',
+          lines: [{ description: 'Bench', quantity: 1, unitAmount: 10000 }],
+        });
+        out.push(JSON.parse(res.text).data.id);
+      }
+      return out;
+    };
+    /** Finalizes `ids` with `inFlight` requests at a time: seconds taken and the numbers given. */
+    const run = async (ids: string[], inFlight: number) => {
+      const numbers: string[] = [];
+      let next = 0;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (next < ids.length) {
+            const res = await request('POST', `/v1/invoices/${ids[next++]}/finalize`, undefined, 200);
+            numbers.push(JSON.parse(res.text).data.number);
+          }
+        }),
+      );
+      return { s: (performance.now() - t0) / 1000, numbers };
+    };
+    const serial = await run(await drafts(Math.min(100, FINALIZE)), 1);
+    const { s, numbers } = await run(await drafts(FINALIZE), CONCURRENCY);
+    const seq = numbers.map((n) => Number(n.split('-').at(-1))).sort((a, b) => a - b);
+    const contiguous = seq.every((v, i) => i === 0 || v === seq[i - 1] + 1);
+    const serialRate = serial.numbers.length / serial.s;
+    console.log(
+      `  finalize, one at a time                ${fmt(serialRate)} invoices/s (${fmt((1000 * serial.s) / serial.numbers.length, 1)} ms each)`,
+    );
+    console.log(
+      `  finalize x ${fmt(FINALIZE)} (${CONCURRENCY} in flight)      ${fmt(s, 2)} s = ${fmt(FINALIZE / s)} invoices/s; numbers ${seq[0]}..${seq.at(-1)}`,
+    );
+    return [
+      ['finalize numbers distinct and contiguous', contiguous && new Set(seq).size === FINALIZE, `${seq.length}`],
+      ['finalize throughput (one workspace)', true, `${fmt(FINALIZE / s)} /s (${fmt(serialRate)} /s serial)`],
+    ];
+  },
+};
+
+let failed = false;
+try {
+  const cpus = os.cpus();
+  console.log(
+    `node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; ${fmt(INVOICES)} invoices (2 lines each) for the measured workspace + ${fmt(INVOICES)} for another`,
+  );
+  await scratch.create();
+  await migrate(url);
+  openDatabase(url);
+  const ws = await bootstrapWorkspace({ name: 'Bench billing' });
+  const other = await bootstrapWorkspace({ name: 'Someone else' });
+  const customer = async (workspaceId: string) => {
+    const id = `cus_bench${randomBytes(8).toString('hex')}`;
+    await db().system.query(
+      `INSERT INTO customers (id, "workspaceId", mode, name, email) VALUES ($1, $2, 'test', $3, $4)`,
+      [id, workspaceId, 'Bench Customer', 'bench@example.com'],
+    );
+    return id;
+  };
+  const customerId = await customer(ws.workspaceId);
+  const t0 = performance.now();
+  await seed(ws.workspaceId, customerId, INVOICES, 'a');
+  await seed(other.workspaceId, await customer(other.workspaceId), INVOICES, 'b');
+  console.log(`seeded ${fmt(2 * INVOICES)} invoices in ${fmt((performance.now() - t0) / 1000, 1)} s\n`);
+  const openInvoiceIds = (
+    await db().system.query(
+      `SELECT id FROM invoices WHERE "workspaceId" = $1 AND status = 'open' ORDER BY "createdAt" DESC LIMIT 100`,
+      [ws.workspaceId],
+    )
+  ).rows.map((r) => r.id as string);
+  const base = await startApp();
+  const ctx: BenchContext = {
+    base,
+    request: signedClient(base, ws.apiKey.keyId, ws.apiKey.key),
+    workspaceId: ws.workspaceId,
+    customerId,
+    openInvoiceIds,
+  };
+  const targets: Target[] = [];
+  for (const [name, run] of Object.entries(sections))
+    if (!only || only.includes(name)) targets.push(...(await run(ctx)));
+  console.log('\n  target                                    result  measured');
+  for (const [t, ok, m] of targets) console.log(`  ${t.padEnd(42)}${(ok ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  child?.kill('SIGTERM');
+  await closeDatabase().catch(() => {});
+  await scratch.drop();
+}
+process.exit(failed ? 1 : 0);
