@@ -162,6 +162,46 @@ describe('hosted invoice page over HTTP', () => {
     }
   });
 
+  it('either order: the second payer gets 409 and writes nothing', async () => {
+    const ws = await server.workspace();
+    const start = async () => {
+      const inv = await openInvoice(ws);
+      const cs = (
+        await fetch(`${server.url}/i/${tokenOf(inv.hostedInvoiceUrl)}/pay`, { method: 'POST', redirect: 'manual' })
+      ).headers.get('location')!;
+      const call = (path: string, body: unknown) =>
+        fetch(`${server.url}${cs}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect((await call('/attempt', { method: 'qris' })).status).toBe(200);
+      const apiPay = () => ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, { 'idempotency-key': randomUUID() });
+      return { inv, cs, call, apiPay };
+    };
+    // POST /pay first: the page's payment is refused, its session stays unpaid.
+    const a = await start();
+    expect((await a.apiPay()).status).toBe(201);
+    const late = await a.call('/simulate', { outcome: 'success' });
+    expect(late.status).toBe(409);
+    expect((await late.json()).error.code).toBe('conflict');
+    const stateA = await paidState(a.inv.id);
+    expect(stateA.payments).toHaveLength(1);
+    expect(stateA.payments[0].checkoutSessionId).toBeNull();
+    expect(stateA.receipts).toHaveLength(1);
+    // The page first: POST /pay is 409 conflict.
+    const b = await start();
+    expect((await b.call('/simulate', { outcome: 'success' })).status).toBe(200);
+    const second = await b.apiPay();
+    expect(second.status).toBe(409);
+    expect(second.json.error.code).toBe('conflict');
+    const stateB = await paidState(b.inv.id);
+    expect(stateB.payments).toHaveLength(1);
+    expect(stateB.payments[0].checkoutSessionId).toMatch(/^cs_/);
+    expect(stateB.receipts).toHaveLength(1);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  });
+
   it('race: the hosted page pays while POST /v1/invoices/:id/pay runs: exactly one payment, one receipt', async () => {
     const ws = await server.workspace();
     await unthrottled(async () => {
