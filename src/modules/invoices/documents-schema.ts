@@ -2,7 +2,7 @@
 // schema, so the resource and its documents are built and merged separately.
 import { builder } from '../../graphql/builder.ts';
 import { documentType, emailResultType } from '../documents/schema.ts';
-import { invoiceDocument, invoicePdfUrl, sendInvoiceEmail } from './documents.ts';
+import { invoiceDocument, pdfUrlOf, sendInvoiceEmail } from './documents.ts';
 import { Invoice } from './schema.ts';
 
 const InvoiceDocument = documentType('InvoiceDocument');
@@ -11,7 +11,7 @@ const InvoiceEmailResult = emailResultType('InvoiceEmailResult');
 builder.objectField(Invoice, 'pdfUrl', (t) =>
   t.string({
     description: 'A signed link to the PDF, valid about 5 minutes (what GET /v1/invoices/:id/pdf redirects to).',
-    resolve: (inv, _, ctx) => invoicePdfUrl(ctx, inv.id),
+    resolve: (inv, _, ctx) => pdfUrlOf(ctx, inv),
   }),
 );
 

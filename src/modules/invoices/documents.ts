@@ -98,6 +98,13 @@ export async function invoicePdfUrl(ctx: Context, id: string): Promise<string> {
   return signedUrl(signedPdfPath(id), { workspaceId: auth.workspaceId, mode: auth.mode as Mode });
 }
 
+/** `Invoice.pdfUrl` of an invoice already loaded in the caller's scope: signed, no lookup (lists stay one query). */
+export function pdfUrlOf(ctx: Context, inv: { id: string; workspaceId: string; mode: string }): string {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  if (inv.workspaceId !== auth.workspaceId || inv.mode !== auth.mode) throw err.notFound();
+  return signedUrl(signedPdfPath(inv.id), { workspaceId: inv.workspaceId, mode: inv.mode as Mode });
+}
+
 /** The PDF behind a signed URL: 403 when the signature is wrong or expired, checked before any lookup. */
 export async function signedInvoicePdf(file: string, query: (name: string) => string | undefined) {
   const id = file.endsWith('.pdf') ? file.slice(0, -4) : '';

@@ -99,6 +99,34 @@ describe('invoice documents', () => {
     expect((await other.client.get(`/v1/invoices/${inv.id}/invoice.html`)).status).toBe(404);
   });
 
+  it('the template of kind invoice drives the rendering: its own, else the default, never a receipt one', async () => {
+    const ws = await server.workspace();
+    const tpl = (body: Record<string, unknown>) => ws.client.post('/v1/templates', body).then((r) => r.json.data.id);
+    await tpl({ kind: 'receipt', name: 'R', isDefault: true, footerText: 'RECEIPT FOOTER' });
+    await tpl({ kind: 'invoice', name: 'Default', isDefault: true, footerText: 'Default invoice footer' });
+    const own = await tpl({
+      kind: 'invoice',
+      name: 'Own',
+      footerText: 'Rekening BCA 123',
+      accentColor: '#1d4ed8',
+      merchantTaxId: '09.876.543.2-109.000',
+    });
+    const cus = (await ws.client.post('/v1/customers', { name: 'Budi' })).json.data.id;
+    const body = { customerId: cus, currency: 'IDR', lines: [{ description: 'Jasa', quantity: 1, unitAmount: 1000 }] };
+    const withOwn = (await ws.client.post('/v1/invoices', { ...body, templateId: own })).json.data;
+    const html = (await ws.client.get(`/v1/invoices/${withOwn.id}/invoice.html`)).text;
+    expect(html).toContain('Rekening BCA 123');
+    expect(html).toContain('--accent:#1d4ed8');
+    expect(html).toContain('09.876.543.2-109.000');
+    expect(html).not.toContain('RECEIPT FOOTER');
+    const plain = (await ws.client.post('/v1/invoices', body)).json.data;
+    const other = (await ws.client.get(`/v1/invoices/${plain.id}/invoice.html`)).text;
+    expect(other).toContain('Default invoice footer');
+    // A draft: its id stands in for the number it does not have yet, and it says DRAF(T).
+    expect(other).toContain(plain.id);
+    expect(other).toContain('<div class="stamp">DRAF</div>');
+  });
+
   it('GET /pdf: 302 to a signed URL that serves the PDF without a key for about 5 minutes', async () => {
     const ws = await server.workspace();
     const inv = await openInvoice(ws);
