@@ -195,11 +195,12 @@ const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
     const seq = numbers.map((n) => Number(n.split('-').at(-1))).sort((a, b) => a - b);
     const contiguous = seq.every((v, i) => i === 0 || v === seq[i - 1] + 1);
     const serialRate = serial.numbers.length / serial.s;
+    const each = fmt((1000 * serial.s) / serial.numbers.length, 1);
+    console.log(`  finalize, one at a time                ${fmt(serialRate)} invoices/s (${each} ms each)`);
+    const range = `numbers ${seq[0]}..${seq.at(-1)}`;
     console.log(
-      `  finalize, one at a time                ${fmt(serialRate)} invoices/s (${fmt((1000 * serial.s) / serial.numbers.length, 1)} ms each)`,
-    );
-    console.log(
-      `  finalize x ${fmt(FINALIZE)} (${CONCURRENCY} in flight)      ${fmt(s, 2)} s = ${fmt(FINALIZE / s)} invoices/s; numbers ${seq[0]}..${seq.at(-1)}`,
+      `  finalize x ${fmt(FINALIZE)} (${CONCURRENCY} in flight)      ${fmt(s, 2)} s = ` +
+        `${fmt(FINALIZE / s)} invoices/s; ${range}`,
     );
     return [
       ['finalize numbers distinct and contiguous', contiguous && new Set(seq).size === FINALIZE, `${seq.length}`],
@@ -265,9 +266,8 @@ const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
 let failed = false;
 try {
   const cpus = os.cpus();
-  console.log(
-    `node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; ${fmt(INVOICES)} invoices (2 lines each) for the measured workspace + ${fmt(INVOICES)} for another`,
-  );
+  const machine = `node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB`;
+  console.log(`${machine}; ${fmt(INVOICES)} invoices (2 lines each) for the measured workspace + as many for another`);
   await scratch.create();
   await migrate(url);
   openDatabase(url);

@@ -226,7 +226,8 @@ export async function listInvoices(ctx: Context, args: ListInvoicesArgs) {
     tenant(auth),
     q`SELECT i.*, (SELECT coalesce(jsonb_agg(to_jsonb(l) ORDER BY l.position), '[]'::jsonb) FROM invoice_lines l
         WHERE l."workspaceId" = i."workspaceId" AND l.mode = i.mode AND l."invoiceId" = i.id) AS lines
-      FROM invoices i WHERE i."workspaceId" = ${auth.workspaceId} AND i.mode = ${auth.mode}${where}${ks.where}${ks.tail}`,
+      FROM invoices i WHERE i."workspaceId" = ${auth.workspaceId} AND i.mode = ${auth.mode}${where}${ks.where}
+      ${ks.tail}`,
   );
   const invoices = rows.map((r) => fromRaw(r, auth.accountId));
   return toConnection(invoices, page, auth.workspaceId, filters, (r) => r.createdAt);

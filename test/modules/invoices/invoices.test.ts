@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { APP_LOGIN_ROLE } from '../../../src/core/db/client.ts';
 import { randomUUID } from 'node:crypto';
 import { useServer, db, createClient, type Workspace } from '../../helpers/server.ts';
 import { mintKey } from '../../helpers/keys.ts';
@@ -59,7 +61,7 @@ const ledgerOf = async (id: string) =>
   ).rows;
 
 describe('POST /v1/invoices', () => {
-  it('creates a draft (201): the spec fields, lines, totals, no number, no hosted URL; only the created event', async () => {
+  it('creates a draft (201): spec fields, lines, totals, no number or hosted URL; only the created event', async () => {
     const ws = await server.workspace();
     const cus = await customer(ws);
     const res = await create(
@@ -176,7 +178,7 @@ describe('POST /v1/invoices', () => {
     expect(inv).toMatchObject({ subtotal, total, amountDue: total, discount, tax });
   });
 
-  it('a zero total created open is paid at once: finalized then paid, no payment, receipt or ledger entry', async () => {
+  it('a zero total created open is paid at once: finalized, paid; no payment, receipt or ledger entry', async () => {
     const ws = await server.workspace();
     const inv = (await create(ws, { status: 'open', lines: [line({ unitAmount: 0 })] })).json.data;
     expect(inv).toMatchObject({ status: 'paid', total: 0, amountPaid: 0, amountDue: 0 });
@@ -209,6 +211,13 @@ describe('POST /v1/invoices', () => {
     [{ metadata: { k: 'v'.repeat(501) } }, 'metadata'],
     [{ subscriptionId: 'cus_x' }, 'subscriptionId'],
     [{ subtotal: 100000 }, 'subtotal'],
+    [{ lines: [line({ quantity: '2' })] }, undefined],
+    [{ lines: [line({ quantity: 1.5 })] }, undefined],
+    [{ lines: [line({ unitAmount: 1.5 })] }, undefined],
+    [{ lines: 'x' }, undefined],
+    [{ discount: 'x' }, undefined],
+    [{ dueAt: 'not a date' }, undefined],
+    [{ status: 5 }, undefined],
     [{ total: 100000 }, 'total'],
   ])('%j is 400 VALIDATION_ERROR naming %s', async (body, field) => {
     const ws = await server.workspace();
@@ -254,7 +263,7 @@ describe('GET /v1/invoices', () => {
     expect((await liveClient.get('/v1/invoices')).json.data).toEqual([]);
   });
 
-  it('lists newest first with lines on every item; filters status, customerId, subscriptionId; keyset pages', async () => {
+  it('lists newest first, lines on every item; filters status, customerId, subscriptionId; pages', async () => {
     const ws = await server.workspace();
     const a = await customer(ws);
     const b = await customer(ws);
@@ -298,6 +307,49 @@ describe('GET /v1/invoices', () => {
   });
 });
 
+/**
+ * The text of every statement this process sends as the app role (tenant queries) while `fn` runs;
+ * the relay's 1 s poll and the auth lookups use the owner pool and are left out.
+ */
+async function recordStatements(fn: () => Promise<unknown>): Promise<string[]> {
+  const statements: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0];
+    if (this.user === APP_LOGIN_ROLE)
+      statements.push(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? ''));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  return statements;
+}
+
+describe('the list reads lines with the page', () => {
+  it('one message reads invoices and lines, whatever the page size (no query per row)', async () => {
+    const ws = await server.workspace();
+    const cus = await customer(ws);
+    for (let i = 0; i < 12; i++) await create(ws, { lines: [line(), line(), line()] }, cus);
+    const count = async (limit: number) => {
+      let body: any;
+      const texts = await recordStatements(async () => {
+        body = (await ws.client.get(`/v1/invoices?limit=${limit}`)).json;
+      });
+      expect(body.data).toHaveLength(limit);
+      expect(body.data.every((r: any) => r.lines.length === 3)).toBe(true);
+      return texts.length;
+    };
+    // Warm: prepared statements and the key cache; then the same number of statements for 2 and 12 rows.
+    await count(12);
+    const small = await count(2);
+    expect(small).toBeLessThanOrEqual(2);
+    expect(await count(12)).toBe(small);
+  });
+});
+
 describe('finalize, pay, void', () => {
   it('finalize: draft -> open with the next number; again is an idempotent success with no second event', async () => {
     const ws = await server.workspace();
@@ -314,7 +366,7 @@ describe('finalize, pay, void', () => {
     expectError(await ws.client.post('/v1/invoices/inv_01J0000000000000000000000Z/finalize', {}), 404, 'not_found');
   });
 
-  it('pay (201): a bookkeeping action: amounts, payment, one invoice receipt, cash:offline ledger, paid event', async () => {
+  it('pay (201), bookkeeping: amounts, payment, one invoice receipt, cash:offline ledger, paid event', async () => {
     const ws = await server.workspace();
     const inv = (await create(ws, { status: 'open', discount: 10000, tax: 9900 })).json.data;
     expect(inv.total).toBe(99900);
@@ -343,7 +395,8 @@ describe('finalize, pay, void', () => {
     );
     expect(payments.rows).toEqual([expect.objectContaining({ amount: 99900, status: 'succeeded', invoiceId: inv.id })]);
     const receipts = await db().system.query(
-      `SELECT "sourceType", "paymentId", total::int, "taxAmount"::int, subtotal::int, "lineItems" FROM receipts WHERE "sourceId" = $1`,
+      `SELECT "sourceType", "paymentId", total::int, "taxAmount"::int, subtotal::int, "lineItems"
+       FROM receipts WHERE "sourceId" = $1`,
       [inv.id],
     );
     expect(receipts.rows).toEqual([
@@ -361,7 +414,8 @@ describe('finalize, pay, void', () => {
     ]);
     // GraphQL edges: lines, customer, payments, receipt.
     const g = await ws.client.graphql(
-      `query($id: ID!) { invoice(id: $id) { number lines { amount } customer { id } payments { id amount } receipt { sourceId } } }`,
+      `query($id: ID!) { invoice(id: $id) {
+        number lines { amount } customer { id } payments { id amount } receipt { sourceId } } }`,
       { id: inv.id },
     );
     expect(g.json.data.invoice).toEqual({
@@ -376,7 +430,7 @@ describe('finalize, pay, void', () => {
     expectError(await ws.client.post(`/v1/invoices/${inv.id}/finalize`, {}), 409, 'conflict');
   });
 
-  it('void: needs an Idempotency-Key; draft, open and past_due become void with voidedAt and the voided event', async () => {
+  it('void needs an Idempotency-Key; draft and open become void with voidedAt and the voided event', async () => {
     const ws = await server.workspace();
     const draft = (await create(ws)).json.data;
     expectError(await ws.client.post(`/v1/invoices/${draft.id}/void`, {}), 400, 'idempotency_required');
@@ -427,7 +481,7 @@ describe('finalize, pay, void', () => {
 });
 
 describe('settleInvoice (the hosted page calls it with its payment)', () => {
-  it('with a payment: receipt names it, the ledger debits its settlement:<adapter>, txId is the session; once only', async () => {
+  it('with a payment: receipt names it, ledger debits settlement:<adapter>, txId the session; once', async () => {
     const ws = await server.workspace();
     const inv = (await create(ws, { status: 'open', tax: 1000 })).json.data;
     const scope = { workspaceId: ws.workspaceId, mode: 'test' as const, modes: ['test' as const] };
@@ -473,7 +527,7 @@ describe('settleInvoice (the hosted page calls it with its payment)', () => {
 });
 
 describe('the lock after draft, in the database', () => {
-  it('refuses changes to lines, discount, tax, totals and number of an issued invoice; a draft may change', async () => {
+  it('refuses changes to lines, discount, tax, totals and number once issued; a draft may change', async () => {
     const ws = await server.workspace();
     const draft = (await create(ws)).json.data;
     const open = (await create(ws, { status: 'open' })).json.data;
@@ -491,7 +545,8 @@ describe('the lock after draft, in the database', () => {
       `UPDATE invoices SET status = 'draft', number = NULL WHERE id = $1`,
       `UPDATE invoice_lines SET description = 'edited' WHERE "invoiceId" = $1`,
       `DELETE FROM invoice_lines WHERE "invoiceId" = $1`,
-      `INSERT INTO invoice_lines (id, "workspaceId", mode, "invoiceId", position, description, quantity, "unitAmount", amount)
+      `INSERT INTO invoice_lines (id, "workspaceId", mode, "invoiceId", position, description, quantity,
+         "unitAmount", amount)
        SELECT 'il_x', "workspaceId", mode, id, 9, 'x', 1, 1, 1 FROM invoices WHERE id = $1`,
     ])
       await expect(sys.query(stmt, [open.id]), stmt).rejects.toThrow(/locked|cannot return/);
@@ -511,7 +566,7 @@ describe('the lock after draft, in the database', () => {
 });
 
 describe('the past_due sweep', () => {
-  it('moves open invoices past dueAt (injected clock) to past_due without an event; still payable and voidable', async () => {
+  it('moves open invoices past dueAt (injected clock) to past_due, no event; still payable', async () => {
     const ws = await server.workspace();
     const soon = new Date(Date.now() + 3_600_000).toISOString();
     const due = (await create(ws, { status: 'open', dueAt: soon })).json.data;
@@ -537,7 +592,7 @@ describe('the past_due sweep', () => {
 });
 
 describe('numbers', () => {
-  it('50 concurrent finalizes in one workspace give 50 distinct contiguous numbers; drafts and the other mode take none', async () => {
+  it('50 concurrent finalizes give 50 distinct contiguous numbers; the other mode has its own', async () => {
     const ws = await server.workspace();
     const cus = await customer(ws);
     const drafts: string[] = [];
@@ -579,6 +634,26 @@ describe('numbers across months', () => {
     } finally {
       clock.reset();
     }
+  });
+});
+
+describe('invoice scopes', () => {
+  it('svc:invoice:read for GET, svc:invoice:write for POST (spec Invoices)', async () => {
+    const ws = await server.workspace();
+    const inv = (await create(ws)).json.data;
+    const mint = async (body: Record<string, unknown>) => {
+      const k = (await ws.client.post('/v1/api-keys', { name: 'k', ...body })).json.data;
+      return createClient({ baseUrl: server.url, keyId: k.keyId, secret: k.key });
+    };
+    const ro = await mint({ role: 'read_only' });
+    expect((await ro.get(`/v1/invoices/${inv.id}`)).status).toBe(200);
+    expect((await ro.get('/v1/invoices')).status).toBe(200);
+    expectError(await ro.post('/v1/invoices', {}), 403, 'insufficient_scope');
+    expectError(await ro.post(`/v1/invoices/${inv.id}/finalize`, {}), 403, 'insufficient_scope');
+    expectError(await ro.post(`/v1/invoices/${inv.id}/void`, {}, key()), 403, 'insufficient_scope');
+    const writer = await mint({ role: 'restricted', scopes: ['svc:invoice:write'] });
+    expect((await writer.post(`/v1/invoices/${inv.id}/finalize`, {})).status).toBe(200);
+    expectError(await writer.get(`/v1/invoices/${inv.id}`), 403, 'insufficient_scope');
   });
 });
 
