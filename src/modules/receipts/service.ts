@@ -7,6 +7,8 @@ import { keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
+import { config } from '../../core/config.ts';
+import { audit } from '../../core/audit.ts';
 import { toWire } from '../../core/wire.ts';
 import { receiptFields } from './fields.ts';
 import { buildReceiptView, type ReceiptRecord } from './view.ts';
@@ -120,16 +122,34 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
   }
 }
 
-/** POST /v1/receipts/:id/email: sends, then records the latest send on the (otherwise frozen) receipt. */
+/**
+ * POST /v1/receipts/:id/email: sends, then records the latest send on the (otherwise frozen)
+ * receipt. Without SMTP (BILLING settled point 5): 200 `{sent: false}` and the message kept in
+ * the development outbox (config.mailOutboxDir), nothing recorded on the receipt. Every attempt is
+ * in the audit trail.
+ */
 export async function emailReceipt(ctx: Context, id: string, to?: string | null) {
   const auth = authorize(ctx, 'svc:checkout:write');
   const { view } = await viewOf(ctx, id);
-  if (auth.mode === 'test' && to != null) await assertTestRecipient(auth, to, view.customer?.email ?? null);
-  const sent = await (await import('../documents/render/email.ts')).sendDocumentEmail(view, { to });
-  await inTenant(tenant(auth), (tx) =>
-    tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } }),
-  );
-  return { sent: true, to: sent.to };
+  // Over SMTP, test mode mails only known addresses; kept in the outbox, nothing leaves.
+  if (config.smtpUrl && auth.mode === 'test' && to != null)
+    await assertTestRecipient(auth, to, view.customer?.email ?? null);
+  const audited = (action: string) => inTenant(tenant(auth), (tx) => audit(tx, auth, action, id, ctx.requestId));
+  let sent: { sent: boolean; to: string };
+  try {
+    sent = await (await import('../documents/render/email.ts')).sendDocumentEmail(view, {
+      to,
+      outbox: config.mailOutboxDir,
+    });
+  } catch (e) {
+    if ((e as { canonical?: string }).canonical === 'email_failed') await audited('receipt.email_failed');
+    throw e;
+  }
+  await inTenant(tenant(auth), async (tx) => {
+    if (sent.sent) await tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } });
+    await audit(tx, auth, sent.sent ? 'receipt.email_sent' : 'receipt.email_kept', id, ctx.requestId);
+  });
+  return { sent: sent.sent, to: sent.to };
 }
 
 /**
