@@ -11,6 +11,8 @@
  *            workspace: invoices per second. Numbers are gapless, so every finalize of a workspace and mode
  *            takes the counter row's lock and holds it to commit: they run one after another, and the rate
  *            is about 1 / (the time from the counter bump to COMMIT), not the core count.
+ *  pdf       GET /v1/invoices/:id/invoice.pdf (and the 302 of /pdf) over HTTP, p50/p95
+ *  hosted    GET /i/<token> (the hosted invoice page, public) with BENCH_CONCURRENCY (8) connections, p50/p95
  * Env: BENCH_ADMIN_URL, BENCH_INVOICES, BENCH_REPS (50), BENCH_FINALIZE, BENCH_CONCURRENCY, BENCH_SECTIONS.
  */
 import os from 'node:os';
@@ -62,7 +64,12 @@ function signedClient(base: string, keyId: string, secret: string) {
       ...(method === 'POST' ? { 'idempotency-key': randomBytes(12).toString('hex') } : {}),
     };
     const s = performance.now();
-    const res = await fetch(base + target, { method, headers, body: body === undefined ? undefined : text });
+    const res = await fetch(base + target, {
+      method,
+      headers,
+      body: body === undefined ? undefined : text,
+      redirect: 'manual',
+    });
     const out = await res.text();
     const ms = performance.now() - s;
     if (res.status !== expect) throw new Error(`${method} ${target}: ${res.status} ${out.slice(0, 300)}`);
@@ -199,6 +206,60 @@ const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
       ['finalize numbers distinct and contiguous', contiguous && new Set(seq).size === FINALIZE, `${seq.length}`],
       ['finalize throughput (one workspace)', true, `${fmt(FINALIZE / s)} /s (${fmt(serialRate)} /s serial)`],
     ];
+  },
+
+  /** The invoice PDF over HTTP (load, view, render, send): B8, p95 < 50 ms. */
+  async pdf({ request, openInvoiceIds }) {
+    let i = 0;
+    const next = () => openInvoiceIds[i++ % openInvoiceIds.length];
+    const pdf = await timeIt(REPS * 2, () => request('GET', `/v1/invoices/${next()}/invoice.pdf`, undefined, 200));
+    const redirect = await timeIt(REPS, () => request('GET', `/v1/invoices/${next()}/pdf`, undefined, 302));
+    console.log(`  GET /v1/invoices/:id/invoice.pdf       ${ms(pdf)}`);
+    console.log(`  GET /v1/invoices/:id/pdf (302)         ${ms(redirect)}`);
+    return [['invoice PDF p95 < 50 ms', pdf.p95 < 50, `${fmt(pdf.p95, 1)} ms`]];
+  },
+
+  /** The hosted invoice page, public, `CONCURRENCY` (8) connections at once: B8, p95 < 100 ms. */
+  async hosted({ base, request, customerId }) {
+    // Issued through the API (the seeded rows' ids are not ULIDs, so their tokens do not parse).
+    const pages: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await request('POST', '/v1/invoices', {
+        customerId,
+        currency: 'IDR',
+        status: 'open',
+        tax: 11000,
+        lines: [
+          { description: 'Subscription, monthly', quantity: 1, unitAmount: 100000 },
+          { description: 'Support hours', quantity: 2, unitAmount: 25000 },
+        ],
+      });
+      pages.push(JSON.parse(res.text).data.hostedInvoiceUrl.replace(/^https?:\/\/[^/]+/, base));
+    }
+    const get = async (u: string) => {
+      const s = performance.now();
+      const res = await fetch(u);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`GET ${u}: ${res.status}`);
+      return performance.now() - s;
+    };
+    for (const u of pages.slice(0, 16)) await get(u); // warm: renderers loaded, tokens known
+    const total = Math.max(400, REPS * 8);
+    const t: number[] = [];
+    let n = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (n < total) t.push(await get(pages[n++ % pages.length]));
+      }),
+    );
+    const secs = (performance.now() - t0) / 1000;
+    t.sort((a, b) => a - b);
+    const q = { p50: t[Math.floor(0.5 * t.length)], p95: t[Math.min(t.length - 1, Math.floor(0.95 * t.length))] };
+    console.log(
+      `  GET /i/<token> x ${t.length}, ${CONCURRENCY} connections  ${ms(q)}, ${fmt(t.length / secs)} pages/s`,
+    );
+    return [[`hosted invoice page p95 < 100 ms, ${CONCURRENCY} conn`, q.p95 < 100, `${fmt(q.p95, 1)} ms`]];
   },
 };
 

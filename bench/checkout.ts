@@ -66,8 +66,8 @@ const { migrate } = await import('../src/core/db/migrate.ts');
 const { openDatabase, closeDatabase, db } = await import('../src/core/db/client.ts');
 const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.ts');
 const { signRequest } = await import('../src/core/auth/signing.ts');
-const { renderReceiptPdf } = await import('../src/modules/receipts/render/pdf.ts');
-const { buildReceiptView } = await import('../src/modules/receipts/render/view.ts');
+const { renderPdf } = await import('../src/modules/documents/render/pdf.ts');
+const { buildReceiptView } = await import('../src/modules/receipts/view.ts');
 
 const scratch = scratchDatabase();
 let maintain = async () => {};
@@ -349,11 +349,11 @@ try {
     } as never,
     { issuedAt: new Date(), mode: 'test' },
   );
-  for (let i = 0; i < 100; i++) await renderReceiptPdf(view);
+  for (let i = 0; i < 100; i++) await renderPdf(view);
   const pdfTimes: number[] = [];
   for (let i = 0; i < 500; i++) {
     const s = performance.now();
-    await renderReceiptPdf(view);
+    await renderPdf(view);
     pdfTimes.push(performance.now() - s);
   }
   pdfTimes.sort((x, y) => x - y);

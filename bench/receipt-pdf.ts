@@ -8,9 +8,9 @@
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { renderReceiptEscpos } from '../src/modules/receipts/render/escpos.ts';
-import { renderReceiptHtml } from '../src/modules/receipts/render/html.ts';
-import { renderReceiptPdf } from '../src/modules/receipts/render/pdf.ts';
+import { renderEscpos } from '../src/modules/documents/render/escpos.ts';
+import { renderHtml } from '../src/modules/documents/render/html.ts';
+import { renderPdf } from '../src/modules/documents/render/pdf.ts';
 import { sampleReceiptView } from '../test/helpers/receipts.ts';
 
 const renders = Number(process.env.BENCH_RENDERS ?? 500);
@@ -53,8 +53,8 @@ console.log(
   `node ${process.version} (${process.platform} ${process.arch}), ${os.cpus()[0]?.model ?? 'cpu'} x${os.availableParallelism()}`,
 );
 console.log(`${renders} renders per row after ${warmup} warm-up renders, sequential\n`);
-await measure('pdf (3 items, 1 page)', () => renderReceiptPdf(view));
-await measure('pdf, font tables not shared', () => renderReceiptPdf(view, { shareFonts: false }));
-await measure('pdf (60 items, 3 pages)', () => renderReceiptPdf(long));
-await measure('html', () => renderReceiptHtml(view));
-await measure('escpos 80 mm', () => renderReceiptEscpos(view));
+await measure('pdf (3 items, 1 page)', () => renderPdf(view));
+await measure('pdf, font tables not shared', () => renderPdf(view, { shareFonts: false }));
+await measure('pdf (60 items, 3 pages)', () => renderPdf(long));
+await measure('html', () => renderHtml(view));
+await measure('escpos 80 mm', () => renderEscpos(view));

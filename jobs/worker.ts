@@ -6,6 +6,8 @@ import { db } from '../src/core/db/client.ts';
 import { assertDatabaseRoles } from '../src/core/db/roles.ts';
 import { eventBus } from '../src/core/pubsub.ts';
 import { webhookFanOut } from '../src/modules/webhooks/fan-out.ts';
+import { billingEmailFanOut } from '../src/modules/invoices/billing-email.ts';
+import * as billingEmail from './billing-email.ts';
 import * as idempotencyPurge from './idempotency-purge.ts';
 import * as checkoutExpiry from './checkout-expiry.ts';
 import * as invoicePastDue from './invoice-past-due.ts';
@@ -42,10 +44,16 @@ export async function startWorker(databaseUrl: string) {
     webhookPurge,
     eventRetention,
     pendingSweep,
+    billingEmail,
   ])
     await q.register(boss);
   await eventBus.start(databaseUrl);
-  const stopRelay = startRelay(webhookFanOut(boss));
+  const fanOut = webhookFanOut(boss);
+  const billingEmails = billingEmailFanOut(boss);
+  const stopRelay = startRelay(async (client, rows) => {
+    await fanOut(client, rows);
+    await billingEmails(client, rows);
+  });
   logger.info('worker started');
   return {
     boss,

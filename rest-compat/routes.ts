@@ -726,4 +726,38 @@ export const routes: Route[] = [
     resource: 'dunning_policy',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateDunningPolicyInput }),
   }),
+
+  // Invoice documents (the invoice resource's own routes are above; GET /v1/invoices/:id/pdf, a 302, is in
+  // src/server/downloads.ts)
+  route<Ops.GetInvoicePdfQueryVariables>({
+    id: 'getInvoicePdf',
+    method: 'GET',
+    path: '/v1/invoices/:id/invoice.pdf',
+    resource: 'invoice',
+    download: true,
+    variables: id,
+  }),
+  route<Ops.GetInvoiceHtmlQueryVariables>({
+    id: 'getInvoiceHtml',
+    method: 'GET',
+    path: '/v1/invoices/:id/invoice.html',
+    resource: 'invoice',
+    download: true,
+    variables: id,
+  }),
+  route<Ops.GetInvoiceEscposQueryVariables>({
+    id: 'getInvoiceEscpos',
+    method: 'GET',
+    path: '/v1/invoices/:id/invoice.escpos',
+    resource: 'invoice',
+    download: true,
+    variables: (r) => ({ id: r.params.id, ...listQuery(r, { width: 'int' }) }),
+  }),
+  route<Ops.SendInvoiceEmailMutationVariables>({
+    id: 'sendInvoiceEmail',
+    method: 'POST',
+    path: '/v1/invoices/:id/send-email',
+    resource: 'invoice',
+    variables: (r) => ({ id: r.params.id, to: (r.body.to as string | undefined) ?? null }),
+  }),
 ];

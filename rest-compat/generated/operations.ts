@@ -560,6 +560,36 @@ export type TriggerEventMutationVariables = Exact<{
 
 export type TriggerEventMutation = { triggerEvent: { id: string, type: string, occurredAt: string, createdAt: string, publishedAt: string | null, mode: string | null, workspaceId: string, sequence: number, data: unknown, metadata: unknown } };
 
+export type GetInvoicePdfQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetInvoicePdfQuery = { invoiceDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetInvoiceHtmlQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetInvoiceHtmlQuery = { invoiceDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetInvoiceEscposQueryVariables = Exact<{
+  id: string | number;
+  width?: number | null | undefined;
+}>;
+
+
+export type GetInvoiceEscposQuery = { invoiceDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type SendInvoiceEmailMutationVariables = Exact<{
+  id: string | number;
+  to?: string | null | undefined;
+}>;
+
+
+export type SendInvoiceEmailMutation = { sendInvoiceEmail: { sent: boolean, to: string } };
+
 export type InvoiceLineFieldsFragment = { id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null };
 
 export type InvoiceFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> };

@@ -83,6 +83,8 @@ export const config = {
   smtpUrl: process.env.SMTP_URL || undefined,
   /** Sender address of receipt email; the merchant's name is the display name. */
   smtpFrom: process.env.SMTP_FROM || 'receipts@svc.local',
+  /** Where invoice email goes when SMTP_URL is unset (docs/decisions.md, Invoice email): one .eml per send. */
+  mailOutboxDir: process.env.SVC_MAIL_OUTBOX || join(dataDir, 'outbox'),
 };
 let cachedKey: Buffer | undefined;
 let cachedPrevious: Buffer[] | undefined;

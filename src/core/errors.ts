@@ -16,6 +16,8 @@ export const statusOf = {
   insufficient_scope: 403,
   owner_required: 403,
   forbidden_in_live_mode: 403,
+  /** A signed download link that is wrong or expired (src/core/signed-url.ts). */
+  invalid_link: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

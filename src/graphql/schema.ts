@@ -13,6 +13,7 @@ import '../modules/receipts/schema.ts';
 import '../modules/refunds/schema.ts';
 import '../modules/payouts/schema.ts';
 import '../modules/invoices/schema.ts';
+import '../modules/invoices/documents-schema.ts';
 import '../modules/ledger/schema.ts';
 import '../modules/webhooks/schema.ts';
 import '../modules/dunning-policies/schema.ts';

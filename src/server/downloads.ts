@@ -1,10 +1,13 @@
 import { ledgerCsvDownload } from '../modules/ledger/export.ts';
+import { invoicePdfUrl, signedInvoicePdf } from '../modules/invoices/documents.ts';
 import { edgeRoute, type EdgeRoute } from './edge-route.ts';
 
 /**
  * Downloads that are not JSON, served by their rendering service directly (docs/architecture.md).
  * GET /v1/reports/ledger.csv (spec Ledger and reports); documents that fit a GraphQL field
- * (receipt PDF, HTML, ESC/POS) are REST routes with `download` (rest-compat/routes.ts).
+ * (receipt and invoice PDF, HTML, ESC/POS) are REST routes with `download` (rest-compat/routes.ts).
+ * GET /v1/invoices/:id/pdf answers 302 to a signed URL valid about 5 minutes (spec Invoices),
+ * served by GET /f/<inv_id>.pdf: public, the signature is the capability (src/core/signed-url.ts).
  */
 export const downloadRoutes: EdgeRoute[] = [
   edgeRoute({
@@ -20,6 +23,37 @@ export const downloadRoutes: EdgeRoute[] = [
         contentType: 'text/csv; charset=utf-8',
         headers: { 'content-disposition': `attachment; filename="${filename}"` },
         body: stream,
+      };
+    },
+  }),
+  edgeRoute({
+    method: 'GET',
+    url: '/v1/invoices/:id/pdf',
+    auth: 'key',
+    scope: 'svc:invoice:read',
+    rateClass: 'read',
+    resource: 'invoice',
+    handler: async ({ auth, params, requestId }) => ({
+      redirect: await invoicePdfUrl({ auth, requestId }, params.id),
+      headers: { 'cache-control': 'no-store' },
+    }),
+  }),
+  edgeRoute({
+    method: 'GET',
+    url: '/f/:file',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    handler: async ({ params, query }) => {
+      const { filename, bytes } = await signedInvoicePdf(params.file, query);
+      return {
+        contentType: 'application/pdf',
+        headers: {
+          'content-disposition': `inline; filename="${filename}"`,
+          'cache-control': 'private, no-store',
+          'referrer-policy': 'no-referrer',
+        },
+        body: bytes,
       };
     },
   }),

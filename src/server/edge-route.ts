@@ -39,7 +39,9 @@ export interface EdgeInput<A extends EdgeAuth> {
 /** JSON data (sent in the envelope), or a document: its bytes or a stream with its content type. */
 export type EdgeResponse =
   | { json: unknown; headers?: Record<string, string> }
-  | { body: string | Buffer | Readable; contentType: string; headers?: Record<string, string> };
+  | { body: string | Buffer | Readable; contentType: string; headers?: Record<string, string> }
+  /** A redirect: 302 Found (a signed download) or 303 See Other (after a form's POST). */
+  | { redirect: string; status?: 302 | 303; headers?: Record<string, string> };
 
 export interface EdgeRoute<A extends EdgeAuth = EdgeAuth> {
   method: 'GET' | 'POST';
@@ -120,6 +122,11 @@ export function mountEdgeRoutes(app: FastifyInstance, limiter: RateLimiter, rout
             auth: auth as never,
           });
           if (out.headers) reply.headers(out.headers);
+          if ('redirect' in out)
+            return reply
+              .code(out.status ?? 302)
+              .header('location', out.redirect)
+              .send();
           if ('json' in out)
             return reply.type('application/json; charset=utf-8').send(envelope(req.requestId, out.json));
           return reply.type(out.contentType).send(out.body);

@@ -7,10 +7,18 @@ import {
   simulate,
 } from '../modules/checkout-sessions/hosted.ts';
 import { handleCallback } from '../modules/checkout-sessions/callbacks.ts';
+import { hostedInvoicePage, payHostedInvoice } from '../modules/invoices/hosted.ts';
 import { hostedPageHeaders, renderErrorPage, renderHostedPage } from '../hosted/page.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
 
 const noStore = { 'cache-control': 'no-store' };
+/** The invoice page has no script; its one form posts to itself (same origin). */
+const hostedInvoicePageHeaders = {
+  ...hostedPageHeaders,
+  'content-security-policy':
+    "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; form-action 'self'; " +
+    "frame-ancestors 'none'",
+};
 
 /** A JSON call of the page's script: public, the token is the capability, never cached. */
 const pageCall = (
@@ -56,6 +64,30 @@ export const hostedRoutes: EdgeRoute[] = [
   pageCall('POST', '/attempt/declare-paid', (token) => declarePaid(token)),
   pageCall('POST', '/simulate', (token, body) => simulate(token, String(body.outcome ?? ''))),
   pageCall('POST', '/cancel', (token) => customerCancel(token)),
+  // The hosted invoice page (src/modules/invoices/hosted.ts): its Pay button posts a form, which
+  // opens (or reuses) the invoice's checkout session and lands on that session's page.
+  edgeRoute({
+    method: 'GET',
+    url: '/i/:token',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async ({ params }) => ({
+      contentType: 'text/html; charset=utf-8',
+      headers: hostedInvoicePageHeaders,
+      body: await hostedInvoicePage(params.token),
+    }),
+  }),
+  edgeRoute({
+    method: 'POST',
+    url: '/i/:token/pay',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async ({ params }) => ({ redirect: await payHostedInvoice(params.token), status: 303, headers: noStore }),
+  }),
   edgeRoute({
     method: 'POST',
     url: '/v1/callbacks/:provider',

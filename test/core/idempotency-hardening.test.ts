@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { useServer, db, createClient } from '../helpers/server.ts';
@@ -366,7 +366,12 @@ describe('claims end', () => {
     const receipts = (await ws.client.get(`/v1/receipts?limit=1`)).json.data;
     expect(receipts.length).toBe(1);
     const key = randomUUID();
-    // SMTP is not configured in tests: 502 email_failed, which a client retries with the same key.
+    // A mail server that refuses (nothing listens there): 502 email_failed, which a client retries with the same key.
+    const previousSmtp = config.smtpUrl;
+    config.smtpUrl = 'smtp://127.0.0.1:1';
+    onTestFinished(() => {
+      config.smtpUrl = previousSmtp;
+    });
     // The owner's address: test mode mails only the customer or the workspace's own addresses.
     const { rows: owners } = await db().system.query(
       `SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner'`,

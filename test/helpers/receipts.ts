@@ -1,5 +1,5 @@
-import type { ReceiptView } from '../../src/modules/receipts/render/view.ts';
-import { DEFAULT_THANK_YOU_TEXT } from '../../src/modules/receipts/render/view.ts';
+import type { ReceiptView } from '../../src/modules/receipts/view.ts';
+import { DEFAULT_THANK_YOU_TEXT } from '../../src/modules/receipts/view.ts';
 
 /** A paid IDR receipt with PPN included, three items, a cashier and a customer. */
 export function sampleReceiptView(over: Partial<ReceiptView> = {}): ReceiptView {

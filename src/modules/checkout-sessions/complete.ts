@@ -13,6 +13,10 @@ import { checkoutAttemptMachine, checkoutSessionMachine, sessionCompleted, type 
 import type { CheckoutSession, Payment } from '../../generated/prisma/client.ts';
 import type { Superseded } from './attempts.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { lockInvoice, settleInvoice } from '../invoices/issue.ts';
+import { canMove } from '../../core/state-machine.ts';
+import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { errorsFor } from '../../core/errors.ts';
 
 /** The attempts a completion supersedes (the table's list, rendered once into the statement). */
 const supersedable = sqlIn(q`status`, statusesWhere(checkoutAttemptMachine, 'supersede'));
@@ -60,6 +64,15 @@ export async function completeSession(
   const status = nextState(checkoutSessionMachine, s.status as SessionStatus, how.trigger).to;
   const now = clock.now();
   const context = known ?? (await receiptContext(sql, scope, s.templateId, s.customerId));
+  // A session that pays an invoice (the hosted invoice page): the invoice is locked first and must
+  // still be payable, or the completion is refused (409) and nothing is written (one payment per
+  // invoice, whoever comes second loses). Its receipt and revenue postings are the invoice's
+  // (settleInvoice, below), so no session receipt is issued (BILLING §2.6).
+  const invoice = s.invoiceId
+    ? await lockInvoice(tx, { ...scope, accountId: context.workspace.accountId }, s.invoiceId)
+    : null;
+  if (s.invoiceId && (!invoice || !canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')))
+    throw errorsFor('invoice').conflict(`The invoice is ${invoice?.status ?? 'gone'}; it cannot be paid again`);
   const payment: Payment = {
     id: newId('payment'),
     workspaceId: scope.workspaceId,
@@ -72,7 +85,7 @@ export async function completeSession(
     adapter: how.adapter,
     customerId: s.customerId,
     checkoutSessionId: s.id,
-    invoiceId: null,
+    invoiceId: s.invoiceId,
     providerReference: how.providerReference,
     fee: how.fee ? BigInt(how.fee) : null,
     failureCode: null,
@@ -82,33 +95,37 @@ export async function completeSession(
     createdAt: now,
     updatedAt: now,
   };
-  const receipt = prepareSessionReceipt(scope, context, s, payment, now);
+  const receipt = invoice ? null : prepareSessionReceipt(scope, context, s, payment, now);
   // Chart of accounts: docs/decisions.md (Checkout sessions). Gross is held at the adapter until paid out; the
   // merchant's
   // `payments` balance carries it, less the provider's fee and the tax owed.
   const settlement = `settlement:${how.adapter}`;
-  const legs: LedgerLeg[] = [
-    { code: settlement, direction: 'debit', amount: s.amount, memo: `payment ${payment.id}` },
-    { code: 'payments', direction: 'credit', amount: s.amount },
-  ];
+  const legs: LedgerLeg[] = invoice
+    ? [] // settleInvoice posts the gross (settlement:<adapter> / revenue) and the tax
+    : [
+        { code: settlement, direction: 'debit', amount: s.amount, memo: `payment ${payment.id}` },
+        { code: 'payments', direction: 'credit', amount: s.amount },
+      ];
   if (how.fee)
     legs.push(
       { code: `gateway:${how.adapter}`, direction: 'debit', amount: BigInt(how.fee), memo: 'provider fee' },
       { code: settlement, direction: 'credit', amount: BigInt(how.fee) },
     );
-  if (receipt.taxAmount > 0n)
+  if (receipt && receipt.taxAmount > 0n)
     legs.push(
       { code: 'payments', direction: 'debit', amount: receipt.taxAmount, memo: 'tax included in the price' },
       { code: 'tax:ppn', direction: 'credit', amount: receipt.taxAmount },
     );
-  const ledger = ledgerRows(scope, {
-    txId: s.id,
-    currency: s.currency,
-    sourceType: 'checkout_session',
-    sourceId: s.id,
-    postedAt: now,
-    legs,
-  });
+  const ledger = !legs.length
+    ? []
+    : ledgerRows(scope, {
+        txId: s.id,
+        currency: s.currency,
+        sourceType: 'checkout_session',
+        sourceId: s.id,
+        postedAt: now,
+        legs,
+      });
   const completed: CheckoutSession = { ...s, status, completedAt: now, paymentId: payment.id, updatedAt: now };
   const opts = { requestId: how.requestId, source: how.source };
   const events = [
@@ -122,11 +139,12 @@ export async function completeSession(
   ];
   const ws = scope.workspaceId;
   const paying = how.attemptNumber ?? s.attemptCount;
-  // The caller's transaction ends here: on `pg` the write travels with COMMIT (Sql.last).
-  const [row] = await sql.last<{ superseded: Superseded[] }>(
+  // The caller's transaction ends here (on `pg` the write travels with COMMIT, Sql.last), unless the
+  // invoice is settled after it.
+  const [row] = await sql[invoice ? 'query' : 'last']<{ superseded: Superseded[] }>(
     q`WITH
   new_payment AS (${insertRows('payments', [payment])} RETURNING 1),
-  new_entries AS (${insertRows('ledger_entries', ledger)} RETURNING 1),
+  new_entries AS (${ledger.length ? q`${insertRows('ledger_entries', ledger)} RETURNING 1` : q`SELECT 1 WHERE false`}),
   completed_session AS (
     UPDATE checkout_sessions SET status = ${status}, "completedAt" = ${now}::timestamptz, "paymentId" = ${payment.id},
       "updatedAt" = ${now}::timestamptz
@@ -145,10 +163,18 @@ export async function completeSession(
   written AS (SELECT FROM (SELECT count(*) FROM new_payment) p, (SELECT count(*) FROM new_entries) e,
     (SELECT count(*) FROM completed_session) s, (SELECT count(*) FROM inserted_events) v,
     (SELECT count(*) FROM attempts) a),
-  ${issueReceiptCte(receipt, 'written')}
+  ${receipt ? issueReceiptCte(receipt, 'written') : q`issued_receipt AS (SELECT NULL AS number FROM written)`}
 SELECT number, (SELECT coalesce(jsonb_agg(
     jsonb_build_object('id', id, 'adapter', adapter, 'providerReference', "providerReference")), '[]'::jsonb)
   FROM attempts WHERE status = ${superseded}) AS superseded FROM issued_receipt`,
   );
+  if (invoice)
+    await settleInvoice(tx, scope, invoice, {
+      accountId: context.workspace.accountId,
+      requestId: how.requestId,
+      source: how.source ?? 'hosted',
+      payment,
+      txId: s.id,
+    });
   return Object.assign(completed, { superseded: (row?.superseded ?? []) as Superseded[] });
 }

@@ -1,7 +1,12 @@
 import { columns, sql as q, toJson, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { counterNames, nextCounterSql, numberSql, receiptPrefix } from '../../core/counters.ts';
 import { newId } from '../../core/ids.ts';
-import { DEFAULT_TAX_LABEL, DEFAULT_TAX_RATE, DEFAULT_THANK_YOU_TEXT, DEFAULT_ACCENT_COLOR } from './render/view.ts';
+import {
+  DEFAULT_TAX_LABEL,
+  DEFAULT_TAX_RATE,
+  DEFAULT_THANK_YOU_TEXT,
+  DEFAULT_ACCENT_COLOR,
+} from '../documents/view.ts';
 import type { CheckoutSession, Invoice, InvoiceLine, Payment } from '../../generated/prisma/client.ts';
 import type { RowScope } from '../../core/resource.ts';
 

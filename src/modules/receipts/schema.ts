@@ -1,5 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { documentType, emailResultType } from '../documents/schema.ts';
 import { receiptFields, receiptSummaryFields } from './fields.ts';
 import { emailReceipt, getReceipt, getSessionReceipt, listReceipts, receiptDocument } from './service.ts';
 
@@ -39,19 +40,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** A rendered document; REST routes marked `download` send `content` as the response body. */
-const ReceiptDocument = builder
-  .objectRef<{ contentType: string; filename: string; bytes: Buffer }>('ReceiptDocument')
-  .implement({
-    fields: (t) => ({
-      contentType: t.exposeString('contentType'),
-      filename: t.exposeString('filename'),
-      contentBase64: t.string({ resolve: (d) => d.bytes.toString('base64') }),
-    }),
-  });
-const ReceiptEmailResult = builder.objectRef<{ sent: boolean; to: string }>('ReceiptEmailResult').implement({
-  fields: (t) => ({ sent: t.exposeBoolean('sent'), to: t.exposeString('to') }),
-});
+const ReceiptDocument = documentType('ReceiptDocument');
+const ReceiptEmailResult = emailResultType('ReceiptEmailResult');
 
 builder.queryFields((t) => ({
   receiptDocument: t.field({

@@ -4,12 +4,14 @@ import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { keysetList } from '../../core/pagination.ts';
-import { findScoped, scoped } from '../../core/resource.ts';
+import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
+import { config } from '../../core/config.ts';
+import { audit } from '../../core/audit.ts';
 import { toWire } from '../../core/wire.ts';
 import { receiptFields } from './fields.ts';
-import { buildReceiptView, type ReceiptRecord } from './render/view.ts';
+import { buildReceiptView, type ReceiptRecord } from './view.ts';
 import type { ListReceiptsArgs } from './schema.ts';
 
 const err = errorsFor('receipt');
@@ -22,9 +24,18 @@ export async function getReceipt(ctx: Context, id: string) {
 /** GET /v1/checkout-sessions/:id/receipt: the receipt issued for a completed session. */
 export async function getSessionReceipt(ctx: Context, sessionId: string) {
   const auth = authorize(ctx, 'svc:checkout:read');
-  const row = await inTenant(tenant(auth), (tx) =>
-    tx.receipt.findFirst({ where: { ...scoped(auth), sourceType: 'checkout_session', sourceId: sessionId } }),
-  );
+  const row = await inTenant(tenant(auth), async (tx) => {
+    const own = await tx.receipt.findFirst({
+      where: { ...scoped(auth), sourceType: 'checkout_session', sourceId: sessionId },
+    });
+    if (own) return own;
+    // A session that paid an invoice issued the invoice's receipt (one per payment): found by its payment.
+    const s = await tx.checkoutSession.findFirst({
+      where: { ...scoped(auth), id: sessionId, invoiceId: { not: null } },
+      select: { paymentId: true },
+    });
+    return s?.paymentId ? tx.receipt.findFirst({ where: { ...scoped(auth), paymentId: s.paymentId } }) : null;
+  });
   if (!row) throw err.notFound('receipt');
   return row;
 }
@@ -63,10 +74,14 @@ export async function listReceipts(ctx: Context, args: ListReceiptsArgs) {
 
 /** The frozen receipt as renderers see it: the spec's full object, in the workspace's time zone. */
 async function viewOf(ctx: Context, id: string) {
-  const auth = authorize(ctx, 'svc:checkout:read');
-  const { row, timezone } = await inTenant(tenant(auth), async (tx) => {
-    const row = await findScoped(tx.receipt, auth, id, () => err.notFound('receipt'));
-    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: auth.workspaceId }, select: { timezone: true } });
+  return receiptViewIn(authorize(ctx, 'svc:checkout:read'), id);
+}
+
+/** The same for a tenant scope (the billing-email job has no caller). */
+export async function receiptViewIn(scope: RowScope, id: string) {
+  const { row, timezone } = await inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {
+    const row = await findScoped(tx.receipt, scope, id, () => err.notFound('receipt'));
+    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { timezone: true } });
     return { row, timezone: ws.timezone };
   });
   const record = toWire(row, receiptFields) as unknown as ReceiptRecord;
@@ -90,33 +105,51 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
       return {
         contentType: 'application/pdf',
         filename: `${name}.pdf`,
-        bytes: await (await import('./render/pdf.ts')).renderReceiptPdf(view),
+        bytes: await (await import('../documents/render/pdf.ts')).renderPdf(view),
       };
     case 'html':
       return {
         contentType: 'text/html; charset=utf-8',
         filename: `${name}.html`,
-        bytes: Buffer.from((await import('./render/html.ts')).renderReceiptHtml(view)),
+        bytes: Buffer.from((await import('../documents/render/html.ts')).renderHtml(view)),
       };
     case 'escpos':
       return {
         contentType: 'application/octet-stream',
         filename: `${name}.bin`,
-        bytes: (await import('./render/escpos.ts')).renderReceiptEscpos(view, { width: (width ?? 80) as 58 | 80 }),
+        bytes: (await import('../documents/render/escpos.ts')).renderEscpos(view, { width: (width ?? 80) as 58 | 80 }),
       };
   }
 }
 
-/** POST /v1/receipts/:id/email: sends, then records the latest send on the (otherwise frozen) receipt. */
+/**
+ * POST /v1/receipts/:id/email: sends, then records the latest send on the (otherwise frozen)
+ * receipt. Without SMTP (BILLING settled point 5): 200 `{sent: false}` and the message kept in
+ * the development outbox (config.mailOutboxDir), nothing recorded on the receipt. Every attempt is
+ * in the audit trail.
+ */
 export async function emailReceipt(ctx: Context, id: string, to?: string | null) {
   const auth = authorize(ctx, 'svc:checkout:write');
   const { view } = await viewOf(ctx, id);
-  if (auth.mode === 'test' && to != null) await assertTestRecipient(auth, to, view.customer?.email ?? null);
-  const sent = await (await import('./render/email.ts')).sendReceiptEmail(view, { to });
-  await inTenant(tenant(auth), (tx) =>
-    tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } }),
-  );
-  return { sent: true, to: sent.to };
+  // Over SMTP, test mode mails only known addresses; kept in the outbox, nothing leaves.
+  if (config.smtpUrl && auth.mode === 'test' && to != null)
+    await assertTestRecipient(auth, to, view.customer?.email ?? null);
+  const audited = (action: string) => inTenant(tenant(auth), (tx) => audit(tx, auth, action, id, ctx.requestId));
+  let sent: { sent: boolean; to: string };
+  try {
+    sent = await (await import('../documents/render/email.ts')).sendDocumentEmail(view, {
+      to,
+      outbox: config.mailOutboxDir,
+    });
+  } catch (e) {
+    if ((e as { canonical?: string }).canonical === 'email_failed') await audited('receipt.email_failed');
+    throw e;
+  }
+  await inTenant(tenant(auth), async (tx) => {
+    if (sent.sent) await tx.receipt.update({ where: { id }, data: { emailedAt: clock.now(), emailedTo: sent.to } });
+    await audit(tx, auth, sent.sent ? 'receipt.email_sent' : 'receipt.email_kept', id, ctx.requestId);
+  });
+  return { sent: sent.sent, to: sent.to };
 }
 
 /**
@@ -124,7 +157,12 @@ export async function emailReceipt(ctx: Context, id: string, to?: string | null)
  * test receipt goes only to its customer's email or to an address the workspace verified
  * itself (a joined member's email or its businessEmail). Live mode mails any valid `to` (spec).
  */
-async function assertTestRecipient(auth: Auth, to: string, customerEmail: string | null) {
+export async function assertTestRecipient(
+  auth: Auth,
+  to: string,
+  customerEmail: string | null,
+  resource: 'receipt' | 'invoice' = 'receipt',
+) {
   const address = to.trim().toLowerCase();
   if (address && address === customerEmail?.trim().toLowerCase()) return;
   const known = await inTenant(tenant(auth), async (tx) => {
@@ -145,9 +183,9 @@ async function assertTestRecipient(auth: Auth, to: string, customerEmail: string
     return ws.businessEmail?.trim().toLowerCase() === address;
   });
   if (!known) {
-    throw err.validation(
+    throw errorsFor(resource).validation(
       'to',
-      "In test mode a receipt is emailed only to its customer's email or to the workspace's own addresses " +
+      `In test mode a ${resource} is emailed only to its customer's email or to the workspace's own addresses ` +
         '(its members and businessEmail)',
     );
   }

@@ -4,12 +4,12 @@ import { startSmtp, type ReceivedMail } from '../../helpers/smtp.ts';
 import { extractText } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../../src/core/money.ts';
-import { toAscii, toWinAnsi } from '../../../src/modules/receipts/render/charset.ts';
-import { sendReceiptEmail, renderReceiptEmail } from '../../../src/modules/receipts/render/email.ts';
-import { CMD, renderReceiptEscpos } from '../../../src/modules/receipts/render/escpos.ts';
-import { renderReceiptHtml } from '../../../src/modules/receipts/render/html.ts';
-import { renderReceiptPdf } from '../../../src/modules/receipts/render/pdf.ts';
-import { buildReceiptView, type ReceiptRecord } from '../../../src/modules/receipts/render/view.ts';
+import { toAscii, toWinAnsi } from '../../../src/modules/documents/render/charset.ts';
+import { sendDocumentEmail, renderEmail } from '../../../src/modules/documents/render/email.ts';
+import { CMD, renderEscpos } from '../../../src/modules/documents/render/escpos.ts';
+import { renderHtml } from '../../../src/modules/documents/render/html.ts';
+import { renderPdf } from '../../../src/modules/documents/render/pdf.ts';
+import { buildReceiptView, type ReceiptRecord } from '../../../src/modules/receipts/view.ts';
 import { decodeWords, leaves, parseMime } from '../../helpers/mime.ts';
 import { sampleReceiptView, sampleUsdView } from '../../helpers/receipts.ts';
 
@@ -127,7 +127,7 @@ describe('buildReceiptView', () => {
 
 describe('PDF', () => {
   it('is a PDF whose text shows the number, merchant, every amount, PPN, total and cashier', async () => {
-    const pdf = await renderReceiptPdf(sampleReceiptView());
+    const pdf = await renderPdf(sampleReceiptView());
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pdf.subarray(-6).toString('latin1')).toContain('%%EOF');
     const { text, totalPages } = await pdfText(pdf);
@@ -159,7 +159,7 @@ describe('PDF', () => {
   });
 
   it('USD without tax: dollar amounts, no tax line, English labels, test-mode mark', async () => {
-    const { text } = await pdfText(await renderReceiptPdf(sampleUsdView({ mode: 'test' })));
+    const { text } = await pdfText(await renderPdf(sampleUsdView({ mode: 'test' })));
     for (const s of ['$12.34', '$5.00', '$15.00', '$27.34', 'RECEIPT', 'TEST MODE']) expect(text, s).toContain(s);
     expect(text).not.toContain('PPN');
   });
@@ -168,7 +168,7 @@ describe('PDF', () => {
     const view = sampleReceiptView({
       lineItems: [{ name: 'Café 咖啡 Łódź', quantity: 1, unitAmount: 150_000, amount: 150_000 }],
     });
-    const { text } = await pdfText(await renderReceiptPdf(view));
+    const { text } = await pdfText(await renderPdf(view));
     expect(text).toContain('Café ?? Lódz');
   });
 
@@ -185,7 +185,7 @@ describe('PDF', () => {
       tax: { label: 'PPN', rate: 0.11, amount: 5946, included: true },
       total: 60_000,
     });
-    const { text: pages, totalPages } = await extractText(new Uint8Array(await renderReceiptPdf(view)));
+    const { text: pages, totalPages } = await extractText(new Uint8Array(await renderPdf(view)));
     expect(totalPages).toBeGreaterThan(1);
     const all = pages.join(' ');
     for (let i = 1; i <= 60; i++) expect(all).toMatch(new RegExp(`Item ${i}\\b`));
@@ -194,9 +194,9 @@ describe('PDF', () => {
 
   it('is deterministic, and sharing font tables across documents changes no byte', async () => {
     const view = sampleReceiptView();
-    const a = await renderReceiptPdf(view, { shareFonts: false });
-    const b = await renderReceiptPdf(view);
-    const c = await renderReceiptPdf(view);
+    const a = await renderPdf(view, { shareFonts: false });
+    const b = await renderPdf(view);
+    const c = await renderPdf(view);
     expect(b.equals(a)).toBe(true);
     expect(c.equals(a)).toBe(true);
   });
@@ -222,7 +222,7 @@ describe('HTML', () => {
   });
 
   it('escapes every user string: no script element, no injected attribute', () => {
-    const html = renderReceiptHtml(hostile);
+    const html = renderHtml(hostile);
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/<img src=x/i);
     expect(html).toContain(
@@ -234,7 +234,7 @@ describe('HTML', () => {
   });
 
   it('is a complete page with the number, amounts, PPN and a restrictive CSP', () => {
-    const html = renderReceiptHtml(
+    const html = renderHtml(
       sampleReceiptView({ merchant: { ...sampleReceiptView().merchant, logoUrl: 'https://cdn.example.com/logo.png' } }),
     );
     expect(html.startsWith('<!doctype html>')).toBe(true);
@@ -289,7 +289,7 @@ describe('ESC/POS', () => {
   for (const width of [58, 80] as const) {
     const cols = width === 58 ? 32 : 48;
     it(`${width} mm: init first, bold centred header, lines within ${cols} columns, cut last`, () => {
-      const bytes = renderReceiptEscpos(long, { width });
+      const bytes = renderEscpos(long, { width });
       expect([...bytes.subarray(0, 2)]).toEqual([0x1b, 0x40]);
       expect([...bytes.subarray(-4)]).toEqual(CMD.cut);
       const s = bytes.toString('latin1');
@@ -309,20 +309,20 @@ describe('ESC/POS', () => {
   }
 
   it('only printable ASCII between the commands: user text cannot inject printer commands', () => {
-    const lines = printed(renderReceiptEscpos(long));
+    const lines = printed(renderEscpos(long));
     for (const line of lines) expect(line).toMatch(/^[\x20-\x7e]*$/);
     // the ESC p (cash drawer) in the item name is gone
-    expect(renderReceiptEscpos(long).includes(Buffer.from([0x1b, 0x70]))).toBe(false);
+    expect(renderEscpos(long).includes(Buffer.from([0x1b, 0x70]))).toBe(false);
   });
 
   it('default receipt: the totals, PPN and cashier, amounts right-aligned at the edge', () => {
-    const lines = printed(renderReceiptEscpos(sampleReceiptView(), { width: 58 }));
+    const lines = printed(renderEscpos(sampleReceiptView(), { width: 58 }));
     expect(lines).toContain(`PPN 11%${' '.repeat(32 - 7 - 9)}Rp 14.865`);
     expect(lines).toContain(`TOTAL${' '.repeat(32 - 5 - 10)}Rp 150.000`);
     expect(lines.find((l) => l.startsWith('Kasir'))).toMatch(/Siti Rahma$/);
     expect(lines.find((l) => l.startsWith('No.'))).toMatch(/SVC-RCPT-2026-11-0001$/);
     expect(lines).toEqual(expect.arrayContaining(['Jl. Sudirman No. 1', 'Jakarta Pusat 10220'])); // address lines kept
-    expect(() => renderReceiptEscpos(sampleReceiptView(), { width: 57 as 58 })).toThrow(RangeError);
+    expect(() => renderEscpos(sampleReceiptView(), { width: 57 as 58 })).toThrow(RangeError);
   });
 });
 
@@ -339,7 +339,7 @@ describe('email', () => {
 
   it('sends HTML and text with the PDF attached, to the customer by default', async () => {
     const view = sampleReceiptView();
-    const result = await sendReceiptEmail(view, { smtpUrl });
+    const result = await sendDocumentEmail(view, { smtpUrl });
     expect(result.to).toBe('budi@example.com');
     expect(result.messageId).toMatch(/^<.+@.+>$/);
     const msg = received.at(-1)!;
@@ -362,40 +362,40 @@ describe('email', () => {
     expect(html).not.toMatch(/<\/?mj-/); // compiled, not MJML
     expect(pdf.headers['content-disposition']).toMatch(/attachment; filename="?SVC-RCPT-2026-11-0001\.pdf"?/);
     expect(pdf.body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    expect(pdf.body.equals(await renderReceiptPdf(view))).toBe(true);
+    expect(pdf.body.equals(await renderPdf(view))).toBe(true);
   });
 
   it('an explicit `to` wins; hostile text stays escaped in the HTML part', async () => {
     const view = sampleReceiptView({
       lineItems: [{ name: '<script>alert(1)</script>', quantity: 1, unitAmount: 150_000, amount: 150_000 }],
     });
-    const result = await sendReceiptEmail(view, { smtpUrl, to: 'kasir@toko.example' });
+    const result = await sendDocumentEmail(view, { smtpUrl, to: 'kasir@toko.example' });
     expect(result.to).toBe('kasir@toko.example');
     expect(received.at(-1)!.rcpt).toEqual(['kasir@toko.example']);
-    const { html } = await renderReceiptEmail(view);
+    const { html } = await renderEmail(view);
     expect(html).not.toContain('<script>alert(1)');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 
   it('no recipient is 409 no_recipient; a bad address is 400 on `to`; a dead server is 502', async () => {
     const anonymous = sampleUsdView();
-    await expect(sendReceiptEmail(anonymous, { smtpUrl })).rejects.toMatchObject({
+    await expect(sendDocumentEmail(anonymous, { smtpUrl })).rejects.toMatchObject({
       canonical: 'no_recipient',
       status: 409,
     });
-    await expect(sendReceiptEmail(anonymous, { smtpUrl, to: 'a@b.c, evil@x.y' })).rejects.toMatchObject({
+    await expect(sendDocumentEmail(anonymous, { smtpUrl, to: 'a@b.c, evil@x.y' })).rejects.toMatchObject({
       canonical: 'validation_error',
       field: 'to',
     });
-    await expect(sendReceiptEmail(anonymous, { smtpUrl, to: 'a@b.c\r\nBcc: evil@x.y' })).rejects.toMatchObject({
+    await expect(sendDocumentEmail(anonymous, { smtpUrl, to: 'a@b.c\r\nBcc: evil@x.y' })).rejects.toMatchObject({
       canonical: 'validation_error',
     });
-    await expect(sendReceiptEmail(anonymous, { smtpUrl: '', to: 'a@b.example' })).rejects.toMatchObject({
+    await expect(sendDocumentEmail(anonymous, { smtpUrl: '', to: 'a@b.example' })).rejects.toMatchObject({
       canonical: 'email_failed',
       status: 502,
     });
     await expect(
-      sendReceiptEmail(anonymous, { smtpUrl: 'smtp://127.0.0.1:1', to: 'a@b.example' }),
+      sendDocumentEmail(anonymous, { smtpUrl: 'smtp://127.0.0.1:1', to: 'a@b.example' }),
     ).rejects.toMatchObject({ canonical: 'email_failed', status: 502 });
   });
 });

@@ -5,8 +5,8 @@
 // power-on table; since only ASCII is sent, any code page a printer is left in prints the same.
 // Control bytes in user text are dropped, so an item name cannot smuggle in a command.
 import { toAscii } from './charset.ts';
-import { layoutReceiptLines } from './text.ts';
-import type { ReceiptView } from './view.ts';
+import { layoutLines } from './text.ts';
+import type { DocumentView } from '../view.ts';
 
 export type PaperWidth = 58 | 80;
 
@@ -27,14 +27,14 @@ export const CMD = {
 };
 
 /** The receipt as ESC/POS bytes for 58 mm (32 columns) or 80 mm (48 columns, default) paper. */
-export function renderReceiptEscpos(view: ReceiptView, opts: { width?: PaperWidth } = {}): Buffer {
+export function renderEscpos(view: DocumentView, opts: { width?: PaperWidth } = {}): Buffer {
   const cols = COLUMNS[opts.width ?? 80];
   if (!cols) throw new RangeError(`paper width must be 58 or 80, not ${opts.width}`);
   const out: number[] = [...CMD.init, ...CMD.codePage437];
   let align: 'left' | 'center' = 'left';
   let bold = false;
   let tall = false;
-  for (const line of layoutReceiptLines(view, cols, toAscii)) {
+  for (const line of layoutLines(view, cols, toAscii)) {
     if (line.align !== align) out.push(...CMD.align((align = line.align)));
     if (!!line.bold !== bold) out.push(...CMD.bold((bold = !!line.bold)));
     if (!!line.tall !== tall) out.push(...CMD.size((tall = !!line.tall)));

@@ -1,79 +1,28 @@
-// What a receipt shows, fully decided before any renderer runs: the PDF, HTML, ESC/POS and email
-// renderers only lay it out. Amounts stay integers in minor units; renderers format them.
+// What a receipt shows: the receipt's own view builder over the shared document view
+// (src/modules/documents/view.ts); the renderers in src/modules/documents/render lay it out.
 
-import { templateDefaults } from '../../templates/fields.ts';
+import {
+  DEFAULT_TAX_LABEL,
+  DEFAULT_TAX_RATE,
+  DEFAULT_THANK_YOU_TEXT,
+  type DocumentLanguage,
+  type DocumentView,
+  METHOD_LABELS,
+  nonEmpty,
+  safeColor,
+  safeUrl,
+} from '../documents/view.ts';
 
-/** spec Receipt defaults, from the one list templates store (PPN, 0.11, the bilingual thank-you). */
-export const DEFAULT_TAX_LABEL = templateDefaults.taxLabel;
-export const DEFAULT_TAX_RATE = templateDefaults.taxRate;
-export const DEFAULT_THANK_YOU_TEXT = templateDefaults.thankYouText;
-export const DEFAULT_ACCENT_COLOR = '#0f766e';
+export {
+  DEFAULT_ACCENT_COLOR,
+  DEFAULT_TAX_LABEL,
+  DEFAULT_TAX_RATE,
+  DEFAULT_THANK_YOU_TEXT,
+} from '../documents/view.ts';
 
-export type ReceiptLanguage = 'id' | 'en';
-
-export interface ReceiptViewItem {
-  name: string;
-  quantity: number;
-  /** Minor units. */
-  unitAmount: number;
-  /** quantity x unitAmount, minor units. */
-  amount: number;
-}
-
-export interface ReceiptView {
-  /** `rcpt_` id. */
-  id: string;
-  /** `SVC-RCPT-YYYY-MM-NNNN`. */
-  number: string;
-  /** Test receipts carry a visible "test mode" mark. */
-  mode: 'live' | 'test';
-  /** Language of the fixed labels ("Total", "Kasir", ...). */
-  language: ReceiptLanguage;
-  /** BCP 47 locale for dates and percentages (amounts follow their currency: see formatMoney). */
-  locale: string;
-  /** IANA zone the dates are shown in, e.g. Asia/Jakarta. */
-  timezone: string;
-  issuedAt: Date;
-  paidAt: Date | null;
-  /** Uppercase ISO 4217. */
-  currency: string;
-  merchant: {
-    name: string;
-    /** Shown under the name (the template's header line). */
-    tagline: string | null;
-    /** Null when the template hides it (`showMerchantAddress` false). */
-    address: string | null;
-    /** NPWP for Indonesian merchants. */
-    taxId: string | null;
-    /** http(s) only; HTML and email show it, the PDF and ESC/POS do not fetch it. */
-    logoUrl: string | null;
-    /** `#rrggbb`. */
-    accentColor: string;
-  };
-  customer: { name: string | null; email: string | null; phone: string | null } | null;
-  lineItems: ReceiptViewItem[];
-  /** Pre-tax, minor units. */
-  subtotal: number;
-  /** Null: the tax block is suppressed (tax not configured, `showTax` false). */
-  tax: {
-    label: string;
-    /** Fractional, 0.11 = 11%. */
-    rate: number;
-    amount: number;
-    /** spec: taxAmount = round(total x rate / (1 + rate)), i.e. prices include the tax. */
-    included: boolean;
-  } | null;
-  /** = subtotal + tax amount, minor units. */
-  total: number;
-  /** e.g. "QRIS", "BCA Virtual Account". */
-  paymentMethodLabel: string | null;
-  cashierName: string | null;
-  /** The source the receipt is for (checkout session or invoice id). */
-  reference: string | null;
-  thankYouText: string;
-  /** Free text from the template; may hold line breaks. */
-  footerText: string | null;
-}
+/** A receipt's view: a document view without the invoice block. */
+export type ReceiptView = DocumentView;
+export type ReceiptLanguage = DocumentLanguage;
 
 /** The spec's full receipt object (GET /v1/receipts/:id), the input of `buildReceiptView`. */
 export interface ReceiptRecord {
@@ -113,21 +62,6 @@ export interface ReceiptRecord {
     merchantTaxId?: string | null;
   };
 }
-
-const METHOD_LABELS: Record<string, string> = {
-  qris: 'QRIS',
-  va: 'Virtual Account',
-  card: 'Card',
-  ewallet: 'E-wallet',
-  retail: 'Retail outlet',
-  bank_transfer: 'Bank transfer',
-  manual: 'Bank transfer',
-};
-
-const nonEmpty = (s: string | null | undefined): string | null => (s != null && s.trim() !== '' ? s : null);
-const safeUrl = (s: string | null | undefined): string | null => (s && /^https?:\/\/[^\s]+$/i.test(s) ? s : null);
-const safeColor = (s: string | null | undefined): string =>
-  s && /^#[0-9a-f]{6}$/i.test(s) ? s.toLowerCase() : DEFAULT_ACCENT_COLOR;
 
 /**
  * Decides what a stored receipt shows: template switches applied (address shown or not, tax

@@ -1,7 +1,7 @@
-// Text every renderer shares: the fixed labels in the receipt's language, dates in its zone,
+// Text every renderer shares: the fixed labels in the document's kind and language, dates in its zone,
 // amounts in its currency. Intl objects are cached: building one costs far more than using it.
 import { formatMoney } from '../../../core/money.ts';
-import { DEFAULT_ACCENT_COLOR, type ReceiptLanguage, type ReceiptView } from './view.ts';
+import { DEFAULT_ACCENT_COLOR, type DocumentLanguage, type DocumentView } from '../view.ts';
 
 const LABELS = {
   en: {
@@ -24,6 +24,17 @@ const LABELS = {
     testMode: 'TEST MODE - not a real payment',
     emailSubject: (number: string, merchant: string) => `Receipt ${number} from ${merchant}`,
     emailIntro: (merchant: string) => `Here is your receipt from ${merchant}. The PDF copy is attached.`,
+    invoice: 'Invoice',
+    due: 'Due',
+    discount: 'Discount',
+    amountPaid: 'Amount paid',
+    amountDue: 'Amount due',
+    payOnline: 'Pay online',
+    memo: 'Note',
+    billTo: 'Bill to',
+    stamps: { draft: 'DRAFT', paid: 'PAID', void: 'VOID', past_due: 'PAST DUE', uncollectible: 'UNCOLLECTIBLE' },
+    invoiceSubject: (number: string, merchant: string) => `Invoice ${number} from ${merchant}`,
+    invoiceIntro: (merchant: string) => `Here is your invoice from ${merchant}. The PDF copy is attached.`,
   },
   id: {
     receipt: 'Struk',
@@ -45,11 +56,28 @@ const LABELS = {
     testMode: 'MODE UJI - bukan pembayaran sungguhan',
     emailSubject: (number: string, merchant: string) => `Struk ${number} dari ${merchant}`,
     emailIntro: (merchant: string) => `Berikut struk Anda dari ${merchant}. Salinan PDF terlampir.`,
+    invoice: 'Faktur',
+    due: 'Jatuh tempo',
+    discount: 'Diskon',
+    amountPaid: 'Sudah dibayar',
+    amountDue: 'Sisa tagihan',
+    payOnline: 'Bayar online',
+    memo: 'Catatan',
+    billTo: 'Ditagihkan kepada',
+    stamps: {
+      draft: 'DRAF',
+      paid: 'LUNAS',
+      void: 'BATAL',
+      past_due: 'LEWAT JATUH TEMPO',
+      uncollectible: 'TIDAK TERTAGIH',
+    },
+    invoiceSubject: (number: string, merchant: string) => `Faktur ${number} dari ${merchant}`,
+    invoiceIntro: (merchant: string) => `Berikut faktur Anda dari ${merchant}. Salinan PDF terlampir.`,
   },
 } as const;
 
-export type Labels = (typeof LABELS)[ReceiptLanguage];
-export const labelsFor = (view: Pick<ReceiptView, 'language'>): Labels => LABELS[view.language] ?? LABELS.en;
+export type Labels = (typeof LABELS)[DocumentLanguage];
+export const labelsFor = (view: Pick<DocumentView, 'language'>): Labels => LABELS[view.language] ?? LABELS.en;
 
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 const percentFormats = new Map<string, Intl.NumberFormat>();
@@ -94,17 +122,44 @@ export function formatInteger(n: number, locale: string): string {
   return nf.format(n);
 }
 
-/** The strings a receipt shows, computed once per render and shared by every layout. */
-export function receiptText(view: ReceiptView) {
+/** The strings a document shows, computed once per render and shared by every layout. */
+export function documentText(view: DocumentView) {
   const L = labelsFor(view);
   const { accentColor, logoUrl } = view.merchant;
   const money = (amount: number) => formatMoney(amount, view.currency);
+  const inv = view.invoice;
+  const stamp = inv ? ((L.stamps as Record<string, string>)[inv.status] ?? null) : null;
+  const taxLine = view.tax
+    ? view.tax.rate == null
+      ? view.tax.label
+      : `${view.tax.label} ${formatRate(view.tax.rate, view.locale)}`
+    : null;
+  // The totals block in reading order: rows above the grand total, then rows below it (invoices).
+  const above: [string, string][] = [];
+  if (view.tax || inv?.discount) above.push([L.subtotal, money(view.subtotal)]);
+  if (inv?.discount) above.push([L.discount, money(-inv.discount)]);
+  if (view.tax && taxLine) above.push([taxLine, money(view.tax.amount)]);
+  const below: [string, string][] = inv
+    ? [
+        [L.amountPaid, money(inv.amountPaid)],
+        [L.amountDue, money(inv.amountDue)],
+      ]
+    : [];
   return {
     L,
     money,
+    /** "Struk"/"Receipt" or "Faktur"/"Invoice". */
+    title: view.kind === 'invoice' ? L.invoice : L.receipt,
+    /** DRAFT / PAID / VOID / PAST DUE on invoices; null on open invoices and receipts. */
+    stamp,
+    dueAt: inv?.dueAt ? formatDateTime(inv.dueAt, view.locale, view.timezone) : null,
+    subject: (view.kind === 'invoice' ? L.invoiceSubject : L.emailSubject)(view.number, view.merchant.name),
+    intro: (view.kind === 'invoice' ? L.invoiceIntro : L.emailIntro)(view.merchant.name),
     issuedAt: formatDateTime(view.issuedAt, view.locale, view.timezone),
     paidAt: view.paidAt ? formatDateTime(view.paidAt, view.locale, view.timezone) : null,
-    taxLine: view.tax ? `${view.tax.label} ${formatRate(view.tax.rate, view.locale)}` : null,
+    taxLine,
+    above,
+    below,
     quantity: (q: number) => formatInteger(q, view.locale),
     // Views can be built by hand: these two reach CSS, a PDF colour and an <img src>, so check again.
     accent: /^#[0-9a-f]{6}$/i.test(accentColor) ? accentColor : DEFAULT_ACCENT_COLOR,

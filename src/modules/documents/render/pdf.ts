@@ -1,11 +1,11 @@
-// The receipt as a PDF: one A5 portrait page (more when the items overflow), pdfkit with the
+// A document (receipt or invoice) as a PDF: one A5 portrait page (more when the items overflow), pdfkit with the
 // standard Helvetica fonts (referenced, not embedded: no font file is read, every viewer has
 // them), WinAnsi text. Fast enough to render on request: no disk or network I/O per render, Intl
 // formatters cached, and the fonts' metric tables built once per process (sharedFonts below).
 import PDFDocument from 'pdfkit';
 import { toWinAnsi } from './charset.ts';
-import { receiptText } from './format.ts';
-import type { ReceiptView } from './view.ts';
+import { documentText } from './format.ts';
+import type { DocumentView } from '../view.ts';
 
 const PAGE = { size: 'A5' as const, width: 419.53, height: 595.28, margin: 36 };
 const W = PAGE.width - 2 * PAGE.margin;
@@ -65,7 +65,7 @@ function useFont(doc: Doc, name: string, share: boolean) {
 }
 
 /** The receipt as PDF bytes (`%PDF-1.3 ...`). Same view, same bytes: dates come from the view. */
-export function renderReceiptPdf(view: ReceiptView, opts: { shareFonts?: boolean } = {}): Promise<Buffer> {
+export function renderPdf(view: DocumentView, opts: { shareFonts?: boolean } = {}): Promise<Buffer> {
   const share = opts.shareFonts ?? true;
   const doc = new PDFDocument({
     size: PAGE.size,
@@ -157,10 +157,10 @@ class Pen {
   }
 }
 
-type Ctx = { pen: Pen; view: ReceiptView; t: ReturnType<typeof receiptText> };
+type Ctx = { pen: Pen; view: DocumentView; t: ReturnType<typeof documentText> };
 
-function draw(doc: Doc, view: ReceiptView) {
-  const ctx: Ctx = { pen: new Pen(doc), view, t: receiptText(view) };
+function draw(doc: Doc, view: DocumentView) {
+  const ctx: Ctx = { pen: new Pen(doc), view, t: documentText(view) };
   let y = drawHeader(ctx);
   y = drawDetails(ctx, y);
   y = drawItems(ctx, y);
@@ -177,9 +177,10 @@ function drawHeader({ pen, view, t }: Ctx): number {
   if (m.tagline) left = pen.block(m.tagline, LEFT, left + 1, W * 0.58, { color: MUTED });
   if (m.address) left = pen.block(m.address, LEFT, left + 2, W * 0.58, { size: 8, color: MUTED });
   if (m.taxId) left = pen.block(`${L.taxId}: ${m.taxId}`, LEFT, left + 1, W * 0.58, { size: 8, color: MUTED });
-  pen.line(L.receipt.toUpperCase(), RIGHT, y + 2, { font: BOLD, size: 11, color: accent, align: 'right' });
+  pen.line(t.title.toUpperCase(), RIGHT, y + 2, { font: BOLD, size: 11, color: accent, align: 'right' });
   pen.line(view.number, RIGHT, y + 17, { font: BOLD, size: 9, align: 'right' });
-  y = Math.max(left, y + 30) + 6;
+  if (t.stamp) pen.line(t.stamp, RIGHT, y + 31, { font: BOLD, size: 10, color: '#b91c1c', align: 'right' });
+  y = Math.max(left, y + (t.stamp ? 44 : 30)) + 6;
   if (view.mode === 'test') {
     pen.line(L.testMode, PAGE.width / 2, y, { font: BOLD, size: 9, color: '#b91c1c', align: 'center' });
     y += 14;
@@ -197,6 +198,7 @@ function drawDetails({ pen, view, t }: Ctx, top: number): number {
   const details: [string, string | null, number][] = [
     [L.number, view.number, 8.5],
     [L.issued, t.issuedAt, 8.5],
+    [L.due, t.dueAt, 8.5],
     [L.paid, t.paidAt, 8.5],
     [L.method, view.paymentMethodLabel, 8.5],
     [L.cashier, view.cashierName, 8.5],
@@ -266,17 +268,17 @@ function drawItems(ctx: Ctx, top: number): number {
 function drawTotals(ctx: Ctx, top: number) {
   const { pen, view, t } = ctx;
   const closing = [view.thankYouText, view.footerText].filter((s): s is string => !!s);
-  const needed = 18 * (view.tax ? 3 : 1) + 24 + closing.reduce((n, s) => n + pen.heightOf(s, W, BOLD, 10) + 6, 0);
+  const extra = t.below.length * 14 + (view.invoice?.memo || view.invoice?.payUrl ? 40 : 0);
+  const needed =
+    18 * (t.above.length + 1) + 24 + extra + closing.reduce((n, s) => n + pen.heightOf(s, W, BOLD, 10) + 6, 0);
   let y = (top + needed > BOTTOM ? newPage(ctx) : top) + 4;
   const labelX = RIGHT - 190;
   const amount = (s: string, at: number, o: TextOpts = {}) =>
     pen.line(s, X.amountR - 3, at, { ...o, align: 'right', fit: 120 });
-  if (view.tax) {
-    pen.line(t.L.subtotal, labelX, y, { color: MUTED });
-    amount(t.money(view.subtotal), y);
-    pen.line(t.taxLine!, labelX, y + 14, { color: MUTED });
-    amount(t.money(view.tax.amount), y + 14);
-    y += 28;
+  for (const [label, value] of t.above) {
+    pen.line(label, labelX, y, { color: MUTED });
+    amount(value, y);
+    y += 14;
   }
   pen.rule(y, labelX, INK, 1);
   y += 6;
@@ -286,6 +288,19 @@ function drawTotals(ctx: Ctx, top: number) {
   if (view.tax?.included) {
     pen.line(t.L.taxIncluded(view.tax.label), X.amountR - 3, y, { size: 7.5, color: MUTED, align: 'right' });
     y += 12;
+  }
+  for (const [label, value] of t.below) {
+    pen.line(label, labelX, y, { font: BOLD });
+    amount(value, y, { font: BOLD });
+    y += 14;
+  }
+  const inv = view.invoice;
+  if (inv?.memo) y = pen.block(`${t.L.memo}: ${inv.memo}`, LEFT, y + 6, W, { size: 8.5 });
+  if (inv?.payUrl) {
+    pen.line(`${t.L.payOnline}:`, LEFT, y + 8, { font: BOLD, size: 8.5, color: t.accent });
+    pen.doc.font(REGULAR).fontSize(7.5).fillColor(INK);
+    pen.doc.text(toWinAnsi(inv.payUrl), LEFT, y + 19, { width: W, link: inv.payUrl });
+    y = pen.doc.y;
   }
   y = pen.block(view.thankYouText, LEFT, y + 10, W, { font: BOLD, size: 10, color: t.accent, align: 'center' }) + 4;
   if (view.footerText) pen.block(view.footerText, LEFT, y, W, { size: 8, color: MUTED, align: 'center' });

@@ -1,8 +1,8 @@
-// The receipt as one self-contained HTML page: inline CSS, no script, no external resource but
+// A document (receipt or invoice) as one self-contained HTML page: inline CSS, no script, no external resource but
 // the merchant's logo (http(s) only), a CSP that forbids anything else, print styles for A5.
 // Every piece of merchant or customer text goes through escapeHtml.
-import { receiptText } from './format.ts';
-import type { ReceiptView } from './view.ts';
+import { documentText } from './format.ts';
+import type { DocumentView } from '../view.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
@@ -39,9 +39,16 @@ footer .thanks{color:var(--accent);font-weight:700}
 @media print{body{background:#fff}.receipt{box-shadow:none;border-radius:0;margin:0;max-width:none;padding:0}}
 `;
 
-/** The receipt as a complete HTML document (`text/html; charset=utf-8`). */
-export function renderReceiptHtml(view: ReceiptView): string {
-  const t = receiptText(view);
+/** Invoice-only rules (receipts keep their exact bytes). */
+const INVOICE_CSS = `.stamp{display:inline-block;margin-top:4px;padding:1px 8px;border:2px solid #b91c1c;color:#b91c1c;
+font-weight:700}
+.pay{display:inline-block;margin-top:12px;padding:8px 18px;border:0;border-radius:4px;background:var(--accent);
+color:#fff;font:inherit;font-weight:700;text-decoration:none;cursor:pointer}
+`;
+
+/** The document as a complete HTML page (`text/html; charset=utf-8`). */
+export function renderHtml(view: DocumentView): string {
+  const t = documentText(view);
   const L = t.L;
   const e = escapeHtml;
   const m = view.merchant;
@@ -62,13 +69,25 @@ export function renderReceiptHtml(view: ReceiptView): string {
         .map((v, i) => (v ? `<div${i === 0 ? ' class="strong"' : ''}>${e(v)}</div>` : ''))
         .join('')}</div>`
     : '';
-  const tax = view.tax
-    ? `<tr><td class="muted">${e(L.subtotal)}</td><td class="num">${e(t.money(view.subtotal))}</td></tr>` +
-      `<tr><td class="muted">${e(t.taxLine!)}</td><td class="num">${e(t.money(view.tax.amount))}</td></tr>`
-    : '';
+  const tax = t.above
+    .map(([label, amount]) => `<tr><td class="muted">${e(label)}</td><td class="num">${e(amount)}</td></tr>`)
+    .join('');
+  const below = t.below
+    .map(([label, amount]) => `<tr><td class="strong">${e(label)}</td><td class="num strong">${e(amount)}</td></tr>`)
+    .join('');
+  const inv = view.invoice;
+  const extras =
+    (inv?.memo ? `<p class="pre"><span class="muted">${e(L.memo)}:</span> ${e(inv.memo)}</p>\n` : '') +
+    (inv?.payAction
+      ? `<form method="post" action="${e(inv.payAction)}"><button class="pay" type="submit" id="pay">` +
+        `${e(L.payOnline)} ${e(t.money(inv.amountDue))}</button></form>\n`
+      : inv?.payUrl
+        ? `<p><a class="pay" href="${e(inv.payUrl)}">${e(L.payOnline)}</a></p>\n`
+        : '');
   const meta =
     row(L.number, view.number) +
     row(L.issued, t.issuedAt) +
+    row(L.due, t.dueAt) +
     row(L.paid, t.paidAt) +
     row(L.method, view.paymentMethodLabel) +
     row(L.cashier, view.cashierName) +
@@ -84,8 +103,8 @@ export function renderReceiptHtml(view: ReceiptView): string {
 <meta http-equiv="Content-Security-Policy"
  content="default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:">
 <meta name="robots" content="noindex">
-<title>${e(`${L.receipt} ${view.number} - ${m.name}`)}</title>
-<style>:root{--accent:${t.accent}}${CSS}</style>
+<title>${e(`${t.title} ${view.number} - ${m.name}`)}</title>
+<style>:root{--accent:${t.accent}}${CSS}${view.kind === 'invoice' ? INVOICE_CSS : ''}</style>
 </head>
 <body>
 <main class="receipt">
@@ -96,7 +115,7 @@ ${m.tagline ? `<div class="muted">${e(m.tagline)}</div>` : ''}
 ${m.address ? `<div class="muted small pre">${e(m.address)}</div>` : ''}
 ${m.taxId ? `<div class="muted small">${e(L.taxId)}: ${e(m.taxId)}</div>` : ''}
 </div>
-<div class="doc"><div class="kind">${e(L.receipt)}</div><div><strong>${e(view.number)}</strong></div></div>
+<div class="doc"><div class="kind">${e(t.title)}</div><div><strong>${e(view.number)}</strong></div>${t.stamp ? `<div class="stamp">${e(t.stamp)}</div>` : ''}</div>
 </header>
 ${view.mode === 'test' ? `<p class="test">${e(L.testMode)}</p>` : ''}
 <section class="meta">
@@ -110,8 +129,8 @@ ${customer}
 <table class="totals">
 ${tax}<tr class="grand"><td>${e(L.total)}</td><td class="num">${e(t.money(view.total))}</td></tr>
 ${view.tax?.included ? `<tr><td colspan="2" class="num muted small">${e(L.taxIncluded(view.tax.label))}</td></tr>` : ''}
-</table>
-<footer>
+${below}</table>
+${extras}<footer>
 <div class="thanks pre">${e(view.thankYouText)}</div>
 ${view.footerText ? `<div class="muted small pre">${e(view.footerText)}</div>` : ''}
 </footer>

@@ -1,8 +1,8 @@
-// A receipt as fixed-width lines: the layout of the ESC/POS slip (32 or 48 columns, ASCII) and of
+// A document as fixed-width lines: the layout of the ESC/POS slip (32 or 48 columns, ASCII) and of
 // the plain-text part of the email (Unicode). Right-aligned columns are made with spaces, so a
 // line never depends on the printer's own alignment except for centred header and footer lines.
-import { receiptText } from './format.ts';
-import type { ReceiptView } from './view.ts';
+import { documentText } from './format.ts';
+import type { DocumentView } from '../view.ts';
 
 export interface TextLine {
   text: string;
@@ -57,12 +57,8 @@ export function columns(left: string, right: string, cols: number): string[] {
  * The receipt's lines for a `cols`-wide slip. Every string that reaches a line goes through
  * `clean` first (the ESC/POS renderer passes toAscii), so widths are measured on what prints.
  */
-export function layoutReceiptLines(
-  view: ReceiptView,
-  cols: number,
-  clean: (s: string) => string = (s) => s,
-): TextLine[] {
-  const t = receiptText(view);
+export function layoutLines(view: DocumentView, cols: number, clean: (s: string) => string = (s) => s): TextLine[] {
+  const t = documentText(view);
   const L = t.L;
   const lines: TextLine[] = [];
   const push = (texts: string[], align: TextLine['align'] = 'left', style: Pick<TextLine, 'bold' | 'tall'> = {}) => {
@@ -86,9 +82,12 @@ export function layoutReceiptLines(
   centred(view.merchant.address);
   if (view.merchant.taxId) centred(`${L.taxId}: ${view.merchant.taxId}`);
   if (view.mode === 'test') centred(L.testMode, { bold: true });
+  if (view.kind === 'invoice') centred(t.title.toUpperCase(), { bold: true });
+  centred(t.stamp, { bold: true });
   rule();
   kv(L.number, view.number);
   kv(L.issued, t.issuedAt);
+  kv(L.due, t.dueAt);
   kv(L.paid, t.paidAt);
   kv(L.method, view.paymentMethodLabel);
   kv(L.cashier, view.cashierName);
@@ -102,12 +101,15 @@ export function layoutReceiptLines(
     );
   }
   rule();
-  if (view.tax) {
-    kv(L.subtotal, t.money(view.subtotal));
-    kv(t.taxLine!, t.money(view.tax.amount));
-  }
+  for (const [label, amount] of t.above) kv(label, amount);
   kv(L.total.toUpperCase(), t.money(view.total), { bold: true });
   if (view.tax?.included) push(wrap(clean(L.taxIncluded(view.tax.label)), cols));
+  for (const [i, [label, amount]] of t.below.entries()) kv(label, amount, { bold: i === t.below.length - 1 });
+  if (view.invoice?.memo) push(wrap(clean(`${L.memo}: ${view.invoice.memo}`), cols));
+  if (view.invoice?.payUrl) {
+    push(wrap(clean(`${L.payOnline}:`), cols));
+    push(wrap(clean(view.invoice.payUrl), cols));
+  }
   rule();
   centred(view.thankYouText);
   centred(view.footerText);
@@ -115,9 +117,9 @@ export function layoutReceiptLines(
 }
 
 /** The plain-text receipt (the email's text part): lines joined, centred lines padded. */
-export function renderReceiptText(view: ReceiptView, cols = 48): string {
+export function renderText(view: DocumentView, cols = 48): string {
   const clean = (s: string) => s.normalize('NFC').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
-  return layoutReceiptLines(view, cols, clean)
+  return layoutLines(view, cols, clean)
     .map((l) => (l.align === 'center' ? ' '.repeat(Math.floor((cols - width(l.text)) / 2)) + l.text : l.text).trimEnd())
     .join('\n');
 }

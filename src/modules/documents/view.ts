@@ -1,0 +1,115 @@
+// What a document (receipt or invoice) shows, fully decided before any renderer runs: the PDF,
+// HTML, ESC/POS and email renderers only lay it out. One view model for both kinds; each kind has
+// its own builder (receipts/view.ts, invoices/view.ts). Amounts stay integers in minor units.
+
+import { templateDefaults } from '../templates/fields.ts';
+
+/** spec Receipt defaults, from the one list templates store (PPN, 0.11, the bilingual thank-you). */
+export const DEFAULT_TAX_LABEL = templateDefaults.taxLabel;
+export const DEFAULT_TAX_RATE = templateDefaults.taxRate;
+export const DEFAULT_THANK_YOU_TEXT = templateDefaults.thankYouText;
+export const DEFAULT_ACCENT_COLOR = '#0f766e';
+
+export type DocumentLanguage = 'id' | 'en';
+export type DocumentKind = 'receipt' | 'invoice';
+
+export interface DocumentViewItem {
+  name: string;
+  quantity: number;
+  /** Minor units. */
+  unitAmount: number;
+  /** quantity x unitAmount, minor units. */
+  amount: number;
+}
+
+export interface DocumentView {
+  /** Which labels and blocks: absent means a receipt (views built by hand, tests). */
+  kind?: DocumentKind;
+  /** `rcpt_` or `inv_` id. */
+  id: string;
+  /** `SVC-RCPT-YYYY-MM-NNNN` or `SVC-YYYY-MM-NNNN` (a draft invoice: "DRAFT"). */
+  number: string;
+  /** Test documents carry a visible "test mode" mark. */
+  mode: 'live' | 'test';
+  /** Language of the fixed labels ("Total", "Kasir", ...). */
+  language: DocumentLanguage;
+  /** BCP 47 locale for dates and percentages (amounts follow their currency: see formatMoney). */
+  locale: string;
+  /** IANA zone the dates are shown in, e.g. Asia/Jakarta. */
+  timezone: string;
+  issuedAt: Date;
+  paidAt: Date | null;
+  /** Uppercase ISO 4217. */
+  currency: string;
+  merchant: {
+    name: string;
+    /** Shown under the name (the template's header line). */
+    tagline: string | null;
+    /** Null when the template hides it (`showMerchantAddress` false). */
+    address: string | null;
+    /** NPWP for Indonesian merchants. */
+    taxId: string | null;
+    /** http(s) only; HTML and email show it, the PDF and ESC/POS do not fetch it. */
+    logoUrl: string | null;
+    /** `#rrggbb`. */
+    accentColor: string;
+  };
+  customer: { name: string | null; email: string | null; phone: string | null } | null;
+  lineItems: DocumentViewItem[];
+  /** Pre-tax, minor units. */
+  subtotal: number;
+  /** Null: the tax block is suppressed (tax not configured, `showTax` false). */
+  tax: {
+    label: string;
+    /** Fractional, 0.11 = 11%; null for a flat tax amount (invoices). */
+    rate: number | null;
+    amount: number;
+    /** spec: taxAmount = round(total x rate / (1 + rate)), i.e. prices include the tax. */
+    included: boolean;
+  } | null;
+  /** Receipt: = subtotal + tax amount; invoice: max(0, subtotal - discount + tax). Minor units. */
+  total: number;
+  /** e.g. "QRIS", "BCA Virtual Account". */
+  paymentMethodLabel: string | null;
+  cashierName: string | null;
+  /** The source the receipt is for (checkout session or invoice id). */
+  reference: string | null;
+  thankYouText: string;
+  /** Free text from the template; may hold line breaks. */
+  footerText: string | null;
+  /** Only on invoices: the parts a receipt does not have. */
+  invoice?: InvoiceViewPart;
+}
+
+/** What an invoice adds to the shared view (spec Invoice). */
+export interface InvoiceViewPart {
+  /** `draft`, `open`, `past_due`, `paid`, `void`, `uncollectible`: drives the stamp. */
+  status: string;
+  dueAt: Date | null;
+  /** Flat discount, minor units (0: no row). */
+  discount: number;
+  amountPaid: number;
+  amountDue: number;
+  /** The hosted invoice page (null for drafts, paid and void invoices). */
+  payUrl: string | null;
+  /** On the hosted page itself: where its "Pay" button posts (instead of the link to the page). */
+  payAction?: string | null;
+  /** Free text from `metadata.memo`. */
+  memo: string | null;
+}
+
+export const METHOD_LABELS: Record<string, string> = {
+  qris: 'QRIS',
+  va: 'Virtual Account',
+  card: 'Card',
+  ewallet: 'E-wallet',
+  retail: 'Retail outlet',
+  bank_transfer: 'Bank transfer',
+  manual: 'Bank transfer',
+};
+
+export const nonEmpty = (s: string | null | undefined): string | null => (s != null && s.trim() !== '' ? s : null);
+export const safeUrl = (s: string | null | undefined): string | null =>
+  s && /^https?:\/\/[^\s]+$/i.test(s) ? s : null;
+export const safeColor = (s: string | null | undefined): string =>
+  s && /^#[0-9a-f]{6}$/i.test(s) ? s.toLowerCase() : DEFAULT_ACCENT_COLOR;

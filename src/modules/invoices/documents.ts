@@ -1,0 +1,149 @@
+/**
+ * An invoice's documents (spec Invoices): `invoice.pdf|html|escpos`, the 302 to a short-lived signed
+ * PDF URL and the PDF behind it, and send-email. The invoice view (view.ts) goes through the same
+ * renderers as receipts (src/modules/documents/render).
+ */
+import type { Auth } from '../../core/auth/authenticate.ts';
+import { audit } from '../../core/audit.ts';
+import { config } from '../../core/config.ts';
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant, type Mode } from '../../core/db/client.ts';
+import { DomainError, errorsFor } from '../../core/errors.ts';
+import { isId } from '../../core/ids.ts';
+import type { RowScope } from '../../core/resource.ts';
+import { signedUrl, verifySignedUrl } from '../../core/signed-url.ts';
+import { oneOf } from '../../core/validation.ts';
+import { assertTestRecipient } from '../receipts/service.ts';
+import { hostedInvoiceUrlOf } from './fields.ts';
+import { buildInvoiceView } from './view.ts';
+
+const err = errorsFor('invoice');
+
+/** The invoice as its documents show it, read in one tenant transaction (invoice, lines, customer, template). */
+export async function loadInvoiceView(scope: RowScope, id: string) {
+  const data = await inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {
+    const where = { workspaceId: scope.workspaceId, mode: scope.mode };
+    const inv = await tx.invoice.findFirst({
+      where: { ...where, id },
+      include: { lines: { orderBy: { position: 'asc' } }, customer: true, template: true },
+    });
+    if (!inv) return null;
+    // The invoice's own template, else the workspace's default of kind `invoice` (spec Invoices create).
+    const template =
+      inv.template ?? (await tx.template.findFirst({ where: { ...where, kind: 'invoice', isDefault: true } }));
+    const ws = await tx.workspace.findUniqueOrThrow({
+      where: { id: scope.workspaceId },
+      select: { name: true, brandName: true, timezone: true },
+    });
+    return { inv, template, ws };
+  });
+  if (!data) throw err.notFound();
+  const { inv, template, ws } = data;
+  const view = buildInvoiceView(inv, {
+    mode: scope.mode,
+    merchantName: ws.brandName ?? ws.name,
+    template,
+    customer: inv.customer,
+    hostedUrl: hostedInvoiceUrlOf(inv),
+    timezone: ws.timezone,
+  });
+  return { inv, view };
+}
+
+export const invoiceFormats = ['pdf', 'html', 'escpos'] as const;
+
+const fileName = (number: string) => number.replace(/[^A-Za-z0-9._-]/g, '_');
+
+/** invoice.pdf, invoice.html and invoice.escpos (58 or 80 mm, 80 by default). */
+export async function invoiceDocument(ctx: Context, id: string, format: string, width?: number | null) {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  const kind = oneOf(format, invoiceFormats, 'format', 'invoice');
+  if (width != null && width !== 58 && width !== 80) throw err.validation('width', 'width must be 58 or 80');
+  const { view } = await loadInvoiceView(auth, id);
+  const name = fileName(view.number);
+  // Renderers load on first use: pdfkit and its fonts stay out of a server that never prints.
+  switch (kind) {
+    case 'pdf':
+      return {
+        contentType: 'application/pdf',
+        filename: `${name}.pdf`,
+        bytes: await (await import('../documents/render/pdf.ts')).renderPdf(view),
+      };
+    case 'html':
+      return {
+        contentType: 'text/html; charset=utf-8',
+        filename: `${name}.html`,
+        bytes: Buffer.from((await import('../documents/render/html.ts')).renderHtml(view)),
+      };
+    case 'escpos':
+      return {
+        contentType: 'application/octet-stream',
+        filename: `${name}.bin`,
+        bytes: (await import('../documents/render/escpos.ts')).renderEscpos(view, { width: (width ?? 80) as 58 | 80 }),
+      };
+  }
+}
+
+/** The path a signed PDF URL names (served by src/server/downloads.ts). */
+export const signedPdfPath = (id: string) => `/f/${id}.pdf`;
+
+/** spec: `GET /v1/invoices/:id/pdf` answers 302 to this: valid about 5 minutes, for this invoice only. */
+export async function invoicePdfUrl(ctx: Context, id: string): Promise<string> {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  const found = await inTenant(tenant(auth), (tx) =>
+    tx.invoice.findFirst({ where: { workspaceId: auth.workspaceId, mode: auth.mode, id }, select: { id: true } }),
+  );
+  if (!found) throw err.notFound();
+  return signedUrl(signedPdfPath(id), { workspaceId: auth.workspaceId, mode: auth.mode as Mode });
+}
+
+/** `Invoice.pdfUrl` of an invoice already loaded in the caller's scope: signed, no lookup (lists stay one query). */
+export function pdfUrlOf(ctx: Context, inv: { id: string; workspaceId: string; mode: string }): string {
+  const auth = authorize(ctx, 'svc:invoice:read');
+  if (inv.workspaceId !== auth.workspaceId || inv.mode !== auth.mode) throw err.notFound();
+  return signedUrl(signedPdfPath(inv.id), { workspaceId: inv.workspaceId, mode: inv.mode as Mode });
+}
+
+/** The PDF behind a signed URL: 403 when the signature is wrong or expired, checked before any lookup. */
+export async function signedInvoicePdf(file: string, query: (name: string) => string | undefined) {
+  const id = file.endsWith('.pdf') ? file.slice(0, -4) : '';
+  const scope = isId('invoice', id) ? verifySignedUrl(signedPdfPath(id), query) : 'invalid';
+  if (scope === 'invalid')
+    throw new DomainError('invalid_link', 'This download link is not valid', { resource: 'invoice' });
+  if (scope === 'expired')
+    throw new DomainError('invalid_link', 'This download link has expired', { resource: 'invoice' });
+  const { view } = await loadInvoiceView(scope, id);
+  return {
+    filename: `${fileName(view.number)}.pdf`,
+    bytes: await (await import('../documents/render/pdf.ts')).renderPdf(view),
+  };
+}
+
+/**
+ * spec Send email: the invoice PDF by email to `to` or the customer. With SMTP configured: 200
+ * `{sent: true}`, or 502 when the server refuses. Without (BILLING settled point 5): 200
+ * `{sent: false}` and the message kept in the development outbox (config.mailOutboxDir). Every
+ * attempt, sent or not, is in the audit trail. Sent synchronously: the answer says what happened.
+ */
+export async function sendInvoiceEmail(ctx: Context, id: string, to?: string | null) {
+  const auth = authorize(ctx, 'svc:invoice:write');
+  const { view } = await loadInvoiceView(auth, id);
+  const { recipientOf, sendDocumentEmail } = await import('../documents/render/email.ts');
+  const address = recipientOf(view, to);
+  // Test mode is free: it mails real addresses only where receipts do (kept in the outbox: anywhere).
+  if (config.smtpUrl && auth.mode === 'test' && to != null)
+    await assertTestRecipient(auth, address, view.customer?.email ?? null, 'invoice');
+  let result: { sent: boolean; to: string };
+  try {
+    result = await sendDocumentEmail(view, { to: address, outbox: config.mailOutboxDir });
+  } catch (e) {
+    await auditSend(auth, id, 'invoice.email_failed', ctx.requestId);
+    throw e;
+  }
+  await auditSend(auth, id, result.sent ? 'invoice.email_sent' : 'invoice.email_kept', ctx.requestId);
+  return { sent: result.sent, to: result.to };
+}
+
+const auditSend = (auth: Auth, id: string, action: string, requestId?: string) =>
+  inTenant(tenant(auth), (tx) => audit(tx, auth, action, id, requestId));

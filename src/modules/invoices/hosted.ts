@@ -1,0 +1,130 @@
+/**
+ * The hosted invoice page (spec Invoice `hostedInvoiceUrl`: "public payment page, no
+ * authentication; treat as a bearer secret"): `GET /i/<inv_id>_<secret>` shows the issued invoice,
+ * and its Pay button (`POST /i/<token>/pay`) opens, or reuses, the one live checkout session tied
+ * to the invoice (`checkout_sessions.invoiceId`, one live per invoice by a partial unique index)
+ * and sends the customer to that session's checkout page: the same methods and adapters as
+ * checkout. Completing the session settles the invoice (checkout-sessions/complete.ts). Drafts
+ * have no page (404). See docs/decisions.md (Hosted invoice page).
+ */
+import { BoundedCache } from '../../core/bounded-cache.ts';
+import { clock } from '../../core/clock.ts';
+import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { insertRows, sql as q, sqlOf } from '../../core/db/sql.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { hostedSecretMatches, parseHostedToken } from '../../core/hosted-link.ts';
+import { newId } from '../../core/ids.ts';
+import type { RowScope } from '../../core/resource.ts';
+import { canMove, nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
+import type { CheckoutSession } from '../../generated/prisma/client.ts';
+import { adaptersFor, paymentMethods } from '../adapters/capabilities.ts';
+import { enabledAdapters } from '../adapters/service.ts';
+import { checkoutSessionMachine as sessions, type SessionStatus } from '../checkout-sessions/states.ts';
+import { hostedInvoiceUrlOf } from './fields.ts';
+import { loadInvoiceView } from './documents.ts';
+import { lockInvoice } from './issue.ts';
+import { invoiceMachine, type InvoiceStatus } from './states.ts';
+
+const err = errorsFor('invoice');
+/** How long the checkout session the page opens stays payable (a new one is opened after). */
+const SESSION_TTL_MS = 24 * 3600 * 1000;
+/** Live sessions (the table's `expire` sources): at most one per invoice. */
+const live = sqlIn(q`status`, statusesWhere(sessions, 'expire'));
+
+// An invoice's workspace, mode and secret never change: remembered for the page's next requests.
+const known = new BoundedCache<string, { scope: RowScope; secret: string }>(10_000);
+
+/** The invoice and tenant of a hosted token; 404 alike for a malformed token, no such invoice, a wrong secret. */
+async function invoiceOf(token: string): Promise<{ id: string; scope: RowScope }> {
+  const parsed = parseHostedToken('invoice', token);
+  if (!parsed) throw err.notFound();
+  let entry = known.get(parsed.id);
+  if (!entry) {
+    const { rows } = await db().system.query<{ workspaceId: string; mode: Mode; hostedSecret: string }>(
+      `SELECT "workspaceId", mode, "hostedSecret" FROM invoices WHERE id = $1`,
+      [parsed.id],
+    );
+    const row = rows[0];
+    if (!row || !hostedSecretMatches(row.hostedSecret, parsed.secret)) throw err.notFound();
+    entry = { scope: { workspaceId: row.workspaceId, mode: row.mode }, secret: row.hostedSecret };
+    known.set(parsed.id, entry);
+  } else if (!hostedSecretMatches(entry.secret, parsed.secret)) {
+    throw err.notFound();
+  }
+  return { id: parsed.id, scope: entry.scope };
+}
+
+/** `GET /i/<token>`: the invoice as an HTML page; open ones carry the Pay button. Drafts: 404. */
+export async function hostedInvoicePage(token: string): Promise<string> {
+  const { id, scope } = await invoiceOf(token);
+  const { inv, view } = await loadInvoiceView(scope, id);
+  if (hostedInvoiceUrlOf(inv) === null) throw err.notFound();
+  const payable = canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay');
+  view.invoice = { ...view.invoice!, payUrl: null, payAction: payable ? `/i/${token}/pay` : null };
+  return (await import('../documents/render/html.ts')).renderHtml(view);
+}
+
+/**
+ * `POST /i/<token>/pay`: the path of the checkout page that pays the invoice's amount due. Under
+ * the invoice's row lock: a live session is reused; one past its expiry is expired first; else a
+ * new one is opened with every method the workspace's enabled adapters serve in the invoice's
+ * currency. An invoice no longer payable: back to its page (it shows why).
+ */
+export async function payHostedInvoice(token: string): Promise<string> {
+  const { id, scope } = await invoiceOf(token);
+  return inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {
+    const sql = sqlOf(tx);
+    const [ws] = await sql.query<{ accountId: string }>(
+      q`SELECT "accountId" FROM workspaces WHERE id = ${scope.workspaceId}`,
+    );
+    const inv = await lockInvoice(tx, { ...scope, accountId: ws.accountId }, id);
+    if (!inv || hostedInvoiceUrlOf(inv) === null) throw err.notFound();
+    if (!canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay')) return `/i/${token}`;
+    const now = clock.now();
+    const [current] = await sql.query<CheckoutSession>(
+      q`SELECT * FROM checkout_sessions WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND "invoiceId" = ${id} AND ${live} FOR UPDATE`,
+    );
+    if (current && current.expiresAt > now) return `/c/${current.id}_${current.hostedSecret}`;
+    if (current) {
+      // Past its expiry but not yet swept: expired here (no event: the sweep's would be a duplicate
+      // of nothing the merchant acted on), so the new session can take its place.
+      const to = nextState(sessions, current.status as SessionStatus, 'expire').to;
+      await sql.query(
+        q`UPDATE checkout_sessions SET status = ${to}, "expiredAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
+          WHERE id = ${current.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
+      );
+    }
+    const enabled = await enabledAdapters(sql, scope);
+    const methods = paymentMethods.filter((m) => adaptersFor(enabled, scope.mode, m, inv.currency).length > 0);
+    if (!methods.length)
+      throw err.of('no_adapter_supports_methods', `No enabled adapter serves ${inv.currency}`, 'currency');
+    const page = hostedInvoiceUrlOf(inv)!;
+    const [created] = await sql.query<CheckoutSession>(
+      q`${insertRows('checkout_sessions', [
+        {
+          id: newId('checkoutSession'),
+          workspaceId: scope.workspaceId,
+          mode: scope.mode,
+          status: nextState(sessions, null, 'create').to,
+          amount: inv.amountDue,
+          currency: inv.currency,
+          methods,
+          lineItems: [{ name: `Invoice ${inv.number}`, quantity: 1, unitAmount: Number(inv.amountDue) }],
+          // Back to the invoice's page either way: it shows paid, or the Pay button again.
+          successUrl: page,
+          cancelUrl: page,
+          customerId: inv.customerId,
+          templateId: null,
+          invoiceId: inv.id,
+          subscriptionId: inv.subscriptionId,
+          metadata: { invoiceId: inv.id },
+          expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+          createdAt: now,
+          updatedAt: now,
+        },
+      ])} RETURNING *`,
+    );
+    return `/c/${created.id}_${created.hostedSecret}`;
+  });
+}
