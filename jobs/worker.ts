@@ -16,6 +16,8 @@ import * as webhookDelivery from './webhook-delivery.ts';
 import * as webhookPurge from './webhook-purge.ts';
 import * as eventRetention from './event-retention.ts';
 import * as pendingSweep from './pending-sweep.ts';
+import * as testClockAdvance from './test-clock-advance.ts';
+import { testClockFanOut } from '../src/modules/test-clocks/service.ts';
 
 /**
  * The worker: pg-boss queues (one file per queue) and the outbox relay. pg-boss looks for expired
@@ -45,14 +47,17 @@ export async function startWorker(databaseUrl: string) {
     eventRetention,
     pendingSweep,
     billingEmail,
+    testClockAdvance,
   ])
     await q.register(boss);
   await eventBus.start(databaseUrl);
   const fanOut = webhookFanOut(boss);
   const billingEmails = billingEmailFanOut(boss);
+  const testClocks = testClockFanOut(boss);
   const stopRelay = startRelay(async (client, rows) => {
     await fanOut(client, rows);
     await billingEmails(client, rows);
+    await testClocks(client, rows);
   });
   logger.info('worker started');
   return {

@@ -727,6 +727,45 @@ export const routes: Route[] = [
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateDunningPolicyInput }),
   }),
 
+  // Test clocks (DECISIONS §3; docs/decisions.md, Test clocks): test mode only.
+  route<Ops.ListTestClocksQueryVariables>({
+    id: 'listTestClocks',
+    method: 'GET',
+    path: '/v1/test-clocks',
+    resource: 'test_clock',
+    variables: (r) => listQuery(r, { order: 'string' }),
+  }),
+  route<Ops.GetTestClockQueryVariables>({
+    id: 'getTestClock',
+    method: 'GET',
+    path: '/v1/test-clocks/:id',
+    resource: 'test_clock',
+    variables: id,
+  }),
+  route<Ops.CreateTestClockMutationVariables>({
+    id: 'createTestClock',
+    method: 'POST',
+    path: '/v1/test-clocks',
+    resource: 'test_clock',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateTestClockInput }),
+  }),
+  route<Ops.AdvanceTestClockMutationVariables>({
+    id: 'advanceTestClock',
+    method: 'POST',
+    path: '/v1/test-clocks/:id/advance',
+    resource: 'test_clock',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.AdvanceTestClockInput }),
+  }),
+  route<Ops.DeleteTestClockMutationVariables>({
+    id: 'deleteTestClock',
+    method: 'DELETE',
+    path: '/v1/test-clocks/:id',
+    resource: 'test_clock',
+    status: 204,
+    variables: id,
+  }),
+
   // Invoice documents (the invoice resource's own routes are above; GET /v1/invoices/:id/pdf, a 302, is in
   // src/server/downloads.ts)
   route<Ops.GetInvoicePdfQueryVariables>({

@@ -2,6 +2,11 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type AdvanceTestClockInput = {
+  /** Later than the current frozenTime, at most 5 years on. */
+  frozenTime?: string | null | undefined;
+};
+
 /** Replaces the whole manual configuration. */
 export type ConfigureManualAdapterInput = {
   bankAccounts?: Array<ManualBankAccountInput> | null | undefined;
@@ -57,6 +62,8 @@ export type CreateCustomerInput = {
   metadata?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   phone?: string | null | undefined;
+  /** Test mode only: the test clock the customer lives on. */
+  testClockId?: string | null | undefined;
 };
 
 /** Both fields are required. */
@@ -146,6 +153,13 @@ export type CreateTemplateInput = {
   taxRate?: number | null | undefined;
   /** null restores the default bilingual line. */
   thankYouText?: string | null | undefined;
+};
+
+export type CreateTestClockInput = {
+  /** The clock's starting time (ISO 8601 or epoch seconds). */
+  frozenTime?: string | null | undefined;
+  /** 1-255 characters. */
+  name?: string | null | undefined;
 };
 
 export type CreateWebhookEndpointInput = {
@@ -453,7 +467,7 @@ export type ConfirmCheckoutSessionMutationVariables = Exact<{
 
 export type ConfirmCheckoutSessionMutation = { confirmCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
-export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string };
 
 export type ListCustomersQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -466,21 +480,21 @@ export type ListCustomersQueryVariables = Exact<{
 }>;
 
 
-export type ListCustomersQuery = { customers: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+export type ListCustomersQuery = { customers: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string } }> } };
 
 export type GetCustomerQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type GetCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string } };
 
 export type CreateCustomerMutationVariables = Exact<{
   input: CreateCustomerInput;
 }>;
 
 
-export type CreateCustomerMutation = { createCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type CreateCustomerMutation = { createCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string } };
 
 export type UpdateCustomerMutationVariables = Exact<{
   id: string | number;
@@ -488,7 +502,7 @@ export type UpdateCustomerMutationVariables = Exact<{
 }>;
 
 
-export type UpdateCustomerMutation = { updateCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type UpdateCustomerMutation = { updateCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string } };
 
 export type DunningPolicyFieldsFragment = { id: string, retryScheduleDays: Array<number>, finalAction: string, createdAt: string, updatedAt: string };
 
@@ -974,6 +988,46 @@ export type UpdateTemplateMutationVariables = Exact<{
 
 
 export type UpdateTemplateMutation = { updateTemplate: { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string } };
+
+export type TestClockFieldsFragment = { id: string, name: string | null, frozenTime: string, status: string, createdAt: string, updatedAt: string };
+
+export type ListTestClocksQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+}>;
+
+
+export type ListTestClocksQuery = { testClocks: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string | null, frozenTime: string, status: string, createdAt: string, updatedAt: string } }> } };
+
+export type GetTestClockQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetTestClockQuery = { testClock: { id: string, name: string | null, frozenTime: string, status: string, createdAt: string, updatedAt: string } };
+
+export type CreateTestClockMutationVariables = Exact<{
+  input: CreateTestClockInput;
+}>;
+
+
+export type CreateTestClockMutation = { createTestClock: { id: string, name: string | null, frozenTime: string, status: string, createdAt: string, updatedAt: string } };
+
+export type AdvanceTestClockMutationVariables = Exact<{
+  id: string | number;
+  input: AdvanceTestClockInput;
+}>;
+
+
+export type AdvanceTestClockMutation = { advanceTestClock: { id: string, name: string | null, frozenTime: string, status: string, createdAt: string, updatedAt: string } };
+
+export type DeleteTestClockMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteTestClockMutation = { deleteTestClock: boolean };
 
 export type WebhookEndpointFieldsFragment = { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown };
 

@@ -69,6 +69,7 @@ export type Resource =
   | 'ledger'
   | 'template'
   | 'subscription'
+  | 'test_clock'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;

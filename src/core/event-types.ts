@@ -47,6 +47,11 @@ export const eventTypes = {
   'plan.archived': 'a plan was archived (active false, archivedAt set); existing subscriptions keep billing',
   'dunning_policy.created': 'a dunning policy was created',
   'dunning_policy.updated': 'a dunning policy changed; data.previousAttributes holds the old values',
+  'test_clock.created': 'a test clock was created (test mode only)',
+  'test_clock.advancing': 'a large advance started; everything due up to the target runs in the background',
+  'test_clock.ready': 'an advance finished: everything due up to frozenTime ran, in order',
+  'test_clock.internal_failure': 'a background advance failed; the clock keeps the time it reached',
+  'test_clock.deleted': 'a test clock was deleted; the subscriptions on it were canceled',
   'webhook_endpoint.disabled':
     'an endpoint failed 20 delivery attempts in a row and is now errored ' +
     '(config and secret kept; re-enable with PATCH enabled: true)',

@@ -18,6 +18,7 @@ import '../modules/ledger/schema.ts';
 import '../modules/webhooks/schema.ts';
 import '../modules/dunning-policies/schema.ts';
 import '../modules/plans/schema.ts';
+import '../modules/test-clocks/schema.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -9,6 +9,7 @@ import { invoiceMachine } from './invoices/states.ts';
 import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
 import { paymentMachine } from './payments/states.ts';
+import { testClockMachine } from './test-clocks/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 
 export const machines = {
@@ -21,4 +22,5 @@ export const machines = {
   webhook_delivery: webhookDeliveryMachine,
   adapter: adapterMachine,
   invoice: invoiceMachine,
+  test_clock: testClockMachine,
 };

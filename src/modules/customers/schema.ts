@@ -7,7 +7,7 @@ export const Customer = builder.prismaObject('Customer', {
   fields: (t) => exposeFields(t, customerFields),
 });
 
-const customerInput = (name: string, description: string) =>
+const customerInput = (name: string, description: string, creating = false) =>
   builder.inputType(name, {
     description,
     fields: (t) => ({
@@ -15,14 +15,19 @@ const customerInput = (name: string, description: string) =>
       email: t.string(),
       phone: t.string(),
       metadata: t.field({ type: 'Metadata' }),
+      // Immutable, so on create only (settled point 11).
+      ...(creating
+        ? { testClockId: t.string({ description: 'Test mode only: the test clock the customer lives on.' }) }
+        : {}),
     }),
   });
-const CreateCustomerInput = customerInput('CreateCustomerInput', 'Every field is optional.');
+const CreateCustomerInput = customerInput('CreateCustomerInput', 'Every field is optional.', true);
 const UpdateCustomerInput = customerInput(
   'UpdateCustomerInput',
   'Send only changes; null clears a field. metadata replaces the stored object (null clears it).',
 );
 export type CustomerInput = typeof CreateCustomerInput.$inferInput;
+export type CustomerPatch = typeof UpdateCustomerInput.$inferInput;
 
 const listArgs = builder.args((t) => ({
   email: t.string(),

@@ -10,7 +10,8 @@ import { checkLength, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
-import type { CustomerInput, ListCustomersArgs } from './schema.ts';
+import type { CustomerInput, CustomerPatch, ListCustomersArgs } from './schema.ts';
+import { checkClockForCustomer } from '../test-clocks/service.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('customer');
@@ -22,7 +23,7 @@ const snapshot = (c: Customer) => toWire(c, customerFields);
 
 /** Field rules shared by create and update; `undefined` means "not sent", null clears. */
 function validate(
-  input: CustomerInput,
+  input: CustomerPatch,
 ): Partial<Pick<Customer, 'name' | 'email' | 'phone'>> & { metadata?: Record<string, string> | null } {
   const out: ReturnType<typeof validate> = {};
   if (input.name !== undefined)
@@ -47,8 +48,10 @@ export async function createCustomer(ctx: Context, input: CustomerInput) {
   const auth = authorize(ctx, 'svc:customer:write');
   const fields = validate(input);
   const scope = tenant(auth);
+  const testClockId = input.testClockId ?? null;
   return inTenant(scope, async (tx) => {
     const now = clock.now();
+    if (testClockId !== null) await checkClockForCustomer(tx, auth, testClockId);
     const row = await tx.customer.create({
       data: {
         id: newId('customer'),
@@ -57,6 +60,7 @@ export async function createCustomer(ctx: Context, input: CustomerInput) {
         email: fields.email ?? null,
         phone: fields.phone ?? null,
         metadata: fields.metadata ?? undefined,
+        testClockId,
         createdAt: now,
         updatedAt: now,
       },
@@ -72,7 +76,7 @@ export async function getCustomer(ctx: Context, id: string) {
 }
 
 /** Metadata replaces the stored object wholesale; null clears it (as on plans). */
-export async function updateCustomer(ctx: Context, id: string, input: CustomerInput) {
+export async function updateCustomer(ctx: Context, id: string, input: CustomerPatch) {
   const auth = authorize(ctx, 'svc:customer:write');
   const patch = validate(input);
   const scope = tenant(auth);

@@ -2,24 +2,37 @@ import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { sqlIn } from '../../core/state-machine.ts';
+import type { RowScope } from '../../core/resource.ts';
 import { lockInvoice, moveInvoice } from './issue.ts';
 import { invoiceSweepable } from './states.ts';
 
 const due = sqlIn(sql`i.status`, invoiceSweepable).text;
 
+/** A test clock's part of the sweep: its invoices only, at the clock's time (docs/decisions.md, Test clocks). */
+export interface OnClock extends RowScope {
+  testClockId: string;
+  at: Date;
+}
+
 /**
  * The past-due sweep (spec States: Invoice, "`dueAt` passes (automatic; cannot be set explicitly)"):
  * every open invoice past `dueAt` becomes `past_due`, one transaction each, under the row lock with
  * the status re-checked, so it is safe beside a pay or a second worker. No event: the spec names
- * none (docs/decisions.md, Invoices). Returns how many it moved.
+ * none (docs/decisions.md, Invoices). Returns how many it moved. On real time it skips invoices of
+ * customers on a test clock (their time is the clock's); `onClock` runs one clock's share at its time.
  */
-export async function markPastDueInvoices(limit = 500): Promise<number> {
-  const now = clock.now();
+export async function markPastDueInvoices(limit = 500, onClock?: OnClock): Promise<number> {
+  const now = onClock?.at ?? clock.now();
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
-    `SELECT i.id, i."workspaceId", i.mode, w."accountId"
-     FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
-     WHERE ${due} AND i."dueAt" <= $1 ORDER BY i."dueAt" LIMIT $2`,
-    [now, limit],
+    onClock
+      ? `SELECT i.id, i."workspaceId", i.mode, w."accountId"
+         FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
+         WHERE ${due} AND i."dueAt" <= $1 AND i."workspaceId" = $3 AND i.mode = $4 AND i."testClockId" = $5
+         ORDER BY i."dueAt" LIMIT $2`
+      : `SELECT i.id, i."workspaceId", i.mode, w."accountId"
+         FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
+         WHERE ${due} AND i."dueAt" <= $1 AND i."testClockId" IS NULL ORDER BY i."dueAt" LIMIT $2`,
+    onClock ? [now, limit, onClock.workspaceId, onClock.mode, onClock.testClockId] : [now, limit],
   );
   let moved = 0;
   for (const r of rows) {
@@ -36,11 +49,21 @@ export async function markPastDueInvoices(limit = 500): Promise<number> {
         { pastDueAt: now, updatedAt: now },
         {
           accountId: r.accountId,
-          source: 'sweep',
+          source: onClock ? 'test_clock' : 'sweep',
         },
       );
       return 1;
     });
   }
   return moved;
+}
+
+/** The earliest `dueAt` among a clock's sweepable invoices up to `upTo` (the clock's next due instant). */
+export async function nextPastDue(scope: RowScope, testClockId: string, upTo: Date): Promise<Date | null> {
+  const { rows } = await db().system.query<{ at: Date | null }>(
+    `SELECT min(i."dueAt") AS at FROM invoices i
+     WHERE ${due} AND i."workspaceId" = $1 AND i.mode = $2 AND i."testClockId" = $3 AND i."dueAt" <= $4`,
+    [scope.workspaceId, scope.mode, testClockId, upTo],
+  );
+  return rows[0]?.at ?? null;
 }

@@ -1,0 +1,12 @@
+import type { FieldSpec } from '../../graphql/fields.ts';
+import type { TestClock } from '../../generated/prisma/client.ts';
+
+/** DECISIONS §3 test clock: the REST object, the GraphQL type and the event snapshot. */
+export const testClockFields: FieldSpec<TestClock> = {
+  id: { kind: 'id' },
+  name: { kind: 'string', nullable: true },
+  frozenTime: { kind: 'date' },
+  status: { kind: 'string' },
+  createdAt: { kind: 'date' },
+  updatedAt: { kind: 'date' },
+};

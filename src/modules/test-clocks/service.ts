@@ -1,0 +1,300 @@
+import type pg from 'pg';
+import type { PgBoss, Queue } from 'pg-boss';
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import type { Auth } from '../../core/auth/authenticate.ts';
+import { clock } from '../../core/clock.ts';
+import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { DomainError, errorsFor } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { logger } from '../../core/logger.ts';
+import { emit } from '../../core/outbox.ts';
+import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { scoped, type RowScope } from '../../core/resource.ts';
+import { nextState } from '../../core/state-machine.ts';
+import { checkLength } from '../../core/validation.ts';
+import { toWire } from '../../core/wire.ts';
+import type { TestClock } from '../../generated/prisma/client.ts';
+import { onClient } from '../webhooks/queue.ts';
+import { testClockFields } from './fields.ts';
+import type { ListTestClocksArgs, TestClockInput } from './schema.ts';
+import { testClockMachine } from './states.ts';
+import { clockLimits } from './time.ts';
+import { clockWork } from './work.ts';
+
+const err = errorsFor('test_clock');
+const snapshot = (c: TestClock) => toWire(c, testClockFields);
+/** The status of a clock whose advance is under way (states.ts). */
+const ADVANCING = testClockMachine.moves.advance.to;
+const tenantOf = (s: RowScope) => ({ workspaceId: s.workspaceId, mode: s.mode, modes: [s.mode] });
+
+// Scopes (docs/decisions.md, Test clocks): a clock simulates billing, so the subscription scopes.
+function testOnly(ctx: Context, scope: 'svc:subscription:read' | 'svc:subscription:write'): Auth {
+  const auth = authorize(ctx, scope);
+  if (auth.mode !== 'test')
+    throw new DomainError('forbidden_in_live_mode', 'Test clocks are available in test mode only', {
+      resource: 'test_clock',
+    });
+  return auth;
+}
+
+function checkTime(value: Date | null | undefined): Date {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime()))
+    throw err.validation('frozenTime', 'frozenTime is required: ISO 8601 or epoch seconds');
+  // Postgres timestamptz and JavaScript agree on years 1970-9999; a clock needs nothing wider.
+  if (value.getTime() < 0 || value.getUTCFullYear() > 9000)
+    throw err.validation('frozenTime', 'frozenTime must be between 1970 and 9000');
+  return value;
+}
+
+/** A live (not deleted) clock of the caller, locked when `lock`; unknown and deleted read alike. */
+async function findClock(tx: Tx, scope: RowScope, id: string, lock = false): Promise<TestClock> {
+  if (lock)
+    await tx.$queryRaw`SELECT 1 FROM test_clocks
+      WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND id = ${id} FOR UPDATE`;
+  const row = await tx.testClock.findFirst({ where: { ...scoped(scope), id, deletedAt: null } });
+  if (!row) throw err.notFound('test_clock');
+  return row;
+}
+
+/** For customers: the clock a new customer is attached to must exist, live, in the caller's test mode. */
+export async function checkClockForCustomer(tx: Tx, scope: RowScope, id: string) {
+  if (scope.mode !== 'test') throw errorsFor('customer').validation('testClockId', 'test clocks are test mode only');
+  const row = await tx.testClock.findFirst({ where: { ...scoped(scope), id, deletedAt: null } });
+  if (!row) throw errorsFor('customer').validation('testClockId', 'testClockId must be an existing test clock');
+  const objects = await objectsOn(tx, scope, id);
+  if (objects >= clockLimits.maxObjects)
+    throw errorsFor('customer').validation(
+      'testClockId',
+      `a test clock holds at most ${clockLimits.maxObjects} objects`,
+    );
+  return row;
+}
+
+/** The objects a clock carries (customers; subscriptions count once they exist). */
+async function objectsOn(tx: Tx, scope: RowScope, id: string): Promise<number> {
+  return tx.customer.count({ where: { ...scoped(scope), testClockId: id } });
+}
+
+export async function createTestClock(ctx: Context, input: TestClockInput) {
+  const auth = testOnly(ctx, 'svc:subscription:write');
+  const frozenTime = checkTime(input.frozenTime);
+  const name = input.name == null ? null : checkLength(input.name, 'name', 1, 255, 'test_clock');
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const now = clock.now();
+    const { to, events } = nextState(testClockMachine, null, 'create');
+    const row = await tx.testClock.create({
+      data: { id: newId('testClock'), ...scoped(auth), name, frozenTime, status: to, createdAt: now, updatedAt: now },
+    });
+    for (const type of events) await emit(tx, scope, type, snapshot(row), { requestId: ctx.requestId });
+    return row;
+  });
+}
+
+export async function getTestClock(ctx: Context, id: string) {
+  const auth = testOnly(ctx, 'svc:subscription:read');
+  return inTenant(tenant(auth), (tx) => findClock(tx, auth, id));
+}
+
+export async function listTestClocks(ctx: Context, args: ListTestClocksArgs) {
+  const auth = testOnly(ctx, 'svc:subscription:read');
+  checkOrder(args.order, 'test_clock');
+  return keysetList({ args, workspaceId: auth.workspaceId, filters: {}, limit: 20, column: 'createdAt' }, (ks) =>
+    inTenant(tenant(auth), (tx) =>
+      tx.testClock.findMany({
+        where: { ...scoped(auth), deletedAt: null, AND: [ks.where] },
+        orderBy: ks.orderBy,
+        take: ks.take,
+      }),
+    ),
+  );
+}
+
+/**
+ * POST /v1/test-clocks/:id/advance (DECISIONS §3; settled point 6: 200 with the clock). Forward only.
+ * The clock moves to `advancing` first (a second advance meanwhile is 409), then everything due up to
+ * the target runs in time order (`walkClock`): before the answer for a small clock (`ready`), else in
+ * the `test-clock-advance` job, which the relay enqueues on `test_clock.advancing` (`advancing`).
+ */
+export async function advanceTestClock(ctx: Context, id: string, input: { frozenTime?: Date | null }) {
+  const auth = testOnly(ctx, 'svc:subscription:write');
+  const target = checkTime(input.frozenTime);
+  const scope = tenant(auth);
+  const { row, objects } = await inTenant(scope, async (tx) => {
+    const found = await findClock(tx, auth, id, true);
+    if (found.status === ADVANCING) throw err.conflict('The test clock is advancing; wait until it is ready');
+    if (target <= found.frozenTime)
+      throw err.validation('frozenTime', "frozenTime must be later than the clock's current frozenTime");
+    if (target.getTime() - found.frozenTime.getTime() > clockLimits.maxSimulatedMs)
+      throw err.validation('frozenTime', 'one advance moves a test clock at most 5 years');
+    const { to, events } = nextState(testClockMachine, found.status as 'ready', 'advance');
+    const row = await tx.testClock.update({
+      where: { workspaceId_mode_id: { ...scoped(auth), id } },
+      data: { status: to, advanceTarget: target, updatedAt: clock.now() },
+    });
+    for (const type of events) await emit(tx, scope, type, snapshot(row), { requestId: ctx.requestId });
+    return { row, objects: await objectsOn(tx, auth, id) };
+  });
+  if (objects > clockLimits.syncObjects) return row;
+  return walkClock(auth, id, { wait: true, requestId: ctx.requestId });
+}
+
+/** DELETE /v1/test-clocks/:id (204): soft; the clock then reads as unknown. */
+export async function deleteTestClock(ctx: Context, id: string) {
+  const auth = testOnly(ctx, 'svc:subscription:write');
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const found = await findClock(tx, auth, id, true);
+    if (found.status === ADVANCING) throw err.conflict('The test clock is advancing; wait until it is ready');
+    const now = clock.now();
+    const row = await tx.testClock.update({
+      where: { workspaceId_mode_id: { ...scoped(auth), id } },
+      data: { deletedAt: now, updatedAt: now },
+    });
+    await emit(tx, scope, 'test_clock.deleted', snapshot(row), { requestId: ctx.requestId });
+    return true;
+  });
+}
+
+/**
+ * Holds a session advisory lock on the clock for `fn` on a connection of its own: one walker per
+ * clock at a time, across requests, jobs and processes. With `wait: false` a held lock means
+ * another walker is on it, and null is returned.
+ */
+async function withClockLock<T>(scope: RowScope, id: string, wait: boolean, fn: () => Promise<T>): Promise<T | null> {
+  const client = await db().system.connect();
+  const key = `test_clock:${scope.workspaceId}:${scope.mode}:${id}`;
+  try {
+    if (wait) await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+    else {
+      const { rows } = await client.query<{ ok: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
+        [key],
+      );
+      if (!rows[0].ok) return null;
+    }
+    try {
+      return await fn();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The advance itself (BILLING §5, "walks time in order"): repeat {t = the earliest instant at which
+ * one of the clock's items is due, up to the target; process every item due at t with t as now;
+ * the clock's frozenTime becomes t}, then frozenTime = target and `ready` (+ `test_clock.ready`).
+ * Each step commits as it goes, so a crashed walk resumes where it stopped (`resumeAdvancingClocks`).
+ * A failure leaves `internal_failure` at the time reached.
+ */
+export async function walkClock(
+  scope: RowScope,
+  id: string,
+  opts: { wait: boolean; requestId?: string },
+): Promise<TestClock> {
+  const t = tenantOf(scope);
+  const read = () => inTenant(t, (tx) => tx.testClock.findFirstOrThrow({ where: { ...scoped(scope), id } }));
+  const walked = await withClockLock(scope, id, opts.wait, async () => {
+    const start = await read();
+    if (start.status !== ADVANCING || !start.advanceTarget) return start;
+    const target = start.advanceTarget;
+    let now = start.frozenTime;
+    try {
+      for (let steps = 0; ; steps++) {
+        if (steps > 1_000_000) throw new Error('test clock walk did not converge');
+        let at: Date | null = null;
+        for (const w of clockWork) {
+          const d = await w.nextDue(scope, id, target);
+          if (d && (!at || d < at)) at = d;
+        }
+        if (!at) break;
+        if (at < now) at = now;
+        let moved = 0;
+        for (const w of clockWork) moved += await w.runDue(scope, id, at);
+        if (at > now) {
+          now = at;
+          await inTenant(t, (tx) =>
+            tx.testClock.update({ where: { workspaceId_mode_id: { ...scoped(scope), id } }, data: { frozenTime: at } }),
+          );
+        } else if (moved === 0) break; // due before the clock's time and nothing moved: not ours to retry
+      }
+      return await settle(scope, id, 'finish', target, opts.requestId);
+    } catch (e) {
+      logger.error({ err: (e as Error).message, testClock: id }, 'test clock advance failed');
+      return settle(scope, id, 'fail', null, opts.requestId);
+    }
+  });
+  return walked ?? read();
+}
+
+async function settle(
+  scope: RowScope,
+  id: string,
+  trigger: 'finish' | 'fail',
+  target: Date | null,
+  requestId?: string,
+) {
+  const t = tenantOf(scope);
+  return inTenant(t, async (tx) => {
+    const found = await tx.testClock.findFirstOrThrow({ where: { ...scoped(scope), id } });
+    const { to, events } = nextState(testClockMachine, found.status as 'advancing', trigger);
+    const row = await tx.testClock.update({
+      where: { workspaceId_mode_id: { ...scoped(scope), id } },
+      data: { status: to, advanceTarget: null, updatedAt: clock.now(), ...(target ? { frozenTime: target } : {}) },
+    });
+    for (const type of events) await emit(tx, t, type, snapshot(row), { requestId, source: 'test_clock' });
+    return row;
+  });
+}
+
+/**
+ * The `test-clock-advance` job's sweep: every clock left `advancing` (its job lost, or its walker
+ * killed) that no walker holds is walked again. Cross-tenant, so on the owner pool (docs/scaling.md).
+ */
+export async function resumeAdvancingClocks(limit = 50): Promise<number> {
+  const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode }>(
+    `SELECT id, "workspaceId", mode FROM test_clocks WHERE status = $2 AND "deletedAt" IS NULL
+     ORDER BY "updatedAt" LIMIT $1`,
+    [limit, ADVANCING],
+  );
+  for (const r of rows) await walkClock(r, r.id, { wait: false });
+  return rows.length;
+}
+
+export const TEST_CLOCK_QUEUE = 'test-clock-advance';
+export const testClockQueue: Omit<Queue, 'name'> = {
+  retryLimit: 3,
+  retryDelay: 5,
+  expireInSeconds: 900,
+  deleteAfterSeconds: 3600,
+};
+
+export interface TestClockJob {
+  workspaceId: string;
+  mode: Mode;
+  testClockId: string;
+}
+
+const ADVANCING_EVENT = 'test_clock.advancing';
+
+/** Runs in the relay's publishing transaction: one `test-clock-advance` job per advance it published. */
+export function testClockFanOut(boss: PgBoss) {
+  return async (client: pg.ClientBase, events: { id: string; type: string }[]) => {
+    const started = events.filter((e) => e.type === ADVANCING_EVENT).map((e) => e.id);
+    if (!started.length) return;
+    const { rows } = await client.query<TestClockJob>(
+      `SELECT "workspaceId", mode, "objectId" AS "testClockId" FROM events WHERE id = ANY($1::text[])`,
+      [started],
+    );
+    if (rows.length)
+      await boss.insert(
+        TEST_CLOCK_QUEUE,
+        rows.map((data) => ({ data })),
+        { db: onClient(client) },
+      );
+  };
+}
