@@ -152,6 +152,7 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   createPlan: async () => planBody({ name: 'Bad Input' }),
   addPrice: async () => ({ currency: 'USD', model: 'flat', unitAmount: 500 }),
   createDunningPolicy: async () => ({ finalAction: 'void', retryScheduleDays: [1, 3, 5] }),
+  createTestClock: async () => ({ name: 'bad input', frozenTime: '2025-01-31T00:00:00.000Z' }),
 };
 
 /** 201 routes under an existing resource (`POST /v1/plans/:id/prices`, `/v1/invoices/:id/pay`): the path to use. */

@@ -119,7 +119,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
   return inTenant(scope, async (tx) => {
     const customer = await tx.customer.findFirst({
       where: { ...scoped(auth), id: v.customerId },
-      select: { id: true },
+      select: { id: true, testClockId: true },
     });
     if (!customer) throw err.notFound('customer');
     if (v.templateId) await templateForUse(tx, scope, v.templateId, 'invoice', 'invoice');
@@ -154,7 +154,8 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
       periodStart: null,
       periodEnd: null,
       billingReason: 'manual',
-      testClockId: null,
+      // Its due date then passes on the customer's clock, not in the real-time sweep (docs/decisions.md, Test clocks).
+      testClockId: customer.testClockId,
       metadata: v.metadata,
       createdAt: now,
       updatedAt: now,

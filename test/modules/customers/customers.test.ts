@@ -27,7 +27,16 @@ describe('POST /v1/customers', () => {
     });
     expect(res.status).toBe(201);
     const c = res.json.data;
-    expect(Object.keys(c).sort()).toEqual(['createdAt', 'email', 'id', 'metadata', 'name', 'phone', 'updatedAt']);
+    expect(Object.keys(c).sort()).toEqual([
+      'createdAt',
+      'email',
+      'id',
+      'metadata',
+      'name',
+      'phone',
+      'testClockId',
+      'updatedAt',
+    ]);
     expect(c).toMatchObject({
       name: 'Budi Santoso',
       email: 'budi@example.co.id',
@@ -261,7 +270,7 @@ describe('customers over GraphQL', () => {
   it('the same objects, rules and codes as REST', async () => {
     const ws = await server.workspace();
     const created = await ws.client.graphql(
-      'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id name email phone metadata createdAt updatedAt } }',
+      'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id name email phone metadata testClockId createdAt updatedAt } }',
       {
         input: { name: 'Gql', email: 'gql@example.com', metadata: { a: 'b' } },
       },

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import { useServer, createClient, db, type Workspace } from '../../helpers/server.ts';
+import { mintLiveKey } from '../../helpers/keys.ts';
+import { markPastDueInvoices } from '../../../src/modules/invoices/sweep.ts';
+
+// No worker: a background advance stays `advancing` here (test-clocks-background.test.ts runs it).
+const server = useServer();
+
+type Res = { status: number; json: any };
+function expectError(res: Res, status: number, code: string, field?: string) {
+  expect({ status: res.status, code: res.json?.error?.code, field: res.json?.error?.field }).toEqual({
+    status,
+    code,
+    field: field ?? res.json?.error?.field,
+  });
+}
+
+const DAY = 86_400_000;
+const start = '2025-01-31T00:00:00.000Z';
+const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+const eventTypes = async (ws: Workspace, id: string) =>
+  (await ws.client.get(`/v1/events?objectId=${id}&order=asc`)).json.data.map((e: any) => e.type);
+
+async function newClock(ws: Workspace, body: Record<string, unknown> = { frozenTime: start }) {
+  const res = await ws.client.post('/v1/test-clocks', body);
+  expect(res.status).toBe(201);
+  return res.json.data;
+}
+
+describe('/v1/test-clocks', () => {
+  it('creates (201), retrieves, lists, advances (ready) and deletes (204, soft) with test_clock.* events', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws, { frozenTime: start, name: 'year one' });
+    expect(Object.keys(c)).toEqual(['id', 'name', 'frozenTime', 'status', 'createdAt', 'updatedAt']);
+    expect(c.id).toMatch(/^clk_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(c).toMatchObject({ name: 'year one', frozenTime: start, status: 'ready' });
+    expect((await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data).toEqual(c);
+    // epoch seconds are accepted as well as ISO 8601
+    const second = await newClock(ws, { frozenTime: Date.parse(start) / 1000 });
+    expect(second).toMatchObject({ name: null, frozenTime: start });
+    const list = await ws.client.get('/v1/test-clocks');
+    expect(list.json.data.map((x: any) => x.id)).toEqual([second.id, c.id]);
+    expect(list.json.meta.page).toMatchObject({ limit: 20, hasMore: false });
+
+    const target = plus(start, 40 * DAY);
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: target });
+    expect(adv.status).toBe(200);
+    expect(adv.json.data).toMatchObject({ id: c.id, frozenTime: target, status: 'ready' });
+    expect(await eventTypes(ws, c.id)).toEqual(['test_clock.created', 'test_clock.advancing', 'test_clock.ready']);
+
+    const del = await ws.client.delete(`/v1/test-clocks/${c.id}`);
+    expect(del.status).toBe(204);
+    expect(del.text).toBe('');
+    expectError(await ws.client.get(`/v1/test-clocks/${c.id}`), 404, 'not_found');
+    expectError(
+      await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(target, DAY) }),
+      404,
+      'not_found',
+    );
+    expectError(await ws.client.delete(`/v1/test-clocks/${c.id}`), 404, 'not_found');
+    expect((await ws.client.get('/v1/test-clocks')).json.data.map((x: any) => x.id)).toEqual([second.id]);
+    expect((await eventTypes(ws, c.id)).at(-1)).toBe('test_clock.deleted');
+  });
+
+  it.each([
+    [{}, 'frozenTime'],
+    [{ frozenTime: 'yesterday' }, 'frozenTime'],
+    [{ frozenTime: -5 }, 'frozenTime'],
+    [{ frozenTime: start, name: '' }, 'name'],
+    [{ frozenTime: start, name: 'x'.repeat(256) }, 'name'],
+  ])('create %j is 400 validation_error', async (body, field) => {
+    const ws = await server.workspace();
+    const res = await ws.client.post('/v1/test-clocks', body);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('validation_error');
+    if (field === 'name' || !('frozenTime' in body)) expect(res.json.error.field).toBe(field);
+  });
+
+  it('advance is forward only, at most 5 years, 404 for unknown or foreign clocks', async () => {
+    const ws = await server.workspace();
+    const other = await server.workspace();
+    const c = await newClock(ws);
+    for (const frozenTime of [start, plus(start, -1000)])
+      expectError(
+        await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime }),
+        400,
+        'validation_error',
+        'frozenTime',
+      );
+    expectError(
+      await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 6 * 366 * DAY) }),
+      400,
+      'validation_error',
+      'frozenTime',
+    );
+    expectError(await ws.client.post(`/v1/test-clocks/${c.id}/advance`, {}), 400, 'validation_error', 'frozenTime');
+    expectError(await other.client.get(`/v1/test-clocks/${c.id}`), 404, 'not_found');
+    expectError(
+      await other.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, DAY) }),
+      404,
+      'not_found',
+    );
+    expectError(await other.client.delete(`/v1/test-clocks/${c.id}`), 404, 'not_found');
+    expect((await other.client.get('/v1/test-clocks')).json.data).toEqual([]);
+    expectError(await ws.client.get('/v1/test-clocks/clk_nope'), 404, 'not_found');
+    // Nothing moved: the refused advances left the clock where it was.
+    expect((await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data).toMatchObject({
+      frozenTime: start,
+      status: 'ready',
+    });
+  });
+
+  it('a live key gets 403 forbidden_in_live_mode on every route', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const live = createClient({ baseUrl: server.url, ...(await mintLiveKey(ws.workspaceId)) });
+    for (const res of [
+      await live.post('/v1/test-clocks', { frozenTime: start }),
+      await live.get('/v1/test-clocks'),
+      await live.get(`/v1/test-clocks/${c.id}`),
+      await live.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, DAY) }),
+      await live.delete(`/v1/test-clocks/${c.id}`),
+    ])
+      expectError(res, 403, 'forbidden_in_live_mode');
+  });
+
+  it('a large advance answers advancing; meanwhile advance and delete are 409 conflict', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    // More objects than the synchronous bound (docs/decisions.md, Test clocks): the advance goes to the job.
+    for (let i = 0; i < 11; i++) await ws.client.post('/v1/customers', { name: `c${i}`, testClockId: c.id });
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, DAY) });
+    expect(adv.status).toBe(200);
+    expect(adv.json.data).toMatchObject({ status: 'advancing', frozenTime: start });
+    expectError(
+      await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 2 * DAY) }),
+      409,
+      'conflict',
+    );
+    expectError(await ws.client.delete(`/v1/test-clocks/${c.id}`), 409, 'conflict');
+  });
+
+  it('over GraphQL: the same object and codes', async () => {
+    const ws = await server.workspace();
+    const made = await ws.client.graphql(
+      'mutation($i: CreateTestClockInput!) { createTestClock(input: $i) { id name frozenTime status createdAt updatedAt } }',
+      { i: { frozenTime: start, name: 'gql' } },
+    );
+    expect(made.json.errors).toBeUndefined();
+    const c = made.json.data.createTestClock;
+    expect((await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data).toEqual(c);
+    const bad = await ws.client.graphql(
+      `mutation { advanceTestClock(id: "${c.id}", input: {frozenTime: "${start}"}) { id } }`,
+    );
+    expect(bad.json.errors?.[0].extensions).toEqual({ code: 'validation_error', field: 'frozenTime' });
+  });
+});
+
+describe('customers on a test clock', () => {
+  it('testClockId is accepted at creation, returned in REST and GraphQL, and immutable', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const cus = await ws.client.post('/v1/customers', { name: 'Clocked', testClockId: c.id });
+    expect(cus.status).toBe(201);
+    expect(cus.json.data.testClockId).toBe(c.id);
+    const plain = (await ws.client.post('/v1/customers', { name: 'Plain' })).json.data;
+    expect(plain.testClockId).toBeNull();
+    const gql = await ws.client.graphql(`{ customer(id: "${cus.json.data.id}") { id testClockId } }`);
+    expect(gql.json.data.customer).toEqual({ id: cus.json.data.id, testClockId: c.id });
+    expect((await ws.client.get(`/v1/customers/${cus.json.data.id}`)).json.data).toEqual(cus.json.data);
+    // Immutable: PATCH does not know the field.
+    const patch = await ws.client.patch(`/v1/customers/${cus.json.data.id}`, { testClockId: null });
+    expect(patch.status).toBe(400);
+    expect((await ws.client.get(`/v1/customers/${cus.json.data.id}`)).json.data.testClockId).toBe(c.id);
+  });
+
+  it('an unknown, foreign or deleted clock is 400 on testClockId; a live key cannot attach one', async () => {
+    const ws = await server.workspace();
+    const other = await server.workspace();
+    const c = await newClock(ws);
+    const gone = await newClock(ws);
+    expect((await ws.client.delete(`/v1/test-clocks/${gone.id}`)).status).toBe(204);
+    for (const [client, id] of [
+      [ws.client, 'clk_unknown'],
+      [other.client, c.id],
+      [ws.client, gone.id],
+    ] as const)
+      expectError(await client.post('/v1/customers', { testClockId: id }), 400, 'validation_error', 'testClockId');
+    const live = createClient({ baseUrl: server.url, ...(await mintLiveKey(ws.workspaceId)) });
+    expectError(await live.post('/v1/customers', { testClockId: c.id }), 400, 'validation_error', 'testClockId');
+  });
+});
+
+describe('time on a clock', () => {
+  it('the real-time past_due sweep skips clocked invoices; the clock moves them at their due instant', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const clocked = (await ws.client.post('/v1/customers', { name: 'On clock', testClockId: c.id })).json.data;
+    const plain = (await ws.client.post('/v1/customers', { name: 'Real time' })).json.data;
+    const dueAt = plus(start, 10 * DAY);
+    const invoice = async (customerId: string) =>
+      (
+        await ws.client.post('/v1/invoices', {
+          customerId,
+          currency: 'IDR',
+          status: 'open',
+          dueAt,
+          lines: [{ description: 'Setup', quantity: 1, unitAmount: 10000 }],
+        })
+      ).json.data;
+    const onClock = await invoice(clocked.id);
+    const onRealTime = await invoice(plain.id);
+    // dueAt (2025) is long past in real time: the sweep takes the plain invoice, never the clocked one.
+    await markPastDueInvoices();
+    const status = async (id: string) => (await ws.client.get(`/v1/invoices/${id}`)).json.data;
+    expect((await status(onRealTime.id)).status).toBe('past_due');
+    expect((await status(onClock.id)).status).toBe('open');
+    // An advance short of dueAt leaves it open; one past it moves it at dueAt (clock time), not at the target.
+    await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 5 * DAY) });
+    expect((await status(onClock.id)).status).toBe('open');
+    const target = plus(start, 30 * DAY);
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: target });
+    expect(adv.json.data).toMatchObject({ status: 'ready', frozenTime: target });
+    const after = await status(onClock.id);
+    expect(after.status).toBe('past_due');
+    const { rows } = await db().system.query('SELECT "pastDueAt" FROM invoices WHERE id = $1', [onClock.id]);
+    expect(rows[0].pastDueAt.toISOString()).toBe(dueAt);
+  });
+});
