@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { useServer, db } from '../../helpers/server.ts';
+import { until } from '../../helpers/receiver.ts';
+import { resumeAdvancingClocks } from '../../../src/modules/test-clocks/service.ts';
+
+// The whole worker: the relay enqueues `test-clock-advance` when it publishes `test_clock.advancing`.
+const server = useServer({ background: 'worker' });
+
+const DAY = 86_400_000;
+const start = '2025-01-31T00:00:00.000Z';
+const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+
+describe('background advance', () => {
+  it('a large advance answers advancing, then the job walks it: ready, past-due moved, test_clock.ready', async () => {
+    const ws = await server.workspace();
+    const c = (await ws.client.post('/v1/test-clocks', { frozenTime: start })).json.data;
+    const customers: string[] = [];
+    for (let i = 0; i < 12; i++)
+      customers.push((await ws.client.post('/v1/customers', { name: `c${i}`, testClockId: c.id })).json.data.id);
+    const dueAt = plus(start, 3 * DAY);
+    const inv = (
+      await ws.client.post('/v1/invoices', {
+        customerId: customers[0],
+        currency: 'IDR',
+        status: 'open',
+        dueAt,
+        lines: [{ description: 'Setup', quantity: 1, unitAmount: 10000 }],
+      })
+    ).json.data;
+    const target = plus(start, 60 * DAY);
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: target });
+    expect(adv.status).toBe(200);
+    expect(adv.json.data).toMatchObject({ status: 'advancing', frozenTime: start });
+    let now: any;
+    await until(async () => {
+      now = (await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data;
+      return now.status === 'ready';
+    }, 'the clock to be ready');
+    expect(now.frozenTime).toBe(target);
+    expect((await ws.client.get(`/v1/invoices/${inv.id}`)).json.data.status).toBe('past_due');
+    const { rows } = await db().system.query('SELECT "pastDueAt" FROM invoices WHERE id = $1', [inv.id]);
+    expect(rows[0].pastDueAt.toISOString()).toBe(dueAt);
+    const types = (await ws.client.get(`/v1/events?objectId=${c.id}&order=asc`)).json.data.map((e: any) => e.type);
+    expect(types).toEqual(['test_clock.created', 'test_clock.advancing', 'test_clock.ready']);
+  });
+
+  it('a clock left advancing (its job lost) is resumed by the sweep, once', async () => {
+    const ws = await server.workspace();
+    const c = (await ws.client.post('/v1/test-clocks', { frozenTime: start })).json.data;
+    const target = plus(start, DAY);
+    // As if the process died after committing `advancing` and before any job ran.
+    await db().system.query(`UPDATE test_clocks SET status = 'advancing', "advanceTarget" = $2 WHERE id = $1`, [
+      c.id,
+      target,
+    ]);
+    // (the worker's own minute sweep may get there first: either way one walk, one ready)
+    await resumeAdvancingClocks();
+    const now = (await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data;
+    expect(now).toMatchObject({ status: 'ready', frozenTime: target });
+    const types = (await ws.client.get(`/v1/events?objectId=${c.id}&order=asc`)).json.data.map((e: any) => e.type);
+    expect(types).toEqual(['test_clock.created', 'test_clock.ready']);
+  });
+});
