@@ -1,0 +1,21 @@
+// Webhook endpoint and delivery edges (docs/architecture.md, "Edges"): batched reads in the caller's tenant.
+import { builder } from '../../graphql/builder.ts';
+import { Event } from '../events/schema.ts';
+import { eventById } from '../events/loaders.ts';
+import { deliveriesOfEndpoint, endpointById } from './loaders.ts';
+import { WebhookDelivery, WebhookEndpoint, deliveryListArgs } from './schema.ts';
+
+const { endpointId: _e, ...deliveryArgs } = deliveryListArgs;
+
+builder.objectFields(WebhookEndpoint, (t) => ({
+  deliveries: t.connection({
+    type: WebhookDelivery,
+    args: deliveryArgs,
+    resolve: (e, args, ctx) => deliveriesOfEndpoint(ctx, e.id, args),
+  }),
+}));
+
+builder.objectFields(WebhookDelivery, (t) => ({
+  event: t.field({ type: Event, nullable: true, resolve: (d, _, ctx) => eventById(ctx, d.eventId) }),
+  endpoint: t.field({ type: WebhookEndpoint, nullable: true, resolve: (d, _, ctx) => endpointById(ctx, d.endpointId) }),
+}));
