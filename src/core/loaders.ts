@@ -6,6 +6,7 @@
  * raw path (`tenantTx`, one message) in the caller's workspace and mode, filtered in SQL and by RLS.
  */
 import DataLoader from 'dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Auth } from './auth/authenticate.ts';
 import type { Scope } from './auth/scopes.ts';
 import { authorize, tenant, type Context } from './context.ts';
@@ -22,22 +23,36 @@ export interface Source<T> {
   shape?: (row: Row, auth: Auth) => T;
 }
 
-const perRequest = new WeakMap<Context, Map<object, DataLoader<never, unknown, string>>>();
+let edges = 0;
+const perRequest = new WeakMap<Context, Map<string, DataLoader<never, unknown, string>>>();
 
+/** `payments.edges.node.customer`: a field's place in the document, list indexes left out. */
+function placeOf(info: GraphQLResolveInfo): string {
+  let place = info.fieldName;
+  for (let p = info.path.prev; p; p = p.prev) if (typeof p.key === 'string') place = `${p.key}.${place}`;
+  return place;
+}
+
+/**
+ * The request's loader for one edge at one place of the document (aliases apart). Per place, not
+ * per table: the statements a document costs are then its edges, whatever the order results arrive in.
+ */
 function loaderOf<K, V>(
   ctx: Context,
-  edge: object,
+  edge: number,
+  info: GraphQLResolveInfo,
   batch: (auth: Auth, keys: readonly K[]) => Promise<(V | Error)[]>,
   cacheKeyFn?: (key: K) => string,
 ): DataLoader<K, V, string> {
   const auth = ctx.auth as Auth;
   let loaders = perRequest.get(ctx);
   if (!loaders) perRequest.set(ctx, (loaders = new Map()));
-  let loader = loaders.get(edge) as DataLoader<K, V, string> | undefined;
+  const place = `${edge} ${placeOf(info)}`;
+  let loader = loaders.get(place) as DataLoader<K, V, string> | undefined;
   if (!loader) {
     // 1,000 keys at most per statement (the document cost bounds a level well below that anyway).
     loader = new DataLoader<K, V, string>((keys) => batch(auth, keys), { maxBatchSize: 1000, cacheKeyFn });
-    loaders.set(edge, loader as unknown as DataLoader<never, unknown, string>);
+    loaders.set(place, loader as unknown as DataLoader<never, unknown, string>);
   }
   return loader;
 }
@@ -52,12 +67,12 @@ const shaped = <T>(source: Source<T>, auth: Auth, row: Row) => (source.shape ? s
  * another tenant's). `where` narrows further (a constant, e.g. the receipt's `sourceType`).
  */
 export function oneBy<T>(source: Source<T>, opts: { column?: string; where?: Fragment } = {}) {
-  const edge = {};
+  const edge = ++edges;
   const column = sql.id(opts.column ?? 'id');
-  return (ctx: Context, value: string | null | undefined): Promise<T | null> => {
+  return (ctx: Context, value: string | null | undefined, info: GraphQLResolveInfo): Promise<T | null> => {
     authorize(ctx, source.scope);
     if (value == null) return Promise.resolve(null);
-    return loaderOf<string, T | null>(ctx, edge, async (auth, keys) => {
+    return loaderOf<string, T | null>(ctx, edge, info, async (auth, keys) => {
       const rows = await read(
         auth,
         sql`${inTenantRows(auth, source.table)} AND t.${column} = ANY(${keys}::text[])${opts.where ?? sql.empty}`,
@@ -73,11 +88,11 @@ export function oneBy<T>(source: Source<T>, opts: { column?: string; where?: Fra
 
 /** A small to-many edge returned whole (a payment's ledger entries): rows whose `column` is the value. */
 export function manyBy<T>(source: Source<T>, opts: { column: string; where?: Fragment; orderBy: Fragment }) {
-  const edge = {};
-  return (ctx: Context, value: string | null | undefined): Promise<T[]> => {
+  const edge = ++edges;
+  return (ctx: Context, value: string | null | undefined, info: GraphQLResolveInfo): Promise<T[]> => {
     authorize(ctx, source.scope);
     if (value == null) return Promise.resolve([]);
-    return loaderOf<string, T[]>(ctx, edge, async (auth, keys) => {
+    return loaderOf<string, T[]>(ctx, edge, info, async (auth, keys) => {
       const rows = await read(
         auth,
         sql`${inTenantRows(auth, source.table)} AND t.${sql.id(opts.column)} = ANY(${keys}::text[])${opts.where ?? sql.empty}
@@ -119,15 +134,16 @@ interface PageKey<A> {
  * Arguments, defaults, filters and cursors are the REST list's; a cursor is bound to its parent.
  */
 export function pageBy<T extends { id: string }, A extends PageArgs>(source: Source<T>, spec: PageOf<A>) {
-  const edge = {};
+  const edge = ++edges;
   const position = sql.id(spec.position);
-  return (ctx: Context, parentId: string, rawArgs: A): Promise<Connection<T>> => {
+  return (ctx: Context, parentId: string, rawArgs: A, info: GraphQLResolveInfo): Promise<Connection<T>> => {
     const auth = authorize(ctx, source.scope);
     const args = spec.order ? { ...rawArgs, order: spec.order } : rawArgs;
     spec.check?.(args);
     return loaderOf<PageKey<A>, Connection<T>>(
       ctx,
       edge,
+      info,
       async (auth, keys) => {
         // Keys of one field share their arguments; fields with other arguments batch apart.
         const groups = new Map<string, number[]>();

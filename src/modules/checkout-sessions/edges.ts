@@ -9,7 +9,7 @@ import { receiptOfSession } from '../receipts/loaders.ts';
 import { CheckoutSession } from './schema.ts';
 
 builder.objectFields(CheckoutSession, (t) => ({
-  payment: t.field({ type: Payment, nullable: true, resolve: (s, _, ctx) => paymentById(ctx, s.paymentId) }),
-  customer: t.field({ type: Customer, nullable: true, resolve: (s, _, ctx) => customerById(ctx, s.customerId) }),
-  receipt: t.field({ type: Receipt, nullable: true, resolve: (s, _, ctx) => receiptOfSession(ctx, s.id) }),
+  payment: t.field({ type: Payment, nullable: true, resolve: (s, _, ctx, info) => paymentById(ctx, s.paymentId, info) }),
+  customer: t.field({ type: Customer, nullable: true, resolve: (s, _, ctx, info) => customerById(ctx, s.customerId, info) }),
+  receipt: t.field({ type: Receipt, nullable: true, resolve: (s, _, ctx, info) => receiptOfSession(ctx, s.id, info) }),
 }));

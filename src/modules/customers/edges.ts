@@ -17,16 +17,16 @@ builder.objectFields(Customer, (t) => ({
   payments: t.connection({
     type: Payment,
     args: paymentArgs,
-    resolve: (c, args, ctx) => paymentsOfCustomer(ctx, c.id, args),
+    resolve: (c, args, ctx, info) => paymentsOfCustomer(ctx, c.id, args, info),
   }),
   checkoutSessions: t.connection({
     type: CheckoutSession,
     args: sessionArgs,
-    resolve: (c, args, ctx) => sessionsOfCustomer(ctx, c.id, args),
+    resolve: (c, args, ctx, info) => sessionsOfCustomer(ctx, c.id, args, info),
   }),
   receipts: t.connection({
     type: ReceiptSummary,
     args: receiptArgs,
-    resolve: (c, args, ctx) => receiptsOfCustomer(ctx, c.id, args),
+    resolve: (c, args, ctx, info) => receiptsOfCustomer(ctx, c.id, args, info),
   }),
 }));

@@ -15,17 +15,17 @@ import { Payment } from './schema.ts';
 const { chargeId: _payment, ...refundArgs } = refundListArgs;
 
 builder.objectFields(Payment, (t) => ({
-  customer: t.field({ type: Customer, nullable: true, resolve: (p, _, ctx) => customerById(ctx, p.customerId) }),
+  customer: t.field({ type: Customer, nullable: true, resolve: (p, _, ctx, info) => customerById(ctx, p.customerId, info) }),
   checkoutSession: t.field({
     type: CheckoutSession,
     nullable: true,
-    resolve: (p, _, ctx) => sessionById(ctx, p.checkoutSessionId),
+    resolve: (p, _, ctx, info) => sessionById(ctx, p.checkoutSessionId, info),
   }),
-  refunds: t.connection({ type: Refund, args: refundArgs, resolve: (p, args, ctx) => refundsOfPayment(ctx, p.id, args) }),
-  receipt: t.field({ type: Receipt, nullable: true, resolve: (p, _, ctx) => receiptOfSession(ctx, p.checkoutSessionId) }),
+  refunds: t.connection({ type: Refund, args: refundArgs, resolve: (p, args, ctx, info) => refundsOfPayment(ctx, p.id, args, info) }),
+  receipt: t.field({ type: Receipt, nullable: true, resolve: (p, _, ctx, info) => receiptOfSession(ctx, p.checkoutSessionId, info) }),
   ledgerEntries: t.field({
     type: [LedgerEntry],
     description: 'The entries its capture posted, oldest first.',
-    resolve: (p, _, ctx) => entriesOfSession(ctx, p.checkoutSessionId),
+    resolve: (p, _, ctx, info) => entriesOfSession(ctx, p.checkoutSessionId, info),
   }),
 }));

@@ -8,6 +8,6 @@ builder.objectFields(Payout, (t) => ({
   ledgerEntries: t.field({
     type: [LedgerEntry],
     description: 'Its claim, and its settlement or reversal, oldest first.',
-    resolve: (p, _, ctx) => entriesOfPayout(ctx, p.id),
+    resolve: (p, _, ctx, info) => entriesOfPayout(ctx, p.id, info),
   }),
 }));

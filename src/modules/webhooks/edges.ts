@@ -11,11 +11,11 @@ builder.objectFields(WebhookEndpoint, (t) => ({
   deliveries: t.connection({
     type: WebhookDelivery,
     args: deliveryArgs,
-    resolve: (e, args, ctx) => deliveriesOfEndpoint(ctx, e.id, args),
+    resolve: (e, args, ctx, info) => deliveriesOfEndpoint(ctx, e.id, args, info),
   }),
 }));
 
 builder.objectFields(WebhookDelivery, (t) => ({
-  event: t.field({ type: Event, nullable: true, resolve: (d, _, ctx) => eventById(ctx, d.eventId) }),
-  endpoint: t.field({ type: WebhookEndpoint, nullable: true, resolve: (d, _, ctx) => endpointById(ctx, d.endpointId) }),
+  event: t.field({ type: Event, nullable: true, resolve: (d, _, ctx, info) => eventById(ctx, d.eventId, info) }),
+  endpoint: t.field({ type: WebhookEndpoint, nullable: true, resolve: (d, _, ctx, info) => endpointById(ctx, d.endpointId, info) }),
 }));

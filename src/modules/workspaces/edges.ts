@@ -44,7 +44,7 @@ const Viewer = builder.objectRef<NonNullable<Context['auth']>>('Viewer').impleme
     accountId: t.exposeString('accountId'),
     role: t.exposeString('role'),
     scopes: t.stringList({ resolve: (a) => a.scopes }),
-    apiKey: t.field({ type: ApiKey, nullable: true, resolve: (a, _, ctx) => apiKeyById(ctx, a.apiKeyId) }),
+    apiKey: t.field({ type: ApiKey, nullable: true, resolve: (a, _, ctx, info) => apiKeyById(ctx, a.apiKeyId, info) }),
     workspace: t.field({ type: Workspace, resolve: (a, _, ctx) => getWorkspace(ctx, a.workspaceId) }),
   }),
 });
