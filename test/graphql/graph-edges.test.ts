@@ -100,3 +100,130 @@ describe('no N+1: statements per request do not grow with rows', () => {
     expect(six.statements).toBe(two.statements);
   });
 });
+
+/**
+ * Rows of A (in mode M) whose columns point at B's rows of M and at A's rows of the other mode,
+ * written with foreign keys off (`session_replication_role = replica`): the database would refuse
+ * them, so only the edges' own tenant filter and RLS stand between them and the answer.
+ */
+async function hostileGraph(mode: Mode) {
+  const other: Mode = mode === 'test' ? 'live' : 'test';
+  const own = `xa${mode}`;
+  const foreign = [`xb${mode}`, `xa${other}`];
+  const c = await db().system.connect();
+  try {
+    await c.query(`SET session_replication_role = replica`);
+    // Foreign rows are taken from a donor customer per pass (3 for test, 4 for live), so one pass
+    // never rewires the rows the other asserts on.
+    const d = mode === 'test' ? 3 : 4;
+    for (const [k, F] of foreign.entries()) {
+      const n = k + 1; // A's customer n is aimed at the k-th foreign tenant
+      const run = (text: string, ...values: string[]) => c.query(text, values);
+      await run(`UPDATE payments SET "customerId" = $1, "checkoutSessionId" = $2 WHERE id = $3`,
+        `cus_${F}_${d}`, `cs_${F}_${d}_1`, `pay_${own}_${n}_1`);
+      await run(`UPDATE refunds SET "paymentId" = $1 WHERE id = $2`, `pay_${own}_${n}_2`, `rf_${F}_${d}_2`);
+      await run(`UPDATE refunds SET "paymentId" = $1 WHERE id = $2`, `pay_${F}_${d}_1`, `rf_${own}_${n}_4`);
+      await run(`UPDATE checkout_sessions SET "paymentId" = $1, "customerId" = $2 WHERE id = $3`,
+        `pay_${F}_${d}_1`, `cus_${F}_${d}`, `cs_${own}_${n}_2`);
+      await run(`DELETE FROM receipts WHERE id = $1`, `rcpt_${own}_${n}_2`);
+      await run(`UPDATE receipts SET "sourceId" = $1 WHERE id = $2`, `cs_${own}_${n}_2`, `rcpt_${F}_${d}_2`);
+      await run(`UPDATE receipts SET "paymentId" = $1 WHERE id = $2`, `pay_${F}_${d}_1`, `rcpt_${own}_${n}_3`);
+      for (const [table, kind] of [['payments', 'pay'], ['checkout_sessions', 'cs'], ['receipts', 'rcpt']])
+        await run(`UPDATE ${table} SET "customerId" = $1 WHERE id = $2`, `cus_${own}_${n}`, `${kind}_${F}_${d}_3`);
+      await run(`UPDATE ledger_entries SET "sourceId" = $1 WHERE "sourceId" = $2`, `cs_${own}_${n}_4`, `cs_${F}_${d}_4`);
+    }
+  } finally {
+    await c.query(`RESET session_replication_role`);
+    c.release();
+  }
+}
+
+/** Every `id`-like string of an answer (ids, receiptId, sourceId): what it let the caller see. */
+function idsIn(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) idsIn(v, out);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v === 'string' && /^(id|receiptId|sourceId)$/.test(k)) out.push(v);
+      else idsIn(v, out);
+    }
+  return out;
+}
+
+const CUSTOMER_GRAPH = `query ($a: ID!, $b: ID!, $p1: ID!, $p2: ID!) {
+  c1: customer(id: $a) { ...graph }
+  c2: customer(id: $b) { ...graph }
+  p1: payment(id: $p1) { ...payment }
+  p2: payment(id: $p2) { ...payment }
+}
+fragment payment on Payment {
+  id
+  customer { id }
+  checkoutSession { id payment { id } customer { id } receipt { receiptId } }
+  refunds { edges { node { id payment { id } } } }
+  receipt { receiptId payment { id } }
+  ledgerEntries { id sourceId }
+}
+fragment graph on Customer {
+  id
+  payments { edges { node { ...payment } } }
+  checkoutSessions { edges { node { id payment { id } customer { id } receipt { receiptId } } } }
+  receipts { edges { node { id payment { id } } } }
+}`;
+
+describe('tenant isolation: no edge from A reaches B or A in the other mode', () => {
+  beforeAll(async () => {
+    for (const [name, ws] of [
+      ['a', A],
+      ['b', B],
+    ] as const)
+      for (const mode of ['test', 'live'] as const)
+        await seedGraph(db().system, {
+          workspaceId: ws.workspaceId,
+          mode,
+          tag: `x${name}${mode}`,
+          customers: 4,
+          paymentsPerCustomer: 4,
+          refundEvery: 2,
+          ledger: true,
+        });
+    await hostileGraph('test');
+    await hostileGraph('live');
+  });
+
+  for (const mode of ['test', 'live'] as const) {
+    it(`customers, payments, sessions, refunds, receipts, ledger entries (${mode})`, async () => {
+      const own = `xa${mode}`;
+      const { data } = await gql(clients[`A${mode}`], CUSTOMER_GRAPH, {
+        a: `cus_${own}_1`,
+        b: `cus_${own}_2`,
+        p1: `pay_${own}_1_1`,
+        p2: `pay_${own}_2_1`,
+      });
+      const ids = idsIn(data);
+      expect(ids.length).toBeGreaterThan(60);
+      for (const id of ids) expect(id).toMatch(new RegExp(`^[a-z]+_${own}_`));
+      for (const [c, p1] of [
+        [data.c1, data.p1],
+        [data.c2, data.p2],
+      ]) {
+        const n = c.id.slice(-1);
+        const pay = (i: number) => c.payments.edges.find((e: any) => e.node.id === `pay_${own}_${n}_${i}`).node;
+        // pointed at the other tenant: nothing there
+        expect(p1).toMatchObject({ customer: null, checkoutSession: null, receipt: null, ledgerEntries: [] });
+        expect(pay(2).refunds.edges.map((e: any) => e.node.id)).toEqual([`rf_${own}_${n}_2`]);
+        expect(pay(3).receipt).toMatchObject({ payment: null });
+        expect(pay(4).refunds.edges).toEqual([]);
+        expect(pay(4).ledgerEntries).toHaveLength(2);
+        expect(pay(2).checkoutSession).toEqual({ id: `cs_${own}_${n}_2`, payment: null, customer: null, receipt: null });
+        // its own rows, and not the foreign ones aimed at it
+        expect(c.payments.edges).toHaveLength(3);
+        expect(c.checkoutSessions.edges).toHaveLength(3);
+        expect(c.receipts.edges).toHaveLength(3);
+      }
+      // every other edge still resolves on rows that point home
+      expect(data.c1.payments.edges.find((e: any) => e.node.id === `pay_${own}_1_4`).node.customer).toEqual({
+        id: `cus_${own}_1`,
+      });
+    });
+  }
+});
