@@ -119,18 +119,34 @@ async function hostileGraph(mode: Mode) {
     for (const [k, F] of foreign.entries()) {
       const n = k + 1; // A's customer n is aimed at the k-th foreign tenant
       const run = (text: string, ...values: string[]) => c.query(text, values);
-      await run(`UPDATE payments SET "customerId" = $1, "checkoutSessionId" = $2 WHERE id = $3`,
-        `cus_${F}_${d}`, `cs_${F}_${d}_1`, `pay_${own}_${n}_1`);
+      await run(
+        `UPDATE payments SET "customerId" = $1, "checkoutSessionId" = $2 WHERE id = $3`,
+        `cus_${F}_${d}`,
+        `cs_${F}_${d}_1`,
+        `pay_${own}_${n}_1`,
+      );
       await run(`UPDATE refunds SET "paymentId" = $1 WHERE id = $2`, `pay_${own}_${n}_2`, `rf_${F}_${d}_2`);
       await run(`UPDATE refunds SET "paymentId" = $1 WHERE id = $2`, `pay_${F}_${d}_1`, `rf_${own}_${n}_4`);
-      await run(`UPDATE checkout_sessions SET "paymentId" = $1, "customerId" = $2 WHERE id = $3`,
-        `pay_${F}_${d}_1`, `cus_${F}_${d}`, `cs_${own}_${n}_2`);
+      await run(
+        `UPDATE checkout_sessions SET "paymentId" = $1, "customerId" = $2 WHERE id = $3`,
+        `pay_${F}_${d}_1`,
+        `cus_${F}_${d}`,
+        `cs_${own}_${n}_2`,
+      );
       await run(`DELETE FROM receipts WHERE id = $1`, `rcpt_${own}_${n}_2`);
       await run(`UPDATE receipts SET "sourceId" = $1 WHERE id = $2`, `cs_${own}_${n}_2`, `rcpt_${F}_${d}_2`);
       await run(`UPDATE receipts SET "paymentId" = $1 WHERE id = $2`, `pay_${F}_${d}_1`, `rcpt_${own}_${n}_3`);
-      for (const [table, kind] of [['payments', 'pay'], ['checkout_sessions', 'cs'], ['receipts', 'rcpt']])
+      for (const [table, kind] of [
+        ['payments', 'pay'],
+        ['checkout_sessions', 'cs'],
+        ['receipts', 'rcpt'],
+      ])
         await run(`UPDATE ${table} SET "customerId" = $1 WHERE id = $2`, `cus_${own}_${n}`, `${kind}_${F}_${d}_3`);
-      await run(`UPDATE ledger_entries SET "sourceId" = $1 WHERE "sourceId" = $2`, `cs_${own}_${n}_4`, `cs_${F}_${d}_4`);
+      await run(
+        `UPDATE ledger_entries SET "sourceId" = $1 WHERE "sourceId" = $2`,
+        `cs_${own}_${n}_4`,
+        `cs_${F}_${d}_4`,
+      );
     }
   } finally {
     await c.query(`RESET session_replication_role`);
@@ -214,7 +230,12 @@ describe('tenant isolation: no edge from A reaches B or A in the other mode', ()
         expect(pay(3).receipt).toMatchObject({ payment: null });
         expect(pay(4).refunds.edges).toEqual([]);
         expect(pay(4).ledgerEntries).toHaveLength(2);
-        expect(pay(2).checkoutSession).toEqual({ id: `cs_${own}_${n}_2`, payment: null, customer: null, receipt: null });
+        expect(pay(2).checkoutSession).toEqual({
+          id: `cs_${own}_${n}_2`,
+          payment: null,
+          customer: null,
+          receipt: null,
+        });
         // its own rows, and not the foreign ones aimed at it
         expect(c.payments.edges).toHaveLength(3);
         expect(c.checkoutSessions.edges).toHaveLength(3);
@@ -226,4 +247,160 @@ describe('tenant isolation: no edge from A reaches B or A in the other mode', ()
       });
     });
   }
+});
+
+/** Webhook endpoints, deliveries, events and payouts of one tenant (tag `<kind>_<tag>_<n>`), by SQL. */
+async function seedOps(workspaceId: string, mode: Mode, tag: string) {
+  const q = (text: string, ...values: unknown[]) => db().system.query(text, values);
+  await q(
+    `INSERT INTO webhook_endpoints (id, "workspaceId", mode, url, events, status, secret, "createdAt", "updatedAt")
+     VALUES ($1, $2, $3, 'https://hooks.example/in', '{*}', 'active', '\\x00', now(), now())`,
+    `whep_${tag}_1`,
+    workspaceId,
+    mode,
+  );
+  for (const n of [1, 2])
+    await q(
+      `INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", data, metadata)
+       VALUES ($1, $2, $3, 'payment.succeeded', $4, 1, now(), '{}', '{}')`,
+      `evt_${tag}_${n}`,
+      workspaceId,
+      mode,
+      `pay_${tag}_1_${n}`,
+    );
+  // deliveries 3 and 4, payouts 2 and 3: donors, aimed at another tenant by the test and the live pass
+  for (const n of [1, 2, 3, 4])
+    await q(
+      `INSERT INTO webhook_deliveries (id, "workspaceId", mode, "endpointId", "eventId", "eventType", status, "createdAt")
+       VALUES ($1, $2, $3, $4, $5, 'payment.succeeded', 'succeeded', now())`,
+      `whdel_${tag}_${n}`,
+      workspaceId,
+      mode,
+      `whep_${tag}_1`,
+      `evt_${tag}_${Math.min(n, 2)}`,
+    );
+  for (const n of [1, 2, 3]) {
+    await q(
+      `INSERT INTO payouts (id, "workspaceId", mode, amount, currency, status, method, "bankName", "bankAccountNumber",
+       "bankAccountHolder", trigger, "createdAt", "updatedAt")
+     VALUES ($1, $2, $3, 500, 'IDR', 'pending', 'manual', 'Bank', '123', 'Holder', 'api', now(), now())`,
+      `po_${tag}_${n}`,
+      workspaceId,
+      mode,
+    );
+    await q(
+      `INSERT INTO ledger_entries (id, "workspaceId", mode, "txId", code, direction, amount, currency, "sourceType",
+       "sourceId", "postedAt")
+     SELECT $1 || '_' || d, $2, $3, $1, CASE d WHEN 'debit' THEN 'payout' ELSE 'payments' END, d, 500, 'IDR',
+       'payout', $4, now()
+     FROM unnest('{debit,credit}'::text[]) d`,
+      `le_${tag}_po${n}`,
+      workspaceId,
+      mode,
+      `po_${tag}_${n}`,
+    );
+  }
+}
+
+const OPS_GRAPH = `{
+  me { mode workspaceId apiKey { id } workspace { id
+    apiKeys { edges { node { id environment } } }
+    webhookEndpoints { edges { node { id } } }
+    adapters { __typename } } }
+  webhookEndpoints { edges { node { id deliveries { edges { node { id
+    event { id object { __typename ... on Payment { id } } }
+    endpoint { id } } } } } } }
+  events(first: 100) { edges { node { id mode object { __typename ... on Payment { id } } } } }
+  payouts { edges { node { id ledgerEntries { id sourceId } } } }
+}`;
+
+describe('tenant isolation: webhooks, events, payouts, the workspace and the viewer', () => {
+  beforeAll(async () => {
+    for (const [name, ws] of [
+      ['a', A],
+      ['b', B],
+    ] as const)
+      for (const mode of ['test', 'live'] as const) await seedOps(ws.workspaceId, mode, `x${name}${mode}`);
+    const c = await db().system.connect();
+    try {
+      await c.query(`SET session_replication_role = replica`);
+      for (const mode of ['test', 'live'] as const) {
+        const own = `xa${mode}`;
+        const d = mode === 'test' ? 0 : 1;
+        for (const F of [`xb${mode}`, `xa${mode === 'test' ? 'live' : 'test'}`]) {
+          // foreign deliveries, entries aimed at A's endpoint and payout
+          const delivery = `whdel_${F}_${3 + d}`;
+          await c.query(`UPDATE webhook_deliveries SET "endpointId" = $1 WHERE id = $2`, [`whep_${own}_1`, delivery]);
+          await c.query(`UPDATE ledger_entries SET "sourceId" = $1 WHERE "sourceId" = $2`, [
+            `po_${own}_1`,
+            `po_${F}_${2 + d}`,
+          ]);
+        }
+        // A's own delivery and event aimed at B's event and payment
+        await c.query(`UPDATE webhook_deliveries SET "eventId" = $1 WHERE id = $2`, [
+          `evt_xb${mode}_1`,
+          `whdel_${own}_2`,
+        ]);
+        await c.query(`UPDATE events SET "objectId" = $1 WHERE id = $2`, [`pay_xb${mode}_1_1`, `evt_${own}_2`]);
+      }
+    } finally {
+      await c.query(`RESET session_replication_role`);
+      c.release();
+    }
+  });
+
+  for (const mode of ['test', 'live'] as const) {
+    it(`every edge stays in A's ${mode} mode`, async () => {
+      const own = `xa${mode}`;
+      const { data } = await gql(clients[`A${mode}`], OPS_GRAPH);
+      expect(data.me).toMatchObject({ mode, workspaceId: A.workspaceId, workspace: { id: A.workspaceId } });
+      expect(data.me.apiKey.id).toMatch(/^akey_/);
+      // API key administration sees both environments' keys (spec), of A only
+      const keys = await gql(clients[`A${mode}`], `{ apiKeys { edges { node { id } } } }`);
+      expect(data.me.workspace.apiKeys.edges.map((e: any) => e.node.id).sort()).toEqual(
+        keys.data.apiKeys.edges.map((e: any) => e.node.id).sort(),
+      );
+      expect(data.me.workspace.apiKeys.edges).toHaveLength(2);
+      expect(data.me.workspace.webhookEndpoints.edges).toEqual([{ node: { id: `whep_${own}_1` } }]);
+      const [endpoint] = data.webhookEndpoints.edges.map((e: any) => e.node);
+      expect(endpoint.deliveries.edges.map((e: any) => e.node)).toEqual(
+        expect.arrayContaining([
+          {
+            id: `whdel_${own}_1`,
+            event: { id: `evt_${own}_1`, object: { __typename: 'Payment', id: `pay_${own}_1_1` } },
+            endpoint: { id: `whep_${own}_1` },
+          },
+          { id: `whdel_${own}_2`, event: null, endpoint: { id: `whep_${own}_1` } },
+        ]),
+      );
+      expect(endpoint.deliveries.edges).toHaveLength(3); // 4 seeded, one lent to the other mode's pass
+      const events = data.events.edges.map((e: any) => e.node);
+      expect(events.find((e: any) => e.id === `evt_${own}_1`).object).toEqual({
+        __typename: 'Payment',
+        id: `pay_${own}_1_1`,
+      });
+      expect(events.find((e: any) => e.id === `evt_${own}_2`).object).toBeNull();
+      // a test key reads live events too (spec); their objects are not reachable from test mode
+      for (const e of events) if (e.mode !== mode) expect(e.object).toBeNull();
+      const payout = data.payouts.edges.find((e: any) => e.node.id === `po_${own}_1`).node;
+      expect(payout.ledgerEntries.map((e: any) => e.id).sort()).toEqual([
+        `le_${own}_po1_credit`,
+        `le_${own}_po1_debit`,
+      ]);
+      for (const id of idsIn(data)) expect(id).not.toMatch(/_xb|_b(test|live)_/);
+    });
+  }
+
+  it("a partner's list of merchants does not read their lists through the partner's scope", async () => {
+    const partner = await server.workspace({ name: 'P', platformAdmin: true });
+    const merchant = await partner.client.post('/v1/workspaces', { name: 'M' });
+    expect(merchant.status, merchant.text).toBe(201);
+    const { data } = await gql(
+      partner.client,
+      `{ workspaces { edges { node { id apiKeys { edges { node { id } } } adapters { __typename } } } } }`,
+    );
+    const nodes = data.workspaces.edges.map((e: any) => e.node);
+    expect(nodes.map((n: any) => n.id)).toContain(merchant.json.data.id);
+    for (const n of nodes) if (n.id !== partner.workspaceId) expect(n).toMatchObject({ apiKeys: null, adapters: null });
+  });
 });

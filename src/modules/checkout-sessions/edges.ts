@@ -9,7 +9,15 @@ import { receiptOfSession } from '../receipts/loaders.ts';
 import { CheckoutSession } from './schema.ts';
 
 builder.objectFields(CheckoutSession, (t) => ({
-  payment: t.field({ type: Payment, nullable: true, resolve: (s, _, ctx, info) => paymentById(ctx, s.paymentId, info) }),
-  customer: t.field({ type: Customer, nullable: true, resolve: (s, _, ctx, info) => customerById(ctx, s.customerId, info) }),
+  payment: t.field({
+    type: Payment,
+    nullable: true,
+    resolve: (s, _, ctx, info) => paymentById(ctx, s.paymentId, info),
+  }),
+  customer: t.field({
+    type: Customer,
+    nullable: true,
+    resolve: (s, _, ctx, info) => customerById(ctx, s.customerId, info),
+  }),
   receipt: t.field({ type: Receipt, nullable: true, resolve: (s, _, ctx, info) => receiptOfSession(ctx, s.id, info) }),
 }));

@@ -27,7 +27,10 @@ const EventObject = builder.unionType('EventObject', {
 type ObjectRow = typeof EventObject.$inferType;
 
 /** The kinds an event's `objectId` may name, by id prefix: the GraphQL type and its batched read. */
-const kinds: Record<string, { type: { name: string }; load: (ctx: Context, id: string, info: GraphQLResolveInfo) => Promise<ObjectRow | null> }> = {
+const kinds: Record<
+  string,
+  { type: { name: string }; load: (ctx: Context, id: string, info: GraphQLResolveInfo) => Promise<ObjectRow | null> }
+> = {
   [prefixes.payment]: { type: Payment, load: paymentById },
   [prefixes.refund]: { type: Refund, load: refundById },
   [prefixes.checkoutSession]: { type: CheckoutSession, load: sessionById },
@@ -43,6 +46,7 @@ builder.objectFields(Event, (t) => ({
     type: EventObject,
     nullable: true,
     description: "The event's object as it is now, in the caller's mode; null for other kinds, and when it is gone.",
-    resolve: (e, _, ctx: Context, info) => (e.objectId ? (kindOf(e.objectId)?.load(ctx, e.objectId, info) ?? null) : null),
+    resolve: (e, _, ctx: Context, info) =>
+      e.objectId ? (kindOf(e.objectId)?.load(ctx, e.objectId, info) ?? null) : null,
   }),
 }));

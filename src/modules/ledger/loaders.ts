@@ -13,7 +13,8 @@ const entries: Source<EntryRow> = {
 const ofSource = (sourceType: 'checkout_session' | 'payout') =>
   manyBy(entries, {
     column: 'sourceId',
-    where: sourceType === 'payout' ? sql` AND t."sourceType" = 'payout'` : sql` AND t."sourceType" = 'checkout_session'`,
+    where:
+      sourceType === 'payout' ? sql` AND t."sourceType" = 'payout'` : sql` AND t."sourceType" = 'checkout_session'`,
     orderBy: sql`t."postedAt", t.id`,
   });
 

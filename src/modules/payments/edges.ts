@@ -15,14 +15,26 @@ import { Payment } from './schema.ts';
 const { chargeId: _payment, ...refundArgs } = refundListArgs;
 
 builder.objectFields(Payment, (t) => ({
-  customer: t.field({ type: Customer, nullable: true, resolve: (p, _, ctx, info) => customerById(ctx, p.customerId, info) }),
+  customer: t.field({
+    type: Customer,
+    nullable: true,
+    resolve: (p, _, ctx, info) => customerById(ctx, p.customerId, info),
+  }),
   checkoutSession: t.field({
     type: CheckoutSession,
     nullable: true,
     resolve: (p, _, ctx, info) => sessionById(ctx, p.checkoutSessionId, info),
   }),
-  refunds: t.connection({ type: Refund, args: refundArgs, resolve: (p, args, ctx, info) => refundsOfPayment(ctx, p.id, args, info) }),
-  receipt: t.field({ type: Receipt, nullable: true, resolve: (p, _, ctx, info) => receiptOfSession(ctx, p.checkoutSessionId, info) }),
+  refunds: t.connection({
+    type: Refund,
+    args: refundArgs,
+    resolve: (p, args, ctx, info) => refundsOfPayment(ctx, p.id, args, info),
+  }),
+  receipt: t.field({
+    type: Receipt,
+    nullable: true,
+    resolve: (p, _, ctx, info) => receiptOfSession(ctx, p.checkoutSessionId, info),
+  }),
   ledgerEntries: t.field({
     type: [LedgerEntry],
     description: 'The entries its capture posted, oldest first.',

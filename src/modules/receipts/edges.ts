@@ -6,5 +6,9 @@ import { Receipt, ReceiptSummary } from './schema.ts';
 
 for (const type of [Receipt, ReceiptSummary])
   builder.objectFields(type, (t) => ({
-    payment: t.field({ type: Payment, nullable: true, resolve: (r, _, ctx, info) => paymentById(ctx, r.paymentId, info) }),
+    payment: t.field({
+      type: Payment,
+      nullable: true,
+      resolve: (r, _, ctx, info) => paymentById(ctx, r.paymentId, info),
+    }),
   }));

@@ -5,5 +5,9 @@ import { paymentById } from '../payments/loaders.ts';
 import { Refund } from './schema.ts';
 
 builder.objectFields(Refund, (t) => ({
-  payment: t.field({ type: Payment, nullable: true, resolve: (r, _, ctx, info) => paymentById(ctx, r.paymentId, info) }),
+  payment: t.field({
+    type: Payment,
+    nullable: true,
+    resolve: (r, _, ctx, info) => paymentById(ctx, r.paymentId, info),
+  }),
 }));

@@ -17,5 +17,9 @@ builder.objectFields(WebhookEndpoint, (t) => ({
 
 builder.objectFields(WebhookDelivery, (t) => ({
   event: t.field({ type: Event, nullable: true, resolve: (d, _, ctx, info) => eventById(ctx, d.eventId, info) }),
-  endpoint: t.field({ type: WebhookEndpoint, nullable: true, resolve: (d, _, ctx, info) => endpointById(ctx, d.endpointId, info) }),
+  endpoint: t.field({
+    type: WebhookEndpoint,
+    nullable: true,
+    resolve: (d, _, ctx, info) => endpointById(ctx, d.endpointId, info),
+  }),
 }));
