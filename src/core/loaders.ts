@@ -136,7 +136,7 @@ interface PageKey<A> {
 export function pageBy<T extends { id: string }, A extends PageArgs>(source: Source<T>, spec: PageOf<A>) {
   const edge = ++edges;
   const position = sql.id(spec.position);
-  return (ctx: Context, parentId: string, rawArgs: A, info: GraphQLResolveInfo): Promise<Connection<T>> => {
+  const load = (ctx: Context, parentId: string, rawArgs: A, info: GraphQLResolveInfo): Promise<Connection<T>> => {
     const auth = authorize(ctx, source.scope);
     const args = spec.order ? { ...rawArgs, order: spec.order } : rawArgs;
     spec.check?.(args);
@@ -186,6 +186,8 @@ export function pageBy<T extends { id: string }, A extends PageArgs>(source: Sou
       (k) => `${k.parentId}\u0000${JSON.stringify(k.args)}`,
     ).load({ parentId, args });
   };
+  // The field's `extensions`: the document cost counts an omitted `first` as this page (src/graphql/cost.ts).
+  return Object.assign(load, { extensions: { pageSize: spec.limit } });
 }
 
 /** ` AND t.<column> = value` when the filter is given, nothing otherwise (a `PageOf.where` part). */

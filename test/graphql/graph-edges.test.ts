@@ -307,10 +307,10 @@ const OPS_GRAPH = `{
     apiKeys { edges { node { id environment } } }
     webhookEndpoints { edges { node { id } } }
     adapters { __typename } } }
-  webhookEndpoints { edges { node { id deliveries { edges { node { id
+  webhookEndpoints(first: 5) { edges { node { id deliveries { edges { node { id
     event { id object { __typename ... on Payment { id } } }
     endpoint { id } } } } } } }
-  events(first: 100) { edges { node { id mode object { __typename ... on Payment { id } } } } }
+  events(first: 30) { edges { node { id mode object { __typename ... on Payment { id } } } } }
   payouts { edges { node { id ledgerEntries { id sourceId } } } }
 }`;
 
@@ -402,5 +402,30 @@ describe('tenant isolation: webhooks, events, payouts, the workspace and the vie
     const nodes = data.workspaces.edges.map((e: any) => e.node);
     expect(nodes.map((n: any) => n.id)).toContain(merchant.json.data.id);
     for (const n of nodes) if (n.id !== partner.workspaceId) expect(n).toMatchObject({ apiKeys: null, adapters: null });
+  });
+});
+
+describe('document cost over HTTP', () => {
+  it('a document over the maximum is refused before it runs, with its cost', async () => {
+    const doc = `{ customers(first: 100) { edges { node { id payments(first: 100) { edges { node { id } } } } } } }`;
+    await gql(A.client, '{ me { mode } }'); // the key is cached: what follows reads nothing to authenticate
+    const res = await A.client.graphql(doc);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.errors[0].extensions).toEqual({
+      code: 'validation_error',
+      field: 'query',
+      cost: 10_100,
+      maxCost: 10_000,
+    });
+    expect(res.headers.get('x-svc-statements')).toBe('0');
+    // the same document within the maximum runs
+    const ok = await gql(
+      A.client,
+      doc.replace(
+        'first: 100) { edges { node { id payments(first: 100',
+        'first: 10) { edges { node { id payments(first: 100',
+      ),
+    );
+    expect(ok.data.customers.edges.length).toBeGreaterThan(0);
   });
 });

@@ -17,16 +17,19 @@ builder.objectFields(Customer, (t) => ({
   payments: t.connection({
     type: Payment,
     args: paymentArgs,
+    extensions: paymentsOfCustomer.extensions,
     resolve: (c, args, ctx, info) => paymentsOfCustomer(ctx, c.id, args, info),
   }),
   checkoutSessions: t.connection({
     type: CheckoutSession,
     args: sessionArgs,
+    extensions: sessionsOfCustomer.extensions,
     resolve: (c, args, ctx, info) => sessionsOfCustomer(ctx, c.id, args, info),
   }),
   receipts: t.connection({
     type: ReceiptSummary,
     args: receiptArgs,
+    extensions: receiptsOfCustomer.extensions,
     resolve: (c, args, ctx, info) => receiptsOfCustomer(ctx, c.id, args, info),
   }),
 }));

@@ -28,6 +28,7 @@ builder.objectFields(Payment, (t) => ({
   refunds: t.connection({
     type: Refund,
     args: refundArgs,
+    extensions: refundsOfPayment.extensions,
     resolve: (p, args, ctx, info) => refundsOfPayment(ctx, p.id, args, info),
   }),
   receipt: t.field({

@@ -11,6 +11,7 @@ builder.objectFields(WebhookEndpoint, (t) => ({
   deliveries: t.connection({
     type: WebhookDelivery,
     args: deliveryArgs,
+    extensions: deliveriesOfEndpoint.extensions,
     resolve: (e, args, ctx, info) => deliveriesOfEndpoint(ctx, e.id, args, info),
   }),
 }));
