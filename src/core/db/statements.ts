@@ -3,7 +3,7 @@ import type pg from 'pg';
 
 /**
  * Statements sent to PostgreSQL per request, for the no-N+1 tests and `npm run bench:graph`.
- * Off by default: then each query pays one boolean check. On (`SVC_COUNT_STATEMENTS=1` or
+ * Off by default: then connections are not even wrapped. On (`SVC_COUNT_STATEMENTS=1` or
  * `countStatements(true)` before the app is built), every request runs inside a counter and its
  * count is sent back in the `x-svc-statements` header (src/server/app.ts).
  *
@@ -32,18 +32,23 @@ export function withStatementCounter<T>(counter: StatementCounter, fn: () => T):
 
 const perConnection = /^\s*(PREPARE|DEALLOCATE)\b/i;
 
-/** Wraps `query` of every connection the pool opens (pg's own `pool.query` goes through it too). */
+/**
+ * Wraps `query` of each connection the pool opens while counting is on (pg's own `pool.query` goes
+ * through it too); connections opened with counting off are left untouched. The wrapper calls the
+ * prototype's `query` as it is at call time, so tests that patch `pg.Client.prototype.query` still see it.
+ */
 export function instrumentPool(pool: pg.Pool) {
   pool.on('connect', (client) => {
-    const query = client.query;
+    if (!enabled) return;
+    const proto = Object.getPrototypeOf(client) as { query: (...a: unknown[]) => unknown };
     client.query = function (this: pg.PoolClient, ...args: unknown[]) {
-      if (enabled) {
-        const counter = store.getStore();
+      const counter = enabled ? store.getStore() : undefined;
+      if (counter) {
         const first = args[0] as string | { text?: string } | undefined;
         const text = typeof first === 'string' ? first : (first?.text ?? '');
-        if (counter && !perConnection.test(text)) counter.count++;
+        if (!perConnection.test(text)) counter.count++;
       }
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
+      return proto.query.apply(this, args);
     } as typeof client.query;
   });
 }
