@@ -42,7 +42,6 @@ function loaderOf<K, V>(
   edge: number,
   info: GraphQLResolveInfo,
   batch: (auth: Auth, keys: readonly K[]) => Promise<(V | Error)[]>,
-  cacheKeyFn?: (key: K) => string,
 ): DataLoader<K, V, string> {
   const auth = ctx.auth as Auth;
   let loaders = perRequest.get(ctx);
@@ -50,8 +49,9 @@ function loaderOf<K, V>(
   const place = `${edge} ${placeOf(info)}`;
   let loader = loaders.get(place) as DataLoader<K, V, string> | undefined;
   if (!loader) {
-    // 1,000 keys at most per statement (the document cost bounds a level well below that anyway).
-    loader = new DataLoader<K, V, string>((keys) => batch(auth, keys), { maxBatchSize: 1000, cacheKeyFn });
+    // Batching only, no cache: a subscription keeps its context for every event, and a cache there
+    // would grow for the socket's life and answer stale rows. 1,000 keys at most per statement.
+    loader = new DataLoader<K, V, string>((keys) => batch(auth, keys), { maxBatchSize: 1000, cache: false });
     loaders.set(place, loader as unknown as DataLoader<never, unknown, string>);
   }
   return loader;
@@ -140,51 +140,45 @@ export function pageBy<T extends { id: string }, A extends PageArgs>(source: Sou
     const auth = authorize(ctx, source.scope);
     const args = spec.order ? { ...rawArgs, order: spec.order } : rawArgs;
     spec.check?.(args);
-    return loaderOf<PageKey<A>, Connection<T>>(
-      ctx,
-      edge,
-      info,
-      async (auth, keys) => {
-        // Keys of one field share their arguments; fields with other arguments batch apart.
-        const groups = new Map<string, number[]>();
-        keys.forEach((k, i) => {
-          const g = JSON.stringify(k.args);
-          groups.set(g, [...(groups.get(g) ?? []), i]);
-        });
-        const out: (Connection<T> | Error)[] = new Array(keys.length);
-        for (const indexes of groups.values()) {
-          const pages = new Map<number, ReturnType<typeof pageRequest>>();
-          for (const i of indexes) {
-            const k = keys[i];
-            try {
-              pages.set(i, pageRequest(k.args, auth.workspaceId, spec.filters(k.args, k.parentId), spec.limit));
-            } catch (e) {
-              out[i] = e as Error;
-            }
-          }
-          if (!pages.size) continue;
-          const [first] = pages.values();
-          const ks = keysetSql(first, sql`t.${position}`);
-          const ids = [...pages.keys()].map((i) => keys[i].parentId);
-          const rows = await read(
-            auth,
-            sql`SELECT c.* FROM unnest(${ids}::text[]) AS p(parent_id) CROSS JOIN LATERAL (
-              ${inTenantRows(auth, source.table)} AND t.${sql.id(spec.column)} = p.parent_id${spec.where(keys[indexes[0]].args)}
-              ${ks.where}${ks.tail}) c`,
-          );
-          const byParent = new Map<string, T[]>(ids.map((id) => [id, []]));
-          for (const r of rows) byParent.get(r[spec.column] as string)?.push(shaped(source, auth, r));
-          for (const [i, page] of pages) {
-            const k = keys[i];
-            const list = byParent.get(k.parentId) ?? [];
-            const at = (r: T) => (r as unknown as Record<string, Date>)[spec.position];
-            out[i] = toConnection(list, page, auth.workspaceId, spec.filters(k.args, k.parentId), at);
+    return loaderOf<PageKey<A>, Connection<T>>(ctx, edge, info, async (auth, keys) => {
+      // Keys of one field share their arguments; fields with other arguments batch apart.
+      const groups = new Map<string, number[]>();
+      keys.forEach((k, i) => {
+        const g = JSON.stringify(k.args);
+        groups.set(g, [...(groups.get(g) ?? []), i]);
+      });
+      const out: (Connection<T> | Error)[] = new Array(keys.length);
+      for (const indexes of groups.values()) {
+        const pages = new Map<number, ReturnType<typeof pageRequest>>();
+        for (const i of indexes) {
+          const k = keys[i];
+          try {
+            pages.set(i, pageRequest(k.args, auth.workspaceId, spec.filters(k.args, k.parentId), spec.limit));
+          } catch (e) {
+            out[i] = e as Error;
           }
         }
-        return out;
-      },
-      (k) => `${k.parentId}\u0000${JSON.stringify(k.args)}`,
-    ).load({ parentId, args });
+        if (!pages.size) continue;
+        const [first] = pages.values();
+        const ks = keysetSql(first, sql`t.${position}`);
+        const ids = [...pages.keys()].map((i) => keys[i].parentId);
+        const rows = await read(
+          auth,
+          sql`SELECT c.* FROM unnest(${ids}::text[]) AS p(parent_id) CROSS JOIN LATERAL (
+              ${inTenantRows(auth, source.table)} AND t.${sql.id(spec.column)} = p.parent_id${spec.where(keys[indexes[0]].args)}
+              ${ks.where}${ks.tail}) c`,
+        );
+        const byParent = new Map<string, T[]>(ids.map((id) => [id, []]));
+        for (const r of rows) byParent.get(r[spec.column] as string)?.push(shaped(source, auth, r));
+        for (const [i, page] of pages) {
+          const k = keys[i];
+          const list = byParent.get(k.parentId) ?? [];
+          const at = (r: T) => (r as unknown as Record<string, Date>)[spec.position];
+          out[i] = toConnection(list, page, auth.workspaceId, spec.filters(k.args, k.parentId), at);
+        }
+      }
+      return out;
+    }).load({ parentId, args });
   };
   // The field's `extensions`: the document cost counts an omitted `first` as this page (src/graphql/cost.ts).
   return Object.assign(load, { extensions: { pageSize: spec.limit } });
