@@ -429,3 +429,31 @@ describe('document cost over HTTP', () => {
     expect(ok.data.customers.edges.length).toBeGreaterThan(0);
   });
 });
+
+describe('connection edges are the REST lists, bound to their parent', () => {
+  it('Customer.payments pages like GET /v1/payments?customerId=, filters included; a cursor stays with its customer', async () => {
+    const rest = await A.client.get('/v1/payments?customerId=cus_atest_2&limit=4');
+    expect(rest.status, rest.text).toBe(200);
+    const doc = `query ($id: ID!, $after: String, $status: String) { customer(id: $id) {
+      payments(first: 4, after: $after, status: $status) { pageInfo { hasNextPage endCursor } edges { node { id status } } } } }`;
+    const page1 = (await gql(A.client, doc, { id: 'cus_atest_2' })).data.customer.payments;
+    expect(page1.edges.map((e: any) => e.node.id)).toEqual(rest.json.data.map((p: any) => p.id));
+    expect(page1.pageInfo.hasNextPage).toBe(true);
+    const page2 = (await gql(A.client, doc, { id: 'cus_atest_2', after: page1.pageInfo.endCursor })).data.customer
+      .payments;
+    expect(page2.edges.map((e: any) => e.node.id)).toEqual(
+      [5, 6, 7, 8].map((n) => `pay_atest_2_${n}`), // newest first: n = 1 is the newest
+    );
+    const refunded = (await gql(A.client, doc, { id: 'cus_atest_2', status: 'partially_refunded' })).data.customer
+      .payments;
+    expect(refunded.edges.map((e: any) => e.node.status)).toEqual(Array(4).fill('partially_refunded'));
+    // the cursor of customer 2 on customer 3's payments: refused, as a cursor under other filters is
+    const other = await A.client.graphql(doc, { id: 'cus_atest_3', after: page1.pageInfo.endCursor });
+    expect(other.json.errors?.[0].extensions.code, other.text).toBe('invalid_cursor');
+    // bad arguments answer as the REST list does
+    const bad = await A.client.graphql('{ payment(id: "pay_atest_1_2") { refunds(status: "nope") { limit } } }');
+    const restBad = await A.client.get('/v1/refunds?status=nope');
+    expect(restBad.status).toBe(400);
+    expect(bad.json.errors?.[0].extensions).toEqual({ code: restBad.json.error.code, field: 'status' });
+  });
+});
