@@ -1,8 +1,8 @@
 /**
  * Batched reads behind the graph's edges (docs/architecture.md, "Edges"). A resolver asks for one
- * row or one page of a parent; every ask of one field on one level of the document lands in the
- * same DataLoader (one per request and edge), which reads them all in one statement: a document
- * costs one statement per edge and level, whatever the number of rows. Each statement runs on the
+ * row or one page of a parent; every ask of one edge at one place of the document lands in the
+ * same DataLoader (one per request, edge and place), which reads them all in one statement: a
+ * document costs one statement per edge it selects, whatever the number of rows. Each statement runs on the
  * raw path (`tenantTx`, one message) in the caller's workspace and mode, filtered in SQL and by RLS.
  */
 import DataLoader from 'dataloader';
