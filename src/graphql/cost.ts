@@ -42,10 +42,9 @@ const isConnection = (type: GraphQLNamedType) =>
 const isEdge = (type: GraphQLNamedType) =>
   isObjectType(type) && 'node' in type.getFields() && 'cursor' in type.getFields();
 
-function argument(node: FieldNode, name: string, vars: Vars): unknown {
-  const arg = node.arguments?.find((a) => a.name.value === name);
-  return arg ? valueFromASTUntyped(arg.value, vars) : undefined;
-}
+// A document's cost depends on its variables only through a `first: $var`: any other is computed
+// once per parsed document (the parse cache keeps the same DocumentNode for the same source).
+const costOf = new WeakMap<DocumentNode, Map<string, number>>();
 
 /** The computed cost of the document's operation (`operationName` as execution picks it). */
 export function documentCost(
@@ -54,9 +53,18 @@ export function documentCost(
   operationName?: string | null,
   variables?: Vars | null,
 ): number {
+  const cached = costOf.get(document)?.get(operationName ?? '');
+  if (cached !== undefined) return cached;
   const op = getOperationAST(document, operationName ?? undefined);
   const root = op && schema.getRootType(op.operation);
   if (!op || !root) return 0;
+  let variable = false;
+  const first = (node: FieldNode): unknown => {
+    const arg = node.arguments?.find((a) => a.name.value === 'first');
+    if (!arg) return undefined;
+    if (arg.value.kind === Kind.VARIABLE) variable = true;
+    return valueFromASTUntyped(arg.value, vars);
+  };
   const vars: Vars = { ...variables };
   for (const d of op.variableDefinitions ?? [])
     if (!(d.variable.name.value in vars) && d.defaultValue)
@@ -84,8 +92,8 @@ export function documentCost(
         let size = 1;
         let counts = true;
         if (isConnection(named)) {
-          const first = argument(s, 'first', vars);
-          size = typeof first === 'number' ? first : Number(def.extensions?.pageSize ?? costLimits.defaultPage);
+          const n = first(s);
+          size = typeof n === 'number' ? n : Number(def.extensions?.pageSize ?? costLimits.defaultPage);
         } else if (isConnection(type) || isEdge(type)) {
           counts = false; // edges, node, pageInfo: the connection counted its page
         } else if (isListType(getNullableType(def.type))) {
@@ -97,7 +105,13 @@ export function documentCost(
     }
     return total;
   };
-  return walk(op.selectionSet, root, 1, new Set());
+  const cost = walk(op.selectionSet, root, 1, new Set());
+  if (!variable) {
+    let byName = costOf.get(document);
+    if (!byName) costOf.set(document, (byName = new Map()));
+    byName.set(operationName ?? '', cost);
+  }
+  return cost;
 }
 
 /** Refuses a document over `costLimits.maxNodes`, naming its cost (`extensions.cost`, `extensions.maxCost`). */

@@ -25,6 +25,9 @@ describe('document cost', () => {
     const doc = 'query ($n: Int = 3) { customer(id: "c") { payments(first: $n) { edges { node { id } } } } }';
     expect(cost(doc)).toBe(1 + 3);
     expect(cost(doc, { n: 40 })).toBe(1 + 40);
+    // computed once per parsed document, unless a variable sets a page
+    const same = parse(doc);
+    expect([3, 40, 7].map((n) => documentCost(schema, same, null, { n }))).toEqual([4, 41, 8]);
     // Customer.payments pages 20 by default (declared by the edge); a root list without a declared page counts 50
     expect(cost('{ customer(id: "c") { payments { edges { node { id } } } } }')).toBe(1 + 20);
     expect(cost('{ payments { edges { node { id } } } }')).toBe(costLimits.defaultPage);
