@@ -19,6 +19,16 @@ import '../modules/webhooks/schema.ts';
 import '../modules/dunning-policies/schema.ts';
 import '../modules/plans/schema.ts';
 import '../modules/test-clocks/schema.ts';
+// Edges between the types, after every type exists (docs/architecture.md, "Edges").
+import '../modules/payments/edges.ts';
+import '../modules/checkout-sessions/edges.ts';
+import '../modules/refunds/edges.ts';
+import '../modules/receipts/edges.ts';
+import '../modules/customers/edges.ts';
+import '../modules/payouts/edges.ts';
+import '../modules/webhooks/edges.ts';
+import '../modules/events/edges.ts';
+import '../modules/workspaces/edges.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -13,6 +13,7 @@ import { envelope } from './envelope.ts';
 import { hostedRoutes } from './hosted.ts';
 import { downloadRoutes } from './downloads.ts';
 import { mountEdgeRoutes } from './edge-route.ts';
+import { countStatementsPerRequest } from './statement-count.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -102,6 +103,7 @@ export async function buildApp(): Promise<App> {
   // ws accepts 100 MiB messages by default, before connection_init authenticates anyone: a
   // GraphQL document over the socket fits in 64 KiB; larger frames close the socket (1009).
   await fastify.register(websocket, { options: { maxPayload: config.wsMaxPayloadBytes } });
+  countStatementsPerRequest(fastify);
   const limiter = createRateLimiter();
   const yoga = createGraphQL();
   mountGraphQL(fastify, yoga, limiter);

@@ -14,6 +14,7 @@ import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import { config, type RateClass } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { logger } from '../core/logger.ts';
+import { assertCost } from '../graphql/cost.ts';
 import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
 import { coercionError, idempotencyOf, operationOf, type Operation } from '../graphql/operation.ts';
 import { routes } from '../../rest-compat/routes.ts';
@@ -121,6 +122,7 @@ function prepare(yoga: Yoga, context: Context, request: GraphQLRequest) {
   const enveloped = yoga.getEnveloped(context as never);
   const errors = enveloped.validate(enveloped.schema, document);
   if (errors.length) throw new GraphQLErrors(errors);
+  assertCost(enveloped.schema, document, request.operationName, request.variables);
   const operation = operationOf(enveloped.schema, document, request.operationName, request.variables);
   if (!operation)
     throw new GraphQLErrors([new GraphQLError('Could not determine the operation to run: name it with operationName')]);
@@ -159,7 +161,15 @@ function errorResponse(e: unknown, requestId: string) {
   const error = JSON.parse(r.body).error;
   const body = {
     errors: [
-      { message: error.message, extensions: { code: error.code, ...(error.field ? { field: error.field } : {}) } },
+      {
+        message: error.message,
+        // A DomainError's own extensions (the document cost's `cost`, `maxCost`) travel with it.
+        extensions: {
+          ...(isDomainError(e) ? e.extensions : {}),
+          code: error.code,
+          ...(error.field ? { field: error.field } : {}),
+        },
+      },
     ],
   };
   return { status: r.status, headers: { ...json, ...r.headers }, body: JSON.stringify(body) };

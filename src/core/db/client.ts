@@ -9,6 +9,7 @@ import { logger } from '../logger.ts';
 
 import { appDatabaseUrl } from './roles.ts';
 import { compile, type Fragment } from './sql-template.ts';
+import { instrumentPool } from './statements.ts';
 
 /** The roles tenant queries run as (src/core/db/roles.ts): they own nothing and cannot bypass row-level security. */
 export { APP_ROLE, APP_LOGIN_ROLE } from './roles.ts';
@@ -43,6 +44,7 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
   const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
   // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the
   // process.
+  for (const pool of [app, system]) instrumentPool(pool);
   for (const pool of [app, system])
     pool.on('error', (err) =>
       logger.warn({ code: (err as { code?: string }).code, reason: err.message }, 'idle database connection lost'),

@@ -19,7 +19,7 @@ export const Adapter = builder.objectRef<AdapterView>('Adapter').implement({
   fields: (t) => exposeFields(t, adapterFields),
 });
 
-const Adapters = builder.objectRef<Partial<Record<AdapterKind, AdapterView>>>('Adapters').implement({
+export const Adapters = builder.objectRef<Partial<Record<AdapterKind, AdapterView>>>('Adapters').implement({
   description: 'The workspace adapters keyed by kind; a never-connected kind is null (REST omits it).',
   fields: (t) =>
     Object.fromEntries(

@@ -34,7 +34,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
 
 export type CreateApiKeyInput = typeof CreateApiKeyInput.$inferInput;
 
-const listArgs = builder.args((t) => ({ environment: t.string(), includeRevoked: t.boolean() }));
+export const listArgs = builder.args((t) => ({ environment: t.string(), includeRevoked: t.boolean() }));
 export type ListApiKeysArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({

@@ -43,7 +43,7 @@ const CreateCheckoutSessionInput = builder.inputType('CreateCheckoutSessionInput
 export type LineItemInput = typeof LineItemInput.$inferInput;
 export type CreateSessionInput = typeof CreateCheckoutSessionInput.$inferInput;
 
-const listArgs = builder.args((t) => ({
+export const listArgs = builder.args((t) => ({
   status: t.string(),
   customerId: t.string(),
   mode: t.string(),

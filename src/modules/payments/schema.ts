@@ -8,7 +8,7 @@ export const Payment = builder.prismaObject('Payment', {
   fields: (t) => exposeFields(t, paymentFields),
 });
 
-const listArgs = builder.args((t) => ({
+export const listArgs = builder.args((t) => ({
   status: t.string(),
   customerId: t.string(),
   checkoutSessionId: t.string(),

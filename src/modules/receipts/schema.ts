@@ -14,7 +14,7 @@ export const ReceiptSummary = builder.prismaObject('Receipt', {
   fields: (t) => exposeFields(t, receiptSummaryFields),
 });
 
-const listArgs = builder.args((t) => ({
+export const listArgs = builder.args((t) => ({
   sourceType: t.string(),
   customerId: t.string(),
   issuedAfter: t.field({ type: 'DateTime' }),

@@ -25,7 +25,7 @@ const SimulateRefundInput = builder.inputType('SimulateRefundInput', {
   fields: (t) => ({ outcome: t.string() }),
 });
 
-const listArgs = builder.args((t) => ({ chargeId: t.string(), status: t.string(), order: t.string() }));
+export const listArgs = builder.args((t) => ({ chargeId: t.string(), status: t.string(), order: t.string() }));
 export type ListRefundsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({

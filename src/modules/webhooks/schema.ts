@@ -49,9 +49,9 @@ const RotateWebhookEndpointSecretInput = builder.inputType('RotateWebhookEndpoin
 });
 export type RotateSecretInput = typeof RotateWebhookEndpointSecretInput.$inferInput;
 
-const endpointListArgs = builder.args((t) => ({ status: t.string() }));
+export const endpointListArgs = builder.args((t) => ({ status: t.string() }));
 export type ListEndpointsArgs = ListArgs<typeof endpointListArgs>;
-const deliveryListArgs = builder.args((t) => ({
+export const deliveryListArgs = builder.args((t) => ({
   endpointId: t.id({ required: true }),
   status: t.string(),
   eventType: t.string(),

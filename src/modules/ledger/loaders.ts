@@ -1,0 +1,24 @@
+import { sql } from '../../core/db/sql-template.ts';
+import { manyBy, type Source } from '../../core/loaders.ts';
+import type { LedgerEntry } from '../../generated/prisma/client.ts';
+import type { EntryRow } from './fields.ts';
+
+/** Batched reads of ledger entries for the graph's edges (src/core/loaders.ts). */
+const entries: Source<EntryRow> = {
+  table: 'ledger_entries',
+  scope: 'svc:ledger:read',
+  shape: (row, auth) => ({ ...(row as unknown as LedgerEntry), accountId: auth.accountId }),
+};
+
+const ofSource = (sourceType: 'checkout_session' | 'payout') =>
+  manyBy(entries, {
+    column: 'sourceId',
+    where:
+      sourceType === 'payout' ? sql` AND t."sourceType" = 'payout'` : sql` AND t."sourceType" = 'checkout_session'`,
+    orderBy: sql`t."postedAt", t.id`,
+  });
+
+/** The entries a payment's capture posted (source: its checkout session), oldest first. */
+export const entriesOfSession = ofSource('checkout_session');
+/** The entries of a payout (claim, and settlement or reversal), oldest first. */
+export const entriesOfPayout = ofSource('payout');

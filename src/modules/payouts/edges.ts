@@ -1,0 +1,13 @@
+// Payout's edges (docs/architecture.md, "Edges"): each a batched read in the caller's tenant.
+import { builder } from '../../graphql/builder.ts';
+import { LedgerEntry } from '../ledger/schema.ts';
+import { entriesOfPayout } from '../ledger/loaders.ts';
+import { Payout } from './schema.ts';
+
+builder.objectFields(Payout, (t) => ({
+  ledgerEntries: t.field({
+    type: [LedgerEntry],
+    description: 'Its claim, and its settlement or reversal, oldest first.',
+    resolve: (p, _, ctx, info) => entriesOfPayout(ctx, p.id, info),
+  }),
+}));
