@@ -11,11 +11,13 @@ import { logger } from '../../core/logger.ts';
 import { emit } from '../../core/outbox.ts';
 import { checkOrder, keysetList } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
-import { nextState } from '../../core/state-machine.ts';
+import { canMove, nextState } from '../../core/state-machine.ts';
 import { checkLength } from '../../core/validation.ts';
 import { toWire } from '../../core/wire.ts';
 import type { TestClock } from '../../generated/prisma/client.ts';
 import { onClient } from '../webhooks/queue.ts';
+import { lockSubscription, moveSubscription } from '../subscriptions/moves.ts';
+import { subscriptionLive, subscriptionMachine, type SubscriptionStatus } from '../subscriptions/states.ts';
 import { testClockFields } from './fields.ts';
 import type { ListTestClocksArgs, TestClockInput } from './schema.ts';
 import { testClockMachine } from './states.ts';
@@ -71,9 +73,22 @@ export async function checkClockForCustomer(tx: Tx, scope: RowScope, id: string)
   return row;
 }
 
-/** The objects a clock carries (customers; subscriptions count once they exist). */
+/** The objects a clock carries: its customers and their subscriptions. */
 async function objectsOn(tx: Tx, scope: RowScope, id: string): Promise<number> {
-  return tx.customer.count({ where: { ...scoped(scope), testClockId: id } });
+  const [customers, subscriptions] = await Promise.all([
+    tx.customer.count({ where: { ...scoped(scope), testClockId: id } }),
+    tx.subscription.count({ where: { ...scoped(scope), testClockId: id } }),
+  ]);
+  return customers + subscriptions;
+}
+
+/** Whether an advance runs before the answer: the clock holds few customers and few subscriptions. */
+async function isSmall(tx: Tx, scope: RowScope, id: string): Promise<boolean> {
+  const [customers, subscriptions] = await Promise.all([
+    tx.customer.count({ where: { ...scoped(scope), testClockId: id } }),
+    tx.subscription.count({ where: { ...scoped(scope), testClockId: id, status: { in: [...subscriptionLive] } } }),
+  ]);
+  return Math.max(customers, subscriptions) <= clockLimits.syncObjects;
 }
 
 export async function createTestClock(ctx: Context, input: TestClockInput) {
@@ -121,7 +136,7 @@ export async function advanceTestClock(ctx: Context, id: string, input: { frozen
   const auth = testOnly(ctx, 'svc:subscription:write');
   const target = checkTime(input.frozenTime);
   const scope = tenant(auth);
-  const { row, objects } = await inTenant(scope, async (tx) => {
+  const { row, small } = await inTenant(scope, async (tx) => {
     const found = await findClock(tx, auth, id, true);
     if (found.status === ADVANCING) throw err.conflict('The test clock is advancing; wait until it is ready');
     if (target <= found.frozenTime)
@@ -134,9 +149,9 @@ export async function advanceTestClock(ctx: Context, id: string, input: { frozen
       data: { status: to, advanceTarget: target, updatedAt: clock.now() },
     });
     for (const type of events) await emit(tx, scope, type, snapshot(row), { requestId: ctx.requestId });
-    return { row, objects: await objectsOn(tx, auth, id) };
+    return { row, small: await isSmall(tx, auth, id) };
   });
-  if (objects > clockLimits.syncObjects) return row;
+  if (!small) return row;
   return walkClock(auth, id, { wait: true, requestId: ctx.requestId });
 }
 
@@ -148,6 +163,29 @@ export async function deleteTestClock(ctx: Context, id: string) {
     const found = await findClock(tx, auth, id, true);
     if (found.status === ADVANCING) throw err.conflict('The test clock is advancing; wait until it is ready');
     const now = clock.now();
+    // Its subscriptions end with it, at the clock's time (BILLING §5: a soft delete, the ledger stays).
+    const subs = await tx.subscription.findMany({
+      where: { ...scoped(auth), testClockId: id, status: { in: [...subscriptionLive] } },
+      select: { id: true },
+      orderBy: { id: 'asc' },
+    });
+    for (const { id: subId } of subs) {
+      const sub = await lockSubscription(tx, auth, subId);
+      if (!sub || !canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'cancel')) continue;
+      const at = found.frozenTime;
+      await moveSubscription(
+        tx,
+        auth,
+        sub,
+        'cancel',
+        { canceledAt: at },
+        {
+          at,
+          requestId: ctx.requestId,
+          source: 'test_clock',
+        },
+      );
+    }
     const row = await tx.testClock.update({
       where: { workspaceId_mode_id: { ...scoped(auth), id } },
       data: { deletedAt: now, updatedAt: now },
