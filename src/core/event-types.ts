@@ -30,6 +30,7 @@ export const eventTypes = {
     'an automatic charge on a subscription invoice failed; data.metadata holds failureCode and failureMessage',
   'svc.invoice.voided.v1': 'an invoice became void; excluded from outstanding totals',
   'payment.succeeded': 'a payment was captured; it completes its checkout session in the same transaction',
+  'payment.failed': 'an automatic charge of a stored payment method failed; failureCode and failureMessage are set',
   'payment.refunded': 'a refund succeeded and the payment is now fully refunded',
   'payment.partially_refunded': 'a refund succeeded and part of the payment is still unrefunded',
   'refund.created': 'a refund was created (pending, or succeeded on the same call for managed test-mode cards)',
@@ -47,6 +48,10 @@ export const eventTypes = {
   'plan.archived': 'a plan was archived (active false, archivedAt set); existing subscriptions keep billing',
   'dunning_policy.created': 'a dunning policy was created',
   'dunning_policy.updated': 'a dunning policy changed; data.previousAttributes holds the old values',
+  'subscription.created': 'a subscription was created (trialing, active, or incomplete until its first invoice is paid)',
+  'subscription.updated':
+    'a subscription changed (status, period, price, quantity, pause, resume, ...); data.previousAttributes',
+  'subscription.cancelled': 'a subscription was canceled (status canceled, canceledAt set)',
   'webhook_endpoint.disabled':
     'an endpoint failed 20 delivery attempts in a row and is now errored ' +
     '(config and secret kept; re-enable with PATCH enabled: true)',

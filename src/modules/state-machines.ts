@@ -8,6 +8,7 @@ import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessi
 import { invoiceMachine } from './invoices/states.ts';
 import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
+import { subscriptionMachine } from './subscriptions/states.ts';
 import { paymentMachine } from './payments/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 
@@ -21,4 +22,5 @@ export const machines = {
   webhook_delivery: webhookDeliveryMachine,
   adapter: adapterMachine,
   invoice: invoiceMachine,
+  subscription: subscriptionMachine,
 };

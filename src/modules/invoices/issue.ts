@@ -17,6 +17,7 @@ import { issueReceiptCte, prepareInvoiceReceipt, receiptContext } from '../recei
 import { paymentMachine } from '../payments/states.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import { invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
+import { onSubscriptionInvoicePaid } from '../subscriptions/moves.ts';
 
 export interface MoveOptions {
   /** The workspace's `acc_` id (spec `accountId`, `arn` in the event snapshot). */
@@ -24,6 +25,8 @@ export interface MoveOptions {
   requestId?: string;
   /** Event metadata `source` (`api`, `sweep`, `hosted`, ...). */
   source?: string;
+  /** Business time (a customer's test clock); default the clock's now. */
+  at?: Date;
 }
 
 /** spec Invoice: the REST object, lines included, as events carry it in `data.object`. */
@@ -72,7 +75,7 @@ export async function moveInvoice(
   extraEvents: EventRow[] = [],
 ): Promise<InvoiceRow> {
   const next = nextState(invoiceMachine, inv.status as InvoiceStatus, trigger);
-  const now = data.updatedAt ?? clock.now();
+  const now = data.updatedAt ?? o.at ?? clock.now();
   const row = await updateRow<Invoice>(
     sqlOf(tx),
     'invoices',
@@ -103,7 +106,7 @@ export async function finalizeLocked(
   // Checked before the counter is bumped, so a refused move burns no number. An invoice created
   // open was written as a draft (lines may only be inserted into drafts, by trigger) and opens here.
   const next = nextState(invoiceMachine, trigger === 'create_open' ? null : (inv.status as InvoiceStatus), trigger);
-  const now = clock.now();
+  const now = o.at ?? clock.now();
   const sql = sqlOf(tx);
   const [row] = await sql.query<Invoice>(
     q`WITH n AS (${nextCounterSql(scope.workspaceId, scope.mode, counterNames.invoice)})
@@ -158,10 +161,15 @@ export async function settleInvoice(
 ): Promise<{ invoice: InvoiceRow; paymentId: string | null; receiptNumber: string | null }> {
   nextState(invoiceMachine, inv.status as InvoiceStatus, 'pay');
   const sql = sqlOf(tx);
-  const now = clock.now();
+  const now = how.at ?? clock.now();
   const data = { amountPaid: inv.total, amountDue: 0n, paidAt: now, updatedAt: now };
+  // The one place a paid invoice activates its subscription (incomplete or past_due -> active).
+  const activate = async () => {
+    if (inv.subscriptionId) await onSubscriptionInvoicePaid(tx, scope, inv.subscriptionId, { ...how, at: now });
+  };
   if (how.zeroTotal || inv.total === 0n) {
     const invoice = await moveInvoice(tx, scope, inv, 'pay', data, how);
+    await activate();
     return { invoice, paymentId: null, receiptNumber: null };
   }
   let payment = how.payment ?? null;
@@ -202,6 +210,7 @@ export async function settleInvoice(
       SELECT number FROM issued_receipt`,
   );
   const invoice = await moveInvoice(tx, scope, inv, 'pay', data, how);
+  await activate();
   return { invoice, paymentId: payment.id, receiptNumber: issued?.number ?? null };
 }
 

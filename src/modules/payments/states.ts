@@ -10,10 +10,15 @@ export const paymentMachine = defineMachine({
   noun: 'payment',
   resource: 'payment',
   stored: [{ table: 'payments', column: 'status' }],
-  statuses: ['succeeded', 'failed', 'refunded', 'partially_refunded'],
+  statuses: ['succeeded', 'failed', 'refunded', 'partially_refunded', 'pending'],
   conflict: 'conflict',
   moves: {
     capture: { from: [null], to: 'succeeded', events: ['payment.succeeded'] },
+    /** A charge of a stored method, written before the provider is called (subscriptions/collect.ts). */
+    charge: { from: [null], to: 'pending' },
+    /** The provider's answer to a pending charge. */
+    charge_succeeded: { from: ['pending'], to: 'succeeded', events: ['payment.succeeded'], label: 'charge succeeded' },
+    charge_failed: { from: ['pending'], to: 'failed', events: ['payment.failed'], label: 'charge failed' },
     refund_partial: {
       from: ['succeeded', 'partially_refunded'],
       to: 'partially_refunded',
@@ -24,5 +29,5 @@ export const paymentMachine = defineMachine({
 });
 
 export type PaymentStatus = StatusOf<typeof paymentMachine>;
-/** A charge that never captured money (no move leads here yet): nothing to refund. */
+/** A charge that never captured money (a declined stored-method charge): nothing to refund. */
 export const paymentFailed: PaymentStatus = 'failed';

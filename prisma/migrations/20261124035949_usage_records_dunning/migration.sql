@@ -24,9 +24,7 @@ ALTER TABLE usage_records
 -- Usage records are facts reported by the merchant: never changed, never deleted.
 REVOKE UPDATE, DELETE ON usage_records FROM svc_app;
 
--- Exactly one cycle invoice per subscription and period (BILLING §3.4): a second renewal of the
--- same period, from a duplicated batch or a second worker, fails on this key and rolls back.
-CREATE UNIQUE INDEX invoices_cycle_key ON invoices ("workspaceId", mode, "subscriptionId", "periodStart")
-  WHERE "billingReason" = 'subscription_cycle';
 -- Due dunning retries live in rows (docs/decisions.md, Renewals and dunning): the tick reads this index.
 CREATE INDEX invoices_next_attempt_idx ON invoices ("nextAttemptAt") WHERE "nextAttemptAt" IS NOT NULL;
+ALTER TABLE usage_records ADD CONSTRAINT usage_records_subscription_fkey FOREIGN KEY ("workspaceId", mode, "subscriptionId")
+  REFERENCES subscriptions ("workspaceId", mode, id) ON DELETE RESTRICT ON UPDATE CASCADE;

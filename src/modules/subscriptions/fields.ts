@@ -1,0 +1,31 @@
+import type { FieldSpec } from '../../graphql/fields.ts';
+import type { Subscription } from '../../generated/prisma/client.ts';
+
+/**
+ * DECISIONS §3 Subscription: the REST object, the GraphQL type and the event snapshot. `anchorAt`,
+ * `periodIndex` and the pending downgrade stay internal (periods.ts, BILLING §3.6) but for
+ * `pendingPriceId`/`pendingQuantity`, which say what the next renewal will bill.
+ */
+export const subscriptionFields: FieldSpec<Subscription> = {
+  id: { kind: 'id' },
+  customerId: { kind: 'string' },
+  planId: { kind: 'string' },
+  priceId: { kind: 'string' },
+  status: { kind: 'string' },
+  currency: { kind: 'string' },
+  quantity: { kind: 'int' },
+  paymentMethod: { kind: 'string', nullable: true },
+  currentPeriodStart: { kind: 'date' },
+  currentPeriodEnd: { kind: 'date' },
+  trialEnd: { kind: 'date', nullable: true },
+  cancelAtPeriodEnd: { kind: 'bool' },
+  canceledAt: { kind: 'date', nullable: true },
+  pausedAt: { kind: 'date', nullable: true },
+  pendingPriceId: { kind: 'string', nullable: true },
+  pendingQuantity: { kind: 'int', nullable: true },
+  latestInvoiceId: { kind: 'string', nullable: true },
+  testClockId: { kind: 'string', nullable: true },
+  metadata: { kind: 'metadata', nullable: true },
+  createdAt: { kind: 'date' },
+  updatedAt: { kind: 'date' },
+};

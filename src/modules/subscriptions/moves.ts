@@ -1,0 +1,97 @@
+/**
+ * A subscription's status moves inside a caller's transaction, on either SQL path (`AnyTx`), so the
+ * service, collection (collect.ts), the invoice's settlement (invoices/issue.ts) and the billing tick
+ * share them. Imports nothing from the invoices module (invoices/issue.ts imports this file).
+ */
+import { sql as q, sqlOf, updateRow, type AnyTx } from '../../core/db/sql.ts';
+import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
+import { changedFrom, toWire } from '../../core/wire.ts';
+import { canMove, nextState } from '../../core/state-machine.ts';
+import type { RowScope } from '../../core/resource.ts';
+import type { Subscription } from '../../generated/prisma/client.ts';
+import { subscriptionFields } from './fields.ts';
+import { subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
+
+export interface SubscriptionMoveOptions {
+  requestId?: string;
+  source?: string;
+  /** Business time (the customer's test clock, or the real clock): updatedAt and the event's occurredAt. */
+  at: Date;
+}
+
+export const subscriptionSnapshot = (s: Subscription) => toWire(s, subscriptionFields);
+
+/** The subscription row locked for the rest of the caller's transaction; null when it is not in the scope. */
+export async function lockSubscription(tx: AnyTx, scope: RowScope, id: string): Promise<Subscription | null> {
+  const [row] = await sqlOf(tx).query<Subscription>(
+    q`SELECT * FROM subscriptions WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      FOR UPDATE`,
+  );
+  return row ?? null;
+}
+
+/** The events of a change: `previousAttributes` names the fields that changed (settled point 7). */
+export function subscriptionEvents(
+  scope: RowScope,
+  before: Subscription | null,
+  after: Subscription,
+  types: readonly string[],
+  o: SubscriptionMoveOptions,
+): EventRow[] {
+  const now = subscriptionSnapshot(after);
+  const previousAttributes = before ? changedFrom(subscriptionSnapshot(before), now) : undefined;
+  return types.map((t) =>
+    eventRow(scope, t, now, {
+      requestId: o.requestId,
+      source: o.source,
+      occurredAt: o.at,
+      previousAttributes: t === 'subscription.updated' ? previousAttributes : undefined,
+    }),
+  );
+}
+
+export async function insertEvents(tx: AnyTx, events: EventRow[]) {
+  if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+}
+
+/**
+ * Writes a status change (or a change without one: `trigger` null emits `subscription.updated` when
+ * a field changed) and its events; the state machine decides both. The caller holds the lock.
+ */
+export async function moveSubscription(
+  tx: AnyTx,
+  scope: RowScope,
+  sub: Subscription,
+  trigger: SubscriptionTrigger | null,
+  data: Partial<Subscription>,
+  o: SubscriptionMoveOptions,
+): Promise<Subscription> {
+  const next = trigger
+    ? nextState(subscriptionMachine, sub.status as SubscriptionStatus, trigger)
+    : { to: sub.status, events: ['subscription.updated'] };
+  const row = await updateRow<Subscription>(
+    sqlOf(tx),
+    'subscriptions',
+    { id: sub.id, workspaceId: scope.workspaceId, mode: scope.mode },
+    { ...data, status: next.to, updatedAt: o.at },
+  );
+  const changed = Object.keys(changedFrom(subscriptionSnapshot(sub), subscriptionSnapshot(row))).length > 0;
+  await insertEvents(tx, trigger || changed ? subscriptionEvents(scope, sub, row, next.events, o) : []);
+  return row;
+}
+
+/**
+ * The one place a paid invoice moves its subscription (BILLING §3.2): incomplete or past_due ->
+ * active, `subscription.updated`; any other status is left as it is (a renewal paid on time). Called by
+ * `settleInvoice` in its transaction, whoever paid (auto-charge, hosted page, POST pay).
+ */
+export async function onSubscriptionInvoicePaid(
+  tx: AnyTx,
+  scope: RowScope,
+  subscriptionId: string,
+  o: SubscriptionMoveOptions,
+): Promise<Subscription | null> {
+  const sub = await lockSubscription(tx, scope, subscriptionId);
+  if (!sub || !canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'pay')) return sub;
+  return moveSubscription(tx, scope, sub, 'pay', {}, o);
+}

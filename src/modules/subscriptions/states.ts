@@ -1,0 +1,74 @@
+/**
+ * The subscription state machine (BILLING §3.2; docs/decisions.md, Subscriptions). Every change goes
+ * through `nextState` (src/core/state-machine.ts); a move the table does not list is 409 conflict, and
+ * the SQL's status lists (renewal index, PATCH, usage) come from here. Events are spelled as DECISIONS
+ * §3 lists them: `subscription.cancelled` (two l's) while the status is `canceled`.
+ */
+import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
+
+const created = ['subscription.created'] as const;
+const updated = ['subscription.updated'] as const;
+const cancelled = ['subscription.cancelled'] as const;
+
+export const subscriptionMachine = defineMachine({
+  noun: 'subscription',
+  resource: 'subscription',
+  stored: [{ table: 'subscriptions', column: 'status' }],
+  statuses: ['trialing', 'active', 'past_due', 'paused', 'canceled', 'incomplete'],
+  conflict: 'conflict',
+  moves: {
+    /** POST /v1/subscriptions with a trial: no invoice until the trial ends (settled point 8). */
+    create_trialing: { from: [null], to: 'trialing', events: created, label: 'create trialing' },
+    /** POST /v1/subscriptions with a `usage` price: nothing is billed in advance. */
+    create_active: { from: [null], to: 'active', events: created, label: 'create active' },
+    /**
+     * POST /v1/subscriptions with a licensed price: written with its first invoice open before the
+     * charge (write pending, call, reconcile); the charge's success then moves it by `pay`.
+     */
+    create_incomplete: { from: [null], to: 'incomplete', events: created, label: 'create incomplete' },
+    /** The subscription's open invoice was paid (auto-charge, hosted page, POST pay): one place, collect.ts. */
+    pay: { from: ['incomplete', 'past_due'], to: 'active', events: updated },
+    /** A renewal's automatic charge failed (collect.ts); an incomplete first invoice stays incomplete. */
+    payment_failed: { from: ['trialing', 'active', 'past_due'], to: 'past_due', events: updated, label: 'payment failed' },
+    /** Period end of an active subscription: the period advances (billing tick). */
+    renew: { from: ['active'], to: 'active', events: updated },
+    /** Period end while past_due: Stripe keeps invoicing past-due subscriptions (BILLING §3.4). */
+    renew_past_due: { from: ['past_due'], to: 'past_due', events: updated, label: 'renew past due' },
+    /** Trial end: the first paid period starts at trialEnd (its charge may then fail: payment_failed). */
+    end_trial: { from: ['trialing'], to: 'active', events: updated, label: 'end trial' },
+    /** POST /v1/subscriptions/:id/pause: no invoices while paused (settled point 7: an updated event). */
+    pause: { from: ['active'], to: 'paused', events: updated },
+    /** POST /v1/subscriptions/:id/resume. */
+    resume: { from: ['paused'], to: 'active', events: updated },
+    /** POST /v1/subscriptions/:id/cancel (now): no refund, open invoices stay collectible. */
+    cancel: {
+      from: ['trialing', 'active', 'past_due', 'paused', 'incomplete'],
+      to: 'canceled',
+      events: cancelled,
+    },
+    /** Period end with cancelAtPeriodEnd (billing tick). */
+    cancel_at_period_end: {
+      from: ['trialing', 'active', 'past_due', 'paused', 'incomplete'],
+      to: 'canceled',
+      events: cancelled,
+      label: 'cancel at period end',
+    },
+    /** The first invoice's checkout session expired unpaid (Stripe `incomplete_expired`): the invoice is voided. */
+    expire: { from: ['incomplete'], to: 'canceled', events: cancelled },
+    /** Dunning exhausted (`finalAction` applied, BILLING §3.2). */
+    dunning_exhausted: { from: ['past_due'], to: 'canceled', events: cancelled, label: 'dunning exhausted' },
+  },
+});
+
+export const subscriptionStatuses = subscriptionMachine.statuses;
+export type SubscriptionStatus = StatusOf<typeof subscriptionMachine>;
+export type SubscriptionTrigger = TriggerOf<typeof subscriptionMachine>;
+
+/** Not ended: PATCH and usage accept these (canceled is final). */
+export const subscriptionLive = statusesWhere(subscriptionMachine, 'cancel');
+/** Renewed at period end (the partial index `subscriptions_renewal_due_idx` lists the same). */
+export const subscriptionRenewable = statusesWhere(subscriptionMachine, 'renew', 'renew_past_due', 'end_trial');
+/** Where a failed charge moves the subscription to past_due. */
+export const subscriptionFailable = statusesWhere(subscriptionMachine, 'payment_failed');
+/** Where a paid invoice activates the subscription. */
+export const subscriptionActivatable = statusesWhere(subscriptionMachine, 'pay');
