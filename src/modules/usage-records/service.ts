@@ -22,21 +22,9 @@ export const USAGE_AHEAD_MS = 5 * 60_000;
 const MAX_QUANTITY = 1_000_000_000;
 
 export interface UsageInput {
-  quantity?: unknown;
-  timestamp?: unknown;
-}
-
-/** ISO 8601 or epoch seconds (as every time the API takes); null when absent. */
-function parseTimestamp(v: unknown): Date | null {
-  if (v === undefined || v === null) return null;
-  const d =
-    typeof v === 'number' && Number.isSafeInteger(v)
-      ? new Date(v * 1000)
-      : typeof v === 'string' && v.length <= 40 && /^\d{4}-\d{2}-\d{2}T/.test(v)
-        ? new Date(v)
-        : null;
-  if (!d || Number.isNaN(d.getTime())) throw err.validation('timestamp', 'timestamp must be ISO 8601 or epoch seconds');
-  return d;
+  quantity?: number | null;
+  /** Parsed by the DateTime scalar (ISO 8601 or epoch seconds). */
+  timestamp?: Date | null;
 }
 
 const live = sqlIn(q`s.status`, subscriptionLive);
@@ -53,7 +41,7 @@ export async function createUsageRecord(ctx: Context, subscriptionId: string, in
   const quantity = input.quantity;
   if (typeof quantity !== 'number' || !Number.isSafeInteger(quantity) || quantity < 0 || quantity > MAX_QUANTITY)
     throw err.validation('quantity', `quantity must be an integer from 0 to ${MAX_QUANTITY}`);
-  const given = parseTimestamp(input.timestamp);
+  const given = input.timestamp ?? null;
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
     const sql = sqlOf(tx);
