@@ -18,6 +18,7 @@ import * as eventRetention from './event-retention.ts';
 import * as pendingSweep from './pending-sweep.ts';
 import * as testClockAdvance from './test-clock-advance.ts';
 import { testClockFanOut } from '../src/modules/test-clocks/service.ts';
+import * as billingTick from './billing-tick.ts';
 
 /**
  * The worker: pg-boss queues (one file per queue) and the outbox relay. pg-boss looks for expired
@@ -48,6 +49,7 @@ export async function startWorker(databaseUrl: string) {
     pendingSweep,
     billingEmail,
     testClockAdvance,
+    billingTick,
   ])
     await q.register(boss);
   await eventBus.start(databaseUrl);

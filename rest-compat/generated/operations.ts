@@ -162,6 +162,12 @@ export type CreateTestClockInput = {
   name?: string | null | undefined;
 };
 
+/** quantity (integer >= 0) and timestamp (ISO 8601 or epoch seconds; default now, clock time). */
+export type CreateUsageRecordInput = {
+  quantity?: number | null | undefined;
+  timestamp?: string | null | undefined;
+};
+
 export type CreateWebhookEndpointInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
@@ -1028,6 +1034,16 @@ export type DeleteTestClockMutationVariables = Exact<{
 
 
 export type DeleteTestClockMutation = { deleteTestClock: boolean };
+
+export type UsageRecordFieldsFragment = { id: string, subscriptionId: string, quantity: number, timestamp: string, createdAt: string };
+
+export type CreateUsageRecordMutationVariables = Exact<{
+  subscriptionId: string | number;
+  input: CreateUsageRecordInput;
+}>;
+
+
+export type CreateUsageRecordMutation = { createUsageRecord: { id: string, subscriptionId: string, quantity: number, timestamp: string, createdAt: string } };
 
 export type WebhookEndpointFieldsFragment = { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown };
 

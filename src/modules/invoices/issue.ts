@@ -75,7 +75,7 @@ export async function moveInvoice(
   extraEvents: EventRow[] = [],
 ): Promise<InvoiceRow> {
   const next = nextState(invoiceMachine, inv.status as InvoiceStatus, trigger);
-  const now = data.updatedAt ?? clock.now();
+  const now = data.updatedAt ?? o.at ?? clock.now();
   const row = await updateRow<Invoice>(
     sqlOf(tx),
     'invoices',
