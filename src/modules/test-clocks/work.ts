@@ -1,11 +1,17 @@
 /**
  * What falls due on a test clock's time (docs/decisions.md, Test clocks): each kind of due item says
  * when its next one is due and processes the ones due at an instant, with that instant as "now".
- * The advance walks these in time order (service.ts `walkClock`). Renewals, trial ends, dunning
- * retries and period-end cancels join this list with the subscriptions and renewals modules.
+ * The advance walks these in time order (service.ts `walkClock`). Subscriptions first (renewals,
+ * trial ends, period-end cancels, then charges and dunning retries: `processDue`), then past-due moves.
  */
+import { db } from '../../core/db/client.ts';
+import { sql } from '../../core/db/sql-template.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { sqlIn } from '../../core/state-machine.ts';
 import { markPastDueInvoices, nextPastDue } from '../invoices/sweep.ts';
+import { invoiceIssuedUnpaid } from '../invoices/states.ts';
+import { processDue } from '../subscriptions/renewals.ts';
+import { subscriptionRenewable } from '../subscriptions/states.ts';
 
 export interface ClockWork {
   name: string;
@@ -24,7 +30,35 @@ const drain = async (step: () => Promise<number>) => {
   return total;
 };
 
+const renewable = sqlIn(sql`s.status`, subscriptionRenewable).text;
+const attemptable = sqlIn(sql`i.status`, invoiceIssuedUnpaid).text;
+
+/** The earliest period end (renewal, trial end, period-end cancel) or charge attempt of the clock, up to `upTo`. */
+async function nextSubscriptionDue(scope: RowScope, testClockId: string, upTo: Date): Promise<Date | null> {
+  const { rows } = await db().system.query<{ at: Date | null }>(
+    `SELECT least(
+       (SELECT min(s."currentPeriodEnd") FROM subscriptions s WHERE s."workspaceId" = $1 AND s.mode = $2
+          AND s."testClockId" = $3 AND ${renewable} AND s."currentPeriodEnd" <= $4),
+       (SELECT min(i."nextAttemptAt") FROM invoices i WHERE i."workspaceId" = $1 AND i.mode = $2
+          AND i."testClockId" = $3 AND ${attemptable} AND i."nextAttemptAt" <= $4)) AS at`,
+    [scope.workspaceId, scope.mode, testClockId, upTo],
+  );
+  return rows[0]?.at ?? null;
+}
+
 export const clockWork: ClockWork[] = [
+  {
+    name: 'subscriptions due',
+    nextDue: nextSubscriptionDue,
+    runDue: async (scope, testClockId, at) => {
+      let total = 0;
+      for (;;) {
+        const r = await processDue({ scope, at, testClockId, limit: 2000 });
+        total += r.renewed + r.canceled + r.attempted;
+        if (!r.more) return total;
+      }
+    },
+  },
   {
     name: 'invoice past due',
     nextDue: nextPastDue,

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { useServer, createClient, db, type Workspace } from '../../helpers/server.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { markPastDueInvoices } from '../../../src/modules/invoices/sweep.ts';
+import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
+import { clockedSubscriptions } from '../../helpers/clocked-subscriptions.ts';
 
 // No worker: a background advance stays `advancing` here (test-clocks-background.test.ts runs it).
 const server = useServer();
@@ -225,5 +227,98 @@ describe('time on a clock', () => {
     expect(after.status).toBe('past_due');
     const { rows } = await db().system.query('SELECT "pastDueAt" FROM invoices WHERE id = $1', [onClock.id]);
     expect(rows[0].pastDueAt.toISOString()).toBe(dueAt);
+  });
+});
+
+describe('renewals on a clock', () => {
+  it('an advance over a year of monthly renewals: 12 paid invoices, 12 distinct months in order, on clock time', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const { ids } = await clockedSubscriptions(ws, { testClockId: c.id, anchor: start });
+    const target = '2026-01-31T00:00:00.000Z';
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: target });
+    expect(adv.status).toBe(200);
+    expect(adv.json.data).toMatchObject({ status: 'ready', frozenTime: target });
+    const { rows } = await db().system.query(
+      `SELECT "periodStart", "periodEnd", "createdAt", "issuedAt", "paidAt", status, number FROM invoices
+       WHERE "subscriptionId" = $1 ORDER BY "periodStart"`,
+      [ids[0]],
+    );
+    const iso = (d: Date) => d.toISOString();
+    // Month-end anchor: Jan 31 -> Feb 28 -> Mar 31 -> Apr 30 ... (each period from the anchor).
+    expect(rows.map((r) => iso(r.periodStart).slice(0, 10))).toEqual([
+      '2025-02-28',
+      '2025-03-31',
+      '2025-04-30',
+      '2025-05-31',
+      '2025-06-30',
+      '2025-07-31',
+      '2025-08-31',
+      '2025-09-30',
+      '2025-10-31',
+      '2025-11-30',
+      '2025-12-31',
+      '2026-01-31',
+    ]);
+    expect(new Set(rows.map((r) => iso(r.periodStart).slice(0, 7))).size).toBe(12);
+    // Each invoice is dated at its own boundary (the walk's instant), not at the target.
+    for (const r of rows) {
+      expect(iso(r.createdAt)).toBe(iso(r.periodStart));
+      expect(r.status).toBe('paid');
+      expect(iso(r.paidAt)).toBe(iso(r.periodStart));
+    }
+    expect(rows.map((r) => r.number)).toEqual([...rows.map((r) => r.number)].sort());
+    const sub = (await db().system.query('SELECT * FROM subscriptions WHERE id = $1', [ids[0]])).rows[0];
+    expect({ status: sub.status, start: iso(sub.currentPeriodStart), end: iso(sub.currentPeriodEnd) }).toEqual({
+      status: 'active',
+      start: target,
+      end: '2026-02-28T00:00:00.000Z',
+    });
+  });
+
+  it('a trial ends on the clock: active at trialEnd, its first invoice dated trialEnd', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const trialEnd = plus(start, 14 * DAY);
+    const { ids } = await clockedSubscriptions(ws, { testClockId: c.id, anchor: start, trialEnd });
+    await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 10 * DAY) });
+    expect((await db().system.query('SELECT status FROM subscriptions WHERE id = $1', [ids[0]])).rows[0].status).toBe(
+      'trialing',
+    );
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 20 * DAY) });
+    expect(adv.json.data.status).toBe('ready');
+    const sub = (await db().system.query('SELECT * FROM subscriptions WHERE id = $1', [ids[0]])).rows[0];
+    expect(sub.status).toBe('active');
+    expect(sub.currentPeriodStart.toISOString()).toBe(trialEnd);
+    const inv = (
+      await db().system.query('SELECT "createdAt", "periodStart", status FROM invoices WHERE "subscriptionId" = $1', [
+        ids[0],
+      ])
+    ).rows;
+    expect(inv.map((r) => [r.createdAt.toISOString(), r.periodStart.toISOString(), r.status])).toEqual([
+      [trialEnd, trialEnd, 'paid'],
+    ]);
+  });
+
+  it('the real-time tick skips clocked subscriptions; deleting the clock cancels them at its time', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const { ids } = await clockedSubscriptions(ws, { testClockId: c.id, anchor: start });
+    // Its period ended in 2025: on real time it would be due, but it lives on the clock.
+    const tick = await processDue({ scope: null, at: new Date(), testClockId: null });
+    void tick;
+    const count = async () =>
+      Number(
+        (await db().system.query('SELECT count(*) FROM invoices WHERE "subscriptionId" = $1', [ids[0]])).rows[0].count,
+      );
+    expect(await count()).toBe(0);
+    expect((await ws.client.delete(`/v1/test-clocks/${c.id}`)).status).toBe(204);
+    const sub = (await db().system.query('SELECT status, "canceledAt" FROM subscriptions WHERE id = $1', [ids[0]]))
+      .rows[0];
+    expect({ status: sub.status, canceledAt: sub.canceledAt.toISOString() }).toEqual({
+      status: 'canceled',
+      canceledAt: start,
+    });
+    expect(await count()).toBe(0);
   });
 });
