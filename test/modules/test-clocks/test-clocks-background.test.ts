@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useServer, db } from '../../helpers/server.ts';
 import { until } from '../../helpers/receiver.ts';
 import { resumeAdvancingClocks } from '../../../src/modules/test-clocks/service.ts';
+import { clockedSubscriptions } from '../../helpers/clocked-subscriptions.ts';
 
 // The whole worker: the relay enqueues `test-clock-advance` when it publishes `test_clock.advancing`.
 const server = useServer({ background: 'worker' });
@@ -42,6 +43,27 @@ describe('background advance', () => {
     expect(rows[0].pastDueAt.toISOString()).toBe(dueAt);
     const types = (await ws.client.get(`/v1/events?objectId=${c.id}&order=asc`)).json.data.map((e: any) => e.type);
     expect(types).toEqual(['test_clock.created', 'test_clock.advancing', 'test_clock.ready']);
+  });
+
+  it('many subscriptions: advancing, then ready with every renewal of the span, each at its boundary', async () => {
+    const ws = await server.workspace();
+    const c = (await ws.client.post('/v1/test-clocks', { frozenTime: start })).json.data;
+    const { ids } = await clockedSubscriptions(ws, { testClockId: c.id, anchor: start, count: 25 });
+    const target = '2025-04-30T00:00:00.000Z';
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: target });
+    expect(adv.json.data.status).toBe('advancing');
+    await until(
+      async () => (await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data.status === 'ready',
+      'the clock to be ready',
+      60_000,
+    );
+    const { rows } = await db().system.query(
+      `SELECT to_char("periodStart", 'YYYY-MM-DD') AS p, count(*)::int AS n, count(*) FILTER (WHERE status = 'paid')::int AS paid,
+         bool_and("createdAt" = "periodStart") AS dated
+       FROM invoices WHERE "subscriptionId" = ANY($1) GROUP BY 1 ORDER BY 1`,
+      [ids],
+    );
+    expect(rows).toEqual(['2025-02-28', '2025-03-31', '2025-04-30'].map((p) => ({ p, n: 25, paid: 25, dated: true })));
   });
 
   it('a clock left advancing (its job lost) is resumed by the sweep, once', async () => {
