@@ -148,7 +148,92 @@ async function seed(workspaceId: string, customerId: string, n: number, tag: str
   }
 }
 
+const CLOCK_SUBS = num('BENCH_CLOCK_SUBSCRIPTIONS', 1000);
+const CLOCK_CYCLES = num('BENCH_CLOCK_CYCLES', 12);
+/** The stored method charged at each renewal (`none`: no charge, the invoice waits for the hosted page). */
+const CLOCK_METHOD = process.env.BENCH_CLOCK_METHOD === 'none' ? null : 'pm_test_success';
+
+/**
+ * `n` active monthly subscriptions of one customer on a test clock, paid for period 0 from `anchor`
+ * (rows, as the test helper writes them: what is measured is the clock's advance).
+ */
+async function seedClockSubscriptions(ctx: BenchContext, n: number, anchor: string) {
+  const post = async (path: string, body: unknown) => JSON.parse((await ctx.request('POST', path, body)).text).data;
+  const clock = await post('/v1/test-clocks', { frozenTime: anchor, name: `bench ${n}` });
+  const plan = await post('/v1/plans', {
+    name: 'Clocked',
+    interval: 'month',
+    portalFeatures: Object.fromEntries(
+      ['selfServeCancel', 'selfServePause', 'selfServeUpgrade', 'selfServeDowngrade', 'updatePaymentMethod'].map(
+        (k) => [k, true],
+      ),
+    ),
+    prices: [{ currency: 'IDR', model: 'flat', unitAmount: 150000 }],
+  });
+  const customer = await post('/v1/customers', { name: 'Clocked', testClockId: clock.id });
+  await db().system.query(
+    `INSERT INTO subscriptions (id, "workspaceId", mode, status, "customerId", "planId", "priceId", currency, quantity,
+       "paymentMethod", "anchorAt", "periodIndex", "currentPeriodStart", "currentPeriodEnd", "cancelAtPeriodEnd",
+       "testClockId", "createdAt", "updatedAt")
+     SELECT 'sub_bench' || $7 || lpad(g::text, 12, '0'), $1, 'test', 'active', $2, $3, $4, 'IDR', 1, $9,
+            $5::timestamptz, 0, $5::timestamptz, $5::timestamptz + interval '1 month', false, $6, $5::timestamptz,
+            $5::timestamptz
+       FROM generate_series(1, $8) g`,
+    [ctx.workspaceId, customer.id, plan.id, plan.prices[0].id, anchor, clock.id, n, n, CLOCK_METHOD],
+  );
+  return clock.id as string;
+}
+
+/** Advances a clock and waits for `ready` (polling GET); returns the elapsed milliseconds. */
+async function advanceUntilReady(ctx: BenchContext, clockId: string, frozenTime: string) {
+  const s = performance.now();
+  const res = JSON.parse((await ctx.request('POST', `/v1/test-clocks/${clockId}/advance`, { frozenTime }, 200)).text);
+  let status = res.data.status as string;
+  const answered = performance.now() - s;
+  while (status === 'advancing') {
+    await new Promise((r) => setTimeout(r, 100));
+    status = JSON.parse((await ctx.request('GET', `/v1/test-clocks/${clockId}`)).text).data.status;
+  }
+  if (status !== 'ready') throw new Error(`test clock ended ${status}`);
+  return { total: performance.now() - s, answered, sync: res.data.status === 'ready' };
+}
+
 const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
+  /** B3 (BILLING §8): a test clock taking 1,000 subscriptions through 12 monthly cycles; a small advance. */
+  async clock(ctx) {
+    const { startWorker } = await import('../jobs/worker.ts');
+    const worker = await startWorker(url);
+    try {
+      const anchor = '2025-01-31T00:00:00.000Z';
+      const small = await seedClockSubscriptions(ctx, 10, anchor);
+      const one = await advanceUntilReady(ctx, small, '2025-02-28T00:00:00.000Z');
+      const big = await seedClockSubscriptions(ctx, CLOCK_SUBS, anchor);
+      const target = new Date(Date.UTC(2025, 0 + CLOCK_CYCLES, 31)).toISOString();
+      const year = await advanceUntilReady(ctx, big, target);
+      const { rows } = await db().system.query(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE i.status = 'paid')::int AS paid
+           FROM invoices i WHERE i."workspaceId" = $1 AND i."testClockId" = $2`,
+        [ctx.workspaceId, big],
+      );
+      const renewals = CLOCK_SUBS * CLOCK_CYCLES;
+      const rate = renewals / (year.total / 1000);
+      console.log(
+        `  clock: ${CLOCK_SUBS} subscriptions x ${CLOCK_CYCLES} cycles: ${fmt(year.total / 1000, 1)} s ` +
+          `(${rows[0].n} invoices, ${rows[0].paid} paid, ${fmt(rate, 0)} renewals/s; answered in ${fmt(year.answered, 0)} ms)`,
+      );
+      console.log(`  clock: 10 subscriptions x 1 cycle: ${fmt(one.total, 0)} ms (${one.sync ? 'ready' : 'advancing'})`);
+      return [
+        [
+          `clock ${CLOCK_SUBS} x ${CLOCK_CYCLES} ready < 60 s`,
+          year.total < 60_000 && rows[0].n === renewals && rows[0].paid === renewals,
+          `${fmt(year.total / 1000, 1)} s, ${rows[0].paid}/${renewals} paid`,
+        ],
+        ['clock advance <= 10 subs sync < 500 ms', one.sync && one.total < 500, `${fmt(one.total, 0)} ms`],
+      ];
+    } finally {
+      await worker.stop();
+    }
+  },
   async list({ request }) {
     const page = await timeIt(REPS, () => request('GET', '/v1/invoices?limit=100'));
     const body = JSON.parse((await request('GET', '/v1/invoices?limit=100')).text);

@@ -1,10 +1,10 @@
-import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { db, inTenant, tenantQuery, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { lockInvoice, moveInvoice } from './issue.ts';
-import { invoiceSweepable } from './states.ts';
+import { invoiceMachine, invoiceSweepable } from './states.ts';
 
 const due = sqlIn(sql`i.status`, invoiceSweepable).text;
 
@@ -22,17 +22,14 @@ export interface OnClock extends RowScope {
  * customers on a test clock (their time is the clock's); `onClock` runs one clock's share at its time.
  */
 export async function markPastDueInvoices(limit = 500, onClock?: OnClock): Promise<number> {
-  const now = onClock?.at ?? clock.now();
+  // A clock's share: every invoice due by its time, at once.
+  if (onClock) return markPastDueOnClock(onClock);
+  const now = clock.now();
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
-    onClock
-      ? `SELECT i.id, i."workspaceId", i.mode, w."accountId"
-         FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
-         WHERE ${due} AND i."dueAt" <= $1 AND i."workspaceId" = $3 AND i.mode = $4 AND i."testClockId" = $5
-         ORDER BY i."dueAt" LIMIT $2`
-      : `SELECT i.id, i."workspaceId", i.mode, w."accountId"
-         FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
-         WHERE ${due} AND i."dueAt" <= $1 AND i."testClockId" IS NULL ORDER BY i."dueAt" LIMIT $2`,
-    onClock ? [now, limit, onClock.workspaceId, onClock.mode, onClock.testClockId] : [now, limit],
+    `SELECT i.id, i."workspaceId", i.mode, w."accountId"
+     FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
+     WHERE ${due} AND i."dueAt" <= $1 AND i."testClockId" IS NULL ORDER BY i."dueAt" LIMIT $2`,
+    [now, limit],
   );
   let moved = 0;
   for (const r of rows) {
@@ -49,13 +46,30 @@ export async function markPastDueInvoices(limit = 500, onClock?: OnClock): Promi
         { pastDueAt: now, updatedAt: now },
         {
           accountId: r.accountId,
-          source: onClock ? 'test_clock' : 'sweep',
+          source: 'sweep',
         },
       );
       return 1;
     });
   }
   return moved;
+}
+
+/**
+ * One clock's share at its time `at`, as one compare-and-set statement (the move has no event, so
+ * nothing else is written; a concurrent pay holds the row and the re-checked WHERE then skips it):
+ * a clock's advance moves hundreds at one instant.
+ */
+async function markPastDueOnClock(o: OnClock): Promise<number> {
+  const rows = await tenantQuery<{ id: string }>(
+    { workspaceId: o.workspaceId, modes: [o.mode] },
+    sql`UPDATE invoices SET status = ${invoiceMachine.moves.mark_past_due.to}, "pastDueAt" = ${o.at}::timestamptz,
+          "updatedAt" = ${o.at}::timestamptz
+        WHERE "workspaceId" = ${o.workspaceId} AND mode = ${o.mode} AND "testClockId" = ${o.testClockId}
+          AND ${sqlIn(sql`status`, invoiceSweepable)} AND "dueAt" <= ${o.at}::timestamptz
+        RETURNING id`,
+  );
+  return rows.length;
 }
 
 /** The earliest `dueAt` among a clock's sweepable invoices up to `upTo` (the clock's next due instant). */

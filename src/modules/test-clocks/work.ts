@@ -23,13 +23,6 @@ export interface ClockWork {
 
 const BATCH = 500;
 
-/** Repeats a batch step until it moves nothing (each step commits its own transactions). */
-const drain = async (step: () => Promise<number>) => {
-  let total = 0;
-  for (let n = await step(); n > 0; n = await step()) total += n;
-  return total;
-};
-
 const renewable = sqlIn(sql`s.status`, subscriptionRenewable).text;
 const attemptable = sqlIn(sql`i.status`, invoiceIssuedUnpaid).text;
 
@@ -62,6 +55,6 @@ export const clockWork: ClockWork[] = [
   {
     name: 'invoice past due',
     nextDue: nextPastDue,
-    runDue: (scope, testClockId, at) => drain(() => markPastDueInvoices(BATCH, { ...scope, testClockId, at })),
+    runDue: (scope, testClockId, at) => markPastDueInvoices(BATCH, { ...scope, testClockId, at }),
   },
 ];
