@@ -48,7 +48,8 @@ export const eventTypes = {
   'plan.archived': 'a plan was archived (active false, archivedAt set); existing subscriptions keep billing',
   'dunning_policy.created': 'a dunning policy was created',
   'dunning_policy.updated': 'a dunning policy changed; data.previousAttributes holds the old values',
-  'subscription.created': 'a subscription was created (trialing, active, or incomplete until its first invoice is paid)',
+  'subscription.created':
+    'a subscription was created (trialing, active, or incomplete until its first invoice is paid)',
   'subscription.updated':
     'a subscription changed (status, period, price, quantity, pause, resume, ...); data.previousAttributes',
   'subscription.cancelled': 'a subscription was canceled (status canceled, canceledAt set)',

@@ -78,3 +78,9 @@ CREATE INDEX subscriptions_renewal_due_idx ON subscriptions ("currentPeriodEnd")
 ALTER TABLE invoice_lines DROP CONSTRAINT invoice_lines_amount_check,
   ADD CONSTRAINT invoice_lines_amount_check
     CHECK (quantity > 0 AND ("unitAmount" >= 0 OR "priceId" IS NOT NULL) AND amount = quantity * "unitAmount");
+
+-- A stored-method charge is written `pending` before the provider is called (write pending, call,
+-- reconcile: src/modules/subscriptions/collect.ts), then becomes `succeeded` or `failed`.
+ALTER TABLE payments DROP CONSTRAINT payments_status_check,
+  ADD CONSTRAINT payments_status_check
+    CHECK (status IN ('succeeded', 'failed', 'refunded', 'partially_refunded', 'pending'));

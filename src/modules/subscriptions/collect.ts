@@ -42,7 +42,11 @@ export async function chargeStoredMethod(method: string, amount: bigint, payment
   if (method === 'pm_test_success') return { ok: true, providerReference: `ch_test_${paymentId}` };
   if (method === 'pm_test_decline')
     return { ok: false, failureCode: 'card_declined', failureMessage: 'Your card was declined.' };
-  return { ok: false, failureCode: 'unsupported_payment_method', failureMessage: `Cannot charge ${method} (${amount})` };
+  return {
+    ok: false,
+    failureCode: 'unsupported_payment_method',
+    failureMessage: `Cannot charge ${method} (${amount})`,
+  };
 }
 
 export type CollectOutcome =

@@ -29,7 +29,12 @@ export const subscriptionMachine = defineMachine({
     /** The subscription's open invoice was paid (auto-charge, hosted page, POST pay): one place, collect.ts. */
     pay: { from: ['incomplete', 'past_due'], to: 'active', events: updated },
     /** A renewal's automatic charge failed (collect.ts); an incomplete first invoice stays incomplete. */
-    payment_failed: { from: ['trialing', 'active', 'past_due'], to: 'past_due', events: updated, label: 'payment failed' },
+    payment_failed: {
+      from: ['trialing', 'active', 'past_due'],
+      to: 'past_due',
+      events: updated,
+      label: 'payment failed',
+    },
     /** Period end of an active subscription: the period advances (billing tick). */
     renew: { from: ['active'], to: 'active', events: updated },
     /** Period end while past_due: Stripe keeps invoicing past-due subscriptions (BILLING §3.4). */
