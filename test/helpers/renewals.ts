@@ -87,9 +87,8 @@ export async function subscriptionRow(id: string) {
 
 export async function invoicesOf(subscriptionId: string) {
   return (
-    await db().system.query(
-      `SELECT * FROM invoices WHERE "subscriptionId" = $1 ORDER BY "periodStart", "createdAt"`,
-      [subscriptionId],
-    )
+    await db().system.query(`SELECT * FROM invoices WHERE "subscriptionId" = $1 ORDER BY "periodStart", "createdAt"`, [
+      subscriptionId,
+    ])
   ).rows;
 }

@@ -70,7 +70,7 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
       const n = await renewBatch(scope, o.at, o.testClockId, Math.min(RENEWAL_BATCH, limit - out.renewed));
       out.renewed += n.renewed;
       out.canceled += n.canceled;
-      if (n.claimed < RENEWAL_BATCH) break;
+      if (n.claimed === 0) break;
     }
   }
   const left = limit - out.renewed - out.canceled;
