@@ -727,6 +727,59 @@ export const routes: Route[] = [
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateDunningPolicyInput }),
   }),
 
+  // Subscriptions (DECISIONS §3; docs/decisions.md, Subscriptions): lower-case codes.
+  route<Ops.ListSubscriptionsQueryVariables>({
+    id: 'listSubscriptions',
+    method: 'GET',
+    path: '/v1/subscriptions',
+    resource: 'subscription',
+    variables: (r) =>
+      listQuery(r, { order: 'string', customerId: 'string', planId: 'string', priceId: 'string', status: 'string' }),
+  }),
+  route<Ops.GetSubscriptionQueryVariables>({
+    id: 'getSubscription',
+    method: 'GET',
+    path: '/v1/subscriptions/:id',
+    resource: 'subscription',
+    variables: id,
+  }),
+  route<Ops.CreateSubscriptionMutationVariables>({
+    id: 'createSubscription',
+    method: 'POST',
+    path: '/v1/subscriptions',
+    resource: 'subscription',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateSubscriptionInput }),
+  }),
+  route<Ops.UpdateSubscriptionMutationVariables>({
+    id: 'updateSubscription',
+    method: 'PATCH',
+    path: '/v1/subscriptions/:id',
+    resource: 'subscription',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateSubscriptionInput }),
+  }),
+  route<Ops.CancelSubscriptionMutationVariables>({
+    id: 'cancelSubscription',
+    method: 'POST',
+    path: '/v1/subscriptions/:id/cancel',
+    resource: 'subscription',
+    variables: (r) => ({ id: r.params.id, input: (r.body ?? {}) as Ops.CancelSubscriptionInput }),
+  }),
+  route<Ops.PauseSubscriptionMutationVariables>({
+    id: 'pauseSubscription',
+    method: 'POST',
+    path: '/v1/subscriptions/:id/pause',
+    resource: 'subscription',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+  route<Ops.ResumeSubscriptionMutationVariables>({
+    id: 'resumeSubscription',
+    method: 'POST',
+    path: '/v1/subscriptions/:id/resume',
+    resource: 'subscription',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+
   // Invoice documents (the invoice resource's own routes are above; GET /v1/invoices/:id/pdf, a 302, is in
   // src/server/downloads.ts)
   route<Ops.GetInvoicePdfQueryVariables>({

@@ -36,7 +36,21 @@ export const invoiceSnapshot = (r: InvoiceRow) => ({
 });
 
 export const invoiceEvents = (scope: RowScope, r: InvoiceRow, types: readonly string[], o: MoveOptions): EventRow[] =>
-  types.map((t) => eventRow(scope, t, invoiceSnapshot(r), { requestId: o.requestId, source: o.source }));
+  types.map((t) =>
+    eventRow(scope, t, invoiceSnapshot(r), { requestId: o.requestId, source: o.source, occurredAt: o.at }),
+  );
+
+/** Writes an invoice's events in the caller's transaction (subscription invoices: the created event). */
+export async function insertInvoiceEvents(
+  tx: AnyTx,
+  scope: RowScope,
+  r: InvoiceRow,
+  types: readonly string[],
+  o: MoveOptions,
+) {
+  const events = invoiceEvents(scope, r, types, o);
+  if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+}
 
 /** The lines of some invoices in one statement, in their order: list pages load every page's lines at once. */
 export async function linesOf(tx: AnyTx, scope: RowScope, ids: string[]): Promise<Map<string, InvoiceLine[]>> {
