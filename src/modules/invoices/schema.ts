@@ -1,17 +1,11 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
-import { Customer } from '../customers/schema.ts';
-import { Payment } from '../payments/schema.ts';
-import { Receipt } from '../receipts/schema.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import {
   createInvoice,
   finalizeInvoice,
   getInvoice,
-  invoiceCustomer,
-  invoicePayments,
-  invoiceReceipt,
   listInvoices,
   payInvoice,
   updateInvoice,
@@ -29,9 +23,6 @@ export const Invoice = builder.objectRef<InvoiceRow>('Invoice').implement({
     ...exposeFields(t, invoiceFields),
     // Loaded with the invoice (one query per list page), never per row.
     lines: t.field({ type: [InvoiceLine], resolve: (r) => r.lines }),
-    customer: t.field({ type: Customer, nullable: true, resolve: (r, _, ctx) => invoiceCustomer(ctx, r) }),
-    payments: t.field({ type: [Payment], resolve: (r, _, ctx) => invoicePayments(ctx, r) }),
-    receipt: t.field({ type: Receipt, nullable: true, resolve: (r, _, ctx) => invoiceReceipt(ctx, r) }),
   }),
 });
 

@@ -367,26 +367,3 @@ export function payInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
     return (await settleInvoice(tx, scope, inv, o)).invoice;
   });
 }
-
-// Edges of the GraphQL type (src/modules/invoices/schema.ts), in the caller's tenant scope.
-export async function invoiceCustomer(ctx: Context, inv: InvoiceRow) {
-  const auth = authorize(ctx, 'svc:invoice:read');
-  return inTenant(tenant(auth), (tx) => tx.customer.findFirst({ where: { ...scoped(auth), id: inv.customerId } }));
-}
-
-export async function invoicePayments(ctx: Context, inv: InvoiceRow) {
-  const auth = authorize(ctx, 'svc:invoice:read');
-  return inTenant(tenant(auth), (tx) =>
-    tx.payment.findMany({
-      where: { ...scoped(auth), invoiceId: inv.id },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    }),
-  );
-}
-
-export async function invoiceReceipt(ctx: Context, inv: InvoiceRow) {
-  const auth = authorize(ctx, 'svc:invoice:read');
-  return inTenant(tenant(auth), (tx) =>
-    tx.receipt.findFirst({ where: { ...scoped(auth), sourceType: 'invoice', sourceId: inv.id } }),
-  );
-}
