@@ -420,6 +420,14 @@ export const routes: Route[] = [
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateInvoiceInput }),
   }),
+  // An extension (docs/decisions.md, Invoices): edits a draft; 409 conflict once issued.
+  route<Ops.UpdateInvoiceMutationVariables>({
+    id: 'updateInvoice',
+    method: 'PATCH',
+    path: '/v1/invoices/:id',
+    resource: 'invoice',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateInvoiceInput }),
+  }),
   route<Ops.FinalizeInvoiceMutationVariables>({
     id: 'finalizeInvoice',
     method: 'POST',
@@ -764,6 +772,59 @@ export const routes: Route[] = [
     resource: 'test_clock',
     status: 204,
     variables: id,
+  }),
+
+  // Subscriptions (DECISIONS §3; docs/decisions.md, Subscriptions): lower-case codes.
+  route<Ops.ListSubscriptionsQueryVariables>({
+    id: 'listSubscriptions',
+    method: 'GET',
+    path: '/v1/subscriptions',
+    resource: 'subscription',
+    variables: (r) =>
+      listQuery(r, { order: 'string', customerId: 'string', planId: 'string', priceId: 'string', status: 'string' }),
+  }),
+  route<Ops.GetSubscriptionQueryVariables>({
+    id: 'getSubscription',
+    method: 'GET',
+    path: '/v1/subscriptions/:id',
+    resource: 'subscription',
+    variables: id,
+  }),
+  route<Ops.CreateSubscriptionMutationVariables>({
+    id: 'createSubscription',
+    method: 'POST',
+    path: '/v1/subscriptions',
+    resource: 'subscription',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateSubscriptionInput }),
+  }),
+  route<Ops.UpdateSubscriptionMutationVariables>({
+    id: 'updateSubscription',
+    method: 'PATCH',
+    path: '/v1/subscriptions/:id',
+    resource: 'subscription',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateSubscriptionInput }),
+  }),
+  route<Ops.CancelSubscriptionMutationVariables>({
+    id: 'cancelSubscription',
+    method: 'POST',
+    path: '/v1/subscriptions/:id/cancel',
+    resource: 'subscription',
+    variables: (r) => ({ id: r.params.id, input: (r.body ?? {}) as Ops.CancelSubscriptionInput }),
+  }),
+  route<Ops.PauseSubscriptionMutationVariables>({
+    id: 'pauseSubscription',
+    method: 'POST',
+    path: '/v1/subscriptions/:id/pause',
+    resource: 'subscription',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+  route<Ops.ResumeSubscriptionMutationVariables>({
+    id: 'resumeSubscription',
+    method: 'POST',
+    path: '/v1/subscriptions/:id/resume',
+    resource: 'subscription',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
   // Invoice documents (the invoice resource's own routes are above; GET /v1/invoices/:id/pdf, a 302, is in

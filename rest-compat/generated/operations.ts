@@ -7,6 +7,11 @@ export type AdvanceTestClockInput = {
   frozenTime?: string | null | undefined;
 };
 
+export type CancelSubscriptionInput = {
+  /** true: cancel at the period end (as PATCH cancelAtPeriodEnd). */
+  atPeriodEnd?: boolean | null | undefined;
+};
+
 /** Replaces the whole manual configuration. */
 export type ConfigureManualAdapterInput = {
   bankAccounts?: Array<ManualBankAccountInput> | null | undefined;
@@ -130,6 +135,23 @@ export type CreateRefundInput = {
   chargeId?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   reason?: string | null | undefined;
+};
+
+/** customerId and priceId are required; the first period is charged during the call unless trialing. */
+export type CreateSubscriptionInput = {
+  customerId?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  /** pm_test_success or pm_test_decline (test mode); null: hosted page. */
+  paymentMethod?: string | null | undefined;
+  /** Optional; must be the price's plan. */
+  planId?: string | null | undefined;
+  priceId?: string | null | undefined;
+  /** Positive integer, default 1 (ignored for usage prices). */
+  quantity?: number | null | undefined;
+  /** 0-730; default the plan's trialDays. */
+  trialDays?: number | null | undefined;
+  /** Instead of trialDays: when the trial ends. */
+  trialEnd?: string | null | undefined;
 };
 
 /** The first template of a kind becomes its default unless isDefault is false. */
@@ -276,6 +298,18 @@ export type UpdateDunningPolicyInput = {
   retryScheduleDays?: Array<number> | null | undefined;
 };
 
+/** Edits a draft (an extension): sent fields replace; lines as a whole; null clears. */
+export type UpdateInvoiceInput = {
+  discount?: number | null | undefined;
+  dueAt?: string | null | undefined;
+  lines?: Array<InvoiceLineInput> | null | undefined;
+  memo?: string | null | undefined;
+  /** Custom keys (memo is kept unless memo is sent). */
+  metadata?: Record<string, string> | null | undefined;
+  tax?: number | null | undefined;
+  templateId?: string | null | undefined;
+};
+
 export type UpdatePayoutBankAccountInput = {
   bankAccountHolder?: string | null | undefined;
   bankAccountNumber?: string | null | undefined;
@@ -303,6 +337,18 @@ export type UpdatePlanInput = {
 /** spec Price PATCH: only active is mutable. */
 export type UpdatePriceInput = {
   active?: boolean | null | undefined;
+};
+
+/** Send only changes. A higher period amount applies now with a prorated invoice; a lower one from the next renewal. */
+export type UpdateSubscriptionInput = {
+  cancelAtPeriodEnd?: boolean | null | undefined;
+  /** Replaces the stored object; null clears it. */
+  metadata?: Record<string, string> | null | undefined;
+  paymentMethod?: string | null | undefined;
+  priceId?: string | null | undefined;
+  /** create_prorations (default) or none. */
+  prorationBehavior?: string | null | undefined;
+  quantity?: number | null | undefined;
 };
 
 /** Send only changes; null clears optional text. */
@@ -661,6 +707,14 @@ export type PayInvoiceMutationVariables = Exact<{
 
 export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
+export type UpdateInvoiceMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateInvoiceInput;
+}>;
+
+
+export type UpdateInvoiceMutation = { updateInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;
   after?: string | null | undefined;
@@ -959,6 +1013,65 @@ export type SimulateRefundMutationVariables = Exact<{
 
 
 export type SimulateRefundMutation = { simulateRefund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type SubscriptionFieldsFragment = { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListSubscriptionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  customerId?: string | null | undefined;
+  planId?: string | null | undefined;
+  priceId?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListSubscriptionsQuery = { subscriptions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetSubscriptionQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetSubscriptionQuery = { subscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateSubscriptionMutationVariables = Exact<{
+  input: CreateSubscriptionInput;
+}>;
+
+
+export type CreateSubscriptionMutation = { createSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type UpdateSubscriptionMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateSubscriptionInput;
+}>;
+
+
+export type UpdateSubscriptionMutation = { updateSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CancelSubscriptionMutationVariables = Exact<{
+  id: string | number;
+  input?: CancelSubscriptionInput | null | undefined;
+}>;
+
+
+export type CancelSubscriptionMutation = { cancelSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type PauseSubscriptionMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type PauseSubscriptionMutation = { pauseSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type ResumeSubscriptionMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResumeSubscriptionMutation = { resumeSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
 

@@ -19,6 +19,7 @@ import '../modules/webhooks/schema.ts';
 import '../modules/dunning-policies/schema.ts';
 import '../modules/plans/schema.ts';
 import '../modules/test-clocks/schema.ts';
+import '../modules/subscriptions/schema.ts';
 import '../modules/usage-records/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import '../modules/payments/edges.ts';
@@ -30,6 +31,8 @@ import '../modules/payouts/edges.ts';
 import '../modules/webhooks/edges.ts';
 import '../modules/events/edges.ts';
 import '../modules/workspaces/edges.ts';
+import '../modules/invoices/edges.ts';
+import '../modules/subscriptions/edges.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -36,7 +36,21 @@ export const invoiceSnapshot = (r: InvoiceRow) => ({
 });
 
 export const invoiceEvents = (scope: RowScope, r: InvoiceRow, types: readonly string[], o: MoveOptions): EventRow[] =>
-  types.map((t) => eventRow(scope, t, invoiceSnapshot(r), { requestId: o.requestId, source: o.source }));
+  types.map((t) =>
+    eventRow(scope, t, invoiceSnapshot(r), { requestId: o.requestId, source: o.source, occurredAt: o.at }),
+  );
+
+/** Writes an invoice's events in the caller's transaction (subscription invoices: the created event). */
+export async function insertInvoiceEvents(
+  tx: AnyTx,
+  scope: RowScope,
+  r: InvoiceRow,
+  types: readonly string[],
+  o: MoveOptions,
+) {
+  const events = invoiceEvents(scope, r, types, o);
+  if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+}
 
 /** The lines of some invoices in one statement, in their order: list pages load every page's lines at once. */
 export async function linesOf(tx: AnyTx, scope: RowScope, ids: string[]): Promise<Map<string, InvoiceLine[]>> {
@@ -162,7 +176,8 @@ export async function settleInvoice(
   nextState(invoiceMachine, inv.status as InvoiceStatus, 'pay');
   const sql = sqlOf(tx);
   const now = how.at ?? clock.now();
-  const data = { amountPaid: inv.total, amountDue: 0n, paidAt: now, updatedAt: now };
+  // A paid invoice has no further collection attempt (dunning: subscriptions/dunning.ts).
+  const data = { amountPaid: inv.total, amountDue: 0n, paidAt: now, updatedAt: now, nextAttemptAt: null };
   // The one place a paid invoice activates its subscription (incomplete or past_due -> active).
   const activate = async () => {
     if (inv.subscriptionId) await onSubscriptionInvoicePaid(tx, scope, inv.subscriptionId, { ...how, at: now });

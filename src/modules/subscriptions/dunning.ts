@@ -159,13 +159,7 @@ async function snapshotPolicy(sql: Sql, t: RowScope, inv: InvoiceRow, at: Date):
  * The policy's last word (DECISIONS §3 dunning policy): the invoice becomes `void` or
  * `uncollectible`, and the subscription it bills (never the customer's others) is canceled.
  */
-async function applyFinalAction(
-  sql: Sql,
-  t: Tenant,
-  inv: InvoiceRow,
-  action: 'void' | 'uncollectible',
-  at: Date,
-) {
+async function applyFinalAction(sql: Sql, t: Tenant, inv: InvoiceRow, action: 'void' | 'uncollectible', at: Date) {
   const o = { accountId: t.accountId, source: 'dunning', at };
   const trigger = action === 'void' ? 'void' : 'mark_uncollectible';
   if (!canMove(invoiceMachine, inv.status as InvoiceStatus, trigger)) return;

@@ -22,14 +22,13 @@ import { invoiceMachine } from '../invoices/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { usageQuantities } from '../usage-records/service.ts';
 import { subscriptionEvents } from './moves.ts';
+import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
 import { attemptDueInvoices } from './dunning.ts';
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
-/** Without a stored payment method the invoice waits for the hosted page (BILLING §3.4). */
-export const UNATTENDED_DUE_DAYS = 7;
 export const CYCLE_REASON = 'subscription_cycle';
 const DAY = 86_400_000;
 
@@ -70,7 +69,7 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
       const n = await renewBatch(scope, o.at, o.testClockId, Math.min(RENEWAL_BATCH, limit - out.renewed));
       out.renewed += n.renewed;
       out.canceled += n.canceled;
-      if (n.claimed < RENEWAL_BATCH) break;
+      if (n.claimed === 0) break;
     }
   }
   const left = limit - out.renewed - out.canceled;
@@ -241,11 +240,7 @@ async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Pl
         aggregate: p.sub.usageAggregate ?? 'sum',
       })),
   );
-  const [template] = await sql.query<{ showTax: boolean; taxRate: string | null }>(
-    q`SELECT "showTax", "taxRate"::text AS "taxRate" FROM templates
-      WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND kind = 'invoice' AND "isDefault" LIMIT 1`,
-  );
-  const rate = template?.showTax && template.taxRate ? template.taxRate : '0';
+  const rate = await cycleTaxRate(sql, scope);
   const invoices: Omit<Invoice, 'hostedSecret'>[] = [];
   const lines: InvoiceLine[] = [];
   for (const p of billed) {

@@ -1,0 +1,32 @@
+// Subscription's edges (docs/architecture.md, "Edges"): to-one edges batched per level (src/core/loaders.ts);
+// invoices are the REST list bound to the subscription (their lines come with each page).
+import { builder } from '../../graphql/builder.ts';
+import { Customer } from '../customers/schema.ts';
+import { customerById } from '../customers/loaders.ts';
+import { Invoice } from '../invoices/schema.ts';
+import { getInvoice, listInvoices } from '../invoices/service.ts';
+import { Plan, Price } from '../plans/schema.ts';
+import { planById, priceById } from './loaders.ts';
+import { Subscription } from './schema.ts';
+
+const invoiceArgs = builder.args((t) => ({ status: t.string(), order: t.string() }));
+
+builder.objectFields(Subscription, (t) => ({
+  customer: t.field({
+    type: Customer,
+    nullable: true,
+    resolve: (s, _, ctx, info) => customerById(ctx, s.customerId, info),
+  }),
+  plan: t.field({ type: Plan, nullable: true, resolve: (s, _, ctx, info) => planById(ctx, s.planId, info) }),
+  price: t.field({ type: Price, nullable: true, resolve: (s, _, ctx, info) => priceById(ctx, s.priceId, info) }),
+  latestInvoice: t.field({
+    type: Invoice,
+    nullable: true,
+    resolve: (s, _, ctx) => (s.latestInvoiceId ? getInvoice(ctx, s.latestInvoiceId) : null),
+  }),
+  invoices: t.connection({
+    type: Invoice,
+    args: invoiceArgs,
+    resolve: (s, args, ctx) => listInvoices(ctx, { ...args, subscriptionId: s.id }),
+  }),
+}));

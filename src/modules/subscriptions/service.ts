@@ -1,0 +1,458 @@
+/**
+ * Subscriptions (DECISIONS §3, BILLING §3; docs/decisions.md, Subscriptions): create (trial, usage,
+ * or the first invoice charged during the call), retrieve, list, PATCH (proration), cancel, pause,
+ * resume. Each state change, its invoice and its events commit in one transaction; the charge runs
+ * after it (collect.ts: write pending, call, reconcile). Business time comes from `businessTime`
+ * (one place: a customer's test clock replaces the real clock there).
+ */
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import type { Auth } from '../../core/auth/authenticate.ts';
+import { clock } from '../../core/clock.ts';
+import { insertRows, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
+import { inTenant } from '../../core/db/client.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { isId, newId } from '../../core/ids.ts';
+import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { scoped, type RowScope } from '../../core/resource.ts';
+import { canMove, nextState } from '../../core/state-machine.ts';
+import { validateMetadata } from '../../core/validation.ts';
+import type { Customer, Plan, Price, Subscription } from '../../generated/prisma/client.ts';
+import { lockInvoice, moveInvoice } from '../invoices/issue.ts';
+import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { collectInvoice, testPaymentMethods } from './collect.ts';
+import { licensedLines, periodAmount, writeSubscriptionInvoice, type DraftLine } from './invoice.ts';
+import { insertEvents, lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
+import { periodOf, prorate, type Cadence, type Interval } from './periods.ts';
+import type {
+  CancelSubscriptionInput,
+  CreateSubscriptionInput,
+  ListSubscriptionsArgs,
+  UpdateSubscriptionInput,
+} from './schema.ts';
+import {
+  subscriptionLive,
+  subscriptionMachine,
+  subscriptionStatuses,
+  type SubscriptionStatus,
+  type SubscriptionTrigger,
+} from './states.ts';
+
+const err = errorsFor('subscription');
+/** Bounds (hostile input). BILLING §1.2: trials up to 730 days (Stripe's cap). */
+const MAX_QUANTITY = 1_000_000;
+const MAX_TRIAL_DAYS = 730;
+const DAY = 86_400_000;
+
+type Scope = RowScope & { accountId: string };
+const scopeOfAuth = (auth: Auth): Scope => ({ ...scoped(auth), accountId: auth.accountId });
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+/**
+ * The business time of a customer: the real clock, or (test clocks, BILLING §5) the customer's clock
+ * time. The one place the time of a subscription operation is read.
+ */
+export async function businessTime(_sql: Sql, _scope: RowScope, _customer: Pick<Customer, 'testClockId'>) {
+  return clock.now();
+}
+
+const cadenceOf = (plan: Plan): Cadence => ({ interval: plan.interval as Interval, intervalCount: plan.intervalCount });
+
+function checkPaymentMethod(v: unknown, mode: string): string | null {
+  if (v == null) return null;
+  if (typeof v !== 'string' || !(testPaymentMethods as readonly string[]).includes(v))
+    throw err.validation('paymentMethod', `paymentMethod must be one of ${testPaymentMethods.join(', ')} or null`);
+  // Live mode has no stored-credential charge yet (src/providers/types.ts): hosted page only.
+  if (mode === 'live') throw err.validation('paymentMethod', 'test payment methods are refused in live mode');
+  return v;
+}
+
+function checkQuantity(v: unknown): number {
+  if (!isInt(v) || v < 1 || v > MAX_QUANTITY)
+    throw err.validation('quantity', `quantity must be an integer from 1 to ${MAX_QUANTITY}`);
+  return v;
+}
+
+async function loadOne<T>(sql: Sql, table: string, scope: RowScope, id: string): Promise<T | null> {
+  const [row] = await sql.query<T>(
+    q`SELECT * FROM ${q.id(table)} WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
+  );
+  return row ?? null;
+}
+
+/** A price new subscriptions (or changes) may use, with its plan: active, plan not archived. */
+async function usablePrice(sql: Sql, scope: RowScope, priceId: unknown, planId?: unknown) {
+  if (typeof priceId !== 'string' || !isId('price', priceId))
+    throw err.validation('priceId', 'priceId is required: a pr_ price id');
+  const price = await loadOne<Price>(sql, 'prices', scope, priceId);
+  if (!price) throw err.notFound('price');
+  if (planId != null && planId !== price.planId) throw err.validation('planId', "planId must be the price's plan");
+  const plan = await loadOne<Plan>(sql, 'plans', scope, price.planId);
+  if (!plan) throw err.notFound('plan');
+  // spec Plan and price: an inactive price or archived plan is "rejected for new subscriptions".
+  if (!price.active) throw err.validation('priceId', 'the price is inactive');
+  if (plan.archivedAt || !plan.active) throw err.validation('planId', 'the plan is archived or inactive');
+  return { price, plan };
+}
+
+export async function createSubscription(ctx: Context, input: CreateSubscriptionInput): Promise<Subscription> {
+  const auth = authorize(ctx, 'svc:subscription:write');
+  const scope = scopeOfAuth(auth);
+  if (typeof input.customerId !== 'string' || !isId('customer', input.customerId))
+    throw err.validation('customerId', 'customerId is required: a cus_ customer id');
+  const paymentMethod = checkPaymentMethod(input.paymentMethod, auth.mode);
+  const quantity = input.quantity == null ? 1 : checkQuantity(input.quantity);
+  if (input.trialDays != null && (!isInt(input.trialDays) || input.trialDays < 0 || input.trialDays > MAX_TRIAL_DAYS))
+    throw err.validation('trialDays', `trialDays must be an integer from 0 to ${MAX_TRIAL_DAYS}`);
+  if (input.trialDays != null && input.trialEnd != null)
+    throw err.validation('trialEnd', 'send trialDays or trialEnd, not both');
+  const metadata = input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'subscription');
+  const o = { requestId: ctx.requestId, source: 'api' };
+
+  const created = await tenantTx(scopeOf(scope), async (sql) => {
+    const customer = await loadOne<Customer>(sql, 'customers', scope, input.customerId as string);
+    if (!customer) throw err.notFound('customer');
+    const { price, plan } = await usablePrice(sql, scope, input.priceId, input.planId);
+    const at = await businessTime(sql, scope, customer);
+    let trialEnd: Date | null = null;
+    if (input.trialEnd != null) {
+      const t = input.trialEnd;
+      if (t.getTime() <= at.getTime() || t.getTime() > at.getTime() + MAX_TRIAL_DAYS * DAY)
+        throw err.validation('trialEnd', `trialEnd must be in the future, within ${MAX_TRIAL_DAYS} days`);
+      trialEnd = t;
+    } else {
+      const days = input.trialDays ?? plan.trialDays;
+      if (days > 0) trialEnd = new Date(at.getTime() + days * DAY);
+    }
+    const usage = price.model === 'usage';
+    const trigger: SubscriptionTrigger = trialEnd ? 'create_trialing' : usage ? 'create_active' : 'create_incomplete';
+    const next = nextState(subscriptionMachine, null, trigger);
+    // settled point 8: while trialing the period is [start, trialEnd); the first paid period starts there.
+    const anchorAt = trialEnd ?? at;
+    const first = periodOf(anchorAt, cadenceOf(plan), 0);
+    const sub: Subscription = {
+      id: newId('subscription'),
+      workspaceId: scope.workspaceId,
+      mode: scope.mode,
+      status: next.to,
+      customerId: customer.id,
+      planId: plan.id,
+      priceId: price.id,
+      currency: price.currency,
+      quantity: usage ? 1 : quantity,
+      paymentMethod,
+      anchorAt,
+      periodIndex: trialEnd ? -1 : 0,
+      currentPeriodStart: trialEnd ? at : first.start,
+      currentPeriodEnd: trialEnd ?? first.end,
+      trialEnd,
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      pausedAt: null,
+      pendingPriceId: null,
+      pendingQuantity: null,
+      latestInvoiceId: null,
+      testClockId: customer.testClockId,
+      metadata,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await sql.query(q`${insertRows('subscriptions', [sub])}`);
+    // Before the first invoice: a zero one is paid at finalization and activates the subscription.
+    await insertEvents(sql, subscriptionEvents(scope, null, sub, next.events, { ...o, at }));
+    let row = sub;
+    if (trigger === 'create_incomplete') {
+      const invoice = await writeSubscriptionInvoice(sql, scope, {
+        sub,
+        price,
+        lines: licensedLines(plan, price, sub.quantity, first),
+        period: first,
+        billingReason: 'subscription_create',
+        at,
+        ...o,
+      });
+      const [updated] = await sql.query<Subscription>(
+        q`UPDATE subscriptions SET "latestInvoiceId" = ${invoice?.id ?? null}
+          WHERE id = ${sub.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} RETURNING *`,
+      );
+      row = updated;
+    }
+    return { sub: row, at };
+  });
+
+  // settled point 2: the first charge runs during the create call, after the pending write committed.
+  const { sub, at } = created;
+  if (sub.status === 'incomplete' && sub.latestInvoiceId && sub.paymentMethod)
+    await collectInvoice(scope, sub.latestInvoiceId, at, o);
+  return reload(scope, sub.id);
+}
+
+async function reload(scope: RowScope, id: string): Promise<Subscription> {
+  const row = await tenantTx(scopeOf(scope), (sql) => loadOne<Subscription>(sql, 'subscriptions', scope, id));
+  if (!row) throw err.notFound();
+  return row;
+}
+
+export async function getSubscription(ctx: Context, id: string): Promise<Subscription> {
+  const auth = authorize(ctx, 'svc:subscription:read');
+  const row = await tenantTx(tenant(auth), (sql) => loadOne<Subscription>(sql, 'subscriptions', scoped(auth), id));
+  if (!row) throw err.notFound();
+  return row;
+}
+
+export async function listSubscriptions(ctx: Context, args: ListSubscriptionsArgs) {
+  const auth = authorize(ctx, 'svc:subscription:read');
+  checkOrder(args.order, 'subscription');
+  if (args.status && !(subscriptionStatuses as readonly string[]).includes(args.status))
+    throw err.validation('status', `status must be one of ${subscriptionStatuses.join(', ')}`);
+  const filters = {
+    customerId: args.customerId ?? null,
+    planId: args.planId ?? null,
+    priceId: args.priceId ?? null,
+    status: args.status ?? null,
+  };
+  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) =>
+    inTenant(tenant(auth), (tx) =>
+      tx.subscription.findMany({
+        where: {
+          ...scoped(auth),
+          ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== null)),
+          AND: [ks.where],
+        },
+        orderBy: ks.orderBy,
+        take: ks.take,
+      }),
+    ),
+  );
+}
+
+/**
+ * Runs a change on the locked subscription at its customer's business time (404 when it is not in
+ * the scope); returns the row and the invoice to charge once committed, if any.
+ */
+async function onLocked(
+  ctx: Context,
+  id: string,
+  fn: (sql: Sql, sub: Subscription, at: Date, scope: Scope) => Promise<{ sub: Subscription; charge?: string | null }>,
+): Promise<Subscription> {
+  const auth = authorize(ctx, 'svc:subscription:write');
+  const scope = scopeOfAuth(auth);
+  const { sub, charge, at } = await tenantTx(scopeOf(scope), async (sql) => {
+    const found = await lockSubscription(sql, scope, id);
+    if (!found) throw err.notFound();
+    const at = await businessTime(sql, scope, found);
+    return { ...(await fn(sql, found, at, scope)), at };
+  });
+  if (charge && sub.paymentMethod) {
+    await collectInvoice(scope, charge, at, { requestId: ctx.requestId, source: 'api' });
+    return reload(scope, sub.id);
+  }
+  return sub;
+}
+
+const live = (s: Subscription) => (subscriptionLive as readonly string[]).includes(s.status);
+const conflict = (s: Subscription, what: string) => err.of('conflict', `The subscription is ${s.status}; ${what}`);
+
+/**
+ * PATCH (BILLING §3.6): priceId and quantity (same currency and cadence; a higher period amount applies
+ * now with a prorated invoice, a lower one from the next renewal), paymentMethod, cancelAtPeriodEnd,
+ * metadata (replaced; null clears). A canceled subscription is 409 conflict.
+ */
+export function updateSubscription(ctx: Context, id: string, input: UpdateSubscriptionInput) {
+  const auth = authorize(ctx, 'svc:subscription:write');
+  const paymentMethod =
+    input.paymentMethod === undefined ? undefined : checkPaymentMethod(input.paymentMethod, auth.mode);
+  const quantity = input.quantity == null ? undefined : checkQuantity(input.quantity);
+  if (input.cancelAtPeriodEnd === null)
+    throw err.validation('cancelAtPeriodEnd', 'cancelAtPeriodEnd must be a boolean');
+  const proration = input.prorationBehavior ?? 'create_prorations';
+  if (proration !== 'create_prorations' && proration !== 'none')
+    throw err.validation('prorationBehavior', 'prorationBehavior must be create_prorations or none');
+  const metadata =
+    input.metadata === undefined
+      ? undefined
+      : input.metadata === null
+        ? null
+        : validateMetadata(input.metadata, 'metadata', 'subscription');
+  const o = { requestId: ctx.requestId, source: 'api' };
+  return onLocked(ctx, id, async (sql, sub, at, scope) => {
+    if (!live(sub)) throw conflict(sub, 'it cannot be changed');
+    const data: Partial<Subscription> = {};
+    if (paymentMethod !== undefined) data.paymentMethod = paymentMethod;
+    if (input.cancelAtPeriodEnd != null) data.cancelAtPeriodEnd = input.cancelAtPeriodEnd;
+    if (metadata !== undefined) data.metadata = metadata;
+    let charge: string | null = null;
+    if (input.priceId != null || quantity !== undefined) {
+      const current = await loadOne<Price>(sql, 'prices', scope, sub.priceId);
+      const currentPlan = await loadOne<Plan>(sql, 'plans', scope, sub.planId);
+      if (!current || !currentPlan) throw err.notFound('price');
+      const target =
+        input.priceId != null && input.priceId !== sub.priceId
+          ? await usablePrice(sql, scope, input.priceId)
+          : { price: current, plan: currentPlan };
+      const { price, plan } = target;
+      if (price.currency !== sub.currency)
+        throw err.validation('priceId', `the price is in ${price.currency}; the subscription bills ${sub.currency}`);
+      if (plan.interval !== currentPlan.interval || plan.intervalCount !== currentPlan.intervalCount)
+        throw err.validation('priceId', 'the price bills another interval: cancel and create a new subscription');
+      if ((price.model === 'usage') !== (current.model === 'usage'))
+        throw err.validation('priceId', 'a usage price cannot replace a licensed one, nor the reverse');
+      const qty = price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
+      const before = periodAmount(current, sub.quantity);
+      const after = periodAmount(price, qty);
+      // A decrease (or an unpaid period: trialing, paused, incomplete) waits for / needs no proration.
+      const paidPeriod = sub.status === 'active' || sub.status === 'past_due';
+      if (after > before && paidPeriod) {
+        Object.assign(data, {
+          priceId: price.id,
+          planId: plan.id,
+          quantity: qty,
+          pendingPriceId: null,
+          pendingQuantity: null,
+        });
+        if (proration === 'create_prorations') {
+          const period = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
+          const unused = prorate(before, period, at);
+          const remaining = prorate(after, period, at);
+          if (remaining - unused > 0) {
+            const lines: DraftLine[] = [
+              ...(unused > 0
+                ? [
+                    {
+                      description: `Unused time on ${currentPlan.name} x ${sub.quantity}`,
+                      quantity: 1,
+                      unitAmount: -unused,
+                      priceId: current.id,
+                      metadata: { proration: 'true' },
+                    },
+                  ]
+                : []),
+              {
+                description: `Remaining time on ${plan.name} x ${qty}`,
+                quantity: 1,
+                unitAmount: remaining,
+                priceId: price.id,
+                metadata: { proration: 'true' },
+              },
+            ];
+            const changed = { ...sub, ...data } as Subscription;
+            const invoice = await writeSubscriptionInvoice(sql, scope, {
+              sub: changed,
+              price,
+              lines,
+              period: { start: at, end: sub.currentPeriodEnd },
+              billingReason: 'subscription_update',
+              at,
+              ...o,
+            });
+            if (invoice) {
+              data.latestInvoiceId = invoice.id;
+              if (canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')) charge = invoice.id;
+            }
+          }
+        }
+      } else if (after > before || !paidPeriod) {
+        // Nothing paid for this period yet: the change applies now, billed from the next invoice.
+        Object.assign(data, {
+          priceId: price.id,
+          planId: plan.id,
+          quantity: qty,
+          pendingPriceId: null,
+          pendingQuantity: null,
+        });
+      } else if (price.id === sub.priceId && qty === sub.quantity) {
+        Object.assign(data, { pendingPriceId: null, pendingQuantity: null });
+      } else {
+        Object.assign(data, { pendingPriceId: price.id, pendingQuantity: qty });
+      }
+    }
+    return { sub: await moveSubscription(sql, scope, sub, null, data, { ...o, at }), charge };
+  });
+}
+
+/**
+ * Cancel (BILLING §3.6): now (canceled, canceledAt, `subscription.cancelled`; no refund; open invoices
+ * stay collectible, but an incomplete subscription's unpaid first invoice is voided), or at the period
+ * end (`cancelAtPeriodEnd`, `subscription.updated`). A canceled subscription is 409 conflict.
+ */
+export function cancelSubscription(ctx: Context, id: string, input: CancelSubscriptionInput) {
+  if (input.atPeriodEnd === null) throw err.validation('atPeriodEnd', 'atPeriodEnd must be a boolean');
+  const o = { requestId: ctx.requestId, source: 'api' };
+  return onLocked(ctx, id, async (sql, sub, at, scope) => {
+    if (input.atPeriodEnd) {
+      if (!live(sub)) throw conflict(sub, 'cancel is not possible');
+      return { sub: await moveSubscription(sql, scope, sub, null, { cancelAtPeriodEnd: true }, { ...o, at }) };
+    }
+    const wasIncomplete = sub.status === 'incomplete';
+    const row = await moveSubscription(sql, scope, sub, 'cancel', { canceledAt: at }, { ...o, at });
+    if (wasIncomplete && sub.latestInvoiceId) {
+      const inv = await lockInvoice(sql, scope, sub.latestInvoiceId);
+      if (inv && canMove(invoiceMachine, inv.status as InvoiceStatus, 'void'))
+        await moveInvoice(
+          sql,
+          scope,
+          inv,
+          'void',
+          { voidedAt: at, updatedAt: at },
+          { ...o, accountId: scope.accountId, at },
+        );
+    }
+    return { sub: row };
+  });
+}
+
+/** Pause (settled point 7: `subscription.updated`): no invoices while paused. */
+export function pauseSubscription(ctx: Context, id: string) {
+  const o = { requestId: ctx.requestId, source: 'api' };
+  return onLocked(ctx, id, async (sql, sub, at, scope) => ({
+    sub: await moveSubscription(sql, scope, sub, 'pause', { pausedAt: at }, { ...o, at }),
+  }));
+}
+
+/**
+ * Resume (BILLING §3.6): before the paid period ends it simply continues; after it, a new period
+ * starts at the resume (the anchor moves there) with its invoice, charged from the stored method.
+ */
+export function resumeSubscription(ctx: Context, id: string) {
+  const o = { requestId: ctx.requestId, source: 'api' };
+  return onLocked(ctx, id, async (sql, sub, at, scope) => {
+    nextState(subscriptionMachine, sub.status as SubscriptionStatus, 'resume');
+    if (at.getTime() < sub.currentPeriodEnd.getTime())
+      return { sub: await moveSubscription(sql, scope, sub, 'resume', { pausedAt: null }, { ...o, at }) };
+    const price = await loadOne<Price>(sql, 'prices', scope, sub.pendingPriceId ?? sub.priceId);
+    if (!price) throw err.notFound('price');
+    const plan = await loadOne<Plan>(sql, 'plans', scope, price.planId);
+    if (!plan) throw err.notFound('plan');
+    const period = periodOf(at, cadenceOf(plan), 0);
+    const quantity = sub.pendingQuantity ?? sub.quantity;
+    const data: Partial<Subscription> = {
+      pausedAt: null,
+      anchorAt: at,
+      periodIndex: 0,
+      currentPeriodStart: period.start,
+      currentPeriodEnd: period.end,
+      priceId: price.id,
+      planId: plan.id,
+      quantity,
+      pendingPriceId: null,
+      pendingQuantity: null,
+    };
+    let charge: string | null = null;
+    if (price.model !== 'usage') {
+      const invoice = await writeSubscriptionInvoice(sql, scope, {
+        sub: { ...sub, ...data } as Subscription,
+        price,
+        lines: licensedLines(plan, price, quantity, period),
+        period,
+        billingReason: 'subscription_cycle',
+        at,
+        ...o,
+      });
+      if (invoice) {
+        data.latestInvoiceId = invoice.id;
+        if (canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')) charge = invoice.id;
+      }
+    }
+    return { sub: await moveSubscription(sql, scope, sub, 'resume', data, { ...o, at }), charge };
+  });
+}
