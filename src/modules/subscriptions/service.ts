@@ -8,7 +8,6 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
-import { clock } from '../../core/clock.ts';
 import { insertRows, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
@@ -37,6 +36,7 @@ import {
   type SubscriptionStatus,
   type SubscriptionTrigger,
 } from './states.ts';
+import { clockTimeFor } from '../test-clocks/time.ts';
 
 const err = errorsFor('subscription');
 /** Bounds (hostile input). BILLING §1.2: trials up to 730 days (Stripe's cap). */
@@ -52,8 +52,8 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSaf
  * The business time of a customer: the real clock, or (test clocks, BILLING §5) the customer's clock
  * time. The one place the time of a subscription operation is read.
  */
-export async function businessTime(_sql: Sql, _scope: RowScope, _customer: Pick<Customer, 'testClockId'>) {
-  return clock.now();
+export async function businessTime(sql: Sql, scope: RowScope, customer: Pick<Customer, 'testClockId'>) {
+  return clockTimeFor(sql, { ...scoped(scope), testClockId: customer.testClockId });
 }
 
 const cadenceOf = (plan: Plan): Cadence => ({ interval: plan.interval as Interval, intervalCount: plan.intervalCount });

@@ -5,22 +5,20 @@
  * This file imports no other module, so any module may ask it for a customer's time.
  */
 import { clock } from '../../core/clock.ts';
-import type { Tx } from '../../core/db/client.ts';
+import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import type { RowScope } from '../../core/resource.ts';
 
-/** The "now" of a customer: its clock's frozenTime (a clock is never deleted hard), or the real clock. */
-export async function clockTimeFor(tx: Tx, customer: RowScope & { testClockId: string | null }): Promise<Date> {
-  if (!customer.testClockId) return clock.now();
-  const row = await tx.testClock.findFirst({
-    where: { workspaceId: customer.workspaceId, mode: customer.mode, id: customer.testClockId },
-    select: { frozenTime: true },
-  });
-  return row?.frozenTime ?? clock.now();
-}
-
-/** The "now" of a clock by id, or the real clock when there is none. */
-export async function clockTime(tx: Tx, scope: RowScope, testClockId: string | null): Promise<Date> {
-  return clockTimeFor(tx, { ...scope, testClockId });
+/**
+ * The "now" of a customer (or of a subscription or invoice, which carry their customer's clock):
+ * its clock's frozenTime (a clock is never deleted hard), or the real clock. Either SQL path.
+ */
+export async function clockTimeFor(tx: AnyTx, row: RowScope & { testClockId: string | null }): Promise<Date> {
+  if (!row.testClockId) return clock.now();
+  const [c] = await sqlOf(tx).query<{ frozenTime: Date }>(
+    q`SELECT "frozenTime" FROM test_clocks WHERE "workspaceId" = ${row.workspaceId} AND mode = ${row.mode}
+      AND id = ${row.testClockId}`,
+  );
+  return c?.frozenTime ?? clock.now();
 }
 
 /** docs/decisions.md, Test clocks: limits that keep one clock's advance bounded. */

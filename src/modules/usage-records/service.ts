@@ -15,6 +15,7 @@ import type { RowScope } from '../../core/resource.ts';
 import type { UsageRecord } from '../../generated/prisma/client.ts';
 import type { UsageAggregate } from '../plans/pricing.ts';
 import { subscriptionLive } from '../subscriptions/states.ts';
+import { clockTimeFor } from '../test-clocks/time.ts';
 
 const err = errorsFor('subscription');
 /** Stripe's meter rule: at most 5 minutes ahead of the subscription's (clock) time. */
@@ -80,13 +81,8 @@ export async function createUsageRecord(ctx: Context, subscriptionId: string, in
 }
 
 /** The business time of a subscription on a test clock (settled point 6). */
-async function clockTime(sql: Sql, scope: RowScope, testClockId: string): Promise<Date> {
-  const [c] = await sql.query<{ frozenTime: Date }>(
-    q`SELECT "frozenTime" FROM test_clocks WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      AND id = ${testClockId}`,
-  );
-  return c?.frozenTime ?? clock.now();
-}
+const clockTime = (sql: Sql, scope: RowScope, testClockId: string) =>
+  clockTimeFor(sql, { workspaceId: scope.workspaceId, mode: scope.mode, testClockId });
 
 export interface UsageQuery {
   subscriptionId: string;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { planBody, postPlan } from '../../helpers/plans.ts';
 import { useServer, createClient, db, type Workspace } from '../../helpers/server.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { markPastDueInvoices } from '../../../src/modules/invoices/sweep.ts';
@@ -320,5 +322,64 @@ describe('renewals on a clock', () => {
       canceledAt: start,
     });
     expect(await count()).toBe(0);
+  });
+});
+
+describe('subscriptions created on a clock (the API)', () => {
+  const idem = () => ({ 'idempotency-key': randomUUID() });
+
+  it('the subscription starts at clock time; a trial on the clock ends when the clock passes it', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const cus = (await ws.client.post('/v1/customers', { name: 'Trial', testClockId: c.id })).json.data;
+    const plan = (await postPlan(ws, planBody({ trialDays: 7 }))).json.data;
+    const res = await ws.client.post(
+      '/v1/subscriptions',
+      { customerId: cus.id, priceId: plan.prices[0].id, paymentMethod: 'pm_test_success' },
+      idem(),
+    );
+    expect(res.status, res.text).toBe(201);
+    const sub = res.json.data;
+    expect(sub).toMatchObject({ status: 'trialing', currentPeriodStart: start, trialEnd: plus(start, 7 * DAY) });
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 8 * DAY) });
+    expect(adv.json.data.status).toBe('ready');
+    const after = (await ws.client.get(`/v1/subscriptions/${sub.id}`)).json.data;
+    expect(after).toMatchObject({ status: 'active', currentPeriodStart: plus(start, 7 * DAY) });
+    const invoices = (await ws.client.get(`/v1/invoices?subscriptionId=${sub.id}`)).json.data;
+    expect(invoices.map((i: any) => [i.status, i.issuedAt])).toEqual([['paid', plus(start, 7 * DAY)]]);
+  });
+
+  it('usage timestamps are checked against the customer clock time (settled point 6)', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const cus = (await ws.client.post('/v1/customers', { name: 'Metered', testClockId: c.id })).json.data;
+    const plan = (
+      await postPlan(
+        ws,
+        planBody({ usageAggregate: 'sum', prices: [{ currency: 'IDR', model: 'usage', unitAmount: 100 }] }),
+      )
+    ).json.data;
+    const sub = (
+      await ws.client.post(
+        '/v1/subscriptions',
+        { customerId: cus.id, priceId: plan.prices[0].id, paymentMethod: 'pm_test_success' },
+        idem(),
+      )
+    ).json.data;
+    const usage = (body: unknown) => ws.client.post(`/v1/subscriptions/${sub.id}/usage`, body, idem());
+    // Default timestamp: the clock's time, not the real time.
+    const now = await usage({ quantity: 3 });
+    expect(now.status, now.text).toBe(201);
+    expect(now.json.data.timestamp).toBe(start);
+    // Real time is years ahead of the clock: "more than 5 minutes in the future" on the clock.
+    expectError(
+      await usage({ quantity: 1, timestamp: new Date().toISOString() }),
+      400,
+      'validation_error',
+      'timestamp',
+    );
+    expect((await usage({ quantity: 4, timestamp: plus(start, 60_000) })).status).toBe(201);
+    await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 10 * DAY) });
+    expect((await usage({ quantity: 5, timestamp: plus(start, 9 * DAY) })).status).toBe(201);
   });
 });
