@@ -101,7 +101,7 @@ describe('POST /v1/subscriptions', () => {
     expect(payments[0]).toMatchObject({ status: 'succeeded', amount: 100000 });
     const receipts = await db().system.query(`SELECT 1 FROM receipts WHERE "sourceId" = $1`, [inv.id]);
     expect(receipts.rowCount).toBe(1);
-    expect(await unbalancedTxIds()).toEqual([]);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   });
 
   it('a declined first charge leaves it incomplete with the invoice open (pay link); paying it activates', async () => {
@@ -319,7 +319,7 @@ describe('PATCH /v1/subscriptions/:id', () => {
     expect(charge.unitAmount).toBeGreaterThan(150000);
     expect(inv.subtotal).toBe(charge.unitAmount + credit.unitAmount);
     expect(inv.total).toBe(inv.subtotal);
-    expect(await unbalancedTxIds()).toEqual([]);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
     const updated = (await eventsOf(ws, sub.id)).at(-1);
     expect(updated?.type).toBe('subscription.updated');
     expect(updated?.data.previousAttributes).toMatchObject({ quantity: 1 });
@@ -483,6 +483,6 @@ describe('collection (collect.ts)', () => {
     expect((await collectInvoice(scope, inv.id, clock.now())).outcome).toBe('skipped');
     const pays = (await ws.client.get(`/v1/payments?customerId=${cus}`)).json.data.map((p: any) => p.status).sort();
     expect(pays).toEqual(['failed', 'succeeded', 'succeeded']);
-    expect(await unbalancedTxIds()).toEqual([]);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   });
 });
