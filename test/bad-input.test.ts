@@ -152,6 +152,16 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   createPlan: async () => planBody({ name: 'Bad Input' }),
   addPrice: async () => ({ currency: 'USD', model: 'flat', unitAmount: 500 }),
   createDunningPolicy: async () => ({ finalAction: 'void', retryScheduleDays: [1, 3, 5] }),
+  createSubscription: async (ws) => {
+    const plan = await ws.client.post('/v1/plans', planBody({ name: 'Bad Input' }), {
+      'idempotency-key': randomUUID(),
+    });
+    expect(plan.status, plan.text).toBe(201);
+    return {
+      customerId: (await ws.client.post('/v1/customers', {})).json.data.id,
+      priceId: plan.json.data.prices[0].id,
+    };
+  },
 };
 
 /** 201 routes under an existing resource (`POST /v1/plans/:id/prices`, `/v1/invoices/:id/pay`): the path to use. */
