@@ -156,6 +156,16 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   createUsageRecord: async () => ({ timestamp: new Date().toISOString(), quantity: 1 }),
   createDunningPolicy: async () => ({ finalAction: 'void', retryScheduleDays: [1, 3, 5] }),
   createTestClock: async () => ({ name: 'bad input', frozenTime: '2025-01-31T00:00:00.000Z' }),
+  createSubscription: async (ws) => {
+    const plan = await ws.client.post('/v1/plans', planBody({ name: 'Bad Input' }), {
+      'idempotency-key': randomUUID(),
+    });
+    expect(plan.status, plan.text).toBe(201);
+    return {
+      customerId: (await ws.client.post('/v1/customers', {})).json.data.id,
+      priceId: plan.json.data.prices[0].id,
+    };
+  },
 };
 
 /** 201 routes under an existing resource (`POST /v1/plans/:id/prices`, `/v1/invoices/:id/pay`): the path to use. */
