@@ -25,7 +25,7 @@ const DAY = 86_400_000;
 export const ATTEMPT_LEASE_MS = 5 * 60_000;
 /** Attempts claimed per transaction, and charged this many at a time. */
 export const ATTEMPT_BATCH = 100;
-const PARALLEL = 4;
+const PARALLEL = 8;
 
 /** The policy as it was at the first failure (BILLING §4: a policy change applies to the next failure). */
 export interface DunningSnapshot {
@@ -102,7 +102,8 @@ async function claimAttempts(t: Tenant, at: Date, testClockId: string | null, ba
 /** One claimed attempt: the charge (collect.ts, its own transactions), then the dunning step. */
 export async function attemptInvoice(t: Tenant, invoiceId: string, at: Date): Promise<CollectOutcome> {
   const outcome = await collectInvoice(t, invoiceId, at, { source: 'billing' });
-  await tenantTx(scopeOf(t), (sql) => afterAttempt(sql, t, invoiceId, outcome, at));
+  // Paid: settleInvoice already cleared nextAttemptAt in the same transaction; nothing left to decide.
+  if (outcome.outcome !== 'paid') await tenantTx(scopeOf(t), (sql) => afterAttempt(sql, t, invoiceId, outcome, at));
   return outcome;
 }
 
