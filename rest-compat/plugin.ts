@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse, validate, type DocumentNode, type GraphQLError, type GraphQLSchema } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { routes, type Route } from './routes.ts';
@@ -12,6 +11,7 @@ import { DomainError, isDomainError, type Resource } from '../src/core/errors.ts
 import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
 import { enforceRate, type RateLimiter } from '../src/core/rate-limit.ts';
 import { idempotencyOf, operationOf, type Operation } from '../src/graphql/operation.ts';
+import { compiledFor, runCompiled } from '../src/graphql/jit.ts';
 import { sha256Hex } from '../src/core/crypto.ts';
 import type { Context } from '../src/core/context.ts';
 import type { Auth } from '../src/core/auth/authenticate.ts';
@@ -74,30 +74,18 @@ function requestError(errors: readonly GraphQLError[], resource: Resource): Doma
 
 type Result = { data?: Record<string, unknown> | null; errors?: readonly GraphQLError[] };
 
-/**
- * Each route's operation compiled once by graphql-jit (docs/performance.md): the documents are
- * fixed and validated at boot, so a request skips parsing, validation and the interpreting executor.
- * A route whose operation does not compile runs through yoga, as before.
- */
-export function compileOperations(schema: GraphQLSchema, docs: Map<string, DocumentNode>) {
-  const compiled = new Map<string, CompiledQuery>();
-  for (const r of routes) {
-    const c = compileQuery(schema, docs.get(r.id)!, r.id, { disablingCapturingStackErrors: true });
-    if (isCompiledQuery(c)) compiled.set(r.id, c);
-  }
-  return compiled;
-}
-
 export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
   const { schema } = yoga.getEnveloped();
   const docs = loadOperations(schema);
   const operations = new Map<string, Operation>(
     routes.map((r) => [r.id, operationOf(schema, docs.get(r.id)!, r.id, undefined)!]),
   );
-  const compiled = compileOperations(schema, docs);
+  // The documents are fixed and validated above: each route's operation is compiled once, now
+  // (src/graphql/jit.ts), so a request skips parsing, validation and the interpreting executor.
+  const compiled = new Map(routes.map((r) => [r.id, compiledFor(schema, docs.get(r.id)!, r.id, 1)]));
 
-  /** The interpreting path (yoga's envelop pipeline): canonical graphql-js messages for bad variables. */
-  async function viaYoga(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Result> {
+  /** yoga's envelop pipeline: for an operation that did not compile, and for variables that do not coerce. */
+  async function interpret(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Result> {
     const { execute: run, contextFactory, schema } = yoga.getEnveloped(ctx as never);
     return (await run({
       schema,
@@ -108,14 +96,12 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
     })) as Result;
   }
 
-  async function run(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Result> {
+  function run(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Result> {
     const jit = compiled.get(route.id);
-    if (!jit) return viaYoga(route, ctx, variables);
-    const result = (await jit.query(undefined, ctx, variables)) as Result;
-    // Variables that do not coerce: nothing ran. graphql-js words the message (the field named in the
-    // 400 comes from it), so the interpreter answers these, exactly as before.
-    if (result.errors?.length && result.data === undefined) return viaYoga(route, ctx, variables);
-    return result;
+    if (!jit) return interpret(route, ctx, variables);
+    return runCompiled(jit, { contextValue: ctx, variableValues: variables }, () =>
+      interpret(route, ctx, variables),
+    ) as Promise<Result>;
   }
 
   async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<StoredResponse> {

@@ -1,5 +1,5 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { schema } from '../graphql/schema.ts';
@@ -16,6 +16,7 @@ import { errorReply } from './envelope.ts';
 import { logger } from '../core/logger.ts';
 import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
 import { idempotencyOf, operationOf, type Operation } from '../graphql/operation.ts';
+import { compiledFor, interpreting, runCompiled } from '../graphql/jit.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -37,6 +38,27 @@ const admittedOnly = ({
 }) => {
   if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
 };
+/**
+ * Queries and mutations a client sends again run compiled (src/graphql/jit.ts). Inside yoga's
+ * pipeline, so masking, `admittedOnly` and error shapes stay those of every other execution;
+ * subscriptions keep graphql-js's subscribe.
+ */
+const compiledExecution = {
+  onExecute: ({
+    args,
+    executeFn,
+    setExecuteFn,
+  }: {
+    args: ExecutionArgs;
+    executeFn: (a: ExecutionArgs) => Promise<ExecutionResult>;
+    setExecuteFn: (fn: (a: ExecutionArgs) => Promise<ExecutionResult>) => void;
+  }) => {
+    if (interpreting.has(args.contextValue as object)) return;
+    const compiled = compiledFor(args.schema, args.document, args.operationName);
+    if (compiled) setExecuteFn((a) => runCompiled(compiled, a, () => executeFn(a)));
+  },
+};
+
 export function createGraphQL(): Yoga {
   return createYoga<Record<string, never>, Context>({
     schema,
@@ -51,6 +73,7 @@ export function createGraphQL(): Yoga {
       // Only the transports' own pipelines execute (auth, rate per root field, idempotency, limits):
       // a request yoga would run by itself (another media type, say) runs nothing.
       { onExecute: admittedOnly, onSubscribe: admittedOnly } as never,
+      compiledExecution as never,
     ],
     // Only DomainErrors reach clients; anything else becomes an opaque internal error.
     maskedErrors: {
