@@ -194,6 +194,7 @@ process.on('message', async (msg: { type: string }) => {
       heapTotal: m.heapTotal,
       external: m.external,
       arrayBuffers: m.arrayBuffers,
+      cpu: process.cpuUsage().user + process.cpuUsage().system,
     });
   } else if (msg.type === 'stop') {
     await close().catch(() => {});
