@@ -38,16 +38,16 @@ export function compiledFor(
   return compiled;
 }
 
-/**
- * Runs a compiled query; `interpret` answers when the variables do not coerce (nothing ran then):
- * graphql-js words those messages, and REST names the field of its 400 from them.
- */
 /** Contexts whose execution already failed compiled: the interpreter answers them, without a second try. */
 export const interpreting = new WeakSet<object>();
 
 /** Executions by path, for tests and metrics: `compiled` ran graphql-jit's code, `interpreted` fell back. */
 export const jitStats = { compiled: 0, interpreted: 0 };
 
+/**
+ * Runs a compiled query; `interpret` answers when the variables do not coerce (nothing ran then):
+ * graphql-js words those messages, and REST names the field of its 400 from them.
+ */
 export async function runCompiled(
   compiled: CompiledQuery,
   args: Pick<ExecutionArgs, 'rootValue' | 'contextValue' | 'variableValues'>,
@@ -56,7 +56,7 @@ export async function runCompiled(
   const result = await compiled.query(args.rootValue, args.contextValue, args.variableValues);
   if (result.errors?.length && result.data === undefined) {
     jitStats.interpreted++;
-    interpreting.add(args.contextValue as object);
+    if (args.contextValue && typeof args.contextValue === 'object') interpreting.add(args.contextValue);
     return interpret();
   }
   jitStats.compiled++;

@@ -53,7 +53,7 @@ const compiledExecution = {
     executeFn: (a: ExecutionArgs) => Promise<ExecutionResult>;
     setExecuteFn: (fn: (a: ExecutionArgs) => Promise<ExecutionResult>) => void;
   }) => {
-    if (interpreting.has(args.contextValue as object)) return;
+    if (interpreting.has(args.contextValue as object)) return; // the compiled run already failed on its variables
     const compiled = compiledFor(args.schema, args.document, args.operationName);
     if (compiled) setExecuteFn((a) => runCompiled(compiled, a, () => executeFn(a)));
   },
