@@ -73,6 +73,7 @@ function requestError(errors: readonly GraphQLError[], resource: Resource): Doma
 }
 
 type Result = { data?: Record<string, unknown> | null; errors?: readonly GraphQLError[] };
+type Response = Omit<StoredResponse, 'body'> & { body: Buffer | string };
 
 export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
   const { schema } = yoga.getEnveloped();
@@ -104,7 +105,11 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
     ) as Promise<Result>;
   }
 
-  async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<StoredResponse> {
+  /**
+   * The route's response. A JSON body stays a string until it is stored under an Idempotency-Key:
+   * Node then writes the headers and the body in one piece, as the bare handler does.
+   */
+  async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Response> {
     const result = await run(route, ctx, variables);
     if (result.errors?.length) {
       const first = result.errors[0];
@@ -134,9 +139,13 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
     return {
       status,
       headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: Buffer.from(status === 204 ? '' : envelope(ctx.requestId, data, null, page)),
+      body: status === 204 ? '' : envelope(ctx.requestId, data, null, page),
     };
   }
+  const stored = async (r: Promise<Response>): Promise<StoredResponse> => {
+    const { body, ...rest } = await r;
+    return { ...rest, body: typeof body === 'string' ? Buffer.from(body) : body };
+  };
 
   async function handle(route: Route, req: FastifyRequest, reply: FastifyReply) {
     const requestId = req.requestId;
@@ -166,7 +175,7 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
             sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)),
             route.resource,
             ctx.replay!,
-            () => execute(route, ctx, variables).catch((e) => asStored(e, requestId, route.resource)),
+            () => stored(execute(route, ctx, variables)).catch((e) => asStored(e, requestId, route.resource)),
           )
         : { ...(await execute(route, ctx, variables)), replayed: false };
       if (out.replayed) reply.header('idempotent-replayed', 'true');
