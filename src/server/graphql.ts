@@ -217,6 +217,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       const key = idempotencyOf(operation, idempotencyKeyOf(req));
       context.idempotencyKey = key;
       const run = () => execute(enveloped, context, document, request);
+      // The body stays a string unless it is stored: Node writes it with the headers in one piece.
       const out = key
         ? await withIdempotency(
             auth,
@@ -224,7 +225,10 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
             sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
             'generic',
             (context.replay = replayNotes()),
-            run,
+            async () => {
+              const r = await run();
+              return { ...r, body: Buffer.from(r.body) };
+            },
           )
         : { ...(await run()), replayed: false };
       reply.status(out.status);
@@ -242,7 +246,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     context: Context,
     document: DocumentNode,
     request: GraphQLRequest,
-  ): Promise<StoredResponse> {
+  ): Promise<Omit<StoredResponse, 'body'> & { body: string }> {
     const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
       schema: enveloped.schema,
       document,
@@ -253,7 +257,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     if (Symbol.asyncIterator in result) throw new Error('incremental delivery is not enabled');
     // A provider error or a rate limit inside a 200 response is still retryable: never stored.
     const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
-    return { status: 200, headers: json, body: Buffer.from(JSON.stringify(result)), retryable };
+    return { status: 200, headers: json, body: JSON.stringify(result), retryable };
   }
 
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
