@@ -139,6 +139,9 @@ interface Server {
     external: number;
     /** CPU time the server has used so far (user + system), in microseconds. */
     cpu: number;
+    /** Since the previous call: the event loop's delay (99th percentile) and garbage collection. */
+    loopP99Ms: number;
+    gc: { count: number; ms: number; maxMs: number };
     vmRss: number | null;
     vmHwm: number | null;
   }>;
@@ -197,10 +200,8 @@ async function startServer(mode: 'bare' | 'hmac' | 'prisma' | 'app', workspaceId
     base: `http://127.0.0.1:${port}`,
     mem: () =>
       new Promise((resolve) => {
-        child.once(
-          'message',
-          (m: { rss: number; heapUsed: number; heapTotal: number; external: number; cpu: number }) =>
-            resolve({ ...m, vmRss: procStatus(child.pid!, 'VmRSS'), vmHwm: procStatus(child.pid!, 'VmHWM') }),
+        child.once('message', (m: Omit<Awaited<ReturnType<Server['mem']>>, 'vmRss' | 'vmHwm'>) =>
+          resolve({ ...m, vmRss: procStatus(child.pid!, 'VmRSS'), vmHwm: procStatus(child.pid!, 'VmHWM') }),
         );
         child.send({ type: 'mem' });
       }),
@@ -267,6 +268,10 @@ interface StepResult {
   bad: number;
   /** Server CPU per request in the measured seconds: robust to other load on the machine, unlike req/s. */
   cpuUs: number;
+  /** In the measured seconds: event-loop delay p99, longest GC pause, share of the time in GC. */
+  loopP99Ms: number;
+  gcMaxMs: number;
+  gcShare: number;
 }
 
 async function loadStep(name: string, detail: string, server: Server, creds: Creds, probe: Probe): Promise<StepResult> {
@@ -284,7 +289,8 @@ async function loadStep(name: string, detail: string, server: Server, creds: Cre
   await autocannon({ ...opts, duration: WARMUP });
   const cpu0 = (await server.mem()).cpu;
   const out = await autocannon({ ...opts, duration: SECONDS });
-  const cpuUs = ((await server.mem()).cpu - cpu0) / Math.max(1, out.requests.total);
+  const after = await server.mem();
+  const cpuUs = (after.cpu - cpu0) / Math.max(1, out.requests.total);
   const bad = out.non2xx + out.errors + out.timeouts;
   const step = {
     name,
@@ -295,6 +301,9 @@ async function loadStep(name: string, detail: string, server: Server, creds: Cre
     total: out.requests.total,
     bad,
     cpuUs,
+    loopP99Ms: after.loopP99Ms,
+    gcMaxMs: after.gc.maxMs,
+    gcShare: after.gc.ms / (out.duration * 1000),
   };
   console.log(
     `  ${name.padEnd(22)} ${fmt(step.rps).padStart(7)} req/s  p50 ${ms(step.p50)}  p99 ${ms(step.p99)}  ${fmt(cpuUs)} µs CPU/req${bad ? `  (${bad} non-2xx/errors!)` : ''}`,
@@ -477,6 +486,13 @@ try {
   );
 
   // -------------------------------------------------------------------------------------------
+  section('Where the tail comes from (server child, measured seconds)');
+  table(
+    ['step', 'p99', 'event-loop delay p99', 'longest GC pause', 'time in GC'],
+    steps.map((s) => [s.name, ms(s.p99), ms(s.loopP99Ms), ms(s.gcMaxMs), `${fmt(s.gcShare * 100, 1)}%`]),
+    [1, 2, 3, 4],
+  );
+
   section('App server memory (child process)');
   const memRow = (when: string, m: Awaited<ReturnType<Server['mem']>>) => [
     when,
