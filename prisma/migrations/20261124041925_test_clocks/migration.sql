@@ -29,9 +29,16 @@ ALTER TABLE test_clocks
   ADD CONSTRAINT test_clocks_name_check CHECK (name IS NULL OR char_length(name) BETWEEN 1 AND 255),
   ADD CONSTRAINT test_clocks_target_check CHECK ((status = 'advancing') = ("advanceTarget" IS NOT NULL));
 
--- A customer's clock is in its own workspace and mode (composite key, as every tenant reference).
+-- A clock is in the workspace and mode of what lives on it (composite keys, as every tenant reference);
+-- subscriptions and invoices copy their customer's clock.
 ALTER TABLE customers
   ADD CONSTRAINT customers_test_clock_fkey FOREIGN KEY ("workspaceId", mode, "testClockId")
+  REFERENCES test_clocks ("workspaceId", mode, id);
+ALTER TABLE subscriptions
+  ADD CONSTRAINT subscriptions_test_clock_fkey FOREIGN KEY ("workspaceId", mode, "testClockId")
+  REFERENCES test_clocks ("workspaceId", mode, id);
+ALTER TABLE invoices
+  ADD CONSTRAINT invoices_test_clock_fkey FOREIGN KEY ("workspaceId", mode, "testClockId")
   REFERENCES test_clocks ("workspaceId", mode, id);
 
 -- Clocks are deleted softly (deletedAt): customers and their invoices keep pointing at them.
