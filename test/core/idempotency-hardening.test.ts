@@ -85,8 +85,10 @@ describe('which operations require an Idempotency-Key: declared once', () => {
   });
 
   it('every REST route follows it: 400 idempotency_required without the header exactly for those', async () => {
-    const ws = await server.workspace();
-    for (const route of routes.filter((r) => r.method !== 'GET')) {
+    let ws = await server.workspace();
+    for (const [i, route] of routes.filter((r) => r.method !== 'GET').entries()) {
+      // A fresh workspace now and then: the routes outnumber one workspace's mutating rate limit.
+      if (i > 0 && i % 20 === 0) ws = await server.workspace();
       const path = route.path.replace(/:(\w+)/g, 'x_1');
       const res = await ws.client.request(route.method, path, route.method === 'DELETE' ? undefined : {});
       if (REQUIRED.includes(route.id)) {
