@@ -20,10 +20,17 @@ export async function clockedSubscriptions(
     paymentMethod?: string;
     unitAmount?: number;
     customerId?: string;
+    dunningPolicyId?: string;
   },
 ) {
   const plan = (
-    await postPlan(ws, planBody({ prices: [{ currency: 'IDR', model: 'flat', unitAmount: o.unitAmount ?? 150000 }] }))
+    await postPlan(
+      ws,
+      planBody({
+        prices: [{ currency: 'IDR', model: 'flat', unitAmount: o.unitAmount ?? 150000 }],
+        ...(o.dunningPolicyId ? { dunningPolicyId: o.dunningPolicyId } : {}),
+      }),
+    )
   ).json.data;
   const customerId =
     o.customerId ??

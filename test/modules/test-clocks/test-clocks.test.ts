@@ -302,6 +302,36 @@ describe('renewals on a clock', () => {
     ]);
   });
 
+  it('a declined renewal walks its dunning schedule on the clock, each retry at its own day, to the final action', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const dp = (
+      await ws.client.post('/v1/dunning-policies', { retryScheduleDays: [1, 3], finalAction: 'uncollectible' })
+    ).json.data;
+    const { ids } = await clockedSubscriptions(ws, {
+      testClockId: c.id,
+      anchor: start,
+      paymentMethod: 'pm_test_decline',
+      dunningPolicyId: dp.id,
+    });
+    const renewal = '2025-02-28T00:00:00.000Z';
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(renewal, 5 * DAY) });
+    expect(adv.json.data.status).toBe('ready');
+    const inv = (await db().system.query('SELECT * FROM invoices WHERE "subscriptionId" = $1', [ids[0]])).rows;
+    expect(inv.map((i) => [i.status, i.collectionAttempts])).toEqual([['uncollectible', 3]]);
+    const failed = (
+      await db().system.query(
+        `SELECT "occurredAt" FROM events WHERE type = 'svc.invoice.payment_failed.v1' AND "objectId" = $1
+         ORDER BY "occurredAt"`,
+        [inv[0].id],
+      )
+    ).rows.map((r) => r.occurredAt.toISOString());
+    // The first attempt at the renewal, the retries 1 and 3 days after it (offsets), on clock time.
+    expect(failed).toEqual([renewal, plus(renewal, DAY), plus(renewal, 3 * DAY)]);
+    const sub = (await db().system.query('SELECT status FROM subscriptions WHERE id = $1', [ids[0]])).rows[0];
+    expect(sub.status).toBe('canceled');
+  });
+
   it('the real-time tick skips clocked subscriptions; deleting the clock cancels them at its time', async () => {
     const ws = await server.workspace();
     const c = await newClock(ws);
