@@ -152,7 +152,7 @@ export async function advanceTestClock(ctx: Context, id: string, input: { frozen
     return { row, small: await isSmall(tx, auth, id) };
   });
   if (!small) return row;
-  return walkClock(auth, id, { wait: true, requestId: ctx.requestId });
+  return walkClock(auth, id, { wait: true, requestId: ctx.requestId, budgetMs: clockLimits.syncBudgetMs });
 }
 
 /** DELETE /v1/test-clocks/:id (204): soft; the clock then reads as unknown. */
@@ -227,13 +227,15 @@ async function withClockLock<T>(scope: RowScope, id: string, wait: boolean, fn: 
  * one of the clock's items is due, up to the target; process every item due at t with t as now;
  * the clock's frozenTime becomes t}, then frozenTime = target and `ready` (+ `test_clock.ready`).
  * Each step commits as it goes, so a crashed walk resumes where it stopped (`resumeAdvancingClocks`).
- * A failure leaves `internal_failure` at the time reached.
+ * A failure leaves `internal_failure` at the time reached. With `budgetMs` (a request's walk), the
+ * walk stops after that long and leaves the clock `advancing` at the time reached, for the sweep.
  */
 export async function walkClock(
   scope: RowScope,
   id: string,
-  opts: { wait: boolean; requestId?: string },
+  opts: { wait: boolean; requestId?: string; budgetMs?: number },
 ): Promise<TestClock> {
+  const deadline = opts.budgetMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + opts.budgetMs;
   const t = tenantOf(scope);
   const read = () => inTenant(t, (tx) => tx.testClock.findFirstOrThrow({ where: { ...scoped(scope), id } }));
   const walked = await withClockLock(scope, id, opts.wait, async () => {
@@ -244,6 +246,7 @@ export async function walkClock(
     try {
       for (let steps = 0; ; steps++) {
         if (steps > 1_000_000) throw new Error('test clock walk did not converge');
+        if (performance.now() > deadline) return read();
         let at: Date | null = null;
         for (const w of clockWork) {
           const d = await w.nextDue(scope, id, target);

@@ -29,4 +29,6 @@ export const clockLimits = {
   maxObjects: 10_000,
   /** An advance over at most this many objects runs before the answer; larger ones run in the background. */
   syncObjects: 10,
+  /** A walk in the request stops after this long; the minute sweep finishes it (answer: advancing). */
+  syncBudgetMs: 10_000,
 } as const;

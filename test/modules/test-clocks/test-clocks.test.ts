@@ -5,6 +5,7 @@ import { useServer, createClient, db, type Workspace } from '../../helpers/serve
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { markPastDueInvoices } from '../../../src/modules/invoices/sweep.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
+import { resumeAdvancingClocks, walkClock } from '../../../src/modules/test-clocks/service.ts';
 import { clockedSubscriptions } from '../../helpers/clocked-subscriptions.ts';
 
 // No worker: a background advance stays `advancing` here (test-clocks-background.test.ts runs it).
@@ -411,5 +412,25 @@ describe('subscriptions created on a clock (the API)', () => {
     expect((await usage({ quantity: 4, timestamp: plus(start, 60_000) })).status).toBe(201);
     await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 10 * DAY) });
     expect((await usage({ quantity: 5, timestamp: plus(start, 9 * DAY) })).status).toBe(201);
+  });
+});
+
+describe('the request walk budget', () => {
+  it('a walk over budget leaves the clock advancing at the time reached; the sweep finishes it', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    await clockedSubscriptions(ws, { testClockId: c.id, anchor: start });
+    const target = '2025-06-30T00:00:00.000Z';
+    await db().system.query(`UPDATE test_clocks SET status = 'advancing', "advanceTarget" = $2 WHERE id = $1`, [
+      c.id,
+      target,
+    ]);
+    const scope = { workspaceId: ws.workspaceId, mode: 'test' as const };
+    const cut = await walkClock(scope, c.id, { wait: true, budgetMs: 0 });
+    expect(cut).toMatchObject({ status: 'advancing' });
+    expect(cut.frozenTime.toISOString()).toBe(start);
+    await resumeAdvancingClocks();
+    const done = (await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data;
+    expect(done).toMatchObject({ status: 'ready', frozenTime: target });
   });
 });
