@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useServer, db } from '../../helpers/server.ts';
-import { unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
+import { hosted, unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
 import {
   customer,
   dunningPolicy,
@@ -144,6 +144,49 @@ describe('dunning retries', () => {
     });
     // Both sides won some rounds (the race was real), and never both in one round.
     if (rounds >= 50) expect(paidByHand).toBeGreaterThan(0);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  }, 240_000);
+
+  it('race (100 rounds): the hosted invoice page paid against a due retry leaves exactly one captured payment', async () => {
+    const rounds = Number(process.env.RACE_ROUNDS ?? 100);
+    const ws = await server.workspace();
+    const { planId, priceId } = await plan(ws, { dunningPolicyId: await dunningPolicy(ws, [1], 'void') });
+    const cus = await customer(ws);
+    const scope = scopeOf(ws);
+    const wins = { hosted: 0, retry: 0 };
+    await unthrottled(async () => {
+      for (let i = 0; i < rounds; i++) {
+        const sub = await seedSubscription(ws, { customerId: cus, planId, priceId, anchorAt: utc('2026-01-10') });
+        await processDue({ scope, at: utc('2026-02-10'), testClockId: null, limit: 1 });
+        const [inv] = await invoicesOf(sub);
+        // The customer opens the hosted invoice page and starts paying (session pending) ...
+        const page = await fetch(`${server.url}/i/${inv.id}_${inv.hostedSecret}/pay`, {
+          method: 'POST',
+          redirect: 'manual',
+        });
+        expect(page.status, `round ${i}`).toBe(303);
+        const sessionId = /\/c\/(cs_[0-9A-Z]+)_/.exec(page.headers.get('location') ?? '')?.[1];
+        expect(sessionId, page.headers.get('location') ?? '').toBeDefined();
+        expect((await hosted(server, sessionId!, '/attempt', { method: 'card' })).status).toBe(200);
+        // ... and confirms while the retry charges the stored method.
+        const [done] = await Promise.all([
+          hosted(server, sessionId!, '/simulate', { outcome: 'success' }),
+          attemptDueInvoices({ scope, at: utc('2026-02-10'), testClockId: null }),
+        ]);
+        const { rows } = await db().system.query(
+          `SELECT method, count(*)::int AS n FROM payments WHERE "invoiceId" = $1 AND status = 'succeeded' GROUP BY method`,
+          [inv.id],
+        );
+        expect(
+          rows.reduce((s, r) => s + r.n, 0),
+          `round ${i}: ${JSON.stringify(rows)} ${done.text}`,
+        ).toBe(1);
+        wins[rows[0].method === 'pm_test_success' ? 'retry' : 'hosted']++;
+        expect(await invoice(inv.id)).toMatchObject({ status: 'paid', nextAttemptAt: null });
+      }
+    });
+    console.log(`hosted page vs retry, ${rounds} rounds: ${JSON.stringify(wins)}`);
+    expect(wins.hosted + wins.retry).toBe(rounds);
     expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   }, 240_000);
 });
