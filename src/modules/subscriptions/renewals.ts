@@ -11,7 +11,7 @@
 import { db, type Mode } from '../../core/db/client.ts';
 import { insertRows, scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
 import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
-import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
+import { eventsCte, type EventRow } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
 import { nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
@@ -130,7 +130,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
     if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0 };
-    const plans = subs.map((s) => planRenewal(s, at));
+    const plans = subs.map((s) => planRenewal(s));
     const invoices = await writeCycleInvoices(sql, scope, at, plans);
     const events: EventRow[] = [];
     const updates = plans.map((p) => {
@@ -164,14 +164,37 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
 export const clockMeta = (testClockId: string | null, at: Date) =>
   testClockId ? { testClock: { id: testClockId, time: at.toISOString() } } : undefined;
 
-/** The whole row for `jsonb_populate_recordset` (columns not sent would read as null). */
+/** The subscription columns of a claimed row, for `jsonb_populate_recordset` (columns not sent read as null). */
 const fullRow = (s: DueRow, u: Partial<Subscription>) => {
-  const { accountId, planName, interval, intervalCount, usageAggregate, dunningPolicyId, ...row } = s;
-  void [accountId, planName, interval, intervalCount, usageAggregate, dunningPolicyId];
-  const { priceModel, priceUnitAmount, priceTiers, taxMode, ...plain } = row;
-  void [priceModel, priceUnitAmount, priceTiers, taxMode];
-  return { ...plain, latestInvoiceId: null, ...u };
+  const row: Record<string, unknown> = { latestInvoiceId: null, ...u };
+  for (const k of subscriptionColumns) if (!(k in row)) row[k] = s[k];
+  return row;
 };
+const subscriptionColumns = [
+  'id',
+  'workspaceId',
+  'mode',
+  'status',
+  'customerId',
+  'planId',
+  'priceId',
+  'currency',
+  'quantity',
+  'paymentMethod',
+  'anchorAt',
+  'periodIndex',
+  'currentPeriodStart',
+  'currentPeriodEnd',
+  'trialEnd',
+  'cancelAtPeriodEnd',
+  'canceledAt',
+  'pausedAt',
+  'pendingPriceId',
+  'pendingQuantity',
+  'testClockId',
+  'metadata',
+  'createdAt',
+] as const satisfies readonly (keyof Subscription)[];
 
 /**
  * What one due subscription becomes (BILLING §3.2, §3.4): a period-end cancel (a usage price still
@@ -180,7 +203,7 @@ const fullRow = (s: DueRow, u: Partial<Subscription>) => {
  * one in arrears). Periods come from the anchor (periods.ts), one period per call: a subscription
  * several periods behind stays due and is renewed again by the next batch.
  */
-function planRenewal(s: DueRow, at: Date): Plan {
+function planRenewal(s: DueRow): Plan {
   const cadence = { interval: s.interval, intervalCount: s.intervalCount };
   const usage = s.priceModel === 'usage';
   const closed = { periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd };
@@ -207,7 +230,6 @@ function planRenewal(s: DueRow, at: Date): Plan {
     pendingPriceId: null,
     pendingQuantity: null,
   };
-  void at;
   // A trial's usage is not billed; a usage price's first invoice comes at the end of its first period.
   const invoice = usage
     ? trigger === 'end_trial'
@@ -290,7 +312,7 @@ async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Pl
       updatedAt: at,
     });
     const span = `${b.periodStart.toISOString().slice(0, 10)} - ${b.periodEnd.toISOString().slice(0, 10)}`;
-    priced.lines.forEach((l, position) =>
+    for (const [position, l] of priced.lines.entries())
       lines.push({
         id: newId('invoiceLine'),
         workspaceId: scope.workspaceId,
@@ -304,8 +326,7 @@ async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Pl
         priceId: s.priceId,
         metadata: null,
         createdAt: at,
-      }),
-    );
+      });
   }
   await sql.query(q`${insertRows('invoices', invoices)}`);
   await sql.query(q`${insertRows('invoice_lines', lines)}`);

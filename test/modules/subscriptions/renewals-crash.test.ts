@@ -34,7 +34,7 @@ function drain(dbUrl: string) {
 }
 
 /** Seeds `n` active monthly subscriptions of one workspace, all due at AT, by one statement. */
-export async function seedDue(workspaceId: string, n: number, planId: string, priceId: string, customerId: string) {
+async function seedDue(workspaceId: string, n: number, planId: string, priceId: string, customerId: string) {
   await db().system.query(
     `INSERT INTO subscriptions (id, "workspaceId", mode, status, "customerId", "planId", "priceId", currency, quantity,
        "paymentMethod", "anchorAt", "periodIndex", "currentPeriodStart", "currentPeriodEnd", "createdAt", "updatedAt")
