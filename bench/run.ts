@@ -18,6 +18,9 @@
  *   BENCH_CPU_PROF           a directory: the server children run with --cpu-prof into it
  *                            (summarise a profile with `tsx bench/profile-summary.ts <file>`)
  *   LOG_LEVEL                passed to the app child (default info, as in production; logs go to /dev/null)
+ *   BENCH_APP_ONLY           1: only the app's steps (4, 5) and its memory, for quick comparisons (no targets)
+ *   BENCH_APP_FLAGS          extra node flags for the app child (experiments: e.g. V8 heap flags)
+ *   BENCH_SMAPS              1: print the app's resident memory by mapping after the load steps
  */
 import os from 'node:os';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -48,6 +51,8 @@ const MICRO_CONCURRENCY = Math.round(num('BENCH_MICRO_CONCURRENCY', 16));
 const CPU_PROF = process.env.BENCH_CPU_PROF
   ? resolve(process.env.BENCH_CPU_PROF === '1' ? 'bench/.profiles' : process.env.BENCH_CPU_PROF)
   : null;
+const APP_ONLY = process.env.BENCH_APP_ONLY === '1';
+const APP_FLAGS = (process.env.BENCH_APP_FLAGS ?? '').split(' ').filter(Boolean);
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const LIMIT = 20;
 const TARGET = `/v1/api-keys?limit=${LIMIT}`;
@@ -132,6 +137,11 @@ interface Server {
     heapUsed: number;
     heapTotal: number;
     external: number;
+    /** CPU time the server has used so far (user + system), in microseconds. */
+    cpu: number;
+    /** Since the previous call: the event loop's delay (99th percentile) and garbage collection. */
+    loopP99Ms: number;
+    gc: { count: number; ms: number; maxMs: number };
     vmRss: number | null;
     vmHwm: number | null;
   }>;
@@ -147,8 +157,30 @@ function procStatus(pid: number, field: string): number | null {
   }
 }
 
+/**
+ * `BENCH_SMAPS=1`: the app's resident memory by mapping after the load steps. Small anonymous
+ * mappings are mostly V8's 256 KiB heap pages (including pooled ones heapTotal no longer counts),
+ * [heap] is malloc's main arena, the node binary is its code.
+ */
+function smaps(pid: number): string {
+  const by = new Map<string, number>();
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (m) {
+      const size = Number.parseInt(m[2], 16) - Number.parseInt(m[1], 16);
+      name = m[3] || (size < 2 ** 20 ? '[anon < 1 MB: V8 pages]' : '[anon >= 1 MB: malloc arenas, large objects]');
+    } else if (line.startsWith('Rss:')) by.set(name, (by.get(name) ?? 0) + Number(line.split(/\s+/)[1]) * 1024);
+  }
+  return [...by]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([k, v]) => `  ${mb(v).padStart(9)}  ${k}`)
+    .join('\n');
+}
+
 async function startServer(mode: 'bare' | 'hmac' | 'prisma' | 'app', workspaceId: string): Promise<Server> {
-  const execArgv = ['--import', 'tsx', ...serverNodeFlags]; // every child runs as `svc serve` would
+  const execArgv = ['--import', 'tsx', ...serverNodeFlags, ...(mode === 'app' ? APP_FLAGS : [])]; // as `svc serve`
   if (CPU_PROF) execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${mode}.cpuprofile`);
   const child = fork(join(import.meta.dirname, 'server.ts'), [mode], {
     execArgv,
@@ -168,7 +200,7 @@ async function startServer(mode: 'bare' | 'hmac' | 'prisma' | 'app', workspaceId
     base: `http://127.0.0.1:${port}`,
     mem: () =>
       new Promise((resolve) => {
-        child.once('message', (m: { rss: number; heapUsed: number; heapTotal: number; external: number }) =>
+        child.once('message', (m: Omit<Awaited<ReturnType<Server['mem']>>, 'vmRss' | 'vmHwm'>) =>
           resolve({ ...m, vmRss: procStatus(child.pid!, 'VmRSS'), vmHwm: procStatus(child.pid!, 'VmHWM') }),
         );
         child.send({ type: 'mem' });
@@ -234,9 +266,16 @@ interface StepResult {
   p99: number;
   total: number;
   bad: number;
+  /** Server CPU per request in the measured seconds: robust to other load on the machine, unlike req/s. */
+  cpuUs: number;
+  /** In the measured seconds: event-loop delay p99, longest GC pause, share of the time in GC. */
+  loopP99Ms: number;
+  gcMaxMs: number;
+  gcShare: number;
 }
 
-async function loadStep(name: string, detail: string, base: string, creds: Creds, probe: Probe): Promise<StepResult> {
+async function loadStep(name: string, detail: string, server: Server, creds: Creds, probe: Probe): Promise<StepResult> {
+  const { base } = server;
   // Correctness first: a benchmark of 401s is worthless.
   const r = signedRequest(creds, probe);
   const res = await fetch(base + probe.path, { method: probe.method, headers: r.headers, body: probe.body });
@@ -248,7 +287,10 @@ async function loadStep(name: string, detail: string, base: string, creds: Creds
   }
   const opts = { url: base, connections: CONNECTIONS, pipelining: 1, requests: [signedRequest(creds, probe)] };
   await autocannon({ ...opts, duration: WARMUP });
+  const cpu0 = (await server.mem()).cpu;
   const out = await autocannon({ ...opts, duration: SECONDS });
+  const after = await server.mem();
+  const cpuUs = (after.cpu - cpu0) / Math.max(1, out.requests.total);
   const bad = out.non2xx + out.errors + out.timeouts;
   const step = {
     name,
@@ -258,9 +300,13 @@ async function loadStep(name: string, detail: string, base: string, creds: Creds
     p99: out.latency.p99,
     total: out.requests.total,
     bad,
+    cpuUs,
+    loopP99Ms: after.loopP99Ms,
+    gcMaxMs: after.gc.maxMs,
+    gcShare: after.gc.ms / (out.duration * 1000),
   };
   console.log(
-    `  ${name.padEnd(22)} ${fmt(step.rps).padStart(7)} req/s  p50 ${ms(step.p50)}  p99 ${ms(step.p99)}${bad ? `  (${bad} non-2xx/errors!)` : ''}`,
+    `  ${name.padEnd(22)} ${fmt(step.rps).padStart(7)} req/s  p50 ${ms(step.p50)}  p99 ${ms(step.p99)}  ${fmt(cpuUs)} µs CPU/req${bad ? `  (${bad} non-2xx/errors!)` : ''}`,
   );
   return step;
 }
@@ -403,10 +449,10 @@ try {
     { mode: 'hmac', name: '2 + HMAC', detail: '+ authenticate() per request' },
     { mode: 'prisma', name: '3 + Prisma', detail: 'query via inTenant + tx.apiKey.findMany' },
   ] as const;
-  for (const s of ladder) {
+  for (const s of APP_ONLY ? [] : ladder) {
     const server = await startServer(s.mode, ws.workspaceId);
     try {
-      steps.push(await loadStep(s.name, s.detail, server.base, creds, bareProbe));
+      steps.push(await loadStep(s.name, s.detail, server, creds, bareProbe));
     } finally {
       await server.stop();
     }
@@ -415,15 +461,16 @@ try {
   const memBefore = await app.mem();
   let memAfter;
   try {
-    steps.push(await loadStep('4 + GraphQL', 'real app, POST /graphql listApiKeys', app.base, creds, gqlProbe));
-    steps.push(await loadStep('5 + REST translation', `real app, GET ${TARGET}`, app.base, creds, bareProbe));
+    steps.push(await loadStep('4 + GraphQL', 'real app, POST /graphql listApiKeys', app, creds, gqlProbe));
+    steps.push(await loadStep('5 + REST translation', `real app, GET ${TARGET}`, app, creds, bareProbe));
     memAfter = await app.mem();
+    if (process.env.BENCH_SMAPS) console.log(smaps(app.pid));
   } finally {
     await app.stop();
   }
   console.log();
   table(
-    ['step', 'req/s', 'p50', 'p99', 'vs previous', 'vs bare', 'what'],
+    ['step', 'req/s', 'p50', 'p99', 'vs previous', 'vs bare', 'CPU/req', 'bare CPU / CPU', 'what'],
     steps.map((s, i) => [
       s.name,
       fmt(s.rps),
@@ -431,153 +478,21 @@ try {
       ms(s.p99),
       i ? x(s.rps / steps[i - 1].rps) : '-',
       x(s.rps / steps[0].rps),
+      `${fmt(s.cpuUs)} µs`,
+      x(steps[0].cpuUs / s.cpuUs),
       s.detail + (s.bad ? ` [${s.bad} non-2xx/errors]` : ''),
     ]),
-    [1, 2, 3, 4, 5],
+    [1, 2, 3, 4, 5, 6, 7],
   );
 
   // -------------------------------------------------------------------------------------------
-  section(`Prisma vs pg, in process (${MICRO_CONCURRENCY} in flight, ${fmt(MICRO_SECONDS, 1)} s each, after warm-up)`);
-  const scope = { workspaceId: ws.workspaceId, modes: ['test', 'live'] as const };
-  const insScope = { workspaceId: insertsWs.workspaceId, modes: ['test', 'live'] as const };
-  const COLS = `id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"`;
-  const COLS_SQL = sql.raw(
-    'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"',
-  );
-  const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`;
-  const byId = seededIds[4];
-  const keyRow = () => ({
-    id: newId('apiKey'),
-    workspaceId: insertsWs.workspaceId,
-    mode: 'test',
-    keyId: `pk_test_${randomHex(6)}`,
-    name: 'micro',
-    role: 'read_only',
-    scopes: [] as string[],
-    signingKey: sealed,
-    createdAt: new Date(),
-  });
-  const micro = [
-    {
-      name: 'find by id',
-      prisma: () =>
-        inTenant(scope, (tx) => tx.apiKey.findFirst({ where: { id: byId, workspaceId: scope.workspaceId } })),
-      pg: () =>
-        tenantQuery(
-          scope,
-          sql`SELECT ${COLS_SQL} FROM api_keys WHERE id = ${byId} AND "workspaceId" = ${scope.workspaceId} LIMIT 1`,
-        ),
-    },
-    {
-      name: 'list 20',
-      prisma: () =>
-        inTenant(scope, (tx) =>
-          tx.apiKey.findMany({
-            where: { workspaceId: scope.workspaceId, revokedAt: null },
-            orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-            take: LIMIT + 1,
-          }),
-        ),
-      pg: () =>
-        tenantQuery(
-          scope,
-          sql`SELECT ${COLS_SQL} FROM api_keys WHERE "workspaceId" = ${scope.workspaceId} AND "revokedAt" IS NULL
-            ORDER BY "createdAt" DESC, id DESC LIMIT ${LIMIT + 1}`,
-        ),
-    },
-    {
-      name: '3-insert transaction',
-      prisma: () =>
-        inTenant(insScope, async (tx) => {
-          for (let i = 0; i < 3; i++) await tx.apiKey.create({ data: keyRow() });
-        }),
-      pg: async () => {
-        const c = await db().app.connect();
-        try {
-          await c.query('BEGIN');
-          await c.query(SET_SCOPE, [insScope.workspaceId, insScope.modes.join(',')]);
-          for (let i = 0; i < 3; i++) {
-            const r = keyRow();
-            await c.query(
-              `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "createdAt") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLS}`,
-              [r.id, r.workspaceId, r.mode, r.keyId, r.name, r.role, r.scopes, r.signingKey, r.createdAt],
-            );
-          }
-          await c.query('COMMIT');
-        } catch (e) {
-          await c.query('ROLLBACK').catch(() => {});
-          throw e;
-        } finally {
-          c.release();
-        }
-      },
-    },
-  ];
-  const microRows: { name: string; prisma: number; pg: number }[] = [];
-  for (const m of micro) {
-    const pgOps = await rate(m.pg, MICRO_SECONDS);
-    const prismaOps = await rate(m.prisma, MICRO_SECONDS);
-    microRows.push({ name: m.name, prisma: prismaOps, pg: pgOps });
-  }
+  section('Where the tail comes from (server child, measured seconds)');
   table(
-    ['operation', 'pg ops/s', 'Prisma ops/s', 'Prisma/pg'],
-    microRows.map((r) => [r.name, fmt(r.pg), fmt(r.prisma), x(r.prisma / r.pg)]),
-    [1, 2, 3],
+    ['step', 'p99', 'event-loop delay p99', 'longest GC pause', 'time in GC'],
+    steps.map((s) => [s.name, ms(s.p99), ms(s.loopP99Ms), ms(s.gcMaxMs), `${fmt(s.gcShare * 100, 1)}%`]),
+    [1, 2, 3, 4],
   );
 
-  // -------------------------------------------------------------------------------------------
-  section(`Row-level security: list 20 as ${APP_ROLE} (policy) vs as the table owner (no RLS)`);
-  const rlsPool = new pg.Pool({ connectionString: url, max: MICRO_CONCURRENCY });
-  const asApp = new WeakSet<pg.PoolClient>();
-  const checkout = async (pool: pg.Pool) => {
-    const c = await pool.connect();
-    if (pool === rlsPool && !asApp.has(c)) {
-      await c.query(`SET ROLE ${APP_ROLE}`);
-      asApp.add(c);
-    }
-    return c;
-  };
-  const ownerPool = new pg.Pool({ connectionString: url, max: MICRO_CONCURRENCY });
-  // Idle clients are cut when the bench database is dropped at the end: not an error worth a crash.
-  for (const pool of [rlsPool, ownerPool]) pool.on('error', () => {});
-  const LIST = `SELECT ${COLS} FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT 21`;
-  const listIn = (pool: pg.Pool) => async () => {
-    const c = await checkout(pool);
-    try {
-      await c.query('BEGIN');
-      await c.query(SET_SCOPE, [scope.workspaceId, 'test,live']);
-      const { rows } = await c.query(LIST, [scope.workspaceId]);
-      await c.query('COMMIT');
-      return rows;
-    } finally {
-      c.release();
-    }
-  };
-  let rlsRatio = NaN;
-  try {
-    // Sanity: the policy is really on for svc_app (no scope, no rows) and off for the owner.
-    const probe = await checkout(rlsPool);
-    const unscoped = await probe
-      .query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`)
-      .finally(() => probe.release());
-    const owned = await ownerPool.query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`);
-    const withPolicy = await rate(listIn(rlsPool), MICRO_SECONDS);
-    const withoutPolicy = await rate(listIn(ownerPool), MICRO_SECONDS);
-    rlsRatio = withPolicy / withoutPolicy;
-    table(
-      ['role', 'ops/s', 'rows visible without a scope'],
-      [
-        [`${unscoped.rows[0].u} (RLS policy)`, fmt(withPolicy), String(unscoped.rows[0].n)],
-        [`${owned.rows[0].u} (owner, RLS bypassed)`, fmt(withoutPolicy), String(owned.rows[0].n)],
-      ],
-      [1, 2],
-    );
-    console.log(`  RLS / no RLS: ${x(rlsRatio)}`);
-  } finally {
-    await Promise.allSettled([rlsPool.end(), ownerPool.end()]);
-  }
-
-  // -------------------------------------------------------------------------------------------
   section('App server memory (child process)');
   const memRow = (when: string, m: Awaited<ReturnType<Server['mem']>>) => [
     when,
@@ -594,38 +509,183 @@ try {
     [1, 2, 3, 4, 5, 6],
   );
 
-  // -------------------------------------------------------------------------------------------
-  section('Targets');
-  const [bare, , , gql, rest] = steps;
-  const worstMicro = microRows.reduce((a, b) => (b.prisma / b.pg < a.prisma / a.pg ? b : a));
-  const rss = Math.max(memAfter!.rss, memAfter!.vmHwm ?? 0);
-  const p99 = Math.max(gql.p99, rest.p99);
-  const targets: [string, string, boolean][] = [
-    [
-      'REST >= 50% of bare',
-      `${fmt((rest.rps / bare.rps) * 100, 1)}% (${fmt(rest.rps)} vs ${fmt(bare.rps)} req/s)`,
-      rest.rps >= 0.5 * bare.rps,
-    ],
-    [
-      'REST within 10% of GraphQL',
-      `${x(rest.rps / gql.rps)} (${fmt(rest.rps)} vs ${fmt(gql.rps)} req/s)`,
-      rest.rps >= 0.9 * gql.rps,
-    ],
-    [
-      'Prisma >= 0.5x pg per query',
-      microRows.map((r) => `${r.name} ${x(r.prisma / r.pg)}`).join(', '),
-      worstMicro.prisma / worstMicro.pg >= 0.5,
-    ],
-    ['RLS >= 0.9x', x(rlsRatio), rlsRatio >= 0.9],
-    [`p99 < 50 ms at ${CONNECTIONS} connections`, `GraphQL ${ms(gql.p99)}, REST ${ms(rest.p99)}`, p99 < 50],
-    ['RSS < 300 MB', `${mb(rss)} (max of RSS after the run and peak VmHWM)`, rss < 300 * 1024 * 1024],
-  ];
-  const clean = steps.every((s) => s.bad === 0);
-  if (!clean) targets.push(['every request 2xx', steps.map((s) => `${s.name}: ${s.bad}`).join(', '), false]);
-  table(
-    ['target', 'result', 'measured'],
-    targets.map(([t, m, ok]) => [t, ok ? 'PASS' : 'MISS', m]),
-  );
+  if (!APP_ONLY) {
+    // -------------------------------------------------------------------------------------------
+    section(
+      `Prisma vs pg, in process (${MICRO_CONCURRENCY} in flight, ${fmt(MICRO_SECONDS, 1)} s each, after warm-up)`,
+    );
+    const scope = { workspaceId: ws.workspaceId, modes: ['test', 'live'] as const };
+    const insScope = { workspaceId: insertsWs.workspaceId, modes: ['test', 'live'] as const };
+    const COLS = `id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"`;
+    const COLS_SQL = sql.raw(
+      'id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "memberId", "lastUsedAt", "revokedAt", "createdAt"',
+    );
+    const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`;
+    const byId = seededIds[4];
+    const keyRow = () => ({
+      id: newId('apiKey'),
+      workspaceId: insertsWs.workspaceId,
+      mode: 'test',
+      keyId: `pk_test_${randomHex(6)}`,
+      name: 'micro',
+      role: 'read_only',
+      scopes: [] as string[],
+      signingKey: sealed,
+      createdAt: new Date(),
+    });
+    const micro = [
+      {
+        name: 'find by id',
+        prisma: () =>
+          inTenant(scope, (tx) => tx.apiKey.findFirst({ where: { id: byId, workspaceId: scope.workspaceId } })),
+        pg: () =>
+          tenantQuery(
+            scope,
+            sql`SELECT ${COLS_SQL} FROM api_keys WHERE id = ${byId} AND "workspaceId" = ${scope.workspaceId} LIMIT 1`,
+          ),
+      },
+      {
+        name: 'list 20',
+        prisma: () =>
+          inTenant(scope, (tx) =>
+            tx.apiKey.findMany({
+              where: { workspaceId: scope.workspaceId, revokedAt: null },
+              orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+              take: LIMIT + 1,
+            }),
+          ),
+        pg: () =>
+          tenantQuery(
+            scope,
+            sql`SELECT ${COLS_SQL} FROM api_keys WHERE "workspaceId" = ${scope.workspaceId} AND "revokedAt" IS NULL
+            ORDER BY "createdAt" DESC, id DESC LIMIT ${LIMIT + 1}`,
+          ),
+      },
+      {
+        name: '3-insert transaction',
+        prisma: () =>
+          inTenant(insScope, async (tx) => {
+            for (let i = 0; i < 3; i++) await tx.apiKey.create({ data: keyRow() });
+          }),
+        pg: async () => {
+          const c = await db().app.connect();
+          try {
+            await c.query('BEGIN');
+            await c.query(SET_SCOPE, [insScope.workspaceId, insScope.modes.join(',')]);
+            for (let i = 0; i < 3; i++) {
+              const r = keyRow();
+              await c.query(
+                `INSERT INTO api_keys (id, "workspaceId", mode, "keyId", name, role, scopes, "signingKey", "createdAt") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLS}`,
+                [r.id, r.workspaceId, r.mode, r.keyId, r.name, r.role, r.scopes, r.signingKey, r.createdAt],
+              );
+            }
+            await c.query('COMMIT');
+          } catch (e) {
+            await c.query('ROLLBACK').catch(() => {});
+            throw e;
+          } finally {
+            c.release();
+          }
+        },
+      },
+    ];
+    const microRows: { name: string; prisma: number; pg: number }[] = [];
+    for (const m of micro) {
+      const pgOps = await rate(m.pg, MICRO_SECONDS);
+      const prismaOps = await rate(m.prisma, MICRO_SECONDS);
+      microRows.push({ name: m.name, prisma: prismaOps, pg: pgOps });
+    }
+    table(
+      ['operation', 'pg ops/s', 'Prisma ops/s', 'Prisma/pg'],
+      microRows.map((r) => [r.name, fmt(r.pg), fmt(r.prisma), x(r.prisma / r.pg)]),
+      [1, 2, 3],
+    );
+
+    // -------------------------------------------------------------------------------------------
+    section(`Row-level security: list 20 as ${APP_ROLE} (policy) vs as the table owner (no RLS)`);
+    const rlsPool = new pg.Pool({ connectionString: url, max: MICRO_CONCURRENCY });
+    const asApp = new WeakSet<pg.PoolClient>();
+    const checkout = async (pool: pg.Pool) => {
+      const c = await pool.connect();
+      if (pool === rlsPool && !asApp.has(c)) {
+        await c.query(`SET ROLE ${APP_ROLE}`);
+        asApp.add(c);
+      }
+      return c;
+    };
+    const ownerPool = new pg.Pool({ connectionString: url, max: MICRO_CONCURRENCY });
+    // Idle clients are cut when the bench database is dropped at the end: not an error worth a crash.
+    for (const pool of [rlsPool, ownerPool]) pool.on('error', () => {});
+    const LIST = `SELECT ${COLS} FROM api_keys WHERE "workspaceId" = $1 AND "revokedAt" IS NULL ORDER BY "createdAt" DESC, id DESC LIMIT 21`;
+    const listIn = (pool: pg.Pool) => async () => {
+      const c = await checkout(pool);
+      try {
+        await c.query('BEGIN');
+        await c.query(SET_SCOPE, [scope.workspaceId, 'test,live']);
+        const { rows } = await c.query(LIST, [scope.workspaceId]);
+        await c.query('COMMIT');
+        return rows;
+      } finally {
+        c.release();
+      }
+    };
+    let rlsRatio = NaN;
+    try {
+      // Sanity: the policy is really on for svc_app (no scope, no rows) and off for the owner.
+      const probe = await checkout(rlsPool);
+      const unscoped = await probe
+        .query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`)
+        .finally(() => probe.release());
+      const owned = await ownerPool.query(`SELECT current_user AS u, count(*)::int AS n FROM api_keys`);
+      const withPolicy = await rate(listIn(rlsPool), MICRO_SECONDS);
+      const withoutPolicy = await rate(listIn(ownerPool), MICRO_SECONDS);
+      rlsRatio = withPolicy / withoutPolicy;
+      table(
+        ['role', 'ops/s', 'rows visible without a scope'],
+        [
+          [`${unscoped.rows[0].u} (RLS policy)`, fmt(withPolicy), String(unscoped.rows[0].n)],
+          [`${owned.rows[0].u} (owner, RLS bypassed)`, fmt(withoutPolicy), String(owned.rows[0].n)],
+        ],
+        [1, 2],
+      );
+      console.log(`  RLS / no RLS: ${x(rlsRatio)}`);
+    } finally {
+      await Promise.allSettled([rlsPool.end(), ownerPool.end()]);
+    }
+
+    // -------------------------------------------------------------------------------------------
+    section('Targets');
+    const [bare, , , gql, rest] = steps;
+    const worstMicro = microRows.reduce((a, b) => (b.prisma / b.pg < a.prisma / a.pg ? b : a));
+    const rss = Math.max(memAfter!.rss, memAfter!.vmHwm ?? 0);
+    const p99 = Math.max(gql.p99, rest.p99);
+    const targets: [string, string, boolean][] = [
+      [
+        'REST >= 50% of bare',
+        `${fmt((rest.rps / bare.rps) * 100, 1)}% (${fmt(rest.rps)} vs ${fmt(bare.rps)} req/s)`,
+        rest.rps >= 0.5 * bare.rps,
+      ],
+      [
+        'REST within 10% of GraphQL',
+        `${x(rest.rps / gql.rps)} (${fmt(rest.rps)} vs ${fmt(gql.rps)} req/s)`,
+        rest.rps >= 0.9 * gql.rps,
+      ],
+      [
+        'Prisma >= 0.5x pg per query',
+        microRows.map((r) => `${r.name} ${x(r.prisma / r.pg)}`).join(', '),
+        worstMicro.prisma / worstMicro.pg >= 0.5,
+      ],
+      ['RLS >= 0.9x', x(rlsRatio), rlsRatio >= 0.9],
+      [`p99 < 50 ms at ${CONNECTIONS} connections`, `GraphQL ${ms(gql.p99)}, REST ${ms(rest.p99)}`, p99 < 50],
+      ['RSS < 300 MB', `${mb(rss)} (max of RSS after the run and peak VmHWM)`, rss < 300 * 1024 * 1024],
+    ];
+    const clean = steps.every((s) => s.bad === 0);
+    if (!clean) targets.push(['every request 2xx', steps.map((s) => `${s.name}: ${s.bad}`).join(', '), false]);
+    table(
+      ['target', 'result', 'measured'],
+      targets.map(([t, m, ok]) => [t, ok ? 'PASS' : 'MISS', m]),
+    );
+  }
   if (CPU_PROF)
     console.log(
       `\nCPU profiles of the server children: ${CPU_PROF}/*.cpuprofile (tsx bench/profile-summary.ts <file>)`,

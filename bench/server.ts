@@ -15,6 +15,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 process.env.SVC_RATE_LIMIT ??= 'off';
 
@@ -184,6 +185,18 @@ if (mode === 'app') {
   close = () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
 }
 
+// What makes the tail: event-loop delay and GC pauses since the parent last asked (a `mem` message).
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+let gc = { count: 0, ms: 0, maxMs: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gc.count++;
+    gc.ms += e.duration;
+    gc.maxMs = Math.max(gc.maxMs, e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+
 process.on('message', async (msg: { type: string }) => {
   if (msg.type === 'mem') {
     const m = process.memoryUsage();
@@ -194,7 +207,12 @@ process.on('message', async (msg: { type: string }) => {
       heapTotal: m.heapTotal,
       external: m.external,
       arrayBuffers: m.arrayBuffers,
+      cpu: process.cpuUsage().user + process.cpuUsage().system,
+      loopP99Ms: loop.count ? loop.percentile(99) / 1e6 : 0,
+      gc,
     });
+    loop.reset();
+    gc = { count: 0, ms: 0, maxMs: 0 };
   } else if (msg.type === 'stop') {
     await close().catch(() => {});
     await flushUsage().catch(() => {});

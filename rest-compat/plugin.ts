@@ -11,6 +11,7 @@ import { isDomainError, type Resource } from '../src/core/errors.ts';
 import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
 import { enforceRate, type RateLimiter } from '../src/core/rate-limit.ts';
 import { coercionError, idempotencyOf, operationOf, type Operation } from '../src/graphql/operation.ts';
+import { compiledFor, runCompiled } from '../src/graphql/jit.ts';
 import { sha256Hex } from '../src/core/crypto.ts';
 import type { Context } from '../src/core/context.ts';
 import type { Auth } from '../src/core/auth/authenticate.ts';
@@ -58,24 +59,45 @@ function unwrap(value: unknown): {
   return { data: value };
 }
 
-export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
-  const docs = loadOperations(yoga.getEnveloped().schema);
-  const operations = new Map<string, Operation>(
-    routes.map((r) => [r.id, operationOf(yoga.getEnveloped().schema, docs.get(r.id)!, r.id, undefined)!]),
-  );
+type Result = { data?: Record<string, unknown> | null; errors?: readonly GraphQLError[] };
+type Response = Omit<StoredResponse, 'body'> & { body: Buffer | string };
 
-  async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<StoredResponse> {
+export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
+  const { schema } = yoga.getEnveloped();
+  const docs = loadOperations(schema);
+  const operations = new Map<string, Operation>(
+    routes.map((r) => [r.id, operationOf(schema, docs.get(r.id)!, r.id, undefined)!]),
+  );
+  // The documents are fixed and validated above: each route's operation is compiled once, now
+  // (src/graphql/jit.ts), so a request skips parsing, validation and the interpreting executor.
+  const compiled = new Map(routes.map((r) => [r.id, compiledFor(schema, docs.get(r.id)!, r.id, 1)]));
+
+  /** yoga's envelop pipeline: for an operation that did not compile, and for variables that do not coerce. */
+  async function interpret(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Result> {
     const { execute: run, contextFactory, schema } = yoga.getEnveloped(ctx as never);
-    const result = (await run({
+    return (await run({
       schema,
       document: docs.get(route.id)!,
       operationName: route.id,
       variableValues: variables,
       contextValue: await contextFactory(),
-    })) as {
-      data?: Record<string, unknown> | null;
-      errors?: readonly GraphQLError[];
-    };
+    })) as Result;
+  }
+
+  function run(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Result> {
+    const jit = compiled.get(route.id);
+    if (!jit) return interpret(route, ctx, variables);
+    return runCompiled(jit, { contextValue: ctx, variableValues: variables }, () =>
+      interpret(route, ctx, variables),
+    ) as Promise<Result>;
+  }
+
+  /**
+   * The route's response. A JSON body stays a string until it is stored under an Idempotency-Key:
+   * Node then writes the headers and the body in one piece, as the bare handler does.
+   */
+  async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Response> {
+    const result = await run(route, ctx, variables);
     if (result.errors?.length) {
       const first = result.errors[0];
       const domain = isDomainError(first.originalError) ? first.originalError : isDomainError(first) ? first : null;
@@ -104,9 +126,13 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
     return {
       status,
       headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: Buffer.from(status === 204 ? '' : envelope(ctx.requestId, data, null, page)),
+      body: status === 204 ? '' : envelope(ctx.requestId, data, null, page),
     };
   }
+  const stored = async (r: Promise<Response>): Promise<StoredResponse> => {
+    const { body, ...rest } = await r;
+    return { ...rest, body: typeof body === 'string' ? Buffer.from(body) : body };
+  };
 
   async function handle(route: Route, req: FastifyRequest, reply: FastifyReply) {
     const requestId = req.requestId;
@@ -136,7 +162,7 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
             sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)),
             route.resource,
             ctx.replay!,
-            () => execute(route, ctx, variables).catch((e) => asStored(e, requestId, route.resource)),
+            () => stored(execute(route, ctx, variables)).catch((e) => asStored(e, requestId, route.resource)),
           )
         : { ...(await execute(route, ctx, variables)), replayed: false };
       if (out.replayed) reply.header('idempotent-replayed', 'true');

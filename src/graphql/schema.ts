@@ -29,6 +29,7 @@ import '../modules/payouts/edges.ts';
 import '../modules/webhooks/edges.ts';
 import '../modules/events/edges.ts';
 import '../modules/workspaces/edges.ts';
+import '../modules/invoices/edges.ts';
 import '../modules/subscriptions/edges.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */

@@ -55,11 +55,14 @@ export async function buildApp(): Promise<App> {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   fastify.decorateRequest('requestId', '');
-  fastify.addHook('onRequest', async (req, reply) => {
+  // Callback hooks, not async ones: no promise per request per hook on the hot path.
+  fastify.addHook('onRequest', (req, reply, done) => {
     req.requestId = req.id;
     reply.header('x-request-id', req.id);
+    done();
   });
-  fastify.addHook('onResponse', async (req, reply) => {
+  // After the response is sent (off the request's critical section); pino writes asynchronously.
+  fastify.addHook('onResponse', (req, reply, done) => {
     logger.info(
       {
         requestId: req.id,
@@ -70,6 +73,7 @@ export async function buildApp(): Promise<App> {
       },
       'request',
     );
+    done();
   });
   // Framework-level failures (oversized or unreadable bodies) still answer with the envelope.
   fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {

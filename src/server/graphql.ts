@@ -1,5 +1,5 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { schema } from '../graphql/schema.ts';
@@ -19,6 +19,7 @@ import { documentCache, noErrorCache, parseCached, parseDocument } from '../grap
 import { coercionError, idempotencyOf, operationOf, type Operation } from '../graphql/operation.ts';
 import { routes } from '../../rest-compat/routes.ts';
 import type { Resource } from '../core/errors.ts';
+import { compiledFor, interpreting, runCompiled } from '../graphql/jit.ts';
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -48,6 +49,27 @@ const admittedOnly = ({
 }) => {
   if (!(args.contextValue as Context).admitted) setResultAndStopExecution({ errors: [notAdmitted()] });
 };
+/**
+ * Queries and mutations a client sends again run compiled (src/graphql/jit.ts). Inside yoga's
+ * pipeline, so masking, `admittedOnly` and error shapes stay those of every other execution;
+ * subscriptions keep graphql-js's subscribe.
+ */
+const compiledExecution = {
+  onExecute: ({
+    args,
+    executeFn,
+    setExecuteFn,
+  }: {
+    args: ExecutionArgs;
+    executeFn: (a: ExecutionArgs) => Promise<ExecutionResult>;
+    setExecuteFn: (fn: (a: ExecutionArgs) => Promise<ExecutionResult>) => void;
+  }) => {
+    if (interpreting.has(args.contextValue as object)) return; // the compiled run already failed on its variables
+    const compiled = compiledFor(args.schema, args.document, args.operationName);
+    if (compiled) setExecuteFn((a) => runCompiled(compiled, a, () => executeFn(a)));
+  },
+};
+
 export function createGraphQL(): Yoga {
   return createYoga<Record<string, never>, Context>({
     schema,
@@ -62,6 +84,7 @@ export function createGraphQL(): Yoga {
       // Only the transports' own pipelines execute (auth, rate per root field, idempotency, limits):
       // a request yoga would run by itself (another media type, say) runs nothing.
       { onExecute: admittedOnly, onSubscribe: admittedOnly } as never,
+      compiledExecution as never,
     ],
     // Only DomainErrors reach clients; anything else becomes an opaque internal error.
     maskedErrors: {
@@ -215,6 +238,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       const key = idempotencyOf(operation, idempotencyKeyOf(req), resource);
       context.idempotencyKey = key;
       const run = () => execute(enveloped, context, document, request, resource);
+      // The body stays a string unless it is stored: Node writes it with the headers in one piece.
       const out = key
         ? await withIdempotency(
             auth,
@@ -222,7 +246,10 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
             sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
             resource,
             (context.replay = replayNotes()),
-            run,
+            async () => {
+              const r = await run();
+              return { ...r, body: Buffer.from(r.body) };
+            },
           )
         : { ...(await run()), replayed: false };
       reply.status(out.status);
@@ -241,7 +268,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     document: DocumentNode,
     request: GraphQLRequest,
     resource: Resource,
-  ): Promise<StoredResponse> {
+  ): Promise<Omit<StoredResponse, 'body'> & { body: string }> {
     const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
       schema: enveloped.schema,
       document,
@@ -255,7 +282,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       result.errors = result.errors.map((e) => (e.extensions?.code ? e : coercionError([e], resource)));
     // A provider error or a rate limit inside a 200 response is still retryable: never stored.
     const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
-    return { status: 200, headers: json, body: Buffer.from(JSON.stringify(result)), retryable };
+    return { status: 200, headers: json, body: JSON.stringify(result), retryable };
   }
 
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.

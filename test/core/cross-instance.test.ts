@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { useServer, db, createClient, type Workspace } from '../helpers/server.ts';
+import { useServer, db, createClient, untilPublished, type Workspace } from '../helpers/server.ts';
 import { startInstance, type Instance } from '../helpers/cli.ts';
 import { collect } from '../helpers/subscription.ts';
 import { mintLiveKey } from '../helpers/keys.ts';
@@ -132,6 +132,8 @@ describe('two instances on one database', () => {
 
   it("a commit through A reaches B's subscriber", async () => {
     const ws = await server.workspace();
+    // The bootstrap's own event first: relayed after the subscription is live, it would be the first one B yields.
+    await untilPublished();
     const sub = subscribe(b.url, ws);
     let n = 0;
     const causedOnA: string[] = [];

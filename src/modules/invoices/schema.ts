@@ -1,19 +1,14 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
-import { Customer } from '../customers/schema.ts';
-import { Payment } from '../payments/schema.ts';
-import { Receipt } from '../receipts/schema.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import {
   createInvoice,
   finalizeInvoice,
   getInvoice,
-  invoiceCustomer,
-  invoicePayments,
-  invoiceReceipt,
   listInvoices,
   payInvoice,
+  updateInvoice,
   voidInvoice,
 } from './service.ts';
 
@@ -28,9 +23,6 @@ export const Invoice = builder.objectRef<InvoiceRow>('Invoice').implement({
     ...exposeFields(t, invoiceFields),
     // Loaded with the invoice (one query per list page), never per row.
     lines: t.field({ type: [InvoiceLine], resolve: (r) => r.lines }),
-    customer: t.field({ type: Customer, nullable: true, resolve: (r, _, ctx) => invoiceCustomer(ctx, r) }),
-    payments: t.field({ type: [Payment], resolve: (r, _, ctx) => invoicePayments(ctx, r) }),
-    receipt: t.field({ type: Receipt, nullable: true, resolve: (r, _, ctx) => invoiceReceipt(ctx, r) }),
   }),
 });
 
@@ -65,6 +57,20 @@ const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
 });
 export type CreateInvoiceInput = typeof CreateInvoiceInput.$inferInput;
 
+const UpdateInvoiceInput = builder.inputType('UpdateInvoiceInput', {
+  description: 'Edits a draft (an extension): sent fields replace; lines as a whole; null clears.',
+  fields: (t) => ({
+    lines: t.field({ type: [InvoiceLineInput] }),
+    discount: t.field({ type: 'Money' }),
+    tax: t.field({ type: 'Money' }),
+    dueAt: t.field({ type: 'DateTime' }),
+    memo: t.string(),
+    templateId: t.string(),
+    metadata: t.field({ type: 'Metadata', description: 'Custom keys (memo is kept unless memo is sent).' }),
+  }),
+});
+export type UpdateInvoiceInput = typeof UpdateInvoiceInput.$inferInput;
+
 const listArgs = builder.args((t) => ({
   status: t.string(),
   customerId: t.string(),
@@ -91,6 +97,15 @@ builder.mutationFields((t) => ({
     type: Invoice,
     args: { input: t.arg({ type: CreateInvoiceInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createInvoice(ctx, input),
+  }),
+  updateInvoice: t.field({
+    type: Invoice,
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateInvoiceInput, required: true }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_, { id, input }, ctx) => updateInvoice(ctx, String(id), input),
   }),
   finalizeInvoice: t.field({
     type: Invoice,

@@ -10,15 +10,17 @@ const entries: Source<EntryRow> = {
   shape: (row, auth) => ({ ...(row as unknown as LedgerEntry), accountId: auth.accountId }),
 };
 
-const ofSource = (sourceType: 'checkout_session' | 'payout') =>
-  manyBy(entries, {
-    column: 'sourceId',
-    where:
-      sourceType === 'payout' ? sql` AND t."sourceType" = 'payout'` : sql` AND t."sourceType" = 'checkout_session'`,
-    orderBy: sql`t."postedAt", t.id`,
-  });
+const sourceIs = {
+  checkout_session: sql` AND t."sourceType" = 'checkout_session'`,
+  invoice: sql` AND t."sourceType" = 'invoice'`,
+  payout: sql` AND t."sourceType" = 'payout'`,
+};
+const ofSource = (sourceType: keyof typeof sourceIs) =>
+  manyBy(entries, { column: 'sourceId', where: sourceIs[sourceType], orderBy: sql`t."postedAt", t.id` });
 
 /** The entries a payment's capture posted (source: its checkout session), oldest first. */
 export const entriesOfSession = ofSource('checkout_session');
+/** The entries an invoice's payment posted (a paid invoice is the source, BILLING §2.7), oldest first. */
+export const entriesOfInvoice = ofSource('invoice');
 /** The entries of a payout (claim, and settlement or reversal), oldest first. */
 export const entriesOfPayout = ofSource('payout');

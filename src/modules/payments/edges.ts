@@ -5,9 +5,9 @@ import { sessionById } from '../checkout-sessions/loaders.ts';
 import { Customer } from '../customers/schema.ts';
 import { customerById } from '../customers/loaders.ts';
 import { LedgerEntry } from '../ledger/schema.ts';
-import { entriesOfSession } from '../ledger/loaders.ts';
+import { entriesOfInvoice, entriesOfSession } from '../ledger/loaders.ts';
 import { Receipt } from '../receipts/schema.ts';
-import { receiptOfSession } from '../receipts/loaders.ts';
+import { receiptOfInvoice, receiptOfSession } from '../receipts/loaders.ts';
 import { Refund, listArgs as refundListArgs } from '../refunds/schema.ts';
 import { refundsOfPayment } from '../refunds/loaders.ts';
 import { Payment } from './schema.ts';
@@ -34,11 +34,14 @@ builder.objectFields(Payment, (t) => ({
   receipt: t.field({
     type: Receipt,
     nullable: true,
-    resolve: (p, _, ctx, info) => receiptOfSession(ctx, p.checkoutSessionId, info),
+    // A paid invoice's payment has the invoice's receipt, even when a checkout session carried it.
+    resolve: (p, _, ctx, info) =>
+      p.invoiceId ? receiptOfInvoice(ctx, p.invoiceId, info) : receiptOfSession(ctx, p.checkoutSessionId, info),
   }),
   ledgerEntries: t.field({
     type: [LedgerEntry],
-    description: 'The entries its capture posted, oldest first.',
-    resolve: (p, _, ctx, info) => entriesOfSession(ctx, p.checkoutSessionId, info),
+    description: 'The entries its capture posted (under its invoice when it paid one), oldest first.',
+    resolve: (p, _, ctx, info) =>
+      p.invoiceId ? entriesOfInvoice(ctx, p.invoiceId, info) : entriesOfSession(ctx, p.checkoutSessionId, info),
   }),
 }));

@@ -1,4 +1,4 @@
-import { andEq, oneBy, pageBy, type Source } from '../../core/loaders.ts';
+import { andEq, manyBy, oneBy, pageBy, type Source } from '../../core/loaders.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { checkOrder } from '../../core/pagination.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
@@ -8,6 +8,9 @@ import type { ListPaymentsArgs } from './schema.ts';
 const payments: Source<Payment> = { table: 'payments', scope: 'svc:payment:read' };
 
 export const paymentById = oneBy(payments);
+
+/** `Invoice.payments`: an invoice's payments (a handful at most), oldest first. */
+export const paymentsOfInvoice = manyBy(payments, { column: 'invoiceId', orderBy: sql`t."createdAt", t.id` });
 
 /** `Customer.payments`: the REST list's filters, default page and cursors, bound to the customer. */
 export const paymentsOfCustomer = pageBy<Payment, Omit<ListPaymentsArgs, 'customerId'>>(payments, {
