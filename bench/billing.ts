@@ -13,6 +13,11 @@
  *            is about 1 / (the time from the counter bump to COMMIT), not the core count.
  *  pdf       GET /v1/invoices/:id/invoice.pdf (and the 302 of /pdf) over HTTP, p50/p95
  *  hosted    GET /i/<token> (the hosted invoice page, public) with BENCH_CONCURRENCY (8) connections, p50/p95
+ *  renewals  (issue 16, part 2) two real `svc worker` processes; BENCH_RENEWALS (10,000) monthly subscriptions
+ *            (pm_test_success) of one workspace due at one instant, then the same spread as 10 workspaces:
+ *            the `billing-batch` jobs (as the minute's tick sends them) drain them: invoiced, finalized,
+ *            charged, receipted, posted, events committed; seconds until all are paid, and the pg-boss
+ *            job rows of the billing queues during the burst (target <= renewals / 50)
  * Env: BENCH_ADMIN_URL, BENCH_INVOICES, BENCH_REPS (50), BENCH_FINALIZE, BENCH_CONCURRENCY, BENCH_SECTIONS.
  */
 import os from 'node:os';
@@ -30,6 +35,7 @@ const INVOICES = num('BENCH_INVOICES', 100_000);
 const REPS = num('BENCH_REPS', 50);
 const FINALIZE = num('BENCH_FINALIZE', 500);
 const CONCURRENCY = num('BENCH_CONCURRENCY', 8);
+const RENEWALS = num('BENCH_RENEWALS', 10_000);
 const only = process.env.BENCH_SECTIONS?.split(',').map((s) => s.trim());
 
 const { migrate } = await import('../src/core/db/migrate.ts');
@@ -261,6 +267,114 @@ const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
     );
     return [[`hosted invoice page p95 < 100 ms, ${CONCURRENCY} conn`, q.p95 < 100, `${fmt(q.p95, 1)} ms`]];
   },
+};
+
+/** Two `svc worker` processes on the scratch database (bin/svc.js), ready when they say so. */
+async function startWorkers(n: number) {
+  const { spawn } = await import('node:child_process');
+  const out: ChildProcess[] = [];
+  for (let i = 0; i < n; i++) {
+    const w = spawn(process.execPath, [join(import.meta.dirname, '../bin/svc.js'), 'worker'], {
+      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', SVC_DB_POOL: '10' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      let err = '';
+      w.stderr!.on('data', (d) => {
+        err += d;
+        if (err.includes('svc worker running')) resolve();
+      });
+      w.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${err}`)));
+    });
+    out.push(w);
+  }
+  return out;
+}
+
+/** `n` subscriptions per workspace due one second ago, by one statement each (a month-old anchor). */
+async function seedDue(workspaceIds: string[], n: number) {
+  const due = new Date(Date.now() - 1000);
+  for (const ws of workspaceIds) {
+    const tag = randomBytes(4).toString('hex');
+    await db().system.query(
+      `WITH c AS (INSERT INTO customers (id, "workspaceId", mode, name) VALUES ($2 || 'c', $1, 'test', 'Bench')
+         RETURNING id),
+       d AS (INSERT INTO plans (id, "workspaceId", mode, name, interval, "portalFeatures")
+         VALUES ($2 || 'p', $1, 'test', 'Bench', 'month', '{}'::jsonb) RETURNING id),
+       pr AS (INSERT INTO prices (id, "workspaceId", mode, "planId", position, currency, model, "unitAmount")
+         SELECT $2 || 'r', $1, 'test', d.id, 0, 'IDR', 'flat', 150000 FROM d RETURNING id, "planId")
+       INSERT INTO subscriptions (id, "workspaceId", mode, status, "customerId", "planId", "priceId", currency,
+         quantity, "paymentMethod", "anchorAt", "periodIndex", "currentPeriodStart", "currentPeriodEnd",
+         "createdAt", "updatedAt")
+       SELECT 'sub_bench' || $2 || lpad(g::text, 13, '0'), $1, 'test', 'active', c.id, pr."planId", pr.id, 'IDR', 1,
+         'pm_test_success', $3::timestamptz - interval '1 month', 0, $3::timestamptz - interval '1 month',
+         $3::timestamptz, $3::timestamptz - interval '1 month', $3::timestamptz - interval '1 month'
+       FROM c, pr, generate_series(1, $4) g`,
+      [ws, `bench${tag}`, due, n],
+    );
+  }
+}
+
+async function burst(label: string, workspaceIds: string[], perWorkspace: number, limitS: number): Promise<Target[]> {
+  const { PgBoss } = await import('pg-boss');
+  const total = workspaceIds.length * perWorkspace;
+  await seedDue(workspaceIds, perWorkspace);
+  const jobsBefore = await billingJobs();
+  const boss = new PgBoss({ connectionString: url, schema: 'pgboss' });
+  await boss.start();
+  const t0 = performance.now();
+  // What the minute's tick does (jobs/billing-tick.ts): a few batch jobs, never one per subscription.
+  const { DRAINERS, batchQueue } = await import('../jobs/billing-tick.ts');
+  for (let i = 0; i < DRAINERS; i++) await boss.send(batchQueue, {}, { singletonKey: `bench-${label}-${i}` });
+  let paid = 0;
+  let maxJobs = 0;
+  for (;;) {
+    const r = await db().system.query(
+      `SELECT count(*)::int AS n FROM invoices WHERE "workspaceId" = ANY($1) AND status = 'paid'
+         AND "billingReason" = 'subscription_cycle'`,
+      [workspaceIds],
+    );
+    paid = r.rows[0].n;
+    maxJobs = Math.max(maxJobs, (await billingJobs()) - jobsBefore);
+    if (paid >= total || performance.now() - t0 > Math.max(120_000, 3 * limitS * 1000)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const secs = (performance.now() - t0) / 1000;
+  await boss.stop({ graceful: false });
+  const { rows } = await db().system.query(
+    `SELECT count(*)::int AS n FROM (SELECT "invoiceId" FROM payments WHERE "workspaceId" = ANY($1) AND status = 'succeeded'
+       GROUP BY "invoiceId" HAVING count(*) > 1) d`,
+    [workspaceIds],
+  );
+  console.log(
+    `  ${label}: ${fmt(paid)} of ${fmt(total)} renewals paid in ${fmt(secs, 1)} s (${fmt(paid / secs)}/s); ` +
+      `billing job rows ${maxJobs}; double charges ${rows[0].n}`,
+  );
+  return [
+    [`${label} within ${limitS} s`, paid >= total && secs <= limitS, `${fmt(secs, 1)} s, ${fmt(paid)}/${fmt(total)}`],
+    [`${label}: job rows <= renewals/50`, maxJobs <= total / 50, `${maxJobs} rows`],
+  ];
+}
+
+async function billingJobs(): Promise<number> {
+  const r = await db()
+    .system.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('billing-tick', 'billing-batch')`)
+    .catch(() => ({ rows: [{ n: 0 }] }));
+  return r.rows[0].n;
+}
+
+sections.renewals = async () => {
+  const workers = await startWorkers(2);
+  try {
+    const one = await bootstrapWorkspace({ name: 'Bench renewals' });
+    const out = await burst(`B1 ${fmt(RENEWALS)} renewals, one workspace`, [one.workspaceId], RENEWALS, 30);
+    const ten: string[] = [];
+    for (let i = 0; i < 10; i++) ten.push((await bootstrapWorkspace({ name: `Bench renewals ${i}` })).workspaceId);
+    out.push(...(await burst(`B1 10 x ${fmt(RENEWALS / 10)} across workspaces`, ten, RENEWALS / 10, 20)));
+    return out;
+  } finally {
+    for (const w of workers) w.kill('SIGTERM');
+  }
 };
 
 let failed = false;

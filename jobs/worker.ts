@@ -16,6 +16,7 @@ import * as webhookDelivery from './webhook-delivery.ts';
 import * as webhookPurge from './webhook-purge.ts';
 import * as eventRetention from './event-retention.ts';
 import * as pendingSweep from './pending-sweep.ts';
+import * as billingTick from './billing-tick.ts';
 
 /**
  * The worker: pg-boss queues (one file per queue) and the outbox relay. pg-boss looks for expired
@@ -45,6 +46,7 @@ export async function startWorker(databaseUrl: string) {
     eventRetention,
     pendingSweep,
     billingEmail,
+    billingTick,
   ])
     await q.register(boss);
   await eventBus.start(databaseUrl);

@@ -821,4 +821,13 @@ export const routes: Route[] = [
     resource: 'invoice',
     variables: (r) => ({ id: r.params.id, to: (r.body.to as string | undefined) ?? null }),
   }),
+  // Usage records (DECISIONS §3; docs/decisions.md, Usage): Idempotency-Key required (the mutation field says so).
+  route<Ops.CreateUsageRecordMutationVariables>({
+    id: 'createUsageRecord',
+    method: 'POST',
+    path: '/v1/subscriptions/:id/usage',
+    resource: 'subscription',
+    status: 201,
+    variables: (r) => ({ subscriptionId: r.params.id, input: r.body as Ops.CreateUsageRecordInput }),
+  }),
 ];

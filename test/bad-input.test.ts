@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { customer, plan, seedSubscription } from './helpers/renewals.ts';
 import { useServer, type Workspace } from './helpers/server.ts';
 import { signRequest } from '../src/core/auth/signing.ts';
 import { routes, type Route } from '../rest-compat/routes.ts';
@@ -151,6 +152,8 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   },
   createPlan: async () => planBody({ name: 'Bad Input' }),
   addPrice: async () => ({ currency: 'USD', model: 'flat', unitAmount: 500 }),
+  // timestamp first: the wrong-type case sends 123 (epoch seconds of 1970, before the period) for it.
+  createUsageRecord: async () => ({ timestamp: new Date().toISOString(), quantity: 1 }),
   createDunningPolicy: async () => ({ finalAction: 'void', retryScheduleDays: [1, 3, 5] }),
   createSubscription: async (ws) => {
     const plan = await ws.client.post('/v1/plans', planBody({ name: 'Bad Input' }), {
@@ -172,6 +175,19 @@ const validPaths: Record<string, (ws: Workspace) => Promise<string>> = {
     });
     expect(plan.status, plan.text).toBe(201);
     return `/v1/plans/${plan.json.data.id}/prices`;
+  },
+  createUsageRecord: async (ws) => {
+    const { planId, priceId } = await plan(ws, {
+      usageAggregate: 'sum',
+      prices: [{ currency: 'IDR', model: 'usage', unitAmount: 100 }],
+    });
+    const sub = await seedSubscription(ws, {
+      customerId: await customer(ws),
+      planId,
+      priceId,
+      anchorAt: new Date(Date.now() - 86_400_000),
+    });
+    return `/v1/subscriptions/${sub}/usage`;
   },
   payInvoice: async (ws) => {
     const body = await validBodies.createInvoice(ws);

@@ -170,6 +170,12 @@ export type CreateTemplateInput = {
   thankYouText?: string | null | undefined;
 };
 
+/** quantity (integer >= 0) and timestamp (ISO 8601 or epoch seconds; default now, clock time). */
+export type CreateUsageRecordInput = {
+  quantity?: number | null | undefined;
+  timestamp?: string | null | undefined;
+};
+
 export type CreateWebhookEndpointInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
@@ -1087,6 +1093,16 @@ export type UpdateTemplateMutationVariables = Exact<{
 
 
 export type UpdateTemplateMutation = { updateTemplate: { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string } };
+
+export type UsageRecordFieldsFragment = { id: string, subscriptionId: string, quantity: number, timestamp: string, createdAt: string };
+
+export type CreateUsageRecordMutationVariables = Exact<{
+  subscriptionId: string | number;
+  input: CreateUsageRecordInput;
+}>;
+
+
+export type CreateUsageRecordMutation = { createUsageRecord: { id: string, subscriptionId: string, quantity: number, timestamp: string, createdAt: string } };
 
 export type WebhookEndpointFieldsFragment = { id: string, url: string, events: Array<string>, description: string | null, status: string, signatureFormat: string, signingSecret: string | null, createdAt: string, updatedAt: string, lastDelivery: unknown };
 

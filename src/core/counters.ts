@@ -24,6 +24,15 @@ export const nextCounterSql = (workspaceId: string, mode: string, name: string, 
   ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = counters.value + 1
   RETURNING value`;
 
+/**
+ * The counter bumped by `n` at once (a renewal batch numbers all its invoices under one row lock):
+ * the batch owns values `value - n + 1 .. value`, gapless like `nextCounterSql`.
+ */
+export const bumpCounterSql = (workspaceId: string, mode: string, name: string, n: number): Fragment => sql`
+  INSERT INTO counters ("workspaceId", mode, name, value) VALUES (${workspaceId}, ${mode}, ${name}, ${n}::bigint)
+  ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = counters.value + ${n}::bigint
+  RETURNING value`;
+
 const yearMonth = (d: Date) => `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 
 /** spec Receipts: `SVC-RCPT-YYYY-MM-NNNN`, UTC year and month of issue, never reset monthly. */

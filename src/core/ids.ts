@@ -46,6 +46,7 @@ export const prefixes = {
   auditLog: 'aud',
   testClock: 'clk',
   subscription: 'sub',
+  usageRecord: 'ur',
   providerEvent: 'pevt',
   providerCall: 'pcall',
   checkoutAttempt: 'catt',

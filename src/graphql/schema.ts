@@ -19,6 +19,7 @@ import '../modules/webhooks/schema.ts';
 import '../modules/dunning-policies/schema.ts';
 import '../modules/plans/schema.ts';
 import '../modules/subscriptions/schema.ts';
+import '../modules/usage-records/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import '../modules/payments/edges.ts';
 import '../modules/checkout-sessions/edges.ts';

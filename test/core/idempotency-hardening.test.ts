@@ -35,6 +35,8 @@ const REQUIRED = [
   'updatePlan',
   'archivePlan',
   'addPrice',
+  // DECISIONS §3: POST /v1/subscriptions/:id/usage, `Idempotency-Key` required.
+  'createUsageRecord',
 ].sort();
 
 const rows = async (workspaceId: string) =>

@@ -89,7 +89,7 @@ export async function moveInvoice(
   extraEvents: EventRow[] = [],
 ): Promise<InvoiceRow> {
   const next = nextState(invoiceMachine, inv.status as InvoiceStatus, trigger);
-  const now = data.updatedAt ?? clock.now();
+  const now = data.updatedAt ?? o.at ?? clock.now();
   const row = await updateRow<Invoice>(
     sqlOf(tx),
     'invoices',
@@ -176,7 +176,8 @@ export async function settleInvoice(
   nextState(invoiceMachine, inv.status as InvoiceStatus, 'pay');
   const sql = sqlOf(tx);
   const now = how.at ?? clock.now();
-  const data = { amountPaid: inv.total, amountDue: 0n, paidAt: now, updatedAt: now };
+  // A paid invoice has no further collection attempt (dunning: subscriptions/dunning.ts).
+  const data = { amountPaid: inv.total, amountDue: 0n, paidAt: now, updatedAt: now, nextAttemptAt: null };
   // The one place a paid invoice activates its subscription (incomplete or past_due -> active).
   const activate = async () => {
     if (inv.subscriptionId) await onSubscriptionInvoicePaid(tx, scope, inv.subscriptionId, { ...how, at: now });

@@ -66,6 +66,12 @@ export function licensedLines(plan: Plan, price: Price, quantity: number, period
     : [{ description: `${plan.name} (${span})`, quantity: 1, unitAmount: 0, priceId: price.id }];
 }
 
+/** settled point 3: tax only when the workspace's default invoice template shows it (its rate, default 0.11). */
+export async function cycleTaxRate(tx: AnyTx, scope: RowScope): Promise<string> {
+  const template = await templateForUse(tx, scope, null, 'invoice', 'invoice');
+  return template?.showTax ? String(template.taxRate ?? '0.11') : '0';
+}
+
 /**
  * Writes a subscription invoice (draft, lines, created event) and finalizes it, at business time `at`.
  * Null when the cycle key (subscription, periodStart, billingReason) already has one: a repeated
@@ -87,9 +93,7 @@ export async function writeSubscriptionInvoice(
 ): Promise<InvoiceRow | null> {
   const { sub, price, at } = input;
   const sql = sqlOf(tx);
-  const template = await templateForUse(tx, scope, null, 'invoice', 'invoice');
-  // settled point 3: tax only when the default invoice template shows it (its rate, default 0.11).
-  const rate = template?.showTax ? String(template.taxRate ?? '0.11') : '0';
+  const rate = await cycleTaxRate(tx, scope);
   const subtotal = input.lines.reduce((s, l) => s + l.quantity * l.unitAmount, 0);
   const totals = computeTotals({ subtotal: Math.max(0, subtotal), taxMode: price.taxMode as TaxMode, rate });
   const id = newId('invoice');
@@ -116,6 +120,7 @@ export async function writeSubscriptionInvoice(
     uncollectibleAt: null,
     collectionAttempts: 0,
     nextAttemptAt: null,
+    dunningSnapshot: null,
     templateId: null,
     periodStart: input.period.start,
     periodEnd: input.period.end,

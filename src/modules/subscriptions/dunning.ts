@@ -1,0 +1,179 @@
+/**
+ * Collection attempts and dunning retries (BILLING §3.4, §4; docs/decisions.md, Renewals and
+ * dunning). An invoice is due for an attempt when `nextAttemptAt` has passed (the renewal sets it to
+ * the issue time; a failure sets it to the next retry). An attempt is claimed by moving
+ * `nextAttemptAt` a lease ahead under `FOR UPDATE SKIP LOCKED`, so two workers never attempt one
+ * invoice at once, and a worker killed mid-attempt leaves it to be attempted again after the lease
+ * (collect.ts refuses a paid invoice and a charge already in flight, so that is never a second charge).
+ * After the attempt, under the invoice lock with its status re-read: paid elsewhere -> nothing more;
+ * failed -> the policy snapshotted at the first failure gives the next retry (offsets from the first
+ * failure) or, after the last, its `finalAction` on this invoice and its own subscription only.
+ */
+import { db, type Mode } from '../../core/db/client.ts';
+import { scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
+import { canMove, sqlIn } from '../../core/state-machine.ts';
+import type { RowScope } from '../../core/resource.ts';
+import type { InvoiceRow } from '../invoices/fields.ts';
+import { lockInvoice, moveInvoice } from '../invoices/issue.ts';
+import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { collectInvoice, type CollectOutcome } from './collect.ts';
+import { lockSubscription, moveSubscription } from './moves.ts';
+import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
+
+const DAY = 86_400_000;
+/** How long a claimed attempt is held before another worker may take it over (a crashed worker). */
+export const ATTEMPT_LEASE_MS = 5 * 60_000;
+/** Attempts claimed per transaction, and charged this many at a time. */
+export const ATTEMPT_BATCH = 100;
+const PARALLEL = 8;
+
+/** The policy as it was at the first failure (BILLING §4: a policy change applies to the next failure). */
+export interface DunningSnapshot {
+  policyId: string | null;
+  retryScheduleDays: number[];
+  finalAction: 'void' | 'uncollectible' | null;
+  firstFailureAt: string;
+  /** Failed attempts since the first failure, that one included. */
+  failures: number;
+}
+
+const attemptable = sqlIn(q`i.status`, invoiceIssuedUnpaid);
+
+interface Tenant extends RowScope {
+  accountId: string;
+}
+
+/** Tenants with attempts due on the real clock, or the one given (its account looked up). */
+async function attemptTenants(scope: RowScope | null, at: Date): Promise<Tenant[]> {
+  if (scope) {
+    const { rows } = await db().system.query<{ accountId: string }>(
+      'SELECT "accountId" FROM workspaces WHERE id = $1',
+      [scope.workspaceId],
+    );
+    return rows.length ? [{ ...scope, accountId: rows[0].accountId }] : [];
+  }
+  const { rows } = await db().system.query<{ workspaceId: string; mode: Mode; accountId: string }>(
+    `SELECT DISTINCT i."workspaceId", i.mode, w."accountId" FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
+     WHERE i."nextAttemptAt" IS NOT NULL AND i."nextAttemptAt" <= $1 AND i."testClockId" IS NULL AND ${attemptable.text}`,
+    [at],
+  );
+  return rows;
+}
+
+/** Claims and runs the attempts due at `at` (the real clock's or one test clock's invoices). */
+export async function attemptDueInvoices(o: {
+  scope: RowScope | null;
+  at: Date;
+  testClockId: string | null;
+  limit?: number;
+}): Promise<{ attempted: number; more: boolean }> {
+  const limit = o.limit ?? Number.POSITIVE_INFINITY;
+  let attempted = 0;
+  for (const t of await attemptTenants(o.scope, o.at)) {
+    for (;;) {
+      if (attempted >= limit) return { attempted, more: true };
+      const batch = Math.min(ATTEMPT_BATCH, limit - attempted);
+      const ids = await claimAttempts(t, o.at, o.testClockId, batch);
+      for (let i = 0; i < ids.length; i += PARALLEL)
+        await Promise.all(ids.slice(i, i + PARALLEL).map((id) => attemptInvoice(t, id, o.at)));
+      attempted += ids.length;
+      if (ids.length < batch) break;
+    }
+  }
+  return { attempted, more: false };
+}
+
+/** Takes up to `batch` due attempts of one tenant: their `nextAttemptAt` moves a lease ahead. */
+async function claimAttempts(t: Tenant, at: Date, testClockId: string | null, batch: number): Promise<string[]> {
+  const lease = new Date(at.getTime() + ATTEMPT_LEASE_MS);
+  const rows = await tenantTx(scopeOf(t), (sql) =>
+    sql.last<{ id: string }>(
+      q`UPDATE invoices SET "nextAttemptAt" = ${lease}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
+          AND mode = ${t.mode} AND id IN (SELECT i.id FROM invoices i WHERE i."workspaceId" = ${t.workspaceId}
+          AND i.mode = ${t.mode} AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable}
+          AND i."testClockId" IS NOT DISTINCT FROM ${testClockId}::text
+          ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+    ),
+  );
+  return rows.map((r) => r.id);
+}
+
+/** One claimed attempt: the charge (collect.ts, its own transactions), then the dunning step. */
+export async function attemptInvoice(t: Tenant, invoiceId: string, at: Date): Promise<CollectOutcome> {
+  const outcome = await collectInvoice(t, invoiceId, at, { source: 'billing' });
+  // Paid: settleInvoice already cleared nextAttemptAt in the same transaction; nothing left to decide.
+  if (outcome.outcome !== 'paid') await tenantTx(scopeOf(t), (sql) => afterAttempt(sql, t, invoiceId, outcome, at));
+  return outcome;
+}
+
+/**
+ * The dunning step after an attempt, under the invoice lock with its status re-read (a hosted-page
+ * payment may have landed meanwhile: then no retry and no final action).
+ */
+export async function afterAttempt(sql: Sql, t: Tenant, invoiceId: string, outcome: CollectOutcome, at: Date) {
+  const inv = await lockInvoice(sql, t, invoiceId);
+  if (!inv) return;
+  const clear = () => setAttempt(sql, t, inv.id, null, inv.dunningSnapshot as DunningSnapshot | null);
+  if (!(invoiceIssuedUnpaid as readonly string[]).includes(inv.status) || outcome.outcome === 'paid') return clear();
+  if (outcome.outcome === 'skipped') {
+    // A charge still in flight keeps the lease (attempted again after it); anything else stops retries.
+    return outcome.reason === 'charge_in_flight' ? undefined : clear();
+  }
+  if (outcome.failureCode === 'invoice_not_payable') return clear();
+  const snap = (inv.dunningSnapshot as DunningSnapshot | null) ?? (await snapshotPolicy(sql, t, inv, at));
+  const s: DunningSnapshot = { ...snap, failures: snap.failures + 1 };
+  const retry = s.failures - 1;
+  if (retry < s.retryScheduleDays.length) {
+    const next = new Date(new Date(s.firstFailureAt).getTime() + s.retryScheduleDays[retry] * DAY);
+    return setAttempt(sql, t, inv.id, next, s);
+  }
+  await setAttempt(sql, t, inv.id, null, s);
+  if (s.finalAction) await applyFinalAction(sql, t, inv, s.finalAction, at);
+}
+
+async function setAttempt(sql: Sql, t: RowScope, id: string, next: Date | null, snap: DunningSnapshot | null) {
+  await sql.query(
+    q`UPDATE invoices SET "nextAttemptAt" = ${next}::timestamptz, "dunningSnapshot" = ${snap ? JSON.stringify(snap) : null}::jsonb
+      WHERE id = ${id} AND "workspaceId" = ${t.workspaceId} AND mode = ${t.mode}`,
+  );
+}
+
+/** The plan's policy now, frozen onto the invoice at its first failure; no policy: no retries. */
+async function snapshotPolicy(sql: Sql, t: RowScope, inv: InvoiceRow, at: Date): Promise<DunningSnapshot> {
+  const [p] = await sql.query<{ id: string; retryScheduleDays: number[]; finalAction: 'void' | 'uncollectible' }>(
+    q`SELECT d.id, d."retryScheduleDays", d."finalAction" FROM subscriptions s
+      JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
+      JOIN dunning_policies d ON d."workspaceId" = pl."workspaceId" AND d.mode = pl.mode AND d.id = pl."dunningPolicyId"
+      WHERE s."workspaceId" = ${t.workspaceId} AND s.mode = ${t.mode} AND s.id = ${inv.subscriptionId}`,
+  );
+  return {
+    policyId: p?.id ?? null,
+    retryScheduleDays: p?.retryScheduleDays ?? [],
+    finalAction: p?.finalAction ?? null,
+    firstFailureAt: at.toISOString(),
+    failures: 0,
+  };
+}
+
+/**
+ * The policy's last word (DECISIONS §3 dunning policy): the invoice becomes `void` or
+ * `uncollectible`, and the subscription it bills (never the customer's others) is canceled.
+ */
+async function applyFinalAction(sql: Sql, t: Tenant, inv: InvoiceRow, action: 'void' | 'uncollectible', at: Date) {
+  const o = { accountId: t.accountId, source: 'dunning', at };
+  const trigger = action === 'void' ? 'void' : 'mark_uncollectible';
+  if (!canMove(invoiceMachine, inv.status as InvoiceStatus, trigger)) return;
+  await moveInvoice(
+    sql,
+    t,
+    inv,
+    trigger,
+    action === 'void' ? { voidedAt: at, updatedAt: at } : { uncollectibleAt: at, updatedAt: at },
+    o,
+  );
+  if (!inv.subscriptionId) return;
+  const sub = await lockSubscription(sql, t, inv.subscriptionId);
+  if (sub && canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'dunning_exhausted'))
+    await moveSubscription(sql, t, sub, 'dunning_exhausted', { canceledAt: at }, o);
+}

@@ -1,0 +1,352 @@
+/**
+ * Renewal at the cycle boundary (BILLING §3.4; docs/decisions.md, Renewals and dunning). Due-ness
+ * lives in rows: a subscription is due when its `currentPeriodEnd` has passed, an invoice when its
+ * `nextAttemptAt` has. `processDue` claims batches of one workspace and mode with
+ * `FOR UPDATE SKIP LOCKED`, so any number of workers (and a test clock's advance) share the work
+ * without running a row twice; the unique cycle key (`invoices_cycle_key`) makes a renewal of the
+ * same period a second time fail rather than bill twice. One transaction per batch: the cycle
+ * invoices (created and finalized, numbered by one counter bump), their lines and events, and the
+ * advanced periods. Charges run after it, one locked invoice at a time (dunning.ts).
+ */
+import { db, type Mode } from '../../core/db/client.ts';
+import { insertRows, scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
+import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
+import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
+import { newId } from '../../core/ids.ts';
+import { nextState, sqlIn } from '../../core/state-machine.ts';
+import type { RowScope } from '../../core/resource.ts';
+import type { Invoice, InvoiceLine, Subscription } from '../../generated/prisma/client.ts';
+import { computeTotals, priceQuantity, type PriceTerms, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
+import { invoiceEvents, settleInvoice } from '../invoices/issue.ts';
+import { invoiceMachine } from '../invoices/states.ts';
+import type { InvoiceRow } from '../invoices/fields.ts';
+import { usageQuantities } from '../usage-records/service.ts';
+import { subscriptionEvents } from './moves.ts';
+import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
+import { periodOf, type Interval } from './periods.ts';
+import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
+import { attemptDueInvoices } from './dunning.ts';
+
+/** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
+export const RENEWAL_BATCH = 100;
+export const CYCLE_REASON = 'subscription_cycle';
+const DAY = 86_400_000;
+
+export interface DueOptions {
+  /** One workspace and mode, or null for every tenant (the real-time tick). */
+  scope: RowScope | null;
+  /** Business time: "now" for everything processed (a test clock passes its instants in order). */
+  at: Date;
+  /** The test clock whose subscriptions and invoices to process; null: those on the real clock. */
+  testClockId: string | null;
+  /** Stop after about this many renewals plus attempts (the caller calls again while `more`). */
+  limit?: number;
+}
+
+export interface DueResult {
+  renewed: number;
+  canceled: number;
+  attempted: number;
+  /** True when the limit stopped the work before everything due at `at` was done. */
+  more: boolean;
+}
+
+const renewable = sqlIn(q`s.status`, subscriptionRenewable);
+
+/**
+ * Processes everything due at business time `at` for the given subscriptions (the real clock's or
+ * one test clock's): renewals, trial ends and period-end cancels first (repeated while a
+ * subscription is several periods behind), then the charges and dunning retries that fell due.
+ * Safe to run from several workers at once. The test clock's advance (H) calls it once per due
+ * instant, in order; the billing tick calls it with the real time.
+ */
+export async function processDue(o: DueOptions): Promise<DueResult> {
+  const limit = o.limit ?? Number.POSITIVE_INFINITY;
+  const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, more: false };
+  for (const scope of o.scope ? [o.scope] : await dueTenants(o.at)) {
+    for (;;) {
+      if (out.renewed + out.canceled >= limit) return { ...out, more: true };
+      const n = await renewBatch(scope, o.at, o.testClockId, Math.min(RENEWAL_BATCH, limit - out.renewed));
+      out.renewed += n.renewed;
+      out.canceled += n.canceled;
+      if (n.claimed === 0) break;
+    }
+  }
+  const left = limit - out.renewed - out.canceled;
+  const attempts = await attemptDueInvoices({ ...o, limit: left });
+  out.attempted = attempts.attempted;
+  out.more = attempts.more;
+  return out;
+}
+
+/** Workspaces and modes with subscriptions due on the real clock (the partial renewal index), owner pool. */
+async function dueTenants(at: Date): Promise<RowScope[]> {
+  const { rows } = await db().system.query<{ workspaceId: string; mode: Mode }>(
+    `SELECT DISTINCT s."workspaceId", s.mode FROM subscriptions s
+     WHERE ${renewable.text} AND s."currentPeriodEnd" <= $1 AND s."testClockId" IS NULL`,
+    [at],
+  );
+  return rows;
+}
+
+interface DueRow extends Subscription {
+  accountId: string;
+  planName: string;
+  interval: Interval;
+  intervalCount: number;
+  usageAggregate: UsageAggregate | null;
+  dunningPolicyId: string | null;
+  priceModel: PriceTerms['model'];
+  priceUnitAmount: string | null;
+  priceTiers: PriceTerms['tiers'];
+  taxMode: TaxMode;
+}
+
+interface Plan {
+  sub: DueRow;
+  trigger: 'renew' | 'renew_past_due' | 'end_trial' | 'cancel_at_period_end';
+  next: Partial<Subscription>;
+  invoice: { periodStart: Date; periodEnd: Date; quantity: number | null; usage: boolean } | null;
+}
+
+/**
+ * One batch of one workspace and mode, in one transaction: claim due subscriptions (skipping rows
+ * another worker holds), decide each one's move, write the cycle invoices (draft, lines, then all
+ * finalized by one counter bump) and the advanced subscriptions with their events.
+ */
+async function renewBatch(scope: RowScope, at: Date, testClockId: string | null, batch: number) {
+  return tenantTx(scopeOf(scope), async (sql) => {
+    const subs = await sql.query<DueRow>(
+      q`SELECT s.*, w."accountId", pl.name AS "planName", pl.interval, pl."intervalCount", pl."usageAggregate",
+          pl."dunningPolicyId", p.model AS "priceModel", p."unitAmount"::text AS "priceUnitAmount",
+          p.tiers AS "priceTiers", p."taxMode"
+        FROM subscriptions s
+        JOIN workspaces w ON w.id = s."workspaceId"
+        JOIN prices p ON p."workspaceId" = s."workspaceId" AND p.mode = s.mode
+          AND p.id = coalesce(s."pendingPriceId", s."priceId")
+        JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
+        WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND ${renewable}
+          AND s."currentPeriodEnd" <= ${at}::timestamptz AND s."testClockId" IS NOT DISTINCT FROM ${testClockId}::text
+        ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
+    );
+    if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0 };
+    const plans = subs.map((s) => planRenewal(s, at));
+    const invoices = await writeCycleInvoices(sql, scope, at, plans);
+    const events: EventRow[] = [];
+    const updates = plans.map((p) => {
+      const inv = invoices.get(p.sub.id);
+      const next = { ...p.next, ...(inv ? { latestInvoiceId: inv.id } : {}), updatedAt: at };
+      return { id: p.sub.id, ...next };
+    });
+    const rows = await sql.query<Subscription>(
+      q`UPDATE subscriptions s SET status = r.status, "priceId" = r."priceId", quantity = r.quantity,
+          "pendingPriceId" = r."pendingPriceId", "pendingQuantity" = r."pendingQuantity",
+          "periodIndex" = r."periodIndex", "currentPeriodStart" = r."currentPeriodStart",
+          "currentPeriodEnd" = r."currentPeriodEnd", "canceledAt" = r."canceledAt",
+          "latestInvoiceId" = coalesce(r."latestInvoiceId", s."latestInvoiceId"), "updatedAt" = r."updatedAt"
+        FROM jsonb_populate_recordset(NULL::subscriptions, ${toJson(updates.map((u, i) => fullRow(plans[i].sub, u)))}::jsonb) r
+        WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND s.id = r.id
+        RETURNING s.*`,
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const p of plans) {
+      const row = byId.get(p.sub.id);
+      const types = nextState(subscriptionMachine, p.sub.status as SubscriptionStatus, p.trigger).events;
+      if (row) events.push(...subscriptionEvents(scope, p.sub, row, types, { source: 'billing', at }));
+    }
+    if (events.length) await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+    const canceled = plans.filter((p) => p.trigger === 'cancel_at_period_end').length;
+    return { claimed: subs.length, renewed: subs.length - canceled, canceled };
+  });
+}
+
+/** Event metadata of work done on a test clock: which clock, at which simulated time (BILLING §5). */
+export const clockMeta = (testClockId: string | null, at: Date) =>
+  testClockId ? { testClock: { id: testClockId, time: at.toISOString() } } : undefined;
+
+/** The whole row for `jsonb_populate_recordset` (columns not sent would read as null). */
+const fullRow = (s: DueRow, u: Partial<Subscription>) => {
+  const { accountId, planName, interval, intervalCount, usageAggregate, dunningPolicyId, ...row } = s;
+  void [accountId, planName, interval, intervalCount, usageAggregate, dunningPolicyId];
+  const { priceModel, priceUnitAmount, priceTiers, taxMode, ...plain } = row;
+  void [priceModel, priceUnitAmount, priceTiers, taxMode];
+  return { ...plain, latestInvoiceId: null, ...u };
+};
+
+/**
+ * What one due subscription becomes (BILLING §3.2, §3.4): a period-end cancel (a usage price still
+ * bills its closed period in arrears), a trial end (the first paid period starts at `trialEnd`,
+ * settled point 8), or a renewal (licensed prices bill the new period in advance, usage the closed
+ * one in arrears). Periods come from the anchor (periods.ts), one period per call: a subscription
+ * several periods behind stays due and is renewed again by the next batch.
+ */
+function planRenewal(s: DueRow, at: Date): Plan {
+  const cadence = { interval: s.interval, intervalCount: s.intervalCount };
+  const usage = s.priceModel === 'usage';
+  const closed = { periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd };
+  if (s.cancelAtPeriodEnd) {
+    const bill = usage && s.status !== 'trialing';
+    return {
+      sub: s,
+      trigger: 'cancel_at_period_end',
+      next: { status: 'canceled', canceledAt: s.currentPeriodEnd },
+      invoice: bill ? { ...closed, quantity: null, usage: true } : null,
+    };
+  }
+  const k = s.periodIndex + 1;
+  const period = periodOf(s.anchorAt, cadence, k);
+  const trigger = s.status === 'trialing' ? 'end_trial' : s.status === 'past_due' ? 'renew_past_due' : 'renew';
+  const quantity = s.pendingQuantity ?? s.quantity;
+  const next: Partial<Subscription> = {
+    status: nextState(subscriptionMachine, s.status as SubscriptionStatus, trigger).to,
+    periodIndex: k,
+    currentPeriodStart: period.start,
+    currentPeriodEnd: period.end,
+    priceId: s.pendingPriceId ?? s.priceId,
+    quantity,
+    pendingPriceId: null,
+    pendingQuantity: null,
+  };
+  void at;
+  // A trial's usage is not billed; a usage price's first invoice comes at the end of its first period.
+  const invoice = usage
+    ? trigger === 'end_trial'
+      ? null
+      : { ...closed, quantity: null, usage: true }
+    : { periodStart: period.start, periodEnd: period.end, quantity, usage: false };
+  return { sub: s, trigger, next, invoice };
+}
+
+/**
+ * The batch's cycle invoices: drafts and lines, then finalized together (settled point 1: numbered
+ * at finalization) from one bump of the invoice counter, which the transaction holds until commit,
+ * so numbers stay gapless. Tax per settled point 3 (the workspace's default invoice template).
+ * Each invoice records its first collection attempt as due now (`nextAttemptAt`), so a crash
+ * after this commit leaves the charge to the next pass rather than losing it.
+ */
+async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Plan[]) {
+  const out = new Map<string, InvoiceRow>();
+  const billed = plans.filter((p) => p.invoice);
+  if (!billed.length) return out;
+  const usage = await usageQuantities(
+    sql,
+    scope,
+    billed
+      .filter((p) => p.invoice?.usage)
+      .map((p) => ({
+        subscriptionId: p.sub.id,
+        start: p.invoice!.periodStart,
+        end: p.invoice!.periodEnd,
+        aggregate: p.sub.usageAggregate ?? 'sum',
+      })),
+  );
+  const rate = await cycleTaxRate(sql, scope);
+  const invoices: Omit<Invoice, 'hostedSecret'>[] = [];
+  const lines: InvoiceLine[] = [];
+  for (const p of billed) {
+    const s = p.sub;
+    const b = p.invoice!;
+    const terms: PriceTerms = {
+      model: s.priceModel,
+      unitAmount: s.priceUnitAmount === null ? null : Number(s.priceUnitAmount),
+      tiers: s.priceTiers,
+    };
+    const quantity = b.usage ? (usage.get(s.id) ?? 0) : (b.quantity ?? 1);
+    const priced = priceQuantity(terms, quantity);
+    const totals = computeTotals({ subtotal: priced.amount, taxMode: s.taxMode, rate });
+    const id = newId('invoice');
+    const stored = s.paymentMethod !== null;
+    invoices.push({
+      id,
+      workspaceId: scope.workspaceId,
+      mode: scope.mode,
+      customerId: s.customerId,
+      subscriptionId: s.id,
+      status: nextState(invoiceMachine, null, 'create').to,
+      number: null,
+      currency: s.currency,
+      subtotal: BigInt(totals.subtotal),
+      discount: 0n,
+      tax: BigInt(totals.tax),
+      total: BigInt(totals.total),
+      amountPaid: 0n,
+      amountDue: BigInt(totals.total),
+      dueAt: stored ? at : new Date(at.getTime() + UNATTENDED_DUE_DAYS * DAY),
+      issuedAt: null,
+      paidAt: null,
+      voidedAt: null,
+      pastDueAt: null,
+      uncollectibleAt: null,
+      collectionAttempts: 0,
+      nextAttemptAt: stored && totals.total > 0 ? at : null,
+      dunningSnapshot: null,
+      templateId: null,
+      periodStart: b.periodStart,
+      periodEnd: b.periodEnd,
+      billingReason: CYCLE_REASON,
+      testClockId: s.testClockId,
+      metadata: null,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const span = `${b.periodStart.toISOString().slice(0, 10)} - ${b.periodEnd.toISOString().slice(0, 10)}`;
+    priced.lines.forEach((l, position) =>
+      lines.push({
+        id: newId('invoiceLine'),
+        workspaceId: scope.workspaceId,
+        mode: scope.mode,
+        invoiceId: id,
+        position,
+        description: `${s.planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`.slice(0, 255),
+        quantity: l.quantity,
+        unitAmount: BigInt(l.unitAmount),
+        amount: BigInt(l.amount),
+        priceId: s.priceId,
+        metadata: null,
+        createdAt: at,
+      }),
+    );
+  }
+  await sql.query(q`${insertRows('invoices', invoices)}`);
+  await sql.query(q`${insertRows('invoice_lines', lines)}`);
+  const fin = nextState(invoiceMachine, 'draft', 'finalize');
+  const n = invoices.length;
+  const ids = invoices.map((i) => i.id);
+  const opened = await sql.query<Invoice>(
+    q`WITH c AS (${bumpCounterSql(scope.workspaceId, scope.mode, counterNames.invoice, n)}),
+        o AS (SELECT id, ord FROM unnest(${ids}::text[]) WITH ORDINALITY AS o(id, ord))
+      UPDATE invoices i SET status = ${fin.to},
+        number = ${numberSql(invoicePrefix(at), q`(c.value - ${n}::bigint + o.ord)`)},
+        "issuedAt" = ${at}::timestamptz, "updatedAt" = ${at}::timestamptz
+      FROM c, o WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i.id = o.id
+      RETURNING i.*`,
+  );
+  const linesOf = new Map<string, InvoiceLine[]>();
+  for (const l of lines) linesOf.set(l.invoiceId, [...(linesOf.get(l.invoiceId) ?? []), l]);
+  const accountId = plans[0].sub.accountId;
+  const events: EventRow[] = [];
+  const zero: InvoiceRow[] = [];
+  for (const r of opened.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id))) {
+    const row: InvoiceRow = { ...r, accountId, lines: linesOf.get(r.id) ?? [] };
+    const mo = { accountId, source: 'billing' };
+    const meta = clockMeta(r.testClockId, at);
+    const created = nextState(invoiceMachine, null, 'create');
+    const draft = { ...row, status: created.to, number: null, issuedAt: null };
+    events.push(
+      ...invoiceEvents(scope, draft, created.events, mo).map((e) => withMeta(e, meta)),
+      ...invoiceEvents(scope, row, fin.events, mo).map((e) => withMeta(e, meta)),
+    );
+    out.set(r.subscriptionId!, row);
+    if (row.total === 0n) zero.push(row);
+  }
+  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+  // Nothing to collect (an empty usage period): paid at once, as finalize does (docs/decisions.md, Invoices).
+  for (const z of zero) {
+    const paid = await settleInvoice(sql, scope, z, { accountId, source: 'billing', zeroTotal: true, at });
+    out.set(z.subscriptionId!, paid.invoice);
+  }
+  return out;
+}
+
+const withMeta = (e: EventRow, meta: Record<string, unknown> | undefined): EventRow =>
+  meta ? { ...e, metadata: { ...e.metadata, ...meta } } : e;

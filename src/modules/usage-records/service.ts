@@ -1,0 +1,119 @@
+/**
+ * Usage records (DECISIONS §3, BILLING §3.5; docs/decisions.md, Usage): reported quantities of a
+ * subscription's `usage` price, summed, maxed or last-taken over the closed half-open period at
+ * renewal (renewals.ts).
+ */
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { inTenant } from '../../core/db/client.ts';
+import { sql as q, sqlOf, type AnyTx, type Sql } from '../../core/db/sql.ts';
+import { clock } from '../../core/clock.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { sqlIn } from '../../core/state-machine.ts';
+import type { RowScope } from '../../core/resource.ts';
+import type { UsageRecord } from '../../generated/prisma/client.ts';
+import type { UsageAggregate } from '../plans/pricing.ts';
+import { subscriptionLive } from '../subscriptions/states.ts';
+
+const err = errorsFor('subscription');
+/** Stripe's meter rule: at most 5 minutes ahead of the subscription's (clock) time. */
+export const USAGE_AHEAD_MS = 5 * 60_000;
+const MAX_QUANTITY = 1_000_000_000;
+
+export interface UsageInput {
+  quantity?: number | null;
+  /** Parsed by the DateTime scalar (ISO 8601 or epoch seconds). */
+  timestamp?: Date | null;
+}
+
+const live = sqlIn(q`s.status`, subscriptionLive);
+
+/**
+ * POST /v1/subscriptions/:id/usage (the key is required on the mutation field): a record inside the
+ * open period of a live subscription with a `usage` price. The timestamp defaults to the
+ * subscription's time (its test clock's, settled point 6); before the period start (already
+ * invoiced) or more than 5 minutes ahead is 400, a canceled subscription 409.
+ */
+export async function createUsageRecord(ctx: Context, subscriptionId: string, input: UsageInput): Promise<UsageRecord> {
+  const auth = authorize(ctx, 'svc:subscription:write');
+  if (!input || typeof input !== 'object') throw err.validation('quantity', 'a body {quantity, timestamp} is required');
+  const quantity = input.quantity;
+  if (typeof quantity !== 'number' || !Number.isSafeInteger(quantity) || quantity < 0 || quantity > MAX_QUANTITY)
+    throw err.validation('quantity', `quantity must be an integer from 0 to ${MAX_QUANTITY}`);
+  const given = input.timestamp ?? null;
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const sql = sqlOf(tx);
+    // Locked so a renewal cannot close the period between the check and the insert.
+    const [sub] = await sql.query<{
+      id: string;
+      status: string;
+      currentPeriodStart: Date;
+      testClockId: string | null;
+      model: string;
+      live: boolean;
+    }>(
+      q`SELECT s.id, s.status, s."currentPeriodStart", s."testClockId", p.model, ${live} AS live
+        FROM subscriptions s JOIN prices p ON p."workspaceId" = s."workspaceId" AND p.mode = s.mode AND p.id = s."priceId"
+        WHERE s."workspaceId" = ${auth.workspaceId} AND s.mode = ${auth.mode} AND s.id = ${subscriptionId}
+        FOR SHARE OF s`,
+    );
+    if (!sub) throw err.notFound();
+    if (!sub.live) throw err.conflict(`subscription is ${sub.status}: usage is not accepted`);
+    if (sub.model !== 'usage')
+      throw err.validation('subscriptionId', 'the subscription has no usage price: usage records need one');
+    const now = sub.testClockId ? await clockTime(sql, auth, sub.testClockId) : clock.now();
+    const timestamp = given ?? now;
+    if (timestamp < sub.currentPeriodStart)
+      throw err.validation('timestamp', 'timestamp is before the current period: that period is closed and invoiced');
+    if (timestamp.getTime() > now.getTime() + USAGE_AHEAD_MS)
+      throw err.validation('timestamp', 'timestamp is more than 5 minutes in the future');
+    const [row] = await sql.query<UsageRecord>(
+      q`INSERT INTO usage_records (id, "workspaceId", mode, "subscriptionId", quantity, timestamp, "createdAt")
+        VALUES (${newId('usageRecord')}, ${auth.workspaceId}, ${auth.mode}, ${sub.id}, ${quantity},
+          ${timestamp}::timestamptz, ${clock.now()}::timestamptz)
+        RETURNING *`,
+    );
+    return row;
+  });
+}
+
+/** The business time of a subscription on a test clock (settled point 6). */
+async function clockTime(sql: Sql, scope: RowScope, testClockId: string): Promise<Date> {
+  const [c] = await sql.query<{ frozenTime: Date }>(
+    q`SELECT "frozenTime" FROM test_clocks WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND id = ${testClockId}`,
+  );
+  return c?.frozenTime ?? clock.now();
+}
+
+export interface UsageQuery {
+  subscriptionId: string;
+  start: Date;
+  end: Date;
+  aggregate: UsageAggregate;
+}
+
+/**
+ * Each subscription's aggregate over its half-open period [start, end) in one statement, the
+ * pricing engine's rule in SQL (src/modules/plans/pricing.ts `aggregateUsage`): an empty period is 0;
+ * `last` is the latest timestamp, ties to the later insert. Reads the (subscriptionId, timestamp) index.
+ */
+export async function usageQuantities(tx: AnyTx, scope: RowScope, items: UsageQuery[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (!items.length) return out;
+  const inPeriod = q`u."workspaceId" = ${scope.workspaceId} AND u.mode = ${scope.mode} AND u."subscriptionId" = p.sid
+    AND u.timestamp >= p.s AND u.timestamp < p.e`;
+  const rows = await sqlOf(tx).query<{ sid: string; value: string | null }>(
+    q`SELECT p.sid, (CASE p.agg
+        WHEN 'last' THEN (SELECT u.quantity::bigint FROM usage_records u WHERE ${inPeriod}
+          ORDER BY u.timestamp DESC, u."createdAt" DESC, u.id DESC LIMIT 1)
+        WHEN 'max' THEN (SELECT max(u.quantity)::bigint FROM usage_records u WHERE ${inPeriod})
+        ELSE (SELECT sum(u.quantity)::bigint FROM usage_records u WHERE ${inPeriod}) END)::text AS value
+      FROM unnest(${items.map((i) => i.subscriptionId)}::text[], ${items.map((i) => i.start)}::timestamptz[],
+        ${items.map((i) => i.end)}::timestamptz[], ${items.map((i) => i.aggregate)}::text[]) AS p(sid, s, e, agg)`,
+  );
+  for (const r of rows) out.set(r.sid, r.value === null ? 0 : Number(r.value));
+  return out;
+}
