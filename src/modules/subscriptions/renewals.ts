@@ -11,7 +11,7 @@
 import { db, type Mode } from '../../core/db/client.ts';
 import { insertRows, scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
 import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
-import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
+import { eventsCte, type EventRow } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
 import { nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
