@@ -155,6 +155,16 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   // timestamp first: the wrong-type case sends 123 (epoch seconds of 1970, before the period) for it.
   createUsageRecord: async () => ({ timestamp: new Date().toISOString(), quantity: 1 }),
   createDunningPolicy: async () => ({ finalAction: 'void', retryScheduleDays: [1, 3, 5] }),
+  createSubscription: async (ws) => {
+    const plan = await ws.client.post('/v1/plans', planBody({ name: 'Bad Input' }), {
+      'idempotency-key': randomUUID(),
+    });
+    expect(plan.status, plan.text).toBe(201);
+    return {
+      customerId: (await ws.client.post('/v1/customers', {})).json.data.id,
+      priceId: plan.json.data.prices[0].id,
+    };
+  },
 };
 
 /** 201 routes under an existing resource (`POST /v1/plans/:id/prices`, `/v1/invoices/:id/pay`): the path to use. */

@@ -134,6 +134,14 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
       select: { id: true },
     });
     if (!customer) throw err.notFound('customer');
+    // BILLING §2.1 R: an unknown subscription, or one of another customer, is 404.
+    if (v.subscriptionId) {
+      const sub = await tx.subscription.findFirst({
+        where: { ...scoped(auth), id: v.subscriptionId, customerId: v.customerId },
+        select: { id: true },
+      });
+      if (!sub) throw err.notFound('subscription');
+    }
     if (v.templateId) await templateForUse(tx, scope, v.templateId, 'invoice', 'invoice');
     const now = clock.now();
     const id = newId('invoice');

@@ -178,12 +178,14 @@ async function reconcile(
     const e = eventRow(scope, 'svc.invoice.payment_failed.v1', invoiceSnapshot(invoice), { ...opts, occurredAt: at });
     return { ...e, data: { ...e.data, metadata: { failureCode, failureMessage } } };
   };
+  const sub = inv.subscriptionId ? await lockSubscription(sql, scope, inv.subscriptionId) : null;
+  const failable = !!sub && canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'payment_failed');
+  // An incomplete subscription's first invoice stays open (its pay link) until it expires; a renewal's
+  // becomes past_due at once (it is due on issue: BILLING §3.4).
   let invoice = inv;
-  if (canMove(invoiceMachine, inv.status as InvoiceStatus, 'mark_past_due'))
+  if (failable && canMove(invoiceMachine, inv.status as InvoiceStatus, 'mark_past_due'))
     invoice = await moveInvoice(sql, scope, inv, 'mark_past_due', { pastDueAt: at, updatedAt: at }, opts);
   await insertEvents(sql, [...events, failedEvent(invoice)]);
-  const sub = invoice.subscriptionId ? await lockSubscription(sql, scope, invoice.subscriptionId) : null;
-  if (sub && canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'payment_failed'))
-    await moveSubscription(sql, scope, sub, 'payment_failed', {}, opts);
+  if (sub && failable) await moveSubscription(sql, scope, sub, 'payment_failed', {}, opts);
   return { outcome: 'failed', invoice, paymentId: row.id, failureCode, failureMessage };
 }

@@ -28,8 +28,15 @@ export interface DraftLine {
   metadata?: Record<string, string> | null;
 }
 
-/** BILLING §3.4: due on issue with a stored method (the failed charge makes it past_due); else 7 days. */
+/**
+ * BILLING §3.4: due on issue with a stored method (the failed charge makes it past_due), else in 7
+ * days; a subscription's first invoice is its pay link while incomplete: due in 1 day (Stripe expires
+ * incomplete subscriptions after 23 hours).
+ */
 export const UNATTENDED_DUE_DAYS = 7;
+export const FIRST_INVOICE_DUE_DAYS = 1;
+const dueInDays = (reason: BillingReason, method: string | null) =>
+  reason === 'subscription_create' ? FIRST_INVOICE_DUE_DAYS : method ? 0 : UNATTENDED_DUE_DAYS;
 
 export const termsOf = (p: Price): PriceTerms => ({
   model: p.model as PriceTerms['model'],
@@ -105,7 +112,7 @@ export async function writeSubscriptionInvoice(
     total: BigInt(Math.max(0, subtotal + totals.tax)),
     amountPaid: 0n,
     amountDue: BigInt(Math.max(0, subtotal + totals.tax)),
-    dueAt: sub.paymentMethod ? at : new Date(at.getTime() + UNATTENDED_DUE_DAYS * 86_400_000),
+    dueAt: new Date(at.getTime() + dueInDays(input.billingReason, sub.paymentMethod) * 86_400_000),
     issuedAt: null,
     paidAt: null,
     voidedAt: null,

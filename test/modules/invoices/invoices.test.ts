@@ -12,6 +12,7 @@ import { lockInvoice, settleInvoice } from '../../../src/modules/invoices/issue.
 import { tenantTx, sql } from '../../../src/core/db/sql.ts';
 import { newId } from '../../../src/core/ids.ts';
 import { resolver } from '../../../src/modules/webhooks/url-policy.ts';
+import { planBody, postPlan } from '../../helpers/plans.ts';
 
 const server = useServer();
 
@@ -278,7 +279,13 @@ describe('GET /v1/invoices', () => {
           )
         ).json.data.id,
       );
-    const sub = (await create(ws, { subscriptionId: 'sub_01J0000000000000000000000Z' }, a)).json.data.id;
+    // A trialing subscription of customer a (no invoice of its own); another customer's is 404.
+    const plan = (await postPlan(ws, planBody({ trialDays: 7 }))).json.data;
+    const subscription = (
+      await ws.client.post('/v1/subscriptions', { customerId: a, priceId: plan.prices[0].id }, key())
+    ).json.data.id;
+    expect((await create(ws, { subscriptionId: subscription }, b)).status).toBe(404);
+    const sub = (await create(ws, { subscriptionId: subscription }, a)).json.data.id;
     const all = await ws.client.get('/v1/invoices');
     expect(all.json.data.map((r: any) => r.id)).toEqual([sub, ...made].reverse().sort().reverse());
     expect(all.json.data.every((r: any) => r.lines.length >= 1)).toBe(true);
@@ -288,7 +295,7 @@ describe('GET /v1/invoices', () => {
     expect(open.sort()).toEqual([made[1], made[3]].sort());
     const ofB = (await ws.client.get(`/v1/invoices?customerId=${b}`)).json.data.map((r: any) => r.id);
     expect(ofB.sort()).toEqual([made[3], made[4]].sort());
-    const ofSub = (await ws.client.get('/v1/invoices?subscriptionId=sub_01J0000000000000000000000Z')).json.data;
+    const ofSub = (await ws.client.get(`/v1/invoices?subscriptionId=${subscription}`)).json.data;
     expect(ofSub.map((r: any) => r.id)).toEqual([sub]);
     const p1 = await ws.client.get('/v1/invoices?limit=4&order=asc');
     expect(p1.json.meta.page).toMatchObject({ limit: 4, hasMore: true });
