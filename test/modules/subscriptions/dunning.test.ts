@@ -12,7 +12,7 @@ import {
   subscriptionRow,
 } from '../../helpers/renewals.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
-import { attemptDueInvoices } from '../../../src/modules/subscriptions/dunning.ts';
+import { ATTEMPT_LEASE_MS, attemptDueInvoices } from '../../../src/modules/subscriptions/dunning.ts';
 
 const server = useServer();
 const utc = (s: string) => new Date(`${s}T10:00:00.000Z`);
@@ -189,4 +189,38 @@ describe('dunning retries', () => {
     expect(wins.hosted + wins.retry).toBe(rounds);
     expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   }, 240_000);
+
+  it('a charge a crashed worker left pending is asked again after the lease and settled once', async () => {
+    const ws = await server.workspace();
+    const { planId, priceId } = await plan(ws);
+    const scope = scopeOf(ws);
+    const sub = await seedSubscription(ws, {
+      customerId: await customer(ws),
+      planId,
+      priceId,
+      anchorAt: utc('2026-01-10'),
+    });
+    const at = utc('2026-02-10');
+    await processDue({ scope, at, testClockId: null, limit: 1 });
+    const [inv] = await invoicesOf(sub);
+    // The crash: a pending charge written, the attempt claimed (lease), nothing reconciled.
+    await db().system.query(
+      `INSERT INTO payments (id, "workspaceId", mode, status, amount, currency, method, adapter, "customerId", "invoiceId",
+         "createdAt", "updatedAt")
+       VALUES ('pay_crashed', $1, 'test', 'pending', $2, 'IDR', 'pm_test_success', 'test_stored_method', $3, $4, $5, $5)`,
+      [ws.workspaceId, inv.total, inv.customerId, inv.id, at],
+    );
+    await db().system.query(`UPDATE invoices SET "nextAttemptAt" = $2 WHERE id = $1`, [
+      inv.id,
+      new Date(at.getTime() + ATTEMPT_LEASE_MS),
+    ]);
+    expect((await attemptDueInvoices({ scope, at, testClockId: null })).attempted).toBe(0);
+    expect(
+      (await attemptDueInvoices({ scope, at: new Date(at.getTime() + ATTEMPT_LEASE_MS), testClockId: null })).attempted,
+    ).toBe(1);
+    const { rows } = await db().system.query(`SELECT id, status FROM payments WHERE "invoiceId" = $1`, [inv.id]);
+    expect(rows).toEqual([{ id: 'pay_crashed', status: 'succeeded' }]);
+    expect(await invoice(inv.id)).toMatchObject({ status: 'paid', nextAttemptAt: null });
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  });
 });
