@@ -156,3 +156,33 @@ describe('through time (processDue)', () => {
     expect(invoices.every((i: any) => i.status === 'paid')).toBe(true);
   });
 });
+
+describe('incomplete expiry (expiry.ts, through processDue)', () => {
+  it('an unpaid first invoice a day old: canceled, the invoice voided; a paid one never expires', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const create = async () =>
+      (await ws.client.post('/v1/subscriptions', { customerId: cus, priceId, paymentMethod: 'pm_test_decline' }, key()))
+        .json.data;
+    const unpaid = await create();
+    const paid = await create();
+    expect((await ws.client.post(`/v1/invoices/${paid.latestInvoiceId}/pay`, {}, key())).status).toBe(201);
+    const due = new Date((await ws.client.get(`/v1/invoices/${unpaid.latestInvoiceId}`)).json.data.dueAt);
+    expect(due.getTime() - new Date(unpaid.createdAt).getTime()).toBe(DAY);
+    await processDue({ scope: scopeOf(ws), at: new Date(due.getTime() - 1000), testClockId: null });
+    expect((await get(ws, unpaid.id)).status).toBe('incomplete');
+    await processDue({ scope: scopeOf(ws), at: due, testClockId: null });
+    const expired = await get(ws, unpaid.id);
+    expect(expired.status).toBe('canceled');
+    expect(expired.canceledAt).toBe(due.toISOString());
+    expect((await ws.client.get(`/v1/invoices/${unpaid.latestInvoiceId}`)).json.data.status).toBe('void');
+    const events = (await ws.client.get(`/v1/events?objectId=${unpaid.id}&order=asc`)).json.data.map(
+      (e: any) => e.type,
+    );
+    expect(events).toEqual(['subscription.created', 'subscription.cancelled']);
+    expect((await get(ws, paid.id)).status).toBe('active');
+    // Again: nothing more.
+    await processDue({ scope: scopeOf(ws), at: new Date(due.getTime() + DAY), testClockId: null });
+    expect((await get(ws, paid.id)).status).toBe('active');
+  });
+});
