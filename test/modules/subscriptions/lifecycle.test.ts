@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useServer, type Workspace } from '../../helpers/server.ts';
+import { useServer, db, type Workspace } from '../../helpers/server.ts';
 import { clockedSender } from '../../helpers/clocked.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { clock } from '../../../src/core/clock.ts';
@@ -184,5 +184,33 @@ describe('incomplete expiry (expiry.ts, through processDue)', () => {
     // Again: nothing more.
     await processDue({ scope: scopeOf(ws), at: new Date(due.getTime() + DAY), testClockId: null });
     expect((await get(ws, paid.id)).status).toBe('active');
+  });
+});
+
+describe('workspace archive', () => {
+  it('sets cancelAtPeriodEnd on every live subscription (subscription.updated each); canceled ones untouched', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const make = async (body: Record<string, unknown> = {}) =>
+      (await ws.client.post('/v1/subscriptions', { customerId: cus, priceId, ...body }, key())).json.data.id as string;
+    const active = await make({ paymentMethod: 'pm_test_success' });
+    const incomplete = await make();
+    const canceled = await make();
+    await ws.client.post(`/v1/subscriptions/${canceled}/cancel`, {}, key());
+    const before = await get(ws, canceled);
+    expect((await ws.client.delete(`/v1/workspaces/${ws.workspaceId}`)).status).toBe(204);
+    const rows = await db().system.query(
+      `SELECT id, status, "cancelAtPeriodEnd" FROM subscriptions WHERE "workspaceId" = $1 ORDER BY id`,
+      [ws.workspaceId],
+    );
+    const byId = Object.fromEntries(rows.rows.map((r: any) => [r.id, r]));
+    expect(byId[active]).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    expect(byId[incomplete]).toMatchObject({ status: 'incomplete', cancelAtPeriodEnd: true });
+    expect(byId[canceled]).toMatchObject({ status: 'canceled', cancelAtPeriodEnd: before.cancelAtPeriodEnd });
+    const events = await db().system.query(
+      `SELECT data FROM events WHERE "objectId" = $1 AND type = 'subscription.updated' ORDER BY sequence DESC LIMIT 1`,
+      [active],
+    );
+    expect(events.rows[0].data.previousAttributes).toEqual({ cancelAtPeriodEnd: false });
   });
 });
