@@ -26,6 +26,7 @@ import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
 import { attemptDueInvoices } from './dunning.ts';
+import { expireIncomplete } from './expiry.ts';
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
@@ -72,6 +73,9 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
       if (n.claimed === 0) break;
     }
   }
+  // Unpaid first invoices that fell due: the incomplete subscription expires (expiry.ts).
+  const room = limit - out.renewed - out.canceled;
+  out.canceled += await expireIncomplete({ ...o, limit: Number.isFinite(room) ? Math.max(1, room) : undefined });
   const left = limit - out.renewed - out.canceled;
   const attempts = await attemptDueInvoices({ ...o, limit: left });
   out.attempted = attempts.attempted;

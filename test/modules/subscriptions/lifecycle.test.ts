@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useServer, type Workspace } from '../../helpers/server.ts';
+import { useServer, db, type Workspace } from '../../helpers/server.ts';
 import { clockedSender } from '../../helpers/clocked.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { clock } from '../../../src/core/clock.ts';
@@ -154,5 +154,63 @@ describe('through time (processDue)', () => {
     const invoices = (await ws.client.get(`/v1/invoices?subscriptionId=${sub.id}&order=asc`)).json.data;
     expect(invoices.map((i: any) => i.total)).toEqual([300000, 100000, 100000, 100000]);
     expect(invoices.every((i: any) => i.status === 'paid')).toBe(true);
+  });
+});
+
+describe('incomplete expiry (expiry.ts, through processDue)', () => {
+  it('an unpaid first invoice a day old: canceled, the invoice voided; a paid one never expires', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const create = async () =>
+      (await ws.client.post('/v1/subscriptions', { customerId: cus, priceId, paymentMethod: 'pm_test_decline' }, key()))
+        .json.data;
+    const unpaid = await create();
+    const paid = await create();
+    expect((await ws.client.post(`/v1/invoices/${paid.latestInvoiceId}/pay`, {}, key())).status).toBe(201);
+    const due = new Date((await ws.client.get(`/v1/invoices/${unpaid.latestInvoiceId}`)).json.data.dueAt);
+    expect(due.getTime() - new Date(unpaid.createdAt).getTime()).toBe(DAY);
+    await processDue({ scope: scopeOf(ws), at: new Date(due.getTime() - 1000), testClockId: null });
+    expect((await get(ws, unpaid.id)).status).toBe('incomplete');
+    await processDue({ scope: scopeOf(ws), at: due, testClockId: null });
+    const expired = await get(ws, unpaid.id);
+    expect(expired.status).toBe('canceled');
+    expect(expired.canceledAt).toBe(due.toISOString());
+    expect((await ws.client.get(`/v1/invoices/${unpaid.latestInvoiceId}`)).json.data.status).toBe('void');
+    const events = (await ws.client.get(`/v1/events?objectId=${unpaid.id}&order=asc`)).json.data.map(
+      (e: any) => e.type,
+    );
+    expect(events).toEqual(['subscription.created', 'subscription.cancelled']);
+    expect((await get(ws, paid.id)).status).toBe('active');
+    // Again: nothing more.
+    await processDue({ scope: scopeOf(ws), at: new Date(due.getTime() + DAY), testClockId: null });
+    expect((await get(ws, paid.id)).status).toBe('active');
+  });
+});
+
+describe('workspace archive', () => {
+  it('sets cancelAtPeriodEnd on every live subscription (subscription.updated each); canceled ones untouched', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const make = async (body: Record<string, unknown> = {}) =>
+      (await ws.client.post('/v1/subscriptions', { customerId: cus, priceId, ...body }, key())).json.data.id as string;
+    const active = await make({ paymentMethod: 'pm_test_success' });
+    const incomplete = await make();
+    const canceled = await make();
+    await ws.client.post(`/v1/subscriptions/${canceled}/cancel`, {}, key());
+    const before = await get(ws, canceled);
+    expect((await ws.client.delete(`/v1/workspaces/${ws.workspaceId}`)).status).toBe(204);
+    const rows = await db().system.query(
+      `SELECT id, status, "cancelAtPeriodEnd" FROM subscriptions WHERE "workspaceId" = $1 ORDER BY id`,
+      [ws.workspaceId],
+    );
+    const byId = Object.fromEntries(rows.rows.map((r: any) => [r.id, r]));
+    expect(byId[active]).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    expect(byId[incomplete]).toMatchObject({ status: 'incomplete', cancelAtPeriodEnd: true });
+    expect(byId[canceled]).toMatchObject({ status: 'canceled', cancelAtPeriodEnd: before.cancelAtPeriodEnd });
+    const events = await db().system.query(
+      `SELECT data FROM events WHERE "objectId" = $1 AND type = 'subscription.updated' ORDER BY sequence DESC LIMIT 1`,
+      [active],
+    );
+    expect(events.rows[0].data.previousAttributes).toEqual({ cancelAtPeriodEnd: false });
   });
 });
