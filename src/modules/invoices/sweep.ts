@@ -8,10 +8,14 @@ import { invoiceMachine, invoiceSweepable } from './states.ts';
 
 const due = sqlIn(sql`i.status`, invoiceSweepable).text;
 
-/** A test clock's part of the sweep: its invoices only, at the clock's time (docs/decisions.md, Test clocks). */
-export interface OnClock extends RowScope {
-  testClockId: string;
-  at: Date;
+/**
+ * Which invoices a sweep looks at: the real clock's by default (invoices of customers on a test
+ * clock live on its time, BILLING §5); a test clock's advance passes its scope, id and time.
+ */
+export interface SweepOptions {
+  at?: Date;
+  testClockId?: string | null;
+  scope?: RowScope | null;
 }
 
 /**
@@ -19,17 +23,19 @@ export interface OnClock extends RowScope {
  * every open invoice past `dueAt` becomes `past_due`, one transaction each, under the row lock with
  * the status re-checked, so it is safe beside a pay or a second worker. No event: the spec names
  * none (docs/decisions.md, Invoices). Returns how many it moved. On real time it skips invoices of
- * customers on a test clock (their time is the clock's); `onClock` runs one clock's share at its time.
+ * customers on a test clock; a clock's share runs at the clock's time (`markPastDueOnClock`).
  */
-export async function markPastDueInvoices(limit = 500, onClock?: OnClock): Promise<number> {
-  // A clock's share: every invoice due by its time, at once.
-  if (onClock) return markPastDueOnClock(onClock);
-  const now = clock.now();
+export async function markPastDueInvoices(limit = 500, o: SweepOptions = {}): Promise<number> {
+  if (o.testClockId && o.scope)
+    return markPastDueOnClock({ ...o.scope, testClockId: o.testClockId, at: o.at ?? clock.now() });
+  const now = o.at ?? clock.now();
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
     `SELECT i.id, i."workspaceId", i.mode, w."accountId"
      FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
-     WHERE ${due} AND i."dueAt" <= $1 AND i."testClockId" IS NULL ORDER BY i."dueAt" LIMIT $2`,
-    [now, limit],
+     WHERE ${due} AND i."dueAt" <= $1 AND i."testClockId" IS NULL
+       AND ($3::text IS NULL OR (i."workspaceId" = $3 AND i.mode = $4))
+     ORDER BY i."dueAt" LIMIT $2`,
+    [now, limit, o.scope?.workspaceId ?? null, o.scope?.mode ?? null],
   );
   let moved = 0;
   for (const r of rows) {
@@ -60,7 +66,7 @@ export async function markPastDueInvoices(limit = 500, onClock?: OnClock): Promi
  * nothing else is written; a concurrent pay holds the row and the re-checked WHERE then skips it):
  * a clock's advance moves hundreds at one instant.
  */
-async function markPastDueOnClock(o: OnClock): Promise<number> {
+async function markPastDueOnClock(o: RowScope & { testClockId: string; at: Date }): Promise<number> {
   const rows = await tenantQuery<{ id: string }>(
     { workspaceId: o.workspaceId, modes: [o.mode] },
     sql`UPDATE invoices SET status = ${invoiceMachine.moves.mark_past_due.to}, "pastDueAt" = ${o.at}::timestamptz,

@@ -6,11 +6,13 @@
 import { sql as q, sqlOf, updateRow, type AnyTx } from '../../core/db/sql.ts';
 import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
-import { canMove, nextState } from '../../core/state-machine.ts';
+import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Subscription } from '../../generated/prisma/client.ts';
 import { subscriptionFields } from './fields.ts';
-import { subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
+import { subscriptionLive, subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
+
+const liveStatuses = sqlIn(q`status`, subscriptionLive);
 
 export interface SubscriptionMoveOptions {
   requestId?: string;
@@ -94,4 +96,31 @@ export async function onSubscriptionInvoicePaid(
   const sub = await lockSubscription(tx, scope, subscriptionId);
   if (!sub || !canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'pay')) return sub;
   return moveSubscription(tx, scope, sub, 'pay', {}, o);
+}
+
+/**
+ * spec Workspace archive "cancels subscriptions at period end": every live subscription of the
+ * workspace (both modes) gets `cancelAtPeriodEnd`, one `subscription.updated` each, in the caller's
+ * transaction; the renewals then cancel them at their period ends.
+ */
+export async function cancelWorkspaceAtPeriodEnd(
+  tx: AnyTx,
+  workspaceId: string,
+  o: Omit<SubscriptionMoveOptions, 'at'> & { at: Date },
+): Promise<number> {
+  const rows = await sqlOf(tx).query<Subscription>(
+    q`UPDATE subscriptions SET "cancelAtPeriodEnd" = true, "updatedAt" = ${o.at}::timestamptz
+      WHERE "workspaceId" = ${workspaceId} AND ${liveStatuses} AND NOT "cancelAtPeriodEnd" RETURNING *`,
+  );
+  const events = rows.flatMap((r) =>
+    subscriptionEvents(
+      { workspaceId, mode: r.mode as RowScope['mode'] },
+      { ...r, cancelAtPeriodEnd: false },
+      r,
+      ['subscription.updated'],
+      o,
+    ),
+  );
+  await insertEvents(tx, events);
+  return rows.length;
 }

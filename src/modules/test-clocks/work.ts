@@ -63,6 +63,6 @@ export const clockWork: ClockWork[] = [
   {
     name: 'invoice past due',
     nextDue: nextPastDue,
-    runDue: (scope, testClockId, at) => markPastDueInvoices(BATCH, { ...scope, testClockId, at }),
+    runDue: (scope, testClockId, at) => markPastDueInvoices(BATCH, { scope, testClockId, at }),
   },
 ];

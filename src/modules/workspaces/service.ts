@@ -18,6 +18,7 @@ import { toWire } from '../../core/wire.ts';
 import { workspaceFields } from './fields.ts';
 import type { Workspace } from '../../generated/prisma/client.ts';
 import type { CreateWorkspaceInput, ListWorkspacesArgs, UpdateWorkspaceInput } from './schema.ts';
+import { cancelWorkspaceAtPeriodEnd } from '../subscriptions/moves.ts';
 
 const err = errorsFor('workspace');
 const regions = {
@@ -272,6 +273,8 @@ export async function archiveWorkspace(ctx: Context, id: string) {
     });
     const keys = await tx.apiKey.findMany({ where: { workspaceId: id, revokedAt: null }, select: { keyId: true } });
     await tx.apiKey.updateMany({ where: { workspaceId: id, revokedAt: null }, data: { revokedAt: now } });
+    // spec Workspace: archive "cancels subscriptions at period end".
+    await cancelWorkspaceAtPeriodEnd(tx, id, { requestId: ctx.requestId, source: 'api', at: now });
     await emit(tx, { workspaceId: id, mode: auth.mode }, 'workspace.archived', snapshot(updated), {
       requestId: ctx.requestId,
     });

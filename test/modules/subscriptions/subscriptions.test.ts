@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useServer, db, type Workspace } from '../../helpers/server.ts';
+import { useServer, db, createClient, type Workspace } from '../../helpers/server.ts';
+import { mintKey, mintLiveKey } from '../../helpers/keys.ts';
 import { unbalancedTxIds } from '../../helpers/payments.ts';
 import { clock } from '../../../src/core/clock.ts';
 import { prorate } from '../../../src/modules/subscriptions/periods.ts';
@@ -484,5 +485,76 @@ describe('collection (collect.ts)', () => {
     const pays = (await ws.client.get(`/v1/payments?customerId=${cus}`)).json.data.map((p: any) => p.status).sort();
     expect(pays).toEqual(['failed', 'succeeded', 'succeeded']);
     expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  });
+});
+
+describe('GraphQL and scopes', () => {
+  it('BillingSubscription edges: customer, plan, price, latestInvoice (with lines), invoices', async () => {
+    const ws = await server.workspace();
+    const { cus, planId, priceId } = await setup(ws);
+    const m = `mutation($input: CreateSubscriptionInput!, $k: String) {
+      createSubscription(input: $input, idempotencyKey: $k) { id status }
+    }`;
+    const created = await ws.client.graphql(m, {
+      input: { customerId: cus, priceId, paymentMethod: 'pm_test_success' },
+      k: randomUUID(),
+    });
+    expect(created.json.errors).toBeUndefined();
+    const id = created.json.data.createSubscription.id;
+    expect(created.json.data.createSubscription.status).toBe('active');
+    const q = await ws.client.graphql(
+      `query($id: ID!) {
+        subscription(id: $id) {
+          id customer { id } plan { id prices { id } } price { id unitAmount }
+          latestInvoice { id status lines { amount } }
+          invoices(first: 5) { edges { node { id subscriptionId } } }
+        }
+        subscriptions(first: 5, status: "active") { edges { node { id customer { id } price { id } } } }
+      }`,
+      { id },
+    );
+    expect(q.json.errors).toBeUndefined();
+    const s = q.json.data.subscription;
+    expect(s).toMatchObject({
+      id,
+      customer: { id: cus },
+      plan: { id: planId, prices: [{ id: priceId }] },
+      price: { id: priceId, unitAmount: 100000 },
+      latestInvoice: { status: 'paid', lines: [{ amount: 100000 }] },
+    });
+    expect(s.invoices.edges.map((e: any) => e.node)).toEqual([{ id: s.latestInvoice.id, subscriptionId: id }]);
+    expect(q.json.data.subscriptions.edges).toEqual([{ node: { id, customer: { id: cus }, price: { id: priceId } } }]);
+  });
+
+  it('svc:subscription:read reads, svc:subscription:write writes (403 insufficient_scope otherwise)', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const sub = (await subscribe(ws, { customerId: cus, priceId })).json.data;
+    const ro = await mintKey(ws.workspaceId, 'test', { role: 'read_only' });
+    const c = createClient({ baseUrl: server.url, keyId: ro.keyId, secret: ro.secret });
+    expect((await c.get(`/v1/subscriptions/${sub.id}`)).status).toBe(200);
+    expect((await c.get('/v1/subscriptions')).status).toBe(200);
+    expectError(await c.post('/v1/subscriptions', { customerId: cus, priceId }, key()), 403, 'insufficient_scope');
+    expectError(await c.patch(`/v1/subscriptions/${sub.id}`, { quantity: 2 }), 403, 'insufficient_scope');
+    expectError(await c.post(`/v1/subscriptions/${sub.id}/cancel`, {}, key()), 403, 'insufficient_scope');
+    const none = await mintKey(ws.workspaceId, 'test', { role: 'restricted', scopes: ['svc:customer:read'] });
+    const n = createClient({ baseUrl: server.url, keyId: none.keyId, secret: none.secret });
+    expectError(await n.get(`/v1/subscriptions/${sub.id}`), 403, 'insufficient_scope');
+  });
+
+  it('live mode refuses test payment methods (no off-session charge yet: hosted page only)', async () => {
+    const ws = await server.workspace();
+    const live = await mintLiveKey(ws.workspaceId);
+    const c = createClient({ baseUrl: server.url, keyId: live.keyId, secret: live.secret });
+    const res = await c.post(
+      '/v1/subscriptions',
+      {
+        customerId: 'cus_01JAAAAAAAAAAAAAAAAAAAAAAA',
+        priceId: 'pr_01JAAAAAAAAAAAAAAAAAAAAAAA',
+        paymentMethod: 'pm_test_success',
+      },
+      key(),
+    );
+    expectError(res, 400, 'validation_error', 'paymentMethod');
   });
 });
