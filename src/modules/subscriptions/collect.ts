@@ -189,3 +189,30 @@ async function reconcile(
   if (sub && failable) await moveSubscription(sql, scope, sub, 'payment_failed', {}, opts);
   return { outcome: 'failed', invoice, paymentId: row.id, failureCode, failureMessage };
 }
+
+/**
+ * A charge a crashed worker left `pending` (written, maybe sent, never reconciled): once its
+ * attempt lease has expired (`olderThan`), ask the provider again for the same payment (idempotent by
+ * the payment id, as a real provider's idempotency key would be) and reconcile it. Reconcile re-checks
+ * the payment under its lock, so two resumers settle it once. Called by the dunning step
+ * (subscriptions/dunning.ts) when collection answers `charge_in_flight`.
+ */
+export async function resumePendingCharge(
+  scope: Scope,
+  invoiceId: string,
+  at: Date,
+  olderThan: Date,
+  o: CollectOptions = {},
+): Promise<CollectOutcome> {
+  const pendingStatus = nextState(paymentMachine, null, 'charge').to;
+  const [p] = await tenantTx(scopeOf(scope), (sql) =>
+    sql.last<Payment>(
+      q`SELECT * FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND "invoiceId" = ${invoiceId} AND status = ${pendingStatus} AND "createdAt" <= ${olderThan}::timestamptz
+        ORDER BY "createdAt" LIMIT 1`,
+    ),
+  );
+  if (!p?.method) return { outcome: 'skipped', invoice: null, reason: 'charge_in_flight' };
+  const result = await chargeStoredMethod(p.method, p.amount, p.id);
+  return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, invoiceId, p.id, result, at, o));
+}

@@ -16,7 +16,7 @@ import type { RowScope } from '../../core/resource.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { lockInvoice, moveInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
-import { collectInvoice, type CollectOutcome } from './collect.ts';
+import { collectInvoice, resumePendingCharge, type CollectOutcome } from './collect.ts';
 import { lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 
@@ -101,7 +101,12 @@ async function claimAttempts(t: Tenant, at: Date, testClockId: string | null, ba
 
 /** One claimed attempt: the charge (collect.ts, its own transactions), then the dunning step. */
 export async function attemptInvoice(t: Tenant, invoiceId: string, at: Date): Promise<CollectOutcome> {
-  const outcome = await collectInvoice(t, invoiceId, at, { source: 'billing' });
+  let outcome = await collectInvoice(t, invoiceId, at, { source: 'billing' });
+  // Claimed after its lease expired with a charge still pending: a crashed worker's; finish that one.
+  if (outcome.outcome === 'skipped' && outcome.reason === 'charge_in_flight')
+    outcome = await resumePendingCharge(t, invoiceId, at, new Date(at.getTime() - ATTEMPT_LEASE_MS), {
+      source: 'billing',
+    });
   // Paid: settleInvoice already cleared nextAttemptAt in the same transaction; nothing left to decide.
   if (outcome.outcome !== 'paid') await tenantTx(scopeOf(t), (sql) => afterAttempt(sql, t, invoiceId, outcome, at));
   return outcome;

@@ -27,6 +27,7 @@ import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
 import { attemptDueInvoices } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
+import { markPastDueInvoices } from '../invoices/sweep.ts';
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
@@ -48,6 +49,8 @@ export interface DueResult {
   renewed: number;
   canceled: number;
   attempted: number;
+  /** Open invoices whose dueAt passed (invoices/sweep.ts), for this clock. */
+  pastDue: number;
   /** True when the limit stopped the work before everything due at `at` was done. */
   more: boolean;
 }
@@ -57,13 +60,14 @@ const renewable = sqlIn(q`s.status`, subscriptionRenewable);
 /**
  * Processes everything due at business time `at` for the given subscriptions (the real clock's or
  * one test clock's): renewals, trial ends and period-end cancels first (repeated while a
- * subscription is several periods behind), then the charges and dunning retries that fell due.
+ * subscription is several periods behind), incomplete expiries, then the charges and dunning
+ * retries that fell due, then past-due moves of invoices without a stored method.
  * Safe to run from several workers at once. The test clock's advance (H) calls it once per due
  * instant, in order; the billing tick calls it with the real time.
  */
 export async function processDue(o: DueOptions): Promise<DueResult> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
-  const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, more: false };
+  const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, pastDue: 0, more: false };
   for (const scope of o.scope ? [o.scope] : await dueTenants(o.at)) {
     for (;;) {
       if (out.renewed + out.canceled >= limit) return { ...out, more: true };
@@ -80,6 +84,8 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
   const attempts = await attemptDueInvoices({ ...o, limit: left });
   out.attempted = attempts.attempted;
   out.more = attempts.more;
+  // Then what falls due by date alone: past-due moves of unattended invoices (this clock's rows only).
+  out.pastDue = await markPastDueInvoices(Number.isFinite(limit) ? limit : 500, o);
   return out;
 }
 
@@ -134,7 +140,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
     if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0 };
-    const plans = subs.map((s) => planRenewal(s, at));
+    const plans = subs.map((s) => planRenewal(s));
     const invoices = await writeCycleInvoices(sql, scope, at, plans);
     const events: EventRow[] = [];
     const updates = plans.map((p) => {
@@ -168,14 +174,37 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
 export const clockMeta = (testClockId: string | null, at: Date) =>
   testClockId ? { testClock: { id: testClockId, time: at.toISOString() } } : undefined;
 
-/** The whole row for `jsonb_populate_recordset` (columns not sent would read as null). */
+/** The subscription columns of a claimed row, for `jsonb_populate_recordset` (columns not sent read as null). */
 const fullRow = (s: DueRow, u: Partial<Subscription>) => {
-  const { accountId, planName, interval, intervalCount, usageAggregate, dunningPolicyId, ...row } = s;
-  void [accountId, planName, interval, intervalCount, usageAggregate, dunningPolicyId];
-  const { priceModel, priceUnitAmount, priceTiers, taxMode, ...plain } = row;
-  void [priceModel, priceUnitAmount, priceTiers, taxMode];
-  return { ...plain, latestInvoiceId: null, ...u };
+  const row: Record<string, unknown> = { latestInvoiceId: null, ...u };
+  for (const k of subscriptionColumns) if (!(k in row)) row[k] = s[k];
+  return row;
 };
+const subscriptionColumns = [
+  'id',
+  'workspaceId',
+  'mode',
+  'status',
+  'customerId',
+  'planId',
+  'priceId',
+  'currency',
+  'quantity',
+  'paymentMethod',
+  'anchorAt',
+  'periodIndex',
+  'currentPeriodStart',
+  'currentPeriodEnd',
+  'trialEnd',
+  'cancelAtPeriodEnd',
+  'canceledAt',
+  'pausedAt',
+  'pendingPriceId',
+  'pendingQuantity',
+  'testClockId',
+  'metadata',
+  'createdAt',
+] as const satisfies readonly (keyof Subscription)[];
 
 /**
  * What one due subscription becomes (BILLING §3.2, §3.4): a period-end cancel (a usage price still
@@ -184,7 +213,7 @@ const fullRow = (s: DueRow, u: Partial<Subscription>) => {
  * one in arrears). Periods come from the anchor (periods.ts), one period per call: a subscription
  * several periods behind stays due and is renewed again by the next batch.
  */
-function planRenewal(s: DueRow, at: Date): Plan {
+function planRenewal(s: DueRow): Plan {
   const cadence = { interval: s.interval, intervalCount: s.intervalCount };
   const usage = s.priceModel === 'usage';
   const closed = { periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd };
@@ -211,7 +240,6 @@ function planRenewal(s: DueRow, at: Date): Plan {
     pendingPriceId: null,
     pendingQuantity: null,
   };
-  void at;
   // A trial's usage is not billed; a usage price's first invoice comes at the end of its first period.
   const invoice = usage
     ? trigger === 'end_trial'
@@ -294,7 +322,7 @@ async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Pl
       updatedAt: at,
     });
     const span = `${b.periodStart.toISOString().slice(0, 10)} - ${b.periodEnd.toISOString().slice(0, 10)}`;
-    priced.lines.forEach((l, position) =>
+    for (const [position, l] of priced.lines.entries())
       lines.push({
         id: newId('invoiceLine'),
         workspaceId: scope.workspaceId,
@@ -308,8 +336,7 @@ async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Pl
         priceId: s.priceId,
         metadata: null,
         createdAt: at,
-      }),
-    );
+      });
   }
   await sql.query(q`${insertRows('invoices', invoices)}`);
   await sql.query(q`${insertRows('invoice_lines', lines)}`);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useServer, db } from '../../helpers/server.ts';
-import { unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
+import { hosted, unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
 import {
   customer,
   dunningPolicy,
@@ -12,7 +12,7 @@ import {
   subscriptionRow,
 } from '../../helpers/renewals.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
-import { attemptDueInvoices } from '../../../src/modules/subscriptions/dunning.ts';
+import { ATTEMPT_LEASE_MS, attemptDueInvoices } from '../../../src/modules/subscriptions/dunning.ts';
 
 const server = useServer();
 const utc = (s: string) => new Date(`${s}T10:00:00.000Z`);
@@ -146,4 +146,81 @@ describe('dunning retries', () => {
     if (rounds >= 50) expect(paidByHand).toBeGreaterThan(0);
     expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   }, 240_000);
+
+  it('race (100 rounds): the hosted invoice page paid against a due retry leaves exactly one captured payment', async () => {
+    const rounds = Number(process.env.RACE_ROUNDS ?? 100);
+    const ws = await server.workspace();
+    const { planId, priceId } = await plan(ws, { dunningPolicyId: await dunningPolicy(ws, [1], 'void') });
+    const cus = await customer(ws);
+    const scope = scopeOf(ws);
+    const wins = { hosted: 0, retry: 0 };
+    await unthrottled(async () => {
+      for (let i = 0; i < rounds; i++) {
+        const sub = await seedSubscription(ws, { customerId: cus, planId, priceId, anchorAt: utc('2026-01-10') });
+        await processDue({ scope, at: utc('2026-02-10'), testClockId: null, limit: 1 });
+        const [inv] = await invoicesOf(sub);
+        // The customer opens the hosted invoice page and starts paying (session pending) ...
+        const page = await fetch(`${server.url}/i/${inv.id}_${inv.hostedSecret}/pay`, {
+          method: 'POST',
+          redirect: 'manual',
+        });
+        expect(page.status, `round ${i}`).toBe(303);
+        const sessionId = /\/c\/(cs_[0-9A-Z]+)_/.exec(page.headers.get('location') ?? '')?.[1];
+        expect(sessionId, page.headers.get('location') ?? '').toBeDefined();
+        expect((await hosted(server, sessionId!, '/attempt', { method: 'card' })).status).toBe(200);
+        // ... and confirms while the retry charges the stored method.
+        const [done] = await Promise.all([
+          hosted(server, sessionId!, '/simulate', { outcome: 'success' }),
+          attemptDueInvoices({ scope, at: utc('2026-02-10'), testClockId: null }),
+        ]);
+        const { rows } = await db().system.query(
+          `SELECT method, count(*)::int AS n FROM payments WHERE "invoiceId" = $1 AND status = 'succeeded' GROUP BY method`,
+          [inv.id],
+        );
+        expect(
+          rows.reduce((s, r) => s + r.n, 0),
+          `round ${i}: ${JSON.stringify(rows)} ${done.text}`,
+        ).toBe(1);
+        wins[rows[0].method === 'pm_test_success' ? 'retry' : 'hosted']++;
+        expect(await invoice(inv.id)).toMatchObject({ status: 'paid', nextAttemptAt: null });
+      }
+    });
+    console.log(`hosted page vs retry, ${rounds} rounds: ${JSON.stringify(wins)}`);
+    expect(wins.hosted + wins.retry).toBe(rounds);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  }, 240_000);
+
+  it('a charge a crashed worker left pending is asked again after the lease and settled once', async () => {
+    const ws = await server.workspace();
+    const { planId, priceId } = await plan(ws);
+    const scope = scopeOf(ws);
+    const sub = await seedSubscription(ws, {
+      customerId: await customer(ws),
+      planId,
+      priceId,
+      anchorAt: utc('2026-01-10'),
+    });
+    const at = utc('2026-02-10');
+    await processDue({ scope, at, testClockId: null, limit: 1 });
+    const [inv] = await invoicesOf(sub);
+    // The crash: a pending charge written, the attempt claimed (lease), nothing reconciled.
+    await db().system.query(
+      `INSERT INTO payments (id, "workspaceId", mode, status, amount, currency, method, adapter, "customerId", "invoiceId",
+         "createdAt", "updatedAt")
+       VALUES ('pay_crashed', $1, 'test', 'pending', $2, 'IDR', 'pm_test_success', 'test_stored_method', $3, $4, $5, $5)`,
+      [ws.workspaceId, inv.total, inv.customerId, inv.id, at],
+    );
+    await db().system.query(`UPDATE invoices SET "nextAttemptAt" = $2 WHERE id = $1`, [
+      inv.id,
+      new Date(at.getTime() + ATTEMPT_LEASE_MS),
+    ]);
+    expect((await attemptDueInvoices({ scope, at, testClockId: null })).attempted).toBe(0);
+    expect(
+      (await attemptDueInvoices({ scope, at: new Date(at.getTime() + ATTEMPT_LEASE_MS), testClockId: null })).attempted,
+    ).toBe(1);
+    const { rows } = await db().system.query(`SELECT id, status FROM payments WHERE "invoiceId" = $1`, [inv.id]);
+    expect(rows).toEqual([{ id: 'pay_crashed', status: 'succeeded' }]);
+    expect(await invoice(inv.id)).toMatchObject({ status: 'paid', nextAttemptAt: null });
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  });
 });

@@ -177,4 +177,30 @@ describe('renewal at the cycle boundary', () => {
     const [inv] = await invoicesOf(sub);
     expect(inv).toMatchObject({ subtotal: '300000', tax: '33000', total: '333000', status: 'paid' });
   });
+
+  it('without a stored method: due in 7 days, no charge; past_due when that passes (this clock only)', async () => {
+    const ws = await server.workspace();
+    const { planId, priceId } = await plan(ws);
+    const sub = await seedSubscription(ws, {
+      customerId: await customer(ws),
+      planId,
+      priceId,
+      anchorAt: utc('2026-01-05'),
+      paymentMethod: null,
+    });
+    const scope = scopeOf(ws);
+    expect(await processDue({ scope, at: utc('2026-02-05'), testClockId: null })).toMatchObject({
+      renewed: 1,
+      attempted: 0,
+    });
+    const [inv] = await invoicesOf(sub);
+    expect(inv).toMatchObject({ status: 'open', nextAttemptAt: null, collectionAttempts: 0 });
+    expect(inv.dueAt.toISOString()).toBe('2026-02-12T10:00:00.000Z');
+    // A test clock's pass does not touch the real clock's invoices.
+    expect((await processDue({ scope, at: utc('2026-02-13'), testClockId: 'clk_other' })).pastDue).toBe(0);
+    expect((await processDue({ scope, at: utc('2026-02-12'), testClockId: null })).pastDue).toBe(1);
+    const after = (await invoicesOf(sub))[0];
+    expect(after.status).toBe('past_due');
+    expect(after.pastDueAt.toISOString()).toBe('2026-02-12T10:00:00.000Z');
+  });
 });
