@@ -185,6 +185,10 @@ describe('hosted invoice page over HTTP', () => {
     const late = await a.call('/simulate', { outcome: 'success' });
     expect(late.status).toBe(409);
     expect((await late.json()).error.code).toBe('conflict');
+    // Nor can a new attempt ask the customer for money any more.
+    const again = await a.call('/attempt', { method: 'va' });
+    expect(again.status).toBe(409);
+    expect((await again.json()).error.code).toBe('conflict');
     const stateA = await paidState(a.inv.id);
     expect(stateA.payments).toHaveLength(1);
     expect(stateA.payments[0].checkoutSessionId).toBeNull();
