@@ -617,6 +617,33 @@ describe('numbers', () => {
   });
 });
 
+describe('races', () => {
+  it('concurrent pays and voids of one invoice: exactly one wins; one payment, one receipt', async () => {
+    const ws = await server.workspace();
+    const cus = await customer(ws);
+    for (let round = 0; round < 3; round++) {
+      const inv = (await create(ws, { status: 'open' }, cus)).json.data;
+      const calls = [
+        ...Array.from({ length: 4 }, () => ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, key())),
+        ws.client.post(`/v1/invoices/${inv.id}/void`, {}, key()),
+      ];
+      const res = await unthrottled(() => Promise.all(calls));
+      const won = res.filter((r) => r.status < 300);
+      expect(won).toHaveLength(1);
+      expect(res.filter((r) => r.status === 409).length).toBe(4);
+      const final = (await ws.client.get(`/v1/invoices/${inv.id}`)).json.data.status;
+      expect(final).toBe(won[0].json.data.status);
+      const counts = await db().system.query(
+        `SELECT (SELECT count(*)::int FROM payments WHERE "invoiceId" = $1) AS payments,
+                (SELECT count(*)::int FROM receipts WHERE "sourceId" = $1) AS receipts`,
+        [inv.id],
+      );
+      const n = final === 'paid' ? 1 : 0;
+      expect(counts.rows[0]).toEqual({ payments: n, receipts: n });
+    }
+  });
+});
+
 describe('numbers across months', () => {
   it('YYYY-MM is the UTC month of issuedAt; the sequence is never reset monthly', async () => {
     const ws = await server.workspace();
