@@ -147,6 +147,16 @@ describe('hosted invoice page over HTTP', () => {
       await ws.client.get(`/v1/checkout-sessions/${location.split('/')[2].split('_').slice(0, 2).join('_')}`)
     ).json.data;
     expect(session).toMatchObject({ amount: 126_000, currency: 'IDR', status: 'open' });
+    // The database itself holds one live session per invoice (partial unique index).
+    await expect(
+      db().system.query(
+        `INSERT INTO checkout_sessions (id, "workspaceId", mode, status, amount, currency, methods, "successUrl",
+           "cancelUrl", "expiresAt", "invoiceId")
+         SELECT 'cs_01JCKZ3V6Q8Y2X4W5T7R9P0M1N', "workspaceId", mode, 'pending', amount, currency, methods,
+           "successUrl", "cancelUrl", "expiresAt", "invoiceId" FROM checkout_sessions WHERE id = $1`,
+        [session.id],
+      ),
+    ).rejects.toMatchObject({ code: '23505' });
 
     clock.advance(25 * 3600 * 1000);
     try {
