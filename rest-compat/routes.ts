@@ -420,6 +420,14 @@ export const routes: Route[] = [
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateInvoiceInput }),
   }),
+  // An extension (docs/decisions.md, Invoices): edits a draft; 409 conflict once issued.
+  route<Ops.UpdateInvoiceMutationVariables>({
+    id: 'updateInvoice',
+    method: 'PATCH',
+    path: '/v1/invoices/:id',
+    resource: 'invoice',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateInvoiceInput }),
+  }),
   route<Ops.FinalizeInvoiceMutationVariables>({
     id: 'finalizeInvoice',
     method: 'POST',

@@ -196,6 +196,18 @@ export type UpdateCustomerInput = {
   phone?: string | null | undefined;
 };
 
+/** Edits a draft (an extension): sent fields replace; lines as a whole; null clears. */
+export type UpdateInvoiceInput = {
+  discount?: number | null | undefined;
+  dueAt?: string | null | undefined;
+  lines?: Array<InvoiceLineInput> | null | undefined;
+  memo?: string | null | undefined;
+  /** Custom keys (memo is kept unless memo is sent). */
+  metadata?: Record<string, string> | null | undefined;
+  tax?: number | null | undefined;
+  templateId?: string | null | undefined;
+};
+
 export type UpdatePayoutBankAccountInput = {
   bankAccountHolder?: string | null | undefined;
   bankAccountNumber?: string | null | undefined;
@@ -531,6 +543,14 @@ export type PayInvoiceMutationVariables = Exact<{
 
 
 export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+
+export type UpdateInvoiceMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateInvoiceInput;
+}>;
+
+
+export type UpdateInvoiceMutation = { updateInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;

@@ -14,6 +14,7 @@ import {
   invoiceReceipt,
   listInvoices,
   payInvoice,
+  updateInvoice,
   voidInvoice,
 } from './service.ts';
 
@@ -65,6 +66,20 @@ const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
 });
 export type CreateInvoiceInput = typeof CreateInvoiceInput.$inferInput;
 
+const UpdateInvoiceInput = builder.inputType('UpdateInvoiceInput', {
+  description: 'Edits a draft (an extension): sent fields replace; lines as a whole; null clears.',
+  fields: (t) => ({
+    lines: t.field({ type: [InvoiceLineInput] }),
+    discount: t.field({ type: 'Money' }),
+    tax: t.field({ type: 'Money' }),
+    dueAt: t.field({ type: 'DateTime' }),
+    memo: t.string(),
+    templateId: t.string(),
+    metadata: t.field({ type: 'Metadata', description: 'Custom keys (memo is kept unless memo is sent).' }),
+  }),
+});
+export type UpdateInvoiceInput = typeof UpdateInvoiceInput.$inferInput;
+
 const listArgs = builder.args((t) => ({
   status: t.string(),
   customerId: t.string(),
@@ -91,6 +106,15 @@ builder.mutationFields((t) => ({
     type: Invoice,
     args: { input: t.arg({ type: CreateInvoiceInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createInvoice(ctx, input),
+  }),
+  updateInvoice: t.field({
+    type: Invoice,
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateInvoiceInput, required: true }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: (_, { id, input }, ctx) => updateInvoice(ctx, String(id), input),
   }),
   finalizeInvoice: t.field({
     type: Invoice,

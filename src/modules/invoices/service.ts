@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, tenantQuery } from '../../core/db/client.ts';
-import { insertRows, sql as q, sqlOf, tenantTx, type Sql } from '../../core/db/sql.ts';
+import { insertRows, sql as q, sqlOf, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
 import { eventsCte } from '../../core/outbox.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
@@ -16,7 +16,7 @@ import { templateForUse } from '../templates/service.ts';
 import type { InvoiceRow } from './fields.ts';
 import { finalizeLocked, invoiceEvents, lockInvoice, moveInvoice, settleInvoice, type MoveOptions } from './issue.ts';
 import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine, invoiceStatuses } from './states.ts';
-import type { CreateInvoiceInput, ListInvoicesArgs } from './schema.ts';
+import type { CreateInvoiceInput, ListInvoicesArgs, UpdateInvoiceInput } from './schema.ts';
 
 const err = errorsFor('invoice');
 /** Bounds (hostile input): lines per invoice, and the largest quantity of one line. */
@@ -26,18 +26,11 @@ const MEMO = 'memo';
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 
-/** spec Invoices create body; every refusal is 400 VALIDATION_ERROR naming the field. */
-function validateCreate(input: CreateInvoiceInput) {
-  if (input.subtotal !== undefined)
-    throw err.validation('subtotal', 'subtotal is computed by the server; do not send it');
-  if (input.total !== undefined) throw err.validation('total', 'total is computed by the server; do not send it');
-  if (typeof input.customerId !== 'string' || input.customerId.length === 0 || input.customerId.length > 64)
-    throw err.validation('customerId', 'customerId is required: a cus_ customer id');
-  const currency = checkCurrency(input.currency, 'currency', 'invoice');
-  if (!isCurrency(currency)) throw err.of('unsupported_currency', `Currency ${currency} is not supported`, 'currency');
-  if (!Array.isArray(input.lines) || input.lines.length < 1 || input.lines.length > MAX_LINES)
+/** spec Invoices create `lines`: 1-100 lines, each `amount = quantity x unitAmount`. */
+function validateLines(input: unknown) {
+  if (!Array.isArray(input) || input.length < 1 || input.length > MAX_LINES)
     throw err.validation('lines', `lines must be an array of 1-${MAX_LINES} lines`);
-  const lines = input.lines.map((l, i) => {
+  return input.map((l, i) => {
     const f = (name: string) => `lines[${i}].${name}`;
     if (!l || typeof l !== 'object') throw err.validation(`lines[${i}]`, 'each line must be an object');
     if (typeof l.description !== 'string' || l.description.length < 1 || l.description.length > 255)
@@ -60,24 +53,43 @@ function validateCreate(input: CreateInvoiceInput) {
       metadata,
     };
   });
-  const money = (v: unknown, field: string) => {
-    if (v == null) return 0;
-    if (!isInt(v) || v < 0)
-      throw err.validation(field, `${field} must be an integer >= 0 in the smallest currency unit`);
-    return v;
-  };
+}
+
+/** A flat amount (discount, tax): an integer >= 0, default 0. */
+function money(v: unknown, field: string) {
+  if (v == null) return 0;
+  if (!isInt(v) || v < 0) throw err.validation(field, `${field} must be an integer >= 0 in the smallest currency unit`);
+  return v;
+}
+
+/** `metadata` with the reserved `memo` folded in (spec: "memo ... stored in metadata"). */
+function validateMemo(memo: unknown, meta: unknown): Record<string, string> | null {
+  if (memo != null && (typeof memo !== 'string' || memo.length > 500))
+    throw err.validation('memo', 'memo must be a string of at most 500 characters');
+  let metadata = meta == null ? null : { ...validateMetadata(meta, 'metadata', 'invoice') };
+  if (metadata && MEMO in metadata) throw err.validation('metadata', 'metadata.memo is reserved: send memo instead');
+  if (memo != null) metadata = { ...(metadata ?? {}), [MEMO]: memo as string };
+  if (metadata && Object.keys(metadata).length > 50) throw err.validation('metadata', 'metadata has more than 50 keys');
+  return metadata;
+}
+
+/** spec Invoices create body; every refusal is 400 VALIDATION_ERROR naming the field. */
+function validateCreate(input: CreateInvoiceInput) {
+  if (input.subtotal !== undefined)
+    throw err.validation('subtotal', 'subtotal is computed by the server; do not send it');
+  if (input.total !== undefined) throw err.validation('total', 'total is computed by the server; do not send it');
+  if (typeof input.customerId !== 'string' || input.customerId.length === 0 || input.customerId.length > 64)
+    throw err.validation('customerId', 'customerId is required: a cus_ customer id');
+  const currency = checkCurrency(input.currency, 'currency', 'invoice');
+  if (!isCurrency(currency)) throw err.of('unsupported_currency', `Currency ${currency} is not supported`, 'currency');
+  const lines = validateLines(input.lines);
   const discount = money(input.discount, 'discount');
   const tax = money(input.tax, 'tax');
   const subtotal = lines.reduce((s, l) => s + l.amount, 0);
   if (!Number.isSafeInteger(subtotal + tax)) throw err.validation('lines', 'the invoice total is too large');
   const status = input.status ?? 'draft';
   if (status !== 'draft' && status !== 'open') throw err.validation('status', 'status must be draft or open');
-  if (input.memo != null && (typeof input.memo !== 'string' || input.memo.length > 500))
-    throw err.validation('memo', 'memo must be a string of at most 500 characters');
-  let metadata = input.metadata == null ? null : { ...validateMetadata(input.metadata, 'metadata', 'invoice') };
-  if (metadata && MEMO in metadata) throw err.validation('metadata', 'metadata.memo is reserved: send memo instead');
-  if (input.memo != null) metadata = { ...(metadata ?? {}), [MEMO]: input.memo };
-  if (metadata && Object.keys(metadata).length > 50) throw err.validation('metadata', 'metadata has more than 50 keys');
+  const metadata = validateMemo(input.memo, input.metadata);
   if (
     input.subscriptionId != null &&
     (typeof input.subscriptionId !== 'string' || !isId('subscription', input.subscriptionId))
@@ -159,19 +171,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
       createdAt: now,
       updatedAt: now,
     } as Omit<Invoice, 'hostedSecret'> as Invoice;
-    const lines: InvoiceLine[] = v.lines.map((l, position) => ({
-      id: newId('invoiceLine'),
-      ...scoped(auth),
-      invoiceId: id,
-      position,
-      description: l.description,
-      quantity: l.quantity,
-      unitAmount: BigInt(l.unitAmount),
-      amount: BigInt(l.amount),
-      priceId: l.priceId,
-      metadata: l.metadata,
-      createdAt: now,
-    }));
+    const lines = lineRows(scoped(auth), id, v.lines, now);
     const sql = sqlOf(tx);
     // The hosted secret is minted by the column default (src/core/hosted-link.ts).
     const [row] = await sql.query<Invoice>(
@@ -249,6 +249,82 @@ function fromRaw(r: RawInvoice, accountId: string): InvoiceRow {
     createdAt: new Date(l.createdAt as string),
   }));
   return out;
+}
+
+/** Line rows of an invoice, in the order given. */
+function lineRows(scope: RowScope, invoiceId: string, lines: ReturnType<typeof validateLines>, now: Date) {
+  return lines.map(
+    (l, position): InvoiceLine => ({
+      id: newId('invoiceLine'),
+      ...scoped(scope),
+      invoiceId,
+      position,
+      description: l.description,
+      quantity: l.quantity,
+      unitAmount: BigInt(l.unitAmount),
+      amount: BigInt(l.amount),
+      priceId: l.priceId,
+      metadata: l.metadata,
+      createdAt: now,
+    }),
+  );
+}
+
+/**
+ * PATCH /v1/invoices/:id (an extension, docs/decisions.md): edits a draft. Sent fields replace
+ * (lines as a whole; null clears dueAt, memo, metadata, templateId); totals are recomputed. Any
+ * other status is 409 conflict: lines, discount and tax are locked once the invoice leaves draft
+ * (the database refuses it too). No event: the spec has none for an edit.
+ */
+export function updateInvoice(ctx: Context, id: string, input: UpdateInvoiceInput): Promise<InvoiceRow> {
+  const lines = input.lines == null ? undefined : validateLines(input.lines);
+  const discount = input.discount === undefined ? undefined : money(input.discount, 'discount');
+  const tax = input.tax === undefined ? undefined : money(input.tax, 'tax');
+  if (input.templateId != null && typeof input.templateId !== 'string')
+    throw err.validation('templateId', 'templateId must be a tpl_ template id');
+  const custom = input.metadata === undefined ? undefined : validateMemo(null, input.metadata);
+  if (input.memo != null) validateMemo(input.memo, null);
+  return onLocked(ctx, id, async (tx, inv, _o, scope) => {
+    if (inv.status !== invoiceDraft)
+      throw err.conflict(`The invoice is ${inv.status}; its lines, discount and tax are locked once it leaves draft`);
+    if (input.templateId) await templateForUse(tx, scope, input.templateId, 'invoice', 'invoice');
+    const now = clock.now();
+    let rows = inv.lines;
+    if (lines) {
+      rows = lineRows(scope, inv.id, lines, now);
+      await tx.query(
+        q`DELETE FROM invoice_lines WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+          AND "invoiceId" = ${inv.id}`,
+      );
+      await tx.query(q`${insertRows('invoice_lines', rows)}`);
+    }
+    const subtotal = rows.reduce((sum, l) => sum + l.amount, 0n);
+    const d = discount === undefined ? inv.discount : BigInt(discount);
+    const t = tax === undefined ? inv.tax : BigInt(tax);
+    if (!Number.isSafeInteger(Number(subtotal + t))) throw err.validation('lines', 'the invoice total is too large');
+    const total = subtotal - d + t > 0n ? subtotal - d + t : 0n;
+    const before = (inv.metadata ?? {}) as Record<string, string>;
+    let metadata: Record<string, string> = custom === undefined ? { ...before } : { ...(custom ?? {}) };
+    if (custom !== undefined && before[MEMO] !== undefined) metadata[MEMO] = before[MEMO];
+    if (input.memo !== undefined) {
+      const { [MEMO]: _old, ...rest } = metadata;
+      metadata = input.memo === null ? rest : { ...rest, [MEMO]: input.memo };
+    }
+    if (Object.keys(metadata).length > 50) throw err.validation('metadata', 'metadata has more than 50 keys');
+    const data: Partial<Invoice> = {
+      subtotal,
+      discount: d,
+      tax: t,
+      total,
+      amountDue: total,
+      metadata: Object.keys(metadata).length ? metadata : null,
+      updatedAt: now,
+      ...(input.dueAt !== undefined ? { dueAt: input.dueAt } : {}),
+      ...(input.templateId !== undefined ? { templateId: input.templateId } : {}),
+    };
+    const row = await updateRow<Invoice>(tx, 'invoices', { id: inv.id, ...scoped(scope) }, data);
+    return { ...row, accountId: inv.accountId, lines: rows };
+  });
 }
 
 /**
