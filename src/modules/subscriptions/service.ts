@@ -283,6 +283,9 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
     if (metadata !== undefined) data.metadata = metadata;
     let charge: string | null = null;
     if (input.priceId != null || quantity !== undefined) {
+      // The open first invoice bills the price the customer chose: pay or cancel it first.
+      if (sub.status === 'incomplete')
+        throw conflict(sub, 'its price and quantity change once the first invoice is paid');
       const current = await loadOne<Price>(sql, 'prices', scope, sub.priceId);
       const currentPlan = await loadOne<Plan>(sql, 'plans', scope, sub.planId);
       if (!current || !currentPlan) throw err.notFound('price');
@@ -300,7 +303,7 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
       const qty = price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
       const before = periodAmount(current, sub.quantity);
       const after = periodAmount(price, qty);
-      // A decrease (or an unpaid period: trialing, paused, incomplete) waits for / needs no proration.
+      // A decrease waits for the renewal; an unpaid period (trialing, paused) needs no proration.
       const paidPeriod = sub.status === 'active' || sub.status === 'past_due';
       if (after > before && paidPeriod) {
         Object.assign(data, {
@@ -352,7 +355,7 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
           }
         }
       } else if (after > before || !paidPeriod) {
-        // Nothing paid for this period yet: the change applies now, billed from the next invoice.
+        // Nothing paid for this period yet (trialing, paused): the change applies now, billed from the next invoice.
         Object.assign(data, {
           priceId: price.id,
           planId: plan.id,

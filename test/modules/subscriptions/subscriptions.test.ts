@@ -127,11 +127,13 @@ describe('POST /v1/subscriptions', () => {
     expect((await eventsOf(ws, sub.id)).at(-1)?.data.previousAttributes).toMatchObject({ status: 'incomplete' });
   });
 
-  it('without a payment method: incomplete, invoice open, nothing charged', async () => {
+  it('without a payment method: incomplete, invoice open, nothing charged; no price change until paid', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const sub = (await subscribe(ws, { customerId: cus, priceId })).json.data;
     expect(sub.status).toBe('incomplete');
+    expectError(await ws.client.patch(`/v1/subscriptions/${sub.id}`, { quantity: 2 }), 409, 'conflict');
+    expect((await ws.client.patch(`/v1/subscriptions/${sub.id}`, { metadata: { a: 'b' } })).status).toBe(200);
     const inv = (await ws.client.get(`/v1/invoices/${sub.latestInvoiceId}`)).json.data;
     expect(inv).toMatchObject({ status: 'open', collectionAttempts: 0 });
     expect((await ws.client.get(`/v1/payments?customerId=${cus}`)).json.data).toEqual([]);
