@@ -33,6 +33,7 @@ import '../modules/events/edges.ts';
 import '../modules/workspaces/edges.ts';
 import '../modules/invoices/edges.ts';
 import '../modules/subscriptions/edges.ts';
+import '../modules/test-clocks/edges.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

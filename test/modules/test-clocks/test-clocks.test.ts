@@ -170,13 +170,23 @@ describe('customers on a test clock', () => {
     expect(cus.json.data.testClockId).toBe(c.id);
     const plain = (await ws.client.post('/v1/customers', { name: 'Plain' })).json.data;
     expect(plain.testClockId).toBeNull();
-    const gql = await ws.client.graphql(`{ customer(id: "${cus.json.data.id}") { id testClockId } }`);
-    expect(gql.json.data.customer).toEqual({ id: cus.json.data.id, testClockId: c.id });
+    const gql = await ws.client.graphql(
+      `{ customer(id: "${cus.json.data.id}") { id testClockId testClock { id frozenTime status } } }`,
+    );
+    expect(gql.json.data.customer).toEqual({
+      id: cus.json.data.id,
+      testClockId: c.id,
+      testClock: { id: c.id, frozenTime: start, status: 'ready' },
+    });
     expect((await ws.client.get(`/v1/customers/${cus.json.data.id}`)).json.data).toEqual(cus.json.data);
     // Immutable: PATCH does not know the field.
     const patch = await ws.client.patch(`/v1/customers/${cus.json.data.id}`, { testClockId: null });
     expect(patch.status).toBe(400);
     expect((await ws.client.get(`/v1/customers/${cus.json.data.id}`)).json.data.testClockId).toBe(c.id);
+    // The edge reads a deleted clock as none; the id stays (it is history).
+    expect((await ws.client.delete(`/v1/test-clocks/${c.id}`)).status).toBe(204);
+    const gone = await ws.client.graphql(`{ customer(id: "${cus.json.data.id}") { testClockId testClock { id } } }`);
+    expect(gone.json.data.customer).toEqual({ testClockId: c.id, testClock: null });
   });
 
   it('an unknown, foreign or deleted clock is 400 on testClockId; a live key cannot attach one', async () => {
