@@ -36,7 +36,7 @@ import {
   type SubscriptionStatus,
   type SubscriptionTrigger,
 } from './states.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { checkClockRoom, clockTimeFor } from '../test-clocks/time.ts';
 
 const err = errorsFor('subscription');
 /** Bounds (hostile input). BILLING §1.2: trials up to 730 days (Stripe's cap). */
@@ -114,6 +114,10 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
     if (!customer) throw err.notFound('customer');
     const { price, plan } = await usablePrice(sql, scope, input.priceId, input.planId);
     const at = await businessTime(sql, scope, customer);
+    if (customer.testClockId)
+      await checkClockRoom(sql, scope, customer.testClockId, () =>
+        err.validation('customerId', "the customer's test clock is full (10,000 objects)"),
+      );
     let trialEnd: Date | null = null;
     if (input.trialEnd != null) {
       const t = input.trialEnd;

@@ -21,7 +21,7 @@ import { subscriptionLive, subscriptionMachine, type SubscriptionStatus } from '
 import { testClockFields } from './fields.ts';
 import type { ListTestClocksArgs, TestClockInput } from './schema.ts';
 import { testClockMachine } from './states.ts';
-import { clockLimits } from './time.ts';
+import { checkClockRoom, clockLimits } from './time.ts';
 import { clockWork } from './work.ts';
 
 const err = errorsFor('test_clock');
@@ -64,22 +64,10 @@ export async function checkClockForCustomer(tx: Tx, scope: RowScope, id: string)
   if (scope.mode !== 'test') throw errorsFor('customer').validation('testClockId', 'test clocks are test mode only');
   const row = await tx.testClock.findFirst({ where: { ...scoped(scope), id, deletedAt: null } });
   if (!row) throw errorsFor('customer').validation('testClockId', 'testClockId must be an existing test clock');
-  const objects = await objectsOn(tx, scope, id);
-  if (objects >= clockLimits.maxObjects)
-    throw errorsFor('customer').validation(
-      'testClockId',
-      `a test clock holds at most ${clockLimits.maxObjects} objects`,
-    );
+  await checkClockRoom(tx, scope, id, () =>
+    errorsFor('customer').validation('testClockId', `a test clock holds at most ${clockLimits.maxObjects} objects`),
+  );
   return row;
-}
-
-/** The objects a clock carries: its customers and their subscriptions. */
-async function objectsOn(tx: Tx, scope: RowScope, id: string): Promise<number> {
-  const [customers, subscriptions] = await Promise.all([
-    tx.customer.count({ where: { ...scoped(scope), testClockId: id } }),
-    tx.subscription.count({ where: { ...scoped(scope), testClockId: id } }),
-  ]);
-  return customers + subscriptions;
 }
 
 /** Whether an advance runs before the answer: the clock holds few customers and few subscriptions. */

@@ -32,3 +32,14 @@ export const clockLimits = {
   /** A walk in the request stops after this long; the minute sweep finishes it (answer: advancing). */
   syncBudgetMs: 10_000,
 } as const;
+
+/** Refuses one more object on a full clock (docs/decisions.md, Test clocks: 10,000 per clock). */
+export async function checkClockRoom(tx: AnyTx, scope: RowScope, testClockId: string, onFull: () => Error) {
+  const [r] = await sqlOf(tx).query<{ n: number }>(
+    q`SELECT (SELECT count(*) FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND "testClockId" = ${testClockId})
+      + (SELECT count(*) FROM subscriptions WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND "testClockId" = ${testClockId}) AS n`,
+  );
+  if (Number(r?.n ?? 0) >= clockLimits.maxObjects) throw onFull();
+}

@@ -444,3 +444,27 @@ describe('the request walk budget', () => {
     expect(done).toMatchObject({ status: 'ready', frozenTime: target });
   });
 });
+
+describe('the object limit', () => {
+  it('a clock holds at most 10,000 customers and subscriptions: the next customer or subscription is 400', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const first = (await ws.client.post('/v1/customers', { name: 'First', testClockId: c.id })).json.data;
+    // 9,999 more, written as rows (what is under test is the refusal of the next one).
+    await db().system.query(
+      `INSERT INTO customers (id, "workspaceId", mode, "testClockId", "createdAt", "updatedAt")
+       SELECT 'cus_limit' || lpad(g::text, 21, '0'), $1, 'test', $2, now(), now() FROM generate_series(1, 9999) g`,
+      [ws.workspaceId, c.id],
+    );
+    expectError(await ws.client.post('/v1/customers', { testClockId: c.id }), 400, 'validation_error', 'testClockId');
+    const plan = (await postPlan(ws)).json.data;
+    const sub = await ws.client.post(
+      '/v1/subscriptions',
+      { customerId: first.id, priceId: plan.prices[0].id, paymentMethod: 'pm_test_success' },
+      { 'idempotency-key': randomUUID() },
+    );
+    expectError(sub, 400, 'validation_error', 'customerId');
+    // A customer without a clock is not affected.
+    expect((await ws.client.post('/v1/customers', { name: 'Free' })).status).toBe(201);
+  });
+});
