@@ -560,3 +560,30 @@ describe('GraphQL and scopes', () => {
     expectError(res, 400, 'validation_error', 'paymentMethod');
   });
 });
+
+describe('the hosted invoice page pays the first invoice', () => {
+  it('incomplete -> active when the customer pays on the pay link (checkout sandbox), one payment', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const sub = (await subscribe(ws, { customerId: cus, priceId })).json.data;
+    const inv = (await ws.client.get(`/v1/invoices/${sub.latestInvoiceId}`)).json.data;
+    const path = new URL(inv.hostedInvoiceUrl).pathname;
+    const cs = (await fetch(`${server.url}${path}/pay`, { method: 'POST', redirect: 'manual' })).headers.get(
+      'location',
+    );
+    expect(cs).toMatch(/^\/c\//);
+    const call = (p: string, body: unknown) =>
+      fetch(`${server.url}${cs}${p}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await call('/attempt', { method: 'qris' })).status).toBe(200);
+    expect((await call('/simulate', { outcome: 'success' })).status).toBe(200);
+    expect((await ws.client.get(`/v1/subscriptions/${sub.id}`)).json.data.status).toBe('active');
+    expect((await ws.client.get(`/v1/invoices/${inv.id}`)).json.data.status).toBe('paid');
+    const pays = (await ws.client.get(`/v1/payments?customerId=${cus}`)).json.data;
+    expect(pays).toHaveLength(1);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  });
+});
