@@ -277,9 +277,14 @@ describe('GET /v1/subscriptions', () => {
     expect(await ids('?status=incomplete')).toEqual([s2.id]);
     expect(await ids('?status=active')).toEqual([s1.id]);
     expectError(await ws.client.get('/v1/subscriptions?status=bogus'), 400, 'validation_error', 'status');
-    const page = await ws.client.get('/v1/subscriptions?limit=1');
-    expect(page.json.data).toHaveLength(1);
-    expect(page.json.hasMore ?? page.json.has_more ?? true).toBeTruthy();
+    expect((await ws.client.get('/v1/subscriptions')).json.meta.page).toMatchObject({ limit: 50, hasMore: false });
+    const p1 = await ws.client.get('/v1/subscriptions?limit=1&order=asc');
+    expect(p1.json.meta.page).toMatchObject({ limit: 1, hasMore: true });
+    const p2 = await ws.client.get(`/v1/subscriptions?limit=1&order=asc&cursor=${p1.json.meta.page.nextCursor}`);
+    expect([...p1.json.data, ...p2.json.data].map((s: any) => s.id)).toEqual([s1.id, s2.id]);
+    expect(p2.json.meta.page.hasMore).toBe(false);
+    expectError(await ws.client.get('/v1/subscriptions?limit=0'), 400, 'invalid_limit');
+    expectError(await ws.client.get('/v1/subscriptions?cursor=bogus'), 400, 'invalid_cursor');
     expect((await other.client.get('/v1/subscriptions')).json.data).toEqual([]);
   });
 });
