@@ -333,6 +333,39 @@ describe('PATCH /v1/subscriptions/:id', () => {
     expect(updated?.data.previousAttributes).toMatchObject({ quantity: 1 });
   });
 
+  it('an interval change resets the period now: full new period less the unused time, anchor moved', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const yearly = await plan(ws, { name: 'Yearly', interval: 'year' }, [
+      { currency: 'IDR', model: 'flat', unitAmount: 1_000_000 },
+    ]);
+    const sub = (await subscribe(ws, { customerId: cus, priceId, paymentMethod: 'pm_test_success' })).json.data;
+    clock.advance(10 * DAY);
+    let res: Res;
+    let t0: number;
+    try {
+      t0 = clock.now().getTime();
+      res = await send(ws, 'PATCH', `/v1/subscriptions/${sub.id}`, { priceId: yearly.prices[0].id });
+    } finally {
+      clock.advance(-10 * DAY);
+    }
+    expect(res.status).toBe(200);
+    const after = res.json.data;
+    expect(after).toMatchObject({ priceId: yearly.prices[0].id, planId: yearly.id, status: 'active' });
+    const start = new Date(after.currentPeriodStart);
+    expect(start.getTime()).toBeGreaterThanOrEqual(t0);
+    const end = new Date(start);
+    end.setUTCFullYear(start.getUTCFullYear() + 1);
+    if (end.getUTCMonth() !== start.getUTCMonth()) end.setUTCDate(0);
+    expect(after.currentPeriodEnd).toBe(end.toISOString());
+    const inv = (await ws.client.get(`/v1/invoices/${after.latestInvoiceId}`)).json.data;
+    const [credit, full] = inv.lines;
+    const period = { start: new Date(sub.currentPeriodStart), end: new Date(sub.currentPeriodEnd) };
+    expect(-credit.unitAmount).toBe(prorate(100000, period, start));
+    expect(full).toMatchObject({ quantity: 1, unitAmount: 1_000_000 });
+    expect(inv).toMatchObject({ status: 'paid', subtotal: 1_000_000 + credit.unitAmount });
+  });
+
   it('a downgrade waits for the period end (pending), prorationBehavior none skips the invoice', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
@@ -346,7 +379,7 @@ describe('PATCH /v1/subscriptions/:id', () => {
     expect(up).toMatchObject({ quantity: 5, pendingQuantity: null, latestInvoiceId: sub.latestInvoiceId });
   });
 
-  it('changes the price to another plan of the same currency; refuses another currency or interval', async () => {
+  it('changes the price within a currency; refuses another currency, or an interval change below the unused credit', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const bigger = await plan(ws, { name: 'Max' }, [{ currency: 'IDR', model: 'flat', unitAmount: 250000 }]);
