@@ -14,10 +14,10 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { signedUrl, verifySignedUrl } from '../../core/signed-url.ts';
-import { oneOf } from '../../core/validation.ts';
 import { assertTestRecipient } from '../receipts/service.ts';
 import { hostedInvoiceUrlOf } from './fields.ts';
 import { buildInvoiceView, type InvoiceTemplate } from './view.ts';
+import { checkFormat, renderDocument } from '../documents/render/index.ts';
 
 const err = errorsFor('invoice');
 
@@ -85,38 +85,12 @@ export async function loadInvoiceView(scope: RowScope, id: string) {
   return { inv, view };
 }
 
-export const invoiceFormats = ['pdf', 'html', 'escpos'] as const;
-
-const fileName = (number: string) => number.replace(/[^A-Za-z0-9._-]/g, '_');
-
 /** invoice.pdf, invoice.html and invoice.escpos (58 or 80 mm, 80 by default). */
 export async function invoiceDocument(ctx: Context, id: string, format: string, width?: number | null) {
   const auth = authorize(ctx, 'svc:invoice:read');
-  const kind = oneOf(format, invoiceFormats, 'format', 'invoice');
-  if (width != null && width !== 58 && width !== 80) throw err.validation('width', 'width must be 58 or 80');
+  const kind = checkFormat(format, width, 'invoice');
   const { view } = await loadInvoiceView(auth, id);
-  const name = fileName(view.number);
-  // Renderers load on first use: pdfkit and its fonts stay out of a server that never prints.
-  switch (kind) {
-    case 'pdf':
-      return {
-        contentType: 'application/pdf',
-        filename: `${name}.pdf`,
-        bytes: await (await import('../documents/render/pdf.ts')).renderPdf(view),
-      };
-    case 'html':
-      return {
-        contentType: 'text/html; charset=utf-8',
-        filename: `${name}.html`,
-        bytes: Buffer.from((await import('../documents/render/html.ts')).renderHtml(view)),
-      };
-    case 'escpos':
-      return {
-        contentType: 'application/octet-stream',
-        filename: `${name}.bin`,
-        bytes: (await import('../documents/render/escpos.ts')).renderEscpos(view, { width: (width ?? 80) as 58 | 80 }),
-      };
-  }
+  return renderDocument(view, kind, view.number, width);
 }
 
 /** The path a signed PDF URL names (served by src/server/downloads.ts). */
@@ -148,10 +122,7 @@ export async function signedInvoicePdf(file: string, query: (name: string) => st
   if (scope === 'expired')
     throw new DomainError('invalid_link', 'This download link has expired', { resource: 'invoice' });
   const { view } = await loadInvoiceView(scope, id);
-  return {
-    filename: `${fileName(view.number)}.pdf`,
-    bytes: await (await import('../documents/render/pdf.ts')).renderPdf(view),
-  };
+  return renderDocument(view, 'pdf', view.number);
 }
 
 /**
