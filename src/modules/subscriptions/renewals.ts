@@ -27,7 +27,6 @@ import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
 import { attemptDueInvoices } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
-import { markPastDueInvoices } from '../invoices/sweep.ts';
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
@@ -49,8 +48,6 @@ export interface DueResult {
   renewed: number;
   canceled: number;
   attempted: number;
-  /** Open invoices whose dueAt passed (invoices/sweep.ts), for this clock. */
-  pastDue: number;
   /** True when the limit stopped the work before everything due at `at` was done. */
   more: boolean;
 }
@@ -61,13 +58,14 @@ const renewable = sqlIn(q`s.status`, subscriptionRenewable);
  * Processes everything due at business time `at` for the given subscriptions (the real clock's or
  * one test clock's): renewals, trial ends and period-end cancels first (repeated while a
  * subscription is several periods behind), incomplete expiries, then the charges and dunning
- * retries that fell due, then past-due moves of invoices without a stored method.
+ * retries that fell due. Past-due moves of invoices without a stored method are the invoice sweep's
+ * (invoices/sweep.ts; a test clock runs it at its own instants).
  * Safe to run from several workers at once. The test clock's advance (H) calls it once per due
  * instant, in order; the billing tick calls it with the real time.
  */
 export async function processDue(o: DueOptions): Promise<DueResult> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
-  const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, pastDue: 0, more: false };
+  const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, more: false };
   for (const scope of o.scope ? [o.scope] : await dueTenants(o.at)) {
     for (;;) {
       if (out.renewed + out.canceled >= limit) return { ...out, more: true };
@@ -84,8 +82,6 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
   const attempts = await attemptDueInvoices({ ...o, limit: left });
   out.attempted = attempts.attempted;
   out.more = attempts.more;
-  // Then what falls due by date alone: past-due moves of unattended invoices (this clock's rows only).
-  out.pastDue = await markPastDueInvoices(Number.isFinite(limit) ? limit : 500, o);
   return out;
 }
 
