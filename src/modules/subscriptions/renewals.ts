@@ -25,7 +25,7 @@ import { subscriptionEvents } from './moves.ts';
 import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
-import { attemptDueInvoices } from './dunning.ts';
+import { attemptDueInvoices, onClock } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
@@ -132,7 +132,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
           AND p.id = coalesce(s."pendingPriceId", s."priceId")
         JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
         WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND ${renewable}
-          AND s."currentPeriodEnd" <= ${at}::timestamptz AND s."testClockId" IS NOT DISTINCT FROM ${testClockId}::text
+          AND s."currentPeriodEnd" <= ${at}::timestamptz AND ${onClock(q`s."testClockId"`, testClockId)}
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
     if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0 };
