@@ -147,6 +147,16 @@ describe('hosted invoice page over HTTP', () => {
       await ws.client.get(`/v1/checkout-sessions/${location.split('/')[2].split('_').slice(0, 2).join('_')}`)
     ).json.data;
     expect(session).toMatchObject({ amount: 126_000, currency: 'IDR', status: 'open' });
+    // The database itself holds one live session per invoice (partial unique index).
+    await expect(
+      db().system.query(
+        `INSERT INTO checkout_sessions (id, "workspaceId", mode, status, amount, currency, methods, "successUrl",
+           "cancelUrl", "expiresAt", "invoiceId")
+         SELECT 'cs_01JCKZ3V6Q8Y2X4W5T7R9P0M1N', "workspaceId", mode, 'pending', amount, currency, methods,
+           "successUrl", "cancelUrl", "expiresAt", "invoiceId" FROM checkout_sessions WHERE id = $1`,
+        [session.id],
+      ),
+    ).rejects.toMatchObject({ code: '23505' });
 
     clock.advance(25 * 3600 * 1000);
     try {
@@ -185,6 +195,10 @@ describe('hosted invoice page over HTTP', () => {
     const late = await a.call('/simulate', { outcome: 'success' });
     expect(late.status).toBe(409);
     expect((await late.json()).error.code).toBe('conflict');
+    // Nor can a new attempt ask the customer for money any more.
+    const again = await a.call('/attempt', { method: 'va' });
+    expect(again.status).toBe(409);
+    expect((await again.json()).error.code).toBe('conflict');
     const stateA = await paidState(a.inv.id);
     expect(stateA.payments).toHaveLength(1);
     expect(stateA.payments[0].checkoutSessionId).toBeNull();

@@ -23,6 +23,7 @@ import {
 import { receiptContextSql, type ReceiptContext } from '../receipts/issue.ts';
 import { successRedirect, type HostedMethod, type HostedPageView } from '../../hosted/page.ts';
 import { completeSession } from './complete.ts';
+import { assertInvoicePayable } from '../invoices/hosted.ts';
 import { cancelSession, lockSession, lockSessionWith } from './service.ts';
 import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
 import {
@@ -331,6 +332,7 @@ function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> 
       adapterSourcesSql(scope.workspaceId, scope.mode),
     );
     const s = assertLive(locked?.session);
+    if (s.invoiceId) await assertInvoicePayable(sql, scope, s.invoiceId);
     if (!s.methods.includes(method)) throw err.validation('method', `method must be one of ${s.methods.join(', ')}`);
     const enabled = enabledFrom(locked!.also, scope.mode);
     const [kind] = adaptersFor(enabled, scope.mode, method, s.currency) as AdapterKind[];

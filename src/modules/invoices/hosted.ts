@@ -10,7 +10,7 @@
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import { clock } from '../../core/clock.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
-import { insertRows, sql as q, sqlOf } from '../../core/db/sql.ts';
+import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { hostedSecretMatches, parseHostedToken } from '../../core/hosted-link.ts';
 import { newId } from '../../core/ids.ts';
@@ -127,4 +127,17 @@ export async function payHostedInvoice(token: string): Promise<string> {
     );
     return `/c/${created.id}_${created.hostedSecret}`;
   });
+}
+
+/**
+ * Before a checkout attempt of an invoice's session calls a provider: the invoice must still be
+ * payable (paid through POST /pay or voided since the page opened the session: 409, and no
+ * money is asked for). Completion checks again under the invoice's lock (complete.ts).
+ */
+export async function assertInvoicePayable(tx: AnyTx, scope: RowScope, invoiceId: string) {
+  const [inv] = await sqlOf(tx).query<{ status: string }>(
+    q`SELECT status FROM invoices WHERE id = ${invoiceId} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
+  );
+  if (!inv || !canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay'))
+    throw err.conflict(`The invoice is ${inv?.status ?? 'gone'}; it cannot be paid again`);
 }

@@ -11,7 +11,7 @@ import {
   safeUrl,
 } from '../documents/view.ts';
 
-type Amount = number | bigint;
+type Amount = number | bigint | string;
 
 /** The stored invoice and its lines, as much of them as a document shows. */
 export interface InvoiceRecord {

@@ -1,4 +1,5 @@
 import type { Context } from '../../core/context.ts';
+import { checkFormat, renderDocument } from '../documents/render/index.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
@@ -91,35 +92,11 @@ export async function receiptViewIn(scope: RowScope, id: string) {
   };
 }
 
-export const receiptFormats = ['pdf', 'html', 'escpos'] as const;
-
 /** receipt.pdf, receipt.html and receipt.escpos (58 or 80 mm, 80 by default). */
 export async function receiptDocument(ctx: Context, id: string, format: string, width?: number | null) {
-  const kind = oneOf(format, receiptFormats, 'format', 'receipt');
-  if (width != null && width !== 58 && width !== 80) throw err.validation('width', 'width must be 58 or 80');
+  const kind = checkFormat(format, width, 'receipt');
   const { row, view } = await viewOf(ctx, id);
-  const name = row.number.replace(/[^A-Za-z0-9._-]/g, '_');
-  // Renderers load on first use: pdfkit and its fonts stay out of a server that never prints.
-  switch (kind) {
-    case 'pdf':
-      return {
-        contentType: 'application/pdf',
-        filename: `${name}.pdf`,
-        bytes: await (await import('../documents/render/pdf.ts')).renderPdf(view),
-      };
-    case 'html':
-      return {
-        contentType: 'text/html; charset=utf-8',
-        filename: `${name}.html`,
-        bytes: Buffer.from((await import('../documents/render/html.ts')).renderHtml(view)),
-      };
-    case 'escpos':
-      return {
-        contentType: 'application/octet-stream',
-        filename: `${name}.bin`,
-        bytes: (await import('../documents/render/escpos.ts')).renderEscpos(view, { width: (width ?? 80) as 58 | 80 }),
-      };
-  }
+  return renderDocument(view, kind, row.number, width);
 }
 
 /**
