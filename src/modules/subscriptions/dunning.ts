@@ -77,16 +77,20 @@ export async function attemptDueInvoices(o: {
 }): Promise<{ attempted: number; more: boolean }> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
   let attempted = 0;
-  for (const t of await attemptTenants(o.scope, o.at)) {
-    for (;;) {
+  // Round robin, one batch per tenant per round: a workspace with a large burst does not starve the others.
+  let tenants = await attemptTenants(o.scope, o.at);
+  while (tenants.length) {
+    const busy: Tenant[] = [];
+    for (const t of tenants) {
       if (attempted >= limit) return { attempted, more: true };
       const batch = Math.min(ATTEMPT_BATCH, limit - attempted);
       const ids = await claimAttempts(t, o.at, o.testClockId, batch);
       for (let i = 0; i < ids.length; i += PARALLEL)
         await Promise.all(ids.slice(i, i + PARALLEL).map((id) => attemptInvoice(t, id, o.at)));
       attempted += ids.length;
-      if (ids.length < batch) break;
+      if (ids.length === batch) busy.push(t);
     }
+    tenants = busy;
   }
   return { attempted, more: false };
 }

@@ -66,14 +66,19 @@ const renewable = sqlIn(q`s.status`, subscriptionRenewable);
 export async function processDue(o: DueOptions): Promise<DueResult> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
   const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, more: false };
-  for (const scope of o.scope ? [o.scope] : await dueTenants(o.at)) {
-    for (;;) {
+  // Round robin, one batch per tenant per round, until none has anything due (a subscription several
+  // periods behind stays due after its batch and is renewed again in the next round).
+  let tenants = o.scope ? [o.scope] : await dueTenants(o.at);
+  while (tenants.length) {
+    const busy: RowScope[] = [];
+    for (const scope of tenants) {
       if (out.renewed + out.canceled >= limit) return { ...out, more: true };
       const n = await renewBatch(scope, o.at, o.testClockId, Math.min(RENEWAL_BATCH, limit - out.renewed));
       out.renewed += n.renewed;
       out.canceled += n.canceled;
-      if (n.claimed === 0) break;
+      if (n.claimed > 0) busy.push(scope);
     }
+    tenants = busy;
   }
   // Unpaid first invoices that fell due: the incomplete subscription expires (expiry.ts).
   const room = limit - out.renewed - out.canceled;
