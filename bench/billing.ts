@@ -336,7 +336,7 @@ async function burst(label: string, workspaceIds: string[], perWorkspace: number
     );
     paid = r.rows[0].n;
     maxJobs = Math.max(maxJobs, (await billingJobs()) - jobsBefore);
-    if (paid >= total || performance.now() - t0 > Math.max(120_000, 3 * limitS * 1000)) break;
+    if (paid >= total || performance.now() - t0 > Math.max(240_000, 3 * limitS * 1000)) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   const secs = (performance.now() - t0) / 1000;

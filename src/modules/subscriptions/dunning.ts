@@ -10,7 +10,7 @@
  * failure) or, after the last, its `finalAction` on this invoice and its own subscription only.
  */
 import { db, type Mode } from '../../core/db/client.ts';
-import { scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
+import { scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { canMove, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
@@ -36,6 +36,14 @@ export interface DunningSnapshot {
   /** Failed attempts since the first failure, that one included. */
   failures: number;
 }
+
+/**
+ * The clock filter, spelled `IS NULL` for the real clock so the planner can use the partial renewal
+ * index (`subscriptions_renewal_due_idx ... WHERE "testClockId" IS NULL`); a bound `IS NOT DISTINCT
+ * FROM $n` would not match its predicate.
+ */
+export const onClock = (column: Fragment, testClockId: string | null): Fragment =>
+  testClockId === null ? q`${column} IS NULL` : q`${column} = ${testClockId}::text`;
 
 const attemptable = sqlIn(q`i.status`, invoiceIssuedUnpaid);
 
@@ -69,16 +77,20 @@ export async function attemptDueInvoices(o: {
 }): Promise<{ attempted: number; more: boolean }> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
   let attempted = 0;
-  for (const t of await attemptTenants(o.scope, o.at)) {
-    for (;;) {
+  // Round robin, one batch per tenant per round: a workspace with a large burst does not starve the others.
+  let tenants = await attemptTenants(o.scope, o.at);
+  while (tenants.length) {
+    const busy: Tenant[] = [];
+    for (const t of tenants) {
       if (attempted >= limit) return { attempted, more: true };
       const batch = Math.min(ATTEMPT_BATCH, limit - attempted);
       const ids = await claimAttempts(t, o.at, o.testClockId, batch);
       for (let i = 0; i < ids.length; i += PARALLEL)
         await Promise.all(ids.slice(i, i + PARALLEL).map((id) => attemptInvoice(t, id, o.at)));
       attempted += ids.length;
-      if (ids.length < batch) break;
+      if (ids.length === batch) busy.push(t);
     }
+    tenants = busy;
   }
   return { attempted, more: false };
 }
@@ -91,7 +103,7 @@ async function claimAttempts(t: Tenant, at: Date, testClockId: string | null, ba
       q`UPDATE invoices SET "nextAttemptAt" = ${lease}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
           AND mode = ${t.mode} AND id IN (SELECT i.id FROM invoices i WHERE i."workspaceId" = ${t.workspaceId}
           AND i.mode = ${t.mode} AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable}
-          AND i."testClockId" IS NOT DISTINCT FROM ${testClockId}::text
+          AND ${onClock(q`i."testClockId"`, testClockId)}
           ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
         RETURNING id`,
     ),

@@ -25,9 +25,8 @@ import { subscriptionEvents } from './moves.ts';
 import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
-import { attemptDueInvoices } from './dunning.ts';
+import { attemptDueInvoices, onClock } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
-import { markPastDueInvoices } from '../invoices/sweep.ts';
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
@@ -49,8 +48,6 @@ export interface DueResult {
   renewed: number;
   canceled: number;
   attempted: number;
-  /** Open invoices whose dueAt passed (invoices/sweep.ts), for this clock. */
-  pastDue: number;
   /** True when the limit stopped the work before everything due at `at` was done. */
   more: boolean;
 }
@@ -61,21 +58,27 @@ const renewable = sqlIn(q`s.status`, subscriptionRenewable);
  * Processes everything due at business time `at` for the given subscriptions (the real clock's or
  * one test clock's): renewals, trial ends and period-end cancels first (repeated while a
  * subscription is several periods behind), incomplete expiries, then the charges and dunning
- * retries that fell due, then past-due moves of invoices without a stored method.
+ * retries that fell due. Past-due moves of invoices without a stored method are the invoice sweep's
+ * (invoices/sweep.ts; a test clock runs it at its own instants).
  * Safe to run from several workers at once. The test clock's advance (H) calls it once per due
  * instant, in order; the billing tick calls it with the real time.
  */
 export async function processDue(o: DueOptions): Promise<DueResult> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
-  const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, pastDue: 0, more: false };
-  for (const scope of o.scope ? [o.scope] : await dueTenants(o.at)) {
-    for (;;) {
+  const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, more: false };
+  // Round robin, one batch per tenant per round, until none has anything due (a subscription several
+  // periods behind stays due after its batch and is renewed again in the next round).
+  let tenants = o.scope ? [o.scope] : await dueTenants(o.at);
+  while (tenants.length) {
+    const busy: RowScope[] = [];
+    for (const scope of tenants) {
       if (out.renewed + out.canceled >= limit) return { ...out, more: true };
       const n = await renewBatch(scope, o.at, o.testClockId, Math.min(RENEWAL_BATCH, limit - out.renewed));
       out.renewed += n.renewed;
       out.canceled += n.canceled;
-      if (n.claimed === 0) break;
+      if (n.claimed > 0) busy.push(scope);
     }
+    tenants = busy;
   }
   // Unpaid first invoices that fell due: the incomplete subscription expires (expiry.ts).
   const room = limit - out.renewed - out.canceled;
@@ -84,8 +87,6 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
   const attempts = await attemptDueInvoices({ ...o, limit: left });
   out.attempted = attempts.attempted;
   out.more = attempts.more;
-  // Then what falls due by date alone: past-due moves of unattended invoices (this clock's rows only).
-  out.pastDue = await markPastDueInvoices(Number.isFinite(limit) ? limit : 500, o);
   return out;
 }
 
@@ -136,7 +137,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
           AND p.id = coalesce(s."pendingPriceId", s."priceId")
         JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
         WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND ${renewable}
-          AND s."currentPeriodEnd" <= ${at}::timestamptz AND s."testClockId" IS NOT DISTINCT FROM ${testClockId}::text
+          AND s."currentPeriodEnd" <= ${at}::timestamptz AND ${onClock(q`s."testClockId"`, testClockId)}
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
     if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0 };
