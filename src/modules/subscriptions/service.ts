@@ -258,9 +258,9 @@ const live = (s: Subscription) => (subscriptionLive as readonly string[]).includ
 const conflict = (s: Subscription, what: string) => err.of('conflict', `The subscription is ${s.status}; ${what}`);
 
 /**
- * PATCH (BILLING §3.6): priceId and quantity (same currency and cadence; a higher period amount applies
- * now with a prorated invoice, a lower one from the next renewal), paymentMethod, cancelAtPeriodEnd,
- * metadata (replaced; null clears). A canceled subscription is 409 conflict.
+ * PATCH (BILLING §3.6): priceId and quantity (same currency; an interval change resets the period; a
+ * higher amount applies now with a prorated invoice, a lower one from the next renewal), paymentMethod,
+ * cancelAtPeriodEnd, metadata (replaced; null clears). A canceled subscription is 409 conflict.
  */
 export function updateSubscription(ctx: Context, id: string, input: UpdateSubscriptionInput) {
   const auth = authorize(ctx, 'svc:subscription:write');

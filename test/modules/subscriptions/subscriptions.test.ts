@@ -50,7 +50,7 @@ const eventsOf = async (ws: Workspace, id: string) =>
   }));
 
 describe('POST /v1/subscriptions', () => {
-  it('charges the first invoice during the call (pm_test_success): 201 active, invoice paid, receipt, ledger', async () => {
+  it('charges the first invoice during the call: 201 active, invoice paid, receipt, ledger', async () => {
     const ws = await server.workspace();
     const { cus, planId, priceId } = await setup(ws);
     const res = await subscribe(ws, {
@@ -139,7 +139,7 @@ describe('POST /v1/subscriptions', () => {
     expect((await ws.client.get(`/v1/payments?customerId=${cus}`)).json.data).toEqual([]);
   });
 
-  it("trial from the plan's trialDays: trialing, period [now, trialEnd), no invoice; trialDays 0 overrides", async () => {
+  it("trial from the plan's trialDays: trialing, [now, trialEnd), no invoice; trialDays 0 overrides", async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws, { trialDays: 14 });
     const t0 = clock.now().getTime();
@@ -379,7 +379,7 @@ describe('PATCH /v1/subscriptions/:id', () => {
     expect(up).toMatchObject({ quantity: 5, pendingQuantity: null, latestInvoiceId: sub.latestInvoiceId });
   });
 
-  it('changes the price within a currency; refuses another currency, or an interval change below the unused credit', async () => {
+  it('changes the price in a currency; refuses another currency, or an interval change below the credit', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const bigger = await plan(ws, { name: 'Max' }, [{ currency: 'IDR', model: 'flat', unitAmount: 250000 }]);
@@ -502,7 +502,7 @@ describe('cancel, pause, resume', () => {
 });
 
 describe('collection (collect.ts)', () => {
-  it('a failed renewal-style charge moves invoice and subscription to past_due; a later success reactivates', async () => {
+  it('a failed charge moves invoice and subscription to past_due; a later success reactivates', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const sub = (await subscribe(ws, { customerId: cus, priceId, paymentMethod: 'pm_test_success' })).json.data;
