@@ -254,9 +254,9 @@ const live = (s: Subscription) => (subscriptionLive as readonly string[]).includ
 const conflict = (s: Subscription, what: string) => err.of('conflict', `The subscription is ${s.status}; ${what}`);
 
 /**
- * PATCH (BILLING §3.6): priceId and quantity (same currency and cadence; a higher period amount applies
- * now with a prorated invoice, a lower one from the next renewal), paymentMethod, cancelAtPeriodEnd,
- * metadata (replaced; null clears). A canceled subscription is 409 conflict.
+ * PATCH (BILLING §3.6): priceId and quantity (same currency; an interval change resets the period; a
+ * higher amount applies now with a prorated invoice, a lower one from the next renewal), paymentMethod,
+ * cancelAtPeriodEnd, metadata (replaced; null clears). A canceled subscription is 409 conflict.
  */
 export function updateSubscription(ctx: Context, id: string, input: UpdateSubscriptionInput) {
   const auth = authorize(ctx, 'svc:subscription:write');
@@ -283,6 +283,9 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
     if (metadata !== undefined) data.metadata = metadata;
     let charge: string | null = null;
     if (input.priceId != null || quantity !== undefined) {
+      // The open first invoice bills the price the customer chose: pay or cancel it first.
+      if (sub.status === 'incomplete')
+        throw conflict(sub, 'its price and quantity change once the first invoice is paid');
       const current = await loadOne<Price>(sql, 'prices', scope, sub.priceId);
       const currentPlan = await loadOne<Plan>(sql, 'plans', scope, sub.planId);
       if (!current || !currentPlan) throw err.notFound('price');
@@ -293,16 +296,62 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
       const { price, plan } = target;
       if (price.currency !== sub.currency)
         throw err.validation('priceId', `the price is in ${price.currency}; the subscription bills ${sub.currency}`);
-      if (plan.interval !== currentPlan.interval || plan.intervalCount !== currentPlan.intervalCount)
-        throw err.validation('priceId', 'the price bills another interval: cancel and create a new subscription');
       if ((price.model === 'usage') !== (current.model === 'usage'))
         throw err.validation('priceId', 'a usage price cannot replace a licensed one, nor the reverse');
       const qty = price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
       const before = periodAmount(current, sub.quantity);
       const after = periodAmount(price, qty);
-      // A decrease (or an unpaid period: trialing, paused, incomplete) waits for / needs no proration.
+      // A decrease waits for the renewal; an unpaid period (trialing, paused) needs no proration.
       const paidPeriod = sub.status === 'active' || sub.status === 'past_due';
-      if (after > before && paidPeriod) {
+      const cadenceChange = plan.interval !== currentPlan.interval || plan.intervalCount !== currentPlan.intervalCount;
+      if (cadenceChange && (sub.status === 'paused' || price.model === 'usage'))
+        throw err.validation('priceId', 'the billing interval of a paused or usage subscription cannot change');
+      if (cadenceChange && paidPeriod) {
+        // BILLING §3.6: an interval change resets the period: a new one starts now (the anchor moves),
+        // billed in full, less the unused time of the old one (no customer balance: a larger credit is refused).
+        const unused =
+          proration === 'create_prorations'
+            ? prorate(before, { start: sub.currentPeriodStart, end: sub.currentPeriodEnd }, at)
+            : 0;
+        if (unused > after)
+          throw err.validation('priceId', 'the unused time is worth more than the new period: change it at a renewal');
+        const period = periodOf(at, cadenceOf(plan), 0);
+        Object.assign(data, {
+          priceId: price.id,
+          planId: plan.id,
+          quantity: qty,
+          anchorAt: at,
+          periodIndex: 0,
+          currentPeriodStart: period.start,
+          currentPeriodEnd: period.end,
+          pendingPriceId: null,
+          pendingQuantity: null,
+        });
+        const credit: DraftLine[] = unused
+          ? [
+              {
+                description: `Unused time on ${currentPlan.name} x ${sub.quantity}`,
+                quantity: 1,
+                unitAmount: -unused,
+                priceId: current.id,
+                metadata: { proration: 'true' },
+              },
+            ]
+          : [];
+        const invoice = await writeSubscriptionInvoice(sql, scope, {
+          sub: { ...sub, ...data } as Subscription,
+          price,
+          lines: [...credit, ...licensedLines(plan, price, qty, period)],
+          period,
+          billingReason: 'subscription_update',
+          at,
+          ...o,
+        });
+        if (invoice) {
+          data.latestInvoiceId = invoice.id;
+          if (canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')) charge = invoice.id;
+        }
+      } else if (after > before && paidPeriod) {
         Object.assign(data, {
           priceId: price.id,
           planId: plan.id,
@@ -351,8 +400,8 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
             }
           }
         }
-      } else if (after > before || !paidPeriod) {
-        // Nothing paid for this period yet: the change applies now, billed from the next invoice.
+      } else if (after > before || !paidPeriod || cadenceChange) {
+        // Nothing paid for this period yet (trialing, paused): the change applies now, billed from the next invoice.
         Object.assign(data, {
           priceId: price.id,
           planId: plan.id,

@@ -109,7 +109,7 @@ describe('through time (processDue)', () => {
     expect((await get(ws, sub.id)).status).toBe('active');
   });
 
-  it('created over HTTP on Jan 31: periods end Feb 28, Mar 31, Apr 30; a downgrade applies at the renewal', async () => {
+  it('created on Jan 31: periods end Feb 28, Mar 31, Apr 30; a downgrade applies at the renewal', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const now = clock.now();
@@ -188,7 +188,7 @@ describe('incomplete expiry (expiry.ts, through processDue)', () => {
 });
 
 describe('workspace archive', () => {
-  it('sets cancelAtPeriodEnd on every live subscription (subscription.updated each); canceled ones untouched', async () => {
+  it('sets cancelAtPeriodEnd on every live subscription (updated event each); canceled untouched', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const make = async (body: Record<string, unknown> = {}) =>

@@ -50,7 +50,7 @@ const eventsOf = async (ws: Workspace, id: string) =>
   }));
 
 describe('POST /v1/subscriptions', () => {
-  it('charges the first invoice during the call (pm_test_success): 201 active, invoice paid, receipt, ledger', async () => {
+  it('charges the first invoice during the call: 201 active, invoice paid, receipt, ledger', async () => {
     const ws = await server.workspace();
     const { cus, planId, priceId } = await setup(ws);
     const res = await subscribe(ws, {
@@ -127,17 +127,19 @@ describe('POST /v1/subscriptions', () => {
     expect((await eventsOf(ws, sub.id)).at(-1)?.data.previousAttributes).toMatchObject({ status: 'incomplete' });
   });
 
-  it('without a payment method: incomplete, invoice open, nothing charged', async () => {
+  it('without a payment method: incomplete, invoice open, nothing charged; no price change until paid', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const sub = (await subscribe(ws, { customerId: cus, priceId })).json.data;
     expect(sub.status).toBe('incomplete');
+    expectError(await ws.client.patch(`/v1/subscriptions/${sub.id}`, { quantity: 2 }), 409, 'conflict');
+    expect((await ws.client.patch(`/v1/subscriptions/${sub.id}`, { metadata: { a: 'b' } })).status).toBe(200);
     const inv = (await ws.client.get(`/v1/invoices/${sub.latestInvoiceId}`)).json.data;
     expect(inv).toMatchObject({ status: 'open', collectionAttempts: 0 });
     expect((await ws.client.get(`/v1/payments?customerId=${cus}`)).json.data).toEqual([]);
   });
 
-  it("trial from the plan's trialDays: trialing, period [now, trialEnd), no invoice; trialDays 0 overrides", async () => {
+  it("trial from the plan's trialDays: trialing, [now, trialEnd), no invoice; trialDays 0 overrides", async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws, { trialDays: 14 });
     const t0 = clock.now().getTime();
@@ -275,9 +277,14 @@ describe('GET /v1/subscriptions', () => {
     expect(await ids('?status=incomplete')).toEqual([s2.id]);
     expect(await ids('?status=active')).toEqual([s1.id]);
     expectError(await ws.client.get('/v1/subscriptions?status=bogus'), 400, 'validation_error', 'status');
-    const page = await ws.client.get('/v1/subscriptions?limit=1');
-    expect(page.json.data).toHaveLength(1);
-    expect(page.json.hasMore ?? page.json.has_more ?? true).toBeTruthy();
+    expect((await ws.client.get('/v1/subscriptions')).json.meta.page).toMatchObject({ limit: 50, hasMore: false });
+    const p1 = await ws.client.get('/v1/subscriptions?limit=1&order=asc');
+    expect(p1.json.meta.page).toMatchObject({ limit: 1, hasMore: true });
+    const p2 = await ws.client.get(`/v1/subscriptions?limit=1&order=asc&cursor=${p1.json.meta.page.nextCursor}`);
+    expect([...p1.json.data, ...p2.json.data].map((s: any) => s.id)).toEqual([s1.id, s2.id]);
+    expect(p2.json.meta.page.hasMore).toBe(false);
+    expectError(await ws.client.get('/v1/subscriptions?limit=0'), 400, 'invalid_limit');
+    expectError(await ws.client.get('/v1/subscriptions?cursor=bogus'), 400, 'invalid_cursor');
     expect((await other.client.get('/v1/subscriptions')).json.data).toEqual([]);
   });
 });
@@ -326,6 +333,39 @@ describe('PATCH /v1/subscriptions/:id', () => {
     expect(updated?.data.previousAttributes).toMatchObject({ quantity: 1 });
   });
 
+  it('an interval change resets the period now: full new period less the unused time, anchor moved', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const yearly = await plan(ws, { name: 'Yearly', interval: 'year' }, [
+      { currency: 'IDR', model: 'flat', unitAmount: 1_000_000 },
+    ]);
+    const sub = (await subscribe(ws, { customerId: cus, priceId, paymentMethod: 'pm_test_success' })).json.data;
+    clock.advance(10 * DAY);
+    let res: Res;
+    let t0: number;
+    try {
+      t0 = clock.now().getTime();
+      res = await send(ws, 'PATCH', `/v1/subscriptions/${sub.id}`, { priceId: yearly.prices[0].id });
+    } finally {
+      clock.advance(-10 * DAY);
+    }
+    expect(res.status).toBe(200);
+    const after = res.json.data;
+    expect(after).toMatchObject({ priceId: yearly.prices[0].id, planId: yearly.id, status: 'active' });
+    const start = new Date(after.currentPeriodStart);
+    expect(start.getTime()).toBeGreaterThanOrEqual(t0);
+    const end = new Date(start);
+    end.setUTCFullYear(start.getUTCFullYear() + 1);
+    if (end.getUTCMonth() !== start.getUTCMonth()) end.setUTCDate(0);
+    expect(after.currentPeriodEnd).toBe(end.toISOString());
+    const inv = (await ws.client.get(`/v1/invoices/${after.latestInvoiceId}`)).json.data;
+    const [credit, full] = inv.lines;
+    const period = { start: new Date(sub.currentPeriodStart), end: new Date(sub.currentPeriodEnd) };
+    expect(-credit.unitAmount).toBe(prorate(100000, period, start));
+    expect(full).toMatchObject({ quantity: 1, unitAmount: 1_000_000 });
+    expect(inv).toMatchObject({ status: 'paid', subtotal: 1_000_000 + credit.unitAmount });
+  });
+
   it('a downgrade waits for the period end (pending), prorationBehavior none skips the invoice', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
@@ -339,7 +379,7 @@ describe('PATCH /v1/subscriptions/:id', () => {
     expect(up).toMatchObject({ quantity: 5, pendingQuantity: null, latestInvoiceId: sub.latestInvoiceId });
   });
 
-  it('changes the price to another plan of the same currency; refuses another currency or interval', async () => {
+  it('changes the price in a currency; refuses another currency, or an interval change below the credit', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const bigger = await plan(ws, { name: 'Max' }, [{ currency: 'IDR', model: 'flat', unitAmount: 250000 }]);
@@ -462,7 +502,7 @@ describe('cancel, pause, resume', () => {
 });
 
 describe('collection (collect.ts)', () => {
-  it('a failed renewal-style charge moves invoice and subscription to past_due; a later success reactivates', async () => {
+  it('a failed charge moves invoice and subscription to past_due; a later success reactivates', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const sub = (await subscribe(ws, { customerId: cus, priceId, paymentMethod: 'pm_test_success' })).json.data;
@@ -556,5 +596,32 @@ describe('GraphQL and scopes', () => {
       key(),
     );
     expectError(res, 400, 'validation_error', 'paymentMethod');
+  });
+});
+
+describe('the hosted invoice page pays the first invoice', () => {
+  it('incomplete -> active when the customer pays on the pay link (checkout sandbox), one payment', async () => {
+    const ws = await server.workspace();
+    const { cus, priceId } = await setup(ws);
+    const sub = (await subscribe(ws, { customerId: cus, priceId })).json.data;
+    const inv = (await ws.client.get(`/v1/invoices/${sub.latestInvoiceId}`)).json.data;
+    const path = new URL(inv.hostedInvoiceUrl).pathname;
+    const cs = (await fetch(`${server.url}${path}/pay`, { method: 'POST', redirect: 'manual' })).headers.get(
+      'location',
+    );
+    expect(cs).toMatch(/^\/c\//);
+    const call = (p: string, body: unknown) =>
+      fetch(`${server.url}${cs}${p}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await call('/attempt', { method: 'qris' })).status).toBe(200);
+    expect((await call('/simulate', { outcome: 'success' })).status).toBe(200);
+    expect((await ws.client.get(`/v1/subscriptions/${sub.id}`)).json.data.status).toBe('active');
+    expect((await ws.client.get(`/v1/invoices/${inv.id}`)).json.data.status).toBe('paid');
+    const pays = (await ws.client.get(`/v1/payments?customerId=${cus}`)).json.data;
+    expect(pays).toHaveLength(1);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   });
 });
