@@ -21,12 +21,11 @@
  * Env: BENCH_ADMIN_URL, BENCH_INVOICES, BENCH_REPS (50), BENCH_FINALIZE, BENCH_CONCURRENCY, BENCH_SECTIONS.
  */
 import os from 'node:os';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
-import { fmt, scratchDatabase } from './lib.ts';
+import { fmt, scratchDatabase, startApp } from './lib.ts';
 
 process.env.SVC_RATE_LIMIT = 'off';
 process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
@@ -47,17 +46,10 @@ const scratch = scratchDatabase();
 const url = scratch.url;
 let child: ChildProcess | undefined;
 
-async function startApp() {
-  child = fork(join(import.meta.dirname, 'server.ts'), ['app'], {
-    execArgv: ['--import', 'tsx', ...serverNodeFlags],
-    env: { ...serverEnv, ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child!.once('message', (m: { port: number }) => resolve(m.port));
-    child!.once('exit', (code) => reject(new Error(`app server exited with ${code}`)));
-  });
-  return `http://127.0.0.1:${port}`;
+async function startAppChild() {
+  const app = await startApp(url);
+  child = app.child;
+  return app.base;
 }
 
 /** A signed request to the app, timed; throws unless the status is `expect`. */
@@ -491,7 +483,7 @@ try {
       [ws.workspaceId],
     )
   ).rows.map((r) => r.id as string);
-  const base = await startApp();
+  const base = await startAppChild();
   const ctx: BenchContext = {
     base,
     request: signedClient(base, ws.apiKey.keyId, ws.apiKey.key),

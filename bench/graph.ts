@@ -11,12 +11,10 @@
  * BENCH_CPU_PROF=<dir> (the app child writes graph.cpuprofile there; summarise with bench/profile-summary.ts).
  */
 import os from 'node:os';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
-import { fmt, scratchDatabase } from './lib.ts';
+import { fmt, scratchDatabase, startApp } from './lib.ts';
 import { seedGraph } from '../test/helpers/graph-seed.ts';
 
 process.env.SVC_RATE_LIMIT = 'off';
@@ -37,24 +35,10 @@ const scratch = scratchDatabase();
 const url = scratch.url;
 let child: ChildProcess | undefined;
 
-async function startApp() {
-  child = fork(join(import.meta.dirname, 'server.ts'), ['app'], {
-    execArgv: [
-      '--import',
-      'tsx',
-      ...serverNodeFlags,
-      ...(process.env.BENCH_CPU_PROF
-        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, '--cpu-prof-name=graph.cpuprofile']
-        : []),
-    ],
-    env: { ...serverEnv, ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', SVC_COUNT_STATEMENTS: '1' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child!.once('message', (m: { port: number }) => resolve(m.port));
-    child!.once('exit', (code) => reject(new Error(`app server exited with ${code}`)));
-  });
-  return `http://127.0.0.1:${port}`;
+async function startAppChild() {
+  const app = await startApp(url, { env: { SVC_COUNT_STATEMENTS: '1' }, profileName: 'graph.cpuprofile' });
+  child = app.child;
+  return app.base;
 }
 
 const CUSTOMER_PAGE = `query CustomerPage($id: ID!) {
@@ -97,7 +81,7 @@ try {
   await db().system.query('ANALYZE');
   console.log(`seeded in ${fmt((performance.now() - t0) / 1000, 1)} s`);
 
-  const base = await startApp();
+  const base = await startAppChild();
   const { keyId, key: secret } = ws.apiKey;
   const request = async () => {
     const body = JSON.stringify({

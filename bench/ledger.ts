@@ -11,13 +11,11 @@
  * Env: BENCH_ADMIN_URL, BENCH_LEDGER_ROWS, BENCH_REPS (50).
  */
 import os from 'node:os';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
-import { fmt, scratchDatabase } from './lib.ts';
+import { fmt, scratchDatabase, startApp } from './lib.ts';
 
 process.env.SVC_RATE_LIMIT = 'off';
 process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
@@ -35,17 +33,10 @@ const scratch = scratchDatabase();
 const url = scratch.url;
 let child: ChildProcess | undefined;
 
-async function startApp() {
-  child = fork(join(import.meta.dirname, 'server.ts'), ['app'], {
-    execArgv: ['--import', 'tsx', ...serverNodeFlags],
-    env: { ...serverEnv, ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child!.once('message', (m: { port: number }) => resolve(m.port));
-    child!.once('exit', (code) => reject(new Error(`app server exited with ${code}`)));
-  });
-  return `http://127.0.0.1:${port}`;
+async function startAppChild() {
+  const app = await startApp(url);
+  child = app.child;
+  return app.base;
 }
 
 const memPeak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
@@ -147,7 +138,7 @@ try {
     c.release();
   }
 
-  const base = await startApp();
+  const base = await startAppChild();
   const get = signedGet(base, ws.apiKey.keyId, ws.apiKey.key);
   const balances = await timeIt(REPS, () => get('/v1/ledger/balances'));
   const check = JSON.parse((await get('/v1/ledger/balances')).text).data as {

@@ -1,6 +1,9 @@
 /** What the money-path benches share: number formatting and a scratch database dropped at the end. */
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
+import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
 
 export const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
@@ -27,4 +30,29 @@ export function scratchDatabase() {
     create: () => admin(`CREATE DATABASE ${name}`),
     drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {}),
   };
+}
+
+/**
+ * The real app (`bench/server.ts app`) in a child process, started as `svc serve` is (node flags, env),
+ * against `databaseUrl`. Its port arrives over IPC; `child` stays reachable for IPC probes and stopping.
+ */
+export async function startApp(databaseUrl: string, opts: { env?: Record<string, string>; profileName?: string } = {}) {
+  const prof = process.env.BENCH_CPU_PROF;
+  const child = fork(join(import.meta.dirname, 'server.ts'), ['app'], {
+    execArgv: [
+      '--import',
+      'tsx',
+      ...serverNodeFlags,
+      ...(prof && opts.profileName
+        ? ['--cpu-prof', `--cpu-prof-dir=${prof}`, `--cpu-prof-name=${opts.profileName}`]
+        : []),
+    ],
+    env: { ...serverEnv, ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...opts.env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`app server exited with ${code}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}` };
 }
