@@ -342,19 +342,16 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
               },
             ]
           : [];
-        const invoice = await writeSubscriptionInvoice(sql, scope, {
-          sub: { ...sub, ...data } as Subscription,
-          price,
-          lines: [...credit, ...licensedLines(plan, price, qty, period)],
-          period,
-          billingReason: 'subscription_update',
-          at,
-          ...o,
-        });
-        if (invoice) {
-          data.latestInvoiceId = invoice.id;
-          if (canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')) charge = invoice.id;
-        }
+        charge =
+          (await invoiceChange(sql, scope, data, {
+            sub: { ...sub, ...data } as Subscription,
+            price,
+            lines: [...credit, ...licensedLines(plan, price, qty, period)],
+            period,
+            billingReason: 'subscription_update',
+            at,
+            ...o,
+          })) ?? charge;
       } else if (after > before && paidPeriod) {
         Object.assign(data, {
           priceId: price.id,
@@ -389,19 +386,16 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
               },
             ];
             const changed = { ...sub, ...data } as Subscription;
-            const invoice = await writeSubscriptionInvoice(sql, scope, {
-              sub: changed,
-              price,
-              lines,
-              period: { start: at, end: sub.currentPeriodEnd },
-              billingReason: 'subscription_update',
-              at,
-              ...o,
-            });
-            if (invoice) {
-              data.latestInvoiceId = invoice.id;
-              if (canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')) charge = invoice.id;
-            }
+            charge =
+              (await invoiceChange(sql, scope, data, {
+                sub: changed,
+                price,
+                lines,
+                period: { start: at, end: sub.currentPeriodEnd },
+                billingReason: 'subscription_update',
+                at,
+                ...o,
+              })) ?? charge;
           }
         }
       } else if (after > before || !paidPeriod || cadenceChange) {
@@ -492,20 +486,33 @@ export function resumeSubscription(ctx: Context, id: string) {
     };
     let charge: string | null = null;
     if (price.model !== 'usage') {
-      const invoice = await writeSubscriptionInvoice(sql, scope, {
-        sub: { ...sub, ...data } as Subscription,
-        price,
-        lines: licensedLines(plan, price, quantity, period),
-        period,
-        billingReason: 'subscription_cycle',
-        at,
-        ...o,
-      });
-      if (invoice) {
-        data.latestInvoiceId = invoice.id;
-        if (canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')) charge = invoice.id;
-      }
+      charge =
+        (await invoiceChange(sql, scope, data, {
+          sub: { ...sub, ...data } as Subscription,
+          price,
+          lines: licensedLines(plan, price, quantity, period),
+          period,
+          billingReason: 'subscription_cycle',
+          at,
+          ...o,
+        })) ?? charge;
     }
     return { sub: await moveSubscription(sql, scope, sub, 'resume', data, { ...o, at }), charge };
   });
+}
+
+/**
+ * A change's invoice (proration, resume): written, recorded as the subscription's latest, and
+ * returned for the charge after commit when it is payable (a zero invoice is paid at finalization).
+ */
+async function invoiceChange(
+  sql: Parameters<typeof writeSubscriptionInvoice>[0],
+  scope: Parameters<typeof writeSubscriptionInvoice>[1],
+  data: Record<string, unknown>,
+  args: Parameters<typeof writeSubscriptionInvoice>[2],
+): Promise<string | null> {
+  const invoice = await writeSubscriptionInvoice(sql, scope, args);
+  if (!invoice) return null;
+  data.latestInvoiceId = invoice.id;
+  return canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay') ? invoice.id : null;
 }
