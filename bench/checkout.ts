@@ -13,16 +13,13 @@
 import http from 'node:http';
 import os from 'node:os';
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
-import { fmt, scratchDatabase } from './lib.ts';
+import { fmt, num, scratchDatabase } from './lib.ts';
 
-process.env.SVC_RATE_LIMIT = 'off';
-process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
-const num = (name: string, d: number) => Number(process.env[name] ?? d);
 const SECONDS = num('BENCH_SECONDS', 10);
 const WARMUP = num('BENCH_WARMUP_SECONDS', 3);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 32);

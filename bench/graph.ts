@@ -12,14 +12,10 @@
  */
 import os from 'node:os';
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { fmt, scratchDatabase, startApp } from './lib.ts';
+import { fmt, num, scratchDatabase, startApp } from './lib.ts';
 import { seedGraph } from '../test/helpers/graph-seed.ts';
 
-process.env.SVC_RATE_LIMIT = 'off';
-process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
-const num = (name: string, d: number) => Number(process.env[name] ?? d);
 const PAYMENTS = num('BENCH_GRAPH_PAYMENTS', 100_000);
 const CUSTOMERS = num('BENCH_GRAPH_CUSTOMERS', 1_000);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 8);

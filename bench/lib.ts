@@ -1,9 +1,18 @@
 /** What the money-path benches share: number formatting and a scratch database dropped at the end. */
 import { fork } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
+
+// Every bench: no rate limits (the load is the point), and one master key that the app children share
+// through the environment. Set while this module loads, before any bench imports the app.
+process.env.SVC_RATE_LIMIT = 'off';
+process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex');
+
+/** A numeric knob from the environment (BENCH_...), else its default. */
+export const num = (name: string, d: number) => Number(process.env[name] ?? d);
 
 export const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
@@ -55,4 +64,24 @@ export async function startApp(databaseUrl: string, opts: { env?: Record<string,
     child.once('exit', (code) => reject(new Error(`app server exited with ${code}`)));
   });
   return { child, base: `http://127.0.0.1:${port}` };
+}
+
+/** A /proc/<pid>/status figure in bytes (VmRSS, VmHWM: the peak resident set), or null off Linux. */
+export function procStatus(pid: number, field: string): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Resets VmHWM to the current RSS (Linux `clear_refs` 5), so the next VmHWM is the peak of what follows. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }

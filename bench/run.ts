@@ -21,6 +21,8 @@
  *   BENCH_APP_ONLY           1: only the app's steps (4, 5) and its memory, for quick comparisons (no targets)
  *   BENCH_APP_FLAGS          extra node flags for the app child (experiments: e.g. V8 heap flags)
  *   BENCH_SMAPS              1: print the app's resident memory by mapping after the load steps
+ *   BENCH_OBSERVABILITY      0: skip the cost of metrics and tracing (REST step, ABBA: six app children)
+ *   BENCH_OTEL_SAMPLE        the sampling ratio of that comparison's tracing run (default 0.1, as documented)
  */
 import os from 'node:os';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -28,14 +30,15 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import autocannon, { type Request as AcRequest } from 'autocannon';
 import pg from 'pg';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
 import { sql } from '../src/core/db/sql-template.ts';
+import { procStatus } from './lib.ts';
 
 // Before anything imports src/core/config.ts.
-process.env.SVC_RATE_LIMIT = 'off';
-process.env.SVC_MASTER_KEY ??= randomBytes(32).toString('hex'); // shared with the children through the env
 
 const num = (name: string, d: number) => {
   const v = process.env[name];
@@ -148,15 +151,6 @@ interface Server {
   stop(): Promise<void>;
 }
 
-function procStatus(pid: number, field: string): number | null {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * `BENCH_SMAPS=1`: the app's resident memory by mapping after the load steps. Small anonymous
  * mappings are mostly V8's 256 KiB heap pages (including pooled ones heapTotal no longer counts),
@@ -179,12 +173,16 @@ function smaps(pid: number): string {
     .join('\n');
 }
 
-async function startServer(mode: 'bare' | 'hmac' | 'prisma' | 'app', workspaceId: string): Promise<Server> {
+async function startServer(
+  mode: 'bare' | 'hmac' | 'prisma' | 'app',
+  workspaceId: string,
+  env: Record<string, string> = {},
+): Promise<Server> {
   const execArgv = ['--import', 'tsx', ...serverNodeFlags, ...(mode === 'app' ? APP_FLAGS : [])]; // as `svc serve`
   if (CPU_PROF) execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${mode}.cpuprofile`);
   const child = fork(join(import.meta.dirname, 'server.ts'), [mode], {
     execArgv,
-    env: { ...serverEnv, ...process.env, DATABASE_URL: url, BENCH_WORKSPACE_ID: workspaceId },
+    env: { ...serverEnv, ...process.env, DATABASE_URL: url, BENCH_WORKSPACE_ID: workspaceId, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'], // request logs (pino, stdout) go to /dev/null
   });
   children.add(child);
@@ -309,6 +307,80 @@ async function loadStep(name: string, detail: string, server: Server, creds: Cre
     `  ${name.padEnd(22)} ${fmt(step.rps).padStart(7)} req/s  p50 ${ms(step.p50)}  p99 ${ms(step.p99)}  ${fmt(cpuUs)} µs CPU/req${bad ? `  (${bad} non-2xx/errors!)` : ''}`,
   );
   return step;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What metrics and tracing cost (docs/performance.md, Metrics and traces)
+
+/** A loopback OTLP/HTTP collector that reads and drops what it gets: the cost of exporting, not of a collector. */
+async function otlpSink() {
+  let spans = 0;
+  const server = createServer((req, res) => {
+    let bytes = 0;
+    req.on('data', (c: Buffer) => void (bytes += c.length));
+    req.on('end', () => {
+      spans += bytes > 0 ? 1 : 0;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    exports: () => spans,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+/**
+ * The REST step under three settings, each in a fresh app child, in the order A B C C B A so that
+ * a drift in the neighbours' load weighs on each setting alike (two shared cores: compare CPU/req).
+ */
+async function observabilityCost(workspaceId: string, creds: Creds, probe: Probe) {
+  const ratio = process.env.BENCH_OTEL_SAMPLE ?? '0.1';
+  const sink = await otlpSink();
+  const settings = {
+    'metrics off': { SVC_METRICS: 'off', SVC_OTEL: 'off' },
+    'metrics on (default)': { SVC_OTEL: 'off' },
+    [`+ tracing ${ratio}`]: {
+      SVC_OTEL: 'otlp',
+      SVC_OTEL_SAMPLE: ratio,
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_TRACES_EXPORTER: 'otlp',
+    },
+  } as Record<string, Record<string, string>>;
+  const names = Object.keys(settings);
+  section(`Cost of metrics and tracing (REST step, ${names.length * 2} app children in ABCCBA order)`);
+  const results = new Map<string, StepResult[]>(names.map((n) => [n, []]));
+  for (const name of [...names, ...names.toReversed()]) {
+    const app = await startServer('app', workspaceId, settings[name]);
+    try {
+      results.get(name)!.push(await loadStep(name, '', app, creds, probe));
+    } finally {
+      await app.stop();
+    }
+  }
+  await sink.close();
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const base = mean(results.get(names[1])!.map((r) => r.cpuUs));
+  const off = mean(results.get(names[0])!.map((r) => r.cpuUs));
+  console.log();
+  table(
+    ['setting', 'req/s (mean)', 'p99 (mean)', 'CPU/req (mean)', 'CPU vs metrics off', 'CPU vs default'],
+    names.map((n) => {
+      const rs = results.get(n)!;
+      const cpu = mean(rs.map((r) => r.cpuUs));
+      return [
+        n,
+        fmt(mean(rs.map((r) => r.rps))),
+        ms(mean(rs.map((r) => r.p99))),
+        `${fmt(cpu)} µs`,
+        `${cpu >= off ? '+' : ''}${fmt(((cpu - off) / off) * 100, 1)}%`,
+        `${cpu >= base ? '+' : ''}${fmt(((cpu - base) / base) * 100, 1)}%`,
+      ];
+    }),
+    [1, 2, 3, 4, 5],
+  );
+  console.log(`  (the collector received ${sink.exports()} OTLP exports from the tracing runs)`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -508,6 +580,8 @@ try {
     [memRow('after start', memBefore), memRow('after steps 4-5', memAfter!)],
     [1, 2, 3, 4, 5, 6],
   );
+
+  if (process.env.BENCH_OBSERVABILITY !== '0') await observabilityCost(ws.workspaceId, creds, bareProbe);
 
   if (!APP_ONLY) {
     // -------------------------------------------------------------------------------------------

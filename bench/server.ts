@@ -11,11 +11,13 @@
  * app     the real server: buildApp() (GraphQL at /graphql, REST translation at /v1/...)
  *
  * Env: DATABASE_URL (required), BENCH_WORKSPACE_ID (bare mode: the workspace to list).
- * Talks to the parent over IPC: sends {type:'ready', port}; answers {type:'mem'}; exits on {type:'stop'}.
+ * Talks to the parent over IPC: sends {type:'ready', port}; answers {type:'mem'} and {type:'gc'} (a full
+ * collection, with --expose-gc); exits on {type:'stop'}.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 
 process.env.SVC_RATE_LIMIT ??= 'off';
 
@@ -198,13 +200,18 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ['gc'] });
 
 process.on('message', async (msg: { type: string }) => {
-  if (msg.type === 'mem') {
+  if (msg.type === 'gc') {
+    (globalThis as { gc?: () => void }).gc?.();
+    process.send!({ type: 'gc', done: !!(globalThis as { gc?: () => void }).gc });
+  } else if (msg.type === 'mem') {
     const m = process.memoryUsage();
     process.send!({
       type: 'mem',
       rss: m.rss,
       heapUsed: m.heapUsed,
       heapTotal: m.heapTotal,
+      // The young generation's reserved size (new_space): it grows under allocation and shrinks when idle.
+      newSpace: getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0,
       external: m.external,
       arrayBuffers: m.arrayBuffers,
       cpu: process.cpuUsage().user + process.cpuUsage().system,

@@ -18,9 +18,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fmt, scratchDatabase } from './lib.ts';
+import { fmt, num, scratchDatabase } from './lib.ts';
 
-const num = (name: string, d: number) => Number(process.env[name] ?? d);
 const RATE = num('BENCH_RATE', 200);
 const SECONDS = num('BENCH_SECONDS', 30);
 const PEAK_EVENTS = num('BENCH_PEAK_EVENTS', 2000);

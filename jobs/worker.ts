@@ -1,5 +1,6 @@
 import { PgBoss } from 'pg-boss';
-import { logger } from '../src/core/logger.ts';
+import { logger, withLogContext } from '../src/core/logger.ts';
+import { startTracing } from '../src/core/tracing.ts';
 import { config } from '../src/core/config.ts';
 import { startRelay } from './outbox-relay.ts';
 import { db } from '../src/core/db/client.ts';
@@ -19,6 +20,8 @@ import * as pendingSweep from './pending-sweep.ts';
 import * as testClockAdvance from './test-clock-advance.ts';
 import { testClockFanOut } from '../src/modules/test-clocks/service.ts';
 import * as billingTick from './billing-tick.ts';
+import * as invitationExpiry from './invitation-expiry.ts';
+import * as workspacePurge from './workspace-purge.ts';
 
 /**
  * The worker: pg-boss queues (one file per queue) and the outbox relay. pg-boss looks for expired
@@ -37,6 +40,8 @@ export async function startWorker(databaseUrl: string) {
     maintenanceIntervalSeconds: 60,
   });
   boss.on('error', (e) => logger.error({ err: e.message }, 'pg-boss error'));
+  await startTracing();
+  tagJobLogs(boss);
   await boss.start();
   for (const q of [
     idempotencyPurge,
@@ -50,6 +55,8 @@ export async function startWorker(databaseUrl: string) {
     billingEmail,
     testClockAdvance,
     billingTick,
+    invitationExpiry,
+    workspacePurge,
   ])
     await q.register(boss);
   await eventBus.start(databaseUrl);
@@ -69,4 +76,19 @@ export async function startWorker(databaseUrl: string) {
       await boss.stop({ graceful: true, timeout: 5000 });
     },
   };
+}
+
+/**
+ * Every log line a job handler writes carries its queue and job id(s) (src/core/logger.ts), and a
+ * webhook attempt's line the request that caused its event: each queue registers through this.
+ */
+function tagJobLogs(boss: PgBoss) {
+  type Handler = (jobs: { id: string }[]) => Promise<unknown>;
+  const work = boss.work.bind(boss) as (...args: unknown[]) => Promise<string>;
+  boss.work = ((name: string, ...rest: unknown[]) => {
+    const handler = rest.pop() as Handler;
+    const tagged: Handler = (jobs) =>
+      withLogContext({ queue: name, jobId: jobs.map((j) => j.id).join(',') }, () => handler(jobs));
+    return work(name, ...rest, tagged);
+  }) as typeof boss.work;
 }

@@ -12,6 +12,7 @@ import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '
 import { enforceRate, type RateLimiter } from '../src/core/rate-limit.ts';
 import { coercionError, idempotencyOf, operationOf, type Operation } from '../src/graphql/operation.ts';
 import { compiledFor, runCompiled } from '../src/graphql/jit.ts';
+import { observed } from '../src/server/observe.ts';
 import { sha256Hex } from '../src/core/crypto.ts';
 import type { Context } from '../src/core/context.ts';
 import type { Auth } from '../src/core/auth/authenticate.ts';
@@ -155,6 +156,14 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
         admitted: true,
         replay: key ? replayNotes() : undefined,
       };
+      // A failed route throws: the operation metrics count it as an error (src/server/observe.ts).
+      const timed = () =>
+        observed(
+          'rest',
+          operation,
+          () => true,
+          () => execute(route, ctx, variables),
+        );
       const out = key
         ? await withIdempotency(
             auth,
@@ -162,9 +171,9 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
             sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)),
             route.resource,
             ctx.replay!,
-            () => stored(execute(route, ctx, variables)).catch((e) => asStored(e, requestId, route.resource)),
+            () => stored(timed()).catch((e) => asStored(e, requestId, route.resource)),
           )
-        : { ...(await execute(route, ctx, variables)), replayed: false };
+        : { ...(await timed()), replayed: false };
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       return reply
         .status(out.status)

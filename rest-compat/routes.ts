@@ -1,4 +1,4 @@
-import type { Resource } from '../src/core/errors.ts';
+import type { ErrorCode, Resource } from '../src/core/errors.ts';
 import type * as Ops from './generated/operations.ts';
 import { listQuery, metadataQuery, noBody, type Input } from './inputs.ts';
 
@@ -23,6 +23,11 @@ export interface Route<V = Record<string, unknown>> {
   shape?: (data: unknown) => unknown;
   /** The operation returns a document ({contentType, filename, contentBase64}): sent as the body, not in the envelope. */
   download?: boolean;
+  /**
+   * Domain errors the spec documents for this route beyond those its shape implies (signing,
+   * input, `:id`, paging, idempotency, rate: rest-compat/openapi.ts). Documentation only (OpenAPI).
+   */
+  errors?: ErrorCode[];
 }
 
 const route = <V>(r: Route<V>) => r as unknown as Route;
@@ -51,6 +56,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/api-keys',
     resource: 'api_key',
+    errors: ['tier_cap_reached'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateApiKeyInput }),
   }),
@@ -59,6 +65,7 @@ export const routes: Route[] = [
     method: 'DELETE',
     path: '/v1/api-keys/:id',
     resource: 'api_key',
+    errors: ['cannot_revoke_self'],
     status: 204,
     variables: id,
   }),
@@ -91,6 +98,7 @@ export const routes: Route[] = [
     method: 'PATCH',
     path: '/v1/workspaces/:id',
     resource: 'workspace',
+    errors: ['region_immutable'],
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateWorkspaceInput }),
   }),
   route<Ops.ArchiveWorkspaceMutationVariables>({
@@ -98,8 +106,63 @@ export const routes: Route[] = [
     method: 'DELETE',
     path: '/v1/workspaces/:id',
     resource: 'workspace',
+    errors: ['owner_required'],
     status: 204,
     variables: id,
+  }),
+  // DECISIONS §7 activation; restore within the 90-day window (docs/decisions.md, Workspace lifecycle)
+  route<Ops.ActivateWorkspaceMutationVariables>({
+    id: 'activateWorkspace',
+    method: 'POST',
+    path: '/v1/workspaces/:id/activate',
+    resource: 'workspace',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+  route<Ops.RestoreWorkspaceMutationVariables>({
+    id: 'restoreWorkspace',
+    method: 'POST',
+    path: '/v1/workspaces/:id/restore',
+    resource: 'workspace',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+
+  // Members (spec Workspaces and members; DECISIONS §2, §7)
+  route<Ops.ListMembersQueryVariables>({
+    id: 'listMembers',
+    method: 'GET',
+    path: '/v1/workspaces/:id/members',
+    resource: 'member',
+    variables: (r) => ({ workspaceId: r.params.id, ...listQuery(r, { status: 'string' }) }),
+  }),
+  route<Ops.InviteMemberMutationVariables>({
+    id: 'inviteMember',
+    method: 'POST',
+    path: '/v1/workspaces/:id/members',
+    resource: 'member',
+    status: 201,
+    variables: (r) => ({ workspaceId: r.params.id, input: r.body as Ops.InviteMemberInput }),
+  }),
+  route<Ops.UpdateMemberMutationVariables>({
+    id: 'updateMember',
+    method: 'PATCH',
+    path: '/v1/workspaces/:id/members/:memberId',
+    resource: 'member',
+    variables: (r) => ({ workspaceId: r.params.id, id: r.params.memberId, input: r.body as Ops.UpdateMemberInput }),
+  }),
+  route<Ops.RemoveMemberMutationVariables>({
+    id: 'removeMember',
+    method: 'DELETE',
+    path: '/v1/workspaces/:id/members/:memberId',
+    resource: 'member',
+    status: 204,
+    variables: (r) => ({ workspaceId: r.params.id, id: r.params.memberId }),
+  }),
+  route<Ops.TransferWorkspaceOwnershipMutationVariables>({
+    id: 'transferWorkspaceOwnership',
+    method: 'POST',
+    path: '/v1/workspaces/:id/transfer-ownership',
+    resource: 'member',
+    variables: (r) => ({ workspaceId: r.params.id, input: r.body as Ops.TransferOwnershipInput }),
   }),
 
   // Events
@@ -133,6 +196,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/events/replay',
     resource: 'event',
+    errors: ['not_found'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.ReplayEventsInput }),
   }),
@@ -141,6 +205,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/events/trigger',
     resource: 'event',
+    errors: ['forbidden_in_live_mode'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.TriggerEventInput }),
   }),
@@ -165,6 +230,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/webhook-endpoints',
     resource: 'webhook_endpoint',
+    errors: ['url_not_allowed', 'tier_cap_exceeded'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateWebhookEndpointInput }),
   }),
@@ -173,6 +239,7 @@ export const routes: Route[] = [
     method: 'PATCH',
     path: '/v1/webhook-endpoints/:id',
     resource: 'webhook_endpoint',
+    errors: ['url_not_allowed'],
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateWebhookEndpointInput }),
   }),
   route<Ops.DeleteWebhookEndpointMutationVariables>({
@@ -205,6 +272,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/webhook-endpoints/:id/deliveries/:deliveryId/retry',
     resource: 'webhook_endpoint',
+    errors: ['already_succeeded', 'endpoint_disabled'],
     status: 202,
     variables: (r) => ({ endpointId: r.params.id, deliveryId: r.params.deliveryId }),
   }),
@@ -288,6 +356,7 @@ export const routes: Route[] = [
     method: 'PUT',
     path: '/v1/adapters/provider_a',
     resource: 'adapter',
+    errors: ['gateway_error'],
     variables: (r) => ({ input: r.body as Ops.ConnectProviderAAdapterInput }),
   }),
   route<Ops.ConnectProviderBAdapterMutationVariables>({
@@ -295,6 +364,7 @@ export const routes: Route[] = [
     method: 'PUT',
     path: '/v1/adapters/provider_b',
     resource: 'adapter',
+    errors: ['gateway_error'],
     variables: (r) => ({ input: r.body as Ops.ConnectProviderBAdapterInput }),
   }),
   route<Ops.ConnectProviderCAdapterMutationVariables>({
@@ -302,6 +372,7 @@ export const routes: Route[] = [
     method: 'PUT',
     path: '/v1/adapters/provider_c',
     resource: 'adapter',
+    errors: ['gateway_error'],
     variables: (r) => ({ input: r.body as Ops.ConnectProviderCAdapterInput }),
   }),
   route<Ops.ConfigureManualAdapterMutationVariables>({
@@ -354,6 +425,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/checkout-sessions',
     resource: 'checkout_session',
+    errors: ['not_found', 'no_adapter_supports_methods'],
     status: 201,
     variables: (r) => ({ input: r.body as unknown as Ops.CreateCheckoutSessionInput }),
   }),
@@ -362,6 +434,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/checkout-sessions/:id/cancel',
     resource: 'checkout_session',
+    errors: ['conflict'],
     variables: id,
   }),
   route<Ops.ConfirmCheckoutSessionMutationVariables>({
@@ -369,6 +442,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/checkout-sessions/:id/confirm',
     resource: 'checkout_session',
+    errors: ['conflict'],
     variables: id,
   }),
   route<Ops.GetCheckoutSessionReceiptQueryVariables>({
@@ -417,6 +491,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/invoices',
     resource: 'invoice',
+    errors: ['not_found', 'unsupported_currency'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateInvoiceInput }),
   }),
@@ -426,6 +501,7 @@ export const routes: Route[] = [
     method: 'PATCH',
     path: '/v1/invoices/:id',
     resource: 'invoice',
+    errors: ['conflict'],
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateInvoiceInput }),
   }),
   route<Ops.FinalizeInvoiceMutationVariables>({
@@ -433,6 +509,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/invoices/:id/finalize',
     resource: 'invoice',
+    errors: ['conflict'],
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
   route<Ops.PayInvoiceMutationVariables>({
@@ -440,6 +517,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/invoices/:id/pay',
     resource: 'invoice',
+    errors: ['conflict'],
     status: 201,
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
@@ -448,6 +526,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/invoices/:id/void',
     resource: 'invoice',
+    errors: ['conflict'],
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
@@ -471,6 +550,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/refunds',
     resource: 'refund',
+    errors: ['not_found', 'amount_exceeds_remaining', 'provider_error'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateRefundInput }),
   }),
@@ -480,6 +560,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/refunds/:id/simulate',
     resource: 'refund',
+    errors: ['forbidden_in_live_mode', 'conflict'],
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulateRefundInput }),
   }),
 
@@ -539,6 +620,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/payouts',
     resource: 'payout',
+    errors: ['invalid_amount', 'bank_account_missing', 'insufficient_balance'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreatePayoutInput }),
   }),
@@ -547,6 +629,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/payouts/:id/cancel',
     resource: 'payout',
+    errors: ['invalid_transition'],
     variables: id,
   }),
   // spec Response shapes: platform-admin reconciliation, each returns the payout
@@ -555,6 +638,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/payouts/:id/mark-in-transit',
     resource: 'payout',
+    errors: ['invalid_transition'],
     variables: id,
   }),
   route<Ops.MarkPayoutPaidMutationVariables>({
@@ -562,6 +646,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/payouts/:id/mark-paid',
     resource: 'payout',
+    errors: ['invalid_transition'],
     variables: id,
   }),
   route<Ops.MarkPayoutFailedMutationVariables>({
@@ -569,6 +654,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/payouts/:id/mark-failed',
     resource: 'payout',
+    errors: ['invalid_transition'],
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.MarkPayoutFailedInput }),
   }),
 
@@ -648,6 +734,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/receipts/:id/email',
     resource: 'receipt',
+    errors: ['no_recipient', 'email_failed'],
     variables: (r) => ({ id: r.params.id, to: (r.body.to as string | undefined) ?? null }),
   }),
 
@@ -671,6 +758,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/plans',
     resource: 'plan',
+    errors: ['unsupported_currency'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreatePlanInput }),
   }),
@@ -693,6 +781,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/plans/:id/prices',
     resource: 'plan',
+    errors: ['unsupported_currency'],
     status: 201,
     variables: (r) => ({ planId: r.params.id, input: r.body as Ops.PriceInput }),
   }),
@@ -755,6 +844,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/test-clocks',
     resource: 'test_clock',
+    errors: ['forbidden_in_live_mode'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateTestClockInput }),
   }),
@@ -763,6 +853,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/test-clocks/:id/advance',
     resource: 'test_clock',
+    errors: ['forbidden_in_live_mode', 'conflict'],
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.AdvanceTestClockInput }),
   }),
   route<Ops.DeleteTestClockMutationVariables>({
@@ -795,6 +886,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/subscriptions',
     resource: 'subscription',
+    errors: ['not_found'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateSubscriptionInput }),
   }),
@@ -803,6 +895,7 @@ export const routes: Route[] = [
     method: 'PATCH',
     path: '/v1/subscriptions/:id',
     resource: 'subscription',
+    errors: ['conflict'],
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateSubscriptionInput }),
   }),
   route<Ops.CancelSubscriptionMutationVariables>({
@@ -810,6 +903,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/subscriptions/:id/cancel',
     resource: 'subscription',
+    errors: ['conflict'],
     variables: (r) => ({ id: r.params.id, input: (r.body ?? {}) as Ops.CancelSubscriptionInput }),
   }),
   route<Ops.PauseSubscriptionMutationVariables>({
@@ -817,6 +911,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/subscriptions/:id/pause',
     resource: 'subscription',
+    errors: ['conflict'],
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
   route<Ops.ResumeSubscriptionMutationVariables>({
@@ -824,6 +919,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/subscriptions/:id/resume',
     resource: 'subscription',
+    errors: ['conflict'],
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
@@ -858,6 +954,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/invoices/:id/send-email',
     resource: 'invoice',
+    errors: ['no_recipient', 'email_failed'],
     variables: (r) => ({ id: r.params.id, to: (r.body.to as string | undefined) ?? null }),
   }),
   // Usage records (DECISIONS §3; docs/decisions.md, Usage): Idempotency-Key required (the mutation field says so).
@@ -866,7 +963,17 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/subscriptions/:id/usage',
     resource: 'subscription',
+    errors: ['conflict'],
     status: 201,
     variables: (r) => ({ subscriptionId: r.params.id, input: r.body as Ops.CreateUsageRecordInput }),
+  }),
+  // Portal sessions (spec Portal sessions): the only route; unknown fields are 400 VALIDATION_ERROR.
+  route<Ops.CreatePortalSessionMutationVariables>({
+    id: 'createPortalSession',
+    method: 'POST',
+    path: '/v1/portal-sessions',
+    resource: 'portal_session',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreatePortalSessionInput }),
   }),
 ];

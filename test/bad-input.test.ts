@@ -116,6 +116,7 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   createApiKey: async () => ({ name: 'bad-input' }),
   createWorkspace: async () => ({ name: 'Bad Input' }),
   updateWorkspace: async () => ({ name: 'Renamed' }),
+  inviteMember: async () => ({ email: 'bad-input@example.com', role: 'member' }),
   createCustomer: async () => ({ name: 'Bad Input' }),
   createTemplate: async () => ({ name: 'Bad Input', kind: 'receipt' }),
   replayEvents: async (ws) => ({ eventIds: [(await ws.client.get('/v1/events?limit=1')).json.data[0].id] }),
@@ -155,6 +156,10 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   // timestamp first: the wrong-type case sends 123 (epoch seconds of 1970, before the period) for it.
   createUsageRecord: async () => ({ timestamp: new Date().toISOString(), quantity: 1 }),
   createDunningPolicy: async () => ({ finalAction: 'void', retryScheduleDays: [1, 3, 5] }),
+  createPortalSession: async (ws) => ({
+    customerId: (await ws.client.post('/v1/customers', {})).json.data.id,
+    returnUrl: 'https://shop.example/account',
+  }),
   createTestClock: async () => ({ name: 'bad input', frozenTime: '2025-01-31T00:00:00.000Z' }),
   createSubscription: async (ws) => {
     const plan = await ws.client.post('/v1/plans', planBody({ name: 'Bad Input' }), {
@@ -170,6 +175,7 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
 
 /** 201 routes under an existing resource (`POST /v1/plans/:id/prices`, `/v1/invoices/:id/pay`): the path to use. */
 const validPaths: Record<string, (ws: Workspace) => Promise<string>> = {
+  inviteMember: async (ws) => `/v1/workspaces/${ws.workspaceId}/members`,
   addPrice: async (ws) => {
     const plan = await ws.client.post('/v1/plans', await validBodies.createPlan(ws), {
       'idempotency-key': randomUUID(),

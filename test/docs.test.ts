@@ -1,6 +1,38 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { eventsDoc, scopesDoc, statesDoc } from '../scripts/docs.ts';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { buildSchema, parse, validate } from 'graphql';
+import {
+  errorsDoc,
+  eventsDoc,
+  GENERATED,
+  guideDoc,
+  guidesDir,
+  scopesDoc,
+  statesDoc,
+  underPrefix,
+} from '../scripts/docs.ts';
+import { eventTypes } from '../src/core/event-types.ts';
+import { machines } from '../src/modules/state-machines.ts';
+import { routes } from '../rest-compat/routes.ts';
+import { childEnv, freePort, ROOT } from './helpers/cli.ts';
+import { admin, adminUrl, withDatabase } from './helpers/db.ts';
+import { fencedBlocks, readme, runLine, runScript, shellBlocks, startServer, stepOf } from './helpers/quick-start.ts';
+import { useServer } from './helpers/server.ts';
+import { resolver } from '../src/modules/webhooks/url-policy.ts';
+
+const server = useServer();
+// The guides' webhook URLs use example.com (public, resolvable); this machine may be offline: give it its address.
+const systemLookup = resolver.lookupAll;
+beforeAll(() => {
+  resolver.lookupAll = async (host) => (host === 'example.com' ? ['93.184.216.34'] : systemLookup(host));
+});
+afterAll(() => {
+  resolver.lookupAll = systemLookup;
+});
 
 describe('generated docs', () => {
   it('docs/scopes.md matches the scope catalog (run npm run docs)', () => {
@@ -12,4 +44,143 @@ describe('generated docs', () => {
   it('docs/states.md matches the state machines (run npm run docs)', () => {
     expect(readFileSync('docs/states.md', 'utf8')).toBe(statesDoc());
   });
+  it('docs/errors.md matches the error codes and the route table (run npm run docs)', () => {
+    expect(readFileSync('docs/errors.md', 'utf8')).toBe(errorsDoc());
+  });
 });
+
+const guides = readdirSync(guidesDir)
+  .filter((f) => f.endsWith('.md') && f !== 'README.md')
+  .map((file) => ({ file, text: readFileSync(join(guidesDir, file), 'utf8') }));
+/** What the guides' generated parts claim: route prefixes, event type prefixes, state machines. */
+const claimed = (kind: string) =>
+  guides.flatMap((g) =>
+    [...g.text.matchAll(GENERATED)].filter((m) => m[1] === kind).flatMap((m) => m[2].split(',').map((p) => p.trim())),
+  );
+
+describe('guides (docs/guides, one per resource)', () => {
+  it.each(guides.map((g) => [g.file, g.text]))('%s: its generated parts are fresh (run npm run docs)', (_f, text) => {
+    expect(text).toBe(guideDoc(text));
+  });
+
+  it('every route, event type and state machine is in some guide', () => {
+    const routePrefixes = claimed('routes');
+    expect(routes.filter((r) => !routePrefixes.some((p) => underPrefix(r.path, p))).map((r) => r.path)).toEqual([]);
+    const eventPrefixes = claimed('events');
+    expect(Object.keys(eventTypes).filter((t) => !eventPrefixes.some((p) => t.startsWith(p)))).toEqual([]);
+    expect(Object.keys(machines).filter((m) => !claimed('states').includes(m))).toEqual([]);
+  });
+
+  const schema = buildSchema(readFileSync(join(ROOT, 'schema/schema.graphql'), 'utf8'));
+  it.each(guides.map((g) => [g.file, g.text]))(
+    '%s: its GraphQL examples are valid, and those without variables run',
+    async (_f, text) => {
+      const ws = await server.workspace();
+      const blocks = fencedBlocks(text, 'graphql');
+      expect(blocks.length).toBeGreaterThan(0);
+      for (const block of blocks) {
+        const doc = parse(block);
+        expect(validate(schema, doc).map((e) => e.message)).toEqual([]);
+        const op = doc.definitions[0] as { operation?: string; variableDefinitions?: unknown[] };
+        if (op.variableDefinitions?.length || op.operation === 'subscription') continue; // validated only
+        const headers: Record<string, string> =
+          op.operation === 'mutation' ? { 'idempotency-key': randomBytes(8).toString('hex') } : {};
+        const res = await ws.client.graphql(block, {}, headers);
+        expect({ status: res.status, errors: res.json.errors }, block).toEqual({ status: 200, errors: undefined });
+      }
+    },
+  );
+
+  it.each(guides.map((g) => [g.file, g.text]))(
+    '%s: its shell examples run against a server, every call 2xx',
+    { timeout: 120_000 },
+    async (_f, text) => {
+      const script = fencedBlocks(text, 'sh').join('\n');
+      expect(script).toContain('npx svc ');
+      const ws = await server.workspace();
+      const env = childEnv(server.dbUrl, { SVC_KEY_ID: ws.keyId, SVC_SECRET: ws.secret, SVC_BASE_URL: server.url });
+      const r = await runScript(script, ROOT, env);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    },
+  );
+});
+
+describe('README quick start', () => {
+  const scratch = `svc_t_quick_${randomBytes(4).toString('hex')}`;
+  const cwd = mkdtempSync(join(tmpdir(), 'svc-quick-start-'));
+  let server: ReturnType<typeof startServer> | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`)).catch(() => {});
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('its commands run as written: a signed request and a sandbox payment on an empty database', {
+    timeout: 180_000,
+  }, async () => {
+    const steps = shellBlocks(readme(), 'Quick start').flat().map(stepOf);
+    // the section must not lose its point without this test noticing
+    expect(steps.map((s) => s.line)).toEqual(
+      expect.arrayContaining(['npm start', 'npx svc get /v1/api-keys', 'npx svc trigger payment.succeeded']),
+    );
+    expect(JSON.parse(readFileSync('package.json', 'utf8')).scripts.start).toBe('node bin/svc.js start');
+
+    await admin((c) => c.query(`CREATE DATABASE ${scratch}`));
+    const port = await freePort();
+    // A newcomer's shell: no test settings, no key, a database and a port of its own.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: withDatabase(adminUrl, scratch),
+      PORT: String(port),
+    };
+    for (const k of Object.keys(env))
+      if (/^(SVC_(?!APP_PASSWORD$)|NODE_ENV$|LOG_LEVEL$|VITEST|HOSTED_BASE_URL$)/.test(k)) delete env[k];
+
+    const outputs: Record<string, string> = {};
+    for (const step of steps) {
+      if (step.kind === 'given') continue;
+      if (step.kind === 'server') {
+        server = startServer(cwd, env);
+        await until(
+          async () =>
+            fetch(`http://127.0.0.1:${port}/healthz`).then(
+              (r) => r.status === 200,
+              () => false,
+            ),
+          () => `npm start did not come up:\n${server!.output()}`,
+        );
+        continue;
+      }
+      const r = await runLine(step.line, cwd, env);
+      expect({ line: step.line, code: r.code, stderr: r.stderr }).toEqual({ line: step.line, code: 0, stderr: '' });
+      outputs[step.line] = r.stdout;
+    }
+
+    // the key went to .env, and the signed request listed it
+    const dotenv = readFileSync(join(cwd, '.env'), 'utf8');
+    const keyId = /^SVC_KEY_ID=(pk_test_\w+)$/m.exec(dotenv)?.[1];
+    expect(keyId).toBeDefined();
+    expect(JSON.parse(outputs['npx svc get /v1/api-keys']).data.map((k: { keyId: string }) => k.keyId)).toEqual([
+      keyId,
+    ]);
+    // the trigger's payment is the one listed, succeeded
+    const ids = Object.fromEntries(
+      outputs['npx svc trigger payment.succeeded']
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/)),
+    );
+    const [payment] = JSON.parse(outputs['npx svc get /v1/payments -d limit=1']).data;
+    expect(payment).toMatchObject({ id: ids.payment, status: 'succeeded', amount: 100000, currency: 'IDR' });
+    expect(ids.event).toMatch(/^evt_/);
+  });
+});
+
+/** Polls `ok` every 200 ms for up to 60 s. */
+async function until(ok: () => Promise<boolean>, why: () => string) {
+  const deadline = Date.now() + 60_000;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(why());
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -130,6 +130,11 @@ export type CreatePlanInput = {
   usageAggregate?: string | null | undefined;
 };
 
+export type CreatePortalSessionInput = {
+  customerId?: string | null | undefined;
+  returnUrl?: string | null | undefined;
+};
+
 export type CreateRefundInput = {
   amount?: number | null | undefined;
   chargeId?: string | null | undefined;
@@ -207,6 +212,12 @@ export type CreateWorkspaceInput = {
   region?: string | null | undefined;
 };
 
+export type InviteMemberInput = {
+  email: string;
+  /** `admin`, `member` or `read_only` (`owner` cannot be invited). */
+  role: string;
+};
+
 export type InvoiceLineInput = {
   description?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
@@ -240,6 +251,14 @@ export type PortalFeaturesInput = {
   selfServePause?: boolean | null | undefined;
   selfServeUpgrade?: boolean | null | undefined;
   updatePaymentMethod?: boolean | null | undefined;
+};
+
+/** spec Portal sessions: the workspace portal toggles; send only the ones to change. */
+export type PortalSettingsInput = {
+  cancel?: boolean | null | undefined;
+  changePlan?: boolean | null | undefined;
+  updatePaymentMethod?: boolean | null | undefined;
+  viewInvoices?: boolean | null | undefined;
 };
 
 export type PriceInput = {
@@ -276,6 +295,11 @@ export type StartManagedOnboardingInput = {
   email: string;
 };
 
+export type TransferOwnershipInput = {
+  /** A joined member; it becomes the owner. */
+  memberId: string;
+};
+
 export type TriggerEventInput = {
   aggregateId?: string | null | undefined;
   data?: unknown;
@@ -308,6 +332,11 @@ export type UpdateInvoiceInput = {
   metadata?: Record<string, string> | null | undefined;
   tax?: number | null | undefined;
   templateId?: string | null | undefined;
+};
+
+export type UpdateMemberInput = {
+  /** `admin`, `member` or `read_only`. */
+  role: string;
 };
 
 export type UpdatePayoutBankAccountInput = {
@@ -387,6 +416,7 @@ export type UpdateWorkspaceInput = {
   businessEmail?: string | null | undefined;
   defaultCurrency?: string | null | undefined;
   name?: string | null | undefined;
+  portalSettings?: PortalSettingsInput | null | undefined;
   /** Immutable: any change answers region_immutable. */
   region?: string | null | undefined;
   slug?: string | null | undefined;
@@ -753,6 +783,51 @@ export type GetCashFlowReportQueryVariables = Exact<{
 
 export type GetCashFlowReportQuery = { cashFlowReport: { from: string, to: string, currency: string, openingBalance: number, inflows: number, outflows: number, closingBalance: number, byDay: Array<{ date: string, inflows: number, outflows: number, balance: number }> } };
 
+export type MemberFieldsFragment = { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null };
+
+export type ListMembersQueryVariables = Exact<{
+  workspaceId: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListMembersQuery = { members: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null } }> } };
+
+export type InviteMemberMutationVariables = Exact<{
+  workspaceId: string | number;
+  input: InviteMemberInput;
+}>;
+
+
+export type InviteMemberMutation = { inviteMember: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null } };
+
+export type UpdateMemberMutationVariables = Exact<{
+  workspaceId: string | number;
+  id: string | number;
+  input: UpdateMemberInput;
+}>;
+
+
+export type UpdateMemberMutation = { updateMember: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null } };
+
+export type RemoveMemberMutationVariables = Exact<{
+  workspaceId: string | number;
+  id: string | number;
+}>;
+
+
+export type RemoveMemberMutation = { removeMember: { id: string } };
+
+export type TransferWorkspaceOwnershipMutationVariables = Exact<{
+  workspaceId: string | number;
+  input: TransferOwnershipInput;
+}>;
+
+
+export type TransferWorkspaceOwnershipMutation = { transferWorkspaceOwnership: { workspaceId: string, previousOwner: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null }, newOwner: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null } } };
+
 export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
 
 export type ListPaymentsQueryVariables = Exact<{
@@ -920,6 +995,15 @@ export type UpdatePriceMutationVariables = Exact<{
 
 
 export type UpdatePriceMutation = { updatePrice: { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string } };
+
+export type PortalSessionFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, url: string, returnUrl: string, expiresAt: string, createdAt: string };
+
+export type CreatePortalSessionMutationVariables = Exact<{
+  input: CreatePortalSessionInput;
+}>;
+
+
+export type CreatePortalSessionMutation = { createPortalSession: { id: string, arn: string, accountId: string, customerId: string, url: string, returnUrl: string, expiresAt: string, createdAt: string } };
 
 export type ReceiptFieldsFragment = { receiptId: string, number: string, sourceType: string, sourceId: string, status: string, paidAt: string | null, amount: number, currency: string, method: string | null, methodLabel: string | null, adapter: string | null, customer: unknown, merchant: unknown, lineItems: unknown, subtotal: number, taxAmount: number, total: number, template: unknown };
 
@@ -1228,7 +1312,7 @@ export type RetryWebhookDeliveryMutationVariables = Exact<{
 
 export type RetryWebhookDeliveryMutation = { retryWebhookDelivery: { id: string, endpointId: string, eventId: string, eventType: string, status: string, statusCode: number | null, durationMs: number | null, retryCount: number, attemptedAt: string | null, nextRetryAt: string | null, responseBodyPreview: string | null } };
 
-export type WorkspaceFieldsFragment = { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null };
+export type WorkspaceFieldsFragment = { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, portalSettings: unknown, createdAt: string, updatedAt: string, archivedAt: string | null };
 
 export type ListWorkspacesQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1238,21 +1322,21 @@ export type ListWorkspacesQueryVariables = Exact<{
 }>;
 
 
-export type ListWorkspacesQuery = { workspaces: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null } }> } };
+export type ListWorkspacesQuery = { workspaces: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, portalSettings: unknown, createdAt: string, updatedAt: string, archivedAt: string | null } }> } };
 
 export type GetWorkspaceQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetWorkspaceQuery = { workspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null } };
+export type GetWorkspaceQuery = { workspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, portalSettings: unknown, createdAt: string, updatedAt: string, archivedAt: string | null } };
 
 export type CreateWorkspaceMutationVariables = Exact<{
   input: CreateWorkspaceInput;
 }>;
 
 
-export type CreateWorkspaceMutation = { createWorkspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null } };
+export type CreateWorkspaceMutation = { createWorkspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, portalSettings: unknown, createdAt: string, updatedAt: string, archivedAt: string | null } };
 
 export type UpdateWorkspaceMutationVariables = Exact<{
   id: string | number;
@@ -1260,7 +1344,7 @@ export type UpdateWorkspaceMutationVariables = Exact<{
 }>;
 
 
-export type UpdateWorkspaceMutation = { updateWorkspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, createdAt: string, updatedAt: string, archivedAt: string | null } };
+export type UpdateWorkspaceMutation = { updateWorkspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, portalSettings: unknown, createdAt: string, updatedAt: string, archivedAt: string | null } };
 
 export type ArchiveWorkspaceMutationVariables = Exact<{
   id: string | number;
@@ -1268,3 +1352,17 @@ export type ArchiveWorkspaceMutationVariables = Exact<{
 
 
 export type ArchiveWorkspaceMutation = { archiveWorkspace: { id: string } };
+
+export type ActivateWorkspaceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ActivateWorkspaceMutation = { activateWorkspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, portalSettings: unknown, createdAt: string, updatedAt: string, archivedAt: string | null } };
+
+export type RestoreWorkspaceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RestoreWorkspaceMutation = { restoreWorkspace: { id: string, accountId: string, name: string, slug: string, region: string, defaultCurrency: string, timezone: string, mode: string, brandName: string | null, businessEmail: string | null, portalSettings: unknown, createdAt: string, updatedAt: string, archivedAt: string | null } };

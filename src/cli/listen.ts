@@ -7,6 +7,7 @@ import { EVENT_FIELDS } from '../client/webhooks.ts';
 import { deliveryHeaders, signatureFormats, type SignatureFormat } from '../client/webhook-signing.ts';
 import { signRequest } from '../core/auth/signing.ts';
 import { newId } from '../core/ids.ts';
+import { defaultBaseUrl, loadEnvFile, usageError } from './api.ts';
 
 /**
  * `svc listen`: the workspace's events, as they commit, POSTed to a local URL and signed like a
@@ -94,25 +95,26 @@ function options(args: string[]): ListenOptions {
       secret: { type: 'string' },
     },
   });
+  loadEnvFile();
   const keyId = values['key-id'] ?? process.env.SVC_KEY_ID;
   const secret = values.secret ?? process.env.SVC_SECRET;
   const forwardTo = values['forward-to'];
   if (!forwardTo || !keyId || !secret) {
-    throw new Error(
+    throw usageError(
       'usage: svc listen --forward-to <url> [--events a,b] [--format svc|standard] [--base-url <url>] ' +
         '--key-id <pk_..> --secret <sk_..>',
     );
   }
   if (!/^https?:\/\/[^/]/.test(forwardTo) || !URL.canParse(forwardTo))
-    throw new Error(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}`);
+    throw usageError(`--forward-to must be an http(s) URL, got ${JSON.stringify(forwardTo)}`);
   if (!signatureFormats.includes(values.format as SignatureFormat))
-    throw new Error(`--format must be ${signatureFormats.join(' or ')}`);
+    throw usageError(`--format must be ${signatureFormats.join(' or ')}`);
   const types = (values.events ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const baseUrl = (values['base-url'] ?? process.env.SVC_BASE_URL ?? 'http://127.0.0.1:4000').replace(/\/+$/, '');
-  if (!URL.canParse(baseUrl)) throw new Error(`--base-url must be a URL, got ${JSON.stringify(baseUrl)}`);
+  const baseUrl = (values['base-url'] ?? defaultBaseUrl()).replace(/\/+$/, '');
+  if (!URL.canParse(baseUrl)) throw usageError(`--base-url must be a URL, got ${JSON.stringify(baseUrl)}`);
   return {
     forwardTo,
     types: types.length ? types : null,

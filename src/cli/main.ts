@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { signRequest } from '../core/auth/signing.ts';
+import { isVerb, loadEnvFile, request, usageError } from './api.ts';
 
 const usage = `svc <command> [options]
 
@@ -9,25 +10,65 @@ const usage = `svc <command> [options]
   migrate                     apply pending migrations
   rotate-master-key           re-encrypt every stored secret under SVC_MASTER_KEY, reading with
                               SVC_MASTER_KEY_PREVIOUS (the old key; comma-separated for several)
-  bootstrap --name <name> [--platform-admin] [--environment test|live] [--json]
+  bootstrap --name <name> [--platform-admin] [--environment test|live] [--json | --dotenv]
                               create a workspace, its owner and a full_access API key
+                              (--dotenv prints SVC_KEY_ID=.. and SVC_SECRET=.. lines for .env)
+  members accept <token> [--json]
+                              accept a member invitation (the token is the end of the emailed
+                              link, mem_..._...): the member joins and gets a first API key
+  restore-workspace <ws_id> [--json]
+                              restore an archived workspace within its 90 days (the dashboard's
+                              path) and print a new full_access test key for its owner
   sign [--method GET] [--body <json>] [--key-id <pk_..>] [--secret <sk_..>] <target>
-                              print signed headers for a request (key from SVC_KEY_ID / SVC_SECRET)
+                              print signed headers for a request (key from SVC_KEY_ID / SVC_SECRET,
+                              environment or .env)
                               --curl <base_url> prints a complete curl command instead
   listen --forward-to <url> [--events a,b] [--format svc|standard] [--base-url <url>]
                               forward the workspace's events to a local URL, signed like a webhook
-                              delivery (key from SVC_KEY_ID / SVC_SECRET, base URL from SVC_BASE_URL)
+                              delivery (key from SVC_KEY_ID / SVC_SECRET, environment or .env; base
+                              URL from SVC_BASE_URL, default http://127.0.0.1:$PORT)
+  get|post|put|patch|delete <path> [-d name=value | -d name:=json | -d @file.json ...]
+          [-H 'Name: value'] [--idempotency-key <k>] [-s data.id] [-v]
+          [--key-id ..] [--secret ..] [--base-url ..]
+                              one signed API request; prints the response body (indented on a
+                              terminal, as received when piped). -d a.b=x nests, := takes JSON
+                              (numbers, booleans, lists), a[]=x appends; GET/DELETE send -d as the
+                              query string. Writes carry a fresh Idempotency-Key unless given.
+                              -s/--select data.id prints one value (for shell variables).
+                              Key from SVC_KEY_ID / SVC_SECRET (environment or .env), base URL from
+                              SVC_BASE_URL (default http://127.0.0.1:$PORT, PORT 4000)
+  trigger <event type> [--json | -s ids.payment] | --list
+                              make the service emit that event in test mode through real API calls
+                              (e.g. payment.succeeded: a checkout session paid in the sandbox);
+                              prints the ids it created and the event id
+  events replay <evt_id ...|->
+                              replay events (POST /v1/events/replay) in batches; ids from stdin with -
   webhooks verify --secret <whsec_..> [--tolerance <s>] [--now <epoch>] <file|->
                               verify a captured webhook request and say which part is wrong
                               (secret from SVC_WEBHOOK_SECRET)
+
+Exit codes: 0 success, 1 other failure, 2 usage (nothing sent), 3 network (no answer),
+4 the API answered 4xx, 5 the API answered 5xx. Progress bars go to stderr on a terminal only.
 `;
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
   // One-shot commands keep stdout for their result (`bootstrap --json` is parsed by scripts): logs
   // go to stderr. Set before the first dynamic import of the logger.
-  if (['migrate', 'bootstrap', 'sign', 'webhooks', 'listen', 'rotate-master-key'].includes(command))
+  if (
+    [
+      'migrate',
+      'bootstrap',
+      'members',
+      'sign',
+      'webhooks',
+      'listen',
+      'rotate-master-key',
+      'restore-workspace',
+    ].includes(command)
+  )
     process.env.SVC_LOG_STDERR = '1';
+  if (isVerb(command)) return request(command, rest);
   switch (command) {
     case 'start':
     case 'serve':
@@ -39,8 +80,20 @@ async function main(argv: string[]) {
       const { config } = await import('../core/config.ts');
       const { startEmbeddedPostgres } = await import('../core/db/embedded.ts');
       const { migrate } = await import('../core/db/migrate.ts');
+      const { progress } = await import('./progress.ts');
       const embedded = config.databaseUrl ? null : await startEmbeddedPostgres();
-      const applied = await migrate(config.databaseUrl ?? embedded!.url, (l) => console.error(l));
+      // On a terminal a bar names each migration; piped, one `applying <name>` line each, as before.
+      const tty = Boolean(process.stderr.isTTY);
+      let bar = progress('migrating', 0); // silent until the number of pending migrations is known
+      const applied = await migrate(
+        config.databaseUrl ?? embedded!.url,
+        (line) =>
+          tty && line.startsWith('applying ') ? bar.tick(1, line.slice('applying '.length)) : console.error(line),
+        (pending) => {
+          bar = progress('migrating', pending);
+        },
+      );
+      bar.done();
       console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
       await embedded?.stop();
       return;
@@ -65,12 +118,20 @@ async function main(argv: string[]) {
     }
     case 'bootstrap':
       return bootstrap(rest);
+    case 'members':
+      return (await import('./members.ts')).members(rest);
+    case 'restore-workspace':
+      return restoreWorkspace(rest);
     case 'sign':
       return sign(rest);
     case 'listen':
       return (await import('./listen.ts')).listen(rest);
     case 'webhooks':
       return (await import('./webhooks.ts')).webhooks(rest);
+    case 'trigger':
+      return (await import('./trigger.ts')).trigger(rest);
+    case 'events':
+      return (await import('./events.ts')).events(rest);
     default:
       if (!command || command === 'help' || command === '--help') return void process.stdout.write(usage);
       process.stderr.write(`svc: unknown command ${JSON.stringify(command)}\n\n${usage}`);
@@ -91,12 +152,13 @@ async function bootstrap(args: string[]) {
       'platform-admin': { type: 'boolean' },
       environment: { type: 'string' },
       json: { type: 'boolean' },
+      dotenv: { type: 'boolean' },
       email: { type: 'string' },
     },
   });
-  if (!values.name) throw new Error('--name is required');
+  if (!values.name) throw usageError('--name is required');
   if (values.environment && !['test', 'live'].includes(values.environment))
-    throw new Error('--environment must be test or live');
+    throw usageError('--environment must be test or live');
   const { connectAndMigrate, stopEmbedded } = await import('../core/db/setup.ts');
   const { closeDatabase } = await import('../core/db/client.ts');
   const { bootstrapWorkspace } = await import('../modules/workspaces/service.ts');
@@ -109,10 +171,29 @@ async function bootstrap(args: string[]) {
       ownerEmail: values.email,
     });
     if (values.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+    else if (values.dotenv) process.stdout.write(`SVC_KEY_ID=${out.apiKey.keyId}\nSVC_SECRET=${out.apiKey.key}\n`);
     else {
       console.log(`workspace ${out.workspaceId} (${out.accountId})${out.platformAdmin ? ' platform admin' : ''}`);
       console.log(`key id  ${out.apiKey.keyId}\nsecret  ${out.apiKey.key}   (shown once)`);
     }
+  } finally {
+    await closeDatabase();
+    await stopEmbedded();
+  }
+}
+
+async function restoreWorkspace(args: string[]) {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
+  if (positionals.length !== 1) throw new Error('usage: svc restore-workspace <ws_id> [--json]');
+  const { connectAndMigrate, stopEmbedded } = await import('../core/db/setup.ts');
+  const { closeDatabase } = await import('../core/db/client.ts');
+  const { restoreWorkspaceFromCli } = await import('../modules/workspaces/service.ts');
+  await connectAndMigrate();
+  try {
+    const out = await restoreWorkspaceFromCli(positionals[0]);
+    if (values.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+    else
+      console.log(`restored ${out.workspaceId}\nkey id  ${out.apiKey.keyId}\nsecret  ${out.apiKey.key}   (shown once)`);
   } finally {
     await closeDatabase();
     await stopEmbedded();
@@ -132,11 +213,12 @@ function sign(args: string[]) {
       json: { type: 'boolean' },
     },
   });
+  loadEnvFile();
   const keyId = values['key-id'] ?? process.env.SVC_KEY_ID;
   const secret = values.secret ?? process.env.SVC_SECRET;
   const target = positionals[0];
   if (!keyId || !secret || !target)
-    throw new Error('usage: svc sign [--method M] [--body B] --key-id <pk_..> --secret <sk_..> <target>');
+    throw usageError('usage: svc sign [--method M] [--body B] --key-id <pk_..> --secret <sk_..> <target>');
   const headers = signRequest({ keyId, secret, method: values.method!, target, body: values.body });
   if (values.json) return void process.stdout.write(`${JSON.stringify(headers)}\n`);
   if (values.curl) {
@@ -155,5 +237,7 @@ function sign(args: string[]) {
 
 main(process.argv.slice(2)).catch((e) => {
   console.error(`svc: ${(e as Error).message}`);
-  process.exit(1);
+  // CliError carries its exit code (src/cli/api.ts, exitCodes); a bad flag is usage (2); anything else 1.
+  const code = (e as { code?: string }).code;
+  process.exit((e as { exitCode?: number }).exitCode ?? (code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1));
 });

@@ -22,6 +22,18 @@ export async function run(role: 'start' | 'serve' | 'worker') {
     console.error('svc worker running (pg-boss queues, outbox relay)');
     stops.push(() => worker.stop());
   }
+  if (role === 'worker') {
+    // A worker alone has no API server: its traces and (on a port of its own) its metrics.
+    const { startTracing, stopTracing } = await import('../core/tracing.ts');
+    await startTracing();
+    stops.unshift(stopTracing);
+    if (config.metrics.workerPort) {
+      const { serveMetricsAlone } = await import('../server/metrics.ts');
+      const server = await serveMetricsAlone(config.metrics.workerPort, config.host);
+      console.error(`svc worker metrics on :${config.metrics.workerPort}/metrics`);
+      stops.unshift(() => server.close());
+    }
+  }
   const shutdown = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await flushUsage().catch(() => {});

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { verifyWebhookDelivery, WebhookVerificationError } from '../client/webhooks.ts';
+import { usageError } from './api.ts';
 
 const usage =
   'usage: svc webhooks verify --secret <whsec_..> [--secret <old whsec_..>] [--tolerance <s>] [--now <epoch>] <file|->';
@@ -9,7 +10,7 @@ const usage =
 export async function webhooks(args: string[]) {
   const [sub, ...rest] = args;
   if (sub === 'verify') return verify(rest);
-  throw new Error(sub ? `unknown webhooks command ${JSON.stringify(sub)}; ${usage}` : usage);
+  throw usageError(sub ? `unknown webhooks command ${JSON.stringify(sub)}; ${usage}` : usage);
 }
 
 /**
@@ -24,7 +25,7 @@ async function verify(args: string[]) {
   });
   const secrets = values.secret ?? (process.env.SVC_WEBHOOK_SECRET ?? '').split(',').filter(Boolean);
   if (!secrets.length || positionals.length !== 1)
-    throw new Error(`${usage} (the secret may come from SVC_WEBHOOK_SECRET)`);
+    throw usageError(`${usage} (the secret may come from SVC_WEBHOOK_SECRET)`);
   const toleranceSec = values.tolerance === undefined ? undefined : seconds('--tolerance', values.tolerance);
   const now = values.now === undefined ? undefined : seconds('--now', values.now);
   const request = parseCapturedRequest(positionals[0] === '-' ? await readStdin() : readFileSync(positionals[0]));
@@ -45,7 +46,7 @@ async function verify(args: string[]) {
 }
 
 function seconds(flag: string, v: string): number {
-  if (!/^\d+$/.test(v)) throw new Error(`${flag} must be a whole number of seconds`);
+  if (!/^\d+$/.test(v)) throw usageError(`${flag} must be a whole number of seconds`);
   return Number(v);
 }
 

@@ -70,3 +70,4 @@ export type Client = ReturnType<typeof createClient>;
 export { signRequest };
 export * from './webhooks.ts';
 export * from './webhook-signing.ts';
+export * from './svc.ts';

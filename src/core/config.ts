@@ -85,6 +85,23 @@ export const config = {
   smtpFrom: process.env.SMTP_FROM || 'receipts@svc.local',
   /** Where invoice email goes when SMTP_URL is unset (docs/decisions.md, Invoice email): one .eml per send. */
   mailOutboxDir: process.env.SVC_MAIL_OUTBOX || join(dataDir, 'outbox'),
+  /** `GET /metrics` (docs/decisions.md, Metrics): `SVC_METRICS=off` removes it and its per-request cost. */
+  metrics: {
+    enabled: process.env.SVC_METRICS !== 'off',
+    /** A bearer token that may read /metrics from anywhere; unset, only loopback peers may. */
+    token: process.env.SVC_METRICS_TOKEN || undefined,
+    /** `svc worker` alone: the port of its own /metrics (its delivery attempts and lag); unset, none. */
+    workerPort: int(process.env.SVC_WORKER_METRICS_PORT, 0),
+  },
+  /**
+   * OpenTelemetry traces (src/core/tracing.ts), off by default: `SVC_OTEL=otlp` exports to
+   * OTEL_EXPORTER_OTLP_ENDPOINT (OTLP/HTTP JSON), `SVC_OTEL=console` prints spans to stderr.
+   * `SVC_OTEL_SAMPLE`: the share of new traces kept (parent-based: a sampled caller's trace is kept).
+   */
+  otel: {
+    exporter: (process.env.SVC_OTEL || 'off') as 'off' | 'otlp' | 'console',
+    sampleRatio: Number(process.env.SVC_OTEL_SAMPLE ?? '0.1'),
+  },
 };
 let cachedKey: Buffer | undefined;
 let cachedPrevious: Buffer[] | undefined;

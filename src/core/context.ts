@@ -15,6 +15,11 @@ export interface Context {
    * has run: yoga's own handling executes nothing without it (src/server/graphql.ts).
    */
   admitted?: boolean;
+  /**
+   * Who acted, for the events' `metadata.source`: the API by default; `portal` when a customer acts in
+   * the hosted portal (spec Events: the same events as the API equivalents, src/modules/portal-sessions).
+   */
+  source?: 'api' | 'portal';
   /** Under an Idempotency-Key: the scopes authorized and the secrets returned (src/core/idempotency.ts). */
   replay?: ReplayNotes;
 }

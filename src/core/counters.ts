@@ -13,25 +13,22 @@ export async function nextCounter(tx: AnyTx, scope: RowScope, name: string): Pro
 
 /**
  * The counter bump as SQL, for callers that fold it into a larger statement; `after`: a relation
- * to select from, so the row lock is taken once it is read.
+ * to select from, so the row lock is taken once it is read. `n` > 1 bumps by `n` at once (a batch
+ * numbers all its documents under one row lock): the caller owns values `value - n + 1 .. value`,
+ * gapless like single bumps.
  */
-export const nextCounterSql = (workspaceId: string, mode: string, name: string, after?: string): Fragment => sql`
+export const nextCounterSql = (workspaceId: string, mode: string, name: string, after?: string, n = 1): Fragment => sql`
   INSERT INTO counters ("workspaceId", mode, name, value) ${
     after
-      ? sql`SELECT ${workspaceId}, ${mode}, ${name}, 1 FROM ${sql.id(after)}`
-      : sql`VALUES (${workspaceId}, ${mode}, ${name}, 1)`
+      ? sql`SELECT ${workspaceId}, ${mode}, ${name}, ${n}::bigint FROM ${sql.id(after)}`
+      : sql`VALUES (${workspaceId}, ${mode}, ${name}, ${n}::bigint)`
   }
-  ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = counters.value + 1
+  ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = counters.value + EXCLUDED.value
   RETURNING value`;
 
-/**
- * The counter bumped by `n` at once (a renewal batch numbers all its invoices under one row lock):
- * the batch owns values `value - n + 1 .. value`, gapless like `nextCounterSql`.
- */
-export const bumpCounterSql = (workspaceId: string, mode: string, name: string, n: number): Fragment => sql`
-  INSERT INTO counters ("workspaceId", mode, name, value) VALUES (${workspaceId}, ${mode}, ${name}, ${n}::bigint)
-  ON CONFLICT ("workspaceId", mode, name) DO UPDATE SET value = counters.value + ${n}::bigint
-  RETURNING value`;
+/** The counter bumped by `n` at once (a renewal batch numbers all its invoices under one row lock). */
+export const bumpCounterSql = (workspaceId: string, mode: string, name: string, n: number): Fragment =>
+  nextCounterSql(workspaceId, mode, name, undefined, n);
 
 const yearMonth = (d: Date) => `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 

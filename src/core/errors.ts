@@ -16,6 +16,8 @@ export const statusOf = {
   insufficient_scope: 403,
   owner_required: 403,
   forbidden_in_live_mode: 403,
+  /** A live key of a workspace that is not (or no longer) activated for live mode (docs/decisions.md). */
+  live_mode_inactive: 403,
   /** A signed download link that is wrong or expired (src/core/signed-url.ts). */
   invalid_link: 403,
   not_found: 404,
@@ -39,6 +41,8 @@ export const statusOf = {
   region_immutable: 422,
   tier_cap_exceeded: 422,
   endpoint_disabled: 422,
+  /** Workspace activation without `businessEmail` or an active adapter (DECISIONS §7). */
+  activation_incomplete: 422,
   amount_exceeds_remaining: 422,
   rate_limited: 429,
   internal_error: 500,
@@ -147,3 +151,53 @@ export function errorsFor(resource: Resource) {
 }
 
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
+
+/**
+ * What each code means to a client, one line each: docs/errors.md is printed from it with the
+ * status and the spellings above (`npm run docs`). A code added to `statusOf` must be described.
+ */
+export const errorMeanings: Record<ErrorCode, string> = {
+  validation_error: 'a field is missing, malformed, unknown or out of range; `error.field` names it',
+  invalid_cursor: 'the pagination cursor is malformed, expired (24 h) or from another list or filter',
+  invalid_limit: '`limit` is not an integer between 1 and 100',
+  invalid_amount: 'an amount is not a positive whole number in the currency minor unit, or is out of range',
+  bank_account_missing: 'a payout needs a bank account for the currency first (PUT /v1/payouts/bank-account)',
+  idempotency_required: 'this write needs an `Idempotency-Key` header',
+  url_not_allowed: 'a webhook URL points where the service will not send (private, loopback, metadata addresses)',
+  unsupported_currency: 'the currency is not one the service or the chosen method supports',
+  invalid_json: 'the body is not valid JSON',
+  invalid_signature: 'the request signature, its timestamp (5 minutes of skew) or its canonical string is wrong',
+  invalid_key: 'the API key is unknown, revoked or of the other environment',
+  insufficient_scope: "the key's role (and its member's) does not grant this action (docs/scopes.md)",
+  owner_required: 'only a key acting for the workspace owner may do this',
+  forbidden_in_live_mode: 'a test-mode-only action (simulate, test clocks, event trigger) called with a live key',
+  live_mode_inactive: 'a live key of a workspace that is not (or no longer) activated for live mode',
+  invalid_link: 'a signed download link is wrong or expired',
+  not_found: "no such resource in this workspace and mode (another workspace's ids answer this too)",
+  method_not_allowed: 'the HTTP method does not apply to this path',
+  conflict: 'the resource is not in a state that allows this; `error.message` says which',
+  invalid_transition: 'the state machine has no such move from the current status (docs/states.md)',
+  insufficient_balance: 'the payout exceeds the available balance; the message gives the figures',
+  idempotency_conflict: 'the Idempotency-Key was used with a different request, or that request is still running',
+  idempotency_in_flight: 'the first request with this Idempotency-Key is still running',
+  cannot_revoke_self: 'a key cannot revoke itself',
+  tier_cap_reached: "the workspace's tier allows no more of this resource (API keys)",
+  no_recipient: 'an email needs a recipient: give `to`, or set the customer email',
+  owner_immutable: "the owner's membership cannot be changed or removed this way (transfer ownership instead)",
+  has_open_balance: 'the workspace still holds funds or pending money movements: settle the ledger first',
+  already_succeeded: 'the webhook delivery already succeeded; there is nothing to retry',
+  gone: 'the resource existed and is no longer available (expired, purged or renamed)',
+  payload_too_large: 'the body is over the size limit (1 MiB by default)',
+  unsupported_media_type: 'the body is not `application/json`',
+  no_adapter_supports_methods: 'no connected adapter serves these payment methods in this currency and mode',
+  gateway_error: 'the payment adapter refused or cannot take the attempt (credentials, mode, method)',
+  region_immutable: 'the workspace region cannot change after creation',
+  tier_cap_exceeded: "the workspace's tier allows no more of this resource (webhook endpoints)",
+  endpoint_disabled: 'the webhook endpoint is disabled or errored: enable it before retrying deliveries',
+  activation_incomplete: 'activation needs `businessEmail` and one active adapter; `error.field` names the missing one',
+  amount_exceeds_remaining: 'a refund is larger than what remains refundable',
+  rate_limited: 'too many requests for this rate class; wait `Retry-After` seconds',
+  internal_error: 'a fault on our side; the request id in `meta.requestId` finds it in the logs',
+  provider_error: 'the payment provider failed or timed out; safe to retry with the same Idempotency-Key',
+  email_failed: 'the mail server refused or could not be reached',
+};

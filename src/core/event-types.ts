@@ -1,9 +1,9 @@
 /** The event catalog: every type the service emits, and when. docs/events.md is printed from it. */
 export const eventTypes = {
   'workspace.created': 'a workspace was created (bootstrap or partner provisioning)',
-  'workspace.updated': 'settings changed; data.previousAttributes holds the old values',
-  'workspace.archived': 'the owner archived the workspace',
-  'workspace.restored': 'an archived workspace was restored',
+  'workspace.updated': 'settings changed, or live mode activated; data.previousAttributes holds the old values',
+  'workspace.archived': 'the owner archived the workspace (live mode off, keys revoked)',
+  'workspace.restored': 'an archived workspace was restored within its 90 days',
   'workspace.member_invited': 'a member was invited',
   'workspace.member_joined': 'an invitation was accepted',
   'workspace.member_removed': 'a member was removed',

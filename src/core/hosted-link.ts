@@ -1,10 +1,10 @@
 /**
- * Public pages whose URL is the capability (checkout `/c/<token>` today; invoice and portal pages
- * reuse this): the token is the resource id, `_`, and a per-resource secret stored on the row
- * (160 bits, 40 hex), minted by PostgreSQL as the column's default so that it never travels in SQL
- * text (hot-path statements inline their literals). Ids are sortable and appear in API responses,
- * events and redirects, so they are not secrets; only the secret opens the page. A token that is malformed, names no
- * row, or
+ * Public pages whose URL is the capability (checkout `/c/<token>` and the invoice page `/i/<token>`;
+ * the portal's token is signed instead: src/modules/portal-sessions/token.ts): the token is the
+ * resource id, `_`, and a per-resource secret stored on the row (160 bits, 40 hex), minted by
+ * PostgreSQL as the column's default so that it never travels in SQL text (hot-path statements
+ * inline their literals). Ids are sortable and appear in API responses, events and redirects, so
+ * they are not secrets; only the secret opens the page. A token that is malformed, names no row, or
  * carries the wrong secret is answered the same way (the caller's 404), and the secret is compared
  * in constant time. See docs/decisions.md (Hosted pages).
  */

@@ -1,14 +1,52 @@
-import pino from 'pino';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
+import pino, { type DestinationStream } from 'pino';
 import { config } from './config.ts';
 
-const options = { level: config.logLevel, base: { service: 'svc' } };
+/** The request (or job) a log line belongs to: every line written inside `withLogContext` carries it. */
+export interface LogContext {
+  requestId?: string;
+  jobId?: string;
+  queue?: string;
+}
+const logContext = new AsyncLocalStorage<LogContext>();
+
+/** Runs `fn` (and everything it starts) with its lines tagged by `ctx` (pino's mixin below). */
+export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
+  return logContext.run(ctx, fn);
+}
+
+const options: pino.LoggerOptions = {
+  level: config.logLevel,
+  base: { service: 'svc' },
+  // A fresh object per line: pino merges the line's own fields INTO what the mixin returns.
+  mixin: () => {
+    const ctx = logContext.getStore();
+    return ctx ? { ...ctx } : {};
+  },
+};
+
+const toStderr = !!process.env.SVC_LOG_STDERR;
+/**
+ * `SVC_LOG_FORMAT=pretty|json`; by default readable lines (pino-pretty) when the stream is a
+ * terminal, JSON otherwise (files, pipes, log shippers).
+ */
+const format = process.env.SVC_LOG_FORMAT ?? ((toStderr ? process.stderr : process.stdout).isTTY ? 'pretty' : 'json');
+
+function destination(): DestinationStream {
+  const fd = toStderr ? 2 : 1;
+  if (format === 'pretty') {
+    // Loaded only for a terminal: a production process never carries the prettifier.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+    return pretty({ destination: fd, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+  }
+  return toStderr ? pino.destination(2) : pino.destination({ dest: 1, minLength: 4096, periodicFlush: 250 });
+}
 
 /**
- * Structured JSON logs; request logs carry `requestId`, `workspaceId` and `mode`. On stdout, except
+ * Structured logs; request logs carry `requestId`, `workspaceId` and `mode`. On stdout, except
  * for one-shot CLI commands (SVC_LOG_STDERR, set by src/cli/main.ts), whose stdout is their result.
- * Server logs are written in batches of at least 4 KiB, or every 250 ms, and on exit (pino): one
- * write per log line was ~3% of a busy server's CPU (docs/performance.md).
+ * JSON server logs are written in batches of at least 4 KiB, or every 250 ms, and on exit (pino):
+ * one write per log line was ~3% of a busy server's CPU (docs/performance.md).
  */
-export const logger = process.env.SVC_LOG_STDERR
-  ? pino(options, pino.destination(2))
-  : pino(options, pino.destination({ dest: 1, minLength: 4096, periodicFlush: 250 }));
+export const logger = pino(options, destination());

@@ -13,6 +13,31 @@ export interface EmitOptions {
   objectId?: string;
 }
 
+const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+let lastEventId = '';
+
+/**
+ * An event id that sorts after the previous one this process minted. The events list orders by
+ * `occurredAt`, then id, and events written together (created, finalized, paid of one invoice)
+ * share a millisecond, where newId's random part alone would list them in random order. Event ids
+ * are not capabilities (reading one needs the workspace's key), so counting up within a
+ * millisecond gives nothing away.
+ */
+export function nextEventId(): string {
+  const id = newId('event');
+  if (id > lastEventId) return (lastEventId = id);
+  const chars = lastEventId.split('');
+  for (let i = chars.length - 1; i > chars.indexOf('_'); i--) {
+    const v = BASE32.indexOf(chars[i]);
+    if (v < 31) {
+      chars[i] = BASE32[v + 1];
+      break;
+    }
+    chars[i] = '0';
+  }
+  return (lastEventId = chars.join(''));
+}
+
 /** The event row as the outbox stores it, without its per-object `sequence` (the insert assigns it). */
 export function eventRow(
   scope: RowScope,
@@ -29,7 +54,7 @@ export function eventRow(
       : { id: objectId, object, ...(opts.previousAttributes ? { previousAttributes: opts.previousAttributes } : {}) };
   const now = clock.now();
   return {
-    id: newId('event'),
+    id: nextEventId(),
     workspaceId: scope.workspaceId,
     mode: scope.mode,
     type,

@@ -94,6 +94,35 @@ export interface PageArgs {
   order?: string | null;
 }
 
+/**
+ * The default page of each root list, by its GraphQL field (spec Conventions, Limits: 20 on the
+ * resources the spec lists, 50 on API keys, workspaces, webhook endpoints and deliveries, and in
+ * the general convention; the resources of DECISIONS §3 as docs/decisions.md records each). One
+ * source: the resolvers page by it when `first`/`limit` is omitted, and the graph's document cost
+ * counts it (src/graphql/cost.ts).
+ */
+export const listPageSize = {
+  apiKeys: 50,
+  checkoutSessions: 20,
+  customers: 50,
+  dunningPolicies: 20,
+  events: 20,
+  invoices: 20,
+  ledgerEntries: 20,
+  members: 50,
+  payments: 20,
+  payouts: 20,
+  plans: 20,
+  receipts: 20,
+  refunds: 20,
+  subscriptions: 50,
+  templates: 50,
+  testClocks: 20,
+  webhookDeliveries: 50,
+  webhookEndpoints: 50,
+  workspaces: 50,
+} as const satisfies Record<string, number>;
+
 export interface PageRequest {
   limit: number;
   order: Order;

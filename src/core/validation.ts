@@ -52,3 +52,22 @@ export function checkHttpsUrl(value: string, field: string, resource: Resource):
     });
   return value;
 }
+
+/**
+ * A URL the customer's browser is sent to (checkout `successUrl`/`cancelUrl`, portal `returnUrl`):
+ * spec `https://` only, at most 2048 characters; `http://` and localhost are refused.
+ */
+export function checkRedirectUrl(value: string, field: string, resource: Resource): string {
+  const fail = (why: string) => new DomainError('validation_error', `${field} ${why}`, { field, resource });
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw fail('must be an absolute https:// URL');
+  }
+  if (u.protocol !== 'https:') throw fail('must use https://');
+  if (value.length > 2048) throw fail('must be at most 2048 characters');
+  if (/^(localhost|127\.|0\.0\.0\.0|\[::1?\])/.test(u.hostname) || u.hostname.endsWith('.localhost'))
+    throw fail('cannot point at localhost');
+  return value;
+}

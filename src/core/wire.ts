@@ -28,6 +28,11 @@ export type FieldSpec<Row> = Record<
     from?: (row: Row) => unknown;
     /** A secret shown once (an API key, a signing secret): never kept in a stored idempotent response. */
     secret?: true;
+    /**
+     * The state machine (its module's states.ts) whose status this field holds: the field's
+     * documented values (OpenAPI enum) are the machine's statuses, written once there.
+     */
+    states?: { readonly statuses: readonly string[] };
   }
 >;
 

@@ -16,11 +16,13 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { DomainError } from '../core/errors.ts';
+import { listPageSize } from '../core/pagination.ts';
 
 /**
  * The graph's cost of a document: how many objects it may fetch (docs/security.md, "Document
  * limits"). Every object a field returns counts once per parent; a connection counts its page
- * (`first`, else the field's `extensions.pageSize`, else 50, the largest default page of a list)
+ * (`first`, else its default page: a root list's `listPageSize`, the one its resolver pages by; an
+ * edge's `extensions.pageSize`; else 50, the largest default page of a list)
  * and multiplies everything selected under it; a plain list of objects counts `extensions.listSize`
  * (else 10) per parent. Connection plumbing (`edges`, `node`, `pageInfo`) costs nothing; scalars
  * cost nothing; fragments on several types of a union all count (an upper bound). Checked after
@@ -29,13 +31,19 @@ import { DomainError } from '../core/errors.ts';
 export const costLimits = {
   /** Objects one document may fetch: a dashboard page is a few hundred to a few thousand. */
   maxNodes: 10_000,
-  /** A connection without `first` and without a declared page size. */
+  /** A connection without `first` and without a declared page size (none today: test/graphql/graph-cost.test.ts). */
   defaultPage: 50,
   /** A plain list of objects without a declared size. */
   defaultList: 10,
 };
 
 type Vars = Record<string, unknown>;
+
+/** The page a connection field returns when `first` is omitted: what its resolver uses. */
+export function defaultPageOf(def: GraphQLField<unknown, unknown>, onRoot: boolean): number {
+  const root = onRoot ? (listPageSize as Record<string, number>)[def.name] : undefined;
+  return Number(root ?? def.extensions?.pageSize ?? costLimits.defaultPage);
+}
 
 const isConnection = (type: GraphQLNamedType) =>
   isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
@@ -93,7 +101,7 @@ export function documentCost(
         let counts = true;
         if (isConnection(named)) {
           const n = first(s);
-          size = typeof n === 'number' ? n : Number(def.extensions?.pageSize ?? costLimits.defaultPage);
+          size = typeof n === 'number' ? n : defaultPageOf(def, type === root);
         } else if (isConnection(type) || isEdge(type)) {
           counts = false; // edges, node, pageInfo: the connection counted its page
         } else if (isListType(getNullableType(def.type))) {

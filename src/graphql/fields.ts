@@ -22,6 +22,14 @@ const graphqlType = {
   ints: ['Int'],
 } as const satisfies Record<FieldKind, string | [string]>;
 
+/**
+ * A status field's or filter's values, from its state machine (states.ts): read by the OpenAPI
+ * document (rest-compat/openapi.ts), which lists them as the enum. GraphQL keeps `String`.
+ */
+export const statusesOf = (machine: { readonly statuses: readonly string[] }) => ({
+  extensions: { statuses: machine.statuses },
+});
+
 /** Pothos fields for a spec, on an object type (`objectRef`) or a Prisma model (`prismaObject`). */
 export function exposeFields<Row, Kind extends 'Object' | 'PrismaObject'>(
   t: PothosSchemaTypes.RootFieldBuilder<SchemaTypesOf, Row, Kind>,
@@ -32,6 +40,7 @@ export function exposeFields<Row, Kind extends 'Object' | 'PrismaObject'>(
     out[name] = t.field<(typeof graphqlType)[FieldKind], Row, unknown, boolean>({
       type: graphqlType[f.kind],
       nullable: f.nullable ?? false,
+      ...(f.states ? statusesOf(f.states) : {}),
       resolve: (row: Row, _args: unknown, ctx: Context) => {
         const value = (f.from ? f.from(row) : (row as Record<string, unknown>)[name]) ?? null;
         if (f.secret && typeof value === 'string') ctx.replay?.secrets.add(value);

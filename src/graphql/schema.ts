@@ -21,6 +21,8 @@ import '../modules/plans/schema.ts';
 import '../modules/test-clocks/schema.ts';
 import '../modules/subscriptions/schema.ts';
 import '../modules/usage-records/schema.ts';
+import '../modules/members/schema.ts';
+import '../modules/portal-sessions/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import '../modules/payments/edges.ts';
 import '../modules/checkout-sessions/edges.ts';
@@ -34,6 +36,7 @@ import '../modules/workspaces/edges.ts';
 import '../modules/invoices/edges.ts';
 import '../modules/subscriptions/edges.ts';
 import '../modules/test-clocks/edges.ts';
+import '../modules/members/edges.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -234,14 +234,17 @@ export const hostedPageHeaders: Record<string, string> = {
   'referrer-policy': 'no-referrer',
 };
 
-/** The page a browser gets instead of the envelope when a hosted page fails. */
-export function renderErrorPage(status: number): string {
+/** The page a browser gets instead of the envelope when a hosted page fails; a page may word a status its own way. */
+export function renderErrorPage(status: number, titles: Partial<Record<number, string>> = {}): string {
   const title =
-    status === 404
+    titles[status] ??
+    (status === 404
       ? 'This payment link does not exist'
-      : status === 429
-        ? 'Too many requests; try again shortly'
-        : 'Something went wrong';
+      : status === 410
+        ? 'This link is no longer available'
+        : status === 429
+          ? 'Too many requests; try again shortly'
+          : 'Something went wrong');
   return (
     '<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${title}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px">` +

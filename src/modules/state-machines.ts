@@ -6,6 +6,7 @@
 import { adapterMachine } from './adapters/states.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessions/states.ts';
 import { invoiceMachine } from './invoices/states.ts';
+import { memberMachine } from './members/states.ts';
 import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
 import { subscriptionMachine } from './subscriptions/states.ts';
@@ -25,4 +26,5 @@ export const machines = {
   invoice: invoiceMachine,
   subscription: subscriptionMachine,
   test_clock: testClockMachine,
+  member: memberMachine,
 };

@@ -2,18 +2,22 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import websocket from '@fastify/websocket';
 import { config } from '../core/config.ts';
 import { newId } from '../core/ids.ts';
-import { logger } from '../core/logger.ts';
+import { logger, withLogContext } from '../core/logger.ts';
+import { startTracing, stopTracing } from '../core/tracing.ts';
 import { createRateLimiter, type RateLimiter } from '../core/rate-limit.ts';
 import { eventBus } from '../core/pubsub.ts';
 import { db } from '../core/db/client.ts';
 import { assertDatabaseRoles } from '../core/db/roles.ts';
 import { createGraphQL, mountGraphQL } from './graphql.ts';
 import { restCompat } from '../../rest-compat/plugin.ts';
+import { buildOpenApi } from '../../rest-compat/openapi.ts';
 import { envelope } from './envelope.ts';
-import { hostedRoutes } from './hosted.ts';
-import { downloadRoutes } from './downloads.ts';
+import { edgeRoutes } from './edge-routes.ts';
 import { mountEdgeRoutes } from './edge-route.ts';
 import { countStatementsPerRequest } from './statement-count.ts';
+import { mountMetrics, observeRequests } from './metrics.ts';
+import { mountGraphiQLAssets } from './graphiql.ts';
+import { traceRequests } from './tracing.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,6 +34,7 @@ export interface App {
 /** One HTTP server: GraphQL (HTTP and WebSocket), the REST translation, health. */
 export async function buildApp(): Promise<App> {
   await assertDatabaseRoles(db());
+  await startTracing();
   const fastify = Fastify({
     logger: false,
     bodyLimit: config.bodyLimitBytes,
@@ -61,6 +66,7 @@ export async function buildApp(): Promise<App> {
     reply.header('x-request-id', req.id);
     done();
   });
+  observeRequests(fastify);
   // After the response is sent (off the request's critical section); pino writes asynchronously.
   fastify.addHook('onResponse', (req, reply, done) => {
     logger.info(
@@ -108,11 +114,22 @@ export async function buildApp(): Promise<App> {
   // GraphQL document over the socket fits in 64 KiB; larger frames close the socket (1009).
   await fastify.register(websocket, { options: { maxPayload: config.wsMaxPayloadBytes } });
   countStatementsPerRequest(fastify);
+  traceRequests(fastify);
+  // Every log line written while a request is handled carries its id (src/core/logger.ts).
+  fastify.addHook('preHandler', (req, _reply, done) => withLogContext({ requestId: req.id }, done));
   const limiter = createRateLimiter();
   const yoga = createGraphQL();
   mountGraphQL(fastify, yoga, limiter);
   restCompat(fastify, yoga, limiter);
-  mountEdgeRoutes(fastify, limiter, [...hostedRoutes, ...downloadRoutes]);
+  mountEdgeRoutes(fastify, limiter, edgeRoutes);
+  // Public, like /healthz: the contract holds no tenant data. Built on first request, then kept.
+  let openApi: string | undefined;
+  fastify.get('/v1/openapi.json', (_req, reply) => {
+    openApi ??= JSON.stringify(buildOpenApi(yoga.getEnveloped().schema));
+    return reply.type('application/json; charset=utf-8').send(openApi);
+  });
+  mountMetrics(fastify);
+  mountGraphiQLAssets(fastify);
   fastify.get('/healthz', async (_req, reply) => {
     await db().system.query('SELECT 1');
     return reply.type('application/json').send(JSON.stringify({ status: 'ok' }));
@@ -126,6 +143,7 @@ export async function buildApp(): Promise<App> {
       await fastify.close();
       await limiter.close();
       await eventBus.stop();
+      await stopTracing();
     },
   };
 }

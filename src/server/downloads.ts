@@ -17,6 +17,20 @@ export const downloadRoutes: EdgeRoute[] = [
     scope: 'svc:report:read',
     rateClass: 'read',
     resource: 'ledger',
+    api: {
+      id: 'downloadLedgerCsv',
+      summary: 'The ledger entries of a period as CSV (spec Ledger and reports), streamed.',
+      response: {
+        status: 200,
+        contentType: 'text/csv',
+        description: 'One row per ledger entry, with a header row; Content-Disposition names the file.',
+      },
+      query: {
+        from: { required: true, description: 'Period start: ISO 8601 date or instant.' },
+        to: { required: true, description: 'Period end (inclusive for a date): ISO 8601, at or after from.' },
+        currency: { description: 'ISO 4217 code: only entries in this currency.' },
+      },
+    },
     handler: async ({ auth, query }) => {
       const { filename, stream } = await ledgerCsvDownload(auth, query);
       return {
@@ -33,6 +47,11 @@ export const downloadRoutes: EdgeRoute[] = [
     scope: 'svc:invoice:read',
     rateClass: 'read',
     resource: 'invoice',
+    api: {
+      id: 'getInvoicePdfLink',
+      summary: "The invoice's PDF: a redirect to a signed URL valid about 5 minutes (spec Invoices).",
+      response: { status: 302, description: 'Location: the signed URL of the PDF (public, for this invoice only).' },
+    },
     handler: async ({ auth, params, requestId }) => ({
       redirect: await invoicePdfUrl({ auth, requestId }, params.id),
       headers: { 'cache-control': 'no-store' },

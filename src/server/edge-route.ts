@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Auth } from '../core/auth/authenticate.ts';
 import type { RateClass } from '../core/config.ts';
 import { authorize } from '../core/context.ts';
-import type { Resource } from '../core/errors.ts';
+import type { ErrorCode, Resource } from '../core/errors.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import type { Scope } from '../core/auth/scopes.ts';
 import { authenticateRequest, parseJsonBody, rawBody } from './edge.ts';
@@ -43,6 +43,27 @@ export type EdgeResponse =
   /** A redirect: 302 Found (a signed download) or 303 See Other (after a form's POST). */
   | { redirect: string; status?: 302 | 303; headers?: Record<string, string> };
 
+/**
+ * A route's entry in the API document (rest-compat/openapi.ts) and so in the typed client: what
+ * it answers when it succeeds. Its errors are derived like a table route's (signed, rate
+ * limited, an unknown `:id`) plus `errors`. Every `key` route declares one
+ * (test/rest-compat/openapi.test.ts); hosted pages and provider callbacks are not the API.
+ */
+export interface EdgeApi {
+  /** operationId: the typed client's method name. */
+  id: string;
+  summary: string;
+  response: {
+    status: 200 | 302;
+    /** The body's media type (none for a redirect). */
+    contentType?: string;
+    description: string;
+  };
+  query?: Readonly<Record<string, { description: string; required?: boolean }>>;
+  /** The domain errors the handler answers, beyond those every signed route has. */
+  errors?: readonly ErrorCode[];
+}
+
 export interface EdgeRoute<A extends EdgeAuth = EdgeAuth> {
   method: 'GET' | 'POST';
   url: string;
@@ -53,6 +74,8 @@ export interface EdgeRoute<A extends EdgeAuth = EdgeAuth> {
   rateClass: RateClass | null;
   /** Error codes are spelled for this resource (src/core/errors.ts). */
   resource: Resource;
+  /** Documented in the API (OpenAPI, typed client). */
+  api?: EdgeApi;
   /** An HTML error page instead of the JSON envelope (pages a browser opens). */
   errorPage?: (status: number) => string;
   handler(input: EdgeInput<A>): Promise<EdgeResponse>;

@@ -20,6 +20,11 @@ import { coercionError, idempotencyOf, operationOf, type Operation } from '../gr
 import { routes } from '../../rest-compat/routes.ts';
 import type { Resource } from '../core/errors.ts';
 import { compiledFor, interpreting, runCompiled } from '../graphql/jit.ts';
+import { observed } from './observe.ts';
+import { sendGraphiQL } from './graphiql.ts';
+
+/** Responses whose result carried GraphQL errors (for the operation metrics: `observed`). */
+const withErrors = new WeakSet<object>();
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
 
@@ -74,7 +79,8 @@ export function createGraphQL(): Yoga {
   return createYoga<Record<string, never>, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: { title: 'svc GraphQL' },
+    // GraphiQL is ours (src/server/graphiql.ts): served offline, and it signs.
+    graphiql: false,
     landingPage: false,
     logging: false,
     parserAndValidationCache: { documentCache, errorCache: noErrorCache },
@@ -218,7 +224,8 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     const requestId = req.requestId;
     const wantsGraphiQL =
       req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !req.headers.authorization;
-    if (wantsGraphiQL || req.method === 'OPTIONS') return viaYoga(req, reply, { requestId, auth: null });
+    if (wantsGraphiQL) return sendGraphiQL(reply);
+    if (req.method === 'OPTIONS') return viaYoga(req, reply, { requestId, auth: null });
     try {
       const auth = await authenticateRequest(req);
       // One token before any parsing; the rest per root field once the operation is known.
@@ -237,7 +244,13 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       const resource = resourceOf(operation);
       const key = idempotencyOf(operation, idempotencyKeyOf(req), resource);
       context.idempotencyKey = key;
-      const run = () => execute(enveloped, context, document, request, resource);
+      const run = () =>
+        observed(
+          'graphql',
+          operation,
+          (r) => !withErrors.has(r),
+          () => execute(enveloped, context, document, request, resource),
+        );
       // The body stays a string unless it is stored: Node writes it with the headers in one piece.
       const out = key
         ? await withIdempotency(
@@ -282,7 +295,9 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       result.errors = result.errors.map((e) => (e.extensions?.code ? e : coercionError([e], resource)));
     // A provider error or a rate limit inside a 200 response is still retryable: never stored.
     const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
-    return { status: 200, headers: json, body: JSON.stringify(result), retryable };
+    const out = { status: 200, headers: json, body: JSON.stringify(result), retryable };
+    if (result.errors?.length) withErrors.add(out);
+    return out;
   }
 
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.

@@ -8,8 +8,12 @@ import {
 } from '../modules/checkout-sessions/hosted.ts';
 import { handleCallback } from '../modules/checkout-sessions/callbacks.ts';
 import { hostedInvoicePage, payHostedInvoice } from '../modules/invoices/hosted.ts';
+import { acceptInvitationPage, invitationPage } from '../modules/members/hosted.ts';
 import { hostedPageHeaders, renderErrorPage, renderHostedPage } from '../hosted/page.ts';
+import { portalPage, portalPageHeaders, renderPortalErrorPage } from '../hosted/portal-page.ts';
+import { assertPortalPage, portalAction, portalState } from '../modules/portal-sessions/portal.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
+import { sluggedPage, type SluggedPage } from '../modules/workspaces/hosted.ts';
 
 const noStore = { 'cache-control': 'no-store' };
 /** The invoice page has no script; its one form posts to itself (same origin). */
@@ -19,6 +23,15 @@ const hostedInvoicePageHeaders = {
     "default-src 'none'; img-src https: http: data:; style-src 'unsafe-inline'; form-action 'self'; " +
     "frame-ancestors 'none'",
 };
+
+/** The invitation page has no script; its one form posts to itself. */
+const invitationPageHeaders = {
+  ...hostedInvoicePageHeaders,
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+};
+const renderInvitationErrorPage = (status: number) =>
+  renderErrorPage(status, { 404: 'This invitation link is not valid', 410: 'This invitation has expired' });
 
 /** A JSON call of the page's script: public, the token is the capability, never cached. */
 const pageCall = (
@@ -88,6 +101,86 @@ export const hostedRoutes: EdgeRoute[] = [
     errorPage: renderErrorPage,
     handler: async ({ params }) => ({ redirect: await payHostedInvoice(params.token), status: 303, headers: noStore }),
   }),
+  // The invitation link (src/modules/members/hosted.ts): GET shows it, its button's POST accepts.
+  edgeRoute({
+    method: 'GET',
+    url: '/invitations/:token',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'member',
+    errorPage: renderInvitationErrorPage,
+    handler: async ({ params }) => ({
+      contentType: 'text/html; charset=utf-8',
+      headers: invitationPageHeaders,
+      body: await invitationPage(params.token),
+    }),
+  }),
+  // The customer portal (src/modules/portal-sessions/portal.ts): the page carries no data; its script
+  // reads the token from the URL's fragment and sends it in X-Portal-Token, never in a URL.
+  edgeRoute({
+    method: 'GET',
+    url: '/portal/:id',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    errorPage: renderPortalErrorPage,
+    handler: async ({ params }) => {
+      await assertPortalPage(params.id);
+      return { contentType: 'text/html; charset=utf-8', headers: portalPageHeaders, body: portalPage };
+    },
+  }),
+  edgeRoute({
+    method: 'GET',
+    url: '/portal/:id/api/state',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    handler: async ({ params, headers }) => ({
+      json: await portalState(params.id, headers['x-portal-token']),
+      headers: noStore,
+    }),
+  }),
+  edgeRoute({
+    method: 'POST',
+    url: '/invitations/:token',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'member',
+    errorPage: renderInvitationErrorPage,
+    handler: async ({ params }) => ({
+      contentType: 'text/html; charset=utf-8',
+      headers: invitationPageHeaders,
+      body: await acceptInvitationPage(params.token),
+    }),
+  }),
+  edgeRoute({
+    method: 'POST',
+    url: '/portal/:id/api/subscriptions/:sub/:action',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    handler: async ({ params, headers, json, requestId }) => ({
+      json: await portalAction(params.id, headers['x-portal-token'], params.sub, params.action, json(), requestId),
+      headers: noStore,
+    }),
+  }),
+  // The same pages under the merchant's slug (src/modules/workspaces/hosted.ts): a retired slug is 410.
+  ...(['c', 'i'] as SluggedPage[]).map((page) =>
+    edgeRoute({
+      method: 'GET',
+      url: `/:slug/${page}/:token`,
+      auth: 'capability',
+      rateClass: 'hosted',
+      resource: page === 'c' ? 'checkout_session' : 'invoice',
+      errorPage: (status) =>
+        renderErrorPage(status, { 410: "This merchant's address has changed: ask them for a new link" }),
+      handler: async ({ params }) => ({
+        redirect: await sluggedPage(params.slug, page, params.token),
+        status: 302,
+        headers: noStore,
+      }),
+    }),
+  ),
   edgeRoute({
     method: 'POST',
     url: '/v1/callbacks/:provider',

@@ -15,6 +15,7 @@ const server = useServer();
 /** A Node stack frame in output means an error escaped as a crash rather than a message. */
 const STACK = /^\s+at .+[(:]\d+/m;
 
+/** Exit 2 is a usage mistake (README "Talking to the API", exit codes); 1 any other failure. */
 function expectCleanFailure(r: RunResult, message: RegExp, code = 1) {
   expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: expect.stringMatching(message) });
   expect(r.stderr).not.toMatch(STACK);
@@ -68,7 +69,7 @@ describe('svc migrate', () => {
   it('an unknown flag is refused before touching the database', async () => {
     const url = await emptyDatabase();
     const r = await svc(['migrate', '--dry-run'], childEnv(url));
-    expectCleanFailure(r, /^svc: Unknown option '--dry-run'/);
+    expectCleanFailure(r, /^svc: Unknown option '--dry-run'/, 2);
     expect(await historyOf(url)).toBeNull();
   });
 
@@ -147,13 +148,14 @@ describe('svc bootstrap', () => {
 
   it('bad flags exit non-zero with a message', async () => {
     const env = childEnv(server.dbUrl);
-    expectCleanFailure(await svc(['bootstrap', '--json'], env), /^svc: --name is required$/m);
-    expectCleanFailure(await svc(['bootstrap', '--nme', 'Typo'], env), /^svc: Unknown option '--nme'/);
+    expectCleanFailure(await svc(['bootstrap', '--json'], env), /^svc: --name is required$/m, 2);
+    expectCleanFailure(await svc(['bootstrap', '--nme', 'Typo'], env), /^svc: Unknown option '--nme'/, 2);
     expectCleanFailure(
       await svc(['bootstrap', '--name', 'X', '--environment', 'prod'], env),
       /^svc: --environment must be test or live$/m,
+      2,
     );
-    expectCleanFailure(await svc(['bootstrap', '--name'], env), /^svc: Option '--name <value>' argument missing/);
+    expectCleanFailure(await svc(['bootstrap', '--name'], env), /^svc: Option '--name <value>' argument missing/, 2);
     const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM workspaces WHERE name IN ('Typo', 'X')`);
     expect(rows[0].n).toBe(0);
   });
@@ -231,12 +233,13 @@ describe('svc sign', () => {
 
   it('without a key or a target it exits non-zero with the usage line', async () => {
     const env = childEnv(server.dbUrl, { SVC_KEY_ID: '', SVC_SECRET: '' });
-    expectCleanFailure(await svc(['sign', '/v1/api-keys'], env), /^svc: usage: svc sign/);
+    expectCleanFailure(await svc(['sign', '/v1/api-keys'], env), /^svc: usage: svc sign/, 2);
     expectCleanFailure(
       await svc(['sign', '--key-id', 'pk_test_000000000000', '--secret', 'sk_test_x'], env),
       /^svc: usage: svc sign/,
+      2,
     );
-    expectCleanFailure(await svc(['sign', '--bogus', '/v1/api-keys'], env), /^svc: Unknown option '--bogus'/);
+    expectCleanFailure(await svc(['sign', '--bogus', '/v1/api-keys'], env), /^svc: Unknown option '--bogus'/, 2);
   });
 });
 
@@ -257,6 +260,7 @@ describe('svc commands', () => {
     expectCleanFailure(
       await svc(['serve', '--port', '5000'], env, { timeoutMs: 15_000 }),
       /^svc: Unknown option '--port'/,
+      2,
     );
   });
 });

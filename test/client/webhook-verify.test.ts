@@ -299,10 +299,10 @@ describe('svc webhooks verify', () => {
 
   it('usage errors are reported without a stack', async () => {
     const r = await svc(['webhooks', 'verify', join(dir, 'valid.http')], env);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^svc: usage: svc webhooks verify/);
     const unknown = await svc(['webhooks', 'replay'], env);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown webhooks command "replay"/);
   });
 });

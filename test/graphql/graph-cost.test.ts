@@ -1,9 +1,10 @@
 // The document cost (src/graphql/cost.ts): objects a document may fetch, from the schema and the
 // request's variables. The refusal over HTTP, before anything runs, is in graph-edges.test.ts.
 import { describe, expect, it } from 'vitest';
-import { parse } from 'graphql';
+import { getNamedType, isObjectType, parse } from 'graphql';
 import { schema } from '../../src/graphql/schema.ts';
 import { costLimits, documentCost } from '../../src/graphql/cost.ts';
+import { listPageSize } from '../../src/core/pagination.ts';
 
 const cost = (doc: string, variables?: Record<string, unknown>) => documentCost(schema, parse(doc), null, variables);
 
@@ -28,9 +29,21 @@ describe('document cost', () => {
     // computed once per parsed document, unless a variable sets a page
     const same = parse(doc);
     expect([3, 40, 7].map((n) => documentCost(schema, same, null, { n }))).toEqual([4, 41, 8]);
-    // Customer.payments pages 20 by default (declared by the edge); a root list without a declared page counts 50
+    // Customer.payments pages 20 by default (declared by the edge); a root list counts its resolver's page
     expect(cost('{ customer(id: "c") { payments { edges { node { id } } } } }')).toBe(1 + 20);
-    expect(cost('{ payments { edges { node { id } } } }')).toBe(costLimits.defaultPage);
+    expect(cost('{ refunds { edges { node { id } } } }')).toBe(listPageSize.refunds);
+    expect(cost('{ refunds { edges { node { id } } } }')).toBe(20);
+    expect(cost('{ apiKeys { edges { node { id } } } }')).toBe(50);
+  });
+
+  it('every root list has its default page in listPageSize (none falls back to the guess)', () => {
+    const roots = Object.values(schema.getQueryType()!.getFields())
+      .filter((f) => isObjectType(getNamedType(f.type)) && 'pageInfo' in (getNamedType(f.type) as any).getFields())
+      .map((f) => f.name)
+      .sort();
+    expect(roots.length).toBeGreaterThan(10);
+    expect(roots.filter((name) => !(name in listPageSize))).toEqual([]);
+    expect(Object.keys(listPageSize).sort()).toEqual(roots);
   });
 
   it('plain lists count their declared size (or 10); fragments and unions count every branch', () => {

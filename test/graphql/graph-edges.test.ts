@@ -397,11 +397,13 @@ describe('tenant isolation: webhooks, events, payouts, the workspace and the vie
     expect(merchant.status, merchant.text).toBe(201);
     const { data } = await gql(
       partner.client,
-      `{ workspaces { edges { node { id apiKeys { edges { node { id } } } adapters { __typename } } } } }`,
+      `{ workspaces { edges { node { id apiKeys { edges { node { id } } } adapters { __typename }
+         members { edges { node { id } } } } } } }`,
     );
     const nodes = data.workspaces.edges.map((e: any) => e.node);
     expect(nodes.map((n: any) => n.id)).toContain(merchant.json.data.id);
-    for (const n of nodes) if (n.id !== partner.workspaceId) expect(n).toMatchObject({ apiKeys: null, adapters: null });
+    for (const n of nodes)
+      if (n.id !== partner.workspaceId) expect(n).toMatchObject({ apiKeys: null, adapters: null, members: null });
   });
 });
 

@@ -7,7 +7,7 @@ const server = useServer();
 
 const API_KEY = 'id keyId name role scopes environment lastUsedAt createdAt revokedAt';
 const WORKSPACE =
-  'id accountId name slug region defaultCurrency timezone mode brandName businessEmail createdAt updatedAt archivedAt';
+  'id accountId name slug region defaultCurrency timezone mode brandName businessEmail portalSettings createdAt updatedAt archivedAt';
 const EVENT = 'id type occurredAt createdAt publishedAt mode workspaceId sequence data metadata';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -150,7 +150,8 @@ describe('REST data equals the GraphQL field result', () => {
       id: ws.workspaceId,
       accountId: ws.accountId,
       region: 'id-jakarta',
-      mode: 'test',
+      // bootstrapped with a live key: activated (docs/decisions.md, Workspace lifecycle)
+      mode: 'live',
       brandName: 'Parity Brand',
       businessEmail: 'billing@parity.example',
       archivedAt: null,

@@ -33,14 +33,23 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `svc <args>` to completion (killed after `timeoutMs`). */
-export function svc(args: string[], env: NodeJS.ProcessEnv, opts: { timeoutMs?: number } = {}): Promise<RunResult> {
+/** Runs `svc <args>` to completion (killed after `timeoutMs`), in `cwd` (the checkout) with `stdin` (none). */
+export function svc(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { timeoutMs?: number; cwd?: string; stdin?: string } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC_BIN, ...args], {
+      cwd: opts.cwd ?? ROOT,
+      env,
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {

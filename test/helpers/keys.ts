@@ -35,6 +35,9 @@ export async function mintKey(
       opts.createdAt ?? new Date(),
     ],
   );
+  // A live key works only on a workspace activated for live mode (docs/decisions.md, Workspace
+  // lifecycle): minting one behind the API activates it, as the operator's live bootstrap does.
+  if (mode === 'live') await db().system.query(`UPDATE workspaces SET mode = 'live' WHERE id = $1`, [workspaceId]);
   return { id, keyId, secret };
 }
 

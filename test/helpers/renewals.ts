@@ -92,3 +92,21 @@ export async function invoicesOf(subscriptionId: string) {
     ])
   ).rows;
 }
+
+const at10 = (day: string) => new Date(`${day}T10:00:00.000Z`);
+
+/**
+ * A cycle invoice past due whose retry will pay: the renewal of 2026-02-10 (which charges in its own
+ * transaction) is declined, then the stored method becomes one that pays; the retry is due 2026-02-11.
+ */
+export async function pastDueWithPayingRetry(
+  ws: Workspace,
+  o: { customerId: string; planId: string; priceId: string },
+) {
+  const { processDue } = await import('../../src/modules/subscriptions/renewals.ts');
+  const sub = await seedSubscription(ws, { ...o, anchorAt: at10('2026-01-10'), paymentMethod: 'pm_test_decline' });
+  await processDue({ scope: scopeOf(ws), at: at10('2026-02-10'), testClockId: null, limit: 1 });
+  await db().system.query(`UPDATE subscriptions SET "paymentMethod" = 'pm_test_success' WHERE id = $1`, [sub]);
+  const [inv] = await invoicesOf(sub);
+  return { sub, inv };
+}

@@ -3,37 +3,24 @@
 // the invoice, now paid: one payment, one receipt (`sourceType: invoice`), balanced ledger, the
 // paid event. Then the race between the page's payment and POST /v1/invoices/:id/pay.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../src/core/clock.ts';
 import { config } from '../../src/core/config.ts';
 import { unbalancedTxIds, unthrottled } from '../helpers/payments.ts';
 import { db, useServer, type Workspace } from '../helpers/server.ts';
+import { haveChromium, OUT, useBrowser } from '../helpers/browser.ts';
 
 const server = useServer();
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const OUT = join(import.meta.dirname, '..', 'output');
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(`\n*** Chromium not found at ${CHROMIUM}: the hosted invoice page browser test is SKIPPED ***\n`);
-
-let browser: Browser | undefined;
+const browsers = useBrowser('the hosted invoice page browser test');
 const previousBase = config.hostedBaseUrl;
-beforeAll(async () => {
+beforeAll(() => {
   // Links the API hands out (hostedInvoiceUrl, the session's successUrl) point at this test server.
   config.hostedBaseUrl = server.url;
-  if (!haveChromium) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
 });
-afterAll(async () => {
+afterAll(() => {
   config.hostedBaseUrl = previousBase;
-  await browser?.close();
 });
 
 async function openInvoice(ws: Workspace, status: 'open' | 'draft' = 'open') {
@@ -75,7 +62,7 @@ describe.skipIf(!haveChromium)('hosted invoice page in Chromium', () => {
     const ws = await server.workspace();
     const inv = await openInvoice(ws);
     expect(inv.hostedInvoiceUrl).toMatch(new RegExp(`^${server.url}/i/${inv.id}_[0-9a-f]{40}$`));
-    const context = await browser!.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    const context = await browsers.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
     const res = await page.goto(inv.hostedInvoiceUrl);
     expect(res?.status()).toBe(200);

@@ -1,43 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
 import { useServer } from '../helpers/server.ts';
+import { haveChromium, OUT, useBrowser } from '../helpers/browser.ts';
 
 const server = useServer();
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const OUT = join(import.meta.dirname, '..', 'output');
-
-// .ci/run installs Debian's chromium; where that is impossible the suite says so loudly and skips
-// this file rather than failing every other test's landing.
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(
-    `\n*** Chromium not found at ${CHROMIUM}: the hosted-page browser tests are SKIPPED (apt-get install chromium, or set CHROMIUM_PATH) ***\n`,
-  );
-
-let browser: Browser;
-beforeAll(async () => {
-  if (!haveChromium) return;
-  // playwright gives every launch a fresh temporary profile (its --user-data-dir).
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browsers = useBrowser('the hosted-page browser tests');
 
 describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
   it('pick QRIS, see the QR code, simulate success, land on successUrl (390 px wide)', async ({ annotate }) => {
@@ -63,7 +32,7 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
     const token = new URL(created.json.data.hostedUrl).pathname.split('/').pop()!;
     expect(token).toMatch(new RegExp(`^${id}_[0-9a-f]{40}$`));
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    const context = await browsers.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
     // The merchant's site is outside this machine: answer it here and record the landing URL.
     await page.route('https://shop.example/**', (route) =>
@@ -90,7 +59,7 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
   });
 
   it('an expired or unknown link shows a screen, not a form', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const context = await browsers.browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     const res = await page.goto(`${server.url}/c/cs_01M82PP879NVMT2NEX4PQNAEX2`);
     expect(res?.status()).toBe(404);

@@ -44,6 +44,8 @@ interface KeyRow {
   accountId: string;
   isPlatformAdmin: boolean;
   tier: string;
+  /** The key's workspace's `mode`: live keys work only while it is `live`. */
+  workspaceMode: Mode;
 }
 
 // Bounded: unknown key ids are remembered too (a flood of them would otherwise reach the database
@@ -54,7 +56,8 @@ const KEY_ID = /^pk_(?:live|test)_[0-9a-f]{12}$/;
 export const keyCacheSize = () => cache.size;
 const KEY_SQL = `SELECT k.id, k."keyId", k."workspaceId", k.mode, k.role, k.scopes, k."signingKey", k."revokedAt",
   k."memberId",
-  CASE WHEN m."removedAt" IS NULL THEN m.role END AS "memberRole", w."accountId", w."isPlatformAdmin", w.tier
+  CASE WHEN m."removedAt" IS NULL THEN m.role END AS "memberRole", w."accountId", w."isPlatformAdmin", w.tier,
+  w.mode AS "workspaceMode"
   FROM api_keys k JOIN workspaces w ON w.id = k."workspaceId" LEFT JOIN members m ON m.id = k."memberId"
   WHERE k."keyId" = $1`;
 
@@ -149,9 +152,22 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
     onBehalfOf: false,
   };
   // Merchant keys ignore the header silently (spec Authentication).
-  if (req.onBehalfOf && key.isPlatformAdmin)
-    return { ...auth, ...(await merchantOf(key.workspaceId, req.onBehalfOf)), onBehalfOf: true };
+  if (req.onBehalfOf && key.isPlatformAdmin) {
+    const { workspaceMode, ...merchant } = await merchantOf(key.workspaceId, req.onBehalfOf);
+    assertLiveActive(key.mode, workspaceMode);
+    return { ...auth, ...merchant, onBehalfOf: true };
+  }
+  assertLiveActive(key.mode, key.workspaceMode);
   return auth;
+}
+
+/**
+ * A live key acts only on a workspace whose `mode` is `live` (activated, not archived): the
+ * workspace's mode switches its live data on and off at once (docs/decisions.md, Workspace lifecycle).
+ */
+function assertLiveActive(keyMode: Mode, workspaceMode: Mode) {
+  if (keyMode === 'live' && workspaceMode !== 'live')
+    throw new DomainError('live_mode_inactive', 'This workspace is not activated for live mode');
 }
 
 /**
@@ -163,21 +179,28 @@ export async function recheck(auth: Auth): Promise<Auth> {
   const key = await loadKey(auth.keyId);
   if (!key || key.revokedAt || (key.memberId && !key.memberRole) || key.id !== auth.apiKeyId)
     throw new DomainError('invalid_key', 'Unknown or revoked API key');
-  if (auth.onBehalfOf) await merchantOf(key.workspaceId, auth.accountId);
+  assertLiveActive(
+    key.mode,
+    auth.onBehalfOf ? (await merchantOf(key.workspaceId, auth.accountId)).workspaceMode : key.workspaceMode,
+  );
   return { ...auth, role: key.role, scopes: key.scopes, memberRole: key.memberRole };
 }
 
 const merchants = new BoundedCache<
   string,
-  { value: { workspaceId: string; accountId: string; tier: string } | null; at: number }
+  { value: { workspaceId: string; accountId: string; tier: string; workspaceMode: Mode } | null; at: number }
 >(10_000);
+/** After a merchant's activation, archive or restore: this instance sees it at once (others within `keyCacheMs`). */
+export function forgetMerchant(partnerId: string, accountId: string) {
+  merchants.delete(`${partnerId}/${accountId}`);
+}
 async function merchantOf(partnerId: string, accountId: string) {
   if (!isId('account', accountId)) throw new DomainError('not_found', 'No such account under this partner');
   const k = `${partnerId}/${accountId}`;
   let hit = merchants.get(k);
   if (!hit || Date.now() - hit.at > config.keyCacheMs) {
     const { rows } = await db().system.query(
-      `SELECT id AS "workspaceId", "accountId", tier FROM workspaces
+      `SELECT id AS "workspaceId", "accountId", tier, mode AS "workspaceMode" FROM workspaces
        WHERE "accountId" = $1 AND "partnerId" = $2 AND "archivedAt" IS NULL`,
       [accountId, partnerId],
     );

@@ -5,7 +5,7 @@ export const scopeCatalog = {
   'svc:api_key:read': 'list and retrieve API keys',
   'svc:api_key:write': 'mint and revoke API keys',
   'svc:workspace:read': 'retrieve and list workspaces',
-  'svc:workspace:write': 'update, activate and archive workspaces; create workspaces under a partner',
+  'svc:workspace:write': 'update, activate and archive workspaces; create and restore workspaces under a partner',
   'svc:member:read': 'list workspace members',
   'svc:member:write': 'invite, change the role of and remove members',
   'svc:event:read': 'retrieve and list events',
@@ -148,3 +148,20 @@ export function assertScope(grant: Grant, scope: Scope) {
 }
 
 export const memberRank: Record<MemberRole, number> = { owner: 3, admin: 2, member: 1, read_only: 0 };
+
+/**
+ * spec Workspaces and members: "owners and admins can promote or demote anyone below their own
+ * role". Team and key administration act only on members ranked strictly below the caller's
+ * member (a key without a member ranks as admin).
+ */
+export const outranks = (caller: { memberRole: MemberRole | null }, role: MemberRole) =>
+  memberRank[role] < (caller.memberRole ? memberRank[caller.memberRole] : memberRank.admin);
+
+/**
+ * Owner-only actions (DECISIONS §2): the key must act for the owner of the workspace it acts on; a
+ * platform-admin key on behalf of a merchant acts with its own member's role (the partner's owner).
+ */
+export function assertOwner(caller: { memberRole: MemberRole | null }, action: string) {
+  if (caller.memberRole !== 'owner')
+    throw new DomainError('owner_required', `Only a key acting for the workspace owner can ${action}`);
+}

@@ -33,7 +33,12 @@ export function listMigrations(dir = migrationsDir) {
 }
 
 /** Applies pending migrations in order, each in its own transaction, under an advisory lock. */
-export async function migrate(databaseUrl: string, log: (line: string) => void = () => {}): Promise<string[]> {
+/** `onPending` hears how many migrations are about to be applied (the CLI's progress bar). */
+export async function migrate(
+  databaseUrl: string,
+  log: (line: string) => void = () => {},
+  onPending: (count: number) => void = () => {},
+): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const applied: string[] = [];
@@ -45,6 +50,7 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
        WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
     );
     const done = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+    onPending(listMigrations().filter((m) => !done.has(m.name)).length);
     for (const m of listMigrations()) {
       const previous = done.get(m.name);
       if (previous) {

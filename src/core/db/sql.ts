@@ -132,6 +132,27 @@ export async function updateRow<R>(
 }
 
 /**
+ * `updateRow` for many rows of one workspace and mode in one statement: each row is `{id, ...columns}`
+ * (the same columns in every row), typed by the table. Returns the rows as they are now, in no order.
+ */
+export async function updateRows<R>(
+  sql: Sql,
+  table: string,
+  key: { workspaceId: string; mode: Mode },
+  rows: ({ id: string } & Record<string, unknown>)[],
+): Promise<R[]> {
+  const keys = Object.keys(rows[0]).filter((k) => k !== 'id');
+  const t = q.id(table);
+  const out = await sql.query<R>(
+    q`UPDATE ${t} AS u SET (${q.join(keys.map((k) => q.id(k)))}) = (SELECT ${q.join(keys.map((k) => q`r.${q.id(k)}`))})
+      FROM jsonb_populate_recordset(NULL::${t}, ${toJson(rows)}::jsonb) AS r
+      WHERE u.id = r.id AND u."workspaceId" = ${key.workspaceId} AND u.mode = ${key.mode} RETURNING u.*`,
+  );
+  if (out.length !== rows.length) throw new Error(`${table}: ${rows.length - out.length} rows not found for update`);
+  return out;
+}
+
+/**
  * A checked-out `pg` client as `Sql` (rows in Prisma's shape), for work on the system pool: the relay and the webhook
  * worker.
  */

@@ -1,5 +1,6 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { AdapterKind } from './capabilities.ts';
+import { adapterMachine } from './states.ts';
 
 /** spec Adapter: one per kind (no id); `managed` is derived from the sub-account profile. */
 export interface AdapterView {
@@ -14,7 +15,7 @@ export interface AdapterView {
 
 export const adapterFields: FieldSpec<AdapterView> = {
   kind: { kind: 'string' },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: adapterMachine },
   secretKeyLast4: { kind: 'string', nullable: true },
   publicConfig: { kind: 'json' },
   configuredAt: { kind: 'date' },

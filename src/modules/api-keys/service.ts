@@ -1,15 +1,22 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import { inTenant, tenantQuery } from '../../core/db/client.ts';
+import { inTenant, tenantQuery, type Mode, type Tx } from '../../core/db/client.ts';
 import type { ApiKey as ApiKeyRow } from '../../generated/prisma/client.ts';
 import { errorsFor, DomainError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { randomHex } from '../../core/crypto.ts';
 import { seal } from '../../core/sealed.ts';
 import { signingKeyOf } from '../../core/auth/signing.ts';
-import { keyRoles, normalizeScope, type KeyRole, type Scope } from '../../core/auth/scopes.ts';
+import {
+  keyRoles,
+  normalizeScope,
+  outranks,
+  type KeyRole,
+  type MemberRole,
+  type Scope,
+} from '../../core/auth/scopes.ts';
 import { forgetKey } from '../../core/auth/authenticate.ts';
-import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
+import { keysetSql, pageRequest, toConnection, listPageSize } from '../../core/pagination.ts';
 import { capOf } from '../../core/tiers.ts';
 import { audit } from '../../core/audit.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
@@ -41,34 +48,68 @@ export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
     throw err.validation('scopes', 'a restricted key needs at least one scope');
   const scopes = (input.scopes ?? []).map((s) => normalizeScope(s) ?? invalidScope(s));
   assertNotWider(auth, role, scopes);
-  assertOwnMode(auth.mode, environment, 'mint');
+  // The first live keys of an activated workspace come from a test key of its owner or an admin
+  // (docs/decisions.md, Workspace lifecycle); otherwise keys mint their own mode only.
+  const liveFromTest =
+    auth.mode === 'test' && environment === 'live' && !auth.onBehalfOf && ['owner', 'admin'].includes(auth.memberRole!);
+  if (!liveFromTest) assertOwnMode(auth.mode, environment, 'mint');
   const secret = `sk_${environment}_${randomHex(24)}`;
   return inTenant(tenant(auth, BOTH), async (tx) => {
-    // The workspace row lock serialises concurrent mints, so the tier cap holds.
-    await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${auth.workspaceId} FOR UPDATE`;
-    const active = await tx.apiKey.count({ where: { workspaceId: auth.workspaceId, revokedAt: null } });
-    if (active >= capOf(auth.tier, 'maxApiKeys'))
+    const ws = await lockForKey(tx, auth.workspaceId, auth.tier);
+    if (liveFromTest && ws.mode !== 'live') assertOwnMode(auth.mode, environment, 'mint');
+    if (!ws.room)
       throw err.of(
         'tier_cap_reached',
         `This workspace's plan allows ${capOf(auth.tier, 'maxApiKeys')} active API keys`,
       );
-    const id = newId('apiKey');
-    const row = await tx.apiKey.create({
-      data: {
-        id,
-        workspaceId: auth.workspaceId,
-        mode: environment,
-        keyId: `pk_${environment}_${randomHex(6)}`,
-        name: input.name,
-        role,
-        scopes,
-        signingKey: seal('api_keys', { id, workspaceId: auth.workspaceId }, signingKeyOf(secret)),
-        memberId: auth.memberId,
-        createdAt: clock.now(),
-      },
+    const row = await insertApiKey(tx, {
+      workspaceId: auth.workspaceId,
+      mode: environment,
+      name: input.name,
+      role,
+      scopes,
+      secret,
+      memberId: auth.memberId,
     });
     await audit(tx, auth, 'api_key.created', row.id, ctx.requestId);
     return { ...row, key: secret };
+  });
+}
+
+/** Locks the workspace row (serialising concurrent mints, so the tier cap holds): its mode and whether one more key fits. */
+export async function lockForKey(tx: Tx, workspaceId: string, tier: string) {
+  const [ws] = await tx.$queryRaw<{ mode: string }[]>`SELECT mode FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
+  const active = await tx.apiKey.count({ where: { workspaceId, revokedAt: null } });
+  return { mode: ws?.mode, room: active < capOf(tier, 'maxApiKeys') };
+}
+
+/** Writes a key row (the signing key sealed to it) in the caller's transaction; the secret is returned once by the caller. */
+export function insertApiKey(
+  tx: Tx,
+  k: {
+    workspaceId: string;
+    mode: Mode;
+    name: string;
+    role: KeyRole;
+    scopes: Scope[];
+    secret: string;
+    memberId: string | null;
+  },
+) {
+  const id = newId('apiKey');
+  return tx.apiKey.create({
+    data: {
+      id,
+      workspaceId: k.workspaceId,
+      mode: k.mode,
+      keyId: `pk_${k.mode}_${randomHex(6)}`,
+      name: k.name,
+      role: k.role,
+      scopes: k.scopes,
+      signingKey: seal('api_keys', { id, workspaceId: k.workspaceId }, signingKeyOf(k.secret)),
+      memberId: k.memberId,
+      createdAt: clock.now(),
+    },
   });
 }
 
@@ -97,7 +138,7 @@ export async function listApiKeys(ctx: Context, args: ListApiKeysArgs) {
     ? oneOf(args.environment, ['test', 'live'] as const, 'environment', 'api_key')
     : null;
   const filters = { environment, includeRevoked: !!args.includeRevoked };
-  const page = pageRequest(args, auth.workspaceId, filters, 50);
+  const page = pageRequest(args, auth.workspaceId, filters, listPageSize.apiKeys);
   // The hot read goes straight to SQL (same columns and keyset as Prisma would use).
   const inMode = environment ? sql` AND mode = ${environment}` : sql.empty;
   const live = filters.includeRevoked ? sql.empty : sql` AND "revokedAt" IS NULL`;
@@ -117,6 +158,13 @@ export async function revokeApiKey(ctx: Context, id: string) {
     if (!found) throw err.notFound('API key');
     assertOwnMode(auth.mode, found.mode, 'revoke');
     if (found.revokedAt) return found;
+    // Key administration follows the member's role (DECISIONS §2): another member's key only below the
+    // caller's rank. A partner on behalf of its merchant acts by its agreement, not as a merchant's member.
+    if (found.memberId && found.memberId !== auth.memberId && !auth.onBehalfOf) {
+      const holder = await tx.member.findFirst({ where: { workspaceId: auth.workspaceId, id: found.memberId } });
+      if (holder && holder.status !== 'removed' && !outranks(auth, holder.role as MemberRole))
+        throw new DomainError('insufficient_scope', `Only a role above ${holder.role} can revoke this key`);
+    }
     const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: clock.now() } });
     await audit(tx, auth, 'api_key.revoked', id, ctx.requestId);
     return revoked;

@@ -221,15 +221,7 @@ export async function recordUnapplied(
   sessionStatus: string,
 ) {
   const now = clock.now();
-  await tx.checkoutAttempt.update({
-    where: { id: attempt.id },
-    data: {
-      status: nextState(attemptStates, attempt.status as AttemptStatus, 'pay_unapplied').to,
-      paidAt: now,
-      providerPaymentId: paid.providerPaymentId ?? null,
-      updatedAt: now,
-    },
-  });
+  await markPaidUnapplied(tx, attempt, paid, now);
   await postLedger(tx, scope, {
     txId: attempt.id,
     currency: paid.currency,
@@ -250,6 +242,24 @@ export async function recordUnapplied(
     { attempt: attempt.id, session: attempt.checkoutSessionId, sessionStatus, amount: paid.amount },
     'payment on an attempt that cannot complete its session: recorded as unapplied, to be refunded',
   );
+}
+
+/** The attempt took money its session cannot apply: `paid_unapplied`, with the provider's payment id. */
+export async function markPaidUnapplied(
+  tx: Tx,
+  attempt: CheckoutAttempt,
+  paid: { providerPaymentId?: string | null },
+  now: Date,
+) {
+  await tx.checkoutAttempt.update({
+    where: { id: attempt.id },
+    data: {
+      status: nextState(attemptStates, attempt.status as AttemptStatus, 'pay_unapplied').to,
+      paidAt: now,
+      providerPaymentId: paid.providerPaymentId ?? null,
+      updatedAt: now,
+    },
+  });
 }
 
 /**

@@ -34,6 +34,8 @@ import {
   type SessionStatus,
 } from './states.ts';
 import { applyRefundCallback } from '../refunds/settle.ts';
+import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { refundLatePayment, submitLateRefund, type LateRefund } from './late-invoice-payment.ts';
 import type { RowScope } from '../../core/resource.ts';
 
 type Tenant = RowScope;
@@ -152,7 +154,8 @@ export async function applyCharge(
   state: ChargeState | ChargeEvent,
 ): Promise<{ outcome: string }> {
   const scope = { ...tenant, modes: [tenant.mode] };
-  const result = await inTenant(scope, async (tx): Promise<{ outcome: string; superseded?: Superseded[] }> => {
+  type Applied = { outcome: string; superseded?: Superseded[]; late?: LateRefund };
+  const result = await inTenant(scope, async (tx): Promise<Applied> => {
     const now = clock.now();
     const fresh = await tx.providerEvent.createMany({
       data: [
@@ -182,6 +185,14 @@ export async function applyCharge(
           'provider reports a different amount; not completing',
         );
         return { outcome: 'amount_mismatch' };
+      }
+      // The invoice it pays was paid another way or voided meanwhile (locked with the session): refunded.
+      const invoice = s.invoiceId
+        ? await tx.invoice.findFirst({ where: { ...tenant, id: s.invoiceId }, select: { status: true } })
+        : null;
+      if (invoice && !canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')) {
+        const late = await refundLatePayment(tx, tenant, s, a, state, invoice.status);
+        return { outcome: 'refunded', late };
       }
       if (isTerminal(s.status)) {
         // Paid on an attempt after another was paid, or after the session ended: owed back, recorded.
@@ -225,5 +236,6 @@ export async function applyCharge(
     return { outcome: isTerminal(s.status) ? 'late' : 'pending' };
   });
   if (result.superseded?.length) await voidAttempts(tenant, result.superseded);
+  if (result.late) await submitLateRefund(result.late);
   return { outcome: result.outcome };
 }

@@ -1,6 +1,7 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import { hostedLink } from '../../core/hosted-link.ts';
+import { checkoutSessionMachine } from './states.ts';
 
 /** spec Checkout session: the wire shape, for GraphQL, REST and event snapshots alike. */
 /** A session row with its workspace's `acc_` id (spec `accountId`, `arn`). */
@@ -12,7 +13,7 @@ export const checkoutSessionFields: FieldSpec<SessionRow> = {
   accountId: { kind: 'string' },
   customerId: { kind: 'string', nullable: true },
   mode: { kind: 'string' },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: checkoutSessionMachine },
   amount: { kind: 'money' },
   currency: { kind: 'string' },
   methods: { kind: 'strings' },

@@ -474,6 +474,8 @@ export async function simulate(token: string, outcome: string) {
     const s = locked.session;
     if (s.status === sessionCompleted) return { status: s.status, redirectUrl: successRedirect(s.successUrl, s.id) };
     if (effectiveStatus(s) !== s.status) throw err.conflict('The checkout session has expired');
+    // Closed with its invoice (paid another way, voided): invoice-sessions.ts.
+    if (isTerminal(s.status)) throw err.conflict(`The checkout session is ${s.status}`);
     if (s.adapter !== 'provider_a_platform' || !canMove(sessions, s.status as SessionStatus, 'provider_failed'))
       throw err.conflict('Nothing to simulate: pick a method first');
     if (outcome === 'failure') {

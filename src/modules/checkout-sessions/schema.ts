@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { checkoutSessionFields, type SessionRow } from './fields.ts';
 import {
   cancelCheckoutSession,
@@ -9,6 +9,7 @@ import {
   listCheckoutSessions,
 } from './service.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { checkoutSessionMachine } from './states.ts';
 
 export const CheckoutSession = builder.objectRef<SessionRow>('CheckoutSession').implement({
   description: 'A hosted one-time payment: amount, currency and the methods the customer may use.',
@@ -44,7 +45,7 @@ export type LineItemInput = typeof LineItemInput.$inferInput;
 export type CreateSessionInput = typeof CreateCheckoutSessionInput.$inferInput;
 
 export const listArgs = builder.args((t) => ({
-  status: t.string(),
+  status: t.string(statusesOf(checkoutSessionMachine)),
   customerId: t.string(),
   mode: t.string(),
   createdAfter: t.field({ type: 'DateTime' }),

@@ -5,9 +5,9 @@ import { insertRows, sql as q, sqlOf, tenantTx, type AnyTx, type Fragment, type 
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { isCurrency } from '../../core/money.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped } from '../../core/resource.ts';
-import { checkCurrency, checkLength, validateMetadata } from '../../core/validation.ts';
+import { checkCurrency, checkLength, checkRedirectUrl, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { assertMethodsServed, paymentMethods, type PaymentMethod } from '../adapters/capabilities.ts';
 import { enabledAdapters } from '../adapters/service.ts';
@@ -28,20 +28,7 @@ import type { RowScope } from '../../core/resource.ts';
 
 const err = errorsFor('checkout_session');
 
-/** spec: `https://` only; `http://` and localhost are refused (the customer's browser lands there). */
-function httpsUrl(value: string, field: string): string {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw err.validation(field, `${field} must be an absolute https:// URL`);
-  }
-  if (u.protocol !== 'https:') throw err.validation(field, `${field} must use https://`);
-  if (value.length > 2048) throw err.validation(field, `${field} must be at most 2048 characters`);
-  if (/^(localhost|127\.|0\.0\.0\.0|\[::1?\])/.test(u.hostname) || u.hostname.endsWith('.localhost'))
-    throw err.validation(field, `${field} cannot point at localhost`);
-  return value;
-}
+const httpsUrl = (value: string, field: string) => checkRedirectUrl(value, field, 'checkout_session');
 
 function lineItems(items: LineItemInput[] | null | undefined) {
   if (items == null) return [];
@@ -170,31 +157,43 @@ export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs)
     createdAfter: args.createdAfter?.toISOString() ?? null,
     createdBefore: args.createdBefore?.toISOString() ?? null,
   };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth, [mode]), (tx) =>
-      tx.checkoutSession.findMany({
-        where: {
-          workspaceId: auth.workspaceId,
-          mode,
-          ...(args.status ? { status: args.status } : {}),
-          ...(args.customerId ? { customerId: args.customerId } : {}),
-          AND: [
-            args.createdAfter ? { createdAt: { gt: args.createdAfter } } : {},
-            args.createdBefore ? { createdAt: { lt: args.createdBefore } } : {},
-            ks.where,
-          ],
-        },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.checkoutSessions, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth, [mode]), (tx) =>
+        tx.checkoutSession.findMany({
+          where: {
+            workspaceId: auth.workspaceId,
+            mode,
+            ...(args.status ? { status: args.status } : {}),
+            ...(args.customerId ? { customerId: args.customerId } : {}),
+            AND: [
+              args.createdAfter ? { createdAt: { gt: args.createdAfter } } : {},
+              args.createdBefore ? { createdAt: { lt: args.createdBefore } } : {},
+              ks.where,
+            ],
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))),
   );
 }
 
-/** The session `s` locked for the rest of the transaction, with `also` read beside it when given. */
+/**
+ * The session `s` locked for the rest of the transaction, with `also` read beside it when given.
+ * A session that pays an invoice has that invoice locked first, in the same statement (the
+ * subquery runs before the session's row lock): every path takes invoice then session, as paying
+ * the invoice another way does when it closes the session (invoice-sessions.ts), so they never deadlock.
+ */
 const lockSql = (scope: RowScope, id: string, also?: Fragment) =>
   q`SELECT s.*${also ? q`, ${also} AS also` : q.empty} FROM checkout_sessions s
-    WHERE s.id = ${id} AND s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} FOR UPDATE OF s`;
+    WHERE s.id = ${id} AND s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode}
+      AND (SELECT count(*) FROM (SELECT 1 FROM invoices i WHERE i."workspaceId" = ${scope.workspaceId}
+        AND i.mode = ${scope.mode} AND i.id = (SELECT c."invoiceId" FROM checkout_sessions c
+          WHERE c.id = ${id} AND c."workspaceId" = ${scope.workspaceId} AND c.mode = ${scope.mode})
+        FOR UPDATE OF i) l) >= 0
+    FOR UPDATE OF s`;
 
 /** The session row, locked for the rest of the transaction: every state change starts here. */
 export async function lockSession(tx: AnyTx, scope: RowScope, id: string): Promise<CheckoutSession | null> {

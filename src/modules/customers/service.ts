@@ -5,7 +5,7 @@ import { sql } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped } from '../../core/resource.ts';
 import { checkLength, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
@@ -112,23 +112,25 @@ export async function listCustomers(ctx: Context, args: ListCustomersArgs) {
     until: args.until?.toISOString() ?? null,
     metadata: metadata ? Object.entries(metadata).sort() : null,
   };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth), (tx) =>
-      tx.customer.findMany({
-        where: {
-          ...scoped(auth),
-          ...(args.email ? { email: { equals: args.email, mode: 'insensitive' } } : {}),
-          AND: [
-            args.since ? { createdAt: { gte: args.since } } : {},
-            args.until ? { createdAt: { lt: args.until } } : {},
-            // spec Conventions: metadata[<key>] is an exact match
-            ...Object.entries(metadata ?? {}).map(([k, v]) => ({ metadata: { path: [k], equals: v } })),
-            ks.where,
-          ],
-        },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.customers, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.customer.findMany({
+          where: {
+            ...scoped(auth),
+            ...(args.email ? { email: { equals: args.email, mode: 'insensitive' } } : {}),
+            AND: [
+              args.since ? { createdAt: { gte: args.since } } : {},
+              args.until ? { createdAt: { lt: args.until } } : {},
+              // spec Conventions: metadata[<key>] is an exact match
+              ...Object.entries(metadata ?? {}).map(([k, v]) => ({ metadata: { path: [k], equals: v } })),
+              ks.where,
+            ],
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
   );
 }

@@ -5,7 +5,7 @@ import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped } from '../../core/resource.ts';
 import { oneOf } from '../../core/validation.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
@@ -103,13 +103,15 @@ export async function updateDunningPolicy(ctx: Context, id: string, input: Dunni
 export async function listDunningPolicies(ctx: Context, args: ListDunningPoliciesArgs) {
   const auth = authorize(ctx, 'svc:plan:read');
   checkOrder(args.order, 'dunning_policy');
-  return keysetList({ args, workspaceId: auth.workspaceId, filters: {}, limit: 20, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth), (tx) =>
-      tx.dunningPolicy.findMany({
-        where: { ...scoped(auth), AND: [ks.where] },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters: {}, limit: listPageSize.dunningPolicies, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.dunningPolicy.findMany({
+          where: { ...scoped(auth), AND: [ks.where] },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
   );
 }

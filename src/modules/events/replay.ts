@@ -2,7 +2,8 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { sql as q, tenantTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { isId, newId } from '../../core/ids.ts';
+import { isId } from '../../core/ids.ts';
+import { nextEventId } from '../../core/outbox.ts';
 import { clock } from '../../core/clock.ts';
 import type { ReplayEventsInput } from './schema.ts';
 
@@ -80,7 +81,7 @@ const replay = (
 export async function replayEvents(ctx: Context, input: ReplayEventsInput): Promise<EventReplay> {
   const auth = authorize(ctx, 'svc:event:write');
   const originals = checkEventIds(input.eventIds);
-  const eventIds = originals.map(() => newId('event'));
+  const eventIds = originals.map(() => nextEventId());
   const count = await tenantTx(tenant(auth), async (sql) => {
     const [row] = await sql.query<{ count: number }>(replay(originals, eventIds, clock.now(), ctx.requestId, auth));
     // Something was not found, so nothing was written (a partial count, never expected, rolls back too).

@@ -2,7 +2,7 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import type { ListEventsArgs } from './schema.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
 import { eventBus, eventsAfter, type EventNotice, type PublishedEventRow } from '../../core/pubsub.ts';
@@ -44,23 +44,25 @@ export async function listEvents(ctx: Context, args: ListEventsArgs) {
     objectId: args.objectId ?? null,
     workspaceId,
   };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'occurredAt' }, (ks) =>
-    inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
-      tx.event.findMany({
-        where: {
-          workspaceId,
-          ...(args.type ? { type: args.type } : {}),
-          ...(args.objectId ? { objectId: args.objectId } : {}),
-          AND: [
-            args.occurredAfter ? { occurredAt: { gt: args.occurredAfter } } : {},
-            args.occurredBefore ? { occurredAt: { lt: args.occurredBefore } } : {},
-            ks.where,
-          ],
-        },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.events, column: 'occurredAt' },
+    (ks) =>
+      inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
+        tx.event.findMany({
+          where: {
+            workspaceId,
+            ...(args.type ? { type: args.type } : {}),
+            ...(args.objectId ? { objectId: args.objectId } : {}),
+            AND: [
+              args.occurredAfter ? { occurredAt: { gt: args.occurredAfter } } : {},
+              args.occurredBefore ? { occurredAt: { lt: args.occurredBefore } } : {},
+              ks.where,
+            ],
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
   );
 }
 

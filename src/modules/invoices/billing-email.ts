@@ -1,9 +1,10 @@
 /**
  * Queue `billing-email` (spec Invoice pay: "receipt auto-issued and emailed"): the receipt of a paid
  * invoice is emailed after the payment commits, never inside it, so SMTP latency or failure cannot
- * block or roll back a payment (BILLING §2.5). The job is written in the outbox relay's publishing
- * transaction for each `svc.invoice.paid.v1` it publishes (jobs/worker.ts), so a paid invoice gets
- * its job exactly when its event is published, and a crash loses neither. A job that fails
+ * block or roll back a payment (BILLING §2.5). The jobs are written in the outbox relay's publishing
+ * transaction for the `svc.invoice.paid.v1` events it publishes (jobs/worker.ts), one job per workspace,
+ * mode and up to 100 invoices, so a paid invoice is in a job exactly when its event is published, a
+ * crash loses neither, and a renewal burst adds a job row per hundred renewals. A job that fails
  * (SMTP refused) is retried with backoff; without SMTP the message goes to the development outbox.
  */
 import type pg from 'pg';
@@ -22,35 +23,73 @@ export const billingEmailQueue: Omit<Queue, 'name'> = {
   retryLimit: 6,
   retryDelay: 30,
   retryBackoff: true,
-  expireInSeconds: 120,
+  expireInSeconds: 600,
   deleteAfterSeconds: 3600,
 };
 
+/** One job: the paid invoices of one workspace and mode that one relay pass published (at most EMAILS_PER_JOB). */
 export interface BillingEmailJob {
   workspaceId: string;
   mode: Mode;
-  invoiceId: string;
+  invoiceIds: string[];
 }
 
 const PAID = 'svc.invoice.paid.v1';
+/**
+ * Invoices per job: a renewal burst of N paid invoices writes about N / 100 job rows, not N (pg-boss
+ * degrades with its job table: BILLING §7.2 point 8; docs/decisions.md, Renewal bursts).
+ */
+export const EMAILS_PER_JOB = 100;
 
-/** Runs in the relay's publishing transaction: one `billing-email` job per paid invoice it published. */
+/** Runs in the relay's publishing transaction: `billing-email` jobs for the paid invoices it published. */
 export function billingEmailFanOut(boss: PgBoss) {
   return async (client: pg.ClientBase, events: { id: string; type: string }[]) => {
     const paid = events.filter((e) => e.type === PAID).map((e) => e.id);
     if (!paid.length) return;
-    const { rows } = await client.query<BillingEmailJob>(
-      `SELECT "workspaceId", mode, "objectId" AS "invoiceId" FROM events WHERE id = ANY($1::text[])`,
+    const { rows } = await client.query<{ workspaceId: string; mode: Mode; invoiceId: string }>(
+      `SELECT "workspaceId", mode, "objectId" AS "invoiceId" FROM events WHERE id = ANY($1::text[]) ORDER BY id`,
       [paid],
     );
-    if (!rows.length) return;
-    // singletonKey: one job per invoice even if its paid event were ever published twice.
-    await boss.insert(
-      BILLING_EMAIL_QUEUE,
-      rows.map((data) => ({ data, singletonKey: `receipt:${data.invoiceId}` })),
-      { db: onClient(client) },
-    );
+    const jobs: BillingEmailJob[] = [];
+    const open = new Map<string, BillingEmailJob>();
+    for (const r of rows) {
+      const key = `${r.workspaceId}:${r.mode}`;
+      let job = open.get(key);
+      if (!job || job.invoiceIds.length >= EMAILS_PER_JOB) {
+        job = { workspaceId: r.workspaceId, mode: r.mode, invoiceIds: [] };
+        open.set(key, job);
+        jobs.push(job);
+      }
+      job.invoiceIds.push(r.invoiceId);
+    }
+    if (jobs.length)
+      await boss.insert(
+        BILLING_EMAIL_QUEUE,
+        jobs.map((data) => ({ data })),
+        { db: onClient(client) },
+      );
   };
+}
+
+/**
+ * A job's receipts, one after another. A receipt already sent (`emailedAt`: a retried job, or a paid
+ * event published twice) is not sent again; a refusal is rethrown after the others were tried, so
+ * pg-boss retries the job for the ones that failed.
+ */
+export async function sendInvoiceReceiptEmails(job: BillingEmailJob) {
+  const failed: string[] = [];
+  let error: unknown;
+  // A job written before jobs carried lists names one invoice.
+  const legacy = (job as { invoiceId?: string }).invoiceId;
+  for (const invoiceId of job.invoiceIds ?? (legacy ? [legacy] : []))
+    await sendInvoiceReceiptEmail({ workspaceId: job.workspaceId, mode: job.mode, invoiceId }).catch((e) => {
+      failed.push(invoiceId);
+      error = e;
+    });
+  if (failed.length) {
+    logger.warn({ err: (error as Error).message, invoices: failed }, 'invoice receipt emails failed');
+    throw error;
+  }
 }
 
 /**
@@ -58,13 +97,22 @@ export function billingEmailFanOut(boss: PgBoss) {
  * or kept in the outbox, the receipt records the send and the audit trail has it; an SMTP refusal
  * throws, so pg-boss retries the job.
  */
-export async function sendInvoiceReceiptEmail(job: BillingEmailJob): Promise<'sent' | 'kept' | 'skipped'> {
+export async function sendInvoiceReceiptEmail(job: {
+  workspaceId: string;
+  mode: Mode;
+  invoiceId: string;
+}): Promise<'sent' | 'kept' | 'skipped'> {
   const scope = { workspaceId: job.workspaceId, mode: job.mode };
   const tenant = { workspaceId: job.workspaceId, modes: [job.mode] };
   const receipt = await inTenant(tenant, (tx) =>
-    tx.receipt.findFirst({ where: { ...scope, sourceType: 'invoice', sourceId: job.invoiceId }, select: { id: true } }),
+    tx.receipt.findFirst({
+      where: { ...scope, sourceType: 'invoice', sourceId: job.invoiceId },
+      select: { id: true, emailedAt: true, customer: true },
+    }),
   );
-  if (!receipt) return 'skipped';
+  // No customer email on the frozen receipt: nothing to send, and no view to build (a burst's many receipts).
+  const email = (receipt?.customer as { email?: string | null } | null)?.email?.trim();
+  if (!receipt || receipt.emailedAt || !email) return 'skipped';
   const { view } = await receiptViewIn(scope, receipt.id);
   if (!view.customer?.email) return 'skipped';
   const { sendDocumentEmail } = await import('../documents/render/email.ts');

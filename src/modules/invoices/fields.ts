@@ -1,6 +1,7 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Invoice, InvoiceLine } from '../../generated/prisma/client.ts';
 import { hostedLink } from '../../core/hosted-link.ts';
+import { invoiceMachine } from './states.ts';
 
 /** An invoice row with its workspace's `acc_` id (spec `accountId`, `arn`) and its lines in order. */
 export type InvoiceRow = Invoice & { accountId: string; lines: InvoiceLine[] };
@@ -23,7 +24,7 @@ export const invoiceFields: FieldSpec<InvoiceRow> = {
   accountId: { kind: 'string' },
   customerId: { kind: 'string' },
   subscriptionId: { kind: 'string', nullable: true },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: invoiceMachine },
   number: { kind: 'string', nullable: true },
   currency: { kind: 'string' },
   subtotal: { kind: 'money' },

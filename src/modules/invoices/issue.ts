@@ -3,21 +3,22 @@
  * `pg` hot path), so the service, the sweep and checkout completion (the hosted invoice page)
  * share them: lock, finalize (number), settle (paid: payment, receipt, ledger, events).
  */
-import { insertRows, sql as q, sqlOf, updateRow, type AnyTx } from '../../core/db/sql.ts';
+import { insertRows, sql as q, sqlOf, updateRows, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { counterNames, invoicePrefix, nextCounterSql, numberSql } from '../../core/counters.ts';
 import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
-import { nextState } from '../../core/state-machine.ts';
+import { canMove, nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Invoice, InvoiceLine, Payment } from '../../generated/prisma/client.ts';
 import { newId } from '../../core/ids.ts';
 import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
-import { issueReceiptCte, prepareInvoiceReceipt, receiptContext } from '../receipts/issue.ts';
+import { issueReceiptsCte, prepareInvoiceReceipt, receiptContexts } from '../receipts/issue.ts';
 import { paymentMachine } from '../payments/states.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import { invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
-import { onSubscriptionInvoicePaid } from '../subscriptions/moves.ts';
+import { lockSubscriptions, onSubscriptionInvoicesPaid } from '../subscriptions/moves.ts';
+import { closeInvoiceSessions } from '../checkout-sessions/invoice-sessions.ts';
 
 export interface MoveOptions {
   /** The workspace's `acc_` id (spec `accountId`, `arn` in the event snapshot). */
@@ -88,17 +89,52 @@ export async function moveInvoice(
   o: MoveOptions,
   extraEvents: EventRow[] = [],
 ): Promise<InvoiceRow> {
-  const next = nextState(invoiceMachine, inv.status as InvoiceStatus, trigger);
-  const now = data.updatedAt ?? o.at ?? clock.now();
-  const row = await updateRow<Invoice>(
+  const [out] = await moveInvoices(tx, scope, [{ inv, data }], trigger, o, extraEvents);
+  return out;
+}
+
+/**
+ * `moveInvoice` for several locked invoices of one scope (the same columns in each `data`): one
+ * update and one events statement, whatever their number. Returns them in the order given.
+ */
+export async function moveInvoices(
+  tx: AnyTx,
+  scope: RowScope,
+  items: { inv: InvoiceRow; data: Partial<Invoice> }[],
+  trigger: InvoiceTrigger,
+  o: MoveOptions,
+  extraEvents: EventRow[] = [],
+): Promise<InvoiceRow[]> {
+  const moves = items.map(({ inv }) => nextState(invoiceMachine, inv.status as InvoiceStatus, trigger));
+  const rows = await updateRows<Invoice>(
     sqlOf(tx),
     'invoices',
-    { id: inv.id, workspaceId: scope.workspaceId, mode: scope.mode },
-    { ...data, status: next.to, updatedAt: now },
+    scope,
+    items.map(({ inv, data }, i) => ({
+      id: inv.id,
+      ...data,
+      status: moves[i].to,
+      updatedAt: data.updatedAt ?? o.at ?? clock.now(),
+    })),
   );
-  const out: InvoiceRow = { ...row, accountId: inv.accountId, lines: inv.lines };
-  const events = [...invoiceEvents(scope, out, next.events, o), ...extraEvents];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const out = items.map(
+    ({ inv }): InvoiceRow => ({ ...byId.get(inv.id)!, accountId: inv.accountId, lines: inv.lines }),
+  );
+  const events = [...out.flatMap((r, i) => invoiceEvents(scope, r, moves[i].events, o)), ...extraEvents];
   if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+  // No longer payable (paid another way, voided): their live checkout sessions close with them.
+  const closing = items.filter(
+    ({ inv }, i) =>
+      canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay') && !canMove(invoiceMachine, moves[i].to, 'pay'),
+  );
+  if (closing.length)
+    await closeInvoiceSessions(
+      tx,
+      { ...scope, accountId: items[0].inv.accountId },
+      closing.map(({ inv }) => inv.id),
+      o,
+    );
   return out;
 }
 
@@ -167,38 +203,115 @@ export interface SettleOptions extends MoveOptions {
  * / C `tax:ppn` for the tax), so the caller must not post the session's own payment legs or issue a
  * session receipt. Works on both SQL paths; statements may follow it in the transaction.
  */
-export async function settleInvoice(
+export async function settleInvoice(tx: AnyTx, scope: RowScope, inv: InvoiceRow, how: SettleOptions): Promise<Settled> {
+  const [out] = await settleInvoices(tx, scope, [{ inv, payment: how.payment, txId: how.txId }], how);
+  return out;
+}
+
+export interface Settled {
+  invoice: InvoiceRow;
+  paymentId: string | null;
+  receiptNumber: string | null;
+}
+
+/** One invoice of a settled batch: its payment and ledger txId as `SettleOptions` has them for one. */
+export interface SettleItem {
+  inv: InvoiceRow;
+  payment?: SettleOptions['payment'];
+  txId?: string;
+}
+
+/**
+ * `settleInvoice` for a batch of locked invoices of one scope (a renewal burst's charges), the same
+ * rules in a fixed number of statements whatever the batch size: the subscriptions locked first
+ * (before the receipt counter, which a renewal batch takes while holding its subscriptions), the
+ * offline payments, the receipt contexts, the ledger entries with the receipts (one receipt counter
+ * bump of n), the invoices moved to paid with their events, then the subscriptions activated.
+ * Returns the items' outcomes in the order given.
+ */
+export async function settleInvoices(
   tx: AnyTx,
   scope: RowScope,
-  inv: InvoiceRow,
-  how: SettleOptions,
-): Promise<{ invoice: InvoiceRow; paymentId: string | null; receiptNumber: string | null }> {
-  nextState(invoiceMachine, inv.status as InvoiceStatus, 'pay');
+  items: SettleItem[],
+  how: Omit<SettleOptions, 'payment' | 'txId'>,
+): Promise<Settled[]> {
+  if (!items.length) return [];
+  for (const { inv } of items) nextState(invoiceMachine, inv.status as InvoiceStatus, 'pay');
   const sql = sqlOf(tx);
   const now = how.at ?? clock.now();
+  // The one place a paid invoice activates its subscription (incomplete or past_due -> active), locked first.
+  const subs = await lockSubscriptions(
+    tx,
+    scope,
+    items.flatMap((i) => (i.inv.subscriptionId ? [i.inv.subscriptionId] : [])),
+  );
+  // A zero total is paid without payment, receipt or ledger entry.
+  const paying = items.filter((i) => !how.zeroTotal && i.inv.total !== 0n);
+  const payments = new Map<string, NonNullable<SettleOptions['payment']>>();
+  const offline: Payment[] = [];
+  for (const { inv, payment } of paying) {
+    const p = payment ?? offlinePayment(scope, inv, now);
+    if (!payment) offline.push(p as Payment);
+    payments.set(inv.id, p);
+  }
+  if (offline.length) await sql.query(q`${insertRows('payments', offline)}`);
+  const numbers = new Map<string, string>();
+  if (paying.length) {
+    const contexts = await receiptContexts(
+      sql,
+      scope,
+      paying.map((i) => i.inv.customerId),
+    );
+    const receipts = paying.map(({ inv }) =>
+      prepareInvoiceReceipt(scope, contexts.get(inv.customerId)!, inv, payments.get(inv.id)!, now),
+    );
+    const ledger = paying.flatMap(({ inv, payment, txId }) =>
+      ledgerRows(scope, invoicePosting(inv, payment, txId, now)),
+    );
+    const issued = await sql.query<{ sourceId: string; number: string }>(
+      q`WITH new_entries AS (${insertRows('ledger_entries', ledger)} RETURNING 1),
+        written AS (SELECT count(*) FROM new_entries),
+        ${issueReceiptsCte(receipts, 'written')}
+        SELECT "sourceId", number FROM issued_receipt`,
+    );
+    for (const r of issued) numbers.set(r.sourceId, r.number);
+  }
   // A paid invoice has no further collection attempt (dunning: subscriptions/dunning.ts).
-  const data = { amountPaid: inv.total, amountDue: 0n, paidAt: now, updatedAt: now, nextAttemptAt: null };
-  // The one place a paid invoice activates its subscription (incomplete or past_due -> active).
-  const activate = async () => {
-    if (inv.subscriptionId) await onSubscriptionInvoicePaid(tx, scope, inv.subscriptionId, { ...how, at: now });
-  };
-  if (how.zeroTotal || inv.total === 0n) {
-    const invoice = await moveInvoice(tx, scope, inv, 'pay', data, how);
-    await activate();
-    return { invoice, paymentId: null, receiptNumber: null };
-  }
-  let payment = how.payment ?? null;
-  if (!payment) {
-    const row = offlinePayment(scope, inv, now);
-    await sql.query(q`${insertRows('payments', [row])}`);
-    payment = row;
-  }
-  const context = await receiptContext(sql, scope, null, inv.customerId);
-  const receipt = prepareInvoiceReceipt(scope, context, inv, payment, now);
+  const invoices = await moveInvoices(
+    tx,
+    scope,
+    items.map(({ inv }) => ({
+      inv,
+      // collectionAttempts as the caller has it: a charge made in the caller's transaction counted its attempt.
+      data: {
+        amountPaid: inv.total,
+        amountDue: 0n,
+        paidAt: now,
+        updatedAt: now,
+        nextAttemptAt: null,
+        collectionAttempts: inv.collectionAttempts,
+      },
+    })),
+    'pay',
+    how,
+  );
+  await onSubscriptionInvoicesPaid(tx, scope, subs, { ...how, at: now });
+  return invoices.map((invoice) => ({
+    invoice,
+    paymentId: payments.get(invoice.id)?.id ?? null,
+    receiptNumber: numbers.get(invoice.id) ?? null,
+  }));
+}
+
+/**
+ * The ledger posting of a paid invoice: D `settlement:<adapter>` (a payment through an adapter) or
+ * `cash:offline` (a bookkeeping pay) / C `revenue:invoices`, plus D `revenue:invoices` / C `tax:ppn`.
+ */
+function invoicePosting(inv: InvoiceRow, payment: SettleOptions['payment'], txId: string | undefined, now: Date) {
   const revenue = 'revenue:invoices';
   const legs: LedgerLeg[] = [
     {
-      code: how.payment ? `settlement:${how.payment.adapter ?? 'manual'}` : OFFLINE_CASH,
+      code: payment ? `settlement:${payment.adapter ?? 'manual'}` : OFFLINE_CASH,
       direction: 'debit',
       amount: inv.total,
       memo: `invoice ${inv.number ?? inv.id}`,
@@ -210,23 +323,14 @@ export async function settleInvoice(
       { code: revenue, direction: 'debit', amount: inv.tax, memo: 'tax on the invoice' },
       { code: 'tax:ppn', direction: 'credit', amount: inv.tax },
     );
-  const ledger = ledgerRows(scope, {
-    txId: how.txId ?? `inv:${inv.id}`,
+  return {
+    txId: txId ?? `inv:${inv.id}`,
     currency: inv.currency,
-    sourceType: 'invoice',
+    sourceType: 'invoice' as const,
     sourceId: inv.id,
     postedAt: now,
     legs,
-  });
-  const [issued] = await sql.query<{ number: string }>(
-    q`WITH new_entries AS (${insertRows('ledger_entries', ledger)} RETURNING 1),
-      written AS (SELECT count(*) FROM new_entries),
-      ${issueReceiptCte(receipt, 'written')}
-      SELECT number FROM issued_receipt`,
-  );
-  const invoice = await moveInvoice(tx, scope, inv, 'pay', data, how);
-  await activate();
-  return { invoice, paymentId: payment.id, receiptNumber: issued?.number ?? null };
+  };
 }
 
 /** docs/ledger.md: money paid straight to the merchant; not a `settlement:*` code, so never payout-eligible. */

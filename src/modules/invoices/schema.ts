@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import {
@@ -11,6 +11,7 @@ import {
   updateInvoice,
   voidInvoice,
 } from './service.ts';
+import { invoiceMachine } from './states.ts';
 
 export const InvoiceLine = builder.prismaObject('InvoiceLine', {
   description: 'One line of an invoice: amount = quantity x unitAmount.',
@@ -72,7 +73,7 @@ const UpdateInvoiceInput = builder.inputType('UpdateInvoiceInput', {
 export type UpdateInvoiceInput = typeof UpdateInvoiceInput.$inferInput;
 
 const listArgs = builder.args((t) => ({
-  status: t.string(),
+  status: t.string(statusesOf(invoiceMachine)),
   customerId: t.string(),
   subscriptionId: t.string(),
   order: t.string(),

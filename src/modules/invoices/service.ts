@@ -7,7 +7,7 @@ import { errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { isCurrency } from '../../core/money.ts';
-import { checkOrder, keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkOrder, keysetSql, pageRequest, toConnection, listPageSize } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
 import { checkCurrency, validateMetadata } from '../../core/validation.ts';
 import { nextState } from '../../core/state-machine.ts';
@@ -225,7 +225,7 @@ export async function listInvoices(ctx: Context, args: ListInvoicesArgs) {
     customerId: args.customerId ?? null,
     subscriptionId: args.subscriptionId ?? null,
   };
-  const page = pageRequest(args, auth.workspaceId, filters, 20);
+  const page = pageRequest(args, auth.workspaceId, filters, listPageSize.invoices);
   // One condition per filter given: the statement text depends only on which filters are set.
   const where = Object.entries(filters)
     .filter(([, value]) => value !== null)

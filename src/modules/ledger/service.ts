@@ -8,7 +8,7 @@ import { authorize, tenant } from '../../core/context.ts';
 import { tenantQuery } from '../../core/db/client.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { checkOrder, keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
+import { checkOrder, keysetSql, pageRequest, toConnection, listPageSize } from '../../core/pagination.ts';
 import { checkCurrency } from '../../core/validation.ts';
 import type { BalanceRow, EntryRow } from './fields.ts';
 import type { ListEntriesArgs } from './schema.ts';
@@ -27,7 +27,7 @@ export async function listLedgerEntries(ctx: Context, args: ListEntriesArgs) {
     sourceType: args.sourceType ?? null,
     sourceId: args.sourceId ?? null,
   };
-  const page = pageRequest(args, auth.workspaceId, filters, 20);
+  const page = pageRequest(args, auth.workspaceId, filters, listPageSize.ledgerEntries);
   // One condition per filter given: the statement text depends only on which filters are set.
   const where = Object.entries(filters)
     .filter(([, value]) => value !== null)

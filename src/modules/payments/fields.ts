@@ -1,12 +1,13 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
+import { paymentMachine } from './states.ts';
 
 /** spec Payment. */
 export const paymentFields: FieldSpec<Payment> = {
   id: { kind: 'id' },
   amount: { kind: 'money' },
   currency: { kind: 'string' },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: paymentMachine },
   amountRefunded: { kind: 'money' },
   method: { kind: 'string', nullable: true },
   adapter: { kind: 'string', nullable: true },

@@ -1,7 +1,8 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { paymentFields } from './fields.ts';
 import { getPayment, listPayments } from './service.ts';
+import { paymentMachine } from './states.ts';
 
 export const Payment = builder.prismaObject('Payment', {
   description: 'A captured payment (DECISIONS §3): one per completed checkout session or paid invoice.',
@@ -9,7 +10,7 @@ export const Payment = builder.prismaObject('Payment', {
 });
 
 export const listArgs = builder.args((t) => ({
-  status: t.string(),
+  status: t.string(statusesOf(paymentMachine)),
   customerId: t.string(),
   checkoutSessionId: t.string(),
   order: t.string(),

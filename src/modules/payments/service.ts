@@ -2,7 +2,7 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped } from '../../core/resource.ts';
 import type { ListPaymentsArgs } from './schema.ts';
 
@@ -21,19 +21,21 @@ export async function listPayments(ctx: Context, args: ListPaymentsArgs) {
     customerId: args.customerId ?? null,
     checkoutSessionId: args.checkoutSessionId ?? null,
   };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth), (tx) =>
-      tx.payment.findMany({
-        where: {
-          ...scoped(auth),
-          ...(args.status ? { status: args.status } : {}),
-          ...(args.customerId ? { customerId: args.customerId } : {}),
-          ...(args.checkoutSessionId ? { checkoutSessionId: args.checkoutSessionId } : {}),
-          ...ks.where,
-        },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.payments, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.payment.findMany({
+          where: {
+            ...scoped(auth),
+            ...(args.status ? { status: args.status } : {}),
+            ...(args.customerId ? { customerId: args.customerId } : {}),
+            ...(args.checkoutSessionId ? { checkoutSessionId: args.checkoutSessionId } : {}),
+            ...ks.where,
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
   );
 }

@@ -1,12 +1,13 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
+import { payoutMachine } from './states.ts';
 
 /** spec Payout (`accountId` omitted, as the spec says). */
 export const payoutFields: FieldSpec<Payout> = {
   id: { kind: 'id' },
   amount: { kind: 'money' },
   currency: { kind: 'string' },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: payoutMachine },
   method: { kind: 'string' },
   bankCode: { kind: 'string', nullable: true },
   bankName: { kind: 'string' },

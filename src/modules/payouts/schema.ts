@@ -1,11 +1,12 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { payoutFields, type Balance, type BankAccount } from './fields.ts';
 import { getPayoutBankAccount, updatePayoutBankAccount } from './bank-account.ts';
 import { adminMovePayout, cancelPayout, getPayout, getPayoutBalance, listPayouts } from './service.ts';
 import { createPayout } from './create.ts';
 import { getPayoutSchedule, updatePayoutSchedule, type ScheduleRow } from './schedule.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { payoutMachine } from './states.ts';
 
 export const Payout = builder.prismaObject('Payout', {
   description: 'A transfer of settled balance to the merchant bank account.',
@@ -76,7 +77,7 @@ export type CreatePayoutInput = typeof CreatePayoutInput.$inferInput;
 export type UpdateScheduleInput = typeof UpdatePayoutScheduleInput.$inferInput;
 
 const listArgs = builder.args((t) => ({
-  status: t.string(),
+  status: t.string(statusesOf(payoutMachine)),
   currency: t.string(),
   createdSince: t.field({ type: 'DateTime' }),
   createdUntil: t.field({ type: 'DateTime' }),

@@ -6,7 +6,7 @@ import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
-import { keysetList } from '../../core/pagination.ts';
+import { keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { checkCurrency, checkLength } from '../../core/validation.ts';
 import { toWire } from '../../core/wire.ts';
@@ -122,7 +122,13 @@ export async function listPayouts(ctx: Context, args: ListPayoutsArgs) {
     createdUntil: args.createdUntil?.toISOString() ?? null,
   };
   return keysetList(
-    { args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' },
+    {
+      args: { ...args, order: 'desc' },
+      workspaceId: auth.workspaceId,
+      filters,
+      limit: listPageSize.payouts,
+      column: 'createdAt',
+    },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.payout.findMany({

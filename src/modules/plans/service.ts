@@ -6,7 +6,7 @@ import { inTenant, type Tx } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { scoped } from '../../core/resource.ts';
 import { changedFrom } from '../../core/wire.ts';
 import { Prisma, type Plan, type Price } from '../../generated/prisma/client.ts';
@@ -111,7 +111,7 @@ export async function listPlans(ctx: Context, args: ListPlansArgs) {
   const where: Prisma.PlanWhereInput =
     active === null ? { archivedAt: null } : active ? { active: true } : { archivedAt: { not: null } };
   return keysetList(
-    { args, workspaceId: auth.workspaceId, filters: { active }, limit: 20, column: 'createdAt' },
+    { args, workspaceId: auth.workspaceId, filters: { active }, limit: listPageSize.plans, column: 'createdAt' },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.plan.findMany({

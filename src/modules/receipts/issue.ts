@@ -181,16 +181,42 @@ export async function receiptContext(
 }
 
 /**
+ * The receipt contexts of several customers of one workspace and mode in one statement (a batch of
+ * paid invoices; the workspace's default receipt template), by customer id.
+ */
+export async function receiptContexts(
+  sql: Sql,
+  scope: RowScope,
+  customerIds: (string | null)[],
+): Promise<Map<string | null, ReceiptContext>> {
+  const ids = [...new Set(customerIds)];
+  const rows = await sql.query<{ customerId: string | null; context: ReceiptContext }>(
+    q`SELECT k.id AS "customerId",
+      ${receiptContextSql(scope.workspaceId, scope.mode, q`${null}::text`, q`k.id`)} AS context
+      FROM unnest(${ids}::text[]) AS k(id)`,
+  );
+  return new Map(rows.map((r) => [r.customerId, r.context]));
+}
+
+/**
  * WITH-list entries that number a prepared receipt from the workspace's gapless counter and
  * insert it. The counter's row lock serialises every completion of the workspace until commit, so
  * it is taken last: after the relation `after` (the statement's other writes) has been read.
  */
-export function issueReceiptCte(r: PreparedReceipt, after: string): Fragment {
+export const issueReceiptCte = (r: PreparedReceipt, after: string): Fragment => issueReceiptsCte([r], after);
+
+/**
+ * `issueReceiptCte` for several receipts of one workspace, mode and month of issue (a settled batch):
+ * one counter bump of `n`, numbered in the order given; `issued_receipt` returns `sourceId, number`.
+ */
+export function issueReceiptsCte(rs: PreparedReceipt[], after: string): Fragment {
+  const r = rs[0];
+  const n = rs.length;
   return q`
-  receipt_number AS (${nextCounterSql(r.workspaceId, r.mode, counterNames.receipt, after)}),
+  receipt_number AS (${nextCounterSql(r.workspaceId, r.mode, counterNames.receipt, after, n)}),
   issued_receipt AS (
     INSERT INTO receipts (${columns(r)}, number)
-    SELECT ${columns(r, 'r')}, ${numberSql(receiptPrefix(r.issuedAt), q`n.value`)}
-    FROM jsonb_populate_record(NULL::receipts, ${toJson(r)}::jsonb) r, receipt_number n
-    RETURNING number)`;
+    SELECT ${columns(r, 'r')}, ${numberSql(receiptPrefix(r.issuedAt), q`(n.value - ${n}::bigint + r.ordinality)`)}
+    FROM jsonb_populate_recordset(NULL::receipts, ${toJson(rs)}::jsonb) WITH ORDINALITY AS r, receipt_number n
+    RETURNING "sourceId", number)`;
 }

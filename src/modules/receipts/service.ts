@@ -4,7 +4,7 @@ import type { Auth } from '../../core/auth/authenticate.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { keysetList } from '../../core/pagination.ts';
+import { keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
@@ -52,7 +52,13 @@ export async function listReceipts(ctx: Context, args: ListReceiptsArgs) {
     issuedBefore: args.issuedBefore?.toISOString() ?? null,
   };
   return keysetList(
-    { args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 20, column: 'issuedAt' },
+    {
+      args: { ...args, order: 'desc' },
+      workspaceId: auth.workspaceId,
+      filters,
+      limit: listPageSize.receipts,
+      column: 'issuedAt',
+    },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.receipt.findMany({

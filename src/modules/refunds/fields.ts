@@ -1,5 +1,6 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Refund } from '../../generated/prisma/client.ts';
+import { refundMachine } from './states.ts';
 
 /** A refund row with its workspace's `acc_` id (spec `accountId`, `arn`). */
 export type RefundRow = Refund & { accountId: string };
@@ -14,7 +15,7 @@ export const refundFields: FieldSpec<RefundRow> = {
   amount: { kind: 'money' },
   currency: { kind: 'string' },
   reason: { kind: 'string', nullable: true },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: refundMachine },
   failureCode: { kind: 'string', nullable: true },
   failureMessage: { kind: 'string', nullable: true },
   metadata: { kind: 'metadata', nullable: true },

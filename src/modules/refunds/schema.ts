@@ -1,8 +1,9 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { refundFields, type RefundRow } from './fields.ts';
 import { createRefund, getRefund, listRefunds, simulateRefund } from './service.ts';
 import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { refundMachine } from './states.ts';
 
 export const Refund = builder.objectRef<RefundRow>('Refund').implement({
   description: 'A full or partial reversal of a captured payment.',
@@ -25,7 +26,11 @@ const SimulateRefundInput = builder.inputType('SimulateRefundInput', {
   fields: (t) => ({ outcome: t.string() }),
 });
 
-export const listArgs = builder.args((t) => ({ chargeId: t.string(), status: t.string(), order: t.string() }));
+export const listArgs = builder.args((t) => ({
+  chargeId: t.string(),
+  status: t.string(statusesOf(refundMachine)),
+  order: t.string(),
+}));
 export type ListRefundsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({

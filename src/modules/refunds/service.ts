@@ -5,7 +5,7 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { clock } from '../../core/clock.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import type { RefundRow } from './fields.ts';
@@ -13,7 +13,7 @@ import { localAnswer, requireAdapter } from './provider.ts';
 import { announceRefund, applyRefundOutcome, lockPayment } from './settle.ts';
 import { submitRefund } from './submit.ts';
 import type { Tx } from '../../core/db/client.ts';
-import type { Payment } from '../../generated/prisma/client.ts';
+import type { Adapter, Payment, Refund } from '../../generated/prisma/client.ts';
 import { nextState, outcomeTrigger } from '../../core/state-machine.ts';
 import { refundMachine, refundReasons, refundStatuses, reserving } from './states.ts';
 import { paymentFailed } from '../payments/states.ts';
@@ -93,38 +93,61 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
         `amount ${amount} exceeds the remaining refundable amount ${remaining}`,
         'amount',
       );
-    const local = localAnswer(scope, payment);
-    const adapter = local ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!);
-    const now = clock.now();
-    const created = await tx.refund.create({
-      data: {
-        id: newId('refund'),
-        workspaceId: scope.workspaceId,
-        mode: scope.mode,
-        paymentId: payment.id,
-        invoiceId: payment.invoiceId,
-        amount,
-        currency: payment.currency,
-        reason: v.reason,
-        // A same-call success is created succeeded (spec); everything else starts pending.
-        status: nextState(refundMachine, null, local?.status === 'succeeded' ? 'create_succeeded' : 'create').to,
-        metadata: v.metadata ?? undefined,
-        adapter: payment.adapter,
-        providerKey,
-        providerRefundId: null,
-        submittedAt: local ? now : null,
-        settledAt: local?.status === 'succeeded' ? now : null,
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
-    if (local)
-      return { refund: await announceRefund(tx, scope, created, payment, local.status, opts), payment, adapter: null };
-    return { refund: created, payment, adapter };
+    const reserved = await reserveRefund(
+      tx,
+      scope,
+      payment,
+      { amount, reason: v.reason, metadata: v.metadata, providerKey },
+      opts,
+    );
+    return { ...reserved, payment };
   });
   if (!first.adapter) return { ...first.refund, accountId: auth.accountId };
   const refund = await submitRefund(scope, first.refund, first.payment, first.adapter, opts);
   return { ...refund, accountId: auth.accountId };
+}
+
+/**
+ * Phase 1 in the caller's transaction, which holds the payment's lock and has checked the amount
+ * against what remains: the refund row, `pending` (its amount reserved), or settled at once when
+ * no provider is involved (`adapter` null then). The caller runs phases 2 and 3 (submitRefund)
+ * after its commit. Shared by POST /v1/refunds and the automatic refund of money that arrived for
+ * an invoice already paid (checkout-sessions/callbacks.ts).
+ */
+export async function reserveRefund(
+  tx: Tx,
+  scope: RowScope,
+  payment: Payment,
+  r: { amount: bigint; reason: string; metadata: Record<string, string> | null; providerKey: string },
+  opts: { accountId: string; requestId?: string; source?: string },
+): Promise<{ refund: Refund; adapter: Adapter | null }> {
+  const local = localAnswer(scope, payment);
+  const adapter = local ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!);
+  const now = clock.now();
+  const created = await tx.refund.create({
+    data: {
+      id: newId('refund'),
+      workspaceId: scope.workspaceId,
+      mode: scope.mode,
+      paymentId: payment.id,
+      invoiceId: payment.invoiceId,
+      amount: r.amount,
+      currency: payment.currency,
+      reason: r.reason,
+      // A same-call success is created succeeded (spec); everything else starts pending.
+      status: nextState(refundMachine, null, local?.status === 'succeeded' ? 'create_succeeded' : 'create').to,
+      metadata: r.metadata ?? undefined,
+      adapter: payment.adapter,
+      providerKey: r.providerKey,
+      providerRefundId: null,
+      submittedAt: local ? now : null,
+      settledAt: local?.status === 'succeeded' ? now : null,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  if (local) return { refund: await announceRefund(tx, scope, created, payment, local.status, opts), adapter: null };
+  return { refund: created, adapter };
 }
 
 const adapterOf = (tx: Tx, scope: RowScope, payment: Payment) =>
@@ -142,19 +165,21 @@ export async function listRefunds(ctx: Context, args: ListRefundsArgs) {
   if (args.status && !(refundStatuses as readonly string[]).includes(args.status))
     throw err.validation('status', `status must be one of ${refundStatuses.join(', ')}`);
   const filters = { chargeId: args.chargeId ?? null, status: args.status ?? null };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 20, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth), (tx) =>
-      tx.refund.findMany({
-        where: {
-          ...scoped(auth),
-          ...(args.chargeId ? { paymentId: args.chargeId } : {}),
-          ...(args.status ? { status: args.status } : {}),
-          ...ks.where,
-        },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.refunds, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.refund.findMany({
+          where: {
+            ...scoped(auth),
+            ...(args.chargeId ? { paymentId: args.chargeId } : {}),
+            ...(args.status ? { status: args.status } : {}),
+            ...ks.where,
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ).then((rows) => rows.map((r) => ({ ...r, accountId: auth.accountId }))),
   );
 }
 

@@ -12,17 +12,17 @@
  * are collected on the hosted invoice page (docs/decisions.md, Subscriptions). Time is the caller's
  * business time `at` (test clocks: time is per customer).
  */
-import { insertRows, scopeOf, sql as q, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
-import { eventRow } from '../../core/outbox.ts';
+import { insertRows, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
+import { eventRow, eventsCte } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
 import { toWire } from '../../core/wire.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
-import type { Payment } from '../../generated/prisma/client.ts';
+import type { Payment, Subscription } from '../../generated/prisma/client.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { paymentMachine } from '../payments/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
-import { invoiceSnapshot, lockInvoice, moveInvoice, settleInvoice } from '../invoices/issue.ts';
+import { invoiceSnapshot, lockInvoice, moveInvoice, settleInvoices } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
@@ -70,33 +70,35 @@ export async function collectInvoice(scope: Scope, invoiceId: string, at: Date, 
   return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, invoiceId, pending.payment.id, result, at, o));
 }
 
-async function writePending(
-  sql: Sql,
-  scope: Scope,
-  invoiceId: string,
-  at: Date,
-): Promise<CollectOutcome | { outcome: 'pending'; payment: Payment; method: string }> {
-  const inv = await lockInvoice(sql, scope, invoiceId);
-  const skip = (reason: string): CollectOutcome => ({ outcome: 'skipped', invoice: inv, reason });
-  if (!inv || !(invoiceIssuedUnpaid as readonly string[]).includes(inv.status)) return skip('not_collectible');
-  if (!inv.subscriptionId) return skip('not_a_subscription_invoice');
-  if (scope.mode === 'live') return skip('live_off_session_unsupported');
-  const sub = await lockSubscription(sql, scope, inv.subscriptionId);
-  if (!sub?.paymentMethod) return skip('no_payment_method');
-  const [inFlight] = await sql.query<{ id: string }>(
-    q`SELECT id FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      AND "invoiceId" = ${inv.id} AND status = ${nextState(paymentMachine, null, 'charge').to} LIMIT 1`,
-  );
-  if (inFlight) return skip('charge_in_flight');
-  const payment: Payment = {
+/**
+ * Whether a stored method is charged in process: the test methods have no provider behind them
+ * (`chargeStoredMethod` answers at once), so a batch may be charged and settled inside one
+ * transaction (`chargeLocked`); any other method keeps "write pending, call, reconcile".
+ */
+export const chargesInProcess = (method: string | null) =>
+  method !== null && (testPaymentMethods as readonly string[]).includes(method);
+
+/** Why an invoice is not charged (before its subscription is read), or null. */
+function notCollectible(scope: Scope, inv: InvoiceRow | null): string | null {
+  if (!inv || !(invoiceIssuedUnpaid as readonly string[]).includes(inv.status)) return 'not_collectible';
+  if (!inv.subscriptionId) return 'not_a_subscription_invoice';
+  if (scope.mode === 'live') return 'live_off_session_unsupported';
+  return null;
+}
+
+const pendingStatus = nextState(paymentMachine, null, 'charge').to;
+
+/** The `pending` payment of a charge of `inv` from `method`, before the provider is asked. */
+function pendingPayment(scope: Scope, inv: InvoiceRow, subscriptionId: string, method: string, at: Date): Payment {
+  return {
     id: newId('payment'),
     workspaceId: scope.workspaceId,
     mode: scope.mode,
-    status: nextState(paymentMachine, null, 'charge').to,
+    status: pendingStatus,
     amount: inv.amountDue,
     amountRefunded: 0n,
     currency: inv.currency,
-    method: sub.paymentMethod,
+    method,
     adapter: STORED_METHOD_ADAPTER,
     customerId: inv.customerId,
     checkoutSessionId: null,
@@ -105,17 +107,95 @@ async function writePending(
     fee: null,
     failureCode: null,
     failureMessage: null,
-    metadata: { subscriptionId: sub.id },
+    metadata: { subscriptionId },
     capturedAt: null,
     createdAt: at,
     updatedAt: at,
   };
+}
+
+/** The pending payment written and the attempt counted (two-phase: before the provider is called). */
+async function writePayment(sql: Sql, scope: Scope, payment: Payment, at: Date) {
   await sql.query(q`${insertRows('payments', [payment])}`);
   await sql.query(
     q`UPDATE invoices SET "collectionAttempts" = "collectionAttempts" + 1, "updatedAt" = ${at}::timestamptz
-      WHERE id = ${inv.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
+      WHERE id = ${payment.invoiceId} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
   );
+}
+
+/** The invoices (of those given) with a charge in flight: a `pending` payment. */
+async function inFlight(sql: Sql, scope: Scope, invoiceIds: string[]): Promise<Set<string>> {
+  const rows = await sql.query<{ invoiceId: string }>(
+    q`SELECT DISTINCT "invoiceId" FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND "invoiceId" = ANY (${invoiceIds}::text[]) AND status = ${pendingStatus}`,
+  );
+  return new Set(rows.map((r) => r.invoiceId));
+}
+
+async function writePending(
+  sql: Sql,
+  scope: Scope,
+  invoiceId: string,
+  at: Date,
+): Promise<CollectOutcome | { outcome: 'pending'; payment: Payment; method: string }> {
+  const inv = await lockInvoice(sql, scope, invoiceId);
+  const skip = (reason: string): CollectOutcome => ({ outcome: 'skipped', invoice: inv, reason });
+  const refused = notCollectible(scope, inv);
+  if (refused || !inv) return skip(refused ?? 'not_collectible');
+  const sub = await lockSubscription(sql, scope, inv.subscriptionId!);
+  if (!sub?.paymentMethod) return skip('no_payment_method');
+  if ((await inFlight(sql, scope, [inv.id])).size) return skip('charge_in_flight');
+  const payment = pendingPayment(scope, inv, sub.id, sub.paymentMethod, at);
+  await writePayment(sql, scope, payment, at);
   return { outcome: 'pending', payment, method: sub.paymentMethod };
+}
+
+/**
+ * Charges locked invoices whose subscriptions' methods are charged in process, in the caller's
+ * transaction (a renewal batch, a batch of due attempts): the same checks as `writePending`, the
+ * charges, then `reconcileCharges` writes the payments with their outcomes, so a crash rolls the whole
+ * batch back and nothing is left pending. `subs`: the invoices' subscriptions, locked by the caller;
+ * `fresh`: the invoices were created in this transaction (no charge can be in flight). Returns each
+ * invoice's outcome, and apart the invoices left for "write pending, call, reconcile" (a method
+ * charged by a provider, or a charge already in flight), untouched.
+ */
+export async function chargeLocked(
+  sql: Sql,
+  scope: Scope,
+  invoices: InvoiceRow[],
+  subs: Map<string, Subscription>,
+  at: Date,
+  o: CollectOptions & { fresh?: boolean } = {},
+): Promise<{ outcomes: CollectOutcome[]; twoPhase: string[] }> {
+  const outcomes: CollectOutcome[] = [];
+  const twoPhase: string[] = [];
+  const charge: { inv: InvoiceRow; payment: Payment }[] = [];
+  const flying =
+    invoices.length && !o.fresh
+      ? await inFlight(
+          sql,
+          scope,
+          invoices.map((i) => i.id),
+        )
+      : new Set<string>();
+  for (const inv of invoices) {
+    const sub = inv.subscriptionId ? subs.get(inv.subscriptionId) : undefined;
+    const refused = notCollectible(scope, inv) ?? (sub?.paymentMethod ? null : 'no_payment_method');
+    if (refused) outcomes.push({ outcome: 'skipped', invoice: inv, reason: refused });
+    else if (flying.has(inv.id) || !chargesInProcess(sub!.paymentMethod)) twoPhase.push(inv.id);
+    else charge.push({ inv, payment: pendingPayment(scope, inv, sub!.id, sub!.paymentMethod!, at) });
+  }
+  if (!charge.length) return { outcomes, twoPhase };
+  const items = await Promise.all(
+    charge.map(async ({ inv, payment }) => ({
+      // This attempt counted (written by the move that settles or fails the invoice).
+      inv: { ...inv, collectionAttempts: inv.collectionAttempts + 1, updatedAt: at },
+      payment,
+      result: await chargeStoredMethod(payment.method!, payment.amount, payment.id),
+    })),
+  );
+  outcomes.push(...(await reconcileCharges(sql, scope, items, at, o, false)));
+  return { outcomes, twoPhase };
 }
 
 async function reconcile(
@@ -132,48 +212,113 @@ async function reconcile(
     q`SELECT * FROM payments WHERE id = ${paymentId} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
       FOR UPDATE`,
   );
-  if (!inv || !payment || payment.status !== nextState(paymentMachine, null, 'charge').to)
+  if (!inv || !payment || payment.status !== pendingStatus)
     return { outcome: 'skipped', invoice: inv, reason: 'already_reconciled' };
+  const [out] = await reconcileCharges(sql, scope, [{ inv, payment, result }], at, o, true);
+  return out;
+}
+
+/**
+ * The providers' answers to charges of locked invoices, in the caller's transaction: each payment
+ * succeeded or failed with its event, then `settleInvoices` for the successes (receipts, ledger, paid
+ * events, subscriptions activated, one set of statements for all) and `recordFailure` for each
+ * failure (rare in a burst). `written`: the payments were written `pending` before the call (two-phase)
+ * and are updated; else (charged in process) they are inserted here with their outcome and events in
+ * one statement, and each invoice's counted attempt (`inv.collectionAttempts`) is written by the move
+ * that settles or fails it.
+ */
+async function reconcileCharges(
+  sql: Sql,
+  scope: Scope,
+  items: { inv: InvoiceRow; payment: Payment; result: ChargeResult }[],
+  at: Date,
+  o: CollectOptions,
+  written: boolean,
+): Promise<CollectOutcome[]> {
   const opts = { accountId: scope.accountId, requestId: o.requestId, source: o.source ?? 'collection', at };
-  // Paid elsewhere (hosted page) while the charge ran: the fake charge took nothing; a real provider
-  // would refund it here.
-  const failure = result.ok
-    ? canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay')
-      ? null
-      : { failureCode: 'invoice_not_payable', failureMessage: `The invoice is ${inv.status}` }
-    : result;
-  if (!failure && result.ok) {
-    const next = nextState(paymentMachine, 'pending', 'charge_succeeded');
-    const row = await updateRow<Payment>(
+  const decided = items.map(({ inv, payment, result }) => {
+    // Paid elsewhere (hosted page) while the charge ran: the fake charge took nothing; a real provider
+    // would refund it here.
+    const failure = result.ok
+      ? canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay')
+        ? null
+        : { failureCode: 'invoice_not_payable', failureMessage: `The invoice is ${inv.status}` }
+      : { failureCode: result.failureCode, failureMessage: result.failureMessage };
+    const move = nextState(paymentMachine, 'pending', failure ? 'charge_failed' : 'charge_succeeded');
+    const outcome = {
+      id: payment.id,
+      status: move.to,
+      providerReference: !failure && result.ok ? result.providerReference : null,
+      capturedAt: failure ? null : at,
+      failureCode: failure?.failureCode ?? null,
+      failureMessage: failure?.failureMessage ?? null,
+      updatedAt: at,
+    };
+    return { inv, failure, move, outcome, row: { ...payment, ...outcome } as Payment };
+  });
+  if (written) {
+    const rows = await updateRows<Payment>(
       sql,
       'payments',
-      { id: payment.id, workspaceId: scope.workspaceId, mode: scope.mode },
-      { status: next.to, providerReference: result.providerReference, capturedAt: at, updatedAt: at },
+      scope,
+      decided.map((d) => d.outcome),
     );
-    await insertEvents(
-      sql,
-      next.events.map((t) => eventRow(scope, t, toWire(row, paymentFields), { ...opts, occurredAt: at })),
-    );
-    const settled = await settleInvoice(sql, scope, inv, {
-      ...opts,
-      payment: { id: row.id, adapter: row.adapter, method: row.method, capturedAt: at },
-      txId: row.id,
-    });
-    return { outcome: 'paid', invoice: settled.invoice, paymentId: row.id };
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const d of decided) d.row = byId.get(d.row.id)!;
   }
-  const { failureCode, failureMessage } = failure ?? { failureCode: 'unknown', failureMessage: 'unknown' };
-  const next = nextState(paymentMachine, 'pending', 'charge_failed');
-  const row = await updateRow<Payment>(
-    sql,
-    'payments',
-    { id: payment.id, workspaceId: scope.workspaceId, mode: scope.mode },
-    { status: next.to, failureCode, failureMessage, updatedAt: at },
+  const events = decided.flatMap((d) =>
+    d.move.events.map((t) => eventRow(scope, t, toWire(d.row, paymentFields), { ...opts, occurredAt: at })),
   );
-  const events = next.events.map((t) => eventRow(scope, t, toWire(row, paymentFields), { ...opts, occurredAt: at }));
-  if (failureCode === 'invoice_not_payable') {
-    await insertEvents(sql, events);
-    return { outcome: 'failed', invoice: inv, paymentId: row.id, failureCode, failureMessage };
-  }
+  if (written) await insertEvents(sql, events);
+  else
+    await sql.query(
+      q`WITH new_payments AS (${insertRows(
+        'payments',
+        decided.map((d) => d.row),
+      )} RETURNING 1), ${eventsCte(events)} SELECT count(*) FROM inserted_events`,
+    );
+  const out = new Map<string, CollectOutcome>();
+  const paid = decided.filter((d) => !d.failure);
+  const settled = await settleInvoices(
+    sql,
+    scope,
+    paid.map((d) => ({
+      inv: d.inv,
+      payment: { id: d.row.id, adapter: d.row.adapter, method: d.row.method, capturedAt: at },
+      txId: d.row.id,
+    })),
+    opts,
+  );
+  for (const [i, s] of settled.entries())
+    out.set(s.invoice.id, { outcome: 'paid', invoice: s.invoice, paymentId: paid[i].row.id });
+  const failed = decided.filter((d) => d.failure);
+  if (!written && failed.length)
+    await sql.query(
+      q`UPDATE invoices SET "collectionAttempts" = "collectionAttempts" + 1, "updatedAt" = ${at}::timestamptz
+        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND id = ANY (${failed.map((d) => d.inv.id)}::text[])`,
+    );
+  for (const d of failed) out.set(d.inv.id, await recordFailure(sql, scope, d.inv, d.row, d.failure!, opts));
+  return items.map((i) => out.get(i.inv.id)!);
+}
+
+/**
+ * A failed charge (its payment already failed): `svc.invoice.payment_failed.v1` with
+ * `{failureCode, failureMessage}` in data.metadata (settled point 4), the invoice and its subscription
+ * past_due (a renewal's; an incomplete subscription's first invoice stays open: its pay link).
+ */
+async function recordFailure(
+  sql: Sql,
+  scope: Scope,
+  inv: InvoiceRow,
+  payment: Payment,
+  failure: { failureCode: string; failureMessage: string },
+  opts: { accountId: string; requestId?: string; source: string; at: Date },
+): Promise<CollectOutcome> {
+  const { failureCode, failureMessage } = failure;
+  const at = opts.at;
+  if (failureCode === 'invoice_not_payable')
+    return { outcome: 'failed', invoice: inv, paymentId: payment.id, failureCode, failureMessage };
   const failedEvent = (invoice: InvoiceRow) => {
     const e = eventRow(scope, 'svc.invoice.payment_failed.v1', invoiceSnapshot(invoice), { ...opts, occurredAt: at });
     return { ...e, data: { ...e.data, metadata: { failureCode, failureMessage } } };
@@ -185,9 +330,9 @@ async function reconcile(
   let invoice = inv;
   if (failable && canMove(invoiceMachine, inv.status as InvoiceStatus, 'mark_past_due'))
     invoice = await moveInvoice(sql, scope, inv, 'mark_past_due', { pastDueAt: at, updatedAt: at }, opts);
-  await insertEvents(sql, [...events, failedEvent(invoice)]);
+  await insertEvents(sql, [failedEvent(invoice)]);
   if (sub && failable) await moveSubscription(sql, scope, sub, 'payment_failed', {}, opts);
-  return { outcome: 'failed', invoice, paymentId: row.id, failureCode, failureMessage };
+  return { outcome: 'failed', invoice, paymentId: payment.id, failureCode, failureMessage };
 }
 
 /**
@@ -204,7 +349,6 @@ export async function resumePendingCharge(
   olderThan: Date,
   o: CollectOptions = {},
 ): Promise<CollectOutcome> {
-  const pendingStatus = nextState(paymentMachine, null, 'charge').to;
   const [p] = await tenantTx(scopeOf(scope), (sql) =>
     sql.last<Payment>(
       q`SELECT * FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}

@@ -1,9 +1,10 @@
 /**
  * Collection attempts and dunning retries (BILLING §3.4, §4; docs/decisions.md, Renewals and
  * dunning). An invoice is due for an attempt when `nextAttemptAt` has passed (the renewal sets it to
- * the issue time; a failure sets it to the next retry). An attempt is claimed by moving
- * `nextAttemptAt` a lease ahead under `FOR UPDATE SKIP LOCKED`, so two workers never attempt one
- * invoice at once, and a worker killed mid-attempt leaves it to be attempted again after the lease
+ * the issue time; a failure sets it to the next retry). Attempts are claimed under `FOR UPDATE SKIP
+ * LOCKED`, so two workers never attempt one invoice at once: a method charged in process is charged
+ * and settled in the claiming transaction; any other gets `nextAttemptAt` a lease ahead and is charged
+ * after the commit, so a worker killed mid-attempt leaves it to be attempted again after the lease
  * (collect.ts refuses a paid invoice and a charge already in flight, so that is never a second charge).
  * After the attempt, under the invoice lock with its status re-read: paid elsewhere -> nothing more;
  * failed -> the policy snapshotted at the first failure gives the next retry (offsets from the first
@@ -14,10 +15,11 @@ import { scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core
 import { canMove, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
-import { lockInvoice, moveInvoice } from '../invoices/issue.ts';
+import type { Invoice, Subscription } from '../../generated/prisma/client.ts';
+import { linesOf, lockInvoice, moveInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
-import { collectInvoice, resumePendingCharge, type CollectOutcome } from './collect.ts';
-import { lockSubscription, moveSubscription } from './moves.ts';
+import { chargeLocked, collectInvoice, resumePendingCharge, type CollectOutcome } from './collect.ts';
+import { lockSubscription, lockSubscriptions, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 
 const DAY = 86_400_000;
@@ -47,7 +49,7 @@ export const onClock = (column: Fragment, testClockId: string | null): Fragment 
 
 const attemptable = sqlIn(q`i.status`, invoiceIssuedUnpaid);
 
-interface Tenant extends RowScope {
+export interface Tenant extends RowScope {
   accountId: string;
 }
 
@@ -84,31 +86,77 @@ export async function attemptDueInvoices(o: {
     for (const t of tenants) {
       if (attempted >= limit) return { attempted, more: true };
       const batch = Math.min(ATTEMPT_BATCH, limit - attempted);
-      const ids = await claimAttempts(t, o.at, o.testClockId, batch);
-      for (let i = 0; i < ids.length; i += PARALLEL)
-        await Promise.all(ids.slice(i, i + PARALLEL).map((id) => attemptInvoice(t, id, o.at)));
-      attempted += ids.length;
-      if (ids.length === batch) busy.push(t);
+      const { claimed, twoPhase } = await attemptBatch(t, o.at, o.testClockId, batch);
+      for (let i = 0; i < twoPhase.length; i += PARALLEL)
+        await Promise.all(twoPhase.slice(i, i + PARALLEL).map((id) => attemptInvoice(t, id, o.at)));
+      attempted += claimed;
+      if (claimed === batch) busy.push(t);
     }
     tenants = busy;
   }
   return { attempted, more: false };
 }
 
-/** Takes up to `batch` due attempts of one tenant: their `nextAttemptAt` moves a lease ahead. */
-async function claimAttempts(t: Tenant, at: Date, testClockId: string | null, batch: number): Promise<string[]> {
-  const lease = new Date(at.getTime() + ATTEMPT_LEASE_MS);
-  const rows = await tenantTx(scopeOf(t), (sql) =>
-    sql.last<{ id: string }>(
-      q`UPDATE invoices SET "nextAttemptAt" = ${lease}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
-          AND mode = ${t.mode} AND id IN (SELECT i.id FROM invoices i WHERE i."workspaceId" = ${t.workspaceId}
-          AND i.mode = ${t.mode} AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable}
-          AND ${onClock(q`i."testClockId"`, testClockId)}
-          ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-        RETURNING id`,
-    ),
-  );
-  return rows.map((r) => r.id);
+/**
+ * One transaction: up to `batch` due attempts of one tenant claimed with `FOR UPDATE SKIP LOCKED`,
+ * those charged in process charged and settled at once (`attemptLocked`); the others (a provider's
+ * method, a charge in flight) get their `nextAttemptAt` a lease ahead and are returned for
+ * `attemptInvoice` after the commit ("write pending, call, reconcile").
+ */
+async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, batch: number) {
+  return tenantTx(scopeOf(t), async (sql) => {
+    const claimed = await sql.query<Invoice>(
+      q`SELECT i.* FROM invoices i WHERE i."workspaceId" = ${t.workspaceId} AND i.mode = ${t.mode}
+          AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable} AND ${onClock(q`i."testClockId"`, testClockId)}
+        ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+    );
+    if (!claimed.length) return { claimed: 0, twoPhase: [] };
+    const lines = await linesOf(
+      sql,
+      t,
+      claimed.map((i) => i.id),
+    );
+    const invoices = claimed.map((i): InvoiceRow => ({ ...i, accountId: t.accountId, lines: lines.get(i.id) ?? [] }));
+    const { twoPhase } = await attemptLocked(sql, t, invoices, at);
+    if (twoPhase.length) {
+      const lease = new Date(at.getTime() + ATTEMPT_LEASE_MS);
+      await sql.query(
+        q`UPDATE invoices SET "nextAttemptAt" = ${lease}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
+          AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
+      );
+    }
+    return { claimed: claimed.length, twoPhase };
+  });
+}
+
+/**
+ * Attempts of locked invoices in the caller's transaction (a batch of due attempts, or a renewal
+ * batch's new invoices): their subscriptions locked, those charged in process charged and settled
+ * (collect.ts `chargeLocked`), then the dunning step of each one not paid. The rest are returned
+ * untouched for the two-phase path. `fresh`: a renewal batch's new invoices, with their subscriptions
+ * as the batch locked and updated them.
+ */
+export async function attemptLocked(
+  sql: Sql,
+  t: Tenant,
+  invoices: InvoiceRow[],
+  at: Date,
+  fresh?: { subscriptions: Subscription[] },
+) {
+  const subs =
+    fresh?.subscriptions ??
+    (await lockSubscriptions(
+      sql,
+      t,
+      invoices.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])),
+    ));
+  const { outcomes, twoPhase } = await chargeLocked(sql, t, invoices, new Map(subs.map((s) => [s.id, s])), at, {
+    source: 'billing',
+    fresh: !!fresh,
+  });
+  for (const outcome of outcomes)
+    if (outcome.outcome !== 'paid' && outcome.invoice) await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
+  return { attempted: outcomes.length, twoPhase };
 }
 
 /** One claimed attempt: the charge (collect.ts, its own transactions), then the dunning step. */

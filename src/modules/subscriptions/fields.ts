@@ -1,5 +1,6 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Subscription } from '../../generated/prisma/client.ts';
+import { subscriptionMachine } from './states.ts';
 
 /**
  * DECISIONS §3 Subscription: the REST object, the GraphQL type and the event snapshot. `anchorAt`,
@@ -11,7 +12,7 @@ export const subscriptionFields: FieldSpec<Subscription> = {
   customerId: { kind: 'string' },
   planId: { kind: 'string' },
   priceId: { kind: 'string' },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: subscriptionMachine },
   currency: { kind: 'string' },
   quantity: { kind: 'int' },
   paymentMethod: { kind: 'string', nullable: true },

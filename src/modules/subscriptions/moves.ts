@@ -83,19 +83,32 @@ export async function moveSubscription(
 }
 
 /**
+ * Subscriptions locked for the rest of the caller's transaction, in id order (so two batches that
+ * share some queue rather than deadlock); those not in the scope are left out.
+ */
+export async function lockSubscriptions(tx: AnyTx, scope: RowScope, ids: string[]): Promise<Subscription[]> {
+  if (!ids.length) return [];
+  return sqlOf(tx).query<Subscription>(
+    q`SELECT * FROM subscriptions WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND id = ANY (${[...new Set(ids)]}::text[]) ORDER BY id FOR UPDATE`,
+  );
+}
+
+/**
  * The one place a paid invoice moves its subscription (BILLING §3.2): incomplete or past_due ->
  * active, `subscription.updated`; any other status is left as it is (a renewal paid on time). Called by
- * `settleInvoice` in its transaction, whoever paid (auto-charge, hosted page, POST pay).
+ * `settleInvoices` in its transaction, whoever paid (auto-charge, hosted page, POST pay), with the
+ * subscriptions it locked before taking the receipt counter.
  */
-export async function onSubscriptionInvoicePaid(
+export async function onSubscriptionInvoicesPaid(
   tx: AnyTx,
   scope: RowScope,
-  subscriptionId: string,
+  subs: Subscription[],
   o: SubscriptionMoveOptions,
-): Promise<Subscription | null> {
-  const sub = await lockSubscription(tx, scope, subscriptionId);
-  if (!sub || !canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'pay')) return sub;
-  return moveSubscription(tx, scope, sub, 'pay', {}, o);
+): Promise<void> {
+  for (const sub of subs)
+    if (canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'pay'))
+      await moveSubscription(tx, scope, sub, 'pay', {}, o);
 }
 
 /**

@@ -5,8 +5,9 @@
  * `FOR UPDATE SKIP LOCKED`, so any number of workers (and a test clock's advance) share the work
  * without running a row twice; the unique cycle key (`invoices_cycle_key`) makes a renewal of the
  * same period a second time fail rather than bill twice. One transaction per batch: the cycle
- * invoices (created and finalized, numbered by one counter bump), their lines and events, and the
- * advanced periods. Charges run after it, one locked invoice at a time (dunning.ts).
+ * invoices (created and finalized, numbered by one counter bump), their lines and events, the
+ * advanced periods, and the charges of methods charged in process with the settlement of the paid
+ * invoices (dunning.ts attemptLocked; docs/decisions.md, Renewal bursts). Other charges run after it.
  */
 import { db, type Mode } from '../../core/db/client.ts';
 import { insertRows, scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
@@ -17,7 +18,7 @@ import { nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Invoice, InvoiceLine, Subscription } from '../../generated/prisma/client.ts';
 import { computeTotals, priceQuantity, type PriceTerms, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
-import { invoiceEvents, settleInvoice } from '../invoices/issue.ts';
+import { invoiceEvents, settleInvoices } from '../invoices/issue.ts';
 import { invoiceMachine } from '../invoices/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { usageQuantities } from '../usage-records/service.ts';
@@ -25,8 +26,20 @@ import { subscriptionEvents } from './moves.ts';
 import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
-import { attemptDueInvoices, onClock } from './dunning.ts';
+import { attemptDueInvoices, attemptLocked, onClock } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
+import { analyzeGrown } from '../../core/db/analyze.ts';
+
+/** The tables a renewal writes rows to: analyzed as a burst grows them (core/db/analyze.ts). */
+export const RENEWAL_TABLES = [
+  'subscriptions',
+  'invoices',
+  'invoice_lines',
+  'payments',
+  'receipts',
+  'ledger_entries',
+  'events',
+] as const;
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
@@ -76,7 +89,10 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
       const n = await renewBatch(scope, o.at, o.testClockId, Math.min(RENEWAL_BATCH, limit - out.renewed));
       out.renewed += n.renewed;
       out.canceled += n.canceled;
+      out.attempted += n.attempted;
       if (n.claimed > 0) busy.push(scope);
+      // A burst is a bulk load: statistics follow it, between batches (docs/decisions.md, Statistics after bulk writes).
+      if (n.claimed > 0) await analyzeGrown(RENEWAL_TABLES, n.claimed);
     }
     tenants = busy;
   }
@@ -85,7 +101,7 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
   out.canceled += await expireIncomplete({ ...o, limit: Number.isFinite(room) ? Math.max(1, room) : undefined });
   const left = limit - out.renewed - out.canceled;
   const attempts = await attemptDueInvoices({ ...o, limit: left });
-  out.attempted = attempts.attempted;
+  out.attempted += attempts.attempted;
   out.more = attempts.more;
   return out;
 }
@@ -140,12 +156,15 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
           AND s."currentPeriodEnd" <= ${at}::timestamptz AND ${onClock(q`s."testClockId"`, testClockId)}
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
-    if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0 };
+    if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0 };
     const plans = subs.map((s) => planRenewal(s));
-    const invoices = await writeCycleInvoices(sql, scope, at, plans);
+    // The counter's lock is held from the finalize to the commit, so what needs no number comes first:
+    // the drafts (with their created events) and the advanced subscriptions (with theirs).
+    const drafts = await writeCycleDrafts(sql, scope, at, plans);
     const events: EventRow[] = [];
+    const draftOf = new Map(drafts.map((d) => [d.subscriptionId, d]));
     const updates = plans.map((p) => {
-      const inv = invoices.get(p.sub.id);
+      const inv = draftOf.get(p.sub.id);
       const next = { ...p.next, ...(inv ? { latestInvoiceId: inv.id } : {}), updatedAt: at };
       return { id: p.sub.id, ...next };
     });
@@ -166,8 +185,16 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
       if (row) events.push(...subscriptionEvents(scope, p.sub, row, types, { source: 'billing', at }));
     }
     if (events.length) await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+    const invoices = await finalizeCycleInvoices(sql, scope, at, drafts, subs[0].accountId);
+    // The first collection attempts, in this transaction when the method is charged in process
+    // (dunning.ts attemptLocked); the others stay due (`nextAttemptAt`) for attemptDueInvoices.
+    const due = [...invoices.values()].filter((i) => i.nextAttemptAt !== null && i.nextAttemptAt <= at);
+    const tenant = { ...scope, accountId: subs[0].accountId };
+    const { attempted } = due.length
+      ? await attemptLocked(sql, tenant, due, at, { subscriptions: rows })
+      : { attempted: 0 };
     const canceled = plans.filter((p) => p.trigger === 'cancel_at_period_end').length;
-    return { claimed: subs.length, renewed: subs.length - canceled, canceled };
+    return { claimed: subs.length, renewed: subs.length - canceled, canceled, attempted };
   });
 }
 
@@ -251,16 +278,14 @@ function planRenewal(s: DueRow): Plan {
 }
 
 /**
- * The batch's cycle invoices: drafts and lines, then finalized together (settled point 1: numbered
- * at finalization) from one bump of the invoice counter, which the transaction holds until commit,
- * so numbers stay gapless. Tax per settled point 3 (the workspace's default invoice template).
- * Each invoice records its first collection attempt as due now (`nextAttemptAt`), so a crash
- * after this commit leaves the charge to the next pass rather than losing it.
+ * The batch's cycle invoices as drafts, with their lines and created events (in the batch's order).
+ * Tax per settled point 3 (the workspace's default invoice template). Each invoice records its first
+ * collection attempt as due now (`nextAttemptAt`): charged in this transaction when the method is
+ * charged in process, else by the next pass.
  */
-async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Plan[]) {
-  const out = new Map<string, InvoiceRow>();
+async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan[]): Promise<InvoiceRow[]> {
   const billed = plans.filter((p) => p.invoice);
-  if (!billed.length) return out;
+  if (!billed.length) return [];
   const usage = await usageQuantities(
     sql,
     scope,
@@ -339,11 +364,34 @@ async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Pl
         createdAt: at,
       });
   }
-  await sql.query(q`${insertRows('invoices', invoices)}`);
+  const rows = await sql.query<Invoice>(q`${insertRows('invoices', invoices)} RETURNING *`);
   await sql.query(q`${insertRows('invoice_lines', lines)}`);
+  const linesOf = new Map<string, InvoiceLine[]>();
+  for (const l of lines) linesOf.set(l.invoiceId, [...(linesOf.get(l.invoiceId) ?? []), l]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const accountId = plans[0].sub.accountId;
+  const drafts = invoices.map((i): InvoiceRow => ({ ...byId.get(i.id)!, accountId, lines: linesOf.get(i.id) ?? [] }));
+  const created = nextState(invoiceMachine, null, 'create');
+  // occurredAt on business time, as the invoice's later events (paid, payment_failed): docs/decisions.md, Test clocks.
+  const mo = { accountId, source: 'billing', at };
+  const events = drafts.flatMap((d) =>
+    invoiceEvents(scope, d, created.events, mo).map((e) => withMeta(e, clockMeta(d.testClockId, at))),
+  );
+  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+  return drafts;
+}
+
+/**
+ * The drafts finalized together (settled point 1: numbered at finalization) from one bump of the
+ * invoice counter, which the transaction holds until commit, so numbers stay gapless; a zero total
+ * (an empty usage period) paid at once, as finalize does (docs/decisions.md, Invoices). By subscription.
+ */
+async function finalizeCycleInvoices(sql: Sql, scope: RowScope, at: Date, drafts: InvoiceRow[], accountId: string) {
+  const out = new Map<string, InvoiceRow>();
+  if (!drafts.length) return out;
   const fin = nextState(invoiceMachine, 'draft', 'finalize');
-  const n = invoices.length;
-  const ids = invoices.map((i) => i.id);
+  const n = drafts.length;
+  const ids = drafts.map((i) => i.id);
   const opened = await sql.query<Invoice>(
     q`WITH c AS (${bumpCounterSql(scope.workspaceId, scope.mode, counterNames.invoice, n)}),
         o AS (SELECT id, ord FROM unnest(${ids}::text[]) WITH ORDINALITY AS o(id, ord))
@@ -353,30 +401,24 @@ async function writeCycleInvoices(sql: Sql, scope: RowScope, at: Date, plans: Pl
       FROM c, o WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i.id = o.id
       RETURNING i.*`,
   );
-  const linesOf = new Map<string, InvoiceLine[]>();
-  for (const l of lines) linesOf.set(l.invoiceId, [...(linesOf.get(l.invoiceId) ?? []), l]);
-  const accountId = plans[0].sub.accountId;
+  const byId = new Map(opened.map((r) => [r.id, r]));
   const events: EventRow[] = [];
   const zero: InvoiceRow[] = [];
-  for (const r of opened.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id))) {
-    const row: InvoiceRow = { ...r, accountId, lines: linesOf.get(r.id) ?? [] };
-    const mo = { accountId, source: 'billing' };
-    const meta = clockMeta(r.testClockId, at);
-    const created = nextState(invoiceMachine, null, 'create');
-    const draft = { ...row, status: created.to, number: null, issuedAt: null };
-    events.push(
-      ...invoiceEvents(scope, draft, created.events, mo).map((e) => withMeta(e, meta)),
-      ...invoiceEvents(scope, row, fin.events, mo).map((e) => withMeta(e, meta)),
-    );
-    out.set(r.subscriptionId!, row);
+  const mo = { accountId, source: 'billing', at };
+  for (const d of drafts) {
+    const row: InvoiceRow = { ...byId.get(d.id)!, accountId, lines: d.lines };
+    events.push(...invoiceEvents(scope, row, fin.events, mo).map((e) => withMeta(e, clockMeta(row.testClockId, at))));
+    out.set(row.subscriptionId!, row);
     if (row.total === 0n) zero.push(row);
   }
   await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
-  // Nothing to collect (an empty usage period): paid at once, as finalize does (docs/decisions.md, Invoices).
-  for (const z of zero) {
-    const paid = await settleInvoice(sql, scope, z, { accountId, source: 'billing', zeroTotal: true, at });
-    out.set(z.subscriptionId!, paid.invoice);
-  }
+  const paid = await settleInvoices(
+    sql,
+    scope,
+    zero.map((inv) => ({ inv })),
+    { accountId, source: 'billing', zeroTotal: true, at },
+  );
+  for (const p of paid) out.set(p.invoice.subscriptionId!, p.invoice);
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { subscriptionFields } from './fields.ts';
 import {
   cancelSubscription,
@@ -10,6 +10,7 @@ import {
   resumeSubscription,
   updateSubscription,
 } from './service.ts';
+import { subscriptionMachine } from './states.ts';
 
 // `Subscription` is GraphQL's root type of event subscriptions, so the type takes another name.
 export const Subscription = builder.prismaObject('Subscription', {
@@ -59,7 +60,7 @@ export const listArgs = builder.args((t) => ({
   customerId: t.string(),
   planId: t.string(),
   priceId: t.string(),
-  status: t.string(),
+  status: t.string(statusesOf(subscriptionMachine)),
   order: t.string(),
 }));
 export type ListSubscriptionsArgs = ListArgs<typeof listArgs>;

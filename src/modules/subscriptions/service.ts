@@ -11,8 +11,8 @@ import type { Auth } from '../../core/auth/authenticate.ts';
 import { insertRows, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { isId, newId } from '../../core/ids.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { newId } from '../../core/ids.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import { validateMetadata } from '../../core/validation.ts';
@@ -73,6 +73,9 @@ function checkQuantity(v: unknown): number {
   return v;
 }
 
+/** A reference as sent: a non-empty string of at most 64 characters; whether it names a row is a 404 question. */
+const isIdString = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 64;
+
 async function loadOne<T>(sql: Sql, table: string, scope: RowScope, id: string): Promise<T | null> {
   const [row] = await sql.query<T>(
     q`SELECT * FROM ${q.id(table)} WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
@@ -82,8 +85,7 @@ async function loadOne<T>(sql: Sql, table: string, scope: RowScope, id: string):
 
 /** A price new subscriptions (or changes) may use, with its plan: active, plan not archived. */
 async function usablePrice(sql: Sql, scope: RowScope, priceId: unknown, planId?: unknown) {
-  if (typeof priceId !== 'string' || !isId('price', priceId))
-    throw err.validation('priceId', 'priceId is required: a pr_ price id');
+  if (!isIdString(priceId)) throw err.validation('priceId', 'priceId is required: a pr_ price id');
   const price = await loadOne<Price>(sql, 'prices', scope, priceId);
   if (!price) throw err.notFound('price');
   if (planId != null && planId !== price.planId) throw err.validation('planId', "planId must be the price's plan");
@@ -98,8 +100,8 @@ async function usablePrice(sql: Sql, scope: RowScope, priceId: unknown, planId?:
 export async function createSubscription(ctx: Context, input: CreateSubscriptionInput): Promise<Subscription> {
   const auth = authorize(ctx, 'svc:subscription:write');
   const scope = scopeOfAuth(auth);
-  if (typeof input.customerId !== 'string' || !isId('customer', input.customerId))
-    throw err.validation('customerId', 'customerId is required: a cus_ customer id');
+  // A missing id is 400; any id naming no customer of this workspace (malformed ones too) is 404 (BILLING §3.1).
+  if (!isIdString(input.customerId)) throw err.validation('customerId', 'customerId is required: a cus_ customer id');
   const paymentMethod = checkPaymentMethod(input.paymentMethod, auth.mode);
   const quantity = input.quantity == null ? 1 : checkQuantity(input.quantity);
   if (input.trialDays != null && (!isInt(input.trialDays) || input.trialDays < 0 || input.trialDays > MAX_TRIAL_DAYS))
@@ -107,7 +109,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
   if (input.trialDays != null && input.trialEnd != null)
     throw err.validation('trialEnd', 'send trialDays or trialEnd, not both');
   const metadata = input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'subscription');
-  const o = { requestId: ctx.requestId, source: 'api' };
+  const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
 
   const created = await tenantTx(scopeOf(scope), async (sql) => {
     const customer = await loadOne<Customer>(sql, 'customers', scope, input.customerId as string);
@@ -215,18 +217,20 @@ export async function listSubscriptions(ctx: Context, args: ListSubscriptionsArg
     priceId: args.priceId ?? null,
     status: args.status ?? null,
   };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth), (tx) =>
-      tx.subscription.findMany({
-        where: {
-          ...scoped(auth),
-          ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== null)),
-          AND: [ks.where],
-        },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.subscriptions, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.subscription.findMany({
+          where: {
+            ...scoped(auth),
+            ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== null)),
+            AND: [ks.where],
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
   );
 }
 
@@ -248,7 +252,7 @@ async function onLocked(
     return { ...(await fn(sql, found, at, scope)), at };
   });
   if (charge && sub.paymentMethod) {
-    await collectInvoice(scope, charge, at, { requestId: ctx.requestId, source: 'api' });
+    await collectInvoice(scope, charge, at, { requestId: ctx.requestId, source: ctx.source ?? 'api' });
     return reload(scope, sub.id);
   }
   return sub;
@@ -278,7 +282,7 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
       : input.metadata === null
         ? null
         : validateMetadata(input.metadata, 'metadata', 'subscription');
-  const o = { requestId: ctx.requestId, source: 'api' };
+  const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
   return onLocked(ctx, id, async (sql, sub, at, scope) => {
     if (!live(sub)) throw conflict(sub, 'it cannot be changed');
     const data: Partial<Subscription> = {};
@@ -424,7 +428,7 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
  */
 export function cancelSubscription(ctx: Context, id: string, input: CancelSubscriptionInput) {
   if (input.atPeriodEnd === null) throw err.validation('atPeriodEnd', 'atPeriodEnd must be a boolean');
-  const o = { requestId: ctx.requestId, source: 'api' };
+  const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
   return onLocked(ctx, id, async (sql, sub, at, scope) => {
     if (input.atPeriodEnd) {
       if (!live(sub)) throw conflict(sub, 'cancel is not possible');
@@ -450,7 +454,7 @@ export function cancelSubscription(ctx: Context, id: string, input: CancelSubscr
 
 /** Pause (settled point 7: `subscription.updated`): no invoices while paused. */
 export function pauseSubscription(ctx: Context, id: string) {
-  const o = { requestId: ctx.requestId, source: 'api' };
+  const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
   return onLocked(ctx, id, async (sql, sub, at, scope) => ({
     sub: await moveSubscription(sql, scope, sub, 'pause', { pausedAt: at }, { ...o, at }),
   }));
@@ -461,7 +465,7 @@ export function pauseSubscription(ctx: Context, id: string) {
  * starts at the resume (the anchor moves there) with its invoice, charged from the stored method.
  */
 export function resumeSubscription(ctx: Context, id: string) {
-  const o = { requestId: ctx.requestId, source: 'api' };
+  const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
   return onLocked(ctx, id, async (sql, sub, at, scope) => {
     nextState(subscriptionMachine, sub.status as SubscriptionStatus, 'resume');
     if (at.getTime() < sub.currentPeriodEnd.getTime())

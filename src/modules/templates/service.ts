@@ -6,7 +6,7 @@ import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
 import { lockName } from '../../core/locks.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { checkHttpsUrl, checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
@@ -163,19 +163,21 @@ export async function listTemplates(ctx: Context, args: ListTemplatesArgs) {
   checkOrder(args.order, 'template');
   const kind = args.kind ? oneOf(args.kind, templateKinds, 'kind', 'template') : null;
   const filters = { kind, isDefault: args.isDefault ?? null };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth), (tx) =>
-      tx.template.findMany({
-        where: {
-          ...scoped(auth),
-          ...(kind ? { kind } : {}),
-          ...(args.isDefault != null ? { isDefault: args.isDefault } : {}),
-          ...ks.where,
-        },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.templates, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.template.findMany({
+          where: {
+            ...scoped(auth),
+            ...(kind ? { kind } : {}),
+            ...(args.isDefault != null ? { isDefault: args.isDefault } : {}),
+            ...ks.where,
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
   );
 }
 

@@ -9,7 +9,7 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { logger } from '../../core/logger.ts';
 import { emit } from '../../core/outbox.ts';
-import { checkOrder, keysetList } from '../../core/pagination.ts';
+import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import { checkLength } from '../../core/validation.ts';
@@ -103,14 +103,16 @@ export async function getTestClock(ctx: Context, id: string) {
 export async function listTestClocks(ctx: Context, args: ListTestClocksArgs) {
   const auth = testOnly(ctx, 'svc:subscription:read');
   checkOrder(args.order, 'test_clock');
-  return keysetList({ args, workspaceId: auth.workspaceId, filters: {}, limit: 20, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth), (tx) =>
-      tx.testClock.findMany({
-        where: { ...scoped(auth), deletedAt: null, AND: [ks.where] },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters: {}, limit: listPageSize.testClocks, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.testClock.findMany({
+          where: { ...scoped(auth), deletedAt: null, AND: [ks.where] },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
   );
 }
 

@@ -5,7 +5,7 @@ import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { audit } from '../../core/audit.ts';
-import { keysetList } from '../../core/pagination.ts';
+import { keysetList, listPageSize } from '../../core/pagination.ts';
 import { scoped } from '../../core/resource.ts';
 import { oneOf } from '../../core/validation.ts';
 import type { WebhookDelivery } from '../../generated/prisma/client.ts';
@@ -32,7 +32,13 @@ export async function listWebhookDeliveries(ctx: Context, endpointId: string, ar
   };
   const start = args.since && args.since > historyStart() ? args.since : historyStart();
   return keysetList(
-    { args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' },
+    {
+      args: { ...args, order: 'desc' },
+      workspaceId: auth.workspaceId,
+      filters,
+      limit: listPageSize.webhookDeliveries,
+      column: 'createdAt',
+    },
     (ks) =>
       inTenant(tenant(auth), async (tx) => {
         await findEndpoint(tx, auth, endpointId);

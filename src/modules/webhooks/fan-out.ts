@@ -7,6 +7,7 @@ import { clock } from '../../core/clock.ts';
 import { enqueueAttempts } from './queue.ts';
 import { nextState, sqlIn } from '../../core/state-machine.ts';
 import { endpointActive, webhookDeliveryMachine } from './states.ts';
+import { deliversWebhooks, webhooksStopBefore } from '../workspaces/retention.ts';
 
 interface Published {
   id: string;
@@ -18,14 +19,16 @@ interface Published {
 /**
  * Who receives each event: the active endpoints of its workspace and mode, and of the partner the
  * workspace was provisioned under (spec: partner-level endpoints receive their merchants' events),
- * whose filter lists the type or `*`.
+ * whose filter lists the type or `*`. An archived workspace's events, and an archived workspace's
+ * endpoints, stop once the 24-hour grace has passed (spec Workspace).
  */
 const TARGETS = `
   SELECT ev.id AS "eventId", ev.type AS "eventType", ep.id AS "endpointId", ep."workspaceId", ep.mode
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS ev(id, "workspaceId", mode, type)
-  JOIN workspaces w ON w.id = ev."workspaceId"
+  JOIN workspaces w ON w.id = ev."workspaceId" AND ${deliversWebhooks('w', '$5')}
   JOIN webhook_endpoints ep ON ep.mode = ev.mode AND ${sqlIn(sql`ep.status`, [endpointActive]).text}
-    AND ep."workspaceId" IN (ev."workspaceId", w."partnerId") AND ep.events && ARRAY['*', ev.type]`;
+    AND ep."workspaceId" IN (ev."workspaceId", w."partnerId") AND ep.events && ARRAY['*', ev.type]
+  JOIN workspaces owner ON owner.id = ep."workspaceId" AND ${deliversWebhooks('owner', '$5')}`;
 
 /**
  * The one way a delivery reaches the queue: rows without a job whose time has come (new ones, manual
@@ -53,6 +56,7 @@ export function webhookFanOut(boss: PgBoss) {
         cols('workspaceId'),
         cols('mode'),
         cols('type'),
+        webhooksStopBefore(clock.now()),
       ]);
       if (targets.length) {
         const rows = targets.map((t) => ({

@@ -1,5 +1,6 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { WebhookDelivery, WebhookEndpoint } from '../../generated/prisma/client.ts';
+import { webhookEndpointMachine, webhookDeliveryMachine } from './states.ts';
 
 /** An endpoint as the service returns it: the plaintext secret only on create and rotate. */
 export type EndpointRow = WebhookEndpoint & { signingSecret?: string };
@@ -10,7 +11,7 @@ export const endpointFields: FieldSpec<EndpointRow> = {
   url: { kind: 'string' },
   events: { kind: 'strings' },
   description: { kind: 'string', nullable: true },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: webhookEndpointMachine },
   signatureFormat: { kind: 'string' },
   signingSecret: { kind: 'string', nullable: true, secret: true, from: (r) => r.signingSecret ?? null },
   createdAt: { kind: 'date' },
@@ -34,7 +35,7 @@ export const deliveryFields: FieldSpec<WebhookDelivery> = {
   endpointId: { kind: 'string' },
   eventId: { kind: 'string' },
   eventType: { kind: 'string' },
-  status: { kind: 'string' },
+  status: { kind: 'string', states: webhookDeliveryMachine },
   statusCode: { kind: 'int', nullable: true },
   durationMs: { kind: 'int', nullable: true },
   retryCount: { kind: 'int' },

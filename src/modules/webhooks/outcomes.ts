@@ -31,6 +31,8 @@ export interface Outcome {
   finishedAt: number;
   /** Whether the attempt counts for the endpoint's failure streak and last delivery. */
   counted: boolean;
+  /** No retry follows (the workspace's webhooks have stopped: spec Workspace archive). */
+  final?: boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ const APPLY = `
 export async function recordOutcomes(outcomes: Outcome[]): Promise<void> {
   if (!outcomes.length) return;
   const moves = outcomes.map((o) => {
-    const next = afterAttempt(o.n, o.ok, o.manual);
+    const next = afterAttempt(o.n, o.ok, o.manual || !!o.final);
     const nextRetryAt = next.retryInMs === null ? null : new Date(o.attemptedAt.getTime() + next.retryInMs);
     return {
       id: o.id,

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
-import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
+import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { deliveryFields, endpointFields } from './fields.ts';
 import {
   createWebhookEndpoint,
@@ -10,6 +10,7 @@ import {
   updateWebhookEndpoint,
 } from './service.ts';
 import { listWebhookDeliveries, retryWebhookDelivery } from './deliveries.ts';
+import { webhookEndpointMachine, webhookDeliveryMachine } from './states.ts';
 
 export const WebhookEndpoint = builder.prismaObject('WebhookEndpoint', {
   description: 'spec Webhook endpoint: where events are pushed. signingSecret is set only by create and rotate.',
@@ -49,11 +50,11 @@ const RotateWebhookEndpointSecretInput = builder.inputType('RotateWebhookEndpoin
 });
 export type RotateSecretInput = typeof RotateWebhookEndpointSecretInput.$inferInput;
 
-export const endpointListArgs = builder.args((t) => ({ status: t.string() }));
+export const endpointListArgs = builder.args((t) => ({ status: t.string(statusesOf(webhookEndpointMachine)) }));
 export type ListEndpointsArgs = ListArgs<typeof endpointListArgs>;
 export const deliveryListArgs = builder.args((t) => ({
   endpointId: t.id({ required: true }),
-  status: t.string(),
+  status: t.string(statusesOf(webhookDeliveryMachine)),
   eventType: t.string(),
   since: t.field({ type: 'DateTime' }),
 }));

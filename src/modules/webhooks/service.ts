@@ -8,7 +8,7 @@ import { audit } from '../../core/audit.ts';
 import { seal } from '../../core/sealed.ts';
 import { capOf } from '../../core/tiers.ts';
 import { eventTypes } from '../../core/event-types.ts';
-import { keysetList } from '../../core/pagination.ts';
+import { keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped } from '../../core/resource.ts';
 import { checkLength, oneOf } from '../../core/validation.ts';
 import { newSigningSecret, signatureFormats, type SignatureFormat } from '../../client/webhook-signing.ts';
@@ -97,7 +97,13 @@ export async function listWebhookEndpoints(ctx: Context, args: ListEndpointsArgs
   if (args.status != null) oneOf(args.status, endpointStatuses, 'status', 'webhook_endpoint');
   const filters = { status: args.status ?? null };
   return keysetList(
-    { args: { ...args, order: 'desc' }, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' },
+    {
+      args: { ...args, order: 'desc' },
+      workspaceId: auth.workspaceId,
+      filters,
+      limit: listPageSize.webhookEndpoints,
+      column: 'createdAt',
+    },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.webhookEndpoint.findMany({

@@ -12,6 +12,8 @@ export const workspaceFields: FieldSpec<Workspace> = {
   mode: { kind: 'string' },
   brandName: { kind: 'string', nullable: true },
   businessEmail: { kind: 'string', nullable: true },
+  // spec Portal sessions: the portal toggles (cancel, updatePaymentMethod, viewInvoices, changePlan).
+  portalSettings: { kind: 'json' },
   createdAt: { kind: 'date' },
   updatedAt: { kind: 'date' },
   archivedAt: { kind: 'date', nullable: true },

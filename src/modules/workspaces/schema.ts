@@ -1,7 +1,15 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { workspaceFields } from './fields.ts';
-import { archiveWorkspace, createWorkspace, getWorkspace, listWorkspaces, updateWorkspace } from './service.ts';
+import {
+  activateWorkspace,
+  archiveWorkspace,
+  createWorkspace,
+  getWorkspace,
+  listWorkspaces,
+  updateWorkspace,
+} from './service.ts';
+import { restoreWorkspace } from './lifecycle.ts';
 
 export const Workspace = builder.prismaObject('Workspace', {
   fields: (t) => exposeFields(t, workspaceFields),
@@ -17,6 +25,16 @@ const CreateWorkspaceInput = builder.inputType('CreateWorkspaceInput', {
   }),
 });
 
+const PortalSettingsInput = builder.inputType('PortalSettingsInput', {
+  description: 'spec Portal sessions: the workspace portal toggles; send only the ones to change.',
+  fields: (t) => ({
+    cancel: t.boolean(),
+    updatePaymentMethod: t.boolean(),
+    viewInvoices: t.boolean(),
+    changePlan: t.boolean(),
+  }),
+});
+
 const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
   fields: (t) => ({
     name: t.string(),
@@ -25,6 +43,7 @@ const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
     businessEmail: t.string(),
     defaultCurrency: t.string(),
     timezone: t.string(),
+    portalSettings: t.field({ type: PortalSettingsInput }),
     region: t.string({ description: 'Immutable: any change answers region_immutable.' }),
   }),
 });
@@ -63,5 +82,17 @@ builder.mutationFields((t) => ({
     type: Workspace,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => archiveWorkspace(ctx, String(id)),
+  }),
+  activateWorkspace: t.field({
+    type: Workspace,
+    description: 'DECISIONS §7: owner only; needs businessEmail and an active adapter; sets mode to live.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => activateWorkspace(ctx, String(id)),
+  }),
+  restoreWorkspace: t.field({
+    type: Workspace,
+    description: "Within 90 days of archive: the partner's platform-admin key restores its merchant.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_, { id }, ctx) => restoreWorkspace(ctx, String(id)),
   }),
 }));

@@ -6,7 +6,7 @@ import { switchScope } from '../../core/db/scope.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
-import { keysetList } from '../../core/pagination.ts';
+import { keysetList, listPageSize } from '../../core/pagination.ts';
 import { checkCurrency, checkLength, oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { randomHex } from '../../core/crypto.ts';
@@ -19,6 +19,13 @@ import { workspaceFields } from './fields.ts';
 import type { Workspace } from '../../generated/prisma/client.ts';
 import type { CreateWorkspaceInput, ListWorkspacesArgs, UpdateWorkspaceInput } from './schema.ts';
 import { cancelWorkspaceAtPeriodEnd } from '../subscriptions/moves.ts';
+import { forgetMerchant } from '../../core/auth/authenticate.ts';
+import { assertOwner } from '../../core/auth/scopes.ts';
+import { cancelSession } from '../checkout-sessions/service.ts';
+import { checkoutSessionMachine } from '../checkout-sessions/states.ts';
+import { statusesWhere } from '../../core/state-machine.ts';
+import { logger } from '../../core/logger.ts';
+import { activateWorkspace as activate, assertSettled, lockWorkspace, restoreLocked } from './lifecycle.ts';
 
 const err = errorsFor('workspace');
 const regions = {
@@ -28,7 +35,7 @@ const regions = {
 type Region = keyof typeof regions;
 const BOTH = ['test', 'live'] as const;
 
-const slugShape = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
+export const slugShape = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
 const slugify = (name: string) =>
   name
     .toLowerCase()
@@ -60,7 +67,11 @@ async function freeSlug(tx: Tx, name: string): Promise<string> {
 const snapshot = (w: Workspace) => toWire(w, workspaceFields);
 
 /** A workspace to insert: the API's create input, and for bootstrap and partners, who owns it. */
-type NewWorkspace = CreateWorkspaceInput & { partnerId?: string | null; isPlatformAdmin?: boolean };
+type NewWorkspace = CreateWorkspaceInput & {
+  partnerId?: string | null;
+  isPlatformAdmin?: boolean;
+  activated?: boolean;
+};
 
 /** Inserts a workspace, its owner and `workspace.created` in the caller's transaction. */
 async function insertWorkspace(tx: Tx, input: NewWorkspace, ownerEmail: string, mode: Mode, requestId?: string) {
@@ -83,6 +94,8 @@ async function insertWorkspace(tx: Tx, input: NewWorkspace, ownerEmail: string, 
       timezone: regions[region].timezone,
       brandName: input.brandName ?? null,
       businessEmail: input.businessEmail ?? null,
+      // Bootstrapped live by the operator: activated from the start (docs/decisions.md, Workspace lifecycle).
+      mode: input.activated ? 'live' : 'test',
       createdAt: now,
       updatedAt: now,
     },
@@ -110,36 +123,53 @@ export async function bootstrapWorkspace(opts: {
   ownerEmail?: string;
 }) {
   const environment = opts.environment ?? 'test';
-  const secret = `sk_${environment}_${randomHex(24)}`;
   return db().prisma.$transaction(async (tx) => {
     const { ws, owner } = await insertWorkspace(
       tx,
-      { name: opts.name, isPlatformAdmin: !!opts.platformAdmin },
+      { name: opts.name, isPlatformAdmin: !!opts.platformAdmin, activated: environment === 'live' },
       opts.ownerEmail ?? 'owner@example.com',
       environment,
       'bootstrap',
     );
-    const keyRowId = newId('apiKey');
-    const key = await tx.apiKey.create({
-      data: {
-        id: keyRowId,
-        workspaceId: ws.id,
-        mode: environment,
-        keyId: `pk_${environment}_${randomHex(6)}`,
-        name: 'bootstrap',
-        role: 'full_access',
-        scopes: [],
-        signingKey: seal('api_keys', { id: keyRowId, workspaceId: ws.id }, signingKeyOf(secret)),
-        memberId: owner.id,
-        createdAt: clock.now(),
-      },
-    });
-    return {
-      workspaceId: ws.id,
-      accountId: ws.accountId,
-      apiKey: { id: key.id, keyId: key.keyId, key: secret, environment, role: key.role },
-      platformAdmin: ws.isPlatformAdmin,
-    };
+    const apiKey = await insertOwnerKey(tx, ws.id, owner.id, environment, 'bootstrap');
+    return { workspaceId: ws.id, accountId: ws.accountId, apiKey, platformAdmin: ws.isPlatformAdmin };
+  });
+}
+
+/** A full_access key acting for the owner, outside any request (bootstrap, restore from the CLI). */
+async function insertOwnerKey(tx: Tx, workspaceId: string, ownerId: string, environment: Mode, name: string) {
+  const secret = `sk_${environment}_${randomHex(24)}`;
+  const id = newId('apiKey');
+  const key = await tx.apiKey.create({
+    data: {
+      id,
+      workspaceId,
+      mode: environment,
+      keyId: `pk_${environment}_${randomHex(6)}`,
+      name,
+      role: 'full_access',
+      scopes: [],
+      signingKey: seal('api_keys', { id, workspaceId }, signingKeyOf(secret)),
+      memberId: ownerId,
+      createdAt: clock.now(),
+    },
+  });
+  return { id: key.id, keyId: key.keyId, key: secret, environment, role: key.role };
+}
+
+/**
+ * `svc restore-workspace <ws_id>`: the dashboard's restore for a merchant without a partner
+ * (spec: "restorable from the merchant dashboard"). Every key was revoked at archive, so it mints
+ * a new test key for the owner, printed once like bootstrap's.
+ */
+export async function restoreWorkspaceFromCli(workspaceId: string) {
+  return db().systemPrisma.$transaction(async (tx) => {
+    const ws = await lockWorkspace(tx, workspaceId);
+    await restoreLocked(tx, ws, 'test', 'cli');
+    const owner = await tx.member.findFirst({ where: { workspaceId, role: 'owner', removedAt: null } });
+    if (!owner) throw err.notFound('workspace owner');
+    const apiKey = await insertOwnerKey(tx, workspaceId, owner.id, 'test', 'restore');
+    return { workspaceId, accountId: ws.accountId, apiKey };
   });
 }
 
@@ -170,7 +200,7 @@ async function ownerEmailOf(workspaceId: string) {
 }
 
 /** Own workspace, or 403 for a partner's merchant read without the on-behalf-of header, else 404. */
-async function visible(
+export async function visible(
   tx: Tx,
   auth: { workspaceId: string; isPlatformAdmin: boolean; onBehalfOf: boolean },
   id: string,
@@ -193,19 +223,21 @@ export async function listWorkspaces(ctx: Context, args: ListWorkspacesArgs) {
   const filters = { mode, archived: !!args.archived };
   // spec: a merchant key gets its single workspace; a partner key, every merchant under it.
   const owner = auth.isPlatformAdmin && !auth.onBehalfOf ? { partnerId: auth.workspaceId } : { id: auth.workspaceId };
-  return keysetList({ args, workspaceId: auth.workspaceId, filters, limit: 50, column: 'createdAt' }, (ks) =>
-    inTenant(tenant(auth, BOTH), (tx) =>
-      tx.workspace.findMany({
-        where: {
-          ...owner,
-          ...(mode ? { mode } : {}),
-          archivedAt: filters.archived ? { not: null } : null,
-          ...ks.where,
-        },
-        orderBy: ks.orderBy,
-        take: ks.take,
-      }),
-    ),
+  return keysetList(
+    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.workspaces, column: 'createdAt' },
+    (ks) =>
+      inTenant(tenant(auth, BOTH), (tx) =>
+        tx.workspace.findMany({
+          where: {
+            ...owner,
+            ...(mode ? { mode } : {}),
+            archivedAt: filters.archived ? { not: null } : null,
+            ...ks.where,
+          },
+          orderBy: ks.orderBy,
+          take: ks.take,
+        }),
+      ),
   );
 }
 
@@ -216,6 +248,8 @@ export async function updateWorkspace(ctx: Context, id: string, input: UpdateWor
     if (input.region != null && input.region !== ws.region)
       throw err.of('region_immutable', 'region cannot change after creation', 'region');
     const patch = validatePatch(input);
+    if (patch.portalSettings)
+      patch.portalSettings = { ...(ws.portalSettings as Record<string, boolean>), ...patch.portalSettings };
     if (patch.slug && patch.slug !== ws.slug) {
       if (await slugTaken(patch.slug)) throw err.validation('slug', 'slug is already taken');
       await tx.retiredSlug.create({ data: { slug: ws.slug, workspaceId: ws.id, retiredAt: clock.now() } });
@@ -231,7 +265,7 @@ export async function updateWorkspace(ctx: Context, id: string, input: UpdateWor
 }
 
 function validatePatch(input: UpdateWorkspaceInput) {
-  const patch: Partial<Workspace> = {};
+  const patch: Omit<Partial<Workspace>, 'portalSettings'> & { portalSettings?: Record<string, boolean> } = {};
   if (input.name !== undefined) patch.name = checkLength(input.name ?? '', 'name', 1, 255, 'workspace');
   if (input.slug !== undefined) {
     if (!input.slug || !slugShape.test(input.slug))
@@ -255,17 +289,32 @@ function validatePatch(input: UpdateWorkspaceInput) {
       throw err.validation('timezone', 'timezone must be an IANA zone');
     patch.timezone = input.timezone;
   }
+  if (input.portalSettings !== undefined) {
+    if (input.portalSettings === null) throw err.validation('portalSettings', 'portalSettings must be an object');
+    const toggles: Record<string, boolean> = {};
+    for (const [k, v] of Object.entries(input.portalSettings)) {
+      if (v === undefined) continue;
+      if (typeof v !== 'boolean') throw err.validation(`portalSettings.${k}`, `portalSettings.${k} must be a boolean`);
+      toggles[k] = v;
+    }
+    patch.portalSettings = toggles;
+  }
   return patch;
 }
 
-/** Owner only: live mode off at once, keys revoked; restorable for 90 days. */
+/**
+ * spec Workspace: archive (owner only) needs a settled live ledger (409 has_open_balance), turns
+ * live mode off and revokes every key at once, cancels subscriptions at period end; webhooks stop
+ * after 24 hours (webhooks/fan-out.ts), the data is purged after 90 days (lifecycle.ts).
+ */
 export async function archiveWorkspace(ctx: Context, id: string) {
   const auth = authorize(ctx, 'svc:workspace:write');
-  if (auth.memberRole !== 'owner')
-    throw err.of('owner_required', 'Only a key acting for the workspace owner can archive it');
+  assertOwner(auth, 'archive it');
   const result = await inTenant(tenant(auth, BOTH), async (tx) => {
-    const ws = await visible(tx, auth, id);
-    if (ws.archivedAt) return { ws, keyIds: [] as string[] };
+    await visible(tx, auth, id);
+    const ws = await lockWorkspace(tx, id);
+    if (ws.archivedAt) return { ws, keyIds: [] as string[], now: false };
+    await assertSettled(tx, id);
     const now = clock.now();
     const updated = await tx.workspace.update({
       where: { id },
@@ -277,9 +326,37 @@ export async function archiveWorkspace(ctx: Context, id: string) {
     await cancelWorkspaceAtPeriodEnd(tx, id, { requestId: ctx.requestId, source: 'api', at: now });
     await emit(tx, { workspaceId: id, mode: auth.mode }, 'workspace.archived', snapshot(updated), {
       requestId: ctx.requestId,
+      previousAttributes: { archivedAt: null, mode: ws.mode },
     });
-    return { ws: updated, keyIds: keys.map((k) => k.keyId) };
+    return { ws: updated, keyIds: keys.map((k) => k.keyId), now: true };
   });
   result.keyIds.forEach(forgetKey);
+  if (result.ws.partnerId) forgetMerchant(result.ws.partnerId, result.ws.accountId);
+  if (result.now) await cancelLiveSessions(id);
   return result.ws;
+}
+
+/**
+ * Live mode off at once: open live checkout sessions are canceled as the merchant's cancel would
+ * (no event; their attempts are withdrawn at the providers, so after the archive's commit). A
+ * session whose capture is under way refuses and is left to complete (its money is recorded, and
+ * the purge waits for the ledger to settle).
+ */
+async function cancelLiveSessions(workspaceId: string) {
+  const scope = { workspaceId, mode: 'live' as const };
+  const open = await inTenant({ workspaceId, modes: ['live'] }, (tx) =>
+    tx.checkoutSession.findMany({
+      where: { ...scope, status: { in: statusesWhere(checkoutSessionMachine, 'cancel') } },
+      select: { id: true },
+    }),
+  );
+  for (const s of open)
+    await cancelSession(scope, s.id).catch((e: Error) =>
+      logger.warn({ workspaceId, sessionId: s.id, err: e.message }, 'archive: live session left open'),
+    );
+}
+
+/** DECISIONS §7 activation (lifecycle.ts), on a workspace the caller may act on. */
+export function activateWorkspace(ctx: Context, id: string) {
+  return activate(ctx, id, (tx) => visible(tx, ctx.auth!, id));
 }

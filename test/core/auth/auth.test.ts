@@ -43,17 +43,23 @@ function expectErrorEnvelope(res: { status: number; headers: Headers; json: any 
   expect(res.headers.get('x-request-id')).toBe(res.json.meta.requestId);
 }
 
-/** Polls with a revoked key until it is refused: it must work until then and stop within 5 s. */
+/**
+ * Polls with a revoked key until it is refused: it must work until then, and the refusal must come
+ * for a request sent within 5 s of the revocation (spec: effective within a few seconds). Timed at
+ * the send, not at the answer: a request's time in a loaded machine's queues is not the key cache's.
+ */
 async function expectRejectedWithin5s(victim: ReturnType<typeof createClient>, revokedAt: number) {
   let last: Awaited<ReturnType<typeof victim.get>>;
+  let sentAt: number;
   do {
+    sentAt = Date.now();
     last = await victim.get('/v1/api-keys');
     if (last.status === 401) break;
     expect(last.status).toBe(200);
     await new Promise((r) => setTimeout(r, 100));
-  } while (Date.now() - revokedAt < 5000);
+  } while (sentAt - revokedAt < 5000);
   expectErrorEnvelope(last, 401, 'invalid_key');
-  expect(Date.now() - revokedAt).toBeLessThan(5000);
+  expect(sentAt - revokedAt).toBeLessThan(5000);
 }
 
 describe('missing and malformed credentials', () => {

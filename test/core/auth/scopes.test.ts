@@ -4,8 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { newId } from '../../../src/core/ids.ts';
 import { allows, scopeCatalog, type Grant, type MemberRole, type Scope } from '../../../src/core/auth/scopes.ts';
 import { scopesDoc } from '../../../scripts/docs.ts';
+import { joinMember, useMailOutbox } from '../../helpers/members.ts';
 
 const server = useServer();
+// Invitation emails of this file land in a temporary outbox.
+const outbox = useMailOutbox();
 
 type Res = { status: number; json: any };
 function expectError(res: Res, status: number, code: string, field?: string) {
@@ -588,6 +591,15 @@ describe('the role matrix (every role x every scope)', () => {
       ['svc:customer:write', (c) => c.post('/v1/customers', { name: 'Matrix' }, k())],
       ['svc:checkout:write', (c) => c.post(`/v1/checkout-sessions/${newId('checkoutSession')}/cancel`, {}, k())],
       ['svc:api_key:read', (c) => c.get('/v1/api-keys')],
+      [
+        'svc:member:write',
+        (c, ws) =>
+          c.post(`/v1/workspaces/${ws.workspaceId}/members`, {
+            email: `m-${randomUUID()}@example.com`,
+            role: 'read_only',
+          }),
+      ],
+      ['svc:member:read', (c, ws) => c.get(`/v1/workspaces/${ws.workspaceId}/members`)],
       ['svc:payout:read', (c) => c.get('/v1/payouts/bank-account')],
     ];
     // one workspace per role, so the workspace's rate-limit buckets never interfere
@@ -623,5 +635,84 @@ describe('the role matrix (every role x every scope)', () => {
     // the member's refused bank-account change left nothing behind
     const [, memberWs] = clients['member member'];
     expect((await memberWs.client.get('/v1/payouts/bank-account')).json.data.bankAccountHolder).toBeNull();
+  });
+});
+
+describe('the role matrix on the team endpoints (member role x key role x endpoint)', () => {
+  // Written out independently of src/core/auth/scopes.ts (spec Member roles; DECISIONS §2): team
+  // administration follows the member's role as well as the key's; ownership transfer is owner only.
+  const READ = 'svc:member:read';
+  const WRITE = 'svc:member:write';
+  const byMember: Record<MemberRole, string[]> = {
+    owner: [READ, WRITE],
+    admin: [READ, WRITE],
+    member: [READ],
+    read_only: [READ],
+  };
+  const keyBodies: Record<string, { body: Record<string, unknown>; scopes: string[] }> = {
+    full_access: { body: {}, scopes: [READ, WRITE] },
+    read_only: { body: { role: 'read_only' }, scopes: [READ] },
+    webhook_management_only: { body: { role: 'webhook_management_only' }, scopes: [] },
+    'restricted member:read': { body: { role: 'restricted', scopes: [READ] }, scopes: [READ] },
+    'restricted member:read+write': { body: { role: 'restricted', scopes: [READ, WRITE] }, scopes: [READ, WRITE] },
+  };
+  it('every combination answers exactly as the two roles allow, over real HTTP', async () => {
+    const outcomes: string[] = [];
+    for (const memberRole of ['owner', 'admin', 'member', 'read_only'] as MemberRole[]) {
+      for (const [keyLabel, key] of Object.entries(keyBodies)) {
+        const ws = await server.workspace();
+        const owner = (await db().system.query(`SELECT id FROM members WHERE "workspaceId" = $1`, [ws.workspaceId]))
+          .rows[0].id as string;
+        const self = memberRole === 'owner' ? owner : (await joinMember(server, outbox, ws, memberRole as 'admin')).id;
+        const minted = await mint(ws, { name: 'team matrix', ...key.body });
+        await db().system.query(`UPDATE api_keys SET "memberId" = $1 WHERE id = $2`, [self, minted.id]);
+        const c = minted.client;
+        const roleTarget = await joinMember(server, outbox, ws, 'read_only');
+        const removeTarget = await joinMember(server, outbox, ws, 'read_only');
+        const heir = await joinMember(server, outbox, ws, 'admin');
+        const has = (s: string) => key.scopes.includes(s) && byMember[memberRole].includes(s);
+        const path = `/v1/workspaces/${ws.workspaceId}`;
+        const calls: [string, () => Promise<Res>, [number, string | null]][] = [
+          ['list', () => c.get(`${path}/members`), has(READ) ? [200, null] : [403, 'insufficient_scope']],
+          [
+            'invite read_only',
+            () => c.post(`${path}/members`, { email: `ro-${randomUUID()}@example.com`, role: 'read_only' }),
+            has(WRITE) ? [201, null] : [403, 'insufficient_scope'],
+          ],
+          [
+            'invite admin (only above admin)',
+            () => c.post(`${path}/members`, { email: `ad-${randomUUID()}@example.com`, role: 'admin' }),
+            has(WRITE) && memberRole === 'owner' ? [201, null] : [403, 'insufficient_scope'],
+          ],
+          [
+            'change role',
+            () => c.patch(`${path}/members/${roleTarget.id}`, { role: 'member' }),
+            has(WRITE) ? [200, null] : [403, 'insufficient_scope'],
+          ],
+          [
+            'remove',
+            () => c.delete(`${path}/members/${removeTarget.id}`),
+            has(WRITE) ? [204, null] : [403, 'insufficient_scope'],
+          ],
+          [
+            'transfer ownership',
+            () => c.post(`${path}/transfer-ownership`, { memberId: heir.id }),
+            !has(WRITE) ? [403, 'insufficient_scope'] : memberRole === 'owner' ? [200, null] : [403, 'owner_required'],
+          ],
+        ];
+        for (const [endpoint, call, [status, code]] of calls) {
+          const res = await call();
+          expect(
+            { memberRole, keyLabel, endpoint, status: res.status, code: res.json?.error?.code ?? null },
+            JSON.stringify(res.json?.error),
+          ).toEqual({ memberRole, keyLabel, endpoint, status, code });
+          outcomes.push(`${memberRole} ${keyLabel} ${endpoint} ${res.status}`);
+        }
+        // A refused change left the target as it was.
+        const role = (await db().system.query(`SELECT role FROM members WHERE id = $1`, [roleTarget.id])).rows[0].role;
+        expect(role).toBe(has(WRITE) ? 'member' : 'read_only');
+      }
+    }
+    expect(outcomes).toHaveLength(4 * Object.keys(keyBodies).length * 6);
   });
 });

@@ -6,11 +6,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clock } from '../../../src/core/clock.ts';
 import { config } from '../../../src/core/config.ts';
 import { leaves, parseMime } from '../../helpers/mime.ts';
 import { until } from '../../helpers/receiver.ts';
 import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { startSmtp } from '../../helpers/smtp.ts';
+import { billingEmailFanOut, EMAILS_PER_JOB } from '../../../src/modules/invoices/billing-email.ts';
 
 const server = useServer({ background: 'worker' });
 let outbox: string;
@@ -46,7 +48,8 @@ describe('billing-email: the receipt of a paid invoice, after commit', () => {
   it('without SMTP: kept in the development outbox with the receipt PDF, audited', async () => {
     const ws = await server.workspace();
     const { receipt } = await paidInvoice(ws);
-    const file = () => readdirSync(outbox).find((f) => f.includes(receipt.id));
+    // Only a complete message: the worker writes the file aside and renames it to `.eml`.
+    const file = () => readdirSync(outbox).find((f) => f.includes(receipt.id) && f.endsWith('.eml'));
     await until(() => !!file(), 'the receipt email in the outbox');
     const mail = parseMime(readFileSync(join(outbox, file()!), 'utf8'));
     expect(mail.headers.to).toBe('budi@example.com');
@@ -71,9 +74,63 @@ describe('billing-email: the receipt of a paid invoice, after commit', () => {
         const { rows } = await db().system.query(`SELECT "emailedTo" FROM receipts WHERE id = $1`, [receipt.id]);
         return rows[0].emailedTo === 'budi@example.com';
       }, 'emailedTo recorded');
+      // spec Receipt summary: emailedAt and emailedTo, over the API, for the queue's send ...
+      const summary = async () =>
+        (await ws.client.get('/v1/receipts?limit=100')).json.data.find((r: any) => r.id === receipt.id);
+      const first = await summary();
+      expect(first).toMatchObject({ sourceType: 'invoice', emailedTo: 'budi@example.com' });
+      expect(Date.parse(first.emailedAt)).not.toBeNaN();
+      // ... then updated to the latest send only (an explicit one, a minute later).
+      clock.advance(60_000);
+      try {
+        const again = await ws.client.post(`/v1/receipts/${receipt.id}/email`, {});
+        expect(again.status, again.text).toBe(200);
+        expect(again.json.data).toMatchObject({ sent: true, to: 'budi@example.com' });
+        const latest = await summary();
+        expect(Date.parse(latest.emailedAt) - Date.parse(first.emailedAt)).toBeGreaterThanOrEqual(60_000);
+      } finally {
+        clock.reset();
+      }
     } finally {
       config.smtpUrl = undefined;
       await smtp.close();
+    }
+  });
+
+  it('one relay pass: one job per workspace and mode for up to 100 paid invoices (a burst adds N/100 rows)', async () => {
+    const a = await server.workspace();
+    const b = await server.workspace();
+    const client = await db().system.connect();
+    try {
+      // Paid events as a relay pass publishes them (written and rolled back in this transaction).
+      await client.query('BEGIN');
+      const { rows: events } = await client.query(
+        `INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
+         SELECT 'evt_fan' || w.n || lpad(g::text, 6, '0'), w.id, 'test', 'svc.invoice.paid.v1',
+           'inv_fan' || w.n || lpad(g::text, 6, '0'), 1, now(), now(), '{}'::jsonb, '{}'::jsonb
+         FROM (VALUES ($1, 'a', $3::int), ($2, 'b', 1)) w(id, n, count), LATERAL generate_series(1, w.count) g
+         RETURNING id, type`,
+        [a.workspaceId, b.workspaceId, 2 * EMAILS_PER_JOB + 1],
+      );
+      await billingEmailFanOut(server.worker!.boss)(client, [
+        ...events,
+        { id: 'evt_other', type: 'payment.succeeded' },
+      ]);
+      const { rows } = await client.query(
+        `SELECT data->>'workspaceId' AS ws, jsonb_array_length(data->'invoiceIds') AS n FROM pgboss.job
+         WHERE name = 'billing-email' AND xmin = pg_current_xact_id()::xid ORDER BY 1, 2 DESC`,
+      );
+      expect(rows).toEqual(
+        [
+          { ws: a.workspaceId, n: EMAILS_PER_JOB },
+          { ws: a.workspaceId, n: EMAILS_PER_JOB },
+          { ws: a.workspaceId, n: 1 },
+          { ws: b.workspaceId, n: 1 },
+        ].sort((x, y) => x.ws.localeCompare(y.ws) || y.n - x.n),
+      );
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
     }
   });
 });

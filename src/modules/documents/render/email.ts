@@ -1,11 +1,8 @@
 // A document (receipt or invoice) by email: an MJML template compiled to HTML (tables and inline styles that mail
 // clients render), the fixed-width text receipt as the plain-text part, the PDF attached, sent
 // over SMTP (config.smtpUrl) with nodemailer.
-import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import { config } from '../../../core/config.ts';
+import { keepInOutbox, transportFor } from '../../../core/mail.ts';
 import { DomainError } from '../../../core/errors.ts';
 import { logger } from '../../../core/logger.ts';
 import { documentText } from './format.ts';
@@ -136,17 +133,6 @@ export async function renderEmail(view: DocumentView): Promise<DocumentEmail> {
   return { subject, html, text: `${documentText(view).intro}\n\n${renderText(view)}\n` };
 }
 
-const transports = new Map<string, Transporter>();
-function transportFor(url: string): Transporter {
-  let tr = transports.get(url);
-  if (!tr) {
-    // nodemailer's defaults wait minutes on a dead server; the email endpoint answers a request.
-    tr = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
-    transports.set(url, tr);
-  }
-  return tr;
-}
-
 const ADDRESS = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
 /**
@@ -199,7 +185,7 @@ export async function sendDocumentEmail(
     ],
   };
   if (!smtpUrl) {
-    const kept = await keepInOutbox(opts.outbox!, view, message);
+    const kept = await keepInOutbox(opts.outbox!, view.id, message);
     return { sent: false, messageId: kept.messageId, to, file: kept.file };
   }
   try {
@@ -209,16 +195,4 @@ export async function sendDocumentEmail(
     logger.warn({ [resource]: view.number, err: (err as Error).message }, `${resource} email not sent`);
     throw new DomainError('email_failed', `The mail server did not accept the ${resource}`, { resource });
   }
-}
-
-const outboxBuilder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-
-/** The development outbox: the message as it would have been sent (RFC 822 `.eml`), one file per send. */
-async function keepInOutbox(dir: string, view: DocumentView, message: SendMailOptions) {
-  const info = (await outboxBuilder.sendMail(message)) as unknown as { messageId: string; message: Buffer };
-  await mkdir(dir, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const file = join(dir, `${stamp}-${view.id.replace(/[^A-Za-z0-9_]/g, '_')}-${randomBytes(4).toString('hex')}.eml`);
-  await writeFile(file, info.message, { mode: 0o600 });
-  return { messageId: info.messageId, file };
 }

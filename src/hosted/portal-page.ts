@@ -1,0 +1,307 @@
+/**
+ * The hosted customer portal page `GET /portal/<ps_id>` (spec Portal session): one self-contained
+ * HTML document in the checkout page's style (inline CSS and script, no third-party assets), mobile
+ * first, in Indonesian and English. It carries no data: the same bytes for every session. Its
+ * script reads the token from the URL's fragment (never sent to a server), keeps it in
+ * sessionStorage and takes it out of the address bar, and calls `/portal/<ps_id>/api/...` with it
+ * in the `X-Portal-Token` header; everything shown comes from that JSON
+ * (src/modules/portal-sessions/portal.ts).
+ */
+import { hostedPageHeaders } from './page.ts';
+
+/** As the checkout page's, and links out (invoice pages, PDFs, the merchant's returnUrl) are plain navigations. */
+export const portalPageHeaders = hostedPageHeaders;
+
+const css = `:root{--accent:#0f766e}*{box-sizing:border-box}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1f2328}
+main{max-width:560px;margin:0 auto;padding:16px}
+header,section{background:#fff;border-radius:14px;padding:20px;box-shadow:0 1px 3px #0001;margin-top:12px}
+header{margin-top:0}.merchant{font-weight:600;color:var(--accent)}
+h1{font-size:1.35rem;margin:4px 0}h2{font-size:1.1rem;margin:0 0 12px}h3{font-size:1rem;margin:0}
+.test{display:inline-block;background:#fde68a;color:#713f12;border-radius:6px;padding:2px 8px;font-size:.75rem;
+font-weight:600}
+.lang{float:right;display:flex;gap:4px}.lang button{border:1.5px solid #d0d7de;background:#fff;border-radius:8px;
+padding:4px 10px;font:inherit;font-size:.85rem;cursor:pointer}.lang button[aria-pressed=true]{border-color:var(--accent);
+color:var(--accent);font-weight:600}
+.card{border:1.5px solid #d0d7de;border-radius:12px;padding:14px 16px;margin-top:10px}
+.row{display:flex;justify-content:space-between;gap:12px;align-items:baseline;flex-wrap:wrap}
+.price{font-weight:700}.muted{color:#57606a;font-size:.9rem}.note{background:#f6f8fa;border-radius:8px;padding:8px 10px;
+font-size:.9rem;margin-top:8px}
+.badge{display:inline-block;border-radius:999px;padding:1px 10px;font-size:.8rem;font-weight:600;background:#eef2f5;
+color:#32383f}.badge.active,.badge.paid,.badge.trialing{background:#dcfce7;color:#14532d}
+.badge.past_due,.badge.open,.badge.incomplete{background:#fef3c7;color:#78350f}.badge.canceled,.badge.void,
+.badge.uncollectible{background:#fee2e2;color:#7f1d1d}.badge.paused{background:#e0e7ff;color:#312e81}
+.actions{display:flex;flex-wrap:wrap;gap:8px;margin-top:12px}
+button.act,a.act{flex:1 1 auto;min-height:44px;padding:10px 14px;border:1.5px solid #d0d7de;border-radius:12px;
+background:#fff;font:inherit;font-weight:600;cursor:pointer;text-align:center;text-decoration:none;color:inherit}
+button.primary,a.primary{background:var(--accent);border-color:var(--accent);color:#fff}
+button.danger{border-color:#b42318;color:#b42318}button:disabled{opacity:.6;cursor:progress}
+button:focus-visible,a:focus-visible,select:focus-visible,input:focus-visible{outline:3px solid #0969da;outline-offset:2px}
+.panel{border-top:1px solid #eee;margin-top:12px;padding-top:12px}
+.option{display:flex;gap:10px;align-items:flex-start;padding:10px;border:1.5px solid #d0d7de;border-radius:10px;
+margin-top:8px;cursor:pointer}.option input{margin-top:4px;width:20px;height:20px}
+.tag{font-size:.75rem;font-weight:700;text-transform:uppercase;letter-spacing:.03em}.tag.upgrade{color:#14532d}
+.tag.downgrade{color:#78350f}
+select{width:100%;min-height:44px;font:inherit;padding:8px;border:1.5px solid #d0d7de;border-radius:10px;background:#fff}
+ul.invoices{list-style:none;margin:0;padding:0}ul.invoices li{border-bottom:1px solid #f1f1f1;padding:10px 0}
+ul.invoices li:last-child{border-bottom:0}.links{display:flex;gap:8px;margin-top:8px;flex-wrap:wrap}
+.links a{flex:0 1 auto;min-height:40px;padding:8px 12px;font-size:.9rem}
+#flash{margin:10px 4px 0}#flash:empty{margin:0}.ok{color:#14532d}.err{color:#b42318}
+footer{text-align:center;margin:16px 0}.center{text-align:center}`;
+
+/** The page's behaviour: token, state, rendering in either language, actions. */
+const script = `(() => {
+const id = location.pathname.split('/')[2];
+const key = 'svc-portal:' + id;
+const m = /(?:^#|&)t=([^&]+)/.exec(location.hash);
+if (m) { sessionStorage.setItem(key, decodeURIComponent(m[1])); history.replaceState(null, '', location.pathname); }
+const token = sessionStorage.getItem(key);
+const T = {
+  en: {
+    title: 'Billing', hello: 'Signed in as', subs: 'Subscriptions', noSubs: 'You have no subscriptions.',
+    invoices: 'Invoices', noInvoices: 'No invoices yet.', pdf: 'Download PDF', pay: 'Pay now',
+    back: 'Return to', expires: 'This page works until', test: 'TEST MODE', per: 'per', every: 'every',
+    interval: { day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] },
+    usage: 'billed by usage', renews: 'Renews on', trialEnds: 'Trial ends on', endsOn: 'Ends on',
+    willCancel: 'Cancels at the end of the period, on', pending: 'Changes to {plan} at the next renewal',
+    pm: 'Payment method', pmNone: 'None stored: invoices are paid on their page',
+    pmNames: { pm_test_success: 'Test card (always succeeds)', pm_test_decline: 'Test card (always declined)' },
+    status: { trialing: 'Trial', active: 'Active', past_due: 'Past due', paused: 'Paused', canceled: 'Canceled',
+      incomplete: 'Incomplete', open: 'Unpaid', paid: 'Paid', void: 'Void', uncollectible: 'Uncollectible' },
+    change: 'Change plan', upgrade: 'Upgrade', downgrade: 'Downgrade', confirmChange: 'Switch plan',
+    updatePm: 'Update payment method', savePm: 'Save payment method', pause: 'Pause', resume: 'Resume',
+    cancel: 'Cancel subscription', confirmCancel: 'Yes, cancel at period end', keep: 'Keep subscription',
+    cancelAsk: 'Your subscription stays active until {date}, then ends.', close: 'Close',
+    done: { cancel: 'Your subscription will end at the end of the period.', keep: 'Your subscription continues.',
+      pause: 'Your subscription is paused.', resume: 'Your subscription is active again.',
+      'payment-method': 'Payment method updated.', change: 'Your plan was changed.' },
+    due: 'Due', issued: 'Issued', expired: 'This link has expired. Ask the merchant for a new one.',
+    invalid: 'This link is not valid.', error: 'Something went wrong; please try again.',
+    forbidden: 'This action is not available.', loading: 'Loading...',
+  },
+  id: {
+    title: 'Tagihan', hello: 'Masuk sebagai', subs: 'Langganan', noSubs: 'Anda belum punya langganan.',
+    invoices: 'Faktur', noInvoices: 'Belum ada faktur.', pdf: 'Unduh PDF', pay: 'Bayar sekarang',
+    back: 'Kembali ke', expires: 'Halaman ini berlaku sampai', test: 'MODE UJI', per: 'per', every: 'setiap',
+    interval: { day: ['hari', 'hari'], week: ['minggu', 'minggu'], month: ['bulan', 'bulan'], year: ['tahun', 'tahun'] },
+    usage: 'ditagih sesuai pemakaian', renews: 'Diperpanjang pada', trialEnds: 'Masa uji coba berakhir pada',
+    endsOn: 'Berakhir pada', willCancel: 'Berhenti di akhir periode, pada',
+    pending: 'Berganti ke {plan} pada perpanjangan berikutnya',
+    pm: 'Metode pembayaran', pmNone: 'Belum ada: faktur dibayar di halamannya',
+    pmNames: { pm_test_success: 'Kartu uji (selalu berhasil)', pm_test_decline: 'Kartu uji (selalu ditolak)' },
+    status: { trialing: 'Uji coba', active: 'Aktif', past_due: 'Terlambat', paused: 'Dijeda', canceled: 'Berhenti',
+      incomplete: 'Belum selesai', open: 'Belum dibayar', paid: 'Lunas', void: 'Batal', uncollectible: 'Tak tertagih' },
+    change: 'Ganti paket', upgrade: 'Naik paket', downgrade: 'Turun paket', confirmChange: 'Ganti ke paket ini',
+    updatePm: 'Ubah metode pembayaran', savePm: 'Simpan metode pembayaran', pause: 'Jeda', resume: 'Lanjutkan',
+    cancel: 'Berhenti berlangganan', confirmCancel: 'Ya, berhenti di akhir periode', keep: 'Tetap berlangganan',
+    cancelAsk: 'Langganan Anda tetap aktif sampai {date}, lalu berakhir.', close: 'Tutup',
+    done: { cancel: 'Langganan Anda akan berakhir di akhir periode.', keep: 'Langganan Anda berlanjut.',
+      pause: 'Langganan Anda dijeda.', resume: 'Langganan Anda aktif kembali.',
+      'payment-method': 'Metode pembayaran diperbarui.', change: 'Paket Anda sudah diganti.' },
+    due: 'Jatuh tempo', issued: 'Terbit', expired: 'Tautan ini sudah kedaluwarsa. Minta tautan baru kepada penjual.',
+    invalid: 'Tautan ini tidak berlaku.', error: 'Terjadi kesalahan; silakan coba lagi.',
+    forbidden: 'Tindakan ini tidak tersedia.', loading: 'Memuat...',
+  },
+};
+const $ = (s) => document.getElementById(s);
+const el = (tag, props, ...kids) => {
+  const { attrs, ...rest } = props || {};
+  const e = Object.assign(document.createElement(tag), rest);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  for (const k of kids) if (k != null && k !== false) e.append(k);
+  return e;
+};
+let state = null, loadedAt = 0, lang = localStorage.getItem('svc-portal-lang');
+const t = () => T[lang] || T.en;
+const fmt = (d) => d ? new Intl.DateTimeFormat(lang === 'id' ? 'id-ID' : 'en-GB', { dateStyle: 'medium' })
+  .format(new Date(d)) : '';
+const flash = (text, ok) => { const f = $('flash'); f.textContent = text || ''; f.className = ok ? 'ok' : 'err'; };
+class Gone extends Error {}
+async function api(path, body) {
+  const r = await fetch('/portal/' + encodeURIComponent(id) + '/api' + path, {
+    method: body ? 'POST' : 'GET',
+    headers: Object.assign({ 'x-portal-token': token || '' }, body ? { 'content-type': 'application/json' } : {}),
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const j = await r.json().catch(() => ({}));
+  if (r.status === 410) throw new Gone(t().expired);
+  if (r.status === 404 && !state) throw new Gone(t().invalid);
+  if (!r.ok) throw new Error(r.status === 403 ? t().forbidden : (j.error && j.error.message) || t().error);
+  return j.data;
+}
+const every = (n, unit) => {
+  const w = t().interval[unit] || [unit, unit];
+  return n === 1 ? t().per + ' ' + w[0] : t().every + ' ' + n + ' ' + w[1];
+};
+function closed(text) {
+  $('app').replaceChildren(el('section', { className: 'center', id: 'closed' }, el('h2', { textContent: text })));
+}
+function setLang(l) {
+  lang = l; document.documentElement.lang = l;
+  for (const b of document.querySelectorAll('.lang button')) b.setAttribute('aria-pressed', String(b.dataset.lang === l));
+  if (state) render(); else $('loading').textContent = t().loading;
+}
+async function act(sub, action, body, button) {
+  if (button) button.disabled = true;
+  try {
+    state = await api('/subscriptions/' + encodeURIComponent(sub) + '/' + action, body || {});
+    loadedAt = Date.now(); render(); flash(t().done[action], true);
+  } catch (e) {
+    if (e instanceof Gone) return closed(e.message);
+    flash(e.message, false); if (button) button.disabled = false;
+  }
+}
+function subCard(s) {
+  const L = t(), a = s.actions;
+  const card = el('article', { className: 'card', attrs: { 'aria-label': s.planName } });
+  card.dataset.sub = s.id;
+  card.append(el('div', { className: 'row' }, el('h3', { textContent: s.planName }),
+    el('span', { className: 'badge ' + s.status, textContent: L.status[s.status] || s.status })));
+  card.append(el('div', { className: 'price', textContent: s.usage ? L.usage : s.amount + ' ' +
+    every(s.intervalCount, s.interval) }));
+  const when = s.status === 'canceled' || s.status === 'paused' ? null : s.cancelAtPeriodEnd ? L.willCancel : s.status === 'trialing' ?
+    L.trialEnds : L.renews;
+  if (when) card.append(el('p', { className: 'muted', textContent: when + ' ' + fmt(s.status === 'trialing' &&
+    s.trialEnd ? s.trialEnd : s.currentPeriodEnd) }));
+  if (s.pendingPriceId) card.append(el('p', { className: 'note', textContent: L.pending.replace('{plan}',
+    s.pendingPlanName || s.pendingPriceId) }));
+  if (state.testMode || s.paymentMethod) card.append(el('p', { className: 'muted', textContent: L.pm + ': ' +
+    (s.paymentMethod ? L.pmNames[s.paymentMethod] || s.paymentMethod : L.pmNone) }));
+  const panel = el('div', { className: 'panel', hidden: true });
+  const open = (kids) => { panel.replaceChildren(...kids); panel.hidden = false;
+    const f = panel.querySelector('input,select,button'); if (f) f.focus(); };
+  const btn = (action, text, cls, onclick) => {
+    const b = el('button', { className: 'act ' + (cls || ''), type: 'button', textContent: text, onclick });
+    b.dataset.action = action; return b;
+  };
+  const closeBtn = () => btn('close', L.close, '', () => { panel.hidden = true; });
+  const acts = el('div', { className: 'actions' });
+  if (s.options.length) acts.append(btn('change', L.change, 'primary', () => {
+    const list = el('fieldset', { style: 'border:0;margin:0;padding:0' }, el('legend', { className: 'muted',
+      textContent: L.change }));
+    for (const o of s.options) {
+      const input = el('input', { type: 'radio', name: 'price-' + s.id, value: o.priceId });
+      list.append(el('label', { className: 'option' }, input, el('span', {},
+        el('span', { className: 'tag ' + o.direction, textContent: L[o.direction] }), el('br'),
+        el('strong', { textContent: o.planName }), ' ', o.amount + ' ' + every(o.intervalCount, o.interval))));
+    }
+    open([list, el('div', { className: 'actions' }, btn('confirm-change', L.confirmChange, 'primary', (ev) => {
+      const picked = panel.querySelector('input[type=radio]:checked');
+      if (picked) act(s.id, 'change', { priceId: picked.value }, ev.currentTarget);
+    }), closeBtn())]);
+  }));
+  if (a.updatePaymentMethod) acts.append(btn('payment-method', L.updatePm, '', () => {
+    const select = el('select', { id: 'pm-' + s.id });
+    for (const pm of state.paymentMethods) select.append(el('option', { value: pm, textContent: L.pmNames[pm] || pm,
+      selected: pm === s.paymentMethod }));
+    open([el('label', { htmlFor: 'pm-' + s.id, className: 'muted', textContent: L.pm }), select,
+      el('div', { className: 'actions' }, btn('save-payment-method', L.savePm, 'primary', (ev) =>
+        act(s.id, 'payment-method', { paymentMethod: select.value }, ev.currentTarget)), closeBtn())]);
+  }));
+  if (a.pause) acts.append(btn('pause', L.pause, '', (ev) => act(s.id, 'pause', null, ev.currentTarget)));
+  if (a.resume) acts.append(btn('resume', L.resume, 'primary', (ev) => act(s.id, 'resume', null, ev.currentTarget)));
+  if (a.keep) acts.append(btn('keep', L.keep, 'primary', (ev) => act(s.id, 'keep', null, ev.currentTarget)));
+  if (a.cancel) acts.append(btn('cancel', L.cancel, 'danger', () => open([
+    el('p', { textContent: L.cancelAsk.replace('{date}', fmt(s.currentPeriodEnd)) }),
+    el('div', { className: 'actions' }, btn('confirm-cancel', L.confirmCancel, 'danger', (ev) =>
+      act(s.id, 'cancel', null, ev.currentTarget)), btn('close', L.keep, '', () => { panel.hidden = true; })),
+  ])));
+  if (acts.childElementCount) card.append(acts);
+  card.append(panel);
+  return card;
+}
+function invoiceItem(i) {
+  const L = t();
+  const li = el('li');
+  li.dataset.invoice = i.id;
+  li.append(el('div', { className: 'row' }, el('strong', { textContent: i.number || i.id }),
+    el('span', { className: 'badge ' + i.status, textContent: L.status[i.status] || i.status })));
+  li.append(el('div', { className: 'row' }, el('span', { className: 'muted', textContent: (i.status === 'open' &&
+    i.dueAt ? L.due + ' ' + fmt(i.dueAt) : L.issued + ' ' + fmt(i.issuedAt)) }),
+    el('span', { className: 'price', textContent: i.status === 'open' ? i.amountDue : i.total })));
+  const pdf = el('a', { className: 'act pdf', href: i.pdfUrl, textContent: L.pdf, target: '_blank', rel: 'noopener' });
+  // The signed link lives about 5 minutes: an older page asks for a fresh one first.
+  pdf.addEventListener('click', async (ev) => {
+    if (Date.now() - loadedAt < 240000) return;
+    ev.preventDefault();
+    try { state = await api('/state'); loadedAt = Date.now(); render(); } catch (e) { return flash(e.message); }
+    const fresh = state.invoices && state.invoices.find((x) => x.id === i.id);
+    if (fresh) window.open(fresh.pdfUrl, '_blank', 'noopener');
+  });
+  const links = el('div', { className: 'links' }, pdf);
+  if (i.payUrl) links.append(el('a', { className: 'act primary pay', href: i.payUrl, textContent: L.pay }));
+  li.append(links);
+  return li;
+}
+function render() {
+  const L = t(), s = state;
+  document.title = L.title + ' - ' + s.merchantName;
+  $('merchant').textContent = s.merchantName;
+  $('title').textContent = L.title;
+  $('who').textContent = L.hello + ' ' + [s.customer.name, s.customer.email].filter(Boolean).join(' · ');
+  $('badge').hidden = !s.testMode; $('badge').textContent = L.test;
+  const subs = el('section', { attrs: { 'aria-labelledby': 'subs-h' }, id: 'subscriptions' }, el('h2', { id: 'subs-h',
+    textContent: L.subs }));
+  if (!s.subscriptions.length) subs.append(el('p', { className: 'muted', textContent: L.noSubs }));
+  for (const sub of s.subscriptions) subs.append(subCard(sub));
+  const parts = [subs];
+  if (s.invoices) {
+    const inv = el('section', { attrs: { 'aria-labelledby': 'inv-h' }, id: 'invoices' }, el('h2', { id: 'inv-h',
+      textContent: L.invoices }));
+    if (!s.invoices.length) inv.append(el('p', { className: 'muted', textContent: L.noInvoices }));
+    else inv.append(el('ul', { className: 'invoices' }, ...s.invoices.map(invoiceItem)));
+    parts.push(inv);
+  }
+  parts.push(el('footer', {}, el('a', { className: 'act', id: 'return', href: s.returnUrl,
+    textContent: L.back + ' ' + s.merchantName }), el('p', { className: 'muted', textContent: L.expires + ' ' +
+    new Intl.DateTimeFormat(lang === 'id' ? 'id-ID' : 'en-GB', { timeStyle: 'short' }).format(new Date(s.expiresAt)) })));
+  $('app').replaceChildren(...parts);
+}
+for (const b of document.querySelectorAll('.lang button')) b.addEventListener('click', () => {
+  localStorage.setItem('svc-portal-lang', b.dataset.lang); setLang(b.dataset.lang);
+});
+const browserId = (navigator.language || '').slice(0, 2) === 'id';
+setLang(lang || (browserId ? 'id' : 'en'));
+if (!token) return closed(t().invalid);
+api('/state').then((s) => {
+  state = s; loadedAt = Date.now();
+  // No choice saved: an Indonesian browser, else the merchant's language (rupiah: Indonesian).
+  setLang(localStorage.getItem('svc-portal-lang') || (browserId ? 'id' : s.language));
+}).catch((e) => closed(e.message));
+})();`;
+
+/** The page: the same bytes for every session (built once). */
+export const portalPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>Billing</title>
+<style>${css}</style></head>
+<body><main>
+<header>
+<div class="lang" role="group" aria-label="Language / Bahasa"><button type="button" data-lang="id" aria-pressed="false"
+lang="id">ID</button><button type="button" data-lang="en" aria-pressed="false" lang="en">EN</button></div>
+<div class="merchant" id="merchant"></div><h1 id="title">Billing</h1><p class="muted" id="who"></p>
+<span class="test" id="badge" hidden></span>
+</header>
+<p id="flash" role="status" aria-live="polite"></p>
+<div id="app"><section class="center"><p class="muted" id="loading">Loading...</p></section></div>
+</main>
+<script>${script}</script>
+</body></html>`;
+
+/** The page a browser gets instead of the envelope: 410 once expired (spec), in both languages. */
+export function renderPortalErrorPage(status: number): string {
+  const [en, id] =
+    status === 410
+      ? ['This link has expired. Ask the merchant for a new one.', 'Tautan ini sudah kedaluwarsa.']
+      : status === 404
+        ? ['This link is not valid.', 'Tautan ini tidak berlaku.']
+        : status === 429
+          ? ['Too many requests; try again shortly.', 'Terlalu banyak permintaan; coba lagi sebentar.']
+          : ['Something went wrong.', 'Terjadi kesalahan.'];
+  return (
+    '<!doctype html><html lang="en"><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${en}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px">` +
+    `<h1 style="font-size:1.2rem">${en}</h1><p lang="id">${id}</p></body></html>`
+  );
+}

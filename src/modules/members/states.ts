@@ -1,0 +1,25 @@
+import { defineMachine, type StatusOf } from '../../core/state-machine.ts';
+
+/**
+ * spec States "Workspace, member, portal session": invited (expires after 7 days), joined on
+ * acceptance, removed; role changes by promote and demote. `expired` is the sweep's end for an
+ * invitation nobody accepted (no event: the spec names none); inviting the same email again
+ * re-opens it. Removing an invitation is a removal too. An owner is created joined (bootstrap).
+ */
+export const memberMachine = defineMachine({
+  noun: 'member',
+  resource: 'member',
+  stored: [{ table: 'members', column: 'status' }],
+  statuses: ['invited', 'joined', 'expired', 'removed'],
+  conflict: 'conflict',
+  moves: {
+    invite: { from: [null, 'invited', 'expired'], to: 'invited', events: ['workspace.member_invited'] },
+    accept: { from: ['invited'], to: 'joined', events: ['workspace.member_joined'] },
+    expire: { from: ['invited'], to: 'expired' },
+    change_role: { from: ['joined'], to: 'joined', events: ['workspace.member_role_changed'] },
+    transfer_ownership: { from: ['joined'], to: 'joined', events: ['workspace.ownership_transferred'] },
+    remove: { from: ['invited', 'joined', 'expired'], to: 'removed', events: ['workspace.member_removed'] },
+  },
+});
+
+export type MemberStatus = StatusOf<typeof memberMachine>;

@@ -1,0 +1,53 @@
+import { performance } from 'node:perf_hooks';
+import { metricsEnabled, observeOperation } from '../core/metrics.ts';
+import { SpanStatusCode, tracer, tracingEnabled } from '../core/tracing.ts';
+import type { Operation } from '../graphql/operation.ts';
+
+/**
+ * Times one GraphQL operation (POST /graphql or a REST route's) into the operation histogram and,
+ * with tracing on, a span named after its type and first root field. `ok` reads the result
+ * (GraphQL errors in a 200 count as errors); a throw counts as one and is rethrown.
+ */
+export function observed<T>(
+  transport: 'graphql' | 'rest',
+  op: Operation,
+  ok: (r: T) => boolean,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const metrics = metricsEnabled();
+  const tracing = tracingEnabled();
+  if (!metrics && !tracing) return fn();
+  const field = op.fields[0]?.name ?? '';
+  const t0 = performance.now();
+  const record = (good: boolean) => {
+    if (metrics) observeOperation(transport, op.operation, field, good, performance.now() - t0);
+  };
+  // Not an async wrapper: one `then` on the operation's own promise.
+  const run = () =>
+    fn().then(
+      (r) => {
+        record(ok(r));
+        return r;
+      },
+      (e) => {
+        record(false);
+        throw e;
+      },
+    );
+  if (!tracing) return run();
+  return tracer.startActiveSpan(
+    `graphql ${op.operation} ${field}`,
+    { attributes: { 'graphql.operation.type': op.operation, 'graphql.field': field, 'svc.transport': transport } },
+    async (span) => {
+      try {
+        return await run();
+      } catch (e) {
+        span.recordException(e as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw e;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}

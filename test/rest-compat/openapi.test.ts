@@ -1,0 +1,285 @@
+// The OpenAPI document: current on disk, valid OpenAPI 3.1, served publicly, derived from the
+// route table (a new route appears by itself), true to what the server answers, and usable by
+// a mainstream generator: openapi-typescript types driving signed openapi-fetch calls.
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import createFetchClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from '../../src/client/generated/openapi.ts';
+import {
+  clientOperationsFile,
+  clientTypesFile,
+  openApiFile,
+  printedClientOperations,
+  printedClientTypes,
+  printedOpenApi,
+} from '../../scripts/openapi.ts';
+import { buildOpenApi } from '../../rest-compat/openapi.ts';
+import { routes } from '../../rest-compat/routes.ts';
+import { edgeRoutes } from '../../src/server/edge-routes.ts';
+import { schema } from '../../src/graphql/schema.ts';
+import { statusOf } from '../../src/core/errors.ts';
+import { machines } from '../../src/modules/state-machines.ts';
+import { isObjectType } from 'graphql';
+import { signRequest } from '../../src/core/auth/signing.ts';
+import { useServer } from '../helpers/server.ts';
+
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Op>>;
+  components: Record<string, Record<string, any>>;
+};
+type Op = {
+  operationId: string;
+  parameters: { name?: string; in?: string; required?: boolean; $ref?: string }[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { $ref?: string; content?: Record<string, { schema: unknown }> }>;
+};
+
+const server = useServer();
+const doc = JSON.parse(printedOpenApi()) as Doc;
+const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
+const opOf = (id: string) => ops.find((o) => o.operationId === id)!;
+const errorCodes = (op: Op, status: number): string[] => {
+  const ref = op.responses[status]?.$ref;
+  if (!ref) return [];
+  const r = doc.components.responses[ref.replace('#/components/responses/', '')];
+  return r.content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
+};
+
+describe('generated files are current', () => {
+  it('schema/openapi.json and the client generated from it are what `npm run openapi` writes', async () => {
+    const stale = (file: string, text: string) =>
+      expect(
+        readFileSync(file, 'utf8') === text,
+        `${file} is stale: run \`npm run openapi\` and commit the result`,
+      ).toBe(true);
+    stale(openApiFile, printedOpenApi());
+    stale(clientTypesFile, await printedClientTypes(doc));
+    stale(clientOperationsFile, printedClientOperations(doc));
+  }, 30_000);
+});
+
+describe('the document', () => {
+  it('is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator, with every $ref resolved)', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('has every route of the table once, under its id, with the route status', () => {
+    const documentedEdge = edgeRoutes.flatMap((r) => (r.api ? [r.api.id] : []));
+    expect(ops.map((o) => o.operationId).sort()).toEqual([...routes.map((r) => r.id), ...documentedEdge].sort());
+    for (const r of routes) {
+      const op = opOf(r.id);
+      expect(doc.paths[r.path.replace(/:(\w+)/g, '{$1}')][r.method.toLowerCase()]).toBe(op);
+      expect(Object.keys(op.responses)[0]).toBe(String(r.status ?? 200));
+    }
+  });
+
+  it("documents each route's error codes as the route spells them, each under its own status", () => {
+    for (const r of routes) {
+      const op = opOf(r.id);
+      // every route is signed and rate limited
+      expect(errorCodes(op, 401)).toEqual(['invalid_signature', 'invalid_key']);
+      expect(errorCodes(op, 429)).toEqual(['RATE_LIMITED']);
+      if (r.path.includes(':')) expect(errorCodes(op, 404)).toHaveLength(1);
+      for (const code of r.errors ?? []) expect(Object.keys(op.responses)).toContain(String(statusOf[code]));
+    }
+    // spellings per resource (spec Errors): plans and refunds differ from checkout and API keys
+    expect(errorCodes(opOf('createPlan'), 409)).toContain('IDEMPOTENCY_MISMATCH');
+    expect(errorCodes(opOf('createPlan'), 400)).toContain('VALIDATION_ERROR');
+    expect(errorCodes(opOf('getRefund'), 404)).toEqual(['NOT_FOUND']);
+    expect(errorCodes(opOf('createRefund'), 409)).toContain('IDEMPOTENCY_CONFLICT');
+    expect(errorCodes(opOf('createApiKey'), 400)).toContain('validation_error');
+    expect(errorCodes(opOf('listApiKeys'), 400)).toEqual(['validation_error', 'invalid_limit', 'invalid_cursor']);
+    expect(errorCodes(opOf('createCheckoutSession'), 400)).toContain('idempotency_required');
+    expect(errorCodes(opOf('createApiKey'), 400)).not.toContain('idempotency_required');
+  });
+
+  it('reads parameters and bodies from what each route uses', () => {
+    const names = (op: Op, where: string) => op.parameters.filter((p) => p.in === where).map((p) => p.name);
+    expect(names(opOf('listApiKeys'), 'query')).toEqual(['limit', 'cursor', 'environment', 'includeRevoked']);
+    // aliases: `since` fills occurredAfter as the spec's name for it
+    expect(names(opOf('listEvents'), 'query')).toEqual(expect.arrayContaining(['since', 'until', 'occurredAfter']));
+    expect(names(opOf('listCustomers'), 'query')).toContain('metadata');
+    expect(names(opOf('retryWebhookDelivery'), 'path')).toEqual(['id', 'deliveryId']);
+    // a route that reads no limit has none, even when its variables function goes through listQuery
+    expect(names(opOf('getPayoutBalance'), 'query')).not.toContain('limit');
+    // the Idempotency-Key is required exactly where the mutation field says so
+    const key = (id: string) => opOf(id).parameters.find((p) => p.name === 'Idempotency-Key');
+    expect(key('createRefund')?.required).toBe(true);
+    expect(key('createCustomer')?.required).toBe(false);
+    expect(key('getCustomer')).toBeUndefined();
+    expect(opOf('createCustomer').requestBody!.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateCustomerInput',
+    });
+    expect(doc.components.schemas.CreateCustomerInput.additionalProperties).toBe(false);
+    expect(opOf('emailReceipt').requestBody!.content['application/json'].schema).toMatchObject({
+      properties: { to: {} },
+      additionalProperties: false,
+    });
+    expect(doc.components.securitySchemes.SvcSignature).toMatchObject({ type: 'apiKey', name: 'Authorization' });
+  });
+
+  it("lists each status field's and status filter's values from its state machine", () => {
+    const statusEnum = (component: string) => doc.components.schemas[component].properties.status.enum;
+    expect(statusEnum('Payment')).toEqual([...machines.payment.statuses]);
+    expect(statusEnum('Refund')).toEqual([...machines.refund.statuses]);
+    expect(statusEnum('Payout')).toEqual([...machines.payout.statuses]);
+    expect(statusEnum('WebhookEndpoint')).toEqual([...machines.webhook_endpoint.statuses]);
+    expect(statusEnum('WebhookDelivery')).toEqual([...machines.webhook_delivery.statuses]);
+    const filter = (id: string) => (opOf(id).parameters.find((p) => p.name === 'status') as any).schema.enum;
+    expect(filter('listInvoices')).toEqual([...machines.invoice.statuses]);
+    expect(filter('listWebhookDeliveries')).toEqual([...machines.webhook_delivery.statuses]);
+    // the link is the machine itself: every declared list is one of the registry's, not a copy
+    const registered = Object.values(machines).map((m) => m.statuses as unknown);
+    let declared = 0;
+    for (const type of Object.values(schema.getTypeMap()).filter(isObjectType)) {
+      for (const field of Object.values(type.getFields())) {
+        for (const ext of [field.extensions, ...field.args.map((a) => a.extensions)]) {
+          if (!('statuses' in ext)) continue;
+          declared++;
+          expect(registered, `${type.name}.${field.name}`).toContain(ext.statuses);
+        }
+      }
+    }
+    expect(declared).toBeGreaterThan(15);
+    // a status outside the machine does not validate
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: doc.components } as never);
+    const status = ajv.compile({ $ref: 'doc#/components/schemas/WebhookEndpoint/properties/status' });
+    expect(status('active')).toBe(true);
+    expect(status('paused')).toBe(false);
+  });
+
+  it('documents the routes outside GraphQL that declare an API entry: every signed one', () => {
+    for (const r of edgeRoutes) expect(!!r.api, `${r.method} ${r.url}`).toBe(r.auth === 'key');
+    const pdf = doc.paths['/v1/invoices/{id}/pdf'].get as any;
+    expect(pdf.operationId).toBe('getInvoicePdfLink');
+    expect(Object.keys(pdf.responses)).toEqual(['302', '400', '401', '403', '404', '429', '500']);
+    expect(pdf.responses['302'].headers.Location.required).toBe(true);
+    expect(errorCodes(pdf, 404)).toEqual(['not_found']);
+    const csv = doc.paths['/v1/reports/ledger.csv'].get as any;
+    expect(Object.keys(csv.responses['200'].content)).toEqual(['text/csv']);
+    expect(csv.parameters.filter((p: any) => p.in === 'query' && p.required).map((p: any) => p.name)).toEqual([
+      'from',
+      'to',
+    ]);
+    expect(errorCodes(csv, 403)).toEqual(['insufficient_scope']);
+    // hosted pages and provider callbacks are not the API
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith('/v1/'))).toEqual([]);
+  });
+
+  it('takes a new route from the table without another edit', () => {
+    routes.push({ ...routes.find((r) => r.id === 'getCustomer')!, path: '/v1/customers/:id/twin' });
+    try {
+      const next = buildOpenApi(schema) as Doc;
+      expect(next.paths['/v1/customers/{id}/twin'].get.operationId).toBe('getCustomer');
+    } finally {
+      routes.pop();
+    }
+  });
+});
+
+describe('served and true to the server', () => {
+  it('GET /v1/openapi.json is public and the same document', async () => {
+    const res = await fetch(`${server.url}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual(doc);
+  });
+
+  it("real responses validate against their route's schema (success and errors)", async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: doc.components } as never);
+    const check = (id: string, status: number, body: unknown) => {
+      const op = opOf(id);
+      const response = op.responses[status];
+      expect(response, `${id} documents ${status}`).toBeDefined();
+      const content = response.$ref
+        ? doc.components.responses[response.$ref.split('/').pop()!].content
+        : response.content;
+      const schemaOf = JSON.parse(JSON.stringify(content!['application/json'].schema).replaceAll('"#/', '"doc#/'));
+      const validate = ajv.compile(schemaOf);
+      expect(validate(body), `${id} ${status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    };
+    const { client, apiKeyId } = await server.workspace();
+    const created = await client.post('/v1/customers', { name: 'Ani', email: 'ani@example.com', metadata: { k: 'v' } });
+    check('createCustomer', 201, created.json);
+    check('listCustomers', 200, (await client.get('/v1/customers?limit=1')).json);
+    check('getCustomer', 200, (await client.get(`/v1/customers/${created.json.data.id}`)).json);
+    const missing = await client.get('/v1/customers/cus_01J00000000000000000000000');
+    expect(missing.status).toBe(404);
+    check('getCustomer', 404, missing.json);
+    const bad = await client.get('/v1/customers?limit=0');
+    check('listCustomers', 400, bad.json);
+    check('listApiKeys', 200, (await client.get('/v1/api-keys')).json);
+    check('getAdapters', 200, (await client.get('/v1/adapters')).json);
+    check('listEvents', 200, (await client.get('/v1/events')).json);
+    const clock = await client.post('/v1/test-clocks', { frozenTime: '2025-01-31T00:00:00.000Z' });
+    expect(clock.status, JSON.stringify(clock.json)).toBe(201);
+    check('createTestClock', 201, clock.json); // status within the test clock machine's
+    check('listWebhookEndpoints', 200, (await client.get('/v1/webhook-endpoints?status=active')).json);
+    // domain errors: each within the codes its route documents
+    const self = await client.delete(`/v1/api-keys/${apiKeyId}`);
+    expect(self.status).toBe(409);
+    check('revokeApiKey', 409, self.json);
+    const keyless = await client.post('/v1/checkout-sessions', {});
+    expect(keyless.status).toBe(400);
+    check('createCheckoutSession', 400, keyless.json);
+    const unsupported = await client.post('/v1/plans', { name: 'P', prices: [] }, { 'idempotency-key': 'p-1' });
+    check('createPlan', unsupported.status, unsupported.json);
+    const csvBad = await client.get('/v1/reports/ledger.csv?from=2026-01-01');
+    expect(csvBad.status).toBe(400);
+    check('downloadLedgerCsv', 400, csvBad.json);
+    const pdfMissing = await client.get('/v1/invoices/inv_01JCKZ3V6Q8Y2X4W5T7R9P0M1N/pdf');
+    check('getInvoicePdfLink', 404, pdfMissing.json);
+    // and a document that does not match fails: the check can fail
+    const ajvFails = ajv.compile({ $ref: 'doc#/components/schemas/Customer' });
+    expect(ajvFails({ ...created.json.data, email: 42 })).toBe(false);
+  });
+});
+
+describe('openapi-typescript types with openapi-fetch', () => {
+  it('make signed calls to a real server', async () => {
+    const { keyId, secret } = await server.workspace();
+    // Sign what is sent: the path and query as they go out, and the body bytes.
+    const signing: Middleware = {
+      async onRequest({ request }) {
+        const url = new URL(request.url);
+        const body = request.body ? await request.clone().text() : '';
+        const headers = signRequest({ keyId, secret, method: request.method, target: url.pathname + url.search, body });
+        for (const [k, v] of Object.entries(headers)) request.headers.set(k, v);
+        return request;
+      },
+    };
+    const api = createFetchClient<paths>({ baseUrl: server.url });
+    api.use(signing);
+
+    const created = await api.POST('/v1/customers', { body: { name: 'Budi', email: 'budi@example.com' } });
+    expect(created.response.status).toBe(201);
+    const id = created.data!.data.id;
+    expect(id).toMatch(/^cus_/);
+
+    const got = await api.GET('/v1/customers/{id}', { params: { path: { id } } });
+    expect(got.data?.data.email).toBe('budi@example.com');
+
+    const page = await api.GET('/v1/customers', { params: { query: { limit: 1, order: 'asc' } } });
+    expect(page.data?.data).toHaveLength(1);
+    expect(page.data?.meta.page.limit).toBe(1);
+
+    const refund = await api.POST('/v1/refunds', {
+      params: { header: { 'Idempotency-Key': 'k-1' } },
+      body: { chargeId: 'pay_01J00000000000000000000000', amount: 100 },
+    });
+    expect(refund.response.status).toBe(404);
+    expect(refund.error?.error.code).toBe('NOT_FOUND');
+  });
+});
