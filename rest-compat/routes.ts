@@ -70,6 +70,15 @@ export const routes: Route[] = [
     variables: id,
   }),
 
+  // Audit log (DECISIONS §3): read-only, newest first, exact filters.
+  route<Ops.ListAuditLogQueryVariables>({
+    id: 'listAuditLog',
+    method: 'GET',
+    path: '/v1/audit-log',
+    resource: 'audit_log',
+    variables: (r) => listQuery(r, { order: 'string', action: 'string', targetId: 'string' }),
+  }),
+
   // Workspaces
   route<Ops.ListWorkspacesQueryVariables>({
     id: 'listWorkspaces',

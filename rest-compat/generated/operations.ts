@@ -505,6 +505,19 @@ export type RevokeApiKeyMutationVariables = Exact<{
 
 export type RevokeApiKeyMutation = { revokeApiKey: { id: string } };
 
+export type AuditLogEntryFieldsFragment = { id: string, action: string, actorKeyId: string | null, actorMemberId: string | null, targetId: string | null, requestId: string | null, at: string };
+
+export type ListAuditLogQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  action?: string | null | undefined;
+  targetId?: string | null | undefined;
+}>;
+
+
+export type ListAuditLogQuery = { auditLog: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, action: string, actorKeyId: string | null, actorMemberId: string | null, targetId: string | null, requestId: string | null, at: string } }> } };
+
 export type CheckoutSessionFieldsFragment = { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
 
 export type ListCheckoutSessionsQueryVariables = Exact<{

@@ -74,6 +74,7 @@ export type Resource =
   | 'template'
   | 'subscription'
   | 'test_clock'
+  | 'audit_log'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;

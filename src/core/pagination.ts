@@ -103,6 +103,7 @@ export interface PageArgs {
  */
 export const listPageSize = {
   apiKeys: 50,
+  auditLog: 50,
   checkoutSessions: 20,
   customers: 50,
   dunningPolicies: 20,

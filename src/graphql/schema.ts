@@ -23,6 +23,7 @@ import '../modules/subscriptions/schema.ts';
 import '../modules/usage-records/schema.ts';
 import '../modules/members/schema.ts';
 import '../modules/portal-sessions/schema.ts';
+import '../modules/audit-log/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import '../modules/payments/edges.ts';
 import '../modules/checkout-sessions/edges.ts';

@@ -49,6 +49,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of the caller’s workspace and mode, newest first (svc:audit:read).
+         * @description Runs the GraphQL query `listAuditLog` (field `auditLog`); its selection set is this response.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces": {
         parameters: {
             query?: never;
@@ -1880,6 +1900,16 @@ export interface components {
             revokedAt: string | null;
             key: string | null;
         };
+        AuditLogEntry: {
+            id: string;
+            action: string;
+            actorKeyId: string | null;
+            actorMemberId: string | null;
+            targetId: string | null;
+            requestId: string | null;
+            /** Format: date-time */
+            at: string;
+        };
         BillingSubscription: {
             id: string;
             customerId: string;
@@ -3494,6 +3524,46 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             404: components["responses"]["E404.not_found"];
             409: components["responses"]["E409.idempotency_conflict.cannot_revoke_self"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                action?: string;
+                targetId?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditLogEntry"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
         };

@@ -4,6 +4,7 @@ export const operations = {
   createApiKey: { method: 'POST', path: '/v1/api-keys' },
   getApiKey: { method: 'GET', path: '/v1/api-keys/{id}' },
   revokeApiKey: { method: 'DELETE', path: '/v1/api-keys/{id}' },
+  listAuditLog: { method: 'GET', path: '/v1/audit-log', list: true },
   listWorkspaces: { method: 'GET', path: '/v1/workspaces', list: true },
   createWorkspace: { method: 'POST', path: '/v1/workspaces' },
   getWorkspace: { method: 'GET', path: '/v1/workspaces/{id}' },
