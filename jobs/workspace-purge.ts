@@ -1,7 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { clock } from '../src/core/clock.ts';
-import { purgeArchivedWorkspaces } from '../src/modules/workspaces/lifecycle.ts';
+import { purgeArchivedWorkspaces } from '../src/modules/workspaces/purge.ts';
 
 /** Queue `workspace-purge`: daily, deletes the data of workspaces archived more than 90 days ago (spec Workspace). */
 export const queue = 'workspace-purge';

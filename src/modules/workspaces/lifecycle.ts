@@ -1,18 +1,17 @@
 /**
  * The workspace lifecycle (spec Workspace, DECISIONS §7; docs/decisions.md "Workspace lifecycle"):
  * activation (test -> live), the settled-ledger rule archive needs, restore within the retention
- * window, and the purge after it. A workspace's state is its `mode`, `archivedAt` and `purgedAt`.
+ * window (the purge after it: purge.ts). A workspace's state is its `mode`, `archivedAt` and `purgedAt`.
  */
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { assertOwner } from '../../core/auth/scopes.ts';
 import { forgetKey, forgetMerchant } from '../../core/auth/authenticate.ts';
-import { db, inTenant, type Tx } from '../../core/db/client.ts';
+import { inTenant, type Tx } from '../../core/db/client.ts';
 import { switchScope } from '../../core/db/scope.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
-import { logger } from '../../core/logger.ts';
 import { toWire } from '../../core/wire.ts';
 import type { Workspace } from '../../generated/prisma/client.ts';
 import { adapterActive } from '../adapters/states.ts';
@@ -144,85 +143,4 @@ export async function restoreLocked(tx: Tx, ws: Workspace, mode: 'test' | 'live'
     previousAttributes: { archivedAt: ws.archivedAt.toISOString() },
   });
   return restored;
-}
-
-/**
- * Kept after the purge: `retired_slugs` (an old slug never comes back); the `workspaces` row itself
- * stays as a tombstone with `purgedAt` (its id, accountId and slug are never reused).
- */
-const KEPT = new Set(['retired_slugs']);
-
-/**
- * The purge (queue `workspace-purge`, daily): each workspace archived more than 90 days ago (on the
- * injected clock) loses every row of its data in one transaction, and its row gets `purgedAt`.
- * A workspace whose live ledger is not settled (a late provider callback recorded money after the
- * archive) is skipped and logged: its money must be paid out first. Returns the purged ids.
- */
-export async function purgeArchivedWorkspaces(now: Date = clock.now()): Promise<string[]> {
-  const { rows: due } = await db().system.query<{ id: string }>(
-    `SELECT id FROM workspaces WHERE "archivedAt" <= $1 AND "purgedAt" IS NULL ORDER BY "archivedAt" LIMIT 100`,
-    [retainedSince(now)],
-  );
-  const { rows: tables } = await db().system.query<{ table: string }>(
-    `SELECT c.table_name AS table FROM information_schema.columns c
-     JOIN information_schema.tables t USING (table_schema, table_name)
-     WHERE c.table_schema = current_schema() AND c.column_name = 'workspaceId' AND t.table_type = 'BASE TABLE'
-     ORDER BY 1`,
-  );
-  const purged: string[] = [];
-  for (const { id } of due) {
-    const done = await purgeOne(
-      id,
-      tables.map((t) => t.table).filter((t) => !KEPT.has(t)),
-      now,
-    ).catch((e: Error) => {
-      logger.error({ workspaceId: id, err: e.message }, 'workspace purge failed');
-      return false;
-    });
-    if (done) purged.push(id);
-  }
-  return purged;
-}
-
-async function purgeOne(workspaceId: string, tables: string[], now: Date): Promise<boolean> {
-  return db().systemPrisma.$transaction(
-    async (tx) => {
-      const ws = await lockWorkspace(tx, workspaceId);
-      if (!ws.archivedAt || ws.purgedAt || ws.archivedAt > retainedSince(now)) return false;
-      const open = await openBalances(tx, workspaceId);
-      if (open.length) {
-        logger.warn({ workspaceId, open }, 'archived workspace not purged: its live ledger is not settled');
-        return false;
-      }
-      // Finalized invoices' lines refuse deletes except in a purge of their workspace (migration workspace_lifecycle).
-      await tx.$executeRaw`SELECT set_config('app.purge_workspace', ${workspaceId}, true)`;
-      // The one foreign-key cycle (subscriptions <-> invoices): the subscription's pointers go first.
-      await tx.$executeRaw`UPDATE subscriptions SET "latestInvoiceId" = NULL, "pendingPriceId" = NULL WHERE "workspaceId" = ${workspaceId}`;
-      // Children before parents, found by trying: a table still referenced is retried after the others.
-      let left = tables;
-      while (left.length) {
-        const blocked: string[] = [];
-        for (const t of left) {
-          await tx.$executeRawUnsafe('SAVEPOINT purge_table');
-          try {
-            await tx.$executeRawUnsafe(`DELETE FROM "${t.replace(/"/g, '""')}" WHERE "workspaceId" = $1`, workspaceId);
-            await tx.$executeRawUnsafe('RELEASE SAVEPOINT purge_table');
-          } catch (e) {
-            if (!/foreign key/i.test((e as Error).message)) throw e;
-            await tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT purge_table');
-            blocked.push(t);
-          }
-        }
-        if (blocked.length === left.length)
-          throw new Error(`purge blocked by references between ${blocked.join(', ')}`);
-        left = blocked;
-      }
-      await tx.$executeRaw`UPDATE workspaces SET "purgedAt" = ${now}, "updatedAt" = ${now} WHERE id = ${workspaceId}`;
-      return true;
-    },
-    // One transaction per workspace (all or nothing; nothing else writes to it any more). Deleting a
-    // parent row costs its foreign-key checks (figures in docs/decisions.md), so a large workspace
-    // takes minutes; the job's run expires after an hour.
-    { timeout: 50 * 60_000, maxWait: 10_000 },
-  );
 }

@@ -13,7 +13,7 @@ import { newId } from '../../../src/core/ids.ts';
 import { signingKeyOf } from '../../../src/core/auth/signing.ts';
 import { seal } from '../../../src/core/sealed.ts';
 import { randomHex } from '../../../src/core/crypto.ts';
-import { purgeArchivedWorkspaces } from '../../../src/modules/workspaces/lifecycle.ts';
+import { purgeArchivedWorkspaces } from '../../../src/modules/workspaces/purge.ts';
 import { restoreWorkspaceFromCli } from '../../../src/modules/workspaces/service.ts';
 import { RETENTION_MS, WEBHOOK_GRACE_MS } from '../../../src/modules/workspaces/retention.ts';
 import { childEnv, svc } from '../../helpers/cli.ts';

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "workspaces" ADD COLUMN     "purgeStartedAt" TIMESTAMPTZ(3);
