@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, db, useServer } from '../../helpers/server.ts';
 import { mintKey, mintLiveKey } from '../../helpers/keys.ts';
+import type { components } from '../../../src/client/generated/openapi.ts';
 
 const server = useServer();
-type Entry = {
-  id: string;
-  action: string;
-  actorKeyId: string | null;
-  actorMemberId: string | null;
-  targetId: string | null;
-  requestId: string | null;
-  at: string;
-};
+/** The wire object, as the published OpenAPI document types it. */
+type Entry = components['schemas']['AuditLogEntry'];
 
 describe('GET /v1/audit-log', () => {
   it('records what emits no event: who, what, on which object, under which request; newest first', async () => {
