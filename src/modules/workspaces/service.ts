@@ -53,15 +53,22 @@ async function slugTaken(slug: string): Promise<boolean> {
   return (rowCount ?? 0) > 0;
 }
 /**
- * The name's slug if free, else with a random suffix. Two workspaces of one name created at once
- * would both find it free: the transaction-scoped lock on the slug serialises them until the first
- * commits, so the second sees its row (checked on another connection, after the lock).
+ * The name's slug if free, else with a random suffix that is free too: neither another workspace's
+ * nor a retired one (an old slug never comes back). Two workspaces of one name created at once
+ * would both find a slug free: the transaction-scoped lock on the name's slug serialises them until
+ * the first commits, so the second sees its row (checked on another connection, after the lock).
+ * `suffix` is for tests.
  */
-async function freeSlug(tx: Tx, name: string): Promise<string> {
+export async function freeSlug(tx: Tx, name: string, suffix = () => randomHex(3)): Promise<string> {
   const base = slugify(name);
   await lockName(tx, `slug:${base}`);
   if (base.length >= 2 && !(await slugTaken(base))) return base;
-  return `${base}-${randomHex(3)}`;
+  // 16.7M suffixes per name: a taken one is rare, five in a row is a broken generator.
+  for (let i = 0; i < 5; i++) {
+    const candidate = `${base}-${suffix()}`;
+    if (!(await slugTaken(candidate))) return candidate;
+  }
+  throw new Error(`no free slug for ${base} after 5 tries`);
 }
 
 const snapshot = (w: Workspace) => toWire(w, workspaceFields);

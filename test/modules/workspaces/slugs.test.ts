@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { db, useServer } from '../../helpers/server.ts';
+import { freeSlug } from '../../../src/modules/workspaces/service.ts';
 
 const server = useServer();
 
@@ -15,6 +16,24 @@ describe('workspace slugs', () => {
     expect(rows).toHaveLength(8);
     expect(new Set(rows.map((r) => r.slug)).size).toBe(8);
     expect(rows.map((r) => r.slug)).toContain('same-name-shop');
+  });
+
+  it("a suffixed slug is free too: never another workspace's, never a retired one", async () => {
+    await server.workspace({ name: 'Warung Suffix' }); // warung-suffix
+    const ws = await server.workspace({ name: 'Warung Suffix' });
+    await db().system.query(`UPDATE workspaces SET slug = 'warung-suffix-aaaaaa' WHERE id = $1`, [ws.workspaceId]);
+    await db().system.query(
+      `INSERT INTO retired_slugs (slug, "workspaceId", "retiredAt") VALUES ('warung-suffix-bbbbbb', $1, now())`,
+      [ws.workspaceId],
+    );
+    const tries = ['aaaaaa', 'bbbbbb', 'cccccc'];
+    const picked = await db().systemPrisma.$transaction((tx) => freeSlug(tx, 'Warung Suffix', () => tries.shift()!));
+    expect(picked).toBe('warung-suffix-cccccc');
+    expect(tries).toEqual([]);
+    // A generator that only repeats a taken suffix ends in an error, not in a duplicate.
+    await expect(db().systemPrisma.$transaction((tx) => freeSlug(tx, 'Warung Suffix', () => 'aaaaaa'))).rejects.toThrow(
+      /no free slug/,
+    );
   });
 });
 
