@@ -16,7 +16,7 @@ const failedStatus = webhookDeliveryMachine.moves.failed_final.to;
  * are right whichever process (server or `svc worker`) does the work. Cached for a few seconds:
  * a burst of scrapes costs the database one read.
  */
-const BACKLOG = `
+export const BACKLOG = `
   SELECT
     (SELECT count(*) FROM events WHERE "publishedAt" IS NULL)::int AS "outboxPending",
     (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min("createdAt")), 0) FROM events

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { untilPublished, useServer } from '../helpers/server.ts';
+import { db, untilPublished, useServer } from '../helpers/server.ts';
 import { startReceiver, until, type Receiver } from '../helpers/receiver.ts';
 import { sandboxPayment } from '../helpers/payments.ts';
 import { config } from '../../src/core/config.ts';
+import { BACKLOG } from '../../src/server/metrics.ts';
 
 const server = useServer({ background: 'worker' });
 const receivers: Receiver[] = [];
@@ -133,6 +134,24 @@ describe('GET /metrics', () => {
     expect(sample(t, 'svc_db_pool_connections', { pool: 'app', state: 'max' })).toBe(config.poolSize);
     expect(sample(t, 'svc_db_pool_connections', { pool: 'app', state: 'total' })).toBeGreaterThanOrEqual(1);
     expect(sample(t, 'svc_queue_jobs', { queue: 'metrics-probe', state: 'created' })).toBe(2);
+  });
+
+  it('reads the backlogs through partial indexes: a scrape costs the backlog, not every delivery kept', async () => {
+    // The test tables are small enough for any plan; with sequential scans priced out, the plan
+    // shows which index can answer each predicate (a status renamed in the state table, or an
+    // index dropped, and the scrape would scan the whole table on every call).
+    const c = await db().system.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('SET LOCAL enable_seqscan = off');
+      const plan = JSON.stringify((await c.query(`EXPLAIN (FORMAT JSON) ${BACKLOG}`)).rows[0]);
+      for (const index of ['events_unpublished_idx', 'webhook_deliveries_pending_idx', 'webhook_deliveries_failed_idx'])
+        expect(plan).toContain(`"Index Name":"${index}"`);
+      expect(plan).not.toContain('"Node Type":"Seq Scan"');
+    } finally {
+      await c.query('ROLLBACK');
+      c.release();
+    }
   });
 
   it('is not for strangers: loopback only, not through a proxy; with a token, the bearer from anywhere', async () => {
