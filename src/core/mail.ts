@@ -6,24 +6,33 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 
-const transports = new Map<string, Transporter>();
-export function transportFor(url: string): Transporter {
+// nodemailer (about 4 MB of heap) loads with the first message, not at boot: most processes send none,
+// and every MB kept alive grows the heap's peak 2.5-fold (docs/performance.md, Heap growth).
+const nodemailer = () => import('nodemailer').then((m) => m.default);
+
+const transports = new Map<string, Promise<Transporter>>();
+export function transportFor(url: string): Promise<Transporter> {
   let tr = transports.get(url);
   if (!tr) {
     // nodemailer's defaults wait minutes on a dead server; the email endpoint answers a request.
-    tr = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+    tr = nodemailer().then((n) =>
+      n.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }),
+    );
     transports.set(url, tr);
   }
   return tr;
 }
 
-const outboxBuilder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+let outboxBuilder: Promise<Transporter> | undefined;
 
 /** The development outbox: the message as it would have been sent (RFC 822 `.eml`), one file per send. */
 export async function keepInOutbox(dir: string, name: string, message: SendMailOptions) {
-  const info = (await outboxBuilder.sendMail(message)) as unknown as { messageId: string; message: Buffer };
+  outboxBuilder ??= nodemailer().then((n) =>
+    n.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+  );
+  const info = (await (await outboxBuilder).sendMail(message)) as unknown as { messageId: string; message: Buffer };
   await mkdir(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = join(dir, `${stamp}-${name.replace(/[^A-Za-z0-9_]/g, '_')}-${randomBytes(4).toString('hex')}.eml`);

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { config, type RateClass } from './config.ts';
 import { DomainError } from './errors.ts';
 import { BoundedCache } from './bounded-cache.ts';
@@ -52,16 +52,18 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return wait`;
 
 export class RedisRateLimiter implements RateLimiter {
-  private redis: Redis;
+  // ioredis loads only where a Redis URL is configured, not in every process at boot.
+  private redis: Promise<Redis>;
   constructor(url: string) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    this.redis = import('ioredis').then(({ Redis }) => new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 }));
   }
   async take(workspaceId: string, cls: RateClass, nowMs: number, tokens = 1) {
     const { perSec, burst } = config.rateLimits[cls];
-    return Number(await this.redis.eval(LUA, 1, `svc:rl:${workspaceId}:${cls}`, burst, perSec, nowMs, tokens));
+    const redis = await this.redis;
+    return Number(await redis.eval(LUA, 1, `svc:rl:${workspaceId}:${cls}`, burst, perSec, nowMs, tokens));
   }
   async close() {
-    this.redis.disconnect();
+    (await this.redis).disconnect();
   }
 }
 

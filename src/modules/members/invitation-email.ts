@@ -73,7 +73,7 @@ export async function sendInvitation(m: InvitationMail): Promise<{ sent: boolean
   if (!config.smtpUrl)
     return { sent: false, file: (await keepInOutbox(config.mailOutboxDir, m.memberId, message)).file };
   try {
-    await transportFor(config.smtpUrl).sendMail(message);
+    await (await transportFor(config.smtpUrl)).sendMail(message);
     return { sent: true };
   } catch (err) {
     logger.warn({ member: m.memberId, err: (err as Error).message }, 'invitation email not sent');

@@ -189,7 +189,7 @@ export async function sendDocumentEmail(
     return { sent: false, messageId: kept.messageId, to, file: kept.file };
   }
   try {
-    const info = await transportFor(smtpUrl).sendMail(message);
+    const info = await (await transportFor(smtpUrl)).sendMail(message);
     return { sent: true, messageId: info.messageId, to };
   } catch (err) {
     logger.warn({ [resource]: view.number, err: (err as Error).message }, `${resource} email not sent`);
