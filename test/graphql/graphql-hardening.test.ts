@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client as WsClient } from 'graphql-ws';
 import { useServer, db, createClient, type Workspace } from '../helpers/server.ts';
-import { signRequest } from '../../src/core/auth/signing.ts';
+import { signedSocket } from '../helpers/sockets.ts';
 import { limits, parseCacheStats } from '../../src/graphql/parse.ts';
 import { config } from '../../src/core/config.ts';
 import { until } from '../helpers/receiver.ts';
@@ -40,25 +39,9 @@ afterAll(async () => {
 });
 
 function connect(key: { keyId: string; secret: string }) {
-  const closes: { code: number; reason: string }[] = [];
-  const state = { connected: false };
-  const client = createWsClient({
-    url: `${server.url.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    lazy: false,
-    onNonLazyError: () => {},
-    connectionParams: () => {
-      const h = signRequest({ keyId: key.keyId, secret: key.secret, method: 'GET', target: '/graphql', body: '' });
-      return { authorization: h.authorization, timestamp: h['x-svc-timestamp'] };
-    },
-    on: {
-      connected: () => void (state.connected = true),
-      closed: (e) => void closes.push({ code: (e as CloseEvent).code, reason: (e as CloseEvent).reason }),
-    },
-  });
-  sockets.push(client);
-  return { client, closes, state };
+  const socket = signedSocket(server.url, key, { lazy: false });
+  sockets.push(socket.client);
+  return socket;
 }
 
 /** The first result of an operation over the socket: its data or its errors. */

@@ -2,12 +2,10 @@
 // invite (a row and an email with a one-use link), accept (the link's page, the CLI), list, change
 // role, remove (its keys stop on REST, GraphQL and open sockets), transfer ownership, expiry.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { clock } from '../../../src/core/clock.ts';
 import { config } from '../../../src/core/config.ts';
 import { sha256Hex } from '../../../src/core/crypto.ts';
-import { signRequest } from '../../../src/core/auth/signing.ts';
+import { signedSocket } from '../../helpers/sockets.ts';
 import { expireInvitations } from '../../../src/modules/members/service.ts';
 import { childEnv, svc } from '../../helpers/cli.ts';
 import { invitationMail, joinMember, keyOnPage, useMailOutbox } from '../../helpers/members.ts';
@@ -410,23 +408,7 @@ describe('remove', () => {
   it('an open graphql-ws socket of the removed member closes with 4403 within seconds', async () => {
     const ws = await server.workspace();
     const m = await joinMember(server, outbox, ws, 'member');
-    const closes: number[] = [];
-    const state = { connected: false };
-    const socket: WsClient = createWsClient({
-      url: `${server.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      retryAttempts: 0,
-      lazy: false,
-      onNonLazyError: () => {},
-      connectionParams: () => {
-        const h = signRequest({ keyId: m.keyId, secret: m.secret, method: 'GET', target: '/graphql', body: '' });
-        return { authorization: h.authorization, timestamp: h['x-svc-timestamp'] };
-      },
-      on: {
-        connected: () => void (state.connected = true),
-        closed: (e) => void closes.push((e as CloseEvent).code),
-      },
-    });
+    const { client: socket, closes, state } = signedSocket(server.url, m, { lazy: false });
     try {
       socket.subscribe(
         { query: 'subscription { events { id } }' },
@@ -435,7 +417,7 @@ describe('remove', () => {
       await until(() => state.connected, 'the connection', 8000);
       expect((await ws.client.delete(`${members(ws)}/${m.id}`)).status).toBe(204);
       await until(() => closes.length > 0, 'the close', config.keyCacheMs * 3 + 2000);
-      expect(closes[0]).toBe(4403);
+      expect(closes[0].code).toBe(4403);
     } finally {
       await socket.dispose();
     }
