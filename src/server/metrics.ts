@@ -6,6 +6,7 @@ import { db } from '../core/db/client.ts';
 import { sha256 } from '../core/crypto.ts';
 import { metricsEnabled, observeRequest, registry, requestObserver } from '../core/metrics.ts';
 import { envelope } from './envelope.ts';
+import { sweepNames } from '../core/sweep.ts';
 import { webhookDeliveryMachine } from '../modules/webhooks/states.ts';
 
 const pendingStatus = webhookDeliveryMachine.moves.create.to;
@@ -30,7 +31,11 @@ const JOBS = `
   SELECT name AS queue, state::text AS state, count(*)::int AS n FROM pgboss.job
   WHERE state IN ('created', 'retry', 'active') GROUP BY 1, 2`;
 
+/** Rows each sweep holds in quarantine (src/core/sweep.ts); the table is small, read whole. */
+const QUARANTINE = 'SELECT sweep, count(*)::int AS n FROM sweep_quarantine GROUP BY 1';
+
 interface Backlog {
+  quarantined: { sweep: string; n: number }[];
   outboxPending: number;
   outboxLag: number;
   deliveriesPending: number;
@@ -43,8 +48,9 @@ let cached: { at: number; value: Promise<Backlog> } | null = null;
 
 async function readBacklog(): Promise<Backlog> {
   const system = db().system;
-  const [b, jobs] = await Promise.all([
-    system.query<Omit<Backlog, 'jobs'>>(BACKLOG),
+  const [b, quarantined, jobs] = await Promise.all([
+    system.query<Omit<Backlog, 'jobs' | 'quarantined'>>(BACKLOG),
+    system.query<Backlog['quarantined'][number]>(QUARANTINE).then((r) => r.rows),
     system.query<Backlog['jobs'][number]>(JOBS).then(
       (r) => r.rows,
       (e) => {
@@ -53,7 +59,7 @@ async function readBacklog(): Promise<Backlog> {
       },
     ),
   ]);
-  return { ...b.rows[0], jobs };
+  return { ...b.rows[0], quarantined, jobs };
 }
 function backlog(): Promise<Backlog> {
   const now = Date.now();
@@ -100,6 +106,16 @@ new Gauge({
   async collect() {
     this.reset();
     for (const j of (await backlog()).jobs) this.set({ queue: j.queue, state: j.state }, j.n);
+  },
+});
+new Gauge({
+  name: 'svc_sweep_quarantined_rows',
+  help: 'Rows (or whole tenants) a sweep failed on, left out until their retry time, by sweep (docs/sweeps.md)',
+  labelNames: ['sweep'] as const,
+  registers: [registry],
+  async collect() {
+    const held = new Map((await backlog()).quarantined.map((q) => [q.sweep, q.n]));
+    for (const sweep of sweepNames) this.set({ sweep }, held.get(sweep) ?? 0);
   },
 });
 new Gauge({

@@ -14,6 +14,7 @@ import { db, type Mode } from '../../core/db/client.ts';
 import { scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { canMove, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import type { Invoice, Subscription } from '../../generated/prisma/client.ts';
 import { linesOf, lockInvoice, moveInvoice } from '../invoices/issue.ts';
@@ -76,8 +77,11 @@ export async function attemptDueInvoices(o: {
   at: Date;
   testClockId: string | null;
   limit?: number;
+  /** The run's isolation (src/core/sweep.ts); one is started when not given. */
+  sweep?: Sweep;
 }): Promise<{ attempted: number; more: boolean }> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
+  const sweep = o.sweep ?? (await Sweep.one('invoice_attempt', o.scope));
   let attempted = 0;
   // Round robin, one batch per tenant per round: a workspace with a large burst does not starve the others.
   let tenants = await attemptTenants(o.scope, o.at);
@@ -86,11 +90,17 @@ export async function attemptDueInvoices(o: {
     for (const t of tenants) {
       if (attempted >= limit) return { attempted, more: true };
       const batch = Math.min(ATTEMPT_BATCH, limit - attempted);
-      const { claimed, twoPhase } = await attemptBatch(t, o.at, o.testClockId, batch);
+      // A failing invoice (or tenant) is quarantined, the batch re-run without it (src/core/sweep.ts).
+      const { results, claimed, stuck } = await sweep.batch(t, (only, report) =>
+        attemptBatch(t, o.at, o.testClockId, only ? 1 : batch, { sweep, only, report }),
+      );
+      const twoPhase = results.flatMap((r) => r.twoPhase);
       for (let i = 0; i < twoPhase.length; i += PARALLEL)
-        await Promise.all(twoPhase.slice(i, i + PARALLEL).map((id) => attemptInvoice(t, id, o.at)));
-      attempted += claimed;
-      if (claimed === batch) busy.push(t);
+        await Promise.all(
+          twoPhase.slice(i, i + PARALLEL).map((id) => sweep.row({ ...t, id }, () => attemptInvoice(t, id, o.at))),
+        );
+      attempted += results.reduce((n, r) => n + r.claimed, 0);
+      if (claimed === batch && !stuck) busy.push(t);
     }
     tenants = busy;
   }
@@ -103,13 +113,15 @@ export async function attemptDueInvoices(o: {
  * method, a charge in flight) get their `nextAttemptAt` a lease ahead and are returned for
  * `attemptInvoice` after the commit ("write pending, call, reconcile").
  */
-async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, batch: number) {
+async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, batch: number, claim: Claim) {
   return tenantTx(scopeOf(t), async (sql) => {
     const claimed = await sql.query<Invoice>(
       q`SELECT i.* FROM invoices i WHERE i."workspaceId" = ${t.workspaceId} AND i.mode = ${t.mode}
           AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable} AND ${onClock(q`i."testClockId"`, testClockId)}
+          AND ${claimFilter(claim, q`i`)}
         ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
     );
+    claim.report(claimed.map((i) => i.id));
     if (!claimed.length) return { claimed: 0, twoPhase: [] };
     const lines = await linesOf(
       sql,

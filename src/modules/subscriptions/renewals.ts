@@ -29,6 +29,7 @@ import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } f
 import { attemptDueInvoices, attemptLocked, onClock } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
+import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
 
 /** The tables a renewal writes rows to: analyzed as a burst grows them (core/db/analyze.ts). */
 export const RENEWAL_TABLES = [
@@ -79,6 +80,8 @@ const renewable = sqlIn(q`s.status`, subscriptionRenewable);
 export async function processDue(o: DueOptions): Promise<DueResult> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
   const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, more: false };
+  // A throw for one tenant or one subscription is its own (src/core/sweep.ts): quarantined, the rest go on.
+  const sweeps = await Sweep.start(['renewal', 'incomplete_expiry', 'invoice_attempt'], o.scope);
   // Round robin, one batch per tenant per round, until none has anything due (a subscription several
   // periods behind stays due after its batch and is renewed again in the next round).
   let tenants = o.scope ? [o.scope] : await dueTenants(o.at);
@@ -86,21 +89,31 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
     const busy: RowScope[] = [];
     for (const scope of tenants) {
       if (out.renewed + out.canceled >= limit) return { ...out, more: true };
-      const n = await renewBatch(scope, o.at, o.testClockId, Math.min(RENEWAL_BATCH, limit - out.renewed));
-      out.renewed += n.renewed;
-      out.canceled += n.canceled;
-      out.attempted += n.attempted;
-      if (n.claimed > 0) busy.push(scope);
+      const batch = Math.min(RENEWAL_BATCH, limit - out.renewed);
+      const { results, claimed, stuck } = await sweeps.renewal.batch(scope, (only, report) =>
+        renewBatch(scope, o.at, o.testClockId, only ? 1 : batch, { sweep: sweeps.renewal, only, report }),
+      );
+      for (const n of results) {
+        out.renewed += n.renewed;
+        out.canceled += n.canceled;
+        out.attempted += n.attempted;
+      }
+      // A row that failed is quarantined and no longer claimed, so the tenant's next batch moves on.
+      if (claimed > 0 && !stuck) busy.push(scope);
       // A burst is a bulk load: statistics follow it, between batches (docs/decisions.md, Statistics after bulk writes).
-      if (n.claimed > 0) await analyzeGrown(RENEWAL_TABLES, n.claimed);
+      if (claimed > 0) await analyzeGrown(RENEWAL_TABLES, claimed);
     }
     tenants = busy;
   }
   // Unpaid first invoices that fell due: the incomplete subscription expires (expiry.ts).
   const room = limit - out.renewed - out.canceled;
-  out.canceled += await expireIncomplete({ ...o, limit: Number.isFinite(room) ? Math.max(1, room) : undefined });
+  out.canceled += await expireIncomplete({
+    ...o,
+    limit: Number.isFinite(room) ? Math.max(1, room) : undefined,
+    sweep: sweeps.incomplete_expiry,
+  });
   const left = limit - out.renewed - out.canceled;
-  const attempts = await attemptDueInvoices({ ...o, limit: left });
+  const attempts = await attemptDueInvoices({ ...o, limit: left, sweep: sweeps.invoice_attempt });
   out.attempted += attempts.attempted;
   out.more = attempts.more;
   return out;
@@ -141,7 +154,7 @@ interface Plan {
  * another worker holds), decide each one's move, write the cycle invoices (draft, lines, then all
  * finalized by one counter bump) and the advanced subscriptions with their events.
  */
-async function renewBatch(scope: RowScope, at: Date, testClockId: string | null, batch: number) {
+async function renewBatch(scope: RowScope, at: Date, testClockId: string | null, batch: number, claim: Claim) {
   return tenantTx(scopeOf(scope), async (sql) => {
     const subs = await sql.query<DueRow>(
       q`SELECT s.*, w."accountId", pl.name AS "planName", pl.interval, pl."intervalCount", pl."usageAggregate",
@@ -154,8 +167,10 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
         JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
         WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND ${renewable}
           AND s."currentPeriodEnd" <= ${at}::timestamptz AND ${onClock(q`s."testClockId"`, testClockId)}
+          AND ${claimFilter(claim, q`s`)}
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
+    claim.report(subs.map((s) => s.id));
     if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0 };
     const plans = subs.map((s) => planRenewal(s));
     // The counter's lock is held from the finalize to the commit, so what needs no number comes first:

@@ -5,6 +5,7 @@
  * trial ends, period-end cancels, then charges and dunning retries: `processDue`), then past-due moves.
  */
 import { db } from '../../core/db/client.ts';
+import { clock } from '../../core/clock.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { sqlIn } from '../../core/state-machine.ts';
@@ -28,15 +29,20 @@ const LANES = 4;
 const renewable = sqlIn(sql`s.status`, subscriptionRenewable).text;
 const attemptable = sqlIn(sql`i.status`, invoiceIssuedUnpaid).text;
 
+/** A row quarantined by its sweep (src/core/sweep.ts) is not due until its retry: the walk goes past it. */
+const waiting = (sweep: 'renewal' | 'invoice_attempt', t: 's' | 'i') =>
+  `NOT EXISTS (SELECT 1 FROM sweep_quarantine sq WHERE sq."workspaceId" = ${t}."workspaceId" AND sq.mode = ${t}.mode
+     AND sq.sweep = '${sweep}' AND sq."rowId" = ${t}.id AND sq."retryAt" > $5)`;
+
 /** The earliest period end (renewal, trial end, period-end cancel) or charge attempt of the clock, up to `upTo`. */
 async function nextSubscriptionDue(scope: RowScope, testClockId: string, upTo: Date): Promise<Date | null> {
   const { rows } = await db().system.query<{ at: Date | null }>(
     `SELECT least(
        (SELECT min(s."currentPeriodEnd") FROM subscriptions s WHERE s."workspaceId" = $1 AND s.mode = $2
-          AND s."testClockId" = $3 AND ${renewable} AND s."currentPeriodEnd" <= $4),
+          AND s."testClockId" = $3 AND ${renewable} AND s."currentPeriodEnd" <= $4 AND ${waiting('renewal', 's')}),
        (SELECT min(i."nextAttemptAt") FROM invoices i WHERE i."workspaceId" = $1 AND i.mode = $2
-          AND i."testClockId" = $3 AND ${attemptable} AND i."nextAttemptAt" <= $4)) AS at`,
-    [scope.workspaceId, scope.mode, testClockId, upTo],
+          AND i."testClockId" = $3 AND ${attemptable} AND i."nextAttemptAt" <= $4 AND ${waiting('invoice_attempt', 'i')})) AS at`,
+    [scope.workspaceId, scope.mode, testClockId, upTo, clock.now()],
   );
   return rows[0]?.at ?? null;
 }
