@@ -6,9 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { useServer, db } from '../helpers/server.ts';
 import { hostedToken, sandboxPayment, unthrottled } from '../helpers/payments.ts';
 import { newId } from '../../src/core/ids.ts';
+import { clock } from '../../src/core/clock.ts';
+import { customer, plan, seedSubscription } from '../helpers/renewals.ts';
+import { planBody, postPlan } from '../helpers/plans.ts';
+import { priceQuantity, productAmount } from '../../src/modules/plans/pricing.ts';
 
 const server = useServer();
 const MAX = Number.MAX_SAFE_INTEGER; // 9007199254740991
+const DAY = 86_400_000;
 
 describe('amounts past 2^53', () => {
   it('a line whose unitAmount x quantity passes 2^53 - 1 is refused at creation: 400 naming the line', async () => {
@@ -88,5 +93,61 @@ describe('amounts past 2^53', () => {
       expect(text).toMatch(/\b27021597764222973\b/);
       expect(text).not.toMatch(/2702159776422297[0-24-9]\b|e\+/);
     }
+  });
+
+  it('a usage price of unitAmount 2^53 - 1 takes usage 1 but not a second unit: 400 on the usage record (issue 23)', async () => {
+    const ws = await server.workspace();
+    const usage = await plan(ws, {
+      usageAggregate: 'sum',
+      prices: [{ currency: 'IDR', model: 'usage', unitAmount: MAX }],
+    });
+    const anchorAt = new Date(clock.now().getTime() - 10 * DAY);
+    const sub = await seedSubscription(ws, { customerId: await customer(ws), ...usage, anchorAt });
+    const report = (quantity: number) =>
+      ws.client.post(`/v1/subscriptions/${sub}/usage`, { quantity }, { 'idempotency-key': newId('request') });
+    // 2 at once, then 1 and 1 more: the period's sum x unitAmount would pass 2^53 - 1.
+    const two = await report(2);
+    expect([two.status, two.json.error?.code, two.json.error?.field], two.text).toEqual([
+      400,
+      'validation_error',
+      'quantity',
+    ]);
+    expect((await report(1)).status).toBe(201);
+    const more = await report(1);
+    expect([more.status, more.json.error?.field], more.text).toEqual([400, 'quantity']);
+    const { rows } = await db().system.query('SELECT quantity FROM usage_records WHERE "subscriptionId" = $1', [sub]);
+    expect(rows).toEqual([{ quantity: 1 }]);
+    // Zero more is still fine.
+    expect((await report(0)).status).toBe(201);
+  });
+
+  it('a tiered or volume price whose tiers would price past 2^53 - 1 is refused at creation, naming the tier', async () => {
+    const ws = await server.workspace();
+    const tiers = [
+      { upTo: 10, unitAmount: 1 },
+      { upTo: 20, unitAmount: Math.floor(MAX / 10) },
+      { upTo: 'inf', unitAmount: 1 },
+    ];
+    for (const model of ['tiered', 'volume']) {
+      const over = await postPlan(ws, planBody({ prices: [{ currency: 'IDR', model, tiers }] }));
+      expect([over.status, over.json.error?.field], over.text).toEqual([400, 'prices[0].tiers[1].unitAmount']);
+    }
+    // The same tiers up to 10 units fit: accepted (volume's tier 1 at 10 units is exactly under the limit).
+    const fits = [
+      { upTo: 10, unitAmount: Math.floor(MAX / 20) },
+      { upTo: 'inf', unitAmount: Math.floor(MAX / 11) },
+    ];
+    for (const model of ['tiered', 'volume']) {
+      const ok = await postPlan(ws, planBody({ prices: [{ currency: 'IDR', model, tiers: fits }] }));
+      expect(ok.status, ok.text).toBe(201);
+    }
+  });
+
+  it('pricing multiplies in BigInt: a product past 2^53 - 1 is refused, never rounded', () => {
+    expect(productAmount(1, MAX)).toBe(MAX);
+    expect(productAmount(2, MAX)).toBeNull();
+    // 3 x 3002399751580331 = 2^53 + 1: one past the limit.
+    expect(productAmount(3, 3_002_399_751_580_331)).toBeNull();
+    expect(() => priceQuantity({ model: 'usage', unitAmount: MAX, tiers: null }, 2)).toThrow(RangeError);
   });
 });

@@ -2,7 +2,15 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { checkCurrency, checkLength, oneOf, validateMetadata } from '../../core/validation.ts';
 import { capabilities } from '../adapters/capabilities.ts';
-import { priceModels, taxModes, usageAggregates, type PriceModel, type Tier } from './pricing.ts';
+import {
+  priceModels,
+  priceQuantity,
+  taxModes,
+  tierIndexOf,
+  usageAggregates,
+  type PriceModel,
+  type Tier,
+} from './pricing.ts';
 import type { CreatePlanInput, PriceInput, UpdatePlanInput } from './schema.ts';
 
 const err = errorsFor('plan');
@@ -72,6 +80,27 @@ function validateTiers(tiers: PriceInput['tiers'], path: string): Tier[] {
   });
 }
 
+/**
+ * Every quantity up to the last finite `upTo`, and the first unit of the `inf` tier, prices to an
+ * amount (at most 2^53 - 1 minor units): otherwise a renewal could never bill it. The price grows
+ * with the quantity within a tier, so the tier boundaries are the quantities to check.
+ */
+function checkTierAmounts(model: PriceModel, tiers: Tier[], path: string) {
+  const bounds = tiers.filter((t) => t.upTo !== 'inf').map((t) => t.upTo as number);
+  for (const q of [...bounds, (bounds.at(-1) ?? 0) + 1]) {
+    try {
+      priceQuantity({ model, unitAmount: null, tiers }, q);
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      const i = tierIndexOf(tiers, q);
+      throw err.validation(
+        `${path}tiers[${i}].unitAmount`,
+        `${path}tiers[${i}]: the price of ${q} units exceeds 2^53 - 1 minor units`,
+      );
+    }
+  }
+}
+
 /** One price input (create's `prices[i]` with path `prices[i].`, add price with no path). */
 export function validatePrice(input: PriceInput, path: string, usageAggregate: string | null): PriceData {
   const currency = checkCurrency(required(input.currency, `${path}currency`), `${path}currency`, 'plan');
@@ -94,6 +123,7 @@ export function validatePrice(input: PriceInput, path: string, usageAggregate: s
     if (!absent(input.unitAmount))
       throw err.validation(`${path}unitAmount`, `unitAmount is not allowed on a ${model} price: use tiers`);
     tiers = validateTiers(input.tiers, path);
+    checkTierAmounts(model, tiers, path);
   }
   return { currency, model, unitAmount, tiers, taxMode, active: input.active ?? true };
 }

@@ -13,7 +13,7 @@ import { newId } from '../../core/ids.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { UsageRecord } from '../../generated/prisma/client.ts';
-import type { UsageAggregate } from '../plans/pricing.ts';
+import { productAmount, type UsageAggregate } from '../plans/pricing.ts';
 import { subscriptionLive } from '../subscriptions/states.ts';
 import { clockTimeFor } from '../test-clocks/time.ts';
 
@@ -46,19 +46,27 @@ export async function createUsageRecord(ctx: Context, subscriptionId: string, in
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
     const sql = sqlOf(tx);
-    // Locked so a renewal cannot close the period between the check and the insert.
+    // Locked so a renewal cannot close the period between the check and the insert, and so usage
+    // reported at once is summed one record after the other (the amount check below).
     const [sub] = await sql.query<{
       id: string;
       status: string;
       currentPeriodStart: Date;
+      currentPeriodEnd: Date;
       testClockId: string | null;
       model: string;
       live: boolean;
+      usageAggregate: UsageAggregate | null;
+      unitAmount: string | null;
     }>(
-      q`SELECT s.id, s.status, s."currentPeriodStart", s."testClockId", p.model, ${live} AS live
+      q`SELECT s.id, s.status, s."currentPeriodStart", s."currentPeriodEnd", s."testClockId", p.model, ${live} AS live,
+          pl."usageAggregate", greatest(p."unitAmount", CASE WHEN np.model = 'usage' THEN np."unitAmount" END)::text
+            AS "unitAmount"
         FROM subscriptions s JOIN prices p ON p."workspaceId" = s."workspaceId" AND p.mode = s.mode AND p.id = s."priceId"
+        JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
+        LEFT JOIN prices np ON np."workspaceId" = s."workspaceId" AND np.mode = s.mode AND np.id = s."pendingPriceId"
         WHERE s."workspaceId" = ${auth.workspaceId} AND s.mode = ${auth.mode} AND s.id = ${subscriptionId}
-        FOR SHARE OF s`,
+        FOR NO KEY UPDATE OF s`,
     );
     if (!sub) throw err.notFound();
     if (!sub.live) throw err.conflict(`subscription is ${sub.status}: usage is not accepted`);
@@ -70,6 +78,7 @@ export async function createUsageRecord(ctx: Context, subscriptionId: string, in
       throw err.validation('timestamp', 'timestamp is before the current period: that period is closed and invoiced');
     if (timestamp.getTime() > now.getTime() + USAGE_AHEAD_MS)
       throw err.validation('timestamp', 'timestamp is more than 5 minutes in the future');
+    await refuseUnbillable(sql, auth, sub, quantity, timestamp);
     const [row] = await sql.query<UsageRecord>(
       q`INSERT INTO usage_records (id, "workspaceId", mode, "subscriptionId", quantity, timestamp, "createdAt")
         VALUES (${newId('usageRecord')}, ${auth.workspaceId}, ${auth.mode}, ${sub.id}, ${quantity},
@@ -79,6 +88,44 @@ export async function createUsageRecord(ctx: Context, subscriptionId: string, in
     return row;
   });
 }
+
+/**
+ * Usage whose period would bill more than 2^53 - 1 minor units is refused here, not found at renewal
+ * (where it stopped the sweep: issue 23): the period's aggregate with this record, times the unit
+ * amount of the subscription's usage price (or of its pending one, if larger), must be an amount.
+ * The period is the open one, or the next when the record falls after its end (not renewed yet).
+ */
+async function refuseUnbillable(
+  sql: Sql,
+  scope: RowScope,
+  sub: {
+    id: string;
+    currentPeriodStart: Date;
+    currentPeriodEnd: Date;
+    usageAggregate: UsageAggregate | null;
+    unitAmount: string | null;
+  },
+  quantity: number,
+  timestamp: Date,
+) {
+  if (sub.unitAmount === null) return;
+  const unit = Number(sub.unitAmount);
+  const aggregate = sub.usageAggregate ?? 'sum';
+  let total = quantity;
+  if (aggregate === 'sum') {
+    const closed = timestamp >= sub.currentPeriodEnd;
+    const [start, end] = closed ? [sub.currentPeriodEnd, FAR_FUTURE] : [sub.currentPeriodStart, sub.currentPeriodEnd];
+    const sums = await usageQuantities(sql, scope, [{ subscriptionId: sub.id, start, end, aggregate }]);
+    total += sums.get(sub.id) ?? 0;
+  }
+  // `max` and `last` bill one record's quantity: this one, or one already checked when it was created.
+  if (productAmount(total, unit) === null)
+    throw err.validation(
+      'quantity',
+      `the period's usage (${total}) x unitAmount (${unit}) would exceed 2^53 - 1 minor units: refused`,
+    );
+}
+const FAR_FUTURE = new Date('9999-12-31T00:00:00.000Z');
 
 /** The business time of a subscription on a test clock (settled point 6). */
 const clockTime = (sql: Sql, scope: RowScope, testClockId: string) =>
