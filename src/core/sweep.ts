@@ -139,9 +139,12 @@ export class Sweep {
     return false;
   }
 
-  /** One row's unit of work: a throw quarantines the row (undefined returned), a success clears it. */
-  async row<T>(row: SweepRow, fn: () => Promise<T>): Promise<T | undefined> {
-    if (this.waiting(row, row.id)) return undefined;
+  /**
+   * One row's unit of work: a throw quarantines the row (undefined returned), a success clears it.
+   * `retries: 'queue'`: a job queue's own retries decide when it runs again (the quarantine records).
+   */
+  async row<T>(row: SweepRow, fn: () => Promise<T>, o: { retries?: 'queue' } = {}): Promise<T | undefined> {
+    if (o.retries !== 'queue' && this.waiting(row, row.id)) return undefined;
     try {
       const out = await fn();
       await this.clear(row, [row.id]);

@@ -1,5 +1,6 @@
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
+import { Sweep } from '../../core/sweep.ts';
 import { emit } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { checkoutSessionFields } from './fields.ts';
@@ -23,10 +24,11 @@ export async function expireDueSessions(limit = 500): Promise<number> {
      WHERE ${expirable} AND s."expiresAt" <= $1 ORDER BY s."expiresAt" LIMIT $2`,
     [now, limit],
   );
-  let expired = 0;
-  for (const r of rows) {
+  // Each session alone: one that fails is quarantined, the others expire on time (src/core/sweep.ts).
+  const sweep = await Sweep.one('checkout_expiry');
+  return sweep.rows(rows, (r) => {
     const scope = { workspaceId: r.workspaceId, mode: r.mode, modes: [r.mode] };
-    expired += await inTenant(scope, async (tx) => {
+    return inTenant(scope, async (tx) => {
       const s = await lockSession(tx, scope, r.id);
       if (!s || isTerminal(s.status as SessionStatus) || s.expiresAt > now) return 0;
       const next = nextState(sessions, s.status as SessionStatus, 'expire');
@@ -39,6 +41,5 @@ export async function expireDueSessions(limit = 500): Promise<number> {
       });
       return 1;
     });
-  }
-  return expired;
+  });
 }

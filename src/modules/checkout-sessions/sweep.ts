@@ -12,6 +12,7 @@
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
+import { Sweep } from '../../core/sweep.ts';
 import { logger } from '../../core/logger.ts';
 import { isProviderError, type ChargeEvent } from '../../providers/index.ts';
 import { providerFor } from '../adapters/providers.ts';
@@ -33,22 +34,21 @@ export async function reconcileStaleAttempts(limit = 200): Promise<number> {
      WHERE ${stale} AND "updatedAt" <= $1 ORDER BY "updatedAt" LIMIT $2`,
     [cutoff, limit],
   );
-  let settled = 0;
-  for (const r of rows) {
+  // Each attempt alone: one that throws (not a provider's "unavailable") is quarantined (src/core/sweep.ts).
+  const sweep = await Sweep.one('checkout_attempt');
+  return sweep.rows(rows, async (r) => {
     const scope = { workspaceId: r.workspaceId, mode: r.mode };
     const a = await inTenant({ ...scope, modes: [r.mode] }, (tx) =>
       tx.checkoutAttempt.findUnique({ where: { id: r.id } }),
     );
-    if (!a) continue;
-    if (canMove(attempts, a.status as AttemptStatus, 'fail')) {
-      if (await failAttempt(scope, a, 'provider_no_answer')) settled++;
-      continue;
-    }
-    if (!canMove(attempts, a.status as AttemptStatus, 'provider_pending') || !a.providerReference) continue;
+    if (!a) return 0;
+    if (canMove(attempts, a.status as AttemptStatus, 'fail'))
+      return (await failAttempt(scope, a, 'provider_no_answer')) ? 1 : 0;
+    if (!canMove(attempts, a.status as AttemptStatus, 'provider_pending') || !a.providerReference) return 0;
     const adapter = await inTenant({ ...scope, modes: [r.mode] }, (tx) =>
       tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scope, kind: a.adapter } } }),
     );
-    if (!adapter) continue;
+    if (!adapter) return 0;
     const provider = providerFor(adapter);
     try {
       const ref = { providerRef: a.providerReference };
@@ -65,11 +65,11 @@ export async function reconcileStaleAttempts(limit = 200): Promise<number> {
         raw: state.raw,
       };
       await applyCharge(scope, a.adapter, event, a, state);
-      settled++;
+      return 1;
     } catch (e) {
       if (!isProviderError(e)) throw e;
       logger.warn({ attempt: a.id, reason: e.message }, 'capture outcome unavailable; retried next run');
+      return 0;
     }
-  }
-  return settled;
+  });
 }

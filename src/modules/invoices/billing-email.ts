@@ -13,6 +13,7 @@ import { config } from '../../core/config.ts';
 import type { Mode } from '../../core/db/client.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
+import { Sweep } from '../../core/sweep.ts';
 import { newId } from '../../core/ids.ts';
 import { logger } from '../../core/logger.ts';
 import { onClient } from '../webhooks/queue.ts';
@@ -78,18 +79,16 @@ export function billingEmailFanOut(boss: PgBoss) {
  */
 export async function sendInvoiceReceiptEmails(job: BillingEmailJob) {
   const failed: string[] = [];
-  let error: unknown;
   // A job written before jobs carried lists names one invoice.
   const legacy = (job as { invoiceId?: string }).invoiceId;
-  for (const invoiceId of job.invoiceIds ?? (legacy ? [legacy] : []))
-    await sendInvoiceReceiptEmail({ workspaceId: job.workspaceId, mode: job.mode, invoiceId }).catch((e) => {
-      failed.push(invoiceId);
-      error = e;
-    });
-  if (failed.length) {
-    logger.warn({ err: (error as Error).message, invoices: failed }, 'invoice receipt emails failed');
-    throw error;
+  // Each invoice alone; a failure is quarantined (visible in /metrics), retried by the queue's backoff.
+  const sweep = await Sweep.one('billing_email', job);
+  for (const invoiceId of job.invoiceIds ?? (legacy ? [legacy] : [])) {
+    const row = { workspaceId: job.workspaceId, mode: job.mode, id: invoiceId };
+    const sent = await sweep.row(row, () => sendInvoiceReceiptEmail({ ...row, invoiceId }), { retries: 'queue' });
+    if (sent === undefined) failed.push(invoiceId);
   }
+  if (failed.length) throw new Error(`invoice receipt emails failed: ${failed.join(', ')}`);
 }
 
 /**

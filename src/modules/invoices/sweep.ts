@@ -1,5 +1,6 @@
 import { db, inTenant, tenantQuery, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
+import { Sweep } from '../../core/sweep.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
@@ -37,10 +38,11 @@ export async function markPastDueInvoices(limit = 500, o: SweepOptions = {}): Pr
      ORDER BY i."dueAt" LIMIT $2`,
     [now, limit, o.scope?.workspaceId ?? null, o.scope?.mode ?? null],
   );
-  let moved = 0;
-  for (const r of rows) {
+  // Each invoice alone: one that fails is quarantined, the others move (src/core/sweep.ts).
+  const sweep = await Sweep.one('invoice_past_due', o.scope);
+  return sweep.rows(rows, (r) => {
     const scope = { workspaceId: r.workspaceId, mode: r.mode, modes: [r.mode] };
-    moved += await inTenant(scope, async (tx) => {
+    return inTenant(scope, async (tx) => {
       const inv = await lockInvoice(tx, { ...scope, accountId: r.accountId }, r.id);
       if (!inv || !(invoiceSweepable as readonly string[]).includes(inv.status) || !inv.dueAt || inv.dueAt > now)
         return 0;
@@ -57,8 +59,7 @@ export async function markPastDueInvoices(limit = 500, o: SweepOptions = {}): Pr
       );
       return 1;
     });
-  }
-  return moved;
+  });
 }
 
 /**

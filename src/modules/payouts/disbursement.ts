@@ -11,6 +11,7 @@
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
+import { Sweep } from '../../core/sweep.ts';
 import { logger } from '../../core/logger.ts';
 import { isProviderError } from '../../providers/index.ts';
 import type { ProviderA } from '../../providers/provider_a.ts';
@@ -109,29 +110,28 @@ export async function syncDisbursements(): Promise<number> {
   const { rows } = await db().system.query<Payout & { workspaceId: string; mode: Mode }>(
     `SELECT * FROM payouts WHERE method = 'provider_a_disbursement' AND ${onTheRail} ORDER BY "createdAt" LIMIT 500`,
   );
-  let moved = 0;
-  for (const p of rows) {
+  // Each payout alone: one that throws (not a rail's "unavailable") is quarantined (src/core/sweep.ts).
+  const sweep = await Sweep.one('disbursement');
+  return sweep.rows(rows, async (p) => {
     const scope = { workspaceId: p.workspaceId, mode: p.mode };
-    if (canMove(payoutMachine, p.status as PayoutStatus, 'claim')) {
-      if (!canMove(payoutMachine, (await disburse(scope, p)).status as PayoutStatus, 'claim')) moved++;
-      continue;
-    }
+    if (canMove(payoutMachine, p.status as PayoutStatus, 'claim'))
+      return canMove(payoutMachine, (await disburse(scope, p)).status as PayoutStatus, 'claim') ? 0 : 1;
     const rail = await railFor(scope);
-    if (!rail || !p.reference) continue;
+    if (!rail || !p.reference) return 0;
     try {
       const d = await rail.fetchDisbursement(p.reference);
-      if (d.status === 'pending') continue;
+      if (d.status === 'pending') return 0;
       await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
         movePayout(tx, scope, p.id, outcomeTrigger(payoutMachine, 'disbursement_status', d.status), {
           failureReason: d.failureCode ?? 'disbursement_failed',
           source: 'provider_a_disbursement',
         }),
       );
-      moved++;
+      return 1;
     } catch (e) {
       if (!isProviderError(e)) throw e;
       logger.warn({ payout: p.id, reason: e.message }, 'disbursement status unavailable; retried next run');
+      return 0;
     }
-  }
-  return moved;
+  });
 }

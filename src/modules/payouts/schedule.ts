@@ -9,6 +9,7 @@ import { authorize, tenant } from '../../core/context.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { DomainError } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
+import { Sweep } from '../../core/sweep.ts';
 import { logger } from '../../core/logger.ts';
 import { isDomainError } from '../../core/errors.ts';
 import { balanceOf, lockBalance } from './balance.ts';
@@ -78,16 +79,20 @@ export async function runPayoutSchedule(now: Date = clock.now()): Promise<string
      WHERE schedule <> 'manual'`,
   );
   const created: string[] = [];
+  // Each workspace and mode alone: one that throws is quarantined, the others are paid out (src/core/sweep.ts).
+  const sweep = await Sweep.one('payout_schedule');
   for (const s of rows) {
     const every = intervals[s.schedule];
     if (!every || (s.lastScheduledAt && now.getTime() - s.lastScheduledAt.getTime() < every)) continue;
     const scope: RowScope = { workspaceId: s.workspaceId, mode: s.mode };
-    const payouts = await payoutsFor(scope, s.scheduleMethod, BigInt(s.minimumAmount), now);
-    created.push(...payouts.map((p) => p.id));
-    if (s.scheduleMethod === 'provider_a_disbursement') {
-      const { disburse } = await import('./disbursement.ts');
-      for (const p of payouts) await disburse(scope, p);
-    }
+    await sweep.tenant(scope, async () => {
+      const payouts = await payoutsFor(scope, s.scheduleMethod, BigInt(s.minimumAmount), now);
+      created.push(...payouts.map((p) => p.id));
+      if (s.scheduleMethod === 'provider_a_disbursement') {
+        const { disburse } = await import('./disbursement.ts');
+        for (const p of payouts) await disburse(scope, p);
+      }
+    });
   }
   return created;
 }

@@ -11,6 +11,7 @@
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
+import { Sweep } from '../../core/sweep.ts';
 import { recordAnswer, submitRefund } from './submit.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import { sql } from '../../core/db/sql-template.ts';
@@ -29,8 +30,9 @@ export async function reconcilePendingRefunds(limit = 200): Promise<number> {
      WHERE r."submittedAt" IS NULL AND ${awaiting} AND r."createdAt" <= $1 ORDER BY r."createdAt" LIMIT $2`,
     [cutoff, limit],
   );
-  let settled = 0;
-  for (const r of rows) {
+  // Each refund alone: one that throws is quarantined, the others settle (src/core/sweep.ts).
+  const sweep = await Sweep.one('refund_pending');
+  return sweep.rows(rows, async (r) => {
     const scope = { workspaceId: r.workspaceId, mode: r.mode };
     const opts = { accountId: r.accountId, source: 'sweep' };
     const found = await inTenant({ ...scope, modes: [r.mode] }, async (tx) => {
@@ -44,7 +46,7 @@ export async function reconcilePendingRefunds(limit = 200): Promise<number> {
       });
       return { refund, payment, adapter };
     });
-    if (!found) continue;
+    if (!found) return 0;
     const failed = (message: string) =>
       recordAnswer(
         scope,
@@ -55,7 +57,6 @@ export async function reconcilePendingRefunds(limit = 200): Promise<number> {
     const after = found.adapter
       ? await submitRefund(scope, found.refund, found.payment, found.adapter, opts, (e) => failed(e.message))
       : await failed(`The ${found.refund.adapter} adapter is no longer connected; nothing was refunded`);
-    if (after.submittedAt) settled++;
-  }
-  return settled;
+    return after.submittedAt ? 1 : 0;
+  });
 }

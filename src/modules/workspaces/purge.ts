@@ -8,6 +8,7 @@
  */
 import { db } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
+import { Sweep, TENANT_ROW } from '../../core/sweep.ts';
 import { logger } from '../../core/logger.ts';
 import { lockWorkspace, openBalances } from './lifecycle.ts';
 import { retainedSince } from './retention.ts';
@@ -77,15 +78,16 @@ export async function purgeArchivedWorkspaces(
   if (due.length === 0) return [];
   const order = await purgeOrder();
   const purged: string[] = [];
+  // Each workspace alone (both modes: mode `*`): one that fails is quarantined with backoff, and the
+  // run after its retry time resumes it (src/core/sweep.ts).
+  const sweep = await Sweep.one('workspace_purge');
   for (const { id } of due) {
-    try {
-      if (!(await startPurge(id, now))) continue;
+    await sweep.tenant({ workspaceId: id, mode: TENANT_ROW }, async () => {
+      if (!(await startPurge(id, now))) return;
       await deleteRows(id, order, opts.batchRows ?? purgeBatchRows, opts.afterBatch);
       await db().system.query(`UPDATE workspaces SET "purgedAt" = $2, "updatedAt" = $2 WHERE id = $1`, [id, now]);
       purged.push(id);
-    } catch (e) {
-      logger.error({ workspaceId: id, err: (e as Error).message }, 'workspace purge failed; the next run resumes it');
-    }
+    });
   }
   return purged;
 }

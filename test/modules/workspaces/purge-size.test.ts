@@ -4,6 +4,7 @@
 import { expect, it } from 'vitest';
 import { db, useServer } from '../../helpers/server.ts';
 import { clock } from '../../../src/core/clock.ts';
+import { backoffMs } from '../../../src/core/sweep.ts';
 import { purgeArchivedWorkspaces } from '../../../src/modules/workspaces/purge.ts';
 import { RETENTION_MS } from '../../../src/modules/workspaces/retention.ts';
 
@@ -88,7 +89,17 @@ it('deletes in short batches, and a purge stopped midway resumes on the next run
     expect(s.purgeStartedAt).not.toBeNull();
     expect(s.purgedAt).toBeNull();
 
-    // The next run takes it up again and finishes, never more than a batch per transaction.
+    // The failure is quarantined (src/core/sweep.ts): a run before its retry time leaves it alone.
+    const held = await db().system.query(
+      `SELECT failures, error FROM sweep_quarantine WHERE sweep = 'workspace_purge' AND "workspaceId" = $1`,
+      [ws.workspaceId],
+    );
+    expect(held.rows).toEqual([{ failures: 1, error: 'stopped midway' }]);
+    expect(await purgeArchivedWorkspaces(clock.now(), { batchRows: 100 })).toEqual([]);
+    expect(await rowsLeft()).toBe(midway);
+    clock.advance(backoffMs(1));
+
+    // The next run after it takes it up again and finishes, never more than a batch per transaction.
     const later: number[] = [];
     const resumed = await purgeArchivedWorkspaces(clock.now(), {
       batchRows: 100,
@@ -99,6 +110,9 @@ it('deletes in short batches, and a purge stopped midway resumes on the next run
     expect(later.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(midway);
     expect(await rowsLeft()).toBe(0);
     expect((await state()).purgedAt).not.toBeNull();
+    expect(
+      (await db().system.query('SELECT 1 FROM sweep_quarantine WHERE "workspaceId" = $1', [ws.workspaceId])).rows,
+    ).toEqual([]);
     // Done is done: a third run finds nothing to do.
     expect(await purgeArchivedWorkspaces(clock.now())).toEqual([]);
   } finally {
