@@ -18,6 +18,7 @@ import { newId } from '../../../src/core/ids.ts';
 import { clock } from '../../../src/core/clock.ts';
 import { backoffMs } from '../../../src/core/sweep.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
+import { clockedSubscriptions } from '../../helpers/clocked-subscriptions.ts';
 
 const server = useServer();
 afterEach(() => clock.reset());
@@ -125,5 +126,32 @@ describe('sweep isolation: renewals and dunning', () => {
     expect(backoffMs(2)).toBe(2 * backoffMs(1));
     // The scrape caches its reads for 2 s (src/server/metrics.ts).
     await until(async () => (await scrapeQuarantined('renewal')) === 1, 'one quarantined renewal in /metrics');
+  });
+
+  it("a test clock's walk goes past a quarantined subscription: the clock ends ready, the others renew on clock time", async () => {
+    const ws = await server.workspace();
+    const start = '2025-01-31T00:00:00.000Z';
+    const c = (await ws.client.post('/v1/test-clocks', { frozenTime: start })).json.data;
+    const healthy = await clockedSubscriptions(ws, { testClockId: c.id, anchor: start });
+    // A flat price of 2^53 - 1 at quantity 2, written by SQL as the owner: its renewal cannot be priced.
+    const poisoned = await clockedSubscriptions(ws, {
+      testClockId: c.id,
+      anchor: start,
+      unitAmount: MAX,
+      customerId: healthy.customerId,
+    });
+    await db().system.query('UPDATE subscriptions SET quantity = 2 WHERE id = $1', [poisoned.ids[0]]);
+    const target = '2025-04-30T00:00:00.000Z';
+    const adv = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: target });
+    expect(adv.status, adv.text).toBe(200);
+    expect(adv.json.data).toMatchObject({ status: 'ready', frozenTime: target });
+    const paid = await invoicesOf(healthy.ids[0]);
+    expect(paid.map((i) => [i.periodStart.toISOString(), i.status])).toEqual([
+      ['2025-02-28T00:00:00.000Z', 'paid'],
+      ['2025-03-31T00:00:00.000Z', 'paid'],
+      ['2025-04-30T00:00:00.000Z', 'paid'],
+    ]);
+    expect(await invoicesOf(poisoned.ids[0])).toEqual([]);
+    expect(await quarantined(poisoned.ids[0])).toMatchObject({ sweep: 'renewal', errorCode: 'RangeError' });
   });
 });
