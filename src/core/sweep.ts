@@ -15,7 +15,10 @@ import { sql as q, type Fragment } from './db/sql-template.ts';
 import { logger } from './logger.ts';
 import { registry } from './metrics.ts';
 
-/** The sweeps (a bounded set: a metric label). */
+/**
+ * The sweeps (a bounded set: a metric label). Retention, the idempotency purge and invitation expiry
+ * are one set-based statement each, with no per-row code to fail (docs/sweeps.md).
+ */
 export const sweepNames = [
   'renewal',
   'incomplete_expiry',
@@ -28,9 +31,6 @@ export const sweepNames = [
   'disbursement',
   'workspace_purge',
   'billing_email',
-  'event_retention',
-  'webhook_retention',
-  'invitation_expiry',
 ] as const;
 export type SweepName = (typeof sweepNames)[number];
 
