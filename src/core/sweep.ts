@@ -5,12 +5,16 @@
  * of that sweep until its retry time (exponential backoff, `backoffMs`), counted in /metrics and
  * logged once per failure with its ids; the quarantine is deleted when the row next succeeds.
  *
+ * The database being away (src/core/db/unavailable.ts) is no row's fault: it is thrown on, the run
+ * stops and its job is retried, and nothing is quarantined.
+ *
  * Quarantine times are real time (`clock.now()`), also for a test clock's walk, whose business time
  * jumps ahead: a poisoned row is not retried at every simulated instant.
  */
 import { Counter } from 'prom-client';
 import { clock } from './clock.ts';
 import { db } from './db/client.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { sql as q, type Fragment } from './db/sql-template.ts';
 import { logger } from './logger.ts';
 import { registry } from './metrics.ts';
@@ -150,6 +154,7 @@ export class Sweep {
       await this.clear(row, [row.id]);
       return out;
     } catch (e) {
+      if (isDatabaseUnavailable(e)) throw e;
       await this.quarantine(row, row.id, e);
       return undefined;
     }
@@ -189,6 +194,7 @@ export class Sweep {
       await this.clear(scope, [TENANT_ROW, ...(ids ?? [])]);
       return out;
     } catch (e) {
+      if (isDatabaseUnavailable(e)) throw e;
       const claimed = ids as string[] | null;
       out.claimed = claimed?.length ?? 0;
       if (claimed === null || claimed.length === 1) {

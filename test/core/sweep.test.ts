@@ -104,4 +104,23 @@ describe('sweep isolation', () => {
     expect(ok).toEqual({ results: [1], claimed: 1, stuck: false });
     expect((await held(ws.workspaceId)).map((r) => r.rowId)).toEqual(['b']);
   });
+
+  it("the database being away is no row's fault: the run stops with it and nothing is quarantined", async () => {
+    const ws = await server.workspace();
+    const rows = ['r1', 'r2'].map((id) => ({ workspaceId: ws.workspaceId, mode: 'test', id }));
+    const away = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const sweep = await Sweep.one('checkout_expiry');
+    await expect(
+      sweep.rows(rows, async () => {
+        throw away;
+      }),
+    ).rejects.toBe(away);
+    await expect(
+      sweep.batch({ workspaceId: ws.workspaceId, mode: 'test' }, async (_only, report) => {
+        report(['a', 'b']);
+        throw away;
+      }),
+    ).rejects.toBe(away);
+    expect(await held(ws.workspaceId)).toEqual([]);
+  });
 });
