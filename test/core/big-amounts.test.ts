@@ -121,6 +121,36 @@ describe('amounts past 2^53', () => {
     expect((await report(0)).status).toBe(201);
   });
 
+  it('race: 20 usage records at once against room for 10 units: exactly 10 are accepted', async () => {
+    const ws = await server.workspace();
+    const unit = Math.floor(MAX / 10);
+    const usage = await plan(ws, {
+      usageAggregate: 'sum',
+      prices: [{ currency: 'IDR', model: 'usage', unitAmount: unit }],
+    });
+    const anchorAt = new Date(clock.now().getTime() - 10 * DAY);
+    const sub = await seedSubscription(ws, { customerId: await customer(ws), ...usage, anchorAt });
+    const statuses = await unthrottled(() =>
+      Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const res = await ws.client.post(
+            `/v1/subscriptions/${sub}/usage`,
+            { quantity: 1 },
+            { 'idempotency-key': newId('request') },
+          );
+          return res.status;
+        }),
+      ),
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(10);
+    const { rows } = await db().system.query(
+      'SELECT sum(quantity)::int AS n FROM usage_records WHERE "subscriptionId" = $1',
+      [sub],
+    );
+    expect(rows[0].n).toBe(10);
+  });
+
   it('a tiered or volume price whose tiers would price past 2^53 - 1 is refused at creation, naming the tier', async () => {
     const ws = await server.workspace();
     const tiers = [
