@@ -138,9 +138,12 @@ export async function buildApp(): Promise<App> {
   });
   mountMetrics(fastify);
   mountGraphiQLAssets(fastify);
-  fastify.get('/healthz', async (_req, reply) => {
+  // Liveness: the process answers, with or without its database (restarting it would not bring the database back).
+  fastify.get('/healthz', (_req, reply) => reply.type('application/json').send(JSON.stringify({ status: 'ok' })));
+  // Readiness: the database answers; 503 `service_unavailable` while it is away, so a load balancer drains the instance.
+  fastify.get('/readyz', async (_req, reply) => {
     await db().system.query('SELECT 1');
-    return reply.type('application/json').send(JSON.stringify({ status: 'ok' }));
+    return reply.type('application/json').send(JSON.stringify({ status: 'ready' }));
   });
 
   await eventBus.start(db().url);
