@@ -63,7 +63,7 @@ export async function relayBatch(onPublish?: OnPublish): Promise<number> {
  * 1 s poll as a backstop so nothing waits on a lost notification.
  */
 export function startRelay(onPublish?: OnPublish) {
-  let running = false;
+  let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
   // While the database is away, passes back off (0.25 s doubling to 4 s) instead of failing every tick.
@@ -75,7 +75,10 @@ export function startRelay(onPublish?: OnPublish) {
       return;
     }
     if (Date.now() < notBefore) return;
-    running = true;
+    running = pass();
+    await running;
+  };
+  const pass = async () => {
     try {
       do {
         again = false;
@@ -87,7 +90,7 @@ export function startRelay(onPublish?: OnPublish) {
       if (isDatabaseUnavailable(e)) warnUnavailable('outbox relay', e);
       else logger.warn({ err: (e as Error).message }, 'outbox relay pass failed');
     } finally {
-      running = false;
+      running = undefined;
     }
   };
   const unsubscribe = eventBus.subscribe((n) => {
@@ -95,9 +98,11 @@ export function startRelay(onPublish?: OnPublish) {
   });
   const timer = setInterval(tick, 1000);
   void tick();
-  return () => {
+  /** Stops polling and resolves once a pass in flight has finished (before the pools close). */
+  return async () => {
     stopped = true;
     unsubscribe();
     clearInterval(timer);
+    await running;
   };
 }

@@ -32,6 +32,9 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** How long a stop waits for in-flight requests before closing their connections. */
+const DRAIN_MS = 5000;
+
 /** One HTTP server: GraphQL (HTTP and WebSocket), the REST translation, health. */
 export async function buildApp(): Promise<App> {
   await assertDatabaseRoles(db());
@@ -120,7 +123,15 @@ export async function buildApp(): Promise<App> {
 
   // ws accepts 100 MiB messages by default, before connection_init authenticates anyone: a
   // GraphQL document over the socket fits in 64 KiB; larger frames close the socket (1009).
-  await fastify.register(websocket, { options: { maxPayload: config.wsMaxPayloadBytes } });
+  await fastify.register(websocket, {
+    options: { maxPayload: config.wsMaxPayloadBytes },
+    // On stop, open sockets are told 1001 (going away): graphql-ws clients reconnect elsewhere.
+    preClose(this: FastifyInstance, done: () => void) {
+      for (const client of this.websocketServer.clients) client.close(1001, 'server shutting down');
+      this.websocketServer.close();
+      done();
+    },
+  });
   countStatementsPerRequest(fastify);
   traceRequests(fastify);
   // Every log line written while a request is handled carries its id (src/core/logger.ts).
@@ -151,7 +162,10 @@ export async function buildApp(): Promise<App> {
     fastify,
     limiter,
     async close() {
+      // Stops accepting at once; in-flight requests get a bounded drain, then their connections are cut.
+      const cut = setTimeout(() => fastify.server.closeAllConnections(), DRAIN_MS).unref();
       await fastify.close();
+      clearTimeout(cut);
       await limiter.close();
       await eventBus.stop();
       await stopTracing();
