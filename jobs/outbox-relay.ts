@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { db } from '../src/core/db/client.ts';
 import { eventBus } from '../src/core/pubsub.ts';
 import { logger } from '../src/core/logger.ts';
+import { isDatabaseUnavailable, warnUnavailable } from '../src/core/db/unavailable.ts';
 
 export interface RelayedEvent {
   id: string;
@@ -62,24 +63,34 @@ export async function relayBatch(onPublish?: OnPublish): Promise<number> {
  * 1 s poll as a backstop so nothing waits on a lost notification.
  */
 export function startRelay(onPublish?: OnPublish) {
-  let running = false;
+  let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
+  // While the database is away, passes back off (0.25 s doubling to 4 s) instead of failing every tick.
+  let failures = 0;
+  let notBefore = 0;
   const tick = async () => {
     if (running) {
       again = true;
       return;
     }
-    running = true;
+    if (Date.now() < notBefore) return;
+    running = pass();
+    await running;
+  };
+  const pass = async () => {
     try {
       do {
         again = false;
         while (!stopped && (await relayBatch(onPublish)) === BATCH);
       } while (again && !stopped);
+      failures = 0;
     } catch (e) {
-      logger.warn({ err: (e as Error).message }, 'outbox relay pass failed');
+      notBefore = Date.now() + Math.min(4000, 250 * 2 ** failures++);
+      if (isDatabaseUnavailable(e)) warnUnavailable('outbox relay', e);
+      else logger.warn({ err: (e as Error).message }, 'outbox relay pass failed');
     } finally {
-      running = false;
+      running = undefined;
     }
   };
   const unsubscribe = eventBus.subscribe((n) => {
@@ -87,9 +98,11 @@ export function startRelay(onPublish?: OnPublish) {
   });
   const timer = setInterval(tick, 1000);
   void tick();
-  return () => {
+  /** Stops polling and resolves once a pass in flight has finished (before the pools close). */
+  return async () => {
     stopped = true;
     unsubscribe();
     clearInterval(timer);
+    await running;
   };
 }

@@ -1,6 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import { deliverBatch } from '../src/modules/webhooks/deliver.ts';
 import { logger } from '../src/core/logger.ts';
+import { isDatabaseUnavailable, warnUnavailable } from '../src/core/db/unavailable.ts';
 import { DELIVERY_QUEUE, deliveryQueue, type DeliveryJob } from '../src/modules/webhooks/queue.ts';
 
 /**
@@ -24,7 +25,8 @@ export async function register(boss: PgBoss) {
     // A batch that fails is retried whole by pg-boss (its receivers may see a duplicate): say why.
     (jobs) =>
       deliverBatch(jobs.map((j) => j.data)).catch((e) => {
-        logger.error({ err: (e as Error).message, jobs: jobs.length }, 'webhook delivery batch failed');
+        if (isDatabaseUnavailable(e)) warnUnavailable('webhook delivery', e);
+        else logger.error({ err: (e as Error).message, jobs: jobs.length }, 'webhook delivery batch failed');
         throw e;
       }),
   );

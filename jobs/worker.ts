@@ -77,8 +77,10 @@ export async function startWorker(databaseUrl: string) {
   return {
     boss,
     async stop() {
-      stopRelay();
+      await stopRelay();
       await boss.stop({ graceful: true, timeout: 5000 });
+      // Its LISTEN connection too, before the database goes (`svc worker` has no API server to stop it).
+      await eventBus.stop();
     },
   };
 }

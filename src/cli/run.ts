@@ -4,29 +4,54 @@ import { connectAndMigrate, stopEmbedded } from '../core/db/setup.ts';
 import { closeDatabase } from '../core/db/client.ts';
 import { flushUsage } from '../core/auth/authenticate.ts';
 
+/** The longest a stop may take before the process exits anyway (the contract: within 10 s). */
+const STOP_DEADLINE_MS = 9000;
+
+/**
+ * In the order they stop: the API first (no new requests, in-flight ones drained, sockets closed
+ * 1001), then the worker (pg-boss, the relay), then what is left of the worker alone.
+ */
+const stops: (() => Promise<void>)[] = [];
+
 /** `svc start|serve|worker`: migrate, then run the server and/or the worker until a signal. */
 export async function run(role: 'start' | 'serve' | 'worker') {
+  // Heard from the start: a Ctrl-C while booting lets the step under way finish, starts nothing
+  // more, and stops what has started, just as cleanly.
+  process.on('SIGINT', (signal) => void shutdown(signal));
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+  booting = boot(role).catch((e) => {
+    if (!stopping) throw e;
+  });
+  await booting;
+}
+
+let booting: Promise<void> | undefined;
+
+async function boot(role: 'start' | 'serve' | 'worker') {
   const database = await connectAndMigrate();
-  const stops: (() => Promise<void>)[] = [];
+  if (stopping) return;
   if (role !== 'worker') {
     const { buildApp } = await import('../server/app.ts');
     const app = await buildApp();
+    stops.push(() => app.close());
+    if (stopping) return;
     await app.fastify.listen({ port: config.port, host: config.host });
     logger.info({ port: config.port }, 'server listening');
     console.error(`svc listening on http://127.0.0.1:${config.port} (GraphQL at /graphql)`);
-    stops.push(() => app.close());
   }
+  if (stopping) return;
   if (role !== 'serve') {
     const { startWorker } = await import('../../jobs/worker.ts');
     const worker = await startWorker(database.url);
-    console.error('svc worker running (pg-boss queues, outbox relay)');
     stops.push(() => worker.stop());
+    console.error('svc worker running (pg-boss queues, outbox relay)');
   }
+  if (stopping) return;
   if (role === 'worker') {
     // A worker alone has no API server: its traces and (on a port of its own) its metrics.
     const { startTracing, stopTracing } = await import('../core/tracing.ts');
     await startTracing();
-    stops.unshift(stopTracing);
+    stops.push(stopTracing);
     if (config.metrics.workerPort) {
       const { serveMetricsAlone } = await import('../server/metrics.ts');
       const server = await serveMetricsAlone(config.metrics.workerPort, config.host);
@@ -34,13 +59,26 @@ export async function run(role: 'start' | 'serve' | 'worker') {
       stops.unshift(() => server.close());
     }
   }
-  const shutdown = async () => {
-    for (const stop of stops.reverse()) await stop().catch(() => {});
-    await flushUsage().catch(() => {});
-    await closeDatabase();
-    await stopEmbedded();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+}
+
+let stopping = false;
+async function shutdown(signal: NodeJS.Signals) {
+  // A second Ctrl-C while stopping changes nothing: the stop is already bounded.
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'stopping');
+  setTimeout(() => {
+    logger.error({ deadlineMs: STOP_DEADLINE_MS }, 'stop took too long; exiting');
+    logger.flush();
+    process.exit(1);
+  }, STOP_DEADLINE_MS).unref();
+  await booting;
+  for (const stop of stops) await stop().catch((e) => logger.error({ err: e }, 'stop step failed'));
+  await flushUsage().catch(() => {});
+  // The pools, then the embedded PostgreSQL last: nothing of ours is connected to it any more.
+  await closeDatabase();
+  await stopEmbedded();
+  logger.info('stopped');
+  logger.flush();
+  process.exit(0);
 }

@@ -84,6 +84,8 @@ export const config = {
    * or for a new one to open; then it fails with 503 `service_unavailable`, never hangs.
    */
   dbAcquireTimeoutMs: int(process.env.SVC_DB_ACQUIRE_TIMEOUT_MS, 5000),
+  /** How long `svc start|serve|worker` wait for an unreachable database at boot before exiting 1. */
+  dbBootWaitSec: int(process.env.SVC_DB_BOOT_WAIT_SEC, 60),
   /** While the database is away, one warning per component per this interval (src/core/db/unavailable.ts). */
   dbWarnIntervalMs: int(process.env.SVC_DB_WARN_INTERVAL_MS, 10_000),
   /** Outgoing mail (receipts): `smtp://user:pass@host:587` or `smtps://...:465`; unset, email is refused. */

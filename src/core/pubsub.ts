@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { tenantQuery, type Mode } from './db/client.ts';
 import { sql } from './db/sql-template.ts';
-import { logger } from './logger.ts';
+import { warnUnavailable } from './db/unavailable.ts';
+import { config } from './config.ts';
 import type { Event } from '../generated/prisma/client.ts';
 
 /**
@@ -33,7 +34,7 @@ export class EventBus {
   async start(url: string, reconnecting = false) {
     if (this.client && !this.stopped) return;
     this.stopped = false;
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: config.dbAcquireTimeoutMs });
     client.on('notification', (msg) => {
       if (msg.channel === 'svc_events') return this.tell({ kind: 'inserted' });
       const [workspaceId, mode, position] = (msg.payload ?? '').split(':');
@@ -48,7 +49,7 @@ export class EventBus {
       this.client = undefined;
       client.end().catch(() => {});
       if (this.stopped) return;
-      logger.warn({ err: e?.message }, 'event bus connection lost; reconnecting');
+      warnUnavailable('event bus', e ?? new Error('Connection terminated'));
       this.reconnect(url);
     };
     client.on('error', lost);
@@ -59,6 +60,7 @@ export class EventBus {
       await client.query('LISTEN svc_events');
       await client.query('LISTEN svc_published');
       listening = true;
+      this.attempts = 0;
       if (reconnecting) this.tell({ kind: 'resync' });
     } catch (e) {
       if (this.client === client) this.client = undefined;
@@ -67,10 +69,18 @@ export class EventBus {
     }
   }
 
+  /** Consecutive failed reconnects: the delay doubles from 0.25 s up to 4 s while the database is away. */
+  private attempts = 0;
+
   private reconnect(url: string) {
+    const delay = Math.min(4000, 250 * 2 ** this.attempts++);
     setTimeout(() => {
-      if (!this.stopped && !this.client) this.start(url, true).catch(() => this.reconnect(url));
-    }, 500).unref();
+      if (!this.stopped && !this.client)
+        this.start(url, true).catch((e) => {
+          warnUnavailable('event bus', e);
+          this.reconnect(url);
+        });
+    }, delay).unref();
   }
 
   subscribe(listener: Listener): () => void {

@@ -32,6 +32,9 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** How long a stop waits for in-flight requests before closing their connections. */
+const DRAIN_MS = 5000;
+
 /** One HTTP server: GraphQL (HTTP and WebSocket), the REST translation, health. */
 export async function buildApp(): Promise<App> {
   await assertDatabaseRoles(db());
@@ -120,7 +123,15 @@ export async function buildApp(): Promise<App> {
 
   // ws accepts 100 MiB messages by default, before connection_init authenticates anyone: a
   // GraphQL document over the socket fits in 64 KiB; larger frames close the socket (1009).
-  await fastify.register(websocket, { options: { maxPayload: config.wsMaxPayloadBytes } });
+  await fastify.register(websocket, {
+    options: { maxPayload: config.wsMaxPayloadBytes },
+    // On stop, open sockets are told 1001 (going away): graphql-ws clients reconnect elsewhere.
+    preClose(this: FastifyInstance, done: () => void) {
+      for (const client of this.websocketServer.clients) client.close(1001, 'server shutting down');
+      this.websocketServer.close();
+      done();
+    },
+  });
   countStatementsPerRequest(fastify);
   traceRequests(fastify);
   // Every log line written while a request is handled carries its id (src/core/logger.ts).
@@ -138,9 +149,12 @@ export async function buildApp(): Promise<App> {
   });
   mountMetrics(fastify);
   mountGraphiQLAssets(fastify);
-  fastify.get('/healthz', async (_req, reply) => {
+  // Liveness: the process answers, with or without its database (restarting it would not bring the database back).
+  fastify.get('/healthz', (_req, reply) => reply.type('application/json').send(JSON.stringify({ status: 'ok' })));
+  // Readiness: the database answers; 503 `service_unavailable` while it is away, so a load balancer drains the instance.
+  fastify.get('/readyz', async (_req, reply) => {
     await db().system.query('SELECT 1');
-    return reply.type('application/json').send(JSON.stringify({ status: 'ok' }));
+    return reply.type('application/json').send(JSON.stringify({ status: 'ready' }));
   });
 
   await eventBus.start(db().url);
@@ -148,7 +162,10 @@ export async function buildApp(): Promise<App> {
     fastify,
     limiter,
     async close() {
+      // Stops accepting at once; in-flight requests get a bounded drain, then their connections are cut.
+      const cut = setTimeout(() => fastify.server.closeAllConnections(), DRAIN_MS).unref();
       await fastify.close();
+      clearTimeout(cut);
       await limiter.close();
       await eventBus.stop();
       await stopTracing();

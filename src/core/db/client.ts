@@ -5,11 +5,11 @@ import { prepareValue } from 'pg/lib/utils.js';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 import { config } from '../config.ts';
-import { logger } from '../logger.ts';
 
 import { appDatabaseUrl } from './roles.ts';
 import { compile, type Fragment } from './sql-template.ts';
 import { instrumentPool } from './statements.ts';
+import { warnUnavailable } from './unavailable.ts';
 
 /** The roles tenant queries run as (src/core/db/roles.ts): they own nothing and cannot bypass row-level security. */
 export { APP_ROLE, APP_LOGIN_ROLE } from './roles.ts';
@@ -49,13 +49,20 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
     max: Math.max(4, Math.floor(config.poolSize / 2)),
     ...timeout,
   });
-  // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the
-  // process.
   for (const pool of [app, system]) instrumentPool(pool);
-  for (const pool of [app, system])
-    pool.on('error', (err) =>
-      logger.warn({ code: (err as { code?: string }).code, reason: err.message }, 'idle database connection lost'),
-    );
+  for (const [name, pool] of [
+    ['app', app],
+    ['system', system],
+  ] as const) {
+    // pg-pool listens for errors only while a connection is idle: one dropped while checked out
+    // (between the statements of a unit of work, a held relay transaction) would emit an unheard
+    // 'error' and kill the process. This listener stays for the connection's whole life; the
+    // statement in flight fails by itself (503 to its request) and pg-pool discards the connection
+    // on release (it is no longer queryable), so the next request gets a fresh one.
+    pool.on('connect', (client) => client.on('error', (err) => warnUnavailable(`database (${name} pool)`, err)));
+    // An idle connection dropped by the server (restart, failover) is replaced on next use.
+    pool.on('error', (err) => warnUnavailable(`database (${name} pool)`, err));
+  }
   current = {
     url,
     app,

@@ -5,6 +5,8 @@ import { useServer, db } from '../../helpers/server.ts';
 import { config } from '../../../src/core/config.ts';
 import { logger } from '../../../src/core/logger.ts';
 import { isDatabaseUnavailable, warnUnavailable } from '../../../src/core/db/unavailable.ts';
+import { onConnection } from '../../../src/core/db/client.ts';
+import { admin } from '../../helpers/db.ts';
 
 // Set before the server opens its pools (beforeAll): a short acquire timeout keeps the test quick.
 config.dbAcquireTimeoutMs = 400;
@@ -27,7 +29,7 @@ describe('database unavailable: 503 service_unavailable with Retry-After, never 
     release = undefined;
   });
 
-  it('REST, GraphQL, a hosted page and /healthz answer 503 within the acquire timeout while every connection is busy', async () => {
+  it('REST, GraphQL, a hosted page and /readyz answer 503 (/healthz 200) within the acquire timeout while every connection is busy', async () => {
     const ws = await server.workspace();
     const created = await ws.client.post(
       '/v1/checkout-sessions',
@@ -47,10 +49,11 @@ describe('database unavailable: 503 service_unavailable with Retry-After, never 
     release = await exhaustPools();
 
     const started = Date.now();
-    const [rest, gql, page, health] = await Promise.all([
+    const [rest, gql, page, ready, live] = await Promise.all([
       ws.client.get('/v1/checkout-sessions?limit=1'),
       ws.client.graphql('{ checkoutSessions(first: 1) { edges { node { id } } } }'),
       fetch(`${server.url}${hostedPath}`, { headers: { accept: 'text/html' } }),
+      fetch(`${server.url}/readyz`),
       fetch(`${server.url}/healthz`),
     ]);
     const elapsed = Date.now() - started;
@@ -70,15 +73,76 @@ describe('database unavailable: 503 service_unavailable with Retry-After, never 
     expect(page.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
 
-    expect(health.status).toBe(503);
-    expect(health.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect((await health.json()).error.code).toBe('service_unavailable');
+    // Readiness fails (a load balancer drains the instance); liveness holds (nothing to restart).
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await ready.json()).error.code).toBe('service_unavailable');
+    expect(live.status).toBe(200);
 
     // And the next request, once connections are free again, is served.
     release();
     release = undefined;
     const again = await ws.client.get('/v1/checkout-sessions?limit=1');
     expect(again.status, again.text).toBe(200);
+  });
+});
+
+describe('a connection lost while checked out', () => {
+  it('fails the unit of work that held it, kills nothing, and the next unit gets a fresh connection', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const failed = await onConnection(async (client) => {
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        // Between two statements, as a request holds it: the server drops the connection.
+        await admin((c) => c.query('SELECT pg_terminate_backend($1)', [rows[0].pid]));
+        await new Promise((r) => setTimeout(r, 200));
+        return client.query('SELECT 1');
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isDatabaseUnavailable(failed), String(failed)).toBe(true);
+      const again = await onConnection((client) => client.query<{ one: number }>('SELECT 1 AS one'));
+      expect(again.rows).toEqual([{ one: 1 }]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
+  });
+
+  it('terminating every backend of the server under requests: each answer is 200 or 503, and the API answers again at once', async () => {
+    const ws = await server.workspace();
+    const statuses: number[] = [];
+    let stop = false;
+    const load = Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (!stop) {
+          const r = await ws.client.get('/v1/checkout-sessions?limit=1');
+          statuses.push(r.status);
+        }
+      }),
+    );
+    const dbName = new URL(server.dbUrl).pathname.slice(1);
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 150));
+      await admin((c) =>
+        c.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [dbName],
+        ),
+      );
+    }
+    await new Promise((r) => setTimeout(r, 150));
+    stop = true;
+    await load;
+    expect(statuses.length).toBeGreaterThan(4);
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    const started = Date.now();
+    const after = await ws.client.get('/v1/checkout-sessions?limit=1');
+    expect(after.status, after.text).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 });
 
