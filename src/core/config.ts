@@ -88,8 +88,13 @@ export const config = {
   /** `GET /metrics` (docs/decisions.md, Metrics): `SVC_METRICS=off` removes it and its per-request cost. */
   metrics: {
     enabled: process.env.SVC_METRICS !== 'off',
-    /** A bearer token that may read /metrics from anywhere; unset, only loopback peers may. */
+    /** A bearer token that may read /metrics from anywhere. */
     token: process.env.SVC_METRICS_TOKEN || undefined,
+    /**
+     * `SVC_METRICS_PRIVATE=1`: the operator says no proxy fronts the port, so loopback peers read
+     * without the token. Unset, the token is required (a same-host proxy is a loopback peer).
+     */
+    private: process.env.SVC_METRICS_PRIVATE === '1' || process.env.SVC_METRICS_PRIVATE === 'true',
     /** `svc worker` alone: the port of its own /metrics (its delivery attempts and lag); unset, none. */
     workerPort: int(process.env.SVC_WORKER_METRICS_PORT, 0),
   },
