@@ -18,6 +18,7 @@ import { countStatementsPerRequest } from './statement-count.ts';
 import { mountMetrics, observeRequests } from './metrics.ts';
 import { mountGraphiQLAssets } from './graphiql.ts';
 import { traceRequests } from './tracing.ts';
+import { loggedUrl } from './access-log.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,12 +69,13 @@ export async function buildApp(): Promise<App> {
   });
   observeRequests(fastify);
   // After the response is sent (off the request's critical section); pino writes asynchronously.
+  // The route pattern and the URL without its capability secrets (src/server/access-log.ts).
   fastify.addHook('onResponse', (req, reply, done) => {
     logger.info(
       {
         requestId: req.id,
         method: req.method,
-        url: req.url,
+        ...loggedUrl(req),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
       },
