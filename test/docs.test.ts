@@ -105,6 +105,38 @@ describe('guides (docs/guides, one per resource)', () => {
   );
 });
 
+describe('README reference', () => {
+  const section = (name: string) => {
+    const body = readme()
+      .split(/^## /m)
+      .find((x) => x.startsWith(`${name}\n`));
+    expect(body, `README has a "## ${name}" section`).toBeDefined();
+    return body!;
+  };
+
+  it('the Commands table has one row per command', () => {
+    const commands = section('Commands')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))
+      .map((l) => {
+        const words = /^\| `([^`]+)`/.exec(l)![1].split(' ');
+        const end = words.findIndex((w) => /^[-<[]/.test(w));
+        return words.slice(0, end < 0 ? undefined : end).join(' ');
+      });
+    expect(commands.length).toBeGreaterThan(10);
+    expect(commands.filter((c, i) => commands.indexOf(c) !== i)).toEqual([]);
+  });
+
+  it('the Configuration says where the server listens and where the embedded PostgreSQL does', () => {
+    const config = section('Configuration');
+    expect(config).toMatch(/`HOST` \(`127\.0\.0\.1`/);
+    const embeddedPort = /SVC_EMBEDDED_PG_PORT \?\? (\d+)/.exec(
+      readFileSync(join(ROOT, 'src/core/db/embedded.ts'), 'utf8'),
+    )![1];
+    expect(config).toMatch(new RegExp(`\`SVC_EMBEDDED_PG_PORT\`, ${embeddedPort}`));
+  });
+});
+
 describe('README quick start', () => {
   const scratch = `svc_t_quick_${randomBytes(4).toString('hex')}`;
   const cwd = mkdtempSync(join(tmpdir(), 'svc-quick-start-'));

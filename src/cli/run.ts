@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { config } from '../core/config.ts';
 import { logger } from '../core/logger.ts';
 import { connectAndMigrate, stopEmbedded } from '../core/db/setup.ts';
@@ -12,8 +13,9 @@ export async function run(role: 'start' | 'serve' | 'worker') {
     const { buildApp } = await import('../server/app.ts');
     const app = await buildApp();
     await app.fastify.listen({ port: config.port, host: config.host });
-    logger.info({ port: config.port }, 'server listening');
-    console.error(`svc listening on http://127.0.0.1:${config.port} (GraphQL at /graphql)`);
+    const where = listeningOn(app.fastify.server.address() as AddressInfo);
+    logger.info({ host: config.host, port: config.port }, 'server listening');
+    console.error(`svc listening on ${where} (GraphQL at /graphql)`);
     stops.push(() => app.close());
   }
   if (role !== 'serve') {
@@ -43,4 +45,11 @@ export async function run(role: 'start' | 'serve' | 'worker') {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+}
+
+/** The banner's address: the one bound, or every interface said plainly (HOST=0.0.0.0 or ::). */
+function listeningOn({ address, port }: AddressInfo): string {
+  if (address === '0.0.0.0' || address === '::')
+    return `every interface (HOST=${config.host}): http://127.0.0.1:${port} from this machine`;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }

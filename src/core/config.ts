@@ -37,7 +37,8 @@ function parseKey(value: string, name: string): Buffer {
 
 export const config = {
   port: int(process.env.PORT, 4000),
-  host: process.env.HOST ?? '0.0.0.0',
+  /** Where the server binds: loopback unless told (the image and docker-compose set HOST=0.0.0.0). */
+  host: process.env.HOST || '127.0.0.1',
   databaseUrl: process.env.DATABASE_URL || undefined,
   redisUrl: process.env.REDIS_URL || undefined,
   hostedBaseUrl: process.env.HOSTED_BASE_URL || undefined,
