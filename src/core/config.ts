@@ -84,6 +84,13 @@ export const config = {
   smtpUrl: process.env.SMTP_URL || undefined,
   /** Sender address of receipt email; the merchant's name is the display name. */
   smtpFrom: process.env.SMTP_FROM || 'receipts@svc.local',
+  /**
+   * The display name of invitation email (`SMTP_FROM_NAME`): fixed, never the inviting workspace's
+   * name, which anyone can choose (docs/security.md, invitation email).
+   */
+  smtpFromName: process.env.SMTP_FROM_NAME || 'svc',
+  /** Addresses one workspace may invite in 24 hours (`SVC_INVITATIONS_PER_DAY`). */
+  invitationsPerDay: int(process.env.SVC_INVITATIONS_PER_DAY, 20),
   /** Where invoice email goes when SMTP_URL is unset (docs/decisions.md, Invoice email): one .eml per send. */
   mailOutboxDir: process.env.SVC_MAIL_OUTBOX || join(dataDir, 'outbox'),
   /** `GET /metrics` (docs/decisions.md, Metrics): `SVC_METRICS=off` removes it and its per-request cost. */
