@@ -131,7 +131,7 @@ export async function buildApp(): Promise<App> {
     return reply.type('application/json; charset=utf-8').send(openApi);
   });
   mountMetrics(fastify);
-  mountGraphiQLAssets(fastify);
+  mountGraphiQLAssets(fastify, limiter);
   fastify.get('/healthz', async (_req, reply) => {
     await db().system.query('SELECT 1');
     return reply.type('application/json').send(JSON.stringify({ status: 'ok' }));
