@@ -3,6 +3,7 @@
 FROM node:24-slim
 
 WORKDIR /app
+# HOST: the server binds loopback unless told; a container is reached through its own interface.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000

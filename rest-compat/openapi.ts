@@ -25,6 +25,7 @@ import { spell, statusOf, type ErrorCode, type Resource } from '../src/core/erro
 import { edgeRoutes } from '../src/server/edge-routes.ts';
 import type { EdgeRoute } from '../src/server/edge-route.ts';
 import { operationOf } from '../src/graphql/operation.ts';
+import { prefixes, type IdKind } from '../src/core/ids.ts';
 
 /**
  * OpenAPI 3.1 of the REST surface, derived from the route table and each operation (its
@@ -69,21 +70,24 @@ function scalarSchema(name: string): Schema {
   }
 }
 
-/** A sample value for a schema built here: the examples of every response. */
-function sample(s: Schema, components: Record<string, Schema>, name = ''): unknown {
+/**
+ * A sample value for a schema built here: the examples of every request and response. `owner` is
+ * the component the value sits in (its `id` gets that resource's prefix).
+ */
+function sample(s: Schema, components: Record<string, Schema>, name = '', owner = ''): unknown {
   if (s.$ref) {
     const ref = String(s.$ref).replace('#/components/schemas/', '');
-    return ref === 'Metadata' ? { orderRef: 'A-1001' } : sample(components[ref] ?? {}, components, name);
+    return ref === 'Metadata' ? { orderRef: 'A-1001' } : sample(components[ref] ?? {}, components, name, ref);
   }
-  if (s.anyOf) return sample((s.anyOf as Schema[])[0], components, name);
+  if (s.anyOf) return sample((s.anyOf as Schema[])[0], components, name, owner);
   if (s.enum) return (s.enum as unknown[])[0];
   switch (s.type) {
     case 'object': {
       const props = (s.properties ?? {}) as Record<string, Schema>;
-      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v, components, k)]));
+      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v, components, k, owner)]));
     }
     case 'array':
-      return [sample(s.items as Schema, components, name)];
+      return [sample(s.items as Schema, components, name, owner)];
     case 'integer':
       return name === 'limit' ? 20 : 1000;
     case 'number':
@@ -92,20 +96,63 @@ function sample(s: Schema, components: Record<string, Schema>, name = ''): unkno
       return false;
     case 'string':
       if (s.format === 'date-time') return '2026-01-15T08:30:00.000Z';
-      return sampleString(name);
+      return sampleString(name, owner);
     default:
       return null;
   }
 }
 
-/** A readable string for a field, by its name. */
-function sampleString(name: string): string {
+/** Any valid ULID (src/core/ids.ts): examples carry ids a server would accept by shape. */
+const SAMPLE_ULID = '01JCKZ3V6Q8Y2X4W5T7R9P0M1N';
+/** Field and component names that are not an id kind's own name (src/core/ids.ts prefixes). */
+const idKindOf: Record<string, IdKind> = {
+  charge: 'payment',
+  endpoint: 'webhookEndpoint',
+  auditLogEntry: 'auditLog',
+  billingSubscription: 'subscription',
+  receiptSummary: 'receipt',
+  // a ledger transaction and an event's object are the resource that caused them, e.g. a payment
+  tx: 'payment',
+  source: 'payment',
+  aggregate: 'payment',
+  object: 'payment',
+  target: 'customer',
+  actorKey: 'apiKey',
+  actorMember: 'member',
+  ledgerTransaction: 'ledgerEntry',
+};
+const sampleId = (kind: string): string | undefined => {
+  const k = idKindOf[kind] ?? (kind in prefixes ? (kind as IdKind) : undefined);
+  if (k) return `${prefixes[k]}_${SAMPLE_ULID}`;
+  // `latestInvoice`, `pendingPrice`: the kind after the first word
+  const rest = /^[a-z]+([A-Z].*)$/.exec(kind)?.[1];
+  return rest && sampleId(rest.charAt(0).toLowerCase() + rest.slice(1));
+};
+/** `CreateRefundInput`, `CustomerRest`, `ApiKey2` -> `refund`, `customer`, `apiKey`. */
+const kindOfComponent = (component: string) => {
+  const base = component
+    .replace(/\d+$/, '')
+    .replace(/(Rest|Input)$/, '')
+    .replace(/^(Create|Update)(?=[A-Z])/, '');
+  return base.charAt(0).toLowerCase() + base.slice(1);
+};
+
+/** A readable string for a field, by its name (and, for `id`, the resource it belongs to). */
+function sampleString(name: string, owner = ''): string {
   if (name === 'currency') return 'IDR';
   if (name === 'email' || name === 'to') return 'jane@example.com';
   if (name === 'methods') return 'qris';
+  if (name === 'reason') return 'requested_by_customer';
   if (/Url$/.test(name) || name === 'url') return `https://example.com/${name.replace(/Url$/, '')}`;
-  if (name === 'id' || /Id$/.test(name))
-    return `${name === 'id' ? 'obj' : name.replace(/Id$/, '')}_01J0000000000000000000000`;
+  if (name === 'keyId') return 'pk_test_0123456789ab';
+  // Adapter credentials, not our ids.
+  if (name === 'merchantId') return 'G123456789';
+  if (name === 'clientId') return 'client-123';
+  if (name === 'subAccountId') return 'SA-123456';
+  if (name === 'merchantTaxId') return '01.234.567.8-901.000';
+  const id =
+    name === 'id' ? sampleId(kindOfComponent(owner)) : /Ids?$/.test(name) && sampleId(name.replace(/Ids?$/, ''));
+  if (id) return id;
   return name || 'string';
 }
 
@@ -400,7 +447,7 @@ function errorResponse(b: Builder, status: number, codes: string[]): string {
       value: {
         data: null,
         error: { code: c, message: c.replace(/_/g, ' ').toLowerCase() },
-        meta: { requestId: 'req_01J0000000000000000000000', timestamp: '2026-01-15T08:30:00.000Z' },
+        meta: { requestId: `${prefixes.request}_${SAMPLE_ULID}`, timestamp: '2026-01-15T08:30:00.000Z' },
       },
     };
   b.responses[name] ??= {
@@ -683,7 +730,7 @@ export function buildOpenApi(schema: GraphQLSchema, edge: readonly EdgeRoute[] =
         data = { $ref: `#/components/schemas/${name}Rest` };
       }
       const body = envelopeOf(data, list);
-      const meta = { requestId: 'req_01J0000000000000000000000', timestamp: '2026-01-15T08:30:00.000Z' };
+      const meta = { requestId: `${prefixes.request}_${SAMPLE_ULID}`, timestamp: '2026-01-15T08:30:00.000Z' };
       responses[status] = {
         description: 'OK',
         headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },

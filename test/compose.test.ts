@@ -117,6 +117,10 @@ describe('docker-compose.yml', () => {
   it('api publishes the port it listens on, and its healthcheck calls /healthz', () => {
     const env = envOf('api');
     expect(services.api.ports).toEqual([`4000:${env.PORT}`]);
+    // The code binds loopback by default (src/core/config.ts): a published port reaches the
+    // container only when the server binds every interface, in compose and in the image itself.
+    expect(env.HOST).toBe('0.0.0.0');
+    expect(read('Dockerfile')).toMatch(/^\s+HOST=0\.0\.0\.0 \\$/m);
     expect(env.PORT).toBe('4000');
     expect([services.api.healthcheck?.test].flat().join(' ')).toContain(`127.0.0.1:${env.PORT}/healthz`);
     expect(read('src/server/app.ts')).toContain(`fastify.get('/healthz'`);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,6 +103,81 @@ describe('guides (docs/guides, one per resource)', () => {
       expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     },
   );
+});
+
+describe('docs/authentication.md (the signing recipe for client authors)', () => {
+  const text = readFileSync(join(ROOT, 'docs/authentication.md'), 'utf8');
+  const keyEnv = async () => {
+    const ws = await server.workspace();
+    return childEnv(server.dbUrl, { SVC_KEY_ID: ws.keyId, SVC_SECRET: ws.secret, SVC_BASE_URL: server.url });
+  };
+  /** Runs a ```js block as the page says (saved as a .mjs file, run by node). */
+  const runJs = async (source: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-auth-doc-'));
+    try {
+      writeFileSync(join(dir, 'example.mjs'), source);
+      return await runLine(`'${process.execPath}' example.mjs`, dir, await keyEnv());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const [request, socket] = fencedBlocks(text, 'js');
+
+  it('the JavaScript recipe signs a POST with a body and a GET with a query string', async () => {
+    const r = await runJs(request);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 0,
+      stdout: '201 200 true\n',
+      stderr: '',
+    });
+  });
+
+  it('the shell recipe (openssl, curl) gets 200', async () => {
+    const r = await runScript(fencedBlocks(text, 'sh').join('\n'), ROOT, await keyEnv());
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(r.stdout).meta.page.limit).toBe(1);
+  });
+
+  it('the connection_init payload is acknowledged by the graphql-ws endpoint', async () => {
+    const r = await runJs(socket);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 0,
+      stdout: 'connection_ack\n',
+      stderr: '',
+    });
+  });
+});
+
+describe('README reference', () => {
+  const section = (name: string) => {
+    const body = readme()
+      .split(/^## /m)
+      .find((x) => x.startsWith(`${name}\n`));
+    expect(body, `README has a "## ${name}" section`).toBeDefined();
+    return body!;
+  };
+
+  it('the Commands table has one row per command', () => {
+    const commands = section('Commands')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))
+      .map((l) => {
+        const words = /^\| `([^`]+)`/.exec(l)![1].split(' ');
+        const end = words.findIndex((w) => /^[-<[]/.test(w));
+        return words.slice(0, end < 0 ? undefined : end).join(' ');
+      });
+    expect(commands.length).toBeGreaterThan(10);
+    expect(commands.filter((c, i) => commands.indexOf(c) !== i)).toEqual([]);
+  });
+
+  it('the Configuration says where the server listens and where the embedded PostgreSQL does', () => {
+    const config = section('Configuration');
+    expect(config).toMatch(/`HOST` \(`127\.0\.0\.1`/);
+    const embeddedPort = /SVC_EMBEDDED_PG_PORT \?\? (\d+)/.exec(
+      readFileSync(join(ROOT, 'src/core/db/embedded.ts'), 'utf8'),
+    )![1];
+    expect(config).toMatch(new RegExp(`\`SVC_EMBEDDED_PG_PORT\`, ${embeddedPort}`));
+  });
 });
 
 describe('README quick start', () => {

@@ -233,8 +233,12 @@ export function selectValue(json: unknown, path: string): string {
 export function printBody(res: ApiResponse, out: NodeJS.WriteStream = process.stdout) {
   if (!res.raw.length) return;
   if (out.isTTY && res.json !== null) out.write(`${JSON.stringify(res.json, null, 2)}\n`);
+  // JSON as received plus a final newline (a shell prompt, `wc -l` and `read` expect one);
+  // documents (PDF, CSV) byte for byte.
+  else if (res.json !== null && res.raw[res.raw.length - 1] !== 0x0a) out.write(Buffer.concat([res.raw, NEWLINE]));
   else out.write(res.raw);
 }
+const NEWLINE = Buffer.from('\n');
 
 const methods = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE' } as const;
 export type Verb = keyof typeof methods;

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { config } from '../core/config.ts';
 import { logger } from '../core/logger.ts';
 import { connectAndMigrate, stopEmbedded } from '../core/db/setup.ts';
@@ -36,8 +37,9 @@ async function boot(role: 'start' | 'serve' | 'worker') {
     stops.push(() => app.close());
     if (stopping) return;
     await app.fastify.listen({ port: config.port, host: config.host });
-    logger.info({ port: config.port }, 'server listening');
-    console.error(`svc listening on http://127.0.0.1:${config.port} (GraphQL at /graphql)`);
+    const where = listeningOn(app.fastify.server.address() as AddressInfo);
+    logger.info({ host: config.host, port: config.port }, 'server listening');
+    console.error(`svc listening on ${where} (GraphQL at /graphql)`);
   }
   if (stopping) return;
   if (role !== 'serve') {
@@ -81,4 +83,11 @@ async function shutdown(signal: NodeJS.Signals) {
   logger.info('stopped');
   logger.flush();
   process.exit(0);
+}
+
+/** The banner's address: the one bound, or every interface said plainly (HOST=0.0.0.0 or ::). */
+function listeningOn({ address, port }: AddressInfo): string {
+  if (address === '0.0.0.0' || address === '::')
+    return `every interface (HOST=${config.host}): http://127.0.0.1:${port} from this machine`;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }

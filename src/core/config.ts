@@ -37,7 +37,8 @@ function parseKey(value: string, name: string): Buffer {
 
 export const config = {
   port: int(process.env.PORT, 4000),
-  host: process.env.HOST ?? '0.0.0.0',
+  /** Where the server binds: loopback unless told (the image and docker-compose set HOST=0.0.0.0). */
+  host: process.env.HOST || '127.0.0.1',
   databaseUrl: process.env.DATABASE_URL || undefined,
   redisUrl: process.env.REDIS_URL || undefined,
   hostedBaseUrl: process.env.HOSTED_BASE_URL || undefined,
@@ -92,13 +93,25 @@ export const config = {
   smtpUrl: process.env.SMTP_URL || undefined,
   /** Sender address of receipt email; the merchant's name is the display name. */
   smtpFrom: process.env.SMTP_FROM || 'receipts@svc.local',
+  /**
+   * The display name of invitation email (`SMTP_FROM_NAME`): fixed, never the inviting workspace's
+   * name, which anyone can choose (docs/security.md, invitation email).
+   */
+  smtpFromName: process.env.SMTP_FROM_NAME || 'svc',
+  /** Addresses one workspace may invite in 24 hours (`SVC_INVITATIONS_PER_DAY`). */
+  invitationsPerDay: int(process.env.SVC_INVITATIONS_PER_DAY, 20),
   /** Where invoice email goes when SMTP_URL is unset (docs/decisions.md, Invoice email): one .eml per send. */
   mailOutboxDir: process.env.SVC_MAIL_OUTBOX || join(dataDir, 'outbox'),
   /** `GET /metrics` (docs/decisions.md, Metrics): `SVC_METRICS=off` removes it and its per-request cost. */
   metrics: {
     enabled: process.env.SVC_METRICS !== 'off',
-    /** A bearer token that may read /metrics from anywhere; unset, only loopback peers may. */
+    /** A bearer token that may read /metrics from anywhere. */
     token: process.env.SVC_METRICS_TOKEN || undefined,
+    /**
+     * `SVC_METRICS_PRIVATE=1`: the operator says no proxy fronts the port, so loopback peers read
+     * without the token. Unset, the token is required (a same-host proxy is a loopback peer).
+     */
+    private: process.env.SVC_METRICS_PRIVATE === '1' || process.env.SVC_METRICS_PRIVATE === 'true',
     /** `svc worker` alone: the port of its own /metrics (its delivery attempts and lag); unset, none. */
     workerPort: int(process.env.SVC_WORKER_METRICS_PORT, 0),
   },

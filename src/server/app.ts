@@ -19,6 +19,7 @@ import { countStatementsPerRequest } from './statement-count.ts';
 import { mountMetrics, observeRequests } from './metrics.ts';
 import { mountGraphiQLAssets } from './graphiql.ts';
 import { traceRequests } from './tracing.ts';
+import { loggedUrl } from './access-log.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -72,12 +73,13 @@ export async function buildApp(): Promise<App> {
   });
   observeRequests(fastify);
   // After the response is sent (off the request's critical section); pino writes asynchronously.
+  // The route pattern and the URL without its capability secrets (src/server/access-log.ts).
   fastify.addHook('onResponse', (req, reply, done) => {
     logger.info(
       {
         requestId: req.id,
         method: req.method,
-        url: req.url,
+        ...loggedUrl(req),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
       },
@@ -148,7 +150,7 @@ export async function buildApp(): Promise<App> {
     return reply.type('application/json; charset=utf-8').send(openApi);
   });
   mountMetrics(fastify);
-  mountGraphiQLAssets(fastify);
+  mountGraphiQLAssets(fastify, limiter);
   // Liveness: the process answers, with or without its database (restarting it would not bring the database back).
   fastify.get('/healthz', (_req, reply) => reply.type('application/json').send(JSON.stringify({ status: 'ok' })));
   // Readiness: the database answers; 503 `service_unavailable` while it is away, so a load balancer drains the instance.

@@ -141,16 +141,16 @@ const loopback = (addr: string | undefined) =>
   !!addr && (addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.'));
 
 /**
- * Who may read /metrics (docs/decisions.md, Metrics): with SVC_METRICS_TOKEN set, a request
- * bearing it (compared in constant time); without one, only a peer on loopback that did not come
- * through a proxy (a proxy on the same host is a loopback peer: any X-Forwarded-* header refuses).
+ * Who may read /metrics (docs/decisions.md, Metrics): a request bearing SVC_METRICS_TOKEN
+ * (compared in constant time). Without the token, only when the operator declared the port
+ * private (SVC_METRICS_PRIVATE): then a loopback peer that sent no forwarding header. A proxy on
+ * the same host that adds no such header is a loopback peer too, so loopback alone proves nothing.
  */
 export function mayReadMetrics(req: FastifyRequest): boolean {
   const token = config.metrics.token;
-  if (token) {
-    const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-    return !!m && timingSafeEqual(sha256(Buffer.from(m[1])), sha256(Buffer.from(token)));
-  }
+  const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+  if (token && m && timingSafeEqual(sha256(Buffer.from(m[1])), sha256(Buffer.from(token)))) return true;
+  if (!config.metrics.private) return false;
   if (req.headers['x-forwarded-for'] || req.headers.forwarded || req.headers['x-real-ip']) return false;
   return loopback(req.socket.remoteAddress);
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useServer } from '../helpers/server.ts';
 import { haveChromium, OUT, useBrowser } from '../helpers/browser.ts';
+import { ROOT } from '../helpers/cli.ts';
 
 const server = useServer();
 const browsers = useBrowser('the hosted-page browser tests');
@@ -52,7 +53,15 @@ describe.skipIf(!haveChromium)('hosted checkout page in Chromium', () => {
     await page.screenshot({ path: shot, fullPage: true });
     await annotate('hosted checkout at 390 px, QRIS instructions', { path: shot });
 
-    await Promise.all([page.waitForURL(/shop\.example\/thanks/), page.click('#simulate-success')]);
+    // The buttons as README's quick start names them.
+    const [success, failure] = [
+      ...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/"(Simulate [a-z]+ payment)"/g),
+    ].map((m) => m[1]);
+    await expect(page.getByRole('button', { name: failure, exact: true }).count()).resolves.toBe(1);
+    await Promise.all([
+      page.waitForURL(/shop\.example\/thanks/),
+      page.getByRole('button', { name: success, exact: true }).click(),
+    ]);
     expect(page.url()).toBe(`https://shop.example/thanks?session_id=${id}`);
     expect((await ws.client.get(`/v1/checkout-sessions/${id}`)).json.data.status).toBe('completed');
     await context.close();

@@ -25,6 +25,11 @@ import { machines } from '../../src/modules/state-machines.ts';
 import { isObjectType } from 'graphql';
 import { signRequest } from '../../src/core/auth/signing.ts';
 import { useServer } from '../helpers/server.ts';
+import { sandboxPayment } from '../helpers/payments.ts';
+import { isId, prefixes, type IdKind } from '../../src/core/ids.ts';
+import { randomUUID } from 'node:crypto';
+
+const kindOf = Object.fromEntries(Object.entries(prefixes).map(([k, p]) => [p, k as IdKind]));
 
 type Doc = {
   openapi: string;
@@ -244,6 +249,82 @@ describe('served and true to the server', () => {
     // and a document that does not match fails: the check can fail
     const ajvFails = ajv.compile({ $ref: 'doc#/components/schemas/Customer' });
     expect(ajvFails({ ...created.json.data, email: 42 })).toBe(false);
+  });
+});
+
+describe('examples', () => {
+  /** Every (schema, example) pair of the document: request bodies, responses, shared error examples. */
+  function examples(): { where: string; schema: unknown; example: unknown }[] {
+    const out: { where: string; schema: unknown; example: unknown }[] = [];
+    for (const op of ops) {
+      for (const [type, c] of Object.entries(op.requestBody?.content ?? {}) as [string, any][])
+        if ('example' in c) out.push({ where: `${op.operationId} body ${type}`, schema: c.schema, example: c.example });
+      for (const [status, r] of Object.entries(op.responses) as [string, any][])
+        for (const [type, c] of Object.entries(r.content ?? {}) as [string, any][])
+          if ('example' in c)
+            out.push({ where: `${op.operationId} ${status} ${type}`, schema: c.schema, example: c.example });
+    }
+    for (const [name, r] of Object.entries(doc.components.responses))
+      for (const c of Object.values(r.content ?? {}) as any[])
+        for (const [code, ex] of Object.entries(c.examples ?? {}) as [string, any][])
+          out.push({
+            where: `response ${name} example ${code}`,
+            schema: c.schema,
+            example: doc.components.examples[ex.$ref.split('/').pop()].value,
+          });
+    return out;
+  }
+  /** Our id fields (`id`, `...Id`, `...Ids`), except the few that hold another party's identifier. */
+  const NOT_OUR_IDS = new Set(['keyId', 'merchantId', 'clientId', 'subAccountId', 'merchantTaxId', 'operationId']);
+  function idsIn(value: unknown, key = '', out: [string, string][] = []): [string, string][] {
+    if (Array.isArray(value)) for (const v of value) idsIn(v, key, out);
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) idsIn(v, k, out);
+    else if (typeof value === 'string' && (key === 'id' || /Ids?$/.test(key)) && !NOT_OUR_IDS.has(key))
+      out.push([key, value]);
+    return out;
+  }
+
+  it('every example validates against its schema, and every id in it has a prefix of src/core/ids.ts', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: doc.components } as never);
+    const all = examples();
+    expect(all.length).toBeGreaterThan(100);
+    const known = new Set<string>(Object.values(prefixes));
+    const problems: string[] = [];
+    for (const { where, schema, example } of all) {
+      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/', '"doc#/')));
+      if (!validate(example)) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+      for (const [key, id] of idsIn(example)) {
+        const prefix = id.slice(0, id.indexOf('_'));
+        if (!known.has(prefix) || !isId(kindOf[prefix], id)) problems.push(`${where}: ${key} ${id}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    // A resource's own id carries its own prefix.
+    const example = (id: string) => opOf(id).responses[Object.keys(opOf(id).responses)[0]].content!['application/json'];
+    expect((example('getRefund') as any).example.data.id).toMatch(/^rf_/);
+    expect((example('getPayment') as any).example.data.id).toMatch(/^pay_/);
+    expect((example('getApiKey') as any).example.data.id).toMatch(/^akey_/);
+  });
+
+  it('the createRefund example, sent as is by a client, is refused only because its payment does not exist; with a real payment it is a refund', async () => {
+    const ws = await server.workspace();
+    const body = (opOf('createRefund').requestBody!.content['application/json'] as any).example;
+    const asIs = await ws.client.post('/v1/refunds', body, { 'idempotency-key': randomUUID() });
+    // (refunds spell their codes upper case: src/core/errors.ts)
+    expect({ status: asIs.status, code: asIs.json.error?.code?.toLowerCase() }, asIs.text).toEqual({
+      status: 404,
+      code: 'not_found',
+    });
+    const paymentId = (await sandboxPayment(server, ws)).id;
+    const real = await ws.client.post(
+      '/v1/refunds',
+      { ...body, chargeId: paymentId },
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(real.status, real.text).toBe(201);
+    expect(real.json.data).toMatchObject({ chargeId: paymentId, amount: body.amount, reason: body.reason });
   });
 });
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { db, untilPublished, useServer } from '../helpers/server.ts';
 import { startReceiver, until, type Receiver } from '../helpers/receiver.ts';
 import { sandboxPayment } from '../helpers/payments.ts';
@@ -7,8 +7,13 @@ import { BACKLOG } from '../../src/server/metrics.ts';
 
 const server = useServer({ background: 'worker' });
 const receivers: Receiver[] = [];
+// These tests scrape over loopback as a co-located Prometheus would on a port declared private.
+beforeEach(() => {
+  config.metrics.private = true;
+});
 afterEach(async () => {
   config.metrics.token = undefined;
+  config.metrics.private = false;
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
@@ -154,7 +159,18 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('is not for strangers: loopback only, not through a proxy; with a token, the bearer from anywhere', async () => {
+  it('requires the token unless SVC_METRICS_PRIVATE says the port is private', async () => {
+    // A proxy on the same host that adds no forwarding header is a loopback peer like this one.
+    config.metrics.private = false;
+    const stranger = await scrape();
+    expect(stranger.status).toBe(404);
+    expect(JSON.parse(stranger.text).error.code).toBe('not_found');
+    config.metrics.token = 'metrics-secret-token-1234567890';
+    expect((await scrape()).status).toBe(404);
+    expect((await scrape({ authorization: 'Bearer metrics-secret-token-1234567890' })).status).toBe(200);
+  });
+
+  it('on a private port: loopback only, not through a proxy; with a token, the bearer from anywhere', async () => {
     expect((await scrape()).status).toBe(200);
     // A reverse proxy on the same host is a loopback peer: its forwarding headers refuse.
     const proxied = await scrape({ 'x-forwarded-for': '203.0.113.9' });
@@ -163,8 +179,7 @@ describe('GET /metrics', () => {
     expect((await scrape({ forwarded: 'for=203.0.113.9' })).status).toBe(404);
 
     config.metrics.token = 'metrics-secret-token-1234567890';
-    expect((await scrape()).status).toBe(404);
-    expect((await scrape({ authorization: 'Bearer wrong' })).status).toBe(404);
+    expect((await scrape({ authorization: 'Bearer wrong', 'x-forwarded-for': '203.0.113.9' })).status).toBe(404);
     expect((await scrape({ authorization: 'Bearer metrics-secret-token-1234567890' })).status).toBe(200);
     expect(
       (await scrape({ authorization: 'Bearer metrics-secret-token-1234567890', 'x-forwarded-for': '203.0.113.9' }))

@@ -48,8 +48,9 @@ export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
     throw err.validation('scopes', 'a restricted key needs at least one scope');
   const scopes = (input.scopes ?? []).map((s) => normalizeScope(s) ?? invalidScope(s));
   assertNotWider(auth, role, scopes);
-  // The first live keys of an activated workspace come from a test key of its owner or an admin
-  // (docs/decisions.md, Workspace lifecycle); otherwise keys mint their own mode only.
+  // The first live keys of an activated workspace come from a test key of its owner or an admin,
+  // only while it has no active live key (docs/decisions.md, Workspace lifecycle): after that a
+  // leaked test key must not mint live full_access keys. Otherwise keys mint their own mode only.
   const liveFromTest =
     auth.mode === 'test' && environment === 'live' && !auth.onBehalfOf && ['owner', 'admin'].includes(auth.memberRole!);
   if (!liveFromTest) assertOwnMode(auth.mode, environment, 'mint');
@@ -57,6 +58,14 @@ export async function createApiKey(ctx: Context, input: CreateApiKeyInput) {
   return inTenant(tenant(auth, BOTH), async (tx) => {
     const ws = await lockForKey(tx, auth.workspaceId, auth.tier);
     if (liveFromTest && ws.mode !== 'live') assertOwnMode(auth.mode, environment, 'mint');
+    if (
+      liveFromTest &&
+      (await tx.apiKey.count({ where: { workspaceId: auth.workspaceId, mode: 'live', revokedAt: null } }))
+    )
+      throw new DomainError(
+        'insufficient_scope',
+        'A test key mints live keys only while the workspace has no live key: use a live key to mint more',
+      );
     if (!ws.room)
       throw err.of(
         'tier_cap_reached',

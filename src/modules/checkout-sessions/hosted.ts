@@ -39,19 +39,11 @@ import { isProviderError, type CreateChargeInput, type Instructions } from '../.
 import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/prisma/client.ts';
 import { failAttempt, newAttempt, recordCharge, voidAttempts, writeAttempt, type Superseded } from './attempts.ts';
 import { newId } from '../../core/ids.ts';
+import { methodDisplay } from '../adapters/display.ts';
 import type { RowScope } from '../../core/resource.ts';
 
 const err = errorsFor('checkout_session');
 type Scope = RowScope & { modes: readonly Mode[] };
-
-const methodText: Record<PaymentMethod, { label: string; hint: string }> = {
-  qris: { label: 'QRIS', hint: 'Scan with any Indonesian banking or e-wallet app' },
-  va: { label: 'Bank transfer (virtual account)', hint: 'Transfer from your bank app or ATM' },
-  ewallet: { label: 'E-wallet', hint: 'GoPay, OVO, DANA, ShopeePay' },
-  card: { label: 'Card', hint: 'Visa, Mastercard' },
-  retail: { label: 'Retail outlet', hint: 'Pay at Alfamart or Indomaret' },
-  provider_c: { label: 'provider_c', hint: 'Pay with your provider_c wallet' },
-};
 
 // A session's workspace, mode and secret never change: remembered for the page's next calls. Only
 // tokens that matched are kept, so the cache holds real sessions, at most 10,000 of them.
@@ -106,7 +98,7 @@ export async function hostedPageView(token: string): Promise<HostedPageView> {
     ]);
     const methods: HostedMethod[] = (s.methods as PaymentMethod[])
       .filter((m) => adaptersFor(enabled, scope.mode, m, s.currency).length > 0)
-      .map((m) => ({ method: m, ...methodText[m] }));
+      .map((m) => ({ method: m, label: methodDisplay[m].label, hint: methodDisplay[m].hint }));
     return {
       id: s.id,
       token,
@@ -150,7 +142,7 @@ const qrSvg = async (text: string) =>
 /** The test-mode sandbox (spec Payment flow): instructions that look real, settled by `simulate`. */
 async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
   const ref = `sandbox_${randomHex(8)}`;
-  const label = methodText[method].label;
+  const label = methodDisplay[method].label;
   switch (method) {
     case 'qris': {
       const amountLength = String(s.amount).length.toString().padStart(2, '0');
@@ -300,7 +292,7 @@ export async function attempt(token: string, method: string): Promise<AttemptVie
   if (canMove(adapterMachine, adapter.status as AdapterStatus, 'gateway_succeeded'))
     await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, kind));
   return {
-    ...(await instructionsView(charge.instructions, methodText[method as PaymentMethod].label)),
+    ...(await instructionsView(charge.instructions, methodDisplay[method as PaymentMethod].label)),
     canDeclarePaid: false,
     canSimulate: false,
     waiting: true,

@@ -106,6 +106,7 @@ export const METHOD_LABELS: Record<string, string> = {
   retail: 'Retail outlet',
   bank_transfer: 'Bank transfer',
   manual: 'Bank transfer',
+  provider_c: 'International wallet', // src/modules/adapters/display.ts
 };
 
 export const nonEmpty = (s: string | null | undefined): string | null => (s != null && s.trim() !== '' ? s : null);

@@ -17,7 +17,7 @@ import { Sweep } from '../../core/sweep.ts';
 import { newId } from '../../core/ids.ts';
 import { logger } from '../../core/logger.ts';
 import { onClient } from '../webhooks/queue.ts';
-import { receiptViewIn } from '../receipts/service.ts';
+import { receiptViewIn, testModeMayMail } from '../receipts/service.ts';
 
 export const BILLING_EMAIL_QUEUE = 'billing-email';
 export const billingEmailQueue: Omit<Queue, 'name'> = {
@@ -115,7 +115,9 @@ export async function sendInvoiceReceiptEmail(job: {
   const { view } = await receiptViewIn(scope, receipt.id);
   if (!view.customer?.email) return 'skipped';
   const { sendDocumentEmail } = await import('../documents/render/email.ts');
-  const result = await sendDocumentEmail(view, { outbox: config.mailOutboxDir });
+  // Test mode mails only joined members; the customer's email otherwise goes to the outbox.
+  const keep = !(await testModeMayMail(scope, view.customer.email));
+  const result = await sendDocumentEmail(view, { outbox: config.mailOutboxDir, keep });
   await inTenant(tenant, async (tx) => {
     if (result.sent)
       await tx.receipt.update({ where: { id: receipt.id }, data: { emailedAt: clock.now(), emailedTo: result.to } });

@@ -14,7 +14,7 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { signedUrl, verifySignedUrl } from '../../core/signed-url.ts';
-import { assertTestRecipient } from '../receipts/service.ts';
+import { assertTestRecipient, testModeMayMail } from '../receipts/service.ts';
 import { hostedInvoiceUrlOf } from './fields.ts';
 import { buildInvoiceView, type InvoiceTemplate } from './view.ts';
 import { checkFormat, renderDocument } from '../documents/render/index.ts';
@@ -136,12 +136,12 @@ export async function sendInvoiceEmail(ctx: Context, id: string, to?: string | n
   const { view } = await loadInvoiceView(auth, id);
   const { recipientOf, sendDocumentEmail } = await import('../documents/render/email.ts');
   const address = recipientOf(view, to);
-  // Test mode is free: it mails real addresses only where receipts do (kept in the outbox: anywhere).
-  if (config.smtpUrl && auth.mode === 'test' && to != null)
-    await assertTestRecipient(auth, address, view.customer?.email ?? null, 'invoice');
+  // Test mode mails only the workspace's joined members, as receipts (src/modules/receipts/service.ts).
+  if (to != null) await assertTestRecipient(auth, address, 'invoice');
+  const keep = !(await testModeMayMail(auth, address));
   let result: { sent: boolean; to: string };
   try {
-    result = await sendDocumentEmail(view, { to: address, outbox: config.mailOutboxDir });
+    result = await sendDocumentEmail(view, { to: address, outbox: config.mailOutboxDir, keep });
   } catch (e) {
     await auditSend(auth, id, 'invoice.email_failed', ctx.requestId);
     throw e;

@@ -61,9 +61,9 @@ export async function renderInvitation(m: InvitationMail) {
 export async function sendInvitation(m: InvitationMail): Promise<{ sent: boolean; file?: string }> {
   const mail = await renderInvitation(m);
   const message = {
-    from: config.smtpFrom.includes('<')
-      ? config.smtpFrom
-      : { name: oneLine(m.workspaceName), address: config.smtpFrom },
+    // A fixed display name: the workspace's name is chosen by whoever signs up, so as the sender
+    // it would let a free test workspace mail anyone as "Your Bank" (docs/security.md).
+    from: config.smtpFrom.includes('<') ? config.smtpFrom : { name: config.smtpFromName, address: config.smtpFrom },
     to: m.to,
     subject: mail.subject,
     html: mail.html,

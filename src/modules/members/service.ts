@@ -12,6 +12,7 @@ import { forgetKey } from '../../core/auth/authenticate.ts';
 import { assertOwner, outranks, type MemberRole } from '../../core/auth/scopes.ts';
 import { audit } from '../../core/audit.ts';
 import { clock } from '../../core/clock.ts';
+import { config } from '../../core/config.ts';
 import { randomHex, sha256Hex } from '../../core/crypto.ts';
 import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
@@ -111,6 +112,7 @@ export async function inviteMember(ctx: Context, workspaceId: string, input: Inv
   const secret = randomHex(20);
   const { member, workspaceName, inviterEmail } = await inTenant(tenant(auth, BOTH), async (tx) => {
     const ws = await visible(tx, auth, workspaceId);
+    await assertInvitationQuota(tx, workspaceId);
     await lockName(tx, `member:${workspaceId}:${email}`);
     const [existing] = await tx.$queryRaw<Member[]>`
       SELECT * FROM members WHERE "workspaceId" = ${workspaceId} AND lower(email) = ${email} AND status <> 'removed'
@@ -145,6 +147,27 @@ export async function inviteMember(ctx: Context, workspaceId: string, input: Inv
     expiresAt: member.expiresAt!,
   });
   return member;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+/**
+ * At most `config.invitationsPerDay` invitations (new or re-sent) per workspace in 24 hours: an
+ * invitation mails an address nobody verified, so a workspace must not become a mailer
+ * (docs/security.md). Serialised per workspace; 429 with Retry-After until the oldest one ages out.
+ */
+async function assertInvitationQuota(tx: Tx, workspaceId: string) {
+  await lockName(tx, `invitations:${workspaceId}`);
+  const since = new Date(clock.now().getTime() - DAY_MS);
+  const [{ n, oldest }] = await tx.$queryRaw<{ n: number; oldest: Date | null }[]>`
+    SELECT count(*)::int AS n, min("invitedAt") AS oldest FROM members
+    WHERE "workspaceId" = ${workspaceId} AND "invitedAt" > ${since}`;
+  if (n < config.invitationsPerDay) return;
+  const wait = Math.max(1, Math.ceil(((oldest?.getTime() ?? 0) + DAY_MS - clock.now().getTime()) / 1000));
+  throw new DomainError(
+    'rate_limited',
+    `A workspace sends at most ${config.invitationsPerDay} invitations in 24 hours; the next one in ${wait} s`,
+    { resource: 'member', headers: { 'retry-after': String(wait) } },
+  );
 }
 
 /** spec: role update (`admin`, `member`, `read_only`), only below the caller's own role; the owner is 409 owner_immutable. */

@@ -1,6 +1,7 @@
 import { columns, sql as q, toJson, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { counterNames, nextCounterSql, numberSql, receiptPrefix } from '../../core/counters.ts';
 import { newId } from '../../core/ids.ts';
+import { methodReceiptLabel } from '../adapters/display.ts';
 import {
   DEFAULT_TAX_LABEL,
   DEFAULT_TAX_RATE,
@@ -9,15 +10,6 @@ import {
 } from '../documents/view.ts';
 import type { CheckoutSession, Invoice, InvoiceLine, Payment } from '../../generated/prisma/client.ts';
 import type { RowScope } from '../../core/resource.ts';
-
-const methodLabels: Record<string, string> = {
-  qris: 'QRIS',
-  va: 'Virtual account',
-  ewallet: 'E-wallet',
-  card: 'Card',
-  retail: 'Retail outlet',
-  provider_c: 'provider_c wallet',
-};
 
 /**
  * spec Receipt: issued in the completion transaction, frozen from then on. Prepared first (reads
@@ -59,7 +51,7 @@ export function prepareSessionReceipt(
     amount: s.amount,
     currency: s.currency,
     method: payment.method,
-    methodLabel: payment.method ? (methodLabels[payment.method] ?? payment.method) : null,
+    methodLabel: payment.method ? methodReceiptLabel(payment.method) : null,
     adapter: payment.adapter === 'provider_a_platform' ? 'provider_a' : payment.adapter,
     customer: customer ? { name: customer.name, email: customer.email, phone: customer.phone } : undefined,
     merchant: {

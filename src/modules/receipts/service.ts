@@ -1,8 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { checkFormat, renderDocument } from '../documents/render/index.ts';
-import type { Auth } from '../../core/auth/authenticate.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import { inTenant } from '../../core/db/client.ts';
+import { inTenant, type Mode } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { keysetList, listPageSize } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
@@ -114,16 +113,15 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
 export async function emailReceipt(ctx: Context, id: string, to?: string | null) {
   const auth = authorize(ctx, 'svc:checkout:write');
   const { view } = await viewOf(ctx, id);
-  // Over SMTP, test mode mails only known addresses; kept in the outbox, nothing leaves.
-  if (config.smtpUrl && auth.mode === 'test' && to != null)
-    await assertTestRecipient(auth, to, view.customer?.email ?? null);
+  const { recipientOf, sendDocumentEmail } = await import('../documents/render/email.ts');
+  // Test mode over SMTP: an explicit stranger is refused; the customer's own email, unless a
+  // member's, is kept in the outbox instead of sent (testModeMayMail).
+  if (to != null) await assertTestRecipient(auth, to);
+  const keep = !(await testModeMayMail(auth, recipientOf(view, to)));
   const audited = (action: string) => inTenant(tenant(auth), (tx) => audit(tx, auth, action, id, ctx.requestId));
   let sent: { sent: boolean; to: string };
   try {
-    sent = await (await import('../documents/render/email.ts')).sendDocumentEmail(view, {
-      to,
-      outbox: config.mailOutboxDir,
-    });
+    sent = await sendDocumentEmail(view, { to, outbox: config.mailOutboxDir, keep });
   } catch (e) {
     if ((e as { canonical?: string }).canonical === 'email_failed') await audited('receipt.email_failed');
     throw e;
@@ -136,40 +134,38 @@ export async function emailReceipt(ctx: Context, id: string, to?: string | null)
 }
 
 /**
- * Test mode is free and unverified, so it must not mail arbitrary addresses through our SMTP: a
- * test receipt goes only to its customer's email or to an address the workspace verified
- * itself (a joined member's email or its businessEmail). Live mode mails any valid `to` (spec).
+ * Test mode is free and unverified, so over SMTP it mails only addresses the workspace proved it
+ * reads: a joined member's (the invitation link sent there was opened). A customer's email and
+ * `businessEmail` are whatever the merchant typed, so a test workspace could mail anyone through
+ * them (docs/security.md). Live mode mails any valid address (spec). Without SMTP everything is
+ * kept in the development outbox and nothing leaves.
  */
-export async function assertTestRecipient(
-  auth: Auth,
-  to: string,
-  customerEmail: string | null,
-  resource: 'receipt' | 'invoice' = 'receipt',
-) {
-  const address = to.trim().toLowerCase();
-  if (address && address === customerEmail?.trim().toLowerCase()) return;
-  const known = await inTenant(tenant(auth), async (tx) => {
-    const member = await tx.member.findFirst({
+export async function testModeMayMail(scope: { workspaceId: string; mode: Mode }, address: string) {
+  if (!config.smtpUrl || scope.mode !== 'test') return true;
+  const member = await inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, (tx) =>
+    tx.member.findFirst({
       where: {
-        workspaceId: auth.workspaceId,
-        email: { equals: address, mode: 'insensitive' },
+        workspaceId: scope.workspaceId,
+        email: { equals: address.trim(), mode: 'insensitive' },
         removedAt: null,
         joinedAt: { not: null },
       },
       select: { id: true },
-    });
-    if (member) return true;
-    const ws = await tx.workspace.findUniqueOrThrow({
-      where: { id: auth.workspaceId },
-      select: { businessEmail: true },
-    });
-    return ws.businessEmail?.trim().toLowerCase() === address;
-  });
-  if (!known) {
-    throw errorsFor(resource).validation(
-      'to',
-      `In test mode a ${resource} is emailed only to its customer's email or to the workspace's own addresses ` +
-        '(its members and businessEmail)',
-    );
-  }
+    }),
+  );
+  return !!member;
+}
+
+/** An explicit `to` that test mode may not mail: 400 naming the rule. */
+export async function assertTestRecipient(
+  scope: { workspaceId: string; mode: Mode },
+  to: string,
+  resource: 'receipt' | 'invoice' = 'receipt',
+) {
+  if (await testModeMayMail(scope, to)) return;
+  throw errorsFor(resource).validation(
+    'to',
+    `In test mode a ${resource} is emailed only to the workspace's joined members; other addresses ` +
+      'get it in the development outbox (without SMTP_URL), or use live mode',
+  );
 }

@@ -80,13 +80,18 @@ function embeddedIpv4(address: string): string | null {
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
 }
 
+const LOOPBACK = 'a loopback address';
+const LOOPBACK_HINT =
+  ': for a local receiver, run `svc listen --forward-to <url>` (signed like real deliveries), or start ' +
+  'the server with SVC_WEBHOOK_ALLOW_LOOPBACK=1 (development only)';
+
 /** Why an address may not receive webhooks, or null when it may. */
 export function refusedAddress(address: string): string | null {
   const v4 = embeddedIpv4(address);
   const [addr, family] = v4
     ? [v4, 'ipv4' as const]
     : [address, isIP(address) === 6 ? ('ipv6' as const) : ('ipv4' as const)];
-  if (loopback.check(addr, family)) return loopbackAllowed() ? null : 'a loopback address';
+  if (loopback.check(addr, family)) return loopbackAllowed() ? null : LOOPBACK;
   if (privateRanges.check(addr, family)) return 'a private, link-local, metadata or reserved address';
   return null;
 }
@@ -122,7 +127,10 @@ export async function checkWebhookUrl(raw: unknown, mode: Mode): Promise<string>
   if (!addresses?.length) throw notAllowed(`${host} does not resolve`);
   for (const a of addresses) {
     const why = refusedAddress(a);
-    if (why) throw notAllowed(isIP(host) ? `${host} is ${why}` : `${host} resolves to ${a}, ${why}`);
+    if (!why) continue;
+    const what = isIP(host) ? `${host} is ${why}` : `${host} resolves to ${a}, ${why}`;
+    // A developer's local receiver: say the two ways that work.
+    throw notAllowed(why === LOOPBACK ? `${what}${LOOPBACK_HINT}` : what);
   }
   return url.toString();
 }

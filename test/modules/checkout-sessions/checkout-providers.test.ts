@@ -356,9 +356,14 @@ describe('provider_c (simulator): approved order, captured after verification', 
         key(),
       )
     ).json.data;
+    // Customers read the method's display name, never the adapter's internal word.
+    const html = await (await fetch(`${server.url}/c/${await hostedToken(s.id)}`)).text();
+    expect(html).toContain('International wallet');
+    expect(html).not.toMatch(/"(label|hint)":"[^"]*provider_c/);
     const a = await attempt(s.id, 'provider_c');
     expect(a.status, JSON.stringify(a.json)).toBe(200);
     expect(a.json.data.redirectUrl).toMatch(/^http/);
+    expect(a.json.data.title).toBe('Continue to International wallet');
     const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id]))
       .rows[0].providerReference;
     expect((await sim.pay(orderId, { forge: true })).map((d) => d.status)).toEqual([401]);
@@ -374,6 +379,10 @@ describe('provider_c (simulator): approved order, captured after verification', 
       adapter: 'provider_c',
     });
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
+    const receipt = (await ws.client.get(`/v1/checkout-sessions/${s.id}/receipt`, key())).json.data;
+    const receiptHtml = (await ws.client.get(`/v1/receipts/${receipt.receiptId}/receipt.html`, key())).text;
+    expect(receiptHtml).toContain('International wallet');
+    expect(receiptHtml).not.toContain('provider_c');
   });
   it('lock and check before any capture: an order approved after the session was canceled is never captured', async () => {
     const ws = await server.workspace();

@@ -384,40 +384,53 @@ describe('POST /v1/receipts/:id/email over a real SMTP server', () => {
     config.smtpUrl = smtp.url;
     try {
       const ws = await server.workspace();
-      const customer = (await ws.client.post('/v1/customers', { name: 'Budi', email: 'budi@example.com' })).json.data;
+      // Test mode mails joined members only: this customer is the owner's address.
+      const { rows } = await db().system.query(
+        `SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner'`,
+        [ws.workspaceId],
+      );
+      const owner = rows[0].email as string;
+      const customer = (await ws.client.post('/v1/customers', { name: 'Budi', email: owner })).json.data;
       const s = (await create(ws, { customerId: customer.id })).json.data;
       await page(s.id, '/attempt', { method: 'qris' });
       await page(s.id, '/simulate', { outcome: 'success' });
       const receipt = (await ws.client.get(`/v1/checkout-sessions/${s.id}/receipt`)).json.data;
       const sent = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, {});
       expect(sent.status, sent.text).toBe(200);
-      expect(sent.json.data).toEqual({ sent: true, to: 'budi@example.com' });
-      expect(received.at(-1)!.rcpt).toEqual(['budi@example.com']);
+      expect(sent.json.data).toEqual({ sent: true, to: owner });
+      expect(received.at(-1)!.rcpt).toEqual([owner]);
       const pdf = leaves(parseMime(received.at(-1)!.raw)).find((p) =>
         (p.headers['content-type'] ?? '').includes('application/pdf'),
       );
       expect(pdf?.body.subarray(0, 5).toString()).toBe('%PDF-');
       const summary = (await ws.client.get('/v1/receipts')).json.data.find((r: any) => r.id === receipt.receiptId);
-      expect(summary.emailedTo).toBe('budi@example.com');
+      expect(summary.emailedTo).toBe(owner);
       expect(Date.parse(summary.emailedAt)).not.toBeNaN();
 
-      // test mode: no arbitrary recipients, only the customer or the workspace's own addresses
+      // test mode: no arbitrary recipients, not even businessEmail (the merchant types it): joined members only
+      await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { businessEmail: 'billing@elsewhere.example' });
       const count = received.length;
-      const stranger = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, {
-        to: 'victim@elsewhere.example',
-      });
-      expect(stranger.status, stranger.text).toBe(400);
-      expect(stranger.json.error).toMatchObject({ code: 'validation_error', field: 'to' });
+      for (const to of ['victim@elsewhere.example', 'billing@elsewhere.example']) {
+        const stranger = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to });
+        expect(stranger.status, stranger.text).toBe(400);
+        expect(stranger.json.error).toMatchObject({ code: 'validation_error', field: 'to' });
+      }
       expect(received.length).toBe(count);
-      const customerAgain = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: 'Budi@Example.com' });
-      expect(customerAgain.status, customerAgain.text).toBe(200);
-      const { rows } = await db().system.query(
-        `SELECT email FROM members WHERE "workspaceId" = $1 AND role = 'owner'`,
-        [ws.workspaceId],
-      );
-      const toOwner = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: rows[0].email });
+      const toOwner = await ws.client.post(`/v1/receipts/${receipt.receiptId}/email`, { to: owner.toUpperCase() });
       expect(toOwner.status, toOwner.text).toBe(200);
-      expect(received.at(-1)!.rcpt).toEqual([rows[0].email]);
+      expect(received.at(-1)!.rcpt.map((r) => r.toLowerCase())).toEqual([owner]);
+
+      // A customer whose email the merchant typed (anyone's): kept in the development outbox, not sent.
+      const other = (await ws.client.post('/v1/customers', { name: 'Victim', email: 'victim@elsewhere.example' })).json
+        .data;
+      const s2 = (await create(ws, { customerId: other.id })).json.data;
+      await page(s2.id, '/attempt', { method: 'qris' });
+      await page(s2.id, '/simulate', { outcome: 'success' });
+      const r2 = (await ws.client.get(`/v1/checkout-sessions/${s2.id}/receipt`)).json.data;
+      const kept = await ws.client.post(`/v1/receipts/${r2.receiptId}/email`, {});
+      expect(kept.status, kept.text).toBe(200);
+      expect(kept.json.data).toEqual({ sent: false, to: 'victim@elsewhere.example' });
+      expect(received.length).toBe(count + 1);
     } finally {
       config.smtpUrl = previous;
       await smtp.close();

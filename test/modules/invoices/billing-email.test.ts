@@ -65,27 +65,37 @@ describe('billing-email: the receipt of a paid invoice, after commit', () => {
   it('over a real SMTP server: sent to the customer, the receipt records it', async () => {
     const smtp = await startSmtp();
     config.smtpUrl = smtp.url;
+    const budi = 'owner@example.com'; // test mode mails joined members only: the owner is the customer
     try {
       const ws = await server.workspace();
-      const { receipt } = await paidInvoice(ws);
+      // A customer email the merchant typed in: kept in the outbox, never over SMTP.
+      const typed = await paidInvoice(ws, 'victim@elsewhere.example');
+      await until(async () => {
+        const { rows } = await db().system.query(`SELECT action FROM audit_log WHERE "targetId" = $1`, [
+          typed.receipt.id,
+        ]);
+        return rows.some((r) => r.action === 'receipt.email_kept');
+      }, 'the kept receipt');
+      expect(smtp.received.filter((m) => m.raw.includes(typed.receipt.number))).toEqual([]);
+      const { receipt } = await paidInvoice(ws, budi);
       await until(() => smtp.received.some((m) => m.raw.includes(receipt.number)), 'the receipt email over SMTP');
-      expect(smtp.received.find((m) => m.raw.includes(receipt.number))!.rcpt).toEqual(['budi@example.com']);
+      expect(smtp.received.find((m) => m.raw.includes(receipt.number))!.rcpt).toEqual([budi]);
       await until(async () => {
         const { rows } = await db().system.query(`SELECT "emailedTo" FROM receipts WHERE id = $1`, [receipt.id]);
-        return rows[0].emailedTo === 'budi@example.com';
+        return rows[0].emailedTo === budi;
       }, 'emailedTo recorded');
       // spec Receipt summary: emailedAt and emailedTo, over the API, for the queue's send ...
       const summary = async () =>
         (await ws.client.get('/v1/receipts?limit=100')).json.data.find((r: any) => r.id === receipt.id);
       const first = await summary();
-      expect(first).toMatchObject({ sourceType: 'invoice', emailedTo: 'budi@example.com' });
+      expect(first).toMatchObject({ sourceType: 'invoice', emailedTo: budi });
       expect(Date.parse(first.emailedAt)).not.toBeNaN();
       // ... then updated to the latest send only (an explicit one, a minute later).
       clock.advance(60_000);
       try {
         const again = await ws.client.post(`/v1/receipts/${receipt.id}/email`, {});
         expect(again.status, again.text).toBe(200);
-        expect(again.json.data).toMatchObject({ sent: true, to: 'budi@example.com' });
+        expect(again.json.data).toMatchObject({ sent: true, to: budi });
         const latest = await summary();
         expect(Date.parse(latest.emailedAt) - Date.parse(first.emailedAt)).toBeGreaterThanOrEqual(60_000);
       } finally {

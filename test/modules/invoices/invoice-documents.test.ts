@@ -200,11 +200,22 @@ describe('POST /v1/invoices/:id/send-email', () => {
     config.smtpUrl = smtp.url;
     try {
       const ws = await server.workspace();
-      const inv = await openInvoice(ws);
+      // Test mode mails joined members only: a customer the merchant typed in is kept in the outbox ...
+      const typed = await openInvoice(ws);
+      const kept = await ws.client.post(`/v1/invoices/${typed.id}/send-email`, {});
+      expect(kept.json.data).toEqual({ sent: false, to: 'budi@example.com' });
+      expect(smtp.received).toHaveLength(0);
+      const explicit = await ws.client.post(`/v1/invoices/${typed.id}/send-email`, { to: 'budi@example.com' });
+      expect({ status: explicit.status, code: explicit.json.error?.code?.toLowerCase() }).toEqual({
+        status: 400,
+        code: 'validation_error',
+      });
+      // ... and the owner's address is sent.
+      const inv = await openInvoice(ws, { name: 'Owner', email: 'owner@example.com' });
       const res = await ws.client.post(`/v1/invoices/${inv.id}/send-email`, {});
       expect(res.status, JSON.stringify(res.json)).toBe(200);
-      expect(res.json.data).toEqual({ sent: true, to: 'budi@example.com' });
-      expect(smtp.received.at(-1)!.rcpt).toEqual(['budi@example.com']);
+      expect(res.json.data).toEqual({ sent: true, to: 'owner@example.com' });
+      expect(smtp.received.at(-1)!.rcpt).toEqual(['owner@example.com']);
       const pdf = leaves(parseMime(smtp.received.at(-1)!.raw)).find((p) =>
         (p.headers['content-type'] ?? '').includes('application/pdf'),
       );

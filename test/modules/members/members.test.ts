@@ -2,6 +2,7 @@
 // invite (a row and an email with a one-use link), accept (the link's page, the CLI), list, change
 // role, remove (its keys stop on REST, GraphQL and open sockets), transfer ownership, expiry.
 import { afterAll, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
 import { clock } from '../../../src/core/clock.ts';
 import { config } from '../../../src/core/config.ts';
 import { sha256Hex } from '../../../src/core/crypto.ts';
@@ -122,6 +123,37 @@ describe('invite', () => {
     expect((await page(oldToken, 'POST')).status).toBe(404);
     expect((await page(fresh.token)).status).toBe(200);
     expect(await eventsOf(ws.workspaceId, 'workspace.member_invited')).toHaveLength(2);
+  });
+
+  it('a workspace invites at most SVC_INVITATIONS_PER_DAY addresses in 24 hours: then 429 with Retry-After', async () => {
+    const ws = await server.workspace({ name: 'Bulk Mailer' });
+    const previous = config.invitationsPerDay;
+    config.invitationsPerDay = 2;
+    try {
+      for (const email of ['a1@example.com', 'a2@example.com'])
+        expect((await invite(ws, { email, role: 'member' })).status).toBe(201);
+      const sent = () => db().system.query(`SELECT 1 FROM members WHERE "workspaceId" = $1`, [ws.workspaceId]);
+      const rows = (await sent()).rows.length;
+      const mails = readdirSync(outbox.dir).length;
+      for (const email of ['a3@example.com', 'a1@example.com']) {
+        const over = await ws.client.post(members(ws), { email, role: 'member' });
+        expectError(over, 429, 'RATE_LIMITED'); // spelled as the spec does everywhere
+        const wait = Number(over.headers.get('retry-after'));
+        expect(wait).toBeGreaterThan(24 * 3600 - 120);
+        expect(wait).toBeLessThanOrEqual(24 * 3600);
+      }
+      expect((await sent()).rows.length).toBe(rows);
+      expect(readdirSync(outbox.dir).length).toBe(mails); // nothing mailed
+      // Another workspace has its own quota; a day later this one invites again.
+      expect((await invite(await server.workspace(), { email: 'a3@example.com', role: 'member' })).status).toBe(201);
+      await db().system.query(
+        `UPDATE members SET "invitedAt" = "invitedAt" - interval '24 hours' WHERE "workspaceId" = $1`,
+        [ws.workspaceId],
+      );
+      expect((await invite(ws, { email: 'a3@example.com', role: 'member' })).status).toBe(201);
+    } finally {
+      config.invitationsPerDay = previous;
+    }
   });
 });
 
@@ -508,6 +540,9 @@ describe('the invitation email over SMTP', () => {
       await until(() => smtp.received.length > 0, 'the invitation email');
       expect(smtp.received[0].rcpt).toEqual(['rina@example.com']);
       const mail = parseMime(smtp.received[0].raw);
+      // The sender's name is ours, fixed: the workspace's name (anyone's choice) is only in the text.
+      expect(mail.headers.from).toBe(`${config.smtpFromName} <${config.smtpFrom}>`);
+      expect(mail.headers.from).not.toContain('Kopi Kita');
       const parts = leaves(mail);
       const html = parts.find((p) => (p.headers['content-type'] ?? '').startsWith('text/html'))!.body.toString();
       const text = parts.find((p) => (p.headers['content-type'] ?? '').startsWith('text/plain'))!.body.toString();

@@ -242,8 +242,13 @@ describe('webhook endpoints API', () => {
         'http://localhost:3000/h',
         'http://[::1]/h',
         'http://app.localhost/h',
-      ])
+      ]) {
         await refused(url);
+        // The refusal shows the way: the setting that allows loopback, and svc listen.
+        const { message } = (await ws.client.post('/v1/webhook-endpoints', { url })).json.error;
+        expect(message).toContain('SVC_WEBHOOK_ALLOW_LOOPBACK=1');
+        expect(message).toContain('svc listen --forward-to');
+      }
       process.env.SVC_WEBHOOK_ALLOW_LOOPBACK = '1';
       expect((await ws.client.post('/v1/webhook-endpoints', { url: 'http://localhost:3000/h' })).status).toBe(201);
       await refused('http://10.0.0.1/h');

@@ -135,11 +135,21 @@ describe('POST /v1/workspaces/:id/activate (DECISIONS §7)', () => {
     ).toHaveLength(1);
     // Activation drops the workspace's live keys from the key cache: they work at once.
     expect((await live.get(`/v1/workspaces/${ws.workspaceId}`)).json.data.mode).toBe('live');
-    // The owner's test key mints the first live keys; a member's cannot (no key administration).
-    const minted = await ws.client.post('/v1/api-keys', { name: 'first live', environment: 'live' });
+    // The owner's test key mints the first live keys only while the workspace has no active live key.
+    const mintLive = () => ws.client.post('/v1/api-keys', { name: 'first live', environment: 'live' });
+    expectError(await mintLive(), 403, 'insufficient_scope');
+    // Without the live key minted behind the API above, it is a workspace with no live key yet.
+    await db().system.query(`UPDATE api_keys SET "revokedAt" = now() WHERE "workspaceId" = $1 AND mode = 'live'`, [
+      ws.workspaceId,
+    ]);
+    const minted = await mintLive();
     expect(minted.status, minted.text).toBe(201);
     const fresh = createClient({ baseUrl: server.url, keyId: minted.json.data.keyId, secret: minted.json.data.key });
     expect((await fresh.get('/v1/api-keys')).status).toBe(200);
+    // Now there is one: a second live key comes from a live key, not from the test key.
+    expectError(await mintLive(), 403, 'insufficient_scope');
+    expect((await fresh.post('/v1/api-keys', { name: 'second live' })).status).toBe(201);
+    // A member's test key cannot either (no key administration).
     const member = await memberKey(ws.workspaceId, 'member');
     expectError(await member.post('/v1/api-keys', { name: 'x', environment: 'live' }), 403, 'insufficient_scope');
   });
