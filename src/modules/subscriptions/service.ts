@@ -22,6 +22,7 @@ import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { collectInvoice, testPaymentMethods } from './collect.ts';
 import { licensedLines, periodAmount, writeSubscriptionInvoice, type DraftLine } from './invoice.ts';
 import { insertEvents, lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
+import { refusePastDueChange } from './past-due.ts';
 import { periodOf, prorate, type Cadence, type Interval } from './periods.ts';
 import type {
   CancelSubscriptionInput,
@@ -285,6 +286,7 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
   const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
   return onLocked(ctx, id, async (sql, sub, at, scope) => {
     if (!live(sub)) throw conflict(sub, 'it cannot be changed');
+    refusePastDueChange(sub, { priceId: input.priceId, quantity });
     const data: Partial<Subscription> = {};
     if (paymentMethod !== undefined) data.paymentMethod = paymentMethod;
     if (input.cancelAtPeriodEnd != null) data.cancelAtPeriodEnd = input.cancelAtPeriodEnd;
