@@ -11,7 +11,7 @@ import { sqlIn } from '../../core/state-machine.ts';
 import { markPastDueInvoices, nextPastDue } from '../invoices/sweep.ts';
 import { invoiceIssuedUnpaid } from '../invoices/states.ts';
 import { processDue } from '../subscriptions/renewals.ts';
-import { subscriptionRenewable } from '../subscriptions/states.ts';
+import { periodEndDue } from '../subscriptions/states.ts';
 
 export interface ClockWork {
   name: string;
@@ -25,7 +25,7 @@ const BATCH = 500;
 /** Concurrent processDue calls per instant (each holds a pooled connection while it works). */
 const LANES = 4;
 
-const renewable = sqlIn(sql`s.status`, subscriptionRenewable).text;
+const renewable = periodEndDue(sql`s`).text;
 const attemptable = sqlIn(sql`i.status`, invoiceIssuedUnpaid).text;
 
 /** The earliest period end (renewal, trial end, period-end cancel) or charge attempt of the clock, up to `upTo`. */
