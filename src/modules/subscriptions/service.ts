@@ -11,6 +11,7 @@ import type { Auth } from '../../core/auth/authenticate.ts';
 import { insertRows, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
+import { claimOperation } from '../../core/operations.ts';
 import { newId } from '../../core/ids.ts';
 import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
@@ -112,7 +113,11 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
   const metadata = input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'subscription');
   const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
 
+  const id = newId('subscription');
   const created = await tenantTx(scopeOf(scope), async (sql) => {
+    // The same request run again (its claim taken over) answers the subscription it made, uncharged again.
+    const earlier = await claimOperation(sql, scope, ctx.replay, 'subscription.create', id);
+    if (earlier) return { earlier };
     const customer = await loadOne<Customer>(sql, 'customers', scope, input.customerId as string);
     if (!customer) throw err.notFound('customer');
     const { price, plan } = await usablePrice(sql, scope, input.priceId, input.planId);
@@ -138,7 +143,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
     const anchorAt = trialEnd ?? at;
     const first = periodOf(anchorAt, cadenceOf(plan), 0);
     const sub: Subscription = {
-      id: newId('subscription'),
+      id,
       workspaceId: scope.workspaceId,
       mode: scope.mode,
       status: next.to,
@@ -184,8 +189,9 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
       );
       row = updated;
     }
-    return { sub: row, at };
+    return { earlier: null, sub: row, at };
   });
+  if (created.earlier !== null) return reload(scope, created.earlier);
 
   // settled point 2: the first charge runs during the create call, after the pending write committed.
   const { sub, at } = created;
