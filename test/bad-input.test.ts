@@ -354,7 +354,8 @@ describe('specific validation failures', () => {
       [{ name: 123 }, 'name'],
       [{ name: 'x', role: 5 }, 'role'],
       [{ name: 'x', scopes: 'all' }, 'scopes'],
-      [{ name: 'x', scopes: [1] }, 'scopes'],
+      // A coercion failure names its whole path (issue 23 contract point 12).
+      [{ name: 'x', scopes: [1] }, 'scopes[0]'],
       [{}, 'name'],
       [{ name: '' }, 'name'],
       [{ name: 'x'.repeat(81) }, 'name'],

@@ -33,6 +33,8 @@ export const statusOf = {
   owner_immutable: 409,
   has_open_balance: 409,
   already_succeeded: 409,
+  /** A price or quantity change of a subscription with a past-due invoice (docs/decisions.md, Past-due subscriptions). */
+  subscription_past_due: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -189,6 +191,8 @@ export const errorMeanings: Record<ErrorCode, string> = {
   owner_immutable: "the owner's membership cannot be changed or removed this way (transfer ownership instead)",
   has_open_balance: 'the workspace still holds funds or pending money movements: settle the ledger first',
   already_succeeded: 'the webhook delivery already succeeded; there is nothing to retry',
+  subscription_past_due:
+    'the subscription has a past-due invoice: pay it (POST /v1/invoices/:id/pay or its hosted page) before changing the price or quantity',
   gone: 'the resource existed and is no longer available (expired, purged or renamed)',
   payload_too_large: 'the body is over the size limit (1 MiB by default)',
   unsupported_media_type: 'the body is not `application/json`',

@@ -13,7 +13,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { RateClass } from '../core/config.ts';
-import { DomainError, type Resource } from '../core/errors.ts';
+import { DomainError, isDomainError, type Resource } from '../core/errors.ts';
 import { fieldRateClass } from '../core/rate-limit.ts';
 
 /**
@@ -142,12 +142,38 @@ export function idempotencyOf(
  */
 export function coercionError(errors: readonly GraphQLError[], resource: Resource): DomainError {
   const message = errors[0].message;
-  const field =
-    /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1] ??
-    /at "[^"]*?\.?([A-Za-z0-9_]+)(?:\[\d+\])*"/.exec(message)?.[1] ??
-    /"\$input"?.*?"([A-Za-z0-9_]+)"/.exec(message)?.[1];
   return new DomainError('validation_error', message.replace(/^Variable "\$\w+" got invalid value .*?; /, ''), {
-    field,
+    field: coercionField(message),
     resource,
   });
+}
+
+/**
+ * A variable's error before execution as POST /graphql answers it: a scalar's or a validator's
+ * `validation_error` and an uncoded coercion failure are one `coercionError` (the whole path,
+ * spelled for the resource, as REST has it); any other coded error is kept.
+ */
+export function variableError(e: GraphQLError, resource: Resource): GraphQLError {
+  const code = isDomainError(e.originalError) ? e.originalError.canonical : e.extensions?.code;
+  return code && code !== 'validation_error' ? e : coercionError([e], resource);
+}
+
+/**
+ * The whole input path a coercion message names, spelled as validation errors spell fields
+ * (`lines[0].quantity`, `portalFeatures.selfServeCancel`): graphql-js prints the path from the
+ * variable (`at "input.lines[0].quantity"`), and an unknown or missing field after it
+ * (`Field "quantity" of required type ...`). The path is relative to the variable (REST bodies are
+ * `$input`); a list variable keeps its name (`lines[0]`); a variable invalid as a whole is its name.
+ */
+export function coercionField(message: string): string | undefined {
+  const variable = /^Variable "\$(\w+)"/.exec(message)?.[1];
+  const leaf = /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)" (?:is not defined|of required type)/.exec(message)?.[1];
+  if (!variable) return leaf ?? /[Ff]ield "(?:[A-Za-z]+\.)?([A-Za-z0-9_]+)"/.exec(message)?.[1];
+  const at = new RegExp(
+    `^Variable "\\$${variable}" got invalid value .*? at "${variable}((?:\\.\\w+|\\[\\d+\\])+)"; `,
+    's',
+  ).exec(message)?.[1];
+  const path = at ? (at.startsWith('[') ? `${variable}${at}` : at.slice(1)) : '';
+  if (leaf) return path ? `${path}.${leaf}` : leaf;
+  return path || variable;
 }

@@ -17,7 +17,7 @@ import { asUnavailable } from '../core/db/unavailable.ts';
 import { logger } from '../core/logger.ts';
 import { assertCost } from '../graphql/cost.ts';
 import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
-import { coercionError, idempotencyOf, operationOf, type Operation } from '../graphql/operation.ts';
+import { idempotencyOf, operationOf, variableError, type Operation } from '../graphql/operation.ts';
 import { routes } from '../../rest-compat/routes.ts';
 import type { Resource } from '../core/errors.ts';
 import { compiledFor, interpreting, runCompiled } from '../graphql/jit.ts';
@@ -295,7 +295,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     if (Symbol.asyncIterator in result) throw new Error('incremental delivery is not enabled');
     // Variable coercion fails before execution (no `data`): the same coded 400 error as on REST.
     if (result.data === undefined && result.errors?.length)
-      result.errors = result.errors.map((e) => (e.extensions?.code ? e : coercionError([e], resource)));
+      result.errors = result.errors.map((e) => variableError(e, resource));
     // A provider error or a rate limit inside a 200 response is still retryable: never stored.
     const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
     const out = { status: 200, headers: json, body: JSON.stringify(result), retryable };

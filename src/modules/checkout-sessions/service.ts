@@ -2,6 +2,7 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { insertRows, sql as q, sqlOf, tenantTx, type AnyTx, type Fragment, type Sql } from '../../core/db/sql.ts';
+import { claimOperation } from '../../core/operations.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { isCurrency } from '../../core/money.ts';
@@ -85,8 +86,18 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
   const auth = authorize(ctx, 'svc:checkout:write');
   const v = validateCreate(input);
   const scope = tenant(auth);
-  // The hottest write: a bare `pg` transaction of three statements (checks, insert), no ORM.
+  // The hottest write: a bare `pg` transaction of four statements (the operation's claim, checks, insert), no ORM.
+  const id = newId('checkoutSession');
   const row = await tenantTx(scope, async (sql) => {
+    // The same request run again (its claim taken over) answers the session it made.
+    const earlier = await claimOperation(sql, scope, ctx.replay, 'checkout_session.create', id);
+    if (earlier)
+      return (
+        await sql.last<CheckoutSession>(
+          q`SELECT * FROM checkout_sessions WHERE id = ${earlier} AND "workspaceId" = ${auth.workspaceId}
+            AND mode = ${auth.mode}`,
+        )
+      )[0];
     // One connection runs one statement at a time: these are sequential on purpose.
     if (
       input.customerId &&
@@ -110,7 +121,7 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
     const now = clock.now();
     const insert = insertRows('checkout_sessions', [
       {
-        id: newId('checkoutSession'),
+        id,
         workspaceId: auth.workspaceId,
         mode: auth.mode,
         amount: BigInt(input.amount),

@@ -2,6 +2,7 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, tenantQuery } from '../../core/db/client.ts';
 import { insertRows, sql as q, sqlOf, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
+import { claimOperation } from '../../core/operations.ts';
 import { eventsCte } from '../../core/outbox.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
@@ -373,6 +374,8 @@ export function voidInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
 /** spec Pay: mark paid off-platform (a bookkeeping action: ledger on `cash:offline`); 409 when paid or void. */
 export function payInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
   return onLocked(ctx, id, async (tx, inv, o, scope) => {
+    // The same request run again (its claim taken over) answers the invoice it paid, not 409 paid.
+    if (await claimOperation(tx, scope, ctx.replay, 'invoice.pay', inv.id)) return inv;
     return (await settleInvoice(tx, scope, inv, o)).invoice;
   });
 }

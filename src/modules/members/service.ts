@@ -21,7 +21,7 @@ import { newId } from '../../core/ids.ts';
 import { lockName } from '../../core/locks.ts';
 import { emit } from '../../core/outbox.ts';
 import { keysetList, listPageSize } from '../../core/pagination.ts';
-import { nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
+import { canMove, nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { oneOf } from '../../core/validation.ts';
 import { toWire } from '../../core/wire.ts';
@@ -180,7 +180,10 @@ export async function updateMember(ctx: Context, workspaceId: string, id: string
     if (m.role === 'owner') throw err.of('owner_immutable', 'The owner keeps its role; transfer ownership instead');
     assertBelow(auth, m.role, `change the role of a ${m.role}`);
     assertBelow(auth, role, `make someone ${role}`);
-    const next = nextState(memberMachine, m.status as MemberStatus, 'change_role');
+    const status = m.status as MemberStatus;
+    // An invitation's role changes too (DECISIONS §7); an expired or removed one is 409.
+    const trigger = canMove(memberMachine, status, 'change_invited_role') ? 'change_invited_role' : 'change_role';
+    const next = nextState(memberMachine, status, trigger);
     if (m.role === role) return { row: m, keyIds: [] };
     const row = await tx.member.update({ where: { id }, data: { role, status: next.to } });
     for (const type of next.events)

@@ -2,8 +2,8 @@ import { defineMachine, type StatusOf } from '../../core/state-machine.ts';
 
 /**
  * spec States "Workspace, member, portal session": invited (expires after 7 days), joined on
- * acceptance, removed; role changes by promote and demote. `expired` is the sweep's end for an
- * invitation nobody accepted (no event: the spec names none); inviting the same email again
+ * acceptance, removed; role changes by promote and demote, an invitation's too (before it is
+ * accepted). `expired` is the sweep's end for an invitation nobody accepted (no event: the spec names none); inviting the same email again
  * re-opens it. Removing an invitation is a removal too. An owner is created joined (bootstrap).
  */
 export const memberMachine = defineMachine({
@@ -17,6 +17,13 @@ export const memberMachine = defineMachine({
     accept: { from: ['invited'], to: 'joined', events: ['workspace.member_joined'] },
     expire: { from: ['invited'], to: 'expired' },
     change_role: { from: ['joined'], to: 'joined', events: ['workspace.member_role_changed'] },
+    /** DECISIONS §7: an invitation's role changes before it is accepted (it stays invited; its link too). */
+    change_invited_role: {
+      from: ['invited'],
+      to: 'invited',
+      events: ['workspace.member_role_changed'],
+      label: 'change invited role',
+    },
     transfer_ownership: { from: ['joined'], to: 'joined', events: ['workspace.ownership_transferred'] },
     remove: { from: ['invited', 'joined', 'expired'], to: 'removed', events: ['workspace.member_removed'] },
   },

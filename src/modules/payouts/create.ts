@@ -6,6 +6,8 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
+import { newId } from '../../core/ids.ts';
+import { claimOperation } from '../../core/operations.ts';
 import { scoped } from '../../core/resource.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
 import { disburse } from './disbursement.ts';
@@ -15,13 +17,13 @@ import type { CreatePayoutInput } from './schema.ts';
 /** spec POST /v1/payouts (201). No event: `pending` is an internal queue state. */
 export async function createPayout(ctx: Context, input: CreatePayoutInput): Promise<Payout> {
   const auth = authorize(ctx, 'svc:payout:write');
-  // The same idempotent request run again (its claim taken over after a crash) finds its payout.
-  const ref = ctx.replay?.operationId ?? null;
+  const id = newId('payout');
   const { payout, existing } = await inTenant(tenant(auth), async (tx) => {
-    const found = ref ? await tx.payout.findFirst({ where: { ...scoped(auth), idempotencyRef: ref } }) : null;
-    return found
-      ? { payout: found, existing: true }
-      : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', ref), existing: false };
+    // The same idempotent request run again (its claim taken over after a crash) finds its payout.
+    const earlier = await claimOperation(tx, auth, ctx.replay, 'payout.create', id);
+    return earlier
+      ? { payout: await tx.payout.findFirstOrThrow({ where: { ...scoped(auth), id: earlier } }), existing: true }
+      : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', id), existing: false };
   });
   if (existing) return payout;
   if (payout.method === 'provider_a_disbursement') return disburse(tenant(auth), payout, ctx.requestId);

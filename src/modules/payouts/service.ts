@@ -41,7 +41,7 @@ export async function createPayoutIn(
   scope: RowScope,
   input: CreatePayoutInput,
   trigger: 'api' | 'schedule' = 'api',
-  idempotencyRef: string | null = null,
+  id: string = newId('payout'),
 ): Promise<Payout> {
   if (typeof input.amount !== 'number' || !Number.isSafeInteger(input.amount) || input.amount <= 0) {
     throw new DomainError('invalid_amount', 'amount must be a positive integer in the smallest currency unit', {
@@ -85,7 +85,7 @@ export async function createPayoutIn(
   const now = clock.now();
   return tx.payout.create({
     data: {
-      id: newId('payout'),
+      id,
       workspaceId: scope.workspaceId,
       mode: scope.mode,
       amount,
@@ -98,7 +98,6 @@ export async function createPayoutIn(
       bankAccountHolder: bank.bankAccountHolder!,
       note: input.note ?? null,
       trigger,
-      idempotencyRef,
       createdAt: now,
       updatedAt: now,
     },

@@ -26,6 +26,7 @@ import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import type { PortalFeatures } from '../plans/validate.ts';
 import { testPaymentMethods } from '../subscriptions/collect.ts';
 import { periodAmount } from '../subscriptions/invoice.ts';
+import { isPastDue, refusePastDueChange } from '../subscriptions/past-due.ts';
 import {
   cancelSubscription,
   pauseSubscription,
@@ -78,7 +79,9 @@ export function portalActions(
   const status = sub.status as SubscriptionStatus;
   const live = isLive(status);
   const cancel = live && settings.cancel && features.selfServeCancel;
-  const change = live && status !== 'incomplete' && price.model !== 'usage' && settings.changePlan;
+  // Past due: the open invoice is paid first (subscriptions/past-due.ts); the change action answers 409.
+  const change =
+    live && status !== 'incomplete' && !isPastDue(status) && price.model !== 'usage' && settings.changePlan;
   return {
     cancel: cancel && !sub.cancelAtPeriodEnd,
     keep: cancel && sub.cancelAtPeriodEnd,
@@ -410,6 +413,7 @@ export async function portalAction(
     }
     case 'change': {
       if (typeof body.priceId !== 'string') throw err.validation('priceId', 'priceId is required');
+      refusePastDueChange(sub, { priceId: body.priceId });
       const option = target && optionsFor(sub, actions, [target])[0];
       if (!option) {
         if (!target) throw err.notFound('price');

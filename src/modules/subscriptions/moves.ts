@@ -10,6 +10,7 @@ import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Subscription } from '../../generated/prisma/client.ts';
 import { subscriptionFields } from './fields.ts';
+import { withPastDueInvoices } from './past-due.ts';
 import { subscriptionLive, subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
 
 const liveStatuses = sqlIn(q`status`, subscriptionLive);
@@ -96,9 +97,10 @@ export async function lockSubscriptions(tx: AnyTx, scope: RowScope, ids: string[
 
 /**
  * The one place a paid invoice moves its subscription (BILLING §3.2): incomplete or past_due ->
- * active, `subscription.updated`; any other status is left as it is (a renewal paid on time). Called by
- * `settleInvoices` in its transaction, whoever paid (auto-charge, hosted page, POST pay), with the
- * subscriptions it locked before taking the receipt counter.
+ * active, `subscription.updated`, once none of its invoices remains past due; any other status is
+ * left as it is (a renewal paid on time). Called by `settleInvoices` in its transaction, whoever
+ * paid (auto-charge, hosted page, POST pay), with the subscriptions it locked before taking the
+ * receipt counter.
  */
 export async function onSubscriptionInvoicesPaid(
   tx: AnyTx,
@@ -106,9 +108,14 @@ export async function onSubscriptionInvoicesPaid(
   subs: Subscription[],
   o: SubscriptionMoveOptions,
 ): Promise<void> {
-  for (const sub of subs)
-    if (canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'pay'))
-      await moveSubscription(tx, scope, sub, 'pay', {}, o);
+  const activatable = subs.filter((s) => canMove(subscriptionMachine, s.status as SubscriptionStatus, 'pay'));
+  // Paying one invoice (a small proration, say) leaves the subscription past_due while another is unpaid.
+  const owing = await withPastDueInvoices(
+    tx,
+    scope,
+    activatable.map((s) => s.id),
+  );
+  for (const sub of activatable) if (!owing.has(sub.id)) await moveSubscription(tx, scope, sub, 'pay', {}, o);
 }
 
 /**

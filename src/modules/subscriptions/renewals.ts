@@ -14,7 +14,7 @@ import { insertRows, scopeOf, sql as q, tenantTx, toJson, type Sql } from '../..
 import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
 import { eventsCte, type EventRow } from '../../core/outbox.ts';
 import { newId } from '../../core/ids.ts';
-import { nextState, sqlIn } from '../../core/state-machine.ts';
+import { nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Invoice, InvoiceLine, Subscription } from '../../generated/prisma/client.ts';
 import { computeTotals, priceQuantity, type PriceTerms, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
@@ -25,7 +25,7 @@ import { usageQuantities } from '../usage-records/service.ts';
 import { subscriptionEvents } from './moves.ts';
 import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
 import { periodOf, type Interval } from './periods.ts';
-import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
+import { periodEndDue, subscriptionCancelOnly, subscriptionMachine, type SubscriptionStatus } from './states.ts';
 import { attemptDueInvoices, attemptLocked, onClock } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
@@ -66,7 +66,8 @@ export interface DueResult {
   more: boolean;
 }
 
-const renewable = sqlIn(q`s.status`, subscriptionRenewable);
+// Paused rows are due only to be canceled (`cancelAtPeriodEnd`, a workspace archive's too).
+const renewable = periodEndDue(q`s`);
 
 /**
  * Processes everything due at business time `at` for the given subscriptions (the real clock's or
@@ -261,7 +262,8 @@ function planRenewal(s: DueRow): Plan {
   const usage = s.priceModel === 'usage';
   const closed = { periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd };
   if (s.cancelAtPeriodEnd) {
-    const bill = usage && s.status !== 'trialing';
+    // Nothing is billed for a trial, nor while paused (no invoices while paused).
+    const bill = usage && s.status !== 'trialing' && !(subscriptionCancelOnly as readonly string[]).includes(s.status);
     return {
       sub: s,
       trigger: 'cancel_at_period_end',

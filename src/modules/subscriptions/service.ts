@@ -11,6 +11,7 @@ import type { Auth } from '../../core/auth/authenticate.ts';
 import { insertRows, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
+import { claimOperation } from '../../core/operations.ts';
 import { newId } from '../../core/ids.ts';
 import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
@@ -22,6 +23,7 @@ import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { collectInvoice, testPaymentMethods } from './collect.ts';
 import { licensedLines, periodAmount, writeSubscriptionInvoice, type DraftLine } from './invoice.ts';
 import { insertEvents, lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
+import { refusePastDueChange } from './past-due.ts';
 import { periodOf, prorate, type Cadence, type Interval } from './periods.ts';
 import type {
   CancelSubscriptionInput,
@@ -111,7 +113,11 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
   const metadata = input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'subscription');
   const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
 
+  const id = newId('subscription');
   const created = await tenantTx(scopeOf(scope), async (sql) => {
+    // The same request run again (its claim taken over) answers the subscription it made, uncharged again.
+    const earlier = await claimOperation(sql, scope, ctx.replay, 'subscription.create', id);
+    if (earlier) return { earlier };
     const customer = await loadOne<Customer>(sql, 'customers', scope, input.customerId as string);
     if (!customer) throw err.notFound('customer');
     const { price, plan } = await usablePrice(sql, scope, input.priceId, input.planId);
@@ -137,7 +143,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
     const anchorAt = trialEnd ?? at;
     const first = periodOf(anchorAt, cadenceOf(plan), 0);
     const sub: Subscription = {
-      id: newId('subscription'),
+      id,
       workspaceId: scope.workspaceId,
       mode: scope.mode,
       status: next.to,
@@ -183,8 +189,9 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
       );
       row = updated;
     }
-    return { sub: row, at };
+    return { earlier: null, sub: row, at };
   });
+  if (created.earlier !== null) return reload(scope, created.earlier);
 
   // settled point 2: the first charge runs during the create call, after the pending write committed.
   const { sub, at } = created;
@@ -285,6 +292,7 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
   const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
   return onLocked(ctx, id, async (sql, sub, at, scope) => {
     if (!live(sub)) throw conflict(sub, 'it cannot be changed');
+    refusePastDueChange(sub, { priceId: input.priceId, quantity });
     const data: Partial<Subscription> = {};
     if (paymentMethod !== undefined) data.paymentMethod = paymentMethod;
     if (input.cancelAtPeriodEnd != null) data.cancelAtPeriodEnd = input.cancelAtPeriodEnd;

@@ -4,7 +4,16 @@
  * the SQL's status lists (renewal index, PATCH, usage) come from here. Events are spelled as DECISIONS
  * §3 lists them: `subscription.cancelled` (two l's) while the status is `canceled`.
  */
-import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
+import type { Fragment } from '../../core/db/sql-template.ts';
+import { sql } from '../../core/db/sql-template.ts';
+import {
+  canMove,
+  defineMachine,
+  sqlIn,
+  statusesWhere,
+  type StatusOf,
+  type TriggerOf,
+} from '../../core/state-machine.ts';
 
 const created = ['subscription.created'] as const;
 const updated = ['subscription.updated'] as const;
@@ -73,6 +82,17 @@ export type SubscriptionTrigger = TriggerOf<typeof subscriptionMachine>;
 export const subscriptionLive = statusesWhere(subscriptionMachine, 'cancel');
 /** Renewed at period end (the partial index `subscriptions_renewal_due_idx` lists the same). */
 export const subscriptionRenewable = statusesWhere(subscriptionMachine, 'renew', 'renew_past_due', 'end_trial');
+/**
+ * Not renewed, yet canceled at period end when `cancelAtPeriodEnd` is set (paused: a workspace archive
+ * flags them too); the partial index `subscriptions_paused_cancel_due_idx` lists the same.
+ */
+export const subscriptionCancelOnly = subscriptionMachine.statuses.filter(
+  (s) => canMove(subscriptionMachine, s, 'cancel_at_period_end') && canMove(subscriptionMachine, s, 'resume'),
+);
+/** The rows due at their period end (`s` the subscriptions table's alias): renewals and period-end cancels. */
+export const periodEndDue = (s: Fragment) =>
+  sql`(${sqlIn(sql`${s}.status`, subscriptionRenewable)}
+    OR (${sqlIn(sql`${s}.status`, subscriptionCancelOnly)} AND ${s}."cancelAtPeriodEnd"))`;
 /** Where a failed charge moves the subscription to past_due. */
 export const subscriptionFailable = statusesWhere(subscriptionMachine, 'payment_failed');
 /** Where a paid invoice activates the subscription. */

@@ -12,7 +12,7 @@ import { sqlIn } from '../../core/state-machine.ts';
 import { markPastDueInvoices, nextPastDue } from '../invoices/sweep.ts';
 import { invoiceIssuedUnpaid } from '../invoices/states.ts';
 import { processDue } from '../subscriptions/renewals.ts';
-import { subscriptionRenewable } from '../subscriptions/states.ts';
+import { periodEndDue } from '../subscriptions/states.ts';
 
 export interface ClockWork {
   name: string;
@@ -26,7 +26,7 @@ const BATCH = 500;
 /** Concurrent processDue calls per instant (each holds a pooled connection while it works). */
 const LANES = 4;
 
-const renewable = sqlIn(sql`s.status`, subscriptionRenewable).text;
+const renewable = periodEndDue(sql`s`).text;
 const attemptable = sqlIn(sql`i.status`, invoiceIssuedUnpaid).text;
 
 /** A row quarantined by its sweep (src/core/sweep.ts) is not due until its retry: the walk goes past it. */

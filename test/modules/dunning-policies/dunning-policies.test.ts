@@ -53,7 +53,7 @@ describe('/v1/dunning-policies', () => {
     [{ retryScheduleDays: [1, 1], finalAction: 'void' }, 'retryScheduleDays[1]'],
     [{ retryScheduleDays: [0], finalAction: 'void' }, 'retryScheduleDays[0]'],
     [{ retryScheduleDays: [61], finalAction: 'void' }, 'retryScheduleDays[0]'],
-    [{ retryScheduleDays: [1.5], finalAction: 'void' }, 'retryScheduleDays'],
+    [{ retryScheduleDays: [1.5], finalAction: 'void' }, 'retryScheduleDays[0]'],
     [{ retryScheduleDays: [1] }, 'finalAction'],
     [{ retryScheduleDays: [1], finalAction: 'paid' }, 'finalAction'],
     [{ retryScheduleDays: [1], finalAction: 'void', name: 'x' }, 'name'],

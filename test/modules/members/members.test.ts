@@ -351,14 +351,42 @@ describe('change role', () => {
     // A member-role key administers nobody.
     const reader = await joinMember(server, outbox, ws, 'member');
     expectError(await reader.client.patch(`${members(ws)}/${m.id}`, { role: 'member' }), 403, 'insufficient_scope');
-    // An invitation is not a member yet.
+    // An admin changes an invitation's role below its own only, like a member's.
     const pending = (await invite(ws, { email: 'p@example.com', role: 'member' })).json.data;
-    expectError(await ws.client.patch(`${members(ws)}/${pending.id}`, { role: 'admin' }), 409, 'conflict');
+    expectError(await admin.client.patch(`${members(ws)}/${pending.id}`, { role: 'admin' }), 403, 'insufficient_scope');
     // Another workspace's member: 404.
     const stranger = await server.workspace();
     const theirs = await ownerOf(stranger.workspaceId);
     expectError(await ws.client.patch(`${members(ws)}/${theirs.id}`, { role: 'admin' }), 404, 'not_found');
     expect((await db().system.query(`SELECT role FROM members WHERE id = $1`, [other.id])).rows[0].role).toBe('admin');
+  });
+});
+
+describe("an invitation's role (DECISIONS §7)", () => {
+  it('changes before acceptance: it stays invited, its link joins with the new role; an expired one is 409', async () => {
+    const ws = await server.workspace();
+    const invited = (await invite(ws, { email: 'budi@example.com', role: 'member' })).json.data;
+    const changed = await ws.client.patch(`${members(ws)}/${invited.id}`, { role: 'read_only' });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.json.data).toMatchObject({ id: invited.id, role: 'read_only', status: 'invited' });
+    const [event] = await eventsOf(ws.workspaceId, 'workspace.member_role_changed');
+    expect(event).toMatchObject({ objectId: invited.id });
+    // The same link (no new email) now joins as read_only.
+    const { token, count } = invitationMail(outbox.dir, invited.id);
+    expect(count).toBe(1);
+    expect((await page(token)).html).toContain('as read-only member');
+    const accepted = await page(token, 'POST');
+    expect(accepted.status, accepted.html).toBe(200);
+    const key = keyOnPage(accepted.html)!;
+    const joined = createClient({ baseUrl: server.url, ...key });
+    expectError(await joined.post('/v1/customers', { name: 'Sari' }), 403, 'insufficient_scope');
+    const list = (await ws.client.get(members(ws))).json.data as { id: string }[];
+    expect(list.find((m) => m.id === invited.id)).toMatchObject({ role: 'read_only', status: 'joined' });
+
+    // An expired invitation is not changed.
+    const stale = (await invite(ws, { email: 'stale@example.com', role: 'member' })).json.data;
+    await db().system.query(`UPDATE members SET status = 'expired' WHERE id = $1`, [stale.id]);
+    expectError(await ws.client.patch(`${members(ws)}/${stale.id}`, { role: 'admin' }), 409, 'conflict');
   });
 });
 

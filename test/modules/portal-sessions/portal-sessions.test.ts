@@ -398,7 +398,7 @@ describe('the portal page and its API', () => {
       await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, { portalSettings: { refund: true } }),
       400,
       'validation_error',
-      'refund',
+      'portalSettings.refund',
     );
     expect(await eventsOf(ws, sub).then((e) => e.map((x) => x.type))).toEqual([
       'subscription.created',
