@@ -746,7 +746,8 @@ export function buildOpenApi(schema: GraphQLSchema, edge: readonly EdgeRoute[] =
         },
       };
     }
-    for (const [code, spelled] of errorCodesOf(route, { list, requiresKey, mutation, hasBody })) {
+    const resource = operation.fields[0].resource;
+    for (const [code, spelled] of errorCodesOf({ ...route, resource }, { list, requiresKey, mutation, hasBody })) {
       responses[code] = { $ref: `#/components/responses/${errorResponse(b, code, [...spelled])}` };
     }
 
@@ -754,7 +755,7 @@ export function buildOpenApi(schema: GraphQLSchema, edge: readonly EdgeRoute[] =
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       operationId: route.id,
-      tags: [route.resource],
+      tags: [resource],
       summary: rootField.description ?? `${route.id} (GraphQL ${op.operation} ${rootField.name})`,
       description: `Runs the GraphQL ${op.operation} \`${route.id}\` (field \`${rootField.name}\`); its selection set is this response.`,
       parameters,

@@ -4,18 +4,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { routes, type Route } from './routes.ts';
 import type { Yoga } from '../src/server/graphql.ts';
-import { assertStorable, authenticateRequest, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
+import { assertStorable, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
+import { admit, authenticateRequest, resourceOf, run as admitted, type Response } from '../src/server/admission.ts';
 import { envelope, errorReply } from '../src/server/envelope.ts';
 import { replyError } from '../src/server/edge-route.ts';
 import { isDomainError, type Resource } from '../src/core/errors.ts';
-import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../src/core/idempotency.ts';
-import { enforceRate, type RateLimiter } from '../src/core/rate-limit.ts';
-import { coercionError, idempotencyOf, operationOf, type Operation } from '../src/graphql/operation.ts';
+import { isRetryable, type StoredResponse } from '../src/core/idempotency.ts';
+import type { RateLimiter } from '../src/core/rate-limit.ts';
+import { coercionError, operationOf, type Operation } from '../src/graphql/operation.ts';
 import { compiledFor, runCompiled } from '../src/graphql/jit.ts';
-import { observed } from '../src/server/observe.ts';
 import { sha256Hex } from '../src/core/crypto.ts';
 import type { Context } from '../src/core/context.ts';
-import type { Auth } from '../src/core/auth/authenticate.ts';
 
 const operationsDir = join(import.meta.dirname, 'operations');
 
@@ -35,6 +34,11 @@ export function loadOperations(schema: GraphQLSchema): Map<string, DocumentNode>
     docs.set(r.id, all);
   }
   return docs;
+}
+
+/** Each route's operation: its root field and what that field declares (`admission`, src/graphql/operation.ts). */
+export function routeOperations(schema: GraphQLSchema, docs = loadOperations(schema)): Map<string, Operation> {
+  return new Map(routes.map((r) => [r.id, operationOf(schema, docs.get(r.id)!, r.id, undefined)!]));
 }
 
 /** A GraphQL connection becomes `data: [...]` plus `meta.page`, for every list route alike. */
@@ -61,14 +65,11 @@ function unwrap(value: unknown): {
 }
 
 type Result = { data?: Record<string, unknown> | null; errors?: readonly GraphQLError[] };
-type Response = Omit<StoredResponse, 'body'> & { body: Buffer | string };
 
 export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
   const { schema } = yoga.getEnveloped();
   const docs = loadOperations(schema);
-  const operations = new Map<string, Operation>(
-    routes.map((r) => [r.id, operationOf(schema, docs.get(r.id)!, r.id, undefined)!]),
-  );
+  const operations = routeOperations(schema, docs);
   // The documents are fixed and validated above: each route's operation is compiled once, now
   // (src/graphql/jit.ts), so a request skips parsing, validation and the interpreting executor.
   const compiled = new Map(routes.map((r) => [r.id, compiledFor(schema, docs.get(r.id)!, r.id, 1)]));
@@ -97,14 +98,19 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
    * The route's response. A JSON body stays a string until it is stored under an Idempotency-Key:
    * Node then writes the headers and the body in one piece, as the bare handler does.
    */
-  async function execute(route: Route, ctx: Context, variables: Record<string, unknown>): Promise<Response> {
+  async function execute(
+    route: Route,
+    ctx: Context,
+    variables: Record<string, unknown>,
+    resource: Resource,
+  ): Promise<Response> {
     const result = await run(route, ctx, variables);
     if (result.errors?.length) {
       const first = result.errors[0];
       const domain = isDomainError(first.originalError) ? first.originalError : isDomainError(first) ? first : null;
       if (domain) throw domain;
       // Variable coercion failures come back without `data`; a null `data` is an execution error.
-      if (result.data === undefined) throw coercionError(result.errors, route.resource);
+      if (result.data === undefined) throw coercionError(result.errors, resource);
       throw first.originalError ?? first;
     }
     if (route.download) {
@@ -130,57 +136,38 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       body: status === 204 ? '' : envelope(ctx.requestId, data, null, page),
     };
   }
-  const stored = async (r: Promise<Response>): Promise<StoredResponse> => {
-    const { body, ...rest } = await r;
-    return { ...rest, body: typeof body === 'string' ? Buffer.from(body) : body };
-  };
-
   async function handle(route: Route, req: FastifyRequest, reply: FastifyReply) {
     const requestId = req.requestId;
+    const operation = operations.get(route.id)!;
+    const resource = resourceOf(operation);
     try {
-      const auth: Auth = await authenticateRequest(req);
-      const operation = operations.get(route.id)!;
-      await enforceRate(limiter, auth.workspaceId, operation.fields[0].rateClass);
+      const auth = await authenticateRequest(req);
+      const ctx = { requestId, auth };
+      await admit(limiter, { context: ctx, operation });
       const body =
         route.method === 'GET' || route.method === 'DELETE' ? {} : parseJsonBody(rawBody(req), { allowEmpty: true });
       const input = { params: req.params as Record<string, string>, query: req.query as Record<string, string>, body };
       assertStorable(input.params);
       assertStorable(input.query);
       const variables = route.variables(input) as Record<string, unknown>;
-      // The same rule as /graphql: the operation's single declaration (src/graphql/operation.ts).
-      const key = idempotencyOf(operation, idempotencyKeyOf(req), route.resource);
-      const ctx: Context = {
-        requestId,
-        auth,
-        idempotencyKey: key,
-        admitted: true,
-        replay: key ? replayNotes() : undefined,
-      };
       // A failed route throws: the operation metrics count it as an error (src/server/observe.ts).
-      const timed = () =>
-        observed(
-          'rest',
-          operation,
-          () => true,
-          () => execute(route, ctx, variables),
-        );
-      const out = key
-        ? await withIdempotency(
-            auth,
-            key,
-            sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)),
-            route.resource,
-            ctx.replay!,
-            () => stored(timed()).catch((e) => asStored(e, requestId, route.resource)),
-          )
-        : { ...(await timed()), replayed: false };
+      const out = await admitted({
+        transport: 'rest',
+        operation,
+        context: ctx,
+        idempotencyHeader: idempotencyKeyOf(req),
+        ok: () => true,
+        fingerprint: () => sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)),
+        execute: () => execute(route, ctx, variables, resource),
+        asStored: (e) => asStored(e, requestId, resource),
+      });
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       return reply
         .status(out.status)
         .headers(out.headers)
         .send(out.status === 204 ? undefined : out.body);
     } catch (e) {
-      return replyError(reply, e, requestId, route.resource);
+      return replyError(reply, e, requestId, resource);
     }
   }
 

@@ -12,6 +12,7 @@ import type { Scope } from './auth/scopes.ts';
 import { authorize, tenant, type Context } from './context.ts';
 import { sql, tenantTx, type Fragment } from './db/sql.ts';
 import { keysetSql, pageRequest, toConnection, type Connection, type PageArgs } from './pagination.ts';
+import type { ListSpec } from './list-spec.ts';
 
 type Row = Record<string, unknown>;
 
@@ -107,20 +108,14 @@ export function manyBy<T>(source: Source<T>, opts: { column: string; where?: Fra
 
 /** What a to-many connection edge declares, beside its source. */
 export interface PageOf<A extends PageArgs> {
+  /** The REST list's spec (src/core/list-spec.ts): filters, checks, default page, keyset column. */
+  list: ListSpec<A>;
+  /** The list's filter the parent fills (its cursor binding: `chargeId` for a payment's refunds). */
+  parent: keyof A & string;
   /** The child's column that holds the parent's id. */
   column: string;
-  /** The keyset column (`createdAt`, `issuedAt`), as in the REST list. */
-  position: string;
-  /** The REST list's default page size. */
-  limit: number;
-  /** The REST list's filters (the parent's column included), the object a cursor is bound to. */
-  filters: (args: A, parentId: string) => Record<string, unknown>;
-  /** The same filters as SQL conditions, each starting with ` AND` (columns of `t`). */
-  where: (args: A) => Fragment;
-  /** Checks the arguments as the REST list does (order, enums); throws its error. */
-  check?: (args: A) => void;
-  /** The list forces an order (webhook deliveries are newest first). */
-  order?: 'desc';
+  /** Conditions beyond the list's filters (` AND ...` on `t`): webhook deliveries' history window. */
+  where?: (args: A) => Fragment;
 }
 
 interface PageKey<A> {
@@ -133,13 +128,25 @@ interface PageKey<A> {
  * in one statement (a LATERAL subquery per parent id, on the list's (parent, position, id) index).
  * Arguments, defaults, filters and cursors are the REST list's; a cursor is bound to its parent.
  */
-export function pageBy<T extends { id: string }, A extends PageArgs>(source: Source<T>, spec: PageOf<A>) {
+export function pageBy<T extends { id: string }, A extends PageArgs>(
+  source: Source<T>,
+  spec: PageOf<A>,
+): ((
+  ctx: Context,
+  parentId: string,
+  args: Omit<A, PageOf<A>['parent']>,
+  info: GraphQLResolveInfo,
+) => Promise<Connection<T>>) & {
+  extensions: { pageSize: number };
+} {
   const edge = ++edges;
-  const position = sql.id(spec.position);
-  const load = (ctx: Context, parentId: string, rawArgs: A, info: GraphQLResolveInfo): Promise<Connection<T>> => {
+  const { list } = spec;
+  const position = sql.id(list.position);
+  const filters = (args: A, parentId: string) => ({ ...list.values(args), [spec.parent]: parentId });
+  const load = (ctx: Context, parentId: string, edgeArgs: Omit<A, PageOf<A>['parent']>, info: GraphQLResolveInfo) => {
     const auth = authorize(ctx, source.scope);
-    const args = spec.order ? { ...rawArgs, order: spec.order } : rawArgs;
-    spec.check?.(args);
+    const args = list.paged(edgeArgs as A);
+    list.check(args);
     return loaderOf<PageKey<A>, Connection<T>>(ctx, edge, info, async (auth, keys) => {
       // Keys of one field share their arguments; fields with other arguments batch apart.
       const groups = new Map<string, number[]>();
@@ -153,7 +160,7 @@ export function pageBy<T extends { id: string }, A extends PageArgs>(source: Sou
         for (const i of indexes) {
           const k = keys[i];
           try {
-            pages.set(i, pageRequest(k.args, auth.workspaceId, spec.filters(k.args, k.parentId), spec.limit));
+            pages.set(i, pageRequest(k.args, auth.workspaceId, filters(k.args, k.parentId), list.limit));
           } catch (e) {
             out[i] = e as Error;
           }
@@ -165,30 +172,21 @@ export function pageBy<T extends { id: string }, A extends PageArgs>(source: Sou
         const rows = await read(
           auth,
           sql`SELECT c.* FROM unnest(${ids}::text[]) AS p(parent_id) CROSS JOIN LATERAL (
-              ${inTenantRows(auth, source.table)} AND t.${sql.id(spec.column)} = p.parent_id${spec.where(keys[indexes[0]].args)}
+              ${inTenantRows(auth, source.table)} AND t.${sql.id(spec.column)} = p.parent_id${list.where(keys[indexes[0]].args)}${spec.where?.(keys[indexes[0]].args) ?? sql.empty}
               ${ks.where}${ks.tail}) c`,
         );
         const byParent = new Map<string, T[]>(ids.map((id) => [id, []]));
         for (const r of rows) byParent.get(r[spec.column] as string)?.push(shaped(source, auth, r));
         for (const [i, page] of pages) {
           const k = keys[i];
-          const list = byParent.get(k.parentId) ?? [];
-          const at = (r: T) => (r as unknown as Record<string, Date>)[spec.position];
-          out[i] = toConnection(list, page, auth.workspaceId, spec.filters(k.args, k.parentId), at);
+          const rowsOf = byParent.get(k.parentId) ?? [];
+          const at = (r: T) => (r as unknown as Record<string, Date>)[list.position];
+          out[i] = toConnection(rowsOf, page, auth.workspaceId, filters(k.args, k.parentId), at);
         }
       }
       return out;
     }).load({ parentId, args });
   };
   // The field's `extensions`: the document cost counts an omitted `first` as this page (src/graphql/cost.ts).
-  return Object.assign(load, { extensions: { pageSize: spec.limit } });
+  return Object.assign(load, { extensions: { pageSize: list.limit } });
 }
-
-/** ` AND t.<column> = value` when the filter is given, nothing otherwise (a `PageOf.where` part). */
-export const andEq = (column: string, value: unknown): Fragment =>
-  value == null ? sql.empty : sql` AND t.${sql.id(column)} = ${value}`;
-
-/** ` AND t.<column> <op> value` when the bound is given (date ranges of the REST lists). */
-export const andCompare = (column: string, op: '>' | '>=' | '<' | '<=', value: Date | null | undefined): Fragment =>
-  value == null ? sql.empty : sql` AND t.${sql.id(column)} ${ops[op]} ${value}`;
-const ops = { '>': sql.raw('>'), '>=': sql.raw('>='), '<': sql.raw('<'), '<=': sql.raw('<=') };

@@ -79,10 +79,3 @@ export async function enforceRate(limiter: RateLimiter, workspaceId: string, cls
       headers: { 'retry-after': String(wait) },
     });
 }
-
-/** Rate class per GraphQL root field; queries default to `read`, mutations to `mutating_light`. */
-export const fieldRateClass: Record<string, RateClass> = {
-  createRefund: 'mutating_heavy',
-  replayEvents: 'mutating_heavy',
-  createPortalSession: 'mutating_light',
-};

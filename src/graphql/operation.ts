@@ -14,17 +14,35 @@ import {
 } from 'graphql';
 import type { RateClass } from '../core/config.ts';
 import { DomainError, isDomainError, type Resource } from '../core/errors.ts';
-import { fieldRateClass } from '../core/rate-limit.ts';
+import type { Scope } from '../core/auth/scopes.ts';
 
 /**
- * spec Conventions "Idempotency ... Required on": the ONE declaration that an operation needs an
- * `Idempotency-Key`, spread into the mutation field's options. REST routes, POST /graphql and
- * the socket all read it through `operationOf`; nothing else decides.
+ * What a root field needs to be admitted, declared once on the field and read by the one admission
+ * pipeline (src/server/admission.ts) for REST routes, POST/GET /graphql and the socket alike.
  */
-export const requiresIdempotencyKey = {
-  extensions: { idempotencyKey: 'required' },
-  description: 'Requires an Idempotency-Key (the `idempotencyKey` argument or the header).',
-} as const;
+export interface Admission {
+  /** Whose error spelling (src/core/errors.ts); `generic` when omitted. */
+  resource?: Resource;
+  /**
+   * The scope the operation needs. A mutation's (and the subscription's) is checked before anything
+   * else runs, the Idempotency-Key lookup included (docs/security.md); a query's fields check theirs
+   * as they resolve, so a query answers the fields the key may read.
+   */
+  scope?: Scope;
+  /** The rate class of the root field: `read` for queries and `mutating_light` for mutations when omitted. */
+  rateClass?: RateClass;
+  /** spec Conventions "Idempotency ... Required on": the ONE declaration that a key is required. */
+  idempotencyKey?: 'required';
+}
+
+/** The field options of a root field's declaration: spread into `t.field({...})`. */
+export const admission = (a: Admission) =>
+  a.idempotencyKey === 'required'
+    ? {
+        extensions: { admission: a },
+        description: 'Requires an Idempotency-Key (the `idempotencyKey` argument or the header).',
+      }
+    : { extensions: { admission: a } };
 
 export interface RootField {
   name: string;
@@ -32,6 +50,8 @@ export interface RootField {
   idempotencyKey?: string;
   rateClass: RateClass;
   requiresIdempotencyKey: boolean;
+  scope?: Scope;
+  resource: Resource;
 }
 
 export interface Operation {
@@ -97,11 +117,14 @@ export function operationOf(
       const v = vars[arg.value.name.value];
       if (typeof v === 'string') idempotencyKey = v;
     }
+    const declared = (defs[name]?.extensions?.admission ?? {}) as Admission;
     return {
       name,
       idempotencyKey,
-      rateClass: fieldRateClass[name] ?? (op.operation === 'mutation' ? 'mutating_light' : 'read'),
-      requiresIdempotencyKey: op.operation === 'mutation' && defs[name]?.extensions?.idempotencyKey === 'required',
+      rateClass: declared.rateClass ?? (op.operation === 'mutation' ? 'mutating_light' : 'read'),
+      requiresIdempotencyKey: op.operation === 'mutation' && declared.idempotencyKey === 'required',
+      scope: declared.scope,
+      resource: declared.resource ?? 'generic',
     };
   });
   return { operation: op.operation, fields };

@@ -13,7 +13,8 @@ import { authorize } from '../core/context.ts';
 import type { ErrorCode, Resource } from '../core/errors.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import type { Scope } from '../core/auth/scopes.ts';
-import { authenticateRequest, parseJsonBody, rawBody } from './edge.ts';
+import { parseJsonBody, rawBody } from './edge.ts';
+import { authenticateRequest } from './admission.ts';
 import { envelope, errorReply } from './envelope.ts';
 
 /**

@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import { authenticate, type Auth } from '../core/auth/authenticate.ts';
 import { DomainError } from '../core/errors.ts';
 
 /** Raw body bytes: HMAC and idempotency fingerprints are computed over exactly what was sent. */
@@ -9,17 +8,6 @@ const header = (req: FastifyRequest, name: string) => {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };
-
-export function authenticateRequest(req: FastifyRequest): Promise<Auth> {
-  return authenticate({
-    method: req.method,
-    target: req.url,
-    body: rawBody(req),
-    authorization: header(req, 'authorization'),
-    timestamp: header(req, 'x-svc-timestamp'),
-    onBehalfOf: header(req, 'x-svc-on-behalf-of'),
-  });
-}
 
 export const idempotencyKeyOf = (req: FastifyRequest) => header(req, 'idempotency-key');
 

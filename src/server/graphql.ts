@@ -5,37 +5,28 @@ import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { schema } from '../graphql/schema.ts';
 import type { Context } from '../core/context.ts';
 import { isDomainError, DomainError } from '../core/errors.ts';
-import { authenticate, recheck, type Auth } from '../core/auth/authenticate.ts';
+import type { Auth } from '../core/auth/authenticate.ts';
 import { newId } from '../core/ids.ts';
-import { assertStorable, authenticateRequest, idempotencyKeyOf, rawBody } from './edge.ts';
-import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../core/idempotency.ts';
+import { assertStorable, idempotencyKeyOf, rawBody } from './edge.ts';
+import { isRetryable, type StoredResponse } from '../core/idempotency.ts';
 import { sha256Hex } from '../core/crypto.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
-import { config, type RateClass } from '../core/config.ts';
+import { config } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { asUnavailable } from '../core/db/unavailable.ts';
 import { logger } from '../core/logger.ts';
 import { assertCost } from '../graphql/cost.ts';
 import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
-import { idempotencyOf, operationOf, variableError, type Operation } from '../graphql/operation.ts';
-import { routes } from '../../rest-compat/routes.ts';
+import { operationOf, variableError } from '../graphql/operation.ts';
 import type { Resource } from '../core/errors.ts';
 import { compiledFor, interpreting, runCompiled } from '../graphql/jit.ts';
-import { observed } from './observe.ts';
+import { admit, authenticatePresented, authenticateRequest, resourceOf, run, type Credential } from './admission.ts';
 import { sendGraphiQL } from './graphiql.ts';
 
 /** Responses whose result carried GraphQL errors (for the operation metrics: `observed`). */
 const withErrors = new WeakSet<object>();
 
 export type Yoga = YogaServerInstance<Record<string, never>, Context>;
-
-/**
- * DECISIONS §8: GraphQL speaks each resource's codes. A mutation's idempotency errors are spelled
- * as its REST route's (route ids are the operation names, the mutation fields), e.g.
- * IDEMPOTENCY_MISMATCH on createPlan; a field without a route keeps the generic spelling.
- */
-const resourceOfField = new Map<string, Resource>(routes.map((r) => [r.id, r.resource]));
-const resourceOf = (op: Operation): Resource => resourceOfField.get(op.fields[0]?.name ?? '') ?? 'generic';
 
 const notAdmitted = () =>
   new GraphQLError(
@@ -167,18 +158,6 @@ class GraphQLErrors extends Error {
   }
 }
 
-/**
- * Rate-limit tokens beyond the one every request took before parsing: one per root field, in the
- * field's class (a query with N root fields costs N `read` tokens; a mutation one `read` plus one
- * per field of its class).
- */
-async function chargeRootFields(limiter: RateLimiter, workspaceId: string, op: Operation) {
-  const perClass = new Map<RateClass, number>();
-  for (const f of op.fields) perClass.set(f.rateClass, (perClass.get(f.rateClass) ?? 0) + 1);
-  if (op.operation !== 'mutation' && perClass.has('read')) perClass.set('read', perClass.get('read')! - 1);
-  for (const [cls, n] of perClass) await enforceRate(limiter, workspaceId, cls, n);
-}
-
 const json = { 'content-type': 'application/json; charset=utf-8' };
 
 /** Any failure before or around execution, as GraphQL answers it: `{errors}` with the HTTP status of the error. */
@@ -237,37 +216,24 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       if (!request) return viaYoga(req, reply, { requestId, auth });
       // Variables that PostgreSQL cannot store are the client's 400, as on REST.
       if (request.variables) assertStorable(request.variables);
-      const context: Context = { requestId, auth, admitted: true };
+      const context: Context & { auth: Auth } = { requestId, auth };
       const { document, operation, enveloped } = prepare(yoga, context, request);
       if (operation.operation === 'subscription')
         throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
       if (operation.operation === 'mutation' && req.method !== 'POST')
         throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
-      await chargeRootFields(limiter, auth.workspaceId, operation);
+      // DECISIONS §8: GraphQL speaks each resource's codes (IDEMPOTENCY_MISMATCH on createPlan).
       const resource = resourceOf(operation);
-      const key = idempotencyOf(operation, idempotencyKeyOf(req), resource);
-      context.idempotencyKey = key;
-      const run = () =>
-        observed(
-          'graphql',
-          operation,
-          (r) => !withErrors.has(r),
-          () => execute(enveloped, context, document, request, resource),
-        );
-      // The body stays a string unless it is stored: Node writes it with the headers in one piece.
-      const out = key
-        ? await withIdempotency(
-            auth,
-            key,
-            sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
-            resource,
-            (context.replay = replayNotes()),
-            async () => {
-              const r = await run();
-              return { ...r, body: Buffer.from(r.body) };
-            },
-          )
-        : { ...(await run()), replayed: false };
+      await admit(limiter, { context, operation, prepaid: 1 });
+      const out = await run({
+        transport: 'graphql',
+        operation,
+        context,
+        idempotencyHeader: idempotencyKeyOf(req),
+        ok: (r) => !withErrors.has(r),
+        fingerprint: () => sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
+        execute: () => execute(enveloped, context, document, request, resource),
+      });
       reply.status(out.status);
       for (const [k, v] of Object.entries(out.headers)) if (k !== 'content-length') reply.header(k, v);
       if (out.replayed) reply.header('idempotent-replayed', 'true');
@@ -306,20 +272,29 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
   const forbidden = (ctx: { extra: { socket: { close(code: number, reason: string): void } } }) =>
     ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
-  const ws = makeHandler<{ authorization?: string; timestamp?: string }, { auth?: Auth; recheck?: NodeJS.Timeout }>({
+  const ws = makeHandler<
+    { authorization?: string; timestamp?: string },
+    { auth?: Auth; credential?: Credential; recheck?: NodeJS.Timeout; request: FastifyRequest }
+  >({
     onConnect: async (ctx) => {
+      const params = ctx.connectionParams;
+      const headers: Record<string, string | undefined> = {
+        authorization: params?.authorization,
+        'x-svc-timestamp': String(params?.timestamp ?? ''),
+        cookie: ctx.extra.request.headers.cookie,
+      };
       try {
-        const auth = await authenticate({
+        const { auth, credential } = await authenticatePresented({
           method: 'GET',
           target: '/graphql',
           body: Buffer.alloc(0),
-          authorization: ctx.connectionParams?.authorization,
-          timestamp: String(ctx.connectionParams?.timestamp ?? ''),
+          header: (name) => headers[name],
         });
         ctx.extra.auth = auth;
+        ctx.extra.credential = credential;
         // Revocation (or a removed member, an archived workspace) closes the socket within seconds.
         ctx.extra.recheck = setInterval(() => {
-          recheck(auth).then(
+          credential.recheck(auth).then(
             (fresh) => void (ctx.extra.auth = fresh),
             () => forbidden(ctx),
           );
@@ -339,13 +314,14 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       }
       let auth: Auth;
       try {
-        auth = await recheck(ctx.extra.auth!);
+        auth = await ctx.extra.credential!.recheck(ctx.extra.auth!);
       } catch {
         forbidden(ctx);
         return [new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } })];
       }
-      const context: Context = { requestId: newId('request'), auth, admitted: true };
+      const context: Context & { auth: Auth } = { requestId: newId('request'), auth };
       try {
+        // One token before any parsing, as on POST /graphql.
         await enforceRate(limiter, auth.workspaceId, 'read');
         const request = {
           query: String(payload.query ?? ''),
@@ -354,12 +330,13 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         };
         if (request.variables) assertStorable(request.variables);
         const { document, operation, enveloped } = prepare(yoga, context, request);
-        // Queries and mutations have one pipeline, HTTP's (idempotency, per-field rate): not this one.
+        // Queries and mutations run on POST /graphql (their idempotency and responses are HTTP's).
         if (operation.operation !== 'subscription')
           throw new DomainError(
             'method_not_allowed',
             'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
           );
+        await admit(limiter, { context, operation, prepaid: 1 });
         return {
           schema: enveloped.schema,
           document,

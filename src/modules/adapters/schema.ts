@@ -11,7 +11,7 @@ import {
   listAdapters,
   startManagedOnboarding,
 } from './service.ts';
-import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { admission } from '../../graphql/operation.ts';
 
 export const Adapter = builder.objectRef<AdapterView>('Adapter').implement({
   description:
@@ -80,36 +80,45 @@ const StartManagedOnboardingInput = builder.inputType('StartManagedOnboardingInp
 });
 
 builder.queryFields((t) => ({
-  adapters: t.field({ type: Adapters, resolve: (_, __, ctx) => listAdapters(ctx) }),
-  managedOnboarding: t.field({ type: ManagedOnboarding, resolve: (_, __, ctx) => getManagedOnboarding(ctx) }),
+  adapters: t.field({
+    ...admission({ resource: 'adapter', scope: 'svc:adapter:read' }),
+    type: Adapters,
+    resolve: (_, __, ctx) => listAdapters(ctx),
+  }),
+  managedOnboarding: t.field({
+    ...admission({ resource: 'adapter', scope: 'svc:adapter:read' }),
+    type: ManagedOnboarding,
+    resolve: (_, __, ctx) => getManagedOnboarding(ctx),
+  }),
 }));
 
 builder.mutationFields((t) => ({
   connectProviderAAdapter: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'adapter', scope: 'svc:adapter:write', idempotencyKey: 'required' }),
     type: Adapter,
     args: { input: t.arg({ type: ConnectProviderAAdapterInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => connectProviderA(ctx, input),
   }),
   connectProviderBAdapter: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'adapter', scope: 'svc:adapter:write', idempotencyKey: 'required' }),
     type: Adapter,
     args: { input: t.arg({ type: ConnectProviderBAdapterInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => connectProviderB(ctx, input),
   }),
   connectProviderCAdapter: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'adapter', scope: 'svc:adapter:write', idempotencyKey: 'required' }),
     type: Adapter,
     args: { input: t.arg({ type: ConnectProviderCAdapterInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => connectProviderC(ctx, input),
   }),
   configureManualAdapter: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'adapter', scope: 'svc:adapter:write', idempotencyKey: 'required' }),
     type: Adapter,
     args: { input: t.arg({ type: ConfigureManualAdapterInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => configureManual(ctx, input),
   }),
   startManagedOnboarding: t.field({
+    ...admission({ resource: 'adapter', scope: 'svc:adapter:write' }),
     type: ManagedOnboarding,
     args: { input: t.arg({ type: StartManagedOnboardingInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => startManagedOnboarding(ctx, input),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type FieldSpec, type ListArgs } from '../../graphql/fields.ts';
 import type { ApiKey as Row } from '../../generated/prisma/client.ts';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './service.ts';
@@ -39,11 +40,13 @@ export type ListApiKeysArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   apiKey: t.field({
+    ...admission({ resource: 'api_key', scope: 'svc:api_key:read' }),
     type: ApiKey,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getApiKey(ctx, String(id)),
   }),
   apiKeys: t.connection({
+    ...admission({ resource: 'api_key', scope: 'svc:api_key:read' }),
     type: ApiKey,
     args: listArgs,
     resolve: (_, args, ctx) => listApiKeys(ctx, args),
@@ -52,11 +55,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createApiKey: t.field({
+    ...admission({ resource: 'api_key', scope: 'svc:api_key:write' }),
     type: ApiKey,
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createApiKey(ctx, input),
   }),
   revokeApiKey: t.field({
+    ...admission({ resource: 'api_key', scope: 'svc:api_key:write' }),
     type: ApiKey,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => revokeApiKey(ctx, String(id)),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { auditLogFields } from './fields.ts';
 import { listAuditLog } from './service.ts';
@@ -18,6 +19,7 @@ export type ListAuditLogArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   auditLog: t.connection({
+    ...admission({ resource: 'audit_log', scope: 'svc:audit:read' }),
     type: AuditLogEntry,
     description: 'The audit log of the caller’s workspace and mode, newest first (svc:audit:read).',
     args: listArgs,

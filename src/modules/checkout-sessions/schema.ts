@@ -8,7 +8,7 @@ import {
   getCheckoutSession,
   listCheckoutSessions,
 } from './service.ts';
-import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { admission } from '../../graphql/operation.ts';
 import { checkoutSessionMachine } from './states.ts';
 
 export const CheckoutSession = builder.objectRef<SessionRow>('CheckoutSession').implement({
@@ -56,11 +56,13 @@ export type ListSessionsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   checkoutSession: t.field({
+    ...admission({ resource: 'checkout_session', scope: 'svc:checkout:read' }),
     type: CheckoutSession,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getCheckoutSession(ctx, String(id)),
   }),
   checkoutSessions: t.connection({
+    ...admission({ resource: 'checkout_session', scope: 'svc:checkout:read' }),
     type: CheckoutSession,
     args: listArgs,
     resolve: (_, args, ctx) => listCheckoutSessions(ctx, args),
@@ -69,18 +71,19 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createCheckoutSession: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'checkout_session', scope: 'svc:checkout:write', idempotencyKey: 'required' }),
     type: CheckoutSession,
     args: { input: t.arg({ type: CreateCheckoutSessionInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createCheckoutSession(ctx, input),
   }),
   cancelCheckoutSession: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'checkout_session', scope: 'svc:checkout:write', idempotencyKey: 'required' }),
     type: CheckoutSession,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => cancelCheckoutSession(ctx, String(id)),
   }),
   confirmCheckoutSession: t.field({
+    ...admission({ resource: 'checkout_session', scope: 'svc:checkout:write' }),
     type: CheckoutSession,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => confirmCheckoutSession(ctx, String(id)),

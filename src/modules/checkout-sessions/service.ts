@@ -6,7 +6,7 @@ import { claimOperation } from '../../core/operations.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { isCurrency } from '../../core/money.ts';
-import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
 import { findScoped } from '../../core/resource.ts';
 import { checkCurrency, checkLength, checkRedirectUrl, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
@@ -16,15 +16,11 @@ import { templateForUse } from '../templates/service.ts';
 import { completeSession } from './complete.ts';
 import type { SessionRow } from './fields.ts';
 import { nextState } from '../../core/state-machine.ts';
-import {
-  checkoutAttemptMachine,
-  checkoutSessionMachine as sessions,
-  sessionStatuses,
-  type SessionStatus,
-} from './states.ts';
+import { checkoutAttemptMachine, checkoutSessionMachine as sessions, type SessionStatus } from './states.ts';
 import { liveAttempt, voidAttempts, type Superseded } from './attempts.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import type { CreateSessionInput, LineItemInput, ListSessionsArgs } from './schema.ts';
+import { sessionList } from './list.ts';
 import type { RowScope } from '../../core/resource.ts';
 
 const err = errorsFor('checkout_session');
@@ -154,36 +150,18 @@ export async function getCheckoutSession(ctx: Context, id: string): Promise<Sess
 
 export async function listCheckoutSessions(ctx: Context, args: ListSessionsArgs) {
   const auth = authorize(ctx, 'svc:checkout:read');
-  checkOrder(args.order, 'checkout_session');
-  if (args.status && !(sessionStatuses as readonly string[]).includes(args.status))
-    throw err.validation('status', `status must be one of ${sessionStatuses.join(', ')}`);
+  sessionList.check(args);
   if (args.mode && args.mode !== 'test' && args.mode !== 'live')
     throw err.validation('mode', 'mode must be live or test');
   // spec: the key's environment is implied; a platform-admin key may ask for the other.
   const mode = (args.mode && auth.isPlatformAdmin ? args.mode : auth.mode) as Mode;
-  const filters = {
-    status: args.status ?? null,
-    customerId: args.customerId ?? null,
-    mode,
-    createdAfter: args.createdAfter?.toISOString() ?? null,
-    createdBefore: args.createdBefore?.toISOString() ?? null,
-  };
+  const filters = { ...sessionList.values(args), mode };
   return keysetList(
-    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.checkoutSessions, column: 'createdAt' },
+    { args, workspaceId: auth.workspaceId, filters, limit: sessionList.limit, column: sessionList.position },
     (ks) =>
       inTenant(tenant(auth, [mode]), (tx) =>
         tx.checkoutSession.findMany({
-          where: {
-            workspaceId: auth.workspaceId,
-            mode,
-            ...(args.status ? { status: args.status } : {}),
-            ...(args.customerId ? { customerId: args.customerId } : {}),
-            AND: [
-              args.createdAfter ? { createdAt: { gt: args.createdAfter } } : {},
-              args.createdBefore ? { createdAt: { lt: args.createdBefore } } : {},
-              ks.where,
-            ],
-          },
+          where: { workspaceId: auth.workspaceId, mode, AND: [...sessionList.prisma(args), ks.where] },
           orderBy: ks.orderBy,
           take: ks.take,
         }),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { customerFields } from './fields.ts';
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
@@ -40,11 +41,13 @@ export type ListCustomersArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   customer: t.field({
+    ...admission({ resource: 'customer', scope: 'svc:customer:read' }),
     type: Customer,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getCustomer(ctx, String(id)),
   }),
   customers: t.connection({
+    ...admission({ resource: 'customer', scope: 'svc:customer:read' }),
     type: Customer,
     args: listArgs,
     resolve: (_, args, ctx) => listCustomers(ctx, args),
@@ -53,11 +56,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createCustomer: t.field({
+    ...admission({ resource: 'customer', scope: 'svc:customer:write' }),
     type: Customer,
     args: { input: t.arg({ type: CreateCustomerInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createCustomer(ctx, input),
   }),
   updateCustomer: t.field({
+    ...admission({ resource: 'customer', scope: 'svc:customer:write' }),
     type: Customer,
     args: {
       id: t.arg.id({ required: true }),

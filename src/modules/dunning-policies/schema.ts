@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { dunningPolicyFields } from './fields.ts';
 import { createDunningPolicy, getDunningPolicy, listDunningPolicies, updateDunningPolicy } from './service.ts';
@@ -25,11 +26,13 @@ export type ListDunningPoliciesArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   dunningPolicy: t.field({
+    ...admission({ resource: 'dunning_policy', scope: 'svc:plan:read' }),
     type: DunningPolicy,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getDunningPolicy(ctx, String(id)),
   }),
   dunningPolicies: t.connection({
+    ...admission({ resource: 'dunning_policy', scope: 'svc:plan:read' }),
     type: DunningPolicy,
     args: listArgs,
     resolve: (_, args, ctx) => listDunningPolicies(ctx, args),
@@ -38,11 +41,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createDunningPolicy: t.field({
+    ...admission({ resource: 'dunning_policy', scope: 'svc:plan:write' }),
     type: DunningPolicy,
     args: { input: t.arg({ type: CreateDunningPolicyInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createDunningPolicy(ctx, input),
   }),
   updateDunningPolicy: t.field({
+    ...admission({ resource: 'dunning_policy', scope: 'svc:plan:write' }),
     type: DunningPolicy,
     args: {
       id: t.arg.id({ required: true }),

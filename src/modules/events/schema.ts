@@ -4,7 +4,7 @@ import type { Event as Row } from '../../generated/prisma/client.ts';
 import { getEvent, listEvents, subscribeEvents } from './service.ts';
 import { replayEvents, type EventReplay as ReplayRow } from './replay.ts';
 import { triggerEvent } from './trigger.ts';
-import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { admission } from '../../graphql/operation.ts';
 
 export const eventFields: FieldSpec<Row> = {
   id: { kind: 'id' },
@@ -35,11 +35,13 @@ export type ListEventsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   event: t.field({
+    ...admission({ resource: 'event', scope: 'svc:event:read' }),
     type: Event,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getEvent(ctx, String(id)),
   }),
   events: t.connection({
+    ...admission({ resource: 'event', scope: 'svc:event:read' }),
     type: Event,
     args: listArgs,
     resolve: (_, args, ctx) => listEvents(ctx, args),
@@ -66,13 +68,18 @@ export type TriggerEventInput = typeof TriggerEventInput.$inferInput;
 
 builder.mutationFields((t) => ({
   replayEvents: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({
+      resource: 'event',
+      scope: 'svc:event:write',
+      rateClass: 'mutating_heavy',
+      idempotencyKey: 'required',
+    }),
     type: EventReplay,
     args: { input: t.arg({ type: ReplayEventsInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => replayEvents(ctx, input),
   }),
   triggerEvent: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'event', scope: 'svc:event:trigger', idempotencyKey: 'required' }),
     type: Event,
     args: { input: t.arg({ type: TriggerEventInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => triggerEvent(ctx, input),
@@ -81,6 +88,7 @@ builder.mutationFields((t) => ({
 
 builder.subscriptionField('events', (t) =>
   t.field({
+    ...admission({ resource: 'event', scope: 'svc:event:read' }),
     type: Event,
     args: { types: t.arg.stringList(), objectId: t.arg.id(), after: t.arg.id() },
     subscribe: (_, args, ctx) =>

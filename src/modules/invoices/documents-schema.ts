@@ -1,4 +1,5 @@
 // GraphQL for an invoice's documents (src/modules/invoices/documents.ts): beside the invoice's own
+import { admission } from '../../graphql/operation.ts';
 // schema, so the resource and its documents are built and merged separately.
 import { builder } from '../../graphql/builder.ts';
 import { documentType, emailResultType } from '../documents/schema.ts';
@@ -17,6 +18,7 @@ builder.objectField(Invoice, 'pdfUrl', (t) =>
 
 builder.queryFields((t) => ({
   invoiceDocument: t.field({
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:read' }),
     type: InvoiceDocument,
     description: 'format: pdf, html or escpos; width (escpos): 58 or 80 (default).',
     args: { id: t.arg.id({ required: true }), format: t.arg.string({ required: true }), width: t.arg.int() },
@@ -26,6 +28,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   sendInvoiceEmail: t.field({
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:write' }),
     type: InvoiceEmailResult,
     description: 'Emails the invoice PDF to `to` or the customer; sent false: kept in the development outbox.',
     args: { id: t.arg.id({ required: true }), to: t.arg.string(), idempotencyKey: t.arg.string() },

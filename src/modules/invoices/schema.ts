@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
-import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { admission } from '../../graphql/operation.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import {
   createInvoice,
@@ -82,11 +82,13 @@ export type ListInvoicesArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   invoice: t.field({
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:read' }),
     type: Invoice,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getInvoice(ctx, String(id)),
   }),
   invoices: t.connection({
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:read' }),
     type: Invoice,
     args: listArgs,
     resolve: (_, args, ctx) => listInvoices(ctx, args),
@@ -95,11 +97,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createInvoice: t.field({
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:write' }),
     type: Invoice,
     args: { input: t.arg({ type: CreateInvoiceInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createInvoice(ctx, input),
   }),
   updateInvoice: t.field({
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:write' }),
     type: Invoice,
     args: {
       id: t.arg.id({ required: true }),
@@ -109,18 +113,19 @@ builder.mutationFields((t) => ({
     resolve: (_, { id, input }, ctx) => updateInvoice(ctx, String(id), input),
   }),
   finalizeInvoice: t.field({
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:write' }),
     type: Invoice,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => finalizeInvoice(ctx, String(id)),
   }),
   voidInvoice: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:write', idempotencyKey: 'required' }),
     type: Invoice,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => voidInvoice(ctx, String(id)),
   }),
   payInvoice: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'invoice', scope: 'svc:invoice:write', idempotencyKey: 'required' }),
     type: Invoice,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => payInvoice(ctx, String(id)),

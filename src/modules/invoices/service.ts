@@ -8,7 +8,7 @@ import { errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { isCurrency } from '../../core/money.ts';
-import { checkOrder, keysetSql, pageRequest, toConnection, listPageSize } from '../../core/pagination.ts';
+import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
 import { checkCurrency, validateMetadata } from '../../core/validation.ts';
 import { nextState } from '../../core/state-machine.ts';
@@ -16,8 +16,9 @@ import type { Invoice, InvoiceLine } from '../../generated/prisma/client.ts';
 import { templateForUse } from '../templates/service.ts';
 import type { InvoiceRow } from './fields.ts';
 import { finalizeLocked, invoiceEvents, lockInvoice, moveInvoice, settleInvoice, type MoveOptions } from './issue.ts';
-import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine, invoiceStatuses } from './states.ts';
+import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine } from './states.ts';
 import type { CreateInvoiceInput, ListInvoicesArgs, UpdateInvoiceInput } from './schema.ts';
+import { invoiceList } from './list.ts';
 
 const err = errorsFor('invoice');
 /** Bounds (hostile input): lines per invoice, and the largest quantity of one line. */
@@ -218,19 +219,11 @@ export async function getInvoice(ctx: Context, id: string): Promise<InvoiceRow> 
  */
 export async function listInvoices(ctx: Context, args: ListInvoicesArgs) {
   const auth = authorize(ctx, 'svc:invoice:read');
-  checkOrder(args.order, 'invoice');
-  if (args.status && !(invoiceStatuses as readonly string[]).includes(args.status))
-    throw err.validation('status', `status must be one of ${invoiceStatuses.join(', ')}`);
-  const filters = {
-    status: args.status ?? null,
-    customerId: args.customerId ?? null,
-    subscriptionId: args.subscriptionId ?? null,
-  };
-  const page = pageRequest(args, auth.workspaceId, filters, listPageSize.invoices);
+  invoiceList.check(args);
+  const filters = invoiceList.values(args);
+  const page = pageRequest(args, auth.workspaceId, filters, invoiceList.limit);
   // One condition per filter given: the statement text depends only on which filters are set.
-  const where = Object.entries(filters)
-    .filter(([, value]) => value !== null)
-    .reduce((acc, [column, value]) => q`${acc} AND i.${q.id(column)} = ${value}`, q.empty);
+  const where = invoiceList.where(args, 'i');
   const ks = keysetSql(page, q`i."createdAt"`);
   const rows = await tenantQuery<RawInvoice>(
     tenant(auth),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import type { InputShapeFromFields } from '@pothos/core';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { ledgerEntryFields, type BalanceRow, type EntryRow } from './fields.ts';
@@ -76,17 +77,25 @@ export type ReportArgs = InputShapeFromFields<typeof reportArgs>;
 
 builder.queryFields((t) => ({
   ledgerEntries: t.connection({
+    ...admission({ resource: 'ledger', scope: 'svc:ledger:read' }),
     type: LedgerEntry,
     args: listArgs,
     resolve: (_, args, ctx) => listLedgerEntries(ctx, args),
   }),
   ledgerBalances: t.field({
+    ...admission({ resource: 'ledger', scope: 'svc:ledger:read' }),
     type: [LedgerBalance],
     args: { currency: t.arg.string() },
     resolve: (_, { currency }, ctx) => ledgerBalances(ctx, currency),
   }),
-  pnlReport: t.field({ type: PnlReport, args: reportArgs, resolve: (_, args, ctx) => pnlReport(ctx, args) }),
+  pnlReport: t.field({
+    ...admission({ resource: 'ledger', scope: 'svc:report:read' }),
+    type: PnlReport,
+    args: reportArgs,
+    resolve: (_, args, ctx) => pnlReport(ctx, args),
+  }),
   cashFlowReport: t.field({
+    ...admission({ resource: 'ledger', scope: 'svc:report:read' }),
     type: CashFlowReport,
     args: reportArgs,
     resolve: (_, args, ctx) => cashFlowReport(ctx, args),

@@ -8,30 +8,21 @@ import { authorize, tenant } from '../../core/context.ts';
 import { tenantQuery } from '../../core/db/client.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { checkOrder, keysetSql, pageRequest, toConnection, listPageSize } from '../../core/pagination.ts';
+import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
 import { checkCurrency } from '../../core/validation.ts';
 import type { BalanceRow, EntryRow } from './fields.ts';
 import type { ListEntriesArgs } from './schema.ts';
+import { entryList } from './list.ts';
 
 const err = errorsFor('ledger');
-export const sourceTypes = ['checkout_session', 'invoice', 'refund', 'payout', 'adjustment', 'dispute'] as const;
 
 export async function listLedgerEntries(ctx: Context, args: ListEntriesArgs) {
   const auth = authorize(ctx, 'svc:ledger:read');
-  checkOrder(args.order, 'ledger');
-  if (args.sourceType && !(sourceTypes as readonly string[]).includes(args.sourceType))
-    throw err.validation('sourceType', `sourceType must be one of ${sourceTypes.join(', ')}`);
-  const filters = {
-    txId: args.txId ?? null,
-    code: args.code ?? null,
-    sourceType: args.sourceType ?? null,
-    sourceId: args.sourceId ?? null,
-  };
-  const page = pageRequest(args, auth.workspaceId, filters, listPageSize.ledgerEntries);
+  entryList.check(args);
+  const filters = entryList.values(args);
+  const page = pageRequest(args, auth.workspaceId, filters, entryList.limit);
   // One condition per filter given: the statement text depends only on which filters are set.
-  const where = Object.entries(filters)
-    .filter(([, value]) => value !== null)
-    .reduce((acc, [column, value]) => sql`${acc} AND ${sql.id(column)} = ${value}`, sql.empty);
+  const where = entryList.where(args, 'ledger_entries');
   const ks = keysetSql(page, sql`"postedAt"`);
   const rows = await tenantQuery<Omit<EntryRow, 'amount' | 'accountId'> & { amount: string }>(
     tenant(auth),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { memberFields } from './fields.ts';
 import {
@@ -47,6 +48,7 @@ export type ListMembersArgs = ListArgs<typeof memberListArgs>;
 
 builder.queryFields((t) => ({
   members: t.connection({
+    ...admission({ resource: 'member', scope: 'svc:member:read' }),
     type: Member,
     args: { workspaceId: t.arg.id({ required: true }), ...memberListArgs },
     resolve: (_, { workspaceId, ...args }, ctx) => listMembers(ctx, String(workspaceId), args),
@@ -55,6 +57,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   inviteMember: t.field({
+    ...admission({ resource: 'member', scope: 'svc:member:write' }),
     type: Member,
     args: {
       workspaceId: t.arg.id({ required: true }),
@@ -64,6 +67,7 @@ builder.mutationFields((t) => ({
     resolve: (_, { workspaceId, input }, ctx) => inviteMember(ctx, String(workspaceId), input),
   }),
   updateMember: t.field({
+    ...admission({ resource: 'member', scope: 'svc:member:write' }),
     type: Member,
     args: {
       workspaceId: t.arg.id({ required: true }),
@@ -74,11 +78,13 @@ builder.mutationFields((t) => ({
     resolve: (_, { workspaceId, id, input }, ctx) => updateMember(ctx, String(workspaceId), String(id), input),
   }),
   removeMember: t.field({
+    ...admission({ resource: 'member', scope: 'svc:member:write' }),
     type: Member,
     args: { workspaceId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
     resolve: (_, { workspaceId, id }, ctx) => removeMember(ctx, String(workspaceId), String(id)),
   }),
   transferWorkspaceOwnership: t.field({
+    ...admission({ resource: 'member', scope: 'svc:member:write' }),
     type: OwnershipTransfer,
     args: {
       workspaceId: t.arg.id({ required: true }),

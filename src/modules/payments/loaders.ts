@@ -1,8 +1,8 @@
-import { andEq, manyBy, oneBy, pageBy, type Source } from '../../core/loaders.ts';
+import { manyBy, oneBy, pageBy, type Source } from '../../core/loaders.ts';
 import { sql } from '../../core/db/sql-template.ts';
-import { checkOrder } from '../../core/pagination.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
 import type { ListPaymentsArgs } from './schema.ts';
+import { paymentList } from './list.ts';
 
 /** Batched reads of payments for the graph's edges (src/core/loaders.ts). */
 const payments: Source<Payment> = { table: 'payments', scope: 'svc:payment:read' };
@@ -13,15 +13,8 @@ export const paymentById = oneBy(payments);
 export const paymentsOfInvoice = manyBy(payments, { column: 'invoiceId', orderBy: sql`t."createdAt", t.id` });
 
 /** `Customer.payments`: the REST list's filters, default page and cursors, bound to the customer. */
-export const paymentsOfCustomer = pageBy<Payment, Omit<ListPaymentsArgs, 'customerId'>>(payments, {
+export const paymentsOfCustomer = pageBy<Payment, ListPaymentsArgs>(payments, {
+  list: paymentList,
+  parent: 'customerId',
   column: 'customerId',
-  position: 'createdAt',
-  limit: 20,
-  check: (a) => checkOrder(a.order, 'payment'),
-  filters: (a, customerId) => ({
-    status: a.status ?? null,
-    customerId,
-    checkoutSessionId: a.checkoutSessionId ?? null,
-  }),
-  where: (a) => sql`${andEq('status', a.status)}${andEq('checkoutSessionId', a.checkoutSessionId)}`,
 });

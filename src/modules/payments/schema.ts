@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { paymentFields } from './fields.ts';
 import { getPayment, listPayments } from './service.ts';
@@ -19,11 +20,13 @@ export type ListPaymentsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   payment: t.field({
+    ...admission({ resource: 'payment', scope: 'svc:payment:read' }),
     type: Payment,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getPayment(ctx, String(id)),
   }),
   payments: t.connection({
+    ...admission({ resource: 'payment', scope: 'svc:payment:read' }),
     type: Payment,
     args: listArgs,
     resolve: (_, args, ctx) => listPayments(ctx, args),

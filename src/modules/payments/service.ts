@@ -2,9 +2,10 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped } from '../../core/resource.ts';
 import type { ListPaymentsArgs } from './schema.ts';
+import { paymentList } from './list.ts';
 
 const err = errorsFor('payment');
 
@@ -15,24 +16,14 @@ export async function getPayment(ctx: Context, id: string) {
 
 export async function listPayments(ctx: Context, args: ListPaymentsArgs) {
   const auth = authorize(ctx, 'svc:payment:read');
-  checkOrder(args.order, 'payment');
-  const filters = {
-    status: args.status ?? null,
-    customerId: args.customerId ?? null,
-    checkoutSessionId: args.checkoutSessionId ?? null,
-  };
+  paymentList.check(args);
+  const filters = paymentList.values(args);
   return keysetList(
-    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.payments, column: 'createdAt' },
+    { args, workspaceId: auth.workspaceId, filters, limit: paymentList.limit, column: paymentList.position },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.payment.findMany({
-          where: {
-            ...scoped(auth),
-            ...(args.status ? { status: args.status } : {}),
-            ...(args.customerId ? { customerId: args.customerId } : {}),
-            ...(args.checkoutSessionId ? { checkoutSessionId: args.checkoutSessionId } : {}),
-            ...ks.where,
-          },
+          where: { ...scoped(auth), AND: [...paymentList.prisma(args), ks.where] },
           orderBy: ks.orderBy,
           take: ks.take,
         }),

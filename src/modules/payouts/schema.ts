@@ -5,7 +5,7 @@ import { getPayoutBankAccount, updatePayoutBankAccount } from './bank-account.ts
 import { adminMovePayout, cancelPayout, getPayout, getPayoutBalance, listPayouts } from './service.ts';
 import { createPayout } from './create.ts';
 import { getPayoutSchedule, updatePayoutSchedule, type ScheduleRow } from './schedule.ts';
-import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { admission } from '../../graphql/operation.ts';
 import { payoutMachine } from './states.ts';
 
 export const Payout = builder.prismaObject('Payout', {
@@ -86,58 +86,74 @@ export type ListPayoutsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   payout: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:read' }),
     type: Payout,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getPayout(ctx, String(id)),
   }),
   payouts: t.connection({
+    ...admission({ resource: 'payout', scope: 'svc:payout:read' }),
     type: Payout,
     args: listArgs,
     resolve: (_, args, ctx) => listPayouts(ctx, args),
   }),
   payoutBalance: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:read' }),
     type: PayoutBalance,
     args: { currency: t.arg.string() },
     resolve: (_, { currency }, ctx) => getPayoutBalance(ctx, currency),
   }),
-  payoutBankAccount: t.field({ type: PayoutBankAccount, resolve: (_, __, ctx) => getPayoutBankAccount(ctx) }),
-  payoutSchedule: t.field({ type: PayoutSchedule, resolve: (_, __, ctx) => getPayoutSchedule(ctx) }),
+  payoutBankAccount: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:read' }),
+    type: PayoutBankAccount,
+    resolve: (_, __, ctx) => getPayoutBankAccount(ctx),
+  }),
+  payoutSchedule: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:read' }),
+    type: PayoutSchedule,
+    resolve: (_, __, ctx) => getPayoutSchedule(ctx),
+  }),
 }));
 
 builder.mutationFields((t) => ({
   createPayout: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'payout', scope: 'svc:payout:write', idempotencyKey: 'required' }),
     type: Payout,
     args: { input: t.arg({ type: CreatePayoutInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createPayout(ctx, input),
   }),
   cancelPayout: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'payout', scope: 'svc:payout:write', idempotencyKey: 'required' }),
     type: Payout,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => cancelPayout(ctx, String(id)),
   }),
   updatePayoutBankAccount: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:write' }),
     type: PayoutBankAccount,
     args: { input: t.arg({ type: UpdatePayoutBankAccountInput, required: true }) },
     resolve: (_, { input }, ctx) => updatePayoutBankAccount(ctx, input),
   }),
   updatePayoutSchedule: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:write' }),
     type: PayoutSchedule,
     args: { input: t.arg({ type: UpdatePayoutScheduleInput, required: true }) },
     resolve: (_, { input }, ctx) => updatePayoutSchedule(ctx, input),
   }),
   markPayoutInTransit: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:write' }),
     type: Payout,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => adminMovePayout(ctx, String(id), 'initiate'),
   }),
   markPayoutPaid: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:write' }),
     type: Payout,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => adminMovePayout(ctx, String(id), 'mark_paid'),
   }),
   markPayoutFailed: t.field({
+    ...admission({ resource: 'payout', scope: 'svc:payout:write' }),
     type: Payout,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: MarkPayoutFailedInput, required: true }) },
     resolve: (_, { id, input }, ctx) => adminMovePayout(ctx, String(id), 'mark_failed', input.failureReason),

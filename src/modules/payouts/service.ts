@@ -6,7 +6,7 @@ import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { emit } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
-import { keysetList, listPageSize } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { checkCurrency, checkLength } from '../../core/validation.ts';
 import { toWire } from '../../core/wire.ts';
@@ -15,9 +15,10 @@ import { bankAccountOf, checkBankAccount, missingBankField } from './bank-accoun
 import { payoutFields, type Balance } from './fields.ts';
 import { nextState } from '../../core/state-machine.ts';
 import { adapterDisabled } from '../adapters/states.ts';
-import { payoutMachine, payoutStatuses, type PayoutStatus, type PayoutTrigger } from './states.ts';
+import { payoutMachine, type PayoutStatus, type PayoutTrigger } from './states.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
 import type { CreatePayoutInput, ListPayoutsArgs } from './schema.ts';
+import { payoutList } from './list.ts';
 
 const err = errorsFor('payout');
 
@@ -111,36 +112,19 @@ export async function getPayout(ctx: Context, id: string): Promise<Payout> {
 
 export async function listPayouts(ctx: Context, args: ListPayoutsArgs) {
   const auth = authorize(ctx, 'svc:payout:read');
-  if (args.status && !(payoutStatuses as readonly string[]).includes(args.status))
-    throw err.validation('status', `status must be one of ${payoutStatuses.join(', ')}`);
-  if (args.currency) checkCurrency(args.currency, 'currency', 'payout');
-  const filters = {
-    status: args.status ?? null,
-    currency: args.currency ?? null,
-    createdSince: args.createdSince?.toISOString() ?? null,
-    createdUntil: args.createdUntil?.toISOString() ?? null,
-  };
+  payoutList.check(args);
   return keysetList(
     {
-      args: { ...args, order: 'desc' },
+      args: payoutList.paged(args),
       workspaceId: auth.workspaceId,
-      filters,
-      limit: listPageSize.payouts,
-      column: 'createdAt',
+      filters: payoutList.values(args),
+      limit: payoutList.limit,
+      column: payoutList.position,
     },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.payout.findMany({
-          where: {
-            ...scoped(auth),
-            ...(args.status ? { status: args.status } : {}),
-            ...(args.currency ? { currency: args.currency } : {}),
-            AND: [
-              args.createdSince ? { createdAt: { gte: args.createdSince } } : {},
-              args.createdUntil ? { createdAt: { lt: args.createdUntil } } : {},
-              ks.where,
-            ],
-          },
+          where: { ...scoped(auth), AND: [...payoutList.prisma(args), ks.where] },
           orderBy: ks.orderBy,
           take: ks.take,
         }),

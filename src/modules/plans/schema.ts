@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
-import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { admission } from '../../graphql/operation.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { DunningPolicy } from '../dunning-policies/schema.ts';
@@ -129,11 +129,13 @@ export type ListPlansArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   plan: t.field({
+    ...admission({ resource: 'plan', scope: 'svc:plan:read' }),
     type: Plan,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getPlan(ctx, String(id)),
   }),
   plans: t.connection({
+    ...admission({ resource: 'plan', scope: 'svc:plan:read' }),
     type: Plan,
     args: listArgs,
     resolve: (_, args, ctx) => listPlans(ctx, args),
@@ -142,13 +144,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createPlan: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'plan', scope: 'svc:plan:create', idempotencyKey: 'required' }),
     type: Plan,
     args: { input: t.arg({ type: CreatePlanInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createPlan(ctx, input),
   }),
   updatePlan: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'plan', scope: 'svc:plan:write', idempotencyKey: 'required' }),
     type: Plan,
     args: {
       id: t.arg.id({ required: true }),
@@ -158,13 +160,13 @@ builder.mutationFields((t) => ({
     resolve: (_, { id, input }, ctx) => updatePlan(ctx, String(id), input),
   }),
   archivePlan: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'plan', scope: 'svc:plan:write', idempotencyKey: 'required' }),
     type: Plan,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => archivePlan(ctx, String(id)),
   }),
   addPrice: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({ resource: 'plan', scope: 'svc:plan:write', idempotencyKey: 'required' }),
     type: Price,
     args: {
       planId: t.arg.id({ required: true }),
@@ -174,6 +176,7 @@ builder.mutationFields((t) => ({
     resolve: (_, { planId, input }, ctx) => addPrice(ctx, String(planId), input),
   }),
   updatePrice: t.field({
+    ...admission({ resource: 'plan', scope: 'svc:plan:write' }),
     type: Price,
     args: {
       id: t.arg.id({ required: true }),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields } from '../../graphql/fields.ts';
 import { portalSessionFields, type PortalSessionRow } from './fields.ts';
 import { createPortalSession } from './service.ts';
@@ -19,6 +20,7 @@ export type CreatePortalSessionInput = typeof CreatePortalSessionInput.$inferInp
 
 builder.mutationFields((t) => ({
   createPortalSession: t.field({
+    ...admission({ resource: 'portal_session', scope: 'svc:portal:create' }),
     type: PortalSession,
     description: 'spec Portal sessions: the only operation (no retrieve, list or delete).',
     args: { input: t.arg({ type: CreatePortalSessionInput, required: true }), idempotencyKey: t.arg.string() },

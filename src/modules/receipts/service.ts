@@ -3,9 +3,8 @@ import { checkFormat, renderDocument } from '../documents/render/index.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Mode } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { keysetList, listPageSize } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
-import { oneOf } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { config } from '../../core/config.ts';
 import { audit } from '../../core/audit.ts';
@@ -13,6 +12,7 @@ import { toWire } from '../../core/wire.ts';
 import { receiptFields } from './fields.ts';
 import { buildReceiptView, type ReceiptRecord } from './view.ts';
 import type { ListReceiptsArgs } from './schema.ts';
+import { receiptList } from './list.ts';
 
 const err = errorsFor('receipt');
 
@@ -43,34 +43,20 @@ export async function getSessionReceipt(ctx: Context, sessionId: string) {
 /** Newest first by issuedAt; issuedAfter and issuedBefore are inclusive (spec). */
 export async function listReceipts(ctx: Context, args: ListReceiptsArgs) {
   const auth = authorize(ctx, 'svc:checkout:read');
-  if (args.sourceType) oneOf(args.sourceType, ['checkout_session', 'invoice'] as const, 'sourceType', 'receipt');
-  const filters = {
-    sourceType: args.sourceType ?? null,
-    customerId: args.customerId ?? null,
-    issuedAfter: args.issuedAfter?.toISOString() ?? null,
-    issuedBefore: args.issuedBefore?.toISOString() ?? null,
-  };
+  receiptList.check(args);
+  const filters = receiptList.values(args);
   return keysetList(
     {
-      args: { ...args, order: 'desc' },
+      args: receiptList.paged(args),
       workspaceId: auth.workspaceId,
       filters,
-      limit: listPageSize.receipts,
-      column: 'issuedAt',
+      limit: receiptList.limit,
+      column: receiptList.position,
     },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.receipt.findMany({
-          where: {
-            ...scoped(auth),
-            ...(args.sourceType ? { sourceType: args.sourceType } : {}),
-            ...(args.customerId ? { customerId: args.customerId } : {}),
-            AND: [
-              args.issuedAfter ? { issuedAt: { gte: args.issuedAfter } } : {},
-              args.issuedBefore ? { issuedAt: { lte: args.issuedBefore } } : {},
-              ks.where,
-            ],
-          },
+          where: { ...scoped(auth), AND: [...receiptList.prisma(args), ks.where] },
           orderBy: ks.orderBy,
           take: ks.take,
         }),

@@ -2,7 +2,7 @@ import { builder } from '../../graphql/builder.ts';
 import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { refundFields, type RefundRow } from './fields.ts';
 import { createRefund, getRefund, listRefunds, simulateRefund } from './service.ts';
-import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { admission } from '../../graphql/operation.ts';
 import { refundMachine } from './states.ts';
 
 export const Refund = builder.objectRef<RefundRow>('Refund').implement({
@@ -35,11 +35,13 @@ export type ListRefundsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   refund: t.field({
+    ...admission({ resource: 'refund', scope: 'svc:refund:read' }),
     type: Refund,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getRefund(ctx, String(id)),
   }),
   refunds: t.connection({
+    ...admission({ resource: 'refund', scope: 'svc:refund:read' }),
     type: Refund,
     args: listArgs,
     resolve: (_, args, ctx) => listRefunds(ctx, args),
@@ -48,12 +50,18 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createRefund: t.field({
-    ...requiresIdempotencyKey,
+    ...admission({
+      resource: 'refund',
+      scope: 'svc:refund:write',
+      rateClass: 'mutating_heavy',
+      idempotencyKey: 'required',
+    }),
     type: Refund,
     args: { input: t.arg({ type: CreateRefundInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createRefund(ctx, input),
   }),
   simulateRefund: t.field({
+    ...admission({ resource: 'refund', scope: 'svc:refund:write' }),
     type: Refund,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: SimulateRefundInput, required: true }) },
     resolve: (_, { id, input }, ctx) => simulateRefund(ctx, String(id), input.outcome ?? ''),

@@ -5,7 +5,7 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId, newId } from '../../core/ids.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { clock } from '../../core/clock.ts';
-import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import type { RefundRow } from './fields.ts';
@@ -15,9 +15,10 @@ import { submitRefund } from './submit.ts';
 import type { Tx } from '../../core/db/client.ts';
 import type { Adapter, Payment, Refund } from '../../generated/prisma/client.ts';
 import { nextState, outcomeTrigger } from '../../core/state-machine.ts';
-import { refundMachine, refundReasons, refundStatuses, reserving } from './states.ts';
+import { refundMachine, refundReasons, reserving } from './states.ts';
 import { paymentFailed } from '../payments/states.ts';
 import type { CreateRefundInput, ListRefundsArgs } from './schema.ts';
+import { refundList } from './list.ts';
 
 const err = errorsFor('refund');
 
@@ -161,21 +162,14 @@ export async function getRefund(ctx: Context, id: string): Promise<RefundRow> {
 
 export async function listRefunds(ctx: Context, args: ListRefundsArgs) {
   const auth = authorize(ctx, 'svc:refund:read');
-  checkOrder(args.order, 'refund');
-  if (args.status && !(refundStatuses as readonly string[]).includes(args.status))
-    throw err.validation('status', `status must be one of ${refundStatuses.join(', ')}`);
-  const filters = { chargeId: args.chargeId ?? null, status: args.status ?? null };
+  refundList.check(args);
+  const filters = refundList.values(args);
   return keysetList(
-    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.refunds, column: 'createdAt' },
+    { args, workspaceId: auth.workspaceId, filters, limit: refundList.limit, column: refundList.position },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.refund.findMany({
-          where: {
-            ...scoped(auth),
-            ...(args.chargeId ? { paymentId: args.chargeId } : {}),
-            ...(args.status ? { status: args.status } : {}),
-            ...ks.where,
-          },
+          where: { ...scoped(auth), AND: [...refundList.prisma(args), ks.where] },
           orderBy: ks.orderBy,
           take: ks.take,
         }),

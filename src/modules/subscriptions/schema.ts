@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { subscriptionFields } from './fields.ts';
 import {
@@ -67,11 +68,13 @@ export type ListSubscriptionsArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   subscription: t.field({
+    ...admission({ resource: 'subscription', scope: 'svc:subscription:read' }),
     type: Subscription,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getSubscription(ctx, String(id)),
   }),
   subscriptions: t.connection({
+    ...admission({ resource: 'subscription', scope: 'svc:subscription:read' }),
     type: Subscription,
     args: listArgs,
     resolve: (_, args, ctx) => listSubscriptions(ctx, args),
@@ -80,11 +83,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createSubscription: t.field({
+    ...admission({ resource: 'subscription', scope: 'svc:subscription:write' }),
     type: Subscription,
     args: { input: t.arg({ type: CreateSubscriptionInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createSubscription(ctx, input),
   }),
   updateSubscription: t.field({
+    ...admission({ resource: 'subscription', scope: 'svc:subscription:write' }),
     type: Subscription,
     args: {
       id: t.arg.id({ required: true }),
@@ -94,6 +99,7 @@ builder.mutationFields((t) => ({
     resolve: (_, { id, input }, ctx) => updateSubscription(ctx, String(id), input),
   }),
   cancelSubscription: t.field({
+    ...admission({ resource: 'subscription', scope: 'svc:subscription:write' }),
     type: Subscription,
     args: {
       id: t.arg.id({ required: true }),
@@ -103,11 +109,13 @@ builder.mutationFields((t) => ({
     resolve: (_, { id, input }, ctx) => cancelSubscription(ctx, String(id), input ?? {}),
   }),
   pauseSubscription: t.field({
+    ...admission({ resource: 'subscription', scope: 'svc:subscription:write' }),
     type: Subscription,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => pauseSubscription(ctx, String(id)),
   }),
   resumeSubscription: t.field({
+    ...admission({ resource: 'subscription', scope: 'svc:subscription:write' }),
     type: Subscription,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => resumeSubscription(ctx, String(id)),

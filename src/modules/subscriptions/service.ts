@@ -13,7 +13,7 @@ import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { claimOperation } from '../../core/operations.ts';
 import { newId } from '../../core/ids.ts';
-import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import { validateMetadata } from '../../core/validation.ts';
@@ -31,13 +31,8 @@ import type {
   ListSubscriptionsArgs,
   UpdateSubscriptionInput,
 } from './schema.ts';
-import {
-  subscriptionLive,
-  subscriptionMachine,
-  subscriptionStatuses,
-  type SubscriptionStatus,
-  type SubscriptionTrigger,
-} from './states.ts';
+import { subscriptionList } from './list.ts';
+import { subscriptionLive, subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
 import { checkClockRoom, clockTimeFor } from '../test-clocks/time.ts';
 
 const err = errorsFor('subscription');
@@ -215,25 +210,14 @@ export async function getSubscription(ctx: Context, id: string): Promise<Subscri
 
 export async function listSubscriptions(ctx: Context, args: ListSubscriptionsArgs) {
   const auth = authorize(ctx, 'svc:subscription:read');
-  checkOrder(args.order, 'subscription');
-  if (args.status && !(subscriptionStatuses as readonly string[]).includes(args.status))
-    throw err.validation('status', `status must be one of ${subscriptionStatuses.join(', ')}`);
-  const filters = {
-    customerId: args.customerId ?? null,
-    planId: args.planId ?? null,
-    priceId: args.priceId ?? null,
-    status: args.status ?? null,
-  };
+  subscriptionList.check(args);
+  const list = subscriptionList;
   return keysetList(
-    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.subscriptions, column: 'createdAt' },
+    { args, workspaceId: auth.workspaceId, filters: list.values(args), limit: list.limit, column: list.position },
     (ks) =>
       inTenant(tenant(auth), (tx) =>
         tx.subscription.findMany({
-          where: {
-            ...scoped(auth),
-            ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== null)),
-            AND: [ks.where],
-          },
+          where: { ...scoped(auth), AND: [...list.prisma(args), ks.where] },
           orderBy: ks.orderBy,
           take: ks.take,
         }),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { templateFields } from './fields.ts';
 import { createTemplate, getTemplate, listTemplates, updateTemplate } from './service.ts';
@@ -49,11 +50,13 @@ export type ListTemplatesArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   template: t.field({
+    ...admission({ resource: 'template', scope: 'svc:template:read' }),
     type: Template,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getTemplate(ctx, String(id)),
   }),
   templates: t.connection({
+    ...admission({ resource: 'template', scope: 'svc:template:read' }),
     type: Template,
     args: listArgs,
     resolve: (_, args, ctx) => listTemplates(ctx, args),
@@ -62,11 +65,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createTemplate: t.field({
+    ...admission({ resource: 'template', scope: 'svc:template:write' }),
     type: Template,
     args: { input: t.arg({ type: CreateTemplateInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createTemplate(ctx, input),
   }),
   updateTemplate: t.field({
+    ...admission({ resource: 'template', scope: 'svc:template:write' }),
     type: Template,
     args: {
       id: t.arg.id({ required: true }),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { testClockFields } from './fields.ts';
 import { advanceTestClock, createTestClock, deleteTestClock, getTestClock, listTestClocks } from './service.ts';
@@ -28,11 +29,13 @@ export type ListTestClocksArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   testClock: t.field({
+    ...admission({ resource: 'test_clock', scope: 'svc:subscription:read' }),
     type: TestClock,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getTestClock(ctx, String(id)),
   }),
   testClocks: t.connection({
+    ...admission({ resource: 'test_clock', scope: 'svc:subscription:read' }),
     type: TestClock,
     args: listArgs,
     resolve: (_, args, ctx) => listTestClocks(ctx, args),
@@ -41,11 +44,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createTestClock: t.field({
+    ...admission({ resource: 'test_clock', scope: 'svc:subscription:write' }),
     type: TestClock,
     args: { input: t.arg({ type: CreateTestClockInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createTestClock(ctx, input),
   }),
   advanceTestClock: t.field({
+    ...admission({ resource: 'test_clock', scope: 'svc:subscription:write' }),
     type: TestClock,
     args: {
       id: t.arg.id({ required: true }),
@@ -55,6 +60,7 @@ builder.mutationFields((t) => ({
     resolve: (_, { id, input }, ctx) => advanceTestClock(ctx, String(id), input),
   }),
   deleteTestClock: t.field({
+    ...admission({ resource: 'test_clock', scope: 'svc:subscription:write' }),
     type: 'Boolean',
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => deleteTestClock(ctx, String(id)),

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
-import { requiresIdempotencyKey } from '../../graphql/operation.ts';
+import { admission } from '../../graphql/operation.ts';
 import { usageRecordFields } from './fields.ts';
 import { createUsageRecord } from './service.ts';
 
@@ -19,8 +19,8 @@ const CreateUsageRecordInput = builder.inputType('CreateUsageRecordInput', {
 
 builder.mutationFields((t) => ({
   createUsageRecord: t.field({
+    ...admission({ resource: 'subscription', scope: 'svc:subscription:write', idempotencyKey: 'required' }),
     type: UsageRecord,
-    ...requiresIdempotencyKey,
     args: {
       subscriptionId: t.arg.id({ required: true }),
       input: t.arg({ type: CreateUsageRecordInput, required: true }),

@@ -5,50 +5,37 @@ import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { audit } from '../../core/audit.ts';
-import { keysetList, listPageSize } from '../../core/pagination.ts';
+import { keysetList } from '../../core/pagination.ts';
 import { scoped } from '../../core/resource.ts';
-import { oneOf } from '../../core/validation.ts';
 import type { WebhookDelivery } from '../../generated/prisma/client.ts';
 import { findEndpoint } from './service.ts';
 import { nextState } from '../../core/state-machine.ts';
-import { deliveryStatuses, endpointActive, webhookDeliveryMachine } from './states.ts';
+import { endpointActive, webhookDeliveryMachine } from './states.ts';
 import type { ListDeliveriesArgs } from './schema.ts';
+import { deliveryList, shownSince } from './list.ts';
 
 const err = errorsFor('webhook_endpoint');
-
-/** spec: delivery history is kept 30 days (jobs/webhook-purge.ts); older rows are not shown even before the purge. */
-export const HISTORY_MS = 30 * 86_400_000;
-const historyStart = () => new Date(clock.now().getTime() - HISTORY_MS);
 
 /** spec GET /v1/webhook-endpoints/:id/deliveries: newest first. */
 export async function listWebhookDeliveries(ctx: Context, endpointId: string, args: ListDeliveriesArgs) {
   const auth = authorize(ctx, 'svc:webhook:read');
-  if (args.status != null) oneOf(args.status, deliveryStatuses, 'status', 'webhook_endpoint');
-  const filters = {
-    endpointId,
-    status: args.status ?? null,
-    eventType: args.eventType ?? null,
-    since: args.since?.toISOString() ?? null,
-  };
-  const start = args.since && args.since > historyStart() ? args.since : historyStart();
+  const all = { ...args, endpointId };
+  deliveryList.check(all);
   return keysetList(
     {
-      args: { ...args, order: 'desc' },
+      args: deliveryList.paged(all),
       workspaceId: auth.workspaceId,
-      filters,
-      limit: listPageSize.webhookDeliveries,
-      column: 'createdAt',
+      filters: deliveryList.values(all),
+      limit: deliveryList.limit,
+      column: deliveryList.position,
     },
     (ks) =>
       inTenant(tenant(auth), async (tx) => {
         await findEndpoint(tx, auth, endpointId);
         return tx.webhookDelivery.findMany({
           where: {
-            endpointId,
             ...scoped(auth),
-            ...(args.status ? { status: args.status } : {}),
-            ...(args.eventType ? { eventType: args.eventType } : {}),
-            AND: [{ createdAt: { gte: start } }, ks.where],
+            AND: [...deliveryList.prisma(all), { createdAt: { gte: shownSince(args) } }, ks.where],
           },
           orderBy: ks.orderBy,
           take: ks.take,
@@ -72,7 +59,7 @@ export async function retryWebhookDelivery(
   return inTenant(tenant(auth), async (tx) => {
     const endpoint = await findEndpoint(tx, auth, endpointId);
     const source = await tx.webhookDelivery.findFirst({
-      where: { id: deliveryId, endpointId, createdAt: { gte: historyStart() } },
+      where: { id: deliveryId, endpointId, createdAt: { gte: shownSince({}) } },
     });
     if (!source) throw err.notFound('webhook_delivery');
     if (endpoint.status !== endpointActive)

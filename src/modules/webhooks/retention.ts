@@ -1,6 +1,6 @@
 import { db } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
-import { HISTORY_MS } from './deliveries.ts';
+import { HISTORY_MS } from './list.ts';
 
 /** Deletes deliveries created more than 30 days ago, 10,000 rows per statement so no lock is held long. */
 export async function purgeDeliveryHistory(now: Date = clock.now()): Promise<number> {

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, statusesOf, type ListArgs } from '../../graphql/fields.ts';
 import { deliveryFields, endpointFields } from './fields.ts';
 import {
@@ -62,16 +63,19 @@ export type ListDeliveriesArgs = Omit<ListArgs<typeof deliveryListArgs>, 'endpoi
 
 builder.queryFields((t) => ({
   webhookEndpoint: t.field({
+    ...admission({ resource: 'webhook_endpoint', scope: 'svc:webhook:read' }),
     type: WebhookEndpoint,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getWebhookEndpoint(ctx, String(id)),
   }),
   webhookEndpoints: t.connection({
+    ...admission({ resource: 'webhook_endpoint', scope: 'svc:webhook:read' }),
     type: WebhookEndpoint,
     args: endpointListArgs,
     resolve: (_, args, ctx) => listWebhookEndpoints(ctx, args),
   }),
   webhookDeliveries: t.connection({
+    ...admission({ resource: 'webhook_endpoint', scope: 'svc:webhook:read' }),
     type: WebhookDelivery,
     args: deliveryListArgs,
     resolve: (_, { endpointId, ...args }, ctx) => listWebhookDeliveries(ctx, String(endpointId), args),
@@ -80,26 +84,31 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
+    ...admission({ resource: 'webhook_endpoint', scope: 'svc:webhook:write' }),
     type: WebhookEndpoint,
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createWebhookEndpoint(ctx, input),
   }),
   updateWebhookEndpoint: t.field({
+    ...admission({ resource: 'webhook_endpoint', scope: 'svc:webhook:write' }),
     type: WebhookEndpoint,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
     resolve: (_, { id, input }, ctx) => updateWebhookEndpoint(ctx, String(id), input),
   }),
   deleteWebhookEndpoint: t.field({
+    ...admission({ resource: 'webhook_endpoint', scope: 'svc:webhook:write' }),
     type: 'Boolean',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => deleteWebhookEndpoint(ctx, String(id)),
   }),
   rotateWebhookEndpointSecret: t.field({
+    ...admission({ resource: 'webhook_endpoint', scope: 'svc:webhook:write' }),
     type: WebhookEndpoint,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: RotateWebhookEndpointSecretInput }) },
     resolve: (_, { id, input }, ctx) => rotateWebhookEndpointSecret(ctx, String(id), input ?? {}),
   }),
   retryWebhookDelivery: t.field({
+    ...admission({ resource: 'webhook_endpoint', scope: 'svc:webhook:write' }),
     type: WebhookDelivery,
     args: {
       endpointId: t.arg.id({ required: true }),

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.ts';
+import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { workspaceFields } from './fields.ts';
 import {
@@ -56,11 +57,13 @@ export type ListWorkspacesArgs = ListArgs<typeof listArgs>;
 
 builder.queryFields((t) => ({
   workspace: t.field({
+    ...admission({ resource: 'workspace', scope: 'svc:workspace:read' }),
     type: Workspace,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => getWorkspace(ctx, String(id)),
   }),
   workspaces: t.connection({
+    ...admission({ resource: 'workspace', scope: 'svc:workspace:read' }),
     type: Workspace,
     args: listArgs,
     resolve: (_, args, ctx) => listWorkspaces(ctx, args),
@@ -69,27 +72,32 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createWorkspace: t.field({
+    ...admission({ resource: 'workspace', scope: 'svc:workspace:write' }),
     type: Workspace,
     args: { input: t.arg({ type: CreateWorkspaceInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { input }, ctx) => createWorkspace(ctx, input),
   }),
   updateWorkspace: t.field({
+    ...admission({ resource: 'workspace', scope: 'svc:workspace:write' }),
     type: Workspace,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWorkspaceInput, required: true }) },
     resolve: (_, { id, input }, ctx) => updateWorkspace(ctx, String(id), input),
   }),
   archiveWorkspace: t.field({
+    ...admission({ resource: 'workspace', scope: 'svc:workspace:write' }),
     type: Workspace,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => archiveWorkspace(ctx, String(id)),
   }),
   activateWorkspace: t.field({
+    ...admission({ resource: 'workspace', scope: 'svc:workspace:write' }),
     type: Workspace,
     description: 'DECISIONS §7: owner only; needs businessEmail and an active adapter; sets mode to live.',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_, { id }, ctx) => activateWorkspace(ctx, String(id)),
   }),
   restoreWorkspace: t.field({
+    ...admission({ resource: 'workspace', scope: 'svc:workspace:write' }),
     type: Workspace,
     description: "Within 90 days of archive: the partner's platform-admin key restores its merchant.",
     args: { id: t.arg.id({ required: true }) },
