@@ -17,13 +17,14 @@ import { newId } from '../../core/ids.ts';
 import { nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Invoice, InvoiceLine, Subscription } from '../../generated/prisma/client.ts';
-import { computeTotals, priceQuantity, type PriceTerms, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
+import { computeTotals, priceQuantity, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
 import { invoiceEvents, settleInvoices } from '../invoices/issue.ts';
 import { invoiceMachine } from '../invoices/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { usageQuantities } from '../usage-records/service.ts';
 import { subscriptionEvents } from './moves.ts';
-import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
+import { cycleTaxRate, termsOf, UNATTENDED_DUE_DAYS } from './invoice.ts';
+import { nextPeriods, type NextPeriod } from './next-period.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
 import { attemptDueInvoices, attemptLocked, onClock } from './dunning.ts';
@@ -118,19 +119,12 @@ async function dueTenants(at: Date): Promise<RowScope[]> {
 
 interface DueRow extends Subscription {
   accountId: string;
-  planName: string;
-  interval: Interval;
-  intervalCount: number;
-  usageAggregate: UsageAggregate | null;
-  dunningPolicyId: string | null;
-  priceModel: PriceTerms['model'];
-  priceUnitAmount: string | null;
-  priceTiers: PriceTerms['tiers'];
-  taxMode: TaxMode;
 }
 
 interface Plan {
   sub: DueRow;
+  /** The price, plan and quantity the renewal moves to (next-period.ts). */
+  bills: NextPeriod;
   trigger: 'renew' | 'renew_past_due' | 'end_trial' | 'cancel_at_period_end';
   next: Partial<Subscription>;
   invoice: { periodStart: Date; periodEnd: Date; quantity: number | null; usage: boolean } | null;
@@ -144,20 +138,15 @@ interface Plan {
 async function renewBatch(scope: RowScope, at: Date, testClockId: string | null, batch: number) {
   return tenantTx(scopeOf(scope), async (sql) => {
     const subs = await sql.query<DueRow>(
-      q`SELECT s.*, w."accountId", pl.name AS "planName", pl.interval, pl."intervalCount", pl."usageAggregate",
-          pl."dunningPolicyId", p.model AS "priceModel", p."unitAmount"::text AS "priceUnitAmount",
-          p.tiers AS "priceTiers", p."taxMode"
-        FROM subscriptions s
+      q`SELECT s.*, w."accountId" FROM subscriptions s
         JOIN workspaces w ON w.id = s."workspaceId"
-        JOIN prices p ON p."workspaceId" = s."workspaceId" AND p.mode = s.mode
-          AND p.id = coalesce(s."pendingPriceId", s."priceId")
-        JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
         WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND ${renewable}
           AND s."currentPeriodEnd" <= ${at}::timestamptz AND ${onClock(q`s."testClockId"`, testClockId)}
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
     if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0 };
-    const plans = subs.map((s) => planRenewal(s));
+    const next = await nextPeriods(sql, scope, subs);
+    const plans = subs.map((s) => planRenewal(s, next.get(s.id)!));
     // The counter's lock is held from the finalize to the commit, so what needs no number comes first:
     // the drafts (with their created events) and the advanced subscriptions (with theirs).
     const drafts = await writeCycleDrafts(sql, scope, at, plans);
@@ -169,7 +158,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
       return { id: p.sub.id, ...next };
     });
     const rows = await sql.query<Subscription>(
-      q`UPDATE subscriptions s SET status = r.status, "priceId" = r."priceId", quantity = r.quantity,
+      q`UPDATE subscriptions s SET status = r.status, "planId" = r."planId", "priceId" = r."priceId", quantity = r.quantity,
           "pendingPriceId" = r."pendingPriceId", "pendingQuantity" = r."pendingQuantity",
           "periodIndex" = r."periodIndex", "currentPeriodStart" = r."currentPeriodStart",
           "currentPeriodEnd" = r."currentPeriodEnd", "canceledAt" = r."canceledAt",
@@ -241,14 +230,15 @@ const subscriptionColumns = [
  * one in arrears). Periods come from the anchor (periods.ts), one period per call: a subscription
  * several periods behind stays due and is renewed again by the next batch.
  */
-function planRenewal(s: DueRow): Plan {
-  const cadence = { interval: s.interval, intervalCount: s.intervalCount };
-  const usage = s.priceModel === 'usage';
+function planRenewal(s: DueRow, bills: NextPeriod): Plan {
+  const cadence = { interval: bills.plan.interval as Interval, intervalCount: bills.plan.intervalCount };
+  const usage = bills.price.model === 'usage';
   const closed = { periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd };
   if (s.cancelAtPeriodEnd) {
     const bill = usage && s.status !== 'trialing';
     return {
       sub: s,
+      bills,
       trigger: 'cancel_at_period_end',
       next: { status: 'canceled', canceledAt: s.currentPeriodEnd },
       invoice: bill ? { ...closed, quantity: null, usage: true } : null,
@@ -257,13 +247,14 @@ function planRenewal(s: DueRow): Plan {
   const k = s.periodIndex + 1;
   const period = periodOf(s.anchorAt, cadence, k);
   const trigger = s.status === 'trialing' ? 'end_trial' : s.status === 'past_due' ? 'renew_past_due' : 'renew';
-  const quantity = s.pendingQuantity ?? s.quantity;
+  const quantity = bills.quantity;
   const next: Partial<Subscription> = {
     status: nextState(subscriptionMachine, s.status as SubscriptionStatus, trigger).to,
     periodIndex: k,
     currentPeriodStart: period.start,
     currentPeriodEnd: period.end,
-    priceId: s.pendingPriceId ?? s.priceId,
+    planId: bills.planId,
+    priceId: bills.priceId,
     quantity,
     pendingPriceId: null,
     pendingQuantity: null,
@@ -274,7 +265,7 @@ function planRenewal(s: DueRow): Plan {
       ? null
       : { ...closed, quantity: null, usage: true }
     : { periodStart: period.start, periodEnd: period.end, quantity, usage: false };
-  return { sub: s, trigger, next, invoice };
+  return { sub: s, bills, trigger, next, invoice };
 }
 
 /**
@@ -295,7 +286,7 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
         subscriptionId: p.sub.id,
         start: p.invoice!.periodStart,
         end: p.invoice!.periodEnd,
-        aggregate: p.sub.usageAggregate ?? 'sum',
+        aggregate: (p.bills.plan.usageAggregate as UsageAggregate | null) ?? 'sum',
       })),
   );
   const rate = await cycleTaxRate(sql, scope);
@@ -304,14 +295,10 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
   for (const p of billed) {
     const s = p.sub;
     const b = p.invoice!;
-    const terms: PriceTerms = {
-      model: s.priceModel,
-      unitAmount: s.priceUnitAmount === null ? null : Number(s.priceUnitAmount),
-      tiers: s.priceTiers,
-    };
+    const { price, planName } = p.bills;
     const quantity = b.usage ? (usage.get(s.id) ?? 0) : (b.quantity ?? 1);
-    const priced = priceQuantity(terms, quantity);
-    const totals = computeTotals({ subtotal: priced.amount, taxMode: s.taxMode, rate });
+    const priced = priceQuantity(termsOf(price), quantity);
+    const totals = computeTotals({ subtotal: priced.amount, taxMode: price.taxMode as TaxMode, rate });
     const id = newId('invoice');
     const stored = s.paymentMethod !== null;
     invoices.push({
@@ -355,11 +342,11 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
         mode: scope.mode,
         invoiceId: id,
         position,
-        description: `${s.planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`.slice(0, 255),
+        description: `${planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`.slice(0, 255),
         quantity: l.quantity,
         unitAmount: BigInt(l.unitAmount),
         amount: BigInt(l.amount),
-        priceId: s.priceId,
+        priceId: price.id,
         metadata: null,
         createdAt: at,
       });

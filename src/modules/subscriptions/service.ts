@@ -22,6 +22,7 @@ import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { collectInvoice, testPaymentMethods } from './collect.ts';
 import { licensedLines, periodAmount, writeSubscriptionInvoice, type DraftLine } from './invoice.ts';
 import { insertEvents, lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
+import { nextPeriod } from './next-period.ts';
 import { periodOf, prorate, type Cadence, type Interval } from './periods.ts';
 import type {
   CancelSubscriptionInput,
@@ -470,20 +471,18 @@ export function resumeSubscription(ctx: Context, id: string) {
     nextState(subscriptionMachine, sub.status as SubscriptionStatus, 'resume');
     if (at.getTime() < sub.currentPeriodEnd.getTime())
       return { sub: await moveSubscription(sql, scope, sub, 'resume', { pausedAt: null }, { ...o, at }) };
-    const price = await loadOne<Price>(sql, 'prices', scope, sub.pendingPriceId ?? sub.priceId);
-    if (!price) throw err.notFound('price');
-    const plan = await loadOne<Plan>(sql, 'plans', scope, price.planId);
-    if (!plan) throw err.notFound('plan');
+    const next = await nextPeriod(sql, scope, sub);
+    if (!next) throw err.notFound('price');
+    const { price, plan, quantity } = next;
     const period = periodOf(at, cadenceOf(plan), 0);
-    const quantity = sub.pendingQuantity ?? sub.quantity;
     const data: Partial<Subscription> = {
       pausedAt: null,
       anchorAt: at,
       periodIndex: 0,
       currentPeriodStart: period.start,
       currentPeriodEnd: period.end,
-      priceId: price.id,
-      planId: plan.id,
+      priceId: next.priceId,
+      planId: next.planId,
       quantity,
       pendingPriceId: null,
       pendingQuantity: null,
