@@ -73,6 +73,8 @@ export type SubscriptionTrigger = TriggerOf<typeof subscriptionMachine>;
 export const subscriptionLive = statusesWhere(subscriptionMachine, 'cancel');
 /** Renewed at period end (the partial index `subscriptions_renewal_due_idx` lists the same). */
 export const subscriptionRenewable = statusesWhere(subscriptionMachine, 'renew', 'renew_past_due', 'end_trial');
+/** The current period was invoiced in advance (renewed at its end): a price change inside it is prorated. */
+export const subscriptionBilled = statusesWhere(subscriptionMachine, 'renew', 'renew_past_due');
 /** Where a failed charge moves the subscription to past_due. */
 export const subscriptionFailable = statusesWhere(subscriptionMachine, 'payment_failed');
 /** Where a paid invoice activates the subscription. */
