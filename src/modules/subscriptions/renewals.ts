@@ -10,20 +10,17 @@
  * invoices (dunning.ts attemptLocked; docs/decisions.md, Renewal bursts). Other charges run after it.
  */
 import { db, type Mode } from '../../core/db/client.ts';
-import { insertRows, scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
-import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
+import { scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
 import { eventsCte, type EventRow } from '../../core/outbox.ts';
-import { newId } from '../../core/ids.ts';
 import { nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
-import type { Invoice, InvoiceLine, Subscription } from '../../generated/prisma/client.ts';
-import { computeTotals, priceQuantity, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
-import { invoiceEvents, settleInvoices } from '../invoices/issue.ts';
-import { invoiceMachine } from '../invoices/states.ts';
+import type { Subscription } from '../../generated/prisma/client.ts';
+import { priceQuantity, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
+import { finalizeInvoices, writeDrafts } from '../invoices/issue.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { usageQuantities } from '../usage-records/service.ts';
 import { subscriptionEvents } from './moves.ts';
-import { cycleTaxRate, termsOf, UNATTENDED_DUE_DAYS } from './invoice.ts';
+import { cycleTaxRate, subscriptionInvoice, termsOf, type BillingReason, type DraftLine } from './invoice.ts';
 import { nextPeriods, type NextPeriod } from './next-period.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { subscriptionMachine, subscriptionRenewable, type SubscriptionStatus } from './states.ts';
@@ -44,8 +41,7 @@ export const RENEWAL_TABLES = [
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
-export const CYCLE_REASON = 'subscription_cycle';
-const DAY = 86_400_000;
+export const CYCLE_REASON: BillingReason = 'subscription_cycle';
 
 export interface DueOptions {
   /** One workspace and mode, or null for every tenant (the real-time tick). */
@@ -290,83 +286,30 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
       })),
   );
   const rate = await cycleTaxRate(sql, scope);
-  const invoices: Omit<Invoice, 'hostedSecret'>[] = [];
-  const lines: InvoiceLine[] = [];
-  for (const p of billed) {
+  const bills = billed.map((p) => {
     const s = p.sub;
     const b = p.invoice!;
     const { price, planName } = p.bills;
     const quantity = b.usage ? (usage.get(s.id) ?? 0) : (b.quantity ?? 1);
     const priced = priceQuantity(termsOf(price), quantity);
-    const totals = computeTotals({ subtotal: priced.amount, taxMode: price.taxMode as TaxMode, rate });
-    const id = newId('invoice');
-    const stored = s.paymentMethod !== null;
-    invoices.push({
-      id,
-      workspaceId: scope.workspaceId,
-      mode: scope.mode,
-      customerId: s.customerId,
-      subscriptionId: s.id,
-      status: nextState(invoiceMachine, null, 'create').to,
-      number: null,
-      currency: s.currency,
-      subtotal: BigInt(totals.subtotal),
-      discount: 0n,
-      tax: BigInt(totals.tax),
-      total: BigInt(totals.total),
-      amountPaid: 0n,
-      amountDue: BigInt(totals.total),
-      dueAt: stored ? at : new Date(at.getTime() + UNATTENDED_DUE_DAYS * DAY),
-      issuedAt: null,
-      paidAt: null,
-      voidedAt: null,
-      pastDueAt: null,
-      uncollectibleAt: null,
-      collectionAttempts: 0,
-      nextAttemptAt: stored && totals.total > 0 ? at : null,
-      dunningSnapshot: null,
-      templateId: null,
-      periodStart: b.periodStart,
-      periodEnd: b.periodEnd,
-      billingReason: CYCLE_REASON,
-      testClockId: s.testClockId,
-      metadata: null,
-      createdAt: at,
-      updatedAt: at,
-    });
     const span = `${b.periodStart.toISOString().slice(0, 10)} - ${b.periodEnd.toISOString().slice(0, 10)}`;
-    for (const [position, l] of priced.lines.entries())
-      lines.push({
-        id: newId('invoiceLine'),
-        workspaceId: scope.workspaceId,
-        mode: scope.mode,
-        invoiceId: id,
-        position,
-        description: `${planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`.slice(0, 255),
-        quantity: l.quantity,
-        unitAmount: BigInt(l.unitAmount),
-        amount: BigInt(l.amount),
-        priceId: price.id,
-        metadata: null,
-        createdAt: at,
-      });
-  }
-  const rows = await sql.query<Invoice>(q`${insertRows('invoices', invoices)} RETURNING *`);
-  await sql.query(q`${insertRows('invoice_lines', lines)}`);
-  const linesOf = new Map<string, InvoiceLine[]>();
-  for (const l of lines) linesOf.set(l.invoiceId, [...(linesOf.get(l.invoiceId) ?? []), l]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const accountId = plans[0].sub.accountId;
-  const drafts = invoices.map((i): InvoiceRow => ({ ...byId.get(i.id)!, accountId, lines: linesOf.get(i.id) ?? [] }));
-  const created = nextState(invoiceMachine, null, 'create');
+    const lines: DraftLine[] = priced.lines.map((l) => ({
+      description: `${planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`,
+      quantity: l.quantity,
+      unitAmount: l.unitAmount,
+      priceId: price.id,
+    }));
+    const period = { start: b.periodStart, end: b.periodEnd };
+    const bill = { sub: s, taxMode: price.taxMode as TaxMode, lines, period, billingReason: CYCLE_REASON };
+    return subscriptionInvoice({ ...bill, attemptNow: true }, rate, at);
+  });
   // occurredAt on business time, as the invoice's later events (paid, payment_failed): docs/decisions.md, Test clocks.
-  const mo = { accountId, source: 'billing', at };
-  const events = drafts.flatMap((d) =>
-    invoiceEvents(scope, d, created.events, mo).map((e) => withMeta(e, clockMeta(d.testClockId, at))),
-  );
-  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
-  return drafts;
+  const o = { accountId: plans[0].sub.accountId, source: 'billing', at, meta: cycleMeta(at) };
+  return (await writeDrafts(sql, { ...scope, accountId: o.accountId }, bills, o)) as InvoiceRow[];
 }
+
+/** A cycle invoice's events carry the test clock's instant (BILLING §5). */
+const cycleMeta = (at: Date) => (r: InvoiceRow) => clockMeta(r.testClockId, at);
 
 /**
  * The drafts finalized together (settled point 1: numbered at finalization) from one bump of the
@@ -374,40 +317,6 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
  * (an empty usage period) paid at once, as finalize does (docs/decisions.md, Invoices). By subscription.
  */
 async function finalizeCycleInvoices(sql: Sql, scope: RowScope, at: Date, drafts: InvoiceRow[], accountId: string) {
-  const out = new Map<string, InvoiceRow>();
-  if (!drafts.length) return out;
-  const fin = nextState(invoiceMachine, 'draft', 'finalize');
-  const n = drafts.length;
-  const ids = drafts.map((i) => i.id);
-  const opened = await sql.query<Invoice>(
-    q`WITH c AS (${bumpCounterSql(scope.workspaceId, scope.mode, counterNames.invoice, n)}),
-        o AS (SELECT id, ord FROM unnest(${ids}::text[]) WITH ORDINALITY AS o(id, ord))
-      UPDATE invoices i SET status = ${fin.to},
-        number = ${numberSql(invoicePrefix(at), q`(c.value - ${n}::bigint + o.ord)`)},
-        "issuedAt" = ${at}::timestamptz, "updatedAt" = ${at}::timestamptz
-      FROM c, o WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i.id = o.id
-      RETURNING i.*`,
-  );
-  const byId = new Map(opened.map((r) => [r.id, r]));
-  const events: EventRow[] = [];
-  const zero: InvoiceRow[] = [];
-  const mo = { accountId, source: 'billing', at };
-  for (const d of drafts) {
-    const row: InvoiceRow = { ...byId.get(d.id)!, accountId, lines: d.lines };
-    events.push(...invoiceEvents(scope, row, fin.events, mo).map((e) => withMeta(e, clockMeta(row.testClockId, at))));
-    out.set(row.subscriptionId!, row);
-    if (row.total === 0n) zero.push(row);
-  }
-  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
-  const paid = await settleInvoices(
-    sql,
-    scope,
-    zero.map((inv) => ({ inv })),
-    { accountId, source: 'billing', zeroTotal: true, at },
-  );
-  for (const p of paid) out.set(p.invoice.subscriptionId!, p.invoice);
-  return out;
+  const opened = await finalizeInvoices(sql, scope, drafts, { accountId, source: 'billing', at, meta: cycleMeta(at) });
+  return new Map(opened.map((r) => [r.subscriptionId!, r]));
 }
-
-const withMeta = (e: EventRow, meta: Record<string, unknown> | undefined): EventRow =>
-  meta ? { ...e, metadata: { ...e.metadata, ...meta } } : e;
