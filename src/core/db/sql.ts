@@ -92,6 +92,32 @@ export const scopeOf = (s: RowScope): TenantScope => ({
   modes: [s.mode],
 });
 
+/**
+ * Rows of one tenant table by id, in the caller's workspace and mode (another tenant's id reads as an
+ * unknown one), in id order; `lock`: `FOR UPDATE` for the rest of the transaction (id order, so two
+ * batches that share rows queue rather than deadlock). The one way a service loads scoped rows by id
+ * on either SQL path; `scopedRow` is a batch of one.
+ */
+export async function scopedRows<R>(
+  tx: AnyTx,
+  table: string,
+  scope: RowScope,
+  ids: readonly string[],
+  o: { lock?: boolean } = {},
+): Promise<R[]> {
+  if (!ids.length) return [];
+  return sqlOf(tx).query<R>(
+    q`SELECT * FROM ${q.id(table)} WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND id = ANY (${[...new Set(ids)]}::text[]) ORDER BY id${o.lock ? q` FOR UPDATE` : q.empty}`,
+  );
+}
+
+/** `scopedRows` of one id: the row, or null when it is not in the scope. */
+export async function scopedRow<R>(tx: AnyTx, table: string, scope: RowScope, id: string, o: { lock?: boolean } = {}) {
+  const [row] = await scopedRows<R>(tx, table, scope, [id], o);
+  return row ?? null;
+}
+
 /** JSON for `jsonb_populate_record(set)`: bigints as strings, which the column types read back exactly. */
 export const toJson = (rows: unknown) => JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
 

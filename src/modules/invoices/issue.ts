@@ -3,9 +3,9 @@
  * `pg` hot path), so the service, the sweep and checkout completion (the hosted invoice page)
  * share them: lock, finalize (number), settle (paid: payment, receipt, ledger, events).
  */
-import { insertRows, sql as q, sqlOf, updateRows, type AnyTx } from '../../core/db/sql.ts';
+import { insertRows, scopedRow, sql as q, sqlOf, updateRows, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
-import { counterNames, invoicePrefix, nextCounterSql, numberSql } from '../../core/counters.ts';
+import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
 import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
@@ -41,18 +41,6 @@ export const invoiceEvents = (scope: RowScope, r: InvoiceRow, types: readonly st
     eventRow(scope, t, invoiceSnapshot(r), { requestId: o.requestId, source: o.source, occurredAt: o.at }),
   );
 
-/** Writes an invoice's events in the caller's transaction (subscription invoices: the created event). */
-export async function insertInvoiceEvents(
-  tx: AnyTx,
-  scope: RowScope,
-  r: InvoiceRow,
-  types: readonly string[],
-  o: MoveOptions,
-) {
-  const events = invoiceEvents(scope, r, types, o);
-  if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
-}
-
 /** The lines of some invoices in one statement, in their order: list pages load every page's lines at once. */
 export async function linesOf(tx: AnyTx, scope: RowScope, ids: string[]): Promise<Map<string, InvoiceLine[]>> {
   const out = new Map<string, InvoiceLine[]>(ids.map((id) => [id, []]));
@@ -70,10 +58,7 @@ export async function linesOf(tx: AnyTx, scope: RowScope, ids: string[]): Promis
  * of one invoice apply one at a time), with its lines; null when it is not in the scope.
  */
 export async function lockInvoice(tx: AnyTx, scope: RowScope & { accountId: string }, id: string) {
-  const [row] = await sqlOf(tx).query<Invoice>(
-    q`SELECT * FROM invoices WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      FOR UPDATE`,
-  );
+  const row = await scopedRow<Invoice>(tx, 'invoices', scope, id, { lock: true });
   if (!row) return null;
   const lines = await linesOf(tx, scope, [id]);
   return { ...row, accountId: scope.accountId, lines: lines.get(id) ?? [] } as InvoiceRow;
@@ -138,14 +123,199 @@ export async function moveInvoices(
   return out;
 }
 
+/** A line of a new invoice: `amount = quantity x unitAmount` (only generated lines may be negative: a proration credit). */
+export interface NewLine {
+  description: string;
+  quantity: number;
+  unitAmount: number | bigint;
+  priceId: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+/** A new invoice as its writer decides it: the totals are the caller's (manual input, or a subscription's pricing). */
+export interface NewInvoice {
+  customerId: string;
+  subscriptionId: string | null;
+  currency: string;
+  lines: NewLine[];
+  subtotal: bigint;
+  discount: bigint;
+  tax: bigint;
+  total: bigint;
+  dueAt: Date | null;
+  /** The first collection attempt's time (a stored method charges it); null: none planned. */
+  nextAttemptAt?: Date | null;
+  templateId?: string | null;
+  periodStart?: Date | null;
+  periodEnd?: Date | null;
+  billingReason: string;
+  testClockId: string | null;
+  metadata: Record<string, string> | null;
+}
+
+export interface DraftOptions extends MoveOptions {
+  /** The created event (default true); an invoice created open emits only its finalized event. */
+  created?: boolean;
+  /** A new invoice whose cycle key (subscription, periodStart, billingReason) is taken is skipped: null in its slot. */
+  skipExisting?: boolean;
+  /** Metadata added to each event of the invoice (a test clock's instant). */
+  meta?: (r: InvoiceRow) => Record<string, unknown> | undefined;
+}
+
+const withMeta = (events: EventRow[], meta: Record<string, unknown> | undefined): EventRow[] =>
+  meta ? events.map((e) => ({ ...e, metadata: { ...e.metadata, ...meta } })) : events;
+
+/**
+ * The one writer of invoice rows: drafts with their lines (lines may only be inserted into drafts,
+ * by trigger) and created events, in three statements whatever the batch size. Manual invoices,
+ * subscription invoices and renewal batches all come here. In the order given.
+ */
+export async function writeDrafts(
+  tx: AnyTx,
+  scope: RowScope & { accountId: string },
+  items: NewInvoice[],
+  o: DraftOptions,
+): Promise<(InvoiceRow | null)[]> {
+  if (!items.length) return [];
+  const sql = sqlOf(tx);
+  const at = o.at ?? clock.now();
+  const created = nextState(invoiceMachine, null, 'create');
+  const rows = items.map(
+    (i): Omit<Invoice, 'hostedSecret'> => ({
+      id: newId('invoice'),
+      workspaceId: scope.workspaceId,
+      mode: scope.mode,
+      customerId: i.customerId,
+      subscriptionId: i.subscriptionId,
+      status: created.to,
+      number: null,
+      currency: i.currency,
+      subtotal: i.subtotal,
+      discount: i.discount,
+      tax: i.tax,
+      total: i.total,
+      amountPaid: 0n,
+      amountDue: i.total,
+      dueAt: i.dueAt,
+      issuedAt: null,
+      paidAt: null,
+      voidedAt: null,
+      pastDueAt: null,
+      uncollectibleAt: null,
+      collectionAttempts: 0,
+      nextAttemptAt: i.nextAttemptAt ?? null,
+      dunningSnapshot: null,
+      templateId: i.templateId ?? null,
+      periodStart: i.periodStart ?? null,
+      periodEnd: i.periodEnd ?? null,
+      billingReason: i.billingReason,
+      testClockId: i.testClockId,
+      metadata: i.metadata,
+      createdAt: at,
+      updatedAt: at,
+    }),
+  );
+  // The hosted secret is minted by the column default (src/core/hosted-link.ts).
+  const written = await sql.query<Invoice>(
+    q`${insertRows('invoices', rows)}${
+      o.skipExisting
+        ? q` ON CONFLICT ("workspaceId", mode, "subscriptionId", "periodStart", "billingReason") DO NOTHING`
+        : q.empty
+    } RETURNING *`,
+  );
+  const byId = new Map(written.map((r) => [r.id, r]));
+  const out = rows.map((r, n): InvoiceRow | null => {
+    const row = byId.get(r.id);
+    if (!row) return null;
+    const lines = invoiceLines(scope, row.id, items[n].lines, at);
+    return { ...row, accountId: scope.accountId, lines };
+  });
+  const drafts = out.filter((d): d is InvoiceRow => d !== null);
+  const lines = drafts.flatMap((d) => d.lines);
+  if (lines.length) await sql.query(q`${insertRows('invoice_lines', lines)}`);
+  if (o.created !== false)
+    await insertEvents(
+      sql,
+      drafts.flatMap((d) => withMeta(invoiceEvents(scope, d, created.events, o), o.meta?.(d))),
+    );
+  return out;
+}
+
+/** The line rows of an invoice, in the order given (a draft's new lines, or an edit's replacement). */
+export function invoiceLines(scope: RowScope, invoiceId: string, lines: NewLine[], at: Date): InvoiceLine[] {
+  return lines.map((l, position) => ({
+    id: newId('invoiceLine'),
+    workspaceId: scope.workspaceId,
+    mode: scope.mode,
+    invoiceId,
+    position,
+    description: l.description.slice(0, 255),
+    quantity: l.quantity,
+    unitAmount: BigInt(l.unitAmount),
+    amount: BigInt(l.quantity) * BigInt(l.unitAmount),
+    priceId: l.priceId,
+    metadata: l.metadata ?? null,
+    createdAt: at,
+  }));
+}
+
+async function insertEvents(tx: AnyTx, events: EventRow[]) {
+  if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+}
+
 /**
  * Draft -> open (spec: `issuedAt` set; finalized event), numbered from the workspace's gapless
- * `invoice` counter (docs/decisions.md, Invoices): the counter row stays locked until commit, so
- * concurrent finalizes of one workspace and mode queue and a rollback gives the number back. The
- * bump is the first write of the statement that opens the invoice, and only the events follow it
- * (sent with COMMIT when `o.last`), so the lock is held for as few round trips as possible. A zero
- * total is paid at once (no payment, receipt or ledger entry). The caller holds the invoice's lock.
+ * `invoice` counter (docs/decisions.md, Invoices): one bump of n for a batch, the counter row
+ * locked until commit, so concurrent finalizes of one workspace and mode queue and a rollback gives
+ * the numbers back. The bump is the first write of the statement that opens the invoices, and only
+ * the events follow it (sent with COMMIT when `o.last`), so the lock is held for as few round trips
+ * as possible. A zero total is paid at once (no payment, receipt or ledger entry). The caller holds
+ * the invoices' locks (or wrote them in its transaction). In the order given.
  */
+export async function finalizeInvoices(
+  tx: AnyTx,
+  scope: RowScope,
+  invoices: InvoiceRow[],
+  o: MoveOptions & { last?: boolean; meta?: DraftOptions['meta'] },
+  trigger: 'finalize' | 'create_open' = 'finalize',
+): Promise<InvoiceRow[]> {
+  if (!invoices.length) return [];
+  // Checked before the counter is bumped, so a refused move burns no number. An invoice created
+  // open was written as a draft (lines may only be inserted into drafts, by trigger) and opens here.
+  const moves = invoices.map((inv) =>
+    nextState(invoiceMachine, trigger === 'create_open' ? null : (inv.status as InvoiceStatus), trigger),
+  );
+  const next = moves[0];
+  const now = o.at ?? clock.now();
+  const sql = sqlOf(tx);
+  const n = invoices.length;
+  const opened = await sql.query<Invoice>(
+    q`WITH c AS (${bumpCounterSql(scope.workspaceId, scope.mode, counterNames.invoice, n)}),
+        o AS (SELECT id, ord FROM unnest(${invoices.map((i) => i.id)}::text[]) WITH ORDINALITY AS o(id, ord))
+      UPDATE invoices i SET status = ${next.to},
+        number = ${numberSql(invoicePrefix(now), q`(c.value - ${n}::bigint + o.ord)`)},
+        "issuedAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
+      FROM c, o WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i.id = o.id
+      RETURNING i.*`,
+  );
+  const byId = new Map(opened.map((r) => [r.id, r]));
+  const out = invoices.map((inv): InvoiceRow => ({ ...byId.get(inv.id)!, accountId: inv.accountId, lines: inv.lines }));
+  const zero = out.filter((r) => r.total === 0n);
+  const events = out.flatMap((r, i) => withMeta(invoiceEvents(scope, r, moves[i].events, o), o.meta?.(r)));
+  const statement = q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`;
+  await (o.last && !zero.length ? sql.last(statement) : sql.query(statement));
+  if (!zero.length) return out;
+  const paid = await settleInvoices(
+    tx,
+    scope,
+    zero.map((inv) => ({ inv })),
+    { ...o, zeroTotal: true },
+  );
+  const paidById = new Map(paid.map((p) => [p.invoice.id, p.invoice]));
+  return out.map((r) => paidById.get(r.id) ?? r);
+}
+
+/** `finalizeInvoices` of one invoice. */
 export async function finalizeLocked(
   tx: AnyTx,
   scope: RowScope,
@@ -153,23 +323,7 @@ export async function finalizeLocked(
   o: MoveOptions & { last?: boolean },
   trigger: 'finalize' | 'create_open' = 'finalize',
 ): Promise<InvoiceRow> {
-  // Checked before the counter is bumped, so a refused move burns no number. An invoice created
-  // open was written as a draft (lines may only be inserted into drafts, by trigger) and opens here.
-  const next = nextState(invoiceMachine, trigger === 'create_open' ? null : (inv.status as InvoiceStatus), trigger);
-  const now = o.at ?? clock.now();
-  const sql = sqlOf(tx);
-  const [row] = await sql.query<Invoice>(
-    q`WITH n AS (${nextCounterSql(scope.workspaceId, scope.mode, counterNames.invoice)})
-      UPDATE invoices SET status = ${next.to}, number = ${numberSql(invoicePrefix(now), q`n.value`)},
-        "issuedAt" = ${now}::timestamptz, "updatedAt" = ${now}::timestamptz
-      FROM n WHERE id = ${inv.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      RETURNING invoices.*`,
-  );
-  let out: InvoiceRow = { ...row, accountId: inv.accountId, lines: inv.lines };
-  const zero = out.total === 0n;
-  const events = q`WITH ${eventsCte(invoiceEvents(scope, out, next.events, o))} SELECT count(*) FROM inserted_events`;
-  await (o.last && !zero ? sql.last(events) : sql.query(events));
-  if (zero) out = (await settleInvoice(tx, scope, out, { ...o, zeroTotal: true })).invoice;
+  const [out] = await finalizeInvoices(tx, scope, [inv], o, trigger);
   return out;
 }
 
@@ -250,7 +404,7 @@ export async function settleInvoices(
   const payments = new Map<string, NonNullable<SettleOptions['payment']>>();
   const offline: Payment[] = [];
   for (const { inv, payment } of paying) {
-    const p = payment ?? offlinePayment(scope, inv, now);
+    const p = payment ?? invoicePayments(scope, [{ inv, ...OFFLINE }], now)[0];
     if (!payment) offline.push(p as Payment);
     payments.set(inv.id, p);
   }
@@ -336,28 +490,46 @@ function invoicePosting(inv: InvoiceRow, payment: SettleOptions['payment'], txId
 /** docs/ledger.md: money paid straight to the merchant; not a `settlement:*` code, so never payout-eligible. */
 export const OFFLINE_CASH = 'cash:offline';
 
-/** spec Payment: one per paid invoice; a bookkeeping pay records money that never passed an adapter. */
-function offlinePayment(scope: RowScope, inv: InvoiceRow, now: Date): Payment {
-  return {
-    id: newId('payment'),
-    workspaceId: scope.workspaceId,
-    mode: scope.mode,
-    status: nextState(paymentMachine, null, 'capture').to,
-    amount: inv.total,
-    amountRefunded: 0n,
-    currency: inv.currency,
-    method: 'offline',
-    adapter: null,
-    customerId: inv.customerId,
-    checkoutSessionId: null,
-    invoiceId: inv.id,
-    providerReference: null,
-    fee: null,
-    failureCode: null,
-    failureMessage: null,
-    metadata: null,
-    capturedAt: now,
-    createdAt: now,
-    updatedAt: now,
-  };
+/** A bookkeeping pay records money that never passed an adapter. */
+const OFFLINE = { trigger: 'capture', method: 'offline', adapter: null } as const;
+
+/** How an invoice is paid: captured at once (a bookkeeping pay) or charged (`pending` until the provider answers). */
+export interface InvoicePaying {
+  inv: InvoiceRow;
+  trigger: 'capture' | 'charge';
+  method: string;
+  adapter: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+/**
+ * spec Payment: the payment rows of invoices, for their amount due, the one shape of an invoice's
+ * payment (bookkeeping pays here, stored-method charges in subscriptions/collect.ts). In the order given.
+ */
+export function invoicePayments(scope: RowScope, items: InvoicePaying[], at: Date): Payment[] {
+  return items.map(({ inv, trigger, method, adapter, metadata }) => {
+    const status = nextState(paymentMachine, null, trigger).to;
+    return {
+      id: newId('payment'),
+      workspaceId: scope.workspaceId,
+      mode: scope.mode,
+      status,
+      amount: inv.amountDue,
+      amountRefunded: 0n,
+      currency: inv.currency,
+      method,
+      adapter,
+      customerId: inv.customerId,
+      checkoutSessionId: null,
+      invoiceId: inv.id,
+      providerReference: null,
+      fee: null,
+      failureCode: null,
+      failureMessage: null,
+      metadata: metadata ?? null,
+      capturedAt: trigger === 'capture' ? at : null,
+      createdAt: at,
+      updatedAt: at,
+    };
+  });
 }

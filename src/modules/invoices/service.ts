@@ -1,11 +1,10 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, tenantQuery } from '../../core/db/client.ts';
-import { insertRows, sql as q, sqlOf, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
+import { insertRows, sql as q, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
 import { claimOperation } from '../../core/operations.ts';
-import { eventsCte } from '../../core/outbox.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { isId, newId } from '../../core/ids.ts';
+import { isId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { isCurrency } from '../../core/money.ts';
 import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
@@ -15,7 +14,15 @@ import { nextState } from '../../core/state-machine.ts';
 import type { Invoice, InvoiceLine } from '../../generated/prisma/client.ts';
 import { templateForUse } from '../templates/service.ts';
 import type { InvoiceRow } from './fields.ts';
-import { finalizeLocked, invoiceEvents, lockInvoice, moveInvoice, settleInvoice, type MoveOptions } from './issue.ts';
+import {
+  finalizeLocked,
+  invoiceLines,
+  lockInvoice,
+  moveInvoice,
+  settleInvoice,
+  writeDrafts,
+  type MoveOptions,
+} from './issue.ts';
 import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine } from './states.ts';
 import type { CreateInvoiceInput, ListInvoicesArgs, UpdateInvoiceInput } from './schema.ts';
 import { invoiceList } from './list.ts';
@@ -145,57 +152,33 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
       if (!sub) throw err.notFound('subscription');
     }
     if (v.templateId) await templateForUse(tx, scope, v.templateId, 'invoice', 'invoice');
-    const now = clock.now();
-    const id = newId('invoice');
     const trigger = v.status === 'open' ? 'create_open' : 'create';
     nextState(invoiceMachine, null, trigger);
-    const invoice: Invoice = {
-      id,
-      ...scoped(auth),
-      customerId: v.customerId,
-      subscriptionId: v.subscriptionId,
-      // An invoice created open is written as a draft and finalized below (lines go into drafts only).
-      status: invoiceDraft,
-      number: null,
-      currency: v.currency,
-      subtotal: BigInt(v.subtotal),
-      discount: BigInt(v.discount),
-      tax: BigInt(v.tax),
-      total: BigInt(v.total),
-      amountPaid: 0n,
-      amountDue: BigInt(v.total),
-      dueAt: v.dueAt,
-      issuedAt: null,
-      paidAt: null,
-      voidedAt: null,
-      pastDueAt: null,
-      uncollectibleAt: null,
-      collectionAttempts: 0,
-      nextAttemptAt: null,
-      templateId: v.templateId,
-      periodStart: null,
-      periodEnd: null,
-      billingReason: 'manual',
-      // Its due date then passes on the customer's clock, not in the real-time sweep (docs/decisions.md, Test clocks).
-      testClockId: customer.testClockId,
-      metadata: v.metadata,
-      createdAt: now,
-      updatedAt: now,
-    } as Omit<Invoice, 'hostedSecret'> as Invoice;
-    const lines = lineRows(scoped(auth), id, v.lines, now);
-    const sql = sqlOf(tx);
-    // The hosted secret is minted by the column default (src/core/hosted-link.ts).
-    const [row] = await sql.query<Invoice>(
-      q`WITH inv AS (${insertRows('invoices', [invoice])} RETURNING *),
-        written AS (SELECT count(*) FROM inv)
-        SELECT * FROM inv`,
-    );
-    await sql.query(q`${insertRows('invoice_lines', lines)}`);
-    const created: InvoiceRow = { ...row, accountId: auth.accountId, lines };
-    if (trigger === 'create_open') return finalizeLocked(tx, scope, created, o, 'create_open');
-    const events = invoiceEvents(scope, created, nextState(invoiceMachine, null, 'create').events, o);
-    await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
-    return created;
+    // An invoice created open is written as a draft and finalized here (lines go into drafts only).
+    const [created] = (await writeDrafts(
+      tx,
+      { ...scope, accountId: auth.accountId },
+      [
+        {
+          customerId: v.customerId,
+          subscriptionId: v.subscriptionId,
+          currency: v.currency,
+          lines: v.lines,
+          subtotal: BigInt(v.subtotal),
+          discount: BigInt(v.discount),
+          tax: BigInt(v.tax),
+          total: BigInt(v.total),
+          dueAt: v.dueAt,
+          templateId: v.templateId,
+          billingReason: 'manual',
+          // Its due date then passes on the customer's clock, not in the real-time sweep (docs/decisions.md, Test clocks).
+          testClockId: customer.testClockId,
+          metadata: v.metadata,
+        },
+      ],
+      { ...o, created: trigger === 'create' },
+    )) as InvoiceRow[];
+    return trigger === 'create_open' ? finalizeLocked(tx, scope, created, o, 'create_open') : created;
   });
 }
 
@@ -254,25 +237,6 @@ function fromRaw(r: RawInvoice, accountId: string): InvoiceRow {
   return out;
 }
 
-/** Line rows of an invoice, in the order given. */
-function lineRows(scope: RowScope, invoiceId: string, lines: ReturnType<typeof validateLines>, now: Date) {
-  return lines.map(
-    (l, position): InvoiceLine => ({
-      id: newId('invoiceLine'),
-      ...scoped(scope),
-      invoiceId,
-      position,
-      description: l.description,
-      quantity: l.quantity,
-      unitAmount: BigInt(l.unitAmount),
-      amount: BigInt(l.amount),
-      priceId: l.priceId,
-      metadata: l.metadata,
-      createdAt: now,
-    }),
-  );
-}
-
 /**
  * PATCH /v1/invoices/:id (an extension, docs/decisions.md): edits a draft. Sent fields replace
  * (lines as a whole; null clears dueAt, memo, metadata, templateId); totals are recomputed. Any
@@ -294,7 +258,7 @@ export function updateInvoice(ctx: Context, id: string, input: UpdateInvoiceInpu
     const now = clock.now();
     let rows = inv.lines;
     if (lines) {
-      rows = lineRows(scope, inv.id, lines, now);
+      rows = invoiceLines(scope, inv.id, lines, now);
       await tx.query(
         q`DELETE FROM invoice_lines WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
           AND "invoiceId" = ${inv.id}`,

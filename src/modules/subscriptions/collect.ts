@@ -12,9 +12,8 @@
  * are collected on the hosted invoice page (docs/decisions.md, Subscriptions). Time is the caller's
  * business time `at` (test clocks: time is per customer).
  */
-import { insertRows, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
+import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
 import { eventRow, eventsCte } from '../../core/outbox.ts';
-import { newId } from '../../core/ids.ts';
 import { toWire } from '../../core/wire.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
@@ -22,7 +21,7 @@ import type { Payment, Subscription } from '../../generated/prisma/client.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { paymentMachine } from '../payments/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
-import { invoiceSnapshot, lockInvoice, moveInvoice, settleInvoices } from '../invoices/issue.ts';
+import { invoicePayments, invoiceSnapshot, lockInvoice, moveInvoice, settleInvoices } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
@@ -89,30 +88,12 @@ function notCollectible(scope: Scope, inv: InvoiceRow | null): string | null {
 const pendingStatus = nextState(paymentMachine, null, 'charge').to;
 
 /** The `pending` payment of a charge of `inv` from `method`, before the provider is asked. */
-function pendingPayment(scope: Scope, inv: InvoiceRow, subscriptionId: string, method: string, at: Date): Payment {
-  return {
-    id: newId('payment'),
-    workspaceId: scope.workspaceId,
-    mode: scope.mode,
-    status: pendingStatus,
-    amount: inv.amountDue,
-    amountRefunded: 0n,
-    currency: inv.currency,
-    method,
-    adapter: STORED_METHOD_ADAPTER,
-    customerId: inv.customerId,
-    checkoutSessionId: null,
-    invoiceId: inv.id,
-    providerReference: null,
-    fee: null,
-    failureCode: null,
-    failureMessage: null,
-    metadata: { subscriptionId },
-    capturedAt: null,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
+const pendingPayment = (scope: Scope, inv: InvoiceRow, subscriptionId: string, method: string, at: Date): Payment =>
+  invoicePayments(
+    scope,
+    [{ inv, trigger: 'charge', method, adapter: STORED_METHOD_ADAPTER, metadata: { subscriptionId } }],
+    at,
+  )[0];
 
 /** The pending payment written and the attempt counted (two-phase: before the provider is called). */
 async function writePayment(sql: Sql, scope: Scope, payment: Payment, at: Date) {
@@ -208,10 +189,7 @@ async function reconcile(
   o: CollectOptions,
 ): Promise<CollectOutcome> {
   const inv = await lockInvoice(sql, scope, invoiceId);
-  const [payment] = await sql.query<Payment>(
-    q`SELECT * FROM payments WHERE id = ${paymentId} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      FOR UPDATE`,
-  );
+  const payment = await scopedRow<Payment>(sql, 'payments', scope, paymentId, { lock: true });
   if (!inv || !payment || payment.status !== pendingStatus)
     return { outcome: 'skipped', invoice: inv, reason: 'already_reconciled' };
   const [out] = await reconcileCharges(sql, scope, [{ inv, payment, result }], at, o, true);

@@ -4,14 +4,11 @@
  * (number, hosted page, finalized event), so a cycle reads "created, finalized, then paid or
  * payment_failed". Shared by create, PATCH (proration), resume and the renewals. Caller's transaction.
  */
-import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
-import { newId } from '../../core/ids.ts';
+import type { AnyTx } from '../../core/db/sql.ts';
 import type { RowScope } from '../../core/resource.ts';
-import { nextState } from '../../core/state-machine.ts';
-import type { Invoice, InvoiceLine, Plan, Price, Subscription } from '../../generated/prisma/client.ts';
+import type { Plan, Price, Subscription } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
-import { finalizeLocked, insertInvoiceEvents } from '../invoices/issue.ts';
-import { invoiceDraft, invoiceMachine } from '../invoices/states.ts';
+import { finalizeLocked, writeDrafts, type NewInvoice } from '../invoices/issue.ts';
 import { computeTotals, priceQuantity, type PriceTerms, type Tier, type TaxMode } from '../plans/pricing.ts';
 import { templateForUse } from '../templates/service.ts';
 import type { Period } from './periods.ts';
@@ -72,6 +69,45 @@ export async function cycleTaxRate(tx: AnyTx, scope: RowScope): Promise<string> 
   return template?.showTax ? String(template.taxRate ?? '0.11') : '0';
 }
 
+/** What a subscription invoice bills: its lines, period and reason; the totals and due dates follow from them. */
+export interface SubscriptionBill {
+  sub: Pick<Subscription, 'id' | 'customerId' | 'currency' | 'paymentMethod' | 'testClockId'>;
+  taxMode: TaxMode;
+  lines: DraftLine[];
+  period: Period;
+  billingReason: BillingReason;
+  /** The first collection attempt is due at issue (renewals: charged in their transaction or by the next pass). */
+  attemptNow?: boolean;
+}
+
+/**
+ * A subscription invoice as the invoices module writes it (`writeDrafts`): tax per settled point 3
+ * (`rate`: cycleTaxRate), a negative subtotal (a proration credit larger than the charge) billed as 0,
+ * due per `dueInDays`. Create, PATCH, resume and the renewals all bill through here.
+ */
+export function subscriptionInvoice(b: SubscriptionBill, rate: string, at: Date): NewInvoice {
+  const subtotal = b.lines.reduce((s, l) => s + l.quantity * l.unitAmount, 0);
+  const totals = computeTotals({ subtotal: Math.max(0, subtotal), taxMode: b.taxMode, rate });
+  const total = BigInt(Math.max(0, subtotal + totals.tax));
+  return {
+    customerId: b.sub.customerId,
+    subscriptionId: b.sub.id,
+    currency: b.sub.currency,
+    lines: b.lines,
+    subtotal: BigInt(subtotal),
+    discount: 0n,
+    tax: BigInt(totals.tax),
+    total,
+    dueAt: new Date(at.getTime() + dueInDays(b.billingReason, b.sub.paymentMethod) * 86_400_000),
+    nextAttemptAt: b.attemptNow && b.sub.paymentMethod !== null && total > 0n ? at : null,
+    periodStart: b.period.start,
+    periodEnd: b.period.end,
+    billingReason: b.billingReason,
+    testClockId: b.sub.testClockId,
+    metadata: totals.taxIncluded > 0 ? { taxIncluded: String(totals.taxIncluded) } : null,
+  };
+}
+
 /**
  * Writes a subscription invoice (draft, lines, created event) and finalizes it, at business time `at`.
  * Null when the cycle key (subscription, periodStart, billingReason) already has one: a repeated
@@ -92,66 +128,12 @@ export async function writeSubscriptionInvoice(
   },
 ): Promise<InvoiceRow | null> {
   const { sub, price, at } = input;
-  const sql = sqlOf(tx);
   const rate = await cycleTaxRate(tx, scope);
-  const subtotal = input.lines.reduce((s, l) => s + l.quantity * l.unitAmount, 0);
-  const totals = computeTotals({ subtotal: Math.max(0, subtotal), taxMode: price.taxMode as TaxMode, rate });
-  const id = newId('invoice');
-  const invoice = {
-    id,
-    workspaceId: scope.workspaceId,
-    mode: scope.mode,
-    customerId: sub.customerId,
-    subscriptionId: sub.id,
-    status: invoiceDraft,
-    number: null,
-    currency: sub.currency,
-    subtotal: BigInt(subtotal),
-    discount: 0n,
-    tax: BigInt(totals.tax),
-    total: BigInt(Math.max(0, subtotal + totals.tax)),
-    amountPaid: 0n,
-    amountDue: BigInt(Math.max(0, subtotal + totals.tax)),
-    dueAt: new Date(at.getTime() + dueInDays(input.billingReason, sub.paymentMethod) * 86_400_000),
-    issuedAt: null,
-    paidAt: null,
-    voidedAt: null,
-    pastDueAt: null,
-    uncollectibleAt: null,
-    collectionAttempts: 0,
-    nextAttemptAt: null,
-    dunningSnapshot: null,
-    templateId: null,
-    periodStart: input.period.start,
-    periodEnd: input.period.end,
-    billingReason: input.billingReason,
-    testClockId: sub.testClockId,
-    metadata: totals.taxIncluded > 0 ? { taxIncluded: String(totals.taxIncluded) } : null,
-    createdAt: at,
-    updatedAt: at,
-  } satisfies Omit<Invoice, 'hostedSecret'>;
-  const [row] = await sql.query<Invoice>(
-    q`${insertRows('invoices', [invoice])}
-      ON CONFLICT ("workspaceId", mode, "subscriptionId", "periodStart", "billingReason") DO NOTHING RETURNING *`,
-  );
-  if (!row) return null;
-  const lines: InvoiceLine[] = input.lines.map((l, position) => ({
-    id: newId('invoiceLine'),
-    workspaceId: scope.workspaceId,
-    mode: scope.mode,
-    invoiceId: id,
-    position,
-    description: l.description.slice(0, 255),
-    quantity: l.quantity,
-    unitAmount: BigInt(l.unitAmount),
-    amount: BigInt(l.quantity * l.unitAmount),
-    priceId: l.priceId,
-    metadata: l.metadata ?? null,
-    createdAt: at,
-  }));
-  await sql.query(q`${insertRows('invoice_lines', lines)}`);
+  const bill = { ...input, taxMode: price.taxMode as TaxMode };
   const o = { accountId: scope.accountId, requestId: input.requestId, source: input.source ?? 'subscription', at };
-  const draft: InvoiceRow = { ...row, accountId: scope.accountId, lines };
-  await insertInvoiceEvents(tx, scope, draft, nextState(invoiceMachine, null, 'create').events, o);
-  return finalizeLocked(tx, scope, draft, o);
+  const [draft] = await writeDrafts(tx, scope, [subscriptionInvoice({ ...bill, sub }, rate, at)], {
+    ...o,
+    skipExisting: true,
+  });
+  return draft ? finalizeLocked(tx, scope, draft, o) : null;
 }

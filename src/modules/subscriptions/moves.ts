@@ -3,7 +3,7 @@
  * service, collection (collect.ts), the invoice's settlement (invoices/issue.ts) and the billing tick
  * share them. Imports nothing from the invoices module (invoices/issue.ts imports this file).
  */
-import { sql as q, sqlOf, updateRow, type AnyTx } from '../../core/db/sql.ts';
+import { scopedRow, scopedRows, sql as q, sqlOf, updateRow, type AnyTx } from '../../core/db/sql.ts';
 import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
@@ -26,11 +26,7 @@ export const subscriptionSnapshot = (s: Subscription) => toWire(s, subscriptionF
 
 /** The subscription row locked for the rest of the caller's transaction; null when it is not in the scope. */
 export async function lockSubscription(tx: AnyTx, scope: RowScope, id: string): Promise<Subscription | null> {
-  const [row] = await sqlOf(tx).query<Subscription>(
-    q`SELECT * FROM subscriptions WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      FOR UPDATE`,
-  );
-  return row ?? null;
+  return scopedRow<Subscription>(tx, 'subscriptions', scope, id, { lock: true });
 }
 
 /** The events of a change: `previousAttributes` names the fields that changed (settled point 7). */
@@ -88,11 +84,7 @@ export async function moveSubscription(
  * share some queue rather than deadlock); those not in the scope are left out.
  */
 export async function lockSubscriptions(tx: AnyTx, scope: RowScope, ids: string[]): Promise<Subscription[]> {
-  if (!ids.length) return [];
-  return sqlOf(tx).query<Subscription>(
-    q`SELECT * FROM subscriptions WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      AND id = ANY (${[...new Set(ids)]}::text[]) ORDER BY id FOR UPDATE`,
-  );
+  return scopedRows<Subscription>(tx, 'subscriptions', scope, ids, { lock: true });
 }
 
 /**

@@ -10,20 +10,18 @@
  * invoices (dunning.ts attemptLocked; docs/decisions.md, Renewal bursts). Other charges run after it.
  */
 import { db, type Mode } from '../../core/db/client.ts';
-import { insertRows, scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
-import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
+import { scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
 import { eventsCte, type EventRow } from '../../core/outbox.ts';
-import { newId } from '../../core/ids.ts';
 import { nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
-import type { Invoice, InvoiceLine, Subscription } from '../../generated/prisma/client.ts';
-import { computeTotals, priceQuantity, type PriceTerms, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
-import { invoiceEvents, settleInvoices } from '../invoices/issue.ts';
-import { invoiceMachine } from '../invoices/states.ts';
+import type { Subscription } from '../../generated/prisma/client.ts';
+import { priceQuantity, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
+import { finalizeInvoices, writeDrafts } from '../invoices/issue.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { usageQuantities } from '../usage-records/service.ts';
 import { subscriptionEvents } from './moves.ts';
-import { cycleTaxRate, UNATTENDED_DUE_DAYS } from './invoice.ts';
+import { cycleTaxRate, subscriptionInvoice, termsOf, type BillingReason, type DraftLine } from './invoice.ts';
+import { nextPeriods, type NextPeriod } from './next-period.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { periodEndDue, subscriptionCancelOnly, subscriptionMachine, type SubscriptionStatus } from './states.ts';
 import { attemptDueInvoices, attemptLocked, onClock } from './dunning.ts';
@@ -44,8 +42,7 @@ export const RENEWAL_TABLES = [
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
-export const CYCLE_REASON = 'subscription_cycle';
-const DAY = 86_400_000;
+export const CYCLE_REASON: BillingReason = 'subscription_cycle';
 
 export interface DueOptions {
   /** One workspace and mode, or null for every tenant (the real-time tick). */
@@ -132,19 +129,12 @@ async function dueTenants(at: Date): Promise<RowScope[]> {
 
 interface DueRow extends Subscription {
   accountId: string;
-  planName: string;
-  interval: Interval;
-  intervalCount: number;
-  usageAggregate: UsageAggregate | null;
-  dunningPolicyId: string | null;
-  priceModel: PriceTerms['model'];
-  priceUnitAmount: string | null;
-  priceTiers: PriceTerms['tiers'];
-  taxMode: TaxMode;
 }
 
 interface Plan {
   sub: DueRow;
+  /** The price, plan and quantity the renewal moves to (next-period.ts). */
+  bills: NextPeriod;
   trigger: 'renew' | 'renew_past_due' | 'end_trial' | 'cancel_at_period_end';
   next: Partial<Subscription>;
   invoice: { periodStart: Date; periodEnd: Date; quantity: number | null; usage: boolean } | null;
@@ -158,14 +148,8 @@ interface Plan {
 async function renewBatch(scope: RowScope, at: Date, testClockId: string | null, batch: number, claim: Claim) {
   return tenantTx(scopeOf(scope), async (sql) => {
     const subs = await sql.query<DueRow>(
-      q`SELECT s.*, w."accountId", pl.name AS "planName", pl.interval, pl."intervalCount", pl."usageAggregate",
-          pl."dunningPolicyId", p.model AS "priceModel", p."unitAmount"::text AS "priceUnitAmount",
-          p.tiers AS "priceTiers", p."taxMode"
-        FROM subscriptions s
+      q`SELECT s.*, w."accountId" FROM subscriptions s
         JOIN workspaces w ON w.id = s."workspaceId"
-        JOIN prices p ON p."workspaceId" = s."workspaceId" AND p.mode = s.mode
-          AND p.id = coalesce(s."pendingPriceId", s."priceId")
-        JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
         WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND ${renewable}
           AND s."currentPeriodEnd" <= ${at}::timestamptz AND ${onClock(q`s."testClockId"`, testClockId)}
           AND ${claimFilter(claim, q`s`)}
@@ -173,7 +157,8 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
     );
     claim.report(subs.map((s) => s.id));
     if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0 };
-    const plans = subs.map((s) => planRenewal(s));
+    const next = await nextPeriods(sql, scope, subs);
+    const plans = subs.map((s) => planRenewal(s, next.get(s.id)!));
     // The counter's lock is held from the finalize to the commit, so what needs no number comes first:
     // the drafts (with their created events) and the advanced subscriptions (with theirs).
     const drafts = await writeCycleDrafts(sql, scope, at, plans);
@@ -185,7 +170,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
       return { id: p.sub.id, ...next };
     });
     const rows = await sql.query<Subscription>(
-      q`UPDATE subscriptions s SET status = r.status, "priceId" = r."priceId", quantity = r.quantity,
+      q`UPDATE subscriptions s SET status = r.status, "planId" = r."planId", "priceId" = r."priceId", quantity = r.quantity,
           "pendingPriceId" = r."pendingPriceId", "pendingQuantity" = r."pendingQuantity",
           "periodIndex" = r."periodIndex", "currentPeriodStart" = r."currentPeriodStart",
           "currentPeriodEnd" = r."currentPeriodEnd", "canceledAt" = r."canceledAt",
@@ -257,15 +242,16 @@ const subscriptionColumns = [
  * one in arrears). Periods come from the anchor (periods.ts), one period per call: a subscription
  * several periods behind stays due and is renewed again by the next batch.
  */
-function planRenewal(s: DueRow): Plan {
-  const cadence = { interval: s.interval, intervalCount: s.intervalCount };
-  const usage = s.priceModel === 'usage';
+function planRenewal(s: DueRow, bills: NextPeriod): Plan {
+  const cadence = { interval: bills.plan.interval as Interval, intervalCount: bills.plan.intervalCount };
+  const usage = bills.price.model === 'usage';
   const closed = { periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd };
   if (s.cancelAtPeriodEnd) {
     // Nothing is billed for a trial, nor while paused (no invoices while paused).
     const bill = usage && s.status !== 'trialing' && !(subscriptionCancelOnly as readonly string[]).includes(s.status);
     return {
       sub: s,
+      bills,
       trigger: 'cancel_at_period_end',
       next: { status: 'canceled', canceledAt: s.currentPeriodEnd },
       invoice: bill ? { ...closed, quantity: null, usage: true } : null,
@@ -274,13 +260,14 @@ function planRenewal(s: DueRow): Plan {
   const k = s.periodIndex + 1;
   const period = periodOf(s.anchorAt, cadence, k);
   const trigger = s.status === 'trialing' ? 'end_trial' : s.status === 'past_due' ? 'renew_past_due' : 'renew';
-  const quantity = s.pendingQuantity ?? s.quantity;
+  const quantity = bills.quantity;
   const next: Partial<Subscription> = {
     status: nextState(subscriptionMachine, s.status as SubscriptionStatus, trigger).to,
     periodIndex: k,
     currentPeriodStart: period.start,
     currentPeriodEnd: period.end,
-    priceId: s.pendingPriceId ?? s.priceId,
+    planId: bills.planId,
+    priceId: bills.priceId,
     quantity,
     pendingPriceId: null,
     pendingQuantity: null,
@@ -291,7 +278,7 @@ function planRenewal(s: DueRow): Plan {
       ? null
       : { ...closed, quantity: null, usage: true }
     : { periodStart: period.start, periodEnd: period.end, quantity, usage: false };
-  return { sub: s, trigger, next, invoice };
+  return { sub: s, bills, trigger, next, invoice };
 }
 
 /**
@@ -312,91 +299,34 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
         subscriptionId: p.sub.id,
         start: p.invoice!.periodStart,
         end: p.invoice!.periodEnd,
-        aggregate: p.sub.usageAggregate ?? 'sum',
+        aggregate: (p.bills.plan.usageAggregate as UsageAggregate | null) ?? 'sum',
       })),
   );
   const rate = await cycleTaxRate(sql, scope);
-  const invoices: Omit<Invoice, 'hostedSecret'>[] = [];
-  const lines: InvoiceLine[] = [];
-  for (const p of billed) {
+  const bills = billed.map((p) => {
     const s = p.sub;
     const b = p.invoice!;
-    const terms: PriceTerms = {
-      model: s.priceModel,
-      unitAmount: s.priceUnitAmount === null ? null : Number(s.priceUnitAmount),
-      tiers: s.priceTiers,
-    };
+    const { price, planName } = p.bills;
     const quantity = b.usage ? (usage.get(s.id) ?? 0) : (b.quantity ?? 1);
-    const priced = priceQuantity(terms, quantity);
-    const totals = computeTotals({ subtotal: priced.amount, taxMode: s.taxMode, rate });
-    const id = newId('invoice');
-    const stored = s.paymentMethod !== null;
-    invoices.push({
-      id,
-      workspaceId: scope.workspaceId,
-      mode: scope.mode,
-      customerId: s.customerId,
-      subscriptionId: s.id,
-      status: nextState(invoiceMachine, null, 'create').to,
-      number: null,
-      currency: s.currency,
-      subtotal: BigInt(totals.subtotal),
-      discount: 0n,
-      tax: BigInt(totals.tax),
-      total: BigInt(totals.total),
-      amountPaid: 0n,
-      amountDue: BigInt(totals.total),
-      dueAt: stored ? at : new Date(at.getTime() + UNATTENDED_DUE_DAYS * DAY),
-      issuedAt: null,
-      paidAt: null,
-      voidedAt: null,
-      pastDueAt: null,
-      uncollectibleAt: null,
-      collectionAttempts: 0,
-      nextAttemptAt: stored && totals.total > 0 ? at : null,
-      dunningSnapshot: null,
-      templateId: null,
-      periodStart: b.periodStart,
-      periodEnd: b.periodEnd,
-      billingReason: CYCLE_REASON,
-      testClockId: s.testClockId,
-      metadata: null,
-      createdAt: at,
-      updatedAt: at,
-    });
+    const priced = priceQuantity(termsOf(price), quantity);
     const span = `${b.periodStart.toISOString().slice(0, 10)} - ${b.periodEnd.toISOString().slice(0, 10)}`;
-    for (const [position, l] of priced.lines.entries())
-      lines.push({
-        id: newId('invoiceLine'),
-        workspaceId: scope.workspaceId,
-        mode: scope.mode,
-        invoiceId: id,
-        position,
-        description: `${s.planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`.slice(0, 255),
-        quantity: l.quantity,
-        unitAmount: BigInt(l.unitAmount),
-        amount: BigInt(l.amount),
-        priceId: s.priceId,
-        metadata: null,
-        createdAt: at,
-      });
-  }
-  const rows = await sql.query<Invoice>(q`${insertRows('invoices', invoices)} RETURNING *`);
-  await sql.query(q`${insertRows('invoice_lines', lines)}`);
-  const linesOf = new Map<string, InvoiceLine[]>();
-  for (const l of lines) linesOf.set(l.invoiceId, [...(linesOf.get(l.invoiceId) ?? []), l]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const accountId = plans[0].sub.accountId;
-  const drafts = invoices.map((i): InvoiceRow => ({ ...byId.get(i.id)!, accountId, lines: linesOf.get(i.id) ?? [] }));
-  const created = nextState(invoiceMachine, null, 'create');
+    const lines: DraftLine[] = priced.lines.map((l) => ({
+      description: `${planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`,
+      quantity: l.quantity,
+      unitAmount: l.unitAmount,
+      priceId: price.id,
+    }));
+    const period = { start: b.periodStart, end: b.periodEnd };
+    const bill = { sub: s, taxMode: price.taxMode as TaxMode, lines, period, billingReason: CYCLE_REASON };
+    return subscriptionInvoice({ ...bill, attemptNow: true }, rate, at);
+  });
   // occurredAt on business time, as the invoice's later events (paid, payment_failed): docs/decisions.md, Test clocks.
-  const mo = { accountId, source: 'billing', at };
-  const events = drafts.flatMap((d) =>
-    invoiceEvents(scope, d, created.events, mo).map((e) => withMeta(e, clockMeta(d.testClockId, at))),
-  );
-  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
-  return drafts;
+  const o = { accountId: plans[0].sub.accountId, source: 'billing', at, meta: cycleMeta(at) };
+  return (await writeDrafts(sql, { ...scope, accountId: o.accountId }, bills, o)) as InvoiceRow[];
 }
+
+/** A cycle invoice's events carry the test clock's instant (BILLING §5). */
+const cycleMeta = (at: Date) => (r: InvoiceRow) => clockMeta(r.testClockId, at);
 
 /**
  * The drafts finalized together (settled point 1: numbered at finalization) from one bump of the
@@ -404,40 +334,6 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
  * (an empty usage period) paid at once, as finalize does (docs/decisions.md, Invoices). By subscription.
  */
 async function finalizeCycleInvoices(sql: Sql, scope: RowScope, at: Date, drafts: InvoiceRow[], accountId: string) {
-  const out = new Map<string, InvoiceRow>();
-  if (!drafts.length) return out;
-  const fin = nextState(invoiceMachine, 'draft', 'finalize');
-  const n = drafts.length;
-  const ids = drafts.map((i) => i.id);
-  const opened = await sql.query<Invoice>(
-    q`WITH c AS (${bumpCounterSql(scope.workspaceId, scope.mode, counterNames.invoice, n)}),
-        o AS (SELECT id, ord FROM unnest(${ids}::text[]) WITH ORDINALITY AS o(id, ord))
-      UPDATE invoices i SET status = ${fin.to},
-        number = ${numberSql(invoicePrefix(at), q`(c.value - ${n}::bigint + o.ord)`)},
-        "issuedAt" = ${at}::timestamptz, "updatedAt" = ${at}::timestamptz
-      FROM c, o WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i.id = o.id
-      RETURNING i.*`,
-  );
-  const byId = new Map(opened.map((r) => [r.id, r]));
-  const events: EventRow[] = [];
-  const zero: InvoiceRow[] = [];
-  const mo = { accountId, source: 'billing', at };
-  for (const d of drafts) {
-    const row: InvoiceRow = { ...byId.get(d.id)!, accountId, lines: d.lines };
-    events.push(...invoiceEvents(scope, row, fin.events, mo).map((e) => withMeta(e, clockMeta(row.testClockId, at))));
-    out.set(row.subscriptionId!, row);
-    if (row.total === 0n) zero.push(row);
-  }
-  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
-  const paid = await settleInvoices(
-    sql,
-    scope,
-    zero.map((inv) => ({ inv })),
-    { accountId, source: 'billing', zeroTotal: true, at },
-  );
-  for (const p of paid) out.set(p.invoice.subscriptionId!, p.invoice);
-  return out;
+  const opened = await finalizeInvoices(sql, scope, drafts, { accountId, source: 'billing', at, meta: cycleMeta(at) });
+  return new Map(opened.map((r) => [r.subscriptionId!, r]));
 }
-
-const withMeta = (e: EventRow, meta: Record<string, unknown> | undefined): EventRow =>
-  meta ? { ...e, metadata: { ...e.metadata, ...meta } } : e;

@@ -8,22 +8,23 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
-import { insertRows, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
+import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { claimOperation } from '../../core/operations.ts';
 import { newId } from '../../core/ids.ts';
 import { keysetList } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
-import { canMove, nextState } from '../../core/state-machine.ts';
+import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import type { Customer, Plan, Price, Subscription } from '../../generated/prisma/client.ts';
 import { lockInvoice, moveInvoice } from '../invoices/issue.ts';
-import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { collectInvoice, testPaymentMethods } from './collect.ts';
 import { licensedLines, periodAmount, writeSubscriptionInvoice, type DraftLine } from './invoice.ts';
 import { insertEvents, lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
 import { refusePastDueChange } from './past-due.ts';
+import { nextPeriod } from './next-period.ts';
 import { periodOf, prorate, type Cadence, type Interval } from './periods.ts';
 import type {
   CancelSubscriptionInput,
@@ -32,7 +33,13 @@ import type {
   UpdateSubscriptionInput,
 } from './schema.ts';
 import { subscriptionList } from './list.ts';
-import { subscriptionLive, subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
+import {
+  subscriptionBilled,
+  subscriptionLive,
+  subscriptionMachine,
+  type SubscriptionStatus,
+  type SubscriptionTrigger,
+} from './states.ts';
 import { checkClockRoom, clockTimeFor } from '../test-clocks/time.ts';
 
 const err = errorsFor('subscription');
@@ -73,20 +80,13 @@ function checkQuantity(v: unknown): number {
 /** A reference as sent: a non-empty string of at most 64 characters; whether it names a row is a 404 question. */
 const isIdString = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 64;
 
-async function loadOne<T>(sql: Sql, table: string, scope: RowScope, id: string): Promise<T | null> {
-  const [row] = await sql.query<T>(
-    q`SELECT * FROM ${q.id(table)} WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
-  );
-  return row ?? null;
-}
-
 /** A price new subscriptions (or changes) may use, with its plan: active, plan not archived. */
 async function usablePrice(sql: Sql, scope: RowScope, priceId: unknown, planId?: unknown) {
   if (!isIdString(priceId)) throw err.validation('priceId', 'priceId is required: a pr_ price id');
-  const price = await loadOne<Price>(sql, 'prices', scope, priceId);
+  const price = await scopedRow<Price>(sql, 'prices', scope, priceId);
   if (!price) throw err.notFound('price');
   if (planId != null && planId !== price.planId) throw err.validation('planId', "planId must be the price's plan");
-  const plan = await loadOne<Plan>(sql, 'plans', scope, price.planId);
+  const plan = await scopedRow<Plan>(sql, 'plans', scope, price.planId);
   if (!plan) throw err.notFound('plan');
   // spec Plan and price: an inactive price or archived plan is "rejected for new subscriptions".
   if (!price.active) throw err.validation('priceId', 'the price is inactive');
@@ -113,7 +113,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
     // The same request run again (its claim taken over) answers the subscription it made, uncharged again.
     const earlier = await claimOperation(sql, scope, ctx.replay, 'subscription.create', id);
     if (earlier) return { earlier };
-    const customer = await loadOne<Customer>(sql, 'customers', scope, input.customerId as string);
+    const customer = await scopedRow<Customer>(sql, 'customers', scope, input.customerId as string);
     if (!customer) throw err.notFound('customer');
     const { price, plan } = await usablePrice(sql, scope, input.priceId, input.planId);
     const at = await businessTime(sql, scope, customer);
@@ -196,14 +196,14 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
 }
 
 async function reload(scope: RowScope, id: string): Promise<Subscription> {
-  const row = await tenantTx(scopeOf(scope), (sql) => loadOne<Subscription>(sql, 'subscriptions', scope, id));
+  const row = await tenantTx(scopeOf(scope), (sql) => scopedRow<Subscription>(sql, 'subscriptions', scope, id));
   if (!row) throw err.notFound();
   return row;
 }
 
 export async function getSubscription(ctx: Context, id: string): Promise<Subscription> {
   const auth = authorize(ctx, 'svc:subscription:read');
-  const row = await tenantTx(tenant(auth), (sql) => loadOne<Subscription>(sql, 'subscriptions', scoped(auth), id));
+  const row = await tenantTx(tenant(auth), (sql) => scopedRow<Subscription>(sql, 'subscriptions', scoped(auth), id));
   if (!row) throw err.notFound();
   return row;
 }
@@ -283,135 +283,208 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
     if (metadata !== undefined) data.metadata = metadata;
     let charge: string | null = null;
     if (input.priceId != null || quantity !== undefined) {
-      // The open first invoice bills the price the customer chose: pay or cancel it first.
-      if (sub.status === 'incomplete')
-        throw conflict(sub, 'its price and quantity change once the first invoice is paid');
-      const current = await loadOne<Price>(sql, 'prices', scope, sub.priceId);
-      const currentPlan = await loadOne<Plan>(sql, 'plans', scope, sub.planId);
-      if (!current || !currentPlan) throw err.notFound('price');
-      const target =
-        input.priceId != null && input.priceId !== sub.priceId
-          ? await usablePrice(sql, scope, input.priceId)
-          : { price: current, plan: currentPlan };
-      const { price, plan } = target;
-      if (price.currency !== sub.currency)
-        throw err.validation('priceId', `the price is in ${price.currency}; the subscription bills ${sub.currency}`);
-      if ((price.model === 'usage') !== (current.model === 'usage'))
-        throw err.validation('priceId', 'a usage price cannot replace a licensed one, nor the reverse');
-      const qty = price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
-      const before = periodAmount(current, sub.quantity);
-      const after = periodAmount(price, qty);
-      // A decrease waits for the renewal; an unpaid period (trialing, paused) needs no proration.
-      const paidPeriod = sub.status === 'active' || sub.status === 'past_due';
-      const cadenceChange = plan.interval !== currentPlan.interval || plan.intervalCount !== currentPlan.intervalCount;
-      if (cadenceChange && (sub.status === 'paused' || price.model === 'usage'))
-        throw err.validation('priceId', 'the billing interval of a paused or usage subscription cannot change');
-      if (cadenceChange && paidPeriod) {
-        // BILLING §3.6: an interval change resets the period: a new one starts now (the anchor moves),
-        // billed in full, less the unused time of the old one (no customer balance: a larger credit is refused).
-        const unused =
-          proration === 'create_prorations'
-            ? prorate(before, { start: sub.currentPeriodStart, end: sub.currentPeriodEnd }, at)
-            : 0;
-        if (unused > after)
-          throw err.validation('priceId', 'the unused time is worth more than the new period: change it at a renewal');
-        const period = periodOf(at, cadenceOf(plan), 0);
-        Object.assign(data, {
-          priceId: price.id,
-          planId: plan.id,
-          quantity: qty,
-          anchorAt: at,
-          periodIndex: 0,
-          currentPeriodStart: period.start,
-          currentPeriodEnd: period.end,
-          pendingPriceId: null,
-          pendingQuantity: null,
-        });
-        const credit: DraftLine[] = unused
-          ? [
-              {
-                description: `Unused time on ${currentPlan.name} x ${sub.quantity}`,
-                quantity: 1,
-                unitAmount: -unused,
-                priceId: current.id,
-                metadata: { proration: 'true' },
-              },
-            ]
-          : [];
-        charge =
-          (await invoiceChange(sql, scope, data, {
-            sub: { ...sub, ...data } as Subscription,
-            price,
-            lines: [...credit, ...licensedLines(plan, price, qty, period)],
-            period,
-            billingReason: 'subscription_update',
-            at,
-            ...o,
-          })) ?? charge;
-      } else if (after > before && paidPeriod) {
-        Object.assign(data, {
-          priceId: price.id,
-          planId: plan.id,
-          quantity: qty,
-          pendingPriceId: null,
-          pendingQuantity: null,
-        });
-        if (proration === 'create_prorations') {
-          const period = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
-          const unused = prorate(before, period, at);
-          const remaining = prorate(after, period, at);
-          if (remaining - unused > 0) {
-            const lines: DraftLine[] = [
-              ...(unused > 0
-                ? [
-                    {
-                      description: `Unused time on ${currentPlan.name} x ${sub.quantity}`,
-                      quantity: 1,
-                      unitAmount: -unused,
-                      priceId: current.id,
-                      metadata: { proration: 'true' },
-                    },
-                  ]
-                : []),
-              {
-                description: `Remaining time on ${plan.name} x ${qty}`,
-                quantity: 1,
-                unitAmount: remaining,
-                priceId: price.id,
-                metadata: { proration: 'true' },
-              },
-            ];
-            const changed = { ...sub, ...data } as Subscription;
-            charge =
-              (await invoiceChange(sql, scope, data, {
-                sub: changed,
-                price,
-                lines,
-                period: { start: at, end: sub.currentPeriodEnd },
-                billingReason: 'subscription_update',
-                at,
-                ...o,
-              })) ?? charge;
-          }
-        }
-      } else if (after > before || !paidPeriod || cadenceChange) {
-        // Nothing paid for this period yet (trialing, paused): the change applies now, billed from the next invoice.
-        Object.assign(data, {
-          priceId: price.id,
-          planId: plan.id,
-          quantity: qty,
-          pendingPriceId: null,
-          pendingQuantity: null,
-        });
-      } else if (price.id === sub.priceId && qty === sub.quantity) {
-        Object.assign(data, { pendingPriceId: null, pendingQuantity: null });
-      } else {
-        Object.assign(data, { pendingPriceId: price.id, pendingQuantity: qty });
-      }
+      const change = await priceChange(sql, scope, sub, input.priceId, quantity, at);
+      const rule = priceChangeRules.find((r) => r.applies(change))!;
+      charge = await rule.apply(sql, scope, change, data, { ...o, proration, at });
     }
     return { sub: await moveSubscription(sql, scope, sub, null, data, { ...o, at }), charge };
   });
 }
+
+/** A price or quantity change as PATCH asked for it, checked, with what decides its rule. */
+interface PriceChange {
+  sub: Subscription;
+  current: { price: Price; plan: Plan };
+  target: { price: Price; plan: Plan };
+  quantity: number;
+  /** One period's amount before and after the change (usage prices: 0, billed in arrears). */
+  before: number;
+  after: number;
+  /** The current period was invoiced in advance (active, past_due): a change inside it is prorated. */
+  billed: boolean;
+  /** ...and every invoice of it is paid: only then is its unused time credited. */
+  paid: boolean;
+  cadenceChange: boolean;
+  at: Date;
+}
+
+interface ChangeOptions {
+  requestId?: string;
+  source: string;
+  proration: 'create_prorations' | 'none';
+  at: Date;
+}
+
+/** Loads and checks a change of price or quantity of the locked subscription. */
+async function priceChange(
+  sql: Sql,
+  scope: Scope,
+  sub: Subscription,
+  priceId: string | null | undefined,
+  quantity: number | undefined,
+  at: Date,
+): Promise<PriceChange> {
+  // The open first invoice bills the price the customer chose: pay or cancel it first.
+  if (sub.status === 'incomplete') throw conflict(sub, 'its price and quantity change once the first invoice is paid');
+  const price = await scopedRow<Price>(sql, 'prices', scope, sub.priceId);
+  const plan = await scopedRow<Plan>(sql, 'plans', scope, sub.planId);
+  if (!price || !plan) throw err.notFound('price');
+  const current = { price, plan };
+  const target = priceId != null && priceId !== sub.priceId ? await usablePrice(sql, scope, priceId) : current;
+  if (target.price.currency !== sub.currency)
+    throw err.validation('priceId', `the price is in ${target.price.currency}; the subscription bills ${sub.currency}`);
+  if ((target.price.model === 'usage') !== (price.model === 'usage'))
+    throw err.validation('priceId', 'a usage price cannot replace a licensed one, nor the reverse');
+  const qty = target.price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
+  const cadenceChange = target.plan.interval !== plan.interval || target.plan.intervalCount !== plan.intervalCount;
+  if (cadenceChange && (sub.status === 'paused' || target.price.model === 'usage'))
+    throw err.validation('priceId', 'the billing interval of a paused or usage subscription cannot change');
+  const billed = (subscriptionBilled as readonly string[]).includes(sub.status);
+  return {
+    sub,
+    current,
+    target,
+    quantity: qty,
+    before: periodAmount(price, sub.quantity),
+    after: periodAmount(target.price, qty),
+    billed,
+    paid: billed && (await periodPaid(sql, scope, sub)),
+    cadenceChange,
+    at,
+  };
+}
+
+/**
+ * Whether no invoice of the subscription's current period is left unpaid (open, past due,
+ * uncollectible): a declined renewal's period is not paid, so an upgrade credits none of it.
+ */
+async function periodPaid(sql: Sql, scope: Scope, sub: Subscription): Promise<boolean> {
+  const [unpaid] = await sql.query(
+    q`SELECT 1 FROM invoices WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND "subscriptionId" = ${sub.id} AND ${unpaidInvoice}
+      AND "periodStart" < ${sub.currentPeriodEnd}::timestamptz AND "periodEnd" > ${sub.currentPeriodStart}::timestamptz
+      LIMIT 1`,
+  );
+  return !unpaid;
+}
+const unpaidInvoice = sqlIn(q`status`, invoiceIssuedUnpaid);
+
+/** The subscription moved to the target price and quantity (no pending change left). */
+const moveTo = (c: PriceChange): Partial<Subscription> => ({
+  priceId: c.target.price.id,
+  planId: c.target.plan.id,
+  quantity: c.quantity,
+  pendingPriceId: null,
+  pendingQuantity: null,
+});
+
+/** The credit line for the unused time of the current period: only a paid period, only with prorations. */
+function unusedCredit(c: PriceChange, proration: ChangeOptions['proration']): DraftLine[] {
+  if (!c.paid || proration !== 'create_prorations') return [];
+  const unused = prorate(c.before, { start: c.sub.currentPeriodStart, end: c.sub.currentPeriodEnd }, c.at);
+  if (unused <= 0) return [];
+  return [
+    {
+      description: `Unused time on ${c.current.plan.name} x ${c.sub.quantity}`,
+      quantity: 1,
+      unitAmount: -unused,
+      priceId: c.current.price.id,
+      metadata: { proration: 'true' },
+    },
+  ];
+}
+
+const lineTotal = (lines: DraftLine[]) => lines.reduce((s, l) => s + l.quantity * l.unitAmount, 0);
+
+interface PriceChangeRule {
+  applies(c: PriceChange): boolean;
+  /** Writes the change into `data` (and its invoice); returns the invoice to charge after commit. */
+  apply(sql: Sql, scope: Scope, c: PriceChange, data: Partial<Subscription>, o: ChangeOptions): Promise<string | null>;
+}
+
+/** The rules of a price or quantity change (BILLING §3.6), the first that applies wins. */
+const priceChangeRules: PriceChangeRule[] = [
+  {
+    // An interval change of an invoiced period resets the period: a new one starts now (the anchor
+    // moves), billed in full, less the unused time of the old one (no customer balance: a larger credit is refused).
+    applies: (c) => c.cadenceChange && c.billed,
+    async apply(sql, scope, c, data, o) {
+      const credit = unusedCredit(c, o.proration);
+      const full = periodAmount(c.target.price, c.quantity);
+      if (-lineTotal(credit) > full)
+        throw err.validation('priceId', 'the unused time is worth more than the new period: change it at a renewal');
+      const period = periodOf(c.at, cadenceOf(c.target.plan), 0);
+      Object.assign(data, moveTo(c), {
+        anchorAt: c.at,
+        periodIndex: 0,
+        currentPeriodStart: period.start,
+        currentPeriodEnd: period.end,
+      });
+      return invoiceChange(sql, scope, data, {
+        sub: { ...c.sub, ...data } as Subscription,
+        price: c.target.price,
+        lines: [...credit, ...licensedLines(c.target.plan, c.target.price, c.quantity, period)],
+        period,
+        billingReason: 'subscription_update',
+        ...o,
+      });
+    },
+  },
+  {
+    // An increase inside an invoiced period applies now, with an invoice for the remaining time less
+    // the unused time of the old price (when paid).
+    applies: (c) => c.after > c.before && c.billed,
+    async apply(sql, scope, c, data, o) {
+      Object.assign(data, moveTo(c));
+      if (o.proration !== 'create_prorations') return null;
+      const period = { start: c.sub.currentPeriodStart, end: c.sub.currentPeriodEnd };
+      const remaining = prorate(c.after, period, c.at);
+      const lines: DraftLine[] = [
+        ...unusedCredit(c, o.proration),
+        {
+          description: `Remaining time on ${c.target.plan.name} x ${c.quantity}`,
+          quantity: 1,
+          unitAmount: remaining,
+          priceId: c.target.price.id,
+          metadata: { proration: 'true' },
+        },
+      ];
+      if (lineTotal(lines) <= 0) return null;
+      return invoiceChange(sql, scope, data, {
+        sub: { ...c.sub, ...data } as Subscription,
+        price: c.target.price,
+        lines,
+        period: { start: c.at, end: c.sub.currentPeriodEnd },
+        billingReason: 'subscription_update',
+        ...o,
+      });
+    },
+  },
+  {
+    // Nothing invoiced for this period (trialing, paused): the change applies now, billed from the next invoice.
+    applies: (c) => c.after > c.before || !c.billed || c.cadenceChange,
+    async apply(_sql, _scope, c, data) {
+      Object.assign(data, moveTo(c));
+      return null;
+    },
+  },
+  {
+    // Back to what it bills now: a waiting change is dropped.
+    applies: (c) => c.target.price.id === c.sub.priceId && c.quantity === c.sub.quantity,
+    async apply(_sql, _scope, _c, data) {
+      Object.assign(data, { pendingPriceId: null, pendingQuantity: null });
+      return null;
+    },
+  },
+  {
+    // A decrease waits for the renewal (next-period.ts applies it).
+    applies: () => true,
+    async apply(_sql, _scope, c, data) {
+      Object.assign(data, { pendingPriceId: c.target.price.id, pendingQuantity: c.quantity });
+      return null;
+    },
+  },
+];
 
 /**
  * Cancel (BILLING §3.6): now (canceled, canceledAt, `subscription.cancelled`; no refund; open invoices
@@ -462,20 +535,18 @@ export function resumeSubscription(ctx: Context, id: string) {
     nextState(subscriptionMachine, sub.status as SubscriptionStatus, 'resume');
     if (at.getTime() < sub.currentPeriodEnd.getTime())
       return { sub: await moveSubscription(sql, scope, sub, 'resume', { pausedAt: null }, { ...o, at }) };
-    const price = await loadOne<Price>(sql, 'prices', scope, sub.pendingPriceId ?? sub.priceId);
-    if (!price) throw err.notFound('price');
-    const plan = await loadOne<Plan>(sql, 'plans', scope, price.planId);
-    if (!plan) throw err.notFound('plan');
+    const next = await nextPeriod(sql, scope, sub);
+    if (!next) throw err.notFound('price');
+    const { price, plan, quantity } = next;
     const period = periodOf(at, cadenceOf(plan), 0);
-    const quantity = sub.pendingQuantity ?? sub.quantity;
     const data: Partial<Subscription> = {
       pausedAt: null,
       anchorAt: at,
       periodIndex: 0,
       currentPeriodStart: period.start,
       currentPeriodEnd: period.end,
-      priceId: price.id,
-      planId: plan.id,
+      priceId: next.priceId,
+      planId: next.planId,
       quantity,
       pendingPriceId: null,
       pendingQuantity: null,

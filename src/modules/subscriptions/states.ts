@@ -93,6 +93,8 @@ export const subscriptionCancelOnly = subscriptionMachine.statuses.filter(
 export const periodEndDue = (s: Fragment) =>
   sql`(${sqlIn(sql`${s}.status`, subscriptionRenewable)}
     OR (${sqlIn(sql`${s}.status`, subscriptionCancelOnly)} AND ${s}."cancelAtPeriodEnd"))`;
+/** The current period was invoiced in advance (renewed at its end): a price change inside it is prorated. */
+export const subscriptionBilled = statusesWhere(subscriptionMachine, 'renew', 'renew_past_due');
 /** Where a failed charge moves the subscription to past_due. */
 export const subscriptionFailable = statusesWhere(subscriptionMachine, 'payment_failed');
 /** Where a paid invoice activates the subscription. */

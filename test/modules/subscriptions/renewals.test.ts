@@ -178,6 +178,35 @@ describe('renewal at the cycle boundary', () => {
     expect(inv).toMatchObject({ subtotal: '300000', tax: '33000', total: '333000', status: 'paid' });
   });
 
+  it('a pending plan change applied at renewal sets the new planId, price and plan name (subscription and line)', async () => {
+    const ws = await server.workspace();
+    const pro = await plan(ws);
+    const basic = await plan(ws, { name: 'Basic', prices: [{ currency: 'IDR', model: 'flat', unitAmount: 50000 }] });
+    const sub = await seedSubscription(ws, {
+      customerId: await customer(ws),
+      planId: pro.planId,
+      priceId: pro.priceId,
+      anchorAt: utc('2026-01-05'),
+    });
+    // A downgrade waits for the renewal (pending), over the API.
+    const down = await ws.client.patch(`/v1/subscriptions/${sub}`, { priceId: basic.priceId });
+    expect(down.json.data).toMatchObject({ planId: pro.planId, priceId: pro.priceId, pendingPriceId: basic.priceId });
+    await processDue({ scope: scopeOf(ws), at: utc('2026-02-05'), testClockId: null });
+    expect(await subscriptionRow(sub)).toMatchObject({
+      planId: basic.planId,
+      priceId: basic.priceId,
+      pendingPriceId: null,
+    });
+    const [inv] = await invoicesOf(sub);
+    expect(inv).toMatchObject({ total: '50000', status: 'paid' });
+    const lines = (await db().system.query('SELECT * FROM invoice_lines WHERE "invoiceId" = $1', [inv.id])).rows;
+    expect(lines).toHaveLength(1);
+    expect(lines[0].priceId).toBe(basic.priceId);
+    expect(lines[0].description).toMatch(/^Basic /);
+    const renewed = (await eventsOf(sub)).at(-1);
+    expect(renewed?.data.object).toMatchObject({ planId: basic.planId, priceId: basic.priceId });
+  });
+
   it('without a stored method: due in 7 days, no automatic charge', async () => {
     const ws = await server.workspace();
     const { planId, priceId } = await plan(ws);

@@ -13,6 +13,8 @@ import { prorate } from '../../../src/modules/subscriptions/periods.ts';
 import { collectInvoice } from '../../../src/modules/subscriptions/collect.ts';
 import { clockedSender } from '../../helpers/clocked.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
+import { plan as renewalPlan, scopeOf as renewalScope, seedSubscription } from '../../helpers/renewals.ts';
+import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
 
 const server = useServer();
 const send = clockedSender(server);
@@ -429,6 +431,57 @@ describe('PATCH /v1/subscriptions/:id', () => {
     });
     expect(meta.json.data).toMatchObject({ metadata: { k: 'v' }, paymentMethod: null, cancelAtPeriodEnd: true });
     expect((await ws.client.patch(`/v1/subscriptions/${id}`, { metadata: null })).json.data.metadata).toBeNull();
+  });
+});
+
+describe('proration credits only a paid period (defect 4)', () => {
+  /** A subscription whose renewal of about 10 days ago was invoiced; `method` decides whether it was charged. */
+  async function renewed(ws: Workspace, method: string | null) {
+    const p = await renewalPlan(ws);
+    const id = await seedSubscription(ws, {
+      customerId: await customer(ws),
+      ...p,
+      anchorAt: new Date(clock.now().getTime() - 40 * DAY),
+      paymentMethod: method,
+    });
+    await processDue({ scope: renewalScope(ws), at: new Date(clock.now().getTime() - 9 * DAY), testClockId: null });
+    return id;
+  }
+  const linesOf = async (ws: Workspace, subId: string) => {
+    const sub = (await ws.client.get(`/v1/subscriptions/${subId}`)).json.data;
+    return (await ws.client.get(`/v1/invoices/${sub.latestInvoiceId}`)).json.data.lines as any[];
+  };
+
+  it('a declined renewal (past_due), then an upgrade: no credit for the unpaid period', async () => {
+    const ws = await server.workspace();
+    const sub = await renewed(ws, 'pm_test_decline');
+    expect((await ws.client.get(`/v1/subscriptions/${sub}`)).json.data.status).toBe('past_due');
+    const before = await linesOf(ws, sub);
+    const res = await ws.client.patch(`/v1/subscriptions/${sub}`, { quantity: 2 });
+    expect(res.status).toBe(200);
+    const lines = await linesOf(ws, sub);
+    expect(lines).not.toEqual(before);
+    expect(lines.map((l) => l.description)).toEqual([expect.stringMatching(/^Remaining time on /)]);
+    expect(lines.every((l) => l.unitAmount > 0)).toBe(true);
+  });
+
+  it('an invoiced period not yet paid (no stored method), then an upgrade: no credit either', async () => {
+    const ws = await server.workspace();
+    const sub = await renewed(ws, null);
+    expect((await ws.client.get(`/v1/subscriptions/${sub}`)).json.data.status).toBe('active');
+    await ws.client.patch(`/v1/subscriptions/${sub}`, { quantity: 2 });
+    const lines = await linesOf(ws, sub);
+    expect(lines.map((l) => l.description)).toEqual([expect.stringMatching(/^Remaining time on /)]);
+  });
+
+  it('a paid renewal, then an upgrade: the unused time is credited', async () => {
+    const ws = await server.workspace();
+    const sub = await renewed(ws, 'pm_test_success');
+    await ws.client.patch(`/v1/subscriptions/${sub}`, { quantity: 2 });
+    const [credit, charge] = await linesOf(ws, sub);
+    expect(credit.description).toMatch(/^Unused time on /);
+    expect(credit.unitAmount).toBeLessThan(0);
+    expect(charge.unitAmount).toBeGreaterThan(-credit.unitAmount);
   });
 });
 
