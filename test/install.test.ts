@@ -17,7 +17,7 @@ function run(file: string, args: string[], opts: { cwd: string; env?: NodeJS.Pro
       file,
       args,
       // The machine's PATH only: what a new user's shell has (no node_modules/.bin of this run).
-      { cwd: opts.cwd, env: { HOME: process.env.HOME, PATH: '/usr/bin:/bin', ...opts.env }, timeout: 120_000 },
+      { cwd: opts.cwd, env: { HOME: process.env.HOME, PATH: '/usr/bin:/bin', ...opts.env }, timeout: 170_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );
@@ -32,7 +32,7 @@ const oldSystemNode = major > 0 && major < 22 && existsSync(SYSTEM_NPM);
 const warnings = (s: string) => s.split('\n').filter((l) => /^npm (warn|WARN)|EBADENGINE/.test(l));
 
 describe.skipIf(!oldSystemNode)(`on the machine's Node ${major} (older than the Node svc runs on)`, () => {
-  it('npm install resolves the locked tree without a warning', async () => {
+  it('npm install resolves the locked tree without a warning', { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-install-'));
     try {
       for (const f of ['package.json', 'package-lock.json', '.npmrc']) copyFileSync(join(ROOT, f), join(dir, f));
@@ -47,7 +47,7 @@ describe.skipIf(!oldSystemNode)(`on the machine's Node ${major} (older than the 
     }
   });
 
-  it('npx svc runs on the bundled Node without a warning', async () => {
+  it('npx svc runs on the bundled Node without a warning', { timeout: 180_000 }, async () => {
     const cache = mkdtempSync(join(tmpdir(), 'svc-npx-cache-'));
     try {
       // A fresh npm cache: the first npx of a new user, when npm checks the package's engines.

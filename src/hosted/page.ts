@@ -6,6 +6,7 @@
  */
 import { formatMoney } from '../core/money.ts';
 import type { SessionStatus } from '../modules/checkout-sessions/states.ts';
+import { formatDateTime } from '../modules/documents/render/format.ts';
 
 export interface HostedMethod {
   method: string;
@@ -25,6 +26,8 @@ export interface HostedPageView {
   lineItems: { name: string; quantity: number; unitAmount: number }[];
   methods: HostedMethod[];
   expiresAt: Date;
+  /** The workspace's IANA zone: the deadline is shown in it. */
+  timezone: string;
   testMode: boolean;
   /** Where the customer goes after paying (`?session_id=` appended) or canceling. */
   successUrl: string;
@@ -79,7 +82,8 @@ export function renderHostedPage(view: HostedPageView): string {
     )
     .join('');
   const closed = closedScreen(view);
-  const deadline = `<time datetime="${view.expiresAt.toISOString()}">${esc(view.expiresAt.toUTCString())}</time>`;
+  // In the merchant's zone, named (WIB), as its receipts and invoices say it; not the server's GMT.
+  const deadline = `<time datetime="${view.expiresAt.toISOString()}">${esc(formatDateTime(view.expiresAt, 'en-GB', view.timezone))}</time>`;
   const body =
     closed ??
     `<section id="choose" data-state="choose">

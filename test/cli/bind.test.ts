@@ -39,7 +39,7 @@ async function serveWith(host: string | undefined) {
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   try {
-    const deadline = Date.now() + 45_000;
+    const deadline = Date.now() + 90_000;
     while (!stderr.includes('svc listening')) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`svc serve did not start:\n${stderr}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -53,14 +53,14 @@ async function serveWith(host: string | undefined) {
 }
 
 describe.skipIf(!existsSync('/proc/net/tcp'))('svc serve binds', () => {
-  it('loopback when HOST is unset, and the banner prints that address', async () => {
+  it('loopback when HOST is unset, and the banner prints that address', { timeout: 120_000 }, async () => {
     const r = await serveWith(undefined);
     expect(r.health).toBe(200);
     expect(r.bound).toEqual(['127.0.0.1']);
     expect(r.banner).toBe(`svc listening on http://127.0.0.1:${r.port} (GraphQL at /graphql)`);
   });
 
-  it('every interface with HOST=0.0.0.0 (the container), and the banner says so', async () => {
+  it('every interface with HOST=0.0.0.0 (the container), and the banner says so', { timeout: 120_000 }, async () => {
     const r = await serveWith('0.0.0.0');
     expect(r.health).toBe(200);
     expect(r.bound).toEqual(['0.0.0.0']);

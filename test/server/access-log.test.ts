@@ -10,8 +10,9 @@ let api: Instance;
 beforeAll(async () => {
   api = await startInstance(server.dbUrl, {
     env: { LOG_LEVEL: 'info', SVC_LOG_STDERR: '1', SVC_LOG_FORMAT: 'json', SVC_RATE_LIMIT: 'off' },
+    timeoutMs: 90_000,
   });
-});
+}, 120_000);
 afterAll(() => api?.stop());
 
 const requestLines = (log: string) =>

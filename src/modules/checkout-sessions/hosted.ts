@@ -110,6 +110,7 @@ export async function hostedPageView(token: string): Promise<HostedPageView> {
       lineItems: s.lineItems as HostedPageView['lineItems'],
       methods,
       expiresAt: s.expiresAt,
+      timezone: workspace.timezone,
       testMode: scope.mode === 'test',
       successUrl: s.successUrl,
       cancelUrl: s.cancelUrl,

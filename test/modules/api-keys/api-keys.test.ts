@@ -53,12 +53,14 @@ describe('API keys over REST', () => {
     expect(revoke.status).toBe(403);
     expect(revoke.json.error.code).toBe('insufficient_scope');
     expect((await live.get('/v1/api-keys')).status).toBe(200);
-    // nor mint one, unless it acts for the owner or an admin of an activated workspace (this one is:
-    // a live key exists); a read-only key cannot, whatever the workspace's mode
+    // nor mint one: only the first live keys of an activated workspace come from a test key (of its
+    // owner or an admin), and this one has a live key (test/modules/workspaces/lifecycle.test.ts);
+    // a read-only key cannot, whatever the workspace's mode
     const ro = createClient({ baseUrl: server.url, ...(await mintKey(ws.workspaceId, 'test', { role: 'read_only' })) });
     expect((await ro.post('/v1/api-keys', { name: 'x', environment: 'live' })).status).toBe(403);
     const mint = await ws.client.post('/v1/api-keys', { name: 'x', environment: 'live' });
-    expect(mint.status).toBe(201);
+    expect(mint.status).toBe(403);
+    expect(mint.json.error.code).toBe('insufficient_scope');
     // and a live key cannot touch test keys either
     expect((await live.delete(`/v1/api-keys/${ws.apiKeyId}`)).status).toBe(403);
     expect((await live.post('/v1/api-keys', { name: 'y', environment: 'test' })).status).toBe(403);

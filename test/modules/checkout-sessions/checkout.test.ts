@@ -126,6 +126,13 @@ describe('POST /v1/checkout-sessions validation', () => {
     expect(s.hostedUrl).toMatch(new RegExp(`/c/${s.id}_[0-9a-f]{40}$`));
     expect(s.arn).toBe(`arn:svc:${s.accountId}:checkout-session:${s.id}`);
     expect(Date.parse(s.expiresAt) - Date.parse(s.createdAt)).toBe(86_400_000);
+    // The page's deadline is in the workspace's zone (Asia/Jakarta, UTC+7), named as receipts name it.
+    const html = await (await fetch(s.hostedUrl.replace(/^https?:\/\/[^/]+/, server.url))).text();
+    const shown = /Pay before <time datetime="([^"]+)">([^<]+)<\/time>/.exec(html);
+    expect(shown?.[1]).toBe(s.expiresAt);
+    const wib = new Date(Date.parse(s.expiresAt) + 7 * 3600_000);
+    const hhmm = `${String(wib.getUTCHours()).padStart(2, '0')}:${String(wib.getUTCMinutes()).padStart(2, '0')}`;
+    expect(shown?.[2]).toMatch(new RegExp(`^${wib.getUTCDate()} [A-Z][a-z]{2} ${wib.getUTCFullYear()}, ${hhmm} WIB$`));
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toEqual(s);
     expect((await (await server.workspace()).client.get(`/v1/checkout-sessions/${s.id}`)).status).toBe(404);
   });

@@ -145,12 +145,17 @@ describe('invite', () => {
       expect((await sent()).rows.length).toBe(rows);
       expect(readdirSync(outbox.dir).length).toBe(mails); // nothing mailed
       // Another workspace has its own quota; a day later this one invites again.
-      expect((await invite(await server.workspace(), { email: 'a3@example.com', role: 'member' })).status).toBe(201);
+      const other = await server.workspace();
+      expect((await invite(other, { email: 'a3@example.com', role: 'member' })).status).toBe(201);
       await db().system.query(
         `UPDATE members SET "invitedAt" = "invitedAt" - interval '24 hours' WHERE "workspaceId" = $1`,
         [ws.workspaceId],
       );
       expect((await invite(ws, { email: 'a3@example.com', role: 'member' })).status).toBe(201);
+      // Gone again: the expiry test's sweep counts every pending invitation of the database.
+      await db().system.query(`DELETE FROM members WHERE "workspaceId" = ANY($1) AND role <> 'owner'`, [
+        [ws.workspaceId, other.workspaceId],
+      ]);
     } finally {
       config.invitationsPerDay = previous;
     }

@@ -82,11 +82,25 @@ export const labelsFor = (view: Pick<DocumentView, 'language'>): Labels => LABEL
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 const percentFormats = new Map<string, Intl.NumberFormat>();
 
-/** "5 Nov 2026, 10.04 WIB" (id-ID) or "Nov 5, 2026, 10:04 GMT+7" (en-US), 24-hour clock. */
+/**
+ * Indonesia's zones by the names its customers use, in every language (Intl names them only in
+ * id-ID; en-* says "GMT+7").
+ */
+const namedZones: Record<string, string> = {
+  'Asia/Jakarta': 'WIB',
+  'Asia/Pontianak': 'WIB',
+  'Asia/Makassar': 'WITA',
+  'Asia/Jayapura': 'WIT',
+};
+
+/** "5 Nov 2026, 10.04 WIB" (id-ID) or "Nov 5, 2026, 10:04 WIB" (en-US), 24-hour clock, the zone named. */
 export function formatDateTime(at: Date, locale: string, timezone: string): string {
+  const zone = namedZones[timezone];
+  if (zone) return `${formatDateTime(at, locale, `${timezone}|unnamed`)} ${zone}`;
   const key = `${locale}|${timezone}`;
   let df = dateFormats.get(key);
   if (!df) {
+    const [tz, unnamed] = timezone.split('|');
     df = new Intl.DateTimeFormat(locale, {
       day: 'numeric',
       month: 'short',
@@ -94,8 +108,8 @@ export function formatDateTime(at: Date, locale: string, timezone: string): stri
       hour: '2-digit',
       minute: '2-digit',
       hourCycle: 'h23',
-      timeZone: timezone,
-      timeZoneName: 'short',
+      timeZone: tz,
+      ...(unnamed ? {} : { timeZoneName: 'short' as const }),
     });
     dateFormats.set(key, df);
   }
