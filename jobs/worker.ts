@@ -19,6 +19,7 @@ import * as eventRetention from './event-retention.ts';
 import * as pendingSweep from './pending-sweep.ts';
 import * as testClockAdvance from './test-clock-advance.ts';
 import { testClockFanOut } from '../src/modules/test-clocks/service.ts';
+import { stopWalks } from '../src/modules/test-clocks/walkers.ts';
 import * as billingTick from './billing-tick.ts';
 import * as invitationExpiry from './invitation-expiry.ts';
 import * as workspacePurge from './workspace-purge.ts';
@@ -73,6 +74,8 @@ export async function startWorker(databaseUrl: string) {
     boss,
     async stop() {
       stopRelay();
+      // Walkers stop at their next step first, so the graceful stop below never waits on a long walk.
+      await stopWalks();
       await boss.stop({ graceful: true, timeout: 5000 });
     },
   };

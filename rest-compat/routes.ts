@@ -853,7 +853,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/v1/test-clocks',
     resource: 'test_clock',
-    errors: ['forbidden_in_live_mode'],
+    errors: ['forbidden_in_live_mode', 'tier_cap_reached'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateTestClockInput }),
   }),

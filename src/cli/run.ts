@@ -35,6 +35,11 @@ export async function run(role: 'start' | 'serve' | 'worker') {
     }
   }
   const shutdown = async () => {
+    // The last resort of "SIGTERM stops within 10 s" (docs/security.md): whatever still holds on.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in 9 s; exiting');
+      process.exit(1);
+    }, 9000).unref();
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await flushUsage().catch(() => {});
     await closeDatabase();

@@ -18,6 +18,7 @@ import { countStatementsPerRequest } from './statement-count.ts';
 import { mountMetrics, observeRequests } from './metrics.ts';
 import { mountGraphiQLAssets } from './graphiql.ts';
 import { traceRequests } from './tracing.ts';
+import { stopWalks } from '../modules/test-clocks/walkers.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -140,6 +141,8 @@ export async function buildApp(): Promise<App> {
     fastify,
     limiter,
     async close() {
+      // A request walking a test clock stops at its next step: closing waits for in-flight requests.
+      await stopWalks();
       await fastify.close();
       await limiter.close();
       await eventBus.stop();
