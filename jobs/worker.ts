@@ -20,6 +20,7 @@ import * as eventRetention from './event-retention.ts';
 import * as pendingSweep from './pending-sweep.ts';
 import * as testClockAdvance from './test-clock-advance.ts';
 import { testClockFanOut } from '../src/modules/test-clocks/service.ts';
+import { stopWalks } from '../src/modules/test-clocks/walkers.ts';
 import * as billingTick from './billing-tick.ts';
 import * as invitationExpiry from './invitation-expiry.ts';
 import * as workspacePurge from './workspace-purge.ts';
@@ -78,6 +79,8 @@ export async function startWorker(databaseUrl: string) {
     boss,
     async stop() {
       await stopRelay();
+      // Walkers stop at their next step first, so the graceful stop below never waits on a long walk.
+      await stopWalks();
       await boss.stop({ graceful: true, timeout: 5000 });
       // Its LISTEN connection too, before the database goes (`svc worker` has no API server to stop it).
       await eventBus.stop();

@@ -755,7 +755,7 @@ export const routes: Route[] = [
     id: 'createTestClock',
     method: 'POST',
     path: '/v1/test-clocks',
-    errors: ['forbidden_in_live_mode'],
+    errors: ['forbidden_in_live_mode', 'tier_cap_reached'],
     status: 201,
     variables: (r) => ({ input: r.body as Ops.CreateTestClockInput }),
   }),

@@ -186,7 +186,7 @@ export const errorMeanings: Record<ErrorCode, string> = {
   idempotency_conflict: 'the Idempotency-Key was used with a different request, or that request is still running',
   idempotency_in_flight: 'the first request with this Idempotency-Key is still running',
   cannot_revoke_self: 'a key cannot revoke itself',
-  tier_cap_reached: "the workspace's tier allows no more of this resource (API keys)",
+  tier_cap_reached: "the workspace's tier allows no more of this resource (API keys; test clocks: 100 on every tier)",
   no_recipient: 'an email needs a recipient: give `to`, or set the customer email',
   owner_immutable: "the owner's membership cannot be changed or removed this way (transfer ownership instead)",
   has_open_balance: 'the workspace still holds funds or pending money movements: settle the ledger first',

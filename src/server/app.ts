@@ -20,6 +20,7 @@ import { mountMetrics, observeRequests } from './metrics.ts';
 import { mountGraphiQLAssets } from './graphiql.ts';
 import { traceRequests } from './tracing.ts';
 import { loggedUrl } from './access-log.ts';
+import { stopWalks } from '../modules/test-clocks/walkers.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -164,6 +165,8 @@ export async function buildApp(): Promise<App> {
     fastify,
     limiter,
     async close() {
+      // A request walking a test clock stops at its next step: closing waits for in-flight requests.
+      await stopWalks();
       // Stops accepting at once; in-flight requests get a bounded drain, then their connections are cut.
       const cut = setTimeout(() => fastify.server.closeAllConnections(), DRAIN_MS).unref();
       await fastify.close();

@@ -7425,7 +7425,7 @@ export interface operations {
             400: components["responses"]["E400.validation_error"];
             401: components["responses"]["E401.invalid_signature.invalid_key"];
             403: components["responses"]["E403.insufficient_scope.forbidden_in_live_mode"];
-            409: components["responses"]["E409.idempotency_conflict"];
+            409: components["responses"]["E409.idempotency_conflict.tier_cap_reached"];
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { db, inTenant, tenantQuery, type Mode } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
 import { Sweep } from '../../core/sweep.ts';
@@ -79,9 +80,17 @@ async function markPastDueOnClock(o: RowScope & { testClockId: string; at: Date 
   return rows.length;
 }
 
-/** The earliest `dueAt` among a clock's sweepable invoices up to `upTo` (the clock's next due instant). */
-export async function nextPastDue(scope: RowScope, testClockId: string, upTo: Date): Promise<Date | null> {
-  const { rows } = await db().system.query<{ at: Date | null }>(
+/**
+ * The earliest `dueAt` among a clock's sweepable invoices up to `upTo` (the clock's next due instant);
+ * `on`: the clock walker's own connection.
+ */
+export async function nextPastDue(
+  scope: RowScope,
+  testClockId: string,
+  upTo: Date,
+  on: Pick<pg.ClientBase, 'query'> = db().system,
+): Promise<Date | null> {
+  const { rows } = await on.query<{ at: Date | null }>(
     `SELECT min(i."dueAt") AS at FROM invoices i
      WHERE ${due} AND i."workspaceId" = $1 AND i.mode = $2 AND i."testClockId" = $3 AND i."dueAt" <= $4`,
     [scope.workspaceId, scope.mode, testClockId, upTo],

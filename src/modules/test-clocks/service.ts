@@ -17,12 +17,19 @@ import { toWire } from '../../core/wire.ts';
 import type { TestClock } from '../../generated/prisma/client.ts';
 import { onClient } from '../webhooks/queue.ts';
 import { lockSubscription, moveSubscription } from '../subscriptions/moves.ts';
-import { subscriptionLive, subscriptionMachine, type SubscriptionStatus } from '../subscriptions/states.ts';
+import { periodIndexAt, type Interval } from '../subscriptions/periods.ts';
+import {
+  subscriptionLive,
+  subscriptionMachine,
+  subscriptionRenewable,
+  type SubscriptionStatus,
+} from '../subscriptions/states.ts';
 import { testClockFields } from './fields.ts';
 import type { ListTestClocksArgs, TestClockInput } from './schema.ts';
 import { testClockMachine } from './states.ts';
 import { checkClockRoom, clockLimits } from './time.ts';
 import { clockWork } from './work.ts';
+import { enterWalk, leaveWalk, tryEnterWalk, walksStopping } from './walkers.ts';
 
 const err = errorsFor('test_clock');
 const snapshot = (c: TestClock) => toWire(c, testClockFields);
@@ -79,12 +86,51 @@ async function isSmall(tx: Tx, scope: RowScope, id: string): Promise<boolean> {
   return Math.max(customers, subscriptions) <= clockLimits.syncObjects;
 }
 
+/**
+ * Refuses an advance that would bill more renewal cycles than clockLimits allows (docs/decisions.md,
+ * Test clocks): per subscription, the periods that start by `target` after its current one (one for
+ * a period-end cancel), counted from each subscription's anchor and its plan's interval.
+ */
+async function checkCycles(tx: Tx, scope: RowScope, id: string, target: Date) {
+  const groups = await tx.$queryRaw<
+    { anchorAt: Date; periodIndex: number; cancel: boolean; interval: Interval; intervalCount: number; n: number }[]
+  >`SELECT s."anchorAt", s."periodIndex", s."cancelAtPeriodEnd" AS cancel, pl.interval, pl."intervalCount",
+      count(*)::int AS n
+    FROM subscriptions s
+    JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
+    WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND s."testClockId" = ${id}
+      AND s.status = ANY(${[...subscriptionRenewable]}::text[]) AND s."currentPeriodEnd" <= ${target}
+    GROUP BY 1, 2, 3, 4, 5`;
+  let total = 0;
+  let most = 0;
+  for (const g of groups) {
+    const cycles = g.cancel ? 1 : periodIndexAt(g.anchorAt, g, target) - g.periodIndex;
+    most = Math.max(most, cycles);
+    total += cycles * g.n;
+  }
+  const { maxCyclesPerAdvance: all, maxCyclesPerSubscription: one } = clockLimits;
+  if (most > one || total > all)
+    throw err.validation(
+      'frozenTime',
+      `this advance would bill ${total} renewal cycles (${most} of one subscription); one advance bills at most ` +
+        `${all} (${one} of one subscription): advance in smaller steps`,
+    );
+}
+
 export async function createTestClock(ctx: Context, input: TestClockInput) {
   const auth = testOnly(ctx, 'svc:subscription:write');
   const frozenTime = checkTime(input.frozenTime);
   const name = input.name == null ? null : checkLength(input.name, 'name', 1, 255, 'test_clock');
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
+    // Counted under a per-workspace lock for this transaction: concurrent creates cannot pass the cap together.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`test_clocks:${auth.workspaceId}`}, 0))`;
+    const live = await tx.testClock.count({ where: { ...scoped(auth), deletedAt: null } });
+    if (live >= clockLimits.maxClocks)
+      throw err.of(
+        'tier_cap_reached',
+        `A workspace holds at most ${clockLimits.maxClocks} test clocks; delete one before creating another`,
+      );
     const now = clock.now();
     const { to, events } = nextState(testClockMachine, null, 'create');
     const row = await tx.testClock.create({
@@ -133,6 +179,7 @@ export async function advanceTestClock(ctx: Context, id: string, input: { frozen
       throw err.validation('frozenTime', "frozenTime must be later than the clock's current frozenTime");
     if (target.getTime() - found.frozenTime.getTime() > clockLimits.maxSimulatedMs)
       throw err.validation('frozenTime', 'one advance moves a test clock at most 5 years');
+    await checkCycles(tx, auth, id, target);
     const { to, events } = nextState(testClockMachine, found.status as 'ready', 'advance');
     const row = await tx.testClock.update({
       where: { workspaceId_mode_id: { ...scoped(auth), id } },
@@ -142,7 +189,7 @@ export async function advanceTestClock(ctx: Context, id: string, input: { frozen
     return { row, small: await isSmall(tx, auth, id) };
   });
   if (!small) return row;
-  return walkClock(auth, id, { wait: true, requestId: ctx.requestId, budgetMs: clockLimits.syncBudgetMs });
+  return walkClock(auth, id, { request: true, requestId: ctx.requestId, budgetMs: clockLimits.syncBudgetMs });
 }
 
 /** DELETE /v1/test-clocks/:id (204): soft; the clock then reads as unknown. */
@@ -186,24 +233,21 @@ export async function deleteTestClock(ctx: Context, id: string) {
 }
 
 /**
- * Holds a session advisory lock on the clock for `fn` on a connection of its own: one walker per
- * clock at a time, across requests, jobs and processes. With `wait: false` a held lock means
- * another walker is on it, and null is returned.
+ * Runs `fn` holding a session advisory lock on the clock, on one system connection that `fn` also
+ * uses for the walk's own queries (work.ts `nextDue`): one walker per clock at a time, across
+ * requests, jobs and processes. Never waits for the lock (a waiting lock would hold its connection
+ * idle): null when another walker holds it.
  */
-async function withClockLock<T>(scope: RowScope, id: string, wait: boolean, fn: () => Promise<T>): Promise<T | null> {
+async function withClockLock<T>(scope: RowScope, id: string, fn: (client: pg.ClientBase) => Promise<T>) {
   const client = await db().system.connect();
   const key = `test_clock:${scope.workspaceId}:${scope.mode}:${id}`;
   try {
-    if (wait) await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
-    else {
-      const { rows } = await client.query<{ ok: boolean }>(
-        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
-        [key],
-      );
-      if (!rows[0].ok) return null;
-    }
+    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [
+      key,
+    ]);
+    if (!rows[0].ok) return null;
     try {
-      return await fn();
+      return await fn(client);
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
     }
@@ -212,54 +256,88 @@ async function withClockLock<T>(scope: RowScope, id: string, wait: boolean, fn: 
   }
 }
 
+/** How long a job waits for another walker of its clock (a request's, at most `syncBudgetMs`). */
+const JOB_LOCK_WAIT_MS = 30_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /**
  * The advance itself (BILLING §5, "walks time in order"): repeat {t = the earliest instant at which
  * one of the clock's items is due, up to the target; process every item due at t with t as now;
  * the clock's frozenTime becomes t}, then frozenTime = target and `ready` (+ `test_clock.ready`).
- * Each step commits as it goes, so a crashed walk resumes where it stopped (`resumeAdvancingClocks`).
- * A failure leaves `internal_failure` at the time reached. With `budgetMs` (a request's walk), the
- * walk stops after that long and leaves the clock `advancing` at the time reached, for the sweep.
+ * Each step commits as it goes, so a crashed or stopped walk resumes where it stopped (the sweep).
+ * A failure leaves `internal_failure` at the time reached.
+ *
+ * A walk takes one of the process's walker slots (walkers.ts): a request's walk (`request`) only
+ * when one is free, else it answers `advancing` and the job walks; it stops after `budgetMs` and
+ * leaves the clock `advancing` at the time reached. A job waits for a slot, and for another walker
+ * of the same clock, without holding a connection.
  */
 export async function walkClock(
   scope: RowScope,
   id: string,
-  opts: { wait: boolean; requestId?: string; budgetMs?: number },
+  opts: { request?: boolean; requestId?: string; budgetMs?: number } = {},
 ): Promise<TestClock> {
-  const deadline = opts.budgetMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + opts.budgetMs;
+  const started = performance.now();
+  const deadline = opts.budgetMs === undefined ? Number.POSITIVE_INFINITY : started + opts.budgetMs;
+  const lockWait = opts.request ? deadline : started + JOB_LOCK_WAIT_MS;
   const t = tenantOf(scope);
   const read = () => inTenant(t, (tx) => tx.testClock.findFirstOrThrow({ where: { ...scoped(scope), id } }));
-  const walked = await withClockLock(scope, id, opts.wait, async () => {
-    const start = await read();
-    if (start.status !== ADVANCING || !start.advanceTarget) return start;
-    const target = start.advanceTarget;
-    let now = start.frozenTime;
-    try {
-      for (let steps = 0; ; steps++) {
-        if (steps > 1_000_000) throw new Error('test clock walk did not converge');
-        if (performance.now() > deadline) return read();
-        let at: Date | null = null;
-        for (const w of clockWork) {
-          const d = await w.nextDue(scope, id, target);
-          if (d && (!at || d < at)) at = d;
-        }
-        if (!at) break;
-        if (at < now) at = now;
-        let moved = 0;
-        for (const w of clockWork) moved += await w.runDue(scope, id, at);
-        if (at > now) {
-          now = at;
-          await inTenant(t, (tx) =>
-            tx.testClock.update({ where: { workspaceId_mode_id: { ...scoped(scope), id } }, data: { frozenTime: at } }),
-          );
-        } else if (moved === 0) break; // due before the clock's time and nothing moved: not ours to retry
-      }
-      return await settle(scope, id, 'finish', target, opts.requestId);
-    } catch (e) {
-      logger.error({ err: (e as Error).message, testClock: id }, 'test clock advance failed');
-      return settle(scope, id, 'fail', null, opts.requestId);
+  if (!(opts.request ? tryEnterWalk() : await enterWalk())) return read();
+  try {
+    for (;;) {
+      const walked = await withClockLock(scope, id, (client) =>
+        walkLocked(client, scope, id, deadline, opts.requestId),
+      );
+      if (walked) return walked;
+      const now = await read();
+      if (now.status !== ADVANCING || walksStopping() || performance.now() >= lockWait) return now;
+      await sleep(200);
     }
-  });
-  return walked ?? read();
+  } finally {
+    leaveWalk();
+  }
+}
+
+async function walkLocked(
+  client: pg.ClientBase,
+  scope: RowScope,
+  id: string,
+  deadline: number,
+  requestId?: string,
+): Promise<TestClock> {
+  const t = tenantOf(scope);
+  const read = () => inTenant(t, (tx) => tx.testClock.findFirstOrThrow({ where: { ...scoped(scope), id } }));
+  const start = await read();
+  if (start.status !== ADVANCING || !start.advanceTarget) return start;
+  const target = start.advanceTarget;
+  let now = start.frozenTime;
+  try {
+    for (let steps = 0; ; steps++) {
+      if (steps > 1_000_000) throw new Error('test clock walk did not converge');
+      if (performance.now() > deadline || walksStopping()) return read();
+      let at: Date | null = null;
+      for (const w of clockWork) {
+        const d = await w.nextDue(client, scope, id, target);
+        if (d && (!at || d < at)) at = d;
+      }
+      if (!at) break;
+      if (at < now) at = now;
+      let moved = 0;
+      for (const w of clockWork) moved += await w.runDue(client, scope, id, at);
+      // Stopped inside the instant: its time is not reached yet (the resumed walk finishes it).
+      if (walksStopping()) return read();
+      if (at > now) {
+        now = at;
+        await inTenant(t, (tx) =>
+          tx.testClock.update({ where: { workspaceId_mode_id: { ...scoped(scope), id } }, data: { frozenTime: at } }),
+        );
+      } else if (moved === 0) break; // due before the clock's time and nothing moved: not ours to retry
+    }
+    return await settle(scope, id, 'finish', target, requestId);
+  } catch (e) {
+    logger.error({ err: (e as Error).message, testClock: id }, 'test clock advance failed');
+    return settle(scope, id, 'fail', null, requestId);
+  }
 }
 
 async function settle(
@@ -283,16 +361,19 @@ async function settle(
 }
 
 /**
- * The `test-clock-advance` job's sweep: every clock left `advancing` (its job lost, or its walker
- * killed) that no walker holds is walked again. Cross-tenant, so on the owner pool (docs/scaling.md).
+ * The `test-clock-advance` job's sweep: every clock left `advancing` (its job lost, its walker killed
+ * or stopped by a shutdown, a request's walk past its budget) gets a job again, in its workspace's
+ * group (fair scheduling, below), at most one per clock a minute; a job that finds the clock ready,
+ * or walked by another, has nothing to do. Cross-tenant, so on the owner pool (docs/scaling.md).
  */
-export async function resumeAdvancingClocks(limit = 50): Promise<number> {
-  const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode }>(
-    `SELECT id, "workspaceId", mode FROM test_clocks WHERE status = $2 AND "deletedAt" IS NULL
+export async function requeueAdvancingClocks(boss: PgBoss, limit = 500): Promise<number> {
+  const { rows } = await db().system.query<TestClockJob>(
+    `SELECT "workspaceId", mode, id AS "testClockId" FROM test_clocks WHERE status = $2 AND "deletedAt" IS NULL
      ORDER BY "updatedAt" LIMIT $1`,
     [limit, ADVANCING],
   );
-  for (const r of rows) await walkClock(r, r.id, { wait: false });
+  for (const data of rows)
+    await boss.sendThrottled(TEST_CLOCK_QUEUE, data, { group: { id: data.workspaceId } }, 60, data.testClockId);
   return rows.length;
 }
 
@@ -321,10 +402,12 @@ export function testClockFanOut(boss: PgBoss) {
       `SELECT "workspaceId", mode, "objectId" AS "testClockId" FROM events WHERE id = ANY($1::text[])`,
       [started],
     );
+    // Grouped by workspace: the worker runs one walk per workspace at a time (jobs/test-clock-advance.ts), so one
+    // workspace's burst of advances queues behind itself, not in front of every other workspace's.
     if (rows.length)
       await boss.insert(
         TEST_CLOCK_QUEUE,
-        rows.map((data) => ({ data })),
+        rows.map((data) => ({ data, group: { id: data.workspaceId } })),
         { db: onClient(client) },
       );
   };

@@ -27,9 +27,15 @@ export const clockLimits = {
   maxSimulatedMs: 5 * 366 * 24 * 3600 * 1000,
   /** Customers (and, with subscriptions, their subscriptions) on one clock. */
   maxObjects: 10_000,
+  /** Live (not deleted) clocks per workspace: one workspace's simulations stay a bounded share of the queue. */
+  maxClocks: 100,
+  /** Renewal cycles one advance may bill, over all the clock's subscriptions (1,000 monthly x a year). */
+  maxCyclesPerAdvance: 12_000,
+  /** Renewal cycles one advance may bill for one subscription (a daily one for a year and a bit). */
+  maxCyclesPerSubscription: 400,
   /** An advance over at most this many objects runs before the answer; larger ones run in the background. */
   syncObjects: 10,
-  /** A walk in the request stops after this long; the minute sweep finishes it (answer: advancing). */
+  /** A walk in the request stops after this long (docs/decisions.md, Test clocks: ~10 s) and answers `advancing`; the job finishes it. */
   syncBudgetMs: 10_000,
 } as const;
 

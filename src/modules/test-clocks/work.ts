@@ -1,25 +1,23 @@
-/**
- * What falls due on a test clock's time (docs/decisions.md, Test clocks): each kind of due item says
- * when its next one is due and processes the ones due at an instant, with that instant as "now".
- * The advance walks these in time order (service.ts `walkClock`). Subscriptions first (renewals,
- * trial ends, period-end cancels, then charges and dunning retries: `processDue`), then past-due moves.
- */
-import { db } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
+import type pg from 'pg';
 import { sql } from '../../core/db/sql-template.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import { markPastDueInvoices, nextPastDue } from '../invoices/sweep.ts';
 import { invoiceIssuedUnpaid } from '../invoices/states.ts';
-import { processDue } from '../subscriptions/renewals.ts';
+import { processDue, RENEWAL_BATCH } from '../subscriptions/renewals.ts';
 import { periodEndDue } from '../subscriptions/states.ts';
+import { walksStopping } from './walkers.ts';
 
 export interface ClockWork {
   name: string;
-  /** The earliest instant <= `upTo` at which one of the clock's items is due, or null. */
-  nextDue(scope: RowScope, testClockId: string, upTo: Date): Promise<Date | null>;
+  /**
+   * The earliest instant <= `upTo` at which one of the clock's items is due, or null; on the walker's
+   * own connection (the one holding the clock's lock: service.ts withClockLock).
+   */
+  nextDue(client: pg.ClientBase, scope: RowScope, testClockId: string, upTo: Date): Promise<Date | null>;
   /** Processes every item of the clock due at or before `at`, with `at` as now; returns how many. */
-  runDue(scope: RowScope, testClockId: string, at: Date): Promise<number>;
+  runDue(client: pg.ClientBase, scope: RowScope, testClockId: string, at: Date): Promise<number>;
 }
 
 const BATCH = 500;
@@ -35,8 +33,13 @@ const waiting = (sweep: 'renewal' | 'invoice_attempt', t: 's' | 'i') =>
      AND sq.sweep = '${sweep}' AND sq."rowId" = ${t}.id AND sq."retryAt" > $5)`;
 
 /** The earliest period end (renewal, trial end, period-end cancel) or charge attempt of the clock, up to `upTo`. */
-async function nextSubscriptionDue(scope: RowScope, testClockId: string, upTo: Date): Promise<Date | null> {
-  const { rows } = await db().system.query<{ at: Date | null }>(
+async function nextSubscriptionDue(
+  client: pg.ClientBase,
+  scope: RowScope,
+  testClockId: string,
+  upTo: Date,
+): Promise<Date | null> {
+  const { rows } = await client.query<{ at: Date | null }>(
     `SELECT least(
        (SELECT min(s."currentPeriodEnd") FROM subscriptions s WHERE s."workspaceId" = $1 AND s.mode = $2
           AND s."testClockId" = $3 AND ${renewable} AND s."currentPeriodEnd" <= $4 AND ${waiting('renewal', 's')}),
@@ -53,22 +56,31 @@ export const clockWork: ClockWork[] = [
     nextDue: nextSubscriptionDue,
     // Several lanes at once: processDue claims with SKIP LOCKED (and charges under a lease), so lanes
     // share one instant's renewals and charges without running one twice; the instant stays one.
-    runDue: async (scope, testClockId, at) => {
+    runDue: async (client, scope, testClockId, at) => {
+      // One lane unless the instant holds more than one renewal batch: each lane's processDue costs its
+      // own lookups, which is most of a small clock's instant.
+      const { rowCount } = await client.query(
+        `SELECT 1 FROM subscriptions s WHERE s."workspaceId" = $1 AND s.mode = $2 AND s."testClockId" = $3
+           AND ${renewable} AND s."currentPeriodEnd" <= $4 LIMIT $5`,
+        [scope.workspaceId, scope.mode, testClockId, at, RENEWAL_BATCH + 1],
+      );
+      const lanes = (rowCount ?? 0) > RENEWAL_BATCH ? LANES : 1;
       const lane = async () => {
         let total = 0;
         for (;;) {
           const r = await processDue({ scope, at, testClockId, limit: 2000 });
           total += r.renewed + r.canceled + r.attempted;
-          if (!r.more) return total;
+          // A shutdown stops the lanes between calls (walkers.ts); the walk resumes this instant later.
+          if (!r.more || walksStopping()) return total;
         }
       };
-      const done = await Promise.all(Array.from({ length: LANES }, lane));
+      const done = await Promise.all(Array.from({ length: lanes }, lane));
       return done.reduce((a, b) => a + b, 0);
     },
   },
   {
     name: 'invoice past due',
-    nextDue: nextPastDue,
-    runDue: (scope, testClockId, at) => markPastDueInvoices(BATCH, { scope, testClockId, at }),
+    nextDue: (client, scope, testClockId, upTo) => nextPastDue(scope, testClockId, upTo, client),
+    runDue: (_client, scope, testClockId, at) => markPastDueInvoices(BATCH, { scope, testClockId, at }),
   },
 ];

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useServer, db } from '../../helpers/server.ts';
 import { until } from '../../helpers/receiver.ts';
-import { resumeAdvancingClocks } from '../../../src/modules/test-clocks/service.ts';
 import { clockedSubscriptions } from '../../helpers/clocked-subscriptions.ts';
 
 // The whole worker: the relay enqueues `test-clock-advance` when it publishes `test_clock.advancing`.
@@ -75,9 +74,13 @@ describe('background advance', () => {
       c.id,
       target,
     ]);
-    // (the worker's own minute sweep may get there first: either way one walk, one ready)
-    await resumeAdvancingClocks();
-    const now = (await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data;
+    // The sweep now rather than at the next minute (which may get there first: either way one walk, one ready).
+    await server.worker!.boss.send('test-clock-advance-sweep', {});
+    let now: any;
+    await until(async () => {
+      now = (await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data;
+      return now.status === 'ready';
+    }, 'the clock to be ready');
     expect(now).toMatchObject({ status: 'ready', frozenTime: target });
     const types = (await ws.client.get(`/v1/events?objectId=${c.id}&order=asc`)).json.data.map((e: any) => e.type);
     expect(types).toEqual(['test_clock.created', 'test_clock.ready']);

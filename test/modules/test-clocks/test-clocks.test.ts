@@ -5,7 +5,7 @@ import { useServer, createClient, db, type Workspace } from '../../helpers/serve
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { markPastDueInvoices } from '../../../src/modules/invoices/sweep.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
-import { resumeAdvancingClocks, walkClock } from '../../../src/modules/test-clocks/service.ts';
+import { walkClock } from '../../../src/modules/test-clocks/service.ts';
 import { clockedSubscriptions } from '../../helpers/clocked-subscriptions.ts';
 
 // No worker: a background advance stays `advancing` here (test-clocks-background.test.ts runs it).
@@ -426,7 +426,7 @@ describe('subscriptions created on a clock (the API)', () => {
 });
 
 describe('the request walk budget', () => {
-  it('a walk over budget leaves the clock advancing at the time reached; the sweep finishes it', async () => {
+  it('a walk over budget leaves the clock advancing at the time reached; a job-side walk finishes it', async () => {
     const ws = await server.workspace();
     const c = await newClock(ws);
     await clockedSubscriptions(ws, { testClockId: c.id, anchor: start });
@@ -436,10 +436,11 @@ describe('the request walk budget', () => {
       target,
     ]);
     const scope = { workspaceId: ws.workspaceId, mode: 'test' as const };
-    const cut = await walkClock(scope, c.id, { wait: true, budgetMs: 0 });
+    const cut = await walkClock(scope, c.id, { request: true, budgetMs: 0 });
     expect(cut).toMatchObject({ status: 'advancing' });
     expect(cut.frozenTime.toISOString()).toBe(start);
-    await resumeAdvancingClocks();
+    // What the job re-queued by the sweep runs (test-clocks-background.test.ts runs the sweep itself).
+    await walkClock(scope, c.id);
     const done = (await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data;
     expect(done).toMatchObject({ status: 'ready', frozenTime: target });
   });
@@ -466,5 +467,62 @@ describe('the object limit', () => {
     expectError(sub, 400, 'validation_error', 'customerId');
     // A customer without a clock is not affected.
     expect((await ws.client.post('/v1/customers', { name: 'Free' })).status).toBe(201);
+  });
+});
+
+describe('the workspace and advance caps (issue 23)', () => {
+  it('a workspace holds at most 100 live clocks: the next is 409 tier_cap_reached; a deleted one frees its place', async () => {
+    const ws = await server.workspace();
+    // 99 written as rows (what is under test is the refusal past the cap), one more through the API.
+    await db().system.query(
+      `INSERT INTO test_clocks (id, "workspaceId", mode, "frozenTime", status)
+       SELECT 'clk_cap' || lpad(g::text, 23, '0'), $1, 'test', $2, 'ready' FROM generate_series(1, 99) g`,
+      [ws.workspaceId, start],
+    );
+    const hundredth = await newClock(ws);
+    const refused = await ws.client.post('/v1/test-clocks', { frozenTime: start });
+    expectError(refused, 409, 'tier_cap_reached');
+    expect(refused.json.error.message).toMatch(/at most 100 test clocks/);
+    // Another workspace is not affected.
+    expect((await (await server.workspace()).client.post('/v1/test-clocks', { frozenTime: start })).status).toBe(201);
+    expect((await ws.client.delete(`/v1/test-clocks/${hundredth.id}`)).status).toBe(204);
+    expect((await ws.client.post('/v1/test-clocks', { frozenTime: start })).status).toBe(201);
+  });
+
+  it('one advance bills at most 400 cycles of one subscription: a daily one 401 days ahead is 400', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    const { plan, ids } = await clockedSubscriptions(ws, { testClockId: c.id, anchor: start });
+    await db().system.query(`UPDATE plans SET interval = 'day' WHERE id = $1`, [plan.id]);
+    await db().system.query(`UPDATE subscriptions SET "currentPeriodEnd" = $2 WHERE id = $1`, [
+      ids[0],
+      plus(start, DAY),
+    ]);
+    const far = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 401 * DAY) });
+    expectError(far, 400, 'validation_error', 'frozenTime');
+    expect(far.json.error.message).toMatch(/401 renewal cycles \(401 of one subscription\)/);
+    expect((await ws.client.get(`/v1/test-clocks/${c.id}`)).json.data).toMatchObject({
+      status: 'ready',
+      frozenTime: start,
+    });
+    // In smaller steps it goes.
+    const near = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: plus(start, 3 * DAY) });
+    expect(near.json.data).toMatchObject({ status: 'ready', frozenTime: plus(start, 3 * DAY) });
+    const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM invoices WHERE "subscriptionId" = $1`, [
+      ids[0],
+    ]);
+    expect(rows[0].n).toBe(3);
+  });
+
+  it('one advance bills at most 12,000 cycles in all: 1,001 monthly subscriptions a year ahead is 400', async () => {
+    const ws = await server.workspace();
+    const c = await newClock(ws);
+    await clockedSubscriptions(ws, { testClockId: c.id, anchor: start, count: 1001 });
+    const year = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: '2026-01-31T00:00:00.000Z' });
+    expectError(year, 400, 'validation_error', 'frozenTime');
+    expect(year.json.error.message).toMatch(/12012 renewal cycles \(12 of one subscription\)/);
+    // Eleven months are 11,011 cycles: accepted (a large clock: answered advancing, walked by the job).
+    const eleven = await ws.client.post(`/v1/test-clocks/${c.id}/advance`, { frozenTime: '2025-12-31T00:00:00.000Z' });
+    expect(eleven.json.data).toMatchObject({ status: 'advancing' });
   });
 });
