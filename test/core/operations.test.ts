@@ -7,8 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clock } from '../../src/core/clock.ts';
+import { scopeOf, tenantTx } from '../../src/core/db/sql.ts';
+import { claimOperation } from '../../src/core/operations.ts';
 import { clockedSender } from '../helpers/clocked.ts';
 import { sandboxPayment } from '../helpers/payments.ts';
+import { until } from '../helpers/receiver.ts';
 import { customer, plan } from '../helpers/renewals.ts';
 import { db, useServer, type Workspace } from '../helpers/server.ts';
 
@@ -114,5 +117,62 @@ describe('a money-creating request run again after its claim was taken over', ()
     expect(rerun).toMatchObject({ id: first.id, amount: first.amount, status: first.status });
     expect(await count('refunds', '"paymentId" = $1', [payment.id])).toBe(1);
     expect((await ws.client.get(`/v1/payments/${payment.id}`)).json.data.amountRefunded).toBe(10_000);
+  });
+});
+
+describe('claimOperation', () => {
+  it('a re-run racing a slower first run waits for its commit and gets its result; a rolled-back one left nothing', async () => {
+    const ws = await server.workspace();
+    const scope = { workspaceId: ws.workspaceId, mode: 'test' as const };
+    const notes = { operationId: randomUUID() };
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let claimed!: () => void;
+    const firstClaimed = new Promise<void>((r) => {
+      claimed = r;
+    });
+    // The first run claims, then is slow (past the lease) before it commits.
+    const first = tenantTx(scopeOf(scope), async (sql) => {
+      const earlier = await claimOperation(sql, scope, notes, 'usage_record.create', 'ur_first');
+      claimed();
+      await held;
+      return earlier;
+    });
+    await firstClaimed;
+    const second = tenantTx(scopeOf(scope), (sql) =>
+      claimOperation(sql, scope, notes, 'usage_record.create', 'ur_second'),
+    );
+    // The re-run waits on the first run's uncommitted claim instead of acting (a lock not granted).
+    try {
+      await until(
+        async () =>
+          (
+            await db().system.query(
+              `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+                WHERE NOT l.granted AND a.datname = current_database()`,
+            )
+          ).rowCount === 1,
+        'the re-run waiting on the first claim',
+      );
+    } finally {
+      release();
+    }
+    expect(await first).toBeNull();
+    expect(await second).toBe('ur_first');
+
+    const other = { operationId: randomUUID() };
+    await expect(
+      tenantTx(scopeOf(scope), async (sql) => {
+        await claimOperation(sql, scope, other, 'invoice.pay', 'inv_a');
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(
+      await tenantTx(scopeOf(scope), (sql) => claimOperation(sql, scope, other, 'invoice.pay', 'inv_b')),
+    ).toBeNull();
+    // Without an operation id (no Idempotency-Key) every run acts.
+    expect(await tenantTx(scopeOf(scope), (sql) => claimOperation(sql, scope, {}, 'invoice.pay', 'inv_c'))).toBeNull();
   });
 });

@@ -321,7 +321,7 @@ describe('PUT /v1/adapters/manual', () => {
       [{ bankAccounts: [account, { ...account, accountNumber: '1'.repeat(41) }] }, 'bankAccounts[1].accountNumber'],
       [{ bankAccounts: [{ ...account, accountHolder: 'h'.repeat(81) }] }, 'bankAccounts[0].accountHolder'],
       [{ bankAccounts: [{ ...account, bankName: '' }] }, 'bankAccounts[0].bankName'],
-      [{ bankAccounts: [{ bankName: 'BCA', accountNumber: '1' }] }, 'accountHolder'],
+      [{ bankAccounts: [{ bankName: 'BCA', accountNumber: '1' }] }, 'bankAccounts[0].accountHolder'],
       [{ bankAccounts: Array(11).fill(account) }, 'bankAccounts'],
       [{ staticQrImageUrl: `https://x.example/${'q'.repeat(500 - 17)}` }, 'staticQrImageUrl'],
       [{ staticQrImageUrl: 'http://x.example/qr.png' }, 'staticQrImageUrl'],
