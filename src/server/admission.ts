@@ -94,9 +94,12 @@ export interface Admit {
   /** The request's context, with its authenticated caller: marked admitted when the steps pass. */
   context: Context & { auth: Auth };
   operation: Operation;
-  /** Rate tokens of class `read` the transport took before it could parse the operation. */
-  prepaid?: number;
+  /** The transport took the `prepay` token before it could parse the operation. */
+  prepaid?: boolean;
 }
+
+/** Step 2 for a document not parsed yet (/graphql, the socket): one `read` token, counted by `admit`. */
+export const prepay = (limiter: RateLimiter, auth: Auth) => enforceRate(limiter, auth.workspaceId, 'read', 1);
 
 /**
  * Steps 2 and 3: the rate tokens and the declared scopes. Only an admitted context executes
@@ -107,7 +110,7 @@ export async function admit(limiter: RateLimiter, a: Admit): Promise<void> {
   const { auth } = a.context;
   const perClass = new Map<RateClass, number>();
   for (const f of operation.fields) perClass.set(f.rateClass, (perClass.get(f.rateClass) ?? 0) + 1);
-  if (a.prepaid) perClass.set('read', (perClass.get('read') ?? 0) - a.prepaid);
+  if (a.prepaid) perClass.set('read', (perClass.get('read') ?? 0) - 1);
   for (const [cls, n] of perClass) await enforceRate(limiter, auth.workspaceId, cls, n);
   if (operation.operation !== 'query') for (const f of operation.fields) if (f.scope) assertScope(auth, f.scope);
   a.context.admitted = true;

@@ -10,7 +10,7 @@ import { newId } from '../core/ids.ts';
 import { assertStorable, idempotencyKeyOf, rawBody } from './edge.ts';
 import { isRetryable, type StoredResponse } from '../core/idempotency.ts';
 import { sha256Hex } from '../core/crypto.ts';
-import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
+import type { RateLimiter } from '../core/rate-limit.ts';
 import { config } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
 import { asUnavailable } from '../core/db/unavailable.ts';
@@ -20,7 +20,15 @@ import { documentCache, noErrorCache, parseCached, parseDocument } from '../grap
 import { operationOf, variableError } from '../graphql/operation.ts';
 import type { Resource } from '../core/errors.ts';
 import { compiledFor, interpreting, runCompiled } from '../graphql/jit.ts';
-import { admit, authenticatePresented, authenticateRequest, resourceOf, run, type Credential } from './admission.ts';
+import {
+  admit,
+  authenticatePresented,
+  authenticateRequest,
+  prepay,
+  resourceOf,
+  run,
+  type Credential,
+} from './admission.ts';
 import { sendGraphiQL } from './graphiql.ts';
 
 /** Responses whose result carried GraphQL errors (for the operation metrics: `observed`). */
@@ -211,7 +219,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     try {
       const auth = await authenticateRequest(req);
       // One token before any parsing; the rest per root field once the operation is known.
-      await enforceRate(limiter, auth.workspaceId, 'read');
+      await prepay(limiter, auth);
       const request = readRequest(req);
       if (!request) return viaYoga(req, reply, { requestId, auth });
       // Variables that PostgreSQL cannot store are the client's 400, as on REST.
@@ -224,7 +232,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
       // DECISIONS §8: GraphQL speaks each resource's codes (IDEMPOTENCY_MISMATCH on createPlan).
       const resource = resourceOf(operation);
-      await admit(limiter, { context, operation, prepaid: 1 });
+      await admit(limiter, { context, operation, prepaid: true });
       const out = await run({
         transport: 'graphql',
         operation,
@@ -322,7 +330,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       const context: Context & { auth: Auth } = { requestId: newId('request'), auth };
       try {
         // One token before any parsing, as on POST /graphql.
-        await enforceRate(limiter, auth.workspaceId, 'read');
+        await prepay(limiter, auth);
         const request = {
           query: String(payload.query ?? ''),
           operationName: payload.operationName,
@@ -336,7 +344,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
             'method_not_allowed',
             'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
           );
-        await admit(limiter, { context, operation, prepaid: 1 });
+        await admit(limiter, { context, operation, prepaid: true });
         return {
           schema: enveloped.schema,
           document,
