@@ -318,7 +318,7 @@ describe(`the database goes away and comes back (${LONG ? 'long' : 'short'} run)
         GROUP BY 1 HAVING count(*) > 1`,
     );
     const duplicateKeys = await cluster.query(
-      `SELECT metadata->>'key' FROM checkout_sessions WHERE metadata->>'key' IS NOT NULL GROUP BY 1 HAVING count(*) > 1`,
+      `SELECT metadata->>'key' AS key FROM checkout_sessions WHERE metadata->>'key' IS NOT NULL GROUP BY 1 HAVING count(*) > 1`,
     );
     const unbalanced = await cluster.query(
       `SELECT "txId" FROM ledger_entries GROUP BY "txId", currency
