@@ -59,9 +59,11 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
     // 'error' and kill the process. This listener stays for the connection's whole life; the
     // statement in flight fails by itself (503 to its request) and pg-pool discards the connection
     // on release (it is no longer queryable), so the next request gets a fresh one.
-    pool.on('connect', (client) => client.on('error', (err) => warnUnavailable(`database (${name} pool)`, err)));
+    // A pool being closed (a stop) may hear its last connections go: that is no outage.
+    const lost = (err: Error) => pool.ending || warnUnavailable(`database (${name} pool)`, err);
+    pool.on('connect', (client) => client.on('error', lost));
     // An idle connection dropped by the server (restart, failover) is replaced on next use.
-    pool.on('error', (err) => warnUnavailable(`database (${name} pool)`, err));
+    pool.on('error', lost);
   }
   current = {
     url,
@@ -89,7 +91,22 @@ export async function closeDatabase() {
   // Reading systemPrisma here would create it: only a client that exists is disconnected.
   const system = Object.getOwnPropertyDescriptor(d, 'systemPrisma')?.value as PrismaClient | undefined;
   await Promise.allSettled([d.prisma.$disconnect(), system?.$disconnect()]);
-  await Promise.allSettled([d.app.end(), d.system.end()]);
+  await Promise.allSettled([ended(d.app), ended(d.system)]);
+}
+
+/**
+ * pg-pool's `end()` resolves once it has asked its connections to close, not once they have: the
+ * caller (a stop that then stops the embedded PostgreSQL) waits for each to be gone, at most 2 s.
+ */
+async function ended(pool: pg.Pool) {
+  const open = pool.totalCount;
+  let removed = 0;
+  const gone = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on('remove', () => ++removed >= open && resolve());
+  });
+  await pool.end();
+  await Promise.race([gone, new Promise((r) => setTimeout(r, 2000).unref())]);
 }
 
 const SET_SCOPE = `SELECT set_config('app.workspace_id', $1, true), set_config('app.modes', $2, true)`;
