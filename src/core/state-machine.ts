@@ -18,6 +18,12 @@ export interface Move<S extends string> {
   label?: string;
 }
 
+/** A change that keeps the status (an edit of fields): allowed in `in`, emits `events`. */
+export interface Edit<S extends string> {
+  in: readonly S[];
+  events: readonly string[];
+}
+
 /** A condition on the row beyond its status that refuses some triggers (a claimed payout refuses cancel). */
 export interface Hold<S extends string, T extends string> {
   /** The statuses in which the condition holds (a claim ends with the pending status). */
@@ -39,6 +45,8 @@ export interface Machine<S extends string = string, T extends string = string, H
   /** The refusal's message; default `The <noun> is <from>; <label> is not possible`. */
   message?(from: NoInfer<S>, label: string): string;
   holds?: Readonly<Record<H, Hold<NoInfer<S>, NoInfer<T>>>>;
+  /** Changes that keep the status (PATCH): where each is allowed and what it emits. */
+  edits?: Readonly<Record<string, Edit<NoInfer<S>>>>;
   /** Provider-driven moves: operation x outcome -> trigger. */
   outcomes?: Readonly<Record<string, Readonly<Record<string, NoInfer<T>>>>>;
 }
@@ -97,9 +105,24 @@ export function nextState<S extends string, T extends string, H extends string>(
   return { to: move.to, events: move.events ?? [] };
 }
 
+/** An edit (Machine.edits) of a row in `from`: the status it keeps and the events, or the machine's conflict. */
+export function editState<S extends string>(m: Machine<S, string, string>, from: S, edit: string): Next<S> {
+  const e = m.edits?.[edit];
+  if (!e) throw new Error(`${m.noun}: no edit ${edit}`);
+  if (!e.in.includes(from))
+    throw new DomainError(m.conflict, `The ${m.noun} is ${from}; it cannot be changed`, { resource: m.resource });
+  return { to: from, events: e.events };
+}
+
 /** The statuses from which any of `triggers` is allowed (creation aside), in the machine's order. */
 export function statusesWhere<S extends string, T extends string>(m: Machine<S, T, string>, ...triggers: T[]): S[] {
   return m.statuses.filter((s) => triggers.some((t) => canMove(m, s, t)));
+}
+
+/** The statuses a row can be created in (the moves from `null`), in the machine's order. */
+export function createdStatuses<S extends string, T extends string>(m: Machine<S, T, string>): S[] {
+  const moves = Object.values<Move<S>>(m.moves);
+  return m.statuses.filter((s) => moves.some((mv) => mv.from.includes(null) && mv.to === s));
 }
 
 /** The statuses from which no trigger leads anywhere else: nothing changes them any more. */
@@ -133,6 +156,9 @@ export function mermaid(m: Machine): string {
     const events = move.events?.length ? ` / ${move.events.join(', ')}` : '';
     for (const from of move.from) lines.push(`    ${from ?? '[*]'} --> ${move.to} : ${trigger}${events}`);
   }
+  for (const [name, e] of Object.entries(m.edits ?? {}))
+    for (const s of e.in)
+      lines.push(`    ${s} --> ${s} : ${name}${e.events.length ? ` / ${e.events.join(', ')}` : ''}`);
   for (const s of m.statuses)
     if (!Object.values<Move<string>>(m.moves).some((mv) => mv.to === s || mv.from.includes(s))) lines.push(`    ${s}`);
   return lines.join('\n');

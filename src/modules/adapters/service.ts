@@ -16,6 +16,9 @@ import type { AdapterKind, EnabledAdapter } from './capabilities.ts';
 import type { AdapterView } from './fields.ts';
 import { adapterDisabled, adapterMachine, adapterStatusAfter, type AdapterStatus } from './states.ts';
 import { canMove, nextState, sqlStatus } from '../../core/state-machine.ts';
+
+/** A failed gateway call's event (the table's `gateway_failed`), also where the status cannot move. */
+const [ERROR_EVENT] = nextState(adapterMachine, 'active', 'gateway_failed').events;
 import {
   adapterWire,
   applyManagedUpdate,
@@ -102,7 +105,7 @@ async function putAdapter(ctx: Context, kind: StoredKind, build: (mode: Mode) =>
       ? await tx.adapter.update({ where, data })
       : await tx.adapter.create({ data: { ...data, ...scoped(auth), kind, createdAt: now } });
     const after = adapterWire(viewOf(row));
-    const type = existing ? 'adapter.updated' : 'adapter.connected';
+    const [type] = adapterMachine.moves[existing ? 'reconfigure' : 'connect'].events ?? [];
     await emit(tx, scope, type, after, {
       objectId: kind,
       requestId: ctx.requestId,
@@ -319,7 +322,7 @@ export async function recordGatewayFailure(
     });
     const view = managedAdapterView(row, scope.mode, row.createdAt);
     if (view)
-      await emit(tx, scope, 'adapter.error', adapterWire(view), {
+      await emit(tx, scope, ERROR_EVENT, adapterWire(view), {
         objectId: kind,
         requestId,
         source: 'gateway',
@@ -340,7 +343,7 @@ export async function recordGatewayFailure(
     },
   });
   const view = viewOf(row);
-  await emit(tx, scope, 'adapter.error', adapterWire(view), {
+  await emit(tx, scope, ERROR_EVENT, adapterWire(view), {
     objectId: kind,
     requestId,
     source: 'gateway',

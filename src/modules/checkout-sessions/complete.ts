@@ -61,7 +61,8 @@ export async function completeSession(
 ): Promise<CheckoutSession & { superseded?: Superseded[] }> {
   if (s.status === sessionCompleted) return s;
   const sql = sqlOf(tx);
-  const status = nextState(checkoutSessionMachine, s.status as SessionStatus, how.trigger).to;
+  const move = nextState(checkoutSessionMachine, s.status as SessionStatus, how.trigger);
+  const status = move.to;
   const now = clock.now();
   const context = known ?? (await receiptContext(sql, scope, s.templateId, s.customerId));
   // A session that pays an invoice (the hosted invoice page): the invoice is locked first and must
@@ -128,14 +129,12 @@ export async function completeSession(
       });
   const completed: CheckoutSession = { ...s, status, completedAt: now, paymentId: payment.id, updatedAt: now };
   const opts = { requestId: how.requestId, source: how.source };
+  // The move's events: the session's own, then the payment's (its capture move), each with its object.
+  const paymentEvents = nextState(paymentMachine, null, 'capture').events;
+  const sessionWire = toWire({ ...completed, accountId: context.workspace.accountId }, checkoutSessionFields);
   const events = [
-    eventRow(
-      scope,
-      'svc.checkout_session.completed.v1',
-      toWire({ ...completed, accountId: context.workspace.accountId }, checkoutSessionFields),
-      opts,
-    ),
-    eventRow(scope, 'payment.succeeded', toWire(payment, paymentFields), opts),
+    ...move.events.filter((t) => !paymentEvents.includes(t)).map((t) => eventRow(scope, t, sessionWire, opts)),
+    ...paymentEvents.map((t) => eventRow(scope, t, toWire(payment, paymentFields), opts)),
   ];
   const ws = scope.workspaceId;
   const paying = how.attemptNumber ?? s.attemptCount;

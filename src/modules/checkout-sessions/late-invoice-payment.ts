@@ -89,7 +89,8 @@ export async function refundLatePayment(
       { code: 'payments', direction: 'credit', amount: payment.amount },
     ],
   });
-  await emit(tx, scope, 'payment.succeeded', toWire(payment, paymentFields), { source });
+  for (const t of nextState(paymentMachine, null, 'capture').events)
+    await emit(tx, scope, t, toWire(payment, paymentFields), { source });
   const { refund, adapter } = await reserveRefund(
     tx,
     scope,

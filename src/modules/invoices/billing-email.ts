@@ -18,6 +18,8 @@ import { newId } from '../../core/ids.ts';
 import { logger } from '../../core/logger.ts';
 import { onClient } from '../webhooks/queue.ts';
 import { receiptViewIn, testModeMayMail } from '../receipts/service.ts';
+import { nextState } from '../../core/state-machine.ts';
+import { invoiceMachine } from './states.ts';
 
 export const BILLING_EMAIL_QUEUE = 'billing-email';
 export const billingEmailQueue: Omit<Queue, 'name'> = {
@@ -35,7 +37,8 @@ export interface BillingEmailJob {
   invoiceIds: string[];
 }
 
-const PAID = 'svc.invoice.paid.v1';
+/** The event of the invoice's pay move (states.ts): the relay hands these over. */
+const PAID = nextState(invoiceMachine, 'open', 'pay').events[0];
 /**
  * Invoices per job: a renewal burst of N paid invoices writes about N / 100 job rows, not N (pg-boss
  * degrades with its job table: BILLING §7.2 point 8; docs/decisions.md, Renewal bursts).

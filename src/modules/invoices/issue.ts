@@ -1,7 +1,8 @@
 /**
  * The invoice's moves inside a caller's transaction, on either SQL path (`AnyTx`: Prisma or the
- * `pg` hot path), so the service, the sweep and checkout completion (the hosted invoice page)
- * share them: lock, finalize (number), settle (paid: payment, receipt, ledger, events).
+ * `pg` hot path), so the service, the sweep, checkout completion (the hosted invoice page) and the
+ * subscriptions share them: write drafts, lock, finalize (number), settle (paid: payment, receipt,
+ * ledger, events). The one home of invoice rows: each takes a batch; a single call is a batch of one.
  */
 import { insertRows, scopedRow, sql as q, sqlOf, updateRows, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';

@@ -1,6 +1,7 @@
 // What an invoice shows: the invoice's view builder over the shared document view
 // (src/modules/documents/view.ts); the same renderers as receipts lay it out.
 
+import { invoicePayable } from './states.ts';
 import {
   DEFAULT_TAX_LABEL,
   DEFAULT_THANK_YOU_TEXT,
@@ -61,7 +62,7 @@ export interface InvoiceViewContext {
 }
 
 /** Statuses whose document carries the "pay online" link. */
-const PAYABLE = new Set(['open', 'past_due', 'uncollectible']);
+const PAYABLE = new Set<string>(invoicePayable);
 
 /**
  * Decides what an invoice shows: the `invoice` template's branding and texts, the flat tax as an

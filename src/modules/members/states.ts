@@ -13,6 +13,8 @@ export const memberMachine = defineMachine({
   statuses: ['invited', 'joined', 'expired', 'removed'],
   conflict: 'conflict',
   moves: {
+    /** The owner, created with its workspace (bootstrap): joined at once; `workspace.created` announces it. */
+    create_owner: { from: [null], to: 'joined', label: 'create owner' },
     invite: { from: [null, 'invited', 'expired'], to: 'invited', events: ['workspace.member_invited'] },
     accept: { from: ['invited'], to: 'joined', events: ['workspace.member_joined'] },
     expire: { from: ['invited'], to: 'expired' },

@@ -15,7 +15,7 @@ import { submitRefund } from './submit.ts';
 import type { Tx } from '../../core/db/client.ts';
 import type { Adapter, Payment, Refund } from '../../generated/prisma/client.ts';
 import { nextState, outcomeTrigger } from '../../core/state-machine.ts';
-import { refundMachine, refundReasons, reserving } from './states.ts';
+import { createTrigger, refundMachine, refundReasons, reserving } from './states.ts';
 import { paymentFailed } from '../payments/states.ts';
 import type { CreateRefundInput, ListRefundsArgs } from './schema.ts';
 import { refundList } from './list.ts';
@@ -136,7 +136,7 @@ export async function reserveRefund(
       currency: payment.currency,
       reason: r.reason,
       // A same-call success is created succeeded (spec); everything else starts pending.
-      status: nextState(refundMachine, null, local?.status === 'succeeded' ? 'create_succeeded' : 'create').to,
+      status: nextState(refundMachine, null, createTrigger(local?.status ?? 'pending')).to,
       metadata: r.metadata ?? undefined,
       adapter: payment.adapter,
       providerKey: r.providerKey,

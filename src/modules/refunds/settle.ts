@@ -12,7 +12,7 @@ import { toWire } from '../../core/wire.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { refundFields } from './fields.ts';
 import { canMove, nextState, outcomeTrigger } from '../../core/state-machine.ts';
-import { awaitingProvider, refundMachine, type RefundStatus, type RefundTrigger } from './states.ts';
+import { awaitingProvider, createTrigger, refundMachine, type RefundStatus, type RefundTrigger } from './states.ts';
 import { paymentMachine, type PaymentStatus } from '../payments/states.ts';
 import type { Payment, Refund } from '../../generated/prisma/client.ts';
 import type { RefundEvent } from '../../providers/index.ts';
@@ -88,9 +88,10 @@ export async function announceRefund(
   opts: SettleOptions,
 ): Promise<Refund> {
   const wire = toWire({ ...refund, accountId: opts.accountId }, refundFields);
-  await emit(tx, scope, 'refund.created', wire, { requestId: opts.requestId, source: opts.source });
+  // The creation move's events: a success was created succeeded (created, then succeeded).
+  const created = nextState(refundMachine, null, createTrigger(answer));
+  for (const t of created.events) await emit(tx, scope, t, wire, { requestId: opts.requestId, source: opts.source });
   if (answer === 'succeeded') {
-    await emit(tx, scope, 'refund.succeeded', wire, { requestId: opts.requestId, source: opts.source });
     await refundSucceeded(tx, scope, refund, payment, opts);
     return refund;
   }

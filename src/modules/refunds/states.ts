@@ -3,7 +3,13 @@
  * included, goes through `nextState` (src/core/state-machine.ts); a move the table does
  * not list is 409 conflict.
  */
-import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
+import {
+  createdStatuses,
+  defineMachine,
+  statusesWhere,
+  type StatusOf,
+  type TriggerOf,
+} from '../../core/state-machine.ts';
 
 export const refundMachine = defineMachine({
   noun: 'refund',
@@ -45,5 +51,13 @@ export const awaitingProvider = statusesWhere(refundMachine, 'provider_succeeded
 
 export const refundReasons = ['requested_by_customer', 'duplicate', 'fraudulent', 'other'] as const;
 
-/** Statuses that hold part of the payment's refundable amount (spec: remaining = captured - pending - succeeded). */
-export const reserving: readonly RefundStatus[] = ['pending', 'succeeded'];
+/**
+ * Statuses that hold part of the payment's refundable amount (spec: remaining = captured - pending -
+ * succeeded): a refund counts from its creation, in whatever status it is created, until a provider's
+ * refusal or cancellation releases it.
+ */
+export const reserving: readonly RefundStatus[] = createdStatuses(refundMachine);
+
+/** How a refund is created (and announced) from the answer it has: a same-call success is created succeeded. */
+export const createTrigger = (answer: string): RefundTrigger =>
+  answer === refundMachine.moves.create_succeeded.to ? 'create_succeeded' : 'create';

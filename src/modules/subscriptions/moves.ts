@@ -6,7 +6,7 @@
 import { scopedRow, scopedRows, sql as q, sqlOf, updateRow, type AnyTx } from '../../core/db/sql.ts';
 import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
-import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
+import { canMove, editState, nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Subscription } from '../../generated/prisma/client.ts';
 import { subscriptionFields } from './fields.ts';
@@ -67,7 +67,7 @@ export async function moveSubscription(
 ): Promise<Subscription> {
   const next = trigger
     ? nextState(subscriptionMachine, sub.status as SubscriptionStatus, trigger)
-    : { to: sub.status, events: ['subscription.updated'] };
+    : editState(subscriptionMachine, sub.status as SubscriptionStatus, 'update');
   const row = await updateRow<Subscription>(
     sqlOf(tx),
     'subscriptions',
@@ -129,7 +129,7 @@ export async function cancelWorkspaceAtPeriodEnd(
       { workspaceId, mode: r.mode as RowScope['mode'] },
       { ...r, cancelAtPeriodEnd: false },
       r,
-      ['subscription.updated'],
+      editState(subscriptionMachine, r.status as SubscriptionStatus, 'update').events,
       o,
     ),
   );

@@ -253,7 +253,10 @@ function planRenewal(s: DueRow, bills: NextPeriod): Plan {
       sub: s,
       bills,
       trigger: 'cancel_at_period_end',
-      next: { status: 'canceled', canceledAt: s.currentPeriodEnd },
+      next: {
+        status: nextState(subscriptionMachine, s.status as SubscriptionStatus, 'cancel_at_period_end').to,
+        canceledAt: s.currentPeriodEnd,
+      },
       invoice: bill ? { ...closed, quantity: null, usage: true } : null,
     };
   }

@@ -72,6 +72,10 @@ export const subscriptionMachine = defineMachine({
     /** Dunning exhausted (`finalAction` applied, BILLING §3.2). */
     dunning_exhausted: { from: ['past_due'], to: 'canceled', events: cancelled, label: 'dunning exhausted' },
   },
+  edits: {
+    /** PATCH (fields, price, quantity), cancel at period end, a workspace archive: the status stays. */
+    update: { in: ['trialing', 'active', 'past_due', 'paused', 'incomplete'], events: updated },
+  },
 });
 
 export const subscriptionStatuses = subscriptionMachine.statuses;

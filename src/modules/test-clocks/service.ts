@@ -391,7 +391,7 @@ export interface TestClockJob {
   testClockId: string;
 }
 
-const ADVANCING_EVENT = 'test_clock.advancing';
+const [ADVANCING_EVENT] = testClockMachine.moves.advance.events ?? [];
 
 /** Runs in the relay's publishing transaction: one `test-clock-advance` job per advance it published. */
 export function testClockFanOut(boss: PgBoss) {

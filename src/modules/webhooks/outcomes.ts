@@ -144,13 +144,14 @@ async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
      FROM u WHERE ep.id = u.id RETURNING ep.*, u.tripped`,
     [toJson(updates)],
   );
-  for (const ep of rows.filter((r) => r.tripped)) {
-    await emit(
-      clientSql(client),
-      { workspaceId: ep.workspaceId, mode: ep.mode as Mode },
-      'webhook_endpoint.disabled',
-      toWire(ep, endpointFields),
-      { source: 'webhooks', objectId: ep.id },
-    );
-  }
+  // The trip move's events (states.ts), for each endpoint it tripped.
+  for (const ep of rows.filter((r) => r.tripped))
+    for (const type of nextState(webhookEndpointMachine, 'active', 'trip').events)
+      await emit(
+        clientSql(client),
+        { workspaceId: ep.workspaceId, mode: ep.mode as Mode },
+        type,
+        toWire(ep, endpointFields),
+        { source: 'webhooks', objectId: ep.id },
+      );
 }

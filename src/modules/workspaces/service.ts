@@ -23,7 +23,8 @@ import { forgetMerchant } from '../../core/auth/authenticate.ts';
 import { assertOwner } from '../../core/auth/scopes.ts';
 import { cancelSession } from '../checkout-sessions/service.ts';
 import { checkoutSessionMachine } from '../checkout-sessions/states.ts';
-import { statusesWhere } from '../../core/state-machine.ts';
+import { nextState, statusesWhere } from '../../core/state-machine.ts';
+import { memberMachine } from '../members/states.ts';
 import { logger } from '../../core/logger.ts';
 import { activateWorkspace as activate, assertSettled, lockWorkspace, restoreLocked } from './lifecycle.ts';
 
@@ -113,7 +114,7 @@ async function insertWorkspace(tx: Tx, input: NewWorkspace, ownerEmail: string, 
       workspaceId: id,
       email: ownerEmail,
       role: 'owner',
-      status: 'joined',
+      status: nextState(memberMachine, null, 'create_owner').to,
       joinedAt: now,
       createdAt: now,
     },
