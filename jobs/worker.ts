@@ -5,6 +5,7 @@ import { config } from '../src/core/config.ts';
 import { startRelay } from './outbox-relay.ts';
 import { db } from '../src/core/db/client.ts';
 import { assertDatabaseRoles } from '../src/core/db/roles.ts';
+import { isDatabaseUnavailable, warnUnavailable } from '../src/core/db/unavailable.ts';
 import { eventBus } from '../src/core/pubsub.ts';
 import { webhookFanOut } from '../src/modules/webhooks/fan-out.ts';
 import { billingEmailFanOut } from '../src/modules/invoices/billing-email.ts';
@@ -34,12 +35,16 @@ export async function startWorker(databaseUrl: string) {
     connectionString: databaseUrl,
     schema: 'pgboss',
     max: Math.max(4, Math.floor(config.poolSize / 2)),
+    connectionTimeoutMillis: config.dbAcquireTimeoutMs,
     useListenNotify: true,
     superviseIntervalSeconds: 5,
     monitorIntervalSeconds: 5,
     maintenanceIntervalSeconds: 60,
   });
-  boss.on('error', (e) => logger.error({ err: e.message }, 'pg-boss error'));
+  // pg-boss retries on its own; an outage is one warning per interval, not an error per poll.
+  boss.on('error', (e) =>
+    isDatabaseUnavailable(e) ? warnUnavailable('pg-boss', e) : logger.error({ err: e.message }, 'pg-boss error'),
+  );
   await startTracing();
   tagJobLogs(boss);
   await boss.start();

@@ -365,7 +365,7 @@ function errorCodesOf(
   if (opts.requiresKey) codes.push('idempotency_required');
   if (opts.mutation) codes.push('idempotency_conflict', 'idempotency_in_flight');
   codes.push(...(route.errors ?? []));
-  codes.push('rate_limited', 'internal_error');
+  codes.push('rate_limited', 'internal_error', 'service_unavailable');
   // One entry per (status, spelled code): spellings may merge two canonical codes.
   const byStatus = new Map<number, Set<string>>();
   for (const c of codes) {
@@ -389,6 +389,7 @@ const reasons: Record<number, string> = {
   429: 'Rate limited (honour Retry-After)',
   500: 'Internal error',
   502: 'Upstream provider error',
+  503: 'Database unavailable (honour Retry-After)',
 };
 
 /** One response component per (status, codes) and one example per code, shared by the routes. */
@@ -404,7 +405,9 @@ function errorResponse(b: Builder, status: number, codes: string[]): string {
     };
   b.responses[name] ??= {
     description: `${reasons[status] ?? 'Error'}: ${codes.join(', ')}`,
-    ...(status === 429 ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+    ...(status === 429 || status === 503
+      ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } }
+      : {}),
     content: {
       'application/json': {
         schema: {

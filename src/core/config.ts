@@ -79,6 +79,13 @@ export const config = {
   trustProxy: process.env.SVC_TRUST_PROXY || undefined,
   rateLimitDisabled: process.env.SVC_RATE_LIMIT === 'off',
   poolSize: int(process.env.SVC_DB_POOL, 20),
+  /**
+   * The longest a request or job waits for a pooled connection (every pool: app, system, pg-boss)
+   * or for a new one to open; then it fails with 503 `service_unavailable`, never hangs.
+   */
+  dbAcquireTimeoutMs: int(process.env.SVC_DB_ACQUIRE_TIMEOUT_MS, 5000),
+  /** While the database is away, one warning per component per this interval (src/core/db/unavailable.ts). */
+  dbWarnIntervalMs: int(process.env.SVC_DB_WARN_INTERVAL_MS, 10_000),
   /** Outgoing mail (receipts): `smtp://user:pass@host:587` or `smtps://...:465`; unset, email is refused. */
   smtpUrl: process.env.SMTP_URL || undefined,
   /** Sender address of receipt email; the merchant's name is the display name. */

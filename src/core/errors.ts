@@ -48,6 +48,8 @@ export const statusOf = {
   internal_error: 500,
   provider_error: 502,
   email_failed: 502,
+  /** The database is unreachable or every connection stayed busy past the acquire timeout: retry after `Retry-After`. */
+  service_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof statusOf;
@@ -201,4 +203,6 @@ export const errorMeanings: Record<ErrorCode, string> = {
   internal_error: 'a fault on our side; the request id in `meta.requestId` finds it in the logs',
   provider_error: 'the payment provider failed or timed out; safe to retry with the same Idempotency-Key',
   email_failed: 'the mail server refused or could not be reached',
+  service_unavailable:
+    'the database is unreachable or busy for now; safe to retry after `Retry-After` seconds with the same Idempotency-Key',
 };

@@ -11,7 +11,8 @@ import { assertDatabaseRoles } from '../core/db/roles.ts';
 import { createGraphQL, mountGraphQL } from './graphql.ts';
 import { restCompat } from '../../rest-compat/plugin.ts';
 import { buildOpenApi } from '../../rest-compat/openapi.ts';
-import { envelope } from './envelope.ts';
+import { envelope, errorReply } from './envelope.ts';
+import { asUnavailable } from '../core/db/unavailable.ts';
 import { edgeRoutes } from './edge-routes.ts';
 import { mountEdgeRoutes } from './edge-route.ts';
 import { countStatementsPerRequest } from './statement-count.ts';
@@ -83,6 +84,13 @@ export async function buildApp(): Promise<App> {
   });
   // Framework-level failures (oversized or unreadable bodies) still answer with the envelope.
   fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const unavailable = asUnavailable(err);
+    if (unavailable)
+      return reply
+        .status(503)
+        .headers(unavailable.headers!)
+        .type('application/json; charset=utf-8')
+        .send(errorReply(unavailable, req.id).body);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     const code =
       status === 413

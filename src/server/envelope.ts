@@ -1,6 +1,7 @@
 import { DomainError, isDomainError, spell, type Resource } from '../core/errors.ts';
 import { clock } from '../core/clock.ts';
 import { logger } from '../core/logger.ts';
+import { asUnavailable } from '../core/db/unavailable.ts';
 
 export interface Page {
   limit: number;
@@ -23,6 +24,7 @@ export interface ErrorReply {
 
 /** A DomainError keeps its code; anything else is an internal error that leaks nothing. */
 export function errorReply(e: unknown, requestId: string, resource: Resource = 'generic'): ErrorReply {
+  e = asUnavailable(e) ?? e;
   if (isDomainError(e)) {
     // Spelled for the route's resource: core errors (auth, cursors) are thrown resource-agnostic.
     const code = resource === 'generic' ? (e.extensions.code as string) : spell(e.canonical, resource);

@@ -13,6 +13,7 @@ import { sha256Hex } from '../core/crypto.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import { config, type RateClass } from '../core/config.ts';
 import { errorReply } from './envelope.ts';
+import { asUnavailable } from '../core/db/unavailable.ts';
 import { logger } from '../core/logger.ts';
 import { assertCost } from '../graphql/cost.ts';
 import { documentCache, noErrorCache, parseCached, parseDocument } from '../graphql/parse.ts';
@@ -97,6 +98,8 @@ export function createGraphQL(): Yoga {
       maskError: (error) => {
         const original = error instanceof GraphQLError ? error.originalError : error;
         if (isDomainError(original)) return original;
+        const unavailable = asUnavailable(original);
+        if (unavailable) return unavailable;
         if (error instanceof GraphQLError && !error.originalError) return error;
         // Variable coercion (missing or mistyped input field) wraps a GraphQLError and has no path: a client error, not
         // a crash.
@@ -368,6 +371,8 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       } catch (e) {
         if (e instanceof GraphQLErrors) return e.errors;
         if (e instanceof GraphQLError) return [e];
+        const unavailable = asUnavailable(e);
+        if (unavailable) return [unavailable];
         logger.error({ err: e }, 'unhandled error in a subscribe');
         return [new GraphQLError('Internal error', { extensions: { code: 'internal_error' } })];
       }

@@ -162,7 +162,7 @@ describe('the document', () => {
     for (const r of edgeRoutes) expect(!!r.api, `${r.method} ${r.url}`).toBe(r.auth === 'key');
     const pdf = doc.paths['/v1/invoices/{id}/pdf'].get as any;
     expect(pdf.operationId).toBe('getInvoicePdfLink');
-    expect(Object.keys(pdf.responses)).toEqual(['302', '400', '401', '403', '404', '429', '500']);
+    expect(Object.keys(pdf.responses)).toEqual(['302', '400', '401', '403', '404', '429', '500', '503']);
     expect(pdf.responses['302'].headers.Location.required).toBe(true);
     expect(errorCodes(pdf, 404)).toEqual(['not_found']);
     const csv = doc.paths['/v1/reports/ledger.csv'].get as any;

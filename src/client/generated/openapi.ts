@@ -3364,6 +3364,21 @@ export interface components {
                 };
             };
         };
+        /** @description Database unavailable (honour Retry-After): service_unavailable */
+        "E503.service_unavailable": {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "service_unavailable";
+                    };
+                };
+            };
+        };
     };
     parameters: {
         /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
@@ -3417,6 +3432,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createApiKey: {
@@ -3458,6 +3474,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getApiKey: {
@@ -3494,6 +3511,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     revokeApiKey: {
@@ -3526,6 +3544,7 @@ export interface operations {
             409: components["responses"]["E409.idempotency_conflict.cannot_revoke_self"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listAuditLog: {
@@ -3566,6 +3585,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listWorkspaces: {
@@ -3605,6 +3625,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createWorkspace: {
@@ -3646,6 +3667,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getWorkspace: {
@@ -3682,6 +3704,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     archiveWorkspace: {
@@ -3714,6 +3737,7 @@ export interface operations {
             409: components["responses"]["E409.idempotency_conflict"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updateWorkspace: {
@@ -3759,6 +3783,7 @@ export interface operations {
             422: components["responses"]["E422.region_immutable"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     activateWorkspace: {
@@ -3804,6 +3829,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     restoreWorkspace: {
@@ -3849,6 +3875,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listMembers: {
@@ -3890,6 +3917,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     inviteMember: {
@@ -3934,6 +3962,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     removeMember: {
@@ -3967,6 +3996,7 @@ export interface operations {
             409: components["responses"]["E409.idempotency_conflict"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updateMember: {
@@ -4012,6 +4042,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     transferWorkspaceOwnership: {
@@ -4056,6 +4087,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listEvents: {
@@ -4103,6 +4135,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getEvent: {
@@ -4139,6 +4172,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     replayEvents: {
@@ -4181,6 +4215,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     triggerEvent: {
@@ -4222,6 +4257,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -4260,6 +4296,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -4302,6 +4339,7 @@ export interface operations {
             422: components["responses"]["E422.tier_cap_exceeded"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getWebhookEndpoint: {
@@ -4338,6 +4376,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -4370,6 +4409,7 @@ export interface operations {
             409: components["responses"]["E409.idempotency_conflict"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updateWebhookEndpoint: {
@@ -4414,6 +4454,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -4458,6 +4499,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -4501,6 +4543,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     retryWebhookDelivery: {
@@ -4548,6 +4591,7 @@ export interface operations {
             422: components["responses"]["E422.endpoint_disabled"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listCustomers: {
@@ -4593,6 +4637,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createCustomer: {
@@ -4634,6 +4679,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getCustomer: {
@@ -4670,6 +4716,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updateCustomer: {
@@ -4714,6 +4761,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listTemplates: {
@@ -4754,6 +4802,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createTemplate: {
@@ -4795,6 +4844,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getTemplate: {
@@ -4831,6 +4881,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updateTemplate: {
@@ -4875,6 +4926,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getAdapters: {
@@ -4908,6 +4960,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     connectProviderAAdapter: {
@@ -4950,6 +5003,7 @@ export interface operations {
             422: components["responses"]["E422.gateway_error"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     connectProviderBAdapter: {
@@ -4992,6 +5046,7 @@ export interface operations {
             422: components["responses"]["E422.gateway_error"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     connectProviderCAdapter: {
@@ -5034,6 +5089,7 @@ export interface operations {
             422: components["responses"]["E422.gateway_error"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     configureManualAdapter: {
@@ -5075,6 +5131,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getManagedOnboarding: {
@@ -5108,6 +5165,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     startManagedOnboarding: {
@@ -5149,6 +5207,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listCheckoutSessions: {
@@ -5192,6 +5251,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createCheckoutSession: {
@@ -5235,6 +5295,7 @@ export interface operations {
             422: components["responses"]["E422.no_adapter_supports_methods"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getCheckoutSession: {
@@ -5271,6 +5332,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     cancelCheckoutSession: {
@@ -5316,6 +5378,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     confirmCheckoutSession: {
@@ -5361,6 +5424,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getCheckoutSessionReceipt: {
@@ -5397,6 +5461,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listPayments: {
@@ -5438,6 +5503,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getPayment: {
@@ -5474,6 +5540,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listInvoices: {
@@ -5515,6 +5582,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createInvoice: {
@@ -5557,6 +5625,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getInvoice: {
@@ -5593,6 +5662,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updateInvoice: {
@@ -5637,6 +5707,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     finalizeInvoice: {
@@ -5682,6 +5753,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     payInvoice: {
@@ -5727,6 +5799,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     voidInvoice: {
@@ -5772,6 +5845,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listRefunds: {
@@ -5812,6 +5886,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createRefund: {
@@ -5856,6 +5931,7 @@ export interface operations {
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             502: components["responses"]["E502.PROVIDER_ERROR"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getRefund: {
@@ -5892,6 +5968,7 @@ export interface operations {
             404: components["responses"]["E404.NOT_FOUND"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     simulateRefund: {
@@ -5936,6 +6013,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listPayouts: {
@@ -5977,6 +6055,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createPayout: {
@@ -6018,6 +6097,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getPayoutBalance: {
@@ -6053,6 +6133,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getPayoutBankAccount: {
@@ -6086,6 +6167,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updatePayoutBankAccount: {
@@ -6127,6 +6209,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getPayoutSchedule: {
@@ -6160,6 +6243,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updatePayoutSchedule: {
@@ -6201,6 +6285,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getPayout: {
@@ -6237,6 +6322,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     cancelPayout: {
@@ -6282,6 +6368,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     markPayoutInTransit: {
@@ -6327,6 +6414,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     markPayoutPaid: {
@@ -6372,6 +6460,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     markPayoutFailed: {
@@ -6416,6 +6505,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listLedgerEntries: {
@@ -6458,6 +6548,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getLedgerBalances: {
@@ -6493,6 +6584,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getPnlReport: {
@@ -6530,6 +6622,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getCashFlowReport: {
@@ -6567,6 +6660,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listReceipts: {
@@ -6608,6 +6702,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getReceipt: {
@@ -6644,6 +6739,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getReceiptPdf: {
@@ -6675,6 +6771,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getReceiptHtml: {
@@ -6706,6 +6803,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getReceiptEscpos: {
@@ -6739,6 +6837,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     emailReceipt: {
@@ -6786,6 +6885,7 @@ export interface operations {
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             502: components["responses"]["E502.email_failed"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listPlans: {
@@ -6825,6 +6925,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createPlan: {
@@ -6866,6 +6967,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getPlan: {
@@ -6902,6 +7004,7 @@ export interface operations {
             404: components["responses"]["E404.NOT_FOUND"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updatePlan: {
@@ -6946,6 +7049,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     archivePlan: {
@@ -6991,6 +7095,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     addPrice: {
@@ -7035,6 +7140,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updatePrice: {
@@ -7079,6 +7185,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listDunningPolicies: {
@@ -7117,6 +7224,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createDunningPolicy: {
@@ -7158,6 +7266,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getDunningPolicy: {
@@ -7194,6 +7303,7 @@ export interface operations {
             404: components["responses"]["E404.NOT_FOUND"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updateDunningPolicy: {
@@ -7238,6 +7348,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listTestClocks: {
@@ -7276,6 +7387,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createTestClock: {
@@ -7317,6 +7429,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getTestClock: {
@@ -7353,6 +7466,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     deleteTestClock: {
@@ -7385,6 +7499,7 @@ export interface operations {
             409: components["responses"]["E409.idempotency_conflict"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     advanceTestClock: {
@@ -7429,6 +7544,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     listSubscriptions: {
@@ -7471,6 +7587,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createSubscription: {
@@ -7513,6 +7630,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getSubscription: {
@@ -7549,6 +7667,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     updateSubscription: {
@@ -7593,6 +7712,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     cancelSubscription: {
@@ -7637,6 +7757,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     pauseSubscription: {
@@ -7682,6 +7803,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     resumeSubscription: {
@@ -7727,6 +7849,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getInvoicePdf: {
@@ -7758,6 +7881,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getInvoiceHtml: {
@@ -7789,6 +7913,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getInvoiceEscpos: {
@@ -7822,6 +7947,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     sendInvoiceEmail: {
@@ -7869,6 +7995,7 @@ export interface operations {
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             502: components["responses"]["E502.email_failed"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createUsageRecord: {
@@ -7913,6 +8040,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     createPortalSession: {
@@ -7954,6 +8082,7 @@ export interface operations {
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     downloadLedgerCsv: {
@@ -7989,6 +8118,7 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
     getInvoicePdfLink: {
@@ -8020,6 +8150,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
         };
     };
 }

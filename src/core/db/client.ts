@@ -40,8 +40,15 @@ let current: Database | undefined;
 export function openDatabase(url: string, opts: { appUrl?: string } = {}): Database {
   if (current) return current;
   // Its own login, not `SET ROLE` on an owner connection: nothing on it can switch back to the owner.
-  const app = new pg.Pool({ connectionString: opts.appUrl ?? appDatabaseUrl(url), max: config.poolSize });
-  const system = new pg.Pool({ connectionString: url, max: Math.max(4, Math.floor(config.poolSize / 2)) });
+  // connectionTimeoutMillis bounds both the wait for a free connection and opening a new one: a full or
+  // unreachable pool fails the caller (503, src/core/db/unavailable.ts) instead of queueing it forever.
+  const timeout = { connectionTimeoutMillis: config.dbAcquireTimeoutMs };
+  const app = new pg.Pool({ connectionString: opts.appUrl ?? appDatabaseUrl(url), max: config.poolSize, ...timeout });
+  const system = new pg.Pool({
+    connectionString: url,
+    max: Math.max(4, Math.floor(config.poolSize / 2)),
+    ...timeout,
+  });
   // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, it would kill the
   // process.
   for (const pool of [app, system]) instrumentPool(pool);
