@@ -215,7 +215,7 @@ async function advanceUntilReady(ctx: BenchContext, clockId: string, frozenTime:
 }
 
 const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
-  /** B3 (BILLING §8): a test clock taking 1,000 subscriptions through 12 monthly cycles; a small advance. */
+  /** B3 (docs/billing.md, Targets): a clock taking 1,000 subscriptions through 12 monthly cycles; a small advance. */
   async clock(ctx) {
     const { startWorker } = await import('../jobs/worker.ts');
     const worker = await startWorker(url);

@@ -4,7 +4,7 @@ import { clock } from '../src/core/clock.ts';
 import { processDue } from '../src/modules/subscriptions/renewals.ts';
 
 /**
- * Queue `billing-tick` (BILLING §7.4): every minute, everything due on the real clock: renewals,
+ * Queue `billing-tick` (docs/billing.md, Jobs): every minute, everything due on the real clock: renewals,
  * trial ends, period-end cancels, charges and dunning retries. Due-ness lives in indexed rows, never
  * in one job per subscription; the tick sends a few `billing-batch` jobs and each drains batches
  * with `FOR UPDATE SKIP LOCKED`, so workers share a burst and the queue holds a handful of rows.

@@ -16,7 +16,7 @@ export const statusOf = {
   insufficient_scope: 403,
   owner_required: 403,
   forbidden_in_live_mode: 403,
-  /** A live key of a workspace that is not (or no longer) activated for live mode (docs/decisions.md). */
+  /** A live key of a workspace not (or no longer) activated for live mode (docs/decisions.md, Workspace lifecycle). */
   live_mode_inactive: 403,
   /** A signed download link that is wrong or expired (src/core/signed-url.ts). */
   invalid_link: 403,

@@ -20,7 +20,7 @@ import { listPageSize } from '../core/pagination.ts';
 
 /**
  * The graph's cost of a document: how many objects it may fetch (docs/security.md, "Document
- * limits"). Every object a field returns counts once per parent; a connection counts its page
+ * cost"). Every object a field returns counts once per parent; a connection counts its page
  * (`first`, else its default page: a root list's `listPageSize`, the one its resolver pages by; an
  * edge's `extensions.pageSize`; else 50, the largest default page of a list)
  * and multiplies everything selected under it; a plain list of objects counts `extensions.listSize`

@@ -7,7 +7,7 @@ import { planBody, postPlan } from './plans.ts';
 /**
  * Subscriptions on a test clock written as rows (house rules: time is moved by the clock or by
  * writing rows as of a time): active and paid for period 0 from `anchor`, or trialing until
- * `trialEnd` (settled point 8: the trial is period -1, `[anchor, trialEnd)`). What is under test
+ * `trialEnd` (docs/billing.md, Trials: the trial is period -1, `[anchor, trialEnd)`). What is under test
  * is what the clock does with them afterwards.
  */
 export async function clockedSubscriptions(

@@ -68,7 +68,7 @@ export async function completeSession(
   // A session that pays an invoice (the hosted invoice page): the invoice is locked first and must
   // still be payable, or the completion is refused (409) and nothing is written (one payment per
   // invoice, whoever comes second loses). Its receipt and revenue postings are the invoice's
-  // (settleInvoice, below), so no session receipt is issued (BILLING §2.6).
+  // (settleInvoice, below), so no session receipt is issued (docs/billing.md, Receipts).
   const invoice = s.invoiceId
     ? await lockInvoice(tx, { ...scope, accountId: context.workspace.accountId }, s.invoiceId)
     : null;

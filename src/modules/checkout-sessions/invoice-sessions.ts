@@ -22,7 +22,7 @@ const superseded = sqlStatus(checkoutAttemptMachine.moves.supersede.to);
 
 /**
  * Expires the invoices' live sessions (at most one each: partial unique index) in the caller's
- * transaction, which holds the invoices' row locks. Sessions live on real time (BILLING §8), so
+ * transaction, which holds the invoices' row locks. Sessions live on real time (docs/billing.md, Test clocks), so
  * `expiredAt` is the clock's now, not a test clock's. Returns how many it closed.
  */
 export async function closeInvoiceSessions(

@@ -8,7 +8,7 @@ export const customerFields: FieldSpec<Customer> = {
   email: { kind: 'string', nullable: true },
   phone: { kind: 'string', nullable: true },
   metadata: { kind: 'metadata', nullable: true },
-  // settled point 11: the clock a test customer lives on (immutable; docs/decisions.md, Test clocks)
+  // The clock a test customer lives on (immutable; docs/billing.md, Test clocks)
   testClockId: { kind: 'string', nullable: true },
   createdAt: { kind: 'date' },
   updatedAt: { kind: 'date' },

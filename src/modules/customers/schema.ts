@@ -16,7 +16,7 @@ const customerInput = (name: string, description: string, creating = false) =>
       email: t.string(),
       phone: t.string(),
       metadata: t.field({ type: 'Metadata' }),
-      // Immutable, so on create only (settled point 11).
+      // Immutable, so on create only (docs/billing.md, Test clocks).
       ...(creating
         ? { testClockId: t.string({ description: 'Test mode only: the test clock the customer lives on.' }) }
         : {}),

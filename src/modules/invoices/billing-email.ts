@@ -1,7 +1,7 @@
 /**
  * Queue `billing-email` (spec Invoice pay: "receipt auto-issued and emailed"): the receipt of a paid
  * invoice is emailed after the payment commits, never inside it, so SMTP latency or failure cannot
- * block or roll back a payment (BILLING §2.5). The jobs are written in the outbox relay's publishing
+ * block or roll back a payment (docs/billing.md, Email). The jobs are written in the outbox relay's publishing
  * transaction for the `svc.invoice.paid.v1` events it publishes (jobs/worker.ts), one job per workspace,
  * mode and up to 100 invoices, so a paid invoice is in a job exactly when its event is published, a
  * crash loses neither, and a renewal burst adds a job row per hundred renewals. A job that fails
@@ -41,7 +41,7 @@ export interface BillingEmailJob {
 const PAID = nextState(invoiceMachine, 'open', 'pay').events[0];
 /**
  * Invoices per job: a renewal burst of N paid invoices writes about N / 100 job rows, not N (pg-boss
- * degrades with its job table: BILLING §7.2 point 8; docs/decisions.md, Renewal bursts).
+ * degrades with its job table: docs/billing.md, Jobs; docs/decisions.md, Renewal bursts).
  */
 export const EMAILS_PER_JOB = 100;
 

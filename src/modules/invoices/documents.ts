@@ -127,7 +127,7 @@ export async function signedInvoicePdf(file: string, query: (name: string) => st
 
 /**
  * spec Send email: the invoice PDF by email to `to` or the customer. With SMTP configured: 200
- * `{sent: true}`, or 502 when the server refuses. Without (BILLING settled point 5): 200
+ * `{sent: true}`, or 502 when the server refuses. Without (docs/billing.md, Email): 200
  * `{sent: false}` and the message kept in the development outbox (config.mailOutboxDir). Every
  * attempt, sent or not, is in the audit trail. Sent synchronously: the answer says what happened.
  */

@@ -130,7 +130,7 @@ const optionsOf = (ctx: Context, accountId: string, source = 'api'): MoveOptions
 
 /**
  * spec Invoices create: a draft (created event) or, with `status: open`, an issued invoice
- * (numbered; only the finalized event: docs/decisions.md). Lines, totals and events in one transaction.
+ * (numbered; only the finalized event: docs/decisions.md, Invoices). Lines, totals and events in one transaction.
  */
 export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Promise<InvoiceRow> {
   const auth = authorize(ctx, 'svc:invoice:write');
@@ -143,7 +143,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
       select: { id: true, testClockId: true },
     });
     if (!customer) throw err.notFound('customer');
-    // BILLING §2.1 R: an unknown subscription, or one of another customer, is 404.
+    // An unknown subscription, or one of another customer, is 404 (docs/decisions.md, Invoices).
     if (v.subscriptionId) {
       const sub = await tx.subscription.findFirst({
         where: { ...scoped(auth), id: v.subscriptionId, customerId: v.customerId },
@@ -238,7 +238,7 @@ function fromRaw(r: RawInvoice, accountId: string): InvoiceRow {
 }
 
 /**
- * PATCH /v1/invoices/:id (an extension, docs/decisions.md): edits a draft. Sent fields replace
+ * PATCH /v1/invoices/:id (an extension: docs/decisions.md, Invoices): edits a draft. Sent fields replace
  * (lines as a whole; null clears dueAt, memo, metadata, templateId); totals are recomputed. Any
  * other status is 409 conflict: lines, discount and tax are locked once the invoice leaves draft
  * (the database refuses it too). No event: the spec has none for an edit.

@@ -12,7 +12,7 @@ const due = sqlIn(sql`i.status`, invoiceSweepable).text;
 
 /**
  * Which invoices a sweep looks at: the real clock's by default (invoices of customers on a test
- * clock live on its time, BILLING §5); a test clock's advance passes its scope, id and time.
+ * clock live on its time: docs/billing.md, Test clocks); a test clock's advance passes its scope, id and time.
  */
 export interface SweepOptions {
   at?: Date;

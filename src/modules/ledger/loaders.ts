@@ -20,7 +20,7 @@ const ofSource = (sourceType: keyof typeof sourceIs) =>
 
 /** The entries a payment's capture posted (source: its checkout session), oldest first. */
 export const entriesOfSession = ofSource('checkout_session');
-/** The entries an invoice's payment posted (a paid invoice is the source, BILLING §2.7), oldest first. */
+/** The entries an invoice's payment posted (a paid invoice is the source: docs/billing.md, Ledger), oldest first. */
 export const entriesOfInvoice = ofSource('invoice');
 /** The entries of a payout (claim, and settlement or reversal), oldest first. */
 export const entriesOfPayout = ofSource('payout');

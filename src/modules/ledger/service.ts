@@ -1,6 +1,6 @@
 /**
  * The ledger is read-only over the API (spec Ledger and reports). Reads are raw SQL on the tenant
- * role (the hot-read rule of docs/decisions.md): entries page by keyset on (postedAt, id), so a
+ * role (the hot-read rule: docs/decisions.md, Performance): entries page by keyset on (postedAt, id), so a
  * deep page costs what the first does; balances come from the per-day totals (period.ts).
  */
 import type { Context } from '../../core/context.ts';

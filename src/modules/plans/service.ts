@@ -16,7 +16,7 @@ import { validateCreate, validatePrice, validateUpdate, type PriceData } from '.
 
 const err = errorsFor('plan');
 
-/** spec: prices in the order given at creation, then by creation time (settled point 10). */
+/** spec: prices in the order given at creation, then by creation time (docs/billing.md, Plans and prices). */
 export const priceOrder = (): Prisma.PriceOrderByWithRelationInput[] => [
   { position: 'asc' },
   { createdAt: 'asc' },

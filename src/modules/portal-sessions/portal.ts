@@ -1,5 +1,5 @@
 /**
- * The hosted customer portal (spec Portal session; BILLING §6): `GET /portal/<ps_id>` is a page
+ * The hosted customer portal (spec Portal session; docs/billing.md, Portal): `GET /portal/<ps_id>` is a page
  * without data (the token is in the fragment, which never reaches the server); its script calls
  * `/portal/<ps_id>/api/...` with the token in the `X-Portal-Token` header. Every call verifies the
  * signed token first (token.ts: its tenant, customer and expiry, before any query), then works in
@@ -64,7 +64,7 @@ export interface PortalActions {
 const isLive = (status: string) => (subscriptionLive as readonly string[]).includes(status);
 
 /**
- * The one rule for what a customer may do to a subscription in the portal (BILLING §6: effective
+ * The one rule for what a customer may do to a subscription in the portal (docs/billing.md, Portal: effective
  * permission = workspace toggle AND plan flag). Pause and resume have no workspace toggle in the
  * spec: the plan's `selfServePause` alone. Stored methods are test tokens only (live mode collects on
  * the hosted invoice page), so updating one is a test-mode action. A usage price has no plan change
@@ -316,7 +316,7 @@ export async function portalState(sessionId: string, token: unknown) {
         dueAt: iso(i.dueAt),
         // Signed for about 5 minutes (the page asks for a fresh state before an older link is used).
         pdfUrl: pdfUrlOf(ctx, i),
-        // Open ones are paid on their hosted invoice page (BILLING §6), which opens the checkout.
+        // Open ones are paid on their hosted invoice page (docs/billing.md, Portal), which opens the checkout.
         payUrl: canMove(invoiceMachine, i.status as InvoiceStatus, 'pay') ? hostedInvoiceUrlOf(i) : null,
       })) ?? null,
   };

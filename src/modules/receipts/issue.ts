@@ -84,7 +84,7 @@ export function prepareSessionReceipt(
 export type PreparedReceipt = ReturnType<typeof prepareSessionReceipt>;
 
 /**
- * The receipt of a paid invoice (BILLING: one per invoice, `sourceType: invoice`). The invoice's
+ * The receipt of a paid invoice (docs/billing.md, Receipts: one per invoice, `sourceType: invoice`). The invoice's
  * tax is copied, not recomputed; `subtotal` is the total less that tax, so a discount shows as a
  * negative line and the lines still add up to the total.
  */

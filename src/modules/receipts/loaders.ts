@@ -13,7 +13,7 @@ export const receiptOfSession = oneBy(receipts, {
   where: sql` AND t."sourceType" = 'checkout_session'`,
 });
 
-/** An invoice's one receipt (BILLING §2.6), by the same unique source key. */
+/** An invoice's one receipt (docs/billing.md, Receipts), by the same unique source key. */
 export const receiptOfInvoice = oneBy(receipts, { column: 'sourceId', where: sql` AND t."sourceType" = 'invoice'` });
 
 /** `Customer.receipts`: the REST list's filters (newest issued first), bound to the customer. */

@@ -92,7 +92,7 @@ export async function receiptDocument(ctx: Context, id: string, format: string, 
 
 /**
  * POST /v1/receipts/:id/email: sends, then records the latest send on the (otherwise frozen)
- * receipt. Without SMTP (BILLING settled point 5): 200 `{sent: false}` and the message kept in
+ * receipt. Without SMTP (docs/billing.md, Email): 200 `{sent: false}` and the message kept in
  * the development outbox (config.mailOutboxDir), nothing recorded on the receipt. Every attempt is
  * in the audit trail.
  */

@@ -1,5 +1,5 @@
 /**
- * Collection: charge a subscription's open invoice from its stored payment method (BILLING §3.4),
+ * Collection: charge a subscription's open invoice from its stored payment method (docs/billing.md, Collection),
  * "write pending, call, reconcile" so no provider call runs inside a database transaction:
  *   1. pending: lock the invoice, check it is collectible, write a `pending` payment, count the attempt;
  *   2. call: the charge (test mode: `pm_test_success` succeeds, `pm_test_decline` fails; a fake
@@ -282,7 +282,7 @@ async function reconcileCharges(
 
 /**
  * A failed charge (its payment already failed): `svc.invoice.payment_failed.v1` with
- * `{failureCode, failureMessage}` in data.metadata (settled point 4), the invoice and its subscription
+ * `{failureCode, failureMessage}` in data.metadata (docs/billing.md, Invoice events), the invoice and its subscription
  * past_due (a renewal's; an incomplete subscription's first invoice stays open: its pay link).
  */
 async function recordFailure(
@@ -304,7 +304,7 @@ async function recordFailure(
   const sub = inv.subscriptionId ? await lockSubscription(sql, scope, inv.subscriptionId) : null;
   const failable = !!sub && canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'payment_failed');
   // An incomplete subscription's first invoice stays open (its pay link) until it expires; a renewal's
-  // becomes past_due at once (it is due on issue: BILLING §3.4).
+  // becomes past_due at once (it is due on issue: docs/billing.md, Due dates).
   let invoice = inv;
   if (failable && canMove(invoiceMachine, inv.status as InvoiceStatus, 'mark_past_due'))
     invoice = await moveInvoice(sql, scope, inv, 'mark_past_due', { pastDueAt: at, updatedAt: at }, opts);

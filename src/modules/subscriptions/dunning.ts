@@ -1,5 +1,5 @@
 /**
- * Collection attempts and dunning retries (BILLING §3.4, §4; docs/decisions.md, Renewals and
+ * Collection attempts and dunning retries (docs/billing.md, Dunning; docs/decisions.md, Renewals and
  * dunning). An invoice is due for an attempt when `nextAttemptAt` has passed (the renewal sets it to
  * the issue time; a failure sets it to the next retry). Attempts are claimed under `FOR UPDATE SKIP
  * LOCKED`, so two workers never attempt one invoice at once: a method charged in process is charged
@@ -30,7 +30,7 @@ export const ATTEMPT_LEASE_MS = 5 * 60_000;
 export const ATTEMPT_BATCH = 100;
 const PARALLEL = 8;
 
-/** The policy as it was at the first failure (BILLING §4: a policy change applies to the next failure). */
+/** The policy as it was at the first failure: a later change applies to the next one (docs/billing.md, Dunning). */
 export interface DunningSnapshot {
   policyId: string | null;
   retryScheduleDays: number[];

@@ -1,5 +1,5 @@
 /**
- * Incomplete expiry (BILLING §3.2): an `incomplete` subscription whose first invoice is still unpaid
+ * Incomplete expiry (docs/billing.md, Subscription states): an `incomplete` subscription whose first invoice is unpaid
  * when it falls due (1 day after issue: invoice.ts, FIRST_INVOICE_DUE_DAYS) is canceled (`expire`,
  * `subscription.cancelled`) and that invoice voided, in one transaction under both row locks, so a
  * payment arriving at the same moment either wins (the subscription is active, nothing expires) or

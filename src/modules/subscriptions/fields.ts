@@ -4,7 +4,7 @@ import { subscriptionMachine } from './states.ts';
 
 /**
  * DECISIONS §3 Subscription: the REST object, the GraphQL type and the event snapshot. `anchorAt`,
- * `periodIndex` and the pending downgrade stay internal (periods.ts, BILLING §3.6) but for
+ * `periodIndex` and the pending downgrade stay internal (periods.ts; docs/billing.md, Proration) but for
  * `pendingPriceId`/`pendingQuantity`, which say what the next renewal will bill.
  */
 export const subscriptionFields: FieldSpec<Subscription> = {

@@ -1,6 +1,6 @@
 /**
- * Subscription invoices (BILLING §3.4, §3.6): lines from the pricing engine, tax from the workspace's
- * default invoice template (settled point 3), written as a draft (created event) and finalized at once
+ * Subscription invoices (docs/billing.md, Renewals, Proration): lines from the pricing engine, tax from the workspace's
+ * default invoice template (docs/billing.md, Tax), written as a draft (created event) and finalized at once
  * (number, hosted page, finalized event), so a cycle reads "created, finalized, then paid or
  * payment_failed". Shared by create, PATCH (proration), resume and the renewals. Caller's transaction.
  */
@@ -26,7 +26,7 @@ export interface DraftLine {
 }
 
 /**
- * BILLING §3.4: due on issue with a stored method (the failed charge makes it past_due), else in 7
+ * docs/billing.md, Due dates: due on issue with a stored method (the failed charge makes it past_due), else in 7
  * days; a subscription's first invoice is its pay link while incomplete: due in 1 day (Stripe expires
  * incomplete subscriptions after 23 hours).
  */
@@ -45,7 +45,7 @@ export const termsOf = (p: Price): PriceTerms => ({
 export const periodAmount = (price: Price, quantity: number) =>
   price.model === 'usage' ? 0 : priceQuantity(termsOf(price), quantity).amount;
 
-/** Licensed lines of one period, decomposed per tier (BILLING §1.5); one 0 line when nothing is owed. */
+/** Licensed lines of one period, decomposed per tier (docs/billing.md, Pricing); one 0 line when nothing is owed. */
 export function licensedLines(plan: Plan, price: Price, quantity: number, period: Period): DraftLine[] {
   const priced = priceQuantity(termsOf(price), quantity);
   const span = `${period.start.toISOString().slice(0, 10)} - ${period.end.toISOString().slice(0, 10)}`;
@@ -63,7 +63,7 @@ export function licensedLines(plan: Plan, price: Price, quantity: number, period
     : [{ description: `${plan.name} (${span})`, quantity: 1, unitAmount: 0, priceId: price.id }];
 }
 
-/** settled point 3: tax only when the workspace's default invoice template shows it (its rate, default 0.11). */
+/** docs/billing.md, Tax: tax only when the workspace's default invoice template shows it (its rate, default 0.11). */
 export async function cycleTaxRate(tx: AnyTx, scope: RowScope): Promise<string> {
   const template = await templateForUse(tx, scope, null, 'invoice', 'invoice');
   return template?.showTax ? String(template.taxRate ?? '0.11') : '0';
@@ -81,7 +81,7 @@ export interface SubscriptionBill {
 }
 
 /**
- * A subscription invoice as the invoices module writes it (`writeDrafts`): tax per settled point 3
+ * A subscription invoice as the invoices module writes it (`writeDrafts`): tax per docs/billing.md, Tax
  * (`rate`: cycleTaxRate), a negative subtotal (a proration credit larger than the charge) billed as 0,
  * due per `dueInDays`. Create, PATCH, resume and the renewals all bill through here.
  */

@@ -29,7 +29,7 @@ export async function lockSubscription(tx: AnyTx, scope: RowScope, id: string): 
   return scopedRow<Subscription>(tx, 'subscriptions', scope, id, { lock: true });
 }
 
-/** The events of a change: `previousAttributes` names the fields that changed (settled point 7). */
+/** The events of a change: `previousAttributes` names the fields that changed (docs/billing.md, Cancel and pause). */
 export function subscriptionEvents(
   scope: RowScope,
   before: Subscription | null,
@@ -88,7 +88,7 @@ export async function lockSubscriptions(tx: AnyTx, scope: RowScope, ids: string[
 }
 
 /**
- * The one place a paid invoice moves its subscription (BILLING §3.2): incomplete or past_due ->
+ * The one place a paid invoice moves its subscription (docs/billing.md, Subscription states): incomplete or past_due ->
  * active, `subscription.updated`, once none of its invoices remains past due; any other status is
  * left as it is (a renewal paid on time). Called by `settleInvoices` in its transaction, whoever
  * paid (auto-charge, hosted page, POST pay), with the subscriptions it locked before taking the

@@ -1,6 +1,6 @@
 /**
- * Billing periods, pure (BILLING §3.3): period k = [anchor + k x step, anchor + (k+1) x step), always
- * computed from the stored anchor, never from the previous period's end, so month ends do not drift
+ * Billing periods, pure (docs/billing.md, Periods and anchors): period k = [anchor + k x step, anchor + (k+1) x step),
+ * always computed from the stored anchor, never from the previous period's end, so month ends do not drift
  * (Stripe: an anchor of Jan 31 bills Feb 28, then Mar 31, Apr 30). UTC calendar arithmetic on the
  * anchor instant; day and week steps are exact (UTC has no DST). Every function takes its time explicitly.
  */
@@ -67,7 +67,7 @@ export function periodIndexAt(anchor: Date, c: Cadence, at: Date): number {
 
 /**
  * The part of `amount` for what is left of `period` at `at`, rounded half-up to whole minor units,
- * to the second (BILLING §3.6 proration): 0 at or after the end, `amount` at or before the start.
+ * to the second (docs/billing.md, Proration): 0 at or after the end, `amount` at or before the start.
  */
 export function prorate(amount: number, period: Period, at: Date): number {
   const total = Math.floor((period.end.getTime() - period.start.getTime()) / 1000);

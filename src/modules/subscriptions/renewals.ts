@@ -1,5 +1,5 @@
 /**
- * Renewal at the cycle boundary (BILLING §3.4; docs/decisions.md, Renewals and dunning). Due-ness
+ * Renewal at the cycle boundary (docs/billing.md, Renewals; docs/decisions.md, Renewals and dunning). Due-ness
  * lives in rows: a subscription is due when its `currentPeriodEnd` has passed, an invoice when its
  * `nextAttemptAt` has. `processDue` claims batches of one workspace and mode with
  * `FOR UPDATE SKIP LOCKED`, so any number of workers (and a test clock's advance) share the work
@@ -199,7 +199,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
   });
 }
 
-/** Event metadata of work done on a test clock: which clock, at which simulated time (BILLING §5). */
+/** Event metadata of work done on a test clock: which clock, at which simulated time (docs/billing.md, Test clocks). */
 export const clockMeta = (testClockId: string | null, at: Date) =>
   testClockId ? { testClock: { id: testClockId, time: at.toISOString() } } : undefined;
 
@@ -236,9 +236,9 @@ const subscriptionColumns = [
 ] as const satisfies readonly (keyof Subscription)[];
 
 /**
- * What one due subscription becomes (BILLING §3.2, §3.4): a period-end cancel (a usage price still
+ * What one due subscription becomes (docs/billing.md, Renewals): a period-end cancel (a usage price still
  * bills its closed period in arrears), a trial end (the first paid period starts at `trialEnd`,
- * settled point 8), or a renewal (licensed prices bill the new period in advance, usage the closed
+ * docs/billing.md, Trials), or a renewal (licensed prices bill the new period in advance, usage the closed
  * one in arrears). Periods come from the anchor (periods.ts), one period per call: a subscription
  * several periods behind stays due and is renewed again by the next batch.
  */
@@ -286,7 +286,7 @@ function planRenewal(s: DueRow, bills: NextPeriod): Plan {
 
 /**
  * The batch's cycle invoices as drafts, with their lines and created events (in the batch's order).
- * Tax per settled point 3 (the workspace's default invoice template). Each invoice records its first
+ * Tax from the workspace's default invoice template (docs/billing.md, Tax). Each invoice records its first
  * collection attempt as due now (`nextAttemptAt`): charged in this transaction when the method is
  * charged in process, else by the next pass.
  */
@@ -328,11 +328,11 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
   return (await writeDrafts(sql, { ...scope, accountId: o.accountId }, bills, o)) as InvoiceRow[];
 }
 
-/** A cycle invoice's events carry the test clock's instant (BILLING §5). */
+/** A cycle invoice's events carry the test clock's instant (docs/billing.md, Test clocks). */
 const cycleMeta = (at: Date) => (r: InvoiceRow) => clockMeta(r.testClockId, at);
 
 /**
- * The drafts finalized together (settled point 1: numbered at finalization) from one bump of the
+ * The drafts finalized together (docs/billing.md, Invoice numbering) from one bump of the
  * invoice counter, which the transaction holds until commit, so numbers stay gapless; a zero total
  * (an empty usage period) paid at once, as finalize does (docs/decisions.md, Invoices). By subscription.
  */

@@ -1,5 +1,5 @@
 /**
- * Subscriptions (DECISIONS §3, BILLING §3; docs/decisions.md, Subscriptions): create (trial, usage,
+ * Subscriptions (DECISIONS §3; docs/billing.md; docs/decisions.md, Subscriptions): create (trial, usage,
  * or the first invoice charged during the call), retrieve, list, PATCH (proration), cancel, pause,
  * resume. Each state change, its invoice and its events commit in one transaction; the charge runs
  * after it (collect.ts: write pending, call, reconcile). Business time comes from `businessTime`
@@ -43,7 +43,7 @@ import {
 import { checkClockRoom, clockTimeFor } from '../test-clocks/time.ts';
 
 const err = errorsFor('subscription');
-/** Bounds (hostile input). BILLING §1.2: trials up to 730 days (Stripe's cap). */
+/** Bounds (hostile input; docs/billing.md, Plans and prices): trials up to 730 days (Stripe's cap). */
 const MAX_QUANTITY = 1_000_000;
 const MAX_TRIAL_DAYS = 730;
 const DAY = 86_400_000;
@@ -53,7 +53,7 @@ const scopeOfAuth = (auth: Auth): Scope => ({ ...scoped(auth), accountId: auth.a
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 
 /**
- * The business time of a customer: the real clock, or (test clocks, BILLING §5) the customer's clock
+ * The business time of a customer: the real clock, or (docs/billing.md, Test clocks) the customer's clock
  * time. The one place the time of a subscription operation is read.
  */
 export async function businessTime(sql: Sql, scope: RowScope, customer: Pick<Customer, 'testClockId'>) {
@@ -97,7 +97,8 @@ async function usablePrice(sql: Sql, scope: RowScope, priceId: unknown, planId?:
 export async function createSubscription(ctx: Context, input: CreateSubscriptionInput): Promise<Subscription> {
   const auth = authorize(ctx, 'svc:subscription:write');
   const scope = scopeOfAuth(auth);
-  // A missing id is 400; any id naming no customer of this workspace (malformed ones too) is 404 (BILLING §3.1).
+  // A missing id is 400; any id naming no customer of this workspace (malformed ones too) is 404
+  // (docs/decisions.md, Subscriptions).
   if (!isIdString(input.customerId)) throw err.validation('customerId', 'customerId is required: a cus_ customer id');
   const paymentMethod = checkPaymentMethod(input.paymentMethod, auth.mode);
   const quantity = input.quantity == null ? 1 : checkQuantity(input.quantity);
@@ -134,7 +135,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
     const usage = price.model === 'usage';
     const trigger: SubscriptionTrigger = trialEnd ? 'create_trialing' : usage ? 'create_active' : 'create_incomplete';
     const next = nextState(subscriptionMachine, null, trigger);
-    // settled point 8: while trialing the period is [start, trialEnd); the first paid period starts there.
+    // docs/billing.md, Trials: while trialing the period is [start, trialEnd); the first paid period starts there.
     const anchorAt = trialEnd ?? at;
     const first = periodOf(anchorAt, cadenceOf(plan), 0);
     const sub: Subscription = {
@@ -188,7 +189,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
   });
   if (created.earlier !== null) return reload(scope, created.earlier);
 
-  // settled point 2: the first charge runs during the create call, after the pending write committed.
+  // docs/billing.md, First charge: the first charge runs during the create call, after the pending write committed.
   const { sub, at } = created;
   if (sub.status === 'incomplete' && sub.latestInvoiceId && sub.paymentMethod)
     await collectInvoice(scope, sub.latestInvoiceId, at, o);
@@ -253,7 +254,7 @@ const live = (s: Subscription) => (subscriptionLive as readonly string[]).includ
 const conflict = (s: Subscription, what: string) => err.of('conflict', `The subscription is ${s.status}; ${what}`);
 
 /**
- * PATCH (BILLING §3.6): priceId and quantity (same currency; an interval change resets the period; a
+ * PATCH (docs/billing.md, Proration): priceId and quantity (same currency; an interval change resets the period; a
  * higher amount applies now with a prorated invoice, a lower one from the next renewal), paymentMethod,
  * cancelAtPeriodEnd, metadata (replaced; null clears). A canceled subscription is 409 conflict.
  */
@@ -402,7 +403,7 @@ interface PriceChangeRule {
   apply(sql: Sql, scope: Scope, c: PriceChange, data: Partial<Subscription>, o: ChangeOptions): Promise<string | null>;
 }
 
-/** The rules of a price or quantity change (BILLING §3.6), the first that applies wins. */
+/** The rules of a price or quantity change (docs/billing.md, Proration), the first that applies wins. */
 const priceChangeRules: PriceChangeRule[] = [
   {
     // An interval change of an invoiced period resets the period: a new one starts now (the anchor
@@ -487,8 +488,8 @@ const priceChangeRules: PriceChangeRule[] = [
 ];
 
 /**
- * Cancel (BILLING §3.6): now (canceled, canceledAt, `subscription.cancelled`; no refund; open invoices
- * stay collectible, but an incomplete subscription's unpaid first invoice is voided), or at the period
+ * Cancel (docs/billing.md, Cancel and pause): now (canceled, canceledAt, `subscription.cancelled`; no refund;
+ * open invoices stay collectible, but an incomplete subscription's unpaid first invoice is voided), or at the period
  * end (`cancelAtPeriodEnd`, `subscription.updated`). A canceled subscription is 409 conflict.
  */
 export function cancelSubscription(ctx: Context, id: string, input: CancelSubscriptionInput) {
@@ -517,7 +518,7 @@ export function cancelSubscription(ctx: Context, id: string, input: CancelSubscr
   });
 }
 
-/** Pause (settled point 7: `subscription.updated`): no invoices while paused. */
+/** Pause (docs/billing.md, Cancel and pause: `subscription.updated`): no invoices while paused. */
 export function pauseSubscription(ctx: Context, id: string) {
   const o = { requestId: ctx.requestId, source: ctx.source ?? 'api' };
   return onLocked(ctx, id, async (sql, sub, at, scope) => ({
@@ -526,7 +527,7 @@ export function pauseSubscription(ctx: Context, id: string) {
 }
 
 /**
- * Resume (BILLING §3.6): before the paid period ends it simply continues; after it, a new period
+ * Resume (docs/billing.md, Cancel and pause): before the paid period ends it simply continues; after it, a new period
  * starts at the resume (the anchor moves there) with its invoice, charged from the stored method.
  */
 export function resumeSubscription(ctx: Context, id: string) {

@@ -1,5 +1,5 @@
 /**
- * The subscription state machine (BILLING §3.2; docs/decisions.md, Subscriptions). Every change goes
+ * The subscription state machine (docs/billing.md, Subscription states; docs/decisions.md, Subscriptions). Changes go
  * through `nextState` (src/core/state-machine.ts); a move the table does not list is 409 conflict, and
  * the SQL's status lists (renewal index, PATCH, usage) come from here. Events are spelled as DECISIONS
  * §3 lists them: `subscription.cancelled` (two l's) while the status is `canceled`.
@@ -26,7 +26,7 @@ export const subscriptionMachine = defineMachine({
   statuses: ['trialing', 'active', 'past_due', 'paused', 'canceled', 'incomplete'],
   conflict: 'conflict',
   moves: {
-    /** POST /v1/subscriptions with a trial: no invoice until the trial ends (settled point 8). */
+    /** POST /v1/subscriptions with a trial: no invoice until the trial ends (docs/billing.md, Trials). */
     create_trialing: { from: [null], to: 'trialing', events: created, label: 'create trialing' },
     /** POST /v1/subscriptions with a `usage` price: nothing is billed in advance. */
     create_active: { from: [null], to: 'active', events: created, label: 'create active' },
@@ -46,11 +46,11 @@ export const subscriptionMachine = defineMachine({
     },
     /** Period end of an active subscription: the period advances (billing tick). */
     renew: { from: ['active'], to: 'active', events: updated },
-    /** Period end while past_due: Stripe keeps invoicing past-due subscriptions (BILLING §3.4). */
+    /** Period end while past_due: Stripe keeps invoicing past-due subscriptions (docs/billing.md, Renewals). */
     renew_past_due: { from: ['past_due'], to: 'past_due', events: updated, label: 'renew past due' },
     /** Trial end: the first paid period starts at trialEnd (its charge may then fail: payment_failed). */
     end_trial: { from: ['trialing'], to: 'active', events: updated, label: 'end trial' },
-    /** POST /v1/subscriptions/:id/pause: no invoices while paused (settled point 7: an updated event). */
+    /** POST /v1/subscriptions/:id/pause: no invoices while paused (docs/billing.md, Cancel and pause). */
     pause: { from: ['active'], to: 'paused', events: updated },
     /** POST /v1/subscriptions/:id/resume. */
     resume: { from: ['paused'], to: 'active', events: updated },
@@ -69,7 +69,7 @@ export const subscriptionMachine = defineMachine({
     },
     /** The first invoice's checkout session expired unpaid (Stripe `incomplete_expired`): the invoice is voided. */
     expire: { from: ['incomplete'], to: 'canceled', events: cancelled },
-    /** Dunning exhausted (`finalAction` applied, BILLING §3.2). */
+    /** Dunning exhausted (`finalAction` applied: docs/billing.md, Dunning). */
     dunning_exhausted: { from: ['past_due'], to: 'canceled', events: cancelled, label: 'dunning exhausted' },
   },
   edits: {

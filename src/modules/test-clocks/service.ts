@@ -163,7 +163,7 @@ export async function listTestClocks(ctx: Context, args: ListTestClocksArgs) {
 }
 
 /**
- * POST /v1/test-clocks/:id/advance (DECISIONS §3; settled point 6: 200 with the clock). Forward only.
+ * POST /v1/test-clocks/:id/advance (DECISIONS §3; docs/billing.md, Test clocks: 200 with the clock). Forward only.
  * The clock moves to `advancing` first (a second advance meanwhile is 409), then everything due up to
  * the target runs in time order (`walkClock`): before the answer for a small clock (`ready`), else in
  * the `test-clock-advance` job, which the relay enqueues on `test_clock.advancing` (`advancing`).
@@ -200,7 +200,7 @@ export async function deleteTestClock(ctx: Context, id: string) {
     const found = await findClock(tx, auth, id, true);
     if (found.status === ADVANCING) throw err.conflict('The test clock is advancing; wait until it is ready');
     const now = clock.now();
-    // Its subscriptions end with it, at the clock's time (BILLING §5: a soft delete, the ledger stays).
+    // A soft delete: its subscriptions end at the clock's time, the ledger stays (docs/billing.md, Test clocks).
     const subs = await tx.subscription.findMany({
       where: { ...scoped(auth), testClockId: id, status: { in: [...subscriptionLive] } },
       select: { id: true },
@@ -261,7 +261,7 @@ const JOB_LOCK_WAIT_MS = 30_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The advance itself (BILLING §5, "walks time in order"): repeat {t = the earliest instant at which
+ * The advance itself (docs/billing.md, Test clocks: time walks in order): repeat {t = the earliest instant at which
  * one of the clock's items is due, up to the target; process every item due at t with t as now;
  * the clock's frozenTime becomes t}, then frozenTime = target and `ready` (+ `test_clock.ready`).
  * Each step commits as it goes, so a crashed or stopped walk resumes where it stopped (the sweep).

@@ -1,7 +1,7 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { UsageRecord } from '../../generated/prisma/client.ts';
 
-/** DECISIONS §3 usage record (BILLING §3.5): the REST object and the GraphQL type (no events per record). */
+/** DECISIONS §3 usage record (docs/billing.md, Usage): the REST object and the GraphQL type (no events per record). */
 export const usageRecordFields: FieldSpec<UsageRecord> = {
   id: { kind: 'id' },
   subscriptionId: { kind: 'string' },

@@ -1,5 +1,5 @@
 /**
- * Usage records (DECISIONS §3, BILLING §3.5; docs/decisions.md, Usage): reported quantities of a
+ * Usage records (DECISIONS §3; docs/billing.md, Usage; docs/decisions.md, Usage): reported quantities of a
  * subscription's `usage` price, summed, maxed or last-taken over the closed half-open period at
  * renewal (renewals.ts).
  */
@@ -34,7 +34,7 @@ const live = sqlIn(q`s.status`, subscriptionLive);
 /**
  * POST /v1/subscriptions/:id/usage (the key is required on the mutation field): a record inside the
  * open period of a live subscription with a `usage` price. The timestamp defaults to the
- * subscription's time (its test clock's, settled point 6); before the period start (already
+ * subscription's time (its test clock's: docs/billing.md, Test clocks); before the period start (already
  * invoiced) or more than 5 minutes ahead is 400, a canceled subscription 409.
  */
 export async function createUsageRecord(ctx: Context, subscriptionId: string, input: UsageInput): Promise<UsageRecord> {
@@ -138,7 +138,7 @@ async function refuseUnbillable(
 }
 const FAR_FUTURE = new Date('9999-12-31T00:00:00.000Z');
 
-/** The business time of a subscription on a test clock (settled point 6). */
+/** The business time of a subscription on a test clock (docs/billing.md, Test clocks). */
 const clockTime = (sql: Sql, scope: RowScope, testClockId: string) =>
   clockTimeFor(sql, { workspaceId: scope.workspaceId, mode: scope.mode, testClockId });
 

@@ -166,7 +166,7 @@ describe('POST /v1/invoices', () => {
     await expect(eventTypes(ws, inv.id)).resolves.toEqual(['svc.invoice.finalized.v1']);
   });
 
-  // BILLING §2.2: discount before the flat tax, then the total is clamped (not the subtotal).
+  // docs/billing.md, Invoice totals: discount before the flat tax, then the total is clamped (not the subtotal).
   it.each([
     [[{ quantity: 3, unitAmount: 10000 }], 0, 0, 30000, 30000],
     [[{ quantity: 1, unitAmount: 100000 }], 20000, 8800, 100000, 88800],

@@ -257,7 +257,7 @@ describe('examples', () => {
   });
 });
 
-describe('tax (docs/decisions.md, Tax modes; BILLING study §1.6)', () => {
+describe('tax (docs/decisions.md, Tax modes; docs/billing.md, Tax)', () => {
   it('exclusive at the default 0.11: 100,000 adds 11,000 of tax; the discount comes off before the tax', () => {
     expect(computeTotals({ subtotal: 100000, taxMode: 'exclusive', rate: 0.11 })).toEqual({
       subtotal: 100000,

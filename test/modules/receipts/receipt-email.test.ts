@@ -1,4 +1,4 @@
-// POST /v1/receipts/:id/email without a mail server (BILLING settled point 5): 200 {sent: false},
+// POST /v1/receipts/:id/email without a mail server (docs/billing.md, Email): 200 {sent: false},
 // the message kept in the development outbox, the receipt's emailedAt untouched, the attempt audited.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * The billing contract, route by route, as a black box over real HTTP (issue 16 "How it is
- * checked"; DECISIONS §3, spec Conventions, Errors, Invoice, BILLING settled points): every
+ * checked"; DECISIONS §3, spec Conventions, Errors, Invoice, docs/billing.md): every
  * documented route of subscriptions, usage, dunning policies and test clocks answers the status,
  * the error code (spelled as the resource spells it) and the envelope the contract states, and
  * billing emits `subscription.*` (two l's in `cancelled`) and `svc.invoice.payment_failed.v1`
@@ -215,7 +215,7 @@ describe('subscriptions (DECISIONS §3)', () => {
   });
 });
 
-describe('usage records (DECISIONS §3; BILLING §3.5)', () => {
+describe('usage records (DECISIONS §3; docs/billing.md, Usage)', () => {
   it('POST /v1/subscriptions/:id/usage: 201 ur_; 400 idempotency_required without a key; 400 on bad input; 404; 409 canceled', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws, [{ currency: 'IDR', model: 'usage', unitAmount: 1000 }], {
@@ -245,7 +245,7 @@ describe('usage records (DECISIONS §3; BILLING §3.5)', () => {
   });
 });
 
-describe('dunning policies (DECISIONS §3; docs/decisions.md: spelled as plans)', () => {
+describe('dunning policies (DECISIONS §3; docs/decisions.md, Dunning policies: spelled as plans)', () => {
   it('POST 201, GET 200, list (limit 20), PATCH 200; 400 VALIDATION_ERROR with field; 404 NOT_FOUND', async () => {
     const ws = await server.workspace();
     const dp = ok(
@@ -285,7 +285,7 @@ describe('dunning policies (DECISIONS §3; docs/decisions.md: spelled as plans)'
   });
 });
 
-describe('test clocks (DECISIONS §3; BILLING §5, settled point 6)', () => {
+describe('test clocks (DECISIONS §3; docs/billing.md, Test clocks)', () => {
   it('POST 201, GET, list, advance 200 with status, DELETE 204 then 404; forward only; live key 403', async () => {
     const ws = await server.workspace();
     const t0 = '2026-01-31T00:00:00.000Z';

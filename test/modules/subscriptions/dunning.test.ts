@@ -80,7 +80,7 @@ describe('dunning retries', () => {
       const sub = await subscriptionRow(failing);
       expect(sub.status).toBe('canceled');
       expect(sub.canceledAt.getTime()).toBe(first.getTime() + 5 * DAY);
-      // Each failure emitted payment_failed with the reason in data.metadata (settled point 4).
+      // Each failure emitted payment_failed with the reason in data.metadata (docs/billing.md, Invoice events).
       const failed = (await eventsOf(inv.id)).filter((e) => e.type === 'svc.invoice.payment_failed.v1');
       expect(failed).toHaveLength(4);
       expect(failed[0].data.metadata).toEqual({ failureCode: 'card_declined', failureMessage: expect.any(String) });

@@ -155,7 +155,7 @@ describe('renewal at the cycle boundary', () => {
     expect((await eventsOf(leaving)).map((e) => e.type)).toEqual(['subscription.cancelled']);
   });
 
-  it('tax from the default invoice template (settled point 3) on an exclusive price', async () => {
+  it('tax from the default invoice template (docs/billing.md, Tax) on an exclusive price', async () => {
     const ws = await server.workspace();
     const tpl = await ws.client.post('/v1/templates', {
       kind: 'invoice',

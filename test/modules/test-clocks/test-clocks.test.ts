@@ -390,7 +390,7 @@ describe('subscriptions created on a clock (the API)', () => {
     expect(invoices.map((i: any) => [i.status, i.issuedAt])).toEqual([['paid', plus(start, 7 * DAY)]]);
   });
 
-  it('usage timestamps are checked against the customer clock time (settled point 6)', async () => {
+  it('usage timestamps are checked against the customer clock time (docs/billing.md, Test clocks)', async () => {
     const ws = await server.workspace();
     const c = await newClock(ws);
     const cus = (await ws.client.post('/v1/customers', { name: 'Metered', testClockId: c.id })).json.data;
