@@ -95,7 +95,7 @@ export const config = {
   smtpFrom: process.env.SMTP_FROM || 'receipts@svc.local',
   /**
    * The display name of invitation email (`SMTP_FROM_NAME`): fixed, never the inviting workspace's
-   * name, which anyone can choose (docs/security.md, invitation email).
+   * name, which anyone can choose (docs/security.md, A free test workspace sends no phishing).
    */
   smtpFromName: process.env.SMTP_FROM_NAME || 'svc',
   /** Addresses one workspace may invite in 24 hours (`SVC_INVITATIONS_PER_DAY`). */

@@ -1,6 +1,6 @@
 /**
- * What the access log says about a request's URL (docs/security.md, "Capability secrets in the
- * access log"). Hosted links carry their secret in the path (`/c/<cs>_<secret>`, `/i/...`,
+ * What the access log says about a request's URL (docs/security.md, No capability secret in the
+ * access log). Hosted links carry their secret in the path (`/c/<cs>_<secret>`, `/i/...`,
  * `/invitations/<mem>_<secret>`, the merchant-slug pages) and signed downloads in the query
  * (`/f/<inv>.pdf?...&s=<mac>`): whoever reads the logs could open them first. So a request is
  * logged as its route pattern and its path with every `:token` parameter reduced to its id, and
