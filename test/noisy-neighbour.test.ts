@@ -2,7 +2,8 @@
 // process, the default pool of 20), workspace A fires 20 test clock advances at once from a
 // restricted key and exports its ledger, while workspace B's reads keep p95 < 100 ms, B's renewal on
 // the real clock and B's dunning retry on its own clock run on time, /healthz answers within 1 s
-// throughout, and SIGTERM stops the process within 10 s with A's walks still going.
+// throughout, and SIGTERM stops the process within 10 s with A's walks still going; A's poisoned
+// subscription, due with B's renewal, is quarantined.
 import { afterAll, describe, expect, it } from 'vitest';
 import { useServer, createClient, db, type TestServer, type Workspace } from './helpers/server.ts';
 import { mintKey } from './helpers/keys.ts';
@@ -11,6 +12,7 @@ import { clockedSubscriptions } from './helpers/clocked-subscriptions.ts';
 import { customer, dunningPolicy, plan, seedSubscription } from './helpers/renewals.ts';
 import { until } from './helpers/receiver.ts';
 import { watchHealth, within } from './helpers/health-watch.ts';
+import { newId } from '../src/core/ids.ts';
 
 const server = useServer({ background: 'none' });
 let svc: Instance | undefined;
@@ -23,9 +25,9 @@ const DAY = 86_400_000;
 const CLOCKS = 20;
 
 /**
- * The noisy tenant: 20 test clocks with a monthly subscription each, and a restricted key that may
- * advance them and export the ledger (a low-privilege key is enough to be noisy). Whatever else A
- * keeps due (a poisoned subscription, a failing usage record) belongs here too.
+ * The noisy tenant: 20 test clocks with a monthly subscription each, a restricted key that may
+ * advance them and export the ledger (a low-privilege key is enough to be noisy), and a poisoned
+ * subscription with an unbillable usage record due on the real clock.
  */
 async function setupNoisyTenant(s: TestServer) {
   const ws = await s.workspace({ name: 'Noisy' });
@@ -37,7 +39,34 @@ async function setupNoisyTenant(s: TestServer) {
   }
   const scopes = ['svc:subscription:read', 'svc:subscription:write', 'svc:report:read'];
   const key = await mintKey(ws.workspaceId, 'test', { role: 'restricted', scopes });
-  return { ws, clocks, key };
+  return { ws, clocks, key, poisonedId: await poisonedSubscription(ws) };
+}
+
+/**
+ * A's poisoned row, due on the real clock with B's renewal: a daily usage price of 2^53 - 1 whose
+ * period holds usage 2, written by SQL as the owner (the API refuses it since issue 23), so its
+ * renewal throws in every billing tick that reaches it.
+ */
+async function poisonedSubscription(ws: Workspace) {
+  const usage = await plan(ws, {
+    interval: 'day',
+    usageAggregate: 'sum',
+    prices: [{ currency: 'IDR', model: 'usage', unitAmount: Number.MAX_SAFE_INTEGER }],
+  });
+  const dueAt = Date.now() + 5000;
+  const id = await seedSubscription(ws, {
+    customerId: await customer(ws),
+    ...usage,
+    interval: 'day',
+    anchorAt: new Date(dueAt - DAY),
+  });
+  for (const quantity of [1, 1])
+    await db().system.query(
+      `INSERT INTO usage_records (id, "workspaceId", mode, "subscriptionId", quantity, timestamp)
+       VALUES ($1, $2, 'test', $3, $4, $5)`,
+      [newId('usageRecord'), ws.workspaceId, id, quantity, new Date(dueAt - DAY / 2)],
+    );
+  return id;
 }
 
 /**
@@ -151,6 +180,14 @@ describe('a noisy neighbour', () => {
       120_000,
     );
     const renewedLate = Date.now() - b.dueAt;
+    // ...while A's poisoned renewal, due at the same time, was quarantined, not retried in a loop.
+    const { rows: quarantined } = await db().system.query(
+      `SELECT sweep, failures FROM sweep_quarantine WHERE "workspaceId" = $1 AND "rowId" = $2`,
+      [a.ws.workspaceId, a.poisonedId],
+    );
+    expect(quarantined).toHaveLength(1);
+    expect(quarantined[0].sweep).toBe('renewal');
+    expect(quarantined[0].failures).toBeGreaterThanOrEqual(1);
 
     const all = await Promise.all(a.clocks.map((id) => noisy.get(`/v1/test-clocks/${id}`)));
     const aReady = all.filter((r) => r.json.data.status === 'ready').length;
