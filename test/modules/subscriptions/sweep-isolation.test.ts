@@ -16,6 +16,7 @@ import {
 } from '../../helpers/renewals.ts';
 import { newId } from '../../../src/core/ids.ts';
 import { clock } from '../../../src/core/clock.ts';
+import { config } from '../../../src/core/config.ts';
 import { backoffMs } from '../../../src/core/sweep.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
 import { clockedSubscriptions } from '../../helpers/clocked-subscriptions.ts';
@@ -29,8 +30,12 @@ const TICK = at10('2026-02-11');
 const quarantined = async (rowId: string) =>
   (await db().system.query('SELECT * FROM sweep_quarantine WHERE "rowId" = $1', [rowId])).rows[0];
 
+/** Scraped as a Prometheus with the metrics token would (docs/security.md: /metrics needs it). */
 async function scrapeQuarantined(sweep: string) {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  config.metrics.token ??= 'sweep-isolation-metrics-token';
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${config.metrics.token}` } });
+  expect(res.status).toBe(200);
+  const text = await res.text();
   const line = text.split('\n').find((l) => l.startsWith(`svc_sweep_quarantined_rows{sweep="${sweep}"} `));
   return line === undefined ? undefined : Number(line.split(' ')[1]);
 }
