@@ -16,7 +16,7 @@ import { ROOT, SVC_BIN, freePort, svc } from '../helpers/cli.ts';
 import { startReceiver, until } from '../helpers/receiver.ts';
 import { createClient, type Client } from '../../src/client/index.ts';
 import { config } from '../../src/core/config.ts';
-import { embeddedBinaries } from '../../src/core/db/embedded.ts';
+import { assertReachableByOthers, embeddedBinaries } from '../../src/core/db/embedded.ts';
 
 const LONG = process.env.FAULTS === 'long';
 const CONCURRENCY = LONG ? 12 : 4;
@@ -28,9 +28,25 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A PostgreSQL cluster of the test's own, from the embedded package's binaries, in its own process group. */
+/**
+ * The folder of PostgreSQL's programs: the embedded package's, or, as root in a checkout the OS user
+ * "postgres" cannot enter (a private `mktemp -d` clone), the machine's own (`pg_config --bindir`).
+ */
+function clusterBinaries(): string {
+  const embedded = join(embeddedBinaries(), 'native', 'bin');
+  if (process.getuid?.() !== 0) return embedded;
+  try {
+    assertReachableByOthers(embeddedBinaries());
+    return embedded;
+  } catch {
+    return execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+  }
+}
+
+/** A PostgreSQL cluster of the test's own, in its own process group. */
 function ownCluster(port: number) {
-  const bin = (name: string) => join(embeddedBinaries(), 'native', 'bin', name);
+  const binDir = clusterBinaries();
+  const bin = (name: string) => join(binDir, name);
   const ids =
     process.getuid?.() === 0
       ? {
