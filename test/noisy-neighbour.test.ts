@@ -201,13 +201,11 @@ describe('a noisy neighbour', () => {
         `/healthz worst ${Math.round(healthz.worst)} ms, over a request without the database p95 ` +
         `${Math.round(healthz.p95OverControl)} ms, worst ${Math.round(healthz.worstOverControl)} ms (${healthz.samples})`,
     );
-    // 100 ms on a machine of its own; on a loaded one (the suite runs on two shared cores) twice what
-    // the same reads took just before A started, measured above.
-    expect(p95(during)).toBeLessThan(Math.max(100, 2 * p95(before)));
-    // Every /healthz answered; p95 within 1 s beyond a request without the database sent at the same
-    // moment (test/helpers/health-watch.ts).
-    expect(healthz.worst).toBeLessThan(Number.POSITIVE_INFINITY);
-    expect(healthz.p95OverControl).toBeLessThan(1000);
+    // The issue's figures, literal: the file runs alone after the rest of the suite (package.json
+    // "test"), so the two cores are A's and B's only.
+    expect(p95(during)).toBeLessThan(100);
+    // Every /healthz answered within 1 s (a hang would show as Infinity).
+    expect(healthz.worst).toBeLessThan(1000);
     // The tick runs every minute: on time is by the next tick after the due time, and its work.
     expect(renewedLate).toBeLessThan(90_000);
 
