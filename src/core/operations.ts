@@ -7,7 +7,7 @@
  * first in the transaction, so a run racing a slower first run waits for it on the key and then
  * finds its result; a first run that rolled back left nothing, and the next run acts.
  */
-import { sql as q, sqlOf, type AnyTx } from './db/sql.ts';
+import { sql as q, scopedRow, sqlOf, type AnyTx } from './db/sql.ts';
 import type { ReplayNotes } from './idempotency.ts';
 import type { RowScope } from './resource.ts';
 
@@ -50,4 +50,20 @@ export async function claimOperation(
   // One key and fingerprint is one request, so one kind; anything else is a fault, not a reason to act twice.
   if (!earlier || earlier.kind !== kind) throw new Error(`operation ${operationId} was recorded as ${earlier?.kind}`);
   return earlier.resourceId;
+}
+
+/**
+ * `claimOperation` for a create whose answer is the row it made: that row (from `table`) when an
+ * earlier run of the same request made it, else null and this run acts.
+ */
+export async function earlierRow<R>(
+  tx: AnyTx,
+  scope: RowScope,
+  notes: Pick<ReplayNotes, 'operationId'> | undefined,
+  kind: OperationKind,
+  table: string,
+  resourceId: string,
+): Promise<R | null> {
+  const earlier = await claimOperation(tx, scope, notes, kind, resourceId);
+  return earlier ? scopedRow<R>(tx, table, scope, earlier) : null;
 }

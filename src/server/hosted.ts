@@ -33,6 +33,22 @@ const invitationPageHeaders = {
 const renderInvitationErrorPage = (status: number) =>
   renderErrorPage(status, { 404: 'This invitation link is not valid', 410: 'This invitation has expired' });
 
+/** The invitation link (src/modules/members/hosted.ts): GET shows it, its button's POST accepts. */
+const invitationRoute = (method: 'GET' | 'POST', page: (token: string) => Promise<string>) =>
+  edgeRoute({
+    method,
+    url: '/invitations/:token',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'member',
+    errorPage: renderInvitationErrorPage,
+    handler: async ({ params }) => ({
+      contentType: 'text/html; charset=utf-8',
+      headers: invitationPageHeaders,
+      body: await page(params.token),
+    }),
+  });
+
 /** A JSON call of the page's script: public, the token is the capability, never cached. */
 const pageCall = (
   method: 'GET' | 'POST',
@@ -101,20 +117,7 @@ export const hostedRoutes: EdgeRoute[] = [
     errorPage: renderErrorPage,
     handler: async ({ params }) => ({ redirect: await payHostedInvoice(params.token), status: 303, headers: noStore }),
   }),
-  // The invitation link (src/modules/members/hosted.ts): GET shows it, its button's POST accepts.
-  edgeRoute({
-    method: 'GET',
-    url: '/invitations/:token',
-    auth: 'capability',
-    rateClass: 'hosted',
-    resource: 'member',
-    errorPage: renderInvitationErrorPage,
-    handler: async ({ params }) => ({
-      contentType: 'text/html; charset=utf-8',
-      headers: invitationPageHeaders,
-      body: await invitationPage(params.token),
-    }),
-  }),
+  invitationRoute('GET', invitationPage),
   // The customer portal (src/modules/portal-sessions/portal.ts): the page carries no data; its script
   // reads the token from the URL's fragment and sends it in X-Portal-Token, never in a URL.
   edgeRoute({
@@ -140,19 +143,7 @@ export const hostedRoutes: EdgeRoute[] = [
       headers: noStore,
     }),
   }),
-  edgeRoute({
-    method: 'POST',
-    url: '/invitations/:token',
-    auth: 'capability',
-    rateClass: 'hosted',
-    resource: 'member',
-    errorPage: renderInvitationErrorPage,
-    handler: async ({ params }) => ({
-      contentType: 'text/html; charset=utf-8',
-      headers: invitationPageHeaders,
-      body: await acceptInvitationPage(params.token),
-    }),
-  }),
+  invitationRoute('POST', acceptInvitationPage),
   edgeRoute({
     method: 'POST',
     url: '/portal/:id/api/subscriptions/:sub/:action',

@@ -2,34 +2,17 @@
 // group; the service stops in order (API, worker, pools, then its embedded PostgreSQL, which runs
 // in a group of its own), says "stopping" and "stopped" once each, writes no warning or error,
 // and exits 0 within 10 s. Ten times in a row, over one embedded database.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { ROOT, SVC_BIN, freePort } from '../helpers/cli.ts';
-import { config } from '../../src/core/config.ts';
-import { assertReachableByOthers, embeddedBinaries } from '../../src/core/db/embedded.ts';
+import { ROOT, SVC_BIN } from '../helpers/cli.ts';
+import { embeddedDataDir, embeddedStartEnv, embeddedUnreachable as unreachable } from '../helpers/embedded-start.ts';
 
 const ROUNDS = Number(process.env.SHUTDOWN_ROUNDS ?? 10);
-const dir = mkdtempSync(join(tmpdir(), 'svc-shutdown-'));
-// as root, the embedded server runs as the OS user "postgres", which must reach the data folder
-chmodSync(dir, 0o755);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-// As root the embedded server runs as "postgres", which cannot run the package's binaries from a
-// checkout under a private folder (test/core/db/embedded.test.ts covers what svc says then).
-const unreachable = (() => {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    assertReachableByOthers(embeddedBinaries());
-    return false;
-  } catch {
-    return true;
-  }
-})();
+// (test/core/db/embedded.test.ts covers what svc says where the embedded server cannot run)
+const dir = embeddedDataDir('svc-shutdown-');
 
 interface Line {
   level?: number;
@@ -53,20 +36,10 @@ describe('SIGINT to the process group of `svc start` with an embedded PostgreSQL
   it.skipIf(unreachable)(
     `stops cleanly ${ROUNDS} times in a row: "stopping" and "stopped", exit 0 within 10 s, no warning or error`,
     async () => {
-      const [port, pgPort] = [await freePort(), await freePort()];
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        NODE_ENV: 'test',
+      const { env, port, pgPort } = await embeddedStartEnv(join(dir, 'data'), {
         LOG_LEVEL: 'info',
         SVC_LOG_FORMAT: 'json',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        SVC_DATA_DIR: join(dir, 'data'),
-        SVC_EMBEDDED_PG_PORT: String(pgPort),
-        SVC_MASTER_KEY: config.masterKey.toString('hex'),
-        SVC_DB_POOL: '4',
-      };
-      for (const k of ['DATABASE_URL', 'SVC_APP_PASSWORD', 'SVC_APP_DATABASE_URL']) delete env[k];
+      });
 
       for (let round = 1; round <= ROUNDS; round++) {
         // Its own process group, as a terminal starts it: the signal goes to -pid.

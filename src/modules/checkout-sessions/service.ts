@@ -2,7 +2,7 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { insertRows, sql as q, sqlOf, tenantTx, type AnyTx, type Fragment, type Sql } from '../../core/db/sql.ts';
-import { claimOperation } from '../../core/operations.ts';
+import { earlierRow } from '../../core/operations.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { isCurrency } from '../../core/money.ts';
@@ -86,14 +86,15 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
   const id = newId('checkoutSession');
   const row = await tenantTx(scope, async (sql) => {
     // The same request run again (its claim taken over) answers the session it made.
-    const earlier = await claimOperation(sql, scope, ctx.replay, 'checkout_session.create', id);
-    if (earlier)
-      return (
-        await sql.last<CheckoutSession>(
-          q`SELECT * FROM checkout_sessions WHERE id = ${earlier} AND "workspaceId" = ${auth.workspaceId}
-            AND mode = ${auth.mode}`,
-        )
-      )[0];
+    const earlier = await earlierRow<SessionRow>(
+      sql,
+      scope,
+      ctx.replay,
+      'checkout_session.create',
+      'checkout_sessions',
+      id,
+    );
+    if (earlier) return earlier;
     // One connection runs one statement at a time: these are sequential on purpose.
     if (
       input.customerId &&

@@ -7,8 +7,7 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { newId } from '../../core/ids.ts';
-import { claimOperation } from '../../core/operations.ts';
-import { scoped } from '../../core/resource.ts';
+import { earlierRow } from '../../core/operations.ts';
 import type { Payout } from '../../generated/prisma/client.ts';
 import { disburse } from './disbursement.ts';
 import { createPayoutIn } from './service.ts';
@@ -20,9 +19,9 @@ export async function createPayout(ctx: Context, input: CreatePayoutInput): Prom
   const id = newId('payout');
   const { payout, existing } = await inTenant(tenant(auth), async (tx) => {
     // The same idempotent request run again (its claim taken over after a crash) finds its payout.
-    const earlier = await claimOperation(tx, auth, ctx.replay, 'payout.create', id);
+    const earlier = await earlierRow<Payout>(tx, auth, ctx.replay, 'payout.create', 'payouts', id);
     return earlier
-      ? { payout: await tx.payout.findFirstOrThrow({ where: { ...scoped(auth), id: earlier } }), existing: true }
+      ? { payout: earlier, existing: true }
       : { payout: await createPayoutIn(tx, tenant(auth), input, 'api', id), existing: false };
   });
   if (existing) return payout;

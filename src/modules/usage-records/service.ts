@@ -10,7 +10,7 @@ import { sql as q, sqlOf, type AnyTx, type Sql } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { claimOperation } from '../../core/operations.ts';
+import { earlierRow } from '../../core/operations.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { UsageRecord } from '../../generated/prisma/client.ts';
@@ -49,14 +49,8 @@ export async function createUsageRecord(ctx: Context, subscriptionId: string, in
   return inTenant(scope, async (tx) => {
     const sql = sqlOf(tx);
     // The same request run again (its claim taken over) answers the record it wrote, not a second one.
-    const earlier = await claimOperation(sql, scope, ctx.replay, 'usage_record.create', id);
-    if (earlier)
-      return (
-        await sql.query<UsageRecord>(
-          q`SELECT * FROM usage_records WHERE id = ${earlier} AND "workspaceId" = ${auth.workspaceId}
-            AND mode = ${auth.mode}`,
-        )
-      )[0];
+    const earlier = await earlierRow<UsageRecord>(sql, scope, ctx.replay, 'usage_record.create', 'usage_records', id);
+    if (earlier) return earlier;
     // Locked so a renewal cannot close the period between the check and the insert, and so usage
     // reported at once is summed one record after the other (the amount check below).
     const [sub] = await sql.query<{

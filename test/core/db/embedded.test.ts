@@ -1,52 +1,25 @@
 // `npm start` without DATABASE_URL: the embedded PostgreSQL, with the app's own login role (the
 // embedded server asks for passwords, so the role gets one generated into the data folder).
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ROOT, SVC_BIN, freePort, svc } from '../../helpers/cli.ts';
-import { config } from '../../../src/core/config.ts';
+import { ROOT, SVC_BIN, svc } from '../../helpers/cli.ts';
 import { createClient } from '../../../src/client/index.ts';
 import { APP_LOGIN_ROLE } from '../../../src/core/db/roles.ts';
-import { assertReachableByOthers, embeddedBinaries } from '../../../src/core/db/embedded.ts';
+import { embeddedDataDir, embeddedStartEnv, embeddedUnreachable as unreachable } from '../../helpers/embedded-start.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-embedded-'));
-// as root, the embedded server runs as the OS user "postgres", which must reach the data folder
-chmodSync(dir, 0o755);
 let stop: (() => Promise<void>) | undefined;
-afterAll(async () => {
-  await stop?.();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-// As root, PostgreSQL runs as the OS user "postgres", which must enter every folder above the
-// package's binaries; a checkout under a private folder (a `mktemp -d` clone, mode 0700) cannot
-// run it at all, and svc says so (the first test). The full start runs wherever it can.
-const unreachable = (() => {
-  if (process.getuid?.() !== 0) return null;
-  try {
-    assertReachableByOthers(embeddedBinaries());
-    return null;
-  } catch (e) {
-    return (e as Error).message;
-  }
-})();
+// A checkout the OS user "postgres" cannot enter cannot run the embedded server at all, and svc
+// says so (the first test). The full start runs wherever it can.
+const dir = embeddedDataDir('svc-embedded-', () => stop?.() ?? Promise.resolve());
 
 describe('npm start with the embedded PostgreSQL', () => {
   it.runIf(unreachable)(
     'a checkout the postgres user cannot reach: svc names the folder instead of crashing',
     async () => {
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        PORT: String(await freePort()),
-        SVC_DATA_DIR: join(dir, 'data-unreachable'),
-        SVC_MASTER_KEY: config.masterKey.toString('hex'),
-      };
-      delete env.DATABASE_URL;
+      const { env } = await embeddedStartEnv(join(dir, 'data-unreachable'));
       const run = await svc(['migrate'], env, { timeoutMs: 30_000 });
       expect(run.code).not.toBe(0);
       expect(run.stderr).toContain('cannot enter');
@@ -57,19 +30,7 @@ describe('npm start with the embedded PostgreSQL', () => {
   it.skipIf(unreachable)(
     'serves, bootstraps and answers signed requests, its tenant pool logged in as the app role',
     async () => {
-      const [port, pgPort] = [await freePort(), await freePort()];
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        SVC_DATA_DIR: join(dir, 'data'),
-        SVC_EMBEDDED_PG_PORT: String(pgPort),
-        SVC_MASTER_KEY: config.masterKey.toString('hex'),
-        SVC_DB_POOL: '4',
-      };
-      for (const k of ['DATABASE_URL', 'SVC_APP_PASSWORD', 'SVC_APP_DATABASE_URL']) delete env[k];
+      const { env, port, pgPort } = await embeddedStartEnv(join(dir, 'data'));
       const child = spawn(process.execPath, [SVC_BIN, 'start'], {
         cwd: ROOT,
         env,
