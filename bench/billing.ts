@@ -30,7 +30,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fmt, num, scratchDatabase, startApp } from './lib.ts';
+import { fmt, num, scratchDatabase, startApp, printTargets } from './lib.ts';
 
 const INVOICES = num('BENCH_INVOICES', 100_000);
 const REPS = num('BENCH_REPS', 50);
@@ -589,8 +589,7 @@ try {
   const targets: Target[] = [];
   for (const [name, run] of Object.entries(sections))
     if (!only || only.includes(name)) targets.push(...(await run(ctx)));
-  console.log('\n  target                                    result  measured');
-  for (const [t, ok, m] of targets) console.log(`  ${t.padEnd(42)}${(ok ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  printTargets(targets);
 } catch (e) {
   failed = true;
   console.error(e);

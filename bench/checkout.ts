@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
-import { fmt, num, scratchDatabase } from './lib.ts';
+import { fmt, num, scratchDatabase, printTargets } from './lib.ts';
 
 const SECONDS = num('BENCH_SECONDS', 10);
 const WARMUP = num('BENCH_WARMUP_SECONDS', 3);
@@ -383,8 +383,7 @@ try {
       `${ledger.payments} payments for ${sessions} sessions, ${ledger.unbalanced} unbalanced txIds`,
     ],
   ];
-  console.log('\n  target                                          result  measured');
-  for (const [t, ok, m] of targets) console.log(`  ${t.padEnd(48)}${(ok ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  printTargets(targets);
 } catch (e) {
   failed = true;
   console.error(e);

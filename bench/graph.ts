@@ -13,7 +13,7 @@
 import os from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { fmt, num, scratchDatabase, startApp } from './lib.ts';
+import { fmt, num, scratchDatabase, startApp, printTargets } from './lib.ts';
 import { seedGraph } from '../test/helpers/graph-seed.ts';
 
 const PAYMENTS = num('BENCH_GRAPH_PAYMENTS', 100_000);
@@ -124,12 +124,11 @@ try {
   console.log(`\n  customer page (POST /graphql, ${CONNECTIONS} connections, ${SECONDS} s, ${fmt(r.n)} requests)`);
   console.log(`  ${fmt(r.rps)} req/s  p50 ${fmt(r.p50, 1)} ms  p95 ${fmt(r.p95, 1)} ms  p99 ${fmt(r.p99, 1)} ms`);
   console.log(`  SQL statements per request: ${stmts}`);
-  console.log(`\n  ${'target'.padEnd(48)}result  measured`);
   const targets: [string, boolean, string][] = [
     ['p95 < 50 ms at 8 connections', r.p95 < 50, `${fmt(r.p95, 1)} ms`],
     ['statements per request constant (+1 key read)', counts.length <= 2 && counts[0][0] <= 8, stmts],
   ];
-  for (const [t, ok, m] of targets) console.log(`  ${t.padEnd(48)}${(ok ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  printTargets(targets);
 } catch (e) {
   failed = true;
   console.error(e);

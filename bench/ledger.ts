@@ -20,7 +20,7 @@ import os from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { fmt, num, resetPeakRss, procStatus, scratchDatabase, startApp } from './lib.ts';
+import { fmt, num, resetPeakRss, procStatus, scratchDatabase, startApp, printTargets } from './lib.ts';
 import { progress, type Progress } from '../src/cli/progress.ts';
 
 const ROWS = num('BENCH_LEDGER_ROWS', 1_000_000);
@@ -258,8 +258,7 @@ try {
     ['process peak RSS < 300 MB (app)', exportPeak < 300 * 1e6, `${fmt(exportPeak / 1e6)} MB`],
     ['every row exported', exported === ROWS - (ROWS % 2), `${fmt(exported)}`],
   ];
-  console.log('\n  target                              result  measured');
-  for (const [t, ok, m] of targets) console.log(`  ${t.padEnd(36)}${(ok ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  printTargets(targets);
 } catch (e) {
   failed = true;
   console.error(e);

@@ -13,7 +13,7 @@ import os from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { fmt, num, scratchDatabase, startApp } from './lib.ts';
+import { fmt, num, scratchDatabase, startApp, printTargets } from './lib.ts';
 
 const CONNECTIONS = num('BENCH_CONNECTIONS', 8);
 const SECONDS = num('BENCH_SECONDS', 10);
@@ -163,12 +163,11 @@ try {
   line('GET /portal/<ps_id> (the page)', r.page);
   line('GET /portal/<ps_id>/api/state', r.state);
   line('page view (both, in sequence)', r.view);
-  console.log(`\n  ${'target'.padEnd(48)}result  measured`);
   const targets: [string, boolean, string][] = [
     ['page p95 < 100 ms at 8 connections', r.page.p95 < 100, `${fmt(r.page.p95, 1)} ms`],
     ['page view with its state p95 < 100 ms', r.view.p95 < 100, `${fmt(r.view.p95, 1)} ms`],
   ];
-  for (const [t, pass, m] of targets) console.log(`  ${t.padEnd(48)}${(pass ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  printTargets(targets);
 } catch (e) {
   failed = true;
   console.error(e);

@@ -18,7 +18,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fmt, num, scratchDatabase } from './lib.ts';
+import { fmt, num, scratchDatabase, printTargets } from './lib.ts';
 
 const RATE = num('BENCH_RATE', 200);
 const SECONDS = num('BENCH_SECONDS', 30);
@@ -302,7 +302,7 @@ async function main() {
       `${fmt(deliveries / ((s.lastAt - s.firstAt) / 1000))}/s`,
     ],
   ] as const;
-  for (const [name, ok, v] of targets) console.log(`  ${name.padEnd(44)} ${ok ? 'PASS' : 'MISS'}  ${v}`);
+  printTargets(targets);
   console.log(
     `child warnings/errors: ${childLogs.length}${childLogs.length ? `\n${childLogs.slice(0, 5).join('\n')}` : ''}`,
   );
