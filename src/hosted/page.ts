@@ -7,6 +7,8 @@
 import { formatMoney } from '../core/money.ts';
 import type { SessionStatus } from '../modules/checkout-sessions/states.ts';
 import { formatDateTime } from '../modules/documents/render/format.ts';
+import { type Language, localeOf, messages } from '../core/i18n/index.ts';
+import { languageSwitch } from './language.ts';
 
 export interface HostedMethod {
   method: string;
@@ -15,6 +17,10 @@ export interface HostedMethod {
 }
 
 export interface HostedPageView {
+  /** The customer's language (src/hosted/language.ts). */
+  lang: Language;
+  /** A completed session's receipt can be opened (`/c/<token>/receipt`). */
+  hasReceipt: boolean;
   id: string;
   /** The URL's capability token; the page's own calls carry it. */
   token: string;
@@ -36,7 +42,7 @@ export interface HostedPageView {
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON inside <script>: `</script>` and U+2028/9 cannot break out. */
-const scriptJson = (v: unknown) =>
+export const scriptJson = (v: unknown) =>
   JSON.stringify(v)
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')
@@ -50,21 +56,26 @@ export const successRedirect = (successUrl: string, id: string) => {
 };
 
 function closedScreen(view: HostedPageView): string | null {
+  const M = messages(view.lang).checkout;
   switch (view.status) {
     case 'completed':
       return (
-        '<section class="done" data-state="completed"><h2>Payment received</h2>' +
-        `<p>Thank you. <a href="${esc(successRedirect(view.successUrl, view.id))}">Continue</a></p></section>`
+        `<section class="done" data-state="completed"><h2>${esc(M.received)}</h2>` +
+        `<p>${esc(M.thanks)} <a href="${esc(successRedirect(view.successUrl, view.id))}">${esc(M.continue)}</a></p>` +
+        (view.hasReceipt
+          ? `<p><a id="receipt" href="/c/${esc(encodeURIComponent(view.token))}/receipt">${esc(M.viewReceipt)}</a></p>`
+          : '') +
+        '</section>'
       );
     case 'expired':
       return (
-        '<section class="done" data-state="expired"><h2>This payment link has expired</h2>' +
-        `<p>Ask ${esc(view.merchantName)} for a new link.</p></section>`
+        `<section class="done" data-state="expired"><h2>${esc(M.expired)}</h2>` +
+        `<p>${esc(M.askNewLink(view.merchantName))}</p></section>`
       );
     case 'canceled':
       return (
-        '<section class="done" data-state="canceled"><h2>Payment canceled</h2>' +
-        `<p><a href="${esc(view.cancelUrl)}">Back to ${esc(view.merchantName)}</a></p></section>`
+        `<section class="done" data-state="canceled"><h2>${esc(M.canceled)}</h2>` +
+        `<p><a href="${esc(view.cancelUrl)}">${esc(M.backTo(view.merchantName))}</a></p></section>`
       );
     default:
       return null;
@@ -72,6 +83,7 @@ function closedScreen(view: HostedPageView): string | null {
 }
 
 export function renderHostedPage(view: HostedPageView): string {
+  const M = messages(view.lang).checkout;
   const accent = safeColor(view.accentColor);
   const total = formatMoney(view.amount, view.currency);
   const items = view.lineItems
@@ -83,11 +95,11 @@ export function renderHostedPage(view: HostedPageView): string {
     .join('');
   const closed = closedScreen(view);
   // In the merchant's zone, named (WIB), as its receipts and invoices say it; not the server's GMT.
-  const deadline = `<time datetime="${view.expiresAt.toISOString()}">${esc(formatDateTime(view.expiresAt, 'en-GB', view.timezone))}</time>`;
+  const deadline = `<time datetime="${view.expiresAt.toISOString()}">${esc(formatDateTime(view.expiresAt, localeOf(view.lang), view.timezone))}</time>`;
   const body =
     closed ??
     `<section id="choose" data-state="choose">
-      <h2>Choose how to pay</h2>
+      <h2>${esc(M.choose)}</h2>
       <div class="methods">${view.methods
         .map(
           (m) =>
@@ -100,18 +112,24 @@ export function renderHostedPage(view: HostedPageView): string {
       <div id="instructions"></div>
       <div id="actions"></div>
       <p class="muted" id="status-line"></p>
-      <button class="link" id="back">Choose another method</button>
+      <button class="link" id="back">${esc(M.chooseAnother)}</button>
     </section>
-    <p class="expires">Pay before ${deadline}</p>
-    <button class="link cancel" id="cancel">Cancel payment</button>`;
+    <p class="expires">${esc(M.payBefore)} ${deadline}</p>
+    <button class="link cancel" id="cancel">${esc(M.cancel)}</button>`;
   const head =
     `<div class="merchant">${esc(view.merchantName)}</div>` + `<div class="amount" data-amount>${esc(total)}</div>`;
-  const badge = view.testMode ? '<span class="test">TEST MODE</span>' : '';
+  const badge = view.testMode ? `<span class="test">${esc(M.testMode)}</span>` : '';
   const list = items ? `<ul class="items">${items}</ul>` : '';
-  const session = scriptJson({ token: view.token, testMode: view.testMode, cancelUrl: view.cancelUrl });
+  const session = scriptJson({
+    token: view.token,
+    testMode: view.testMode,
+    cancelUrl: view.cancelUrl,
+    lang: view.lang,
+    t: M.client,
+  });
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>Pay ${esc(view.merchantName)} ${esc(total)}</title>
+<html lang="${view.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${esc(M.title(view.merchantName, total))}</title>
 <style>
 :root{--accent:${accent}}*{box-sizing:border-box}
 body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1f2328}
@@ -142,6 +160,7 @@ text-align:center;word-break:break-all}
 .err{color:#b42318}
 </style></head>
 <body><main>
+${languageSwitch(view.lang)}
 <header>${head}${badge}${list}</header>
 ${body}
 </main>
@@ -151,17 +170,17 @@ ${closed ? '' : `<script>window.__session=${session};</script><script>${clientSc
 
 /** The page's behaviour: pick a method, show instructions, settle (sandbox), poll, redirect. */
 const clientScript = `(() => {
-const s = window.__session, base = '/c/' + encodeURIComponent(s.token);
+const s = window.__session, T = s.t, base = '/c/' + encodeURIComponent(s.token);
 const $ = (id) => document.getElementById(id);
 const el = (tag, props, ...kids) => {
   const e = Object.assign(document.createElement(tag), props || {}); e.append(...kids); return e;
 };
 const post = async (path, body) => {
-  const r = await fetch(base + path, {
+  const r = await fetch(base + path + '?lang=' + s.lang, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}),
   });
   const j = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error((j.error && j.error.message) || 'Something went wrong; please try again');
+  if (!r.ok) throw new Error((j.error && j.error.message) || T.error);
   return j.data;
 };
 const show = (which) => { $('choose').hidden = which !== 'choose'; $('pay').hidden = which !== 'pay'; };
@@ -180,41 +199,41 @@ function render(a) {
   box.replaceChildren(el('h2', { textContent: a.title }));
   if (a.qrSvg) {
     const src = 'data:image/svg+xml;base64,' + btoa(a.qrSvg);
-    const img = el('img', { className: 'qr', alt: 'QR code to scan', src });
+    const img = el('img', { className: 'qr', alt: T.qrAlt, src });
     box.append(img);
   }
   if (a.code) box.append(el('div', { className: 'code', textContent: a.code }));
   for (const line of a.lines || []) box.append(el('p', { textContent: line }));
   if (a.redirectUrl) box.append(el('a', {
-    className: 'primary', href: a.redirectUrl, textContent: 'Continue to ' + a.label,
+    className: 'primary', href: a.redirectUrl, textContent: T.continueTo.replace('{label}', a.label),
     style: 'display:block;text-align:center;text-decoration:none',
   }));
   actions.replaceChildren();
-  if (a.canDeclarePaid) actions.append(el('button', { className: 'primary', id: 'declare', textContent: 'I have paid',
+  if (a.canDeclarePaid) actions.append(el('button', { className: 'primary', id: 'declare', textContent: T.declare,
     onclick: async () => {
       try {
-        await post('/attempt/declare-paid'); status('Thanks! We will confirm your payment shortly.');
+        await post('/attempt/declare-paid'); status(T.declared);
         actions.replaceChildren(); poll();
       } catch (e) { status(e.message, true); }
     } }));
   if (s.testMode && a.canSimulate) {
     actions.append(el('button', {
-      className: 'primary', id: 'simulate-success', textContent: 'Simulate successful payment',
+      className: 'primary', id: 'simulate-success', textContent: T.simulateSuccess,
       onclick: () => simulate('success'),
     }));
     actions.append(el('button', {
-      className: 'secondary', id: 'simulate-failure', textContent: 'Simulate failed payment',
+      className: 'secondary', id: 'simulate-failure', textContent: T.simulateFailure,
       onclick: () => simulate('failure'),
     }));
   }
-  status(a.waiting ? 'Waiting for your payment...' : '');
+  status(a.waiting ? T.waiting : '');
   show('pay');
   if (a.waiting) poll();
 }
 async function simulate(outcome) {
   try {
     const d = await post('/simulate', { outcome }); if (d.redirectUrl) return finish(d);
-    status('The payment failed. Choose a method to try again.', true); show('choose');
+    status(T.failed, true); show('choose');
   } catch (e) { status(e.message, true); }
 }
 document.querySelectorAll('.method').forEach((b) => b.addEventListener('click', async () => {
@@ -224,7 +243,7 @@ document.querySelectorAll('.method').forEach((b) => b.addEventListener('click', 
 }));
 $('back').addEventListener('click', () => { clearInterval(polling); show('choose'); });
 $('cancel').addEventListener('click', async () => {
-  if (!confirm('Cancel this payment?')) return;
+  if (!confirm(T.confirmCancel)) return;
   try { await post('/cancel'); location.assign(s.cancelUrl); } catch (e) { alert(e.message); }
 });
 })();`;
@@ -239,19 +258,18 @@ export const hostedPageHeaders: Record<string, string> = {
 };
 
 /** The page a browser gets instead of the envelope when a hosted page fails; a page may word a status its own way. */
-export function renderErrorPage(status: number, titles: Partial<Record<number, string>> = {}): string {
+export function renderErrorPage(
+  status: number,
+  lang: Language = 'en',
+  titles: Partial<Record<number, string>> = {},
+): string {
+  const E = messages(lang).errors;
   const title =
-    titles[status] ??
-    (status === 404
-      ? 'This payment link does not exist'
-      : status === 410
-        ? 'This link is no longer available'
-        : status === 429
-          ? 'Too many requests; try again shortly'
-          : 'Something went wrong');
+    titles[status] ?? (status === 404 ? E.notFound : status === 410 ? E.gone : status === 429 ? E.tooMany : E.generic);
   return (
-    '<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${title}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px">` +
-    `<h1 style="font-size:1.2rem">${title}</h1></body>`
+    `<!doctype html><html lang="${lang}"><meta charset="utf-8">` +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${esc(title)}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px">` +
+    `<h1 style="font-size:1.2rem">${esc(title)}</h1></body></html>`
   );
 }

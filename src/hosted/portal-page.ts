@@ -1,13 +1,16 @@
 /**
  * The hosted customer portal page `GET /portal/<ps_id>` (spec Portal session): one self-contained
  * HTML document in the checkout page's style (inline CSS and script, no third-party assets), mobile
- * first, in Indonesian and English. It carries no data: the same bytes for every session. Its
+ * first, in the customer's language (src/hosted/language.ts). It carries no session data. Its
  * script reads the token from the URL's fragment (never sent to a server), keeps it in
  * sessionStorage and takes it out of the address bar, and calls `/portal/<ps_id>/api/...` with it
  * in the `X-Portal-Token` header; everything shown comes from that JSON
  * (src/modules/portal-sessions/portal.ts).
  */
-import { hostedPageHeaders } from './page.ts';
+import { type Language, localeOf, messages } from '../core/i18n/index.ts';
+import { zoneLabel } from '../modules/documents/render/format.ts';
+import { languageSwitch } from './language.ts';
+import { hostedPageHeaders, renderErrorPage, scriptJson } from './page.ts';
 
 /** As the checkout page's, and links out (invoice pages, PDFs, the merchant's returnUrl) are plain navigations. */
 export const portalPageHeaders = hostedPageHeaders;
@@ -20,9 +23,6 @@ header{margin-top:0}.merchant{font-weight:600;color:var(--accent)}
 h1{font-size:1.35rem;margin:4px 0}h2{font-size:1.1rem;margin:0 0 12px}h3{font-size:1rem;margin:0}
 .test{display:inline-block;background:#fde68a;color:#713f12;border-radius:6px;padding:2px 8px;font-size:.75rem;
 font-weight:600}
-.lang{float:right;display:flex;gap:4px}.lang button{border:1.5px solid #d0d7de;background:#fff;border-radius:8px;
-padding:4px 10px;font:inherit;font-size:.85rem;cursor:pointer}.lang button[aria-pressed=true]{border-color:var(--accent);
-color:var(--accent);font-weight:600}
 .card{border:1.5px solid #d0d7de;border-radius:12px;padding:14px 16px;margin-top:10px}
 .row{display:flex;justify-content:space-between;gap:12px;align-items:baseline;flex-wrap:wrap}
 .price{font-weight:700}.muted{color:#57606a;font-size:.9rem}.note{background:#f6f8fa;border-radius:8px;padding:8px 10px;
@@ -56,53 +56,7 @@ const key = 'svc-portal:' + id;
 const m = /(?:^#|&)t=([^&]+)/.exec(location.hash);
 if (m) { sessionStorage.setItem(key, decodeURIComponent(m[1])); history.replaceState(null, '', location.pathname); }
 const token = sessionStorage.getItem(key);
-const T = {
-  en: {
-    title: 'Billing', hello: 'Signed in as', subs: 'Subscriptions', noSubs: 'You have no subscriptions.',
-    invoices: 'Invoices', noInvoices: 'No invoices yet.', pdf: 'Download PDF', pay: 'Pay now',
-    back: 'Return to', expires: 'This page works until', test: 'TEST MODE', per: 'per', every: 'every',
-    interval: { day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] },
-    usage: 'billed by usage', renews: 'Renews on', trialEnds: 'Trial ends on', endsOn: 'Ends on',
-    willCancel: 'Cancels at the end of the period, on', pending: 'Changes to {plan} at the next renewal',
-    pm: 'Payment method', pmNone: 'None stored: invoices are paid on their page',
-    pmNames: { pm_test_success: 'Test card (always succeeds)', pm_test_decline: 'Test card (always declined)' },
-    status: { trialing: 'Trial', active: 'Active', past_due: 'Past due', paused: 'Paused', canceled: 'Canceled',
-      incomplete: 'Incomplete', open: 'Unpaid', paid: 'Paid', void: 'Void', uncollectible: 'Uncollectible' },
-    change: 'Change plan', upgrade: 'Upgrade', downgrade: 'Downgrade', confirmChange: 'Switch plan',
-    updatePm: 'Update payment method', savePm: 'Save payment method', pause: 'Pause', resume: 'Resume',
-    cancel: 'Cancel subscription', confirmCancel: 'Yes, cancel at period end', keep: 'Keep subscription',
-    cancelAsk: 'Your subscription stays active until {date}, then ends.', close: 'Close',
-    done: { cancel: 'Your subscription will end at the end of the period.', keep: 'Your subscription continues.',
-      pause: 'Your subscription is paused.', resume: 'Your subscription is active again.',
-      'payment-method': 'Payment method updated.', change: 'Your plan was changed.' },
-    due: 'Due', issued: 'Issued', expired: 'This link has expired. Ask the merchant for a new one.',
-    invalid: 'This link is not valid.', error: 'Something went wrong; please try again.',
-    forbidden: 'This action is not available.', loading: 'Loading...',
-  },
-  id: {
-    title: 'Tagihan', hello: 'Masuk sebagai', subs: 'Langganan', noSubs: 'Anda belum punya langganan.',
-    invoices: 'Faktur', noInvoices: 'Belum ada faktur.', pdf: 'Unduh PDF', pay: 'Bayar sekarang',
-    back: 'Kembali ke', expires: 'Halaman ini berlaku sampai', test: 'MODE UJI', per: 'per', every: 'setiap',
-    interval: { day: ['hari', 'hari'], week: ['minggu', 'minggu'], month: ['bulan', 'bulan'], year: ['tahun', 'tahun'] },
-    usage: 'ditagih sesuai pemakaian', renews: 'Diperpanjang pada', trialEnds: 'Masa uji coba berakhir pada',
-    endsOn: 'Berakhir pada', willCancel: 'Berhenti di akhir periode, pada',
-    pending: 'Berganti ke {plan} pada perpanjangan berikutnya',
-    pm: 'Metode pembayaran', pmNone: 'Belum ada: faktur dibayar di halamannya',
-    pmNames: { pm_test_success: 'Kartu uji (selalu berhasil)', pm_test_decline: 'Kartu uji (selalu ditolak)' },
-    status: { trialing: 'Uji coba', active: 'Aktif', past_due: 'Terlambat', paused: 'Dijeda', canceled: 'Berhenti',
-      incomplete: 'Belum selesai', open: 'Belum dibayar', paid: 'Lunas', void: 'Batal', uncollectible: 'Tak tertagih' },
-    change: 'Ganti paket', upgrade: 'Naik paket', downgrade: 'Turun paket', confirmChange: 'Ganti ke paket ini',
-    updatePm: 'Ubah metode pembayaran', savePm: 'Simpan metode pembayaran', pause: 'Jeda', resume: 'Lanjutkan',
-    cancel: 'Berhenti berlangganan', confirmCancel: 'Ya, berhenti di akhir periode', keep: 'Tetap berlangganan',
-    cancelAsk: 'Langganan Anda tetap aktif sampai {date}, lalu berakhir.', close: 'Tutup',
-    done: { cancel: 'Langganan Anda akan berakhir di akhir periode.', keep: 'Langganan Anda berlanjut.',
-      pause: 'Langganan Anda dijeda.', resume: 'Langganan Anda aktif kembali.',
-      'payment-method': 'Metode pembayaran diperbarui.', change: 'Paket Anda sudah diganti.' },
-    due: 'Jatuh tempo', issued: 'Terbit', expired: 'Tautan ini sudah kedaluwarsa. Minta tautan baru kepada penjual.',
-    invalid: 'Tautan ini tidak berlaku.', error: 'Terjadi kesalahan; silakan coba lagi.',
-    forbidden: 'Tindakan ini tidak tersedia.', loading: 'Memuat...',
-  },
-};
+const P = window.__portal, T = P.t;
 const $ = (s) => document.getElementById(s);
 const el = (tag, props, ...kids) => {
   const { attrs, ...rest } = props || {};
@@ -111,10 +65,13 @@ const el = (tag, props, ...kids) => {
   for (const k of kids) if (k != null && k !== false) e.append(k);
   return e;
 };
-let state = null, loadedAt = 0, lang = localStorage.getItem('svc-portal-lang');
-const t = () => T[lang] || T.en;
-const fmt = (d) => d ? new Intl.DateTimeFormat(lang === 'id' ? 'id-ID' : 'en-GB', { dateStyle: 'medium' })
+let state = null, loadedAt = 0;
+const t = () => T;
+// In the workspace's zone (its dates are its days); times carry the zone's name (WIB).
+const fmt = (d) => d ? new Intl.DateTimeFormat(P.locale, { dateStyle: 'medium', timeZone: P.timezone })
   .format(new Date(d)) : '';
+const fmtTime = (d) => new Intl.DateTimeFormat(P.locale, { timeStyle: 'short', hourCycle: 'h23',
+  timeZone: P.timezone }).format(new Date(d)) + ' ' + P.zone;
 const flash = (text, ok) => { const f = $('flash'); f.textContent = text || ''; f.className = ok ? 'ok' : 'err'; };
 class Gone extends Error {}
 async function api(path, body) {
@@ -135,11 +92,6 @@ const every = (n, unit) => {
 };
 function closed(text) {
   $('app').replaceChildren(el('section', { className: 'center', id: 'closed' }, el('h2', { textContent: text })));
-}
-function setLang(l) {
-  lang = l; document.documentElement.lang = l;
-  for (const b of document.querySelectorAll('.lang button')) b.setAttribute('aria-pressed', String(b.dataset.lang === l));
-  if (state) render(); else $('loading').textContent = t().loading;
 }
 async function act(sub, action, body, button) {
   if (button) button.disabled = true;
@@ -254,54 +206,47 @@ function render() {
   }
   parts.push(el('footer', {}, el('a', { className: 'act', id: 'return', href: s.returnUrl,
     textContent: L.back + ' ' + s.merchantName }), el('p', { className: 'muted', textContent: L.expires + ' ' +
-    new Intl.DateTimeFormat(lang === 'id' ? 'id-ID' : 'en-GB', { timeStyle: 'short' }).format(new Date(s.expiresAt)) })));
+    fmtTime(s.expiresAt) })));
   $('app').replaceChildren(...parts);
 }
-for (const b of document.querySelectorAll('.lang button')) b.addEventListener('click', () => {
-  localStorage.setItem('svc-portal-lang', b.dataset.lang); setLang(b.dataset.lang);
-});
-const browserId = (navigator.language || '').slice(0, 2) === 'id';
-setLang(lang || (browserId ? 'id' : 'en'));
 if (!token) return closed(t().invalid);
-api('/state').then((s) => {
-  state = s; loadedAt = Date.now();
-  // No choice saved: an Indonesian browser, else the merchant's language (rupiah: Indonesian).
-  setLang(localStorage.getItem('svc-portal-lang') || (browserId ? 'id' : s.language));
-}).catch((e) => closed(e.message));
+api('/state').then((s) => { state = s; loadedAt = Date.now(); render(); }).catch((e) => closed(e.message));
 })();`;
 
-/** The page: the same bytes for every session (built once). */
-export const portalPage = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>Billing</title>
+const pages = new Map<string, string>();
+
+/**
+ * The page in a language and a workspace's zone: no session data, so the same bytes for every session
+ * of that language and zone (built once each, kept; the switch's links reload it with `?lang=`).
+ */
+export function renderPortalPage(lang: Language, timezone: string): string {
+  const key = `${lang}|${timezone}`;
+  let page = pages.get(key);
+  if (page) return page;
+  const L = messages(lang).portal.client;
+  const locale = localeOf(lang);
+  const data = scriptJson({ t: L, locale, timezone, zone: zoneLabel(timezone, locale) });
+  page = `<!doctype html>
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${L.title}</title>
 <style>${css}</style></head>
 <body><main>
+${languageSwitch(lang)}
 <header>
-<div class="lang" role="group" aria-label="Language / Bahasa"><button type="button" data-lang="id" aria-pressed="false"
-lang="id">ID</button><button type="button" data-lang="en" aria-pressed="false" lang="en">EN</button></div>
-<div class="merchant" id="merchant"></div><h1 id="title">Billing</h1><p class="muted" id="who"></p>
+<div class="merchant" id="merchant"></div><h1 id="title">${L.title}</h1><p class="muted" id="who"></p>
 <span class="test" id="badge" hidden></span>
 </header>
 <p id="flash" role="status" aria-live="polite"></p>
-<div id="app"><section class="center"><p class="muted" id="loading">Loading...</p></section></div>
+<div id="app"><section class="center"><p class="muted" id="loading">${L.loading}</p></section></div>
 </main>
-<script>${script}</script>
+<script>window.__portal=${data};</script><script>${script}</script>
 </body></html>`;
+  if (pages.size < 256) pages.set(key, page);
+  return page;
+}
 
-/** The page a browser gets instead of the envelope: 410 once expired (spec), in both languages. */
-export function renderPortalErrorPage(status: number): string {
-  const [en, id] =
-    status === 410
-      ? ['This link has expired. Ask the merchant for a new one.', 'Tautan ini sudah kedaluwarsa.']
-      : status === 404
-        ? ['This link is not valid.', 'Tautan ini tidak berlaku.']
-        : status === 429
-          ? ['Too many requests; try again shortly.', 'Terlalu banyak permintaan; coba lagi sebentar.']
-          : ['Something went wrong.', 'Terjadi kesalahan.'];
-  return (
-    '<!doctype html><html lang="en"><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${en}</title><body style="font:16px system-ui;text-align:center;padding:48px 16px">` +
-    `<h1 style="font-size:1.2rem">${en}</h1><p lang="id">${id}</p></body></html>`
-  );
+/** The page a browser gets instead of the envelope: 410 once expired (spec), in the request's language. */
+export function renderPortalErrorPage(status: number, lang: Language): string {
+  const E = messages(lang).errors;
+  return renderErrorPage(status, lang, { 410: E.portalExpired, 404: E.portalInvalid });
 }

@@ -16,6 +16,8 @@ import type { Scope } from '../core/auth/scopes.ts';
 import { parseJsonBody, rawBody } from './edge.ts';
 import { authenticateRequest } from './admission.ts';
 import { envelope, errorReply } from './envelope.ts';
+import type { Language } from '../core/i18n/index.ts';
+import { type PageRequest, pageLanguage } from '../hosted/language.ts';
 
 /**
  * - `key`: signed with an API key like the API (the handler gets the key's `auth`), rate-limited per workspace;
@@ -77,8 +79,11 @@ export interface EdgeRoute<A extends EdgeAuth = EdgeAuth> {
   resource: Resource;
   /** Documented in the API (OpenAPI, typed client). */
   api?: EdgeApi;
-  /** An HTML error page instead of the JSON envelope (pages a browser opens). */
-  errorPage?: (status: number) => string;
+  /**
+   * An HTML error page instead of the JSON envelope (pages a browser opens), in the language the
+   * request asks for (src/hosted/language.ts; no workspace is known: English by default).
+   */
+  errorPage?: (status: number, lang: Language) => string;
   handler(input: EdgeInput<A>): Promise<EdgeResponse>;
 }
 
@@ -104,13 +109,14 @@ export function replyError(
   e: unknown,
   requestId: string,
   resource: Resource,
-  errorPage?: (status: number) => string,
+  errorPage?: (status: number, lang: Language) => string,
+  page?: PageRequest,
 ) {
   const r = errorReply(e, requestId, resource);
   reply.status(r.status).headers(r.headers);
-  return errorPage
-    ? reply.type('text/html; charset=utf-8').send(errorPage(r.status))
-    : reply.type('application/json; charset=utf-8').send(r.body);
+  if (!errorPage) return reply.type('application/json; charset=utf-8').send(r.body);
+  const { lang, headers } = pageLanguage(page ?? { query: () => undefined, headers: {} }, 'en');
+  return reply.headers(headers).type('text/html; charset=utf-8').send(errorPage(r.status, lang));
 }
 
 async function admit(route: EdgeRoute, req: FastifyRequest, limiter: RateLimiter): Promise<Auth | null> {
@@ -130,16 +136,17 @@ export function mountEdgeRoutes(app: FastifyInstance, limiter: RateLimiter, rout
       method: route.method,
       url: route.url,
       handler: async (req, reply) => {
+        const query = req.query as Record<string, string | string[] | undefined>;
+        const queryOf = (name: string) => {
+          const v = query[name];
+          return Array.isArray(v) ? v[v.length - 1] : v;
+        };
         try {
           const auth = await admit(route, req, limiter);
-          const query = req.query as Record<string, string | string[] | undefined>;
           const out = await route.handler({
             requestId: req.requestId,
             params: req.params as Record<string, string>,
-            query: (name) => {
-              const v = query[name];
-              return Array.isArray(v) ? v[v.length - 1] : v;
-            },
+            query: queryOf,
             json: () => (req.method === 'POST' ? parseJsonBody(rawBody(req), { allowEmpty: true }) : {}),
             rawBody: rawBody(req),
             headers: req.headers,
@@ -155,7 +162,10 @@ export function mountEdgeRoutes(app: FastifyInstance, limiter: RateLimiter, rout
             return reply.type('application/json; charset=utf-8').send(envelope(req.requestId, out.json));
           return reply.type(out.contentType).send(out.body);
         } catch (e) {
-          return replyError(reply, e, req.requestId, route.resource, route.errorPage);
+          return replyError(reply, e, req.requestId, route.resource, route.errorPage, {
+            query: queryOf,
+            headers: req.headers,
+          });
         }
       },
     });

@@ -3,6 +3,7 @@ import {
   customerCancel,
   declarePaid,
   hostedPageView,
+  hostedReceipt,
   publicStatus,
   simulate,
 } from '../modules/checkout-sessions/hosted.ts';
@@ -10,7 +11,10 @@ import { handleCallback } from '../modules/checkout-sessions/callbacks.ts';
 import { hostedInvoicePage, payHostedInvoice } from '../modules/invoices/hosted.ts';
 import { acceptInvitationPage, invitationPage } from '../modules/members/hosted.ts';
 import { hostedPageHeaders, renderErrorPage, renderHostedPage } from '../hosted/page.ts';
-import { portalPage, portalPageHeaders, renderPortalErrorPage } from '../hosted/portal-page.ts';
+import { portalPageHeaders, renderPortalErrorPage, renderPortalPage } from '../hosted/portal-page.ts';
+import { languageSwitch, pageLanguage, type PageRequest } from '../hosted/language.ts';
+import { type Language, messages } from '../core/i18n/index.ts';
+import { renderHtml } from '../modules/documents/render/html.ts';
 import { assertPortalPage, portalAction, portalState } from '../modules/portal-sessions/portal.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
 import { sluggedPage, type SluggedPage } from '../modules/workspaces/hosted.ts';
@@ -30,8 +34,25 @@ const invitationPageHeaders = {
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
 };
+// Invitations are read by the merchant's team, not customers: English (docs/decisions.md, Customer language).
 const renderInvitationErrorPage = (status: number) =>
-  renderErrorPage(status, { 404: 'This invitation link is not valid', 410: 'This invitation has expired' });
+  renderErrorPage(status, 'en', { 404: 'This invitation link is not valid', 410: 'This invitation has expired' });
+
+/**
+ * A customer page's language, chosen once the workspace's default is known (the module calls
+ * `pick`), and the headers that go with it (Content-Language, Vary, the remembering cookie).
+ */
+function languageOf(req: PageRequest) {
+  let headers: Record<string, string> = {};
+  return {
+    pick: (workspace: Language): Language => {
+      const chosen = pageLanguage(req, workspace);
+      headers = chosen.headers;
+      return chosen.lang;
+    },
+    headers: () => headers,
+  };
+}
 
 /** The invitation link (src/modules/members/hosted.ts): GET shows it, its button's POST accepts. */
 const invitationRoute = (method: 'GET' | 'POST', page: (token: string) => Promise<string>) =>
@@ -53,7 +74,7 @@ const invitationRoute = (method: 'GET' | 'POST', page: (token: string) => Promis
 const pageCall = (
   method: 'GET' | 'POST',
   path: string,
-  fn: (token: string, body: Record<string, unknown>) => Promise<unknown>,
+  fn: (token: string, body: Record<string, unknown>, lang: Language) => Promise<unknown>,
 ) =>
   edgeRoute({
     method,
@@ -62,7 +83,7 @@ const pageCall = (
     rateClass: 'hosted',
     resource: 'checkout_session',
     handler: async (input: EdgeInput<'capability'>) => ({
-      json: await fn(input.params.token, input.json()),
+      json: await fn(input.params.token, input.json(), pageLanguage(input, 'en').lang),
       headers: noStore,
     }),
   });
@@ -82,14 +103,38 @@ export const hostedRoutes: EdgeRoute[] = [
     rateClass: 'hosted',
     resource: 'checkout_session',
     errorPage: renderErrorPage,
-    handler: async ({ params }) => ({
-      contentType: 'text/html; charset=utf-8',
-      headers: hostedPageHeaders,
-      body: renderHostedPage(await hostedPageView(params.token)),
-    }),
+    handler: async (input) => {
+      const language = languageOf(input);
+      const body = renderHostedPage(await hostedPageView(input.params.token, language.pick));
+      return {
+        contentType: 'text/html; charset=utf-8',
+        headers: { ...hostedPageHeaders, ...language.headers() },
+        body,
+      };
+    },
+  }),
+  // The receipt of a completed session, for the customer who paid: the same document as the API's
+  // receipt.html, in the customer's language with the switch.
+  edgeRoute({
+    method: 'GET',
+    url: '/c/:token/receipt',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'receipt',
+    errorPage: renderErrorPage,
+    handler: async (input) => {
+      const language = languageOf(input);
+      const { view, language: lang } = await hostedReceipt(input.params.token, language.pick);
+      return {
+        contentType: 'text/html; charset=utf-8',
+        headers: { ...hostedInvoicePageHeaders, ...language.headers() },
+        body: renderHtml(view, { top: languageSwitch(lang) }),
+      };
+    },
   }),
   pageCall('GET', '/status', (token) => publicStatus(token)),
-  pageCall('POST', '/attempt', (token, body) => attempt(token, String(body.method ?? ''))),
+  // The page's script sends its language (`?lang=`): the instructions are worded in it.
+  pageCall('POST', '/attempt', (token, body, lang) => attempt(token, String(body.method ?? ''), lang)),
   pageCall('POST', '/attempt/declare-paid', (token) => declarePaid(token)),
   pageCall('POST', '/simulate', (token, body) => simulate(token, String(body.outcome ?? ''))),
   pageCall('POST', '/cancel', (token) => customerCancel(token)),
@@ -102,11 +147,15 @@ export const hostedRoutes: EdgeRoute[] = [
     rateClass: 'hosted',
     resource: 'invoice',
     errorPage: renderErrorPage,
-    handler: async ({ params }) => ({
-      contentType: 'text/html; charset=utf-8',
-      headers: hostedInvoicePageHeaders,
-      body: await hostedInvoicePage(params.token),
-    }),
+    handler: async (input) => {
+      const language = languageOf(input);
+      const body = await hostedInvoicePage(input.params.token, language.pick, languageSwitch);
+      return {
+        contentType: 'text/html; charset=utf-8',
+        headers: { ...hostedInvoicePageHeaders, ...language.headers() },
+        body,
+      };
+    },
   }),
   edgeRoute({
     method: 'POST',
@@ -127,9 +176,14 @@ export const hostedRoutes: EdgeRoute[] = [
     rateClass: 'hosted',
     resource: 'portal_session',
     errorPage: renderPortalErrorPage,
-    handler: async ({ params }) => {
-      await assertPortalPage(params.id);
-      return { contentType: 'text/html; charset=utf-8', headers: portalPageHeaders, body: portalPage };
+    handler: async (input) => {
+      const { language: workspace, timezone } = await assertPortalPage(input.params.id);
+      const { lang, headers } = pageLanguage(input, workspace);
+      return {
+        contentType: 'text/html; charset=utf-8',
+        headers: { ...portalPageHeaders, ...headers },
+        body: renderPortalPage(lang, timezone),
+      };
     },
   }),
   edgeRoute({
@@ -163,8 +217,7 @@ export const hostedRoutes: EdgeRoute[] = [
       auth: 'capability',
       rateClass: 'hosted',
       resource: page === 'c' ? 'checkout_session' : 'invoice',
-      errorPage: (status) =>
-        renderErrorPage(status, { 410: "This merchant's address has changed: ask them for a new link" }),
+      errorPage: (status, lang) => renderErrorPage(status, lang, { 410: messages(lang).errors.slugMoved }),
       handler: async ({ params }) => ({
         redirect: await sluggedPage(params.slug, page, params.token),
         status: 302,

@@ -62,7 +62,12 @@ describe.skipIf(!haveChromium)('hosted invoice page in Chromium', () => {
     const ws = await server.workspace();
     const inv = await openInvoice(ws);
     expect(inv.hostedInvoiceUrl).toMatch(new RegExp(`^${server.url}/i/${inv.id}_[0-9a-f]{40}$`));
-    const context = await browsers.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    // An Indonesian browser (the page follows the browser's language: docs/decisions.md, Customer language).
+    const context = await browsers.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      locale: 'id-ID',
+    });
     const page = await context.newPage();
     const res = await page.goto(inv.hostedInvoiceUrl);
     expect(res?.status()).toBe(200);

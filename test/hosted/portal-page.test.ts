@@ -72,20 +72,27 @@ describe.skipIf(!haveChromium)('customer portal in Chromium', () => {
       lines: [{ description: 'Biaya pemasangan', quantity: 1, unitAmount: 75_000 }],
     });
     expect(invoice.status).toBe(201);
-    const context = await browsers.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    const context = await browsers.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      locale: 'id-ID',
+    });
     const page = await context.newPage();
     const res = await page.goto(url);
     expect(res?.status()).toBe(200);
     const card = page.locator(`[data-sub="${subId}"]`);
     await card.waitFor();
-    // Rupiah merchant: Indonesian first; the token has left the address bar.
+    // An Indonesian browser: Indonesian; the token has left the address bar.
     expect(await page.getAttribute('html', 'lang')).toBe('id');
     expect(await page.locator('#title').textContent()).toBe('Tagihan');
     expect(await card.locator('.badge').textContent()).toBe('Aktif');
     expect(page.url()).toBe(url.split('#')[0]);
     await shot(page, '390-id', annotate);
 
-    await page.click('button[data-lang="en"]');
+    // The switch reloads the page in English (the token stays in sessionStorage).
+    await page.click('a[data-lang="en"]');
+    await page.waitForURL(/lang=en/);
+    await card.waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     expect(await page.locator('#title').textContent()).toBe('Billing');
     expect(await card.locator('.badge').textContent()).toBe('Active');

@@ -40,6 +40,8 @@ import type { Adapter, CheckoutAttempt, CheckoutSession } from '../../generated/
 import { failAttempt, newAttempt, recordCharge, voidAttempts, writeAttempt, type Superseded } from './attempts.ts';
 import { newId } from '../../core/ids.ts';
 import { methodDisplay } from '../adapters/display.ts';
+import { type Language, messages, workspaceLanguage } from '../../core/i18n/index.ts';
+import { receiptViewIn, sessionReceiptIn } from '../receipts/service.ts';
 import type { RowScope } from '../../core/resource.ts';
 
 const err = errorsFor('checkout_session');
@@ -87,19 +89,31 @@ function assertLive(s: CheckoutSession | null | undefined): CheckoutSession {
   return s;
 }
 
-export async function hostedPageView(token: string): Promise<HostedPageView> {
+/**
+ * What the checkout page shows; `pick` chooses the language from the request given the workspace's
+ * default (src/hosted/language.ts).
+ */
+export async function hostedPageView(
+  token: string,
+  pick: (workspace: Language) => Language = (w) => w,
+): Promise<HostedPageView> {
   const { id, scope } = await sessionOf(token);
   return inTenant(scope, async (tx) => {
     const s = await tx.checkoutSession.findUniqueOrThrow({ where: { id } });
-    const [workspace, template, enabled] = await Promise.all([
+    const [workspace, template, enabled, receipt] = await Promise.all([
       tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId } }),
       s.templateId ? tx.template.findUnique({ where: { id: s.templateId } }) : null,
       enabledAdapters(tx, scope),
+      s.status === sessionCompleted ? sessionReceiptIn(tx, scope, id) : null,
     ]);
+    const lang = pick(workspaceLanguage(workspace.defaultCurrency));
+    const display = methodDisplay(lang);
     const methods: HostedMethod[] = (s.methods as PaymentMethod[])
       .filter((m) => adaptersFor(enabled, scope.mode, m, s.currency).length > 0)
-      .map((m) => ({ method: m, label: methodDisplay[m].label, hint: methodDisplay[m].hint }));
+      .map((m) => ({ method: m, label: display[m].label, hint: display[m].hint }));
     return {
+      lang,
+      hasReceipt: receipt != null,
       id: s.id,
       token,
       status: effectiveStatus(s),
@@ -141,9 +155,10 @@ const qrSvg = async (text: string) =>
   });
 
 /** The test-mode sandbox (spec Payment flow): instructions that look real, settled by `simulate`. */
-async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
+async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod, lang: Language) {
   const ref = `sandbox_${randomHex(8)}`;
-  const label = methodDisplay[method].label;
+  const label = methodDisplay(lang)[method].label;
+  const M = messages(lang).checkout;
   switch (method) {
     case 'qris': {
       const amountLength = String(s.amount).length.toString().padStart(2, '0');
@@ -153,12 +168,7 @@ async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
       return {
         ref,
         data: { kind: 'qr', qrString: qr },
-        view: {
-          title: 'Scan to pay',
-          label,
-          qrSvg: await qrSvg(qr),
-          lines: ['Open your banking or e-wallet app and scan the code.'],
-        },
+        view: { title: M.scanTitle, label, qrSvg: await qrSvg(qr), lines: [M.scanLine] },
       };
     }
     case 'va': {
@@ -166,12 +176,7 @@ async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
       return {
         ref,
         data: { kind: 'va', bankCode: 'BCA', vaNumber: va },
-        view: {
-          title: 'Transfer to this virtual account',
-          label,
-          code: va,
-          lines: ['Bank: BCA (sandbox)', 'The amount must match exactly.'],
-        },
+        view: { title: M.vaTitle, label, code: va, lines: [M.bank('BCA (sandbox)'), M.amountExact] },
       };
     }
     case 'retail': {
@@ -179,59 +184,36 @@ async function sandboxAttempt(s: CheckoutSession, method: PaymentMethod) {
       return {
         ref,
         data: { kind: 'retail', outlet: 'ALFAMART', paymentCode: code },
-        view: {
-          title: 'Pay at the counter',
-          label,
-          code,
-          lines: ['Show this payment code at any Alfamart or Indomaret.'],
-        },
+        view: { title: M.retailTitle, label, code, lines: [M.retailAnywhere] },
       };
     }
     default:
       return {
         ref,
         data: { kind: 'redirect' },
-        view: {
-          title: `${label} (sandbox)`,
-          label,
-          lines: ['In test mode the payment is approved or declined with the buttons below.'],
-        },
+        view: { title: M.sandboxTitle(label), label, lines: [M.sandboxLine] },
       };
   }
 }
 
 /** A provider's instructions as the page shows them. */
-async function instructionsView(i: Instructions, label: string) {
+async function instructionsView(i: Instructions, label: string, lang: Language) {
+  const M = messages(lang).checkout;
   switch (i.kind) {
     case 'qr':
-      return {
-        title: 'Scan to pay',
-        label,
-        qrSvg: await qrSvg(i.qrString),
-        lines: ['Open your banking or e-wallet app and scan the code.'],
-      };
+      return { title: M.scanTitle, label, qrSvg: await qrSvg(i.qrString), lines: [M.scanLine] };
     case 'va':
-      return {
-        title: 'Transfer to this virtual account',
-        label,
-        code: i.vaNumber,
-        lines: [`Bank: ${i.bankCode}`, 'The amount must match exactly.'],
-      };
+      return { title: M.vaTitle, label, code: i.vaNumber, lines: [M.bank(i.bankCode), M.amountExact] };
     case 'retail':
-      return {
-        title: 'Pay at the counter',
-        label,
-        code: i.paymentCode,
-        lines: [`Show this payment code at ${i.outlet}.`],
-      };
+      return { title: M.retailTitle, label, code: i.paymentCode, lines: [M.retailAt(i.outlet)] };
     case 'redirect':
-      return { title: `Continue to ${label}`, label, redirectUrl: i.redirectUrl, lines: [] };
+      return { title: M.continueTo(label), label, redirectUrl: i.redirectUrl, lines: [] };
     default:
       return { title: label, label, lines: [] };
   }
 }
 
-function manualAttempt(publicConfig: Record<string, unknown>) {
+function manualAttempt(publicConfig: Record<string, unknown>, lang: Language) {
   const accounts = (publicConfig.bankAccounts ?? []) as {
     bankName: string;
     accountNumber: string;
@@ -240,12 +222,14 @@ function manualAttempt(publicConfig: Record<string, unknown>) {
   const lines = accounts.map((a) => `${a.bankName} ${a.accountNumber} (${a.accountHolder})`);
   if (typeof publicConfig.instructions === 'string') lines.push(publicConfig.instructions);
   if (typeof publicConfig.staticQrImageUrl === 'string') lines.push(`QR: ${publicConfig.staticQrImageUrl}`);
-  return { title: 'Pay by bank transfer', label: 'Bank transfer', lines, canDeclarePaid: true };
+  const M = messages(lang);
+  return { title: M.checkout.manualTitle, label: M.methods.bank_transfer.label, lines, canDeclarePaid: true };
 }
 
-export async function attempt(token: string, method: string): Promise<AttemptView> {
+/** `lang`: the page's language (its script sends it). */
+export async function attempt(token: string, method: string, lang: Language = 'en'): Promise<AttemptView> {
   const { id, scope } = await sessionOf(token);
-  const first = await beginAttempt(scope, id, method);
+  const first = await beginAttempt(scope, id, method, lang);
   // Whatever this attempt replaced is withdrawn at its provider, outside any transaction.
   if (first.superseded.length) await voidAttempts(scope, first.superseded);
   if ('view' in first) return first.view;
@@ -293,7 +277,7 @@ export async function attempt(token: string, method: string): Promise<AttemptVie
   if (canMove(adapterMachine, adapter.status as AdapterStatus, 'gateway_succeeded'))
     await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, kind));
   return {
-    ...(await instructionsView(charge.instructions, methodDisplay[method as PaymentMethod].label)),
+    ...(await instructionsView(charge.instructions, methodDisplay(lang)[method as PaymentMethod].label, lang)),
     canDeclarePaid: false,
     canSimulate: false,
     waiting: true,
@@ -316,7 +300,7 @@ type Begun =
  * the new one, updates the session and reads the adapter row). Manual and sandbox attempts are
  * complete here; an online one is `creating` until its provider answers (phase 3).
  */
-function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> {
+function beginAttempt(scope: Scope, id: string, method: string, lang: Language): Promise<Begun> {
   return tenantTx(scope, async (sql) => {
     const locked = await lockSessionWith<AdapterSources>(
       sql,
@@ -376,11 +360,11 @@ function beginAttempt(scope: Scope, id: string, method: string): Promise<Begun> 
       );
       return {
         superseded,
-        view: { ...manualAttempt(publicConfig), canDeclarePaid: true, canSimulate: false, waiting: false },
+        view: { ...manualAttempt(publicConfig, lang), canDeclarePaid: true, canSimulate: false, waiting: false },
       };
     }
     if (kind === 'managed') {
-      const a = await sandboxAttempt(s, method as PaymentMethod);
+      const a = await sandboxAttempt(s, method as PaymentMethod, lang);
       const { superseded } = await write(
         nextState(sessions, s.status as SessionStatus, 'attempt_online').to,
         a.ref,
@@ -516,4 +500,15 @@ export async function publicStatus(token: string) {
   const s = await inTenant(scope, (tx) => tx.checkoutSession.findUniqueOrThrow({ where: { id } }));
   const status = effectiveStatus(s);
   return { status, ...(status === sessionCompleted ? { redirectUrl: successRedirect(s.successUrl, s.id) } : {}) };
+}
+
+/**
+ * `GET /c/<token>/receipt`: the receipt of a completed session as its HTML document, for the customer
+ * who paid (the session's token is the capability). 404 before the session completes.
+ */
+export async function hostedReceipt(token: string, pick: (workspace: Language) => Language) {
+  const { id, scope } = await sessionOf(token);
+  const receipt = await inTenant(scope, (tx) => sessionReceiptIn(tx, scope, id));
+  if (!receipt) throw err.notFound('receipt');
+  return receiptViewIn(scope, receipt.id, pick);
 }

@@ -2,6 +2,7 @@
 // HTML, ESC/POS and email renderers only lay it out. One view model for both kinds; each kind has
 // its own builder (receipts/view.ts, invoices/view.ts). Amounts stay integers in minor units.
 
+import type { Language } from '../../core/i18n/index.ts';
 import { templateDefaults } from '../templates/fields.ts';
 
 /** spec Receipt defaults, from the one list templates store (PPN, 0.11, the bilingual thank-you). */
@@ -10,7 +11,8 @@ export const DEFAULT_TAX_RATE = templateDefaults.taxRate;
 export const DEFAULT_THANK_YOU_TEXT = templateDefaults.thankYouText;
 export const DEFAULT_ACCENT_COLOR = '#0f766e';
 
-export type DocumentLanguage = 'id' | 'en';
+/** The catalog's languages (src/core/i18n). */
+export type DocumentLanguage = Language;
 export type DocumentKind = 'receipt' | 'invoice';
 
 export interface DocumentViewItem {
@@ -97,17 +99,6 @@ export interface InvoiceViewPart {
   /** Free text from `metadata.memo`. */
   memo: string | null;
 }
-
-export const METHOD_LABELS: Record<string, string> = {
-  qris: 'QRIS',
-  va: 'Virtual Account',
-  card: 'Card',
-  ewallet: 'E-wallet',
-  retail: 'Retail outlet',
-  bank_transfer: 'Bank transfer',
-  manual: 'Bank transfer',
-  provider_c: 'International wallet', // src/modules/adapters/display.ts
-};
 
 export const nonEmpty = (s: string | null | undefined): string | null => (s != null && s.trim() !== '' ? s : null);
 export const safeUrl = (s: string | null | undefined): string | null =>

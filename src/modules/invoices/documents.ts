@@ -12,6 +12,7 @@ import { inTenant, tenantQuery, type Mode } from '../../core/db/client.ts';
 import { sql as q } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
+import { type Language, workspaceLanguage } from '../../core/i18n/index.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { signedUrl, verifySignedUrl } from '../../core/signed-url.ts';
 import { assertTestRecipient, testModeMayMail } from '../receipts/service.ts';
@@ -44,13 +45,14 @@ interface InvoiceDocRow {
   template: InvoiceTemplate | null;
   merchantName: string;
   timezone: string;
+  defaultCurrency: string;
 }
 
 /**
  * The invoice as its documents show it, in one statement on the raw path (the PDF and the hosted
  * page are measured hot paths: bench:billing), scoped like any tenant query.
  */
-export async function loadInvoiceView(scope: RowScope, id: string) {
+export async function loadInvoiceView(scope: RowScope, id: string, pick?: (workspace: Language) => Language) {
   const ws = scope.workspaceId;
   const same = (alias: string) => q`${q.id(alias)}."workspaceId" = ${ws} AND ${q.id(alias)}.mode = ${scope.mode}`;
   const [inv] = await tenantQuery<InvoiceDocRow>(
@@ -66,11 +68,15 @@ export async function loadInvoiceView(scope: RowScope, id: string) {
           (SELECT to_jsonb(t) FROM templates t WHERE ${same('t')} AND t.id = i."templateId"),
           (SELECT to_jsonb(t) FROM templates t WHERE ${same('t')} AND t.kind = 'invoice' AND t."isDefault" LIMIT 1)
         ) AS template,
-        coalesce(w."brandName", w.name) AS "merchantName", w.timezone
+        coalesce(w."brandName", w.name) AS "merchantName", w.timezone, w."defaultCurrency"
       FROM invoices i JOIN workspaces w ON w.id = i."workspaceId"
       WHERE i.id = ${id} AND ${same('i')}`,
   );
   if (!inv) throw err.notFound();
+  // No browser (PDF, email, the API's download): the workspace's language (docs/decisions.md, Customer
+  // language); the hosted page picks from the request (`pick`).
+  const workspace = workspaceLanguage(inv.defaultCurrency);
+  const language = pick ? pick(workspace) : workspace;
   const view = buildInvoiceView(
     { ...inv, lines: inv.lines },
     {
@@ -80,9 +86,10 @@ export async function loadInvoiceView(scope: RowScope, id: string) {
       customer: inv.customer,
       hostedUrl: hostedInvoiceUrlOf(inv),
       timezone: inv.timezone,
+      language,
     },
   );
-  return { inv, view };
+  return { inv, view, language };
 }
 
 /** invoice.pdf, invoice.html and invoice.escpos (58 or 80 mm, 80 by default). */

@@ -8,6 +8,7 @@
  * have no page (404). See docs/decisions.md (Hosted invoice page).
  */
 import { BoundedCache } from '../../core/bounded-cache.ts';
+import type { Language } from '../../core/i18n/index.ts';
 import { clock } from '../../core/clock.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
@@ -54,14 +55,21 @@ async function invoiceOf(token: string): Promise<{ id: string; scope: RowScope }
   return { id: parsed.id, scope: entry.scope };
 }
 
-/** `GET /i/<token>`: the invoice as an HTML page; open ones carry the Pay button. Drafts: 404. */
-export async function hostedInvoicePage(token: string): Promise<string> {
+/**
+ * `GET /i/<token>`: the invoice as an HTML page; open ones carry the Pay button. Drafts: 404. `pick`
+ * chooses the language from the request given the workspace's default; `top` is the page's switch.
+ */
+export async function hostedInvoicePage(
+  token: string,
+  pick: (workspace: Language) => Language,
+  top: (lang: Language) => string,
+): Promise<string> {
   const { id, scope } = await invoiceOf(token);
-  const { inv, view } = await loadInvoiceView(scope, id);
+  const { inv, view, language } = await loadInvoiceView(scope, id, pick);
   if (hostedInvoiceUrlOf(inv) === null) throw err.notFound();
   const payable = canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay');
   view.invoice = { ...view.invoice!, payUrl: null, payAction: payable ? `/i/${token}/pay` : null };
-  return (await import('../documents/render/html.ts')).renderHtml(view);
+  return (await import('../documents/render/html.ts')).renderHtml(view, { top: top(language) });
 }
 
 /**

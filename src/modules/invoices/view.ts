@@ -1,6 +1,7 @@
 // What an invoice shows: the invoice's view builder over the shared document view
 // (src/modules/documents/view.ts); the same renderers as receipts lay it out.
 
+import { localeOf, workspaceLanguage } from '../../core/i18n/index.ts';
 import { invoicePayable } from './states.ts';
 import {
   DEFAULT_TAX_LABEL,
@@ -71,7 +72,8 @@ const PAYABLE = new Set<string>(invoicePayable);
  */
 export function buildInvoiceView(inv: InvoiceRecord, ctx: InvoiceViewContext): DocumentView {
   const t = ctx.template ?? {};
-  const language = ctx.language ?? (inv.currency === 'IDR' ? 'id' : 'en');
+  // The caller passes the customer's, else the workspace's language; a view built by hand: by its currency.
+  const language = ctx.language ?? workspaceLanguage(inv.currency);
   const n = (a: Amount) => Number(a);
   const tax = n(inv.tax);
   const customer =
@@ -90,7 +92,7 @@ export function buildInvoiceView(inv: InvoiceRecord, ctx: InvoiceViewContext): D
     number: inv.number ?? inv.id,
     mode: ctx.mode,
     language,
-    locale: ctx.locale ?? (language === 'id' ? 'id-ID' : 'en-US'),
+    locale: ctx.locale ?? localeOf(language),
     timezone: ctx.timezone ?? (inv.currency === 'IDR' ? 'Asia/Jakarta' : 'UTC'),
     issuedAt: inv.issuedAt ?? inv.createdAt,
     paidAt: inv.paidAt,

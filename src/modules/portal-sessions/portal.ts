@@ -9,6 +9,7 @@
  * What is allowed is `portalActions`: the plan's `portalFeatures` AND the workspace's toggles
  * (docs/decisions.md, Portal sessions).
  */
+import { type Language, workspaceLanguage } from '../../core/i18n/index.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import { clock } from '../../core/clock.ts';
@@ -101,23 +102,33 @@ const dailyRate = (price: Price, plan: Pick<Plan, 'interval' | 'intervalCount'>,
 // ---------------------------------------------------------------------------------------------
 // The page: 404 for an unknown session, 410 once expired (spec), before any token is seen.
 
-// A session's expiry never changes: remembered for the page's next loads (bounded: ids are the caller's).
-const expiries = new BoundedCache<string, number>(10_000);
+// A session's expiry never changes: remembered for the page's next loads (bounded: ids are the caller's),
+// with its workspace's default language and zone as they were at the first load (a session lives minutes).
+const expiries = new BoundedCache<string, { at: number; language: Language; timezone: string }>(10_000);
 
-/** `GET /portal/<ps_id>`: whether the page may load (the data comes from the API with the token). */
-export async function assertPortalPage(id: string): Promise<void> {
+/**
+ * `GET /portal/<ps_id>`: whether the page may load (the data comes from the API with the token), and
+ * the workspace's default language and time zone the page is rendered with.
+ */
+export async function assertPortalPage(id: string): Promise<{ language: Language; timezone: string }> {
   if (!isId('portalSession', id)) throw err.notFound('portal session');
-  let at = expiries.get(id);
-  if (at === undefined) {
-    const { rows } = await db().system.query<{ expiresAt: Date }>(
-      `SELECT "expiresAt" FROM portal_sessions WHERE id = $1`,
+  let known = expiries.get(id);
+  if (known === undefined) {
+    const { rows } = await db().system.query<{ expiresAt: Date; defaultCurrency: string; timezone: string }>(
+      `SELECT p."expiresAt", w."defaultCurrency", w.timezone
+        FROM portal_sessions p JOIN workspaces w ON w.id = p."workspaceId" WHERE p.id = $1`,
       [id],
     );
     if (!rows[0]) throw err.notFound('portal session');
-    at = rows[0].expiresAt.getTime();
-    expiries.set(id, at);
+    known = {
+      at: rows[0].expiresAt.getTime(),
+      language: workspaceLanguage(rows[0].defaultCurrency),
+      timezone: rows[0].timezone,
+    };
+    expiries.set(id, known);
   }
-  if (at <= clock.now().getTime()) throw expired();
+  if (known.at <= clock.now().getTime()) throw expired();
+  return { language: known.language, timezone: known.timezone };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,8 +287,8 @@ export async function portalState(sessionId: string, token: unknown) {
   return {
     merchantName: ws.merchantName,
     testMode: g.mode === 'test',
-    // As the invoice documents choose (invoices/view.ts): Indonesian for rupiah; the page offers both.
-    language: ws.defaultCurrency === 'IDR' ? 'id' : 'en',
+    // The workspace's default language (the page itself is rendered in the customer's: src/hosted/language.ts).
+    language: workspaceLanguage(ws.defaultCurrency),
     returnUrl: ws.returnUrl,
     expiresAt: g.expiresAt.toISOString(),
     customer: ws.customer,

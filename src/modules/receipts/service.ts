@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { checkFormat, renderDocument } from '../documents/render/index.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import { inTenant, type Mode } from '../../core/db/client.ts';
+import { inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped, type RowScope } from '../../core/resource.ts';
@@ -9,6 +9,7 @@ import { clock } from '../../core/clock.ts';
 import { config } from '../../core/config.ts';
 import { audit } from '../../core/audit.ts';
 import { toWire } from '../../core/wire.ts';
+import { type Language, workspaceLanguage } from '../../core/i18n/index.ts';
 import { receiptFields } from './fields.ts';
 import { buildReceiptView, type ReceiptRecord } from './view.ts';
 import type { ListReceiptsArgs } from './schema.ts';
@@ -24,20 +25,23 @@ export async function getReceipt(ctx: Context, id: string) {
 /** GET /v1/checkout-sessions/:id/receipt: the receipt issued for a completed session. */
 export async function getSessionReceipt(ctx: Context, sessionId: string) {
   const auth = authorize(ctx, 'svc:checkout:read');
-  const row = await inTenant(tenant(auth), async (tx) => {
-    const own = await tx.receipt.findFirst({
-      where: { ...scoped(auth), sourceType: 'checkout_session', sourceId: sessionId },
-    });
-    if (own) return own;
-    // A session that paid an invoice issued the invoice's receipt (one per payment): found by its payment.
-    const s = await tx.checkoutSession.findFirst({
-      where: { ...scoped(auth), id: sessionId, invoiceId: { not: null } },
-      select: { paymentId: true },
-    });
-    return s?.paymentId ? tx.receipt.findFirst({ where: { ...scoped(auth), paymentId: s.paymentId } }) : null;
-  });
+  const row = await inTenant(tenant(auth), (tx) => sessionReceiptIn(tx, auth, sessionId));
   if (!row) throw err.notFound('receipt');
   return row;
+}
+
+/** The receipt a session issued (its own, or the invoice's it paid), or null; also the hosted page's. */
+export async function sessionReceiptIn(tx: Tx, scope: RowScope, sessionId: string) {
+  const own = await tx.receipt.findFirst({
+    where: { ...scoped(scope), sourceType: 'checkout_session', sourceId: sessionId },
+  });
+  if (own) return own;
+  // A session that paid an invoice issued the invoice's receipt (one per payment): found by its payment.
+  const s = await tx.checkoutSession.findFirst({
+    where: { ...scoped(scope), id: sessionId, invoiceId: { not: null } },
+    select: { paymentId: true },
+  });
+  return s?.paymentId ? tx.receipt.findFirst({ where: { ...scoped(scope), paymentId: s.paymentId } }) : null;
 }
 
 /** Newest first by issuedAt; issuedAfter and issuedBefore are inclusive (spec). */
@@ -70,16 +74,27 @@ async function viewOf(ctx: Context, id: string) {
 }
 
 /** The same for a tenant scope (the billing-email job has no caller). */
-export async function receiptViewIn(scope: RowScope, id: string) {
-  const { row, timezone } = await inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {
-    const row = await findScoped(tx.receipt, scope, id, () => err.notFound('receipt'));
-    const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { timezone: true } });
-    return { row, timezone: ws.timezone };
-  });
+export async function receiptViewIn(scope: RowScope, id: string, pick?: (workspace: Language) => Language) {
+  const { row, timezone, defaultCurrency } = await inTenant(
+    { workspaceId: scope.workspaceId, modes: [scope.mode] },
+    async (tx) => {
+      const row = await findScoped(tx.receipt, scope, id, () => err.notFound('receipt'));
+      const ws = await tx.workspace.findUniqueOrThrow({
+        where: { id: scope.workspaceId },
+        select: { timezone: true, defaultCurrency: true },
+      });
+      return { row, ...ws };
+    },
+  );
   const record = toWire(row, receiptFields) as unknown as ReceiptRecord;
+  // No browser (PDF, email, the API's download): the workspace's language (docs/decisions.md, Customer
+  // language); a hosted page picks from the request (`pick`).
+  const workspace = workspaceLanguage(defaultCurrency);
+  const language = pick ? pick(workspace) : workspace;
   return {
     row,
-    view: buildReceiptView(record, { issuedAt: row.issuedAt, mode: row.mode as 'live' | 'test', timezone }),
+    language,
+    view: buildReceiptView(record, { issuedAt: row.issuedAt, mode: row.mode as 'live' | 'test', timezone, language }),
   };
 }
 

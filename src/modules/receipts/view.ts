@@ -7,11 +7,12 @@ import {
   DEFAULT_THANK_YOU_TEXT,
   type DocumentLanguage,
   type DocumentView,
-  METHOD_LABELS,
   nonEmpty,
   safeColor,
   safeUrl,
 } from '../documents/view.ts';
+import { localeOf, workspaceLanguage } from '../../core/i18n/index.ts';
+import { isDisplayedMethod, methodReceiptLabel } from '../adapters/display.ts';
 
 export {
   DEFAULT_ACCENT_COLOR,
@@ -72,7 +73,8 @@ export function buildReceiptView(
   ctx: { issuedAt: Date; mode: 'live' | 'test'; timezone?: string; language?: ReceiptLanguage; locale?: string },
 ): ReceiptView {
   const t = r.template ?? {};
-  const language = ctx.language ?? (r.currency === 'IDR' ? 'id' : 'en');
+  // The caller passes the customer's, else the workspace's language; a view built by hand: by its currency.
+  const language = ctx.language ?? workspaceLanguage(r.currency);
   const showAddress = t.showMerchantAddress ?? true;
   const customer =
     r.customer && (nonEmpty(r.customer.name) || nonEmpty(r.customer.email) || nonEmpty(r.customer.phone))
@@ -83,7 +85,7 @@ export function buildReceiptView(
     number: r.number,
     mode: ctx.mode,
     language,
-    locale: ctx.locale ?? (language === 'id' ? 'id-ID' : 'en-US'),
+    locale: ctx.locale ?? localeOf(language),
     timezone: ctx.timezone ?? (r.currency === 'IDR' ? 'Asia/Jakarta' : 'UTC'),
     issuedAt: ctx.issuedAt,
     paidAt: r.paidAt == null ? null : new Date(r.paidAt),
@@ -113,7 +115,11 @@ export function buildReceiptView(
         }
       : null,
     total: r.total,
-    paymentMethodLabel: nonEmpty(r.methodLabel) ?? (r.method ? (METHOD_LABELS[r.method] ?? r.method) : null),
+    // A known method in the document's language (the stored label is its English name); else what was stored.
+    paymentMethodLabel:
+      r.method && isDisplayedMethod(r.method)
+        ? methodReceiptLabel(r.method, language)
+        : (nonEmpty(r.methodLabel) ?? r.method),
     cashierName: nonEmpty(t.cashierLabel),
     reference: r.sourceId,
     thankYouText: nonEmpty(t.thankYouText) ?? DEFAULT_THANK_YOU_TEXT,

@@ -1,83 +1,12 @@
 // Text every renderer shares: the fixed labels in the document's kind and language, dates in its zone,
 // amounts in its currency. Intl objects are cached: building one costs far more than using it.
 import { formatMoney } from '../../../core/money.ts';
-import { DEFAULT_ACCENT_COLOR, type DocumentLanguage, type DocumentView } from '../view.ts';
+import { type Messages, messages } from '../../../core/i18n/index.ts';
+import { DEFAULT_ACCENT_COLOR, type DocumentView } from '../view.ts';
 
-const LABELS = {
-  en: {
-    receipt: 'Receipt',
-    number: 'No.',
-    issued: 'Date',
-    paid: 'Paid',
-    method: 'Payment',
-    cashier: 'Cashier',
-    reference: 'Reference',
-    customer: 'Customer',
-    item: 'Item',
-    qty: 'Qty',
-    unitPrice: 'Price',
-    amount: 'Amount',
-    subtotal: 'Subtotal',
-    total: 'Total',
-    taxId: 'Tax ID',
-    taxIncluded: (label: string) => `Prices include ${label}`,
-    testMode: 'TEST MODE - not a real payment',
-    emailSubject: (number: string, merchant: string) => `Receipt ${number} from ${merchant}`,
-    emailIntro: (merchant: string) => `Here is your receipt from ${merchant}. The PDF copy is attached.`,
-    invoice: 'Invoice',
-    due: 'Due',
-    discount: 'Discount',
-    amountPaid: 'Amount paid',
-    amountDue: 'Amount due',
-    payOnline: 'Pay online',
-    memo: 'Note',
-    billTo: 'Bill to',
-    stamps: { draft: 'DRAFT', paid: 'PAID', void: 'VOID', past_due: 'PAST DUE', uncollectible: 'UNCOLLECTIBLE' },
-    invoiceSubject: (number: string, merchant: string) => `Invoice ${number} from ${merchant}`,
-    invoiceIntro: (merchant: string) => `Here is your invoice from ${merchant}. The PDF copy is attached.`,
-  },
-  id: {
-    receipt: 'Struk',
-    number: 'No.',
-    issued: 'Tanggal',
-    paid: 'Dibayar',
-    method: 'Pembayaran',
-    cashier: 'Kasir',
-    reference: 'Referensi',
-    customer: 'Pelanggan',
-    item: 'Barang',
-    qty: 'Jml',
-    unitPrice: 'Harga',
-    amount: 'Jumlah',
-    subtotal: 'Subtotal',
-    total: 'Total',
-    taxId: 'NPWP',
-    taxIncluded: (label: string) => `Harga sudah termasuk ${label}`,
-    testMode: 'MODE UJI - bukan pembayaran sungguhan',
-    emailSubject: (number: string, merchant: string) => `Struk ${number} dari ${merchant}`,
-    emailIntro: (merchant: string) => `Berikut struk Anda dari ${merchant}. Salinan PDF terlampir.`,
-    invoice: 'Faktur',
-    due: 'Jatuh tempo',
-    discount: 'Diskon',
-    amountPaid: 'Sudah dibayar',
-    amountDue: 'Sisa tagihan',
-    payOnline: 'Bayar online',
-    memo: 'Catatan',
-    billTo: 'Ditagihkan kepada',
-    stamps: {
-      draft: 'DRAF',
-      paid: 'LUNAS',
-      void: 'BATAL',
-      past_due: 'LEWAT JATUH TEMPO',
-      uncollectible: 'TIDAK TERTAGIH',
-    },
-    invoiceSubject: (number: string, merchant: string) => `Faktur ${number} dari ${merchant}`,
-    invoiceIntro: (merchant: string) => `Berikut faktur Anda dari ${merchant}. Salinan PDF terlampir.`,
-  },
-} as const;
-
-export type Labels = (typeof LABELS)[DocumentLanguage];
-export const labelsFor = (view: Pick<DocumentView, 'language'>): Labels => LABELS[view.language] ?? LABELS.en;
+export type Labels = Messages['doc'];
+/** The fixed labels of a document, from the one catalog (src/core/i18n). */
+export const labelsFor = (view: Pick<DocumentView, 'language'>): Labels => messages(view.language ?? 'en').doc;
 
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 const percentFormats = new Map<string, Intl.NumberFormat>();
@@ -92,6 +21,16 @@ const namedZones: Record<string, string> = {
   'Asia/Makassar': 'WITA',
   'Asia/Jayapura': 'WIT',
 };
+
+/** The zone's short name: WIB/WITA/WIT for Indonesia's, else what Intl calls it in the locale ("UTC", "GMT+9"). */
+export function zoneLabel(timezone: string, locale: string): string {
+  const named = namedZones[timezone];
+  if (named) return named;
+  const part = new Intl.DateTimeFormat(locale, { timeZone: timezone, timeZoneName: 'short' })
+    .formatToParts(new Date())
+    .find((p) => p.type === 'timeZoneName');
+  return part?.value ?? timezone;
+}
 
 /** "5 Nov 2026, 10.04 WIB" (id-ID) or "Nov 5, 2026, 10:04 WIB" (en-US), 24-hour clock, the zone named. */
 export function formatDateTime(at: Date, locale: string, timezone: string): string {
@@ -142,7 +81,7 @@ export function documentText(view: DocumentView) {
   const { accentColor, logoUrl } = view.merchant;
   const money = (amount: number) => formatMoney(amount, view.currency);
   const inv = view.invoice;
-  const stamp = inv ? ((L.stamps as Record<string, string>)[inv.status] ?? null) : null;
+  const stamp = inv ? (L.stamps[inv.status] ?? null) : null;
   const taxLine = view.tax
     ? view.tax.rate == null
       ? view.tax.label

@@ -46,8 +46,11 @@ font-weight:700}
 color:#fff;font:inherit;font-weight:700;text-decoration:none;cursor:pointer}
 `;
 
-/** The document as a complete HTML page (`text/html; charset=utf-8`). */
-export function renderHtml(view: DocumentView): string {
+/**
+ * The document as a complete HTML page (`text/html; charset=utf-8`). `top`: markup a hosted page puts
+ * above the document (its language switch, src/hosted/language.ts); trusted, not escaped.
+ */
+export function renderHtml(view: DocumentView, opts: { top?: string } = {}): string {
   const t = documentText(view);
   const L = t.L;
   const e = escapeHtml;
@@ -108,7 +111,7 @@ export function renderHtml(view: DocumentView): string {
 </head>
 <body>
 <main class="receipt">
-<header>
+${opts.top ?? ''}<header>
 <div>
 ${t.logoUrl ? `<img class="logo" src="${e(t.logoUrl)}" alt="${e(m.name)}">` : ''}<h1>${e(m.name)}</h1>
 ${m.tagline ? `<div class="muted">${e(m.tagline)}</div>` : ''}
