@@ -16,7 +16,7 @@ const MAX_RANGES = 16;
 
 /**
  * The best supported language of an Accept-Language header (RFC 9110 §12.5.4): ranges by q-value,
- * ties in header order; `id-ID` matches `id`, `*` the first supported language; q=0 refuses. Null when
+ * ties in header order; `id-ID` matches `id`; `*` is no preference (but after `id;q=0` it is `en`); q=0 refuses. Null when
  * nothing matches (or the header is absent or unreadable): the next rule decides.
  */
 export function negotiateLanguage(header: string | null | undefined): Language | null {
@@ -40,7 +40,9 @@ export function negotiateLanguage(header: string | null | undefined): Language |
   const refused = new Set(ranges.filter((r) => r.q === 0 && !r.lang.includes('-')).map((r) => r.lang));
   for (const r of ranges) {
     if (r.q === 0) break;
-    if (r.lang === '*') return supported.find((l) => !refused.has(l)) ?? null;
+    // `*` alone states no preference (fetch clients send it): the next rule decides. After a refusal it
+    // names what is left.
+    if (r.lang === '*') return refused.size ? (supported.find((l) => !refused.has(l)) ?? null) : null;
     const primary = r.lang.split('-')[0];
     if (isSupported(primary) && !refused.has(primary)) return primary;
     // Indonesian's old code (ISO 639 before 1989), still sent by some Android and Java stacks.

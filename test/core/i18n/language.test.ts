@@ -23,9 +23,11 @@ describe('negotiateLanguage', () => {
     // Unknown languages only: nothing (the next rule decides).
     ['fr', null],
     ['de-DE, ja;q=0.5', null],
-    // `*` is the first supported language not refused.
-    ['fr, *;q=0.5', 'id'],
+    // `*` alone is no preference (undici's fetch sends it); after a refusal, what is left.
+    ['*', null],
+    ['fr, *;q=0.5', null],
     ['id;q=0, *', 'en'],
+    ['en;q=0, *', 'id'],
     // q=0 refuses.
     ['id;q=0', null],
     ['en;q=0, id;q=0', null],

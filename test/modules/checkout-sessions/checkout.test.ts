@@ -36,9 +36,14 @@ function expectError(res: Res, status: number, code: string, field?: string) {
 async function page(id: string, path: string, body?: unknown): Promise<Res> {
   const res = await fetch(
     `${server.url}/c/${await hostedToken(id)}${path}`,
+    // An English browser (the page follows it: docs/decisions.md, Customer language).
     body === undefined
-      ? {}
-      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      ? { headers: { 'accept-language': 'en' } }
+      : {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'accept-language': 'en' },
+          body: JSON.stringify(body),
+        },
   );
   const text = await res.text();
   let json: any = null;
@@ -127,12 +132,15 @@ describe('POST /v1/checkout-sessions validation', () => {
     expect(s.arn).toBe(`arn:svc:${s.accountId}:checkout-session:${s.id}`);
     expect(Date.parse(s.expiresAt) - Date.parse(s.createdAt)).toBe(86_400_000);
     // The page's deadline is in the workspace's zone (Asia/Jakarta, UTC+7), named as receipts name it.
-    const html = await (await fetch(s.hostedUrl.replace(/^https?:\/\/[^/]+/, server.url))).text();
+    const html = await (
+      await fetch(s.hostedUrl.replace(/^https?:\/\/[^/]+/, server.url), { headers: { 'accept-language': 'en' } })
+    ).text();
     const shown = /Pay before <time datetime="([^"]+)">([^<]+)<\/time>/.exec(html);
     expect(shown?.[1]).toBe(s.expiresAt);
     const wib = new Date(Date.parse(s.expiresAt) + 7 * 3600_000);
     const hhmm = `${String(wib.getUTCHours()).padStart(2, '0')}:${String(wib.getUTCMinutes()).padStart(2, '0')}`;
-    expect(shown?.[2]).toMatch(new RegExp(`^${wib.getUTCDate()} [A-Z][a-z]{2} ${wib.getUTCFullYear()}, ${hhmm} WIB$`));
+    // English dates as the English documents write them (en-US).
+    expect(shown?.[2]).toMatch(new RegExp(`^[A-Z][a-z]{2} ${wib.getUTCDate()}, ${wib.getUTCFullYear()}, ${hhmm} WIB$`));
     expect((await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data).toEqual(s);
     expect((await (await server.workspace()).client.get(`/v1/checkout-sessions/${s.id}`)).status).toBe(404);
   });
