@@ -164,7 +164,11 @@ export const hostedRoutes: EdgeRoute[] = [
     rateClass: 'hosted',
     resource: 'invoice',
     errorPage: renderErrorPage,
-    handler: async ({ params }) => ({ redirect: await payHostedInvoice(params.token), status: 303, headers: noStore }),
+    handler: async (input) => ({
+      redirect: await payHostedInvoice(input.params.token, languageOf(input).pick),
+      status: 303,
+      headers: noStore,
+    }),
   }),
   invitationRoute('GET', invitationPage),
   // The customer portal (src/modules/portal-sessions/portal.ts): the page carries no data; its script

@@ -166,6 +166,11 @@ describe.skipIf(!haveChromium)('one language per customer, in Chromium', () => {
       expect(dl).toContain(t.due);
       // 03:00 UTC is 10:00 in Jakarta.
       expect(dl).toMatch(/10[.:]00 WIB/);
+      // Paying opens a checkout session whose line is worded in the page's language.
+      await Promise.all([page.waitForURL(/\/c\/cs_/), page.click('#pay')]);
+      expect(await page.locator('ul.items li span').first().textContent()).toMatch(
+        new RegExp(`^${t.invoice} SVC-\\d{4}-\\d{2}-\\d{4}$`),
+      );
 
       // The receipt, from the paid checkout page.
       const paidUrl = await f.session();
@@ -258,5 +263,25 @@ describe.skipIf(!haveChromium)('one language per customer, in Chromium', () => {
     expect(missing?.headers()['content-language']).toBe('id');
     expect(await page.locator('h1').textContent()).toBe('Tautan pembayaran ini tidak ada');
     await context.close();
+  });
+});
+
+describe('documents without a browser', () => {
+  it("follow the workspace's language, not the caller's Accept-Language nor the document's currency", async () => {
+    const ws = await server.workspace({ name: 'Toko Sari' });
+    const cus = (await ws.client.post('/v1/customers', { name: 'Sari', email: 'sari@example.com' })).json.data.id;
+    const inv = await ws.client.post('/v1/invoices', {
+      customerId: cus,
+      currency: 'USD',
+      status: 'open',
+      lines: [{ description: 'Consulting', quantity: 1, unitAmount: 10_000 }],
+    });
+    expect(inv.status, inv.text).toBe(201);
+    const html = await ws.client.get(`/v1/invoices/${inv.json.data.id}/invoice.html`, { 'accept-language': 'en' });
+    expect(html.status).toBe(200);
+    // A rupiah workspace: Indonesian, even for a dollar invoice read by an English client.
+    expect(html.text).toContain('<html lang="id">');
+    expect(html.text).toContain('<div class="kind">Faktur</div>');
+    expect(html.text).not.toContain('Invoice</div>');
   });
 });

@@ -8,7 +8,7 @@
  * have no page (404). See docs/decisions.md (Hosted invoice page).
  */
 import { BoundedCache } from '../../core/bounded-cache.ts';
-import type { Language } from '../../core/i18n/index.ts';
+import { type Language, messages, workspaceLanguage } from '../../core/i18n/index.ts';
 import { clock } from '../../core/clock.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
@@ -78,12 +78,15 @@ export async function hostedInvoicePage(
  * new one is opened with every method the workspace's enabled adapters serve in the invoice's
  * currency. An invoice no longer payable: back to its page (it shows why).
  */
-export async function payHostedInvoice(token: string): Promise<string> {
+export async function payHostedInvoice(
+  token: string,
+  pick: (workspace: Language) => Language = (w) => w,
+): Promise<string> {
   const { id, scope } = await invoiceOf(token);
   return inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {
     const sql = sqlOf(tx);
-    const [ws] = await sql.query<{ accountId: string }>(
-      q`SELECT "accountId" FROM workspaces WHERE id = ${scope.workspaceId}`,
+    const [ws] = await sql.query<{ accountId: string; defaultCurrency: string }>(
+      q`SELECT "accountId", "defaultCurrency" FROM workspaces WHERE id = ${scope.workspaceId}`,
     );
     const inv = await lockInvoice(tx, { ...scope, accountId: ws.accountId }, id);
     if (!inv || hostedInvoiceUrlOf(inv) === null) throw err.notFound();
@@ -118,7 +121,14 @@ export async function payHostedInvoice(token: string): Promise<string> {
           amount: inv.amountDue,
           currency: inv.currency,
           methods,
-          lineItems: [{ name: `Invoice ${inv.number}`, quantity: 1, unitAmount: Number(inv.amountDue) }],
+          // In the language of the page the customer paid from (the checkout page shows it as stored).
+          lineItems: [
+            {
+              name: messages(pick(workspaceLanguage(ws.defaultCurrency))).checkout.invoiceLine(inv.number ?? inv.id),
+              quantity: 1,
+              unitAmount: Number(inv.amountDue),
+            },
+          ],
           // Back to the invoice's page either way: it shows paid, or the Pay button again.
           successUrl: page,
           cancelUrl: page,
