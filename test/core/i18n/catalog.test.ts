@@ -12,6 +12,12 @@ function leaves(v: unknown, path = ''): Leaf[] {
   return [{ path, kind: typeof v }];
 }
 
+const valueAt = (root: unknown, path: string): any =>
+  path
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .reduce<any>((o, k) => o[k], root);
+
 describe('message catalogs', () => {
   it('id and en have identical key sets and leaf kinds', () => {
     const [a, b] = languages.map((l) => leaves(messages(l)).sort((x, y) => x.path.localeCompare(y.path)));
@@ -23,10 +29,7 @@ describe('message catalogs', () => {
   it('no text is empty except the method hints that have none, and functions return text', () => {
     for (const lang of languages) {
       for (const { path, kind } of leaves(messages(lang))) {
-        const value = path
-          .replace(/\[(\d+)\]/g, '.$1')
-          .split('.')
-          .reduce<any>((o, k) => o[k], messages(lang));
+        const value = valueAt(messages(lang), path);
         if (kind === 'string' && !path.endsWith('bank_transfer.hint')) expect(value, `${lang} ${path}`).not.toBe('');
         if (kind.startsWith('fn/')) {
           const out = value(...Array.from({ length: value.length }, (_, i) => `<arg${i}>`));
@@ -41,5 +44,30 @@ describe('message catalogs', () => {
     expect(messages('id').checkout.choose).not.toBe(messages('en').checkout.choose);
     expect(messages('id').doc.receipt).toBe('Struk');
     expect(messages('en').doc.receipt).toBe('Receipt');
+  });
+});
+
+describe('one home for customer texts', () => {
+  it('no catalog sentence is written again elsewhere in src/ (a per-surface table came back)', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const src = join(import.meta.dirname, '..', '..', '..', 'src');
+    const files = (readdirSync(src, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts') && !f.startsWith('generated') && !f.startsWith(join('core', 'i18n')))
+      .map((f) => ({ f, text: readFileSync(join(src, f), 'utf8') }));
+    // Sentences (a space and 12+ characters): single words like "Total" or "QRIS" may be ids or data.
+    const sentences = new Set(
+      languages.flatMap((l) =>
+        leaves(messages(l))
+          .filter((x) => x.kind === 'string')
+          .map((x) => valueAt(messages(l), x.path) as string),
+      ),
+    );
+    const found = [...sentences]
+      .filter((s) => s.length >= 12 && s.includes(' '))
+      .flatMap((s) =>
+        files.filter(({ text }) => text.includes(`'${s}'`) || text.includes(`"${s}"`)).map(({ f }) => `${f}: ${s}`),
+      );
+    expect(found).toEqual([]);
   });
 });
