@@ -288,6 +288,49 @@ export const routes: Route[] = [
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateCustomerInput }),
   }),
 
+  // Payment methods (docs/guides/payment-methods.md): error codes lower case
+  route<Ops.ListPaymentMethodsQueryVariables>({
+    id: 'listPaymentMethods',
+    method: 'GET',
+    path: '/v1/payment-methods',
+    variables: (r) => listQuery(r, { order: 'string', customerId: 'string', type: 'string', status: 'string' }),
+  }),
+  route<Ops.GetPaymentMethodQueryVariables>({
+    id: 'getPaymentMethod',
+    method: 'GET',
+    path: '/v1/payment-methods/:id',
+    variables: id,
+  }),
+  // Test mode only: a sandbox method from a scenario
+  route<Ops.CreatePaymentMethodMutationVariables>({
+    id: 'createPaymentMethod',
+    method: 'POST',
+    path: '/v1/payment-methods',
+    errors: ['forbidden_in_live_mode', 'not_found', 'gateway_error'],
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreatePaymentMethodInput }),
+  }),
+  route<Ops.UpdatePaymentMethodMutationVariables>({
+    id: 'updatePaymentMethod',
+    method: 'PATCH',
+    path: '/v1/payment-methods/:id',
+    errors: ['conflict'],
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdatePaymentMethodInput }),
+  }),
+  route<Ops.DetachPaymentMethodMutationVariables>({
+    id: 'detachPaymentMethod',
+    method: 'POST',
+    path: '/v1/payment-methods/:id/detach',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+  route<Ops.SimulatePaymentMethodEventMutationVariables>({
+    id: 'simulatePaymentMethodEvent',
+    method: 'POST',
+    path: '/v1/payment-methods/:id/simulate',
+    errors: ['forbidden_in_live_mode', 'conflict'],
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulatePaymentMethodInput }),
+  }),
+
   // Templates (spec Template)
   route<Ops.ListTemplatesQueryVariables>({
     id: 'listTemplates',

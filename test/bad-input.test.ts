@@ -118,6 +118,7 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   updateWorkspace: async () => ({ name: 'Renamed' }),
   inviteMember: async () => ({ email: 'bad-input@example.com', role: 'member' }),
   createCustomer: async () => ({ name: 'Bad Input' }),
+  createPaymentMethod: async (ws) => ({ customerId: (await ws.client.post('/v1/customers', {})).json.data.id }),
   createTemplate: async () => ({ name: 'Bad Input', kind: 'receipt' }),
   replayEvents: async (ws) => ({ eventIds: [(await ws.client.get('/v1/events?limit=1')).json.data[0].id] }),
   triggerEvent: async () => ({ type: 'bad.input' }),

@@ -102,6 +102,21 @@ export type CreateInvoiceInput = {
   total?: number | null | undefined;
 };
 
+/** Test mode only: a sandbox method from a scenario (docs/guides/payment-methods.md). */
+export type CreatePaymentMethodInput = {
+  bank?: string | null | undefined;
+  customerId?: string | null | undefined;
+  ewalletProvider?: string | null | undefined;
+  expMonth?: number | null | undefined;
+  expYear?: number | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  /** success (default), setup_declined, charge_declined, ... */
+  scenario?: string | null | undefined;
+  setDefault?: boolean | null | undefined;
+  /** card (default), ewallet, direct_debit, paypal */
+  type?: string | null | undefined;
+};
+
 export type CreatePayoutInput = {
   amount?: number | null | undefined;
   bankAccountHolder?: string | null | undefined;
@@ -287,6 +302,11 @@ export type RotateWebhookEndpointSecretInput = {
   overlapSeconds?: number | null | undefined;
 };
 
+export type SimulatePaymentMethodInput = {
+  /** expire, revoke, require_action, reactivate */
+  event?: string | null | undefined;
+};
+
 export type SimulateRefundInput = {
   outcome?: string | null | undefined;
 };
@@ -308,6 +328,8 @@ export type TriggerEventInput = {
 
 /** Send only changes; null clears a field. metadata replaces the stored object (null clears it). */
 export type UpdateCustomerInput = {
+  /** An active pm_ of this customer, charged when a subscription names none; null clears. */
+  defaultPaymentMethodId?: string | null | undefined;
   email?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
@@ -337,6 +359,11 @@ export type UpdateInvoiceInput = {
 export type UpdateMemberInput = {
   /** `admin`, `member` or `read_only`. */
   role: string;
+};
+
+/** metadata replaces the stored object (null clears it). */
+export type UpdatePaymentMethodInput = {
+  metadata?: Record<string, string> | null | undefined;
 };
 
 export type UpdatePayoutBankAccountInput = {
@@ -562,7 +589,7 @@ export type ConfirmCheckoutSessionMutationVariables = Exact<{
 
 export type ConfirmCheckoutSessionMutation = { confirmCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
-export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string };
+export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string };
 
 export type ListCustomersQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -575,21 +602,21 @@ export type ListCustomersQueryVariables = Exact<{
 }>;
 
 
-export type ListCustomersQuery = { customers: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string } }> } };
+export type ListCustomersQuery = { customers: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } }> } };
 
 export type GetCustomerQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string } };
+export type GetCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
 
 export type CreateCustomerMutationVariables = Exact<{
   input: CreateCustomerInput;
 }>;
 
 
-export type CreateCustomerMutation = { createCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string } };
+export type CreateCustomerMutation = { createCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
 
 export type UpdateCustomerMutationVariables = Exact<{
   id: string | number;
@@ -597,7 +624,7 @@ export type UpdateCustomerMutationVariables = Exact<{
 }>;
 
 
-export type UpdateCustomerMutation = { updateCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string } };
+export type UpdateCustomerMutation = { updateCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
 
 export type DunningPolicyFieldsFragment = { id: string, retryScheduleDays: Array<number>, finalAction: string, createdAt: string, updatedAt: string };
 
@@ -840,6 +867,57 @@ export type TransferWorkspaceOwnershipMutationVariables = Exact<{
 
 
 export type TransferWorkspaceOwnershipMutation = { transferWorkspaceOwnership: { workspaceId: string, previousOwner: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null }, newOwner: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null } } };
+
+export type PaymentMethodFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string };
+
+export type ListPaymentMethodsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  customerId?: string | null | undefined;
+  type?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListPaymentMethodsQuery = { paymentMethods: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetPaymentMethodQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetPaymentMethodQuery = { paymentMethod: { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type CreatePaymentMethodMutationVariables = Exact<{
+  input: CreatePaymentMethodInput;
+}>;
+
+
+export type CreatePaymentMethodMutation = { createPaymentMethod: { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type UpdatePaymentMethodMutationVariables = Exact<{
+  id: string | number;
+  input: UpdatePaymentMethodInput;
+}>;
+
+
+export type UpdatePaymentMethodMutation = { updatePaymentMethod: { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type DetachPaymentMethodMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DetachPaymentMethodMutation = { detachPaymentMethod: { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string } };
+
+export type SimulatePaymentMethodEventMutationVariables = Exact<{
+  id: string | number;
+  input: SimulatePaymentMethodInput;
+}>;
+
+
+export type SimulatePaymentMethodEventMutation = { simulatePaymentMethodEvent: { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string } };
 
 export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
 

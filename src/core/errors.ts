@@ -79,6 +79,7 @@ export type Resource =
   | 'subscription'
   | 'test_clock'
   | 'audit_log'
+  | 'payment_method'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;

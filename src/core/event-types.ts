@@ -11,6 +11,13 @@ export const eventTypes = {
   'workspace.ownership_transferred': 'ownership moved; both identities in the payload',
   'customer.created': 'a customer was created',
   'customer.updated': 'a customer changed; data.previousAttributes holds the old values',
+  'payment_method.attached':
+    'a payment method was saved for a customer (setup session, checkout with consent, portal, test create)',
+  'payment_method.updated':
+    'a payment method changed (metadata, needs the customer again, reactivated); data.previousAttributes',
+  'payment_method.detached': 'a payment method was detached (API or portal); it is never charged again',
+  'payment_method.expired': 'a payment method expired (card past its expiry, provider expiry, expired_card answer)',
+  'payment_method.revoked': 'the provider revoked or unlinked a payment method (callback or a charge answer)',
   'template.created': 'a receipt or invoice template was created',
   'template.updated': 'a template changed (including losing its default flag to another); data.previousAttributes',
   'adapter.connected': 'first successful PUT of an adapter kind in this mode; data.id is the kind',

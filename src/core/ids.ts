@@ -50,6 +50,7 @@ export const prefixes = {
   providerEvent: 'pevt',
   providerCall: 'pcall',
   checkoutAttempt: 'catt',
+  paymentMethod: 'pm',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -111,6 +111,7 @@ export const listPageSize = {
   invoices: 20,
   ledgerEntries: 20,
   members: 50,
+  paymentMethods: 20,
   payments: 20,
   payouts: 20,
   plans: 20,

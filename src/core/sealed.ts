@@ -12,6 +12,8 @@ export const sealedColumns = {
   // Stored responses hold what the client was sent (a checkout session's hosted URL, customers'
   // emails): sealed, they are neither readable at rest nor in the statement text that stores them.
   idempotency_keys: { columns: ['body'], row: ['workspaceId', 'mode', 'key'] },
+  // Provider tokens of saved payment methods: a token copied to another row, tenant or mode does not decrypt.
+  payment_methods: { columns: ['providerToken'], row: ['id', 'workspaceId', 'mode'] },
 } as const;
 
 export type SealedTable = keyof typeof sealedColumns;

@@ -71,3 +71,32 @@ export function checkRedirectUrl(value: string, field: string, resource: Resourc
     throw fail('cannot point at localhost');
   return value;
 }
+
+/** 13 to 19 digits (spaces and dashes between them allowed) that pass the Luhn check: a card number. */
+export function looksLikeCardNumber(value: string): boolean {
+  for (const m of value.matchAll(/\d(?:[ -]?\d){12,18}/g)) {
+    const digits = m[0].replace(/\D/g, '');
+    let sum = 0;
+    for (let i = 0; i < digits.length; i++) {
+      let d = Number(digits[digits.length - 1 - i]);
+      if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+      sum += d;
+    }
+    if (sum % 10 === 0) return true;
+  }
+  return false;
+}
+
+/** Metadata of resources that touch payment credentials: a value that looks like a card number is refused (PCI). */
+export function refuseCardNumbers(metadata: Record<string, string> | null, field: string, resource: Resource) {
+  for (const [k, v] of Object.entries(metadata ?? {}))
+    if (looksLikeCardNumber(v))
+      throw new DomainError(
+        'validation_error',
+        `${field}.${k} looks like a card number; card numbers are never stored`,
+        {
+          field: `${field}.${k}`,
+          resource,
+        },
+      );
+}

@@ -11,6 +11,7 @@ import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
 import { subscriptionMachine } from './subscriptions/states.ts';
 import { paymentMachine } from './payments/states.ts';
+import { paymentMethodMachine } from './payment-methods/states.ts';
 import { testClockMachine } from './test-clocks/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 
@@ -27,4 +28,5 @@ export const machines = {
   subscription: subscriptionMachine,
   test_clock: testClockMachine,
   member: memberMachine,
+  payment_method: paymentMethodMachine,
 };

@@ -469,6 +469,94 @@ export interface paths {
         patch: operations["updateCustomer"];
         trace?: never;
     };
+    "/v1/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listPaymentMethods (GraphQL query paymentMethods)
+         * @description Runs the GraphQL query `listPaymentMethods` (field `paymentMethods`); its selection set is this response.
+         */
+        get: operations["listPaymentMethods"];
+        put?: never;
+        /**
+         * createPaymentMethod (GraphQL mutation createPaymentMethod)
+         * @description Runs the GraphQL mutation `createPaymentMethod` (field `createPaymentMethod`); its selection set is this response.
+         */
+        post: operations["createPaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-methods/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getPaymentMethod (GraphQL query paymentMethod)
+         * @description Runs the GraphQL query `getPaymentMethod` (field `paymentMethod`); its selection set is this response.
+         */
+        get: operations["getPaymentMethod"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * updatePaymentMethod (GraphQL mutation updatePaymentMethod)
+         * @description Runs the GraphQL mutation `updatePaymentMethod` (field `updatePaymentMethod`); its selection set is this response.
+         */
+        patch: operations["updatePaymentMethod"];
+        trace?: never;
+    };
+    "/v1/payment-methods/{id}/detach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `detachPaymentMethod` (field `detachPaymentMethod`); its selection set is this response.
+         */
+        post: operations["detachPaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-methods/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * simulatePaymentMethodEvent (GraphQL mutation simulatePaymentMethodEvent)
+         * @description Runs the GraphQL mutation `simulatePaymentMethodEvent` (field `simulatePaymentMethodEvent`); its selection set is this response.
+         */
+        post: operations["simulatePaymentMethodEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/templates": {
         parameters: {
             query?: never;
@@ -2073,6 +2161,20 @@ export interface components {
             templateId?: string | null;
             total?: number | null;
         };
+        /** @description Test mode only: a sandbox method from a scenario (docs/guides/payment-methods.md). */
+        CreatePaymentMethodInput: {
+            bank?: string | null;
+            customerId?: string | null;
+            ewalletProvider?: string | null;
+            expMonth?: number | null;
+            expYear?: number | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            /** @description success (default), setup_declined, charge_declined, ... */
+            scenario?: string | null;
+            setDefault?: boolean | null;
+            /** @description card (default), ewallet, direct_debit, paypal */
+            type?: string | null;
+        };
         CreatePayoutInput: {
             amount?: number | null;
             bankAccountHolder?: string | null;
@@ -2180,6 +2282,7 @@ export interface components {
             phone: string | null;
             metadata: components["schemas"]["Metadata"] | null;
             testClockId: string | null;
+            defaultPaymentMethodId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2387,6 +2490,29 @@ export interface components {
             metadata: components["schemas"]["Metadata"] | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        PaymentMethod: {
+            id: string;
+            arn: string;
+            accountId: string;
+            customerId: string;
+            type: string;
+            /** @enum {string} */
+            status: "active" | "requires_action" | "expired" | "revoked" | "detached";
+            adapter: string;
+            card: unknown | null;
+            ewallet: unknown | null;
+            directDebit: unknown | null;
+            paypal: unknown | null;
+            isDefault: boolean;
+            expiresAt: string | null;
+            consent: unknown;
+            metadata: components["schemas"]["Metadata"] | null;
+            detachedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         Payout: {
             id: string;
@@ -2603,6 +2729,10 @@ export interface components {
         RotateWebhookEndpointSecretInput: {
             overlapSeconds?: number | null;
         };
+        SimulatePaymentMethodInput: {
+            /** @description expire, revoke, require_action, reactivate */
+            event?: string | null;
+        };
         SimulateRefundInput: {
             outcome?: string | null;
         };
@@ -2654,6 +2784,8 @@ export interface components {
         };
         /** @description Send only changes; null clears a field. metadata replaces the stored object (null clears it). */
         UpdateCustomerInput: {
+            /** @description An active pm_ of this customer, charged when a subscription names none; null clears. */
+            defaultPaymentMethodId?: string | null;
             email?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
             name?: string | null;
@@ -2680,6 +2812,10 @@ export interface components {
         UpdateMemberInput: {
             /** @description `admin`, `member` or `read_only`. */
             role: string;
+        };
+        /** @description metadata replaces the stored object (null clears it). */
+        UpdatePaymentMethodInput: {
+            metadata?: components["schemas"]["Metadata"] | null;
         };
         UpdatePayoutBankAccountInput: {
             bankAccountHolder?: string | null;
@@ -4758,6 +4894,265 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             404: components["responses"]["E404.not_found"];
             409: components["responses"]["E409.idempotency_conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listPaymentMethods: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                customerId?: string;
+                type?: string;
+                status?: "active" | "requires_action" | "expired" | "revoked" | "detached";
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentMethod"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentMethod"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope.forbidden_in_live_mode"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            422: components["responses"]["E422.gateway_error"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentMethod"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    updatePaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentMethod"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    detachPaymentMethod: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentMethod"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    simulatePaymentMethodEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulatePaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PaymentMethod"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope.forbidden_in_live_mode"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];

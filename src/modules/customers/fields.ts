@@ -10,6 +10,8 @@ export const customerFields: FieldSpec<Customer> = {
   metadata: { kind: 'metadata', nullable: true },
   // The clock a test customer lives on (immutable; docs/billing.md, Test clocks)
   testClockId: { kind: 'string', nullable: true },
+  // The pm_ charged when a subscription names none (docs/guides/payment-methods.md, Which method pays)
+  defaultPaymentMethodId: { kind: 'string', nullable: true },
   createdAt: { kind: 'date' },
   updatedAt: { kind: 'date' },
 };

@@ -1,4 +1,4 @@
-import { builder } from '../../graphql/builder.ts';
+import { builder, type SchemaTypesOf } from '../../graphql/builder.ts';
 import { admission } from '../../graphql/operation.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { customerFields } from './fields.ts';
@@ -8,25 +8,29 @@ export const Customer = builder.prismaObject('Customer', {
   fields: (t) => exposeFields(t, customerFields),
 });
 
-const customerInput = (name: string, description: string, creating = false) =>
-  builder.inputType(name, {
-    description,
-    fields: (t) => ({
-      name: t.string(),
-      email: t.string(),
-      phone: t.string(),
-      metadata: t.field({ type: 'Metadata' }),
-      // Immutable, so on create only (docs/billing.md, Test clocks).
-      ...(creating
-        ? { testClockId: t.string({ description: 'Test mode only: the test clock the customer lives on.' }) }
-        : {}),
+const baseFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>) => ({
+  name: t.string(),
+  email: t.string(),
+  phone: t.string(),
+  metadata: t.field({ type: 'Metadata' }),
+});
+const CreateCustomerInput = builder.inputType('CreateCustomerInput', {
+  description: 'Every field is optional.',
+  fields: (t) => ({
+    ...baseFields(t),
+    // Immutable, so on create only (docs/billing.md, Test clocks).
+    testClockId: t.string({ description: 'Test mode only: the test clock the customer lives on.' }),
+  }),
+});
+const UpdateCustomerInput = builder.inputType('UpdateCustomerInput', {
+  description: 'Send only changes; null clears a field. metadata replaces the stored object (null clears it).',
+  fields: (t) => ({
+    ...baseFields(t),
+    defaultPaymentMethodId: t.string({
+      description: 'An active pm_ of this customer, charged when a subscription names none; null clears.',
     }),
-  });
-const CreateCustomerInput = customerInput('CreateCustomerInput', 'Every field is optional.', true);
-const UpdateCustomerInput = customerInput(
-  'UpdateCustomerInput',
-  'Send only changes; null clears a field. metadata replaces the stored object (null clears it).',
-);
+  }),
+});
 export type CustomerInput = typeof CreateCustomerInput.$inferInput;
 export type CustomerPatch = typeof UpdateCustomerInput.$inferInput;
 

@@ -13,6 +13,7 @@ import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
 import type { CustomerInput, CustomerPatch, ListCustomersArgs } from './schema.ts';
 import { checkClockForCustomer } from '../test-clocks/service.ts';
+import { checkDefaultMethod } from '../payment-methods/service.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('customer');
@@ -24,7 +25,7 @@ const snapshot = (c: Customer) => toWire(c, customerFields);
 
 /** Field rules shared by create and update; `undefined` means "not sent", null clears. */
 function validate(
-  input: CustomerPatch,
+  input: CustomerInput | CustomerPatch,
 ): Partial<Pick<Customer, 'name' | 'email' | 'phone'>> & { metadata?: Record<string, string> | null } {
   const out: ReturnType<typeof validate> = {};
   if (input.name !== undefined)
@@ -92,6 +93,18 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerPa
     const { metadata, ...rest } = patch;
     const data: Prisma.CustomerUpdateInput = { ...rest, updatedAt: clock.now() };
     if (metadata !== undefined) data.metadata = metadata === null ? Prisma.DbNull : metadata;
+    const defaultId = input.defaultPaymentMethodId;
+    if (defaultId !== undefined) {
+      // Locked first (lock order: customer, then its methods), then checked and flagged in this transaction.
+      await tx.$queryRaw`SELECT id FROM customers WHERE "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} AND id = ${id} FOR UPDATE`;
+      await checkDefaultMethod(tx, scope, id, defaultId, {
+        accountId: auth.accountId,
+        requestId: ctx.requestId,
+        source: ctx.source ?? 'api',
+        at: clock.now(),
+      });
+      data.defaultPaymentMethodId = defaultId;
+    }
     const row = await tx.customer.update({ where: { id }, data });
     const after = snapshot(row);
     await emit(tx, scope, 'customer.updated', after, {

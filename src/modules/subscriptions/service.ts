@@ -41,6 +41,7 @@ import {
   type SubscriptionTrigger,
 } from './states.ts';
 import { checkClockRoom, clockTimeFor } from '../test-clocks/time.ts';
+import { checkSavedMethod, isSavedMethodId } from '../payment-methods/service.ts';
 
 const err = errorsFor('subscription');
 /** Bounds (hostile input; docs/billing.md, Plans and prices): trials up to 730 days (Stripe's cap). */
@@ -62,10 +63,15 @@ export async function businessTime(sql: Sql, scope: RowScope, customer: Pick<Cus
 
 const cadenceOf = (plan: Plan): Cadence => ({ interval: plan.interval as Interval, intervalCount: plan.intervalCount });
 
+/** The value's shape; a saved method (`pm_`) is checked against its row in the transaction (`checkSavedMethod`). */
 function checkPaymentMethod(v: unknown, mode: string): string | null {
   if (v == null) return null;
+  if (isSavedMethodId(v) && isIdString(v)) return v;
   if (typeof v !== 'string' || !(testPaymentMethods as readonly string[]).includes(v))
-    throw err.validation('paymentMethod', `paymentMethod must be one of ${testPaymentMethods.join(', ')} or null`);
+    throw err.validation(
+      'paymentMethod',
+      `paymentMethod must be a pm_ payment method of the customer, one of ${testPaymentMethods.join(', ')} (test mode) or null`,
+    );
   // Live mode has no stored-credential charge yet (src/providers/types.ts): hosted page only.
   if (mode === 'live') throw err.validation('paymentMethod', 'test payment methods are refused in live mode');
   return v;
@@ -117,6 +123,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
     const customer = await scopedRow<Customer>(sql, 'customers', scope, input.customerId as string);
     if (!customer) throw err.notFound('customer');
     const { price, plan } = await usablePrice(sql, scope, input.priceId, input.planId);
+    if (isSavedMethodId(paymentMethod)) await checkSavedMethod(sql, scope, customer.id, price.currency, paymentMethod);
     const at = await businessTime(sql, scope, customer);
     if (customer.testClockId)
       await checkClockRoom(sql, scope, customer.testClockId, () =>
@@ -279,6 +286,7 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
     if (!live(sub)) throw conflict(sub, 'it cannot be changed');
     refusePastDueChange(sub, { priceId: input.priceId, quantity });
     const data: Partial<Subscription> = {};
+    if (isSavedMethodId(paymentMethod)) await checkSavedMethod(sql, scope, sub.customerId, sub.currency, paymentMethod);
     if (paymentMethod !== undefined) data.paymentMethod = paymentMethod;
     if (input.cancelAtPeriodEnd != null) data.cancelAtPeriodEnd = input.cancelAtPeriodEnd;
     if (metadata !== undefined) data.metadata = metadata;

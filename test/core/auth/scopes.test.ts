@@ -482,6 +482,7 @@ describe('the role matrix (every role x every scope)', () => {
     'svc:checkout:write',
     'svc:refund:write',
     'svc:customer:write',
+    'svc:payment_method:write',
     'svc:invoice:write',
     'svc:subscription:write',
     'svc:portal:create',

@@ -29,6 +29,7 @@ describe('POST /v1/customers', () => {
     const c = res.json.data;
     expect(Object.keys(c).sort()).toEqual([
       'createdAt',
+      'defaultPaymentMethodId',
       'email',
       'id',
       'metadata',
@@ -270,7 +271,7 @@ describe('customers over GraphQL', () => {
   it('the same objects, rules and codes as REST', async () => {
     const ws = await server.workspace();
     const created = await ws.client.graphql(
-      'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id name email phone metadata testClockId createdAt updatedAt } }',
+      'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id name email phone metadata testClockId defaultPaymentMethodId createdAt updatedAt } }',
       {
         input: { name: 'Gql', email: 'gql@example.com', metadata: { a: 'b' } },
       },
