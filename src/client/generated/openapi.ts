@@ -2480,6 +2480,9 @@ export interface components {
             status: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending";
             /** @description Smallest currency unit. */
             amountRefunded: number;
+            paymentMethodId: string | null;
+            failureCode: string | null;
+            failureMessage: string | null;
             method: string | null;
             adapter: string | null;
             customerId: string | null;

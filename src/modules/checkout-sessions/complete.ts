@@ -83,6 +83,7 @@ export async function completeSession(
     amountRefunded: 0n,
     currency: s.currency,
     method: how.method,
+    paymentMethodId: null,
     adapter: how.adapter,
     customerId: s.customerId,
     checkoutSessionId: s.id,

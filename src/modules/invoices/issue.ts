@@ -501,6 +501,8 @@ export interface InvoicePaying {
   method: string;
   adapter: string | null;
   metadata?: Record<string, string> | null;
+  /** The saved method (or fixed test token) an off-session charge uses. */
+  paymentMethodId?: string | null;
 }
 
 /**
@@ -508,7 +510,7 @@ export interface InvoicePaying {
  * payment (bookkeeping pays here, stored-method charges in subscriptions/collect.ts). In the order given.
  */
 export function invoicePayments(scope: RowScope, items: InvoicePaying[], at: Date): Payment[] {
-  return items.map(({ inv, trigger, method, adapter, metadata }) => {
+  return items.map(({ inv, trigger, method, adapter, metadata, paymentMethodId }) => {
     const status = nextState(paymentMachine, null, trigger).to;
     return {
       id: newId('payment'),
@@ -519,6 +521,7 @@ export function invoicePayments(scope: RowScope, items: InvoicePaying[], at: Dat
       amountRefunded: 0n,
       currency: inv.currency,
       method,
+      paymentMethodId: paymentMethodId ?? null,
       adapter,
       customerId: inv.customerId,
       checkoutSessionId: null,

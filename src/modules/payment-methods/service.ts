@@ -202,7 +202,7 @@ export async function listPaymentMethods(ctx: Context, args: ListPaymentMethodsA
 }
 
 /** The method, its customer and the live subscriptions naming it, locked in that order (customer, subscriptions, method). */
-async function lockForMove(tx: Tx, scope: RowScope, id: string) {
+async function lockForMove(tx: AnyTx, scope: RowScope, id: string) {
   const peek = await scopedRow<PaymentMethod>(tx, 'payment_methods', scope, id);
   if (!peek) throw err.notFound('payment_method');
   const customer = (await scopedRow<Customer>(tx, 'customers', scope, peek.customerId, { lock: true }))!;
@@ -225,7 +225,7 @@ async function lockForMove(tx: Tx, scope: RowScope, id: string) {
  * (`customer.updated`, `subscription.updated`), so no later attempt picks it.
  */
 export async function moveMethod(
-  tx: Tx,
+  tx: AnyTx,
   scope: RowScope,
   id: string,
   trigger: PaymentMethodTrigger,

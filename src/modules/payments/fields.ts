@@ -10,6 +10,10 @@ export const paymentFields: FieldSpec<Payment> = {
   status: { kind: 'string', states: paymentMachine },
   amountRefunded: { kind: 'money' },
   method: { kind: 'string', nullable: true },
+  // The saved method an off-session charge used (docs/guides/payment-methods.md, Which method pays)
+  paymentMethodId: { kind: 'string', nullable: true },
+  failureCode: { kind: 'string', nullable: true },
+  failureMessage: { kind: 'string', nullable: true },
   adapter: { kind: 'string', nullable: true },
   customerId: { kind: 'string', nullable: true },
   checkoutSessionId: { kind: 'string', nullable: true },

@@ -8,16 +8,17 @@
  *      subscription's incomplete/past_due -> active there); failure -> payment failed,
  *      `svc.invoice.payment_failed.v1` with `{failureCode, failureMessage}` in data.metadata (settled
  *      point 4), invoice past_due, subscription past_due.
- * Live mode has no off-session charge in the provider interface (src/providers/types.ts): live invoices
- * are collected on the hosted invoice page (docs/decisions.md, Subscriptions). Time is the caller's
- * business time `at` (test clocks: time is per customer).
+ * Saved sandbox methods (`pm_` of the managed adapter in test mode) are answered in process like the
+ * fixed tokens (payment-methods/sandbox.ts). Live mode has no off-session charge in the provider
+ * interface yet (src/providers/types.ts): live invoices are collected on the hosted invoice page
+ * (docs/decisions.md, Subscriptions). Time is the caller's business time `at` (test clocks: time is per customer).
  */
 import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
 import { eventRow, eventsCte } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
-import type { Payment, Subscription } from '../../generated/prisma/client.ts';
+import type { Payment, PaymentMethod, Subscription } from '../../generated/prisma/client.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { paymentMachine } from '../payments/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
@@ -25,6 +26,9 @@ import { invoicePayments, invoiceSnapshot, lockInvoice, moveInvoice, settleInvoi
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
+import { answeredInProcess, sandboxCharge, savedMethods, type SandboxAnswer } from '../payment-methods/sandbox.ts';
+import { isSavedMethodId, moveMethod } from '../payment-methods/service.ts';
+import { paymentMethodMachine, type PaymentMethodStatus } from '../payment-methods/states.ts';
 
 /** The stored test methods (DECISIONS §3 Payment method: "always succeed and always fail"). */
 export const testPaymentMethods = ['pm_test_success', 'pm_test_decline'] as const;
@@ -32,12 +36,25 @@ export type TestPaymentMethod = (typeof testPaymentMethods)[number];
 /** The adapter a stored test-method charge settles through (ledger `settlement:<adapter>`). */
 export const STORED_METHOD_ADAPTER = 'test_stored_method';
 
-export type ChargeResult =
-  | { ok: true; providerReference: string }
-  | { ok: false; failureCode: string; failureMessage: string };
+export type ChargeResult = SandboxAnswer;
+
+/** What a charge uses: the subscription's `paymentMethod` value and, for a saved method, its row. */
+export interface Charger {
+  value: string;
+  saved: PaymentMethod | null;
+}
 
 /** The provider step (fake in test mode): the only place a stored method is charged. */
-export async function chargeStoredMethod(method: string, amount: bigint, paymentId: string): Promise<ChargeResult> {
+export async function chargeStoredMethod(
+  method: string,
+  amount: bigint,
+  paymentId: string,
+  saved: PaymentMethod | null = null,
+): Promise<ChargeResult> {
+  if (saved) {
+    if (answeredInProcess(saved)) return sandboxCharge(saved, amount, paymentId);
+    return { ok: false, failureCode: 'payment_method_unusable', failureMessage: `Cannot charge ${saved.id} here` };
+  }
   if (method === 'pm_test_success') return { ok: true, providerReference: `ch_test_${paymentId}` };
   if (method === 'pm_test_decline')
     return { ok: false, failureCode: 'card_declined', failureMessage: 'Your card was declined.' };
@@ -65,7 +82,12 @@ type Scope = RowScope & { accountId: string };
 export async function collectInvoice(scope: Scope, invoiceId: string, at: Date, o: CollectOptions = {}) {
   const pending = await tenantTx(scopeOf(scope), (sql) => writePending(sql, scope, invoiceId, at));
   if (pending.outcome !== 'pending') return pending;
-  const result = await chargeStoredMethod(pending.method, pending.payment.amount, pending.payment.id);
+  const result = await chargeStoredMethod(
+    pending.charger.value,
+    pending.payment.amount,
+    pending.payment.id,
+    pending.charger.saved,
+  );
   return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, invoiceId, pending.payment.id, result, at, o));
 }
 
@@ -74,8 +96,24 @@ export async function collectInvoice(scope: Scope, invoiceId: string, at: Date, 
  * (`chargeStoredMethod` answers at once), so a batch may be charged and settled inside one
  * transaction (`chargeLocked`); any other method keeps "write pending, call, reconcile".
  */
-export const chargesInProcess = (method: string | null) =>
-  method !== null && (testPaymentMethods as readonly string[]).includes(method);
+export const chargesInProcess = (c: Charger) =>
+  c.saved ? answeredInProcess(c.saved) : (testPaymentMethods as readonly string[]).includes(c.value);
+
+/** The chargers of subscriptions' `paymentMethod` values (saved methods read in one statement). */
+async function chargersOf(sql: Sql, scope: Scope, subs: (Subscription | undefined)[]) {
+  const saved = await savedMethods(
+    sql,
+    scope,
+    subs.map((s) => s?.paymentMethod ?? null),
+  );
+  return (sub: Subscription | undefined): Charger | null => {
+    const value = sub?.paymentMethod ?? null;
+    if (value === null) return null;
+    if (!isSavedMethodId(value)) return { value, saved: null };
+    const row = saved.get(value);
+    return row ? { value, saved: row } : null;
+  };
+}
 
 /** Why an invoice is not charged (before its subscription is read), or null. */
 function notCollectible(scope: Scope, inv: InvoiceRow | null): string | null {
@@ -87,11 +125,20 @@ function notCollectible(scope: Scope, inv: InvoiceRow | null): string | null {
 
 const pendingStatus = nextState(paymentMachine, null, 'charge').to;
 
-/** The `pending` payment of a charge of `inv` from `method`, before the provider is asked. */
-const pendingPayment = (scope: Scope, inv: InvoiceRow, subscriptionId: string, method: string, at: Date): Payment =>
+/** The `pending` payment of a charge of `inv` from `c`, before the provider is asked. */
+const pendingPayment = (scope: Scope, inv: InvoiceRow, subscriptionId: string, c: Charger, at: Date): Payment =>
   invoicePayments(
     scope,
-    [{ inv, trigger: 'charge', method, adapter: STORED_METHOD_ADAPTER, metadata: { subscriptionId } }],
+    [
+      {
+        inv,
+        trigger: 'charge',
+        method: c.saved ? c.saved.type : c.value,
+        adapter: c.saved ? c.saved.adapter : STORED_METHOD_ADAPTER,
+        paymentMethodId: c.value,
+        metadata: { subscriptionId },
+      },
+    ],
     at,
   )[0];
 
@@ -118,17 +165,18 @@ async function writePending(
   scope: Scope,
   invoiceId: string,
   at: Date,
-): Promise<CollectOutcome | { outcome: 'pending'; payment: Payment; method: string }> {
+): Promise<CollectOutcome | { outcome: 'pending'; payment: Payment; charger: Charger }> {
   const inv = await lockInvoice(sql, scope, invoiceId);
   const skip = (reason: string): CollectOutcome => ({ outcome: 'skipped', invoice: inv, reason });
   const refused = notCollectible(scope, inv);
   if (refused || !inv) return skip(refused ?? 'not_collectible');
   const sub = await lockSubscription(sql, scope, inv.subscriptionId!);
-  if (!sub?.paymentMethod) return skip('no_payment_method');
+  const charger = sub ? (await chargersOf(sql, scope, [sub]))(sub) : null;
+  if (!sub || !charger) return skip('no_payment_method');
   if ((await inFlight(sql, scope, [inv.id])).size) return skip('charge_in_flight');
-  const payment = pendingPayment(scope, inv, sub.id, sub.paymentMethod, at);
+  const payment = pendingPayment(scope, inv, sub.id, charger, at);
   await writePayment(sql, scope, payment, at);
-  return { outcome: 'pending', payment, method: sub.paymentMethod };
+  return { outcome: 'pending', payment, charger };
 }
 
 /**
@@ -150,7 +198,12 @@ export async function chargeLocked(
 ): Promise<{ outcomes: CollectOutcome[]; twoPhase: string[] }> {
   const outcomes: CollectOutcome[] = [];
   const twoPhase: string[] = [];
-  const charge: { inv: InvoiceRow; payment: Payment }[] = [];
+  const charge: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
+  const chargerOf = await chargersOf(
+    sql,
+    scope,
+    invoices.map((i) => (i.subscriptionId ? subs.get(i.subscriptionId) : undefined)),
+  );
   const flying =
     invoices.length && !o.fresh
       ? await inFlight(
@@ -161,18 +214,20 @@ export async function chargeLocked(
       : new Set<string>();
   for (const inv of invoices) {
     const sub = inv.subscriptionId ? subs.get(inv.subscriptionId) : undefined;
-    const refused = notCollectible(scope, inv) ?? (sub?.paymentMethod ? null : 'no_payment_method');
-    if (refused) outcomes.push({ outcome: 'skipped', invoice: inv, reason: refused });
-    else if (flying.has(inv.id) || !chargesInProcess(sub!.paymentMethod)) twoPhase.push(inv.id);
-    else charge.push({ inv, payment: pendingPayment(scope, inv, sub!.id, sub!.paymentMethod!, at) });
+    const charger = chargerOf(sub);
+    const refused = notCollectible(scope, inv) ?? (charger ? null : 'no_payment_method');
+    if (refused || !charger)
+      outcomes.push({ outcome: 'skipped', invoice: inv, reason: refused ?? 'no_payment_method' });
+    else if (flying.has(inv.id) || !chargesInProcess(charger)) twoPhase.push(inv.id);
+    else charge.push({ inv, charger, payment: pendingPayment(scope, inv, sub!.id, charger, at) });
   }
   if (!charge.length) return { outcomes, twoPhase };
   const items = await Promise.all(
-    charge.map(async ({ inv, payment }) => ({
+    charge.map(async ({ inv, payment, charger }) => ({
       // This attempt counted (written by the move that settles or fails the invoice).
       inv: { ...inv, collectionAttempts: inv.collectionAttempts + 1, updatedAt: at },
       payment,
-      result: await chargeStoredMethod(payment.method!, payment.amount, payment.id),
+      result: await chargeStoredMethod(charger.value, payment.amount, payment.id, charger.saved),
     })),
   );
   outcomes.push(...(await reconcileCharges(sql, scope, items, at, o, false)));
@@ -277,7 +332,26 @@ async function reconcileCharges(
         AND id = ANY (${failed.map((d) => d.inv.id)}::text[])`,
     );
   for (const d of failed) out.set(d.inv.id, await recordFailure(sql, scope, d.inv, d.row, d.failure!, opts));
+  await moveAnsweredMethods(sql, scope, items, opts);
   return items.map((i) => out.get(i.inv.id)!);
+}
+
+/**
+ * A charge answered `expired_card` or `payment_method_revoked` moves its saved method (expired, revoked)
+ * in the same transaction, which clears it as a default and from subscriptions (payment-methods/service.ts).
+ */
+async function moveAnsweredMethods(
+  sql: Sql,
+  scope: Scope,
+  items: { payment: Payment; result: ChargeResult }[],
+  opts: { accountId: string; requestId?: string; source: string; at: Date },
+) {
+  for (const { payment, result } of items) {
+    if (result.ok || !result.methodMove || !isSavedMethodId(payment.paymentMethodId)) continue;
+    const [pm] = await savedMethods(sql, scope, [payment.paymentMethodId]).then((m) => [...m.values()]);
+    if (pm && canMove(paymentMethodMachine, pm.status as PaymentMethodStatus, result.methodMove))
+      await moveMethod(sql, scope, pm.id, result.methodMove, opts);
+  }
 }
 
 /**
@@ -335,6 +409,10 @@ export async function resumePendingCharge(
     ),
   );
   if (!p?.method) return { outcome: 'skipped', invoice: null, reason: 'charge_in_flight' };
-  const result = await chargeStoredMethod(p.method, p.amount, p.id);
+  const value = p.paymentMethodId ?? p.method;
+  const saved = isSavedMethodId(value)
+    ? ((await tenantTx(scopeOf(scope), (sql) => savedMethods(sql, scope, [value]))).get(value) ?? null)
+    : null;
+  const result = await chargeStoredMethod(value, p.amount, p.id, saved);
   return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, invoiceId, p.id, result, at, o));
 }
