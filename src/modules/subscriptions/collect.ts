@@ -28,6 +28,7 @@ import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 import { answeredInProcess, sandboxCharge, savedMethods, type SandboxAnswer } from '../payment-methods/sandbox.ts';
 import { isSavedMethodId, moveMethod } from '../payment-methods/service.ts';
+import { methodsThatPay } from '../payment-methods/resolve.ts';
 import { paymentMethodMachine, type PaymentMethodStatus } from '../payment-methods/states.ts';
 
 /** The stored test methods (DECISIONS §3 Payment method: "always succeed and always fail"). */
@@ -101,13 +102,14 @@ export const chargesInProcess = (c: Charger) =>
 
 /** The chargers of subscriptions' `paymentMethod` values (saved methods read in one statement). */
 async function chargersOf(sql: Sql, scope: Scope, subs: (Subscription | undefined)[]) {
-  const saved = await savedMethods(
+  const paying = await methodsThatPay(
     sql,
     scope,
-    subs.map((s) => s?.paymentMethod ?? null),
+    subs.filter((s) => s !== undefined),
   );
+  const saved = await savedMethods(sql, scope, [...paying.values()]);
   return (sub: Subscription | undefined): Charger | null => {
-    const value = sub?.paymentMethod ?? null;
+    const value = sub ? (paying.get(sub.id) ?? null) : null;
     if (value === null) return null;
     if (!isSavedMethodId(value)) return { value, saved: null };
     const row = saved.get(value);

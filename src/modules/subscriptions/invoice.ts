@@ -11,6 +11,7 @@ import type { InvoiceRow } from '../invoices/fields.ts';
 import { finalizeLocked, writeDrafts, type NewInvoice } from '../invoices/issue.ts';
 import { computeTotals, priceQuantity, type PriceTerms, type Tier, type TaxMode } from '../plans/pricing.ts';
 import { templateForUse } from '../templates/service.ts';
+import { methodsThatPay } from '../payment-methods/resolve.ts';
 import type { Period } from './periods.ts';
 
 /** Why a subscription invoice was made (Stripe's `billing_reason` spelling). */
@@ -78,6 +79,8 @@ export interface SubscriptionBill {
   billingReason: BillingReason;
   /** The first collection attempt is due at issue (renewals: charged in their transaction or by the next pass). */
   attemptNow?: boolean;
+  /** The method that pays (`methodsThatPay`: the subscription's, else the customer's default); default `sub.paymentMethod`. */
+  method?: string | null;
 }
 
 /**
@@ -89,6 +92,7 @@ export function subscriptionInvoice(b: SubscriptionBill, rate: string, at: Date)
   const subtotal = b.lines.reduce((s, l) => s + l.quantity * l.unitAmount, 0);
   const totals = computeTotals({ subtotal: Math.max(0, subtotal), taxMode: b.taxMode, rate });
   const total = BigInt(Math.max(0, subtotal + totals.tax));
+  const method = b.method === undefined ? b.sub.paymentMethod : b.method;
   return {
     customerId: b.sub.customerId,
     subscriptionId: b.sub.id,
@@ -98,8 +102,8 @@ export function subscriptionInvoice(b: SubscriptionBill, rate: string, at: Date)
     discount: 0n,
     tax: BigInt(totals.tax),
     total,
-    dueAt: new Date(at.getTime() + dueInDays(b.billingReason, b.sub.paymentMethod) * 86_400_000),
-    nextAttemptAt: b.attemptNow && b.sub.paymentMethod !== null && total > 0n ? at : null,
+    dueAt: new Date(at.getTime() + dueInDays(b.billingReason, method) * 86_400_000),
+    nextAttemptAt: b.attemptNow && method !== null && total > 0n ? at : null,
     periodStart: b.period.start,
     periodEnd: b.period.end,
     billingReason: b.billingReason,
@@ -131,7 +135,8 @@ export async function writeSubscriptionInvoice(
   const rate = await cycleTaxRate(tx, scope);
   const bill = { ...input, taxMode: price.taxMode as TaxMode };
   const o = { accountId: scope.accountId, requestId: input.requestId, source: input.source ?? 'subscription', at };
-  const [draft] = await writeDrafts(tx, scope, [subscriptionInvoice({ ...bill, sub }, rate, at)], {
+  const method = (await methodsThatPay(tx, scope, [sub])).get(sub.id) ?? null;
+  const [draft] = await writeDrafts(tx, scope, [subscriptionInvoice({ ...bill, sub, method }, rate, at)], {
     ...o,
     skipExisting: true,
   });

@@ -27,6 +27,7 @@ import { periodEndDue, subscriptionCancelOnly, subscriptionMachine, type Subscri
 import { attemptDueInvoices, attemptLocked, onClock } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
+import { methodsThatPay } from '../payment-methods/resolve.ts';
 import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
 
 /** The tables a renewal writes rows to: analyzed as a burst grows them (core/db/analyze.ts). */
@@ -306,6 +307,11 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
       })),
   );
   const rate = await cycleTaxRate(sql, scope);
+  const methods = await methodsThatPay(
+    sql,
+    scope,
+    billed.map((p) => p.sub),
+  );
   const bills = billed.map((p) => {
     const s = p.sub;
     const b = p.invoice!;
@@ -321,7 +327,7 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
     }));
     const period = { start: b.periodStart, end: b.periodEnd };
     const bill = { sub: s, taxMode: price.taxMode as TaxMode, lines, period, billingReason: CYCLE_REASON };
-    return subscriptionInvoice({ ...bill, attemptNow: true }, rate, at);
+    return subscriptionInvoice({ ...bill, attemptNow: true, method: methods.get(s.id) ?? null }, rate, at);
   });
   // occurredAt on business time, as the invoice's later events (paid, payment_failed): docs/decisions.md, Test clocks.
   const o = { accountId: plans[0].sub.accountId, source: 'billing', at, meta: cycleMeta(at) };

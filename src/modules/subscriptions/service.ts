@@ -198,8 +198,8 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
 
   // docs/billing.md, First charge: the first charge runs during the create call, after the pending write committed.
   const { sub, at } = created;
-  if (sub.status === 'incomplete' && sub.latestInvoiceId && sub.paymentMethod)
-    await collectInvoice(scope, sub.latestInvoiceId, at, o);
+  // The method that pays may be the customer's default (collect.ts resolves it; none: nothing is charged).
+  if (sub.status === 'incomplete' && sub.latestInvoiceId) await collectInvoice(scope, sub.latestInvoiceId, at, o);
   return reload(scope, sub.id);
 }
 
@@ -250,7 +250,7 @@ async function onLocked(
     const at = await businessTime(sql, scope, found);
     return { ...(await fn(sql, found, at, scope)), at };
   });
-  if (charge && sub.paymentMethod) {
+  if (charge) {
     await collectInvoice(scope, charge, at, { requestId: ctx.requestId, source: ctx.source ?? 'api' });
     return reload(scope, sub.id);
   }

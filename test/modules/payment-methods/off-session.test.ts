@@ -146,3 +146,40 @@ describe('renewals charge saved methods in their batch', () => {
     expect(rows[0].n).toBe(0);
   });
 });
+
+describe("the customer's default pays when the subscription names no method", () => {
+  it('first invoice and renewal are charged from the default; without one nothing is attempted', async () => {
+    const ws = await server.workspace();
+    const { planId, priceId } = await plan(ws, { prices: [{ currency: 'IDR', model: 'flat', unitAmount: 70_000 }] });
+    const cus = await customer(ws);
+    const pm = await method(ws, cus, 'success');
+    const res = await ws.client.post('/v1/subscriptions', { customerId: cus, priceId }, key());
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.data).toMatchObject({ status: 'active', paymentMethod: null });
+    const [first] = await invoicesOf(res.json.data.id);
+    expect(first.status).toBe('paid');
+    expect((await paymentsOf(ws, first.id))[0]).toMatchObject({ status: 'succeeded', paymentMethodId: pm.id });
+
+    const bare = await customer(ws);
+    const none = await ws.client.post('/v1/subscriptions', { customerId: bare, priceId }, key());
+    expect(none.json.data.status).toBe('incomplete');
+    const [waiting] = await invoicesOf(none.json.data.id);
+    expect(waiting).toMatchObject({ status: 'open', nextAttemptAt: null });
+    expect(await paymentsOf(ws, waiting.id)).toEqual([]);
+
+    // A renewal: the seeded subscription names nothing; its customer's default pays in the batch.
+    const renewing = await customer(ws);
+    const def = await method(ws, renewing, 'success');
+    const sub = await seedSubscription(ws, {
+      customerId: renewing,
+      planId,
+      priceId,
+      anchorAt: utc('2026-01-10'),
+      paymentMethod: null,
+    });
+    expect((await processDue({ scope: scopeOf(ws), at: utc('2026-02-10'), testClockId: null })).renewed).toBe(1);
+    const [renewal] = await invoicesOf(sub);
+    expect(renewal.status).toBe('paid');
+    expect((await paymentsOf(ws, renewal.id))[0]).toMatchObject({ paymentMethodId: def.id });
+  });
+});
