@@ -12,6 +12,7 @@ import { billingEmailFanOut } from '../src/modules/invoices/billing-email.ts';
 import * as billingEmail from './billing-email.ts';
 import * as idempotencyPurge from './idempotency-purge.ts';
 import * as checkoutExpiry from './checkout-expiry.ts';
+import * as paymentMethodExpiry from './payment-method-expiry.ts';
 import * as invoicePastDue from './invoice-past-due.ts';
 import * as payoutSchedule from './payout-schedule.ts';
 import * as webhookDelivery from './webhook-delivery.ts';
@@ -52,6 +53,7 @@ export async function startWorker(databaseUrl: string) {
   for (const q of [
     idempotencyPurge,
     checkoutExpiry,
+    paymentMethodExpiry,
     invoicePastDue,
     payoutSchedule,
     webhookDelivery,

@@ -29,6 +29,7 @@ export const sweepNames = [
   'invoice_attempt',
   'invoice_past_due',
   'checkout_expiry',
+  'payment_method_expiry',
   'refund_pending',
   'checkout_attempt',
   'payout_schedule',

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { unseal } from '../../../src/core/sealed.ts';
+import { expireDueMethods } from '../../../src/modules/payment-methods/expiry.ts';
 import { mintKey, mintLiveKey } from '../../helpers/keys.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
@@ -325,5 +326,33 @@ describe('default, detach and provider-driven moves', () => {
     );
     expect(g.json.errors).toBeUndefined();
     expect(g.json.data.subscription.savedPaymentMethod).toEqual({ id: mine.id, status: 'active' });
+  });
+});
+
+describe('card expiry sweep', () => {
+  it('expires active cards past expiresAt on the real clock, clears them as default; leaves others', async () => {
+    const ws = await server.workspace();
+    const cus = await customer(ws);
+    const due = ok(await createPm(ws, { customerId: cus }), 201);
+    const later = ok(await createPm(ws, { customerId: cus }), 201);
+    const wallet = ok(await createPm(ws, { customerId: cus, type: 'ewallet', ewalletProvider: 'ovo' }), 201);
+    await db().system.query(`UPDATE payment_methods SET "expiresAt" = now() - interval '1 minute' WHERE id = $1`, [
+      due.id,
+    ]);
+    expect(await expireDueMethods()).toBeGreaterThanOrEqual(1);
+    expect(ok(await ws.client.get(`/v1/payment-methods/${due.id}`))).toMatchObject({
+      status: 'expired',
+      isDefault: false,
+    });
+    expect(ok(await ws.client.get(`/v1/payment-methods/${later.id}`)).status).toBe('active');
+    expect(ok(await ws.client.get(`/v1/payment-methods/${wallet.id}`)).status).toBe('active');
+    expect(ok(await ws.client.get(`/v1/customers/${cus}`)).defaultPaymentMethodId).toBeNull();
+    expect((await eventsOf(ws, due.id)).map((e) => e.type)).toEqual([
+      'payment_method.attached',
+      'payment_method.expired',
+    ]);
+    // Run again: nothing more to do for this workspace.
+    await expireDueMethods();
+    expect((await eventsOf(ws, due.id)).length).toBe(2);
   });
 });
