@@ -13,7 +13,7 @@ import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
 import type { CustomerInput, CustomerPatch, ListCustomersArgs } from './schema.ts';
 import { checkClockForCustomer } from '../test-clocks/service.ts';
-import { checkDefaultMethod } from '../payment-methods/service.ts';
+import { checkDefaultMethod, lockCustomer } from '../payment-methods/service.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('customer');
@@ -96,7 +96,7 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerPa
     const defaultId = input.defaultPaymentMethodId;
     if (defaultId !== undefined) {
       // Locked first (lock order: customer, then its methods), then checked and flagged in this transaction.
-      await tx.$queryRaw`SELECT id FROM customers WHERE "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} AND id = ${id} FOR UPDATE`;
+      await lockCustomer(tx, scope, id);
       await checkDefaultMethod(tx, scope, id, defaultId, {
         accountId: auth.accountId,
         requestId: ctx.requestId,

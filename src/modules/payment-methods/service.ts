@@ -102,7 +102,7 @@ export async function createPaymentMethod(ctx: Context, input: CreatePaymentMeth
     throw err.validation('setDefault', 'setDefault must be a boolean');
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
-    const customer = await scopedRow<Customer>(tx, 'customers', scope, input.customerId as string, { lock: true });
+    const customer = await lockCustomer(tx, scope, input.customerId as string);
     if (!customer) throw err.notFound('customer');
     const at = await clockTimeFor(tx, { ...scoped(scope), testClockId: customer.testClockId });
     const display = sandboxDisplay(input, type, scenario, at);
@@ -201,11 +201,24 @@ export async function listPaymentMethods(ctx: Context, args: ListPaymentMethodsA
   return { ...page, edges: page.edges.map((e) => ({ ...e, node: withAccount(e.node, auth.accountId) })) };
 }
 
+/**
+ * The customer row locked `FOR NO KEY UPDATE`: its default changes, never its key, so invoices and
+ * payments written meanwhile (their foreign keys take KEY SHARE on it, a renewal holding its
+ * subscriptions) do not wait on it, and a renewal and a detach cannot deadlock over it.
+ */
+export async function lockCustomer(tx: AnyTx, scope: RowScope, id: string): Promise<Customer> {
+  const [row] = await sqlOf(tx).query<Customer>(
+    q`SELECT * FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND id = ${id}
+      FOR NO KEY UPDATE`,
+  );
+  return row;
+}
+
 /** The method, its customer and the live subscriptions naming it, locked in that order (customer, subscriptions, method). */
 async function lockForMove(tx: AnyTx, scope: RowScope, id: string) {
   const peek = await scopedRow<PaymentMethod>(tx, 'payment_methods', scope, id);
   if (!peek) throw err.notFound('payment_method');
-  const customer = (await scopedRow<Customer>(tx, 'customers', scope, peek.customerId, { lock: true }))!;
+  const customer = await lockCustomer(tx, scope, peek.customerId);
   const subIds = await sqlOf(tx).query<{ id: string }>(
     q`SELECT id FROM subscriptions WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
         AND "customerId" = ${peek.customerId} AND "paymentMethod" = ${id}`,

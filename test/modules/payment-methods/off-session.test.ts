@@ -183,3 +183,38 @@ describe("the customer's default pays when the subscription names no method", ()
     expect((await paymentsOf(ws, renewal.id))[0]).toMatchObject({ paymentMethodId: def.id });
   });
 });
+
+describe('detach racing a renewal', () => {
+  it('never deadlocks nor charges a method the renewal found detached (10 rounds)', async () => {
+    const ws = await server.workspace();
+    const { planId, priceId } = await plan(ws, { prices: [{ currency: 'IDR', model: 'flat', unitAmount: 50_000 }] });
+    for (let round = 0; round < 10; round++) {
+      const cus = await customer(ws);
+      const pm = await method(ws, cus, 'success');
+      const sub = await seedSubscription(ws, {
+        customerId: cus,
+        planId,
+        priceId,
+        anchorAt: utc('2026-01-10'),
+        paymentMethod: pm.id,
+      });
+      const [d] = await Promise.all([
+        ws.client.post(`/v1/payment-methods/${pm.id}/detach`, {}, key()),
+        processDue({ scope: scopeOf(ws), at: utc('2026-02-10'), testClockId: null }),
+      ]);
+      expect(d.status, d.text).toBe(200);
+      // A renewal skips a subscription the detach holds (SKIP LOCKED): the next pass renews it.
+      await processDue({ scope: scopeOf(ws), at: utc('2026-02-10'), testClockId: null });
+      const [inv] = await invoicesOf(sub);
+      const payments = await paymentsOf(ws, inv.id);
+      // Either the renewal charged first (paid by the method), or the detach cleared it first (nothing charged).
+      if (payments.length) expect(payments.map((p) => p.paymentMethodId)).toEqual([pm.id]);
+      else expect(inv.status).toBe('open');
+    }
+    const { rows } = await db().system.query(
+      `SELECT count(*)::int AS n FROM sweep_quarantine WHERE "workspaceId" = $1`,
+      [ws.workspaceId],
+    );
+    expect(rows[0].n).toBe(0);
+  });
+});
