@@ -222,13 +222,7 @@ async function detachRace(): Promise<Target[]> {
   console.log(
     `  detach vs charge: ${ROUNDS} rounds, ${charged} charged first, ${detachedFirst} detached first, ${late} late`,
   );
-  return [
-    [
-      `detach vs charge, ${ROUNDS} rounds: 0 late charges`,
-      late === 0,
-      `${late} late, ${charged} charged first`,
-    ],
-  ];
+  return [[`detach vs charge, ${ROUNDS} rounds: 0 late charges`, late === 0, `${late} late, ${charged} charged first`]];
 }
 
 let failed = false;

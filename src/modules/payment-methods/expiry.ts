@@ -2,9 +2,29 @@ import { clock } from '../../core/clock.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { scopedRow } from '../../core/db/sql.ts';
 import { Sweep } from '../../core/sweep.ts';
+import type { RowScope } from '../../core/resource.ts';
+import type pg from 'pg';
 import type { PaymentMethod } from '../../generated/prisma/client.ts';
 import { moveMethod } from './service.ts';
 import { chargeable } from './states.ts';
+
+/** The earliest expiry <= `upTo` of a test clock's active methods (its walk's next instant), or null. */
+export async function nextMethodExpiry(
+  client: pg.ClientBase,
+  scope: RowScope,
+  testClockId: string,
+  upTo: Date,
+): Promise<Date | null> {
+  const { rows } = await client.query<{ at: Date | null }>(
+    `SELECT min(p."expiresAt") AS at FROM payment_methods p WHERE p."workspaceId" = $1 AND p.mode = $2
+       AND p."testClockId" = $3 AND p.status = 'active' AND p."expiresAt" <= $4
+       -- a quarantined row (src/core/sweep.ts) is not due until its retry: the walk goes past it
+       AND NOT EXISTS (SELECT 1 FROM sweep_quarantine sq WHERE sq."workspaceId" = p."workspaceId" AND sq.mode = p.mode
+         AND sq.sweep = 'payment_method_expiry' AND sq."rowId" = p.id AND sq."retryAt" > $5)`,
+    [scope.workspaceId, scope.mode, testClockId, upTo, clock.now()],
+  );
+  return rows[0]?.at ?? null;
+}
 
 /**
  * The card-expiry sweep (docs/guides/payment-methods.md, Expiry): every active method on the real
@@ -12,17 +32,23 @@ import { chargeable } from './states.ts';
  * subscriptions), one transaction each, re-checked under the row lock. The claim reads the partial
  * index `payment_methods_expiry_idx`. Returns how many it expired.
  */
-export async function expireDueMethods(limit = 500): Promise<number> {
-  const now = clock.now();
+export async function expireDueMethods(
+  limit = 500,
+  o: { scope: RowScope; testClockId: string; at: Date } | null = null,
+): Promise<number> {
+  // A test clock's walk (test-clocks/work.ts) expires its customers' methods at its own instants.
+  const now = o?.at ?? clock.now();
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
     `SELECT p.id, p."workspaceId", p.mode, w."accountId"
      FROM payment_methods p JOIN workspaces w ON w.id = p."workspaceId"
-     WHERE p.status = 'active' AND p."expiresAt" IS NOT NULL AND p."expiresAt" <= $1 AND p."testClockId" IS NULL
+     WHERE p.status = 'active' AND p."expiresAt" IS NOT NULL AND p."expiresAt" <= $1
+       AND p."testClockId" IS NOT DISTINCT FROM $3::text
+       AND ($4::text IS NULL OR (p."workspaceId" = $4 AND p.mode = $5))
      ORDER BY p."expiresAt" LIMIT $2`,
-    [now, limit],
+    [now, limit, o?.testClockId ?? null, o?.scope.workspaceId ?? null, o?.scope.mode ?? null],
   );
   // Each method alone: one that fails is quarantined, the others expire on time (src/core/sweep.ts).
-  const sweep = await Sweep.one('payment_method_expiry');
+  const sweep = await Sweep.one('payment_method_expiry', o?.scope);
   return sweep.rows(rows, (r) => {
     const scope = { workspaceId: r.workspaceId, mode: r.mode, modes: [r.mode] };
     return inTenant(scope, async (tx) => {

@@ -8,6 +8,7 @@ import { invoiceIssuedUnpaid } from '../invoices/states.ts';
 import { processDue, RENEWAL_BATCH } from '../subscriptions/renewals.ts';
 import { periodEndDue } from '../subscriptions/states.ts';
 import { walksStopping } from './walkers.ts';
+import { expireDueMethods, nextMethodExpiry } from '../payment-methods/expiry.ts';
 
 export interface ClockWork {
   name: string;
@@ -77,6 +78,11 @@ export const clockWork: ClockWork[] = [
       const done = await Promise.all(Array.from({ length: lanes }, lane));
       return done.reduce((a, b) => a + b, 0);
     },
+  },
+  {
+    name: 'payment method expiry',
+    nextDue: nextMethodExpiry,
+    runDue: (_client, scope, testClockId, at) => expireDueMethods(BATCH, { scope, testClockId, at }),
   },
   {
     name: 'invoice past due',

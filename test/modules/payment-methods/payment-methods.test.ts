@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { unseal } from '../../../src/core/sealed.ts';
 import { expireDueMethods } from '../../../src/modules/payment-methods/expiry.ts';
 import { mintKey, mintLiveKey } from '../../helpers/keys.ts';
+import { until } from '../../helpers/receiver.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
 
@@ -354,5 +355,41 @@ describe('card expiry sweep', () => {
     // Run again: nothing more to do for this workspace.
     await expireDueMethods();
     expect((await eventsOf(ws, due.id)).length).toBe(2);
+  });
+});
+
+describe('card expiry on a test clock', () => {
+  it("a clocked customer's card expires when its clock passes expiresAt, at the clock's time", async () => {
+    const ws = await server.workspace();
+    const clockRes = ok(
+      await ws.client.post('/v1/test-clocks', { frozenTime: '2027-03-15T00:00:00.000Z' }, key()),
+      201,
+    );
+    const cus = ok(await ws.client.post('/v1/customers', { name: 'Clocked', testClockId: clockRes.id }), 201).id;
+    const card = ok(await createPm(ws, { customerId: cus, expMonth: 4, expYear: 2027 }), 201);
+    expect(card.expiresAt).toBe('2027-05-01T00:00:00.000Z');
+    // The real-clock sweep leaves clocked methods alone, even past their expiry on the real clock.
+    const setExpiry = (sqlTime: string) =>
+      db().system.query(`UPDATE payment_methods SET "expiresAt" = ${sqlTime} WHERE id = $1`, [card.id]);
+    await setExpiry(`now() - interval '1 minute'`);
+    await expireDueMethods();
+    expect(ok(await ws.client.get(`/v1/payment-methods/${card.id}`)).status).toBe('active');
+    await setExpiry(`'2027-05-01T00:00:00Z'`);
+    const adv = await ws.client.post(
+      `/v1/test-clocks/${clockRes.id}/advance`,
+      { frozenTime: '2027-06-01T00:00:00.000Z' },
+      key(),
+    );
+    expect(adv.status, adv.text).toBe(200);
+    await until(
+      async () => ok(await ws.client.get(`/v1/test-clocks/${clockRes.id}`)).status === 'ready',
+      'the clock to be ready',
+    );
+    expect(ok(await ws.client.get(`/v1/payment-methods/${card.id}`))).toMatchObject({
+      status: 'expired',
+      updatedAt: '2027-05-01T00:00:00.000Z',
+    });
+    const [expired] = (await eventsOf(ws, card.id)).filter((e) => e.type === 'payment_method.expired');
+    expect(expired.occurredAt).toBe('2027-05-01T00:00:00.000Z');
   });
 });
