@@ -7,6 +7,11 @@ import type pg from 'pg';
 import type { PaymentMethod } from '../../generated/prisma/client.ts';
 import { moveMethod } from './service.ts';
 import { chargeable } from './states.ts';
+import { sqlIn } from '../../core/state-machine.ts';
+import { sql } from '../../core/db/sql-template.ts';
+
+// The sweep's rows: active methods (the partial index `payment_methods_expiry_idx` lists the same).
+const expirable = sqlIn(sql`p.status`, [chargeable]).text;
 
 /** The earliest expiry <= `upTo` of a test clock's active methods (its walk's next instant), or null. */
 export async function nextMethodExpiry(
@@ -17,7 +22,7 @@ export async function nextMethodExpiry(
 ): Promise<Date | null> {
   const { rows } = await client.query<{ at: Date | null }>(
     `SELECT min(p."expiresAt") AS at FROM payment_methods p WHERE p."workspaceId" = $1 AND p.mode = $2
-       AND p."testClockId" = $3 AND p.status = 'active' AND p."expiresAt" <= $4
+       AND p."testClockId" = $3 AND ${expirable} AND p."expiresAt" <= $4
        -- a quarantined row (src/core/sweep.ts) is not due until its retry: the walk goes past it
        AND NOT EXISTS (SELECT 1 FROM sweep_quarantine sq WHERE sq."workspaceId" = p."workspaceId" AND sq.mode = p.mode
          AND sq.sweep = 'payment_method_expiry' AND sq."rowId" = p.id AND sq."retryAt" > $5)`,
@@ -41,7 +46,7 @@ export async function expireDueMethods(
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; accountId: string }>(
     `SELECT p.id, p."workspaceId", p.mode, w."accountId"
      FROM payment_methods p JOIN workspaces w ON w.id = p."workspaceId"
-     WHERE p.status = 'active' AND p."expiresAt" IS NOT NULL AND p."expiresAt" <= $1
+     WHERE ${expirable} AND p."expiresAt" IS NOT NULL AND p."expiresAt" <= $1
        AND p."testClockId" IS NOT DISTINCT FROM $3::text
        AND ($4::text IS NULL OR (p."workspaceId" = $4 AND p.mode = $5))
      ORDER BY p."expiresAt" LIMIT $2`,
