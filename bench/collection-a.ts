@@ -15,7 +15,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { fmt, num, scratchDatabase } from './lib.ts';
+import { fmt, num, printTargets, scratchDatabase, type Target } from './lib.ts';
 import type { Context } from '../src/core/context.ts';
 
 const N = num('BENCH_COLLECTION', 10_000);
@@ -33,7 +33,6 @@ const { providerTokenHash, SANDBOX_ADAPTER, detachPaymentMethod } = await import
 const { scenarios } = await import('../src/modules/payment-methods/scenarios.ts');
 const { processDue } = await import('../src/modules/subscriptions/renewals.ts');
 
-type Target = [string, boolean, string];
 const scratch = scratchDatabase();
 const mix: [keyof typeof scenarios, number][] = [
   ['success', 0.9],
@@ -233,8 +232,7 @@ try {
   await migrate(scratch.url);
   openDatabase(scratch.url);
   const targets = [...(await burst()), ...(await detachRace())];
-  console.log('\n  target                                              result  measured');
-  for (const [t, ok, m] of targets) console.log(`  ${t.padEnd(52)}${(ok ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  printTargets(targets);
 } catch (e) {
   failed = true;
   console.error(e);
