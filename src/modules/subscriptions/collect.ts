@@ -26,6 +26,7 @@ import { invoicePayments, invoiceSnapshot, lockInvoice, moveInvoice, settleInvoi
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
+import { clockTimeFor } from '../test-clocks/time.ts';
 import { answeredInProcess, sandboxCharge, savedMethods, type SandboxAnswer } from '../payment-methods/sandbox.ts';
 import { isSavedMethodId, moveMethod } from '../payment-methods/service.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
@@ -79,9 +80,12 @@ export interface CollectOptions {
 
 type Scope = RowScope & { accountId: string };
 
-/** Charges the open (or past_due) invoice `invoiceId` of a subscription from its stored method, at `at`. */
-export async function collectInvoice(scope: Scope, invoiceId: string, at: Date, o: CollectOptions = {}) {
-  const pending = await tenantTx(scopeOf(scope), (sql) => writePending(sql, scope, invoiceId, at));
+/**
+ * Charges the open (or past_due) invoice `invoiceId` of a subscription from its stored method: a step
+ * of its own after the caller's commit, at `o.at` (a clock's walk) or the invoice's business time.
+ */
+export async function collectInvoice(scope: Scope, invoiceId: string, o: CollectOptions & { at?: Date } = {}) {
+  const pending = await tenantTx(scopeOf(scope), (sql) => writePending(sql, scope, invoiceId, o.at));
   if (pending.outcome !== 'pending') return pending;
   const result = await chargeStoredMethod(
     pending.charger.value,
@@ -89,7 +93,7 @@ export async function collectInvoice(scope: Scope, invoiceId: string, at: Date, 
     pending.payment.id,
     pending.charger.saved,
   );
-  return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, invoiceId, pending.payment.id, result, at, o));
+  return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, invoiceId, pending.payment.id, result, pending.at, o));
 }
 
 /**
@@ -166,19 +170,22 @@ async function writePending(
   sql: Sql,
   scope: Scope,
   invoiceId: string,
-  at: Date,
-): Promise<CollectOutcome | { outcome: 'pending'; payment: Payment; charger: Charger }> {
+  given: Date | undefined,
+): Promise<CollectOutcome | { outcome: 'pending'; payment: Payment; charger: Charger; at: Date }> {
   const inv = await lockInvoice(sql, scope, invoiceId);
   const skip = (reason: string): CollectOutcome => ({ outcome: 'skipped', invoice: inv, reason });
   const refused = notCollectible(scope, inv);
   if (refused || !inv) return skip(refused ?? 'not_collectible');
+  // The charge happens at the invoice's business time now (its clock's, or the real one), unless a
+  // clock's walk names the instant it is processing.
+  const at = given ?? (await clockTimeFor(sql, { ...scope, testClockId: inv.testClockId }));
   const sub = await lockSubscription(sql, scope, inv.subscriptionId!);
   const charger = sub ? (await chargersOf(sql, scope, [sub]))(sub) : null;
   if (!sub || !charger) return skip('no_payment_method');
   if ((await inFlight(sql, scope, [inv.id])).size) return skip('charge_in_flight');
   const payment = pendingPayment(scope, inv, sub.id, charger, at);
   await writePayment(sql, scope, payment, at);
-  return { outcome: 'pending', payment, charger };
+  return { outcome: 'pending', payment, charger, at };
 }
 
 /**

@@ -173,7 +173,7 @@ export async function attemptLocked(
 
 /** One claimed attempt: the charge (collect.ts, its own transactions), then the dunning step. */
 export async function attemptInvoice(t: Tenant, invoiceId: string, at: Date): Promise<CollectOutcome> {
-  let outcome = await collectInvoice(t, invoiceId, at, { source: 'billing' });
+  let outcome = await collectInvoice(t, invoiceId, { source: 'billing', at });
   // Claimed after its lease expired with a charge still pending: a crashed worker's; finish that one.
   if (outcome.outcome === 'skipped' && outcome.reason === 'charge_in_flight')
     outcome = await resumePendingCharge(t, invoiceId, at, new Date(at.getTime() - ATTEMPT_LEASE_MS), {

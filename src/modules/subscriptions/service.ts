@@ -199,7 +199,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
   // docs/billing.md, First charge: the first charge runs during the create call, after the pending write committed.
   const { sub, at } = created;
   // The method that pays may be the customer's default (collect.ts resolves it; none: nothing is charged).
-  if (sub.status === 'incomplete' && sub.latestInvoiceId) await collectInvoice(scope, sub.latestInvoiceId, at, o);
+  if (sub.status === 'incomplete' && sub.latestInvoiceId) await collectInvoice(scope, sub.latestInvoiceId, o);
   return reload(scope, sub.id);
 }
 
@@ -251,7 +251,7 @@ async function onLocked(
     return { ...(await fn(sql, found, at, scope)), at };
   });
   if (charge) {
-    await collectInvoice(scope, charge, at, { requestId: ctx.requestId, source: ctx.source ?? 'api' });
+    await collectInvoice(scope, charge, { requestId: ctx.requestId, source: ctx.source ?? 'api' });
     return reload(scope, sub.id);
   }
   return sub;
