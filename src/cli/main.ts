@@ -13,6 +13,9 @@ const usage = `svc <command> [options]
   bootstrap --name <name> [--platform-admin] [--environment test|live] [--json | --dotenv]
                               create a workspace, its owner and a full_access API key
                               (--dotenv prints SVC_KEY_ID=.. and SVC_SECRET=.. lines for .env)
+  idp                         the development identity provider for the dashboard's sign-in (users
+                              in the README; SVC_IDP_PORT, default 4010); prints SVC_OIDC_* lines.
+                              \`svc start\` with SVC_DEV_IDP=1 runs it in process instead
   members accept <token> [--json]
                               accept a member invitation (the token is the end of the emailed
                               link, mem_..._...): the member joins and gets a first API key
@@ -75,6 +78,9 @@ async function main(argv: string[]) {
     case 'worker':
       noOptions(rest); // e.g. `serve --port 5000` must not start a server on 4000
       return (await import('./run.ts')).run(command);
+    case 'idp':
+      noOptions(rest);
+      return (await import('./idp.ts')).runIdp();
     case 'migrate': {
       noOptions(rest); // e.g. `migrate --dry-run` must not migrate
       const { config } = await import('../core/config.ts');

@@ -42,6 +42,16 @@ export const config = {
   databaseUrl: process.env.DATABASE_URL || undefined,
   redisUrl: process.env.REDIS_URL || undefined,
   hostedBaseUrl: process.env.HOSTED_BASE_URL || undefined,
+  /**
+   * The dashboard's sign-in (docs/dashboard.md): the OpenID Connect provider members sign in with,
+   * and this service's public origin for its callback (unset: the request's own origin).
+   */
+  oidc: {
+    issuer: process.env.SVC_OIDC_ISSUER || undefined,
+    clientId: process.env.SVC_OIDC_CLIENT_ID || 'svc-dashboard',
+    clientSecret: process.env.SVC_OIDC_CLIENT_SECRET || undefined,
+  },
+  publicUrl: process.env.SVC_PUBLIC_URL || undefined,
   get masterKey() {
     return (cachedKey ??= masterKey());
   },

@@ -51,6 +51,7 @@ export const prefixes = {
   providerCall: 'pcall',
   checkoutAttempt: 'catt',
   paymentMethod: 'pm',
+  dashboardSession: 'dss',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

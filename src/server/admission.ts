@@ -24,6 +24,7 @@ import type { RateClass } from '../core/config.ts';
 import { idempotencyOf, type Operation } from '../graphql/operation.ts';
 import { observed } from './observe.ts';
 import { rawBody } from './edge.ts';
+import { authenticateSession, cookieValue, recheckSession, SESSION_COOKIE } from '../auth/session.ts';
 
 // ---- 1. authenticate -------------------------------------------------------------------------
 
@@ -36,8 +37,8 @@ export interface Presented {
 }
 
 /**
- * A kind of credential. An API key's signature is the only one today; a member's dashboard session
- * (a cookie) is another entry of `credentials`, and every transport admits it the same way.
+ * A kind of credential: an API key's signature, or a member's dashboard session (a cookie); every
+ * transport admits each the same way.
  */
 export interface Credential {
   /** Whether the request carries this credential (its header or cookie is there). */
@@ -61,7 +62,15 @@ export const apiKeySignature: Credential = {
   recheck,
 };
 
-const credentials: readonly Credential[] = [apiKeySignature];
+/** A member's dashboard session (src/auth/session.ts): its cookie, with the CSRF header on every request. */
+export const dashboardSession: Credential = {
+  presentIn: (p) => cookieValue(p.header('cookie'), SESSION_COOKIE) !== undefined,
+  authenticate: authenticateSession,
+  recheck: recheckSession,
+};
+
+// The first kind the request carries: a signature wins over a cookie the browser also sent.
+const credentials: readonly Credential[] = [apiKeySignature, dashboardSession];
 
 /** The caller and how to re-check it. Without any credential, the API key's answer names what is missing. */
 export async function authenticatePresented(p: Presented): Promise<{ auth: Auth; credential: Credential }> {

@@ -281,7 +281,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
   const forbidden = (ctx: { extra: { socket: { close(code: number, reason: string): void } } }) =>
     ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
   const ws = makeHandler<
-    { authorization?: string; timestamp?: string },
+    { authorization?: string; timestamp?: string; csrf?: string; mode?: string },
     { auth?: Auth; credential?: Credential; recheck?: NodeJS.Timeout; request: FastifyRequest }
   >({
     onConnect: async (ctx) => {
@@ -290,6 +290,9 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         authorization: params?.authorization,
         'x-svc-timestamp': String(params?.timestamp ?? ''),
         cookie: ctx.extra.request.headers.cookie,
+        // A dashboard session's socket (src/auth/session.ts): its CSRF token and mode travel in connection_init.
+        'x-svc-csrf': params?.csrf,
+        'x-svc-mode': params?.mode,
       };
       try {
         const { auth, credential } = await authenticatePresented({
