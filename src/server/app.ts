@@ -22,6 +22,7 @@ import { traceRequests } from './tracing.ts';
 import { loggedUrl } from './access-log.ts';
 import { stopWalks } from '../modules/test-clocks/walkers.ts';
 import { mountSignIn } from '../auth/sign-in.ts';
+import { mountDashboard } from '../dashboard/serve.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -154,6 +155,7 @@ export async function buildApp(): Promise<App> {
   mountMetrics(fastify);
   mountGraphiQLAssets(fastify, limiter);
   mountSignIn(fastify);
+  mountDashboard(fastify);
   // Liveness: the process answers, with or without its database (restarting it would not bring the database back).
   fastify.get('/healthz', (_req, reply) => reply.type('application/json').send(JSON.stringify({ status: 'ok' })));
   // Readiness: the database answers; 503 `service_unavailable` while it is away, so a load balancer drains the instance.

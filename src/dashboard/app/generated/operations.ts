@@ -1,0 +1,59 @@
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type CreateRefundInput = {
+  amount?: number | null | undefined;
+  chargeId?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  reason?: string | null | undefined;
+};
+
+export type DashboardHomeQueryVariables = Exact<{
+  from: string;
+  to: string;
+}>;
+
+
+export type DashboardHomeQuery = { idr: { currency: string, available: number, ledgerBalance: number, locked: number }, usd: { currency: string, available: number, ledgerBalance: number, locked: number }, idrFlow: { currency: string, inflows: number, byDay: Array<{ date: string, inflows: number }> }, recent: { edges: Array<{ node: { id: string, type: string, occurredAt: string, data: unknown } }> } };
+
+export type DashboardPaymentsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  status?: string | null | undefined;
+  customerId?: string | null | undefined;
+}>;
+
+
+export type DashboardPaymentsQuery = { payments: { edges: Array<{ cursor: string, node: { id: string, amount: number, amountRefunded: number, currency: string, status: string, method: string | null, customerId: string | null, createdAt: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
+export type DashboardPaymentQueryVariables = Exact<{
+  id: string | number;
+  objectId: string;
+}>;
+
+
+export type DashboardPaymentQuery = { payment: { id: string, amount: number, amountRefunded: number, currency: string, status: string, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, createdAt: string, capturedAt: string | null, refunds: { edges: Array<{ node: { id: string, amount: number, status: string, reason: string | null, createdAt: string } }> } }, timeline: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
+
+export type DashboardRefundMutationVariables = Exact<{
+  input: CreateRefundInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardRefundMutation = { createRefund: { id: string, amount: number, status: string, payment: { id: string, amountRefunded: number, status: string } | null } };
+
+export type DashboardCustomersQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardCustomersQuery = { customers: { edges: Array<{ node: { id: string, name: string | null, email: string | null, createdAt: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
+export type DashboardFeedSubscriptionVariables = Exact<{
+  after?: string | number | null | undefined;
+}>;
+
+
+export type DashboardFeedSubscription = { events: { id: string, type: string, occurredAt: string, data: unknown } };

@@ -1,0 +1,24 @@
+import type { AnyVariables, Client } from '@urql/core';
+import { useEffect, useState } from 'preact/hooks';
+
+export interface Loaded<R> {
+  data?: R;
+  error?: string;
+  fetching: boolean;
+}
+
+/**
+ * A query kept current: the normalized cache answers first, the network after; a mutation's result
+ * updates every screen showing the same object, and `tick` (the live feed) asks the server again.
+ */
+export function useQuery<R, V extends AnyVariables>(client: Client, query: string, variables: V, tick = 0): Loaded<R> {
+  const [state, setState] = useState<Loaded<R>>({ fetching: true });
+  const key = JSON.stringify(variables);
+  useEffect(() => {
+    const { unsubscribe } = client
+      .query<R, V>(query, variables, { requestPolicy: tick ? 'network-only' : 'cache-and-network' })
+      .subscribe((r) => setState({ data: r.data, error: r.error?.message, fetching: false }));
+    return unsubscribe;
+  }, [client, query, key, tick]);
+  return state;
+}

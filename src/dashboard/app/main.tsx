@@ -1,0 +1,151 @@
+// The merchant dashboard (docs/dashboard.md, The app): sign-in state, the shell (navigation, the mode
+// switch that always shows the mode, the language switch), the live feed, and the screens.
+import './style.css';
+import type { Client } from '@urql/core';
+import { render } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { createApiClient, type FeedEvent, loadSession, type Mode, openFeed, type Session, signOut } from './api.ts';
+import { dictionaries, initialLang, type Lang } from './i18n.ts';
+import { Customers, Home, PaymentDetail, Payments } from './screens.tsx';
+
+const LIVE_TYPES = /^(payment|refund|checkout_session|customer|invoice|payout)\./;
+
+function SignedOut({ lang }: { lang: Lang }) {
+  const t = dictionaries[lang];
+  return (
+    <main class="signed-out">
+      <h1>{t.signedOutTitle}</h1>
+      <p>{t.signedOutText}</p>
+      <p>
+        <a class="button" href="/dashboard/auth/login">
+          {t.signIn}
+        </a>
+      </p>
+    </main>
+  );
+}
+
+function App({ session, initialMode }: { session: Session; initialMode: Mode }) {
+  const [lang, setLang] = useState<Lang>(initialLang());
+  const [mode, setMode] = useState<Mode>(initialMode);
+  const [path, setPath] = useState(location.pathname);
+  const [feed, setFeed] = useState<FeedEvent[]>([]);
+  const [connected, setConnected] = useState(false);
+  const [tick, setTick] = useState(0);
+  const [ended, setEnded] = useState(false);
+  const t = dictionaries[lang];
+  const client: Client = useMemo(() => createApiClient(session, mode, () => setEnded(true)), [session, mode]);
+  useEffect(() => {
+    document.documentElement.lang = lang;
+    localStorage.setItem('svc.lang', lang);
+  }, [lang]);
+  useEffect(() => {
+    setFeed([]);
+    return openFeed(session, mode, {
+      event: (e) => {
+        setFeed((f) => (f.some((x) => x.id === e.id) ? f : [e, ...f].slice(0, 50)));
+        if (LIVE_TYPES.test(e.type)) setTick((n) => n + 1);
+      },
+      state: setConnected,
+      ended: () => setEnded(true),
+    });
+  }, [session, mode]);
+  useEffect(() => {
+    const back = () => setPath(location.pathname);
+    addEventListener('popstate', back);
+    return () => removeEventListener('popstate', back);
+  }, []);
+  if (ended) return <SignedOut lang={lang} />;
+  const navigate = (to: string) => {
+    history.pushState(null, '', to);
+    setPath(to);
+  };
+  const canAct = session.member.role !== 'read_only';
+  const props = { client, t, lang, tick, canAct, navigate };
+  const detail = /^\/dashboard\/payments\/([^/]+)$/.exec(path);
+  const screen = detail ? (
+    <PaymentDetail {...props} id={decodeURIComponent(detail[1]!)} />
+  ) : path.startsWith('/dashboard/payments') ? (
+    <Payments {...props} />
+  ) : path.startsWith('/dashboard/customers') ? (
+    <Customers {...props} />
+  ) : (
+    <Home {...props} feed={feed} connected={connected} />
+  );
+  const link = (to: string, label: string) => (
+    <a
+      href={to}
+      aria-current={(to === '/dashboard/' ? path === to : path.startsWith(to)) ? 'page' : undefined}
+      onClick={(e) => {
+        e.preventDefault();
+        navigate(to);
+      }}
+    >
+      {label}
+    </a>
+  );
+  return (
+    <div class={`shell mode-${mode}`}>
+      <div class="mode-banner" data-testid="mode-banner">
+        {mode === 'live' ? t.liveMode : t.testMode}
+      </div>
+      <header>
+        <strong class="brand">{session.workspace.name}</strong>
+        <nav aria-label="Main">
+          {link('/dashboard/', t.home)}
+          {link('/dashboard/payments', t.payments)}
+          {link('/dashboard/customers', t.customers)}
+        </nav>
+        <div class="controls">
+          <label>
+            {t.modeLabel}{' '}
+            <select
+              data-testid="mode-switch"
+              value={mode}
+              onChange={(e) => {
+                const m = (e.target as HTMLSelectElement).value as Mode;
+                sessionStorage.setItem('svc.mode', m);
+                setMode(m);
+              }}
+            >
+              <option value="test">{t.testMode}</option>
+              <option value="live" disabled={!session.workspace.liveEnabled}>
+                {t.liveMode}
+              </option>
+            </select>
+          </label>
+          <label>
+            {t.language}{' '}
+            <select value={lang} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}>
+              <option value="id">Bahasa Indonesia</option>
+              <option value="en">English</option>
+            </select>
+          </label>
+          <span class="who">
+            {session.member.email} ({session.member.role})
+          </span>
+          <button
+            type="button"
+            onClick={async () => {
+              await signOut(session);
+              location.assign('/dashboard/');
+            }}
+          >
+            {t.signOut}
+          </button>
+        </div>
+      </header>
+      <main>{screen}</main>
+    </div>
+  );
+}
+
+async function start() {
+  const root = document.getElementById('app')!;
+  const session = await loadSession();
+  if (!session) return render(<SignedOut lang={initialLang()} />, root);
+  const saved = sessionStorage.getItem('svc.mode');
+  const mode: Mode = saved === 'live' && session.workspace.liveEnabled ? 'live' : 'test';
+  render(<App session={session} initialMode={mode} />, root);
+}
+void start();

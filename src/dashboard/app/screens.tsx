@@ -1,0 +1,360 @@
+import type { Client } from '@urql/core';
+import { useState } from 'preact/hooks';
+import type {
+  DashboardCustomersQuery,
+  DashboardCustomersQueryVariables,
+  DashboardHomeQuery,
+  DashboardHomeQueryVariables,
+  DashboardPaymentQuery,
+  DashboardPaymentQueryVariables,
+  DashboardPaymentsQuery,
+  DashboardPaymentsQueryVariables,
+  DashboardRefundMutation,
+  DashboardRefundMutationVariables,
+} from './generated/operations.ts';
+import type { FeedEvent } from './api.ts';
+import { useQuery } from './hooks.ts';
+import { dateTime, fromMinor, money, toMinor } from './format.ts';
+import type { dictionaries, Lang } from './i18n.ts';
+import { CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
+
+export interface ScreenProps {
+  client: Client;
+  t: (typeof dictionaries)['en'];
+  lang: Lang;
+  tick: number;
+  canAct: boolean;
+  navigate(path: string): void;
+}
+
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+function Problem({ text }: { text?: string }) {
+  return text ? <p role="alert" class="error">{text}</p> : null;
+}
+
+export function Home(p: ScreenProps & { feed: FeedEvent[]; connected: boolean }) {
+  const now = new Date();
+  const from = isoDay(new Date(now.getTime() - 29 * 86400_000));
+  const vars = { from, to: isoDay(now) };
+  const q = useQuery<DashboardHomeQuery, DashboardHomeQueryVariables>(p.client, HomeDocument, vars, p.tick);
+  const d = q.data;
+  const days = d?.idrFlow.byDay ?? [];
+  const today = days.find((x) => x.date === isoDay(now))?.inflows ?? 0;
+  const month = days.filter((x) => x.date.slice(0, 7) === isoDay(now).slice(0, 7)).reduce((s, x) => s + x.inflows, 0);
+  const max = Math.max(1, ...days.map((x) => x.inflows));
+  const seen = new Set<string>();
+  const events = [...p.feed, ...(d?.recent.edges.map((e) => e.node) ?? [])].filter((e) =>
+    seen.has(e.id) ? false : (seen.add(e.id), true),
+  );
+  return (
+    <section aria-labelledby="home-title">
+      <h1 id="home-title">{p.t.home}</h1>
+      <Problem text={q.error} />
+      <div class="cards">
+        {[d?.idr, d?.usd].map((b) =>
+          b ? (
+            <div class="card" key={b.currency} data-testid={`balance-${b.currency}`}>
+              <h2>
+                {p.t.balances} {b.currency}
+              </h2>
+              <p class="big">{money(b.available, b.currency, p.lang)}</p>
+              <p class="muted">
+                {p.t.ledgerBalance}: {money(b.ledgerBalance, b.currency, p.lang)}
+              </p>
+            </div>
+          ) : null,
+        )}
+        <div class="card">
+          <h2>{p.t.today}</h2>
+          <p class="big" data-testid="today-volume">
+            {money(today, 'IDR', p.lang)}
+          </p>
+        </div>
+        <div class="card">
+          <h2>{p.t.month}</h2>
+          <p class="big">{money(month, 'IDR', p.lang)}</p>
+        </div>
+      </div>
+      <h2>{p.t.last30}</h2>
+      <svg class="chart" viewBox={`0 0 ${days.length * 10} 100`} role="img" aria-label={p.t.last30}>
+        {days.map((x, i) => {
+          const h = Math.round((x.inflows / max) * 96);
+          return (
+            <rect key={x.date} x={i * 10 + 1} y={100 - h} width={8} height={h}>
+              <title>{`${x.date}: ${money(x.inflows, 'IDR', p.lang)}`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+      <h2>
+        {p.t.liveFeed}{' '}
+        <span class={p.connected ? 'dot on' : 'dot'}>{p.connected ? p.t.live : p.t.reconnecting}</span>
+      </h2>
+      <ol class="feed" data-testid="feed" aria-live="polite">
+        {events.length === 0 ? <li>{p.t.feedEmpty}</li> : null}
+        {events.slice(0, 30).map((e) => {
+          const obj = (e as { data?: { object?: { id?: string } } }).data?.object;
+          return (
+            <li key={e.id} data-event-type={e.type}>
+              <code>{e.type}</code> {obj?.id ? <span class="muted">{obj.id}</span> : null}{' '}
+              <time dateTime={e.occurredAt}>{dateTime(e.occurredAt, p.lang)}</time>
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
+const STATUSES = ['succeeded', 'refunded', 'partially_refunded', 'pending', 'failed'];
+
+export function Payments(p: ScreenProps) {
+  const [status, setStatus] = useState('');
+  const [after, setAfter] = useState<string | null>(null);
+  const [search, setSearch] = useState('');
+  const vars = { first: 20, after, status: status || null };
+  const q = useQuery<DashboardPaymentsQuery, DashboardPaymentsQueryVariables>(p.client, PaymentsDocument, vars, p.tick);
+  const rows = q.data?.payments.edges ?? [];
+  return (
+    <section aria-labelledby="payments-title">
+      <h1 id="payments-title">{p.t.payments}</h1>
+      <div class="toolbar">
+        <label>
+          {p.t.status}{' '}
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus((e.target as HTMLSelectElement).value);
+              setAfter(null);
+            }}
+          >
+            <option value="">{p.t.all}</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (search.trim()) p.navigate(`/dashboard/payments/${encodeURIComponent(search.trim())}`);
+          }}
+        >
+          <label>
+            {p.t.searchById}{' '}
+            <input value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} placeholder="pay_…" />
+          </label>{' '}
+          <button type="submit">{p.t.search}</button>
+        </form>
+      </div>
+      <Problem text={q.error} />
+      <div class="scroll">
+        <table data-testid="payments-table">
+          <thead>
+            <tr>
+              <th scope="col">ID</th>
+              <th scope="col">{p.t.amount}</th>
+              <th scope="col">{p.t.status}</th>
+              <th scope="col">{p.t.method}</th>
+              <th scope="col">{p.t.created}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ node: r }) => (
+              <tr key={r.id} data-payment-id={r.id}>
+                <td>
+                  <a
+                    href={`/dashboard/payments/${r.id}`}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      p.navigate(`/dashboard/payments/${r.id}`);
+                    }}
+                  >
+                    {r.id}
+                  </a>
+                </td>
+                <td>{money(r.amount, r.currency, p.lang)}</td>
+                <td>
+                  <span class={`status ${r.status}`}>{r.status}</span>
+                </td>
+                <td>{r.method ?? '—'}</td>
+                <td>{dateTime(r.createdAt, p.lang)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
+      <div class="toolbar">
+        {after ? (
+          <button type="button" onClick={() => setAfter(null)}>
+            {p.t.first}
+          </button>
+        ) : null}
+        {q.data?.payments.pageInfo.hasNextPage ? (
+          <button type="button" onClick={() => setAfter(q.data!.payments.pageInfo.endCursor)}>
+            {p.t.next}
+          </button>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+export function PaymentDetail(p: ScreenProps & { id: string }) {
+  const vars = { id: p.id, objectId: p.id };
+  const q = useQuery<DashboardPaymentQuery, DashboardPaymentQueryVariables>(p.client, PaymentDocument, vars, p.tick);
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('requested_by_customer');
+  const [note, setNote] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const pay = q.data?.payment;
+  const remaining = pay ? pay.amount - pay.amountRefunded : 0;
+  async function refund(e: Event) {
+    e.preventDefault();
+    if (!pay) return;
+    const minor = amount.trim() ? toMinor(amount, pay.currency) : remaining;
+    if (!minor) return setNote(p.t.error);
+    setBusy(true);
+    const r = await p.client
+      .mutation<DashboardRefundMutation, DashboardRefundMutationVariables>(RefundDocument, {
+        input: { chargeId: pay.id, amount: minor, reason },
+        idempotencyKey: crypto.randomUUID(),
+      })
+      .toPromise();
+    setBusy(false);
+    setNote(r.error ? r.error.graphQLErrors[0]?.message ?? r.error.message : p.t.refundDone);
+    if (!r.error) setAmount('');
+  }
+  return (
+    <section aria-labelledby="payment-title">
+      <p>
+        <a
+          href="/dashboard/payments"
+          onClick={(e) => {
+            e.preventDefault();
+            p.navigate('/dashboard/payments');
+          }}
+        >
+          ← {p.t.back}
+        </a>
+      </p>
+      <h1 id="payment-title">{p.id}</h1>
+      <Problem text={q.error} />
+      {pay ? (
+        <>
+          <dl class="facts">
+            <dt>{p.t.amount}</dt>
+            <dd data-testid="payment-amount">{money(pay.amount, pay.currency, p.lang)}</dd>
+            <dt>{p.t.refunded}</dt>
+            <dd data-testid="payment-refunded">{money(pay.amountRefunded, pay.currency, p.lang)}</dd>
+            <dt>{p.t.status}</dt>
+            <dd data-testid="payment-status">{pay.status}</dd>
+            <dt>{p.t.method}</dt>
+            <dd>{pay.method ?? '—'}</dd>
+            <dt>{p.t.customer}</dt>
+            <dd>{pay.customerId ?? '—'}</dd>
+            <dt>{p.t.created}</dt>
+            <dd>{dateTime(pay.createdAt, p.lang)}</dd>
+          </dl>
+          {p.canAct && remaining > 0 && pay.status !== 'failed' && pay.status !== 'pending' ? (
+            <form class="refund" onSubmit={refund} data-testid="refund-form">
+              <h2>{p.t.refund}</h2>
+              <label>
+                {p.t.refundAmount} ({pay.currency}){' '}
+                <input
+                  inputMode="decimal"
+                  value={amount}
+                  placeholder={fromMinor(remaining, pay.currency)}
+                  onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+                />
+              </label>{' '}
+              <label>
+                {p.t.refundReason}{' '}
+                <select value={reason} onChange={(e) => setReason((e.target as HTMLSelectElement).value)}>
+                  {/* The API's reasons (refundReasons, src/modules/refunds/states.ts). */}
+                  {Object.entries(p.t.reasons).map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+              </label>{' '}
+              <button type="submit" disabled={busy}>
+                {p.t.refund}
+              </button>
+            </form>
+          ) : null}
+          {note ? <p role="status">{note}</p> : null}
+          <h2>{p.t.refunds}</h2>
+          <ul data-testid="refunds">
+            {pay.refunds.edges.length === 0 ? <li>{p.t.none}</li> : null}
+            {pay.refunds.edges.map(({ node: r }) => (
+              <li key={r.id}>
+                <code>{r.id}</code> {money(r.amount, pay.currency, p.lang)} — {r.status}
+              </li>
+            ))}
+          </ul>
+          <h2>{p.t.timeline}</h2>
+          <ol class="timeline" data-testid="timeline">
+            {(q.data?.timeline.edges ?? []).map(({ node: e }) => (
+              <li key={e.id}>
+                <code>{e.type}</code> <time dateTime={e.occurredAt}>{dateTime(e.occurredAt, p.lang)}</time>
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+export function Customers(p: ScreenProps) {
+  const [after, setAfter] = useState<string | null>(null);
+  const q = useQuery<DashboardCustomersQuery, DashboardCustomersQueryVariables>(
+    p.client,
+    CustomersDocument,
+    { first: 20, after },
+    p.tick,
+  );
+  const rows = q.data?.customers.edges ?? [];
+  return (
+    <section aria-labelledby="customers-title">
+      <h1 id="customers-title">{p.t.customers}</h1>
+      <Problem text={q.error} />
+      <div class="scroll">
+        <table data-testid="customers-table">
+          <thead>
+            <tr>
+              <th scope="col">ID</th>
+              <th scope="col">{p.t.name}</th>
+              <th scope="col">{p.t.email}</th>
+              <th scope="col">{p.t.created}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ node: c }) => (
+              <tr key={c.id}>
+                <td>
+                  <code>{c.id}</code>
+                </td>
+                <td>{c.name ?? '—'}</td>
+                <td>{c.email ?? '—'}</td>
+                <td>{dateTime(c.createdAt, p.lang)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
+      {q.data?.customers.pageInfo.hasNextPage ? (
+        <button type="button" onClick={() => setAfter(q.data!.customers.pageInfo.endCursor)}>
+          {p.t.next}
+        </button>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,212 @@
+// The dashboard in Chromium (issue 27; docs/dashboard.md): real sign-in through the development
+// identity provider, the screens with data, a refund from the payment page, a payment paid elsewhere
+// reaching the home feed and the payments list within 1 s, a read_only member without action buttons
+// (and the API refusing the forced action), a removed member signed out; axe-core on every screen;
+// screenshots at 1280 and 390 px under test/output/.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { DEV_PASSWORD } from '../../src/auth/dev-idp.ts';
+import { haveChromium, OUT, useBrowser } from '../helpers/browser.ts';
+import { useDevIdp } from '../helpers/dashboard.ts';
+import { invitationMail, useMailOutbox } from '../helpers/members.ts';
+import { sandboxPayment } from '../helpers/payments.ts';
+import { useServer, type Workspace } from '../helpers/server.ts';
+
+const server = useServer();
+const outbox = useMailOutbox();
+const dev = useDevIdp(server);
+const browsers = useBrowser('the dashboard browser tests');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let owner: Workspace;
+const ready = async () => {
+  owner ??= await server.workspace({ name: 'Toko Maju' });
+  return owner;
+};
+
+async function signInPage(context: BrowserContext, email: string, path = '/dashboard/'): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${server.url}${path}`);
+  await page.getByRole('link', { name: /Sign in|Masuk/ }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(DEV_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${server.url}/dashboard/`);
+  await page.getByTestId('mode-banner').waitFor();
+  return page;
+}
+
+/** axe-core on the page as it is: no serious or critical violation. */
+async function expectAccessible(page: Page, what: string) {
+  await page.evaluate(`${axeSource}\n;0`);
+  const violations = await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+  });
+  expect(violations, `${what}: axe violations`).toEqual([]);
+}
+
+async function shoot(page: Page, name: string) {
+  mkdirSync(OUT, { recursive: true });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await page.screenshot({ path: join(OUT, `dashboard-${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+async function invite(ws: Workspace, email: string, role: string) {
+  const res = await ws.client.post(`/v1/workspaces/${ws.workspaceId}/members`, { email, role });
+  expect(res.status, res.text).toBe(201);
+  return { id: res.json.data.id as string, token: invitationMail(outbox.dir, res.json.data.id).token };
+}
+
+describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
+  it('the assets are immutable, hashed and pinned by integrity; the page cannot be framed', async () => {
+    const res = await fetch(`${server.url}/dashboard/`);
+    const html = await res.text();
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const script = /<script type="module" src="([^"]+)" integrity="(sha384-[^"]+)"/.exec(html)!;
+    expect(script[1]).toMatch(/^\/dashboard\/assets\/main-[A-Z0-9]+\.js$/);
+    const js = await fetch(`${server.url}${script[1]}`);
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const { createHash } = await import('node:crypto');
+    const digest = createHash('sha384')
+      .update(Buffer.from(await js.arrayBuffer()))
+      .digest('base64');
+    expect(`sha384-${digest}`).toBe(script[2]);
+  });
+
+  it('the owner signs in; home, payments, a payment and customers render with data; a refund from the payment page', async () => {
+    const ws = await ready();
+    const paid = await sandboxPayment(server, ws, { amount: 250000 });
+    await ws.client.post('/v1/customers', { name: 'Budi Santoso', email: 'budi@example.com' });
+    const context = await browsers.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const offOrigin: string[] = [];
+    context.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.origin !== server.url && u.origin !== dev.idp.issuer) offOrigin.push(r.url());
+    });
+    const page = await signInPage(context, 'owner@example.com');
+    await expect(page.getByTestId('mode-banner').textContent()).resolves.toBe('Test mode');
+    await page.getByTestId('balance-IDR').waitFor();
+    await page.locator('[data-testid=feed] li[data-event-type="payment.succeeded"]').first().waitFor();
+    await expectAccessible(page, 'home');
+    await shoot(page, 'home');
+
+    await page.getByRole('link', { name: 'Payments' }).click();
+    const row = page.locator(`tr[data-payment-id="${paid.id}"]`);
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('Rp 250.000');
+    await expectAccessible(page, 'payments');
+    await shoot(page, 'payments');
+
+    await row.getByRole('link').click();
+    await page.getByTestId('payment-amount').waitFor();
+    await expect(page.getByTestId('payment-amount').textContent()).resolves.toBe('Rp 250.000');
+    await page.locator('[data-testid=timeline] li').first().waitFor();
+    await expectAccessible(page, 'payment');
+    await page.getByLabel(/Amount to refund/).fill('50000');
+    await page.getByLabel('Reason').selectOption('duplicate');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.getByRole('status').waitFor();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Refund created');
+    // The normalized cache updates the payment from the mutation's answer.
+    await expect.poll(() => page.getByTestId('payment-refunded').textContent(), { timeout: 5000 }).toBe('Rp 50.000');
+    const api = await ws.client.get(`/v1/payments/${paid.id}`);
+    expect(api.json.data.amountRefunded).toBe(50000);
+    await shoot(page, 'payment');
+
+    await page.getByRole('link', { name: 'Customers' }).click();
+    await page.getByText('Budi Santoso').waitFor();
+    await expectAccessible(page, 'customers');
+    await shoot(page, 'customers');
+
+    // Indonesian by the switch (and by the browser's language, below).
+    await page.getByLabel('Language').selectOption('id');
+    await page.getByRole('heading', { name: 'Pelanggan' }).waitFor();
+    expect(offOrigin).toEqual([]);
+    await context.close();
+
+    const idContext = await browsers.browser.newContext({ locale: 'id-ID' });
+    const idPage = await idContext.newPage();
+    await idPage.goto(`${server.url}/dashboard/`);
+    await idPage.getByRole('link', { name: 'Masuk' }).waitFor();
+    await idContext.close();
+  });
+
+  it('a payment paid elsewhere reaches the home feed and the payments list within 1 s', async () => {
+    const ws = await ready();
+    const context = await browsers.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const home = await signInPage(context, 'owner@example.com');
+    await home.locator('.dot.on').waitFor();
+    const list = await context.newPage();
+    await list.goto(`${server.url}/dashboard/payments`);
+    await list.getByTestId('payments-table').waitFor();
+    await list.waitForTimeout(300); // the list's socket connects
+    const paid = await sandboxPayment(server, ws, { amount: 77000 });
+    const committed = Date.now();
+    await home.locator(`[data-testid=feed] li[data-event-type="payment.succeeded"]:has-text("${paid.id}")`).waitFor({
+      timeout: 1000,
+    });
+    await list
+      .locator(`tr[data-payment-id="${paid.id}"]`)
+      .waitFor({ timeout: Math.max(1, 1000 - (Date.now() - committed)) });
+    expect(Date.now() - committed).toBeLessThan(1000);
+    await context.close();
+  });
+
+  it('a read_only member sees no action buttons and the API refuses the forced refund', async () => {
+    const ws = await ready();
+    const paid = await sandboxPayment(server, ws, { amount: 90000 });
+    const inv = await invite(ws, 'readonly@example.com', 'read_only');
+    const context = await browsers.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/dashboard/auth/login?invitation=${inv.token}`);
+    await page.getByLabel('Email').fill('readonly@example.com');
+    await page.getByLabel('Password').fill(DEV_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.url}/dashboard/`);
+    await page.goto(`${server.url}/dashboard/payments/${paid.id}`);
+    await page.getByTestId('payment-amount').waitFor();
+    await expect(page.getByTestId('refund-form').count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Refund' }).count()).resolves.toBe(0);
+    const forced = await page.evaluate(async (id) => {
+      const me = await (await fetch('/dashboard/auth/session')).json();
+      const res = await fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-csrf': me.csrf },
+        body: JSON.stringify({
+          query: 'mutation($id: String!) { createRefund(input: { chargeId: $id }, idempotencyKey: "forced") { id } }',
+          variables: { id },
+        }),
+      });
+      return { status: res.status, body: await res.json() };
+    }, paid.id);
+    expect(forced.status).toBe(403);
+    expect(forced.body.errors[0].extensions.code).toBe('insufficient_scope');
+    await context.close();
+  });
+
+  it('a removed member is signed out of an open dashboard within seconds', async () => {
+    const ws = await ready();
+    const inv = await invite(ws, 'member@example.com', 'member');
+    const context = await browsers.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/dashboard/auth/login?invitation=${inv.token}`);
+    await page.getByLabel('Email').fill('member@example.com');
+    await page.getByLabel('Password').fill(DEV_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.url}/dashboard/`);
+    await page.locator('.dot.on').waitFor();
+    expect((await ws.client.delete(`/v1/workspaces/${ws.workspaceId}/members/${inv.id}`)).status).toBe(204);
+    await page.getByRole('link', { name: 'Sign in' }).waitFor({ timeout: 8000 });
+    await context.close();
+  });
+});
