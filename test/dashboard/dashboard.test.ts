@@ -128,9 +128,24 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await expectAccessible(page, 'customers');
     await shoot(page, 'customers');
 
+    await page.getByRole('link', { name: 'Team' }).click();
+    await page.locator('tr[data-member-email="owner@example.com"]').waitFor();
+    await page.getByLabel('Email').fill('admin@example.com');
+    await page.getByLabel('Role').selectOption('admin');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.locator('tr[data-member-email="admin@example.com"]').waitFor();
+    await expect(page.locator('tr[data-member-email="admin@example.com"]').textContent()).resolves.toContain('invited');
+    await expectAccessible(page, 'team');
+    await shoot(page, 'team');
+
+    await page.getByRole('link', { name: 'Developers' }).click();
+    await page.getByText(ws.keyId).waitFor();
+    await expectAccessible(page, 'developers');
+    await shoot(page, 'developers');
+
     // Indonesian by the switch (and by the browser's language, below).
     await page.getByLabel('Language').selectOption('id');
-    await page.getByRole('heading', { name: 'Pelanggan' }).waitFor();
+    await page.getByRole('heading', { name: 'Pengembang' }).waitFor();
     expect(offOrigin).toEqual([]);
     await context.close();
 
@@ -159,6 +174,23 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       .locator(`tr[data-payment-id="${paid.id}"]`)
       .waitFor({ timeout: Math.max(1, 1000 - (Date.now() - committed)) });
     expect(Date.now() - committed).toBeLessThan(1000);
+    await context.close();
+  });
+
+  it('after the server drops its sockets the feed reconnects and delivers what committed meanwhile', async () => {
+    const ws = await ready();
+    const context = await browsers.browser.newContext({ locale: 'en-US' });
+    const home = await signInPage(context, 'owner@example.com');
+    await home.locator('.dot.on').waitFor();
+    const before = await sandboxPayment(server, ws, { amount: 11000 });
+    await home.locator(`[data-testid=feed] li[data-live]:has-text("${before.id}")`).waitFor({ timeout: 5000 });
+    // As a restart does: every socket told 1001 (going away); a payment commits while the app is away.
+    for (const c of server.app.fastify.websocketServer.clients) c.close(1001, 'server shutting down');
+    await home.locator('.dot:not(.on)').waitFor();
+    const during = await sandboxPayment(server, ws, { amount: 12000 });
+    // Delivered by the socket (data-live) once it is back, from the last event it had seen.
+    await home.locator(`[data-testid=feed] li[data-live]:has-text("${during.id}")`).waitFor({ timeout: 15_000 });
+    await home.locator('.dot.on').waitFor();
     await context.close();
   });
 

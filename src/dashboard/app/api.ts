@@ -37,6 +37,12 @@ const embedded = [
   'QueryCustomersConnectionEdge',
   'PaymentRefundsConnection',
   'PaymentRefundsConnectionEdge',
+  'QueryMembersConnection',
+  'QueryMembersConnectionEdge',
+  'QueryApiKeysConnection',
+  'QueryApiKeysConnectionEdge',
+  'QueryWebhookEndpointsConnection',
+  'QueryWebhookEndpointsConnectionEdge',
 ];
 
 /** One client per session and mode: switching modes starts from an empty cache. */

@@ -52,6 +52,19 @@ const en = {
   error: 'Something went wrong',
   live: 'live',
   reconnecting: 'reconnecting…',
+  team: 'Team',
+  developers: 'Developers',
+  invite: 'Invite',
+  invited: 'Invitation sent',
+  joined: 'Joined',
+  apiKeys: 'API keys',
+  keyName: 'Name',
+  environment: 'Environment',
+  lastUsed: 'Last used',
+  webhooks: 'Webhook endpoints',
+  url: 'URL',
+  events: 'Latest events',
+  type: 'Type',
 };
 type Dict = typeof en;
 const id: Dict = {
@@ -107,6 +120,19 @@ const id: Dict = {
   error: 'Terjadi kesalahan',
   live: 'langsung',
   reconnecting: 'menyambung ulang…',
+  team: 'Tim',
+  developers: 'Pengembang',
+  invite: 'Undang',
+  invited: 'Undangan terkirim',
+  joined: 'Bergabung',
+  apiKeys: 'Kunci API',
+  keyName: 'Nama',
+  environment: 'Lingkungan',
+  lastUsed: 'Terakhir dipakai',
+  webhooks: 'Endpoint webhook',
+  url: 'URL',
+  events: 'Peristiwa terbaru',
+  type: 'Jenis',
 };
 export type Lang = 'en' | 'id';
 export const dictionaries: Record<Lang, Dict> = { en, id };

@@ -43,7 +43,9 @@ export function Home(p: ScreenProps & { feed: FeedEvent[]; connected: boolean })
   const today = days.find((x) => x.date === isoDay(now))?.inflows ?? 0;
   const month = days.filter((x) => x.date.slice(0, 7) === isoDay(now).slice(0, 7)).reduce((s, x) => s + x.inflows, 0);
   const max = Math.max(1, ...days.map((x) => x.inflows));
+  // What the socket delivered first (marked `data-live`), then the latest page of the events API.
   const seen = new Set<string>();
+  const live = new Set(p.feed.map((e) => e.id));
   const events = [...p.feed, ...(d?.recent.edges.map((e) => e.node) ?? [])].filter((e) =>
     seen.has(e.id) ? false : (seen.add(e.id), true),
   );
@@ -96,7 +98,7 @@ export function Home(p: ScreenProps & { feed: FeedEvent[]; connected: boolean })
         {events.slice(0, 30).map((e) => {
           const obj = (e as { data?: { object?: { id?: string } } }).data?.object;
           return (
-            <li key={e.id} data-event-type={e.type}>
+            <li key={e.id} data-event-type={e.type} data-live={live.has(e.id) ? '' : undefined}>
               <code>{e.type}</code> {obj?.id ? <span class="muted">{obj.id}</span> : null}{' '}
               <time dateTime={e.occurredAt}>{dateTime(e.occurredAt, p.lang)}</time>
             </li>

@@ -9,6 +9,12 @@ export type CreateRefundInput = {
   reason?: string | null | undefined;
 };
 
+export type InviteMemberInput = {
+  email: string;
+  /** `admin`, `member` or `read_only` (`owner` cannot be invited). */
+  role: string;
+};
+
 export type DashboardHomeQueryVariables = Exact<{
   from: string;
   to: string;
@@ -57,3 +63,24 @@ export type DashboardFeedSubscriptionVariables = Exact<{
 
 
 export type DashboardFeedSubscription = { events: { id: string, type: string, occurredAt: string, data: unknown } };
+
+export type DashboardTeamQueryVariables = Exact<{
+  workspaceId: string | number;
+}>;
+
+
+export type DashboardTeamQuery = { members: { edges: Array<{ node: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null } }> } };
+
+export type DashboardInviteMutationVariables = Exact<{
+  workspaceId: string | number;
+  input: InviteMemberInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardInviteMutation = { inviteMember: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null } };
+
+export type DashboardDevelopersQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardDevelopersQuery = { apiKeys: { edges: Array<{ node: { id: string, keyId: string, name: string, role: string, environment: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } }> }, webhookEndpoints: { edges: Array<{ node: { id: string, url: string, status: string, events: Array<string> } }> }, events: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
