@@ -20,6 +20,7 @@ import { machines } from '../src/modules/state-machines.ts';
 import { routes } from '../rest-compat/routes.ts';
 import { childEnv, freePort, ROOT } from './helpers/cli.ts';
 import { admin, adminUrl, withDatabase } from './helpers/db.ts';
+import { dashboardGraphQL, signIn } from './helpers/dashboard.ts';
 import { fencedBlocks, readme, runLine, runScript, shellBlocks, startServer, stepOf } from './helpers/quick-start.ts';
 import { useServer } from './helpers/server.ts';
 import { resolver } from '../src/modules/webhooks/url-policy.ts';
@@ -248,6 +249,15 @@ describe('README quick start', () => {
     const [payment] = JSON.parse(outputs['npx svc get /v1/payments -d limit=1']).data;
     expect(payment).toMatchObject({ id: ids.payment, status: 'succeeded', amount: 100000, currency: 'IDR' });
     expect(ids.event).toMatch(/^evt_/);
+
+    // It ends by opening the dashboard: the page, and the owner signed in through the development
+    // provider `SVC_DEV_IDP=1` started, seeing that payment.
+    const base = `http://127.0.0.1:${port}`;
+    expect(readme()).toContain(`<http://127.0.0.1:4000/dashboard/> and sign in as \`owner@example.com\``);
+    expect((await fetch(`${base}/dashboard/`)).status).toBe(200);
+    const session = await signIn(base, 'owner@example.com');
+    const listed = await dashboardGraphQL(base, session, 'query { payments(first: 1) { edges { node { id } } } }');
+    expect(listed.json.data.payments.edges[0].node.id).toBe(ids.payment);
   });
 });
 
