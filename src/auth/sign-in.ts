@@ -12,6 +12,8 @@ import { config } from '../core/config.ts';
 import { decrypt, encrypt, safeEqual } from '../core/crypto.ts';
 import { db } from '../core/db/client.ts';
 import { isDomainError } from '../core/errors.ts';
+import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
+import { clientBucket, replyError } from '../server/edge-route.ts';
 import { logger } from '../core/logger.ts';
 import { acceptInvitation, EMAIL_LINK_ISSUER } from '../modules/members/service.ts';
 import {
@@ -132,10 +134,20 @@ async function memberFor(issuer: string, subject: string, email: string | null) 
   return linked.rows[0] ?? null;
 }
 
-export function mountSignIn(app: FastifyInstance) {
+export function mountSignIn(app: FastifyInstance, limiter: RateLimiter) {
+  // Public before any sign-in: rate-limited per client address like the hosted pages.
+  const limited = {
+    onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
+      try {
+        await enforceRate(limiter, clientBucket(req.ip), 'hosted');
+      } catch (e) {
+        return replyError(reply, e, req.requestId, 'generic');
+      }
+    },
+  };
   // Starts a sign-in (and, with ?invitation=<token>, an acceptance): the PKCE verifier, state and
   // nonce wait in a sealed cookie for the callback.
-  app.get(`${AUTH_PATH}/login`, async (req, reply) => {
+  app.get(`${AUTH_PATH}/login`, limited, async (req, reply) => {
     if (!config.oidc.issuer)
       return page(reply, 503, 'Sign-in is not configured', 'Set SVC_OIDC_ISSUER (see docs/dashboard.md).');
     const invitation = (req.query as { invitation?: unknown }).invitation;
@@ -169,7 +181,7 @@ export function mountSignIn(app: FastifyInstance) {
       .send();
   });
 
-  app.get(`${AUTH_PATH}/callback`, async (req, reply) => {
+  app.get(`${AUTH_PATH}/callback`, limited, async (req, reply) => {
     const state = openState(cookieValue(req.headers.cookie, LOGIN_COOKIE));
     if (!state) return page(reply, 400, 'Sign-in expired', 'The sign-in took too long or started elsewhere.');
     let claims: oidc.IDToken;
@@ -216,7 +228,7 @@ export function mountSignIn(app: FastifyInstance) {
   });
 
   // Who is signed in, and the CSRF token the dashboard sends with every request (same origin only: no CORS).
-  app.get(`${AUTH_PATH}/session`, async (req, reply) => {
+  app.get(`${AUTH_PATH}/session`, limited, async (req, reply) => {
     const s = await sessionOf(req.headers.cookie);
     reply.headers(authHeaders).type('application/json; charset=utf-8');
     if (!s) return reply.status(401).send(JSON.stringify({ signedIn: false }));
@@ -233,7 +245,7 @@ export function mountSignIn(app: FastifyInstance) {
   });
 
   // Sign-out revokes the row (the cookie and any socket it opened stop working) and clears the cookie.
-  app.post(`${AUTH_PATH}/logout`, async (req, reply) => {
+  app.post(`${AUTH_PATH}/logout`, limited, async (req, reply) => {
     const s = await sessionOf(req.headers.cookie);
     const csrf = req.headers[CSRF_HEADER];
     if (s && (typeof csrf !== 'string' || !safeEqual(csrfOf(s.token), csrf)))

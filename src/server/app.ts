@@ -154,7 +154,7 @@ export async function buildApp(): Promise<App> {
   });
   mountMetrics(fastify);
   mountGraphiQLAssets(fastify, limiter);
-  mountSignIn(fastify);
+  mountSignIn(fastify, limiter);
   mountDashboard(fastify);
   // Liveness: the process answers, with or without its database (restarting it would not bring the database back).
   fastify.get('/healthz', (_req, reply) => reply.type('application/json').send(JSON.stringify({ status: 'ok' })));

@@ -74,6 +74,9 @@ describe('dashboard sign-in', () => {
     const ws = await server.workspace();
     dev.idp.addUser({ sub: 'dev-ro-1', email: 'ro1@example.com', name: 'Ro One' });
     const inv = await invited(ws, 'ro1@example.com', 'read_only');
+    // The emailed link's page offers the sign-in that accepts it.
+    const offer = await (await fetch(`${server.url}/invitations/${inv.token}`)).text();
+    expect(offer).toContain(`href="/dashboard/auth/login?invitation=${inv.token}"`);
     const s = await signIn(server.url, 'ro1@example.com', { invitation: inv.token });
     expect(s.me.member).toMatchObject({ id: inv.id, role: 'read_only' });
     const { rows } = await db().system.query(

@@ -5,6 +5,7 @@
  * a mail scanner that follows links cannot use the invitation up.
  */
 import { escapeHtml as e } from '../documents/render/html.ts';
+import { config } from '../../core/config.ts';
 import { acceptInvitation, invitationView } from './service.ts';
 
 const page = (title: string, body: string) =>
@@ -23,7 +24,12 @@ export async function invitationPage(token: string): Promise<string> {
     `<p>${e(v.email)} is invited to join <strong>${e(v.workspaceName)}</strong> as ${e(roleLabel[v.role] ?? v.role)}.</p>` +
       `<p style="color:#6b7280;font-size:14px">The invitation expires at ${e(v.expiresAt.toISOString())}.</p>` +
       '<form method="post"><button type="submit" style="font:inherit;padding:12px 24px;border:0;border-radius:8px;' +
-      'background:#0f766e;color:#fff;cursor:pointer">Accept the invitation</button></form>',
+      'background:#0f766e;color:#fff;cursor:pointer">Accept the invitation</button></form>' +
+      // With an identity provider, the dashboard's sign-in accepts it (docs/dashboard.md, Sign-in).
+      (config.oidc.issuer
+        ? `<p><a href="${e(`${config.publicUrl?.replace(/\/$/, '') ?? ''}/dashboard/auth/login?invitation=${encodeURIComponent(token)}`)}">` +
+          'Accept by signing in to the dashboard</a></p>'
+        : ''),
   );
 }
 
