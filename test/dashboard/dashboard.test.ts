@@ -91,7 +91,9 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     const offOrigin: string[] = [];
     context.on('request', (r) => {
       const u = new URL(r.url());
-      if (u.origin !== server.url && u.origin !== dev.idp.issuer) offOrigin.push(r.url());
+      // The network only: Chromium's own PDF viewer (chrome-extension:) and data: URLs are not requests out.
+      if (/^(https?|wss?):$/.test(u.protocol) && u.origin !== server.url && u.origin !== dev.idp.issuer)
+        offOrigin.push(r.url());
     });
     const page = await signInPage(context, 'owner@example.com');
     await expect(page.getByTestId('mode-banner').textContent()).resolves.toBe('Test mode');
@@ -127,6 +129,32 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.getByText('Budi Santoso').waitFor();
     await expectAccessible(page, 'customers');
     await shoot(page, 'customers');
+
+    await page.getByRole('link', { name: 'Invoices' }).click();
+    await page.getByTestId('invoice-form').waitFor();
+    await page.getByLabel('Description').fill('Konsultasi');
+    await page.getByLabel(/^Amount/).fill('150000');
+    await page.getByRole('button', { name: 'Create draft' }).click();
+    const draft = page.locator('tr[data-invoice-id]', { hasText: 'draft' }).first();
+    await draft.waitFor();
+    await draft.getByRole('button', { name: 'Finalize' }).click();
+    const open = page.locator('tr[data-invoice-id]', { hasText: 'open' }).first();
+    await open.waitFor();
+    await expect(open.textContent()).resolves.toContain('Rp 150.000');
+    const pdfHref = await open.getByTestId('invoice-pdf').getAttribute('href');
+    expect(pdfHref).toMatch(/^\//); // on this origin
+    const [popup] = await Promise.all([context.waitForEvent('page'), open.getByTestId('invoice-pdf').click()]);
+    await popup.close();
+    const pdf = await fetch(`${server.url}${pdfHref}`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toContain('application/pdf');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+    await expectAccessible(page, 'invoices');
+    await shoot(page, 'invoices');
 
     await page.getByRole('link', { name: 'Team' }).click();
     await page.locator('tr[data-member-email="owner@example.com"]').waitFor();

@@ -43,6 +43,8 @@ const embedded = [
   'QueryApiKeysConnectionEdge',
   'QueryWebhookEndpointsConnection',
   'QueryWebhookEndpointsConnectionEdge',
+  'QueryInvoicesConnection',
+  'QueryInvoicesConnectionEdge',
 ];
 
 /** One client per session and mode: switching modes starts from an empty cache. */

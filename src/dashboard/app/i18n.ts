@@ -65,6 +65,18 @@ const en = {
   url: 'URL',
   events: 'Latest events',
   type: 'Type',
+  invoices: 'Invoices',
+  newInvoice: 'New draft invoice',
+  description: 'Description',
+  createDraft: 'Create draft',
+  finalize: 'Finalize',
+  void: 'Void',
+  pdf: 'PDF',
+  number: 'Number',
+  total: 'Total',
+  draftCreated: 'Draft created',
+  finalized: 'Invoice finalized',
+  voided: 'Invoice voided',
 };
 type Dict = typeof en;
 const id: Dict = {
@@ -133,6 +145,18 @@ const id: Dict = {
   url: 'URL',
   events: 'Peristiwa terbaru',
   type: 'Jenis',
+  invoices: 'Faktur',
+  newInvoice: 'Draf faktur baru',
+  description: 'Keterangan',
+  createDraft: 'Buat draf',
+  finalize: 'Finalisasi',
+  void: 'Batalkan',
+  pdf: 'PDF',
+  number: 'Nomor',
+  total: 'Total',
+  draftCreated: 'Draf dibuat',
+  finalized: 'Faktur difinalisasi',
+  voided: 'Faktur dibatalkan',
 };
 export type Lang = 'en' | 'id';
 export const dictionaries: Record<Lang, Dict> = { en, id };

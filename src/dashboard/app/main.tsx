@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApiClient, type FeedEvent, loadSession, type Mode, openFeed, type Session, signOut } from './api.ts';
 import { dictionaries, initialLang, type Lang } from './i18n.ts';
 import { Customers, Home, PaymentDetail, Payments } from './screens.tsx';
+import { Invoices } from './invoices.tsx';
 import { Developers, Team } from './team.tsx';
 
 const LIVE_TYPES = /^(payment|refund|checkout_session|customer|invoice|payout)\./;
@@ -70,6 +71,8 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
     <Payments {...props} />
   ) : path.startsWith('/dashboard/customers') ? (
     <Customers {...props} />
+  ) : path.startsWith('/dashboard/invoices') ? (
+    <Invoices {...props} />
   ) : path.startsWith('/dashboard/team') ? (
     <Team {...props} workspaceId={session.workspace.id} role={session.member.role} />
   ) : path.startsWith('/dashboard/developers') ? (
@@ -100,6 +103,7 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
           {link('/dashboard/', t.home)}
           {link('/dashboard/payments', t.payments)}
           {link('/dashboard/customers', t.customers)}
+          {link('/dashboard/invoices', t.invoices)}
           {link('/dashboard/team', t.team)}
           {link('/dashboard/developers', t.developers)}
         </nav>

@@ -209,3 +209,68 @@ export const DevelopersDocument = /* GraphQL */ `
     }
   }
 `;
+
+export const InvoicesDocument = /* GraphQL */ `
+  query DashboardInvoices($first: Int, $after: String) {
+    invoices(first: $first, after: $after) {
+      edges {
+        node {
+          id
+          number
+          status
+          total
+          amountDue
+          currency
+          customerId
+          createdAt
+          pdfUrl
+        }
+      }
+      pageInfo {
+        endCursor
+        hasNextPage
+      }
+    }
+    customers(first: 100) {
+      edges {
+        node {
+          id
+          name
+          email
+        }
+      }
+    }
+  }
+`;
+
+export const CreateInvoiceDocument = /* GraphQL */ `
+  mutation DashboardCreateInvoice($input: CreateInvoiceInput!, $idempotencyKey: String!) {
+    createInvoice(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      status
+    }
+  }
+`;
+
+export const FinalizeInvoiceDocument = /* GraphQL */ `
+  mutation DashboardFinalizeInvoice($id: ID!, $idempotencyKey: String!) {
+    finalizeInvoice(id: $id, idempotencyKey: $idempotencyKey) {
+      id
+      number
+      status
+      total
+      amountDue
+      pdfUrl
+    }
+  }
+`;
+
+export const VoidInvoiceDocument = /* GraphQL */ `
+  mutation DashboardVoidInvoice($id: ID!, $idempotencyKey: String!) {
+    voidInvoice(id: $id, idempotencyKey: $idempotencyKey) {
+      id
+      status
+      amountDue
+    }
+  }
+`;

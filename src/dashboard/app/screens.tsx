@@ -79,7 +79,13 @@ export function Home(p: ScreenProps & { feed: FeedEvent[]; connected: boolean })
         </div>
       </div>
       <h2>{p.t.last30}</h2>
-      <svg class="chart" viewBox={`0 0 ${days.length * 10} 100`} role="img" aria-label={p.t.last30}>
+      <svg
+        class="chart"
+        viewBox={`0 0 ${Math.max(1, days.length) * 10} 100`}
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={p.t.last30}
+      >
         {days.map((x, i) => {
           const h = Math.round((x.inflows / max) * 96);
           return (

@@ -2,6 +2,29 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
+export type CreateInvoiceInput = {
+  currency?: string | null | undefined;
+  customerId?: string | null | undefined;
+  discount?: number | null | undefined;
+  dueAt?: string | null | undefined;
+  lines?: Array<InvoiceLineInput> | null | undefined;
+  /** At most 500 characters; stored in metadata.memo. */
+  memo?: string | null | undefined;
+  /** Custom keys; memo is reserved. */
+  metadata?: Record<string, string> | null | undefined;
+  /** draft (default) or open. */
+  status?: string | null | undefined;
+  subscriptionId?: string | null | undefined;
+  /** @deprecated Computed by the server; refused when sent. */
+  subtotal?: number | null | undefined;
+  tax?: number | null | undefined;
+  /** A template of kind invoice. */
+  templateId?: string | null | undefined;
+  /** @deprecated Computed by the server; refused when sent. */
+  total?: number | null | undefined;
+};
+
 export type CreateRefundInput = {
   amount?: number | null | undefined;
   chargeId?: string | null | undefined;
@@ -13,6 +36,14 @@ export type InviteMemberInput = {
   email: string;
   /** `admin`, `member` or `read_only` (`owner` cannot be invited). */
   role: string;
+};
+
+export type InvoiceLineInput = {
+  description?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  priceId?: string | null | undefined;
+  quantity?: number | null | undefined;
+  unitAmount?: number | null | undefined;
 };
 
 export type DashboardHomeQueryVariables = Exact<{
@@ -84,3 +115,35 @@ export type DashboardDevelopersQueryVariables = Exact<{ [key: string]: never; }>
 
 
 export type DashboardDevelopersQuery = { apiKeys: { edges: Array<{ node: { id: string, keyId: string, name: string, role: string, environment: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } }> }, webhookEndpoints: { edges: Array<{ node: { id: string, url: string, status: string, events: Array<string> } }> }, events: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
+
+export type DashboardInvoicesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardInvoicesQuery = { invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, amountDue: number, currency: string, customerId: string, createdAt: string, pdfUrl: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } }, customers: { edges: Array<{ node: { id: string, name: string | null, email: string | null } }> } };
+
+export type DashboardCreateInvoiceMutationVariables = Exact<{
+  input: CreateInvoiceInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreateInvoiceMutation = { createInvoice: { id: string, status: string } };
+
+export type DashboardFinalizeInvoiceMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardFinalizeInvoiceMutation = { finalizeInvoice: { id: string, number: string | null, status: string, total: number, amountDue: number, pdfUrl: string } };
+
+export type DashboardVoidInvoiceMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardVoidInvoiceMutation = { voidInvoice: { id: string, status: string, amountDue: number } };

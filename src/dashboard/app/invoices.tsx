@@ -1,0 +1,170 @@
+import { useState } from 'preact/hooks';
+import type {
+  DashboardCreateInvoiceMutation,
+  DashboardCreateInvoiceMutationVariables,
+  DashboardFinalizeInvoiceMutation,
+  DashboardFinalizeInvoiceMutationVariables,
+  DashboardInvoicesQuery,
+  DashboardInvoicesQueryVariables,
+  DashboardVoidInvoiceMutation,
+  DashboardVoidInvoiceMutationVariables,
+} from './generated/operations.ts';
+import { dateTime, money, toMinor } from './format.ts';
+import { useQuery } from './hooks.ts';
+import { CreateInvoiceDocument, FinalizeInvoiceDocument, InvoicesDocument, VoidInvoiceDocument } from './operations.ts';
+import type { ScreenProps } from './screens.tsx';
+
+/** The signed PDF link on this origin (its path and signature; docs/dashboard.md, The app). */
+const sameOrigin = (url: string) => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
+
+export function Invoices(p: ScreenProps) {
+  const [again, setAgain] = useState(0);
+  const [after, setAfter] = useState<string | null>(null);
+  const q = useQuery<DashboardInvoicesQuery, DashboardInvoicesQueryVariables>(
+    p.client,
+    InvoicesDocument,
+    { first: 20, after },
+    p.tick + again,
+  );
+  const customers = q.data?.customers.edges.map((e) => e.node) ?? [];
+  const [customerId, setCustomerId] = useState('');
+  const [description, setDescription] = useState('');
+  const [amount, setAmount] = useState('');
+  const [note, setNote] = useState<string | null>(null);
+  const say = (r: { error?: { graphQLErrors: { message: string }[]; message: string } }, ok: string) => {
+    setNote(r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : ok);
+    if (!r.error) setAgain((n) => n + 1);
+  };
+  async function create(e: Event) {
+    e.preventDefault();
+    const unitAmount = toMinor(amount, 'IDR');
+    if (!unitAmount) return setNote(p.t.error);
+    const r = await p.client
+      .mutation<DashboardCreateInvoiceMutation, DashboardCreateInvoiceMutationVariables>(CreateInvoiceDocument, {
+        input: {
+          customerId: customerId || customers[0]?.id,
+          currency: 'IDR',
+          lines: [{ description, quantity: 1, unitAmount }],
+        },
+        idempotencyKey: crypto.randomUUID(),
+      })
+      .toPromise();
+    say(r, p.t.draftCreated);
+    if (!r.error) {
+      setDescription('');
+      setAmount('');
+    }
+  }
+  const finalize = async (id: string) =>
+    say(
+      await p.client
+        .mutation<DashboardFinalizeInvoiceMutation, DashboardFinalizeInvoiceMutationVariables>(
+          FinalizeInvoiceDocument,
+          { id, idempotencyKey: crypto.randomUUID() },
+        )
+        .toPromise(),
+      p.t.finalized,
+    );
+  const voidIt = async (id: string) =>
+    say(
+      await p.client
+        .mutation<DashboardVoidInvoiceMutation, DashboardVoidInvoiceMutationVariables>(VoidInvoiceDocument, {
+          id,
+          idempotencyKey: crypto.randomUUID(),
+        })
+        .toPromise(),
+      p.t.voided,
+    );
+  const rows = q.data?.invoices.edges ?? [];
+  return (
+    <section aria-labelledby="invoices-title">
+      <h1 id="invoices-title">{p.t.invoices}</h1>
+      {q.error ? <p role="alert">{q.error}</p> : null}
+      {p.canAct && customers.length ? (
+        <form class="refund" onSubmit={create} data-testid="invoice-form">
+          <h2>{p.t.newInvoice}</h2>
+          <label>
+            {p.t.customer}{' '}
+            <select value={customerId || customers[0]?.id} onChange={(e) => setCustomerId((e.target as HTMLSelectElement).value)}>
+              {customers.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name ?? c.email ?? c.id}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
+          <label>
+            {p.t.description}{' '}
+            <input required value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
+          </label>{' '}
+          <label>
+            {p.t.amount} (IDR){' '}
+            <input
+              required
+              inputMode="numeric"
+              value={amount}
+              onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+            />
+          </label>{' '}
+          <button type="submit">{p.t.createDraft}</button>
+        </form>
+      ) : null}
+      {note ? <p role="status">{note}</p> : null}
+      <div class="scroll">
+        <table data-testid="invoices-table">
+          <thead>
+            <tr>
+              <th scope="col">ID</th>
+              <th scope="col">{p.t.number}</th>
+              <th scope="col">{p.t.status}</th>
+              <th scope="col">{p.t.total}</th>
+              <th scope="col">{p.t.created}</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ node: i }) => (
+              <tr key={i.id} data-invoice-id={i.id}>
+                <td>
+                  <code>{i.id}</code>
+                </td>
+                <td>{i.number ?? '—'}</td>
+                <td>{i.status}</td>
+                <td>{money(i.total, i.currency, p.lang)}</td>
+                <td>{dateTime(i.createdAt, p.lang)}</td>
+                <td class="actions">
+                  {p.canAct && i.status === 'draft' ? (
+                    <button type="button" onClick={() => finalize(i.id)}>
+                      {p.t.finalize}
+                    </button>
+                  ) : null}
+                  {p.canAct && i.status === 'open' ? (
+                    <button type="button" onClick={() => voidIt(i.id)}>
+                      {p.t.void}
+                    </button>
+                  ) : null}{' '}
+                  {i.status !== 'draft' ? (
+                    <a href={sameOrigin(i.pdfUrl)} target="_blank" rel="noopener" data-testid="invoice-pdf">
+                      {p.t.pdf}
+                    </a>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
+      {q.data?.invoices.pageInfo.hasNextPage ? (
+        <button type="button" onClick={() => setAfter(q.data!.invoices.pageInfo.endCursor)}>
+          {p.t.next}
+        </button>
+      ) : null}
+    </section>
+  );
+}
