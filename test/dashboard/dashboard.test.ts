@@ -156,6 +156,12 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await expectAccessible(page, 'invoices');
     await shoot(page, 'invoices');
 
+    await page.getByRole('link', { name: 'Payouts' }).click();
+    await page.getByTestId('payout-balance').waitFor();
+    await expect(page.getByTestId('payout-balance').textContent()).resolves.toContain('Rp');
+    await expectAccessible(page, 'payouts');
+    await shoot(page, 'payouts');
+
     await page.getByRole('link', { name: 'Team' }).click();
     await page.locator('tr[data-member-email="owner@example.com"]').waitFor();
     await page.getByLabel('Email').fill('admin@example.com');

@@ -45,6 +45,9 @@ const embedded = [
   'QueryWebhookEndpointsConnectionEdge',
   'QueryInvoicesConnection',
   'QueryInvoicesConnectionEdge',
+  'QueryPayoutsConnection',
+  'QueryPayoutsConnectionEdge',
+  'PayoutBankAccount',
 ];
 
 /** One client per session and mode: switching modes starts from an empty cache. */

@@ -76,6 +76,10 @@ const en = {
   total: 'Total',
   draftCreated: 'Draft created',
   finalized: 'Invoice finalized',
+  payouts: 'Payouts',
+  bankAccount: 'Bank account',
+  noBankAccount: 'No bank account yet',
+  locked: 'Locked',
   voided: 'Invoice voided',
 };
 type Dict = typeof en;
@@ -156,6 +160,10 @@ const id: Dict = {
   total: 'Total',
   draftCreated: 'Draf dibuat',
   finalized: 'Faktur difinalisasi',
+  payouts: 'Pencairan',
+  bankAccount: 'Rekening bank',
+  noBankAccount: 'Belum ada rekening bank',
+  locked: 'Ditahan',
   voided: 'Faktur dibatalkan',
 };
 export type Lang = 'en' | 'id';

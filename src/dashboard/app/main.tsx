@@ -8,6 +8,7 @@ import { createApiClient, type FeedEvent, loadSession, type Mode, openFeed, type
 import { dictionaries, initialLang, type Lang } from './i18n.ts';
 import { Customers, Home, PaymentDetail, Payments } from './screens.tsx';
 import { Invoices } from './invoices.tsx';
+import { Payouts } from './payouts.tsx';
 import { Developers, Team } from './team.tsx';
 
 const LIVE_TYPES = /^(payment|refund|checkout_session|customer|invoice|payout)\./;
@@ -73,6 +74,8 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
     <Customers {...props} />
   ) : path.startsWith('/dashboard/invoices') ? (
     <Invoices {...props} />
+  ) : path.startsWith('/dashboard/payouts') ? (
+    <Payouts {...props} />
   ) : path.startsWith('/dashboard/team') ? (
     <Team {...props} workspaceId={session.workspace.id} role={session.member.role} />
   ) : path.startsWith('/dashboard/developers') ? (
@@ -104,6 +107,7 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
           {link('/dashboard/payments', t.payments)}
           {link('/dashboard/customers', t.customers)}
           {link('/dashboard/invoices', t.invoices)}
+          {link('/dashboard/payouts', t.payouts)}
           {link('/dashboard/team', t.team)}
           {link('/dashboard/developers', t.developers)}
         </nav>

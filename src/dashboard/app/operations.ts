@@ -274,3 +274,36 @@ export const VoidInvoiceDocument = /* GraphQL */ `
     }
   }
 `;
+
+export const PayoutsDocument = /* GraphQL */ `
+  query DashboardPayouts($first: Int, $after: String) {
+    idr: payoutBalance(currency: "IDR") {
+      currency
+      available
+      ledgerBalance
+      locked
+    }
+    payoutBankAccount {
+      bankCode
+      bankName
+      bankAccountNumber
+      bankAccountHolder
+    }
+    payouts(first: $first, after: $after) {
+      edges {
+        node {
+          id
+          amount
+          currency
+          status
+          bankName
+          createdAt
+        }
+      }
+      pageInfo {
+        endCursor
+        hasNextPage
+      }
+    }
+  }
+`;

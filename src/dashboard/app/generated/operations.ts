@@ -147,3 +147,11 @@ export type DashboardVoidInvoiceMutationVariables = Exact<{
 
 
 export type DashboardVoidInvoiceMutation = { voidInvoice: { id: string, status: string, amountDue: number } };
+
+export type DashboardPayoutsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardPayoutsQuery = { idr: { currency: string, available: number, ledgerBalance: number, locked: number }, payoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null }, payouts: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, bankName: string, createdAt: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
