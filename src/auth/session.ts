@@ -60,7 +60,10 @@ async function load(key: string, where: string, value: string): Promise<SessionR
   cache.set(key, { row, at: Date.now() });
   return row;
 }
-const byToken = (token: string) => {
+/** The shape every cookie token has (32 random bytes, base64url): anything else never reaches the cache or the database. */
+const TOKEN = /^[\w-]{43}$/;
+const byToken = async (token: string) => {
+  if (!TOKEN.test(token)) return null;
   const hash = sha256Hex(token);
   return load(`t:${hash}`, 's."tokenHash"', hash);
 };
