@@ -1,4 +1,7 @@
-// Indonesian and English: the browser's language first, then the switch (kept in localStorage).
+// Indonesian and English: the browser's language first, then the switch (kept in localStorage). Texts
+// the customer-facing catalog already has (src/core/i18n) come from it.
+import { localeOf as catalogLocale, messages } from '../../core/i18n/index.ts';
+
 const en = {
   home: 'Home',
   payments: 'Payments',
@@ -49,7 +52,7 @@ const en = {
   name: 'Name',
   email: 'Email',
   role: 'Role',
-  error: 'Something went wrong',
+  error: messages('en').errors.generic,
   live: 'live',
   reconnecting: 'reconnecting…',
   team: 'Team',
@@ -133,7 +136,7 @@ const id: Dict = {
   name: 'Nama',
   email: 'Email',
   role: 'Peran',
-  error: 'Terjadi kesalahan',
+  error: messages('id').errors.generic,
   live: 'langsung',
   reconnecting: 'menyambung ulang…',
   team: 'Tim',
@@ -174,4 +177,5 @@ export function initialLang(): Lang {
   if (saved === 'en' || saved === 'id') return saved;
   return (navigator.language ?? 'en').toLowerCase().startsWith('id') ? 'id' : 'en';
 }
-export const localeOf = (lang: Lang) => (lang === 'id' ? 'id-ID' : 'en-US');
+export const localeOf = (lang: Lang) => catalogLocale(lang);
+export const languageNames = messages('en').languageNames;

@@ -5,7 +5,7 @@ import type { Client } from '@urql/core';
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApiClient, type FeedEvent, loadSession, type Mode, openFeed, type Session, signOut } from './api.ts';
-import { dictionaries, initialLang, type Lang } from './i18n.ts';
+import { dictionaries, initialLang, type Lang, languageNames } from './i18n.ts';
 import { Customers, Home, PaymentDetail, Payments } from './screens.tsx';
 import { Invoices } from './invoices.tsx';
 import { Payouts } from './payouts.tsx';
@@ -132,8 +132,8 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
           <label>
             {t.language}{' '}
             <select value={lang} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}>
-              <option value="id">Bahasa Indonesia</option>
-              <option value="en">English</option>
+              <option value="id">{languageNames.id}</option>
+              <option value="en">{languageNames.en}</option>
             </select>
           </label>
           <span class="who">
