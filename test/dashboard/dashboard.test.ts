@@ -156,6 +156,16 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await expectAccessible(page, 'invoices');
     await shoot(page, 'invoices');
 
+    await page.getByRole('link', { name: 'Customers' }).click();
+    await page
+      .getByRole('row', { name: /Budi Santoso/ })
+      .getByRole('link')
+      .click();
+    await page.getByRole('heading', { name: 'Budi Santoso' }).waitFor();
+    await page.getByTestId('customer-payments').waitFor();
+    await expectAccessible(page, 'customer');
+    await shoot(page, 'customer');
+
     await page.getByRole('link', { name: 'Payouts' }).click();
     await page.getByTestId('payout-balance').waitFor();
     await expect(page.getByTestId('payout-balance').textContent()).resolves.toContain('Rp');

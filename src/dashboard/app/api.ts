@@ -48,6 +48,10 @@ const embedded = [
   'QueryPayoutsConnection',
   'QueryPayoutsConnectionEdge',
   'PayoutBankAccount',
+  'CustomerPaymentsConnection',
+  'CustomerPaymentsConnectionEdge',
+  'QuerySubscriptionsConnection',
+  'QuerySubscriptionsConnectionEdge',
 ];
 
 /** One client per session and mode: switching modes starts from an empty cache. */

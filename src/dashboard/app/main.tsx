@@ -6,7 +6,7 @@ import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApiClient, type FeedEvent, loadSession, type Mode, openFeed, type Session, signOut } from './api.ts';
 import { dictionaries, initialLang, type Lang, languageNames } from './i18n.ts';
-import { Customers, Home, PaymentDetail, Payments } from './screens.tsx';
+import { CustomerDetail, Customers, Home, PaymentDetail, Payments } from './screens.tsx';
 import { Invoices } from './invoices.tsx';
 import { Payouts } from './payouts.tsx';
 import { Developers, Team } from './team.tsx';
@@ -66,8 +66,11 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
   const canAct = session.member.role !== 'read_only';
   const props = { client, t, lang, tick, canAct, navigate };
   const detail = /^\/dashboard\/payments\/([^/]+)$/.exec(path);
+  const customer = /^\/dashboard\/customers\/([^/]+)$/.exec(path);
   const screen = detail ? (
     <PaymentDetail {...props} id={decodeURIComponent(detail[1]!)} />
+  ) : customer ? (
+    <CustomerDetail {...props} id={decodeURIComponent(customer[1]!)} />
   ) : path.startsWith('/dashboard/payments') ? (
     <Payments {...props} />
   ) : path.startsWith('/dashboard/customers') ? (

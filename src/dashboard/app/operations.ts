@@ -307,3 +307,46 @@ export const PayoutsDocument = /* GraphQL */ `
     }
   }
 `;
+
+export const CustomerDocument = /* GraphQL */ `
+  query DashboardCustomer($id: ID!, $customerId: String!) {
+    customer(id: $id) {
+      id
+      name
+      email
+      phone
+      createdAt
+      payments(first: 10) {
+        edges {
+          node {
+            id
+            amount
+            currency
+            status
+            createdAt
+          }
+        }
+      }
+    }
+    invoices(customerId: $customerId, first: 10) {
+      edges {
+        node {
+          id
+          number
+          status
+          total
+          currency
+        }
+      }
+    }
+    subscriptions(customerId: $customerId, first: 10) {
+      edges {
+        node {
+          id
+          status
+          createdAt
+        }
+      }
+    }
+  }
+`;

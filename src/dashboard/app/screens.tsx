@@ -1,6 +1,8 @@
 import type { Client } from '@urql/core';
 import { useState } from 'preact/hooks';
 import type {
+  DashboardCustomerQuery,
+  DashboardCustomerQueryVariables,
   DashboardCustomersQuery,
   DashboardCustomersQueryVariables,
   DashboardHomeQuery,
@@ -16,7 +18,7 @@ import type { FeedEvent } from './api.ts';
 import { useQuery } from './hooks.ts';
 import { dateTime, fromMinor, money, toMinor } from './format.ts';
 import type { dictionaries, Lang } from './i18n.ts';
-import { CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
+import { CustomerDocument, CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
 
 export interface ScreenProps {
   client: Client;
@@ -347,7 +349,15 @@ export function Customers(p: ScreenProps) {
             {rows.map(({ node: c }) => (
               <tr key={c.id}>
                 <td>
-                  <code>{c.id}</code>
+                  <a
+                    href={`/dashboard/customers/${c.id}`}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      p.navigate(`/dashboard/customers/${c.id}`);
+                    }}
+                  >
+                    {c.id}
+                  </a>
                 </td>
                 <td>{c.name ?? '—'}</td>
                 <td>{c.email ?? '—'}</td>
@@ -362,6 +372,77 @@ export function Customers(p: ScreenProps) {
         <button type="button" onClick={() => setAfter(q.data!.customers.pageInfo.endCursor)}>
           {p.t.next}
         </button>
+      ) : null}
+    </section>
+  );
+}
+
+export function CustomerDetail(p: ScreenProps & { id: string }) {
+  const q = useQuery<DashboardCustomerQuery, DashboardCustomerQueryVariables>(
+    p.client,
+    CustomerDocument,
+    { id: p.id, customerId: p.id },
+    p.tick,
+  );
+  const c = q.data?.customer;
+  const go = (to: string) => (e: Event) => {
+    e.preventDefault();
+    p.navigate(to);
+  };
+  return (
+    <section aria-labelledby="customer-title">
+      <p>
+        <a href="/dashboard/customers" onClick={go('/dashboard/customers')}>
+          ← {p.t.backToCustomers}
+        </a>
+      </p>
+      <h1 id="customer-title">{c?.name ?? p.id}</h1>
+      <Problem text={q.error} />
+      {c ? (
+        <>
+          <dl class="facts">
+            <dt>ID</dt>
+            <dd>
+              <code>{c.id}</code>
+            </dd>
+            <dt>{p.t.email}</dt>
+            <dd>{c.email ?? '—'}</dd>
+            <dt>{p.t.phone}</dt>
+            <dd>{c.phone ?? '—'}</dd>
+            <dt>{p.t.created}</dt>
+            <dd>{dateTime(c.createdAt, p.lang)}</dd>
+          </dl>
+          <h2>{p.t.payments}</h2>
+          <ul data-testid="customer-payments">
+            {c.payments.edges.length === 0 ? <li>{p.t.none}</li> : null}
+            {c.payments.edges.map(({ node: x }) => (
+              <li key={x.id}>
+                <a href={`/dashboard/payments/${x.id}`} onClick={go(`/dashboard/payments/${x.id}`)}>
+                  {x.id}
+                </a>{' '}
+                {money(x.amount, x.currency, p.lang)} — {x.status}
+              </li>
+            ))}
+          </ul>
+          <h2>{p.t.invoices}</h2>
+          <ul data-testid="customer-invoices">
+            {(q.data?.invoices.edges ?? []).length === 0 ? <li>{p.t.none}</li> : null}
+            {(q.data?.invoices.edges ?? []).map(({ node: i }) => (
+              <li key={i.id}>
+                <code>{i.number ?? i.id}</code> {money(i.total, i.currency, p.lang)} — {i.status}
+              </li>
+            ))}
+          </ul>
+          <h2>{p.t.subscriptions}</h2>
+          <ul>
+            {(q.data?.subscriptions.edges ?? []).length === 0 ? <li>{p.t.none}</li> : null}
+            {(q.data?.subscriptions.edges ?? []).map(({ node: x }) => (
+              <li key={x.id}>
+                <code>{x.id}</code> — {x.status}
+              </li>
+            ))}
+          </ul>
+        </>
       ) : null}
     </section>
   );

@@ -155,3 +155,11 @@ export type DashboardPayoutsQueryVariables = Exact<{
 
 
 export type DashboardPayoutsQuery = { idr: { currency: string, available: number, ledgerBalance: number, locked: number }, payoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null }, payouts: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, bankName: string, createdAt: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
+export type DashboardCustomerQueryVariables = Exact<{
+  id: string | number;
+  customerId: string;
+}>;
+
+
+export type DashboardCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, createdAt: string, payments: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, createdAt: string } }> } }, invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, currency: string } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, createdAt: string } }> } };
