@@ -13,6 +13,7 @@ import { haveChromium, OUT, useBrowser } from '../helpers/browser.ts';
 import { useDevIdp } from '../helpers/dashboard.ts';
 import { invitationMail, useMailOutbox } from '../helpers/members.ts';
 import { sandboxPayment } from '../helpers/payments.ts';
+import { planBody, postPlan } from '../helpers/plans.ts';
 import { useServer, type Workspace } from '../helpers/server.ts';
 
 const server = useServer();
@@ -165,6 +166,13 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.getByTestId('customer-payments').waitFor();
     await expectAccessible(page, 'customer');
     await shoot(page, 'customer');
+
+    const plan = await postPlan(ws, planBody({ name: 'Paket Basic' }));
+    expect(plan.status, plan.text).toBe(201);
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await page.getByTestId('plans').getByText('Paket Basic').waitFor();
+    await expectAccessible(page, 'subscriptions and plans');
+    await shoot(page, 'billing');
 
     await page.getByRole('link', { name: 'Payouts' }).click();
     await page.getByTestId('payout-balance').waitFor();

@@ -52,6 +52,8 @@ const embedded = [
   'CustomerPaymentsConnectionEdge',
   'QuerySubscriptionsConnection',
   'QuerySubscriptionsConnectionEdge',
+  'QueryPlansConnection',
+  'QueryPlansConnectionEdge',
 ];
 
 /** One client per session and mode: switching modes starts from an empty cache. */

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApiClient, type FeedEvent, loadSession, type Mode, openFeed, type Session, signOut } from './api.ts';
 import { dictionaries, initialLang, type Lang, languageNames } from './i18n.ts';
 import { CustomerDetail, Customers, Home, PaymentDetail, Payments } from './screens.tsx';
+import { Billing } from './billing.tsx';
 import { Invoices } from './invoices.tsx';
 import { Payouts } from './payouts.tsx';
 import { Developers, Team } from './team.tsx';
@@ -77,6 +78,8 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
     <Customers {...props} />
   ) : path.startsWith('/dashboard/invoices') ? (
     <Invoices {...props} />
+  ) : path.startsWith('/dashboard/billing') ? (
+    <Billing {...props} />
   ) : path.startsWith('/dashboard/payouts') ? (
     <Payouts {...props} />
   ) : path.startsWith('/dashboard/team') ? (
@@ -110,6 +113,7 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
           {link('/dashboard/payments', t.payments)}
           {link('/dashboard/customers', t.customers)}
           {link('/dashboard/invoices', t.invoices)}
+          {link('/dashboard/billing', t.subscriptions)}
           {link('/dashboard/payouts', t.payouts)}
           {link('/dashboard/team', t.team)}
           {link('/dashboard/developers', t.developers)}

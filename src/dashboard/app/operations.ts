@@ -350,3 +350,34 @@ export const CustomerDocument = /* GraphQL */ `
     }
   }
 `;
+
+export const BillingDocument = /* GraphQL */ `
+  query DashboardBilling {
+    plans(first: 50) {
+      edges {
+        node {
+          id
+          name
+          interval
+          intervalCount
+          active
+        }
+      }
+    }
+    subscriptions(first: 50) {
+      edges {
+        node {
+          id
+          status
+          customerId
+          currency
+          currentPeriodEnd
+          plan {
+            id
+            name
+          }
+        }
+      }
+    }
+  }
+`;

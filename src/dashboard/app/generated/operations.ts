@@ -163,3 +163,8 @@ export type DashboardCustomerQueryVariables = Exact<{
 
 
 export type DashboardCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, createdAt: string, payments: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, createdAt: string } }> } }, invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, currency: string } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, createdAt: string } }> } };
+
+export type DashboardBillingQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardBillingQuery = { plans: { edges: Array<{ node: { id: string, name: string, interval: string, intervalCount: number, active: boolean } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, plan: { id: string, name: string } | null } }> } };
