@@ -40,6 +40,8 @@ async function boot(role: 'start' | 'serve' | 'worker') {
     const where = listeningOn(app.fastify.server.address() as AddressInfo);
     logger.info({ host: config.host, port: config.port }, 'server listening');
     console.error(`svc listening on ${where} (GraphQL at /graphql)`);
+    // The dashboard's bundle, built now so that the first page view does not wait for it.
+    void import('../dashboard/serve.ts').then((m) => m.dashboardBuild()).catch(() => {});
     // Development: the dashboard's identity provider in this process (docs/dashboard.md, Development sign-in).
     if (process.env.SVC_DEV_IDP === '1') {
       const idp = await (await import('./idp.ts')).startConfiguredIdp();

@@ -1,6 +1,7 @@
 /**
  * The dashboard's static assets (docs/dashboard.md, The app): bundled by esbuild from
- * src/dashboard/app in memory (once per process, started when the server mounts them), served under
+ * src/dashboard/app in memory (once per process: on the first page view, or as `svc start|serve`
+ * begins listening), served under
  * `/dashboard/assets/<name>-<hash>.<ext>` with a year's immutable caching, and referenced from the
  * page with Subresource Integrity. The page itself is never cached, never framed, and its CSP lets
  * nothing leave the origin.
@@ -87,8 +88,6 @@ function pageCsp(req: FastifyRequest) {
 }
 
 export function mountDashboard(app: FastifyInstance) {
-  // Built while the server starts listening, so the first page view does not wait for esbuild.
-  void dashboardBuild().catch(() => {});
   app.get(`${DASHBOARD_PATH}/assets/:name`, async (req, reply) => {
     const asset = (await dashboardBuild()).assets.get((req.params as { name: string }).name);
     if (!asset) return reply.status(404).type('text/plain').send('Not found');
