@@ -18,14 +18,14 @@ export const purgeBatchRows = 5_000;
 /** Kept after the purge: an old slug never comes back. The `workspaces` row stays as a tombstone. */
 const KEPT = new Set(['retired_slugs']);
 /**
- * The one foreign-key cycle (subscriptions.latestInvoiceId -> invoices -> subscriptions) is opened
- * by clearing this nullable pointer before the deletes.
+ * The foreign-key cycles (subscriptions.latestInvoiceId -> invoices -> subscriptions; a customer's
+ * default payment method -> payment_methods -> customers) are opened by clearing these nullable
+ * pointers before the deletes.
  */
-const CYCLE_BREAK = {
-  table: 'subscriptions',
-  column: 'latestInvoiceId',
-  constraint: 'subscriptions_latest_invoice_fkey',
-};
+const CYCLE_BREAKS = [
+  { table: 'subscriptions', column: 'latestInvoiceId', constraint: 'subscriptions_latest_invoice_fkey' },
+  { table: 'customers', column: 'defaultPaymentMethodId', constraint: 'customers_default_payment_method_fkey' },
+];
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -46,7 +46,7 @@ export async function purgeOrder(): Promise<string[]> {
      WHERE k.contype = 'f' AND k.connamespace = current_schema()::regnamespace`,
   );
   const left = new Set(tables.map((t) => t.table).filter((t) => !KEPT.has(t)));
-  const edges = keys.filter((k) => k.name !== CYCLE_BREAK.constraint && k.child !== k.parent);
+  const edges = keys.filter((k) => !CYCLE_BREAKS.some((b) => b.constraint === k.name) && k.child !== k.parent);
   const order: string[] = [];
   while (left.size) {
     // A table goes once no table still to be emptied refers to it.
@@ -122,14 +122,15 @@ async function deleteRows(
       await tx.$executeRaw`SELECT set_config('app.purge_workspace', ${workspaceId}, true)`;
       return tx.$executeRawUnsafe(statement, workspaceId, batchRows);
     });
-  const t = ident(CYCLE_BREAK.table);
-  const c = ident(CYCLE_BREAK.column);
   let n: number;
-  do {
-    n = await batch(`UPDATE ${t} SET ${c} = NULL WHERE ctid = ANY (ARRAY(
-       SELECT ctid FROM ${t} WHERE "workspaceId" = $1 AND ${c} IS NOT NULL LIMIT $2))`);
-    afterBatch?.(CYCLE_BREAK.table, n);
-  } while (n === batchRows);
+  for (const cut of CYCLE_BREAKS) {
+    const [t, c] = [ident(cut.table), ident(cut.column)];
+    do {
+      n = await batch(`UPDATE ${t} SET ${c} = NULL WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM ${t} WHERE "workspaceId" = $1 AND ${c} IS NOT NULL LIMIT $2))`);
+      afterBatch?.(cut.table, n);
+    } while (n === batchRows);
+  }
   for (const table of order) {
     const name = ident(table);
     do {

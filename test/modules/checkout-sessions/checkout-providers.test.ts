@@ -63,7 +63,8 @@ const session = (ws: Workspace, methods: string[]) =>
 const attempt = async (id: string, method: string) => {
   const res = await fetch(`${server.url}/c/${await hostedToken(id)}/attempt`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    // An English browser (docs/decisions.md, Customer language): the page's script sends its language.
+    headers: { 'content-type': 'application/json', 'accept-language': 'en' },
     body: JSON.stringify({ method }),
   });
   return { status: res.status, json: (await res.json()) as any };
@@ -357,7 +358,9 @@ describe('provider_c (simulator): approved order, captured after verification', 
       )
     ).json.data;
     // Customers read the method's display name, never the adapter's internal word.
-    const html = await (await fetch(`${server.url}/c/${await hostedToken(s.id)}`)).text();
+    const html = await (
+      await fetch(`${server.url}/c/${await hostedToken(s.id)}`, { headers: { 'accept-language': 'en' } })
+    ).text();
     expect(html).toContain('International wallet');
     expect(html).not.toMatch(/"(label|hint)":"[^"]*provider_c/);
     const a = await attempt(s.id, 'provider_c');
@@ -381,7 +384,8 @@ describe('provider_c (simulator): approved order, captured after verification', 
     expect(await counts(s.id)).toEqual({ payments: 1, receipts: 1, events: 1, imbalance: 0 });
     const receipt = (await ws.client.get(`/v1/checkout-sessions/${s.id}/receipt`, key())).json.data;
     const receiptHtml = (await ws.client.get(`/v1/receipts/${receipt.receiptId}/receipt.html`, key())).text;
-    expect(receiptHtml).toContain('International wallet');
+    // A document without a browser is in the workspace's language (a rupiah workspace: Indonesian).
+    expect(receiptHtml).toContain('Dompet internasional');
     expect(receiptHtml).not.toContain('provider_c');
   });
   it('lock and check before any capture: an order approved after the session was canceled is never captured', async () => {
