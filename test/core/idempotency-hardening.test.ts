@@ -38,7 +38,7 @@ const REQUIRED = [
   'addPrice',
   // DECISIONS §3: POST /v1/subscriptions/:id/usage, `Idempotency-Key` required.
   'createUsageRecord',
-  // docs/guides/payment-methods.md (COLLECTION.md's route table): detach, `Idempotency-Key` required.
+  // docs/decisions.md, Payment methods: detach, `Idempotency-Key` required.
   'detachPaymentMethod',
 ].sort();
 
