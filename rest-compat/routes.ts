@@ -481,6 +481,42 @@ export const routes: Route[] = [
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
+  // Credit notes (docs/credit-notes.md): spelled as invoices; over-limit is 422 VALIDATION_ERROR
+  route<Ops.ListCreditNotesQueryVariables>({
+    id: 'listCreditNotes',
+    method: 'GET',
+    path: '/v1/credit-notes',
+    variables: (r) => listQuery(r, { invoiceId: 'string', customerId: 'string', status: 'string' }),
+  }),
+  route<Ops.GetCreditNoteQueryVariables>({
+    id: 'getCreditNote',
+    method: 'GET',
+    path: '/v1/credit-notes/:id',
+    variables: id,
+  }),
+  route<Ops.CreateCreditNoteMutationVariables>({
+    id: 'createCreditNote',
+    method: 'POST',
+    path: '/v1/credit-notes',
+    errors: ['not_found', 'conflict', 'amount_exceeds_remaining', 'insufficient_scope'],
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateCreditNoteInput }),
+  }),
+  route<Ops.PreviewCreditNoteQueryVariables>({
+    id: 'previewCreditNote',
+    method: 'POST',
+    path: '/v1/credit-notes/preview',
+    errors: ['not_found', 'conflict', 'amount_exceeds_remaining'],
+    variables: (r) => ({ input: r.body as Ops.CreateCreditNoteInput }),
+  }),
+  route<Ops.VoidCreditNoteMutationVariables>({
+    id: 'voidCreditNote',
+    method: 'POST',
+    path: '/v1/credit-notes/:id/void',
+    errors: ['conflict'],
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+
   // Refunds (spec Refunds): every code upper case
   route<Ops.ListRefundsQueryVariables>({
     id: 'listRefunds',

@@ -93,6 +93,7 @@ const kindOfSegment: Record<string, IdKind> = {
   members: 'member',
   'dunning-policies': 'dunningPolicy',
   subscriptions: 'subscription',
+  'credit-notes': 'creditNote',
 };
 function pathFor(route: Route, ws: Workspace, opts: { ownWorkspace?: boolean } = {}) {
   const parts = route.path.split('/');
@@ -136,6 +137,11 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
     lines: [{ description: 'Bad input', quantity: 1, unitAmount: 1000 }],
   }),
   payInvoice: async () => ({}),
+  createCreditNote: async (ws) => {
+    const body = await validBodies.createInvoice(ws);
+    const inv = await ws.client.post('/v1/invoices', { ...body, status: 'open' });
+    return { invoiceId: inv.json.data.id, amount: 100 };
+  },
   createRefund: async (ws) => ({
     reason: 'requested_by_customer',
     chargeId: (await sandboxPayment(server, ws, { amount: 10000 })).id,

@@ -79,6 +79,8 @@ export type Resource =
   | 'subscription'
   | 'test_clock'
   | 'audit_log'
+  | 'credit_note'
+  | 'customer_balance'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;
@@ -108,6 +110,8 @@ const spellings: Partial<Record<Resource, Partial<Record<ErrorCode, string>>>> =
     amount_exceeds_remaining: 'VALIDATION_ERROR',
   },
   payout: { idempotency_in_flight: 'invalid_transition' },
+  // docs/credit-notes.md: spelled as invoices; over what remains (or is refundable) is 422 VALIDATION_ERROR.
+  credit_note: { ...UPPER_VALIDATION, amount_exceeds_remaining: 'VALIDATION_ERROR' },
 };
 const everywhere: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'RATE_LIMITED',

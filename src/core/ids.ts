@@ -50,6 +50,9 @@ export const prefixes = {
   providerEvent: 'pevt',
   providerCall: 'pcall',
   checkoutAttempt: 'catt',
+  creditNote: 'cn',
+  creditNoteLine: 'cnl',
+  customerBalanceTransaction: 'cbtxn',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

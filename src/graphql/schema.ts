@@ -24,6 +24,7 @@ import '../modules/usage-records/schema.ts';
 import '../modules/members/schema.ts';
 import '../modules/portal-sessions/schema.ts';
 import '../modules/audit-log/schema.ts';
+import '../modules/credit-notes/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import '../modules/payments/edges.ts';
 import '../modules/checkout-sessions/edges.ts';
@@ -38,6 +39,7 @@ import '../modules/invoices/edges.ts';
 import '../modules/subscriptions/edges.ts';
 import '../modules/test-clocks/edges.ts';
 import '../modules/members/edges.ts';
+import '../modules/credit-notes/edges.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -893,6 +893,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credit-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listCreditNotes (GraphQL query creditNotes)
+         * @description Runs the GraphQL query `listCreditNotes` (field `creditNotes`); its selection set is this response.
+         */
+        get: operations["listCreditNotes"];
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createCreditNote` (field `createCreditNote`); its selection set is this response.
+         */
+        post: operations["createCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getCreditNote (GraphQL query creditNote)
+         * @description Runs the GraphQL query `getCreditNote` (field `creditNote`); its selection set is this response.
+         */
+        get: operations["getCreditNote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * previewCreditNote (GraphQL query previewCreditNote)
+         * @description Runs the GraphQL query `previewCreditNote` (field `previewCreditNote`); its selection set is this response.
+         */
+        post: operations["previewCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `voidCreditNote` (field `voidCreditNote`); its selection set is this response.
+         */
+        post: operations["voidCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/refunds": {
         parameters: {
             query?: never;
@@ -2037,6 +2121,18 @@ export interface components {
             successUrl: string;
             templateId?: string | null;
         };
+        /** @description Exactly one of lines or amount. The post-payment part goes to credit unless the parts are sent. */
+        CreateCreditNoteInput: {
+            amount?: number | null;
+            creditAmount?: number | null;
+            invoiceId?: string | null;
+            lines?: components["schemas"]["CreditNoteLineInput"][] | null;
+            memo?: string | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            outOfBandAmount?: number | null;
+            reason?: string | null;
+            refundAmount?: number | null;
+        };
         /** @description Every field is optional. */
         CreateCustomerInput: {
             email?: string | null;
@@ -2173,6 +2269,71 @@ export interface components {
             name: string;
             region?: string | null;
         };
+        CreditNote: {
+            id: string | null;
+            arn: string | null;
+            accountId: string;
+            invoiceId: string;
+            customerId: string;
+            number: string | null;
+            /** @enum {string} */
+            status: "issued" | "void";
+            reason: string | null;
+            memo: string | null;
+            currency: string;
+            lines: components["schemas"]["CreditNoteLine"][];
+            /** @description Smallest currency unit. */
+            subtotal: number;
+            /** @description Smallest currency unit. */
+            discountAmount: number;
+            /** @description Smallest currency unit. */
+            tax: number;
+            /** @description Smallest currency unit. */
+            taxIncluded: number;
+            /** @description Smallest currency unit. */
+            total: number;
+            /** @description Smallest currency unit. */
+            prePaymentAmount: number;
+            /** @description Smallest currency unit. */
+            postPaymentAmount: number;
+            /** @description Smallest currency unit. */
+            refundAmount: number;
+            /** @description Smallest currency unit. */
+            creditAmount: number;
+            /** @description Smallest currency unit. */
+            outOfBandAmount: number;
+            refundId: string | null;
+            refundStatus: string | null;
+            balanceTransactionId: string | null;
+            /** Format: date-time */
+            issuedAt: string;
+            voidedAt: string | null;
+            metadata: components["schemas"]["Metadata"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreditNoteLine: {
+            id: string;
+            type: string;
+            invoiceLineId: string | null;
+            description: string;
+            /** Format: int32 */
+            quantity: number;
+            /** @description Smallest currency unit. */
+            unitAmount: number;
+            /** @description Smallest currency unit. */
+            amount: number;
+        };
+        /** @description An invoice line by quantity or by amount, or a custom line (description, quantity, unitAmount). */
+        CreditNoteLineInput: {
+            amount?: number | null;
+            description?: string | null;
+            invoiceLineId?: string | null;
+            quantity?: number | null;
+            unitAmount?: number | null;
+        };
         Customer: {
             id: string;
             name: string | null;
@@ -2253,6 +2414,14 @@ export interface components {
             amountPaid: number;
             /** @description Smallest currency unit. */
             amountDue: number;
+            /** @description Smallest currency unit. */
+            balanceApplied: number;
+            /** @description Smallest currency unit. */
+            creditedAmount: number;
+            /** @description Smallest currency unit. */
+            prePaymentCreditedAmount: number;
+            /** @description Smallest currency unit. */
+            amountRemaining: number;
             dueAt: string | null;
             issuedAt: string | null;
             paidAt: string | null;
@@ -3051,6 +3220,20 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+        };
+        /** @description Conflict: conflict */
+        "E409.conflict": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "conflict";
                     };
                 };
             };
@@ -5832,6 +6015,216 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Invoice"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listCreditNotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                invoiceId?: string;
+                customerId?: string;
+                status?: "issued" | "void";
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createCreditNote: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCreditNoteInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            422: components["responses"]["E422.VALIDATION_ERROR"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    previewCreditNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCreditNoteInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            422: components["responses"]["E422.VALIDATION_ERROR"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    voidCreditNote: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"];
                         error: null;
                         meta: components["schemas"]["Meta"];
                     };

@@ -197,6 +197,10 @@ export async function writeDrafts(
       total: i.total,
       amountPaid: 0n,
       amountDue: i.total,
+      balanceApplied: 0n,
+      creditedAmount: 0n,
+      prePaymentCreditedAmount: 0n,
+      prePaymentCreditedTax: 0n,
       dueAt: i.dueAt,
       issuedAt: null,
       paidAt: null,
@@ -401,7 +405,7 @@ export async function settleInvoices(
     items.flatMap((i) => (i.inv.subscriptionId ? [i.inv.subscriptionId] : [])),
   );
   // A zero total is paid without payment, receipt or ledger entry.
-  const paying = items.filter((i) => !how.zeroTotal && i.inv.total !== 0n);
+  const paying = items.filter((i) => !how.zeroTotal && i.inv.amountDue !== 0n);
   const payments = new Map<string, NonNullable<SettleOptions['payment']>>();
   const offline: Payment[] = [];
   for (const { inv, payment } of paying) {
@@ -439,7 +443,8 @@ export async function settleInvoices(
       inv,
       // collectionAttempts as the caller has it: a charge made in the caller's transaction counted its attempt.
       data: {
-        amountPaid: inv.total,
+        // What is paid: the total less balance and pre-payment credit notes (docs/credit-notes.md).
+        amountPaid: inv.amountDue,
         amountDue: 0n,
         paidAt: now,
         updatedAt: now,
@@ -464,19 +469,22 @@ export async function settleInvoices(
  */
 function invoicePosting(inv: InvoiceRow, payment: SettleOptions['payment'], txId: string | undefined, now: Date) {
   const revenue = 'revenue:invoices';
+  // The money paid (amountDue) and the tax its pre-payment credit notes did not reverse (docs/credit-notes.md, Ledger).
+  const paid = inv.amountDue;
+  const tax = inv.tax - inv.prePaymentCreditedTax;
   const legs: LedgerLeg[] = [
     {
       code: payment ? `settlement:${payment.adapter ?? 'manual'}` : OFFLINE_CASH,
       direction: 'debit',
-      amount: inv.total,
+      amount: paid,
       memo: `invoice ${inv.number ?? inv.id}`,
     },
-    { code: revenue, direction: 'credit', amount: inv.total },
+    { code: revenue, direction: 'credit', amount: paid },
   ];
-  if (inv.tax > 0n && inv.tax <= inv.total)
+  if (tax > 0n && tax <= inv.total)
     legs.push(
-      { code: revenue, direction: 'debit', amount: inv.tax, memo: 'tax on the invoice' },
-      { code: 'tax:ppn', direction: 'credit', amount: inv.tax },
+      { code: revenue, direction: 'debit', amount: tax, memo: 'tax on the invoice' },
+      { code: 'tax:ppn', direction: 'credit', amount: tax },
     );
   return {
     txId: txId ?? `inv:${inv.id}`,
