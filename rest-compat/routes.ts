@@ -517,6 +517,37 @@ export const routes: Route[] = [
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
+  // Customer balance (docs/credit-notes.md, Customer balance): lower-case codes
+  route<Ops.GetCustomerBalanceQueryVariables>({
+    id: 'getCustomerBalance',
+    method: 'GET',
+    path: '/v1/customers/:id/balance',
+    variables: (r) => ({ customerId: r.params.id }),
+  }),
+  route<Ops.ListCustomerBalanceTransactionsQueryVariables>({
+    id: 'listCustomerBalanceTransactions',
+    method: 'GET',
+    path: '/v1/customers/:id/balance-transactions',
+    variables: (r) => ({ ...listQuery(r, { currency: 'string', type: 'string' }), customerId: r.params.id }),
+  }),
+  route<Ops.GetCustomerBalanceTransactionQueryVariables>({
+    id: 'getCustomerBalanceTransaction',
+    method: 'GET',
+    path: '/v1/customers/:id/balance-transactions/:txnId',
+    variables: (r) => ({ id: r.params.txnId, customerId: r.params.id }),
+  }),
+  route<Ops.CreateCustomerBalanceTransactionMutationVariables>({
+    id: 'createCustomerBalanceTransaction',
+    method: 'POST',
+    path: '/v1/customers/:id/balance-transactions',
+    errors: ['not_found', 'unsupported_currency', 'insufficient_balance'],
+    status: 201,
+    variables: (r) => ({
+      customerId: r.params.id,
+      input: r.body as Ops.CreateCustomerBalanceTransactionInput,
+    }),
+  }),
+
   // Refunds (spec Refunds): every code upper case
   route<Ops.ListRefundsQueryVariables>({
     id: 'listRefunds',

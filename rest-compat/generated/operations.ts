@@ -74,6 +74,13 @@ export type CreateCreditNoteInput = {
   refundAmount?: number | null | undefined;
 };
 
+export type CreateCustomerBalanceTransactionInput = {
+  amount?: number | null | undefined;
+  currency?: string | null | undefined;
+  description?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+};
+
 /** Every field is optional. */
 export type CreateCustomerInput = {
   email?: string | null | undefined;
@@ -624,6 +631,42 @@ export type VoidCreditNoteMutationVariables = Exact<{
 
 
 export type VoidCreditNoteMutation = { voidCreditNote: { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> } };
+
+export type CustomerBalanceTransactionFieldsFragment = { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string };
+
+export type GetCustomerBalanceQueryVariables = Exact<{
+  customerId: string;
+}>;
+
+
+export type GetCustomerBalanceQuery = { customerBalance: { customerId: string, balances: Array<{ currency: string, amount: number }> } };
+
+export type ListCustomerBalanceTransactionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  customerId?: string | null | undefined;
+  currency?: string | null | undefined;
+  type?: string | null | undefined;
+}>;
+
+
+export type ListCustomerBalanceTransactionsQuery = { customerBalanceTransactions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string } }> } };
+
+export type GetCustomerBalanceTransactionQueryVariables = Exact<{
+  id: string | number;
+  customerId?: string | null | undefined;
+}>;
+
+
+export type GetCustomerBalanceTransactionQuery = { customerBalanceTransaction: { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string } };
+
+export type CreateCustomerBalanceTransactionMutationVariables = Exact<{
+  customerId: string;
+  input: CreateCustomerBalanceTransactionInput;
+}>;
+
+
+export type CreateCustomerBalanceTransactionMutation = { createCustomerBalanceTransaction: { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string } };
 
 export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, createdAt: string, updatedAt: string };
 

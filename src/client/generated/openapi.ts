@@ -977,6 +977,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getCustomerBalance (GraphQL query customerBalance)
+         * @description Runs the GraphQL query `getCustomerBalance` (field `customerBalance`); its selection set is this response.
+         */
+        get: operations["getCustomerBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listCustomerBalanceTransactions (GraphQL query customerBalanceTransactions)
+         * @description Runs the GraphQL query `listCustomerBalanceTransactions` (field `customerBalanceTransactions`); its selection set is this response.
+         */
+        get: operations["listCustomerBalanceTransactions"];
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createCustomerBalanceTransaction` (field `createCustomerBalanceTransaction`); its selection set is this response.
+         */
+        post: operations["createCustomerBalanceTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/balance-transactions/{txnId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getCustomerBalanceTransaction (GraphQL query customerBalanceTransaction)
+         * @description Runs the GraphQL query `getCustomerBalanceTransaction` (field `customerBalanceTransaction`); its selection set is this response.
+         */
+        get: operations["getCustomerBalanceTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/refunds": {
         parameters: {
             query?: never;
@@ -2133,6 +2197,12 @@ export interface components {
             reason?: string | null;
             refundAmount?: number | null;
         };
+        CreateCustomerBalanceTransactionInput: {
+            amount?: number | null;
+            currency?: string | null;
+            description?: string | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+        };
         /** @description Every field is optional. */
         CreateCustomerInput: {
             email?: string | null;
@@ -2334,6 +2404,11 @@ export interface components {
             quantity?: number | null;
             unitAmount?: number | null;
         };
+        CurrencyBalance: {
+            currency: string;
+            /** @description Smallest currency unit. */
+            amount: number;
+        };
         Customer: {
             id: string;
             name: string | null;
@@ -2345,6 +2420,27 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        CustomerBalance: {
+            customerId: string;
+            balances: components["schemas"]["CurrencyBalance"][];
+        };
+        CustomerBalanceTransaction: {
+            id: string;
+            customerId: string;
+            currency: string;
+            /** @description Smallest currency unit. */
+            amount: number;
+            /** @description Smallest currency unit. */
+            endingBalance: number;
+            type: string;
+            creditNoteId: string | null;
+            invoiceId: string | null;
+            description: string | null;
+            metadata: components["schemas"]["Metadata"] | null;
+            ledgerTxId: string;
+            /** Format: date-time */
+            createdAt: string;
         };
         DunningPolicy: {
             id: string;
@@ -3042,6 +3138,20 @@ export interface components {
                 };
             };
         };
+        /** @description Bad request: validation_error, idempotency_required, UNSUPPORTED_CURRENCY */
+        "E400.validation_error.idempotency_required.UNSUPPORTED_CURRENCY": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "validation_error" | "idempotency_required" | "UNSUPPORTED_CURRENCY";
+                    };
+                };
+            };
+        };
         /** @description Bad request: validation_error, invalid_limit, invalid_cursor */
         "E400.validation_error.invalid_limit.invalid_cursor": {
             headers: {
@@ -3318,6 +3428,20 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_CONFLICT" | "conflict";
+                    };
+                };
+            };
+        };
+        /** @description Conflict: idempotency_conflict, insufficient_balance */
+        "E409.idempotency_conflict.insufficient_balance": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "idempotency_conflict" | "insufficient_balance";
                     };
                 };
             };
@@ -6236,6 +6360,169 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             409: components["responses"]["E409.idempotency_conflict.conflict"];
             413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCustomerBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalance"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listCustomerBalanceTransactions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                currency?: string;
+                type?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalanceTransaction"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createCustomerBalanceTransaction: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCustomerBalanceTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalanceTransaction"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.idempotency_required.UNSUPPORTED_CURRENCY"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.insufficient_balance"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCustomerBalanceTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+                txnId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalanceTransaction"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

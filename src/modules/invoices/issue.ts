@@ -20,6 +20,7 @@ import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import { invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
 import { lockSubscriptions, onSubscriptionInvoicesPaid } from '../subscriptions/moves.ts';
 import { closeInvoiceSessions } from '../checkout-sessions/invoice-sessions.ts';
+import { applyBalances, returnBalances } from '../customer-balances/invoices.ts';
 
 export interface MoveOptions {
   /** The workspace's `acc_` id (spec `accountId`, `arn` in the event snapshot). */
@@ -114,6 +115,15 @@ export async function moveInvoices(
     ({ inv }, i) =>
       canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay') && !canMove(invoiceMachine, moves[i].to, 'pay'),
   );
+  // A voided invoice gives back the credit applied to it (docs/credit-notes.md, Customer balance).
+  if (trigger === 'void')
+    await returnBalances(
+      tx,
+      scope,
+      items.map(({ inv }) => inv),
+      o.at ?? clock.now(),
+      { requestId: o.requestId, source: o.source },
+    );
   if (closing.length)
     await closeInvoiceSessions(
       tx,
@@ -294,6 +304,8 @@ export async function finalizeInvoices(
   const now = o.at ?? clock.now();
   const sql = sqlOf(tx);
   const n = invoices.length;
+  // The customers' credit pays first, its rows locked before the counter (docs/credit-notes.md, Customer balance).
+  await applyBalances(tx, scope, invoices, now, { requestId: o.requestId, source: o.source });
   const opened = await sql.query<Invoice>(
     q`WITH c AS (${bumpCounterSql(scope.workspaceId, scope.mode, counterNames.invoice, n)}),
         o AS (SELECT id, ord FROM unnest(${invoices.map((i) => i.id)}::text[]) WITH ORDINALITY AS o(id, ord))
@@ -305,7 +317,8 @@ export async function finalizeInvoices(
   );
   const byId = new Map(opened.map((r) => [r.id, r]));
   const out = invoices.map((inv): InvoiceRow => ({ ...byId.get(inv.id)!, accountId: inv.accountId, lines: inv.lines }));
-  const zero = out.filter((r) => r.total === 0n);
+  // Nothing left to pay (a zero total, or credit covering it): paid at once.
+  const zero = out.filter((r) => r.amountDue === 0n);
   const events = out.flatMap((r, i) => withMeta(invoiceEvents(scope, r, moves[i].events, o), o.meta?.(r)));
   const statement = q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`;
   await (o.last && !zero.length ? sql.last(statement) : sql.query(statement));
@@ -406,6 +419,15 @@ export async function settleInvoices(
   );
   // A zero total is paid without payment, receipt or ledger entry.
   const paying = items.filter((i) => !how.zeroTotal && i.inv.amountDue !== 0n);
+  // Paid by credit (balance, pre-payment notes) with nothing to charge: only its tax still posts.
+  const taxOnly = items.filter((i) => !paying.includes(i)).flatMap(({ inv }) => creditPaidTax(inv, now));
+  if (taxOnly.length)
+    await sql.query(
+      q`${insertRows(
+        'ledger_entries',
+        taxOnly.flatMap((p) => ledgerRows(scope, p)),
+      )}`,
+    );
   const payments = new Map<string, NonNullable<SettleOptions['payment']>>();
   const offline: Payment[] = [];
   for (const { inv, payment } of paying) {
@@ -494,6 +516,28 @@ function invoicePosting(inv: InvoiceRow, payment: SettleOptions['payment'], txId
     postedAt: now,
     legs,
   };
+}
+
+/**
+ * An invoice paid entirely by customer credit: its revenue was credited when the balance was
+ * applied, so only the tax it still carries posts (D `revenue:invoices` / C `tax:ppn`).
+ */
+function creditPaidTax(inv: InvoiceRow, now: Date) {
+  const tax = inv.tax - inv.prePaymentCreditedTax;
+  if (inv.balanceApplied === 0n || tax <= 0n) return [];
+  return [
+    {
+      txId: `inv:${inv.id}`,
+      currency: inv.currency,
+      sourceType: 'invoice' as const,
+      sourceId: inv.id,
+      postedAt: now,
+      legs: [
+        { code: 'revenue:invoices', direction: 'debit' as const, amount: tax, memo: 'tax on the invoice' },
+        { code: 'tax:ppn', direction: 'credit' as const, amount: tax },
+      ],
+    },
+  ];
 }
 
 /** docs/ledger.md: money paid straight to the merchant; not a `settlement:*` code, so never payout-eligible. */
