@@ -509,6 +509,27 @@ export const routes: Route[] = [
     errors: ['not_found', 'conflict', 'amount_exceeds_remaining'],
     variables: (r) => ({ input: r.body as Ops.CreateCreditNoteInput }),
   }),
+  route<Ops.GetCreditNotePdfQueryVariables>({
+    id: 'getCreditNotePdf',
+    method: 'GET',
+    path: '/v1/credit-notes/:id/credit-note.pdf',
+    download: true,
+    variables: id,
+  }),
+  route<Ops.GetCreditNoteHtmlQueryVariables>({
+    id: 'getCreditNoteHtml',
+    method: 'GET',
+    path: '/v1/credit-notes/:id/credit-note.html',
+    download: true,
+    variables: id,
+  }),
+  route<Ops.GetCreditNoteEscposQueryVariables>({
+    id: 'getCreditNoteEscpos',
+    method: 'GET',
+    path: '/v1/credit-notes/:id/credit-note.escpos',
+    download: true,
+    variables: (r) => ({ id: r.params.id, ...listQuery(r, { width: 'int' }) }),
+  }),
   route<Ops.VoidCreditNoteMutationVariables>({
     id: 'voidCreditNote',
     method: 'POST',

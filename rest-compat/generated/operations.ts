@@ -632,6 +632,28 @@ export type VoidCreditNoteMutationVariables = Exact<{
 
 export type VoidCreditNoteMutation = { voidCreditNote: { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> } };
 
+export type GetCreditNotePdfQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCreditNotePdfQuery = { creditNoteDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetCreditNoteHtmlQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCreditNoteHtmlQuery = { creditNoteDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetCreditNoteEscposQueryVariables = Exact<{
+  id: string | number;
+  width?: number | null | undefined;
+}>;
+
+
+export type GetCreditNoteEscposQuery = { creditNoteDocument: { contentType: string, filename: string, contentBase64: string } };
+
 export type CustomerBalanceTransactionFieldsFragment = { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string };
 
 export type GetCustomerBalanceQueryVariables = Exact<{

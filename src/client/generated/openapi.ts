@@ -957,6 +957,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credit-notes/{id}/credit-note.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * format: pdf, html or escpos; width (escpos): 58 or 80 (default).
+         * @description Runs the GraphQL query `getCreditNotePdf` (field `creditNoteDocument`); its selection set is this response.
+         */
+        get: operations["getCreditNotePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}/credit-note.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * format: pdf, html or escpos; width (escpos): 58 or 80 (default).
+         * @description Runs the GraphQL query `getCreditNoteHtml` (field `creditNoteDocument`); its selection set is this response.
+         */
+        get: operations["getCreditNoteHtml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}/credit-note.escpos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * format: pdf, html or escpos; width (escpos): 58 or 80 (default).
+         * @description Runs the GraphQL query `getCreditNoteEscpos` (field `creditNoteDocument`); its selection set is this response.
+         */
+        get: operations["getCreditNoteEscpos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/credit-notes/{id}/void": {
         parameters: {
             query?: never;
@@ -6314,6 +6374,104 @@ export interface operations {
             409: components["responses"]["E409.conflict"];
             413: components["responses"]["E413.payload_too_large"];
             422: components["responses"]["E422.VALIDATION_ERROR"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNotePdf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (its content type and a Content-Disposition filename). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNoteHtml: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (its content type and a Content-Disposition filename). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNoteEscpos: {
+        parameters: {
+            query?: {
+                width?: number;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (its content type and a Content-Disposition filename). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

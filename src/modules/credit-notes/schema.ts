@@ -5,6 +5,8 @@ import { creditNoteFields, creditNoteLineFields, type CreditNotePreview } from '
 import { createCreditNote, getCreditNote, listCreditNotes, previewCreditNote, voidCreditNote } from './service.ts';
 import { creditNoteMachine } from './states.ts';
 import { linesOfCreditNote } from './loaders.ts';
+import { documentType } from '../documents/schema.ts';
+import { creditNoteDocument } from './documents.ts';
 import type { CreditNoteLine as CreditNoteLineRow } from '../../generated/prisma/client.ts';
 
 export const CreditNoteLine = builder.objectRef<CreditNoteLineRow>('CreditNoteLine').implement({
@@ -96,5 +98,17 @@ builder.mutationFields((t) => ({
     type: CreditNote,
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: (_, { id }, ctx) => voidCreditNote(ctx, String(id)),
+  }),
+}));
+
+const CreditNoteDocument = documentType('CreditNoteDocument');
+
+builder.queryFields((t) => ({
+  creditNoteDocument: t.field({
+    ...admission({ resource: 'credit_note', scope: 'svc:credit_note:read' }),
+    type: CreditNoteDocument,
+    description: 'format: pdf, html or escpos; width (escpos): 58 or 80 (default).',
+    args: { id: t.arg.id({ required: true }), format: t.arg.string({ required: true }), width: t.arg.int() },
+    resolve: (_, { id, format, width }, ctx) => creditNoteDocument(ctx, String(id), format, width),
   }),
 }));

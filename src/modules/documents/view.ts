@@ -11,7 +11,7 @@ export const DEFAULT_THANK_YOU_TEXT = templateDefaults.thankYouText;
 export const DEFAULT_ACCENT_COLOR = '#0f766e';
 
 export type DocumentLanguage = 'id' | 'en';
-export type DocumentKind = 'receipt' | 'invoice';
+export type DocumentKind = 'receipt' | 'invoice' | 'credit_note';
 
 export interface DocumentViewItem {
   name: string;
@@ -77,8 +77,10 @@ export interface DocumentView {
   thankYouText: string;
   /** Free text from the template; may hold line breaks. */
   footerText: string | null;
-  /** Only on invoices: the parts a receipt does not have. */
+  /** Only on invoices (and credit notes, which reuse its status stamp, discount and memo). */
   invoice?: InvoiceViewPart;
+  /** Only on credit notes: where the credited money went (docs/credit-notes.md, Outcomes), minor units. */
+  creditNote?: { prePayment: number; refund: number; credit: number; outOfBand: number };
 }
 
 /** What an invoice adds to the shared view (spec Invoice). */
