@@ -131,29 +131,37 @@ function validateCreate(input: CreateCreditNoteInput) {
 }
 type Valid = ReturnType<typeof validateCreate>;
 
-/** What the invoice's issued notes already took, in total and per invoice line. */
+/** What the invoice's issued notes already took, in total and per invoice line: two aggregates, however many notes. */
 async function priorOf(tx: Tx, scope: RowScope, invoiceId: string) {
-  const notes = await tx.creditNote.findMany({
-    where: { ...scoped(scope), invoiceId, status: creditNoteIssued },
-    include: { lines: true },
-  });
-  const prior: Prior = { net: 0n, discountAmount: 0n, tax: 0n, taxIncluded: 0n };
-  const perLine = new Map<string, { by: string; quantity: bigint; amount: bigint }>();
-  for (const n of notes) {
-    if (n.lines.some((l) => l.type === 'custom') || n.lines.length === 0) {
-      // An amount-mode or custom note does not count towards "every line credited".
-    } else prior.net += n.subtotal;
-    prior.discountAmount += n.discountAmount;
-    prior.tax += n.tax;
-    prior.taxIncluded += n.taxIncluded;
-    for (const l of n.lines) {
-      if (!l.invoiceLineId) continue;
-      const p = perLine.get(l.invoiceLineId) ?? { by: l.creditedBy ?? 'amount', quantity: 0n, amount: 0n };
-      p.quantity += BigInt(l.quantity);
-      p.amount += l.amount;
-      perLine.set(l.invoiceLineId, p);
-    }
-  }
+  const sql = sqlOf(tx);
+  const issued = q`n."workspaceId" = ${scope.workspaceId} AND n.mode = ${scope.mode} AND n."invoiceId" = ${invoiceId}
+    AND n.status = ${creditNoteIssued}`;
+  const [t] = await sql.query<{ net: string; discount: string; tax: string; incl: string }>(
+    // Amount-mode and custom notes do not count towards "every line credited" (amounts.ts).
+    q`SELECT coalesce(sum(n.subtotal) FILTER (WHERE NOT EXISTS (SELECT 1 FROM credit_note_lines l
+          WHERE l."workspaceId" = n."workspaceId" AND l.mode = n.mode AND l."creditNoteId" = n.id AND l.type = 'custom')), 0) AS net,
+        coalesce(sum(n."discountAmount"), 0) AS discount, coalesce(sum(n.tax), 0) AS tax,
+        coalesce(sum(n."taxIncluded"), 0) AS incl
+      FROM credit_notes n WHERE ${issued}`,
+  );
+  const prior: Prior = {
+    net: BigInt(t.net),
+    discountAmount: BigInt(t.discount),
+    tax: BigInt(t.tax),
+    taxIncluded: BigInt(t.incl),
+  };
+  const lines = await sql.query<{ invoiceLineId: string; by: string; quantity: string; amount: string }>(
+    q`SELECT l."invoiceLineId", min(l."creditedBy") AS by, sum(l.quantity) AS quantity, sum(l.amount) AS amount
+      FROM credit_note_lines l JOIN credit_notes n ON n."workspaceId" = l."workspaceId" AND n.mode = l.mode
+        AND n.id = l."creditNoteId"
+      WHERE ${issued} AND l."invoiceLineId" IS NOT NULL GROUP BY l."invoiceLineId"`,
+  );
+  const perLine = new Map(
+    lines.map((l) => [
+      l.invoiceLineId,
+      { by: l.by ?? 'amount', quantity: BigInt(l.quantity), amount: BigInt(l.amount) },
+    ]),
+  );
   return { prior, perLine };
 }
 
