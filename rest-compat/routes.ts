@@ -530,6 +530,13 @@ export const routes: Route[] = [
     download: true,
     variables: (r) => ({ id: r.params.id, ...listQuery(r, { width: 'int' }) }),
   }),
+  route<Ops.SendCreditNoteEmailMutationVariables>({
+    id: 'sendCreditNoteEmail',
+    method: 'POST',
+    path: '/v1/credit-notes/:id/send-email',
+    errors: ['no_recipient', 'email_failed'],
+    variables: (r) => ({ id: r.params.id, to: (r.body.to as string | undefined) ?? null }),
+  }),
   route<Ops.VoidCreditNoteMutationVariables>({
     id: 'voidCreditNote',
     method: 'POST',

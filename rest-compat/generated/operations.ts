@@ -654,6 +654,14 @@ export type GetCreditNoteEscposQueryVariables = Exact<{
 
 export type GetCreditNoteEscposQuery = { creditNoteDocument: { contentType: string, filename: string, contentBase64: string } };
 
+export type SendCreditNoteEmailMutationVariables = Exact<{
+  id: string | number;
+  to?: string | null | undefined;
+}>;
+
+
+export type SendCreditNoteEmailMutation = { sendCreditNoteEmail: { sent: boolean, to: string } };
+
 export type CustomerBalanceTransactionFieldsFragment = { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string };
 
 export type GetCustomerBalanceQueryVariables = Exact<{

@@ -1017,6 +1017,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credit-notes/{id}/send-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Emails the credit note PDF to `to` or the customer; sent false: kept in the development outbox.
+         * @description Runs the GraphQL mutation `sendCreditNoteEmail` (field `sendCreditNoteEmail`); its selection set is this response.
+         */
+        post: operations["sendCreditNoteEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/credit-notes/{id}/void": {
         parameters: {
             query?: never;
@@ -2049,6 +2069,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credit-notes/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credit note's PDF: a redirect to a signed URL valid about 5 minutes (docs/credit-notes.md).
+         * @description Served outside GraphQL (docs/architecture.md, Routes outside GraphQL).
+         */
+        get: operations["getCreditNotePdfLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2443,6 +2483,10 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        CreditNoteEmailResult: {
+            sent: boolean;
+            to: string;
         };
         CreditNoteLine: {
             id: string;
@@ -2876,10 +2920,6 @@ export interface components {
             /** @description Smallest currency unit. */
             total: number;
             template: unknown;
-        };
-        ReceiptEmailResult: {
-            sent: boolean;
-            to: string;
         };
         ReceiptSummary: {
             id: string;
@@ -6477,6 +6517,54 @@ export interface operations {
             503: components["responses"]["E503.service_unavailable"];
         };
     };
+    sendCreditNoteEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    to?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNoteEmailResult"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.no_recipient"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            502: components["responses"]["E502.email_failed"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
     voidCreditNote: {
         parameters: {
             query?: never;
@@ -7708,7 +7796,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["ReceiptEmailResult"];
+                        data: components["schemas"]["CreditNoteEmailResult"];
                         error: null;
                         meta: components["schemas"]["Meta"];
                     };
@@ -8818,7 +8906,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["ReceiptEmailResult"];
+                        data: components["schemas"]["CreditNoteEmailResult"];
                         error: null;
                         meta: components["schemas"]["Meta"];
                     };
@@ -8974,6 +9062,38 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Location: the signed URL of the PDF (public, for this invoice only). */
+            302: {
+                headers: {
+                    /** @description Where to go. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNotePdfLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Location: the signed URL of the PDF (public, for this note only). */
             302: {
                 headers: {
                     /** @description Where to go. */

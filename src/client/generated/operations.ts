@@ -66,6 +66,7 @@ export const operations = {
   getCreditNotePdf: { method: 'GET', path: '/v1/credit-notes/{id}/credit-note.pdf', binary: true },
   getCreditNoteHtml: { method: 'GET', path: '/v1/credit-notes/{id}/credit-note.html', binary: true },
   getCreditNoteEscpos: { method: 'GET', path: '/v1/credit-notes/{id}/credit-note.escpos', binary: true },
+  sendCreditNoteEmail: { method: 'POST', path: '/v1/credit-notes/{id}/send-email' },
   voidCreditNote: { method: 'POST', path: '/v1/credit-notes/{id}/void' },
   getCustomerBalance: { method: 'GET', path: '/v1/customers/{id}/balance' },
   listCustomerBalanceTransactions: { method: 'GET', path: '/v1/customers/{id}/balance-transactions', list: true },
@@ -128,4 +129,5 @@ export const operations = {
   createPortalSession: { method: 'POST', path: '/v1/portal-sessions' },
   downloadLedgerCsv: { method: 'GET', path: '/v1/reports/ledger.csv', binary: true },
   getInvoicePdfLink: { method: 'GET', path: '/v1/invoices/{id}/pdf', redirect: true },
+  getCreditNotePdfLink: { method: 'GET', path: '/v1/credit-notes/{id}/pdf', redirect: true },
 } as const;

@@ -6,7 +6,8 @@ import { createCreditNote, getCreditNote, listCreditNotes, previewCreditNote, vo
 import { creditNoteMachine } from './states.ts';
 import { linesOfCreditNote } from './loaders.ts';
 import { documentType } from '../documents/schema.ts';
-import { creditNoteDocument } from './documents.ts';
+import { creditNoteDocument, creditNotePdfUrlOf, sendCreditNoteEmail } from './documents.ts';
+import { emailResultType } from '../documents/schema.ts';
 import type { CreditNoteLine as CreditNoteLineRow } from '../../generated/prisma/client.ts';
 
 export const CreditNoteLine = builder.objectRef<CreditNoteLineRow>('CreditNoteLine').implement({
@@ -102,6 +103,25 @@ builder.mutationFields((t) => ({
 }));
 
 const CreditNoteDocument = documentType('CreditNoteDocument');
+const CreditNoteEmailResult = emailResultType('CreditNoteEmailResult');
+
+builder.objectField(CreditNote, 'pdfUrl', (t) =>
+  t.string({
+    nullable: true,
+    description: 'A signed link to the PDF, valid about 5 minutes (what GET /v1/credit-notes/:id/pdf redirects to).',
+    resolve: (n, _, ctx) => creditNotePdfUrlOf(ctx, n),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  sendCreditNoteEmail: t.field({
+    ...admission({ resource: 'credit_note', scope: 'svc:credit_note:write' }),
+    type: CreditNoteEmailResult,
+    description: 'Emails the credit note PDF to `to` or the customer; sent false: kept in the development outbox.',
+    args: { id: t.arg.id({ required: true }), to: t.arg.string(), idempotencyKey: t.arg.string() },
+    resolve: (_, { id, to }, ctx) => sendCreditNoteEmail(ctx, String(id), to),
+  }),
+}));
 
 builder.queryFields((t) => ({
   creditNoteDocument: t.field({

@@ -1,11 +1,27 @@
 // A credit note's documents over real HTTP: credit-note.pdf|html|escpos through the invoice pipeline.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { extractText } from 'unpdf';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../../src/core/auth/signing.ts';
+import { config } from '../../../src/core/config.ts';
 import { useServer, type Workspace } from '../../helpers/server.ts';
 
 const server = useServer();
+let outbox: string;
+const previous = { outbox: config.mailOutboxDir, smtp: config.smtpUrl };
+beforeAll(() => {
+  outbox = mkdtempSync(join(tmpdir(), 'svc-outbox-'));
+  config.mailOutboxDir = outbox;
+  config.smtpUrl = undefined;
+});
+afterAll(() => {
+  config.mailOutboxDir = previous.outbox;
+  config.smtpUrl = previous.smtp;
+  rmSync(outbox, { recursive: true, force: true });
+});
 const key = () => ({ 'idempotency-key': randomUUID() });
 
 async function signedGet(ws: Workspace, target: string) {
@@ -68,6 +84,35 @@ describe('credit note documents', () => {
     expect(e58.body.toString('latin1')).toContain(note.number);
     const bad = await ws.client.get(`/v1/credit-notes/${note.id}/credit-note.escpos?width=57`);
     expect(bad.json.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'width' });
+
+    // The 302 to a signed PDF URL, public and for this note only; GraphQL pdfUrl likewise.
+    const link = await signedGet(ws, `/v1/credit-notes/${note.id}/pdf`);
+    expect(link.status).toBe(302);
+    const location = link.headers.get('location')!;
+    expect(location).toContain(`/f/${note.id}.pdf?`);
+    const u = new URL(location, server.url);
+    const local = server.url + u.pathname + u.search;
+    const signed = await fetch(local);
+    expect(signed.status).toBe(200);
+    expect(
+      Buffer.from(await signed.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+    const tampered = await fetch(local.replace(note.id, `${note.id.slice(0, -1)}X`));
+    expect(tampered.status).toBeGreaterThanOrEqual(400);
+    const gql = await ws.client.post('/graphql', {
+      query: `query($id: ID!) { creditNote(id: $id) { pdfUrl } }`,
+      variables: { id: note.id },
+    });
+    expect(gql.json.data.creditNote.pdfUrl).toContain(`/f/${note.id}.pdf?`);
+
+    // send-email without SMTP: kept in the development outbox, {sent: false, to}.
+    const sent = await ws.client.post(`/v1/credit-notes/${note.id}/send-email`, {}, key());
+    expect(sent.status, JSON.stringify(sent.json)).toBe(200);
+    expect(sent.json.data).toEqual({ sent: false, to: 'budi@example.com' });
+    const kept = readdirSync(outbox).map((f) => readFileSync(join(outbox, f), 'utf8'));
+    expect(kept.some((m) => m.includes(`Nota kredit ${note.number}`))).toBe(true);
 
     expect((await ws.client.post(`/v1/credit-notes/${note.id}/void`, {}, key())).status).toBe(200);
     const voided = await ws.client.get(`/v1/credit-notes/${note.id}/credit-note.html`);
