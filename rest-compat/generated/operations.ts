@@ -101,6 +101,8 @@ export type CreateDunningPolicyInput = {
 
 /** spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
 export type CreateInvoiceInput = {
+  /** Finalization applies the customer's credit in the invoice currency (default true). */
+  applyCustomerBalance?: boolean | null | undefined;
   currency?: string | null | undefined;
   customerId?: string | null | undefined;
   discount?: number | null | undefined;

@@ -2321,6 +2321,8 @@ export interface components {
         };
         /** @description spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
         CreateInvoiceInput: {
+            /** @description Finalization applies the customer's credit in the invoice currency (default true). */
+            applyCustomerBalance?: boolean | null;
             currency?: string | null;
             customerId?: string | null;
             discount?: number | null;

@@ -11,7 +11,8 @@ import { lockBalances, writeBalanceChanges, type EmitOpts } from './post.ts';
 /** Where applied credit is recognized (docs/credit-notes.md, Ledger). */
 const REVENUE = 'revenue:invoices';
 
-type Inv = Pick<Invoice, 'id' | 'customerId' | 'currency' | 'amountDue' | 'balanceApplied' | 'number'>;
+type Inv = Pick<Invoice, 'id' | 'customerId' | 'currency' | 'amountDue' | 'balanceApplied' | 'number'> &
+  Partial<Pick<Invoice, 'applyCustomerBalance'>>;
 
 /**
  * At finalization: each invoice takes `min(balance, amountDue)` of its customer's credit in its
@@ -28,7 +29,7 @@ export async function applyBalances(
   o: EmitOpts = {},
 ): Promise<Map<string, bigint>> {
   const applied = new Map<string, bigint>();
-  const due = invoices.filter((i) => i.amountDue > 0n);
+  const due = invoices.filter((i) => i.amountDue > 0n && i.applyCustomerBalance !== false);
   if (!due.length) return applied;
   const balances = await lockBalances(tx, scope, due, { create: false, at });
   if (![...balances.values()].some((b) => b > 0n)) return applied;

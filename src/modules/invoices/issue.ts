@@ -162,6 +162,8 @@ export interface NewInvoice {
   billingReason: string;
   testClockId: string | null;
   metadata: Record<string, string> | null;
+  /** Finalization applies the customer's credit (default true; docs/credit-notes.md, Customer balance). */
+  applyCustomerBalance?: boolean;
 }
 
 export interface DraftOptions extends MoveOptions {
@@ -207,6 +209,7 @@ export async function writeDrafts(
       total: i.total,
       amountPaid: 0n,
       amountDue: i.total,
+      applyCustomerBalance: i.applyCustomerBalance ?? true,
       balanceApplied: 0n,
       creditedAmount: 0n,
       prePaymentCreditedAmount: 0n,

@@ -107,7 +107,10 @@ function validateCreate(input: CreateInvoiceInput) {
     throw err.validation('subscriptionId', 'subscriptionId must be a sub_ subscription id');
   if (input.templateId != null && typeof input.templateId !== 'string')
     throw err.validation('templateId', 'templateId must be a tpl_ template id');
+  if (input.applyCustomerBalance != null && typeof input.applyCustomerBalance !== 'boolean')
+    throw err.validation('applyCustomerBalance', 'applyCustomerBalance must be true or false');
   return {
+    applyCustomerBalance: input.applyCustomerBalance ?? true,
     customerId: input.customerId,
     currency,
     lines,
@@ -175,6 +178,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
           // Its due date then passes on the customer's clock, not in the real-time sweep (docs/decisions.md, Test clocks).
           testClockId: customer.testClockId,
           metadata: v.metadata,
+          applyCustomerBalance: v.applyCustomerBalance,
         },
       ],
       { ...o, created: trigger === 'create' },

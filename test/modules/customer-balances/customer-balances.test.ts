@@ -135,6 +135,17 @@ describe('customer balance', () => {
       { code: 'revenue:invoices', direction: 'debit', amount: 11000 },
       { code: 'tax:ppn', direction: 'credit', amount: 11000 },
     ]);
+    // applyCustomerBalance: false keeps the credit for later.
+    await adjust(ws, cus, { amount: 1000, currency: 'IDR' });
+    const kept = await ws.client.post('/v1/invoices', {
+      customerId: cus,
+      currency: 'IDR',
+      lines: [{ description: 'Hosting', quantity: 1, unitAmount: 5000 }],
+      status: 'open',
+      applyCustomerBalance: false,
+    });
+    expect(kept.json.data).toMatchObject({ status: 'open', balanceApplied: 0, amountDue: 5000 });
+    await adjust(ws, cus, { amount: -1000, currency: 'IDR' });
     // A void gives it back.
     await adjust(ws, cus, { amount: -89000 + 50000, currency: 'IDR' });
     const partial = await openInvoice(ws, cus);
