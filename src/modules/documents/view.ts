@@ -98,6 +98,8 @@ export interface InvoiceViewPart {
   payAction?: string | null;
   /** Free text from `metadata.memo`. */
   memo: string | null;
+  /** Issued credit notes of the invoice (a row each, negative); absent or empty: none. */
+  creditNotes?: { number: string; total: number }[];
 }
 
 export const METHOD_LABELS: Record<string, string> = {

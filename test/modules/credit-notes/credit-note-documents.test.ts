@@ -85,6 +85,14 @@ describe('credit note documents', () => {
     const bad = await ws.client.get(`/v1/credit-notes/${note.id}/credit-note.escpos?width=57`);
     expect(bad.json.error).toMatchObject({ code: 'VALIDATION_ERROR', field: 'width' });
 
+    // The invoice's own documents and its hosted page list the note.
+    const invHtml = await ws.client.get(`/v1/invoices/${inv.id}/invoice.html`);
+    expect(invHtml.text).toContain(`Nota kredit ${note.number}`);
+    const hostedUrl = new URL(inv.hostedInvoiceUrl);
+    const page = await fetch(server.url + hostedUrl.pathname);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(`Nota kredit ${note.number}`);
+
     // The 302 to a signed PDF URL, public and for this note only; GraphQL pdfUrl likewise.
     const link = await signedGet(ws, `/v1/credit-notes/${note.id}/pdf`);
     expect(link.status).toBe(302);

@@ -36,6 +36,7 @@ const LABELS = {
     invoiceSubject: (number: string, merchant: string) => `Invoice ${number} from ${merchant}`,
     invoiceIntro: (merchant: string) => `Here is your invoice from ${merchant}. The PDF copy is attached.`,
     creditNote: 'Credit Note',
+    creditNoteRow: 'Credit note',
     taxReversed: (label: string) => `${label} reversed`,
     prePaymentPart: 'Deducted from the amount due',
     refundPart: 'Refunded to original payment',
@@ -82,6 +83,7 @@ const LABELS = {
     invoiceSubject: (number: string, merchant: string) => `Faktur ${number} dari ${merchant}`,
     invoiceIntro: (merchant: string) => `Berikut faktur Anda dari ${merchant}. Salinan PDF terlampir.`,
     creditNote: 'Nota Kredit',
+    creditNoteRow: 'Nota kredit',
     taxReversed: (label: string) => `${label} dikembalikan`,
     prePaymentPart: 'Dikurangkan dari sisa tagihan',
     refundPart: 'Dikembalikan ke pembayaran asal',
@@ -185,6 +187,7 @@ export function documentText(view: DocumentView) {
     ? outcomes.filter(([, a]) => a > 0).map(([l, a]) => [l, money(a)])
     : inv
       ? [
+          ...(inv.creditNotes ?? []).map((c): [string, string] => [`${L.creditNoteRow} ${c.number}`, money(-c.total)]),
           [L.amountPaid, money(inv.amountPaid)],
           [L.amountDue, money(inv.amountDue)],
         ]
