@@ -59,7 +59,7 @@ const token = sessionStorage.getItem(key);
 const T = {
   en: {
     title: 'Billing', hello: 'Signed in as', subs: 'Subscriptions', noSubs: 'You have no subscriptions.',
-    invoices: 'Invoices', noInvoices: 'No invoices yet.', pdf: 'Download PDF', pay: 'Pay now',
+    invoices: 'Invoices', noInvoices: 'No invoices yet.', creditNote: 'Credit note', pdf: 'Download PDF', pay: 'Pay now',
     back: 'Return to', expires: 'This page works until', test: 'TEST MODE', per: 'per', every: 'every',
     interval: { day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] },
     usage: 'billed by usage', renews: 'Renews on', trialEnds: 'Trial ends on', endsOn: 'Ends on',
@@ -81,7 +81,7 @@ const T = {
   },
   id: {
     title: 'Tagihan', hello: 'Masuk sebagai', subs: 'Langganan', noSubs: 'Anda belum punya langganan.',
-    invoices: 'Faktur', noInvoices: 'Belum ada faktur.', pdf: 'Unduh PDF', pay: 'Bayar sekarang',
+    invoices: 'Faktur', noInvoices: 'Belum ada faktur.', creditNote: 'Nota kredit', pdf: 'Unduh PDF', pay: 'Bayar sekarang',
     back: 'Kembali ke', expires: 'Halaman ini berlaku sampai', test: 'MODE UJI', per: 'per', every: 'setiap',
     interval: { day: ['hari', 'hari'], week: ['minggu', 'minggu'], month: ['bulan', 'bulan'], year: ['tahun', 'tahun'] },
     usage: 'ditagih sesuai pemakaian', renews: 'Diperpanjang pada', trialEnds: 'Masa uji coba berakhir pada',
@@ -219,6 +219,8 @@ function invoiceItem(i) {
   li.append(el('div', { className: 'row' }, el('span', { className: 'muted', textContent: (i.status === 'open' &&
     i.dueAt ? L.due + ' ' + fmt(i.dueAt) : L.issued + ' ' + fmt(i.issuedAt)) }),
     el('span', { className: 'price', textContent: i.status === 'open' ? i.amountDue : i.total })));
+  for (const c of i.creditNotes || []) li.append(el('div', { className: 'row credit-note' },
+    el('span', { className: 'muted', textContent: L.creditNote + ' ' + c.number }), el('span', { textContent: '-' + c.total })));
   const pdf = el('a', { className: 'act pdf', href: i.pdfUrl, textContent: L.pdf, target: '_blank', rel: 'noopener' });
   // The signed link lives about 5 minutes: an older page asks for a fresh one first.
   pdf.addEventListener('click', async (ev) => {

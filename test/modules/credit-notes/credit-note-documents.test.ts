@@ -93,6 +93,16 @@ describe('credit note documents', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(`Nota kredit ${note.number}`);
 
+    // The portal lists it under its invoice.
+    const ps = (await ws.client.post('/v1/portal-sessions', { customerId: cus, returnUrl: 'https://shop.example' }))
+      .json.data;
+    const u0 = new URL(ps.url);
+    const state = await fetch(`${server.url}/portal/${u0.pathname.split('/')[2]}/api/state`, {
+      headers: { 'x-portal-token': u0.hash.slice('#t='.length) },
+    }).then((r) => r.json());
+    const listed = state.data.invoices.find((i: any) => i.id === inv.id);
+    expect(listed.creditNotes).toEqual([{ number: note.number, total: expect.stringContaining('55.500') }]);
+
     // The 302 to a signed PDF URL, public and for this note only; GraphQL pdfUrl likewise.
     const link = await signedGet(ws, `/v1/credit-notes/${note.id}/pdf`);
     expect(link.status).toBe(302);
