@@ -120,6 +120,7 @@ const idKindOf: Record<string, IdKind> = {
   actorKey: 'apiKey',
   actorMember: 'member',
   ledgerTransaction: 'ledgerEntry',
+  balanceTransaction: 'customerBalanceTransaction',
 };
 const sampleId = (kind: string): string | undefined => {
   const k = idKindOf[kind] ?? (kind in prefixes ? (kind as IdKind) : undefined);

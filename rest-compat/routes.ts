@@ -524,6 +524,101 @@ export const routes: Route[] = [
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
+  // Credit notes (docs/credit-notes.md): spelled as invoices; over-limit is 422 VALIDATION_ERROR
+  route<Ops.ListCreditNotesQueryVariables>({
+    id: 'listCreditNotes',
+    method: 'GET',
+    path: '/v1/credit-notes',
+    variables: (r) => listQuery(r, { invoiceId: 'string', customerId: 'string', status: 'string' }),
+  }),
+  route<Ops.GetCreditNoteQueryVariables>({
+    id: 'getCreditNote',
+    method: 'GET',
+    path: '/v1/credit-notes/:id',
+    variables: id,
+  }),
+  route<Ops.CreateCreditNoteMutationVariables>({
+    id: 'createCreditNote',
+    method: 'POST',
+    path: '/v1/credit-notes',
+    errors: ['not_found', 'conflict', 'amount_exceeds_remaining', 'insufficient_scope'],
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateCreditNoteInput }),
+  }),
+  route<Ops.PreviewCreditNoteQueryVariables>({
+    id: 'previewCreditNote',
+    method: 'POST',
+    path: '/v1/credit-notes/preview',
+    errors: ['not_found', 'conflict', 'amount_exceeds_remaining'],
+    variables: (r) => ({ input: r.body as Ops.CreateCreditNoteInput }),
+  }),
+  route<Ops.GetCreditNotePdfQueryVariables>({
+    id: 'getCreditNotePdf',
+    method: 'GET',
+    path: '/v1/credit-notes/:id/credit-note.pdf',
+    download: true,
+    variables: id,
+  }),
+  route<Ops.GetCreditNoteHtmlQueryVariables>({
+    id: 'getCreditNoteHtml',
+    method: 'GET',
+    path: '/v1/credit-notes/:id/credit-note.html',
+    download: true,
+    variables: id,
+  }),
+  route<Ops.GetCreditNoteEscposQueryVariables>({
+    id: 'getCreditNoteEscpos',
+    method: 'GET',
+    path: '/v1/credit-notes/:id/credit-note.escpos',
+    download: true,
+    variables: (r) => ({ id: r.params.id, ...listQuery(r, { width: 'int' }) }),
+  }),
+  route<Ops.SendCreditNoteEmailMutationVariables>({
+    id: 'sendCreditNoteEmail',
+    method: 'POST',
+    path: '/v1/credit-notes/:id/send-email',
+    errors: ['no_recipient', 'email_failed'],
+    variables: (r) => ({ id: r.params.id, to: (r.body.to as string | undefined) ?? null }),
+  }),
+  route<Ops.VoidCreditNoteMutationVariables>({
+    id: 'voidCreditNote',
+    method: 'POST',
+    path: '/v1/credit-notes/:id/void',
+    errors: ['conflict'],
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+
+  // Customer balance (docs/credit-notes.md, Customer balance): lower-case codes
+  route<Ops.GetCustomerBalanceQueryVariables>({
+    id: 'getCustomerBalance',
+    method: 'GET',
+    path: '/v1/customers/:id/balance',
+    variables: (r) => ({ customerId: r.params.id }),
+  }),
+  route<Ops.ListCustomerBalanceTransactionsQueryVariables>({
+    id: 'listCustomerBalanceTransactions',
+    method: 'GET',
+    path: '/v1/customers/:id/balance-transactions',
+    variables: (r) => ({ ...listQuery(r, { currency: 'string', type: 'string' }), customerId: r.params.id }),
+  }),
+  route<Ops.GetCustomerBalanceTransactionQueryVariables>({
+    id: 'getCustomerBalanceTransaction',
+    method: 'GET',
+    path: '/v1/customers/:id/balance-transactions/:txnId',
+    variables: (r) => ({ id: r.params.txnId, customerId: r.params.id }),
+  }),
+  route<Ops.CreateCustomerBalanceTransactionMutationVariables>({
+    id: 'createCustomerBalanceTransaction',
+    method: 'POST',
+    path: '/v1/customers/:id/balance-transactions',
+    errors: ['not_found', 'unsupported_currency', 'insufficient_balance'],
+    status: 201,
+    variables: (r) => ({
+      customerId: r.params.id,
+      input: r.body as Ops.CreateCustomerBalanceTransactionInput,
+    }),
+  }),
+
   // Refunds (spec Refunds): every code upper case
   route<Ops.ListRefundsQueryVariables>({
     id: 'listRefunds',

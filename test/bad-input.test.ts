@@ -93,6 +93,8 @@ const kindOfSegment: Record<string, IdKind> = {
   members: 'member',
   'dunning-policies': 'dunningPolicy',
   subscriptions: 'subscription',
+  'credit-notes': 'creditNote',
+  'balance-transactions': 'customerBalanceTransaction',
 };
 function pathFor(route: Route, ws: Workspace, opts: { ownWorkspace?: boolean } = {}) {
   const parts = route.path.split('/');
@@ -137,6 +139,12 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
     lines: [{ description: 'Bad input', quantity: 1, unitAmount: 1000 }],
   }),
   payInvoice: async () => ({}),
+  createCreditNote: async (ws) => {
+    const body = await validBodies.createInvoice(ws);
+    const inv = await ws.client.post('/v1/invoices', { ...body, status: 'open' });
+    return { invoiceId: inv.json.data.id, amount: 100 };
+  },
+  createCustomerBalanceTransaction: async () => ({ currency: 'IDR', amount: 5000 }),
   createRefund: async (ws) => ({
     reason: 'requested_by_customer',
     chargeId: (await sandboxPayment(server, ws, { amount: 10000 })).id,
@@ -197,6 +205,8 @@ const validPaths: Record<string, (ws: Workspace) => Promise<string>> = {
     });
     return `/v1/subscriptions/${sub}/usage`;
   },
+  createCustomerBalanceTransaction: async (ws) =>
+    `/v1/customers/${(await ws.client.post('/v1/customers', {})).json.data.id}/balance-transactions`,
   payInvoice: async (ws) => {
     const body = await validBodies.createInvoice(ws);
     const inv = await ws.client.post('/v1/invoices', { ...body, status: 'open' });

@@ -61,6 +61,26 @@ export type CreateCheckoutSessionInput = {
   templateId?: string | null | undefined;
 };
 
+/** Exactly one of lines or amount. The post-payment part goes to credit unless the parts are sent. */
+export type CreateCreditNoteInput = {
+  amount?: number | null | undefined;
+  creditAmount?: number | null | undefined;
+  invoiceId?: string | null | undefined;
+  lines?: Array<CreditNoteLineInput> | null | undefined;
+  memo?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  outOfBandAmount?: number | null | undefined;
+  reason?: string | null | undefined;
+  refundAmount?: number | null | undefined;
+};
+
+export type CreateCustomerBalanceTransactionInput = {
+  amount?: number | null | undefined;
+  currency?: string | null | undefined;
+  description?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+};
+
 /** Every field is optional. */
 export type CreateCustomerInput = {
   email?: string | null | undefined;
@@ -81,6 +101,8 @@ export type CreateDunningPolicyInput = {
 
 /** spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
 export type CreateInvoiceInput = {
+  /** Finalization applies the customer's credit in the invoice currency (default true). */
+  applyCustomerBalance?: boolean | null | undefined;
   currency?: string | null | undefined;
   customerId?: string | null | undefined;
   discount?: number | null | undefined;
@@ -225,6 +247,15 @@ export type CreateWorkspaceInput = {
   defaultCurrency?: string | null | undefined;
   name: string;
   region?: string | null | undefined;
+};
+
+/** An invoice line by quantity or by amount, or a custom line (description, quantity, unitAmount). */
+export type CreditNoteLineInput = {
+  amount?: number | null | undefined;
+  description?: string | null | undefined;
+  invoiceLineId?: string | null | undefined;
+  quantity?: number | null | undefined;
+  unitAmount?: number | null | undefined;
 };
 
 export type InviteMemberInput = {
@@ -589,6 +620,113 @@ export type ConfirmCheckoutSessionMutationVariables = Exact<{
 
 export type ConfirmCheckoutSessionMutation = { confirmCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
+export type CreditNoteFieldsFragment = { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> };
+
+export type ListCreditNotesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  invoiceId?: string | null | undefined;
+  customerId?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListCreditNotesQuery = { creditNotes: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> } }> } };
+
+export type GetCreditNoteQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCreditNoteQuery = { creditNote: { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> } };
+
+export type PreviewCreditNoteQueryVariables = Exact<{
+  input: CreateCreditNoteInput;
+}>;
+
+
+export type PreviewCreditNoteQuery = { previewCreditNote: { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> } };
+
+export type CreateCreditNoteMutationVariables = Exact<{
+  input: CreateCreditNoteInput;
+}>;
+
+
+export type CreateCreditNoteMutation = { createCreditNote: { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> } };
+
+export type VoidCreditNoteMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type VoidCreditNoteMutation = { voidCreditNote: { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> } };
+
+export type GetCreditNotePdfQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCreditNotePdfQuery = { creditNoteDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetCreditNoteHtmlQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCreditNoteHtmlQuery = { creditNoteDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type GetCreditNoteEscposQueryVariables = Exact<{
+  id: string | number;
+  width?: number | null | undefined;
+}>;
+
+
+export type GetCreditNoteEscposQuery = { creditNoteDocument: { contentType: string, filename: string, contentBase64: string } };
+
+export type SendCreditNoteEmailMutationVariables = Exact<{
+  id: string | number;
+  to?: string | null | undefined;
+}>;
+
+
+export type SendCreditNoteEmailMutation = { sendCreditNoteEmail: { sent: boolean, to: string } };
+
+export type CustomerBalanceTransactionFieldsFragment = { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string };
+
+export type GetCustomerBalanceQueryVariables = Exact<{
+  customerId: string;
+}>;
+
+
+export type GetCustomerBalanceQuery = { customerBalance: { customerId: string, balances: Array<{ currency: string, amount: number }> } };
+
+export type ListCustomerBalanceTransactionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  customerId?: string | null | undefined;
+  currency?: string | null | undefined;
+  type?: string | null | undefined;
+}>;
+
+
+export type ListCustomerBalanceTransactionsQuery = { customerBalanceTransactions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string } }> } };
+
+export type GetCustomerBalanceTransactionQueryVariables = Exact<{
+  id: string | number;
+  customerId?: string | null | undefined;
+}>;
+
+
+export type GetCustomerBalanceTransactionQuery = { customerBalanceTransaction: { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string } };
+
+export type CreateCustomerBalanceTransactionMutationVariables = Exact<{
+  customerId: string;
+  input: CreateCustomerBalanceTransactionInput;
+}>;
+
+
+export type CreateCustomerBalanceTransactionMutation = { createCustomerBalanceTransaction: { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string } };
+
 export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string };
 
 export type ListCustomersQueryVariables = Exact<{
@@ -728,7 +866,7 @@ export type SendInvoiceEmailMutation = { sendInvoiceEmail: { sent: boolean, to: 
 
 export type InvoiceLineFieldsFragment = { id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null };
 
-export type InvoiceFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> };
+export type InvoiceFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> };
 
 export type ListInvoicesQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -740,42 +878,42 @@ export type ListInvoicesQueryVariables = Exact<{
 }>;
 
 
-export type ListInvoicesQuery = { invoices: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } }> } };
+export type ListInvoicesQuery = { invoices: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } }> } };
 
 export type GetInvoiceQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetInvoiceQuery = { invoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type GetInvoiceQuery = { invoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type CreateInvoiceMutationVariables = Exact<{
   input: CreateInvoiceInput;
 }>;
 
 
-export type CreateInvoiceMutation = { createInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type CreateInvoiceMutation = { createInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type FinalizeInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type FinalizeInvoiceMutation = { finalizeInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type FinalizeInvoiceMutation = { finalizeInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type VoidInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type VoidInvoiceMutation = { voidInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type VoidInvoiceMutation = { voidInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type PayInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type UpdateInvoiceMutationVariables = Exact<{
   id: string | number;
@@ -783,7 +921,7 @@ export type UpdateInvoiceMutationVariables = Exact<{
 }>;
 
 
-export type UpdateInvoiceMutation = { updateInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type UpdateInvoiceMutation = { updateInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;

@@ -42,9 +42,14 @@ export const invoicePrefix = (issuedAt: Date) => `SVC-${yearMonth(issuedAt)}-`;
 export const invoiceNumber = (issuedAt: Date, sequence: number) =>
   `${invoicePrefix(issuedAt)}${String(sequence).padStart(4, '0')}`;
 
+/** docs/credit-notes.md, Numbering: `SVC-CN-YYYY-MM-NNNN`, UTC month of issue (business time), never reset. */
+export const creditNotePrefix = (issuedAt: Date) => `SVC-CN-${yearMonth(issuedAt)}-`;
+export const creditNoteNumber = (issuedAt: Date, sequence: number) =>
+  `${creditNotePrefix(issuedAt)}${String(sequence).padStart(4, '0')}`;
+
 /** `prefix || value` padded to four digits like the functions above (never truncated), in SQL. */
 export const numberSql = (prefix: string, value: Fragment) =>
   sql`${prefix}::text || lpad(${value}::text, greatest(4, length(${value}::text)), '0')`;
 
 /** Counter names, so receipts and invoices never share a sequence by accident. */
-export const counterNames = { receipt: 'receipt', invoice: 'invoice' } as const;
+export const counterNames = { receipt: 'receipt', invoice: 'invoice', creditNote: 'credit_note' } as const;

@@ -80,6 +80,8 @@ export type Resource =
   | 'test_clock'
   | 'audit_log'
   | 'payment_method'
+  | 'credit_note'
+  | 'customer_balance'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;
@@ -109,6 +111,8 @@ const spellings: Partial<Record<Resource, Partial<Record<ErrorCode, string>>>> =
     amount_exceeds_remaining: 'VALIDATION_ERROR',
   },
   payout: { idempotency_in_flight: 'invalid_transition' },
+  // docs/credit-notes.md: spelled as invoices; over what remains (or is refundable) is 422 VALIDATION_ERROR.
+  credit_note: { ...UPPER_VALIDATION, amount_exceeds_remaining: 'VALIDATION_ERROR' },
 };
 const everywhere: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'RATE_LIMITED',

@@ -36,6 +36,11 @@ export const eventTypes = {
   'svc.invoice.payment_failed.v1':
     'an automatic charge on a subscription invoice failed; data.metadata holds failureCode and failureMessage',
   'svc.invoice.voided.v1': 'an invoice became void; excluded from outstanding totals',
+  'svc.credit_note.issued.v1':
+    'a credit note was issued against an invoice (numbered); its refund, balance credit and invoice changes commit with it',
+  'svc.credit_note.voided.v1': 'a credit note was voided; its effects on the invoice and the balance are reversed',
+  'customer_balance_transaction.created':
+    "a customer's balance moved (credit note, adjustment, applied to or given back by an invoice)",
   'payment.succeeded': 'a payment was captured; it completes its checkout session in the same transaction',
   'payment.failed': 'an automatic charge of a stored payment method failed; failureCode and failureMessage are set',
   'payment.refunded': 'a refund succeeded and the payment is now fully refunded',

@@ -52,6 +52,9 @@ export const prefixes = {
   checkoutAttempt: 'catt',
   paymentMethod: 'pm',
   dashboardSession: 'dss',
+  creditNote: 'cn',
+  creditNoteLine: 'cnl',
+  customerBalanceTransaction: 'cbtxn',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -2,7 +2,14 @@ import type { Tx } from './db/client.ts';
 import { newId } from './ids.ts';
 import type { RowScope } from './resource.ts';
 
-export type LedgerSourceType = 'checkout_session' | 'invoice' | 'refund' | 'payout' | 'adjustment' | 'dispute';
+export type LedgerSourceType =
+  | 'checkout_session'
+  | 'invoice'
+  | 'refund'
+  | 'payout'
+  | 'adjustment'
+  | 'dispute'
+  | 'credit_note';
 
 export interface LedgerLeg {
   /** Account code: `payments`, `payout`, `revenue:pln_<id>`, `gateway:<adapter>`, `tax:ppn`, ... */

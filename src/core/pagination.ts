@@ -105,6 +105,8 @@ export const listPageSize = {
   apiKeys: 50,
   auditLog: 50,
   checkoutSessions: 20,
+  creditNotes: 20,
+  customerBalanceTransactions: 20,
   customers: 50,
   dunningPolicies: 20,
   events: 20,

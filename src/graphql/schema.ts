@@ -25,6 +25,8 @@ import '../modules/members/schema.ts';
 import '../modules/portal-sessions/schema.ts';
 import '../modules/audit-log/schema.ts';
 import '../modules/payment-methods/schema.ts';
+import '../modules/credit-notes/schema.ts';
+import '../modules/customer-balances/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import '../modules/payments/edges.ts';
 import '../modules/checkout-sessions/edges.ts';
@@ -40,6 +42,8 @@ import '../modules/subscriptions/edges.ts';
 import '../modules/test-clocks/edges.ts';
 import '../modules/members/edges.ts';
 import '../modules/payment-methods/edges.ts';
+import '../modules/credit-notes/edges.ts';
+import '../modules/customer-balances/edges.ts';
 
 /** The whole schema, assembled from every module's schema.ts. */
 export const schema = lexicographicSortSchema(builder.toSchema());

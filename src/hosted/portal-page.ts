@@ -171,6 +171,8 @@ function invoiceItem(i) {
   li.append(el('div', { className: 'row' }, el('span', { className: 'muted', textContent: (i.status === 'open' &&
     i.dueAt ? L.due + ' ' + fmt(i.dueAt) : L.issued + ' ' + fmt(i.issuedAt)) }),
     el('span', { className: 'price', textContent: i.status === 'open' ? i.amountDue : i.total })));
+  for (const c of i.creditNotes || []) li.append(el('div', { className: 'row credit-note' },
+    el('span', { className: 'muted', textContent: L.creditNote + ' ' + c.number }), el('span', { textContent: '-' + c.total })));
   const pdf = el('a', { className: 'act pdf', href: i.pdfUrl, textContent: L.pdf, target: '_blank', rel: 'noopener' });
   // The signed link lives about 5 minutes: an older page asks for a fresh one first.
   pdf.addEventListener('click', async (ev) => {

@@ -6,6 +6,7 @@
 import { adapterMachine } from './adapters/states.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessions/states.ts';
 import { invoiceMachine } from './invoices/states.ts';
+import { creditNoteMachine } from './credit-notes/states.ts';
 import { memberMachine } from './members/states.ts';
 import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
@@ -29,4 +30,5 @@ export const machines = {
   test_clock: testClockMachine,
   member: memberMachine,
   payment_method: paymentMethodMachine,
+  credit_note: creditNoteMachine,
 };

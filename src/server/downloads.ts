@@ -1,5 +1,6 @@
 import { ledgerCsvDownload } from '../modules/ledger/export.ts';
 import { invoicePdfUrl, signedInvoicePdf } from '../modules/invoices/documents.ts';
+import { creditNotePdfUrl, signedCreditNotePdf } from '../modules/credit-notes/documents.ts';
 import { edgeRoute, type EdgeRoute } from './edge-route.ts';
 
 /**
@@ -59,12 +60,32 @@ export const downloadRoutes: EdgeRoute[] = [
   }),
   edgeRoute({
     method: 'GET',
+    url: '/v1/credit-notes/:id/pdf',
+    auth: 'key',
+    scope: 'svc:credit_note:read',
+    rateClass: 'read',
+    resource: 'credit_note',
+    api: {
+      id: 'getCreditNotePdfLink',
+      summary: "The credit note's PDF: a redirect to a signed URL valid about 5 minutes (docs/credit-notes.md).",
+      response: { status: 302, description: 'Location: the signed URL of the PDF (public, for this note only).' },
+    },
+    handler: async ({ auth, params, requestId }) => ({
+      redirect: await creditNotePdfUrl({ auth, requestId }, params.id),
+      headers: { 'cache-control': 'no-store' },
+    }),
+  }),
+  edgeRoute({
+    method: 'GET',
     url: '/f/:file',
     auth: 'capability',
     rateClass: 'hosted',
     resource: 'invoice',
     handler: async ({ params, query }) => {
-      const { filename, bytes } = await signedInvoicePdf(params.file, query);
+      // A credit note's PDF (cn_) or an invoice's: each checks its own signature.
+      const { filename, bytes } = params.file.startsWith('cn_')
+        ? await signedCreditNotePdf(params.file, query)
+        : await signedInvoicePdf(params.file, query);
       return {
         contentType: 'application/pdf',
         headers: {

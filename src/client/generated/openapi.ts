@@ -981,6 +981,234 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credit-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listCreditNotes (GraphQL query creditNotes)
+         * @description Runs the GraphQL query `listCreditNotes` (field `creditNotes`); its selection set is this response.
+         */
+        get: operations["listCreditNotes"];
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createCreditNote` (field `createCreditNote`); its selection set is this response.
+         */
+        post: operations["createCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getCreditNote (GraphQL query creditNote)
+         * @description Runs the GraphQL query `getCreditNote` (field `creditNote`); its selection set is this response.
+         */
+        get: operations["getCreditNote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * previewCreditNote (GraphQL query previewCreditNote)
+         * @description Runs the GraphQL query `previewCreditNote` (field `previewCreditNote`); its selection set is this response.
+         */
+        post: operations["previewCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}/credit-note.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * format: pdf, html or escpos; width (escpos): 58 or 80 (default).
+         * @description Runs the GraphQL query `getCreditNotePdf` (field `creditNoteDocument`); its selection set is this response.
+         */
+        get: operations["getCreditNotePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}/credit-note.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * format: pdf, html or escpos; width (escpos): 58 or 80 (default).
+         * @description Runs the GraphQL query `getCreditNoteHtml` (field `creditNoteDocument`); its selection set is this response.
+         */
+        get: operations["getCreditNoteHtml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}/credit-note.escpos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * format: pdf, html or escpos; width (escpos): 58 or 80 (default).
+         * @description Runs the GraphQL query `getCreditNoteEscpos` (field `creditNoteDocument`); its selection set is this response.
+         */
+        get: operations["getCreditNoteEscpos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}/send-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Emails the credit note PDF to `to` or the customer; sent false: kept in the development outbox.
+         * @description Runs the GraphQL mutation `sendCreditNoteEmail` (field `sendCreditNoteEmail`); its selection set is this response.
+         */
+        post: operations["sendCreditNoteEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credit-notes/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `voidCreditNote` (field `voidCreditNote`); its selection set is this response.
+         */
+        post: operations["voidCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getCustomerBalance (GraphQL query customerBalance)
+         * @description Runs the GraphQL query `getCustomerBalance` (field `customerBalance`); its selection set is this response.
+         */
+        get: operations["getCustomerBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listCustomerBalanceTransactions (GraphQL query customerBalanceTransactions)
+         * @description Runs the GraphQL query `listCustomerBalanceTransactions` (field `customerBalanceTransactions`); its selection set is this response.
+         */
+        get: operations["listCustomerBalanceTransactions"];
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createCustomerBalanceTransaction` (field `createCustomerBalanceTransaction`); its selection set is this response.
+         */
+        post: operations["createCustomerBalanceTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/balance-transactions/{txnId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getCustomerBalanceTransaction (GraphQL query customerBalanceTransaction)
+         * @description Runs the GraphQL query `getCustomerBalanceTransaction` (field `customerBalanceTransaction`); its selection set is this response.
+         */
+        get: operations["getCustomerBalanceTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/refunds": {
         parameters: {
             query?: never;
@@ -1929,6 +2157,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credit-notes/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credit note's PDF: a redirect to a signed URL valid about 5 minutes (docs/credit-notes.md).
+         * @description Served outside GraphQL (docs/architecture.md, Routes outside GraphQL).
+         */
+        get: operations["getCreditNotePdfLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2125,6 +2373,24 @@ export interface components {
             successUrl: string;
             templateId?: string | null;
         };
+        /** @description Exactly one of lines or amount. The post-payment part goes to credit unless the parts are sent. */
+        CreateCreditNoteInput: {
+            amount?: number | null;
+            creditAmount?: number | null;
+            invoiceId?: string | null;
+            lines?: components["schemas"]["CreditNoteLineInput"][] | null;
+            memo?: string | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            outOfBandAmount?: number | null;
+            reason?: string | null;
+            refundAmount?: number | null;
+        };
+        CreateCustomerBalanceTransactionInput: {
+            amount?: number | null;
+            currency?: string | null;
+            description?: string | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+        };
         /** @description Every field is optional. */
         CreateCustomerInput: {
             email?: string | null;
@@ -2143,6 +2409,8 @@ export interface components {
         };
         /** @description spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
         CreateInvoiceInput: {
+            /** @description Finalization applies the customer's credit in the invoice currency (default true). */
+            applyCustomerBalance?: boolean | null;
             currency?: string | null;
             customerId?: string | null;
             discount?: number | null;
@@ -2275,6 +2543,80 @@ export interface components {
             name: string;
             region?: string | null;
         };
+        CreditNote: {
+            id: string | null;
+            arn: string | null;
+            accountId: string;
+            invoiceId: string;
+            customerId: string;
+            number: string | null;
+            /** @enum {string} */
+            status: "issued" | "void";
+            reason: string | null;
+            memo: string | null;
+            currency: string;
+            lines: components["schemas"]["CreditNoteLine"][];
+            /** @description Smallest currency unit. */
+            subtotal: number;
+            /** @description Smallest currency unit. */
+            discountAmount: number;
+            /** @description Smallest currency unit. */
+            tax: number;
+            /** @description Smallest currency unit. */
+            taxIncluded: number;
+            /** @description Smallest currency unit. */
+            total: number;
+            /** @description Smallest currency unit. */
+            prePaymentAmount: number;
+            /** @description Smallest currency unit. */
+            postPaymentAmount: number;
+            /** @description Smallest currency unit. */
+            refundAmount: number;
+            /** @description Smallest currency unit. */
+            creditAmount: number;
+            /** @description Smallest currency unit. */
+            outOfBandAmount: number;
+            refundId: string | null;
+            refundStatus: string | null;
+            balanceTransactionId: string | null;
+            /** Format: date-time */
+            issuedAt: string;
+            voidedAt: string | null;
+            metadata: components["schemas"]["Metadata"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreditNoteEmailResult: {
+            sent: boolean;
+            to: string;
+        };
+        CreditNoteLine: {
+            id: string;
+            type: string;
+            invoiceLineId: string | null;
+            description: string;
+            /** Format: int32 */
+            quantity: number;
+            /** @description Smallest currency unit. */
+            unitAmount: number;
+            /** @description Smallest currency unit. */
+            amount: number;
+        };
+        /** @description An invoice line by quantity or by amount, or a custom line (description, quantity, unitAmount). */
+        CreditNoteLineInput: {
+            amount?: number | null;
+            description?: string | null;
+            invoiceLineId?: string | null;
+            quantity?: number | null;
+            unitAmount?: number | null;
+        };
+        CurrencyBalance: {
+            currency: string;
+            /** @description Smallest currency unit. */
+            amount: number;
+        };
         Customer: {
             id: string;
             name: string | null;
@@ -2287,6 +2629,27 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        CustomerBalance: {
+            customerId: string;
+            balances: components["schemas"]["CurrencyBalance"][];
+        };
+        CustomerBalanceTransaction: {
+            id: string;
+            customerId: string;
+            currency: string;
+            /** @description Smallest currency unit. */
+            amount: number;
+            /** @description Smallest currency unit. */
+            endingBalance: number;
+            type: string;
+            creditNoteId: string | null;
+            invoiceId: string | null;
+            description: string | null;
+            metadata: components["schemas"]["Metadata"] | null;
+            ledgerTxId: string;
+            /** Format: date-time */
+            createdAt: string;
         };
         DunningPolicy: {
             id: string;
@@ -2356,6 +2719,14 @@ export interface components {
             amountPaid: number;
             /** @description Smallest currency unit. */
             amountDue: number;
+            /** @description Smallest currency unit. */
+            balanceApplied: number;
+            /** @description Smallest currency unit. */
+            creditedAmount: number;
+            /** @description Smallest currency unit. */
+            prePaymentCreditedAmount: number;
+            /** @description Smallest currency unit. */
+            amountRemaining: number;
             dueAt: string | null;
             issuedAt: string | null;
             paidAt: string | null;
@@ -2680,10 +3051,6 @@ export interface components {
             /** @description Smallest currency unit. */
             total: number;
             template: unknown;
-        };
-        ReceiptEmailResult: {
-            sent: boolean;
-            to: string;
         };
         ReceiptSummary: {
             id: string;
@@ -3012,6 +3379,20 @@ export interface components {
                 };
             };
         };
+        /** @description Bad request: validation_error, idempotency_required, UNSUPPORTED_CURRENCY */
+        "E400.validation_error.idempotency_required.UNSUPPORTED_CURRENCY": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "validation_error" | "idempotency_required" | "UNSUPPORTED_CURRENCY";
+                    };
+                };
+            };
+        };
         /** @description Bad request: validation_error, invalid_limit, invalid_cursor */
         "E400.validation_error.invalid_limit.invalid_cursor": {
             headers: {
@@ -3194,6 +3575,20 @@ export interface components {
                 };
             };
         };
+        /** @description Conflict: conflict */
+        "E409.conflict": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "conflict";
+                    };
+                };
+            };
+        };
         /** @description Conflict: idempotency_conflict */
         "E409.idempotency_conflict": {
             headers: {
@@ -3274,6 +3669,20 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_CONFLICT" | "conflict";
+                    };
+                };
+            };
+        };
+        /** @description Conflict: idempotency_conflict, insufficient_balance */
+        "E409.idempotency_conflict.insufficient_balance": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "idempotency_conflict" | "insufficient_balance";
                     };
                 };
             };
@@ -6246,6 +6655,525 @@ export interface operations {
             503: components["responses"]["E503.service_unavailable"];
         };
     };
+    listCreditNotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                invoiceId?: string;
+                customerId?: string;
+                status?: "issued" | "void";
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createCreditNote: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCreditNoteInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            422: components["responses"]["E422.VALIDATION_ERROR"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    previewCreditNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCreditNoteInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            422: components["responses"]["E422.VALIDATION_ERROR"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNotePdf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (its content type and a Content-Disposition filename). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNoteHtml: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (its content type and a Content-Disposition filename). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNoteEscpos: {
+        parameters: {
+            query?: {
+                width?: number;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (its content type and a Content-Disposition filename). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    sendCreditNoteEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    to?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNoteEmailResult"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.no_recipient"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            502: components["responses"]["E502.email_failed"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    voidCreditNote: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCustomerBalance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalance"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listCustomerBalanceTransactions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                currency?: string;
+                type?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalanceTransaction"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createCustomerBalanceTransaction: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCustomerBalanceTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalanceTransaction"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.idempotency_required.UNSUPPORTED_CURRENCY"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.insufficient_balance"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCustomerBalanceTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+                txnId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalanceTransaction"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
     listRefunds: {
         parameters: {
             query?: {
@@ -7268,7 +8196,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["ReceiptEmailResult"];
+                        data: components["schemas"]["CreditNoteEmailResult"];
                         error: null;
                         meta: components["schemas"]["Meta"];
                     };
@@ -8378,7 +9306,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["ReceiptEmailResult"];
+                        data: components["schemas"]["CreditNoteEmailResult"];
                         error: null;
                         meta: components["schemas"]["Meta"];
                     };
@@ -8534,6 +9462,38 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Location: the signed URL of the PDF (public, for this invoice only). */
+            302: {
+                headers: {
+                    /** @description Where to go. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getCreditNotePdfLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Location: the signed URL of the PDF (public, for this note only). */
             302: {
                 headers: {
                     /** @description Where to go. */

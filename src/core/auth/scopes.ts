@@ -39,6 +39,10 @@ export const scopeCatalog = {
   'svc:adapter:read': 'adapters and managed onboarding state',
   'svc:adapter:write': 'connect adapters and start managed onboarding',
   'svc:audit:read': 'the audit log',
+  'svc:credit_note:read': 'retrieve, list, preview and render credit notes',
+  'svc:credit_note:write': 'issue and void credit notes (a refund part also needs svc:refund:write)',
+  'svc:customer_balance:read': 'customer balances and their transactions',
+  'svc:customer_balance:write': 'adjust customer balances',
 } as const;
 
 export type Scope = keyof typeof scopeCatalog;
@@ -131,6 +135,10 @@ export const memberRoleScopes: Record<MemberRole, readonly Scope[]> = {
     'svc:portal:create',
     'svc:adapter:read',
     'svc:audit:read',
+    'svc:credit_note:read',
+    'svc:credit_note:write',
+    'svc:customer_balance:read',
+    'svc:customer_balance:write',
   ],
   read_only: reads,
 };

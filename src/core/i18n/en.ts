@@ -45,6 +45,15 @@ export const en = {
     } as Record<string, string>,
     invoiceSubject: (number: string, merchant: string) => `Invoice ${number} from ${merchant}`,
     invoiceIntro: (merchant: string) => `Here is your invoice from ${merchant}. The PDF copy is attached.`,
+    creditNote: 'Credit Note',
+    creditNoteRow: 'Credit note',
+    taxReversed: (label: string) => `${label} reversed`,
+    prePaymentPart: 'Deducted from the amount due',
+    refundPart: 'Refunded to original payment',
+    creditPart: 'Credited to balance',
+    outOfBandPart: 'Out of band',
+    creditNoteSubject: (number: string, merchant: string) => `Credit note ${number} from ${merchant}`,
+    creditNoteIntro: (merchant: string) => `Here is your credit note from ${merchant}. The PDF copy is attached.`,
   },
   /** Payment methods as customers read them (src/modules/adapters/display.ts). */
   methods: {
@@ -124,6 +133,7 @@ export const en = {
       noSubs: 'You have no subscriptions.',
       invoices: 'Invoices',
       noInvoices: 'No invoices yet.',
+      creditNote: 'Credit note',
       pdf: 'Download PDF',
       pay: 'Pay now',
       back: 'Return to',

@@ -13,7 +13,7 @@ export const DEFAULT_ACCENT_COLOR = '#0f766e';
 
 /** The catalog's languages (src/core/i18n). */
 export type DocumentLanguage = Language;
-export type DocumentKind = 'receipt' | 'invoice';
+export type DocumentKind = 'receipt' | 'invoice' | 'credit_note';
 
 export interface DocumentViewItem {
   name: string;
@@ -79,8 +79,10 @@ export interface DocumentView {
   thankYouText: string;
   /** Free text from the template; may hold line breaks. */
   footerText: string | null;
-  /** Only on invoices: the parts a receipt does not have. */
+  /** Only on invoices (and credit notes, which reuse its status stamp, discount and memo). */
   invoice?: InvoiceViewPart;
+  /** Only on credit notes: where the credited money went (docs/credit-notes.md, Outcomes), minor units. */
+  creditNote?: { prePayment: number; refund: number; credit: number; outOfBand: number };
 }
 
 /** What an invoice adds to the shared view (spec Invoice). */
@@ -98,6 +100,8 @@ export interface InvoiceViewPart {
   payAction?: string | null;
   /** Free text from `metadata.memo`. */
   memo: string | null;
+  /** Issued credit notes of the invoice (a row each, negative); absent or empty: none. */
+  creditNotes?: { number: string; total: number }[];
 }
 
 export const nonEmpty = (s: string | null | undefined): string | null => (s != null && s.trim() !== '' ? s : null);

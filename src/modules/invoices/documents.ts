@@ -41,6 +41,8 @@ interface InvoiceDocRow {
   metadata: unknown;
   hostedSecret: string;
   lines: { description: string; quantity: number; unitAmount: number; amount: number }[];
+  /** Its issued credit notes, oldest first (docs/credit-notes.md, Documents). */
+  creditNotes: { number: string; total: number }[];
   customer: { name: string | null; email: string | null; phone: string | null } | null;
   template: InvoiceTemplate | null;
   merchantName: string;
@@ -62,6 +64,9 @@ export async function loadInvoiceView(scope: RowScope, id: string, pick?: (works
         (SELECT coalesce(jsonb_agg(jsonb_build_object('description', l.description, 'quantity', l.quantity,
             'unitAmount', l."unitAmount", 'amount', l.amount) ORDER BY l.position), '[]'::jsonb)
           FROM invoice_lines l WHERE ${same('l')} AND l."invoiceId" = i.id) AS lines,
+        (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total) ORDER BY n."issuedAt", n.id),
+            '[]'::jsonb)
+          FROM credit_notes n WHERE ${same('n')} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes",
         (SELECT jsonb_build_object('name', c.name, 'email', c.email, 'phone', c.phone)
           FROM customers c WHERE ${same('c')} AND c.id = i."customerId") AS customer,
         coalesce(

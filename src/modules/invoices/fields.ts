@@ -33,6 +33,11 @@ export const invoiceFields: FieldSpec<InvoiceRow> = {
   total: { kind: 'money' },
   amountPaid: { kind: 'money' },
   amountDue: { kind: 'money' },
+  // docs/credit-notes.md, Invoice amounts.
+  balanceApplied: { kind: 'money' },
+  creditedAmount: { kind: 'money' },
+  prePaymentCreditedAmount: { kind: 'money' },
+  amountRemaining: { kind: 'money', from: (r) => r.total - r.creditedAmount },
   dueAt: { kind: 'date', nullable: true },
   issuedAt: { kind: 'date', nullable: true },
   paidAt: { kind: 'date', nullable: true },

@@ -20,6 +20,7 @@ import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import { invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
 import { lockSubscriptions, onSubscriptionInvoicesPaid } from '../subscriptions/moves.ts';
 import { closeInvoiceSessions } from '../checkout-sessions/invoice-sessions.ts';
+import { applyBalances, returnBalances } from '../customer-balances/invoices.ts';
 
 export interface MoveOptions {
   /** The workspace's `acc_` id (spec `accountId`, `arn` in the event snapshot). */
@@ -114,6 +115,15 @@ export async function moveInvoices(
     ({ inv }, i) =>
       canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay') && !canMove(invoiceMachine, moves[i].to, 'pay'),
   );
+  // A voided invoice gives back the credit applied to it (docs/credit-notes.md, Customer balance).
+  if (trigger === 'void')
+    await returnBalances(
+      tx,
+      scope,
+      items.map(({ inv }) => inv),
+      o.at ?? clock.now(),
+      { requestId: o.requestId, source: o.source },
+    );
   if (closing.length)
     await closeInvoiceSessions(
       tx,
@@ -152,6 +162,8 @@ export interface NewInvoice {
   billingReason: string;
   testClockId: string | null;
   metadata: Record<string, string> | null;
+  /** Finalization applies the customer's credit (default true; docs/credit-notes.md, Customer balance). */
+  applyCustomerBalance?: boolean;
 }
 
 export interface DraftOptions extends MoveOptions {
@@ -197,6 +209,11 @@ export async function writeDrafts(
       total: i.total,
       amountPaid: 0n,
       amountDue: i.total,
+      applyCustomerBalance: i.applyCustomerBalance ?? true,
+      balanceApplied: 0n,
+      creditedAmount: 0n,
+      prePaymentCreditedAmount: 0n,
+      prePaymentCreditedTax: 0n,
       dueAt: i.dueAt,
       issuedAt: null,
       paidAt: null,
@@ -290,6 +307,8 @@ export async function finalizeInvoices(
   const now = o.at ?? clock.now();
   const sql = sqlOf(tx);
   const n = invoices.length;
+  // The customers' credit pays first, its rows locked before the counter (docs/credit-notes.md, Customer balance).
+  await applyBalances(tx, scope, invoices, now, { requestId: o.requestId, source: o.source });
   const opened = await sql.query<Invoice>(
     q`WITH c AS (${bumpCounterSql(scope.workspaceId, scope.mode, counterNames.invoice, n)}),
         o AS (SELECT id, ord FROM unnest(${invoices.map((i) => i.id)}::text[]) WITH ORDINALITY AS o(id, ord))
@@ -301,7 +320,8 @@ export async function finalizeInvoices(
   );
   const byId = new Map(opened.map((r) => [r.id, r]));
   const out = invoices.map((inv): InvoiceRow => ({ ...byId.get(inv.id)!, accountId: inv.accountId, lines: inv.lines }));
-  const zero = out.filter((r) => r.total === 0n);
+  // Nothing left to pay (a zero total, or credit covering it): paid at once.
+  const zero = out.filter((r) => r.amountDue === 0n);
   const events = out.flatMap((r, i) => withMeta(invoiceEvents(scope, r, moves[i].events, o), o.meta?.(r)));
   const statement = q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`;
   await (o.last && !zero.length ? sql.last(statement) : sql.query(statement));
@@ -401,7 +421,16 @@ export async function settleInvoices(
     items.flatMap((i) => (i.inv.subscriptionId ? [i.inv.subscriptionId] : [])),
   );
   // A zero total is paid without payment, receipt or ledger entry.
-  const paying = items.filter((i) => !how.zeroTotal && i.inv.total !== 0n);
+  const paying = items.filter((i) => !how.zeroTotal && i.inv.amountDue !== 0n);
+  // Paid by credit (balance, pre-payment notes) with nothing to charge: only its tax still posts.
+  const taxOnly = items.filter((i) => !paying.includes(i)).flatMap(({ inv }) => creditPaidTax(inv, now));
+  if (taxOnly.length)
+    await sql.query(
+      q`${insertRows(
+        'ledger_entries',
+        taxOnly.flatMap((p) => ledgerRows(scope, p)),
+      )}`,
+    );
   const payments = new Map<string, NonNullable<SettleOptions['payment']>>();
   const offline: Payment[] = [];
   for (const { inv, payment } of paying) {
@@ -439,7 +468,8 @@ export async function settleInvoices(
       inv,
       // collectionAttempts as the caller has it: a charge made in the caller's transaction counted its attempt.
       data: {
-        amountPaid: inv.total,
+        // What is paid: the total less balance and pre-payment credit notes (docs/credit-notes.md).
+        amountPaid: inv.amountDue,
         amountDue: 0n,
         paidAt: now,
         updatedAt: now,
@@ -464,19 +494,22 @@ export async function settleInvoices(
  */
 function invoicePosting(inv: InvoiceRow, payment: SettleOptions['payment'], txId: string | undefined, now: Date) {
   const revenue = 'revenue:invoices';
+  // The money paid (amountDue) and the tax its pre-payment credit notes did not reverse (docs/credit-notes.md, Ledger).
+  const paid = inv.amountDue;
+  const tax = inv.tax - inv.prePaymentCreditedTax;
   const legs: LedgerLeg[] = [
     {
       code: payment ? `settlement:${payment.adapter ?? 'manual'}` : OFFLINE_CASH,
       direction: 'debit',
-      amount: inv.total,
+      amount: paid,
       memo: `invoice ${inv.number ?? inv.id}`,
     },
-    { code: revenue, direction: 'credit', amount: inv.total },
+    { code: revenue, direction: 'credit', amount: paid },
   ];
-  if (inv.tax > 0n && inv.tax <= inv.total)
+  if (tax > 0n && tax <= inv.total)
     legs.push(
-      { code: revenue, direction: 'debit', amount: inv.tax, memo: 'tax on the invoice' },
-      { code: 'tax:ppn', direction: 'credit', amount: inv.tax },
+      { code: revenue, direction: 'debit', amount: tax, memo: 'tax on the invoice' },
+      { code: 'tax:ppn', direction: 'credit', amount: tax },
     );
   return {
     txId: txId ?? `inv:${inv.id}`,
@@ -486,6 +519,28 @@ function invoicePosting(inv: InvoiceRow, payment: SettleOptions['payment'], txId
     postedAt: now,
     legs,
   };
+}
+
+/**
+ * An invoice paid entirely by customer credit: its revenue was credited when the balance was
+ * applied, so only the tax it still carries posts (D `revenue:invoices` / C `tax:ppn`).
+ */
+function creditPaidTax(inv: InvoiceRow, now: Date) {
+  const tax = inv.tax - inv.prePaymentCreditedTax;
+  if (inv.balanceApplied === 0n || tax <= 0n) return [];
+  return [
+    {
+      txId: `inv:${inv.id}`,
+      currency: inv.currency,
+      sourceType: 'invoice' as const,
+      sourceId: inv.id,
+      postedAt: now,
+      legs: [
+        { code: 'revenue:invoices', direction: 'debit' as const, amount: tax, memo: 'tax on the invoice' },
+        { code: 'tax:ppn', direction: 'credit' as const, amount: tax },
+      ],
+    },
+  ];
 }
 
 /** docs/ledger.md: money paid straight to the merchant; not a `settlement:*` code, so never payout-eligible. */

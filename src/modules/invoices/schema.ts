@@ -51,6 +51,9 @@ const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
     memo: t.string({ description: 'At most 500 characters; stored in metadata.memo.' }),
     subscriptionId: t.string(),
     templateId: t.string({ description: 'A template of kind invoice.' }),
+    applyCustomerBalance: t.boolean({
+      description: "Finalization applies the customer's credit in the invoice currency (default true).",
+    }),
     metadata: t.field({ type: 'Metadata', description: 'Custom keys; memo is reserved.' }),
     subtotal: t.field({ type: 'Money', deprecationReason: 'Computed by the server; refused when sent.' }),
     total: t.field({ type: 'Money', deprecationReason: 'Computed by the server; refused when sent.' }),

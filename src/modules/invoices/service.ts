@@ -26,6 +26,7 @@ import {
 import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine } from './states.ts';
 import type { CreateInvoiceInput, ListInvoicesArgs, UpdateInvoiceInput } from './schema.ts';
 import { invoiceList } from './list.ts';
+import { hasIssuedNote } from '../credit-notes/service.ts';
 
 const err = errorsFor('invoice');
 /** Bounds (hostile input): lines per invoice, and the largest quantity of one line. */
@@ -106,7 +107,10 @@ function validateCreate(input: CreateInvoiceInput) {
     throw err.validation('subscriptionId', 'subscriptionId must be a sub_ subscription id');
   if (input.templateId != null && typeof input.templateId !== 'string')
     throw err.validation('templateId', 'templateId must be a tpl_ template id');
+  if (input.applyCustomerBalance != null && typeof input.applyCustomerBalance !== 'boolean')
+    throw err.validation('applyCustomerBalance', 'applyCustomerBalance must be true or false');
   return {
+    applyCustomerBalance: input.applyCustomerBalance ?? true,
     customerId: input.customerId,
     currency,
     lines,
@@ -174,6 +178,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
           // Its due date then passes on the customer's clock, not in the real-time sweep (docs/decisions.md, Test clocks).
           testClockId: customer.testClockId,
           metadata: v.metadata,
+          applyCustomerBalance: v.applyCustomerBalance,
         },
       ],
       { ...o, created: trigger === 'create' },
@@ -221,8 +226,29 @@ export async function listInvoices(ctx: Context, args: ListInvoicesArgs) {
 
 /** A row of the raw path: int8 columns as text (pg), lines as JSON. */
 type RawInvoice = Omit<Invoice, MoneyColumn> & Record<MoneyColumn, string> & { lines: Record<string, unknown>[] };
-type MoneyColumn = 'subtotal' | 'discount' | 'tax' | 'total' | 'amountPaid' | 'amountDue';
-const moneyColumns: MoneyColumn[] = ['subtotal', 'discount', 'tax', 'total', 'amountPaid', 'amountDue'];
+type MoneyColumn =
+  | 'subtotal'
+  | 'discount'
+  | 'tax'
+  | 'total'
+  | 'amountPaid'
+  | 'amountDue'
+  | 'balanceApplied'
+  | 'creditedAmount'
+  | 'prePaymentCreditedAmount'
+  | 'prePaymentCreditedTax';
+const moneyColumns: MoneyColumn[] = [
+  'subtotal',
+  'discount',
+  'tax',
+  'total',
+  'amountPaid',
+  'amountDue',
+  'balanceApplied',
+  'creditedAmount',
+  'prePaymentCreditedAmount',
+  'prePaymentCreditedTax',
+];
 
 /** Prisma's shape (bigint money, Date times) from the raw row; amounts are safe integers (validated at create). */
 function fromRaw(r: RawInvoice, accountId: string): InvoiceRow {
@@ -320,9 +346,14 @@ export function finalizeInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
   });
 }
 
-/** spec Void: `voidedAt` set, voided event; 409 conflict when paid (refund instead) or already void. */
+/**
+ * spec Void: `voidedAt` set, voided event; 409 conflict when paid (refund instead) or already void,
+ * or when it has an issued credit note (docs/credit-notes.md: no numbered note points at a void invoice).
+ */
 export function voidInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
   return onLocked(ctx, id, async (tx, inv, o, scope) => {
+    if (inv.status !== 'void' && (await hasIssuedNote(tx, scope, inv.id)))
+      throw err.conflict('The invoice has an issued credit note; void the note first or credit the rest');
     const now = clock.now();
     return moveInvoice(tx, scope, inv, 'void', { voidedAt: now, updatedAt: now }, o);
   });

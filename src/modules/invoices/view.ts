@@ -33,6 +33,8 @@ export interface InvoiceRecord {
   createdAt: Date;
   metadata: unknown;
   lines: { description: string; quantity: number; unitAmount: Amount; amount: Amount }[];
+  /** Issued credit notes, shown as rows above what is paid and due. */
+  creditNotes?: { number: string; total: Amount }[];
 }
 
 /** The template fields an invoice uses (a template of kind `invoice`, or null for the defaults). */
@@ -132,6 +134,7 @@ export function buildInvoiceView(inv: InvoiceRecord, ctx: InvoiceViewContext): D
       amountDue: n(inv.amountDue),
       payUrl: PAYABLE.has(inv.status) ? safeUrl(ctx.hostedUrl) : null,
       memo: typeof memo === 'string' ? nonEmpty(memo) : null,
+      creditNotes: (inv.creditNotes ?? []).map((c) => ({ number: c.number, total: n(c.total) })),
     },
   };
 }

@@ -172,6 +172,8 @@ interface InvoiceRow {
   hostedSecret: string;
   workspaceId: string;
   mode: string;
+  /** Its issued credit notes (docs/credit-notes.md, Documents), oldest first. */
+  creditNotes: { number: string; total: string }[];
 }
 type StateRow = SessionRow & { subscriptions: SubRow[]; options: OptionRow[]; invoices: InvoiceRow[] | null };
 
@@ -209,7 +211,10 @@ const optionsSql = (g: PortalGrant) =>
 /** The customer's issued invoices, newest first. */
 const invoicesSql = (g: PortalGrant) =>
   q`SELECT i.id, i.number, i.status, i.currency, i.total::text AS total, i."amountDue"::text AS "amountDue",
-      i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId", i.mode, i."createdAt"
+      i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId", i.mode, i."createdAt",
+      (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total::text)
+          ORDER BY n."issuedAt", n.id), '[]'::jsonb)
+        FROM credit_notes n WHERE ${same('n', g)} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes"
     FROM invoices i WHERE ${same('i', g)} AND i."customerId" = ${g.customerId} AND i.status <> 'draft'
     ORDER BY i."createdAt" DESC, i.id DESC LIMIT ${MAX_INVOICES}`;
 
@@ -323,6 +328,10 @@ export async function portalState(sessionId: string, token: unknown) {
         status: i.status,
         total: formatMoney(BigInt(i.total), i.currency),
         amountDue: formatMoney(BigInt(i.amountDue), i.currency),
+        creditNotes: (i.creditNotes ?? []).map((c) => ({
+          number: c.number,
+          total: formatMoney(BigInt(c.total), i.currency),
+        })),
         issuedAt: iso(i.issuedAt),
         dueAt: iso(i.dueAt),
         // Signed for about 5 minutes (the page asks for a fresh state before an older link is used).

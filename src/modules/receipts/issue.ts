@@ -101,7 +101,8 @@ export function prepareInvoiceReceipt(
     {
       id: inv.id,
       customerId: inv.customerId,
-      amount: inv.total,
+      // What is paid: the total less pre-payment credit notes (docs/credit-notes.md, Invoice amounts).
+      amount: inv.amountDue,
       currency: inv.currency,
       lineItems: inv.lines.map((l) => ({
         name: l.description,
@@ -116,16 +117,20 @@ export function prepareInvoiceReceipt(
   const items = [...base.lineItems];
   if (inv.discount > 0n)
     items.push({ name: 'Discount', qty: 1, unitPrice: -Number(inv.discount), subtotal: -Number(inv.discount) });
-  // The invoice's flat tax, copied (never more than the total: a fully discounted invoice carries none).
+  const credited = inv.prePaymentCreditedAmount;
+  if (credited > 0n)
+    items.push({ name: 'Credit notes', qty: 1, unitPrice: -Number(credited), subtotal: -Number(credited) });
+  // The invoice's flat tax less what its credit notes reversed (never more than what is paid).
+  const owed = inv.tax - inv.prePaymentCreditedTax;
   // biome-ignore lint/complexity/useMathMinMax: bigint (Math.min takes numbers)
-  const tax = inv.tax < inv.total ? inv.tax : inv.total;
+  const tax = owed < inv.amountDue ? owed : inv.amountDue;
   return {
     ...base,
     sourceType: 'invoice',
     status: 'paid',
     templateId: c.template?.id ?? null,
     lineItems: items,
-    subtotal: inv.total - tax,
+    subtotal: inv.amountDue - tax,
     taxAmount: tax,
     template: { ...base.template, showTax: tax > 0n },
   };

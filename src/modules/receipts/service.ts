@@ -161,12 +161,12 @@ export async function testModeMayMail(scope: { workspaceId: string; mode: Mode }
 export async function assertTestRecipient(
   scope: { workspaceId: string; mode: Mode },
   to: string,
-  resource: 'receipt' | 'invoice' = 'receipt',
+  resource: 'receipt' | 'invoice' | 'credit_note' = 'receipt',
 ) {
   if (await testModeMayMail(scope, to)) return;
   throw errorsFor(resource).validation(
     'to',
-    `In test mode a ${resource} is emailed only to the workspace's joined members; other addresses ` +
+    `In test mode a ${resource.replace('_', ' ')} is emailed only to the workspace's joined members; other addresses ` +
       'get it in the development outbox (without SMTP_URL), or use live mode',
   );
 }

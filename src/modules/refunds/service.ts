@@ -119,7 +119,14 @@ export async function reserveRefund(
   tx: Tx,
   scope: RowScope,
   payment: Payment,
-  r: { amount: bigint; reason: string; metadata: Record<string, string> | null; providerKey: string },
+  r: {
+    amount: bigint;
+    reason: string;
+    metadata: Record<string, string> | null;
+    providerKey: string;
+    /** The credit note whose refund part this is (docs/credit-notes.md, Outcomes). */
+    creditNoteId?: string;
+  },
   opts: { accountId: string; requestId?: string; source?: string },
 ): Promise<{ refund: Refund; adapter: Adapter | null }> {
   const local = localAnswer(scope, payment);
@@ -132,6 +139,7 @@ export async function reserveRefund(
       mode: scope.mode,
       paymentId: payment.id,
       invoiceId: payment.invoiceId,
+      creditNoteId: r.creditNoteId ?? null,
       amount: r.amount,
       currency: payment.currency,
       reason: r.reason,

@@ -40,6 +40,13 @@ export async function lockPayment(tx: Tx, scope: Scope, id: string): Promise<Pay
 export const settlementCode = (adapter: string | null) => `settlement:${adapter ?? 'manual'}`;
 
 /**
+ * Where a refund takes the money from: the payment's settlement account, or `cash:offline` for a
+ * bookkeeping pay of an invoice (no adapter; its money was posted there: docs/credit-notes.md, Ledger).
+ */
+const refundSource = (payment: Payment) =>
+  payment.adapter === null && payment.method === 'offline' ? 'cash:offline' : settlementCode(payment.adapter);
+
+/**
  * A succeeded refund's effects: the posting (debit `refunds`, credit the payment's settlement
  * account; txId = the refund id), the payment's refunded total and status, and its event.
  */
@@ -52,8 +59,14 @@ export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, paym
     sourceId: refund.id,
     postedAt: now,
     legs: [
-      { code: 'refunds', direction: 'debit', amount: refund.amount, memo: `refund of ${payment.id}` },
-      { code: settlementCode(payment.adapter), direction: 'credit', amount: refund.amount },
+      // A credit note's refund pays back what the note made owed (`refund_due`, docs/credit-notes.md, Ledger).
+      {
+        code: refund.creditNoteId ? 'refund_due' : 'refunds',
+        direction: 'debit',
+        amount: refund.amount,
+        memo: `refund of ${payment.id}`,
+      },
+      { code: refundSource(payment), direction: 'credit', amount: refund.amount },
     ],
   });
   const amountRefunded = payment.amountRefunded + refund.amount;
@@ -93,6 +106,7 @@ export async function announceRefund(
   for (const t of created.events) await emit(tx, scope, t, wire, { requestId: opts.requestId, source: opts.source });
   if (answer === 'succeeded') {
     await refundSucceeded(tx, scope, refund, payment, opts);
+    await syncCreditNote(tx, refund);
     return refund;
   }
   if (answer === 'failed') return applyRefundOutcome(tx, scope, refund, payment, 'provider_failed', opts);
@@ -161,7 +175,18 @@ export async function applyRefundOutcome(
     });
   }
   if (t.to === refundMachine.moves.provider_succeeded.to) await refundSucceeded(tx, scope, updated, payment, opts);
+  await syncCreditNote(tx, updated);
   return updated;
+}
+
+/** A credit note's `refundStatus` follows its refund (a canceled refund shows as failed). */
+async function syncCreditNote(tx: Tx, refund: Refund) {
+  if (!refund.creditNoteId) return;
+  const refundStatus = refund.status === 'canceled' ? 'failed' : refund.status;
+  await tx.creditNote.updateMany({
+    where: { workspaceId: refund.workspaceId, mode: refund.mode, id: refund.creditNoteId },
+    data: { refundStatus },
+  });
 }
 
 /**

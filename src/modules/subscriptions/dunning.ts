@@ -10,6 +10,7 @@
  * failed -> the policy snapshotted at the first failure gives the next retry (offsets from the first
  * failure) or, after the last, its `finalAction` on this invoice and its own subscription only.
  */
+import { hasIssuedNote } from '../credit-notes/service.ts';
 import { db, type Mode } from '../../core/db/client.ts';
 import { scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { canMove, sqlIn } from '../../core/state-machine.ts';
@@ -239,14 +240,16 @@ async function snapshotPolicy(sql: Sql, t: RowScope, inv: InvoiceRow, at: Date):
  */
 async function applyFinalAction(sql: Sql, t: Tenant, inv: InvoiceRow, action: 'void' | 'uncollectible', at: Date) {
   const o = { accountId: t.accountId, source: 'dunning', at };
-  const trigger = action === 'void' ? 'void' : 'mark_uncollectible';
+  // An invoice with an issued credit note is never voided: it becomes uncollectible (docs/credit-notes.md, Void).
+  const voiding = action === 'void' && !(await hasIssuedNote(sql, t, inv.id));
+  const trigger = voiding ? 'void' : 'mark_uncollectible';
   if (!canMove(invoiceMachine, inv.status as InvoiceStatus, trigger)) return;
   await moveInvoice(
     sql,
     t,
     inv,
     trigger,
-    action === 'void' ? { voidedAt: at, updatedAt: at } : { uncollectibleAt: at, updatedAt: at },
+    voiding ? { voidedAt: at, updatedAt: at } : { uncollectibleAt: at, updatedAt: at },
     o,
   );
   if (!inv.subscriptionId) return;

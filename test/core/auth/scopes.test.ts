@@ -486,6 +486,8 @@ describe('the role matrix (every role x every scope)', () => {
     'svc:invoice:write',
     'svc:subscription:write',
     'svc:portal:create',
+    'svc:credit_note:write',
+    'svc:customer_balance:write',
   ];
   const expected: Record<string, string[]> = {
     'key full_access': Object.keys(scopeCatalog),

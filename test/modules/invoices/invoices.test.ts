@@ -95,6 +95,11 @@ describe('POST /v1/invoices', () => {
         'total',
         'amountPaid',
         'amountDue',
+        // docs/credit-notes.md, Invoice amounts.
+        'balanceApplied',
+        'creditedAmount',
+        'prePaymentCreditedAmount',
+        'amountRemaining',
         'dueAt',
         'issuedAt',
         'paidAt',

@@ -4,6 +4,8 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 /** spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
 export type CreateInvoiceInput = {
+  /** Finalization applies the customer's credit in the invoice currency (default true). */
+  applyCustomerBalance?: boolean | null | undefined;
   currency?: string | null | undefined;
   customerId?: string | null | undefined;
   discount?: number | null | undefined;

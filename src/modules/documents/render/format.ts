@@ -82,32 +82,55 @@ export function documentText(view: DocumentView) {
   const money = (amount: number) => formatMoney(amount, view.currency);
   const inv = view.invoice;
   const stamp = inv ? (L.stamps[inv.status] ?? null) : null;
+  const cn = view.creditNote;
   const taxLine = view.tax
-    ? view.tax.rate == null
-      ? view.tax.label
-      : `${view.tax.label} ${formatRate(view.tax.rate, view.locale)}`
+    ? cn
+      ? L.taxReversed(view.tax.label)
+      : view.tax.rate == null
+        ? view.tax.label
+        : `${view.tax.label} ${formatRate(view.tax.rate, view.locale)}`
     : null;
   // The totals block in reading order: rows above the grand total, then rows below it (invoices).
   const above: [string, string][] = [];
   if (view.tax || inv?.discount) above.push([L.subtotal, money(view.subtotal)]);
   if (inv?.discount) above.push([L.discount, money(-inv.discount)]);
   if (view.tax && taxLine) above.push([taxLine, money(view.tax.amount)]);
-  const below: [string, string][] = inv
+  // A credit note shows where its total went instead of what is paid and due.
+  const outcomes: [string, number][] = cn
     ? [
-        [L.amountPaid, money(inv.amountPaid)],
-        [L.amountDue, money(inv.amountDue)],
+        [L.prePaymentPart, cn.prePayment],
+        [L.refundPart, cn.refund],
+        [L.creditPart, cn.credit],
+        [L.outOfBandPart, cn.outOfBand],
       ]
     : [];
+  const below: [string, string][] = cn
+    ? outcomes.filter(([, a]) => a > 0).map(([l, a]) => [l, money(a)])
+    : inv
+      ? [
+          ...(inv.creditNotes ?? []).map((c): [string, string] => [`${L.creditNoteRow} ${c.number}`, money(-c.total)]),
+          [L.amountPaid, money(inv.amountPaid)],
+          [L.amountDue, money(inv.amountDue)],
+        ]
+      : [];
+  const titled = {
+    invoice: [L.invoice, L.invoiceSubject, L.invoiceIntro],
+    credit_note: [L.creditNote, L.creditNoteSubject, L.creditNoteIntro],
+  } as const;
+  const [title, subject, intro] =
+    view.kind === 'invoice' || view.kind === 'credit_note'
+      ? titled[view.kind]
+      : [L.receipt, L.emailSubject, L.emailIntro];
   return {
     L,
     money,
-    /** "Struk"/"Receipt" or "Faktur"/"Invoice". */
-    title: view.kind === 'invoice' ? L.invoice : L.receipt,
+    /** "Struk"/"Receipt", "Faktur"/"Invoice" or "Nota Kredit"/"Credit Note". */
+    title,
     /** DRAFT / PAID / VOID / PAST DUE on invoices; null on open invoices and receipts. */
     stamp,
     dueAt: inv?.dueAt ? formatDateTime(inv.dueAt, view.locale, view.timezone) : null,
-    subject: (view.kind === 'invoice' ? L.invoiceSubject : L.emailSubject)(view.number, view.merchant.name),
-    intro: (view.kind === 'invoice' ? L.invoiceIntro : L.emailIntro)(view.merchant.name),
+    subject: subject(view.number, view.merchant.name),
+    intro: intro(view.merchant.name),
     issuedAt: formatDateTime(view.issuedAt, view.locale, view.timezone),
     paidAt: view.paidAt ? formatDateTime(view.paidAt, view.locale, view.timezone) : null,
     taxLine,

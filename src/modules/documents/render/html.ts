@@ -107,7 +107,7 @@ export function renderHtml(view: DocumentView, opts: { top?: string } = {}): str
  content="default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:">
 <meta name="robots" content="noindex">
 <title>${e(`${t.title} ${view.number} - ${m.name}`)}</title>
-<style>:root{--accent:${t.accent}}${CSS}${view.kind === 'invoice' ? INVOICE_CSS : ''}</style>
+<style>:root{--accent:${t.accent}}${CSS}${view.kind === 'invoice' || view.kind === 'credit_note' ? INVOICE_CSS : ''}</style>
 </head>
 <body>
 <main class="receipt">

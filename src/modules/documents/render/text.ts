@@ -82,7 +82,7 @@ export function layoutLines(view: DocumentView, cols: number, clean: (s: string)
   centred(view.merchant.address);
   if (view.merchant.taxId) centred(`${L.taxId}: ${view.merchant.taxId}`);
   if (view.mode === 'test') centred(L.testMode, { bold: true });
-  if (view.kind === 'invoice') centred(t.title.toUpperCase(), { bold: true });
+  if (view.kind === 'invoice' || view.kind === 'credit_note') centred(t.title.toUpperCase(), { bold: true });
   centred(t.stamp, { bold: true });
   rule();
   kv(L.number, view.number);

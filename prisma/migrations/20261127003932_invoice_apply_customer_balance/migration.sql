@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "invoices" ADD COLUMN     "applyCustomerBalance" BOOLEAN NOT NULL DEFAULT true;

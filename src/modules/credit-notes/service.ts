@@ -1,0 +1,648 @@
+/**
+ * Credit notes (docs/credit-notes.md): issue against an open, past_due, paid or uncollectible
+ * invoice, preview, void, read. Each write is one transaction that locks, in this order, the
+ * invoice, its payment, the customer's balance row and the `credit_note` counter: concurrent notes
+ * of one invoice queue on the invoice's lock, so they never credit more than its total. A refund
+ * part is reserved in that transaction (the refunds module's `reserveRefund`) and sent to the
+ * provider after the commit, as POST /v1/refunds does.
+ */
+import type { Context } from '../../core/context.ts';
+import { authorize, tenant } from '../../core/context.ts';
+import { assertScope } from '../../core/auth/scopes.ts';
+import { inTenant, type Tx } from '../../core/db/client.ts';
+import { sql as q, sqlOf, updateRow, insertRows, type AnyTx } from '../../core/db/sql.ts';
+import { errorsFor } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { counterNames, creditNoteNumber, nextCounter } from '../../core/counters.ts';
+import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
+import { emit } from '../../core/outbox.ts';
+import { toWire } from '../../core/wire.ts';
+import { keysetList } from '../../core/pagination.ts';
+import { scoped, type RowScope } from '../../core/resource.ts';
+import { sha256Hex } from '../../core/crypto.ts';
+import { validateMetadata } from '../../core/validation.ts';
+import { nextState } from '../../core/state-machine.ts';
+import type { CreditNote, CreditNoteLine, Invoice, Payment, Refund } from '../../generated/prisma/client.ts';
+import { clockTimeFor } from '../test-clocks/time.ts';
+import { lockInvoice, settleInvoice, type MoveOptions } from '../invoices/issue.ts';
+import type { InvoiceRow } from '../invoices/fields.ts';
+import { reserveRefund } from '../refunds/service.ts';
+import { applyRefundOutcome, lockPayment } from '../refunds/settle.ts';
+import { submitRefund } from '../refunds/submit.ts';
+import { reserving } from '../refunds/states.ts';
+import { changeBalance, CUSTOMER_CREDIT } from '../customer-balances/post.ts';
+import { OFFLINE_CASH } from '../invoices/issue.ts';
+import { noteAmounts, splitNote, type Prior } from './amounts.ts';
+import { creditNoteFields, creditNoteLineFields, type CreditNotePreview, type CreditNoteRow } from './fields.ts';
+import { creditNoteIssued, creditNoteMachine, creditNoteReasons, type CreditNoteStatus } from './states.ts';
+import { creditNoteList } from './list.ts';
+import type { CreateCreditNoteInput, ListCreditNotesArgs } from './schema.ts';
+
+const err = errorsFor('credit_note');
+const MAX_LINES = 100;
+const MAX_QUANTITY = 1_000_000_000;
+
+/** docs/credit-notes.md, Ledger: the codes a note's post-payment part posts to. */
+export const creditNoteCodes = {
+  contraRevenue: 'revenue:credit_notes',
+  tax: 'tax:ppn',
+  refund: 'refund_due',
+  credit: CUSTOMER_CREDIT,
+  outOfBand: OFFLINE_CASH,
+} as const;
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+type LineInput =
+  | { kind: 'quantity'; invoiceLineId: string; quantity: number }
+  | { kind: 'amount'; invoiceLineId: string; amount: number }
+  | { kind: 'custom'; description: string; quantity: number; unitAmount: number };
+
+function part(v: unknown, field: string): bigint | null {
+  if (v == null) return null;
+  if (!isInt(v) || v < 0) throw err.validation(field, `${field} must be an integer >= 0 in the smallest currency unit`);
+  return BigInt(v);
+}
+
+/** The create (and preview) body; every refusal is 400 VALIDATION_ERROR naming the field. */
+function validateCreate(input: CreateCreditNoteInput) {
+  if (typeof input.invoiceId !== 'string' || input.invoiceId.length === 0 || input.invoiceId.length > 64)
+    throw err.validation('invoiceId', 'invoiceId is required: an inv_ invoice id');
+  const hasLines = input.lines != null;
+  const hasAmount = input.amount != null;
+  if (hasLines === hasAmount) throw err.validation('lines', 'send exactly one of lines or amount');
+  let lines: LineInput[] | null = null;
+  if (hasLines) {
+    const raw = input.lines as unknown;
+    if (!Array.isArray(raw) || raw.length < 1 || raw.length > MAX_LINES)
+      throw err.validation('lines', `lines must be an array of 1-${MAX_LINES} lines`);
+    lines = raw.map((l, i): LineInput => {
+      const f = (name: string) => `lines[${i}].${name}`;
+      if (!l || typeof l !== 'object') throw err.validation(`lines[${i}]`, 'each line must be an object');
+      if (l.invoiceLineId != null) {
+        if (typeof l.invoiceLineId !== 'string' || l.invoiceLineId.length > 64)
+          throw err.validation(f('invoiceLineId'), 'invoiceLineId must be an il_ invoice line id');
+        if ((l.quantity == null) === (l.amount == null))
+          throw err.validation(f('quantity'), 'an invoice line is credited by exactly one of quantity or amount');
+        if (l.description != null || l.unitAmount != null)
+          throw err.validation(f('description'), 'description and unitAmount are for custom lines only');
+        if (l.quantity != null) {
+          if (!isInt(l.quantity) || l.quantity < 1 || l.quantity > MAX_QUANTITY)
+            throw err.validation(f('quantity'), 'quantity must be a positive integer');
+          return { kind: 'quantity', invoiceLineId: l.invoiceLineId, quantity: l.quantity };
+        }
+        if (!isInt(l.amount) || l.amount < 1)
+          throw err.validation(f('amount'), 'amount must be a positive integer in the smallest currency unit');
+        return { kind: 'amount', invoiceLineId: l.invoiceLineId, amount: l.amount };
+      }
+      if (typeof l.description !== 'string' || l.description.length < 1 || l.description.length > 255)
+        throw err.validation(f('description'), 'a custom line needs a description of 1-255 characters');
+      if (!isInt(l.quantity) || l.quantity < 1 || l.quantity > MAX_QUANTITY)
+        throw err.validation(f('quantity'), 'quantity must be a positive integer');
+      if (!isInt(l.unitAmount) || l.unitAmount < 1)
+        throw err.validation(f('unitAmount'), 'unitAmount must be a positive integer in the smallest currency unit');
+      if (l.amount != null) throw err.validation(f('amount'), 'a custom line takes quantity and unitAmount');
+      if (!Number.isSafeInteger(l.quantity * l.unitAmount))
+        throw err.validation(f('unitAmount'), 'quantity x unitAmount is too large');
+      return { kind: 'custom', description: l.description, quantity: l.quantity, unitAmount: l.unitAmount };
+    });
+  }
+  if (hasAmount && (!isInt(input.amount) || (input.amount as number) < 1))
+    throw err.validation('amount', 'amount must be a positive integer in the smallest currency unit');
+  const reason = input.reason ?? null;
+  if (reason !== null && !(creditNoteReasons as readonly string[]).includes(reason))
+    throw err.validation('reason', `reason must be one of ${creditNoteReasons.join(', ')}`);
+  if (input.memo != null && (typeof input.memo !== 'string' || input.memo.length > 500))
+    throw err.validation('memo', 'memo must be a string of at most 500 characters');
+  const metadata = input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'credit_note');
+  return {
+    invoiceId: input.invoiceId,
+    lines,
+    amount: hasAmount ? BigInt(input.amount as number) : null,
+    reason,
+    memo: input.memo ?? null,
+    metadata,
+    parts: {
+      refundAmount: part(input.refundAmount, 'refundAmount'),
+      creditAmount: part(input.creditAmount, 'creditAmount'),
+      outOfBandAmount: part(input.outOfBandAmount, 'outOfBandAmount'),
+    },
+  };
+}
+type Valid = ReturnType<typeof validateCreate>;
+
+/** What the invoice's issued notes already took, in total and per invoice line: two aggregates, however many notes. */
+async function priorOf(tx: Tx, scope: RowScope, invoiceId: string) {
+  const sql = sqlOf(tx);
+  const issued = q`n."workspaceId" = ${scope.workspaceId} AND n.mode = ${scope.mode} AND n."invoiceId" = ${invoiceId}
+    AND n.status = ${creditNoteIssued}`;
+  const [t] = await sql.query<{ net: string; discount: string; tax: string; incl: string }>(
+    // Amount-mode and custom notes do not count towards "every line credited" (amounts.ts).
+    q`SELECT coalesce(sum(n.subtotal) FILTER (WHERE NOT EXISTS (SELECT 1 FROM credit_note_lines l
+          WHERE l."workspaceId" = n."workspaceId" AND l.mode = n.mode AND l."creditNoteId" = n.id AND l.type = 'custom')), 0) AS net,
+        coalesce(sum(n."discountAmount"), 0) AS discount, coalesce(sum(n.tax), 0) AS tax,
+        coalesce(sum(n."taxIncluded"), 0) AS incl
+      FROM credit_notes n WHERE ${issued}`,
+  );
+  const prior: Prior = {
+    net: BigInt(t.net),
+    discountAmount: BigInt(t.discount),
+    tax: BigInt(t.tax),
+    taxIncluded: BigInt(t.incl),
+  };
+  const lines = await sql.query<{ invoiceLineId: string; by: string; quantity: string; amount: string }>(
+    q`SELECT l."invoiceLineId", min(l."creditedBy") AS by, sum(l.quantity) AS quantity, sum(l.amount) AS amount
+      FROM credit_note_lines l JOIN credit_notes n ON n."workspaceId" = l."workspaceId" AND n.mode = l.mode
+        AND n.id = l."creditNoteId"
+      WHERE ${issued} AND l."invoiceLineId" IS NOT NULL GROUP BY l."invoiceLineId"`,
+  );
+  const perLine = new Map(
+    lines.map((l) => [
+      l.invoiceLineId,
+      { by: l.by ?? 'amount', quantity: BigInt(l.quantity), amount: BigInt(l.amount) },
+    ]),
+  );
+  return { prior, perLine };
+}
+
+interface Computed {
+  note: Omit<CreditNote, 'id' | 'number' | 'status' | 'issuedAt' | 'createdAt' | 'updatedAt'>;
+  lines: Omit<CreditNoteLine, 'id' | 'creditNoteId' | 'createdAt'>[];
+  payment: Payment | null;
+}
+
+/** The note the input describes against the locked invoice: every check of create, nothing written. */
+async function compute(tx: Tx, scope: RowScope, inv: InvoiceRow, v: Valid): Promise<Computed> {
+  if (inv.status === 'draft' || inv.status === 'void')
+    throw err.conflict(
+      `The invoice is ${inv.status}; only open, past_due, paid or uncollectible invoices take credit notes`,
+    );
+  const { prior, perLine } = await priorOf(tx, scope, inv.id);
+  const lines: Computed['lines'] = [];
+  let credited: { kind: 'lines'; net: bigint } | { kind: 'amount'; amount: bigint };
+  if (v.lines) {
+    const inNote = new Map<string, { by: string; quantity: bigint; amount: bigint }>();
+    let net = 0n;
+    v.lines.forEach((l, i) => {
+      const position = i;
+      if (l.kind === 'custom') {
+        const amount = BigInt(l.quantity) * BigInt(l.unitAmount);
+        net += amount;
+        lines.push({
+          workspaceId: scope.workspaceId,
+          mode: scope.mode,
+          position,
+          type: 'custom',
+          invoiceLineId: null,
+          creditedBy: null,
+          description: l.description,
+          quantity: l.quantity,
+          unitAmount: BigInt(l.unitAmount),
+          amount,
+        });
+        return;
+      }
+      const line = inv.lines.find((x) => x.id === l.invoiceLineId);
+      if (!line) throw err.of('not_found', 'No such invoice line on this invoice', `lines[${i}].invoiceLineId`);
+      if (line.amount < 0n || line.unitAmount < 0n)
+        throw err.validation(`lines[${i}].invoiceLineId`, 'a negative (proration) line cannot be credited');
+      const before = perLine.get(line.id);
+      const mine = inNote.get(line.id);
+      const by = l.kind;
+      if ((before && before.by !== by) || (mine && mine.by !== by))
+        throw err.validation(
+          `lines[${i}].${by}`,
+          'an invoice line is credited either by quantity or by amount, never both (across notes too)',
+        );
+      const acc = mine ?? { by, quantity: 0n, amount: 0n };
+      const amount = l.kind === 'quantity' ? BigInt(l.quantity) * line.unitAmount : BigInt(l.amount);
+      const quantity = l.kind === 'quantity' ? l.quantity : 1;
+      acc.quantity += BigInt(quantity);
+      acc.amount += amount;
+      inNote.set(line.id, acc);
+      if (l.kind === 'quantity' && (before?.quantity ?? 0n) + acc.quantity > BigInt(line.quantity))
+        throw err.of(
+          'amount_exceeds_remaining',
+          `quantity exceeds what remains of the line (${BigInt(line.quantity) - (before?.quantity ?? 0n)})`,
+          `lines[${i}].quantity`,
+        );
+      if (l.kind === 'amount' && (before?.amount ?? 0n) + acc.amount > line.amount)
+        throw err.of(
+          'amount_exceeds_remaining',
+          `amount exceeds what remains of the line (${line.amount - (before?.amount ?? 0n)})`,
+          `lines[${i}].amount`,
+        );
+      net += amount;
+      lines.push({
+        workspaceId: scope.workspaceId,
+        mode: scope.mode,
+        position,
+        type: 'invoice_line',
+        invoiceLineId: line.id,
+        creditedBy: by,
+        description: line.description,
+        quantity,
+        unitAmount: l.kind === 'quantity' ? line.unitAmount : amount,
+        amount,
+      });
+    });
+    credited = { kind: 'lines', net };
+  } else credited = { kind: 'amount', amount: v.amount! };
+
+  const amountRemaining = inv.total - inv.creditedAmount;
+  const taxIncluded = BigInt(((inv.metadata ?? {}) as Record<string, string>).taxIncluded ?? '0');
+  const paid = inv.status === 'paid';
+  const amounts = noteAmounts(
+    {
+      subtotal: inv.subtotal,
+      discount: inv.discount,
+      tax: inv.tax,
+      taxIncluded,
+      total: inv.total,
+      amountRemaining,
+      amountDue: inv.amountDue,
+      paid,
+    },
+    prior,
+    credited,
+  );
+  const field = v.lines ? 'lines' : 'amount';
+  if (amounts.total <= 0n) throw err.validation(field, 'the credit note total must be positive');
+  if (amounts.total > amountRemaining)
+    throw err.of(
+      'amount_exceeds_remaining',
+      `The credit note total ${amounts.total} exceeds what remains to credit on the invoice (${amountRemaining})`,
+      field,
+    );
+  if (credited.kind === 'amount')
+    lines.push({
+      workspaceId: scope.workspaceId,
+      mode: scope.mode,
+      position: 0,
+      type: 'custom',
+      invoiceLineId: null,
+      creditedBy: null,
+      description: `Kredit untuk faktur ${inv.number} / Credit for invoice ${inv.number}`,
+      quantity: 1,
+      unitAmount: amounts.subtotal,
+      amount: amounts.subtotal,
+    });
+  const split = splitNote({ amountDue: inv.amountDue, paid }, amounts, v.parts);
+  if (!split)
+    throw err.validation(
+      'refundAmount',
+      'refundAmount + creditAmount + outOfBandAmount must equal the post-payment part of the note',
+    );
+  let payment: Payment | null = null;
+  if (split.refundAmount > 0n) {
+    const found = await tx.payment.findFirst({
+      where: { ...scoped(scope), invoiceId: inv.id, status: { in: ['succeeded', 'partially_refunded'] } },
+      orderBy: { createdAt: 'desc' },
+      select: { id: true },
+    });
+    payment = found ? await lockPayment(tx, scope, found.id) : null;
+    const held = payment
+      ? await tx.refund.aggregate({
+          where: { ...scoped(scope), paymentId: payment.id, status: { in: [...reserving] } },
+          _sum: { amount: true },
+        })
+      : null;
+    const refundable = payment ? payment.amount - (held?._sum.amount ?? 0n) : 0n;
+    if (split.refundAmount > refundable)
+      throw err.of(
+        'amount_exceeds_remaining',
+        `refundAmount ${split.refundAmount} exceeds what the invoice's payment can still refund (${refundable})`,
+        'refundAmount',
+      );
+  }
+  return {
+    note: {
+      workspaceId: scope.workspaceId,
+      mode: scope.mode,
+      invoiceId: inv.id,
+      customerId: inv.customerId,
+      reason: v.reason,
+      memo: v.memo,
+      currency: inv.currency,
+      ...amounts,
+      ...split,
+      refundId: null,
+      refundStatus: null,
+      balanceTransactionId: null,
+      testClockId: inv.testClockId,
+      voidedAt: null,
+      metadata: v.metadata,
+    },
+    lines,
+    payment,
+  };
+}
+
+const withAccount = (accountId: string) => (n: CreditNote & { lines: CreditNoteLine[] }) => ({
+  ...n,
+  accountId,
+  lines: [...n.lines].sort((a, b) => a.position - b.position),
+});
+
+/** The REST object, lines included, as events carry it. */
+export const creditNoteSnapshot = (r: CreditNotePreview) => ({
+  ...toWire(r, creditNoteFields),
+  lines: r.lines.map((l) => toWire(l, creditNoteLineFields)),
+});
+
+/** The note's post-payment posting (docs/credit-notes.md, Ledger), reversed for a void. */
+function notePosting(n: CreditNote, reverse: boolean, at: Date) {
+  const postTax = n.tax - n.prePaymentTax;
+  const net = n.postPaymentAmount - postTax;
+  const d = reverse ? 'credit' : 'debit';
+  const c = reverse ? 'debit' : 'credit';
+  const legs: LedgerLeg[] = [
+    { code: creditNoteCodes.contraRevenue, direction: d, amount: net, memo: `credit note ${n.number}` },
+    { code: creditNoteCodes.tax, direction: d, amount: postTax },
+    { code: creditNoteCodes.refund, direction: c, amount: n.refundAmount },
+    { code: creditNoteCodes.credit, direction: c, amount: n.creditAmount },
+    { code: creditNoteCodes.outOfBand, direction: c, amount: n.outOfBandAmount },
+  ].filter((l) => BigInt(l.amount) > 0n) as LedgerLeg[];
+  return {
+    txId: `${reverse ? 'cnv' : 'cn'}:${n.id}`,
+    currency: n.currency,
+    sourceType: 'credit_note' as const,
+    sourceId: n.id,
+    postedAt: at,
+    legs,
+  };
+}
+
+/** The invoice's credit columns moved by a note (+1 issue, -1 void); amountDue follows the pre-payment part. */
+const invoiceCredit = (inv: Invoice, n: CreditNote, sign: 1n | -1n, at: Date): Partial<Invoice> => ({
+  creditedAmount: inv.creditedAmount + sign * n.total,
+  prePaymentCreditedAmount: inv.prePaymentCreditedAmount + sign * n.prePaymentAmount,
+  prePaymentCreditedTax: inv.prePaymentCreditedTax + sign * n.prePaymentTax,
+  amountDue: inv.amountDue - sign * n.prePaymentAmount,
+  updatedAt: at,
+});
+
+/** POST /v1/credit-notes/preview: the note create would issue now; nothing is written. */
+export async function previewCreditNote(ctx: Context, input: CreateCreditNoteInput): Promise<CreditNotePreview> {
+  const auth = authorize(ctx, 'svc:credit_note:read');
+  const v = validateCreate(input);
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const inv = await lockInvoice(tx, { ...scope, accountId: auth.accountId }, v.invoiceId);
+    if (!inv) throw err.notFound('invoice');
+    const c = await compute(tx, scope, inv, v);
+    const at = await clockTimeFor(tx, { ...scope, testClockId: inv.testClockId });
+    return {
+      ...c.note,
+      id: null,
+      number: null,
+      status: 'preview',
+      accountId: auth.accountId,
+      issuedAt: at,
+      createdAt: at,
+      updatedAt: at,
+      lines: c.lines.map((l) => ({ ...l, id: '', creditNoteId: '', createdAt: at })),
+    };
+  });
+}
+
+/**
+ * POST /v1/credit-notes: issue. One transaction: lock the invoice (and its payment when refunding),
+ * compute and check, credit the balance, number, write the note and its lines, reserve the refund,
+ * post `cn:<id>`, move the invoice's credit columns (paid at once when nothing remains due), emit.
+ * The refund's provider call follows the commit; a definite refusal marks it failed (the note stays).
+ */
+export async function createCreditNote(ctx: Context, input: CreateCreditNoteInput): Promise<CreditNoteRow> {
+  const auth = authorize(ctx, 'svc:credit_note:write');
+  const v = validateCreate(input);
+  const scope = tenant(auth);
+  const o: MoveOptions = { accountId: auth.accountId, requestId: ctx.requestId, source: 'api' };
+  const providerKey = `cn-${sha256Hex(`${scope.workspaceId}:${scope.mode}:${ctx.idempotencyKey ?? newId('request')}`).slice(0, 40)}`;
+  const first = await inTenant(scope, async (tx) => {
+    const inv = await lockInvoice(tx, { ...scope, accountId: auth.accountId }, v.invoiceId);
+    if (!inv) throw err.notFound('invoice');
+    const c = await compute(tx, scope, inv, v);
+    // spec scopes: a refund part also needs the refund scope.
+    if (c.note.refundAmount > 0n) assertScope(auth, 'svc:refund:write');
+    const at = await clockTimeFor(tx, { ...scope, testClockId: inv.testClockId });
+    const id = newId('creditNote');
+    let balanceTransactionId: string | null = null;
+    if (c.note.creditAmount > 0n) {
+      const txn = await changeBalance(
+        tx,
+        scope,
+        {
+          customerId: inv.customerId,
+          currency: inv.currency,
+          amount: c.note.creditAmount,
+          type: 'credit_note',
+          creditNoteId: id,
+          invoiceId: inv.id,
+          description: `Credit note for invoice ${inv.number}`,
+          at,
+          ledgerTxId: `cn:${id}`,
+        },
+        { requestId: ctx.requestId, source: 'api', resource: 'credit_note' },
+      );
+      balanceTransactionId = txn.id;
+    }
+    const seq = await nextCounter(tx, scope, counterNames.creditNote);
+    const status = nextState(creditNoteMachine, null, 'issue');
+    let note = await tx.creditNote.create({
+      data: {
+        ...c.note,
+        metadata: c.note.metadata ?? undefined,
+        id,
+        number: creditNoteNumber(at, seq),
+        status: status.to,
+        balanceTransactionId,
+        issuedAt: at,
+        createdAt: at,
+        updatedAt: at,
+      },
+    });
+    const lines = c.lines.map((l) => ({ ...l, id: newId('creditNoteLine'), creditNoteId: id, createdAt: at }));
+    await sqlOf(tx).query(q`${insertRows('credit_note_lines', lines)}`);
+    let adapter = null;
+    let refund: Refund | null = null;
+    if (c.note.refundAmount > 0n && c.payment) {
+      const refundReason = v.reason === 'duplicate' || v.reason === 'fraudulent' ? v.reason : 'requested_by_customer';
+      const reserved = await reserveRefund(
+        tx,
+        scope,
+        c.payment,
+        { amount: c.note.refundAmount, reason: refundReason, metadata: null, providerKey, creditNoteId: id },
+        { accountId: auth.accountId, requestId: ctx.requestId, source: 'api' },
+      );
+      refund = reserved.refund;
+      adapter = reserved.adapter;
+      note = await tx.creditNote.update({
+        where: { id },
+        data: { refundId: refund.id, refundStatus: refundStatusOf(refund.status) },
+      });
+    }
+    if (note.postPaymentAmount > 0n)
+      await tx.ledgerEntry.createMany({ data: ledgerRows(scope, notePosting(note, false, at)) });
+    let invRow: InvoiceRow = {
+      ...(await updateRow<Invoice>(
+        sqlOf(tx),
+        'invoices',
+        { id: inv.id, ...scoped(scope) },
+        invoiceCredit(inv, note, 1n, at),
+      )),
+      accountId: inv.accountId,
+      lines: inv.lines,
+    };
+    // Nothing left to pay: paid with no payment and no receipt (docs/credit-notes.md, Outcomes).
+    if (note.prePaymentAmount > 0n && invRow.amountDue === 0n && invRow.status !== 'paid')
+      invRow = (await settleInvoice(tx, scope, invRow, { ...o, at, zeroTotal: true })).invoice;
+    const row = withAccount(auth.accountId)({ ...note, lines });
+    for (const type of status.events)
+      await emit(tx, scope, type, creditNoteSnapshot(row), { requestId: ctx.requestId, source: 'api' });
+    return { row, refund, adapter, payment: c.payment };
+  });
+  if (!first.adapter || !first.refund || !first.payment) return first.row;
+  const opts = { accountId: auth.accountId, requestId: ctx.requestId, source: 'api' };
+  const { payment } = first;
+  await submitRefund(scope, first.refund, payment, first.adapter, opts, (e) =>
+    inTenant(scope, async (tx) => {
+      // A definite refusal: the refund fails, the note stays issued (its refund part owed until voided).
+      const locked = await lockPayment(tx, scope, payment.id);
+      const r = await tx.refund.findUniqueOrThrow({ where: { id: first.refund!.id } });
+      if (r.status !== 'pending') return r;
+      return applyRefundOutcome(tx, scope, r, locked!, 'provider_failed', {
+        ...opts,
+        failureCode: 'provider_rejected',
+        failureMessage: e.message,
+      });
+    }),
+  );
+  return getNote(auth, first.row.id);
+}
+
+/** A refund's status as the note shows it (a canceled refund is one that did not happen: failed). */
+export const refundStatusOf = (status: string) => (status === 'canceled' ? 'failed' : status);
+
+async function getNote(auth: { workspaceId: string; mode: 'test' | 'live'; accountId: string }, id: string) {
+  const scope = tenant(auth as never);
+  const n = await inTenant(scope, (tx) =>
+    tx.creditNote.findFirst({ where: { ...scoped(scope), id }, include: { lines: true } }),
+  );
+  if (!n) throw err.notFound();
+  return withAccount(auth.accountId)(n);
+}
+
+/**
+ * POST /v1/credit-notes/:id/void (docs/credit-notes.md, Void): only an issued note whose refund is
+ * absent or failed, whose credit the customer still holds, and whose pre-payment part is on an
+ * invoice still unpaid. Every effect is reversed in one transaction; the number is kept.
+ */
+export async function voidCreditNote(ctx: Context, id: string): Promise<CreditNoteRow> {
+  const auth = authorize(ctx, 'svc:credit_note:write');
+  const scope = tenant(auth);
+  return inTenant(scope, async (tx) => {
+    const found = await tx.creditNote.findFirst({ where: { ...scoped(scope), id }, select: { invoiceId: true } });
+    if (!found) throw err.notFound();
+    const inv = await lockInvoice(tx, { ...scope, accountId: auth.accountId }, found.invoiceId);
+    const note = await tx.creditNote.findUniqueOrThrow({ where: { id }, include: { lines: true } });
+    const move = nextState(creditNoteMachine, note.status as CreditNoteStatus, 'void');
+    if (note.refundId && note.refundStatus !== 'failed')
+      throw err.conflict(
+        `The credit note's refund is ${note.refundStatus}; only a note whose refund failed can be voided`,
+      );
+    if (note.creditAmount > 0n) {
+      const bal = await tx.customerBalance.findUnique({
+        where: {
+          workspaceId_mode_customerId_currency: {
+            ...scoped(scope),
+            customerId: note.customerId,
+            currency: note.currency,
+          },
+        },
+      });
+      if ((bal?.amount ?? 0n) < note.creditAmount)
+        throw err.conflict(
+          `The customer's ${note.currency} balance (${bal?.amount ?? 0n}) is below the note's credit (${note.creditAmount}); it was already used`,
+        );
+    }
+    if (note.prePaymentAmount > 0n && inv!.status === 'paid')
+      throw err.conflict('The invoice is paid; a note with a pre-payment part can only be voided while it is unpaid');
+    const at = await clockTimeFor(tx, { ...scope, testClockId: note.testClockId });
+    if (note.creditAmount > 0n)
+      await changeBalance(
+        tx,
+        scope,
+        {
+          customerId: note.customerId,
+          currency: note.currency,
+          amount: -note.creditAmount,
+          type: 'credit_note_void',
+          creditNoteId: note.id,
+          invoiceId: note.invoiceId,
+          description: `Credit note ${note.number} voided`,
+          at,
+          ledgerTxId: `cnv:${note.id}`,
+        },
+        { requestId: ctx.requestId, source: 'api', resource: 'credit_note' },
+      );
+    if (note.postPaymentAmount > 0n)
+      await tx.ledgerEntry.createMany({ data: ledgerRows(scope, notePosting(note, true, at)) });
+    await updateRow<Invoice>(
+      sqlOf(tx),
+      'invoices',
+      { id: inv!.id, ...scoped(scope) },
+      invoiceCredit(inv!, note, -1n, at),
+    );
+    const updated = await tx.creditNote.update({
+      where: { id },
+      data: { status: move.to, voidedAt: at, updatedAt: at },
+      include: { lines: true },
+    });
+    const row = withAccount(auth.accountId)(updated);
+    for (const type of move.events)
+      await emit(tx, scope, type, creditNoteSnapshot(row), {
+        requestId: ctx.requestId,
+        source: 'api',
+        previousAttributes: { status: note.status },
+      });
+    return row;
+  });
+}
+
+export async function getCreditNote(ctx: Context, id: string): Promise<CreditNoteRow> {
+  const auth = authorize(ctx, 'svc:credit_note:read');
+  return getNote(auth, id);
+}
+
+export async function listCreditNotes(ctx: Context, args: ListCreditNotesArgs) {
+  const auth = authorize(ctx, 'svc:credit_note:read');
+  creditNoteList.check(args);
+  const filters = creditNoteList.values(args);
+  return keysetList(
+    {
+      args: creditNoteList.paged(args),
+      workspaceId: auth.workspaceId,
+      filters,
+      limit: creditNoteList.limit,
+      column: creditNoteList.position,
+    },
+    (ks) =>
+      inTenant(tenant(auth), (tx) =>
+        tx.creditNote.findMany({
+          where: { ...scoped(auth), AND: [...creditNoteList.prisma(args), ks.where] },
+          orderBy: ks.orderBy,
+          take: ks.take,
+          include: { lines: true },
+        }),
+      ).then((rows) => rows.map(withAccount(auth.accountId))),
+  );
+}
+
+/** docs/credit-notes.md: an invoice with an issued credit note cannot be voided (its numbered notes stay valid). */
+export async function hasIssuedNote(tx: AnyTx, scope: RowScope, invoiceId: string) {
+  const rows = await sqlOf(tx).query<{ n: number }>(
+    q`SELECT 1 AS n FROM credit_notes WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND "invoiceId" = ${invoiceId} AND status = ${creditNoteIssued} LIMIT 1`,
+  );
+  return rows.length > 0;
+}
