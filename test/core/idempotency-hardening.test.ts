@@ -40,6 +40,10 @@ const REQUIRED = [
   'createUsageRecord',
   // docs/decisions.md, Payment methods: detach, `Idempotency-Key` required.
   'detachPaymentMethod',
+  // docs/credit-notes.md, Object: notes, their void and balance transactions.
+  'createCreditNote',
+  'voidCreditNote',
+  'createCustomerBalanceTransaction',
 ].sort();
 
 const rows = async (workspaceId: string) =>
