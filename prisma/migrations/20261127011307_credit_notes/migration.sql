@@ -1,5 +1,6 @@
 -- AlterTable
-ALTER TABLE "invoices" ADD COLUMN     "balanceApplied" BIGINT NOT NULL DEFAULT 0,
+ALTER TABLE "invoices" ADD COLUMN     "applyCustomerBalance" BOOLEAN NOT NULL DEFAULT true,
+ADD COLUMN     "balanceApplied" BIGINT NOT NULL DEFAULT 0,
 ADD COLUMN     "creditedAmount" BIGINT NOT NULL DEFAULT 0,
 ADD COLUMN     "prePaymentCreditedAmount" BIGINT NOT NULL DEFAULT 0,
 ADD COLUMN     "prePaymentCreditedTax" BIGINT NOT NULL DEFAULT 0;

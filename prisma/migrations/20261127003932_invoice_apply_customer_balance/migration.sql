@@ -1,2 +1,0 @@
--- AlterTable
-ALTER TABLE "invoices" ADD COLUMN     "applyCustomerBalance" BOOLEAN NOT NULL DEFAULT true;
