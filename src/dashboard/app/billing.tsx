@@ -1,5 +1,9 @@
 import { useState } from 'preact/hooks';
-import type { DashboardBillingQuery, DashboardBillingQueryVariables } from './generated/operations.ts';
+import type {
+  DashboardBillingQuery,
+  DashboardBillingQueryVariables,
+  DashboardCancelSubscriptionMutationVariables,
+} from './generated/operations.ts';
 import { dateTime } from './format.ts';
 import { useQuery } from './hooks.ts';
 import {
@@ -22,10 +26,14 @@ export function Billing(p: ScreenProps) {
     {},
     p.tick + again,
   );
+  /** Cancel, pause and resume share their variables (pause and resume without `input`). */
   async function act(doc: string, id: string, input?: { atPeriodEnd: boolean }) {
-    const r = await p.client
-      .mutation(doc, { id, idempotencyKey: crypto.randomUUID(), ...(input ? { input } : {}) })
-      .toPromise();
+    const variables: DashboardCancelSubscriptionMutationVariables = {
+      id,
+      idempotencyKey: crypto.randomUUID(),
+      ...(input ? { input } : {}),
+    };
+    const r = await p.client.mutation(doc, variables).toPromise();
     setNote(r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : p.t.subscriptionUpdated);
     if (!r.error) setAgain((n) => n + 1);
   }

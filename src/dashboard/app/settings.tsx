@@ -5,8 +5,14 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type {
+  DashboardCreateTemplateMutation,
+  DashboardCreateTemplateMutationVariables,
   DashboardSettingsQuery,
   DashboardSettingsQueryVariables,
+  DashboardUpdateTemplateMutation,
+  DashboardUpdateTemplateMutationVariables,
+  DashboardUpdateWorkspaceMutation,
+  DashboardUpdateWorkspaceMutationVariables,
   UpdateTemplateInput,
 } from './generated/operations.ts';
 import { useQuery } from './hooks.ts';
@@ -71,9 +77,9 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
     const current = defaultOf(templates, kind);
     const idempotencyKey = crypto.randomUUID();
     return current
-      ? p.client.mutation(UpdateTemplateDocument, { id: current.id, input, idempotencyKey }).toPromise()
+      ? p.client.mutation<DashboardUpdateTemplateMutation, DashboardUpdateTemplateMutationVariables>(UpdateTemplateDocument, { id: current.id, input, idempotencyKey }).toPromise()
       : p.client
-          .mutation(CreateTemplateDocument, {
+          .mutation<DashboardCreateTemplateMutation, DashboardCreateTemplateMutationVariables>(CreateTemplateDocument, {
             input: { ...input, kind, name: `${ws?.brandName ?? ws?.name ?? 'Default'} ${kind}`, isDefault: true },
             idempotencyKey,
           })
@@ -83,7 +89,7 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
     e.preventDefault();
     if (brandName.trim()) {
       const r = await p.client
-        .mutation(UpdateWorkspaceDocument, { id: p.workspaceId, input: { brandName: brandName.trim() } })
+        .mutation<DashboardUpdateWorkspaceMutation, DashboardUpdateWorkspaceMutationVariables>(UpdateWorkspaceDocument, { id: p.workspaceId, input: { brandName: brandName.trim() } })
         .toPromise();
       if (problem(r)) return done(r);
     }
@@ -106,7 +112,7 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
   async function savePortal(e: Event) {
     e.preventDefault();
     const portalSettings = Object.fromEntries(PORTAL.map((k) => [k, Boolean(portal[k])]));
-    done(await p.client.mutation(UpdateWorkspaceDocument, { id: p.workspaceId, input: { portalSettings } }).toPromise());
+    done(await p.client.mutation<DashboardUpdateWorkspaceMutation, DashboardUpdateWorkspaceMutationVariables>(UpdateWorkspaceDocument, { id: p.workspaceId, input: { portalSettings } }).toPromise());
   }
   const value = (e: Event) => (e.target as HTMLInputElement).value;
   const setText = (kind: string, field: 'tagline' | 'footerText' | 'thankYouText', v: string) =>
