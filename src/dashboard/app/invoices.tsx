@@ -15,7 +15,7 @@ import { CreateInvoiceDocument, FinalizeInvoiceDocument, InvoicesDocument, VoidI
 import type { ScreenProps } from './screens.tsx';
 
 /** The signed PDF link on this origin (its path and signature; docs/dashboard.md, The app). */
-const sameOrigin = (url: string) => {
+export const sameOrigin = (url: string) => {
   const u = new URL(url);
   return `${u.pathname}${u.search}`;
 };
@@ -131,7 +131,15 @@ export function Invoices(p: ScreenProps) {
             {rows.map(({ node: i }) => (
               <tr key={i.id} data-invoice-id={i.id}>
                 <td>
-                  <code>{i.id}</code>
+                  <a
+                    href={`/dashboard/invoices/${i.id}`}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      p.navigate(`/dashboard/invoices/${i.id}`);
+                    }}
+                  >
+                    <code>{i.id}</code>
+                  </a>
                 </td>
                 <td>{i.number ?? '—'}</td>
                 <td>{i.status}</td>

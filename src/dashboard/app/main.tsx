@@ -8,9 +8,13 @@ import { createApiClient, type FeedEvent, loadSession, type Mode, openFeed, type
 import { dictionaries, initialLang, type Lang, languageNames } from './i18n.ts';
 import { CustomerDetail, Customers, Home, PaymentDetail, Payments } from './screens.tsx';
 import { Billing } from './billing.tsx';
+import { InvoiceDetail } from './invoice.tsx';
 import { Invoices } from './invoices.tsx';
 import { Payouts } from './payouts.tsx';
+import { Reports } from './reports.tsx';
+import { Settings } from './settings.tsx';
 import { Developers, Team } from './team.tsx';
+import { Webhooks } from './webhooks.tsx';
 
 const LIVE_TYPES = /^(payment|refund|checkout_session|customer|invoice|payout)\./;
 
@@ -68,10 +72,13 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
   const props = { client, t, lang, tick, canAct, navigate };
   const detail = /^\/dashboard\/payments\/([^/]+)$/.exec(path);
   const customer = /^\/dashboard\/customers\/([^/]+)$/.exec(path);
+  const invoice = /^\/dashboard\/invoices\/([^/]+)$/.exec(path);
   const screen = detail ? (
     <PaymentDetail {...props} id={decodeURIComponent(detail[1]!)} />
   ) : customer ? (
     <CustomerDetail {...props} id={decodeURIComponent(customer[1]!)} />
+  ) : invoice ? (
+    <InvoiceDetail {...props} id={decodeURIComponent(invoice[1]!)} />
   ) : path.startsWith('/dashboard/payments') ? (
     <Payments {...props} />
   ) : path.startsWith('/dashboard/customers') ? (
@@ -84,6 +91,12 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
     <Payouts {...props} />
   ) : path.startsWith('/dashboard/team') ? (
     <Team {...props} workspaceId={session.workspace.id} role={session.member.role} />
+  ) : path.startsWith('/dashboard/reports') ? (
+    <Reports {...props} session={session} mode={mode} />
+  ) : path.startsWith('/dashboard/webhooks') ? (
+    <Webhooks {...props} />
+  ) : path.startsWith('/dashboard/settings') ? (
+    <Settings {...props} workspaceId={session.workspace.id} role={session.member.role} />
   ) : path.startsWith('/dashboard/developers') ? (
     <Developers {...props} />
   ) : (
@@ -115,8 +128,11 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
           {link('/dashboard/invoices', t.invoices)}
           {link('/dashboard/billing', t.subscriptions)}
           {link('/dashboard/payouts', t.payouts)}
+          {link('/dashboard/reports', t.reports)}
+          {link('/dashboard/webhooks', t.webhooksTitle)}
           {link('/dashboard/team', t.team)}
           {link('/dashboard/developers', t.developers)}
+          {link('/dashboard/settings', t.settings)}
         </nav>
         <div class="controls">
           <label>

@@ -372,11 +372,283 @@ export const BillingDocument = /* GraphQL */ `
           customerId
           currency
           currentPeriodEnd
+          cancelAtPeriodEnd
+          pausedAt
           plan {
             id
             name
           }
         }
+      }
+    }
+  }
+`;
+
+export const CancelSubscriptionDocument = /* GraphQL */ `
+  mutation DashboardCancelSubscription($id: ID!, $idempotencyKey: String!, $input: CancelSubscriptionInput) {
+    cancelSubscription(id: $id, idempotencyKey: $idempotencyKey, input: $input) {
+      id
+      status
+      customerId
+      currency
+      currentPeriodEnd
+      cancelAtPeriodEnd
+      pausedAt
+      plan {
+        id
+        name
+      }
+    }
+  }
+`;
+
+export const PauseSubscriptionDocument = /* GraphQL */ `
+  mutation DashboardPauseSubscription($id: ID!, $idempotencyKey: String!) {
+    pauseSubscription(id: $id, idempotencyKey: $idempotencyKey) {
+      id
+      status
+      customerId
+      currency
+      currentPeriodEnd
+      cancelAtPeriodEnd
+      pausedAt
+      plan {
+        id
+        name
+      }
+    }
+  }
+`;
+
+export const ResumeSubscriptionDocument = /* GraphQL */ `
+  mutation DashboardResumeSubscription($id: ID!, $idempotencyKey: String!) {
+    resumeSubscription(id: $id, idempotencyKey: $idempotencyKey) {
+      id
+      status
+      customerId
+      currency
+      currentPeriodEnd
+      cancelAtPeriodEnd
+      pausedAt
+      plan {
+        id
+        name
+      }
+    }
+  }
+`;
+
+export const WebhooksDocument = /* GraphQL */ `
+  query DashboardWebhooks {
+    webhookEndpoints(first: 50) {
+      edges {
+        node {
+          id
+          url
+          status
+          events
+          description
+          signatureFormat
+          createdAt
+        }
+      }
+    }
+  }
+`;
+
+export const WebhookDeliveriesDocument = /* GraphQL */ `
+  query DashboardWebhookDeliveries($endpointId: ID!) {
+    webhookDeliveries(endpointId: $endpointId, first: 30) {
+      edges {
+        node {
+          id
+          eventId
+          eventType
+          status
+          statusCode
+          retryCount
+          attemptedAt
+          nextRetryAt
+          durationMs
+        }
+      }
+    }
+  }
+`;
+
+export const CreateWebhookDocument = /* GraphQL */ `
+  mutation DashboardCreateWebhook($input: CreateWebhookEndpointInput!, $idempotencyKey: String!) {
+    createWebhookEndpoint(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      url
+      status
+      events
+      description
+      signatureFormat
+      createdAt
+      signingSecret
+    }
+  }
+`;
+
+export const RotateWebhookDocument = /* GraphQL */ `
+  mutation DashboardRotateWebhook($id: ID!) {
+    rotateWebhookEndpointSecret(id: $id) {
+      id
+      signingSecret
+    }
+  }
+`;
+
+export const RetryDeliveryDocument = /* GraphQL */ `
+  mutation DashboardRetryDelivery($endpointId: ID!, $deliveryId: ID!, $idempotencyKey: String!) {
+    retryWebhookDelivery(endpointId: $endpointId, deliveryId: $deliveryId, idempotencyKey: $idempotencyKey) {
+      id
+      eventId
+      eventType
+      status
+      statusCode
+      retryCount
+      attemptedAt
+      nextRetryAt
+      durationMs
+    }
+  }
+`;
+
+export const ReportsDocument = /* GraphQL */ `
+  query DashboardReports($currency: String!, $from: String!, $to: String!) {
+    pnlReport(currency: $currency, from: $from, to: $to) {
+      currency
+      from
+      to
+      revenue {
+        code
+        amount
+      }
+      totalRevenue
+      refunds
+      fees
+      tax
+      netIncome
+    }
+    cashFlowReport(currency: $currency, from: $from, to: $to) {
+      currency
+      openingBalance
+      inflows
+      outflows
+      closingBalance
+      byDay {
+        date
+        inflows
+        outflows
+      }
+    }
+  }
+`;
+
+export const SettingsDocument = /* GraphQL */ `
+  query DashboardSettings($workspaceId: ID!) {
+    workspace(id: $workspaceId) {
+      id
+      name
+      brandName
+      portalSettings
+    }
+    templates(first: 50) {
+      edges {
+        node {
+          id
+          kind
+          name
+          isDefault
+          accentColor
+          logoUrl
+          tagline
+          footerText
+          thankYouText
+        }
+      }
+    }
+  }
+`;
+
+export const UpdateWorkspaceDocument = /* GraphQL */ `
+  mutation DashboardUpdateWorkspace($id: ID!, $input: UpdateWorkspaceInput!) {
+    updateWorkspace(id: $id, input: $input) {
+      id
+      name
+      brandName
+      portalSettings
+    }
+  }
+`;
+
+export const CreateTemplateDocument = /* GraphQL */ `
+  mutation DashboardCreateTemplate($input: CreateTemplateInput!, $idempotencyKey: String!) {
+    createTemplate(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      kind
+      name
+      isDefault
+      accentColor
+      logoUrl
+      tagline
+      footerText
+      thankYouText
+    }
+  }
+`;
+
+export const UpdateTemplateDocument = /* GraphQL */ `
+  mutation DashboardUpdateTemplate($id: ID!, $input: UpdateTemplateInput!, $idempotencyKey: String!) {
+    updateTemplate(id: $id, input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      kind
+      name
+      isDefault
+      accentColor
+      logoUrl
+      tagline
+      footerText
+      thankYouText
+    }
+  }
+`;
+
+export const InvoiceDocument = /* GraphQL */ `
+  query DashboardInvoice($id: ID!) {
+    invoice(id: $id) {
+      id
+      number
+      status
+      currency
+      customerId
+      subtotal
+      tax
+      total
+      amountDue
+      amountPaid
+      creditedAmount
+      createdAt
+      pdfUrl
+      lines {
+        id
+        description
+        quantity
+        unitAmount
+        amount
+      }
+      creditNotes {
+        id
+        number
+        status
+        reason
+        memo
+        total
+        currency
+        issuedAt
+        pdfUrl
       }
     }
   }

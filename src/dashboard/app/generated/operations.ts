@@ -2,6 +2,11 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type CancelSubscriptionInput = {
+  /** true: cancel at the period end (as PATCH cancelAtPeriodEnd). */
+  atPeriodEnd?: boolean | null | undefined;
+};
+
 /** spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
 export type CreateInvoiceInput = {
   /** Finalization applies the customer's credit in the invoice currency (default true). */
@@ -34,6 +39,38 @@ export type CreateRefundInput = {
   reason?: string | null | undefined;
 };
 
+/** The first template of a kind becomes its default unless isDefault is false. */
+export type CreateTemplateInput = {
+  accentColor?: string | null | undefined;
+  cashierLabel?: string | null | undefined;
+  footerText?: string | null | undefined;
+  isDefault?: boolean | null | undefined;
+  /** `receipt` or `invoice`; immutable. */
+  kind: string;
+  logoUrl?: string | null | undefined;
+  merchantAddress?: string | null | undefined;
+  merchantTaxId?: string | null | undefined;
+  name: string;
+  showMerchantAddress?: boolean | null | undefined;
+  showTax?: boolean | null | undefined;
+  tagline?: string | null | undefined;
+  /** Default PPN; null restores it. */
+  taxLabel?: string | null | undefined;
+  /** Fractional, 0.11 = 11%; 0.11 when showTax is true and no rate is given. */
+  taxRate?: number | null | undefined;
+  /** null restores the default bilingual line. */
+  thankYouText?: string | null | undefined;
+};
+
+export type CreateWebhookEndpointInput = {
+  description?: string | null | undefined;
+  enabled?: boolean | null | undefined;
+  events?: Array<string> | null | undefined;
+  /** `svc` (default) or `standard` (Standard Webhooks headers) */
+  signatureFormat?: string | null | undefined;
+  url?: string | null | undefined;
+};
+
 export type InviteMemberInput = {
   email: string;
   /** `admin`, `member` or `read_only` (`owner` cannot be invited). */
@@ -46,6 +83,49 @@ export type InvoiceLineInput = {
   priceId?: string | null | undefined;
   quantity?: number | null | undefined;
   unitAmount?: number | null | undefined;
+};
+
+/** spec Portal sessions: the workspace portal toggles; send only the ones to change. */
+export type PortalSettingsInput = {
+  cancel?: boolean | null | undefined;
+  changePlan?: boolean | null | undefined;
+  updatePaymentMethod?: boolean | null | undefined;
+  viewInvoices?: boolean | null | undefined;
+};
+
+/** Send only changes; null clears optional text. */
+export type UpdateTemplateInput = {
+  accentColor?: string | null | undefined;
+  cashierLabel?: string | null | undefined;
+  footerText?: string | null | undefined;
+  isDefault?: boolean | null | undefined;
+  /** `receipt` or `invoice`; immutable. */
+  kind?: string | null | undefined;
+  logoUrl?: string | null | undefined;
+  merchantAddress?: string | null | undefined;
+  merchantTaxId?: string | null | undefined;
+  name?: string | null | undefined;
+  showMerchantAddress?: boolean | null | undefined;
+  showTax?: boolean | null | undefined;
+  tagline?: string | null | undefined;
+  /** Default PPN; null restores it. */
+  taxLabel?: string | null | undefined;
+  /** Fractional, 0.11 = 11%; 0.11 when showTax is true and no rate is given. */
+  taxRate?: number | null | undefined;
+  /** null restores the default bilingual line. */
+  thankYouText?: string | null | undefined;
+};
+
+export type UpdateWorkspaceInput = {
+  brandName?: string | null | undefined;
+  businessEmail?: string | null | undefined;
+  defaultCurrency?: string | null | undefined;
+  name?: string | null | undefined;
+  portalSettings?: PortalSettingsInput | null | undefined;
+  /** Immutable: any change answers region_immutable. */
+  region?: string | null | undefined;
+  slug?: string | null | undefined;
+  timezone?: string | null | undefined;
 };
 
 export type DashboardHomeQueryVariables = Exact<{
@@ -169,4 +249,113 @@ export type DashboardCustomerQuery = { customer: { id: string, name: string | nu
 export type DashboardBillingQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardBillingQuery = { plans: { edges: Array<{ node: { id: string, name: string, interval: string, intervalCount: number, active: boolean } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, plan: { id: string, name: string } | null } }> } };
+export type DashboardBillingQuery = { plans: { edges: Array<{ node: { id: string, name: string, interval: string, intervalCount: number, active: boolean } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } }> } };
+
+export type DashboardCancelSubscriptionMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+  input?: CancelSubscriptionInput | null | undefined;
+}>;
+
+
+export type DashboardCancelSubscriptionMutation = { cancelSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
+
+export type DashboardPauseSubscriptionMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardPauseSubscriptionMutation = { pauseSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
+
+export type DashboardResumeSubscriptionMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardResumeSubscriptionMutation = { resumeSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
+
+export type DashboardWebhooksQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardWebhooksQuery = { webhookEndpoints: { edges: Array<{ node: { id: string, url: string, status: string, events: Array<string>, description: string | null, signatureFormat: string, createdAt: string } }> } };
+
+export type DashboardWebhookDeliveriesQueryVariables = Exact<{
+  endpointId: string | number;
+}>;
+
+
+export type DashboardWebhookDeliveriesQuery = { webhookDeliveries: { edges: Array<{ node: { id: string, eventId: string, eventType: string, status: string, statusCode: number | null, retryCount: number, attemptedAt: string | null, nextRetryAt: string | null, durationMs: number | null } }> } };
+
+export type DashboardCreateWebhookMutationVariables = Exact<{
+  input: CreateWebhookEndpointInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreateWebhookMutation = { createWebhookEndpoint: { id: string, url: string, status: string, events: Array<string>, description: string | null, signatureFormat: string, createdAt: string, signingSecret: string | null } };
+
+export type DashboardRotateWebhookMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardRotateWebhookMutation = { rotateWebhookEndpointSecret: { id: string, signingSecret: string | null } };
+
+export type DashboardRetryDeliveryMutationVariables = Exact<{
+  endpointId: string | number;
+  deliveryId: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardRetryDeliveryMutation = { retryWebhookDelivery: { id: string, eventId: string, eventType: string, status: string, statusCode: number | null, retryCount: number, attemptedAt: string | null, nextRetryAt: string | null, durationMs: number | null } };
+
+export type DashboardReportsQueryVariables = Exact<{
+  currency: string;
+  from: string;
+  to: string;
+}>;
+
+
+export type DashboardReportsQuery = { pnlReport: { currency: string, from: string, to: string, totalRevenue: number, refunds: number, fees: number, tax: number, netIncome: number, revenue: Array<{ code: string, amount: number }> }, cashFlowReport: { currency: string, openingBalance: number, inflows: number, outflows: number, closingBalance: number, byDay: Array<{ date: string, inflows: number, outflows: number }> } };
+
+export type DashboardSettingsQueryVariables = Exact<{
+  workspaceId: string | number;
+}>;
+
+
+export type DashboardSettingsQuery = { workspace: { id: string, name: string, brandName: string | null, portalSettings: unknown }, templates: { edges: Array<{ node: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } }> } };
+
+export type DashboardUpdateWorkspaceMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateWorkspaceInput;
+}>;
+
+
+export type DashboardUpdateWorkspaceMutation = { updateWorkspace: { id: string, name: string, brandName: string | null, portalSettings: unknown } };
+
+export type DashboardCreateTemplateMutationVariables = Exact<{
+  input: CreateTemplateInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreateTemplateMutation = { createTemplate: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } };
+
+export type DashboardUpdateTemplateMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateTemplateInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardUpdateTemplateMutation = { updateTemplate: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } };
+
+export type DashboardInvoiceQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardInvoiceQuery = { invoice: { id: string, number: string | null, status: string, currency: string, customerId: string, subtotal: number, tax: number, total: number, amountDue: number, amountPaid: number, creditedAmount: number, createdAt: string, pdfUrl: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number }>, creditNotes: Array<{ id: string | null, number: string | null, status: string, reason: string | null, memo: string | null, total: number, currency: string, issuedAt: string, pdfUrl: string | null }> } };

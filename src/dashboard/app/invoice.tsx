@@ -1,0 +1,118 @@
+// An invoice (issue 27): its amounts, lines and credit notes (Invoice.creditNotes), each note's PDF on
+// this origin as the invoice's is (docs/dashboard.md, Invoice PDF).
+import type { DashboardInvoiceQuery, DashboardInvoiceQueryVariables } from './generated/operations.ts';
+import { dateTime, money } from './format.ts';
+import { useQuery } from './hooks.ts';
+import { sameOrigin } from './invoices.tsx';
+import { InvoiceDocument } from './operations.ts';
+import type { ScreenProps } from './screens.tsx';
+
+export function InvoiceDetail(p: ScreenProps & { id: string }) {
+  const q = useQuery<DashboardInvoiceQuery, DashboardInvoiceQueryVariables>(p.client, InvoiceDocument, { id: p.id }, p.tick);
+  const inv = q.data?.invoice;
+  const m = (n: number) => money(n, inv?.currency ?? 'IDR', p.lang);
+  return (
+    <section aria-labelledby="invoice-title">
+      <p>
+        <a
+          href="/dashboard/invoices"
+          onClick={(e) => {
+            e.preventDefault();
+            p.navigate('/dashboard/invoices');
+          }}
+        >
+          {p.t.backToInvoices}
+        </a>
+      </p>
+      <h1 id="invoice-title">
+        {p.t.invoice} {inv?.number ?? <code>{p.id}</code>}
+      </h1>
+      {q.error ? <p role="alert">{q.error}</p> : null}
+      {inv ? (
+        <>
+          <dl class="facts">
+            <dt>{p.t.status}</dt>
+            <dd data-testid="invoice-status">{inv.status}</dd>
+            <dt>{p.t.customer}</dt>
+            <dd>
+              <code>{inv.customerId}</code>
+            </dd>
+            <dt>{p.t.total}</dt>
+            <dd data-testid="invoice-total">{m(inv.total)}</dd>
+            <dt>{p.t.amountDue}</dt>
+            <dd>{m(inv.amountDue)}</dd>
+            <dt>{p.t.credited}</dt>
+            <dd data-testid="invoice-credited">{m(inv.creditedAmount)}</dd>
+            <dt>{p.t.created}</dt>
+            <dd>{dateTime(inv.createdAt, p.lang)}</dd>
+          </dl>
+          {inv.status !== 'draft' ? (
+            <p>
+              <a href={sameOrigin(inv.pdfUrl)} target="_blank" rel="noopener">
+                {p.t.pdf}
+              </a>
+            </p>
+          ) : null}
+          <div class="scroll">
+            <table data-testid="invoice-lines">
+              <thead>
+                <tr>
+                  <th scope="col">{p.t.description}</th>
+                  <th scope="col">{p.t.quantity}</th>
+                  <th scope="col">{p.t.amount}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {inv.lines.map((l) => (
+                  <tr key={l.id}>
+                    <td>{l.description}</td>
+                    <td>{l.quantity}</td>
+                    <td>{m(l.amount)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <h2>{p.t.creditNotes}</h2>
+          {inv.creditNotes.length === 0 ? <p>{p.t.none}</p> : null}
+          {inv.creditNotes.length ? (
+            <div class="scroll">
+              <table data-testid="credit-notes">
+                <thead>
+                  <tr>
+                    <th scope="col">{p.t.number}</th>
+                    <th scope="col">{p.t.status}</th>
+                    <th scope="col">{p.t.refundReason}</th>
+                    <th scope="col">{p.t.total}</th>
+                    <th scope="col">{p.t.created}</th>
+                    <th scope="col">PDF</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {inv.creditNotes.map((c) => (
+                    <tr key={c.id ?? c.number} data-credit-note-id={c.id ?? undefined}>
+                      <td>{c.number ?? '—'}</td>
+                      <td>{c.status}</td>
+                      <td>{c.reason ?? c.memo ?? '—'}</td>
+                      <td>{money(c.total, c.currency, p.lang)}</td>
+                      <td>{dateTime(c.issuedAt, p.lang)}</td>
+                      <td>
+                        {c.pdfUrl ? (
+                          <a href={sameOrigin(c.pdfUrl)} target="_blank" rel="noopener">
+                            {p.t.pdf}
+                          </a>
+                        ) : (
+                          '—'
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,186 @@
+// Settings (issue 27): branding, the receipt and invoice templates, and the portal features, through the
+// existing mutations (updateWorkspace, createTemplate, updateTemplate). Branding is the workspace's
+// brand name plus the accent colour and logo of the default receipt and invoice templates (there is no
+// workspace-level colour or logo; docs/dashboard.md, Settings). Owners and admins change them.
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type {
+  DashboardCreateTemplateMutation,
+  DashboardCreateTemplateMutationVariables,
+  DashboardSettingsQuery,
+  DashboardSettingsQueryVariables,
+  DashboardUpdateTemplateMutation,
+  DashboardUpdateTemplateMutationVariables,
+  DashboardUpdateWorkspaceMutation,
+  DashboardUpdateWorkspaceMutationVariables,
+  UpdateTemplateInput,
+} from './generated/operations.ts';
+import { useQuery } from './hooks.ts';
+import { CreateTemplateDocument, SettingsDocument, UpdateTemplateDocument, UpdateWorkspaceDocument } from './operations.ts';
+import type { ScreenProps } from './screens.tsx';
+
+const KINDS = ['receipt', 'invoice'] as const;
+const PORTAL = ['viewInvoices', 'updatePaymentMethod', 'changePlan', 'cancel'] as const;
+type Template = DashboardSettingsQuery['templates']['edges'][number]['node'];
+type Failed = { error?: { graphQLErrors: { message: string }[]; message: string } };
+const problem = (r: Failed) => (r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : null);
+const orNull = (s: string) => (s.trim() === '' ? null : s.trim());
+
+/** The template a kind's documents use: its default, else the newest of the kind. */
+const defaultOf = (all: Template[], kind: string) =>
+  all.find((x) => x.kind === kind && x.isDefault) ?? all.find((x) => x.kind === kind);
+
+export function Settings(p: ScreenProps & { workspaceId: string; role: string }) {
+  const canEdit = p.canAct && (p.role === 'owner' || p.role === 'admin');
+  const [again, setAgain] = useState(0);
+  const q = useQuery<DashboardSettingsQuery, DashboardSettingsQueryVariables>(
+    p.client,
+    SettingsDocument,
+    { workspaceId: p.workspaceId },
+    again,
+  );
+  const [note, setNote] = useState<string | null>(null);
+  const ws = q.data?.workspace;
+  const templates = q.data?.templates.edges.map((e) => e.node) ?? [];
+  const [brandName, setBrandName] = useState('');
+  const [accent, setAccent] = useState('#1a56db');
+  const [logoUrl, setLogoUrl] = useState('');
+  const [texts, setTexts] = useState<Record<string, { tagline: string; footerText: string; thankYouText: string }>>({});
+  const [portal, setPortal] = useState<Record<string, boolean>>({});
+  // The fields follow what the server holds: on load and after every save's fresh answer.
+  const current = q.data ? JSON.stringify(q.data) : '';
+  useEffect(() => {
+    if (!q.data) return;
+    setBrandName(ws?.brandName ?? '');
+    const any = defaultOf(templates, 'receipt') ?? defaultOf(templates, 'invoice');
+    setAccent(any?.accentColor ?? '#1a56db');
+    setLogoUrl(any?.logoUrl ?? '');
+    setTexts(
+      Object.fromEntries(
+        KINDS.map((k) => {
+          const t = defaultOf(templates, k);
+          return [k, { tagline: t?.tagline ?? '', footerText: t?.footerText ?? '', thankYouText: t?.thankYouText ?? '' }];
+        }),
+      ),
+    );
+    setPortal({ ...((ws?.portalSettings ?? {}) as Record<string, boolean>) });
+  }, [current]);
+
+  const done = (r: Failed) => {
+    const failed = problem(r);
+    setNote(failed ?? p.t.saved);
+    if (!failed) setAgain((n) => n + 1);
+    return !failed;
+  };
+  /** The kind's default template changed, or created (as the default) when the kind has none. */
+  async function saveTemplate(kind: string, input: UpdateTemplateInput) {
+    const current = defaultOf(templates, kind);
+    const idempotencyKey = crypto.randomUUID();
+    return current
+      ? p.client.mutation<DashboardUpdateTemplateMutation, DashboardUpdateTemplateMutationVariables>(UpdateTemplateDocument, { id: current.id, input, idempotencyKey }).toPromise()
+      : p.client
+          .mutation<DashboardCreateTemplateMutation, DashboardCreateTemplateMutationVariables>(CreateTemplateDocument, {
+            input: { ...input, kind, name: `${ws?.brandName ?? ws?.name ?? 'Default'} ${kind}`, isDefault: true },
+            idempotencyKey,
+          })
+          .toPromise();
+  }
+  async function saveBranding(e: Event) {
+    e.preventDefault();
+    if (brandName.trim()) {
+      const r = await p.client
+        .mutation<DashboardUpdateWorkspaceMutation, DashboardUpdateWorkspaceMutationVariables>(UpdateWorkspaceDocument, { id: p.workspaceId, input: { brandName: brandName.trim() } })
+        .toPromise();
+      if (problem(r)) return done(r);
+    }
+    for (const kind of KINDS) {
+      const t = await saveTemplate(kind, { accentColor: accent, logoUrl: orNull(logoUrl) });
+      if (problem(t)) return done(t);
+    }
+    done({});
+  }
+  /** Only the fields changed are sent: an untouched default (the bilingual thank-you line) stays a default. */
+  async function saveTexts(e: Event, kind: string) {
+    e.preventDefault();
+    const x = texts[kind]!;
+    const t = defaultOf(templates, kind);
+    const input: UpdateTemplateInput = {};
+    for (const f of ['tagline', 'footerText', 'thankYouText'] as const)
+      if (x[f] !== (t?.[f] ?? '')) input[f] = orNull(x[f]);
+    done(await saveTemplate(kind, input));
+  }
+  async function savePortal(e: Event) {
+    e.preventDefault();
+    const portalSettings = Object.fromEntries(PORTAL.map((k) => [k, Boolean(portal[k])]));
+    done(await p.client.mutation<DashboardUpdateWorkspaceMutation, DashboardUpdateWorkspaceMutationVariables>(UpdateWorkspaceDocument, { id: p.workspaceId, input: { portalSettings } }).toPromise());
+  }
+  const value = (e: Event) => (e.target as HTMLInputElement).value;
+  const setText = (kind: string, field: 'tagline' | 'footerText' | 'thankYouText', v: string) =>
+    setTexts((all) => ({ ...all, [kind]: { ...all[kind]!, [field]: v } }));
+  const field = (label: string, input: JSX.Element) => (
+    <label class="field">
+      {label} {input}
+    </label>
+  );
+  return (
+    <section aria-labelledby="settings-title">
+      <h1 id="settings-title">{p.t.settings}</h1>
+      {q.error ? <p role="alert">{q.error}</p> : null}
+      {note ? <p role="status">{note}</p> : null}
+      {q.data ? forms() : null}
+    </section>
+  );
+  /** Shown once the settings are loaded, so what is typed is never overwritten by the first answer. */
+  function forms() {
+    return (
+    <>
+      <form class="refund" data-testid="branding-form" onSubmit={saveBranding}>
+        <h2>{p.t.branding}</h2>
+        <fieldset disabled={!canEdit}>
+          {field(p.t.brandName, <input value={brandName} onInput={(e) => setBrandName(value(e))} />)}{' '}
+          {field(p.t.accentColor, <input type="color" value={accent} onInput={(e) => setAccent(value(e))} />)}{' '}
+          {field(p.t.logoUrl, <input type="url" value={logoUrl} onInput={(e) => setLogoUrl(value(e))} />)}
+        </fieldset>
+        {canEdit ? <button type="submit">{p.t.save}</button> : null}
+      </form>
+      {KINDS.map((kind) => (
+        <form key={kind} class="refund" data-testid={`template-${kind}`} onSubmit={(e) => saveTexts(e, kind)}>
+          <h2>{kind === 'receipt' ? p.t.receiptTemplate : p.t.invoiceTemplate}</h2>
+          <fieldset disabled={!canEdit}>
+            {field(
+              p.t.tagline,
+              <input value={texts[kind]?.tagline ?? ''} onInput={(e) => setText(kind, 'tagline', value(e))} />,
+            )}{' '}
+            {field(
+              p.t.footerText,
+              <input value={texts[kind]?.footerText ?? ''} onInput={(e) => setText(kind, 'footerText', value(e))} />,
+            )}{' '}
+            {field(
+              p.t.thankYouText,
+              <input value={texts[kind]?.thankYouText ?? ''} onInput={(e) => setText(kind, 'thankYouText', value(e))} />,
+            )}
+          </fieldset>
+          {canEdit ? <button type="submit">{p.t.save}</button> : null}
+        </form>
+      ))}
+      <form class="refund" data-testid="portal-form" onSubmit={savePortal}>
+        <h2>{p.t.portalFeatures}</h2>
+        <fieldset disabled={!canEdit}>
+          <legend class="sr-only">{p.t.portalFeatures}</legend>
+          {PORTAL.map((k) => (
+            <label key={k} class="field">
+              <input
+                type="checkbox"
+                checked={Boolean(portal[k])}
+                onChange={(e) => setPortal((all) => ({ ...all, [k]: (e.target as HTMLInputElement).checked }))}
+              />{' '}
+              {p.t.portal[k]}
+            </label>
+          ))}
+        </fieldset>
+        {canEdit ? <button type="submit">{p.t.save}</button> : null}
+      </form>
+    </>
+    );
+  }
+}
