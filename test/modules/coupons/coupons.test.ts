@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useServer, type Workspace } from '../../helpers/server.ts';
+import { useServer, createClient, type Workspace } from '../../helpers/server.ts';
+import { mintKey } from '../../helpers/keys.ts';
 import { inTenant } from '../../../src/core/db/client.ts';
 import { DomainError } from '../../../src/core/errors.ts';
 import { redeemCoupon } from '../../../src/modules/coupons/redeem.ts';
@@ -219,6 +220,16 @@ describe('PATCH, archive, get and list', () => {
     expectError(await other.client.patch(`/v1/coupons/${c.id}`, { name: 'x' }, key()), 404, 'NOT_FOUND');
     expectError(await other.client.post(`/v1/coupons/${c.id}/archive`, {}, key()), 404, 'NOT_FOUND');
     expect((await other.client.get('/v1/coupons')).json.data).toEqual([]);
+  });
+  it('reads need svc:coupon:read and writes svc:coupon:write', async () => {
+    const ws = await server.workspace();
+    const c = (await create(ws, { name: 'Scoped', percentOff: 10, duration: 'forever' })).json.data;
+    const k = await mintKey(ws.workspaceId, 'test', { role: 'restricted', scopes: ['svc:coupon:read'] });
+    const reader = { ...ws, client: createClient({ baseUrl: server.url, keyId: k.keyId, secret: k.secret }) };
+    expect((await reader.client.get(`/v1/coupons/${c.id}`)).status).toBe(200);
+    expectError(await create(reader, { name: 'x', percentOff: 5, duration: 'once' }), 403, 'insufficient_scope');
+    expectError(await reader.client.patch(`/v1/coupons/${c.id}`, { name: 'y' }, key()), 403, 'insufficient_scope');
+    expectError(await reader.client.post(`/v1/coupons/${c.id}/archive`, {}, key()), 403, 'insufficient_scope');
   });
 });
 
