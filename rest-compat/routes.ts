@@ -849,6 +849,40 @@ export const routes: Route[] = [
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdatePriceInput }),
   }),
 
+  // Coupons (docs/coupons.md): spelled as plans.
+  route<Ops.ListCouponsQueryVariables>({
+    id: 'listCoupons',
+    method: 'GET',
+    path: '/v1/coupons',
+    variables: (r) => listQuery(r, { order: 'string', archived: 'boolean' }),
+  }),
+  route<Ops.GetCouponQueryVariables>({
+    id: 'getCoupon',
+    method: 'GET',
+    path: '/v1/coupons/:id',
+    variables: id,
+  }),
+  route<Ops.CreateCouponMutationVariables>({
+    id: 'createCoupon',
+    method: 'POST',
+    path: '/v1/coupons',
+    errors: ['unsupported_currency'],
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateCouponInput }),
+  }),
+  route<Ops.UpdateCouponMutationVariables>({
+    id: 'updateCoupon',
+    method: 'PATCH',
+    path: '/v1/coupons/:id',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateCouponInput }),
+  }),
+  route<Ops.ArchiveCouponMutationVariables>({
+    id: 'archiveCoupon',
+    method: 'POST',
+    path: '/v1/coupons/:id/archive',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+
   // Dunning policies (DECISIONS §3; docs/decisions.md): plan configuration, spelled as plans.
   route<Ops.ListDunningPoliciesQueryVariables>({
     id: 'listDunningPolicies',

@@ -95,6 +95,7 @@ const kindOfSegment: Record<string, IdKind> = {
   subscriptions: 'subscription',
   'credit-notes': 'creditNote',
   'balance-transactions': 'customerBalanceTransaction',
+  coupons: 'coupon',
 };
 function pathFor(route: Route, ws: Workspace, opts: { ownWorkspace?: boolean } = {}) {
   const parts = route.path.split('/');
@@ -161,6 +162,7 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
     return { note: 'bad input', amount: 1000, currency: 'IDR' };
   },
   createPlan: async () => planBody({ name: 'Bad Input' }),
+  createCoupon: async () => ({ name: 'Bad Input', percentOff: 10, duration: 'forever' }),
   addPrice: async () => ({ currency: 'USD', model: 'flat', unitAmount: 500 }),
   // timestamp first: the wrong-type case sends 123 (epoch seconds of 1970, before the period) for it.
   createUsageRecord: async () => ({ timestamp: new Date().toISOString(), quantity: 1 }),

@@ -41,6 +41,10 @@ export type ConnectProviderCAdapterInput = {
   secret: string;
 };
 
+export type CouponAppliesToInput = {
+  planIds?: Array<string> | null | undefined;
+};
+
 export type CreateApiKeyInput = {
   environment?: string | null | undefined;
   name: string;
@@ -59,6 +63,23 @@ export type CreateCheckoutSessionInput = {
   methods: Array<string>;
   successUrl: string;
   templateId?: string | null | undefined;
+};
+
+/** Exactly one of percentOff and amountOff. */
+export type CreateCouponInput = {
+  /** currency -> integer amount over 0, e.g. {"IDR": 50000} */
+  amountOff?: unknown;
+  appliesTo?: CouponAppliesToInput | null | undefined;
+  /** once, repeating or forever */
+  duration?: string | null | undefined;
+  /** 1-36, duration repeating only */
+  durationInMonths?: number | null | undefined;
+  maxRedemptions?: number | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  name?: string | null | undefined;
+  /** over 0 and at most 100, at most 2 decimals */
+  percentOff?: number | null | undefined;
+  redeemBy?: string | null | undefined;
 };
 
 /** Exactly one of lines or amount. The post-payment part goes to credit unless the parts are sent. */
@@ -357,6 +378,12 @@ export type TriggerEventInput = {
   type?: string | null | undefined;
 };
 
+/** Only name and metadata are mutable (docs/coupons.md); null clears metadata. */
+export type UpdateCouponInput = {
+  metadata?: Record<string, string> | null | undefined;
+  name?: string | null | undefined;
+};
+
 /** Send only changes; null clears a field. metadata replaces the stored object (null clears it). */
 export type UpdateCustomerInput = {
   /** An active pm_ of this customer, charged when a subscription names none; null clears. */
@@ -619,6 +646,47 @@ export type ConfirmCheckoutSessionMutationVariables = Exact<{
 
 
 export type ConfirmCheckoutSessionMutation = { confirmCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CouponFieldsFragment = { id: string, arn: string, name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null, maxRedemptions: number | null, timesRedeemed: number, redeemBy: string | null, appliesTo: unknown, valid: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListCouponsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  archived?: boolean | null | undefined;
+}>;
+
+
+export type ListCouponsQuery = { coupons: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null, maxRedemptions: number | null, timesRedeemed: number, redeemBy: string | null, appliesTo: unknown, valid: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetCouponQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetCouponQuery = { coupon: { id: string, arn: string, name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null, maxRedemptions: number | null, timesRedeemed: number, redeemBy: string | null, appliesTo: unknown, valid: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateCouponMutationVariables = Exact<{
+  input: CreateCouponInput;
+}>;
+
+
+export type CreateCouponMutation = { createCoupon: { id: string, arn: string, name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null, maxRedemptions: number | null, timesRedeemed: number, redeemBy: string | null, appliesTo: unknown, valid: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type UpdateCouponMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateCouponInput;
+}>;
+
+
+export type UpdateCouponMutation = { updateCoupon: { id: string, arn: string, name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null, maxRedemptions: number | null, timesRedeemed: number, redeemBy: string | null, appliesTo: unknown, valid: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type ArchiveCouponMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ArchiveCouponMutation = { archiveCoupon: { id: string, arn: string, name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null, maxRedemptions: number | null, timesRedeemed: number, redeemBy: string | null, appliesTo: unknown, valid: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type CreditNoteFieldsFragment = { id: string | null, arn: string | null, accountId: string, invoiceId: string, customerId: string, number: string | null, status: string, reason: string | null, memo: string | null, currency: string, subtotal: number, discountAmount: number, tax: number, taxIncluded: number, total: number, prePaymentAmount: number, postPaymentAmount: number, refundAmount: number, creditAmount: number, outOfBandAmount: number, refundId: string | null, refundStatus: string | null, balanceTransactionId: string | null, issuedAt: string, voidedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, type: string, invoiceLineId: string | null, description: string, quantity: number, unitAmount: number, amount: number }> };
 

@@ -82,6 +82,7 @@ export type Resource =
   | 'payment_method'
   | 'credit_note'
   | 'customer_balance'
+  | 'coupon'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;
@@ -113,6 +114,13 @@ const spellings: Partial<Record<Resource, Partial<Record<ErrorCode, string>>>> =
   payout: { idempotency_in_flight: 'invalid_transition' },
   // docs/credit-notes.md: spelled as invoices; over what remains (or is refundable) is 422 VALIDATION_ERROR.
   credit_note: { ...UPPER_VALIDATION, amount_exceeds_remaining: 'VALIDATION_ERROR' },
+  // docs/coupons.md: spelled as plans.
+  coupon: {
+    ...UPPER_VALIDATION,
+    not_found: 'NOT_FOUND',
+    idempotency_conflict: 'IDEMPOTENCY_MISMATCH',
+    idempotency_in_flight: 'IDEMPOTENCY_MISMATCH',
+  },
 };
 const everywhere: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'RATE_LIMITED',

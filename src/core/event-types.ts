@@ -39,6 +39,9 @@ export const eventTypes = {
   'svc.credit_note.issued.v1':
     'a credit note was issued against an invoice (numbered); its refund, balance credit and invoice changes commit with it',
   'svc.credit_note.voided.v1': 'a credit note was voided; its effects on the invoice and the balance are reversed',
+  'coupon.created': 'a coupon was created',
+  'coupon.updated': "a coupon's name or metadata changed; previousAttributes holds the old values",
+  'coupon.archived': 'a coupon was archived: no new redemptions; discounts already applied continue',
   'customer_balance_transaction.created':
     "a customer's balance moved (credit note, adjustment, applied to or given back by an invoice)",
   'payment.succeeded': 'a payment was captured; it completes its checkout session in the same transaction',

@@ -55,6 +55,7 @@ export const prefixes = {
   creditNote: 'cn',
   creditNoteLine: 'cnl',
   customerBalanceTransaction: 'cbtxn',
+  coupon: 'cpn',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -105,6 +105,7 @@ export const listPageSize = {
   apiKeys: 50,
   auditLog: 50,
   checkoutSessions: 20,
+  coupons: 20,
   creditNotes: 20,
   customerBalanceTransactions: 20,
   customers: 50,

@@ -44,6 +44,10 @@ const REQUIRED = [
   'createCreditNote',
   'voidCreditNote',
   'createCustomerBalanceTransaction',
+  // docs/coupons.md, Object: as plans, create, PATCH and archive.
+  'createCoupon',
+  'updateCoupon',
+  'archiveCoupon',
 ].sort();
 
 const rows = async (workspaceId: string) =>

@@ -43,6 +43,8 @@ export const scopeCatalog = {
   'svc:credit_note:write': 'issue and void credit notes (a refund part also needs svc:refund:write)',
   'svc:customer_balance:read': 'customer balances and their transactions',
   'svc:customer_balance:write': 'adjust customer balances',
+  'svc:coupon:read': 'retrieve and list coupons',
+  'svc:coupon:write': 'create, update and archive coupons',
 } as const;
 
 export type Scope = keyof typeof scopeCatalog;
@@ -139,6 +141,7 @@ export const memberRoleScopes: Record<MemberRole, readonly Scope[]> = {
     'svc:credit_note:write',
     'svc:customer_balance:read',
     'svc:customer_balance:write',
+    'svc:coupon:read',
   ],
   read_only: reads,
 };
