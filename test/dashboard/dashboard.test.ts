@@ -1,16 +1,8 @@
-// The dashboard in Chromium (issue 27; docs/dashboard.md): real sign-in through the development
-// identity provider, the screens with data, a refund from the payment page, a payment paid elsewhere
-// reaching the home feed and the payments list within 1 s, a read_only member without action buttons
-// (and the API refusing the forced action), a removed member signed out; axe-core on every screen;
-// screenshots at 1280 and 390 px under test/output/.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DEV_PASSWORD } from '../../src/auth/dev-idp.ts';
-import { haveChromium, OUT, useBrowser } from '../helpers/browser.ts';
+import { haveChromium, useBrowser } from '../helpers/browser.ts';
 import { useDevIdp } from '../helpers/dashboard.ts';
+import { expectAccessible, shoot, signInPage } from '../helpers/dashboard-browser.ts';
 import { invitationMail, useMailOutbox } from '../helpers/members.ts';
 import { sandboxPayment } from '../helpers/payments.ts';
 import { planBody, postPlan } from '../helpers/plans.ts';
@@ -20,46 +12,12 @@ const server = useServer();
 const outbox = useMailOutbox();
 const dev = useDevIdp(server);
 const browsers = useBrowser('the dashboard browser tests');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let owner: Workspace;
 const ready = async () => {
   owner ??= await server.workspace({ name: 'Toko Maju' });
   return owner;
 };
-
-async function signInPage(context: BrowserContext, email: string, path = '/dashboard/'): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${server.url}${path}`);
-  await page.getByRole('link', { name: /Sign in|Masuk/ }).click();
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(DEV_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${server.url}/dashboard/`);
-  await page.getByTestId('mode-banner').waitFor();
-  return page;
-}
-
-/** axe-core on the page as it is: no serious or critical violation. */
-async function expectAccessible(page: Page, what: string) {
-  await page.evaluate(`${axeSource}\n;0`);
-  const violations = await page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-  });
-  expect(violations, `${what}: axe violations`).toEqual([]);
-}
-
-async function shoot(page: Page, name: string) {
-  mkdirSync(OUT, { recursive: true });
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-    await page.screenshot({ path: join(OUT, `dashboard-${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 async function invite(ws: Workspace, email: string, role: string) {
   const res = await ws.client.post(`/v1/workspaces/${ws.workspaceId}/members`, { email, role });
@@ -96,7 +54,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       if (/^(https?|wss?):$/.test(u.protocol) && u.origin !== server.url && u.origin !== dev.idp.issuer)
         offOrigin.push(r.url());
     });
-    const page = await signInPage(context, 'owner@example.com');
+    const page = await signInPage(context, server.url, 'owner@example.com');
     await expect(page.getByTestId('mode-banner').textContent()).resolves.toBe('Test mode');
     await page.getByTestId('balance-IDR').waitFor();
     await page.locator('[data-testid=feed] li[data-event-type="payment.succeeded"]').first().waitFor();
@@ -211,7 +169,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   it('a payment paid elsewhere reaches the home feed and the payments list within 1 s', async () => {
     const ws = await ready();
     const context = await browsers.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-    const home = await signInPage(context, 'owner@example.com');
+    const home = await signInPage(context, server.url, 'owner@example.com');
     await home.locator('.dot.on').waitFor();
     const list = await context.newPage();
     await list.goto(`${server.url}/dashboard/payments`);
@@ -232,7 +190,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   it('after the server drops its sockets the feed reconnects and delivers what committed meanwhile', async () => {
     const ws = await ready();
     const context = await browsers.browser.newContext({ locale: 'en-US' });
-    const home = await signInPage(context, 'owner@example.com');
+    const home = await signInPage(context, server.url, 'owner@example.com');
     await home.locator('.dot.on').waitFor();
     const before = await sandboxPayment(server, ws, { amount: 11000 });
     await home.locator(`[data-testid=feed] li[data-live]:has-text("${before.id}")`).waitFor({ timeout: 5000 });
