@@ -10,7 +10,6 @@
  * failed -> the policy snapshotted at the first failure gives the next retry (offsets from the first
  * failure) or, after the last, its `finalAction` on this invoice and its own subscription only.
  */
-import { hasIssuedNote } from '../credit-notes/service.ts';
 import { db, type Mode } from '../../core/db/client.ts';
 import { scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { canMove, sqlIn } from '../../core/state-machine.ts';
@@ -18,8 +17,9 @@ import type { RowScope } from '../../core/resource.ts';
 import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import type { Invoice, Subscription } from '../../generated/prisma/client.ts';
-import { linesOf, lockInvoice, moveInvoice } from '../invoices/issue.ts';
-import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { closeUnpaidInvoice } from '../invoices/close.ts';
+import { linesOf, lockInvoice } from '../invoices/issue.ts';
+import { invoiceIssuedUnpaid } from '../invoices/states.ts';
 import { chargeLocked, collectInvoice, resumePendingCharge, type CollectOutcome } from './collect.ts';
 import { lockSubscription, lockSubscriptions, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
@@ -240,18 +240,7 @@ async function snapshotPolicy(sql: Sql, t: RowScope, inv: InvoiceRow, at: Date):
  */
 async function applyFinalAction(sql: Sql, t: Tenant, inv: InvoiceRow, action: 'void' | 'uncollectible', at: Date) {
   const o = { accountId: t.accountId, source: 'dunning', at };
-  // An invoice with an issued credit note is never voided: it becomes uncollectible (docs/credit-notes.md, Void).
-  const voiding = action === 'void' && !(await hasIssuedNote(sql, t, inv.id));
-  const trigger = voiding ? 'void' : 'mark_uncollectible';
-  if (!canMove(invoiceMachine, inv.status as InvoiceStatus, trigger)) return;
-  await moveInvoice(
-    sql,
-    t,
-    inv,
-    trigger,
-    voiding ? { voidedAt: at, updatedAt: at } : { uncollectibleAt: at, updatedAt: at },
-    o,
-  );
+  if (!(await closeUnpaidInvoice(sql, t, inv, action, at, o))) return;
   if (!inv.subscriptionId) return;
   const sub = await lockSubscription(sql, t, inv.subscriptionId);
   if (sub && canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'dunning_exhausted'))

@@ -18,7 +18,8 @@ import { scoped, type RowScope } from '../../core/resource.ts';
 import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import type { Customer, Plan, Price, Subscription } from '../../generated/prisma/client.ts';
-import { lockInvoice, moveInvoice } from '../invoices/issue.ts';
+import { closeUnpaidInvoice } from '../invoices/close.ts';
+import { lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { collectInvoice, testPaymentMethods } from './collect.ts';
 import { licensedLines, periodAmount, writeSubscriptionInvoice, type DraftLine } from './invoice.ts';
@@ -512,15 +513,7 @@ export function cancelSubscription(ctx: Context, id: string, input: CancelSubscr
     const row = await moveSubscription(sql, scope, sub, 'cancel', { canceledAt: at }, { ...o, at });
     if (wasIncomplete && sub.latestInvoiceId) {
       const inv = await lockInvoice(sql, scope, sub.latestInvoiceId);
-      if (inv && canMove(invoiceMachine, inv.status as InvoiceStatus, 'void'))
-        await moveInvoice(
-          sql,
-          scope,
-          inv,
-          'void',
-          { voidedAt: at, updatedAt: at },
-          { ...o, accountId: scope.accountId, at },
-        );
+      if (inv) await closeUnpaidInvoice(sql, scope, inv, 'void', at, { ...o, accountId: scope.accountId, at });
     }
     return { sub: row };
   });

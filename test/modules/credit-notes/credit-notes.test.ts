@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { useServer, db, createClient, type Workspace } from '../../helpers/server.ts';
 import { mintKey } from '../../helpers/keys.ts';
+import { planBody, postPlan } from '../../helpers/plans.ts';
 import { unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
 
 const server = useServer();
@@ -336,6 +337,35 @@ describe('credit notes: bad input and hostile use', () => {
     expect(after.creditedAmount).toBeLessThanOrEqual(after.total);
     const numbers = ok.map((r) => Number(r.json.data.number.slice(-4))).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+  });
+});
+
+describe('credit notes: billing rules never void a noted invoice', () => {
+  it("canceling an incomplete subscription writes its noted first invoice off (uncollectible), and voids an unnoted one", async () => {
+    const ws = await server.workspace();
+    const plan = (
+      await postPlan(ws, planBody({ prices: [{ currency: 'IDR', model: 'flat', unitAmount: 100000 }] }))
+    ).json.data;
+    const cus = await customer(ws);
+    const incomplete = async () => {
+      const res = await ws.client.post(
+        '/v1/subscriptions',
+        { customerId: cus, priceId: plan.prices[0].id, paymentMethod: 'pm_test_decline' },
+        key(),
+      );
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      expect(res.json.data.status).toBe('incomplete');
+      return res.json.data;
+    };
+    const noted = await incomplete();
+    expect((await note(ws, { invoiceId: noted.latestInvoiceId, amount: 1000 })).status).toBe(201);
+    const plain = await incomplete();
+    for (const sub of [noted, plain])
+      expect((await ws.client.post(`/v1/subscriptions/${sub.id}/cancel`, {}, key())).json.data.status).toBe('canceled');
+    const statusOf = async (id: string) => (await ws.client.get(`/v1/invoices/${id}`)).json.data.status;
+    expect(await statusOf(noted.latestInvoiceId)).toBe('uncollectible');
+    expect(await statusOf(plain.latestInvoiceId)).toBe('void');
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   });
 });
 
