@@ -263,8 +263,9 @@ const live = (s: Subscription) => (subscriptionLive as readonly string[]).includ
 const conflict = (s: Subscription, what: string) => err.of('conflict', `The subscription is ${s.status}; ${what}`);
 
 /**
- * PATCH (docs/billing.md, Proration): priceId and quantity (same currency; an interval change resets the period; a
- * higher amount applies now with a prorated invoice, a lower one from the next renewal), paymentMethod,
+ * PATCH (docs/billing.md, Proration): priceId and quantity (same currency; an interval change resets the period;
+ * `applyAt` now, the default for a higher amount, with a prorated invoice or, when the paid unused time is worth
+ * more, order_change credit notes through the balance; period_end, the default otherwise, from the next renewal), paymentMethod,
  * cancelAtPeriodEnd, metadata (replaced; null clears). A canceled subscription is 409 conflict.
  */
 export function updateSubscription(ctx: Context, id: string, input: UpdateSubscriptionInput) {
