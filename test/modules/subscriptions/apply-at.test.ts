@@ -85,6 +85,15 @@ describe('applyAt', () => {
       amountDue: 0,
     });
     expect(await balanceOf(ws, cus)).toBe(unused - remaining);
+    const txns = (await ws.client.get(`/v1/customers/${cus}/balance-transactions?limit=10`)).json.data as any[];
+    expect(txns.map((t) => [t.type, t.amount]).sort()).toEqual(
+      [
+        ['applied_to_invoice', -remaining],
+        ['credit_note', unused],
+      ].sort(),
+    );
+    const issued = (await ws.client.get(`/v1/events?objectId=${note.id}&limit=10`)).json.data as any[];
+    expect(issued.map((e) => e.type)).toEqual(['svc.credit_note.issued.v1']);
 
     // The next invoice (an upgrade now) consumes what is left first.
     const up = (await patchLater(ws, sub.id, { quantity: 3 })).res.json.data;
