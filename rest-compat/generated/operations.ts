@@ -455,6 +455,8 @@ export type UpdatePriceInput = {
 
 /** Send only changes. A higher period amount applies now with a prorated invoice; a lower one from the next renewal. */
 export type UpdateSubscriptionInput = {
+  /** now or period_end (default: a higher amount or an interval change now, a lower one at the period end). */
+  applyAt?: string | null | undefined;
   cancelAtPeriodEnd?: boolean | null | undefined;
   /** Replaces the stored object; null clears it. */
   metadata?: Record<string, string> | null | undefined;

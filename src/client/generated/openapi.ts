@@ -3327,6 +3327,8 @@ export interface components {
         };
         /** @description Send only changes. A higher period amount applies now with a prorated invoice; a lower one from the next renewal. */
         UpdateSubscriptionInput: {
+            /** @description now or period_end (default: a higher amount or an interval change now, a lower one at the period end). */
+            applyAt?: string | null;
             cancelAtPeriodEnd?: boolean | null;
             /** @description Replaces the stored object; null clears it. */
             metadata?: components["schemas"]["Metadata"] | null;

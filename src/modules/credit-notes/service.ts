@@ -132,7 +132,7 @@ function validateCreate(input: CreateCreditNoteInput) {
 type Valid = ReturnType<typeof validateCreate>;
 
 /** What the invoice's issued notes already took, in total and per invoice line: two aggregates, however many notes. */
-async function priorOf(tx: Tx, scope: RowScope, invoiceId: string) {
+async function priorOf(tx: AnyTx, scope: RowScope, invoiceId: string) {
   const sql = sqlOf(tx);
   const issued = q`n."workspaceId" = ${scope.workspaceId} AND n.mode = ${scope.mode} AND n."invoiceId" = ${invoiceId}
     AND n.status = ${creditNoteIssued}`;
@@ -168,11 +168,10 @@ async function priorOf(tx: Tx, scope: RowScope, invoiceId: string) {
 interface Computed {
   note: Omit<CreditNote, 'id' | 'number' | 'status' | 'issuedAt' | 'createdAt' | 'updatedAt'>;
   lines: Omit<CreditNoteLine, 'id' | 'creditNoteId' | 'createdAt'>[];
-  payment: Payment | null;
 }
 
-/** The note the input describes against the locked invoice: every check of create, nothing written. */
-async function compute(tx: Tx, scope: RowScope, inv: InvoiceRow, v: Valid): Promise<Computed> {
+/** The note the input describes against the locked invoice: every check of create but the refund's, nothing written. */
+async function compute(tx: AnyTx, scope: RowScope, inv: InvoiceRow, v: Valid): Promise<Computed> {
   if (inv.status === 'draft' || inv.status === 'void')
     throw err.conflict(
       `The invoice is ${inv.status}; only open, past_due, paid or uncollectible invoices take credit notes`,
@@ -293,28 +292,6 @@ async function compute(tx: Tx, scope: RowScope, inv: InvoiceRow, v: Valid): Prom
       'refundAmount',
       'refundAmount + creditAmount + outOfBandAmount must equal the post-payment part of the note',
     );
-  let payment: Payment | null = null;
-  if (split.refundAmount > 0n) {
-    const found = await tx.payment.findFirst({
-      where: { ...scoped(scope), invoiceId: inv.id, status: { in: ['succeeded', 'partially_refunded'] } },
-      orderBy: { createdAt: 'desc' },
-      select: { id: true },
-    });
-    payment = found ? await lockPayment(tx, scope, found.id) : null;
-    const held = payment
-      ? await tx.refund.aggregate({
-          where: { ...scoped(scope), paymentId: payment.id, status: { in: [...reserving] } },
-          _sum: { amount: true },
-        })
-      : null;
-    const refundable = payment ? payment.amount - (held?._sum.amount ?? 0n) : 0n;
-    if (split.refundAmount > refundable)
-      throw err.of(
-        'amount_exceeds_remaining',
-        `refundAmount ${split.refundAmount} exceeds what the invoice's payment can still refund (${refundable})`,
-        'refundAmount',
-      );
-  }
   return {
     note: {
       workspaceId: scope.workspaceId,
@@ -334,8 +311,37 @@ async function compute(tx: Tx, scope: RowScope, inv: InvoiceRow, v: Valid): Prom
       metadata: v.metadata,
     },
     lines,
-    payment,
   };
+}
+
+/** The payment a refund part comes from, locked, checked against what it can still refund (Prisma: the refunds module's). */
+async function refundablePayment(
+  tx: Tx,
+  scope: RowScope,
+  inv: InvoiceRow,
+  refundAmount: bigint,
+): Promise<Payment | null> {
+  if (refundAmount <= 0n) return null;
+  const found = await tx.payment.findFirst({
+    where: { ...scoped(scope), invoiceId: inv.id, status: { in: ['succeeded', 'partially_refunded'] } },
+    orderBy: { createdAt: 'desc' },
+    select: { id: true },
+  });
+  const payment = found ? await lockPayment(tx, scope, found.id) : null;
+  const held = payment
+    ? await tx.refund.aggregate({
+        where: { ...scoped(scope), paymentId: payment.id, status: { in: [...reserving] } },
+        _sum: { amount: true },
+      })
+    : null;
+  const refundable = payment ? payment.amount - (held?._sum.amount ?? 0n) : 0n;
+  if (refundAmount > refundable)
+    throw err.of(
+      'amount_exceeds_remaining',
+      `refundAmount ${refundAmount} exceeds what the invoice's payment can still refund (${refundable})`,
+      'refundAmount',
+    );
+  return payment;
 }
 
 const withAccount = (accountId: string) => (n: CreditNote & { lines: CreditNoteLine[] }) => ({
@@ -391,6 +397,7 @@ export async function previewCreditNote(ctx: Context, input: CreateCreditNoteInp
     const inv = await lockInvoice(tx, { ...scope, accountId: auth.accountId }, v.invoiceId);
     if (!inv) throw err.notFound('invoice');
     const c = await compute(tx, scope, inv, v);
+    await refundablePayment(tx, scope, inv, c.note.refundAmount);
     const at = await clockTimeFor(tx, { ...scope, testClockId: inv.testClockId });
     return {
       ...c.note,
@@ -404,6 +411,115 @@ export async function previewCreditNote(ctx: Context, input: CreateCreditNoteInp
       lines: c.lines.map((l) => ({ ...l, id: '', creditNoteId: '', createdAt: at })),
     };
   });
+}
+
+type NoteLines = CreditNoteLine[];
+
+/** An issued note's first writes: its balance credit, number, row and lines (the refund part is the caller's). */
+async function insertNote(
+  tx: AnyTx,
+  scope: RowScope,
+  inv: InvoiceRow,
+  c: Computed,
+  o: MoveOptions & { at: Date },
+): Promise<{ note: CreditNote; lines: NoteLines }> {
+  const { at } = o;
+  const id = newId('creditNote');
+  let balanceTransactionId: string | null = null;
+  if (c.note.creditAmount > 0n) {
+    const txn = await changeBalance(
+      tx,
+      scope,
+      {
+        customerId: inv.customerId,
+        currency: inv.currency,
+        amount: c.note.creditAmount,
+        type: 'credit_note',
+        creditNoteId: id,
+        invoiceId: inv.id,
+        description: `Credit note for invoice ${inv.number}`,
+        at,
+        ledgerTxId: `cn:${id}`,
+      },
+      { requestId: o.requestId, source: o.source, resource: 'credit_note' },
+    );
+    balanceTransactionId = txn.id;
+  }
+  const seq = await nextCounter(tx, scope, counterNames.creditNote);
+  const status = nextState(creditNoteMachine, null, 'issue');
+  const [note] = await sqlOf(tx).query<CreditNote>(
+    q`${insertRows('credit_notes', [
+      {
+        ...c.note,
+        id,
+        number: creditNoteNumber(at, seq),
+        status: status.to,
+        balanceTransactionId,
+        issuedAt: at,
+        createdAt: at,
+        updatedAt: at,
+      },
+    ])} RETURNING *`,
+  );
+  const lines = c.lines.map((l) => ({ ...l, id: newId('creditNoteLine'), creditNoteId: id, createdAt: at }));
+  await sqlOf(tx).query(q`${insertRows('credit_note_lines', lines)}`);
+  return { note, lines };
+}
+
+/** An issued note's last writes: its ledger posting, the invoice's credit columns (paid when nothing is due), its event. */
+async function finishNote(
+  tx: AnyTx,
+  scope: RowScope,
+  inv: InvoiceRow,
+  note: CreditNote,
+  lines: NoteLines,
+  o: MoveOptions & { at: Date },
+) {
+  const { at } = o;
+  if (note.postPaymentAmount > 0n)
+    await sqlOf(tx).query(q`${insertRows('ledger_entries', ledgerRows(scope, notePosting(note, false, at)))}`);
+  const invRow: InvoiceRow = {
+    ...(await updateRow<Invoice>(
+      sqlOf(tx),
+      'invoices',
+      { id: inv.id, ...scoped(scope) },
+      invoiceCredit(inv, note, 1n, at),
+    )),
+    accountId: inv.accountId,
+    lines: inv.lines,
+  };
+  // Nothing left to pay: paid with no payment and no receipt (docs/credit-notes.md, Outcomes).
+  if (note.prePaymentAmount > 0n && invRow.amountDue === 0n && invRow.status !== 'paid')
+    await settleInvoice(tx, scope, invRow, { ...o, at, zeroTotal: true });
+  const row = withAccount(o.accountId)({ ...note, lines });
+  for (const type of nextState(creditNoteMachine, null, 'issue').events)
+    await emit(tx, scope, type, creditNoteSnapshot(row), { requestId: o.requestId, source: o.source });
+  return row;
+}
+
+/**
+ * A note another module issues inside its own transaction (subscriptions: a change applied now, reason
+ * `order_change`): the same checks and writes as POST /v1/credit-notes, its post-payment part credited to
+ * the customer balance, never a refund part. The invoice is locked here.
+ */
+export async function issueCreditNoteIn(
+  tx: AnyTx,
+  scope: RowScope & { accountId: string },
+  input: Pick<CreateCreditNoteInput, 'invoiceId' | 'lines' | 'amount' | 'reason' | 'memo'>,
+  o: { requestId?: string; source: string; at: Date },
+): Promise<CreditNoteRow> {
+  const v = validateCreate(input);
+  const inv = await lockInvoice(tx, scope, v.invoiceId);
+  if (!inv) throw err.notFound('invoice');
+  const c = await compute(tx, scope, inv, v);
+  const mo: MoveOptions & { at: Date } = {
+    accountId: scope.accountId,
+    requestId: o.requestId,
+    source: o.source,
+    at: o.at,
+  };
+  const { note, lines } = await insertNote(tx, scope, inv, c, mo);
+  return finishNote(tx, scope, inv, note, lines, mo);
 }
 
 /**
@@ -424,82 +540,29 @@ export async function createCreditNote(ctx: Context, input: CreateCreditNoteInpu
     const c = await compute(tx, scope, inv, v);
     // spec scopes: a refund part also needs the refund scope.
     if (c.note.refundAmount > 0n) assertScope(auth, 'svc:refund:write');
+    const payment = await refundablePayment(tx, scope, inv, c.note.refundAmount);
     const at = await clockTimeFor(tx, { ...scope, testClockId: inv.testClockId });
-    const id = newId('creditNote');
-    let balanceTransactionId: string | null = null;
-    if (c.note.creditAmount > 0n) {
-      const txn = await changeBalance(
-        tx,
-        scope,
-        {
-          customerId: inv.customerId,
-          currency: inv.currency,
-          amount: c.note.creditAmount,
-          type: 'credit_note',
-          creditNoteId: id,
-          invoiceId: inv.id,
-          description: `Credit note for invoice ${inv.number}`,
-          at,
-          ledgerTxId: `cn:${id}`,
-        },
-        { requestId: ctx.requestId, source: 'api', resource: 'credit_note' },
-      );
-      balanceTransactionId = txn.id;
-    }
-    const seq = await nextCounter(tx, scope, counterNames.creditNote);
-    const status = nextState(creditNoteMachine, null, 'issue');
-    let note = await tx.creditNote.create({
-      data: {
-        ...c.note,
-        metadata: c.note.metadata ?? undefined,
-        id,
-        number: creditNoteNumber(at, seq),
-        status: status.to,
-        balanceTransactionId,
-        issuedAt: at,
-        createdAt: at,
-        updatedAt: at,
-      },
-    });
-    const lines = c.lines.map((l) => ({ ...l, id: newId('creditNoteLine'), creditNoteId: id, createdAt: at }));
-    await sqlOf(tx).query(q`${insertRows('credit_note_lines', lines)}`);
+    let { note, lines } = await insertNote(tx, scope, inv, c, { ...o, at });
     let adapter = null;
     let refund: Refund | null = null;
-    if (c.note.refundAmount > 0n && c.payment) {
+    if (c.note.refundAmount > 0n && payment) {
       const refundReason = v.reason === 'duplicate' || v.reason === 'fraudulent' ? v.reason : 'requested_by_customer';
       const reserved = await reserveRefund(
         tx,
         scope,
-        c.payment,
-        { amount: c.note.refundAmount, reason: refundReason, metadata: null, providerKey, creditNoteId: id },
+        payment,
+        { amount: c.note.refundAmount, reason: refundReason, metadata: null, providerKey, creditNoteId: note.id },
         { accountId: auth.accountId, requestId: ctx.requestId, source: 'api' },
       );
       refund = reserved.refund;
       adapter = reserved.adapter;
       note = await tx.creditNote.update({
-        where: { id },
+        where: { id: note.id },
         data: { refundId: refund.id, refundStatus: refundStatusOf(refund.status) },
       });
     }
-    if (note.postPaymentAmount > 0n)
-      await tx.ledgerEntry.createMany({ data: ledgerRows(scope, notePosting(note, false, at)) });
-    let invRow: InvoiceRow = {
-      ...(await updateRow<Invoice>(
-        sqlOf(tx),
-        'invoices',
-        { id: inv.id, ...scoped(scope) },
-        invoiceCredit(inv, note, 1n, at),
-      )),
-      accountId: inv.accountId,
-      lines: inv.lines,
-    };
-    // Nothing left to pay: paid with no payment and no receipt (docs/credit-notes.md, Outcomes).
-    if (note.prePaymentAmount > 0n && invRow.amountDue === 0n && invRow.status !== 'paid')
-      invRow = (await settleInvoice(tx, scope, invRow, { ...o, at, zeroTotal: true })).invoice;
-    const row = withAccount(auth.accountId)({ ...note, lines });
-    for (const type of status.events)
-      await emit(tx, scope, type, creditNoteSnapshot(row), { requestId: ctx.requestId, source: 'api' });
-    return { row, refund, adapter, payment: c.payment };
+    const row = await finishNote(tx, scope, inv, note, lines, { ...o, at });
+    return { row, refund, adapter, payment };
   });
   if (!first.adapter || !first.refund || !first.payment) return first.row;
   const opts = { accountId: auth.accountId, requestId: ctx.requestId, source: 'api' };

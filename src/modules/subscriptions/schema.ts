@@ -46,6 +46,10 @@ const UpdateSubscriptionInput = builder.inputType('UpdateSubscriptionInput', {
     cancelAtPeriodEnd: t.boolean(),
     metadata: t.field({ type: 'Metadata', description: 'Replaces the stored object; null clears it.' }),
     prorationBehavior: t.string({ description: 'create_prorations (default) or none.' }),
+    applyAt: t.string({
+      description:
+        'now or period_end (default: a higher amount or an interval change now, a lower one at the period end).',
+    }),
   }),
 });
 export type UpdateSubscriptionInput = typeof UpdateSubscriptionInput.$inferInput;

@@ -43,6 +43,8 @@ import {
 } from './states.ts';
 import { checkClockRoom, clockTimeFor } from '../test-clocks/time.ts';
 import { checkSavedMethod, isSavedMethodId } from '../payment-methods/service.ts';
+import { issueCreditNoteIn } from '../credit-notes/service.ts';
+import { creditNoteIssued } from '../credit-notes/states.ts';
 
 const err = errorsFor('subscription');
 /** Bounds (hostile input; docs/billing.md, Plans and prices): trials up to 730 days (Stripe's cap). */
@@ -262,8 +264,9 @@ const live = (s: Subscription) => (subscriptionLive as readonly string[]).includ
 const conflict = (s: Subscription, what: string) => err.of('conflict', `The subscription is ${s.status}; ${what}`);
 
 /**
- * PATCH (docs/billing.md, Proration): priceId and quantity (same currency; an interval change resets the period; a
- * higher amount applies now with a prorated invoice, a lower one from the next renewal), paymentMethod,
+ * PATCH (docs/billing.md, Proration): priceId and quantity (same currency; an interval change resets the period;
+ * `applyAt` now, the default for a higher amount, with a prorated invoice or, when the paid unused time is worth
+ * more, order_change credit notes through the balance; period_end, the default otherwise, from the next renewal), paymentMethod,
  * cancelAtPeriodEnd, metadata (replaced; null clears). A canceled subscription is 409 conflict.
  */
 export function updateSubscription(ctx: Context, id: string, input: UpdateSubscriptionInput) {
@@ -276,6 +279,9 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
   const proration = input.prorationBehavior ?? 'create_prorations';
   if (proration !== 'create_prorations' && proration !== 'none')
     throw err.validation('prorationBehavior', 'prorationBehavior must be create_prorations or none');
+  const applyAt = input.applyAt ?? null;
+  if (applyAt !== null && applyAt !== 'now' && applyAt !== 'period_end')
+    throw err.validation('applyAt', 'applyAt must be now or period_end');
   const metadata =
     input.metadata === undefined
       ? undefined
@@ -293,7 +299,7 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
     if (metadata !== undefined) data.metadata = metadata;
     let charge: string | null = null;
     if (input.priceId != null || quantity !== undefined) {
-      const change = await priceChange(sql, scope, sub, input.priceId, quantity, at);
+      const change = await priceChange(sql, scope, sub, input.priceId, quantity, at, { applyAt, proration });
       const rule = priceChangeRules.find((r) => r.applies(change))!;
       charge = await rule.apply(sql, scope, change, data, { ...o, proration, at });
     }
@@ -315,6 +321,13 @@ interface PriceChange {
   /** ...and every invoice of it is paid: only then is its unused time credited. */
   paid: boolean;
   cadenceChange: boolean;
+  /** When the change applies (default: an increase or an interval change now, anything else at the period end). */
+  applyAt: 'now' | 'period_end';
+  proration: ChangeOptions['proration'];
+  /** The unused time of the current period (0 unless paid and prorated) and what the target bills for the rest of it
+   * (an interval change: its whole new period). */
+  unused: number;
+  newCharge: number;
   at: Date;
 }
 
@@ -333,6 +346,7 @@ async function priceChange(
   priceId: string | null | undefined,
   quantity: number | undefined,
   at: Date,
+  how: { applyAt: 'now' | 'period_end' | null; proration: ChangeOptions['proration'] },
 ): Promise<PriceChange> {
   // The open first invoice bills the price the customer chose: pay or cancel it first.
   if (sub.status === 'incomplete') throw conflict(sub, 'its price and quantity change once the first invoice is paid');
@@ -350,16 +364,29 @@ async function priceChange(
   if (cadenceChange && (sub.status === 'paused' || target.price.model === 'usage'))
     throw err.validation('priceId', 'the billing interval of a paused or usage subscription cannot change');
   const billed = (subscriptionBilled as readonly string[]).includes(sub.status);
+  const before = periodAmount(price, sub.quantity);
+  const after = periodAmount(target.price, qty);
+  const applyAt = how.applyAt ?? (after > before || cadenceChange ? 'now' : 'period_end');
+  // docs/billing.md, Proration: an interval change restarts the period, so it cannot wait for the period end.
+  if (cadenceChange && billed && applyAt === 'period_end')
+    throw err.validation('applyAt', 'an interval change applies now: applyAt must be now');
+  const paid = billed && (await periodPaid(sql, scope, sub));
+  const period = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
+  const prorated = paid && how.proration === 'create_prorations';
   return {
     sub,
     current,
     target,
     quantity: qty,
-    before: periodAmount(price, sub.quantity),
-    after: periodAmount(target.price, qty),
+    before,
+    after,
     billed,
-    paid: billed && (await periodPaid(sql, scope, sub)),
+    paid,
     cadenceChange,
+    applyAt,
+    proration: how.proration,
+    unused: prorated ? Math.max(0, prorate(before, period, at)) : 0,
+    newCharge: cadenceChange ? after : prorate(after, period, at),
     at,
   };
 }
@@ -389,9 +416,8 @@ const moveTo = (c: PriceChange): Partial<Subscription> => ({
 });
 
 /** The credit line for the unused time of the current period: only a paid period, only with prorations. */
-function unusedCredit(c: PriceChange, proration: ChangeOptions['proration']): DraftLine[] {
-  if (!c.paid || proration !== 'create_prorations') return [];
-  const unused = prorate(c.before, { start: c.sub.currentPeriodStart, end: c.sub.currentPeriodEnd }, c.at);
+function unusedCredit(c: PriceChange): DraftLine[] {
+  const unused = c.unused;
   if (unused <= 0) return [];
   return [
     {
@@ -415,21 +441,50 @@ interface PriceChangeRule {
 /** The rules of a price or quantity change (docs/billing.md, Proration), the first that applies wins. */
 const priceChangeRules: PriceChangeRule[] = [
   {
-    // An interval change of an invoiced period resets the period: a new one starts now (the anchor
-    // moves), billed in full, less the unused time of the old one (no customer balance: a larger credit is refused).
-    applies: (c) => c.cadenceChange && c.billed,
+    // Back to what it bills now: a waiting change is dropped.
+    applies: (c) => c.target.price.id === c.sub.priceId && c.quantity === c.sub.quantity,
+    async apply(_sql, _scope, _c, data) {
+      Object.assign(data, { pendingPriceId: null, pendingQuantity: null });
+      return null;
+    },
+  },
+  {
+    // Nothing invoiced for this period (trialing, paused): the change applies now, billed from the next invoice.
+    applies: (c) => !c.billed,
+    async apply(_sql, _scope, c, data) {
+      Object.assign(data, moveTo(c));
+      return null;
+    },
+  },
+  {
+    // Applied now in a paid period whose unused time exceeds what the target bills for the rest (a decrease; an
+    // interval change worth less than the unused time): the unused time becomes order_change credit notes, credited
+    // to the customer balance, and the target's invoice is paid from that balance at finalization (creditThrough).
+    applies: (c) => c.applyAt === 'now' && c.unused > c.newCharge,
     async apply(sql, scope, c, data, o) {
-      const credit = unusedCredit(c, o.proration);
-      const full = periodAmount(c.target.price, c.quantity);
-      if (-lineTotal(credit) > full)
-        throw err.validation('priceId', 'the unused time is worth more than the new period: change it at a renewal');
-      const period = periodOf(c.at, cadenceOf(c.target.plan), 0);
-      Object.assign(data, moveTo(c), {
-        anchorAt: c.at,
-        periodIndex: 0,
-        currentPeriodStart: period.start,
-        currentPeriodEnd: period.end,
+      await creditUnusedTime(sql, scope, c, o);
+      const period = startPeriod(c, data);
+      const lines = c.cadenceChange
+        ? licensedLines(c.target.plan, c.target.price, c.quantity, period)
+        : [remainingLine(c)];
+      if (lineTotal(lines) <= 0) return null;
+      return invoiceChange(sql, scope, data, {
+        sub: { ...c.sub, ...data } as Subscription,
+        price: c.target.price,
+        lines,
+        period,
+        billingReason: 'subscription_update',
+        ...o,
       });
+    },
+  },
+  {
+    // An interval change of an invoiced period resets the period: a new one starts now (the anchor
+    // moves), billed in full, less the unused time of the old one.
+    applies: (c) => c.cadenceChange && c.applyAt === 'now',
+    async apply(sql, scope, c, data, o) {
+      const credit = unusedCredit(c);
+      const period = startPeriod(c, data);
       return invoiceChange(sql, scope, data, {
         sub: { ...c.sub, ...data } as Subscription,
         price: c.target.price,
@@ -441,24 +496,13 @@ const priceChangeRules: PriceChangeRule[] = [
     },
   },
   {
-    // An increase inside an invoiced period applies now, with an invoice for the remaining time less
-    // the unused time of the old price (when paid).
-    applies: (c) => c.after > c.before && c.billed,
+    // Applied now inside an invoiced period (an increase by default): an invoice for the remaining time
+    // less the unused time of the old price (when paid).
+    applies: (c) => c.applyAt === 'now',
     async apply(sql, scope, c, data, o) {
       Object.assign(data, moveTo(c));
       if (o.proration !== 'create_prorations') return null;
-      const period = { start: c.sub.currentPeriodStart, end: c.sub.currentPeriodEnd };
-      const remaining = prorate(c.after, period, c.at);
-      const lines: DraftLine[] = [
-        ...unusedCredit(c, o.proration),
-        {
-          description: `Remaining time on ${c.target.plan.name} x ${c.quantity}`,
-          quantity: 1,
-          unitAmount: remaining,
-          priceId: c.target.price.id,
-          metadata: { proration: 'true' },
-        },
-      ];
+      const lines: DraftLine[] = [...unusedCredit(c), remainingLine(c)];
       if (lineTotal(lines) <= 0) return null;
       return invoiceChange(sql, scope, data, {
         sub: { ...c.sub, ...data } as Subscription,
@@ -471,23 +515,7 @@ const priceChangeRules: PriceChangeRule[] = [
     },
   },
   {
-    // Nothing invoiced for this period (trialing, paused): the change applies now, billed from the next invoice.
-    applies: (c) => c.after > c.before || !c.billed || c.cadenceChange,
-    async apply(_sql, _scope, c, data) {
-      Object.assign(data, moveTo(c));
-      return null;
-    },
-  },
-  {
-    // Back to what it bills now: a waiting change is dropped.
-    applies: (c) => c.target.price.id === c.sub.priceId && c.quantity === c.sub.quantity,
-    async apply(_sql, _scope, _c, data) {
-      Object.assign(data, { pendingPriceId: null, pendingQuantity: null });
-      return null;
-    },
-  },
-  {
-    // A decrease waits for the renewal (next-period.ts applies it).
+    // applyAt period_end (a decrease by default) waits for the renewal (next-period.ts applies it).
     applies: () => true,
     async apply(_sql, _scope, c, data) {
       Object.assign(data, { pendingPriceId: c.target.price.id, pendingQuantity: c.quantity });
@@ -495,6 +523,71 @@ const priceChangeRules: PriceChangeRule[] = [
     },
   },
 ];
+
+/** Moves the subscription to the target; an interval change restarts its period now. Returns the period to bill. */
+function startPeriod(c: PriceChange, data: Partial<Subscription>) {
+  Object.assign(data, moveTo(c));
+  if (!c.cadenceChange) return { start: c.at, end: c.sub.currentPeriodEnd };
+  const period = periodOf(c.at, cadenceOf(c.target.plan), 0);
+  Object.assign(data, {
+    anchorAt: c.at,
+    periodIndex: 0,
+    currentPeriodStart: period.start,
+    currentPeriodEnd: period.end,
+  });
+  return period;
+}
+
+/** The target's line for the rest of the current period. */
+const remainingLine = (c: PriceChange): DraftLine => ({
+  description: `Remaining time on ${c.target.plan.name} x ${c.quantity}`,
+  quantity: 1,
+  unitAmount: c.newCharge,
+  priceId: c.target.price.id,
+  metadata: { proration: 'true' },
+});
+
+/**
+ * docs/credit-notes.md, Order changes: the unused time as `order_change` notes against the invoices that billed the
+ * current period, newest first, each up to what remains of it and of its line of the current price; issued by the
+ * credit-notes module (`issueCreditNoteIn`) in this transaction, their post-payment part credited to the balance.
+ */
+async function creditUnusedTime(sql: Sql, scope: Scope, c: PriceChange, o: ChangeOptions) {
+  const sub = c.sub;
+  const rows = await sql.query<{ invoiceId: string; remaining: bigint; lineId: string; lineLeft: bigint }>(
+    q`SELECT i.id AS "invoiceId", i.total - i."creditedAmount" AS remaining, l.id AS "lineId",
+        l.amount - coalesce((SELECT sum(cl.amount) FROM credit_note_lines cl JOIN credit_notes n
+          ON n."workspaceId" = cl."workspaceId" AND n.mode = cl.mode AND n.id = cl."creditNoteId"
+          WHERE cl."workspaceId" = l."workspaceId" AND cl.mode = l.mode AND cl."invoiceLineId" = l.id
+            AND n.status = ${creditNoteIssued}), 0) AS "lineLeft"
+      FROM invoices i JOIN invoice_lines l ON l."workspaceId" = i."workspaceId" AND l.mode = i.mode AND l."invoiceId" = i.id
+      WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i."subscriptionId" = ${sub.id}
+        AND i.status = 'paid' AND l."priceId" = ${c.current.price.id} AND l.amount > 0
+        AND i."periodStart" < ${sub.currentPeriodEnd}::timestamptz AND i."periodEnd" > ${sub.currentPeriodStart}::timestamptz
+      ORDER BY i."createdAt" DESC, i.id DESC, l.position`,
+  );
+  let left = BigInt(c.unused);
+  const remaining = new Map<string, bigint>();
+  for (const r of rows) {
+    if (left <= 0n) break;
+    const room = remaining.get(r.invoiceId) ?? BigInt(r.remaining);
+    const amount = [left, room, BigInt(r.lineLeft)].reduce((m, v) => (v < m ? v : m));
+    if (amount <= 0n) continue;
+    await issueCreditNoteIn(
+      sql,
+      scope,
+      {
+        invoiceId: r.invoiceId,
+        lines: [{ invoiceLineId: r.lineId, amount: Number(amount) }],
+        reason: 'order_change',
+        memo: `Unused time on ${c.current.plan.name} x ${sub.quantity}`,
+      },
+      { requestId: o.requestId, source: o.source, at: o.at },
+    );
+    remaining.set(r.invoiceId, room - amount);
+    left -= amount;
+  }
+}
 
 /**
  * Cancel (docs/billing.md, Cancel and pause): now (canceled, canceledAt, `subscription.cancelled`; no refund;

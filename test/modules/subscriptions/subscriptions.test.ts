@@ -381,7 +381,7 @@ describe('PATCH /v1/subscriptions/:id', () => {
     expect(up).toMatchObject({ quantity: 5, pendingQuantity: null, latestInvoiceId: sub.latestInvoiceId });
   });
 
-  it('changes the price in a currency; refuses another currency, or an interval change below the credit', async () => {
+  it('changes the price in a currency; refuses another currency, or an interval change at the period end', async () => {
     const ws = await server.workspace();
     const { cus, priceId } = await setup(ws);
     const bigger = await plan(ws, { name: 'Max' }, [{ currency: 'IDR', model: 'flat', unitAmount: 250000 }]);
@@ -397,10 +397,10 @@ describe('PATCH /v1/subscriptions/:id', () => {
       'priceId',
     );
     expectError(
-      await ws.client.patch(`/v1/subscriptions/${id}`, { priceId: yearly.prices[0].id }),
+      await ws.client.patch(`/v1/subscriptions/${id}`, { priceId: yearly.prices[0].id, applyAt: 'period_end' }),
       400,
       'validation_error',
-      'priceId',
+      'applyAt',
     );
     expectError(await ws.client.patch(`/v1/subscriptions/${id}`, { priceId: foreign.priceId }), 404, 'not_found');
     expectError(
