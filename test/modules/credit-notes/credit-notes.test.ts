@@ -341,11 +341,10 @@ describe('credit notes: bad input and hostile use', () => {
 });
 
 describe('credit notes: billing rules never void a noted invoice', () => {
-  it("canceling an incomplete subscription writes its noted first invoice off (uncollectible), and voids an unnoted one", async () => {
+  it('canceling an incomplete subscription writes its noted first invoice off (uncollectible), and voids an unnoted one', async () => {
     const ws = await server.workspace();
-    const plan = (
-      await postPlan(ws, planBody({ prices: [{ currency: 'IDR', model: 'flat', unitAmount: 100000 }] }))
-    ).json.data;
+    const plan = (await postPlan(ws, planBody({ prices: [{ currency: 'IDR', model: 'flat', unitAmount: 100000 }] })))
+      .json.data;
     const cus = await customer(ws);
     const incomplete = async () => {
       const res = await ws.client.post(
