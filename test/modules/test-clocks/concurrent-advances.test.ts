@@ -55,7 +55,8 @@ describe('concurrent test clock advances', () => {
       async () => {
         const waiting = clocks.filter((id) => !ready.has(id));
         const reads = await Promise.all(waiting.map((id) => restricted.get(`/v1/test-clocks/${id}`)));
-        reads.forEach((r, i) => r.status === 200 && r.json.data.status === 'ready' && ready.add(waiting[i]));
+        for (const [i, r] of reads.entries())
+          if (r.status === 200 && r.json.data.status === 'ready') ready.add(waiting[i]);
         if (ready.size < clocks.length) await new Promise((r) => setTimeout(r, 250));
         return ready.size === clocks.length;
       },
