@@ -136,7 +136,17 @@ export interface IgnoredEvent {
   raw: unknown;
 }
 
-export type CallbackEvent = ChargeEvent | RefundEvent | IgnoredEvent;
+/** A verified callback about a saved token (COLLECTION §4.1): when to ask, never what to believe. */
+export interface TokenEvent {
+  type: 'token';
+  providerEventId: string;
+  /** The provider's handle of the token or of its setup (`providerRef` of `createSetup`). */
+  tokenRef: string;
+  status: 'active' | 'expired' | 'revoked' | 'failed';
+  raw: unknown;
+}
+
+export type CallbackEvent = ChargeEvent | RefundEvent | TokenEvent | IgnoredEvent;
 
 export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -152,6 +162,88 @@ export interface RefundInput extends ChargeRef {
 export interface RefundResult {
   providerRefundId: string;
   status: RefundStatus;
+  raw: unknown;
+}
+
+// ---- saved methods and off-session charges (COLLECTION.md §4.1; docs/guides/payment-methods.md) ----
+
+/** The kinds of saved method. */
+export type SavedMethodType = 'card' | 'ewallet' | 'direct_debit' | 'paypal';
+
+/** Display fields of a saved method: all that ever leaves the adapter besides the sealed token. */
+export interface SavedMethodDisplay {
+  card?: { brand: string; last4: string; expMonth: number; expYear: number; funding: 'credit' | 'debit' | 'prepaid' | 'unknown' } | null;
+  ewallet?: { provider: 'ovo' | 'dana' | 'shopeepay' | 'gopay' | 'linkaja'; maskedAccount: string } | null;
+  directDebit?: { bank: 'bri' | 'mandiri' | 'bca' | 'bni'; maskedAccount: string } | null;
+  paypal?: { maskedEmail: string } | null;
+  /** A provider-side expiry of the token (Midtrans `saved_token_id_expired_at`), ISO. */
+  expiresAt?: string | null;
+}
+
+export interface CreateSetupInput {
+  /** Our `satt_` attempt id: the provider's reference id. */
+  reference: string;
+  type: SavedMethodType;
+  /** Wallet (ovo, dana, shopeepay, gopay, linkaja) or bank (bri, mandiri, bca, bni). */
+  channel?: string;
+  /** E-wallet phone or direct-debit account the customer typed (never a card number). */
+  account?: string | null;
+  customer: Customer & { id: string };
+  currency: string;
+  /** Where the provider sends the customer back (`/s/<token>/return`). */
+  returnUrl: string;
+  cancelUrl: string;
+  callbackUrl: string;
+  idempotencyKey: string;
+}
+
+export type SetupStatus = 'pending' | 'active' | 'failed' | 'expired';
+
+export interface SetupResult {
+  providerRef: string;
+  status: SetupStatus;
+  /** The customer's next step: a provider page to visit, or an OTP to type on ours. */
+  instructions: { kind: 'redirect'; redirectUrl: string } | { kind: 'otp' } | null;
+  raw: unknown;
+}
+
+export interface SetupState {
+  providerRef: string;
+  status: SetupStatus;
+  /** The reusable token, when `active`: sealed at once by the caller, never logged or returned. */
+  token: string | null;
+  display: SavedMethodDisplay;
+  failureCode?: string | null;
+  raw: unknown;
+}
+
+export interface OffSessionChargeInput {
+  /** Our `pay_` id: the provider's reference. */
+  reference: string;
+  /** The unsealed provider token (dropped after the call). */
+  token: string;
+  type: SavedMethodType;
+  amount: number;
+  currency: string;
+  customer: Customer & { id: string };
+  description?: string | null;
+  callbackUrl: string;
+  /** Our `pay_` id: same key, same charge (the provider's idempotency header or order id). */
+  idempotencyKey: string;
+}
+
+export type OffSessionStatus = 'succeeded' | 'pending' | 'requires_action' | 'failed';
+
+export interface OffSessionResult {
+  providerRef: string;
+  status: OffSessionStatus;
+  /** Normalised (card_declined, payment_declined, insufficient_funds, limit_exceeded, account_blocked,
+   *  authentication_required, expired_card, payment_method_revoked), when `failed`. */
+  failureCode?: string | null;
+  /** The provider's own code, kept in the payment's metadata. */
+  providerCode?: string | null;
+  failureMessage?: string | null;
+  nextAction?: { type: 'redirect'; url: string; expiresAt: string | null } | null;
   raw: unknown;
 }
 
@@ -177,6 +269,20 @@ export interface Provider {
    * now, false when the provider says it can no longer be voided (paid, already expired).
    */
   voidCharge?(ref: ChargeRef): Promise<boolean>;
+  /** The saved-method types this adapter can tokenize and charge off session in `currency`. */
+  savableTypes?(currency: string): SavedMethodType[];
+  /** Starts tokenizing a method at the provider (no charge). */
+  createSetup?(input: CreateSetupInput): Promise<SetupResult>;
+  /** Finishes a setup that needs a second step (direct-debit OTP, PayPal vault exchange). */
+  confirmSetup?(ref: string, input: { otp?: string; idempotencyKey: string }): Promise<SetupState>;
+  /** The provider's word on a setup: completion always asks here (a return or callback says when). */
+  fetchSetup?(ref: string): Promise<SetupState>;
+  /** A merchant-initiated charge of a saved token; safe to repeat with the same idempotency key. */
+  chargeOffSession?(input: OffSessionChargeInput): Promise<OffSessionResult>;
+  /** The status of an off-session charge (after a timeout or a callback): same shape as the charge. */
+  fetchOffSession?(ref: { providerRef?: string | null; reference: string; idempotencyKey: string }): Promise<OffSessionResult | null>;
+  /** Revokes the token at the provider; true when gone (or already gone). */
+  detachToken?(token: string): Promise<boolean>;
 }
 
 // ---- credentials (decrypted adapter secrets + public config) ----
