@@ -3,7 +3,7 @@
 // brand name plus the accent colour and logo of the default receipt and invoice templates (there is no
 // workspace-level colour or logo; docs/dashboard.md, Settings). Owners and admins change them.
 import type { JSX } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type {
   DashboardCreateTemplateMutation,
   DashboardCreateTemplateMutationVariables,
@@ -47,10 +47,12 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
   const [logoUrl, setLogoUrl] = useState('');
   const [texts, setTexts] = useState<Record<string, { tagline: string; footerText: string; thankYouText: string }>>({});
   const [portal, setPortal] = useState<Record<string, boolean>>({});
-  // The fields follow what the server holds: on load and after every save's fresh answer.
+  // The fields follow what the server holds (on load and after every save's fresh answer), except
+  // while the member is typing: a refetch landing between typing and Save must not blank the form.
   const current = q.data ? JSON.stringify(q.data) : '';
+  const editing = useRef(false);
   useEffect(() => {
-    if (!q.data) return;
+    if (!q.data || editing.current) return;
     setBrandName(ws?.brandName ?? '');
     const any = defaultOf(templates, 'receipt') ?? defaultOf(templates, 'invoice');
     setAccent(any?.accentColor ?? '#1a56db');
@@ -66,10 +68,16 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
     setPortal({ ...((ws?.portalSettings ?? {}) as Record<string, boolean>) });
   }, [current]);
 
+  const typed = () => {
+    editing.current = true;
+  };
   const done = (r: Failed) => {
     const failed = problem(r);
     setNote(failed ?? p.t.saved);
-    if (!failed) setAgain((n) => n + 1);
+    if (!failed) {
+      editing.current = false;
+      setAgain((n) => n + 1);
+    }
     return !failed;
   };
   /** The kind's default template changed, or created (as the default) when the kind has none. */
@@ -123,7 +131,7 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
     </label>
   );
   return (
-    <section aria-labelledby="settings-title">
+    <section aria-labelledby="settings-title" onInput={typed} onChange={typed}>
       <h1 id="settings-title">{p.t.settings}</h1>
       {q.error ? <p role="alert">{q.error}</p> : null}
       {note ? <p role="status">{note}</p> : null}
