@@ -585,6 +585,8 @@ export function invoicePayments(scope: RowScope, items: InvoicePaying[], at: Dat
       fee: null,
       failureCode: null,
       failureMessage: null,
+      nextAction: null,
+      leaseUntil: null,
       metadata: metadata ?? null,
       capturedAt: trigger === 'capture' ? at : null,
       createdAt: at,
