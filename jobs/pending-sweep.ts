@@ -19,6 +19,7 @@ export async function register(boss: PgBoss) {
     const refunds = await reconcilePendingRefunds();
     const attempts = await reconcileStaleAttempts();
     const charges = await sweepPendingCharges();
-    if (refunds || attempts || charges) logger.info({ refunds, attempts, charges }, 'pending money-path rows reconciled');
+    if (refunds || attempts || charges)
+      logger.info({ refunds, attempts, charges }, 'pending money-path rows reconciled');
   });
 }

@@ -39,7 +39,8 @@ export const en = {
     payAnotherWay: 'Pay another way',
     actionRequiredNote: 'Your bank needs you to confirm this payment before it can be completed.',
     paymentInProgress: 'A payment for this invoice is in progress. Check back in a few minutes.',
-    actionRequiredSubject: (number: string, merchant: string) => `Confirm your payment for invoice ${number} from ${merchant}`,
+    actionRequiredSubject: (number: string, merchant: string) =>
+      `Confirm your payment for invoice ${number} from ${merchant}`,
     actionRequiredIntro: (merchant: string) =>
       `Your payment to ${merchant} needs your confirmation. Open the invoice to confirm it or to pay another way.`,
     /** The test sandbox's authentication step (`/i/<token>/authenticate`). */

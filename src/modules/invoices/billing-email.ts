@@ -170,7 +170,10 @@ export async function sendActionRequiredEmail(job: {
   const scope = { workspaceId: job.workspaceId, mode: job.mode };
   const tenant = { workspaceId: job.workspaceId, modes: [job.mode] };
   const waiting = await inTenant(tenant, (tx) =>
-    tx.payment.findFirst({ where: { ...scope, invoiceId: job.invoiceId, status: 'requires_action' }, select: { id: true } }),
+    tx.payment.findFirst({
+      where: { ...scope, invoiceId: job.invoiceId, status: 'requires_action' },
+      select: { id: true },
+    }),
   );
   if (!waiting) return 'skipped';
   const { loadInvoiceView } = await import('./documents.ts');

@@ -50,7 +50,8 @@ builder.objectFields(Payment, (t) => ({
   paymentMethod: t.field({
     type: PaymentMethod,
     nullable: true,
-    description: 'The saved method an off-session charge used; null for the fixed test tokens and hosted-page payments.',
+    description:
+      'The saved method an off-session charge used; null for the fixed test tokens and hosted-page payments.',
     resolve: (p, _, ctx, info) => {
       const id = savedId(p.paymentMethodId);
       return id ? paymentMethodById(ctx, id, info) : null;

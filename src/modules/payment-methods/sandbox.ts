@@ -21,7 +21,7 @@ export type SandboxAnswer =
    */
   | {
       ok: null;
-      status: 'requires_action' | 'pending';
+      waiting: 'requires_action' | 'pending';
       providerReference?: string | null;
       nextAction?: { url: string; expiresAt: Date | null } | null;
       /** When to ask again (a pending answer); the payment lease's default otherwise. */
@@ -76,9 +76,14 @@ export function sandboxCharge(pm: PaymentMethod, amount: bigint, paymentId: stri
     case 'revoked':
       return declined('payment_method_revoked', 'The payment method was revoked at the provider.', 'revoke');
     case 'requires_action':
-      return { ok: null, status: 'requires_action', nextAction: null };
+      return { ok: null, waiting: 'requires_action', nextAction: null };
     case 'async':
-      return { ok: null, status: 'pending', providerReference: `ch_sbx_${paymentId}`, retryInMs: config.sandboxAsyncMs };
+      return {
+        ok: null,
+        waiting: 'pending',
+        providerReference: `ch_sbx_${paymentId}`,
+        retryInMs: config.sandboxAsyncMs,
+      };
     default:
       return { ok: true, providerReference: `ch_sbx_${paymentId}` };
   }
@@ -95,7 +100,7 @@ export function sandboxAsyncOutcome(payment: { id: string; leaseUntil: Date | nu
     ? { ok: true, providerReference: `ch_sbx_${payment.id}` }
     : {
         ok: null,
-        status: 'pending',
+        waiting: 'pending',
         providerReference: `ch_sbx_${payment.id}`,
         retryInMs: payment.leaseUntil.getTime() - now.getTime(),
       };

@@ -38,10 +38,8 @@ export async function listPayments(ctx: Context, args: ListPaymentsArgs) {
  */
 export async function simulatePayment(ctx: Context, id: string, outcome: string) {
   const auth = authorize(ctx, 'svc:payment_method:write');
-  return simulateWaiting(
-    { workspaceId: auth.workspaceId, mode: auth.mode, accountId: auth.accountId },
-    id,
-    outcome,
-    { source: ctx.source ?? 'api', requestId: ctx.requestId },
-  );
+  return simulateWaiting({ workspaceId: auth.workspaceId, mode: auth.mode, accountId: auth.accountId }, id, outcome, {
+    source: ctx.source ?? 'api',
+    requestId: ctx.requestId,
+  });
 }

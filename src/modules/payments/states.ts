@@ -1,5 +1,5 @@
 /** The payment state machine (spec "Refund and the refunded payment"; src/core/state-machine.ts). */
-import { defineMachine, type StatusOf } from '../../core/state-machine.ts';
+import { defineMachine, statusesWhere, type StatusOf } from '../../core/state-machine.ts';
 
 /**
  * The payment: created `succeeded` by a session's completion (complete.ts), then marked by its
@@ -48,5 +48,8 @@ export const paymentMachine = defineMachine({
 export type PaymentStatus = StatusOf<typeof paymentMachine>;
 /** A charge that never captured money (a declined stored-method charge): nothing to refund. */
 export const paymentFailed: PaymentStatus = 'failed';
-/** A charge still waiting for its outcome: at most one per invoice (the partial unique index `payments_in_flight_key`). */
-export const paymentInFlight: PaymentStatus[] = ['pending', 'requires_action'];
+/**
+ * A charge still waiting for its outcome (it may yet succeed): at most one per invoice (the partial
+ * unique index `payments_in_flight_key`).
+ */
+export const paymentInFlight: PaymentStatus[] = statusesWhere(paymentMachine, 'charge_succeeded', 'action_succeeded');

@@ -86,12 +86,11 @@ export async function chargeStoredMethod(
     if (answeredInProcess(saved)) {
       const answer = sandboxCharge(saved, amount, paymentId);
       // Asked again about a charge it answered `async`: settled once its delay (the lease) passed.
-      return o.resume && answer.ok === null && answer.status === 'pending'
+      return o.resume && answer.ok === null && answer.waiting === 'pending'
         ? sandboxAsyncOutcome(payment, clock.now())
         : answer;
     }
-    if (o.scope && o.payer)
-      return chargeAtProvider(o.scope, payment as Payment, saved, o.payer, { resume: o.resume });
+    if (o.scope && o.payer) return chargeAtProvider(o.scope, payment as Payment, saved, o.payer, { resume: o.resume });
     return { ok: false, failureCode: 'payment_method_unusable', failureMessage: `Cannot charge ${saved.id} here` };
   }
   if (method === 'pm_test_success') return { ok: true, providerReference: `ch_test_${paymentId}` };
@@ -317,7 +316,7 @@ export async function reconcile(
 /** A pending charge's lease from `now` (real time): the pending sweep asks again once it passed. */
 export const leaseFrom = (now: Date, ms = PAYMENT_LEASE_MS) => new Date(now.getTime() + ms);
 
-/** How long the customer has to authenticate when the provider names no expiry (COLLECTION settled point 6). */
+/** How long the customer has to authenticate when the provider names no expiry (docs/guides/payment-methods.md, Requires action). */
 export const ACTION_WINDOW_MS = 24 * 3_600_000;
 
 /** The sandbox's authenticate page of an invoice (`/i/<token>/authenticate`, test mode only). */
@@ -358,7 +357,7 @@ async function reconcileCharges(
         : result.ok === false
           ? { failureCode: result.failureCode, failureMessage: result.failureMessage }
           : null;
-    const later = result.ok === null ? result.status : null;
+    const later = result.ok === null ? result.waiting : null;
     if (later === 'pending' || (later === 'requires_action' && waiting)) {
       // No outcome yet: still pending (a new lease), or still waiting for the customer.
       const retryIn = result.ok === null ? result.retryInMs : undefined;
@@ -368,7 +367,14 @@ async function reconcileCharges(
         leaseUntil: later === 'pending' ? leaseFrom(now, retryIn ?? PAYMENT_LEASE_MS) : null,
         updatedAt: at,
       };
-      return { inv, failure: null, later, move: null, outcome, row: { ...payment, status: from, ...outcome } as Payment };
+      return {
+        inv,
+        failure: null,
+        later,
+        move: null,
+        outcome,
+        row: { ...payment, status: from, ...outcome } as Payment,
+      };
     }
     const trigger =
       later === 'requires_action'
@@ -401,7 +407,12 @@ async function reconcileCharges(
       nextAction,
       leaseUntil: null,
       ...(result.ok === false && result.providerCode
-        ? { metadata: { ...((payment.metadata as Record<string, string> | null) ?? {}), providerCode: result.providerCode } }
+        ? {
+            metadata: {
+              ...((payment.metadata as Record<string, string> | null) ?? {}),
+              providerCode: result.providerCode,
+            },
+          }
         : {}),
       updatedAt: at,
     };

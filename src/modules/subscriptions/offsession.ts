@@ -70,20 +70,20 @@ export function answerOf(r: OffSessionResult): SandboxAnswer {
     case 'requires_action':
       return {
         ok: null,
-        status: 'requires_action',
+        waiting: 'requires_action',
         providerReference: r.providerRef,
         nextAction: r.nextAction
           ? { url: r.nextAction.url, expiresAt: r.nextAction.expiresAt ? new Date(r.nextAction.expiresAt) : null }
           : null,
       };
     default:
-      return { ok: null, status: 'pending', providerReference: r.providerRef };
+      return { ok: null, waiting: 'pending', providerReference: r.providerRef };
   }
 }
 
 const stillPending = (providerReference: string | null = null): SandboxAnswer => ({
   ok: null,
-  status: 'pending',
+  waiting: 'pending',
   providerReference,
 });
 
@@ -138,7 +138,7 @@ export async function chargeAtProvider(
       return answerOf(result);
     } catch (e) {
       if (!isProviderError(e)) throw e;
-      // Timeouts, 5xx, network errors: the charge may have happened; never a decline (COLLECTION §4.1).
+      // Timeouts, 5xx, network errors: the charge may have happened; never a decline (docs/decisions.md, Off-session outcomes).
       if (e.retryable || e.reason === 'bad_response') {
         logger.warn({ payment: payment.id, adapter: pm.adapter, reason: e.reason }, 'off-session charge unanswered');
         return stillPending(payment.providerReference);

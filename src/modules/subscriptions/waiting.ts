@@ -1,6 +1,6 @@
 /**
- * Off-session charges waiting for an outcome (docs/guides/payment-methods.md, Requires action and
- * Test scenarios; docs/decisions.md, Off-session outcomes): `requires_action` (the customer
+ * Off-session charges waiting for an outcome (docs/guides/payment-methods.md, Requires action;
+ * docs/decisions.md, Off-session outcomes): `requires_action` (the customer
  * authenticates, fails, chooses another way to pay, or lets it expire) and `pending` (the sandbox's
  * `async` delay, a provider answering later). Every outcome runs through collect.ts `reconcile` (the
  * one home of a charge's answer) and, when it failed, the dunning step (dunning.ts `afterAttempt`)
@@ -22,7 +22,7 @@ import { afterAttempt, type Tenant } from './dunning.ts';
 
 const err = errorsFor('payment');
 
-/** Why a waiting action failed (COLLECTION §4.3): the customer declined, it expired, or another way to pay superseded it. */
+/** Why a waiting action failed (docs/guides/payment-methods.md, Requires action): the customer declined, it expired, or another way to pay superseded it. */
 export type ActionFailure = 'declined' | 'expired' | 'superseded';
 
 const failureOf = (reason: ActionFailure): ChargeResult => ({

@@ -86,7 +86,7 @@ export const clockWork: ClockWork[] = [
     runDue: (_client, scope, testClockId, at) => expireDueMethods(BATCH, { scope, testClockId, at }),
   },
   {
-    // COLLECTION §6.5 due kind `action_expiry`: a requires_action charge fails at its expiry on clock time.
+    // Due kind `action_expiry` (docs/guides/payment-methods.md, Requires action): a requires_action charge fails at its expiry on clock time.
     name: 'action expiry',
     nextDue: nextActionExpiry,
     runDue: (_client, scope, testClockId, at) => expireActions(BATCH, { scope, testClockId, at }),

@@ -1,5 +1,5 @@
 /**
- * Off-session outcomes that wait (docs/guides/payment-methods.md, Requires action and Test scenarios):
+ * Off-session outcomes that wait (docs/guides/payment-methods.md, Requires action):
  * the sandbox's `requires_action` scenario keeps the invoice open with no retry, emits
  * `svc.invoice.payment_action_required.v1` and emails the hosted invoice link; the hosted
  * authenticate page (or `POST /v1/payments/:id/simulate`) settles it, a test clock's `action_expiry`
@@ -49,8 +49,7 @@ async function emailCustomer(ws: Workspace, extra: Record<string, unknown> = {})
   return res.json.data.id as string;
 }
 const paymentsOf = async (invoiceId: string) =>
-  (await db().system.query(`SELECT * FROM payments WHERE "invoiceId" = $1 ORDER BY "createdAt", id`, [invoiceId]))
-    .rows;
+  (await db().system.query(`SELECT * FROM payments WHERE "invoiceId" = $1 ORDER BY "createdAt", id`, [invoiceId])).rows;
 const eventsOf = async (ws: Workspace, objectId: string) =>
   (await ws.client.get(`/v1/events?objectId=${objectId}&order=asc&limit=100`)).json.data as any[];
 const tokenOf = (inv: { id: string; hostedSecret: string }) => `${inv.id}_${inv.hostedSecret}`;
@@ -174,12 +173,15 @@ describe('requires_action on a renewal', () => {
 describe('requires_action expiry on a test clock', () => {
   it('the due kind action_expiry fails the charge at its expiry on clock time: payment_failed, invoice past_due', async () => {
     const ws = await server.workspace();
-    const clk = (await ws.client.post('/v1/test-clocks', { frozenTime: '2027-03-01T00:00:00.000Z' }, key())).json
-      .data;
+    const clk = (await ws.client.post('/v1/test-clocks', { frozenTime: '2027-03-01T00:00:00.000Z' }, key())).json.data;
     const cus = await emailCustomer(ws, { testClockId: clk.id });
     const ok = await method(ws, cus, 'success');
     const { priceId } = await plan(ws, { prices: [{ currency: 'IDR', model: 'flat', unitAmount: 60_000 }] });
-    const created = await ws.client.post('/v1/subscriptions', { customerId: cus, priceId, paymentMethod: ok.id }, key());
+    const created = await ws.client.post(
+      '/v1/subscriptions',
+      { customerId: cus, priceId, paymentMethod: ok.id },
+      key(),
+    );
     expect(created.json.data.status, created.text).toBe('active');
     const sub = created.json.data.id;
     const waiting = await method(ws, cus, 'requires_action');
@@ -264,7 +266,10 @@ describe('first charge answered requires_action or pending at subscription creat
       expect((await paymentsOf(inv.id))[0]).toMatchObject({ status: 'pending' });
       await new Promise((r) => setTimeout(r, 400));
       await sweepPendingCharges();
-      expect((await paymentsOf(inv.id))[0]).toMatchObject({ status: 'succeeded', providerReference: expect.any(String) });
+      expect((await paymentsOf(inv.id))[0]).toMatchObject({
+        status: 'succeeded',
+        providerReference: expect.any(String),
+      });
       expect((await invoicesOf(sub))[0].status).toBe('paid');
     } finally {
       config.sandboxAsyncMs = 3_600_000;

@@ -94,8 +94,8 @@ export function renderHtml(view: DocumentView, opts: { top?: string } = {}): str
           ? `<form method="post" action="${e(inv.payAction)}"><button class="pay" type="submit" id="pay">` +
             `${e(L.payOnline)} ${e(t.money(inv.amountDue))}</button></form>\n`
           : inv?.payUrl
-          ? `<p><a class="pay" href="${e(inv.payUrl)}">${e(L.payOnline)}</a></p>\n`
-          : '');
+            ? `<p><a class="pay" href="${e(inv.payUrl)}">${e(L.payOnline)}</a></p>\n`
+            : '');
   const meta =
     row(L.number, view.number) +
     row(L.issued, t.issuedAt) +
