@@ -201,7 +201,7 @@ export const hostedRoutes: EdgeRoute[] = [
       headers: noStore,
     }),
   }),
-  // "Confirm payment" while an automatic charge waits for the customer: to the action's page.
+  // The confirm link (`doc.confirmPayment`) while an automatic charge waits for the customer: to the action's page.
   edgeRoute({
     method: 'GET',
     url: '/i/:token/confirm',

@@ -100,8 +100,8 @@ export interface InvoiceViewPart {
   payAction?: string | null;
   /**
    * An automatic charge waits for the customer (docs/guides/payment-methods.md, Requires action):
-   * `action` with `confirmUrl` (the hosted page's "Confirm payment" link; the Pay button becomes
-   * "Pay another way"), or `pending` (a charge in progress: no Pay button). Email: the action notice.
+   * `action` with `confirmUrl` (the hosted page's confirm link `doc.confirmPayment`; the Pay button becomes
+   * `doc.payAnotherWay`), or `pending` (a charge in progress: no Pay button). Email: the action notice.
    */
   waiting?: { kind: 'action'; confirmUrl: string | null } | { kind: 'pending' } | null;
   /** Free text from `metadata.memo`. */

@@ -158,7 +158,7 @@ export async function sendInvoiceReceiptEmail(job: {
 /**
  * Emails the hosted invoice link of an invoice whose automatic charge waits for the customer's
  * authentication (docs/guides/payment-methods.md, Requires action), in the workspace's language
- * (Indonesian or English): the invoice document with the action notice and a "Confirm payment"
+ * (Indonesian or English): the invoice document with the action notice and a confirm (`doc.confirmPayment`)
  * button to the hosted page. Nothing is sent once no charge of the invoice waits (a retried job
  * after the customer acted), or without a customer email. Audited like the invoice email.
  */

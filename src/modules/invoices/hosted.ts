@@ -103,7 +103,7 @@ const accountOf = async (scope: RowScope) => {
 };
 
 /**
- * `GET /i/<token>/confirm` ("Confirm payment"): where the waiting charge's action is done (the
+ * `GET /i/<token>/confirm` (`doc.confirmPayment`): where the waiting charge's action is done (the
  * provider's page, or the sandbox's `/i/<token>/authenticate`); the invoice page when none waits.
  */
 export async function confirmHostedInvoice(token: string): Promise<string> {
@@ -145,7 +145,7 @@ export async function payHostedInvoice(
   pick: (workspace: Language) => Language = (w) => w,
 ): Promise<string> {
   const { id, scope } = await invoiceOf(token);
-  // "Pay another way": a charge waiting for the customer's authentication fails first (superseded),
+  // `doc.payAnotherWay`: a charge waiting for the customer's authentication fails first (superseded),
   // a failed attempt as any other (docs/guides/payment-methods.md, Requires action).
   if ((await waitingCharge(scope, id))?.status === 'requires_action') await supersedeAction(await accountOf(scope), id);
   return inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {

@@ -114,7 +114,7 @@ export async function simulateWaiting(
 }
 
 /**
- * "Pay another way" on the hosted invoice page: the invoice's `requires_action` charge fails
+ * The other way to pay (`doc.payAnotherWay`) on the hosted invoice page: the invoice's `requires_action` charge fails
  * (`action_failed`, superseded) so the customer can pay on the page; its failure is a failed attempt
  * as any other. Returns whether one was waiting. The sandbox has nothing to void; a provider's late
  * success is refunded as money for an invoice already paid (docs/decisions.md).
