@@ -58,8 +58,15 @@ const declined = (failureCode: string, failureMessage: string, methodMove?: 'exp
  * the customer on the sandbox's authenticate page (`/i/<token>/authenticate`), `async` stays pending
  * until `settleSandboxAsync` (docs/guides/payment-methods.md, Test scenarios).
  */
-export function sandboxCharge(pm: PaymentMethod, amount: bigint, paymentId: string): SandboxAnswer {
-  if (pm.status !== chargeable)
+export function sandboxCharge(
+  pm: PaymentMethod,
+  amount: bigint,
+  paymentId: string,
+  o: { started?: boolean } = {},
+): SandboxAnswer {
+  // A charge already started (asked again by the pending sweep) carries its token: a detach since
+  // then does not change its outcome (docs/guides/payment-methods.md, Off-session charges).
+  if (pm.status !== chargeable && !o.started)
     return declined('payment_method_unusable', `The payment method is ${pm.status}; it cannot be charged`);
   const scenario = scenarioOfToken(pm);
   const magic = scenario === 'success' ? amountMagic[amount.toString()] : undefined;

@@ -84,7 +84,7 @@ export async function chargeStoredMethod(
   const { amount, id: paymentId } = payment;
   if (saved) {
     if (answeredInProcess(saved)) {
-      const answer = sandboxCharge(saved, amount, paymentId);
+      const answer = sandboxCharge(saved, amount, paymentId, { started: o.resume });
       // Asked again about a charge it answered `async`: settled once its delay (the lease) passed.
       return o.resume && answer.ok === null && answer.waiting === 'pending'
         ? sandboxAsyncOutcome(payment, clock.now())

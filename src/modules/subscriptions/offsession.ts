@@ -17,6 +17,7 @@ import { isProviderError } from '../../providers/errors.ts';
 import type { OffSessionResult, Provider, SavedMethodType } from '../../providers/types.ts';
 import { callbackUrl, isOnline, providerFor } from '../adapters/providers.ts';
 import type { SandboxAnswer } from '../payment-methods/sandbox.ts';
+import { chargeable } from '../payment-methods/states.ts';
 
 /** The provider clients of one tenant's adapter (looked up per call: credentials rotate). */
 async function providerOf(scope: RowScope, kind: string): Promise<Provider | null> {
@@ -117,6 +118,9 @@ export async function chargeAtProvider(
       if (o.resume && provider.fetchOffSession) {
         const known = await provider.fetchOffSession(key);
         if (known) return answerOf(known);
+        // Never reached the provider, and the method left `active` since (detached, revoked): no
+        // charge of it starts after that committed; the attempt fails instead.
+        if (pm.status !== chargeable) return unusable(`The payment method is ${pm.status}; it was not charged`);
       }
       // Unsealed just before the call; only this closure holds it.
       const token = unseal(
