@@ -40,6 +40,14 @@ import {
   type SandboxAnswer,
 } from '../payment-methods/sandbox.ts';
 import { chargeAtProvider } from './offsession.ts';
+import { prismaSql } from '../../core/db/sql.ts';
+import { inTenant, type Tx } from '../../core/db/client.ts';
+import { sha256Hex } from '../../core/crypto.ts';
+import { postLedger } from '../../core/ledger.ts';
+import { logger } from '../../core/logger.ts';
+import { isOnline } from '../adapters/providers.ts';
+import { reserveRefund } from '../refunds/service.ts';
+import { settlementCode } from '../refunds/settle.ts';
 import { isSavedMethodId, moveMethod } from '../payment-methods/service.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
 import { paymentMethodMachine, type PaymentMethodStatus } from '../payment-methods/states.ts';
@@ -114,6 +122,8 @@ export type CollectOutcome =
 export interface CollectOptions {
   requestId?: string;
   source?: string;
+  /** The Prisma transaction `sql` runs in, when it is one (needed to refund a provider's late money). */
+  tx?: Tx;
 }
 
 type Scope = RowScope & { accountId: string };
@@ -129,8 +139,17 @@ export async function collectInvoice(scope: Scope, invoiceId: string, o: Collect
     scope,
     payer: pending.payer,
   });
-  return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, pending.payment.id, result, pending.at, o));
+  return reconcileInTx(scope, pending.payment.id, result, pending.at, o);
 }
+
+/**
+ * `reconcile` in its own tenant transaction, a Prisma one: a provider's money for an invoice no
+ * longer payable reserves its refund there (`refundLateCharge`).
+ */
+export const reconcileInTx = (scope: Scope, paymentId: string, result: ChargeResult, at: Date, o: CollectOptions) =>
+  inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, (tx) =>
+    reconcile(prismaSql(tx), scope, paymentId, result, at, { ...o, tx }),
+  );
 
 /**
  * Whether a stored method is charged in process: the test methods have no provider behind them
@@ -358,6 +377,8 @@ async function reconcileCharges(
           ? { failureCode: result.failureCode, failureMessage: result.failureMessage }
           : null;
     const later = result.ok === null ? result.waiting : null;
+    // A provider took the money but the invoice was paid (or closed) meanwhile: recorded and refunded.
+    const late = !!failure && result.ok === true && written && isOnline(payment.adapter ?? '');
     if (later === 'pending' || (later === 'requires_action' && waiting)) {
       // No outcome yet: still pending (a new lease), or still waiting for the customer.
       const retryIn = result.ok === null ? result.retryInMs : undefined;
@@ -370,20 +391,22 @@ async function reconcileCharges(
       return {
         inv,
         failure: null,
+        late: false,
         later,
         move: null,
         outcome,
         row: { ...payment, status: from, ...outcome } as Payment,
       };
     }
+    const failed = !!failure && !late;
     const trigger =
       later === 'requires_action'
         ? 'charge_requires_action'
         : waiting
-          ? failure
+          ? failed
             ? 'action_failed'
             : 'action_succeeded'
-          : failure
+          : failed
             ? 'charge_failed'
             : 'charge_succeeded';
     const move = nextState(paymentMachine, from, trigger);
@@ -397,26 +420,26 @@ async function reconcileCharges(
         : null;
     const reference =
       result.ok === true ? result.providerReference : result.ok === null ? (result.providerReference ?? null) : null;
+    const meta = (payment.metadata as Record<string, string> | null) ?? {};
     const outcome = {
       id: payment.id,
       status: move.to,
       providerReference: reference ?? payment.providerReference ?? null,
-      capturedAt: failure || later ? null : at,
-      failureCode: failure?.failureCode ?? null,
-      failureMessage: failure?.failureMessage ?? null,
+      capturedAt: failed || later ? null : at,
+      failureCode: failed ? failure.failureCode : null,
+      failureMessage: failed ? failure.failureMessage : null,
       nextAction,
       leaseUntil: null,
       ...(result.ok === false && result.providerCode
-        ? {
-            metadata: {
-              ...((payment.metadata as Record<string, string> | null) ?? {}),
-              providerCode: result.providerCode,
-            },
-          }
+        ? { metadata: { ...meta, providerCode: result.providerCode } }
+        : {}),
+      // Not the invoice's payment (one per paid invoice): the invoice is named in its metadata.
+      ...(late
+        ? { invoiceId: null, metadata: { ...meta, invoiceId: inv.id, refundedBecause: `invoice_${inv.status}` } }
         : {}),
       updatedAt: at,
     };
-    return { inv, failure, later, move, outcome, row: { ...payment, ...outcome } as Payment };
+    return { inv, failure, late, later, move, outcome, row: { ...payment, ...outcome } as Payment };
   });
   if (written) {
     const rows = await updateRows<Payment>(
@@ -462,7 +485,10 @@ async function reconcileCharges(
         WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
         AND id = ANY (${counted.map((d) => d.inv.id)}::text[])`,
     );
-  for (const d of failed) out.set(d.inv.id, await recordFailure(sql, scope, d.inv, d.row, d.failure!, opts));
+  for (const d of failed) {
+    if (d.late) await refundLateCharge(scope, d.row, d.inv, { ...opts, tx: o.tx });
+    out.set(d.inv.id, await recordFailure(sql, scope, d.inv, d.row, d.failure!, opts));
+  }
   for (const d of decided.filter((x) => x.later)) {
     const invoice = d.move ? await recordActionRequired(sql, scope, d.inv, d.row, opts) : d.inv;
     out.set(d.inv.id, { outcome: d.later!, invoice, paymentId: d.row.id });
@@ -511,6 +537,55 @@ async function recordActionRequired(
     },
   ]);
   return invoice;
+}
+
+/**
+ * A provider's money for an invoice that was paid another way (or closed) while the charge ran
+ * (docs/decisions.md, Money for an invoice already paid): the payment (already `succeeded`, its
+ * `invoiceId` cleared, the invoice named in its metadata) posts as captured money (D the adapter's
+ * settlement account, C `payments`), and a full refund is reserved (reason `duplicate`), which the
+ * refund sweep submits to the provider after the commit. No receipt, and the invoice is untouched.
+ */
+async function refundLateCharge(
+  scope: Scope,
+  payment: Payment,
+  inv: InvoiceRow,
+  opts: { accountId: string; requestId?: string; source: string; at: Date; tx?: Tx },
+) {
+  if (!opts.tx) throw new Error(`refundLateCharge(${payment.id}): needs the Prisma transaction (reconcileInTx)`);
+  await postLedger(opts.tx, scope, {
+    txId: payment.id,
+    currency: payment.currency,
+    sourceType: 'invoice',
+    sourceId: inv.id,
+    postedAt: opts.at,
+    legs: [
+      {
+        code: settlementCode(payment.adapter),
+        direction: 'debit',
+        amount: payment.amount,
+        memo: `off-session charge ${payment.id} after invoice ${inv.id} was ${inv.status}; refunded`,
+      },
+      { code: 'payments', direction: 'credit', amount: payment.amount },
+    ],
+  });
+  const { refund } = await reserveRefund(
+    opts.tx,
+    scope,
+    payment,
+    {
+      amount: payment.amount,
+      reason: 'duplicate',
+      metadata: { invoiceId: inv.id, automatic: 'invoice_already_settled' },
+      // Stable for this payment: a retried provider call is deduplicated by the provider.
+      providerKey: `rf-${sha256Hex(`${scope.workspaceId}:${scope.mode}:late:${payment.id}`).slice(0, 40)}`,
+    },
+    { accountId: opts.accountId, requestId: opts.requestId, source: opts.source },
+  );
+  logger.warn(
+    { payment: payment.id, invoice: inv.id, invoiceStatus: inv.status, refund: refund.id },
+    'off-session charge for an invoice no longer payable: recorded and refunded',
+  );
 }
 
 /**
@@ -597,5 +672,5 @@ export async function resumePendingCharge(
     ),
   );
   const result = await chargeStoredMethod(value, p, saved, { scope, payer: payer[0] ?? null, resume: true });
-  return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, p.id, result, at, o));
+  return reconcileInTx(scope, p.id, result, at, o);
 }

@@ -7,8 +7,8 @@
  * in the same transaction.
  */
 import { clock } from '../../core/clock.ts';
-import { db, type Mode } from '../../core/db/client.ts';
-import { scopedRow, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
+import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { prismaSql, scopedRow, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { Sweep } from '../../core/sweep.ts';
 import type { RowScope } from '../../core/resource.ts';
@@ -56,11 +56,15 @@ export async function settleWaiting(
   t: Tenant,
   paymentId: string,
   result: ChargeResult,
-  o: { at?: Date; source: string; requestId?: string },
+  o: { at?: Date; source: string; requestId?: string; tx?: Tx },
 ): Promise<CollectOutcome> {
   const payment = await scopedRow<Payment>(sql, 'payments', t, paymentId);
   const at = o.at ?? (await businessTimeOf(sql, t, payment?.invoiceId ?? null));
-  const outcome = await reconcile(sql, t, paymentId, result, at, { source: o.source, requestId: o.requestId });
+  const outcome = await reconcile(sql, t, paymentId, result, at, {
+    source: o.source,
+    requestId: o.requestId,
+    tx: o.tx,
+  });
   if (outcome.outcome === 'failed' && outcome.invoice) {
     const [sub] = outcome.invoice.subscriptionId
       ? await sql.query<{ status: string }>(
@@ -239,7 +243,9 @@ export async function sweepPendingCharges(limit = 500, now = clock.now()): Promi
       payer: read.payer,
       resume: true,
     });
-    await tenantTx(scopeOf(t), (sql) => settleWaiting(sql, t, r.id, result, { source: 'sweep' }));
+    await inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, (tx) =>
+      settleWaiting(prismaSql(tx), t, r.id, result, { source: 'sweep', tx }),
+    );
     return 1;
   });
 }
