@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../../src/core/config.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
 import { collectInvoice } from '../../../src/modules/subscriptions/collect.ts';
-import { sweepPendingCharges } from '../../../src/modules/subscriptions/waiting.ts';
+import { expireActions, sweepPendingCharges } from '../../../src/modules/subscriptions/waiting.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { decodeWords, leaves, parseMime } from '../../helpers/mime.ts';
 import { until } from '../../helpers/receiver.ts';
@@ -167,6 +167,30 @@ describe('requires_action on a renewal', () => {
     const [p] = await paymentsOf(inv.id);
     expect(p).toMatchObject({ status: 'failed', failureCode: 'authentication_required' });
     expect(p.failureMessage).toContain('another way');
+  });
+});
+
+describe('requires_action expiry on the real clock', () => {
+  it('the billing tick fails a charge past its action expiry (payment_failed, past_due), and only that one', async () => {
+    const ws = await server.workspace();
+    const due = await renewed(ws, 'requires_action');
+    const later = await renewed(ws, 'requires_action');
+    const [p] = await paymentsOf(due.inv.id);
+    // Its customer had 24 hours; pretend they passed.
+    const past = new Date(Date.now() - 60_000).toISOString();
+    await db().system.query(
+      `UPDATE payments SET "nextAction" = jsonb_set("nextAction", '{expiresAt}', to_jsonb($2::text)) WHERE id = $1`,
+      [p.id, past],
+    );
+    expect(await expireActions()).toBeGreaterThanOrEqual(1);
+    expect((await paymentsOf(due.inv.id))[0]).toMatchObject({
+      status: 'failed',
+      failureCode: 'authentication_required',
+    });
+    expect((await invoicesOf(due.sub))[0].status).toBe('past_due');
+    const failed = (await eventsOf(ws, due.inv.id)).find((e) => e.type === 'svc.invoice.payment_failed.v1');
+    expect(failed.data.metadata).toMatchObject({ failureCode: 'authentication_required' });
+    expect((await paymentsOf(later.inv.id))[0].status).toBe('requires_action');
   });
 });
 
