@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEV_PASSWORD } from '../../src/auth/dev-idp.ts';
 import { haveChromium, useBrowser } from '../helpers/browser.ts';
@@ -45,7 +46,19 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   it('the owner signs in; home, payments, a payment and customers render with data; a refund from the payment page', async () => {
     const ws = await ready();
     const paid = await sandboxPayment(server, ws, { amount: 250000 });
-    await ws.client.post('/v1/customers', { name: 'Budi Santoso', email: 'budi@example.com' });
+    const budi = (await ws.client.post('/v1/customers', { name: 'Budi Santoso', email: 'budi@example.com' })).json.data
+      .id;
+    // A saved card and a credit balance: the customer page shows both (display fields only). The
+    // credit is in dollars: the rupiah invoice drafted below would use up a rupiah credit at finalization.
+    const key = () => ({ 'idempotency-key': randomUUID() });
+    const pm = await ws.client.post('/v1/payment-methods', { customerId: budi, type: 'card' }, key());
+    expect(pm.status, pm.text).toBe(201);
+    const credit = await ws.client.post(
+      `/v1/customers/${budi}/balance-transactions`,
+      { amount: 7500, currency: 'USD', description: 'Goodwill' },
+      key(),
+    );
+    expect(credit.status, credit.text).toBe(201);
     const context = await browsers.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     const offOrigin: string[] = [];
     context.on('request', (r) => {
@@ -122,6 +135,9 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       .click();
     await page.getByRole('heading', { name: 'Budi Santoso' }).waitFor();
     await page.getByTestId('customer-payments').waitFor();
+    await expect(page.getByTestId('customer-balance').textContent()).resolves.toContain('$75.00');
+    const method = page.getByTestId('customer-payment-methods').locator('li', { hasText: pm.json.data.id });
+    await expect(method.textContent()).resolves.toMatch(/•••• 4242 — active \(default\)/);
     await expectAccessible(page, 'customer');
     await shoot(page, 'customer');
 

@@ -316,6 +316,27 @@ export const CustomerDocument = /* GraphQL */ `
       email
       phone
       createdAt
+      balance {
+        balances {
+          amount
+          currency
+        }
+      }
+      paymentMethods(first: 10) {
+        edges {
+          node {
+            id
+            type
+            status
+            isDefault
+            expiresAt
+            card
+            ewallet
+            directDebit
+            paypal
+          }
+        }
+      }
       payments(first: 10) {
         edges {
           node {

@@ -244,7 +244,7 @@ export type DashboardCustomerQueryVariables = Exact<{
 }>;
 
 
-export type DashboardCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, createdAt: string, payments: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, createdAt: string } }> } }, invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, currency: string } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, createdAt: string } }> } };
+export type DashboardCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, createdAt: string, balance: { balances: Array<{ amount: number, currency: string }> }, paymentMethods: { edges: Array<{ node: { id: string, type: string, status: string, isDefault: boolean, expiresAt: string | null, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown } }> }, payments: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, createdAt: string } }> } }, invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, currency: string } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, createdAt: string } }> } };
 
 export type DashboardBillingQueryVariables = Exact<{ [key: string]: never; }>;
 
