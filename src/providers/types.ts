@@ -136,7 +136,7 @@ export interface IgnoredEvent {
   raw: unknown;
 }
 
-/** A verified callback about a saved token (COLLECTION §4.1): when to ask, never what to believe. */
+/** A verified callback about a saved token (docs/providers.md): when to ask, never what to believe. */
 export interface TokenEvent {
   type: 'token';
   providerEventId: string;
@@ -165,7 +165,7 @@ export interface RefundResult {
   raw: unknown;
 }
 
-// ---- saved methods and off-session charges (COLLECTION.md §4.1; docs/guides/payment-methods.md) ----
+// ---- saved methods and off-session charges (docs/providers.md; docs/guides/payment-methods.md) ----
 
 /** The kinds of saved method. */
 export type SavedMethodType = 'card' | 'ewallet' | 'direct_debit' | 'paypal';

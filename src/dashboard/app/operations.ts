@@ -651,6 +651,7 @@ export const InvoiceDocument = /* GraphQL */ `
       amountDue
       amountPaid
       creditedAmount
+      amountRemaining
       createdAt
       pdfUrl
       lines {
@@ -671,6 +672,16 @@ export const InvoiceDocument = /* GraphQL */ `
         issuedAt
         pdfUrl
       }
+    }
+  }
+`;
+
+export const CreateCreditNoteDocument = /* GraphQL */ `
+  mutation DashboardCreateCreditNote($input: CreateCreditNoteInput!, $idempotencyKey: String!) {
+    createCreditNote(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      number
+      total
     }
   }
 `;

@@ -7,6 +7,19 @@ export type CancelSubscriptionInput = {
   atPeriodEnd?: boolean | null | undefined;
 };
 
+/** Exactly one of lines or amount. The post-payment part goes to credit unless the parts are sent. */
+export type CreateCreditNoteInput = {
+  amount?: number | null | undefined;
+  creditAmount?: number | null | undefined;
+  invoiceId?: string | null | undefined;
+  lines?: Array<CreditNoteLineInput> | null | undefined;
+  memo?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  outOfBandAmount?: number | null | undefined;
+  reason?: string | null | undefined;
+  refundAmount?: number | null | undefined;
+};
+
 /** spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
 export type CreateInvoiceInput = {
   /** Finalization applies the customer's credit in the invoice currency (default true). */
@@ -69,6 +82,15 @@ export type CreateWebhookEndpointInput = {
   /** `svc` (default) or `standard` (Standard Webhooks headers) */
   signatureFormat?: string | null | undefined;
   url?: string | null | undefined;
+};
+
+/** An invoice line by quantity or by amount, or a custom line (description, quantity, unitAmount). */
+export type CreditNoteLineInput = {
+  amount?: number | null | undefined;
+  description?: string | null | undefined;
+  invoiceLineId?: string | null | undefined;
+  quantity?: number | null | undefined;
+  unitAmount?: number | null | undefined;
 };
 
 export type InviteMemberInput = {
@@ -358,4 +380,12 @@ export type DashboardInvoiceQueryVariables = Exact<{
 }>;
 
 
-export type DashboardInvoiceQuery = { invoice: { id: string, number: string | null, status: string, currency: string, customerId: string, subtotal: number, tax: number, total: number, amountDue: number, amountPaid: number, creditedAmount: number, createdAt: string, pdfUrl: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number }>, creditNotes: Array<{ id: string | null, number: string | null, status: string, reason: string | null, memo: string | null, total: number, currency: string, issuedAt: string, pdfUrl: string | null }> } };
+export type DashboardInvoiceQuery = { invoice: { id: string, number: string | null, status: string, currency: string, customerId: string, subtotal: number, tax: number, total: number, amountDue: number, amountPaid: number, creditedAmount: number, amountRemaining: number, createdAt: string, pdfUrl: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number }>, creditNotes: Array<{ id: string | null, number: string | null, status: string, reason: string | null, memo: string | null, total: number, currency: string, issuedAt: string, pdfUrl: string | null }> } };
+
+export type DashboardCreateCreditNoteMutationVariables = Exact<{
+  input: CreateCreditNoteInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreateCreditNoteMutation = { createCreditNote: { id: string | null, number: string | null, total: number } };
