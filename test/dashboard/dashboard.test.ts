@@ -151,6 +151,26 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Payouts' }).click();
     await page.getByTestId('payout-balance').waitFor();
     await expect(page.getByTestId('payout-balance').textContent()).resolves.toContain('Rp');
+    // The bank account, then a payout to it from what the payment left available.
+    const bankForm = page.getByTestId('bank-account-form');
+    await bankForm.getByLabel('Bank name').fill('BCA');
+    await bankForm.getByLabel('Account number').fill('1234567890');
+    await bankForm.getByLabel('Account holder').fill('Toko Maju');
+    await bankForm.getByRole('button', { name: 'Save bank account' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved');
+    expect((await ws.client.get('/v1/payouts/bank-account')).json.data).toMatchObject({
+      bankName: 'BCA',
+      bankAccountNumber: '1234567890',
+      bankAccountHolder: 'Toko Maju',
+    });
+    await page.getByLabel(/^Amount to pay out/).fill('100000');
+    await page.getByRole('button', { name: 'Request payout' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Payout requested');
+    await expect
+      .poll(() => page.locator('[data-testid=payouts-table] tbody tr').first().textContent())
+      .toContain('Rp 100.000');
+    const payouts = (await ws.client.get('/v1/payouts')).json.data;
+    expect(payouts.map((x: { amount: number; bankName: string }) => [x.amount, x.bankName])).toEqual([[100000, 'BCA']]);
     await expectAccessible(page, 'payouts');
     await shoot(page, 'payouts');
 

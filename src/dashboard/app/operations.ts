@@ -685,3 +685,24 @@ export const CreateCreditNoteDocument = /* GraphQL */ `
     }
   }
 `;
+
+export const CreatePayoutDocument = /* GraphQL */ `
+  mutation DashboardCreatePayout($input: CreatePayoutInput!, $idempotencyKey: String!) {
+    createPayout(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      amount
+      status
+    }
+  }
+`;
+
+export const UpdateBankAccountDocument = /* GraphQL */ `
+  mutation DashboardUpdateBankAccount($input: UpdatePayoutBankAccountInput!) {
+    updatePayoutBankAccount(input: $input) {
+      bankCode
+      bankName
+      bankAccountNumber
+      bankAccountHolder
+    }
+  }
+`;

@@ -45,6 +45,17 @@ export type CreateInvoiceInput = {
   total?: number | null | undefined;
 };
 
+export type CreatePayoutInput = {
+  amount?: number | null | undefined;
+  bankAccountHolder?: string | null | undefined;
+  bankAccountNumber?: string | null | undefined;
+  bankCode?: string | null | undefined;
+  bankName?: string | null | undefined;
+  currency?: string | null | undefined;
+  method?: string | null | undefined;
+  note?: string | null | undefined;
+};
+
 export type CreateRefundInput = {
   amount?: number | null | undefined;
   chargeId?: string | null | undefined;
@@ -113,6 +124,13 @@ export type PortalSettingsInput = {
   changePlan?: boolean | null | undefined;
   updatePaymentMethod?: boolean | null | undefined;
   viewInvoices?: boolean | null | undefined;
+};
+
+export type UpdatePayoutBankAccountInput = {
+  bankAccountHolder?: string | null | undefined;
+  bankAccountNumber?: string | null | undefined;
+  bankCode?: string | null | undefined;
+  bankName?: string | null | undefined;
 };
 
 /** Send only changes; null clears optional text. */
@@ -389,3 +407,18 @@ export type DashboardCreateCreditNoteMutationVariables = Exact<{
 
 
 export type DashboardCreateCreditNoteMutation = { createCreditNote: { id: string | null, number: string | null, total: number } };
+
+export type DashboardCreatePayoutMutationVariables = Exact<{
+  input: CreatePayoutInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreatePayoutMutation = { createPayout: { id: string, amount: number, status: string } };
+
+export type DashboardUpdateBankAccountMutationVariables = Exact<{
+  input: UpdatePayoutBankAccountInput;
+}>;
+
+
+export type DashboardUpdateBankAccountMutation = { updatePayoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
