@@ -113,6 +113,11 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     const open = page.locator('tr[data-invoice-id]', { hasText: 'open' }).first();
     await open.waitFor();
     await expect(open.textContent()).resolves.toContain('Rp 150.000');
+    await open.getByRole('button', { name: 'Send' }).click();
+    // No SMTP in tests: the rendered email is kept in the development outbox (docs/billing.md, Email).
+    await expect
+      .poll(() => page.getByRole('status').textContent(), { timeout: 15_000 })
+      .toBe('No mail server: the email is kept in the development outbox for budi@example.com');
     const pdfHref = await open.getByTestId('invoice-pdf').getAttribute('href');
     expect(pdfHref).toMatch(/^\//); // on this origin
     const [popup] = await Promise.all([context.waitForEvent('page'), open.getByTestId('invoice-pdf').click()]);
@@ -145,6 +150,33 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     expect(plan.status, plan.text).toBe(201);
     await page.getByRole('link', { name: 'Subscriptions' }).click();
     await page.getByTestId('plans').getByText('Paket Basic').waitFor();
+    // A plan made from the form, then archived from its row.
+    const planForm = page.getByTestId('plan-form');
+    await planForm.getByLabel('Plan name').fill('Paket Hemat');
+    await planForm.getByLabel(/^Price/).fill('49000');
+    await planForm.getByLabel('Billed every').selectOption('month');
+    await planForm.getByLabel('cancel', { exact: true }).check();
+    await planForm.getByRole('button', { name: 'Create plan' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Plan created');
+    const hemat = page.getByTestId('plans').locator('li', { hasText: 'Paket Hemat' });
+    await hemat.waitFor();
+    const made = (await ws.client.get('/v1/plans')).json.data.find((x: { name: string }) => x.name === 'Paket Hemat');
+    expect(made).toMatchObject({ interval: 'month', intervalCount: 1, active: true });
+    expect(made.portalFeatures).toEqual({
+      selfServeCancel: true,
+      selfServePause: false,
+      selfServeUpgrade: false,
+      selfServeDowngrade: false,
+      updatePaymentMethod: false,
+    });
+    expect(made.prices.map((x: { currency: string; unitAmount: number }) => [x.currency, x.unitAmount])).toEqual([
+      ['IDR', 49000],
+    ]);
+    await hemat.getByRole('button', { name: 'Archive' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Plan archived');
+    // The list shows the plans not archived (the API's default): it leaves the list.
+    await expect.poll(() => hemat.count()).toBe(0);
+    expect((await ws.client.get(`/v1/plans/${made.id}`)).json.data.active).toBe(false);
     await expectAccessible(page, 'subscriptions and plans');
     await shoot(page, 'billing');
 

@@ -46,3 +46,24 @@ export function useServerForm<T>(server: T | undefined, empty: T) {
     },
   };
 }
+
+/** A mutation's answer, as urql gives it. */
+export type Answer = { error?: { graphQLErrors: { message: string }[]; message: string } };
+/** What went wrong, in the API's words; null when the mutation succeeded. */
+export const problem = (r: Answer) => (r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : null);
+
+/**
+ * A screen's actions: the note its status line shows, and `again`, bumped after each success so the
+ * screen's query asks the server again (add it to the query's tick). `report` answers whether it succeeded.
+ */
+export function useActions() {
+  const [note, setNote] = useState<string | null>(null);
+  const [again, setAgain] = useState(0);
+  const report = (r: Answer, ok: string | null) => {
+    const failed = problem(r);
+    setNote(failed ?? ok);
+    if (!failed) setAgain((n) => n + 1);
+    return !failed;
+  };
+  return { note, setNote, again, report };
+}

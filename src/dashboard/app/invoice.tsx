@@ -8,14 +8,14 @@ import type {
   DashboardInvoiceQueryVariables,
 } from './generated/operations.ts';
 import { dateTime, fromMinor, money, toMinor } from './format.ts';
-import { useQuery } from './hooks.ts';
+import { useActions, useQuery } from './hooks.ts';
 import { sameOrigin } from './invoices.tsx';
 import { CreateCreditNoteDocument, InvoiceDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
 export function InvoiceDetail(p: ScreenProps & { id: string }) {
-  // `again`: after a note is issued the invoice's amounts and notes are asked again (as the live feed does).
-  const [again, setAgain] = useState(0);
+  // After a note is issued the invoice's amounts and notes are asked again (as the live feed does).
+  const { note, setNote, again, report } = useActions();
   const q = useQuery<DashboardInvoiceQuery, DashboardInvoiceQueryVariables>(
     p.client,
     InvoiceDocument,
@@ -26,7 +26,6 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
   const m = (n: number) => money(n, inv?.currency ?? 'IDR', p.lang);
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('product_unsatisfactory');
-  const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   /** The API's rules decide (docs/credit-notes.md): statuses, what remains; the paid part goes to the balance. */
   async function issue(e: Event) {
@@ -42,11 +41,7 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
       })
       .toPromise();
     setBusy(false);
-    setNote(r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : p.t.creditNoteIssued);
-    if (!r.error) {
-      setAmount('');
-      setAgain((n) => n + 1);
-    }
+    if (report(r, p.t.creditNoteIssued)) setAmount('');
   }
   const creditable = inv && !['draft', 'void'].includes(inv.status) && inv.amountRemaining > 0;
   return (

@@ -706,3 +706,33 @@ export const UpdateBankAccountDocument = /* GraphQL */ `
     }
   }
 `;
+
+export const SendInvoiceDocument = /* GraphQL */ `
+  mutation DashboardSendInvoice($id: ID!, $idempotencyKey: String!) {
+    sendInvoiceEmail(id: $id, idempotencyKey: $idempotencyKey) {
+      sent
+      to
+    }
+  }
+`;
+
+export const CreatePlanDocument = /* GraphQL */ `
+  mutation DashboardCreatePlan($input: CreatePlanInput!, $idempotencyKey: String!) {
+    createPlan(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      name
+      interval
+      intervalCount
+      active
+    }
+  }
+`;
+
+export const ArchivePlanDocument = /* GraphQL */ `
+  mutation DashboardArchivePlan($id: ID!, $idempotencyKey: String!) {
+    archivePlan(id: $id, idempotencyKey: $idempotencyKey) {
+      id
+      active
+    }
+  }
+`;

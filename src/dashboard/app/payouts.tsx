@@ -8,7 +8,7 @@ import type {
   DashboardUpdateBankAccountMutationVariables,
 } from './generated/operations.ts';
 import { dateTime, fromMinor, money, toMinor } from './format.ts';
-import { useQuery, useServerForm } from './hooks.ts';
+import { type Answer, useActions, useQuery, useServerForm } from './hooks.ts';
 import { CreatePayoutDocument, PayoutsDocument, UpdateBankAccountDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
@@ -18,7 +18,7 @@ type BankForm = Record<(typeof BANK_FIELDS)[number], string>;
 /** Payouts and the bank account: a payout of the available IDR balance, and the account it goes to. */
 export function Payouts(p: ScreenProps) {
   const [after, setAfter] = useState<string | null>(null);
-  const [again, setAgain] = useState(0);
+  const { note, setNote, again, report } = useActions();
   const q = useQuery<DashboardPayoutsQuery, DashboardPayoutsQueryVariables>(
     p.client,
     PayoutsDocument,
@@ -32,13 +32,10 @@ export function Payouts(p: ScreenProps) {
   const onFile = bank ? (Object.fromEntries(BANK_FIELDS.map((k) => [k, bank[k] ?? ''])) as BankForm) : undefined;
   const bankForm = useServerForm<BankForm>(onFile, { bankName: '', bankCode: '', bankAccountNumber: '', bankAccountHolder: '' });
   const form = bankForm.form;
-  const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const finish = (r: { error?: { graphQLErrors: { message: string }[]; message: string } }, ok: string) => {
+  const finish = (r: Answer, ok: string) => {
     setBusy(false);
-    setNote(r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : ok);
-    if (!r.error) setAgain((n) => n + 1);
-    return !r.error;
+    return report(r, ok);
   };
   /** The API's rules decide (docs/guides/payouts.md): what is available, the bank account on file. */
   async function requestPayout(e: Event) {

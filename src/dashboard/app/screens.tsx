@@ -15,7 +15,7 @@ import type {
   DashboardRefundMutationVariables,
 } from './generated/operations.ts';
 import type { FeedEvent } from './api.ts';
-import { useQuery } from './hooks.ts';
+import { problem, useQuery } from './hooks.ts';
 import { dateTime, fromMinor, money, toMinor } from './format.ts';
 import type { dictionaries, Lang } from './i18n.ts';
 import { CustomerDocument, CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
@@ -236,7 +236,7 @@ export function PaymentDetail(p: ScreenProps & { id: string }) {
       })
       .toPromise();
     setBusy(false);
-    setNote(r.error ? r.error.graphQLErrors[0]?.message ?? r.error.message : p.t.refundDone);
+    setNote(problem(r) ?? p.t.refundDone);
     if (!r.error) setAmount('');
   }
   return (

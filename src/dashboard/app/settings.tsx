@@ -15,15 +15,13 @@ import type {
   DashboardUpdateWorkspaceMutationVariables,
   UpdateTemplateInput,
 } from './generated/operations.ts';
-import { useQuery, useServerForm } from './hooks.ts';
+import { type Answer, problem, useActions, useQuery, useServerForm } from './hooks.ts';
 import { CreateTemplateDocument, SettingsDocument, UpdateTemplateDocument, UpdateWorkspaceDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
 const KINDS = ['receipt', 'invoice'] as const;
 const PORTAL = ['viewInvoices', 'updatePaymentMethod', 'changePlan', 'cancel'] as const;
 type Template = DashboardSettingsQuery['templates']['edges'][number]['node'];
-type Failed = { error?: { graphQLErrors: { message: string }[]; message: string } };
-const problem = (r: Failed) => (r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : null);
 const orNull = (s: string) => (s.trim() === '' ? null : s.trim());
 type Texts = Record<string, { tagline: string; footerText: string; thankYouText: string }>;
 interface SettingsForm {
@@ -40,14 +38,13 @@ const defaultOf = (all: Template[], kind: string) =>
 
 export function Settings(p: ScreenProps & { workspaceId: string; role: string }) {
   const canEdit = p.canAct && (p.role === 'owner' || p.role === 'admin');
-  const [again, setAgain] = useState(0);
+  const { note, again, report } = useActions();
   const q = useQuery<DashboardSettingsQuery, DashboardSettingsQueryVariables>(
     p.client,
     SettingsDocument,
     { workspaceId: p.workspaceId },
     again,
   );
-  const [note, setNote] = useState<string | null>(null);
   const ws = q.data?.workspace;
   const templates = q.data?.templates.edges.map((e) => e.node) ?? [];
   const server: SettingsForm | undefined = q.data
@@ -71,14 +68,10 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
   const { brandName, accent, logoUrl, texts, portal } = f.form;
   const set = (patch: Partial<SettingsForm>) => f.edit({ ...f.form, ...patch });
 
-  const done = (r: Failed) => {
-    const failed = problem(r);
-    setNote(failed ?? p.t.saved);
-    if (!failed) {
-      f.saved();
-      setAgain((n) => n + 1);
-    }
-    return !failed;
+  const done = (r: Answer) => {
+    const ok = report(r, p.t.saved);
+    if (ok) f.saved();
+    return ok;
   };
   /** The kind's default template changed, or created (as the default) when the kind has none. */
   async function saveTemplate(kind: string, input: UpdateTemplateInput) {

@@ -56,6 +56,23 @@ export type CreatePayoutInput = {
   note?: string | null | undefined;
 };
 
+export type CreatePlanInput = {
+  active?: boolean | null | undefined;
+  description?: string | null | undefined;
+  dunningPolicyId?: string | null | undefined;
+  /** day, week, month or year */
+  interval?: string | null | undefined;
+  intervalCount?: number | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  meteredUnit?: string | null | undefined;
+  name?: string | null | undefined;
+  portalFeatures?: PortalFeaturesInput | null | undefined;
+  prices?: Array<PriceInput> | null | undefined;
+  trialDays?: number | null | undefined;
+  /** sum, max or last; required when a price has model usage */
+  usageAggregate?: string | null | undefined;
+};
+
 export type CreateRefundInput = {
   amount?: number | null | undefined;
   chargeId?: string | null | undefined;
@@ -118,12 +135,39 @@ export type InvoiceLineInput = {
   unitAmount?: number | null | undefined;
 };
 
+/** spec Plan portalFeatures: all five booleans are required. */
+export type PortalFeaturesInput = {
+  selfServeCancel?: boolean | null | undefined;
+  selfServeDowngrade?: boolean | null | undefined;
+  selfServePause?: boolean | null | undefined;
+  selfServeUpgrade?: boolean | null | undefined;
+  updatePaymentMethod?: boolean | null | undefined;
+};
+
 /** spec Portal sessions: the workspace portal toggles; send only the ones to change. */
 export type PortalSettingsInput = {
   cancel?: boolean | null | undefined;
   changePlan?: boolean | null | undefined;
   updatePaymentMethod?: boolean | null | undefined;
   viewInvoices?: boolean | null | undefined;
+};
+
+export type PriceInput = {
+  active?: boolean | null | undefined;
+  currency?: string | null | undefined;
+  /** flat, tiered, volume or usage */
+  model?: string | null | undefined;
+  /** inclusive or exclusive (default) */
+  taxMode?: string | null | undefined;
+  tiers?: Array<PriceTierInput> | null | undefined;
+  unitAmount?: number | null | undefined;
+};
+
+export type PriceTierInput = {
+  flatAmount?: number | null | undefined;
+  unitAmount?: number | null | undefined;
+  /** A positive integer, or "inf" on the last tier. */
+  upTo?: unknown;
 };
 
 export type UpdatePayoutBankAccountInput = {
@@ -422,3 +466,27 @@ export type DashboardUpdateBankAccountMutationVariables = Exact<{
 
 
 export type DashboardUpdateBankAccountMutation = { updatePayoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
+
+export type DashboardSendInvoiceMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardSendInvoiceMutation = { sendInvoiceEmail: { sent: boolean, to: string } };
+
+export type DashboardCreatePlanMutationVariables = Exact<{
+  input: CreatePlanInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreatePlanMutation = { createPlan: { id: string, name: string, interval: string, intervalCount: number, active: boolean } };
+
+export type DashboardArchivePlanMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardArchivePlanMutation = { archivePlan: { id: string, active: boolean } };
