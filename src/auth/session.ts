@@ -163,6 +163,27 @@ export async function createSession(s: SignedIn): Promise<{ id: string; token: s
   return { id, token, expiresAt };
 }
 
+/** How long an ended (expired or signed-out) session row is kept for support before the purge. */
+export const ENDED_SESSION_KEEP_MS = 24 * 3600 * 1000;
+
+/**
+ * Deletes session rows ended more than a day ago (docs/dashboard.md, Sessions), `batch` rows per
+ * statement so a backlog never holds one long lock: hourly by the `session-purge` job.
+ */
+export async function purgeEndedSessions(now = clock.now(), batch = 5000): Promise<number> {
+  const cutoff = new Date(now.getTime() - ENDED_SESSION_KEEP_MS);
+  let deleted = 0;
+  for (;;) {
+    const { rowCount } = await db().system.query(
+      `DELETE FROM dashboard_sessions WHERE ("workspaceId", id) IN (
+         SELECT "workspaceId", id FROM dashboard_sessions WHERE "expiresAt" < $1 OR "revokedAt" < $1 LIMIT $2)`,
+      [cutoff, batch],
+    );
+    deleted += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return deleted;
+  }
+}
+
 /** Sign-out: the row is revoked, so the cookie (and any socket it opened) stops working at once here. */
 export async function revokeSession(row: Pick<SessionRow, 'workspaceId' | 'id'>, token: string) {
   await inTenant({ workspaceId: row.workspaceId, modes: ['test', 'live'] }, (tx) =>
