@@ -494,3 +494,123 @@ describe('provider_a saved methods', () => {
     expect(last.error).toBeInstanceOf(CallbackVerificationError);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// provider_b (Midtrans-style): GoPay tokenization (pay accounts) and GoPay charges
+
+describe('provider_b saved methods (GoPay tokenization)', () => {
+  const serverKey = `SB-Mid-server-${rand(12)}`;
+  const sim = new ProviderBSim({ serverKey });
+  let b: ProviderB;
+  let slow: ProviderB;
+
+  beforeAll(async () => {
+    await sim.start();
+    sim.notificationUrl = receiver.urlFor('provider_b');
+    b = new ProviderB({ serverKey, env: 'sandbox' }, { baseUrl: sim.url });
+    slow = new ProviderB({ serverKey, env: 'sandbox' }, { baseUrl: sim.url, timeoutMs: 300 });
+    receiver.providers.set('/v1/callbacks/provider_b', b);
+  });
+  afterAll(() => sim.close());
+
+  const setupInput = (account: string) => ({
+    reference: `satt_${rand(10).toUpperCase()}`,
+    type: 'ewallet' as const,
+    channel: 'gopay',
+    account,
+    customer,
+    currency: 'IDR',
+    returnUrl: 'https://pay.example/s/tok/return',
+    cancelUrl: 'https://pay.example/s/tok',
+    callbackUrl: receiver.urlFor('provider_b'),
+    idempotencyKey: `satt_${rand(10)}`,
+  });
+
+  it('saves GoPay accounts only (cards on provider_b are saved at checkout)', () => {
+    expect(b.savableTypes('IDR')).toEqual(['ewallet']);
+    expect(b.savableTypes('USD')).toEqual([]);
+  });
+
+  it('links a GoPay account: activation page, phone typed, ENABLED; the token carries account and option token', async () => {
+    const s = await b.createSetup(setupInput('+62 812-3456-0000'));
+    expect(s.status).toBe('pending');
+    const url = (s.instructions as { redirectUrl: string }).redirectUrl;
+    const linkReq = sim.requests.find((r) => r.path === '/v2/pay/account');
+    expect(JSON.parse(linkReq!.body).gopay_partner).toMatchObject({ phone_number: '81234560000', country_code: '62' });
+    expect(await (await fetch(url)).text()).toContain('name="phone"');
+    const done = await submit(url, { phone: '081234560000' });
+    expect(done.status).toBe(303);
+    expect(done.location).toContain('https://pay.example/s/tok/return');
+    const state = await b.fetchSetup(s.providerRef);
+    expect(state.status).toBe('active');
+    const token = JSON.parse(state.token!);
+    expect(token.account_id).toBe(s.providerRef);
+    expect(token.payment_option_token).toBeTruthy();
+    expect(state.display.ewallet?.provider).toBe('gopay');
+    await sim.flush();
+    expect(receiver.tokenEvents('provider_b').find((e) => e.tokenRef === s.providerRef)?.status).toBe('active');
+    expect((await b.chargeOffSession(chargeInput(state.token!, 'ewallet'))).status).toBe('succeeded');
+  });
+
+  it('setup_declined: the account is not enabled (failed)', async () => {
+    const s = await b.createSetup(setupInput('081234560002'));
+    await submit((s.instructions as { redirectUrl: string }).redirectUrl, { phone: '081234560002' });
+    expect((await b.fetchSetup(s.providerRef)).status).toBe('failed');
+  });
+
+  it('requires_action on linking: one PIN step', async () => {
+    const s = await b.createSetup(setupInput('081234563184'));
+    const url = (s.instructions as { redirectUrl: string }).redirectUrl;
+    const step = await submit(url, { phone: '081234563184' });
+    expect(step.html).toContain('Authenticate');
+    expect((await b.fetchSetup(s.providerRef)).status).toBe('pending');
+    await submit(`${url}/authenticate`, { outcome: 'success' });
+    expect((await b.fetchSetup(s.providerRef)).status).toBe('active');
+  });
+
+  it('refuses other wallets and types', async () => {
+    await expect(b.createSetup({ ...setupInput('081234560000'), channel: 'shopeepay' })).rejects.toBeInstanceOf(
+      ProviderError,
+    );
+    await expect(b.createSetup({ ...setupInput('081234560000'), type: 'card' })).rejects.toBeInstanceOf(ProviderError);
+  });
+
+  offSessionSuite({
+    sim: () => sim,
+    adapter: () => b,
+    slow: () => slow,
+    token: (scenario) => sim.seedToken({ digits: scenarios[scenario].last4 }),
+    type: 'ewallet',
+    declined: 'payment_declined',
+  });
+
+  it('the charge uses the existing order id rule and names our reference in the notification', async () => {
+    const i = chargeInput(sim.seedToken({ digits: '0000' }), 'ewallet', { callbackUrl: receiver.urlFor('provider_b') });
+    const r = await b.chargeOffSession(i);
+    expect(sim.requests.filter((x) => x.path === '/v2/charge').at(-1)!.headers['x-override-notification']).toBe(
+      receiver.urlFor('provider_b'),
+    );
+    expect(r.providerRef).toBe(b.orderIdFor(i));
+    const sent = JSON.parse(sim.requests.filter((x) => x.path === '/v2/charge').at(-1)!.body);
+    expect(sent.gopay).toEqual(JSON.parse(i.token));
+    await sim.flush();
+    const ev = receiver
+      .at('provider_b')
+      .map((x) => x.event)
+      .find((e) => e?.type === 'charge' && e.reference === i.reference);
+    expect(ev).toMatchObject({ providerRef: r.providerRef, status: 'paid', amount: 150_000 });
+  });
+
+  it('pay-account notifications: unbound and expired map to TokenEvent; a forged one is refused', async () => {
+    const revoked = JSON.parse(sim.seedToken({ digits: '0000' })).account_id;
+    const expired = JSON.parse(sim.seedToken({ digits: '0000' })).account_id;
+    await sim.revokeToken(revoked);
+    await sim.expireToken(expired);
+    const events = receiver.tokenEvents('provider_b');
+    expect(events.find((e) => e.tokenRef === revoked)?.status).toBe('revoked');
+    expect(events.find((e) => e.tokenRef === expired)?.status).toBe('expired');
+    const [d] = await sim.revokeToken(JSON.parse(sim.seedToken({ digits: '0000' })).account_id, { forge: true });
+    expect(d.status).toBe(401);
+    expect(receiver.at('provider_b').at(-1)!.error).toBeInstanceOf(CallbackVerificationError);
+  });
+});
