@@ -614,3 +614,134 @@ describe('provider_b saved methods (GoPay tokenization)', () => {
     expect(receiver.at('provider_b').at(-1)!.error).toBeInstanceOf(CallbackVerificationError);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// provider_c (PayPal-style): vault v3 setup and payment tokens, merchant-initiated orders
+
+describe('provider_c saved methods (vault v3)', () => {
+  const creds = {
+    clientId: `client-${rand(6)}`,
+    secret: rand(16),
+    webhookId: `WH-${rand(6)}`,
+    mode: 'sandbox' as const,
+  };
+  const sim = new ProviderCSim({ clientId: creds.clientId, secret: creds.secret, webhookId: creds.webhookId });
+  let c: ProviderC;
+  let slow: ProviderC;
+
+  beforeAll(async () => {
+    await sim.start();
+    sim.webhookUrl = receiver.urlFor('provider_c');
+    c = new ProviderC(creds, { baseUrl: sim.url });
+    slow = new ProviderC(creds, { baseUrl: sim.url, timeoutMs: 300 });
+    receiver.providers.set('/v1/callbacks/provider_c', c);
+  });
+  afterAll(async () => {
+    await sim.close();
+    clearProviderCTokens();
+  });
+
+  const setupInput = (type: SavedMethodType) => ({
+    reference: `satt_${rand(10).toUpperCase()}`,
+    type,
+    customer,
+    currency: 'USD',
+    returnUrl: 'https://pay.example/s/tok/return',
+    cancelUrl: 'https://pay.example/s/tok',
+    callbackUrl: receiver.urlFor('provider_c'),
+    idempotencyKey: `satt_${rand(10)}`,
+  });
+
+  it('saves cards and PayPal accounts in its currencies, nothing in IDR', () => {
+    expect(c.savableTypes('USD')).toEqual(['card', 'paypal']);
+    expect(c.savableTypes('IDR')).toEqual([]);
+  });
+
+  it('PayPal: setup token, approval with the sandbox email, exchange (replayed by its key), active with a masked email', async () => {
+    const s = await c.createSetup(setupInput('paypal'));
+    expect(s.status).toBe('pending');
+    const sent = JSON.parse(sim.requests.filter((r) => r.path === '/v3/vault/setup-tokens').at(-1)!.body);
+    expect(sent.payment_source.paypal).toMatchObject({ usage_type: 'MERCHANT' });
+    const url = (s.instructions as { redirectUrl: string }).redirectUrl;
+    expect(await (await fetch(url)).text()).toContain('name="email"');
+    expect((await c.fetchSetup(s.providerRef)).confirmable).toBe(false);
+    const done = await submit(url, { email: 's0000@example.com' });
+    expect(done.location).toBe(`https://pay.example/s/tok/return?approval_token_id=${s.providerRef}`);
+    expect(await c.fetchSetup(s.providerRef)).toMatchObject({ status: 'pending', confirmable: true });
+    const key = rand();
+    const ok = await c.confirmSetup(s.providerRef, { idempotencyKey: key });
+    expect(ok).toMatchObject({ status: 'active', providerRef: s.providerRef });
+    expect(ok.display.paypal).toEqual({ maskedEmail: 's***@example.com' });
+    expect((await c.confirmSetup(s.providerRef, { idempotencyKey: key })).token).toBe(ok.token);
+    expect(await c.fetchSetup(ok.token!)).toMatchObject({ status: 'active', token: ok.token });
+    await sim.flush();
+    expect(receiver.tokenEvents('provider_c').find((e) => e.tokenRef === ok.token)?.status).toBe('active');
+    const charged = await c.chargeOffSession(chargeInput(ok.token!, 'paypal', { currency: 'USD', amount: 1999 }));
+    expect(charged.status).toBe('succeeded');
+    const order = JSON.parse(sim.requests.filter((r) => r.path === '/v2/checkout/orders').at(-1)!.body);
+    expect(order.payment_source.paypal).toEqual({
+      vault_id: ok.token,
+      stored_credential: { payment_initiator: 'MERCHANT', usage: 'SUBSEQUENT' },
+    });
+    expect(order.purchase_units[0].amount).toEqual({ currency_code: 'USD', value: '19.99' });
+  });
+
+  it('card: the number typed on the provider page, then the card display', async () => {
+    const s = await c.createSetup(setupInput('card'));
+    await submit((s.instructions as { redirectUrl: string }).redirectUrl, { number: '4242424242424242' });
+    const ok = await c.confirmSetup(s.providerRef, { idempotencyKey: rand() });
+    expect(ok.status).toBe('active');
+    expect(ok.display.card).toMatchObject({ brand: 'visa', last4: '4242', expMonth: 12, funding: 'credit' });
+  });
+
+  it('card setup_declined fails at the exchange: card_declined', async () => {
+    const s = await c.createSetup(setupInput('card'));
+    await submit((s.instructions as { redirectUrl: string }).redirectUrl, { number: scenarios.setup_declined.card });
+    const r = await c.confirmSetup(s.providerRef, { idempotencyKey: rand() });
+    expect(r).toMatchObject({ status: 'failed', failureCode: 'card_declined', token: null });
+  });
+
+  it('requires_action at approval: one authentication step; before approval the exchange answers pending', async () => {
+    const s = await c.createSetup(setupInput('card'));
+    const url = (s.instructions as { redirectUrl: string }).redirectUrl;
+    const step = await submit(url, { number: scenarios.requires_action.card });
+    expect(step.html).toContain('Authenticate');
+    expect((await c.confirmSetup(s.providerRef, { idempotencyKey: rand() })).status).toBe('pending');
+    await submit(`${url}/authenticate`, { outcome: 'success' });
+    expect((await c.confirmSetup(s.providerRef, { idempotencyKey: rand() })).status).toBe('active');
+  });
+
+  offSessionSuite({
+    sim: () => sim,
+    adapter: () => c,
+    slow: () => slow,
+    token: (scenario) => sim.seedToken({ type: 'paypal', digits: scenarios[scenario].last4 }),
+    type: 'paypal',
+    declined: 'payment_declined',
+    currency: 'USD',
+  });
+
+  it('a vaulted card decline is card_declined', async () => {
+    const r = await c.chargeOffSession(
+      chargeInput(sim.seedToken({ type: 'card', digits: '0341' }), 'card', { currency: 'USD' }),
+    );
+    expect(r).toMatchObject({ status: 'failed', failureCode: 'card_declined', providerCode: '0500' });
+  });
+
+  it('capture webhooks name our reference; VAULT.PAYMENT-TOKEN.DELETED is a revoked TokenEvent; a forged one is refused', async () => {
+    const i = chargeInput(sim.seedToken({ digits: '0000' }), 'paypal', { currency: 'USD' });
+    const r = await c.chargeOffSession(i);
+    const revoked = sim.seedToken({ digits: '0000' });
+    await sim.revokeToken(revoked);
+    await sim.flush();
+    const ev = receiver
+      .at('provider_c')
+      .map((x) => x.event)
+      .find((e) => e?.type === 'charge' && e.reference === i.reference);
+    expect(ev).toMatchObject({ providerRef: r.providerRef, status: 'paid' });
+    expect(receiver.tokenEvents('provider_c').find((e) => e.tokenRef === revoked)?.status).toBe('revoked');
+    const [d] = await sim.revokeToken(sim.seedToken({ digits: '0000' }), { forge: true });
+    expect(d.status).toBe(401);
+    expect(receiver.at('provider_c').at(-1)!.error).toBeInstanceOf(CallbackVerificationError);
+  });
+});
