@@ -63,7 +63,7 @@ export function providerBSignature(
 
 /**
  * Pay-account (GoPay linking) notifications: the same SHA-512 scheme with `account_id` in the place of
- * `order_id` and `account_status` in that of `gross_amount` (docs/providers.md, provider_b saved methods).
+ * `order_id` and `account_status` in that of `gross_amount` (docs/providers.md, Saved methods).
  */
 export function providerBAccountSignature(
   accountId: string,
