@@ -257,6 +257,9 @@ export class ProviderC implements Provider {
     );
     if (res.status === 422) {
       const issue = res.json?.details?.[0]?.issue;
+      // Exchanged before under another key: a payment token exists that this key cannot name. Not a decline.
+      if (issue === 'SETUP_TOKEN_ALREADY_USED')
+        throw failure(this.kind, 'create payment token', res, issue, 'exchange again with the key that vaulted it');
       const setup = await this.fetchSetup(ref);
       if (issue === 'SETUP_TOKEN_NOT_APPROVED') return setup;
       const card =

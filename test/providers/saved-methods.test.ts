@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CallbackVerificationError,
   clearProviderCTokens,
+  maskAccount,
+  maskEmail,
+  maskPhone,
   ProviderA,
   ProviderB,
   ProviderC,
@@ -477,6 +480,42 @@ describe('provider_a saved methods', () => {
     expect((await a.fetchStatus(ev as { providerRef: string })).status).toBe('paid');
   });
 
+  it('async settles with its callback after delayMs; duplicateRate 1 sends every callback twice (one event id)', async () => {
+    sim.offSession.duplicateRate = 1;
+    try {
+      const i = chargeInput(sim.seedToken({ digits: scenarios.async.card }), 'card');
+      const r = await a.chargeOffSession(i);
+      expect(r.status).toBe('pending');
+      await until(
+        async () =>
+          receiver.at('provider_a').filter((x) => x.event?.type === 'charge' && x.event.reference === i.reference),
+        (l) => l.length === 2,
+      );
+      const copies = receiver
+        .at('provider_a')
+        .map((x) => x.event)
+        .filter((e) => e?.type === 'charge' && e.reference === i.reference);
+      expect(copies).toHaveLength(2);
+      expect(copies.map((e) => (e as { status: string }).status)).toEqual(['paid', 'paid']);
+      expect(copies[0]!.providerEventId).toBe(copies[1]!.providerEventId);
+    } finally {
+      sim.offSession.duplicateRate = 0;
+    }
+  });
+
+  it('deliver: false changes the state and sends nothing (the sweep must ask)', async () => {
+    sim.offSession.deliver = false;
+    const sent = sim.sent.length;
+    try {
+      const i = chargeInput(sim.seedToken({ digits: '4242' }), 'card');
+      expect((await a.chargeOffSession(i)).status).toBe('succeeded');
+      await sim.flush();
+      expect(sim.sent.length).toBe(sent);
+    } finally {
+      sim.offSession.deliver = true;
+    }
+  });
+
   it('token callbacks: revoked and expired map to TokenEvent; a forged one is refused', async () => {
     const revoked = sim.seedToken({ digits: '4242' });
     const expired = sim.seedToken({ digits: '4242' });
@@ -711,6 +750,14 @@ describe('provider_c saved methods (vault v3)', () => {
     expect((await c.confirmSetup(s.providerRef, { idempotencyKey: rand() })).status).toBe('active');
   });
 
+  it('an exchange under another key after the token was vaulted is an error, not a decline', async () => {
+    const s = await c.createSetup(setupInput('paypal'));
+    await submit((s.instructions as { redirectUrl: string }).redirectUrl, { email: 's0000@example.com' });
+    expect((await c.confirmSetup(s.providerRef, { idempotencyKey: rand() })).status).toBe('active');
+    const e = await errorOf(c.confirmSetup(s.providerRef, { idempotencyKey: rand() }));
+    expect(e).toMatchObject({ reason: 'rejected', providerCode: 'SETUP_TOKEN_ALREADY_USED', retryable: false });
+  });
+
   offSessionSuite({
     sim: () => sim,
     adapter: () => c,
@@ -743,5 +790,16 @@ describe('provider_c saved methods (vault v3)', () => {
     const [d] = await sim.revokeToken(sim.seedToken({ digits: '0000' }), { forge: true });
     expect(d.status).toBe(401);
     expect(receiver.at('provider_c').at(-1)!.error).toBeInstanceOf(CallbackVerificationError);
+  });
+});
+
+describe('display masking', () => {
+  it('masks phones, accounts and emails to what the service may show', () => {
+    expect(maskPhone('+62 812-3456-7890')).toBe('+62 812-****-7890');
+    expect(maskPhone('081234567890')).toBe('+62 812-****-7890');
+    expect(maskPhone('12')).toBe('****');
+    expect(maskAccount('XXXXXX1234')).toBe('****1234');
+    expect(maskEmail('john@example.com')).toBe('j***@example.com');
+    expect(maskEmail('nope')).toBe('***');
   });
 });

@@ -18,6 +18,7 @@ import {
   actionPage,
   ChargeCounter,
   defaultOffSession,
+  deliveryOf,
   digitsOf,
   formOf,
   GOOD_OTP,
@@ -492,7 +493,7 @@ export class ProviderASim extends Simulator {
           : 'payment_method.expired';
     return this.callback(
       { event, business_id: BUSINESS_ID, created: nowIso(), data: { ...m.body } },
-      { duplicates: this.offSession.duplicates, deliver: this.offSession.deliver, ...opts },
+      { ...deliveryOf(this.offSession), ...opts },
     );
   }
 
@@ -704,7 +705,7 @@ export class ProviderASim extends Simulator {
         created: nowIso(),
         data,
       },
-      { duplicates: this.offSession.duplicates, deliver: this.offSession.deliver, ...opts },
+      { ...deliveryOf(this.offSession), ...opts },
     );
   }
 

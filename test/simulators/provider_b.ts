@@ -19,6 +19,7 @@ import {
   actionPage,
   ChargeCounter,
   defaultOffSession,
+  deliveryOf,
   digitsOf,
   formOf,
   outcomeOf,
@@ -502,7 +503,7 @@ export class ProviderBSim extends Simulator {
 
   private moveAccount(a: Account, status: Account['account_status'], opts: DeliveryOptions = {}): Promise<Delivery[]> {
     a.account_status = status;
-    const o = { duplicates: this.offSession.duplicates, deliver: this.offSession.deliver, ...opts };
+    const o = { ...deliveryOf(this.offSession), ...opts };
     const body = this.accountNotificationFor(a, o.forge ? `forged-${hex(8)}` : this.opts.serverKey);
     return this.deliver(this.payAccountNotificationUrl ?? this.notificationUrl, () => ({}), JSON.stringify(body), o);
   }
@@ -553,7 +554,7 @@ export class ProviderBSim extends Simulator {
     const status: TokenStatus =
       a.account_status === 'ENABLED' ? 'active' : a.account_status === 'EXPIRED' ? 'expired' : 'revoked';
     const outcome = outcomeOf(a.scenario, b.transaction_details.gross_amount, status);
-    const o = { duplicates: this.offSession.duplicates, deliver: this.offSession.deliver };
+    const o = deliveryOf(this.offSession);
     if (outcome.kind === 'succeeded') {
       Object.assign(tx, { transaction_status: 'settlement', fraud_status: 'accept', settlement_time: wib(new Date()) });
       void this.notify(tx, o);
@@ -595,7 +596,7 @@ export class ProviderBSim extends Simulator {
     if (ok)
       Object.assign(tx, { transaction_status: 'settlement', fraud_status: 'accept', settlement_time: wib(new Date()) });
     else tx.transaction_status = 'expire';
-    return this.notify(tx, { duplicates: this.offSession.duplicates, deliver: this.offSession.deliver, ...opts });
+    return this.notify(tx, { ...deliveryOf(this.offSession), ...opts });
   }
 
   // ---- controls ----

@@ -20,6 +20,7 @@ import {
   actionPage,
   ChargeCounter,
   defaultOffSession,
+  deliveryOf,
   digitsOf,
   formOf,
   outcomeOf,
@@ -445,10 +446,12 @@ export class ProviderCSim extends Simulator {
     }
     st.status = 'VAULTED';
     const id = this.vault(st.payment_source.card ? 'card' : 'paypal', st._typed, st.customer);
-    void this.webhook('VAULT.PAYMENT-TOKEN.CREATED', 'payment_token', this.paymentTokens.get(id)!.body, {
-      duplicates: this.offSession.duplicates,
-      deliver: this.offSession.deliver,
-    });
+    void this.webhook(
+      'VAULT.PAYMENT-TOKEN.CREATED',
+      'payment_token',
+      this.paymentTokens.get(id)!.body,
+      deliveryOf(this.offSession),
+    );
     return { status: 201, body: this.paymentTokens.get(id)!.body };
   }
 
@@ -506,11 +509,7 @@ export class ProviderCSim extends Simulator {
       'VAULT.PAYMENT-TOKEN.DELETED',
       'payment_token',
       { id, customer: pt.body.customer },
-      {
-        duplicates: this.offSession.duplicates,
-        deliver: this.offSession.deliver,
-        ...opts,
-      },
+      { ...deliveryOf(this.offSession), ...opts },
     );
   }
 
@@ -602,7 +601,7 @@ export class ProviderCSim extends Simulator {
     };
     o.status = 'COMPLETED';
     unit.payments = { captures: [capture] };
-    const delivery = { duplicates: this.offSession.duplicates, deliver: this.offSession.deliver };
+    const delivery = deliveryOf(this.offSession);
     if (outcome.kind === 'pending') {
       this.later(this.offSession.delayMs, () => {
         if (capture.status !== 'PENDING') return;
@@ -634,8 +633,7 @@ export class ProviderCSim extends Simulator {
     o.status = 'APPROVED';
     o._vault = { kind: 'succeeded' };
     return this.webhook('CHECKOUT.ORDER.APPROVED', 'checkout-order', publicOrder(o), {
-      duplicates: this.offSession.duplicates,
-      deliver: this.offSession.deliver,
+      ...deliveryOf(this.offSession),
       ...opts,
     });
   }

@@ -57,6 +57,10 @@ export interface OffSessionOptions {
   delayMs: number;
   /** Extra copies of every charge and token callback. */
   duplicates: number;
+  /** The chance (0..1) that a callback comes one extra time (benches: 10 % duplicated callbacks). */
+  duplicateRate: number;
+  /** Every charge and token callback comes this long after the state changed. */
+  callbackDelayMs: number;
   /** false: states change, no callback is sent. */
   deliver: boolean;
   /** true (or a probability 0..1): the charge is made, then the answer never comes. */
@@ -66,8 +70,17 @@ export interface OffSessionOptions {
 export const defaultOffSession = (): OffSessionOptions => ({
   delayMs: 50,
   duplicates: 0,
+  duplicateRate: 0,
+  callbackDelayMs: 0,
   deliver: true,
   dropResponseAfterCharge: false,
+});
+
+/** How one charge or token callback is sent under these options (a control's own options win). */
+export const deliveryOf = (o: OffSessionOptions) => ({
+  duplicates: o.duplicates + (o.duplicateRate > 0 && Math.random() < o.duplicateRate ? 1 : 0),
+  deliver: o.deliver,
+  ...(o.callbackDelayMs ? { delayMs: o.callbackDelayMs } : {}),
 });
 
 export const shouldDrop = (o: OffSessionOptions) =>
