@@ -374,8 +374,14 @@ export class ProviderC implements Provider {
   }
 
   /** An order of a merchant-initiated charge to its outcome: captured when approved, else as it stands. */
-  private async finishOrder(order: any, key: string, source: 'card' | 'paypal'): Promise<OffSessionResult> {
+  private async finishOrder(
+    order: any,
+    key: string,
+    source: 'card' | 'paypal',
+    mayCapture = true,
+  ): Promise<OffSessionResult> {
     if (!order.id) throw new ProviderError(this.kind, 'bad_response', 'order lacks its id');
+    if (order.status === 'APPROVED' && !mayCapture) return { providerRef: order.id, status: 'pending', raw: order };
     if (order.status === 'APPROVED') {
       const res = await this.api('POST', `/v2/checkout/orders/${encodeURIComponent(order.id)}/capture`, '{}', {
         'paypal-request-id': `${key}:capture`,
@@ -383,12 +389,13 @@ export class ProviderC implements Provider {
       });
       if (res.status === 422) {
         const issue = res.json?.details?.[0]?.issue;
-        if (issue === 'ORDER_ALREADY_CAPTURED') {
-          return this.finishOrder(
-            this.ok('get order', await this.api('GET', `/v2/checkout/orders/${encodeURIComponent(order.id)}`)),
-            key,
-            source,
+        // The order moved on since the answer we hold (captured by a retry, voided by the payer): read it.
+        if (issue === 'ORDER_ALREADY_CAPTURED' || issue === 'ORDER_NOT_APPROVED') {
+          const now = this.ok(
+            'get order',
+            await this.api('GET', `/v2/checkout/orders/${encodeURIComponent(order.id)}`),
           );
+          return this.finishOrder(now, key, source, false);
         }
         return { ...declinedAtCreate(res.json, source), providerRef: order.id };
       }
