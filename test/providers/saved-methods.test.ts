@@ -229,6 +229,20 @@ function offSessionSuite(ctx: {
     expect(after?.status).toBe('succeeded');
   });
 
+  it("requires_action through the simulator's page: its Authenticate button completes the charge", async () => {
+    const i = input(ctx.token('requires_action'));
+    const r = await ctx.adapter().chargeOffSession!(i);
+    const page = await submit(r.nextAction!.url, { outcome: 'success' });
+    expect(page.status).toBe(200);
+    const after = await ctx.adapter().fetchOffSession!({
+      providerRef: r.providerRef,
+      reference: i.reference,
+      idempotencyKey: i.idempotencyKey,
+    });
+    expect(after?.status).toBe('succeeded');
+    expect(ctx.sim().charges.byReference.get(i.reference)).toBe(1);
+  });
+
   it('requires_action abandoned: authentication_required', async () => {
     const i = input(ctx.token('requires_action'));
     const r = await ctx.adapter().chargeOffSession!(i);
