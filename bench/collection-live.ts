@@ -1,0 +1,822 @@
+/**
+ * `npm run bench:collection:live` (part of `npm run bench:collection`): live-mode off-session collection of
+ * provider-held `pm_` methods through the three provider simulators (issue 24, targets P1-P5 of the
+ * collection brief; docs/performance.md, Benchmarks). The simulators run in this process on 127.0.0.1 with
+ * BENCH_SIM_LATENCY_MS (5) of latency on every request; the real app runs in a child process (the provider
+ * callbacks land there); workers are child processes on the same scratch database.
+ *
+ *  P1  BENCH_LIVE_SUBSCRIPTIONS (10,000) live subscriptions of one workspace due at one instant, methods held
+ *      at provider_a (60 %, cards, IDR), provider_b (30 %, GoPay, IDR), provider_c (10 %, PayPal, USD), all
+ *      `success`; two real `svc worker` processes drain them from the `billing-batch` jobs the minute's tick
+ *      sends: seconds from the boundary until every invoice is paid (invoiced, charged at the provider,
+ *      reconciled, receipted, posted, events committed), and the pg-boss job rows of every queue (<= N/50)
+ *  P2  BENCH_LIVE_CRASH (1,500) the same mix drained by two `bench/billing-drain.ts` processes, one SIGKILLed
+ *      (and started again) every 2 s, simulators dropping 5 % of charge answers after charging and sending
+ *      10 % of callbacks twice, every callback BENCH_CALLBACK_DELAY_MS (500) late. After the drainers finish,
+ *      the run is resumed as the product would 6 minutes later (business time: the attempt and payment
+ *      leases are 5 min constants, no knob): `processDue` and the pending sweep at now + 6 min, faults still
+ *      on, then once more with dropped answers off. Invoices with > 1 succeeded payment, provider-side
+ *      charges beyond one per payment id, payments left pending, unbalanced txIds
+ *  P3  RACE_ROUNDS (100) rounds of each race, one due subscription per round (provider_a card): hosted-page
+ *      payment (QRIS at provider_a, paid by its callback) vs the off-session charge; two drainers on one due
+ *      invoice; detach during the charge; credit note vs the charge in flight
+ *  P4  BENCH_LIVE_ACTIONS (100) renewals answered `requires_action` (3184): the invoice event in the same
+ *      commit as the payment's status (xmin), the `billing-email` job (kind action_required) written by the
+ *      relay for each; then their actions made to expire BENCH_ACTION_EXPIRY_S (5) s ahead and the real
+ *      worker's `billing-tick` left to expire them: seconds from `expiresAt` to the failure
+ *  P5  setup sessions: not on this branch (printed as not measured)
+ * BENCH_LIVE_SECTIONS=p1,p2,p3,p4 picks some. Env: BENCH_ADMIN_URL and the above.
+ */
+import os from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fmt, num, printTargets, scratchDatabase, startApp, type Target } from './lib.ts';
+import type { Context } from '../src/core/context.ts';
+import { ProviderASim } from '../test/simulators/provider_a.ts';
+import { ProviderBSim } from '../test/simulators/provider_b.ts';
+import { ProviderCSim } from '../test/simulators/provider_c.ts';
+import { scenarios, type Scenario } from '../test/simulators/saved.ts';
+
+const N = num('BENCH_LIVE_SUBSCRIPTIONS', 10_000);
+const CRASH = num('BENCH_LIVE_CRASH', 1500);
+const ROUNDS = num('RACE_ROUNDS', 100);
+const ACTIONS = num('BENCH_LIVE_ACTIONS', 100);
+const LATENCY_MS = num('BENCH_SIM_LATENCY_MS', 5);
+const CALLBACK_DELAY_MS = num('BENCH_CALLBACK_DELAY_MS', 500);
+const EXPIRY_S = num('BENCH_ACTION_EXPIRY_S', 5);
+const only = process.env.BENCH_LIVE_SECTIONS?.split(',').map((s) => s.trim());
+
+const { migrate } = await import('../src/core/db/migrate.ts');
+const { openDatabase, closeDatabase, db } = await import('../src/core/db/client.ts');
+const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.ts');
+const { connectProviderA, connectProviderB, connectProviderC } = await import('../src/modules/adapters/service.ts');
+const { seal } = await import('../src/core/sealed.ts');
+const { newId } = await import('../src/core/ids.ts');
+const { providerTokenHash, detachPaymentMethod } = await import('../src/modules/payment-methods/service.ts');
+const { createCreditNote } = await import('../src/modules/credit-notes/service.ts');
+const { processDue } = await import('../src/modules/subscriptions/renewals.ts');
+const { sweepPendingCharges } = await import('../src/modules/subscriptions/waiting.ts');
+
+const scratch = scratchDatabase();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
+
+// ---- the simulators (this process) ----
+
+const aCreds = { secretKey: `xnd_production_${rand(20)}`, callbackToken: rand(24) };
+const bCreds = { serverKey: `Mid-server-${rand(12)}`, clientKey: `Mid-client-${rand(8)}`, merchantId: 'G1' };
+const cCreds = { clientId: `cid-${rand(12)}`, secret: `sec-${rand(16)}`, webhookId: `WH-${rand(10)}` };
+const simA = new ProviderASim(aCreds);
+const simB = new ProviderBSim({ serverKey: bCreds.serverKey, merchantId: bCreds.merchantId });
+const simC = new ProviderCSim(cCreds);
+const sims = [simA, simB, simC];
+type Kind = 'provider_a' | 'provider_b' | 'provider_c';
+const simOf: Record<Kind, ProviderASim | ProviderBSim | ProviderCSim> = {
+  provider_a: simA,
+  provider_b: simB,
+  provider_c: simC,
+};
+
+/** Every simulator request is answered LATENCY_MS later (the brief's "simulators with 5 ms latency"). */
+const requestTimes = new Map<object, number>();
+for (const s of sims)
+  s.during = async () => {
+    // The request being served was pushed just before this hook ran (common.ts handle()).
+    const req = s.requests.at(-1);
+    if (req) requestTimes.set(req, Date.now());
+    if (LATENCY_MS) await sleep(LATENCY_MS);
+  };
+
+function faults(o: { drop?: number; duplicateRate?: number; callbackDelayMs?: number }) {
+  for (const s of sims) {
+    s.offSession.dropResponseAfterCharge = o.drop ?? 0;
+    s.offSession.duplicateRate = o.duplicateRate ?? 0;
+    s.offSession.callbackDelayMs = o.callbackDelayMs ?? 0;
+  }
+}
+
+/** Provider-side charges beyond one per payment id (per idempotency key and per our reference), all simulators. */
+function extraProviderCharges(): { extra: number; total: number } {
+  let extra = 0;
+  let total = 0;
+  for (const s of sims) {
+    total += s.charges.total;
+    const refs = new Map<string, number>();
+    for (const [k, n] of s.charges.byKey) refs.set(k, Math.max(refs.get(k) ?? 0, n));
+    for (const [k, n] of s.charges.byReference) refs.set(k, Math.max(refs.get(k) ?? 0, n));
+    for (const n of refs.values()) extra += Math.max(0, n - 1);
+  }
+  return { extra, total };
+}
+
+// ---- the live workspace and its methods ----
+
+interface Live {
+  workspaceId: string;
+  accountId: string;
+  apiKey: { id: string; keyId: string };
+}
+
+/** The workspace's live key acting in process (the bench calls services without an HTTP request). */
+const ctxOf = (ws: Live) =>
+  ({
+    requestId: `req_bench${rand(12)}`,
+    idempotencyKey: randomUUID(),
+    auth: {
+      apiKeyId: ws.apiKey.id,
+      keyId: ws.apiKey.keyId,
+      mode: 'live' as const,
+      role: 'full_access' as const,
+      scopes: [],
+      memberId: null,
+      memberRole: null,
+      keyWorkspaceId: ws.workspaceId,
+      isPlatformAdmin: false,
+      workspaceId: ws.workspaceId,
+      accountId: ws.accountId,
+      tier: 'free',
+      onBehalfOf: false,
+    },
+  }) as unknown as Context;
+
+/** A live workspace (operator bootstrap) with the three adapters connected to the simulators. */
+async function liveWorkspace(name: string): Promise<Live> {
+  const ws = await bootstrapWorkspace({ name, environment: 'live' });
+  await connectProviderA(ctxOf(ws), aCreds);
+  await connectProviderB(ctxOf(ws), { ...bCreds, env: 'production' });
+  await connectProviderC(ctxOf(ws), { clientId: cCreds.clientId, secret: cCreds.secret, mode: 'live' });
+  return ws;
+}
+
+const MIX: [Kind, number][] = [
+  ['provider_a', 0.6],
+  ['provider_b', 0.3],
+  ['provider_c', 0.1],
+];
+const typeOf: Record<Kind, string> = { provider_a: 'card', provider_b: 'ewallet', provider_c: 'paypal' };
+const currencyOf: Record<Kind, 'IDR' | 'USD'> = { provider_a: 'IDR', provider_b: 'IDR', provider_c: 'USD' };
+
+function tokenAt(kind: Kind, scenario: Scenario): string {
+  const digits = scenarios[scenario].card;
+  if (kind === 'provider_a') return simA.seedToken({ digits });
+  if (kind === 'provider_b') return simB.seedToken({ digits });
+  return simC.seedToken({ type: 'paypal', digits });
+}
+
+const display = (kind: Kind, last4: string) => ({
+  card: kind === 'provider_a' ? { brand: 'visa', last4, expMonth: 12, expYear: 2040, funding: 'credit' } : null,
+  ewallet: kind === 'provider_b' ? { provider: 'gopay', maskedAccount: `******${last4}` } : null,
+  paypal: kind === 'provider_c' ? { maskedEmail: `s***${last4}@example.com` } : null,
+});
+
+interface Seeded {
+  subId: string;
+  customerId: string;
+  pmId: string;
+  kind: Kind;
+  token: string;
+}
+
+/**
+ * `n` live subscriptions of `ws` due at `due`, each with its customer and a method held at its provider
+ * (the simulator's token, sealed to its row as setup would store it), split by `mix`, in a few statements.
+ */
+async function seedDue(ws: Live, n: number, due: Date, mix: [Kind, number][] = MIX, scenario: Scenario = 'success') {
+  const tag = rand(8);
+  const month = new Date(due);
+  month.setUTCMonth(month.getUTCMonth() - 1);
+  const w = ws.workspaceId;
+  for (const cur of ['IDR', 'USD'] as const) {
+    await db().system.query(
+      `INSERT INTO plans (id, "workspaceId", mode, name, interval, "portalFeatures") VALUES ($1, $2, 'live', 'Bench', 'month', '{}')`,
+      [`pln_bench${tag}${cur}`, w],
+    );
+    await db().system.query(
+      `INSERT INTO prices (id, "workspaceId", mode, "planId", position, currency, model, "unitAmount")
+       VALUES ($1, $2, 'live', $3, 0, $4, 'flat', $5)`,
+      [`pr_bench${tag}${cur}`, w, `pln_bench${tag}${cur}`, cur, cur === 'IDR' ? 150_000 : 1_500],
+    );
+  }
+  const seeded: Seeded[] = [];
+  const rows: Record<string, unknown>[] = [];
+  let i = 0;
+  for (const [m, [kind, share]] of mix.entries()) {
+    const k = m === mix.length - 1 ? n - i : Math.round(n * share);
+    for (let j = 0; j < k && i < n; j++, i++) {
+      const id = newId('paymentMethod');
+      const token = tokenAt(kind, scenario);
+      const s: Seeded = {
+        pmId: id,
+        customerId: `cus_bench${tag}${String(i).padStart(10, '0')}`,
+        subId: `sub_bench${tag}${String(i).padStart(10, '0')}`,
+        kind,
+        token,
+      };
+      seeded.push(s);
+      const d = display(kind, scenarios[scenario].last4);
+      rows.push({
+        ...s,
+        type: typeOf[kind],
+        cur: currencyOf[kind],
+        card: d.card && JSON.stringify(d.card),
+        ewallet: d.ewallet && JSON.stringify(d.ewallet),
+        paypal: d.paypal && JSON.stringify(d.paypal),
+        sealed: Buffer.from(seal('payment_methods', { id, workspaceId: w, mode: 'live' }, Buffer.from(token))).toString(
+          'hex',
+        ),
+        hash: providerTokenHash(kind, token),
+      });
+    }
+  }
+  for (let at = 0; at < rows.length; at += 2000) {
+    const part = rows.slice(at, at + 2000);
+    const col = (k: string) => part.map((r) => r[k]);
+    await db().system.query(
+      `WITH r AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+           $9::jsonb[], $10::jsonb[], $11::jsonb[]) AS r(id, cus, sub, kind, type, cur, token, card, ewallet, paypal)),
+       h AS (SELECT * FROM unnest($2::text[], $12::text[]) AS h(id, hash)),
+       c AS (INSERT INTO customers (id, "workspaceId", mode, name, email, phone)
+             SELECT cus, $1, 'live', 'Bench', 'bench@example.com', '+6281200000000' FROM r),
+       p AS (INSERT INTO payment_methods (id, "workspaceId", mode, "customerId", type, status, adapter, card, ewallet, paypal,
+               consent, "providerToken", "providerTokenHash")
+             SELECT r.id, $1, 'live', cus, type, 'active', kind, card, ewallet, paypal,
+               '{"source":"setup_session","sourceId":null,"at":"2026-01-01T00:00:00.000Z"}', decode(token, 'hex'), h.hash
+             FROM r JOIN h ON h.id = r.id)
+       INSERT INTO subscriptions (id, "workspaceId", mode, status, "customerId", "planId", "priceId", currency, quantity,
+         "paymentMethod", "anchorAt", "periodIndex", "currentPeriodStart", "currentPeriodEnd", "createdAt", "updatedAt")
+       SELECT sub, $1, 'live', 'active', cus, $13 || cur, $14 || cur, cur, 1, id, $15, 0, $15, $16, $15, $15 FROM r`,
+      [
+        w,
+        col('pmId'),
+        col('customerId'),
+        col('subId'),
+        col('kind'),
+        col('type'),
+        col('cur'),
+        col('sealed'),
+        col('card'),
+        col('ewallet'),
+        col('paypal'),
+        col('hash'),
+        `pln_bench${tag}`,
+        `pr_bench${tag}`,
+        month,
+        due,
+      ],
+    );
+  }
+  return seeded;
+}
+
+const one = async (text: string, params: unknown[]) => (await db().system.query(text, params)).rows[0];
+
+/** Money checks of a workspace: double charges, pending, unbalanced txIds, paid invoices, receipts, paid events. */
+async function moneyOf(workspaceId: string) {
+  const w = [workspaceId];
+  const [double, pending, unbalanced, inv, receipts, paidEvents] = await Promise.all([
+    one(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM payments WHERE "workspaceId" = $1 AND status = 'succeeded'
+         AND "invoiceId" IS NOT NULL GROUP BY "invoiceId" HAVING count(*) > 1) d`,
+      w,
+    ),
+    one(`SELECT count(*)::int AS n FROM payments WHERE "workspaceId" = $1 AND status = 'pending'`, w),
+    one(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ledger_entries WHERE "workspaceId" = $1
+         GROUP BY "txId", currency HAVING sum(CASE direction WHEN 'debit' THEN amount ELSE -amount END) <> 0) d`,
+      w,
+    ),
+    one(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'paid')::int AS paid FROM invoices WHERE "workspaceId" = $1`,
+      w,
+    ),
+    one(`SELECT count(*)::int AS n FROM receipts WHERE "workspaceId" = $1`, w),
+    one(`SELECT count(*)::int AS n FROM events WHERE "workspaceId" = $1 AND type = 'svc.invoice.paid.v1'`, w),
+  ]);
+  return {
+    double: double.n as number,
+    pending: pending.n as number,
+    unbalanced: unbalanced.n as number,
+    invoices: inv.n as number,
+    paid: inv.paid as number,
+    receipts: receipts.n as number,
+    paidEvents: paidEvents.n as number,
+  };
+}
+
+// ---- processes ----
+
+let appBase = '';
+let app: ChildProcess | undefined;
+const procEnv = () => ({
+  ...process.env,
+  DATABASE_URL: scratch.url,
+  LOG_LEVEL: 'warn',
+  PROVIDER_A_BASE_URL: simA.url,
+  PROVIDER_B_BASE_URL: simB.url,
+  PROVIDER_C_BASE_URL: simC.url,
+  PROVIDER_C_WEBHOOK_ID: cCreds.webhookId,
+  SVC_CALLBACK_BASE_URL: appBase,
+});
+
+/** `n` real `svc worker` processes on the scratch database (bin/svc.js), ready when they say so. */
+async function startWorkers(n: number) {
+  const out: ChildProcess[] = [];
+  for (let i = 0; i < n; i++) {
+    const w = spawn(process.execPath, [join(import.meta.dirname, '../bin/svc.js'), 'worker'], {
+      env: { ...procEnv(), SVC_DB_POOL: '10' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      let err = '';
+      w.stderr!.on('data', (d) => {
+        err += d;
+        if (err.includes('svc worker running')) resolve();
+      });
+      w.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${err}`)));
+    });
+    out.push(w);
+  }
+  return out;
+}
+
+async function jobRows(): Promise<number> {
+  const r = await db()
+    .system.query(`SELECT count(*)::int AS n FROM pgboss.job`)
+    .catch(() => ({ rows: [{ n: 0 }] }));
+  return r.rows[0].n;
+}
+
+/** In process, as a billing-batch job: everything due at `at` (two drainers unless told). */
+async function drain(at: Date, drainers = 2) {
+  const loop = async () => {
+    for (;;) {
+      const r = await processDue({ scope: null, at, testClockId: null, limit: 500 });
+      if (!r.more && r.renewed + r.canceled + r.attempted === 0) return;
+    }
+  };
+  await Promise.all(Array.from({ length: drainers }, loop));
+}
+
+// ---- sections ----
+
+const sections: Record<string, () => Promise<Target[]>> = {};
+let workers: ChildProcess[] = [];
+
+sections.p1 = async () => {
+  const ws = await liveWorkspace('Bench live burst');
+  const due = new Date(Date.now() - 1000);
+  const t0s = performance.now();
+  await seedDue(ws, N, due);
+  await db().system.query('ANALYZE');
+  console.log(`  P1: seeded ${fmt(N)} live subscriptions in ${fmt((performance.now() - t0s) / 1000, 1)} s`);
+  const { PgBoss } = await import('pg-boss');
+  const boss = new PgBoss({ connectionString: scratch.url, schema: 'pgboss' });
+  await boss.start();
+  const { DRAINERS, batchQueue } = await import('../jobs/billing-tick.ts');
+  const jobsBefore = await jobRows();
+  const chargesBefore = extraProviderCharges().total;
+  const t0 = performance.now();
+  // What the minute's tick does (jobs/billing-tick.ts): a few batch jobs, never one per subscription.
+  for (let i = 0; i < DRAINERS; i++) await boss.send(batchQueue, {}, { singletonKey: `bench-live-${i}` });
+  let paid = 0;
+  let maxJobs = 0;
+  let last = 0;
+  const limitS = Math.max(300, (N / 10_000) * 600);
+  for (;;) {
+    paid = (
+      await one(
+        `SELECT count(*)::int AS n FROM invoices WHERE "workspaceId" = $1 AND status = 'paid' AND "billingReason" = 'subscription_cycle'`,
+        [ws.workspaceId],
+      )
+    ).n;
+    maxJobs = Math.max(maxJobs, (await jobRows()) - jobsBefore);
+    const secs = (performance.now() - t0) / 1000;
+    if (secs - last >= 15) {
+      last = secs;
+      console.log(`    ${fmt(secs, 0)} s: ${fmt(paid)} paid`);
+    }
+    if (paid >= N || secs > limitS) break;
+    await sleep(250);
+  }
+  const secs = (performance.now() - t0) / 1000;
+  await boss.stop({ graceful: false });
+  const byQueue = await db().system.query(
+    `SELECT name, count(*)::int AS n FROM pgboss.job GROUP BY name ORDER BY n DESC LIMIT 8`,
+  );
+  console.log(`    job rows by queue now: ${byQueue.rows.map((r) => `${r.name} ${r.n}`).join(', ')}`);
+  const m = await moneyOf(ws.workspaceId);
+  const charges = extraProviderCharges();
+  const perAdapter = await db().system.query(
+    `SELECT adapter, count(*)::int AS n FROM payments WHERE "workspaceId" = $1 AND status = 'succeeded' GROUP BY adapter ORDER BY adapter`,
+    [ws.workspaceId],
+  );
+  console.log(
+    `  P1: ${fmt(paid)} of ${fmt(N)} live renewals paid in ${fmt(secs, 1)} s (${fmt(paid / secs)}/s; ` +
+      `${perAdapter.rows.map((r) => `${r.adapter} ${fmt(r.n)}`).join(', ')}); receipts ${fmt(m.receipts)}, ` +
+      `paid events ${fmt(m.paidEvents)}, provider charges ${fmt(charges.total - chargesBefore)}, double ${m.double}, ` +
+      `pending ${m.pending}, unbalanced ${m.unbalanced}; pg-boss job rows (all queues) ${maxJobs}`,
+  );
+  return [
+    [
+      `P1 ${fmt(N)} live renewals paid off session within 60 s`,
+      paid >= N && secs <= 60,
+      `${fmt(secs, 1)} s, ${fmt(paid)}/${fmt(N)}`,
+    ],
+    [
+      'P1 receipts, paid events, balanced, 0 double',
+      m.receipts === N && m.paidEvents === N && m.unbalanced === 0 && m.double === 0,
+      `${fmt(m.receipts)} receipts, ${fmt(m.paidEvents)} events, ${m.unbalanced} unbalanced, ${m.double} double`,
+    ],
+    [`P1 pg-boss job rows <= N/50 (${fmt(N / 50)})`, maxJobs <= N / 50, `${maxJobs} rows`],
+  ];
+};
+
+sections.p2 = async () => {
+  const ws = await liveWorkspace('Bench live crash');
+  const at = new Date();
+  const seeded = await seedDue(ws, CRASH, new Date(at.getTime() - 1000));
+  await db().system.query('ANALYZE');
+  faults({ drop: 0.05, duplicateRate: 0.1, callbackDelayMs: CALLBACK_DELAY_MS });
+  const drainer = () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'billing-drain.ts')], {
+      env: { ...procEnv(), LOG_LEVEL: 'silent', SVC_DB_POOL: '6', BILLING_AT: at.toISOString() },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    return { child, exited: new Promise<number | null>((r) => child.once('exit', (code) => r(code))) };
+  };
+  const t0 = performance.now();
+  const pair = [drainer(), drainer()];
+  let kills = 0;
+  let turn = 0;
+  // One of the two SIGKILLed every 2 s and started again, until one finishes on its own (nothing due at `at`).
+  const runLimit = performance.now() + 300_000;
+  for (;;) {
+    const done = await Promise.race([
+      sleep(2000).then(() => null),
+      ...pair.map((d, i) => d.exited.then((code) => ({ i, code }))),
+    ]);
+    if (done && done.code === 0) break;
+    if (performance.now() > runLimit) break;
+    if (done) {
+      pair[done.i] = drainer();
+      continue;
+    }
+    const victim = pair[turn];
+    turn = 1 - turn;
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    kills++;
+    pair[1 - turn] = drainer();
+  }
+  for (const d of pair) d.child.kill('SIGKILL');
+  await Promise.all(pair.map((d) => d.exited));
+  const runS = (performance.now() - t0) / 1000;
+  const atRun = await moneyOf(ws.workspaceId);
+  // 6 minutes later (business time; the 5-minute leases passed): what the billing tick and the pending sweep do.
+  const later = (min: number) => new Date(Date.now() + min * 60_000);
+  await drain(later(6));
+  while ((await sweepPendingCharges(500, later(6))) > 0);
+  for (const s of sims) await s.flush();
+  const afterFaults = await moneyOf(ws.workspaceId);
+  faults({});
+  await drain(later(12));
+  while ((await sweepPendingCharges(500, later(12))) > 0);
+  for (const s of sims) await s.flush();
+  await sleep(1000);
+  const m = await moneyOf(ws.workspaceId);
+  const charges = extraProviderCharges();
+  const dropped = await one(
+    `SELECT count(*)::int AS n FROM payments WHERE "workspaceId" = $1 AND "paymentMethodId" = ANY($2::text[])
+       AND status = 'succeeded'`,
+    [ws.workspaceId, seeded.map((s) => s.pmId)],
+  );
+  const late = await one(
+    `SELECT count(*)::int AS n FROM refunds WHERE "workspaceId" = $1 AND reason = 'duplicate'`,
+    [ws.workspaceId],
+  );
+  const totalS = (performance.now() - t0) / 1000;
+  console.log(
+    `  P2: ${fmt(CRASH)} renewals, ${kills} SIGKILLs in ${fmt(runS, 1)} s: at the end of the run ${fmt(atRun.paid)} paid, ` +
+      `${atRun.pending} pending; 6 min later (faults on) ${fmt(afterFaults.paid)} paid, ${afterFaults.pending} pending; ` +
+      `then (drops off) ${fmt(m.paid)}/${fmt(m.invoices)} paid, ${m.pending} pending, ${fmt(dropped.n)} succeeded charges, ` +
+      `${late.n} duplicate refunds; double ${m.double}, provider extra charges ${charges.extra}, unbalanced ${m.unbalanced} ` +
+      `(${fmt(totalS, 1)} s in all)`,
+  );
+  return [
+    [
+      `P2 crash run ${fmt(CRASH)}: 0 invoices with > 1 succeeded payment`,
+      m.double === 0,
+      `${m.double} (${kills} SIGKILLs)`,
+    ],
+    ['P2 0 provider charges beyond 1 per payment id', charges.extra === 0, `${charges.extra} extra`],
+    [
+      'P2 0 pending 6 min after the run',
+      m.pending === 0,
+      `${afterFaults.pending} with faults on, ${m.pending} after; ${fmt(m.paid)}/${fmt(m.invoices)} paid`,
+    ],
+    ['P2 every txId balanced', m.unbalanced === 0, `${m.unbalanced} unbalanced`],
+  ];
+};
+
+/** Payments that took money for an invoice (its own, or late money naming it), and their duplicate refunds. */
+async function paidTwice(workspaceId: string, invoiceIds: string[]) {
+  const { rows } = await db().system.query(
+    `SELECT inv, count(*)::int AS took, count(r.id)::int AS refunded FROM (
+       SELECT coalesce(p."invoiceId", p.metadata->>'invoiceId') AS inv, p.id FROM payments p
+       WHERE p."workspaceId" = $1 AND p.status IN ('succeeded', 'refunded', 'partially_refunded')
+         AND coalesce(p."invoiceId", p.metadata->>'invoiceId') = ANY($2::text[])) t
+     LEFT JOIN refunds r ON r."workspaceId" = $1 AND r."paymentId" = t.id AND r.reason = 'duplicate'
+     GROUP BY inv`,
+    [workspaceId, invoiceIds],
+  );
+  let twice = 0;
+  let unrefunded = 0;
+  for (const r of rows) {
+    if (r.took > 1) twice++;
+    if (r.took - r.refunded > 1) unrefunded++;
+  }
+  return { twice, unrefunded };
+}
+
+const invoiceOf = async (subId: string) =>
+  one(`SELECT id, "hostedSecret", total FROM invoices WHERE "subscriptionId" = $1 ORDER BY "createdAt" DESC LIMIT 1`, [
+    subId,
+  ]);
+
+sections.p3 = async () => {
+  const ws = await liveWorkspace('Bench live races');
+  const A: [Kind, number][] = [['provider_a', 1]];
+  const out: Target[] = [];
+  const roundInvoices: string[] = [];
+
+  // Two drainers on one due invoice.
+  {
+    const invs: string[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const [s] = await seedDue(ws, 1, new Date(Date.now() - 1000), A);
+      await drain(new Date(), 2);
+      invs.push((await invoiceOf(s.subId)).id);
+    }
+    const p = await paidTwice(ws.workspaceId, invs);
+    roundInvoices.push(...invs);
+    console.log(`  P3 two drainers: ${ROUNDS} rounds, ${p.twice} invoices paid twice, ${p.unrefunded} without refund`);
+    out.push([`P3 two drainers, ${ROUNDS} rounds: 0 paid twice unrefunded`, p.unrefunded === 0, `${p.twice} twice`]);
+  }
+
+  // Hosted-page payment (QRIS at provider_a, paid by its callback) vs the off-session charge.
+  {
+    const invs: string[] = [];
+    let hostedFirst = 0;
+    let conflicts = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      // An open invoice with its hosted QRIS charge shown: the renewal without the charge, then the page.
+      const [s] = await seedDue(ws, 1, new Date(Date.now() - 1000), A);
+      await db().system.query(`UPDATE subscriptions SET "paymentMethod" = NULL WHERE id = $1`, [s.subId]);
+      await drain(new Date(), 1);
+      const inv = await invoiceOf(s.subId);
+      invs.push(inv.id);
+      const token = `${inv.id}_${inv.hostedSecret}`;
+      const pay = await fetch(`${appBase}/i/${token}/pay`, { method: 'POST', redirect: 'manual' });
+      const location = pay.headers.get('location') ?? '';
+      const csId = /\/c\/(cs_[0-9A-Z]+)_/.exec(location)?.[1];
+      if (!csId) throw new Error(`hosted pay: ${pay.status} ${await pay.text()}`);
+      const attempt = await fetch(`${appBase}${location.slice(location.indexOf('/c/'))}/attempt`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: 'qris' }),
+      });
+      if (attempt.status !== 200) throw new Error(`hosted attempt: ${attempt.status} ${await attempt.text()}`);
+      const { providerReference } = await one(
+        `SELECT "providerReference" FROM checkout_attempts WHERE "checkoutSessionId" = $1 ORDER BY number DESC LIMIT 1`,
+        [csId],
+      );
+      // The method comes back and the invoice is due for its attempt: the charge and the QR payment race.
+      await db().system.query(`UPDATE subscriptions SET "paymentMethod" = $2 WHERE id = $1`, [s.subId, s.pmId]);
+      await db().system.query(`UPDATE invoices SET "nextAttemptAt" = now() - interval '1 second' WHERE id = $1`, [
+        inv.id,
+      ]);
+      const [, deliveries] = await Promise.all([drain(new Date(), 1), simA.pay(providerReference)]);
+      if (deliveries.some((d) => d.status === 409)) conflicts++;
+      const won = await one(
+        `SELECT "paymentMethodId" FROM payments WHERE "invoiceId" = $1 AND status = 'succeeded' LIMIT 1`,
+        [inv.id],
+      );
+      if (won && won.paymentMethodId === null) hostedFirst++;
+    }
+    await simA.flush();
+    await sleep(500);
+    const p = await paidTwice(ws.workspaceId, invs);
+    roundInvoices.push(...invs);
+    console.log(
+      `  P3 hosted page vs off-session: ${ROUNDS} rounds, hosted first ${hostedFirst}, ${p.twice} invoices took money twice, ` +
+        `${p.unrefunded} without a duplicate refund (callbacks answered 409: ${conflicts})`,
+    );
+    out.push([
+      `P3 hosted vs off-session, ${ROUNDS} rounds: 0 paid twice unrefunded`,
+      p.unrefunded === 0,
+      `${p.twice} twice, ${p.unrefunded} unrefunded`,
+    ]);
+  }
+
+  // Detach during the charge.
+  {
+    let lateCharges = 0;
+    let charged = 0;
+    const invs: string[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const [s] = await seedDue(ws, 1, new Date(Date.now() - 1000), A);
+      let detachedAt = 0;
+      await Promise.all([
+        drain(new Date(), 1),
+        detachPaymentMethod(ctxOf(ws), s.pmId).then(() => {
+          detachedAt = Date.now();
+        }),
+      ]);
+      invs.push((await invoiceOf(s.subId)).id);
+      const calls = simA.requests.filter(
+        (q) => q.method === 'POST' && q.path === '/payment_requests' && q.body.includes(s.token),
+      );
+      if (calls.length) charged++;
+      // Started strictly after the detach had committed (its call had returned).
+      for (const c of calls) if ((requestTimes.get(c) ?? 0) > detachedAt) lateCharges++;
+    }
+    const p = await paidTwice(ws.workspaceId, invs);
+    roundInvoices.push(...invs);
+    console.log(
+      `  P3 detach vs charge: ${ROUNDS} rounds, ${charged} charged, ${ROUNDS - charged} detached first, ${lateCharges} charges started after the detach committed`,
+    );
+    out.push([
+      `P3 detach vs charge, ${ROUNDS} rounds: 0 charges after detach`,
+      lateCharges === 0 && p.unrefunded === 0,
+      `${lateCharges} late, ${charged} charged first`,
+    ]);
+  }
+
+  // Credit note vs the charge in flight.
+  {
+    let notes = 0;
+    let refused = 0;
+    let overCredited = 0;
+    const invs: string[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const [s] = await seedDue(ws, 1, new Date(Date.now() - 1000), A);
+      await db().system.query(`UPDATE subscriptions SET "paymentMethod" = NULL WHERE id = $1`, [s.subId]);
+      await drain(new Date(), 1);
+      const inv = await invoiceOf(s.subId);
+      invs.push(inv.id);
+      await db().system.query(`UPDATE subscriptions SET "paymentMethod" = $2 WHERE id = $1`, [s.subId, s.pmId]);
+      await db().system.query(`UPDATE invoices SET "nextAttemptAt" = now() - interval '1 second' WHERE id = $1`, [
+        inv.id,
+      ]);
+      const [, note] = await Promise.all([
+        drain(new Date(), 1),
+        createCreditNote(ctxOf(ws), { invoiceId: inv.id, amount: Number(inv.total), reason: 'order_change' } as never).then(
+          () => 'created',
+          (e: { code?: string; status?: number }) => e.code ?? String(e.status),
+        ),
+      ]);
+      if (note === 'created') notes++;
+      else refused++;
+      const over = await one(
+        `SELECT coalesce(sum(total), 0)::bigint > $2::bigint AS over FROM credit_notes WHERE "invoiceId" = $1 AND status <> 'void'`,
+        [inv.id, inv.total],
+      );
+      if (over.over) overCredited++;
+    }
+    const p = await paidTwice(ws.workspaceId, invs);
+    roundInvoices.push(...invs);
+    console.log(
+      `  P3 credit note vs charge: ${ROUNDS} rounds, ${notes} notes created, ${refused} refused, ${p.twice} invoices took money twice, ` +
+        `${p.unrefunded} without refund, ${overCredited} over-credited`,
+    );
+    out.push([
+      `P3 credit note vs charge, ${ROUNDS} rounds: 0 paid twice unrefunded`,
+      p.unrefunded === 0 && overCredited === 0,
+      `${notes} notes, ${refused} refused, ${p.unrefunded} unrefunded`,
+    ]);
+  }
+  const m = await moneyOf(ws.workspaceId);
+  out.push(['P3 all races: ledger balanced', m.unbalanced === 0, `${m.unbalanced} unbalanced, ${m.double} double`]);
+  return out;
+};
+
+sections.p4 = async () => {
+  const ws = await liveWorkspace('Bench live actions');
+  const A: [Kind, number][] = [['provider_a', 1]];
+  await seedDue(ws, ACTIONS, new Date(Date.now() - 1000), A, 'requires_action');
+  await drain(new Date(), 2);
+  const w = [ws.workspaceId];
+  const same = await one(
+    `SELECT count(*)::int AS n, count(e.id)::int AS evented,
+       count(*) FILTER (WHERE e.xmin::text = p.xmin::text)::int AS same FROM payments p
+     LEFT JOIN events e ON e."workspaceId" = p."workspaceId" AND e.type = 'svc.invoice.payment_action_required.v1'
+       AND e.data->'metadata'->>'paymentId' = p.id
+     WHERE p."workspaceId" = $1 AND p.status = 'requires_action'`,
+    w,
+  );
+  // The relay (a worker) publishes the events and writes their billing-email jobs in its transaction.
+  const started = workers.length ? [] : await startWorkers(1);
+  let mailed = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 60_000) {
+    mailed = (
+      await one(
+        `SELECT count(DISTINCT i)::int AS n FROM pgboss.job j, jsonb_array_elements_text(j.data->'invoiceIds') i
+         WHERE j.name = 'billing-email' AND j.data->>'kind' = 'action_required' AND j.data->>'workspaceId' = $1`,
+        w,
+      ).catch(() => ({ n: 0 }))
+    ).n;
+    if (mailed >= same.n) break;
+    await sleep(250);
+  }
+  // Expiry on the real clock: the actions run out EXPIRY_S from now; the worker's billing tick expires them.
+  await db().system.query(
+    `UPDATE payments SET "nextAction" = jsonb_set("nextAction", '{expiresAt}', to_jsonb(to_char((now() + make_interval(secs => $2)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
+     WHERE "workspaceId" = $1 AND status = 'requires_action'`,
+    [ws.workspaceId, EXPIRY_S],
+  );
+  const t1 = performance.now();
+  let left = same.n;
+  while (left > 0 && performance.now() - t1 < 180_000) {
+    await sleep(1000);
+    left = (
+      await one(`SELECT count(*)::int AS n FROM payments WHERE "workspaceId" = $1 AND status = 'requires_action'`, w)
+    ).n;
+  }
+  for (const s of started) s.kill('SIGTERM');
+  const lag = await one(
+    `SELECT count(*)::int AS n, coalesce(max(extract(epoch FROM p."updatedAt" - (p."nextAction"->>'expiresAt')::timestamptz)), 0)::float AS max
+     FROM payments p WHERE p."workspaceId" = $1 AND p.status = 'failed' AND p."failureCode" = 'authentication_required'`,
+    w,
+  );
+  const inTime = same.n > 0 && same.same === same.n;
+  console.log(
+    `  P4: ${ACTIONS} renewals, ${same.n} requires_action, ${same.evented} with their event, ${same.same} in the same commit, ` +
+      `${mailed} billing-email (action_required) invoices; expired ${lag.n} (left ${left}), max lag ${fmt(lag.max, 1)} s after expiresAt`,
+  );
+  return [
+    [
+      'P4 event in the same commit as requires_action (100 %)',
+      inTime && same.n === ACTIONS,
+      `${same.same}/${same.n} (${ACTIONS} renewals)`,
+    ],
+    ['P4 billing-email job for each (100 %)', mailed === same.n && same.n > 0, `${mailed}/${same.n}`],
+    ['P4 expiry <= 60 s after expiresAt', left === 0 && lag.n === same.n && lag.max <= 60, `max ${fmt(lag.max, 1)} s, ${left} left`],
+  ];
+};
+
+sections.p5 = async () => [['P5 setup sessions', false, 'not measured (setup sessions not on this branch)']];
+
+let failed = false;
+try {
+  const cpus = os.cpus();
+  console.log(
+    `node ${process.version}, ${cpus[0]?.model} x ${cpus.length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB; ` +
+      `P1 ${fmt(N)}, P2 ${fmt(CRASH)}, P3 ${ROUNDS} rounds, P4 ${ACTIONS}; simulators +${LATENCY_MS} ms`,
+  );
+  await scratch.create();
+  await migrate(scratch.url);
+  openDatabase(scratch.url);
+  for (const s of sims) await s.start();
+  process.env.PROVIDER_A_BASE_URL = simA.url;
+  process.env.PROVIDER_B_BASE_URL = simB.url;
+  process.env.PROVIDER_C_BASE_URL = simC.url;
+  process.env.PROVIDER_C_WEBHOOK_ID = cCreds.webhookId;
+  const started = await startApp(scratch.url, {
+    env: {
+      PROVIDER_A_BASE_URL: simA.url,
+      PROVIDER_B_BASE_URL: simB.url,
+      PROVIDER_C_BASE_URL: simC.url,
+      PROVIDER_C_WEBHOOK_ID: cCreds.webhookId,
+    },
+  });
+  app = started.child;
+  appBase = started.base;
+  process.env.SVC_CALLBACK_BASE_URL = appBase;
+  simA.callbackUrl = `${appBase}/v1/callbacks/provider_a`;
+  simB.notificationUrl = `${appBase}/v1/callbacks/provider_b`;
+  simC.webhookUrl = `${appBase}/v1/callbacks/provider_c`;
+  const targets: Target[] = [];
+  const want = (s: string) => !only || only.includes(s);
+  if (want('p1') || want('p4')) workers = await startWorkers(2);
+  if (want('p1')) targets.push(...(await sections.p1()));
+  if (want('p4')) targets.push(...(await sections.p4()));
+  for (const w of workers) w.kill('SIGTERM');
+  workers = [];
+  if (want('p2')) targets.push(...(await sections.p2()));
+  if (want('p3')) targets.push(...(await sections.p3()));
+  targets.push(...(await sections.p5()));
+  printTargets(targets);
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  for (const w of workers) w.kill('SIGTERM');
+  app?.kill('SIGTERM');
+  await Promise.all(sims.map((s) => s.close().catch(() => {})));
+  await closeDatabase().catch(() => {});
+  await scratch.drop();
+}
+process.exit(failed ? 1 : 0);
