@@ -86,12 +86,12 @@ export function resetPeakRss(pid: number): boolean {
   }
 }
 
-/** A benchmark's verdicts: what it aims at, whether it got there, what it measured. */
-export type Target = readonly [target: string, pass: boolean, measured: string];
+/** A benchmark's verdicts: what it aims at, whether it got there (null: not measured), what it measured. */
+export type Target = readonly [target: string, pass: boolean | null, measured: string];
 
 /** The table every benchmark ends with, its first column as wide as its longest target. */
 export function printTargets(targets: readonly Target[]) {
   const width = Math.max('target'.length, ...targets.map(([t]) => t.length)) + 2;
   console.log(`\n  ${'target'.padEnd(width)}result  measured`);
-  for (const [t, pass, m] of targets) console.log(`  ${t.padEnd(width)}${(pass ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  for (const [t, pass, m] of targets) console.log(`  ${t.padEnd(width)}${(pass === null ? '-' : pass ? 'PASS' : 'MISS').padEnd(8)}${m}`);
 }
