@@ -29,7 +29,7 @@ async function providerOf(scope: RowScope, kind: string): Promise<Provider | nul
 }
 
 /** A counting gate per adapter kind: at most `SVC_OFFSESSION_CONCURRENCY` calls in flight per worker. */
-class Gate {
+export class Gate {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   constructor(private readonly limit: () => number) {}
