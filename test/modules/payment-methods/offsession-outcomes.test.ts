@@ -94,6 +94,18 @@ describe('requires_action on a renewal', () => {
     const wire = (await ws.client.get(`/v1/payments/${p.id}`)).json.data;
     expect(wire).toMatchObject({ status: 'requires_action', nextAction: { type: 'redirect', expiresAt } });
     expect((await eventsOf(ws, p.id)).map((e) => e.type)).toEqual(['payment.requires_action']);
+    // GraphQL: the same fields and the Payment.paymentMethod edge.
+    const g = await ws.client.graphql(
+      `query($id: ID!) { payment(id: $id) { status nextAction paymentMethodId paymentMethod { id status } } }`,
+      { id: p.id },
+    );
+    expect(g.json.errors).toBeUndefined();
+    expect(g.json.data.payment).toMatchObject({
+      status: 'requires_action',
+      nextAction: { type: 'redirect', expiresAt },
+      paymentMethodId: pm.id,
+      paymentMethod: { id: pm.id, status: 'active' },
+    });
     const action = (await eventsOf(ws, inv.id)).find((e) => e.type === 'svc.invoice.payment_action_required.v1');
     expect(action.data.metadata).toEqual({
       paymentId: p.id,
@@ -317,9 +329,12 @@ describe('POST /v1/payments/:id/simulate', () => {
     expect(o.json.error.code).toBe('not_found');
     const bad = await ws.client.post(`/v1/payments/${p.id}/simulate`, { outcome: 'maybe' }, key());
     expect(bad.status).toBe(400);
-    const fail = await ws.client.post(`/v1/payments/${p.id}/simulate`, { outcome: 'failure' }, key());
-    expect(fail.status, fail.text).toBe(200);
-    expect(fail.json.data).toMatchObject({ status: 'failed', failureCode: 'card_declined' });
+    const fail = await ws.client.graphql(
+      `mutation($id: ID!) { simulatePayment(id: $id, input: { outcome: "failure" }) { status failureCode } }`,
+      { id: p.id },
+    );
+    expect(fail.json.errors).toBeUndefined();
+    expect(fail.json.data.simulatePayment).toEqual({ status: 'failed', failureCode: 'card_declined' });
     // No longer waiting.
     const again = await ws.client.post(`/v1/payments/${p.id}/simulate`, { outcome: 'success' }, key());
     expect(again.status).toBe(409);
