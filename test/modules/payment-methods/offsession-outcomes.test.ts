@@ -182,6 +182,27 @@ describe('requires_action on a renewal', () => {
   });
 });
 
+describe('the invoice settled another way while a charge waits', () => {
+  it('paid by the merchant: the waiting charge fails invoice_not_payable (payment.failed), no retry, nothing to expire', async () => {
+    const ws = await server.workspace();
+    const { sub, inv } = await renewed(ws, 'requires_action');
+    const [p] = await paymentsOf(inv.id);
+    const paid = await ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, key());
+    expect(paid.status, paid.text).toBe(201);
+    const rows = await paymentsOf(inv.id);
+    expect(rows.find((r) => r.id === p.id)).toMatchObject({
+      status: 'failed',
+      failureCode: 'invoice_not_payable',
+      nextAction: null,
+    });
+    expect((await eventsOf(ws, p.id)).map((e) => e.type)).toEqual(['payment.requires_action', 'payment.failed']);
+    expect((await invoicesOf(sub))[0]).toMatchObject({ status: 'paid', nextAttemptAt: null });
+    expect((await eventsOf(ws, inv.id)).map((e) => e.type)).not.toContain('svc.invoice.payment_failed.v1');
+    // The authenticate page has nothing left to settle.
+    expect((await page(`/i/${tokenOf(inv)}/authenticate`, form({ outcome: 'success' }))).status).toBe(409);
+  });
+});
+
 describe('requires_action expiry on the real clock', () => {
   it('the billing tick fails a charge past its action expiry (payment_failed, past_due), and only that one', async () => {
     const ws = await server.workspace();
