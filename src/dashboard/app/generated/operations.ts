@@ -280,7 +280,7 @@ export type DashboardInviteMutation = { inviteMember: { id: string, email: strin
 export type DashboardDevelopersQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardDevelopersQuery = { apiKeys: { edges: Array<{ node: { id: string, keyId: string, name: string, role: string, environment: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } }> }, webhookEndpoints: { edges: Array<{ node: { id: string, url: string, status: string, events: Array<string> } }> }, events: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
+export type DashboardDevelopersQuery = { auditLog: { edges: Array<{ node: { id: string, action: string, at: string, actorKeyId: string | null, actorMemberId: string | null, targetId: string | null, requestId: string | null } }> }, apiKeys: { edges: Array<{ node: { id: string, keyId: string, name: string, role: string, environment: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } }> }, webhookEndpoints: { edges: Array<{ node: { id: string, url: string, status: string, events: Array<string> } }> }, events: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
 
 export type DashboardInvoicesQueryVariables = Exact<{
   first?: number | null | undefined;
