@@ -293,3 +293,48 @@ describe('durations on a test clock', () => {
     expect(after.discount).toBeNull();
   }, 180_000);
 });
+
+describe('renderings', () => {
+  /** A signed GET answered as bytes. */
+  async function signedBytes(ws: Workspace, target: string) {
+    const { signRequest } = await import('../../../src/core/auth/signing.ts');
+    const res = await fetch(server.url + target, {
+      headers: signRequest({ keyId: ws.keyId, secret: ws.secret, method: 'GET', target }),
+      redirect: 'manual',
+    });
+    return Buffer.from(await res.arrayBuffer());
+  }
+
+  it("every rendering shows the discount row with the coupon's name: PDF, HTML, ESC/POS, hosted page, portal", async () => {
+    const ws = await server.workspace();
+    await taxOn(ws);
+    const { priceId } = await plan(ws);
+    const c = await coupon(ws, { name: 'Ramadan Hemat', percentOff: 20, duration: 'repeating', durationInMonths: 2 });
+    const cus = await customer(ws);
+    const sub = (await subscribe(ws, { customerId: cus, priceId, couponId: c.id })).json.data;
+    const inv = await invoice(ws, sub.latestInvoiceId);
+    expect(inv.discount).toBe(30000);
+    const row = 'Diskon: Ramadan Hemat';
+    const html = await ws.client.get(`/v1/invoices/${inv.id}/invoice.html`);
+    expect(html.text).toContain(row);
+    const { extractText } = await import('unpdf');
+    const pdf = await signedBytes(ws, `/v1/invoices/${inv.id}/invoice.pdf`);
+    const { text } = await extractText(new Uint8Array(pdf), { mergePages: true });
+    expect(text.replace(/\s+/g, ' ')).toContain(row);
+    const escpos = await signedBytes(ws, `/v1/invoices/${inv.id}/invoice.escpos?width=80`);
+    expect(escpos.toString('latin1')).toContain('Ramadan Hemat');
+    const hosted = await fetch(server.url + new URL(inv.hostedInvoiceUrl).pathname);
+    expect(await hosted.text()).toContain('Ramadan Hemat');
+    // The portal state: the subscription's discount and the invoice's discounts.
+    const ps = (await ws.client.post('/v1/portal-sessions', { customerId: cus, returnUrl: 'https://shop.example' })).json
+      .data;
+    const u = new URL(ps.url);
+    const state = await (
+      await fetch(`${server.url}/portal/${u.pathname.split('/')[2]}/api/state`, {
+        headers: { 'x-portal-token': u.hash.slice('#t='.length) },
+      })
+    ).json();
+    expect(state.data.subscriptions[0].discount).toEqual({ name: 'Ramadan Hemat', end: sub.discount.end });
+    expect(state.data.invoices[0].discounts).toEqual([{ name: 'Ramadan Hemat', amount: expect.stringContaining('30.000') }]);
+  });
+});
