@@ -146,7 +146,7 @@ describe('discountLines and subscription invoices (docs/coupons.md, Computation)
           {
             sub: { id: 'sub_x', customerId: 'cus_x', currency: 'IDR', paymentMethod: null, testClockId: null },
             taxMode: taxMode as 'exclusive' | 'inclusive',
-            lines: ls,
+            lines: ls.map((l) => ({ ...l, description: 'x' })),
             period: { start: at, end: at },
             billingReason: 'subscription_cycle',
             discount: active(t, false),
