@@ -172,7 +172,13 @@ export type SavedMethodType = 'card' | 'ewallet' | 'direct_debit' | 'paypal';
 
 /** Display fields of a saved method: all that ever leaves the adapter besides the sealed token. */
 export interface SavedMethodDisplay {
-  card?: { brand: string; last4: string; expMonth: number; expYear: number; funding: 'credit' | 'debit' | 'prepaid' | 'unknown' } | null;
+  card?: {
+    brand: string;
+    last4: string;
+    expMonth: number;
+    expYear: number;
+    funding: 'credit' | 'debit' | 'prepaid' | 'unknown';
+  } | null;
   ewallet?: { provider: 'ovo' | 'dana' | 'shopeepay' | 'gopay' | 'linkaja'; maskedAccount: string } | null;
   directDebit?: { bank: 'bri' | 'mandiri' | 'bca' | 'bni'; maskedAccount: string } | null;
   paypal?: { maskedEmail: string } | null;
@@ -280,7 +286,11 @@ export interface Provider {
   /** A merchant-initiated charge of a saved token; safe to repeat with the same idempotency key. */
   chargeOffSession?(input: OffSessionChargeInput): Promise<OffSessionResult>;
   /** The status of an off-session charge (after a timeout or a callback): same shape as the charge. */
-  fetchOffSession?(ref: { providerRef?: string | null; reference: string; idempotencyKey: string }): Promise<OffSessionResult | null>;
+  fetchOffSession?(ref: {
+    providerRef?: string | null;
+    reference: string;
+    idempotencyKey: string;
+  }): Promise<OffSessionResult | null>;
   /** Revokes the token at the provider; true when gone (or already gone). */
   detachToken?(token: string): Promise<boolean>;
 }

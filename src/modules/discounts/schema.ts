@@ -3,10 +3,17 @@
 // GraphQL, REST and events share one shape.
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields } from '../../graphql/fields.ts';
-import { discountCouponFields, discountFields, invoiceDiscountFields, type DiscountCoupon, type DiscountRow, type InvoiceDiscount } from './fields.ts';
+import {
+  discountCouponFields,
+  discountFields,
+  invoiceDiscountFields,
+  type DiscountCoupon,
+  type DiscountRow,
+  type InvoiceDiscount,
+} from './fields.ts';
 
 builder.objectRef<DiscountCoupon>('DiscountCoupon').implement({
-  description: "What a discount shows of its coupon: name, percentOff or amountOff, duration.",
+  description: 'What a discount shows of its coupon: name, percentOff or amountOff, duration.',
   fields: (t) => exposeFields(t, discountCouponFields),
 });
 

@@ -27,7 +27,9 @@ import { discountActive, discountEnded, discountMachine, discountRemoved } from 
 /** A reference as sent: a string of 1-64 characters; whether it names a coupon is a 404 question. */
 const isIdString = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 64;
 
-export const couponOf = (c: Pick<Coupon, 'name' | 'percentOffHundredths' | 'amountOff' | 'duration' | 'durationInMonths'>): DiscountCoupon => ({
+export const couponOf = (
+  c: Pick<Coupon, 'name' | 'percentOffHundredths' | 'amountOff' | 'duration' | 'durationInMonths'>,
+): DiscountCoupon => ({
   name: c.name,
   percentOff: c.percentOffHundredths === null ? null : c.percentOffHundredths / 100,
   amountOff: (c.amountOff as Record<string, number> | null) ?? null,
@@ -229,10 +231,7 @@ export function discountLines(
     amount: Number(BigInt(l.quantity) * BigInt(l.unitAmount)),
     planId: d.appliesTo === null ? null : l.priceId === null ? null : (d.planOfPrice[l.priceId] ?? null),
   }));
-  const subtotal = Math.max(
-    0,
-    amounts.reduce((s, l) => s + l.amount, 0) - alreadyOff,
-  );
+  const subtotal = Math.max(0, amounts.reduce((s, l) => s + l.amount, 0) - alreadyOff);
   const base = Math.min(eligibleBase(amounts, d.appliesTo), subtotal);
   const amount = discountAmount(d.terms, base, currency);
   return [{ couponId: d.couponId, discountId: d.id, name: d.name, amount }];
@@ -269,7 +268,9 @@ export async function endConsumedDiscounts(
 /** The discount rows named by ids (with their coupons), for `Discount` reads. */
 export async function discountsById(tx: AnyTx, scope: RowScope, ids: readonly string[]): Promise<DiscountRow[]> {
   if (!ids.length) return [];
-  const rows = await sqlOf(tx).query<Discount & Pick<Coupon, 'name' | 'percentOffHundredths' | 'amountOff' | 'duration' | 'durationInMonths'>>(
+  const rows = await sqlOf(tx).query<
+    Discount & Pick<Coupon, 'name' | 'percentOffHundredths' | 'amountOff' | 'duration' | 'durationInMonths'>
+  >(
     q`SELECT d.*, c.name, c."percentOffHundredths", c."amountOff", c.duration, c."durationInMonths"
       FROM discounts d JOIN coupons c ON c."workspaceId" = d."workspaceId" AND c.mode = d.mode AND c.id = d."couponId"
       WHERE d."workspaceId" = ${scope.workspaceId} AND d.mode = ${scope.mode} AND d.id = ANY (${[...ids]}::text[])`,

@@ -51,7 +51,9 @@ const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
     memo: t.string({ description: 'At most 500 characters; stored in metadata.memo.' }),
     subscriptionId: t.string(),
     templateId: t.string({ description: 'A template of kind invoice.' }),
-    couponId: t.string({ description: 'A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md).' }),
+    couponId: t.string({
+      description: 'A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md).',
+    }),
     applyCustomerBalance: t.boolean({
       description: "Finalization applies the customer's credit in the invoice currency (default true).",
     }),

@@ -211,7 +211,11 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
     if (v.couponId !== null) {
       const sql = sqlOf(tx);
       const at = await clockTimeFor(sql, { ...scope, testClockId: customer.testClockId });
-      const planIds = await plansOfPrices(sql, scope, v.lines.map((l) => l.priceId));
+      const planIds = await plansOfPrices(
+        sql,
+        scope,
+        v.lines.map((l) => l.priceId),
+      );
       const target = { customerId: v.customerId, invoiceId: id, currency: v.currency, planIds };
       await applyCoupon(sql, scope, v.couponId, target, at, 'invoice');
       amounts = await discountsOf(sql, scope, id, v.lines, v.currency, BigInt(v.discount), at);

@@ -92,7 +92,11 @@ describe('subscription discounts', () => {
     const inv = await invoice(ws, res.json.data.latestInvoiceId);
     // Never above the base: the whole 40,000 and no more; a zero total is paid at once.
     expect(inv).toMatchObject({ subtotal: 40000, discount: 40000, total: 0, status: 'paid', amountPaid: 0 });
-    const onlyPro = await coupon(ws, { name: 'Pro only', amountOff: { IDR: 5000 }, appliesTo: { planIds: [pro.planId] } });
+    const onlyPro = await coupon(ws, {
+      name: 'Pro only',
+      amountOff: { IDR: 5000 },
+      appliesTo: { planIds: [pro.planId] },
+    });
     expectError(
       await subscribe(ws, { customerId: await customer(ws), priceId: basic.priceId, couponId: onlyPro.id }),
       400,
@@ -154,7 +158,12 @@ describe('subscription discounts', () => {
     const usd = await coupon(ws, { amountOff: { USD: 500 } });
     await new Promise((r) => setTimeout(r, 2100));
     for (const c of [archived, expired, usedUp, usd])
-      expectError(await subscribe(ws, { customerId: cus, priceId, couponId: c.id }), 400, 'validation_error', 'couponId');
+      expectError(
+        await subscribe(ws, { customerId: cus, priceId, couponId: c.id }),
+        400,
+        'validation_error',
+        'couponId',
+      );
     // Nothing was written for the refused creates.
     const subs = (await ws.client.get(`/v1/subscriptions?customerId=${cus}`)).json.data;
     expect(subs).toHaveLength(1);
@@ -326,8 +335,8 @@ describe('renderings', () => {
     const hosted = await fetch(server.url + new URL(inv.hostedInvoiceUrl).pathname);
     expect(await hosted.text()).toContain('Ramadan Hemat');
     // The portal state: the subscription's discount and the invoice's discounts.
-    const ps = (await ws.client.post('/v1/portal-sessions', { customerId: cus, returnUrl: 'https://shop.example' })).json
-      .data;
+    const ps = (await ws.client.post('/v1/portal-sessions', { customerId: cus, returnUrl: 'https://shop.example' }))
+      .json.data;
     const u = new URL(ps.url);
     const state = await (
       await fetch(`${server.url}/portal/${u.pathname.split('/')[2]}/api/state`, {
@@ -335,6 +344,8 @@ describe('renderings', () => {
       })
     ).json();
     expect(state.data.subscriptions[0].discount).toEqual({ name: 'Ramadan Hemat', end: sub.discount.end });
-    expect(state.data.invoices[0].discounts).toEqual([{ name: 'Ramadan Hemat', amount: expect.stringContaining('30.000') }]);
+    expect(state.data.invoices[0].discounts).toEqual([
+      { name: 'Ramadan Hemat', amount: expect.stringContaining('30.000') },
+    ]);
   });
 });

@@ -94,7 +94,11 @@ export function documentText(view: DocumentView) {
   const above: [string, string][] = [];
   if (view.tax || inv?.discount) above.push([L.subtotal, money(view.subtotal)]);
   // A row per discount, named by its coupon (docs/coupons.md, Invoice discounts); else the flat discount.
-  const discounts = inv?.discounts?.length ? inv.discounts : inv?.discount ? [{ name: null, amount: inv.discount }] : [];
+  const discounts = inv?.discounts?.length
+    ? inv.discounts
+    : inv?.discount
+      ? [{ name: null, amount: inv.discount }]
+      : [];
   for (const d of discounts)
     if (d.amount > 0) above.push([d.name ? `${L.discount}: ${d.name}` : L.discount, money(-d.amount)]);
   if (view.tax && taxLine) above.push([taxLine, money(view.tax.amount)]);
