@@ -181,7 +181,7 @@ async function seedDiscountedDue(
   return tag;
 }
 
-/** C6 (COLLECTION §9): the B1 burst with discounts and balances. */
+/** C6: the B1 burst with discounts and balances (docs/coupons.md, Computation and durations). */
 async function c6(): Promise<Target[]> {
   const { processDue } = await import('../src/modules/subscriptions/renewals.ts');
   // Two drainers, as the billing tick's batch jobs: they share the due rows through SKIP LOCKED.
@@ -232,7 +232,7 @@ async function c6(): Promise<Target[]> {
   ];
 }
 
-/** C7 (COLLECTION §9): a clock's 12 monthly cycles with a 3-month repeating coupon. */
+/** C7: a clock's 12 monthly cycles with a 3-month repeating coupon (docs/coupons.md, Computation and durations). */
 async function c7(req: Req, must: Must): Promise<Target[]> {
   const { startWorker } = await import('../jobs/worker.ts');
   const worker = await startWorker(scratch.url);

@@ -238,7 +238,7 @@ export function discountLines(
 }
 
 /**
- * At finalization (docs/coupons.md, Durations): a `once` discount ends after the first invoice it
+ * At finalization (docs/coupons.md, Computation and durations): a `once` discount ends after the first invoice it
  * discounts (an amount > 0), an invoice's discount with its invoice; `end` = the finalization, and a
  * subscription's `discount` column is cleared. One statement, none when no entry names a discount.
  */

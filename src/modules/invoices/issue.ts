@@ -323,7 +323,7 @@ export async function finalizeInvoices(
   const n = invoices.length;
   // The customers' credit pays first, its rows locked before the counter (docs/credit-notes.md, Customer balance).
   await applyBalances(tx, scope, invoices, now, { requestId: o.requestId, source: o.source });
-  // A once discount (or an invoice's own) ends with the first invoice it discounted (docs/coupons.md, Durations).
+  // A once discount (or an invoice's own) ends with the first invoice it discounted (docs/coupons.md, Computation and durations).
   await endConsumedDiscounts(
     tx,
     scope,

@@ -1,4 +1,4 @@
-// COLLECTION §9 C6: a renewal batch with discounted subscriptions and customers holding credit stays
+// Benchmark C6 (docs/coupons.md, Computation and durations): a renewal batch with discounted subscriptions and customers holding credit stays
 // set-based: a batch of 1 and a full batch send the same statements (docs/coupons.md, Computation),
 // and every discount and balance is applied.
 import { describe, expect, it } from 'vitest';
