@@ -126,6 +126,16 @@ export async function removeDiscount(
   return row ?? null;
 }
 
+/** Voided drafts' coupon discounts are `removed` (`end` = the void): they discounted nothing. One statement. */
+export async function removeInvoiceDiscounts(tx: AnyTx, scope: RowScope, invoiceIds: readonly string[], at: Date) {
+  if (!invoiceIds.length) return;
+  await sqlOf(tx).query(
+    q`UPDATE discounts SET status = ${discountRemoved}, "end" = ${at}::timestamptz, "updatedAt" = ${at}::timestamptz
+      WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND "invoiceId" = ANY (${[...invoiceIds]}::text[]) AND status = ${discountActive}`,
+  );
+}
+
 /** `subscriptions.discount`: the wire object of the active discount (null: none), kept with its row. */
 export const subscriptionDiscountColumn = (d: DiscountRow | null) => (d ? discountSnapshot(d) : null);
 

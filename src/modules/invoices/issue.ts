@@ -17,11 +17,11 @@ import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
 import { issueReceiptsCte, prepareInvoiceReceipt, receiptContexts } from '../receipts/issue.ts';
 import { paymentMachine } from '../payments/states.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
-import { invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
+import { invoiceDraft, invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
 import { lockSubscriptions, onSubscriptionInvoicesPaid } from '../subscriptions/moves.ts';
 import { closeInvoiceSessions } from '../checkout-sessions/invoice-sessions.ts';
 import { applyBalances, returnBalances } from '../customer-balances/invoices.ts';
-import { endConsumedDiscounts } from '../discounts/service.ts';
+import { endConsumedDiscounts, removeInvoiceDiscounts } from '../discounts/service.ts';
 import { FLAT_DISCOUNT_NAME, type InvoiceDiscount } from '../discounts/fields.ts';
 
 export interface MoveOptions {
@@ -118,6 +118,15 @@ export async function moveInvoices(
       canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay') && !canMove(invoiceMachine, moves[i].to, 'pay'),
   );
   // A voided invoice gives back the credit applied to it (docs/credit-notes.md, Customer balance).
+  // A voided draft's coupon discount is removed (docs/coupons.md, Invoice discounts); a finalized one's already ended.
+  const drafts = items.filter(({ inv }) => inv.status === invoiceDraft && (inv.discounts as unknown[]).length > 0);
+  if (trigger === 'void' && drafts.length)
+    await removeInvoiceDiscounts(
+      tx,
+      scope,
+      drafts.map(({ inv }) => inv.id),
+      o.at ?? clock.now(),
+    );
   if (trigger === 'void')
     await returnBalances(
       tx,

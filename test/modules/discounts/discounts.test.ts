@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { useServer, type Workspace } from '../../helpers/server.ts';
+import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { until } from '../../helpers/receiver.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { unthrottled } from '../../helpers/payments.ts';
@@ -240,6 +240,34 @@ describe('invoice discounts', () => {
     // Redemptions count applications: pct twice, amt twice.
     expect((await ws.client.get(`/v1/coupons/${pct.id}`)).json.data.timesRedeemed).toBe(2);
     expect((await ws.client.get(`/v1/coupons/${amt.id}`)).json.data.timesRedeemed).toBe(2);
+    // The discount rows: removed on replace and remove, ended with the finalization; a voided draft's removed.
+    const rows = async (id: string) =>
+      (
+        await db().system.query(
+          `SELECT "couponId", status, "end" IS NOT NULL AS ended FROM discounts WHERE "invoiceId" = $1 ORDER BY "createdAt", id`,
+          [id],
+        )
+      ).rows;
+    expect(await rows(inv.id)).toEqual([
+      { couponId: pct.id, status: 'removed', ended: true },
+      { couponId: amt.id, status: 'removed', ended: true },
+      { couponId: pct.id, status: 'removed', ended: true },
+      { couponId: amt.id, status: 'ended', ended: true },
+    ]);
+    const draft = (
+      await ws.client.post(
+        '/v1/invoices',
+        {
+          customerId: cus,
+          currency: 'IDR',
+          couponId: pct.id,
+          lines: [{ description: 'x', quantity: 1, unitAmount: 1000 }],
+        },
+        key(),
+      )
+    ).json.data;
+    expect((await ws.client.post(`/v1/invoices/${draft.id}/void`, {}, key())).status).toBe(200);
+    expect(await rows(draft.id)).toEqual([{ couponId: pct.id, status: 'removed', ended: true }]);
   });
 
   it('bad input on invoices: 404 not_found for unknown or foreign coupons, 400 VALIDATION_ERROR couponId otherwise', async () => {
