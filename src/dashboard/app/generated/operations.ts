@@ -24,6 +24,8 @@ export type CreateCreditNoteInput = {
 export type CreateInvoiceInput = {
   /** Finalization applies the customer's credit in the invoice currency (default true). */
   applyCustomerBalance?: boolean | null | undefined;
+  /** A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md). */
+  couponId?: string | null | undefined;
   currency?: string | null | undefined;
   customerId?: string | null | undefined;
   discount?: number | null | undefined;
