@@ -147,6 +147,8 @@ export async function chargeAtProvider(
         logger.warn({ payment: payment.id, adapter: pm.adapter, reason: e.reason }, 'off-session charge unanswered');
         return stillPending(payment.providerReference);
       }
+      // A sandbox token at a live adapter is refused before any call: the method cannot be charged here.
+      if (e.reason === 'rejected' && e.providerCode === 'sandbox_token') return unusable(e.message);
       if (e.reason === 'rejected')
         return {
           ok: false,
