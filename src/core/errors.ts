@@ -83,6 +83,7 @@ export type Resource =
   | 'credit_note'
   | 'customer_balance'
   | 'coupon'
+  | 'discount'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;

@@ -56,6 +56,7 @@ export const prefixes = {
   creditNoteLine: 'cnl',
   customerBalanceTransaction: 'cbtxn',
   coupon: 'cpn',
+  discount: 'di',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -29,7 +29,7 @@ async function providerOf(scope: RowScope, kind: string): Promise<Provider | nul
 }
 
 /** A counting gate per adapter kind: at most `SVC_OFFSESSION_CONCURRENCY` calls in flight per worker. */
-class Gate {
+export class Gate {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   constructor(private readonly limit: () => number) {}
@@ -147,6 +147,8 @@ export async function chargeAtProvider(
         logger.warn({ payment: payment.id, adapter: pm.adapter, reason: e.reason }, 'off-session charge unanswered');
         return stillPending(payment.providerReference);
       }
+      // A sandbox token at a live adapter is refused before any call: the method cannot be charged here.
+      if (e.reason === 'rejected' && e.providerCode === 'sandbox_token') return unusable(e.message);
       if (e.reason === 'rejected')
         return {
           ok: false,

@@ -18,6 +18,8 @@ import { savedMethods } from '../payment-methods/sandbox.ts';
 import { isSavedMethodId } from '../payment-methods/service.ts';
 import { clockTimeFor } from '../test-clocks/time.ts';
 import { chargeStoredMethod, reconcile, type ChargeResult, type CollectOutcome } from './collect.ts';
+import type { ChargeEvent, Provider } from '../../providers/types.ts';
+import { answerOf } from './offsession.ts';
 import { afterAttempt, type Tenant } from './dunning.ts';
 
 const err = errorsFor('payment');
@@ -248,4 +250,43 @@ export async function sweepPendingCharges(limit = 500, now = clock.now()): Promi
     );
     return 1;
   });
+}
+
+/**
+ * A verified provider callback about an off-session charge (checkout-sessions/callbacks.ts routes
+ * it here when it names one of our payments: its `pay_` reference, or the provider's reference we
+ * stored). The callback only says when to ask: the provider's status (`fetchOffSession`) is
+ * reconciled, in one transaction with the dunning step of a failure. A repeated or late callback
+ * finds the payment no longer waiting and changes nothing. Null when it names no payment here.
+ */
+export async function applyOffSessionCallback(
+  t: RowScope,
+  provider: Provider,
+  kind: string,
+  event: ChargeEvent,
+): Promise<{ outcome: string } | null> {
+  const [p] = await tenantTx(scopeOf(t), (sql) =>
+    sql.query<Payment>(
+      q`SELECT * FROM payments WHERE "workspaceId" = ${t.workspaceId} AND mode = ${t.mode} AND adapter = ${kind}
+        AND "paymentMethodId" IS NOT NULL
+        AND (id = ${event.reference ?? ''} OR "providerReference" = ${event.providerRef ?? ''}) LIMIT 1`,
+    ),
+  );
+  if (!p) return null;
+  if (!(paymentInFlight as string[]).includes(p.status)) return { outcome: 'duplicate' };
+  if (!provider.fetchOffSession) return { outcome: 'ignored' };
+  const state = await provider.fetchOffSession({
+    providerRef: p.providerReference ?? event.providerRef ?? null,
+    reference: p.id,
+    idempotencyKey: p.id,
+  });
+  if (!state) return { outcome: 'ignored' };
+  const [ws] = (
+    await db().system.query<{ accountId: string }>('SELECT "accountId" FROM workspaces WHERE id = $1', [t.workspaceId])
+  ).rows;
+  const tenant: Tenant = { workspaceId: t.workspaceId, mode: t.mode, accountId: ws.accountId };
+  const out = await inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, (tx) =>
+    settleWaiting(prismaSql(tx), tenant, p.id, answerOf(state), { source: `callback:${kind}`, tx }),
+  );
+  return { outcome: out.outcome === 'skipped' ? 'duplicate' : out.outcome };
 }

@@ -16,6 +16,7 @@ import { mintLiveKey } from '../../helpers/keys.ts';
 import { plan } from '../../helpers/renewals.ts';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
 import { useSimulators } from '../../helpers/simulators.ts';
+import { until } from '../../helpers/receiver.ts';
 import { ProviderASim } from '../../simulators/provider_a.ts';
 
 const server = useServer();
@@ -84,7 +85,9 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
     expect(p).toMatchObject({ status: 'succeeded', adapter: 'provider_a', method: 'card', mode: 'live' });
     expect(p.providerReference).toMatch(/^payment_request:pr-/);
     expect(sim.charges.byKey.get(p.id)).toBe(1);
-    expect((await db().system.query(`SELECT status FROM invoices WHERE id = $1`, [inv.id])).rows[0].status).toBe('paid');
+    expect((await db().system.query(`SELECT status FROM invoices WHERE id = $1`, [inv.id])).rows[0].status).toBe(
+      'paid',
+    );
     const { rows } = await db().system.query(
       `SELECT code, direction, amount FROM ledger_entries WHERE "txId" = $1 ORDER BY code, direction`,
       [p.id],
@@ -114,14 +117,55 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
     expect((await fetch(`${server.url}/i/${token}/authenticate`, { redirect: 'manual' })).status).toBe(404);
   });
 
+  it('async (0077): pending, then the provider callback (confirmed by a status lookup) pays it; duplicates change nothing', async () => {
+    const ws = await liveWorkspace();
+    sim.offSession.duplicates = 2;
+    try {
+      const { sub, payments } = await subscribe(ws, '4000000000000077');
+      expect(sub.status).toBe('incomplete');
+      await until(async () => (await payments())[0].status === 'succeeded', 'the callback to settle the charge');
+      const [p] = await payments();
+      expect(sim.charges.byKey.get(p.id)).toBe(1);
+      await until(
+        async () =>
+          (await db().system.query(`SELECT status FROM subscriptions WHERE id = $1`, [sub.id])).rows[0].status ===
+          'active',
+        'the subscription to be active',
+      );
+      const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE "txId" = $1`, [
+        p.id,
+      ]);
+      expect(rows[0].n).toBeGreaterThan(0);
+      const paidEvents = await db().system.query(
+        `SELECT count(*)::int AS n FROM events WHERE "objectId" = $1 AND type = 'payment.succeeded'`,
+        [p.id],
+      );
+      expect(paidEvents.rows[0].n).toBe(1);
+    } finally {
+      sim.offSession.duplicates = 0;
+    }
+  });
+
+  it('requires_action completed at the provider: its callback pays the waiting charge', async () => {
+    const ws = await liveWorkspace();
+    const { payments } = await subscribe(ws, '4000002760003184');
+    const [p] = await payments();
+    expect(p.status).toBe('requires_action');
+    await sim.completeAction(p.id, true);
+    await until(async () => (await payments())[0].status === 'succeeded', 'the action callback to settle the charge');
+  });
+
   it('a dropped answer after the charge is pending, never a decline; the sweep finds the charge by its key', async () => {
     const ws = await liveWorkspace();
+    // The charge is made, its answer never comes, and no callback either: only the sweep can find it.
     sim.offSession.dropResponseAfterCharge = true;
+    sim.offSession.deliver = false;
     let out: Awaited<ReturnType<typeof subscribe>>;
     try {
       out = await subscribe(ws, '4242424242424242');
     } finally {
       sim.offSession.dropResponseAfterCharge = false;
+      sim.offSession.deliver = true;
     }
     expect(out.sub.status).toBe('incomplete');
     const [p] = await out.payments();
@@ -136,8 +180,8 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
     }
     expect((await out.payments())[0]).toMatchObject({ status: 'succeeded' });
     expect(sim.charges.byKey.get(p.id)).toBe(1);
-    expect((await db().system.query(`SELECT status FROM subscriptions WHERE id = $1`, [out.sub.id])).rows[0].status).toBe(
-      'active',
-    );
+    expect(
+      (await db().system.query(`SELECT status FROM subscriptions WHERE id = $1`, [out.sub.id])).rows[0].status,
+    ).toBe('active');
   }, 60_000);
 });

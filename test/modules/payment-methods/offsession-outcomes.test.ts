@@ -94,6 +94,18 @@ describe('requires_action on a renewal', () => {
     const wire = (await ws.client.get(`/v1/payments/${p.id}`)).json.data;
     expect(wire).toMatchObject({ status: 'requires_action', nextAction: { type: 'redirect', expiresAt } });
     expect((await eventsOf(ws, p.id)).map((e) => e.type)).toEqual(['payment.requires_action']);
+    // GraphQL: the same fields and the Payment.paymentMethod edge.
+    const g = await ws.client.graphql(
+      `query($id: ID!) { payment(id: $id) { status nextAction paymentMethodId paymentMethod { id status } } }`,
+      { id: p.id },
+    );
+    expect(g.json.errors).toBeUndefined();
+    expect(g.json.data.payment).toMatchObject({
+      status: 'requires_action',
+      nextAction: { type: 'redirect', expiresAt },
+      paymentMethodId: pm.id,
+      paymentMethod: { id: pm.id, status: 'active' },
+    });
     const action = (await eventsOf(ws, inv.id)).find((e) => e.type === 'svc.invoice.payment_action_required.v1');
     expect(action.data.metadata).toEqual({
       paymentId: p.id,
@@ -167,6 +179,27 @@ describe('requires_action on a renewal', () => {
     const [p] = await paymentsOf(inv.id);
     expect(p).toMatchObject({ status: 'failed', failureCode: 'authentication_required' });
     expect(p.failureMessage).toContain('another way');
+  });
+});
+
+describe('the invoice settled another way while a charge waits', () => {
+  it('paid by the merchant: the waiting charge fails invoice_not_payable (payment.failed), no retry, nothing to expire', async () => {
+    const ws = await server.workspace();
+    const { sub, inv } = await renewed(ws, 'requires_action');
+    const [p] = await paymentsOf(inv.id);
+    const paid = await ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, key());
+    expect(paid.status, paid.text).toBe(201);
+    const rows = await paymentsOf(inv.id);
+    expect(rows.find((r) => r.id === p.id)).toMatchObject({
+      status: 'failed',
+      failureCode: 'invoice_not_payable',
+      nextAction: null,
+    });
+    expect((await eventsOf(ws, p.id)).map((e) => e.type)).toEqual(['payment.requires_action', 'payment.failed']);
+    expect((await invoicesOf(sub))[0]).toMatchObject({ status: 'paid', nextAttemptAt: null });
+    expect((await eventsOf(ws, inv.id)).map((e) => e.type)).not.toContain('svc.invoice.payment_failed.v1');
+    // The authenticate page has nothing left to settle.
+    expect((await page(`/i/${tokenOf(inv)}/authenticate`, form({ outcome: 'success' }))).status).toBe(409);
   });
 });
 
@@ -317,9 +350,12 @@ describe('POST /v1/payments/:id/simulate', () => {
     expect(o.json.error.code).toBe('not_found');
     const bad = await ws.client.post(`/v1/payments/${p.id}/simulate`, { outcome: 'maybe' }, key());
     expect(bad.status).toBe(400);
-    const fail = await ws.client.post(`/v1/payments/${p.id}/simulate`, { outcome: 'failure' }, key());
-    expect(fail.status, fail.text).toBe(200);
-    expect(fail.json.data).toMatchObject({ status: 'failed', failureCode: 'card_declined' });
+    const fail = await ws.client.graphql(
+      `mutation($id: ID!) { simulatePayment(id: $id, input: { outcome: "failure" }) { status failureCode } }`,
+      { id: p.id },
+    );
+    expect(fail.json.errors).toBeUndefined();
+    expect(fail.json.data.simulatePayment).toEqual({ status: 'failed', failureCode: 'card_declined' });
     // No longer waiting.
     const again = await ws.client.post(`/v1/payments/${p.id}/simulate`, { outcome: 'success' }, key());
     expect(again.status).toBe(409);

@@ -4,7 +4,7 @@
  * method, requires_action carries the provider's page and expiry, pending stays pending.
  */
 import { describe, expect, it } from 'vitest';
-import { answerOf } from '../../../src/modules/subscriptions/offsession.ts';
+import { answerOf, Gate } from '../../../src/modules/subscriptions/offsession.ts';
 
 describe('answerOf', () => {
   it('succeeded: paid, with the provider reference', () => {
@@ -67,5 +67,26 @@ describe('answerOf', () => {
       waiting: 'pending',
       providerReference: 'pr_8',
     });
+  });
+});
+
+describe('Gate (SVC_OFFSESSION_CONCURRENCY per adapter)', () => {
+  it('never runs more than its limit at once, runs every call, and frees its place when a call throws', async () => {
+    const gate = new Gate(() => 3);
+    let running = 0;
+    let peak = 0;
+    const call = (i: number) =>
+      gate.run(async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 5 + (i % 4)));
+        running--;
+        if (i % 7 === 0) throw new Error(`call ${i}`);
+        return i;
+      });
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => call(i)));
+    expect(peak).toBe(3);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(34);
+    expect(running).toBe(0);
   });
 });
