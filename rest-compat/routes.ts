@@ -470,6 +470,14 @@ export const routes: Route[] = [
     path: '/v1/payments/:id',
     variables: id,
   }),
+  // docs/guides/payment-methods.md, Test scenarios: test mode only; a pending or requires_action off-session charge
+  route<Ops.SimulatePaymentMutationVariables>({
+    id: 'simulatePayment',
+    method: 'POST',
+    path: '/v1/payments/:id/simulate',
+    errors: ['forbidden_in_live_mode', 'conflict', 'not_found'],
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulatePaymentInput }),
+  }),
 
   // Invoices (spec Invoices): VALIDATION_ERROR upper case, the other codes lower case
   route<Ops.ListInvoicesQueryVariables>({

@@ -358,6 +358,11 @@ export type RotateWebhookEndpointSecretInput = {
   overlapSeconds?: number | null | undefined;
 };
 
+export type SimulatePaymentInput = {
+  /** success or failure */
+  outcome?: string | null | undefined;
+};
+
 export type SimulatePaymentMethodInput = {
   /** expire, revoke, require_action, reactivate */
   event?: string | null | undefined;
@@ -1135,7 +1140,7 @@ export type SimulatePaymentMethodEventMutationVariables = Exact<{
 
 export type SimulatePaymentMethodEventMutation = { simulatePaymentMethodEvent: { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string } };
 
-export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
+export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, nextAction: unknown, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
 
 export type ListPaymentsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1147,14 +1152,23 @@ export type ListPaymentsQueryVariables = Exact<{
 }>;
 
 
-export type ListPaymentsQuery = { payments: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } }> } };
+export type ListPaymentsQuery = { payments: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, nextAction: unknown, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } }> } };
 
 export type GetPaymentQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetPaymentQuery = { payment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
+export type GetPaymentQuery = { payment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, nextAction: unknown, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
+
+export type SimulatePaymentMutationVariables = Exact<{
+  id: string | number;
+  input: SimulatePaymentInput;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+
+export type SimulatePaymentMutation = { simulatePayment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, nextAction: unknown, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
 
 export type PayoutFieldsFragment = { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string };
 

@@ -35,6 +35,8 @@ export const eventTypes = {
   'svc.invoice.paid.v1': 'an invoice became paid (mark paid, hosted page settlement, auto-collection, zero total)',
   'svc.invoice.payment_failed.v1':
     'an automatic charge on a subscription invoice failed; data.metadata holds failureCode and failureMessage',
+  'svc.invoice.payment_action_required.v1':
+    'an automatic charge needs the customer to authenticate; the invoice stays open and data.metadata holds paymentId, failureCode and nextActionExpiresAt',
   'svc.invoice.voided.v1': 'an invoice became void; excluded from outstanding totals',
   'svc.credit_note.issued.v1':
     'a credit note was issued against an invoice (numbered); its refund, balance credit and invoice changes commit with it',
@@ -46,6 +48,8 @@ export const eventTypes = {
     "a customer's balance moved (credit note, adjustment, applied to or given back by an invoice)",
   'payment.succeeded': 'a payment was captured; it completes its checkout session in the same transaction',
   'payment.failed': 'an automatic charge of a stored payment method failed; failureCode and failureMessage are set',
+  'payment.requires_action':
+    'an automatic charge waits for the customer to authenticate it; nextAction holds the URL and its expiry',
   'payment.refunded': 'a refund succeeded and the payment is now fully refunded',
   'payment.partially_refunded': 'a refund succeeded and part of the payment is still unrefunded',
   'refund.created': 'a refund was created (pending, or succeeded on the same call for managed test-mode cards)',

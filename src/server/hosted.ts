@@ -8,13 +8,19 @@ import {
   simulate,
 } from '../modules/checkout-sessions/hosted.ts';
 import { handleCallback } from '../modules/checkout-sessions/callbacks.ts';
-import { hostedInvoicePage, payHostedInvoice } from '../modules/invoices/hosted.ts';
+import {
+  authenticateHostedInvoice,
+  authenticationOf,
+  confirmHostedInvoice,
+  hostedInvoicePage,
+  payHostedInvoice,
+} from '../modules/invoices/hosted.ts';
 import { acceptInvitationPage, invitationPage } from '../modules/members/hosted.ts';
 import { hostedPageHeaders, renderErrorPage, renderHostedPage } from '../hosted/page.ts';
 import { portalPageHeaders, renderPortalErrorPage, renderPortalPage } from '../hosted/portal-page.ts';
 import { languageSwitch, pageLanguage, type PageRequest } from '../hosted/language.ts';
 import { type Language, messages } from '../core/i18n/index.ts';
-import { renderHtml } from '../modules/documents/render/html.ts';
+import { escapeHtml, renderHtml } from '../modules/documents/render/html.ts';
 import { assertPortalPage, portalAction, portalState } from '../modules/portal-sessions/portal.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
 import { sluggedPage, type SluggedPage } from '../modules/workspaces/hosted.ts';
@@ -37,6 +43,31 @@ const invitationPageHeaders = {
 // Invitations are read by the merchant's team, not customers: English (docs/decisions.md, Customer language).
 const renderInvitationErrorPage = (status: number) =>
   renderErrorPage(status, 'en', { 404: 'This invitation link is not valid', 410: 'This invitation has expired' });
+
+/**
+ * The test sandbox's authentication step (docs/guides/payment-methods.md, Requires action): two
+ * buttons posting to the page itself, no script; "nothing waits" once the charge was settled.
+ */
+function authenticatePage(lang: Language, token: string, waiting: boolean): string {
+  const L = messages(lang).doc;
+  const form = waiting
+    ? `<form method="post" action="/i/${escapeHtml(token)}/authenticate">` +
+      `<button type="submit" name="outcome" value="success" id="authenticate">${escapeHtml(L.authenticate)}</button> ` +
+      `<button type="submit" name="outcome" value="failure" id="fail">${escapeHtml(L.authenticateFail)}</button></form>`
+    : `<p><a href="/i/${escapeHtml(token)}">${escapeHtml(L.invoice)}</a></p>`;
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="robots" content="noindex">
+<meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(L.authenticateTitle)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}button{padding:.6rem 1.2rem;margin-right:.5rem}</style>
+</head><body><main><p><strong>${escapeHtml(L.testMode)}</strong></p><h1>${escapeHtml(L.authenticateTitle)}</h1>
+<p>${escapeHtml(L.authenticateIntro)}</p>${form}</main></body></html>`;
+}
+
+/** A form's field (`application/x-www-form-urlencoded`), or the JSON body's. */
+function formField(input: EdgeInput<'capability'>, name: string): string {
+  const text = input.rawBody.toString('utf8');
+  if (text.trimStart().startsWith('{')) return String(input.json()[name] ?? '');
+  return new URLSearchParams(text).get(name) ?? '';
+}
 
 /**
  * A customer page's language, chosen once the workspace's default is known (the module calls
@@ -166,6 +197,51 @@ export const hostedRoutes: EdgeRoute[] = [
     errorPage: renderErrorPage,
     handler: async (input) => ({
       redirect: await payHostedInvoice(input.params.token, languageOf(input).pick),
+      status: 303,
+      headers: noStore,
+    }),
+  }),
+  // The confirm link (`doc.confirmPayment`) while an automatic charge waits for the customer: to the action's page.
+  edgeRoute({
+    method: 'GET',
+    url: '/i/:token/confirm',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async (input) => ({
+      redirect: await confirmHostedInvoice(input.params.token),
+      status: 303,
+      headers: noStore,
+    }),
+  }),
+  // The test sandbox's authentication step (test mode only): the same effect as POST /v1/payments/:id/simulate.
+  edgeRoute({
+    method: 'GET',
+    url: '/i/:token/authenticate',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async (input) => {
+      const { paymentId } = await authenticationOf(input.params.token);
+      const { lang, headers } = pageLanguage(input, 'id');
+      return {
+        contentType: 'text/html; charset=utf-8',
+        headers: { ...hostedInvoicePageHeaders, ...headers },
+        body: authenticatePage(lang, input.params.token, paymentId !== null),
+      };
+    },
+  }),
+  edgeRoute({
+    method: 'POST',
+    url: '/i/:token/authenticate',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async (input) => ({
+      redirect: await authenticateHostedInvoice(input.params.token, formField(input, 'outcome')),
       status: 303,
       headers: noStore,
     }),

@@ -873,6 +873,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode only: settles a pending or requires_action off-session charge (success or failure), as the provider or the customer would.
+         * @description Runs the GraphQL mutation `simulatePayment` (field `simulatePayment`); its selection set is this response.
+         */
+        post: operations["simulatePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invoices": {
         parameters: {
             query?: never;
@@ -2989,12 +3009,13 @@ export interface components {
             amount: number;
             currency: string;
             /** @enum {string} */
-            status: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending";
+            status: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending" | "requires_action";
             /** @description Smallest currency unit. */
             amountRefunded: number;
             paymentMethodId: string | null;
             failureCode: string | null;
             failureMessage: string | null;
+            nextAction: unknown | null;
             method: string | null;
             adapter: string | null;
             customerId: string | null;
@@ -3239,6 +3260,10 @@ export interface components {
         };
         RotateWebhookEndpointSecretInput: {
             overlapSeconds?: number | null;
+        };
+        SimulatePaymentInput: {
+            /** @description success or failure */
+            outcome?: string | null;
         };
         SimulatePaymentMethodInput: {
             /** @description expire, revoke, require_action, reactivate */
@@ -6430,7 +6455,7 @@ export interface operations {
                 /** @description meta.page.nextCursor of the previous page. */
                 cursor?: string;
                 order?: "asc" | "desc";
-                status?: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending";
+                status?: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending" | "requires_action";
                 customerId?: string;
                 checkoutSessionId?: string;
             };
@@ -6497,6 +6522,51 @@ export interface operations {
             401: components["responses"]["E401.invalid_signature.invalid_key"];
             403: components["responses"]["E403.insufficient_scope"];
             404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    simulatePayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulatePaymentInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Payment"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope.forbidden_in_live_mode"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

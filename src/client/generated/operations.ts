@@ -58,6 +58,7 @@ export const operations = {
   getCheckoutSessionReceipt: { method: 'GET', path: '/v1/checkout-sessions/{id}/receipt' },
   listPayments: { method: 'GET', path: '/v1/payments', list: true },
   getPayment: { method: 'GET', path: '/v1/payments/{id}' },
+  simulatePayment: { method: 'POST', path: '/v1/payments/{id}/simulate' },
   listInvoices: { method: 'GET', path: '/v1/invoices', list: true },
   createInvoice: { method: 'POST', path: '/v1/invoices' },
   getInvoice: { method: 'GET', path: '/v1/invoices/{id}' },

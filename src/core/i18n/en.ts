@@ -34,6 +34,20 @@ export const en = {
     amountPaid: 'Amount paid',
     amountDue: 'Amount due',
     payOnline: 'Pay online',
+    /** An automatic charge waits for the customer (docs/guides/payment-methods.md, Requires action). */
+    confirmPayment: 'Confirm payment',
+    payAnotherWay: 'Pay another way',
+    actionRequiredNote: 'Your bank needs you to confirm this payment before it can be completed.',
+    paymentInProgress: 'A payment for this invoice is in progress. Check back in a few minutes.',
+    actionRequiredSubject: (number: string, merchant: string) =>
+      `Confirm your payment for invoice ${number} from ${merchant}`,
+    actionRequiredIntro: (merchant: string) =>
+      `Your payment to ${merchant} needs your confirmation. Open the invoice to confirm it or to pay another way.`,
+    /** The test sandbox's authentication step (`/i/<token>/authenticate`). */
+    authenticateTitle: 'Test authentication',
+    authenticateIntro: 'This test-mode page stands in for your bank: authenticate the payment, or let it fail.',
+    authenticate: 'Authenticate',
+    authenticateFail: 'Fail',
     memo: 'Note',
     billTo: 'Bill to',
     stamps: {

@@ -30,6 +30,18 @@ export const id: Messages = {
     amountPaid: 'Sudah dibayar',
     amountDue: 'Sisa tagihan',
     payOnline: 'Bayar online',
+    confirmPayment: 'Konfirmasi pembayaran',
+    payAnotherWay: 'Bayar dengan cara lain',
+    actionRequiredNote: 'Bank Anda meminta konfirmasi sebelum pembayaran ini dapat diselesaikan.',
+    paymentInProgress: 'Pembayaran untuk faktur ini sedang diproses. Silakan periksa kembali beberapa menit lagi.',
+    actionRequiredSubject: (number: string, merchant: string) =>
+      `Konfirmasi pembayaran Anda untuk faktur ${number} dari ${merchant}`,
+    actionRequiredIntro: (merchant: string) =>
+      `Pembayaran Anda kepada ${merchant} memerlukan konfirmasi. Buka faktur untuk mengonfirmasi atau membayar dengan cara lain.`,
+    authenticateTitle: 'Autentikasi uji coba',
+    authenticateIntro: 'Halaman mode uji ini menggantikan bank Anda: autentikasi pembayaran, atau biarkan gagal.',
+    authenticate: 'Autentikasi',
+    authenticateFail: 'Gagal',
     memo: 'Catatan',
     billTo: 'Ditagihkan kepada',
     stamps: {

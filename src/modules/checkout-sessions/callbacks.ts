@@ -37,6 +37,7 @@ import { applyRefundCallback } from '../refunds/settle.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { refundLatePayment, submitLateRefund, type LateRefund } from './late-invoice-payment.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { applyOffSessionCallback } from '../subscriptions/waiting.ts';
 
 type Tenant = RowScope;
 
@@ -63,9 +64,11 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
       ? body?.order_id
       : (body?.resource?.supplementary_data?.related_ids?.order_id ?? body?.resource?.id);
   if (typeof ref !== 'string') return [];
-  // Every attempt, not only the session's current one: an old VA or order may be the one paid.
+  // Every attempt, not only the session's current one: an old VA or order may be the one paid; and
+  // off-session charges, by the provider's reference they answered with.
   const { rows } = await sys.query<Tenant>(
-    `SELECT DISTINCT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2`,
+    `SELECT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2
+     UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND "providerReference" = $2`,
     [kind, ref],
   );
   return rows;
@@ -105,6 +108,9 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       continue;
     }
     if (event.type !== 'charge') return { outcome: 'ignored' };
+    // An off-session charge of a saved method (docs/guides/payment-methods.md, Off-session charges).
+    const offSession = await applyOffSessionCallback(tenant, provider, kind, event);
+    if (offSession) return offSession;
     const attempt = await inTenant(scope, (tx) =>
       tx.checkoutAttempt.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }),
     );

@@ -100,6 +100,12 @@ export interface InvoiceViewPart {
   payUrl: string | null;
   /** On the hosted page itself: where its "Pay" button posts (instead of the link to the page). */
   payAction?: string | null;
+  /**
+   * An automatic charge waits for the customer (docs/guides/payment-methods.md, Requires action):
+   * `action` with `confirmUrl` (the hosted page's confirm link `doc.confirmPayment`; the Pay button becomes
+   * `doc.payAnotherWay`), or `pending` (a charge in progress: no Pay button). Email: the action notice.
+   */
+  waiting?: { kind: 'action'; confirmUrl: string | null } | { kind: 'pending' } | null;
   /** Free text from `metadata.memo`. */
   memo: string | null;
   /** Issued credit notes of the invoice (a row each, negative); absent or empty: none. */

@@ -16,6 +16,7 @@ import { newId } from '../../core/ids.ts';
 import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
 import { issueReceiptsCte, prepareInvoiceReceipt, receiptContexts } from '../receipts/issue.ts';
 import { paymentMachine } from '../payments/states.ts';
+import { failWaitingCharges } from '../payments/close.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import { invoiceDraft, invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
 import { lockSubscriptions, onSubscriptionInvoicesPaid } from '../subscriptions/moves.ts';
@@ -134,6 +135,14 @@ export async function moveInvoices(
       items.map(({ inv }) => inv),
       o.at ?? clock.now(),
       { requestId: o.requestId, source: o.source },
+    );
+  // A charge still waiting for the customer can no longer pay them (payments/close.ts).
+  if (closing.length)
+    await failWaitingCharges(
+      tx,
+      scope,
+      closing.map(({ inv }) => inv.id),
+      o,
     );
   if (closing.length)
     await closeInvoiceSessions(
@@ -615,6 +624,8 @@ export function invoicePayments(scope: RowScope, items: InvoicePaying[], at: Dat
       fee: null,
       failureCode: null,
       failureMessage: null,
+      nextAction: null,
+      leaseUntil: null,
       metadata: metadata ?? null,
       capturedAt: trigger === 'capture' ? at : null,
       createdAt: at,

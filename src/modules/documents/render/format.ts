@@ -124,10 +124,14 @@ export function documentText(view: DocumentView) {
     invoice: [L.invoice, L.invoiceSubject, L.invoiceIntro],
     credit_note: [L.creditNote, L.creditNoteSubject, L.creditNoteIntro],
   } as const;
-  const [title, subject, intro] =
+  const [title, plainSubject, plainIntro] =
     view.kind === 'invoice' || view.kind === 'credit_note'
       ? titled[view.kind]
       : [L.receipt, L.emailSubject, L.emailIntro];
+  // An invoice whose automatic charge waits for the customer is sent with the action notice (billing-email.ts).
+  const action = inv?.waiting?.kind === 'action';
+  const subject = action ? L.actionRequiredSubject : plainSubject;
+  const intro = action ? L.actionRequiredIntro : plainIntro;
   return {
     L,
     money,
