@@ -56,6 +56,8 @@ export const prefixes = {
   creditNoteLine: 'cnl',
   customerBalanceTransaction: 'cbtxn',
   coupon: 'cpn',
+  setupSession: 'ss',
+  setupAttempt: 'satt',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

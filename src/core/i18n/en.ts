@@ -115,6 +115,42 @@ export const en = {
       confirmCancel: 'Cancel this payment?',
     },
   },
+  /** The hosted setup page `/s/<token>` (src/hosted/setup-page.ts): saving a method, no charge. */
+  setup: {
+    title: (merchant: string) => `Save a payment method for ${merchant}`,
+    heading: 'Save a payment method',
+    noCharge: 'You will not be charged now.',
+    consent: (merchant: string) =>
+      `By saving this payment method you allow ${merchant} to charge it for future payments under your agreement with them, until you remove it.`,
+    choose: 'Choose what to save',
+    types: {
+      card: 'Card',
+      ewallet: 'E-wallet',
+      direct_debit: 'Direct debit',
+      paypal: 'PayPal',
+    },
+    saveBefore: 'Save before',
+    cancel: 'Cancel',
+    saved: 'Payment method saved',
+    expired: 'This link has expired',
+    canceled: 'Canceled',
+    askNewLink: (merchant: string) => `Ask ${merchant} for a new link.`,
+    continue: 'Continue',
+    client: {
+      error: 'Something went wrong; please try again',
+      save: 'Save',
+      channel: 'Provider',
+      phone: 'Phone number or account',
+      continueTo: 'Continue to the provider',
+      otp: 'Enter the code sent to you',
+      confirm: 'Confirm',
+      sandbox: 'Test mode: pick how the provider answers',
+      fail: 'Simulate a failure',
+      waiting: 'Waiting for the provider...',
+      failed: 'The payment method could not be saved. Choose again.',
+      confirmCancel: 'Cancel saving this payment method?',
+    },
+  },
   /** The page a browser gets when a hosted page fails (src/hosted/page.ts renderErrorPage). */
   errors: {
     notFound: 'This payment link does not exist',
