@@ -16,7 +16,7 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { hostedBase } from '../../core/hosted.ts';
 import { hostedSecretMatches, parseHostedToken } from '../../core/hosted-link.ts';
 import { newId } from '../../core/ids.ts';
-import { type Language, messages, workspaceLanguage } from '../../core/i18n/index.ts';
+import { type Language, workspaceLanguage } from '../../core/i18n/index.ts';
 import { logger } from '../../core/logger.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { scoped } from '../../core/resource.ts';
@@ -295,7 +295,9 @@ async function currentAttempt(scope: Scope, id: string) {
     if (!s) throw err.notFound('setup session');
     const a = s.attemptCount
       ? await tx.setupAttempt.findUnique({
-          where: { workspaceId_mode_setupSessionId_number: { ...scoped(scope), setupSessionId: id, number: s.attemptCount } },
+          where: {
+            workspaceId_mode_setupSessionId_number: { ...scoped(scope), setupSessionId: id, number: s.attemptCount },
+          },
         })
       : null;
     const adapter =
@@ -306,7 +308,10 @@ async function currentAttempt(scope: Scope, id: string) {
   });
 }
 
-const displayOf = (state: SetupState): SavedToken['display'] => () => state.display;
+const displayOf =
+  (state: SetupState): SavedToken['display'] =>
+  () =>
+    state.display;
 
 /**
  * Acts on the provider's word about attempt `attemptId` (asked by the caller: `fetchSetup` or
@@ -322,16 +327,18 @@ async function applyState(scope: Scope, id: string, a: SetupAttempt, state: Setu
   if (state.status === 'failed' || state.status === 'expired') {
     const code = state.failureCode ?? (state.status === 'expired' ? 'setup_expired' : 'setup_failed');
     await failSetup(scope, a, { code, message: `The provider did not save the payment method (${code})` });
-  } else {
-    await inTenant(scope, (tx) =>
-      tx.setupAttempt.updateMany({
-        where: { ...scoped(scope), id: a.id, status: { in: statusesWhere(attempts, 'provider_pending') } },
-        data: { status: attempts.moves.provider_pending.to, updatedAt: clock.now() },
-      }),
-    );
-  }
+  } else await releaseClaim(scope, a);
   return null;
 }
+
+/** A claimed second step whose answer is not final: the attempt is open again for the next word. */
+const releaseClaim = (scope: Scope, a: SetupAttempt) =>
+  inTenant(scope, (tx) =>
+    tx.setupAttempt.updateMany({
+      where: { ...scoped(scope), id: a.id, status: { in: statusesWhere(attempts, 'provider_pending') } },
+      data: { status: attempts.moves.provider_pending.to, updatedAt: clock.now() },
+    }),
+  );
 
 /** A token saved after its session ended: withdrawn at the provider after the commit (never kept). */
 async function detachLate(scope: Scope, a: SetupAttempt, token: string) {
@@ -407,20 +414,12 @@ export async function setupOtp(token: string, body: Record<string, unknown>): Pr
     state = await provider.confirmSetup(a.providerRef, { otp, idempotencyKey: `${a.idempotencyKey}:otp:${otp}` });
   } catch (e) {
     if (!isProviderError(e)) throw e;
-    await applyState(scope, id, { ...a, status: attempts.moves.claim_confirm.to }, pendingState(a), 'hosted');
+    await releaseClaim(scope, a);
     throw err.of('gateway_error', `The payment provider did not answer: ${e.message}`, 'otp');
   }
   await applyState(scope, id, { ...a, status: attempts.moves.claim_confirm.to }, state, 'hosted');
   return publicSetupStatusOf(scope, id);
 }
-
-const pendingState = (a: SetupAttempt): SetupState => ({
-  providerRef: a.providerRef ?? '',
-  status: 'pending',
-  token: null,
-  display: {},
-  raw: null,
-});
 
 /** The sandbox "tokenizes" in process: a `sbx_` token carrying the scenario's last four digits. */
 async function sandboxComplete(scope: Scope, id: string, a: SetupAttempt, scenario: Scenario): Promise<SetupNext> {
@@ -515,4 +514,3 @@ export async function settleSetupByRef(adapter: string, providerRef: string): Pr
   await settleAttempt(scope, r.setupSessionId, r.id, providerFor(row), 'callback');
   return true;
 }
-

@@ -121,13 +121,23 @@ describe('POST /v1/setup-sessions', () => {
   it('refuses bad input: 400 VALIDATION_ERROR, missing Idempotency-Key 400, unknown customer or subscription 404', async () => {
     const ws = await server.workspace();
     const cus = await customer(ws);
-    fails(await createSs(ws, { successUrl: 'https://a.example', cancelUrl: 'https://a.example' }), 400, 'VALIDATION_ERROR', 'customerId');
+    fails(
+      await createSs(ws, { successUrl: 'https://a.example', cancelUrl: 'https://a.example' }),
+      400,
+      'VALIDATION_ERROR',
+      'customerId',
+    );
     fails(await createSs(ws, body(cus, { types: ['cash'] })), 400, 'VALIDATION_ERROR', 'types');
     fails(await createSs(ws, body(cus, { successUrl: 'http://localhost/x' })), 400, 'VALIDATION_ERROR', 'successUrl');
     fails(await createSs(ws, body(cus, { expiresInSec: 86_401 })), 400, 'VALIDATION_ERROR', 'expiresInSec');
     fails(await createSs(ws, body(cus, { metadata: { card: '4242 4242 4242 4242' } })), 400, 'VALIDATION_ERROR');
     fails(await createSs(ws, body('cus_01J00000000000000000000000')), 404, 'not_found', 'customerId');
-    fails(await createSs(ws, body(cus, { subscriptionId: 'sub_01J00000000000000000000000' })), 404, 'not_found', 'subscriptionId');
+    fails(
+      await createSs(ws, body(cus, { subscriptionId: 'sub_01J00000000000000000000000' })),
+      404,
+      'not_found',
+      'subscriptionId',
+    );
     fails(await ws.client.post('/v1/setup-sessions', body(cus)), 400, 'idempotency_required');
     // Another workspace's customer is unknown here.
     const other = await server.workspace();
@@ -141,11 +151,7 @@ describe('POST /v1/setup-sessions', () => {
     const live = await mintLiveKey(ws.workspaceId);
     const liveClient = createClient({ baseUrl: server.url, keyId: live.keyId, secret: live.secret });
     const cus = ok(await liveClient.post('/v1/customers', { name: 'Live' }), 201).id;
-    fails(
-      await liveClient.post('/v1/setup-sessions', body(cus), key()),
-      422,
-      'no_adapter_supports_methods',
-    );
+    fails(await liveClient.post('/v1/setup-sessions', body(cus), key()), 422, 'no_adapter_supports_methods');
     // The test key does not see the live customer.
     fails(await createSs(ws, body(cus)), 404, 'not_found', 'customerId');
   });
@@ -263,7 +269,9 @@ describe('the hosted setup page (test mode, managed sandbox)', () => {
     expect((await page(t, '')).text).toContain(`setup_session_id=${ss.id}`);
     // Replayed after completion: no second attempt.
     fails(await page(t, '/attempt', { type: 'card' }), 409, 'conflict');
-    const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM payment_methods WHERE "customerId" = $1`, [cus]);
+    const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM payment_methods WHERE "customerId" = $1`, [
+      cus,
+    ]);
     expect(rows[0].n).toBe(1);
   });
 
@@ -283,7 +291,11 @@ describe('the hosted setup page (test mode, managed sandbox)', () => {
     ok(await page(t, '/attempt', { type: 'ewallet', channel: 'dana', phone: '+62 812 3456 0000' }));
     const done = ok(await page(t, '/simulate', { outcome: 'success' }));
     expect(done.status).toBe('completed');
-    const pm = ok(await ws.client.get(`/v1/payment-methods/${ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`)).paymentMethodId}`));
+    const pm = ok(
+      await ws.client.get(
+        `/v1/payment-methods/${ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`)).paymentMethodId}`,
+      ),
+    );
     expect(pm).toMatchObject({ type: 'ewallet', ewallet: { provider: 'dana', maskedAccount: '+62 812-****-4242' } });
     expect(ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`)).lastError).toBeNull();
   });
@@ -294,7 +306,12 @@ describe('the hosted setup page (test mode, managed sandbox)', () => {
     const t = tokenOf(ss);
     fails(await page(t, '/attempt', { type: 'card' }), 400, 'VALIDATION_ERROR', 'type');
     fails(await page(t, '/attempt', { type: 'direct_debit', channel: 'citibank' }), 400, 'VALIDATION_ERROR', 'channel');
-    fails(await page(t, '/attempt', { type: 'direct_debit', phone: '4242424242424242' }), 400, 'VALIDATION_ERROR', 'phone');
+    fails(
+      await page(t, '/attempt', { type: 'direct_debit', phone: '4242424242424242' }),
+      400,
+      'VALIDATION_ERROR',
+      'phone',
+    );
     expect(ok(await page(t, '/attempt', { type: 'direct_debit', channel: 'bri', phone: '1234560000' })).next).toEqual({
       kind: 'otp',
     });
@@ -375,14 +392,22 @@ describe('the hosted setup page (test mode, managed sandbox)', () => {
     const liveClient = createClient({ baseUrl: server.url, keyId: live.keyId, secret: live.secret });
     const cus = ok(await liveClient.post('/v1/customers', { name: 'Live' }), 201).id;
     // No live adapter saves methods on this machine's providers yet: the row is written as a connected one would.
-    const id = `ss_01J${randomUUID().replace(/-/g, '').slice(0, 23).toUpperCase().replace(/[ILOU]/g, '0')}`;
+    const id = `ss_01J${randomUUID()
+      .replace(/-/g, '')
+      .slice(0, 23)
+      .toUpperCase()
+      .replace(/[ILOU]/g, '0')}`;
     const { rows } = await db().system.query(
       `INSERT INTO setup_sessions (id, "workspaceId", mode, "customerId", status, types, currency, "successUrl", "cancelUrl", "expiresAt")
        VALUES ($1, $2, 'live', $3, 'open', '{card}', 'IDR', 'https://a.example', 'https://a.example', now() + interval '1 hour')
        RETURNING "hostedSecret"`,
       [id, ws.workspaceId, cus],
     );
-    fails(await page(`${id}_${rows[0].hostedSecret}`, '/simulate', { outcome: 'success' }), 403, 'forbidden_in_live_mode');
+    fails(
+      await page(`${id}_${rows[0].hostedSecret}`, '/simulate', { outcome: 'success' }),
+      403,
+      'forbidden_in_live_mode',
+    );
   });
 
   it('expiry: the sweep expires the session with its event; the page says expired and a late simulate is 409', async () => {
