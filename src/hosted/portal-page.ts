@@ -93,6 +93,18 @@ const every = (n, unit) => {
 function closed(text) {
   $('app').replaceChildren(el('section', { className: 'center', id: 'closed' }, el('h2', { textContent: text })));
 }
+/** A method's name: a fixed test token's, or a saved method's display fields (brand and last four, wallet, bank). */
+function pmLabel(pm) {
+  const L = t();
+  if (L.pmNames[pm]) return L.pmNames[pm];
+  const m = (state.paymentMethods || []).find((x) => x.id === pm);
+  if (!m) return pm;
+  if (m.card) return m.card.brand.toUpperCase() + ' \u2022\u2022\u2022\u2022 ' + m.card.last4;
+  if (m.ewallet) return m.ewallet.provider.toUpperCase() + ' ' + m.ewallet.maskedAccount;
+  if (m.directDebit) return m.directDebit.bank.toUpperCase() + ' ' + m.directDebit.maskedAccount;
+  if (m.paypal) return 'PayPal ' + m.paypal.maskedEmail;
+  return pm;
+}
 async function act(sub, action, body, button) {
   if (button) button.disabled = true;
   try {
@@ -118,7 +130,7 @@ function subCard(s) {
   if (s.pendingPriceId) card.append(el('p', { className: 'note', textContent: L.pending.replace('{plan}',
     s.pendingPlanName || s.pendingPriceId) }));
   if (state.testMode || s.paymentMethod) card.append(el('p', { className: 'muted', textContent: L.pm + ': ' +
-    (s.paymentMethod ? L.pmNames[s.paymentMethod] || s.paymentMethod : L.pmNone) }));
+    (s.paymentMethod ? pmLabel(s.paymentMethod) : L.pmNone) }));
   const panel = el('div', { className: 'panel', hidden: true });
   const open = (kids) => { panel.replaceChildren(...kids); panel.hidden = false;
     const f = panel.querySelector('input,select,button'); if (f) f.focus(); };
@@ -144,11 +156,19 @@ function subCard(s) {
   }));
   if (a.updatePaymentMethod) acts.append(btn('payment-method', L.updatePm, '', () => {
     const select = el('select', { id: 'pm-' + s.id });
-    for (const pm of state.paymentMethods) select.append(el('option', { value: pm, textContent: L.pmNames[pm] || pm,
-      selected: pm === s.paymentMethod }));
+    const saved = state.paymentMethods.filter((m) => m.status === 'active').map((m) => m.id);
+    for (const pm of saved.concat(state.testPaymentMethods || [])) select.append(el('option', { value: pm,
+      textContent: pmLabel(pm), selected: pm === s.paymentMethod }));
     open([el('label', { htmlFor: 'pm-' + s.id, className: 'muted', textContent: L.pm }), select,
       el('div', { className: 'actions' }, btn('save-payment-method', L.savePm, 'primary', (ev) =>
-        act(s.id, 'payment-method', { paymentMethod: select.value }, ev.currentTarget)), closeBtn())]);
+        act(s.id, 'payment-method', saved.includes(select.value) ? { paymentMethodId: select.value } :
+          { paymentMethod: select.value }, ev.currentTarget)),
+        // A new method is saved on the hosted setup page, which comes back here (docs/guides/setup-sessions.md).
+        btn('add-payment-method', L.addPm, '', async (ev) => {
+          ev.currentTarget.disabled = true;
+          try { location.assign((await api('/payment-methods/setup', { subscriptionId: s.id })).url); }
+          catch (e) { ev.currentTarget.disabled = false; flash(e.message); }
+        }), closeBtn())]);
   }));
   if (a.pause) acts.append(btn('pause', L.pause, '', (ev) => act(s.id, 'pause', null, ev.currentTarget)));
   if (a.resume) acts.append(btn('resume', L.resume, 'primary', (ev) => act(s.id, 'resume', null, ev.currentTarget)));

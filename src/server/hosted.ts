@@ -15,7 +15,13 @@ import { portalPageHeaders, renderPortalErrorPage, renderPortalPage } from '../h
 import { languageSwitch, pageLanguage, type PageRequest } from '../hosted/language.ts';
 import { type Language, messages } from '../core/i18n/index.ts';
 import { renderHtml } from '../modules/documents/render/html.ts';
-import { assertPortalPage, portalAction, portalState } from '../modules/portal-sessions/portal.ts';
+import {
+  assertPortalPage,
+  portalAction,
+  portalMethodAction,
+  portalSetup,
+  portalState,
+} from '../modules/portal-sessions/portal.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
 import { sluggedPage, type SluggedPage } from '../modules/workspaces/hosted.ts';
 import {
@@ -271,6 +277,30 @@ export const hostedRoutes: EdgeRoute[] = [
     resource: 'portal_session',
     handler: async ({ params, headers, json, requestId }) => ({
       json: await portalAction(params.id, headers['x-portal-token'], params.sub, params.action, json(), requestId),
+      headers: noStore,
+    }),
+  }),
+  // The customer's saved payment methods (docs/guides/setup-sessions.md, Portal): a setup session to save one,
+  // the default, a detach.
+  edgeRoute({
+    method: 'POST',
+    url: '/portal/:id/api/payment-methods/setup',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    handler: async ({ params, headers, json, requestId }) => ({
+      json: await portalSetup(params.id, headers['x-portal-token'], json(), requestId),
+      headers: noStore,
+    }),
+  }),
+  edgeRoute({
+    method: 'POST',
+    url: '/portal/:id/api/payment-methods/:pm/:action',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    handler: async ({ params, headers, requestId }) => ({
+      json: await portalMethodAction(params.id, headers['x-portal-token'], params.pm, params.action, requestId),
       headers: noStore,
     }),
   }),

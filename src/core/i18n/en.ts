@@ -204,6 +204,7 @@ export const en = {
       downgrade: 'Downgrade',
       confirmChange: 'Switch plan',
       updatePm: 'Update payment method',
+      addPm: 'Add a payment method',
       savePm: 'Save payment method',
       pause: 'Pause',
       resume: 'Resume',

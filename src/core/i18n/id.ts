@@ -201,6 +201,7 @@ export const id: Messages = {
       downgrade: 'Turun paket',
       confirmChange: 'Ganti ke paket ini',
       updatePm: 'Ubah metode pembayaran',
+      addPm: 'Tambah metode pembayaran',
       savePm: 'Simpan metode pembayaran',
       pause: 'Jeda',
       resume: 'Lanjutkan',

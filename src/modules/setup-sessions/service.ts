@@ -39,7 +39,7 @@ interface Valid {
   metadata: Record<string, string> | null;
 }
 
-function validateCreate(input: CreateSetupSessionInput): Valid {
+function validateCreate(input: CreateSetupSessionInput, trustedUrls: boolean): Valid {
   if (typeof input.customerId !== 'string' || !input.customerId)
     throw err.validation('customerId', 'customerId is required');
   let types: string[] | null = null;
@@ -67,8 +67,9 @@ function validateCreate(input: CreateSetupSessionInput): Valid {
     customerId: input.customerId,
     types,
     currency: input.currency ?? null,
-    successUrl: checkRedirectUrl(input.successUrl, 'successUrl', 'setup_session'),
-    cancelUrl: checkRedirectUrl(input.cancelUrl, 'cancelUrl', 'setup_session'),
+    // The portal's own page (its URL is ours, not the caller's) skips the redirect rules.
+    successUrl: trustedUrls ? input.successUrl : checkRedirectUrl(input.successUrl, 'successUrl', 'setup_session'),
+    cancelUrl: trustedUrls ? input.cancelUrl : checkRedirectUrl(input.cancelUrl, 'cancelUrl', 'setup_session'),
     setDefault: input.setDefault === true,
     subscriptionId: input.subscriptionId ?? null,
     expiresInSec,
@@ -84,9 +85,9 @@ function validateCreate(input: CreateSetupSessionInput): Valid {
 export async function createSetupSessionIn(
   scope: RowScope,
   input: CreateSetupSessionInput,
-  consentSource: ConsentSource,
+  o: { consentSource: ConsentSource; trustedUrls?: boolean },
 ): Promise<SetupSession> {
-  const v = validateCreate(input);
+  const v = validateCreate(input, o.trustedUrls === true);
   return inTenant({ ...scope, modes: [scope.mode] }, async (tx) => {
     const customer = await scopedRow<{ id: string }>(tx, 'customers', scope, v.customerId);
     if (!customer) throw err.of('not_found', 'No such customer', 'customerId');
@@ -122,7 +123,7 @@ export async function createSetupSessionIn(
         cancelUrl: v.cancelUrl,
         setDefault: v.setDefault,
         subscriptionId: v.subscriptionId,
-        consentSource,
+        consentSource: o.consentSource,
         metadata: v.metadata ?? undefined,
         expiresAt: new Date(now.getTime() + v.expiresInSec * 1000),
         createdAt: now,
@@ -135,7 +136,7 @@ export async function createSetupSessionIn(
 /** POST /v1/setup-sessions (201). */
 export async function createSetupSession(ctx: Context, input: CreateSetupSessionInput): Promise<SetupSessionRow> {
   const auth = authorize(ctx, 'svc:payment_method:write');
-  return withAccount(await createSetupSessionIn(tenant(auth), input, 'setup_session'), auth.accountId);
+  return withAccount(await createSetupSessionIn(tenant(auth), input, { consentSource: 'setup_session' }), auth.accountId);
 }
 
 export async function getSetupSession(ctx: Context, id: string): Promise<SetupSessionRow> {
