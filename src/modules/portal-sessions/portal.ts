@@ -492,11 +492,7 @@ export async function portalAction(
       const pm = body.paymentMethodId ?? body.paymentMethod;
       const saved = typeof pm === 'string' && isId('paymentMethod', pm);
       if (saved) await assertOwnMethod(g, pm);
-      else if (
-        g.mode !== 'test' ||
-        typeof pm !== 'string' ||
-        !(testPaymentMethods as readonly string[]).includes(pm)
-      )
+      else if (g.mode !== 'test' || typeof pm !== 'string' || !(testPaymentMethods as readonly string[]).includes(pm))
         throw err.validation(
           'paymentMethodId',
           g.mode === 'test'
@@ -553,8 +549,7 @@ export async function portalSetup(sessionId: string, token: unknown, body: Recor
     if (k !== 'subscriptionId') throw err.validation(k, `${k} is not a field of payment-methods/setup`);
   const subscriptionId = body.subscriptionId ?? null;
   if (subscriptionId !== null) {
-    if (typeof subscriptionId !== 'string' || !isId('subscription', subscriptionId))
-      throw err.notFound('subscription');
+    if (typeof subscriptionId !== 'string' || !isId('subscription', subscriptionId)) throw err.notFound('subscription');
     const [sub] = await tenantQuery<SubRow>(scopeOf(g), subscriptionsSql(g, subscriptionId));
     if (!sub) throw err.notFound('subscription');
     if (!actionsOf(sub, ws.portalSettings).updatePaymentMethod) throw forbidden('updating the payment method');

@@ -136,7 +136,10 @@ export async function createSetupSessionIn(
 /** POST /v1/setup-sessions (201). */
 export async function createSetupSession(ctx: Context, input: CreateSetupSessionInput): Promise<SetupSessionRow> {
   const auth = authorize(ctx, 'svc:payment_method:write');
-  return withAccount(await createSetupSessionIn(tenant(auth), input, { consentSource: 'setup_session' }), auth.accountId);
+  return withAccount(
+    await createSetupSessionIn(tenant(auth), input, { consentSource: 'setup_session' }),
+    auth.accountId,
+  );
 }
 
 export async function getSetupSession(ctx: Context, id: string): Promise<SetupSessionRow> {

@@ -46,13 +46,19 @@ const hosted = (url: string, path: string, body: unknown) =>
   }).then(async (r) => ({ status: r.status, json: await r.json().catch(() => null) }));
 
 async function setup(ws: Workspace) {
-  const plan = ok(await postPlan(ws, planBody({ prices: [{ currency: 'IDR', model: 'flat', unitAmount: 90_000 }] })), 201);
+  const plan = ok(
+    await postPlan(ws, planBody({ prices: [{ currency: 'IDR', model: 'flat', unitAmount: 90_000 }] })),
+    201,
+  );
   const cus = await customer(ws);
   const sub = ok(
     await ws.client.post('/v1/subscriptions', { customerId: cus, priceId: plan.prices[0].id, trialDays: 14 }, key()),
     201,
   );
-  const ps = ok(await ws.client.post('/v1/portal-sessions', { customerId: cus, returnUrl: 'https://shop.example' }), 201);
+  const ps = ok(
+    await ws.client.post('/v1/portal-sessions', { customerId: cus, returnUrl: 'https://shop.example' }),
+    201,
+  );
   return { cus, sub, ps, ...parts(ps.url) };
 }
 
@@ -125,9 +131,17 @@ describe('portal payment methods', () => {
     const stranger = ok(await ws.client.post('/v1/payment-methods', { customerId: await customer(ws) }, key()), 201);
     fails(await portal(id, `/payment-methods/${stranger.id}/default`, token, {}), 404, 'not_found');
     fails(await portal(id, `/payment-methods/${stranger.id}/detach`, token, {}), 404, 'not_found');
-    fails(await portal(id, `/subscriptions/${sub.id}/payment-method`, token, { paymentMethodId: stranger.id }), 404, 'not_found');
+    fails(
+      await portal(id, `/subscriptions/${sub.id}/payment-method`, token, { paymentMethodId: stranger.id }),
+      404,
+      'not_found',
+    );
     expect(ok(await ws.client.get(`/v1/payment-methods/${stranger.id}`)).status).toBe('active');
-    fails(await portal(id, '/payment-methods/setup', token, { subscriptionId: 'sub_01JCKZ3V6Q8Y2X4W5T7R9P0M1N' }), 404, 'not_found');
+    fails(
+      await portal(id, '/payment-methods/setup', token, { subscriptionId: 'sub_01JCKZ3V6Q8Y2X4W5T7R9P0M1N' }),
+      404,
+      'not_found',
+    );
     const patched = await ws.client.patch(`/v1/workspaces/${ws.workspaceId}`, {
       portalSettings: { updatePaymentMethod: false },
     });
