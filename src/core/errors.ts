@@ -89,7 +89,7 @@ export type Resource =
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;
 const spellings: Partial<Record<Resource, Partial<Record<ErrorCode, string>>>> = {
   checkout_session: { ...UPPER_VALIDATION, idempotency_in_flight: 'conflict' },
-  // COLLECTION settled point 17 (docs/guides/setup-sessions.md): spelled as checkout.
+  // docs/guides/setup-sessions.md: spelled as checkout.
   setup_session: { ...UPPER_VALIDATION, idempotency_in_flight: 'conflict' },
   invoice: UPPER_VALIDATION,
   portal_session: UPPER_VALIDATION,

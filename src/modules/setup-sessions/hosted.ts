@@ -44,7 +44,7 @@ type Scope = RowScope & { modes: readonly Mode[] };
 
 /** At most this many attempts per session (card testing: docs/guides/setup-sessions.md). */
 export const MAX_SETUP_ATTEMPTS = 10;
-/** Direct-debit OTP that the sandbox accepts (COLLECTION §4.7, Xendit's test OTP). */
+/** Direct-debit OTP that the sandbox accepts (docs/guides/setup-sessions.md, Test mode). */
 const SANDBOX_OTP = '222000';
 const ewallets = ['ovo', 'dana', 'shopeepay', 'gopay', 'linkaja'] as const;
 const banks = ['bri', 'mandiri', 'bca', 'bni'] as const;
