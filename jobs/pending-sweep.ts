@@ -2,10 +2,12 @@ import type { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { reconcilePendingRefunds } from '../src/modules/refunds/sweep.ts';
 import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.ts';
+import { reconcileStaleSetupAttempts } from '../src/modules/setup-sessions/sweep.ts';
 
 /**
  * Queue `pending-sweep`: every minute, settles the money-path rows a crash left between the
- * phases of a provider call (issue 12): refunds never submitted, checkout attempts never answered.
+ * phases of a provider call (issue 12): refunds never submitted, checkout attempts never answered, and setup
+ * attempts (docs/guides/setup-sessions.md, Attempts).
  */
 export const queue = 'pending-sweep';
 
@@ -15,6 +17,7 @@ export async function register(boss: PgBoss) {
   await boss.work(queue, async () => {
     const refunds = await reconcilePendingRefunds();
     const attempts = await reconcileStaleAttempts();
-    if (refunds || attempts) logger.info({ refunds, attempts }, 'pending money-path rows reconciled');
+    const setups = await reconcileStaleSetupAttempts();
+    if (refunds || attempts || setups) logger.info({ refunds, attempts, setups }, 'pending money-path rows reconciled');
   });
 }

@@ -44,6 +44,7 @@ import '../modules/subscriptions/edges.ts';
 import '../modules/test-clocks/edges.ts';
 import '../modules/members/edges.ts';
 import '../modules/payment-methods/edges.ts';
+import '../modules/setup-sessions/edges.ts';
 import '../modules/credit-notes/edges.ts';
 import '../modules/customer-balances/edges.ts';
 

@@ -514,3 +514,19 @@ export async function settleSetupByRef(adapter: string, providerRef: string): Pr
   await settleAttempt(scope, r.setupSessionId, r.id, providerFor(row), 'callback');
   return true;
 }
+
+/**
+ * The provider's word on one attempt (the sweep: a crash between phases, a lost callback): `creating`
+ * past the grace never reached the customer and fails; an attempt with a reference is asked (`fetchSetup`).
+ */
+export async function reconcileSetupAttempt(scope: Scope, a: SetupAttempt): Promise<boolean> {
+  if (canMove(attempts, a.status as SetupAttemptStatus, 'record_setup'))
+    return failSetup(scope, a, { code: 'provider_no_answer', message: 'The provider did not answer' });
+  if (!a.providerRef || a.adapter === SANDBOX_ADAPTER) return false;
+  const row = await inTenant(scope, (tx) =>
+    tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scoped(scope), kind: a.adapter } } }),
+  );
+  if (!row) return false;
+  await settleAttempt(scope, a.setupSessionId, a.id, providerFor(row), 'sweep');
+  return true;
+}

@@ -8,6 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { clock } from '../../../src/core/clock.ts';
 import { expireDueSetupSessions } from '../../../src/modules/setup-sessions/expiry.ts';
+import { completeSetup } from '../../../src/modules/setup-sessions/complete.ts';
+import { reconcileStaleSetupAttempts } from '../../../src/modules/setup-sessions/sweep.ts';
+import { SWEEP_GRACE_MS } from '../../../src/modules/refunds/sweep.ts';
 import { mintKey, mintLiveKey } from '../../helpers/keys.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
@@ -428,5 +431,78 @@ describe('the hosted setup page (test mode, managed sandbox)', () => {
     expect(events.map((e) => e.type)).toEqual(['svc.setup_session.expired.v1']);
     expect(events[0].data.object).toEqual(row);
     fails(await ws.client.post(`/v1/setup-sessions/${ss.id}/cancel`, {}, key()), 409, 'conflict');
+  });
+});
+
+describe('idempotency, late tokens and the attempt sweep', () => {
+  it('the same Idempotency-Key answers the same session; GraphQL edges read its customer and method', async () => {
+    const ws = await server.workspace();
+    const cus = await customer(ws);
+    const k = { 'idempotency-key': randomUUID() };
+    const first = ok(await ws.client.post('/v1/setup-sessions', body(cus), k), 201);
+    const again = ok(await ws.client.post('/v1/setup-sessions', body(cus), k), 201);
+    expect(again).toEqual(first);
+    expect(ok(await ws.client.get(`/v1/setup-sessions?customerId=${cus}`))).toHaveLength(1);
+    ok(await page(tokenOf(first), '/attempt', { type: 'card' }));
+    ok(await page(tokenOf(first), '/simulate', { outcome: 'success' }));
+    const read = await ws.client.graphql(
+      `query($id: ID!) { setupSession(id: $id) { status customer { id } paymentMethod { id status card } } }`,
+      { id: first.id },
+    );
+    expect(read.json.data.setupSession).toMatchObject({
+      status: 'completed',
+      customer: { id: cus },
+      paymentMethod: { id: expect.stringMatching(/^pm_/), status: 'active', card: { last4: '4242' } },
+    });
+  });
+
+  it('a token that becomes active after its session ended is not attached (attempt completed_unapplied)', async () => {
+    const ws = await server.workspace();
+    const cus = await customer(ws);
+    const ss = ok(await createSs(ws, body(cus)), 201);
+    ok(await page(tokenOf(ss), '/attempt', { type: 'card' }));
+    ok(await ws.client.post(`/v1/setup-sessions/${ss.id}/cancel`, {}, key()));
+    const { rows } = await db().system.query(`SELECT id FROM setup_attempts WHERE "setupSessionId" = $1`, [ss.id]);
+    const scope = { workspaceId: ws.workspaceId, mode: 'test' as const, modes: ['test' as const] };
+    // The provider's late word, as the return URL or a callback would bring it.
+    const late = await completeSetup(
+      scope,
+      ss.id,
+      rows[0].id,
+      {
+        token: 'sbx_4242_late',
+        display: () => ({ card: { brand: 'visa', last4: '4242', expMonth: 1, expYear: 2040, funding: 'credit' } }),
+      },
+      { source: 'test' },
+    );
+    expect(late.applied).toBe(false);
+    expect(late.session.status).toBe('canceled');
+    const attempt = await db().system.query(`SELECT status FROM setup_attempts WHERE id = $1`, [rows[0].id]);
+    expect(attempt.rows[0].status).toBe('completed_unapplied');
+    expect(ok(await ws.client.get(`/v1/payment-methods?customerId=${cus}`))).toEqual([]);
+    expect(await eventsOf(ws, ss.id)).toEqual([]);
+  });
+
+  it('the sweep fails a provider attempt a crash left creating: the session is open again with lastError', async () => {
+    const ws = await server.workspace();
+    const ss = ok(await createSs(ws, body(await customer(ws))), 201);
+    // A process died between phase 1 and phase 3 of a provider_a attempt.
+    await db().system.query(
+      `UPDATE setup_sessions SET status = 'pending', "attemptCount" = 1, adapter = 'provider_a' WHERE id = $1`,
+      [ss.id],
+    );
+    await db().system.query(
+      `INSERT INTO setup_attempts (id, "workspaceId", mode, "setupSessionId", number, adapter, type, status,
+         "idempotencyKey", "createdAt", "updatedAt")
+       VALUES ($1, $2, 'test', $3, 1, 'provider_a', 'card', 'creating', $3 || ':1', now() - interval '1 hour',
+         now() - interval '1 hour')`,
+      [`satt_${ss.id.slice(3)}`, ws.workspaceId, ss.id],
+    );
+    expect(SWEEP_GRACE_MS).toBeLessThan(3_600_000);
+    expect(await reconcileStaleSetupAttempts()).toBeGreaterThanOrEqual(1);
+    const row = ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`));
+    expect(row).toMatchObject({ status: 'open', lastError: { code: 'provider_no_answer' } });
+    // The customer can try again.
+    expect(ok(await page(tokenOf(row), '/attempt', { type: 'card' })).status).toBe('pending');
   });
 });
