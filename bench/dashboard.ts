@@ -35,6 +35,7 @@ const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.t
 const { createSession, csrfOf } = await import('../src/auth/session.ts');
 const { signRequest } = await import('../src/core/auth/signing.ts');
 const { startRelay } = await import('../jobs/outbox-relay.ts');
+const { eventBus } = await import('../src/core/pubsub.ts');
 
 const scratch = scratchDatabase();
 let child: ChildProcess | undefined;
@@ -84,6 +85,8 @@ try {
   const app = await startApp(scratch.url, { env: { SVC_COUNT_STATEMENTS: '1' } });
   child = app.child;
   const base = app.base;
+  // The relay as the worker runs it: woken by each commit's notification, not only by its 1 s poll.
+  await eventBus.start(scratch.url);
   stopRelay = startRelay();
 
   // 1. The operations behind the screens.
@@ -198,6 +201,7 @@ try {
   console.error(e);
 } finally {
   stopRelay?.();
+  await eventBus.stop();
   if (child?.connected) {
     const exited = new Promise((resolve) => child!.once('exit', resolve));
     child.send({ type: 'stop' });

@@ -11,6 +11,7 @@ import { webhookFanOut } from '../src/modules/webhooks/fan-out.ts';
 import { billingEmailFanOut } from '../src/modules/invoices/billing-email.ts';
 import * as billingEmail from './billing-email.ts';
 import * as idempotencyPurge from './idempotency-purge.ts';
+import * as sessionPurge from './session-purge.ts';
 import * as checkoutExpiry from './checkout-expiry.ts';
 import * as paymentMethodExpiry from './payment-method-expiry.ts';
 import * as invoicePastDue from './invoice-past-due.ts';
@@ -52,6 +53,7 @@ export async function startWorker(databaseUrl: string) {
   await boss.start();
   for (const q of [
     idempotencyPurge,
+    sessionPurge,
     checkoutExpiry,
     paymentMethodExpiry,
     invoicePastDue,

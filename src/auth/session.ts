@@ -39,9 +39,11 @@ export interface SessionRow {
   workspaceMode: Mode;
   workspaceName: string;
   archivedAt: Date | null;
+  issuer: string;
+  subject: string;
 }
 
-const SESSION_SQL = `SELECT s.id, s."workspaceId", s."memberId", s."expiresAt", s."revokedAt",
+const SESSION_SQL = `SELECT s.id, s."workspaceId", s."memberId", s."expiresAt", s."revokedAt", s.issuer, s.subject,
   m.role AS "memberRole", m.status AS "memberStatus", m.email, w."accountId", w.tier,
   w.mode AS "workspaceMode", coalesce(w."brandName", w.name) AS "workspaceName", w."archivedAt"
   FROM dashboard_sessions s
@@ -161,6 +163,69 @@ export async function createSession(s: SignedIn): Promise<{ id: string; token: s
     }),
   );
   return { id, token, expiresAt };
+}
+
+export interface WorkspaceChoice {
+  id: string;
+  name: string;
+  role: MemberRole;
+}
+
+/**
+ * The workspaces the session's identity has joined (the switcher, docs/dashboard.md, Sign-in), oldest
+ * membership first, at most 50. Cross-tenant by nature: authentication, on the system pool.
+ */
+export async function workspacesOf(row: Pick<SessionRow, 'issuer' | 'subject'>): Promise<WorkspaceChoice[]> {
+  const { rows } = await db().system.query<WorkspaceChoice>(
+    `SELECT w.id, coalesce(w."brandName", w.name) AS name, m.role FROM members m JOIN workspaces w ON w.id = m."workspaceId"
+      WHERE m."identityIssuer" = $1 AND m."identitySubject" = $2 AND m.status = 'joined' AND w."archivedAt" IS NULL
+      ORDER BY m."joinedAt", m.id LIMIT 50`,
+    [row.issuer, row.subject],
+  );
+  return rows;
+}
+
+/**
+ * A new session in `workspaceId` for the same identity, when it has joined that workspace (else
+ * null: the caller's 404); the current session is revoked, so one browser holds one live session.
+ */
+export async function switchWorkspace(current: SessionRow, token: string, workspaceId: string) {
+  const { rows } = await db().system.query<{ id: string }>(
+    `SELECT m.id FROM members m JOIN workspaces w ON w.id = m."workspaceId"
+      WHERE m."workspaceId" = $1 AND m."identityIssuer" = $2 AND m."identitySubject" = $3 AND m.status = 'joined'
+        AND w."archivedAt" IS NULL`,
+    [workspaceId, current.issuer, current.subject],
+  );
+  if (!rows[0]) return null;
+  const next = await createSession({
+    workspaceId,
+    memberId: rows[0].id,
+    issuer: current.issuer,
+    subject: current.subject,
+  });
+  await revokeSession(current, token);
+  return next;
+}
+
+/** How long an ended (expired or signed-out) session row is kept for support before the purge. */
+export const ENDED_SESSION_KEEP_MS = 24 * 3600 * 1000;
+
+/**
+ * Deletes session rows ended more than a day ago (docs/dashboard.md, Sessions), `batch` rows per
+ * statement so a backlog never holds one long lock: hourly by the `session-purge` job.
+ */
+export async function purgeEndedSessions(now = clock.now(), batch = 5000): Promise<number> {
+  const cutoff = new Date(now.getTime() - ENDED_SESSION_KEEP_MS);
+  let deleted = 0;
+  for (;;) {
+    const { rowCount } = await db().system.query(
+      `DELETE FROM dashboard_sessions WHERE ("workspaceId", id) IN (
+         SELECT "workspaceId", id FROM dashboard_sessions WHERE "expiresAt" < $1 OR "revokedAt" < $1 LIMIT $2)`,
+      [cutoff, batch],
+    );
+    deleted += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return deleted;
+  }
 }
 
 /** Sign-out: the row is revoked, so the cookie (and any socket it opened) stops working at once here. */

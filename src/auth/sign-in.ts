@@ -14,6 +14,7 @@ import { db } from '../core/db/client.ts';
 import { isDomainError } from '../core/errors.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import { clientBucket, replyError } from '../server/edge-route.ts';
+import { parseJsonBody, rawBody } from '../server/edge.ts';
 import { logger } from '../core/logger.ts';
 import { acceptInvitation, EMAIL_LINK_ISSUER } from '../modules/members/service.ts';
 import {
@@ -25,6 +26,8 @@ import {
   SESSION_COOKIE,
   SESSION_TTL_MS,
   sessionOf,
+  switchWorkspace,
+  workspacesOf,
 } from './session.ts';
 
 const LOGIN_COOKIE = 'svc_oidc';
@@ -238,10 +241,35 @@ export function mountSignIn(app: FastifyInstance, limiter: RateLimiter) {
         csrf: csrfOf(s.token),
         member: { id: s.row.memberId, email: s.row.email, role: s.row.memberRole },
         workspace: { id: s.row.workspaceId, name: s.row.workspaceName, liveEnabled: s.row.workspaceMode === 'live' },
+        workspaces: await workspacesOf(s.row),
         expiresAt: s.row.expiresAt.toISOString(),
         now: clock.now().toISOString(),
       }),
     );
+  });
+
+  // The workspace switcher: a session in another workspace this identity has joined, with the CSRF
+  // header as every session request; the current session is revoked. Not a member there: 404.
+  app.post(`${AUTH_PATH}/switch`, limited, async (req, reply) => {
+    const s = await sessionOf(req.headers.cookie);
+    const csrf = req.headers[CSRF_HEADER];
+    reply.headers(authHeaders).type('application/json; charset=utf-8');
+    if (!s) return reply.status(401).send(JSON.stringify({ signedIn: false }));
+    if (typeof csrf !== 'string' || !safeEqual(csrfOf(s.token), csrf)) return reply.status(403).send('{}');
+    let workspaceId: unknown;
+    try {
+      workspaceId = parseJsonBody(rawBody(req), { allowEmpty: true }).workspaceId;
+    } catch (e) {
+      return replyError(reply, e, req.requestId, 'generic');
+    }
+    const next =
+      typeof workspaceId === 'string' && workspaceId.length <= 64
+        ? await switchWorkspace(s.row, s.token, workspaceId)
+        : null;
+    if (!next) return reply.status(404).send(JSON.stringify({ error: 'not_a_member' }));
+    return reply
+      .header('set-cookie', cookie(req, SESSION_COOKIE, next.token, SESSION_TTL_MS, '/'))
+      .send(JSON.stringify({ workspaceId }));
   });
 
   // Sign-out revokes the row (the cookie and any socket it opened stop working) and clears the cookie.

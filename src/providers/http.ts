@@ -7,7 +7,7 @@ import type { ProviderCallRecord, ProviderKind, ProviderOptions } from './types.
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path and query, appended to the base URL. */
   path: string;
   headers?: Record<string, string>;

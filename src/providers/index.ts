@@ -54,4 +54,5 @@ export { ProviderError, CallbackVerificationError, isProviderError, isCallbackVe
 export type { ProviderFailure, VerificationFailure } from './errors.ts';
 export { ProviderA, ProviderB, ProviderC, ManualProvider };
 export { clearProviderCTokens } from './provider_c.ts';
-export { providerBSignature } from './provider_b.ts';
+export { providerBAccountSignature, providerBSignature } from './provider_b.ts';
+export { maskAccount, maskEmail, maskPhone, refuseSandboxToken, SANDBOX_TOKEN_PREFIX } from './saved.ts';

@@ -5,7 +5,16 @@ import { clock as systemClock } from '../core/clock.ts';
 import { safeEqual, sha256Hex } from '../core/crypto.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { basicAuth, failure, headerOf, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
+import { fundingOf, maskAccount, maskPhone, needSavable, refuseSandboxToken } from './saved.ts';
 import type {
+  OffSessionChargeInput,
+  OffSessionResult,
+  SavedMethodDisplay,
+  SavedMethodType,
+  SetupResult,
+  SetupState,
+  SetupStatus,
+  CreateSetupInput,
   CallbackEvent,
   CallbackRequest,
   Charge,
@@ -33,8 +42,19 @@ export const providerAChannels = {
   retail: { alfamart: 'ALFAMART', indomaret: 'INDOMARET' },
 } as const;
 
-/** `providerRef` is `<product>:<provider id>`: the product decides which endpoint confirms it. */
-type Product = 'qris' | 'va' | 'ewallet' | 'retail' | 'invoice';
+/** Saved methods (`POST /v2/payment_methods`, MULTIPLE_USE): our words to the provider's channel codes. */
+export const providerASavedChannels = {
+  ewallet: { ovo: 'OVO', dana: 'DANA', shopeepay: 'SHOPEEPAY', linkaja: 'LINKAJA' },
+  direct_debit: { bri: 'BRI', mandiri: 'MANDIRI', bca: 'BCA_ONEKLIK', bni: 'BNI' },
+} as const;
+const SAVABLE: SavedMethodType[] = ['card', 'ewallet', 'direct_debit'];
+const PM_TYPES = { card: 'CARD', ewallet: 'EWALLET', direct_debit: 'DIRECT_DEBIT' } as const;
+
+/**
+ * `providerRef` is `<product>:<provider id>`: the product decides which endpoint confirms it.
+ * Off-session charges are payment requests (`payment_request:pr-...`).
+ */
+type Product = 'qris' | 'va' | 'ewallet' | 'retail' | 'invoice' | 'payment_request';
 const METHODS: readonly PaymentMethod[] = ['qris', 'va', 'ewallet', 'retail', 'card'];
 
 export class ProviderA implements Provider {
@@ -258,6 +278,16 @@ export class ProviderA implements Provider {
           fpc,
         );
       }
+      case 'payment_request': {
+        const pr = await this.get('get payment request', `/payment_requests/${enc(id)}`);
+        const status: ChargeStatus =
+          pr.status === 'SUCCEEDED'
+            ? 'paid'
+            : ['FAILED', 'CANCELED', 'VOIDED', 'EXPIRED'].includes(pr.status)
+              ? 'failed'
+              : 'pending';
+        return state(ref, status, pr.amount, pr.currency, pr, pr.id, status === 'paid' ? pr.updated : null);
+      }
       case 'invoice': {
         const inv = await this.get('get invoice', `/v2/invoices/${enc(id)}`);
         return state(
@@ -307,6 +337,17 @@ export class ProviderA implements Provider {
 
   async refund(input: RefundInput): Promise<RefundResult> {
     const [product, id] = splitRef(input.providerRef);
+    if (product === 'payment_request') {
+      const r = await this.post('create refund', '/refunds', input.idempotencyKey, {
+        payment_request_id: id,
+        reference_id: input.idempotencyKey,
+        amount: input.amount,
+        currency: input.currency,
+        reason: refundReason(input.reason),
+      });
+      need(r.id, 'id');
+      return { providerRefundId: r.id, status: refundStatus(r.status), raw: r };
+    }
     // Bank transfers (VA, retail) are not refundable through the API; QRIS refunds depend on the issuer.
     if (product !== 'invoice')
       throw new ProviderError(this.kind, 'unsupported', `${product} payments cannot be refunded through the API`);
@@ -319,6 +360,154 @@ export class ProviderA implements Provider {
     });
     need(r.id, 'id');
     return { providerRefundId: r.id, status: refundStatus(r.status), raw: r };
+  }
+
+  // ---- saved methods and off-session charges (docs/providers.md, Saved methods) ----
+
+  savableTypes(currency: string): SavedMethodType[] {
+    return currency === 'IDR' ? [...SAVABLE] : [];
+  }
+
+  /**
+   * `POST /v2/payment_methods`, reusability MULTIPLE_USE. E-wallets and cards answer a provider page
+   * to visit (linking, the hosted card form); direct debit waits for the OTP sent to the customer
+   * (`confirmSetup`).
+   */
+  async createSetup(input: CreateSetupInput): Promise<SetupResult> {
+    needSavable(this.kind, this.savableTypes(input.currency), input.type, input.currency);
+    const urls = {
+      success_return_url: input.returnUrl,
+      failure_return_url: input.cancelUrl,
+      cancel_return_url: input.cancelUrl,
+    };
+    const c = input.customer;
+    const body: Record<string, unknown> = {
+      type: PM_TYPES[input.type as keyof typeof PM_TYPES],
+      reusability: 'MULTIPLE_USE',
+      reference_id: input.reference,
+      customer: {
+        reference_id: c.id,
+        type: 'INDIVIDUAL',
+        individual_detail: { given_names: displayName(c.name) },
+        ...(c.email ? { email: c.email } : {}),
+        ...(c.phone ? { mobile_number: c.phone } : {}),
+      },
+      metadata: { reference: input.reference },
+    };
+    if (input.type === 'ewallet') {
+      body.ewallet = {
+        channel_code: savedChannel('ewallet', input.channel),
+        channel_properties: { ...urls, ...(input.account ? { mobile_number: input.account } : {}) },
+      };
+    } else if (input.type === 'direct_debit') {
+      if (!input.account)
+        throw new ProviderError(this.kind, 'unsupported', 'direct debit needs the account (mobile number)');
+      body.direct_debit = {
+        channel_code: savedChannel('direct_debit', input.channel),
+        channel_properties: { ...urls, mobile_number: input.account },
+      };
+    } else {
+      body.card = { currency: input.currency, channel_properties: { ...urls, skip_three_d_secure: false } };
+    }
+    const pm = await this.post('create payment method', '/v2/payment_methods', input.idempotencyKey, body);
+    need(pm.id, 'id');
+    const status = setupStatus(pm.status);
+    const action = pmAction(pm);
+    return {
+      providerRef: pm.id,
+      status,
+      instructions:
+        status !== 'pending'
+          ? null
+          : action?.url_type === 'API'
+            ? { kind: 'otp' }
+            : action
+              ? { kind: 'redirect', redirectUrl: action.url }
+              : null,
+      raw: pm,
+    };
+  }
+
+  /** Direct debit: `POST /v2/payment_methods/{id}/auth` with the OTP. A wrong OTP answers `failed` `invalid_otp`. */
+  async confirmSetup(ref: string, input: { otp?: string; idempotencyKey: string }): Promise<SetupState> {
+    if (!input.otp) throw new ProviderError(this.kind, 'unsupported', 'confirming a payment method needs the OTP');
+    try {
+      const pm = await this.post(
+        'authorise payment method',
+        `/v2/payment_methods/${enc(ref)}/auth`,
+        input.idempotencyKey,
+        {
+          auth_code: input.otp,
+        },
+      );
+      return setupState(pm);
+    } catch (e) {
+      if (e instanceof ProviderError && e.reason === 'rejected' && e.providerCode === 'INVALID_OTP_ERROR') {
+        const now = await this.fetchSetup(ref);
+        return { ...now, status: now.status === 'active' ? 'active' : 'failed', failureCode: 'invalid_otp' };
+      }
+      throw e;
+    }
+  }
+
+  /** `GET /v2/payment_methods/{id}`: ACTIVE is the token (the payment method id itself). */
+  async fetchSetup(ref: string): Promise<SetupState> {
+    return setupState(await this.get('get payment method', `/v2/payment_methods/${enc(ref)}`));
+  }
+
+  /**
+   * `POST /payment_requests` with `payment_method_id`, merchant-initiated, `Idempotency-key` = our key:
+   * the same key answers the same payment request and never charges twice.
+   */
+  async chargeOffSession(input: OffSessionChargeInput): Promise<OffSessionResult> {
+    refuseSandboxToken(this.kind, input.token);
+    const pr = await this.post('create payment request', '/payment_requests', input.idempotencyKey, {
+      reference_id: input.reference,
+      amount: input.amount,
+      currency: input.currency,
+      payment_method_id: input.token,
+      initiator: 'MERCHANT',
+      capture_method: 'AUTOMATIC',
+      ...(input.description ? { description: input.description.slice(0, 255) } : {}),
+      metadata: { reference: input.reference },
+    });
+    need(pr.id, 'id');
+    return offSessionResult(pr, input.type);
+  }
+
+  /**
+   * `GET /payment_requests/{id}`; without a `providerRef` (the answer was lost) by our reference,
+   * `GET /payment_requests?reference_id=`. null when the provider has none.
+   */
+  async fetchOffSession(ref: { providerRef?: string | null; reference: string; idempotencyKey: string }) {
+    if (ref.providerRef) {
+      const [, id] = splitRef(ref.providerRef);
+      const pr = await this.get('get payment request', `/payment_requests/${enc(id)}`, {}, true);
+      return pr ? offSessionResult(pr) : null;
+    }
+    const list = await this.get('list payment requests', `/payment_requests?reference_id=${enc(ref.reference)}`);
+    const found = (Array.isArray(list.data) ? list.data : []).filter((p: any) => p?.reference_id === ref.reference);
+    // One key makes one request; should several exist, a succeeded one is the truth about money.
+    const pr = found.find((p: any) => p.status === 'SUCCEEDED') ?? found.at(-1);
+    return pr ? offSessionResult(pr) : null;
+  }
+
+  /** `POST /v2/payment_methods/{id}/expire`; one already expired or unknown is gone too. */
+  async detachToken(token: string): Promise<boolean> {
+    refuseSandboxToken(this.kind, token);
+    const res = await this.http.request({
+      method: 'POST',
+      path: `/v2/payment_methods/${enc(token)}/expire`,
+      headers: this.headers({ 'idempotency-key': `expire-${token}`.slice(0, 64) }),
+      body: '{}',
+    });
+    if (res.status === 404) return true;
+    if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403) {
+      const pm = await this.get('get payment method', `/v2/payment_methods/${enc(token)}`, {}, true);
+      if (!pm || ['EXPIRED', 'INACTIVE', 'FAILED'].includes(pm.status)) return true;
+    }
+    const pm = this.ok('expire payment method', res);
+    return ['EXPIRED', 'INACTIVE'].includes(pm.status);
   }
 
   // ---- disbursements (payout rail `provider_a_disbursement`) ----
@@ -387,7 +576,7 @@ function charge(product: Product, raw: any, instructions: Instructions): Charge 
 function splitRef(ref: string): [Product, string] {
   const i = ref.indexOf(':');
   const product = ref.slice(0, i) as Product;
-  if (i < 1 || !['qris', 'va', 'ewallet', 'retail', 'invoice'].includes(product)) {
+  if (i < 1 || !['qris', 'va', 'ewallet', 'retail', 'invoice', 'payment_request'].includes(product)) {
     throw new ProviderError('provider_a', 'not_found', `unknown charge reference ${ref}`);
   }
   return [product, ref.slice(i + 1)];
@@ -436,6 +625,43 @@ function mapCallback(b: any): CallbackEvent {
         d.currency,
         b,
       );
+    case 'payment_method.activated':
+    case 'payment_method.expired':
+    case 'payment_method.failed_activation': {
+      if (typeof d.id !== 'string' || !d.id)
+        throw new CallbackVerificationError('provider_a', 'malformed', 'payment method callback lacks its id');
+      const status =
+        b.event === 'payment_method.activated'
+          ? 'active'
+          : b.event === 'payment_method.failed_activation'
+            ? 'failed'
+            : d.status === 'INACTIVE'
+              ? 'revoked'
+              : 'expired';
+      return {
+        type: 'token',
+        providerEventId: `${b.event}:${d.id}:${d.status ?? ''}:${d.updated ?? ''}`,
+        tokenRef: d.id,
+        status,
+        raw: b,
+      };
+    }
+    case 'payment.succeeded':
+    case 'payment.failed':
+    case 'payment.pending': {
+      if (typeof d.payment_request_id !== 'string' || !d.payment_request_id)
+        throw new CallbackVerificationError('provider_a', 'malformed', 'payment callback lacks payment_request_id');
+      const event = chargeEvent(
+        `payment_request:${d.payment_request_id}`,
+        d.id,
+        `${d.id}:${d.status}`,
+        d.status === 'SUCCEEDED' ? 'paid' : d.status === 'FAILED' ? 'failed' : 'pending',
+        d.amount,
+        d.currency,
+        b,
+      );
+      return { ...event, reference: typeof d.reference_id === 'string' ? d.reference_id : null } as CallbackEvent;
+    }
     case 'refund.succeeded':
     case 'refund.failed':
       return {
@@ -563,6 +789,134 @@ function need(value: unknown, field: string): asserts value {
 }
 
 const enc = encodeURIComponent;
+
+function savedChannel(type: keyof typeof providerASavedChannels, channel: string | undefined): string {
+  const table = providerASavedChannels[type] as Record<string, string>;
+  const key = channel ? channel.toLowerCase() : Object.keys(table)[0];
+  const code = table[key];
+  if (!code) throw new ProviderError('provider_a', 'unsupported', `${type} channel ${channel} cannot be saved`);
+  return code;
+}
+
+const setupStatus = (s: unknown): SetupStatus =>
+  s === 'ACTIVE' ? 'active' : s === 'FAILED' ? 'failed' : s === 'EXPIRED' || s === 'INACTIVE' ? 'expired' : 'pending';
+
+/** The customer's next step on a payment method or request: a page (WEB, MOBILE, DEEPLINK) or an API call (OTP). */
+function pmAction(o: any): { url: string; url_type: string } | null {
+  const actions: any[] = Array.isArray(o?.actions) ? o.actions : [];
+  const api = actions.find((a) => a?.url_type === 'API');
+  const web = actions.find((a) => a?.url && a.url_type !== 'API');
+  return web ?? api ?? null;
+}
+
+/** Xendit failure codes to ours (docs/providers.md, Saved methods); `declined` depends on the method type. */
+const FAILURES: Record<string, string> = {
+  INSUFFICIENT_BALANCE: 'insufficient_funds',
+  INSUFFICIENT_FUNDS: 'insufficient_funds',
+  MAX_AMOUNT_LIMIT_ERROR: 'limit_exceeded',
+  ACCOUNT_ACCESS_BLOCKED: 'account_blocked',
+  EXPIRED_CARD: 'expired_card',
+  PAYMENT_METHOD_EXPIRED: 'expired_card',
+  EXPIRED: 'expired_card',
+  PAYMENT_METHOD_INACTIVE: 'payment_method_revoked',
+  INACTIVE: 'payment_method_revoked',
+  ACCOUNT_UNLINKED: 'payment_method_revoked',
+  AUTHENTICATION_FAILED: 'authentication_required',
+  REQUIRES_ACTION: 'authentication_required',
+  INVALID_OTP: 'invalid_otp',
+};
+
+function failureOf(code: unknown, type: unknown): string {
+  const known = typeof code === 'string' ? FAILURES[code] : undefined;
+  if (known) return known;
+  return type === 'CARD' || type === 'card' ? 'card_declined' : 'payment_declined';
+}
+
+function setupState(pm: any): SetupState {
+  need(pm?.id, 'id');
+  const status = setupStatus(pm.status);
+  const action = pmAction(pm);
+  return {
+    providerRef: pm.id,
+    status,
+    token: status === 'active' ? pm.id : null,
+    display: displayOf(pm),
+    failureCode: status === 'failed' ? failureOf(pm.failure_code, pm.type) : null,
+    confirmable: status === 'pending' && action?.url_type === 'API',
+    raw: pm,
+  };
+}
+
+function displayOf(pm: any): SavedMethodDisplay {
+  if (pm.type === 'CARD') {
+    const info = pm.card?.card_information ?? {};
+    const masked = String(info.masked_card_number ?? '');
+    if (!masked) return {};
+    return {
+      card: {
+        brand: String(info.network ?? 'unknown').toLowerCase(),
+        last4: masked.replace(/\D/g, '').slice(-4),
+        expMonth: Number(info.expiry_month) || 0,
+        expYear: Number(info.expiry_year) || 0,
+        funding: fundingOf(info.type),
+      },
+    };
+  }
+  if (pm.type === 'EWALLET') {
+    const code = String(pm.ewallet?.channel_code ?? '');
+    const provider = (Object.entries(providerASavedChannels.ewallet).find(([, v]) => v === code)?.[0] ?? 'ovo') as
+      | 'ovo'
+      | 'dana'
+      | 'shopeepay'
+      | 'linkaja';
+    const account = pm.ewallet?.account?.account_details ?? pm.ewallet?.channel_properties?.mobile_number;
+    return { ewallet: { provider, maskedAccount: maskPhone(account) } };
+  }
+  if (pm.type === 'DIRECT_DEBIT') {
+    const code = String(pm.direct_debit?.channel_code ?? '');
+    const bank = (Object.entries(providerASavedChannels.direct_debit).find(([, v]) => v === code)?.[0] ?? 'bri') as
+      | 'bri'
+      | 'mandiri'
+      | 'bca'
+      | 'bni';
+    const account =
+      pm.direct_debit?.bank_account?.masked_bank_account_number ??
+      pm.direct_debit?.debit_card?.masked_card_number ??
+      pm.direct_debit?.channel_properties?.mobile_number;
+    return { directDebit: { bank, maskedAccount: maskAccount(account) } };
+  }
+  return {};
+}
+
+function offSessionResult(pr: any, type?: string): OffSessionResult {
+  need(pr?.id, 'id');
+  const base = { providerRef: `payment_request:${pr.id}`, raw: pr };
+  const methodType = pr.payment_method?.type ?? type;
+  switch (pr.status) {
+    case 'SUCCEEDED':
+      return { ...base, status: 'succeeded' };
+    case 'REQUIRES_ACTION': {
+      const action = pmAction(pr);
+      if (!action?.url) return { ...base, status: 'pending' };
+      return { ...base, status: 'requires_action', nextAction: { type: 'redirect', url: action.url, expiresAt: null } };
+    }
+    case 'FAILED':
+    case 'CANCELED':
+    case 'VOIDED':
+    case 'EXPIRED': {
+      const providerCode = pr.failure_code ?? pr.status;
+      return {
+        ...base,
+        status: 'failed',
+        failureCode: pr.status === 'EXPIRED' ? 'authentication_required' : failureOf(providerCode, methodType),
+        providerCode,
+        failureMessage: typeof pr.failure_message === 'string' ? pr.failure_message : String(providerCode),
+      };
+    }
+    default:
+      return { ...base, status: 'pending' }; // PENDING, AWAITING_CAPTURE
+  }
+}
 
 export interface DisbursementInput {
   /** Our `po_` id. */

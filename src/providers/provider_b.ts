@@ -9,7 +9,15 @@ import { safeEqual, sha256Hex } from '../core/crypto.ts';
 import { fromDecimalString } from './decimal.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { basicAuth, failure, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
+import { needSavable, refuseSandboxToken } from './saved.ts';
 import type {
+  CreateSetupInput,
+  OffSessionChargeInput,
+  OffSessionResult,
+  SavedMethodType,
+  SetupResult,
+  SetupState,
+  SetupStatus,
   CallbackEvent,
   CallbackRequest,
   Charge,
@@ -51,6 +59,25 @@ export function providerBSignature(
   return createHash('sha512')
     .update(orderId + statusCode + grossAmount + serverKey)
     .digest('hex');
+}
+
+/**
+ * Pay-account (GoPay linking) notifications: the same SHA-512 scheme with `account_id` in the place of
+ * `order_id` and `account_status` in that of `gross_amount` (docs/providers.md, Saved methods).
+ */
+export function providerBAccountSignature(
+  accountId: string,
+  statusCode: string,
+  accountStatus: string,
+  serverKey: string,
+): string {
+  return providerBSignature(accountId, statusCode, accountStatus, serverKey);
+}
+
+/** A GoPay token as the adapter stores it: both halves the charge needs. */
+interface GopayToken {
+  account_id: string;
+  payment_option_token: string;
 }
 
 export class ProviderB implements Provider {
@@ -184,6 +211,7 @@ export class ProviderB implements Provider {
 
   async verifyCallback(request: CallbackRequest): Promise<CallbackEvent> {
     const n = parseCallbackJson(this.kind, request.rawBody);
+    if (typeof n.account_id === 'string' && n.order_id === undefined) return this.accountNotification(n);
     const { order_id: orderId, status_code: statusCode, gross_amount: gross, signature_key: signature } = n;
     if (typeof signature !== 'string' || !signature)
       throw new CallbackVerificationError(this.kind, 'missing', 'signature_key is missing');
@@ -229,6 +257,7 @@ export class ProviderB implements Provider {
     return {
       type: 'charge',
       providerRef: orderId,
+      reference: typeof n.custom_field1 === 'string' ? n.custom_field1 : null,
       providerPaymentId: typeof n.transaction_id === 'string' ? n.transaction_id : null,
       providerEventId: `${n.transaction_id ?? orderId}:${status}:${n.fraud_status ?? ''}`,
       status: statusOf(status, n.fraud_status),
@@ -327,6 +356,166 @@ export class ProviderB implements Provider {
     };
   }
 
+  // ---- saved methods: GoPay tokenization (docs/providers.md, Saved methods) ----
+
+  /** GoPay accounts only: cards on provider_b are saved at checkout (Snap `save_card`), never by a setup. */
+  savableTypes(currency: string): SavedMethodType[] {
+    return currency === 'IDR' ? ['ewallet'] : [];
+  }
+
+  /** `POST /v2/pay/account` (gopay_partner phone, country code, redirect URL) → the activation link. */
+  async createSetup(input: CreateSetupInput): Promise<SetupResult> {
+    needSavable(this.kind, this.savableTypes(input.currency), input.type, input.currency);
+    if (input.channel && input.channel.toLowerCase() !== 'gopay')
+      throw new ProviderError(this.kind, 'unsupported', `ewallet channel ${input.channel} cannot be saved here`);
+    const phone = nationalPhone(input.account ?? input.customer.phone);
+    if (!phone) throw new ProviderError(this.kind, 'unsupported', 'GoPay linking needs the phone number');
+    const res = await this.http.request({
+      method: 'POST',
+      path: '/v2/pay/account',
+      headers: this.auth(),
+      body: JSON.stringify({
+        payment_type: 'gopay',
+        gopay_partner: { phone_number: phone, country_code: '62', redirect_url: input.returnUrl },
+      }),
+    });
+    const a = this.ok('create pay account', res, ['200', '201']);
+    need(a.account_id, 'account_id');
+    const status = accountStatus(a.account_status);
+    const link = actionUrl(a.actions, ['activation-link-url', 'activation-deeplink', 'activation-link-app']);
+    return {
+      providerRef: a.account_id,
+      status,
+      instructions: status === 'pending' && link ? { kind: 'redirect', redirectUrl: link } : null,
+      raw: a,
+    };
+  }
+
+  /**
+   * `GET /v2/pay/account/{account_id}`: ENABLED is active; the token is the account id with the
+   * GoPay wallet's `payment_option_token` (JSON). The answer carries no phone number: `maskedAccount`
+   * is `****` (the caller masks the number the customer typed, if it kept it).
+   */
+  async fetchSetup(ref: string): Promise<SetupState> {
+    const res = await this.http.request({
+      method: 'GET',
+      path: `/v2/pay/account/${encodeURIComponent(ref)}`,
+      headers: this.auth(),
+    });
+    const a = this.ok('get pay account', res, ['200', '201']);
+    const status = accountStatus(a.account_status);
+    let token: string | null = null;
+    if (status === 'active') {
+      const options: any[] = Array.isArray(a.metadata?.payment_options) ? a.metadata.payment_options : [];
+      const wallet =
+        options.find((o) => o?.name === 'GOPAY_WALLET' && o.active !== false) ?? options.find((o) => o?.token);
+      if (!wallet?.token)
+        throw new ProviderError(this.kind, 'bad_response', 'an enabled account lacks its payment_option_token');
+      token = JSON.stringify({
+        account_id: a.account_id ?? ref,
+        payment_option_token: wallet.token,
+      } satisfies GopayToken);
+    }
+    return {
+      providerRef: ref,
+      status,
+      token,
+      display: { ewallet: { provider: 'gopay', maskedAccount: '****' } },
+      failureCode: status === 'failed' ? 'payment_declined' : null,
+      raw: a,
+    };
+  }
+
+  /**
+   * `POST /v2/charge` `payment_type: gopay` with `gopay.account_id` + `payment_option_token`; the
+   * `order_id` is `orderIdFor(reference, key)`, so a retry with the same key reuses the order (406
+   * when it exists: the status call answers instead) and never charges twice.
+   */
+  async chargeOffSession(input: OffSessionChargeInput): Promise<OffSessionResult> {
+    refuseSandboxToken(this.kind, input.token);
+    const token = gopayToken(input.token);
+    const orderId = this.orderIdFor(input);
+    const res = await this.http.request({
+      method: 'POST',
+      path: '/v2/charge',
+      headers: { ...this.auth(), 'x-override-notification': input.callbackUrl },
+      body: JSON.stringify({
+        payment_type: 'gopay',
+        transaction_details: { order_id: orderId, gross_amount: input.amount },
+        gopay: { account_id: token.account_id, payment_option_token: token.payment_option_token },
+        customer_details: customerDetails({ customer: input.customer }),
+        ...(input.description
+          ? {
+              item_details: [{ id: 'invoice', price: input.amount, quantity: 1, name: input.description.slice(0, 50) }],
+            }
+          : {}),
+        custom_field1: input.reference,
+      }),
+    });
+    const code = typeof res.json?.status_code === 'string' ? res.json.status_code : String(res.status);
+    if (code === '406') {
+      const existing = await this.fetchOffSession({
+        providerRef: orderId,
+        reference: input.reference,
+        idempotencyKey: input.idempotencyKey,
+      });
+      if (existing) return existing;
+    }
+    return offSessionOf(orderId, this.ok('charge', res, ['200', '201', '202']));
+  }
+
+  /** `GET /v2/{order_id}/status`, the order id derived from the key when no answer came back; null when unknown. */
+  async fetchOffSession(ref: { providerRef?: string | null; reference: string; idempotencyKey: string }) {
+    const orderId = ref.providerRef ?? this.orderIdFor(ref);
+    const res = await this.http.request({
+      method: 'GET',
+      path: `/v2/${encodeURIComponent(orderId)}/status`,
+      headers: this.auth(),
+    });
+    const code = typeof res.json?.status_code === 'string' ? res.json.status_code : String(res.status);
+    if (code === '404' && typeof res.json?.transaction_status !== 'string') return null;
+    const s =
+      res.json && typeof res.json.transaction_status === 'string' && res.status < 300
+        ? res.json
+        : this.ok('get status', res, ['200', '201', '202', '407']);
+    return offSessionOf(orderId, s);
+  }
+
+  /** `POST /v2/pay/account/{account_id}/unbind`; an unknown account is gone too. */
+  async detachToken(token: string): Promise<boolean> {
+    refuseSandboxToken(this.kind, token);
+    const { account_id } = gopayToken(token);
+    const res = await this.http.request({
+      method: 'POST',
+      path: `/v2/pay/account/${encodeURIComponent(account_id)}/unbind`,
+      headers: this.auth(),
+    });
+    const code = typeof res.json?.status_code === 'string' ? res.json.status_code : String(res.status);
+    if (code === '404') return true;
+    const a = this.ok('unbind pay account', res, ['200', '204']);
+    return a.account_status === 'DISABLED';
+  }
+
+  private accountNotification(n: any): CallbackEvent {
+    const { account_id: accountId, status_code: statusCode, account_status: status, signature_key: signature } = n;
+    if (typeof signature !== 'string' || !signature)
+      throw new CallbackVerificationError(this.kind, 'missing', 'signature_key is missing');
+    if (typeof statusCode !== 'string' || typeof status !== 'string')
+      throw new CallbackVerificationError(this.kind, 'malformed', 'status_code and account_status must be strings');
+    const expected = providerBAccountSignature(accountId, statusCode, status, this.credentials.serverKey);
+    if (!safeEqual(signature.toLowerCase(), expected))
+      throw new CallbackVerificationError(this.kind, 'mismatch', 'signature_key does not match');
+    const providerEventId = `account:${accountId}:${status}`;
+    if (status === 'PENDING') return { type: 'ignored', providerEventId, description: 'pay account pending', raw: n };
+    return {
+      type: 'token',
+      providerEventId,
+      tokenRef: accountId,
+      status: status === 'ENABLED' ? 'active' : status === 'EXPIRED' ? 'expired' : 'revoked',
+      raw: n,
+    };
+  }
+
   // ---- transport ----
 
   private auth() {
@@ -368,6 +557,73 @@ function statusOf(transactionStatus: unknown, fraudStatus: unknown): ChargeStatu
   }
 }
 
+const accountStatus = (s: unknown): SetupStatus =>
+  s === 'ENABLED' ? 'active' : s === 'EXPIRED' ? 'expired' : s === 'DISABLED' ? 'failed' : 'pending';
+
+/** `81234567890` (no country code, no leading 0) from any spelling of an Indonesian mobile number. */
+function nationalPhone(phone: string | null | undefined): string | null {
+  const digits = String(phone ?? '').replace(/\D/g, '');
+  const national = digits.startsWith('62') ? digits.slice(2) : digits.startsWith('0') ? digits.slice(1) : digits;
+  return national.length >= 9 && national.length <= 12 ? national : null;
+}
+
+function actionUrl(actions: unknown, names: string[]): string | null {
+  const list: any[] = Array.isArray(actions) ? actions : [];
+  for (const name of names) {
+    const a = list.find((x) => x?.name === name && typeof x.url === 'string');
+    if (a) return a.url;
+  }
+  return null;
+}
+
+function gopayToken(token: string): GopayToken {
+  try {
+    const t = JSON.parse(token);
+    if (typeof t?.account_id === 'string' && typeof t?.payment_option_token === 'string') return t;
+  } catch {
+    // not JSON: below
+  }
+  throw new ProviderError('provider_b', 'rejected', 'the token is not a GoPay account token', {
+    providerCode: 'invalid_token',
+  });
+}
+
+/**
+ * The card-network response codes Midtrans passes through (`channel_response_code`), and the account
+ * states a GoPay charge can meet (docs/providers.md, Saved methods).
+ */
+const FAILURES: Record<string, string> = {
+  '51': 'insufficient_funds',
+  '61': 'limit_exceeded',
+  '62': 'account_blocked',
+  '54': 'expired_card',
+  EXPIRED: 'expired_card',
+  DISABLED: 'payment_method_revoked',
+};
+
+function offSessionOf(orderId: string, c: any): OffSessionResult {
+  const base = { providerRef: orderId, raw: c };
+  const status = statusOf(c.transaction_status, c.fraud_status);
+  if (status === 'paid') return { ...base, status: 'succeeded' };
+  if (status === 'pending') {
+    const url = actionUrl(c.actions, ['verification-link-url', 'verification-link-app', 'deeplink-redirect']);
+    if (!url) return { ...base, status: 'pending' };
+    return {
+      ...base,
+      status: 'requires_action',
+      nextAction: { type: 'redirect', url, expiresAt: jakartaToIso(c.expiry_time) },
+    };
+  }
+  const providerCode = String(c.channel_response_code ?? c.status_code ?? c.transaction_status);
+  return {
+    ...base,
+    status: 'failed',
+    failureCode: status === 'expired' ? 'authentication_required' : (FAILURES[providerCode] ?? 'payment_declined'),
+    providerCode,
+    failureMessage: String(c.channel_response_message ?? c.status_message ?? c.transaction_status),
+  };
+}
+
 function pick(method: keyof typeof providerBChannels, channel: string | undefined): string {
   const options: readonly string[] = providerBChannels[method];
   const c = channel ? channel.toLowerCase() : options[0];
@@ -376,7 +632,7 @@ function pick(method: keyof typeof providerBChannels, channel: string | undefine
   return c;
 }
 
-function customerDetails(input: CreateChargeInput) {
+function customerDetails(input: Pick<CreateChargeInput, 'customer'>) {
   const c = input.customer;
   if (!c) return undefined;
   return {

@@ -8,7 +8,15 @@ import { sha256Hex } from '../core/crypto.ts';
 import { fromDecimalString, toDecimalString } from './decimal.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { basicAuth, failure, headerOf, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
+import { fundingOf, maskEmail, needSavable, refuseSandboxToken } from './saved.ts';
 import type {
+  CreateSetupInput,
+  OffSessionChargeInput,
+  OffSessionResult,
+  SavedMethodDisplay,
+  SavedMethodType,
+  SetupResult,
+  SetupState,
   CallbackEvent,
   CallbackRequest,
   Charge,
@@ -189,11 +197,249 @@ export class ProviderC implements Provider {
     return { providerRefundId: r.id, status: refundStatus(r.status), raw: r };
   }
 
+  // ---- saved methods: vault v3 and merchant-initiated orders (docs/providers.md, Saved methods) ----
+
+  savableTypes(currency: string): SavedMethodType[] {
+    return this.supports('card', currency) ? ['card', 'paypal'] : [];
+  }
+
+  /**
+   * `POST /v3/vault/setup-tokens` (`PayPal-Request-Id` = key): a PayPal account for merchant-initiated
+   * use (`usage_type: MERCHANT`), or a card entered on the provider's page; answers the approve link.
+   */
+  async createSetup(input: CreateSetupInput): Promise<SetupResult> {
+    needSavable(this.kind, this.savableTypes(input.currency), input.type, input.currency);
+    const experience = {
+      return_url: input.returnUrl,
+      cancel_url: input.cancelUrl,
+      shipping_preference: 'NO_SHIPPING',
+    };
+    const source =
+      input.type === 'paypal'
+        ? {
+            paypal: {
+              usage_type: 'MERCHANT',
+              customer_type: 'CONSUMER',
+              permit_multiple_payment_tokens: false,
+              experience_context: experience,
+            },
+          }
+        : { card: { verification_method: 'SCA_WHEN_REQUIRED', experience_context: experience } };
+    const res = await this.api(
+      'POST',
+      '/v3/vault/setup-tokens',
+      JSON.stringify({ payment_source: source, customer: { merchant_customer_id: input.customer.id.slice(0, 22) } }),
+      { 'paypal-request-id': input.idempotencyKey },
+    );
+    const st = this.ok('create setup token', res);
+    const link = (st.links ?? []).find((l: any) => l.rel === 'approve' || l.rel === 'payer-action');
+    if (!st.id || !link?.href)
+      throw new ProviderError(this.kind, 'bad_response', 'create setup token: answer lacks id or approve link');
+    return {
+      providerRef: st.id,
+      status: 'pending',
+      instructions: { kind: 'redirect', redirectUrl: link.href },
+      raw: st,
+    };
+  }
+
+  /**
+   * Exchanges an approved setup token: `POST /v3/vault/payment-tokens` with `PayPal-Request-Id` = key.
+   * The same key answers the same payment token again (a crash after the exchange is recovered so).
+   * `providerRef` stays the setup token; `token` is the payment token (the `vault_id` of charges).
+   */
+  async confirmSetup(ref: string, input: { otp?: string; idempotencyKey: string }): Promise<SetupState> {
+    const res = await this.api(
+      'POST',
+      '/v3/vault/payment-tokens',
+      JSON.stringify({ payment_source: { token: { id: ref, type: 'SETUP_TOKEN' } } }),
+      { 'paypal-request-id': input.idempotencyKey },
+    );
+    if (res.status === 422) {
+      const issue = res.json?.details?.[0]?.issue;
+      // Exchanged before under another key: a payment token exists that this key cannot name. Not a decline.
+      if (issue === 'SETUP_TOKEN_ALREADY_USED')
+        throw failure(this.kind, 'create payment token', res, issue, 'exchange again with the key that vaulted it');
+      const setup = await this.fetchSetup(ref);
+      if (issue === 'SETUP_TOKEN_NOT_APPROVED') return setup;
+      const card =
+        setup.raw &&
+        typeof setup.raw === 'object' &&
+        'payment_source' in setup.raw &&
+        (setup.raw as any).payment_source?.card;
+      return {
+        ...setup,
+        status: 'failed',
+        token: null,
+        confirmable: false,
+        failureCode: card ? 'card_declined' : 'payment_declined',
+      };
+    }
+    const pt = this.ok('create payment token', res);
+    if (!pt.id) throw new ProviderError(this.kind, 'bad_response', 'create payment token: answer lacks id');
+    return { providerRef: ref, status: 'active', token: pt.id, display: vaultDisplay(pt), failureCode: null, raw: pt };
+  }
+
+  /**
+   * `GET /v3/vault/setup-tokens/{id}` while not exchanged (APPROVED: `confirmable`); a payment token
+   * id answers from `GET /v3/vault/payment-tokens/{id}`. Neither known: expired (setup tokens lapse).
+   */
+  async fetchSetup(ref: string): Promise<SetupState> {
+    const res = await this.api('GET', `/v3/vault/setup-tokens/${encodeURIComponent(ref)}`);
+    if (res.status !== 404) {
+      const st = this.ok('get setup token', res);
+      const ready = ['APPROVED', 'VAULTED', 'TOKENIZED'].includes(st.status);
+      return { providerRef: ref, status: 'pending', token: null, display: {}, confirmable: ready, raw: st };
+    }
+    const pt = await this.api('GET', `/v3/vault/payment-tokens/${encodeURIComponent(ref)}`);
+    if (pt.status === 404) return { providerRef: ref, status: 'expired', token: null, display: {}, raw: pt.json };
+    const token = this.ok('get payment token', pt);
+    return { providerRef: ref, status: 'active', token: token.id, display: vaultDisplay(token), raw: token };
+  }
+
+  /**
+   * A merchant-initiated order: `POST /v2/checkout/orders` with `payment_source.{paypal|card}.vault_id`
+   * and `stored_credential` (MERCHANT, SUBSEQUENT), `PayPal-Request-Id` = key; then the capture
+   * (`PayPal-Request-Id` = key + `:capture`). Both replay on a retry with the same key.
+   */
+  async chargeOffSession(input: OffSessionChargeInput): Promise<OffSessionResult> {
+    refuseSandboxToken(this.kind, input.token);
+    const source = input.type === 'card' ? 'card' : 'paypal';
+    const body = {
+      intent: 'CAPTURE',
+      purchase_units: [
+        {
+          reference_id: input.reference.slice(0, 256),
+          custom_id: input.reference.slice(0, 127),
+          ...(input.description ? { description: input.description.slice(0, 127) } : {}),
+          amount: { currency_code: input.currency, value: toDecimalString(input.amount, input.currency) },
+        },
+      ],
+      payment_source: {
+        [source]: {
+          vault_id: input.token,
+          stored_credential: { payment_initiator: 'MERCHANT', usage: 'SUBSEQUENT' },
+        },
+      },
+    };
+    const res = await this.api('POST', '/v2/checkout/orders', JSON.stringify(body), {
+      'paypal-request-id': input.idempotencyKey,
+      prefer: 'return=representation',
+    });
+    if (res.status === 422) return declinedAtCreate(res.json, source);
+    const order = this.ok('create order', res);
+    return this.finishOrder(order, input.idempotencyKey, source);
+  }
+
+  /**
+   * `GET /v2/checkout/orders/{id}`. Without an order id (the answer was lost) a create with the same
+   * `PayPal-Request-Id` and no purchase units replays the order if one was made (PayPal has no search
+   * by reference); refused means there is none (null). An order the payer has just approved is
+   * captured with the charge's capture key: the charge the caller started completes.
+   */
+  async fetchOffSession(ref: { providerRef?: string | null; reference: string; idempotencyKey: string }) {
+    let id = ref.providerRef || null;
+    if (!id) {
+      const res = await this.api(
+        'POST',
+        '/v2/checkout/orders',
+        JSON.stringify({ intent: 'CAPTURE', purchase_units: [] }),
+        {
+          'paypal-request-id': ref.idempotencyKey,
+        },
+      );
+      if (res.status === 400 || res.status === 422) return null;
+      id = this.ok('find order by request id', res).id as string;
+    }
+    const res = await this.api('GET', `/v2/checkout/orders/${encodeURIComponent(id)}`);
+    if (res.status === 404) return null;
+    const order = this.ok('get order', res);
+    const source = order.payment_source?.card ? 'card' : 'paypal';
+    return this.finishOrder(order, ref.idempotencyKey, source);
+  }
+
+  /** `DELETE /v3/vault/payment-tokens/{id}` (204); an unknown token is gone too. */
+  async detachToken(token: string): Promise<boolean> {
+    refuseSandboxToken(this.kind, token);
+    const res = await this.api('DELETE', `/v3/vault/payment-tokens/${encodeURIComponent(token)}`);
+    if (res.status === 204 || res.status === 404) return true;
+    if (res.status >= 200 && res.status < 300) return true;
+    throw failure(
+      this.kind,
+      'delete payment token',
+      res,
+      res.json?.details?.[0]?.issue ?? res.json?.name,
+      res.json?.message,
+    );
+  }
+
+  /** An order of a merchant-initiated charge to its outcome: captured when approved, else as it stands. */
+  private async finishOrder(
+    order: any,
+    key: string,
+    source: 'card' | 'paypal',
+    mayCapture = true,
+  ): Promise<OffSessionResult> {
+    if (!order.id) throw new ProviderError(this.kind, 'bad_response', 'order lacks its id');
+    if (order.status === 'APPROVED' && !mayCapture) return { providerRef: order.id, status: 'pending', raw: order };
+    if (order.status === 'APPROVED') {
+      const res = await this.api('POST', `/v2/checkout/orders/${encodeURIComponent(order.id)}/capture`, '{}', {
+        'paypal-request-id': `${key}:capture`,
+        prefer: 'return=representation',
+      });
+      if (res.status === 422) {
+        const issue = res.json?.details?.[0]?.issue;
+        // The order moved on since the answer we hold (captured by a retry, voided by the payer): read it.
+        if (issue === 'ORDER_ALREADY_CAPTURED' || issue === 'ORDER_NOT_APPROVED') {
+          const now = this.ok(
+            'get order',
+            await this.api('GET', `/v2/checkout/orders/${encodeURIComponent(order.id)}`),
+          );
+          return this.finishOrder(now, key, source, false);
+        }
+        return { ...declinedAtCreate(res.json, source), providerRef: order.id };
+      }
+      order = this.ok('capture order', res);
+    }
+    const base = { providerRef: order.id as string, raw: order };
+    if (order.status === 'PAYER_ACTION_REQUIRED') {
+      const link = (order.links ?? []).find((l: any) => l.rel === 'payer-action' || l.rel === 'approve');
+      if (link?.href)
+        return {
+          ...base,
+          status: 'requires_action',
+          nextAction: { type: 'redirect', url: link.href, expiresAt: null },
+        };
+      return { ...base, status: 'pending' };
+    }
+    if (order.status === 'VOIDED')
+      return {
+        ...base,
+        status: 'failed',
+        failureCode: 'authentication_required',
+        providerCode: 'VOIDED',
+        failureMessage: 'the payer did not approve the order',
+      };
+    if (order.status !== 'COMPLETED') return { ...base, status: 'pending' };
+    const capture = order.purchase_units?.[0]?.payments?.captures?.[0];
+    const s = captureStatus(capture?.status ?? 'COMPLETED');
+    if (s === 'paid') return { ...base, status: 'succeeded' };
+    if (s === 'pending') return { ...base, status: 'pending' };
+    const code = String(capture?.processor_response?.response_code ?? capture?.status ?? 'DECLINED');
+    return {
+      ...base,
+      status: 'failed',
+      failureCode: vaultFailure(code, source),
+      providerCode: code,
+      failureMessage: `capture ${String(capture?.status ?? 'DECLINED').toLowerCase()} (${code})`,
+    };
+  }
+
   // ---- transport ----
 
   /** A bearer call; a 401 with a cached token means it was revoked early: fetch a new one once. */
   private async api(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     body?: string,
     headers: Record<string, string> = {},
@@ -276,6 +522,57 @@ export class ProviderC implements Provider {
   }
 }
 
+/**
+ * PayPal processor response codes of declined captures (docs/providers.md, Saved methods); anything
+ * else declined is `card_declined` (cards) or `payment_declined` (PayPal accounts).
+ */
+const VAULT_FAILURES: Record<string, string> = {
+  '5120': 'insufficient_funds',
+  '5710': 'limit_exceeded',
+  '5180': 'account_blocked',
+  '9520': 'account_blocked',
+  '5400': 'expired_card',
+  '5140': 'payment_method_revoked',
+  '7710': 'authentication_required',
+  INVALID_RESOURCE_ID: 'payment_method_revoked',
+  PAYER_ACTION_REQUIRED: 'authentication_required',
+};
+
+function vaultFailure(code: string, source: 'card' | 'paypal'): string {
+  return VAULT_FAILURES[code] ?? (source === 'card' ? 'card_declined' : 'payment_declined');
+}
+
+/** A 422 at order create or capture: a deleted vault token, an instrument declined. */
+function declinedAtCreate(body: any, source: 'card' | 'paypal'): OffSessionResult {
+  const issue = String(body?.details?.[0]?.issue ?? body?.name ?? 'UNPROCESSABLE_ENTITY');
+  return {
+    providerRef: '',
+    status: 'failed',
+    failureCode: vaultFailure(issue, source),
+    providerCode: issue,
+    failureMessage: String(body?.details?.[0]?.description ?? body?.message ?? issue),
+    raw: body,
+  };
+}
+
+function vaultDisplay(pt: any): SavedMethodDisplay {
+  const src = pt.payment_source ?? {};
+  if (src.card) {
+    const [year, month] = String(src.card.expiry ?? '').split('-');
+    return {
+      card: {
+        brand: String(src.card.brand ?? 'unknown').toLowerCase(),
+        last4: String(src.card.last_digits ?? '').slice(-4),
+        expMonth: Number(month) || 0,
+        expYear: Number(year) || 0,
+        funding: fundingOf(src.card.type),
+      },
+    };
+  }
+  if (src.paypal) return { paypal: { maskedEmail: maskEmail(src.paypal.email_address) } };
+  return {};
+}
+
 function orderStatus(order: any): ChargeStatus {
   switch (order.status) {
     case 'APPROVED':
@@ -310,10 +607,22 @@ function mapEvent(e: any): CallbackEvent {
     return { amount, currency: m.currency_code as string };
   };
   switch (e.event_type) {
+    case 'VAULT.PAYMENT-TOKEN.CREATED':
+    case 'VAULT.PAYMENT-TOKEN.DELETED':
+      if (typeof r.id !== 'string' || !r.id)
+        throw new CallbackVerificationError('provider_c', 'malformed', 'payment token event lacks the token id');
+      return {
+        type: 'token',
+        providerEventId: id,
+        tokenRef: r.id,
+        status: e.event_type === 'VAULT.PAYMENT-TOKEN.CREATED' ? 'active' : 'revoked',
+        raw: e,
+      };
     case 'CHECKOUT.ORDER.APPROVED':
       return {
         type: 'charge',
         providerRef: r.id,
+        reference: r.purchase_units?.[0]?.custom_id ?? null,
         providerPaymentId: null,
         providerEventId: id,
         status: 'approved',
@@ -329,6 +638,7 @@ function mapEvent(e: any): CallbackEvent {
       return {
         type: 'charge',
         providerRef: orderId,
+        reference: typeof r.custom_id === 'string' ? r.custom_id : null,
         providerPaymentId: r.id ?? null,
         providerEventId: id,
         status: captureStatus(r.status),

@@ -108,6 +108,11 @@ export interface CallbackRequest {
 export interface ChargeEvent extends ChargeRef {
   type: 'charge';
   providerEventId: string;
+  /**
+   * Our reference when the callback echoes it (off-session charges: the `pay_` id). A charge whose
+   * answer was lost has no stored `providerRef`: its callback is routed by this.
+   */
+  reference?: string | null;
   status: ChargeStatus;
   amount: number;
   currency: string;
@@ -136,7 +141,7 @@ export interface IgnoredEvent {
   raw: unknown;
 }
 
-/** A verified callback about a saved token (COLLECTION §4.1): when to ask, never what to believe. */
+/** A verified callback about a saved token (docs/providers.md, Saved methods): when to ask, never what to believe. */
 export interface TokenEvent {
   type: 'token';
   providerEventId: string;
@@ -165,14 +170,20 @@ export interface RefundResult {
   raw: unknown;
 }
 
-// ---- saved methods and off-session charges (COLLECTION.md §4.1; docs/guides/payment-methods.md) ----
+// ---- saved methods and off-session charges (docs/providers.md, Saved methods; docs/guides/payment-methods.md) ----
 
 /** The kinds of saved method. */
 export type SavedMethodType = 'card' | 'ewallet' | 'direct_debit' | 'paypal';
 
 /** Display fields of a saved method: all that ever leaves the adapter besides the sealed token. */
 export interface SavedMethodDisplay {
-  card?: { brand: string; last4: string; expMonth: number; expYear: number; funding: 'credit' | 'debit' | 'prepaid' | 'unknown' } | null;
+  card?: {
+    brand: string;
+    last4: string;
+    expMonth: number;
+    expYear: number;
+    funding: 'credit' | 'debit' | 'prepaid' | 'unknown';
+  } | null;
   ewallet?: { provider: 'ovo' | 'dana' | 'shopeepay' | 'gopay' | 'linkaja'; maskedAccount: string } | null;
   directDebit?: { bank: 'bri' | 'mandiri' | 'bca' | 'bni'; maskedAccount: string } | null;
   paypal?: { maskedEmail: string } | null;
@@ -214,6 +225,11 @@ export interface SetupState {
   token: string | null;
   display: SavedMethodDisplay;
   failureCode?: string | null;
+  /**
+   * True when the provider waits for `confirmSetup` before the token exists: an approved PayPal
+   * setup token to exchange (claim the attempt, then confirm), a direct-debit link waiting for its OTP.
+   */
+  confirmable?: boolean;
   raw: unknown;
 }
 
@@ -280,7 +296,11 @@ export interface Provider {
   /** A merchant-initiated charge of a saved token; safe to repeat with the same idempotency key. */
   chargeOffSession?(input: OffSessionChargeInput): Promise<OffSessionResult>;
   /** The status of an off-session charge (after a timeout or a callback): same shape as the charge. */
-  fetchOffSession?(ref: { providerRef?: string | null; reference: string; idempotencyKey: string }): Promise<OffSessionResult | null>;
+  fetchOffSession?(ref: {
+    providerRef?: string | null;
+    reference: string;
+    idempotencyKey: string;
+  }): Promise<OffSessionResult | null>;
   /** Revokes the token at the provider; true when gone (or already gone). */
   detachToken?(token: string): Promise<boolean>;
 }

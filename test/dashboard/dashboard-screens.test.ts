@@ -201,6 +201,19 @@ describe.skipIf(!haveChromium)('dashboard screens in Chromium', () => {
     await page.locator(`tr[data-credit-note-id="${note.id}"]`).waitFor();
     await expect(page.locator(`tr[data-credit-note-id="${note.id}"]`).textContent()).resolves.toContain(note.number);
     await expect(page.getByTestId('invoice-total').textContent()).resolves.toBe('Rp 111.000');
+    await expect(page.getByTestId('invoice-credited').textContent()).resolves.toBe('Rp 55.500');
+    // A second note from the page: 10,000 more credited, the table and the amounts follow.
+    await page.getByLabel(/^Amount to credit/).fill('10000');
+    await page.getByTestId('credit-note-form').getByLabel('Reason').selectOption('duplicate');
+    await page.getByRole('button', { name: 'Issue credit note' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Credit note issued');
+    await expect.poll(() => page.locator('[data-testid=credit-notes] tbody tr').count()).toBe(2);
+    await expect.poll(() => page.getByTestId('invoice-credited').textContent()).toBe('Rp 65.500');
+    const notes = await ws.client.get(`/v1/credit-notes?invoiceId=${invoice.id}`);
+    expect(notes.json.data.map((n: { total: number; reason: string }) => [n.total, n.reason])).toContainEqual([
+      10000,
+      'duplicate',
+    ]);
     await expectAccessible(page, 'invoice');
     await shoot(page, 'invoice');
     await context.close();
@@ -230,6 +243,12 @@ describe.skipIf(!haveChromium)('dashboard screens in Chromium', () => {
     await page.getByRole('link', { name: 'Subscriptions' }).click();
     await page.locator(`tr[data-subscription-id="${subId}"]`).waitFor();
     await expect(page.locator(`tr[data-subscription-id="${subId}"]`).getByRole('button').count()).resolves.toBe(0);
+
+    const { invoice } = await creditedInvoice(ws);
+    await page.getByRole('link', { name: 'Invoices' }).click();
+    await page.getByRole('link', { name: invoice.id }).click();
+    await page.getByTestId('credit-notes').waitFor();
+    await expect(page.getByTestId('credit-note-form').count()).resolves.toBe(0);
 
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByTestId('branding-form').waitFor();

@@ -52,7 +52,11 @@ export interface DashboardSession {
   cookie: string;
   csrf: string;
   setCookie: string[];
-  me: { member: { id: string; email: string; role: string }; workspace: { id: string } };
+  me: {
+    member: { id: string; email: string; role: string };
+    workspace: { id: string };
+    workspaces: { id: string; name: string; role: string }[];
+  };
 }
 
 /** Follows redirects by hand, keeping cookies; returns the last response and its URL. */

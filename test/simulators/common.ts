@@ -19,6 +19,10 @@ export interface SimResponse {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** An HTML page instead of JSON (the simulators' hosted tokenization and action pages). */
+  html?: string;
+  /** Do the work, then never answer (a response lost after the provider acted): the caller times out. */
+  drop?: boolean;
 }
 
 type Handler = (req: SimRequest) => SimResponse | Promise<SimResponse>;
@@ -45,6 +49,8 @@ export abstract class Simulator {
   url = '';
   /** When true, every API request is accepted and never answered (timeouts). */
   hang = false;
+  /** When set, every request is answered with this status (an outage: 500, 503) and does nothing. */
+  errorStatus: number | null = null;
   /**
    * Runs while a request is being served, before the answer is sent: tests look at the caller's
    * database from inside the provider call (no transaction open, no lock held).
@@ -76,6 +82,13 @@ export abstract class Simulator {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
+  /** Runs `fn` after `ms` (a provider settling something later); close() waits for it. */
+  protected later(ms: number, fn: () => unknown): void {
+    const p = new Promise((r) => setTimeout(r, ms)).then(fn).catch(() => undefined);
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
   /** Wait for every callback still being delivered. */
   async flush() {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
@@ -89,6 +102,11 @@ export abstract class Simulator {
     this.requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body: text });
     if (this.hang) {
       this.hanging.add(res);
+      return;
+    }
+    if (this.errorStatus) {
+      res.writeHead(this.errorStatus, { 'content-type': 'application/json', ...this.responseHeaders() });
+      res.end(JSON.stringify({ error: 'simulated outage' }));
       return;
     }
     if (this.during) await this.during({ method: req.method ?? '', path: url.pathname });
@@ -116,6 +134,15 @@ export abstract class Simulator {
         out = { status: 500, body: { error: String(e) } };
       }
       break;
+    }
+    if (out.drop) {
+      this.hanging.add(res);
+      return;
+    }
+    if (out.html !== undefined) {
+      res.writeHead(out.status, { 'content-type': 'text/html; charset=utf-8', ...out.headers });
+      res.end(out.html);
+      return;
     }
     res.writeHead(out.status, { 'content-type': 'application/json', ...this.responseHeaders(), ...out.headers });
     res.end(out.body === undefined ? '' : JSON.stringify(out.body));

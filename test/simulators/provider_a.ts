@@ -14,6 +14,24 @@ import {
   type SimRequest,
   type SimResponse,
 } from './common.ts';
+import {
+  actionPage,
+  ChargeCounter,
+  defaultOffSession,
+  deliveryOf,
+  digitsOf,
+  formOf,
+  GOOD_OTP,
+  outcomeOf,
+  redirectTo,
+  scenarioOf,
+  scenarios,
+  shouldDrop,
+  tokenizePage,
+  type FailReason,
+  type Scenario,
+  type TokenStatus,
+} from './saved.ts';
 
 export interface ProviderASimOptions {
   secretKey: string;
@@ -41,10 +59,44 @@ export class ProviderASim extends Simulator {
   readonly refunds = new Map<string, any>();
   readonly disbursements = new Map<string, any>();
   private idempotent = new Map<string, SimResponse>();
+  /** Saved payment methods (`pm-...`) and their scenario (from the typed number or account). */
+  readonly methods = new Map<string, { body: any; scenario: Scenario }>();
+  /** Off-session payment requests (`pr-...`). */
+  readonly paymentRequests = new Map<string, any>();
+  /** Charges actually made, per idempotency key and per reference (replays are not counted). */
+  readonly charges = new ChargeCounter();
+  /** Off-session behaviour: async delay, callback duplicates and loss, dropped answers. */
+  readonly offSession = defaultOffSession();
+  private prReplays = new Map<string, SimResponse>();
 
   constructor(private readonly opts: ProviderASimOptions) {
     super();
     this.callbackUrl = opts.callbackUrl;
+    this.create('POST', /^\/v2\/payment_methods$/, (r) => this.createMethod(r));
+    this.authed('GET', /^\/v2\/payment_methods\/([^/]+)$/, (r) => this.showMethod(r.params[0]));
+    this.create('POST', /^\/v2\/payment_methods\/([^/]+)\/auth$/, (r) => this.authMethod(r.params[0], r.json));
+    this.authed('POST', /^\/v2\/payment_methods\/([^/]+)\/expire$/, (r) => this.expireMethod(r.params[0]));
+    this.authed('POST', /^\/payment_requests$/, (r) => this.createPaymentRequest(r));
+    this.authed('GET', /^\/payment_requests$/, (r) => this.listPaymentRequests(r.query.get('reference_id')));
+    this.authed('GET', /^\/payment_requests\/([^/]+)$/, (r) =>
+      this.paymentRequests.has(r.params[0])
+        ? { status: 200, body: this.paymentRequests.get(r.params[0]) }
+        : err(404, 'DATA_NOT_FOUND', 'payment request not found'),
+    );
+    this.route('GET', /^\/sim\/tokenize\/([^/]+)$/, (r) => this.tokenizeForm(r.params[0]));
+    this.route('POST', /^\/sim\/tokenize\/([^/]+)$/, (r) => this.tokenizeSubmit(r.params[0], formOf(r.text)));
+    this.route('POST', /^\/sim\/tokenize\/([^/]+)\/authenticate$/, (r) =>
+      this.tokenizeAuthenticate(r.params[0], formOf(r.text).get('outcome') === 'success'),
+    );
+    this.route('GET', /^\/sim\/action\/([^/]+)$/, (r) =>
+      this.paymentRequests.has(r.params[0])
+        ? { status: 200, html: actionPage(`/sim/action/${r.params[0]}`) }
+        : { status: 404, html: 'not found' },
+    );
+    this.route('POST', /^\/sim\/action\/([^/]+)$/, async (r) => {
+      await this.completeAction(r.params[0], formOf(r.text).get('outcome') === 'success');
+      return { status: 200, html: '<p>Done</p>' };
+    });
     this.create('POST', /^\/qr_codes$/, (r) => this.createQr(r));
     this.authed('GET', /^\/qr_codes\/([^/]+)$/, (r) => this.show('qris', r.params[0]));
     this.authed('GET', /^\/qr_codes\/([^/]+)\/payments$/, (r) => this.payments('qris', r.params[0]));
@@ -270,6 +322,7 @@ export class ProviderASim extends Simulator {
 
   private createRefund(r: SimRequest): SimResponse {
     const b = r.json;
+    if (b.payment_request_id) return this.refundPaymentRequest(b);
     const inv = this.records.get(b.invoice_id);
     if (!inv || inv.product !== 'invoice') return err(404, 'DATA_NOT_FOUND', 'invoice not found');
     if (inv.body.status !== 'PAID') return err(400, 'INELIGIBLE_TRANSACTION', 'invoice is not paid');
@@ -295,6 +348,379 @@ export class ProviderASim extends Simulator {
     };
     this.refunds.set(refund.id, refund);
     return { status: 200, body: refund };
+  }
+
+  private refundPaymentRequest(b: any): SimResponse {
+    const pr = this.paymentRequests.get(b.payment_request_id);
+    if (!pr) return err(404, 'DATA_NOT_FOUND', 'payment request not found');
+    if (pr.status !== 'SUCCEEDED') return err(400, 'INELIGIBLE_TRANSACTION', 'payment request is not succeeded');
+    const refunded = [...this.refunds.values()]
+      .filter((x) => x.payment_request_id === pr.id && x.status !== 'FAILED')
+      .reduce((sum, x) => sum + x.amount, 0);
+    if (!this.amountOk(b.amount) || b.amount > pr.amount - refunded)
+      return err(400, 'REFUND_AMOUNT_EXCEEDED', 'amount exceeds the refundable amount');
+    const refund = {
+      id: `rfd-${uuid()}`,
+      invoice_id: null,
+      payment_request_id: pr.id,
+      reference_id: b.reference_id,
+      amount: b.amount,
+      currency: b.currency ?? pr.currency,
+      status: 'PENDING',
+      reason: b.reason,
+      country: 'ID',
+      channel_code: pr.payment_method.type,
+      created: nowIso(),
+      updated: nowIso(),
+      failure_code: null,
+    };
+    this.refunds.set(refund.id, refund);
+    return { status: 200, body: refund };
+  }
+
+  // ---- saved payment methods (POST /v2/payment_methods, MULTIPLE_USE) ----
+
+  private createMethod(r: SimRequest): SimResponse {
+    const b = r.json;
+    if (b.reusability !== 'MULTIPLE_USE')
+      return err(400, 'API_VALIDATION_ERROR', 'reusability must be MULTIPLE_USE here');
+    if (!['CARD', 'EWALLET', 'DIRECT_DEBIT'].includes(b.type))
+      return err(400, 'API_VALIDATION_ERROR', 'type is invalid');
+    const id = `pm-${uuid()}`;
+    const at = nowIso();
+    const body: any = {
+      id,
+      type: b.type,
+      country: 'ID',
+      business_id: BUSINESS_ID,
+      customer_id: `cust-${uuid()}`,
+      customer: b.customer ?? null,
+      reference_id: b.reference_id,
+      reusability: b.reusability,
+      status: 'REQUIRES_ACTION',
+      actions: [{ action: 'AUTH', url: `${this.url}/sim/tokenize/${id}`, url_type: 'WEB', method: 'GET' }],
+      card: null,
+      ewallet: null,
+      direct_debit: null,
+      description: b.description ?? null,
+      failure_code: null,
+      created: at,
+      updated: at,
+      metadata: b.metadata ?? null,
+    };
+    let scenario: Scenario = 'success';
+    if (b.type === 'EWALLET') {
+      const code = b.ewallet?.channel_code;
+      if (!['OVO', 'DANA', 'SHOPEEPAY', 'LINKAJA'].includes(code))
+        return err(400, 'API_VALIDATION_ERROR', 'ewallet.channel_code is invalid');
+      const props = b.ewallet.channel_properties ?? {};
+      if (!props.success_return_url) return err(400, 'API_VALIDATION_ERROR', 'success_return_url is required');
+      body.ewallet = {
+        channel_code: code,
+        channel_properties: props,
+        account: { name: null, account_details: null, balance: null },
+      };
+    } else if (b.type === 'DIRECT_DEBIT') {
+      const code = b.direct_debit?.channel_code;
+      if (!['BRI', 'MANDIRI', 'BCA_ONEKLIK', 'BNI'].includes(code))
+        return err(400, 'API_VALIDATION_ERROR', 'direct_debit.channel_code is invalid');
+      const props = b.direct_debit.channel_properties ?? {};
+      if (typeof props.mobile_number !== 'string') return err(400, 'API_VALIDATION_ERROR', 'mobile_number is required');
+      scenario = scenarioOf(digitsOf(props.mobile_number));
+      const last4 = digitsOf(props.mobile_number).slice(-4);
+      body.direct_debit = {
+        channel_code: code,
+        channel_properties: props,
+        type: 'BANK_ACCOUNT',
+        bank_account: { masked_bank_account_number: `XXXXXX${last4}`, bank_account_hash: hex(16) },
+      };
+      // The OTP goes to the customer's phone; the merchant posts it to the auth action.
+      body.actions = [{ action: 'AUTH', url: `/v2/payment_methods/${id}/auth`, url_type: 'API', method: 'POST' }];
+    } else {
+      if (!b.card?.channel_properties?.success_return_url)
+        return err(400, 'API_VALIDATION_ERROR', 'card.channel_properties is required');
+      body.card = {
+        currency: b.card.currency ?? 'IDR',
+        channel_properties: b.card.channel_properties,
+        card_information: null,
+      };
+    }
+    this.methods.set(id, { body, scenario });
+    return { status: 201, body };
+  }
+
+  private showMethod(id: string): SimResponse {
+    const m = this.methods.get(id);
+    return m ? { status: 200, body: m.body } : err(404, 'DATA_NOT_FOUND', 'payment method not found');
+  }
+
+  private authMethod(id: string, b: any): SimResponse {
+    const m = this.methods.get(id);
+    if (!m) return err(404, 'DATA_NOT_FOUND', 'payment method not found');
+    if (m.body.type !== 'DIRECT_DEBIT' || m.body.status !== 'REQUIRES_ACTION')
+      return err(400, 'INVALID_PAYMENT_METHOD_STATUS', 'payment method is not waiting for an OTP');
+    if (String(b?.auth_code ?? '') !== GOOD_OTP) {
+      this.settleMethod(m, 'FAILED', 'INVALID_OTP');
+      return err(400, 'INVALID_OTP_ERROR', 'The OTP is invalid');
+    }
+    if (scenarios[m.scenario].setupFails) this.settleMethod(m, 'FAILED', 'DECLINED_BY_ISSUER');
+    else this.settleMethod(m, 'ACTIVE');
+    return { status: 200, body: m.body };
+  }
+
+  private expireMethod(id: string): SimResponse {
+    const m = this.methods.get(id);
+    if (!m) return err(404, 'DATA_NOT_FOUND', 'payment method not found');
+    if (m.body.status !== 'ACTIVE' && m.body.status !== 'REQUIRES_ACTION' && m.body.status !== 'PENDING')
+      return err(400, 'INVALID_PAYMENT_METHOD_STATUS', `payment method is ${m.body.status}`);
+    Object.assign(m.body, { status: 'EXPIRED', actions: [], updated: nowIso() });
+    return { status: 200, body: m.body };
+  }
+
+  /** Moves a payment method and sends its callback (activated, failed_activation, expired). */
+  private settleMethod(
+    m: { body: any },
+    status: 'ACTIVE' | 'FAILED' | 'EXPIRED' | 'INACTIVE',
+    failure?: string,
+    opts: DeliveryOptions = {},
+  ) {
+    Object.assign(m.body, { status, actions: [], failure_code: failure ?? null, updated: nowIso() });
+    const event =
+      status === 'ACTIVE'
+        ? 'payment_method.activated'
+        : status === 'FAILED'
+          ? 'payment_method.failed_activation'
+          : 'payment_method.expired';
+    return this.callback(
+      { event, business_id: BUSINESS_ID, created: nowIso(), data: { ...m.body } },
+      { ...deliveryOf(this.offSession), ...opts },
+    );
+  }
+
+  private tokenizeForm(id: string): SimResponse {
+    const m = this.methods.get(id);
+    if (!m || m.body.type === 'DIRECT_DEBIT') return { status: 404, html: 'not found' };
+    const isCard = m.body.type === 'CARD';
+    return {
+      status: 200,
+      html: tokenizePage({
+        provider: 'provider_a',
+        ref: id,
+        field: isCard ? 'number' : 'phone',
+        value: isCard ? '' : (m.body.ewallet?.channel_properties?.mobile_number ?? ''),
+      }),
+    };
+  }
+
+  private returnUrls(m: { body: any }) {
+    const p =
+      m.body.card?.channel_properties ??
+      m.body.ewallet?.channel_properties ??
+      m.body.direct_debit?.channel_properties ??
+      {};
+    return { ok: p.success_return_url as string, fail: (p.failure_return_url ?? p.success_return_url) as string };
+  }
+
+  private tokenizeSubmit(id: string, form: URLSearchParams): SimResponse {
+    const m = this.methods.get(id);
+    if (!m || m.body.status !== 'REQUIRES_ACTION' || m.body.type === 'DIRECT_DEBIT')
+      return { status: 404, html: 'not found' };
+    const typed = form.get(m.body.type === 'CARD' ? 'number' : 'phone') ?? '';
+    const digits = digitsOf(typed);
+    if (digits.length < 8) return { status: 400, html: 'enter the number' };
+    m.scenario = scenarioOf(digits);
+    if (m.body.type === 'CARD') {
+      m.body.card.card_information = {
+        token_id: hex(12),
+        masked_card_number: `${digits.slice(0, 6)}XXXXXX${digits.slice(-4)}`,
+        cardholder_name: null,
+        expiry_month: '12',
+        expiry_year: String(new Date().getUTCFullYear() + 3),
+        fingerprint: hex(12),
+        type: 'CREDIT',
+        network: digits.startsWith('5') ? 'MASTERCARD' : digits.startsWith('3') ? 'JCB' : 'VISA',
+        country: 'ID',
+        issuer: 'SIMULATED BANK',
+      };
+    } else {
+      m.body.ewallet.channel_properties = { ...m.body.ewallet.channel_properties, mobile_number: typed };
+      m.body.ewallet.account = { name: 'Budi', account_details: typed, balance: null };
+    }
+    const urls = this.returnUrls(m);
+    if (scenarios[m.scenario].setupFails) {
+      void this.settleMethod(m, 'FAILED', m.body.type === 'CARD' ? 'CARD_DECLINED' : 'DECLINED_BY_ISSUER');
+      return redirectTo(urls.fail);
+    }
+    if (m.scenario === 'requires_action') return { status: 200, html: actionPage(`/sim/tokenize/${id}/authenticate`) };
+    void this.settleMethod(m, 'ACTIVE');
+    return redirectTo(urls.ok);
+  }
+
+  private tokenizeAuthenticate(id: string, ok: boolean): SimResponse {
+    const m = this.methods.get(id);
+    if (!m || m.body.status !== 'REQUIRES_ACTION') return { status: 404, html: 'not found' };
+    const urls = this.returnUrls(m);
+    void this.settleMethod(m, ok ? 'ACTIVE' : 'FAILED', ok ? undefined : 'AUTHENTICATION_FAILED');
+    return redirectTo(ok ? urls.ok : urls.fail);
+  }
+
+  /** A method already active (tests and benches that do not need the setup steps). */
+  seedToken(opts: { type?: 'CARD' | 'EWALLET' | 'DIRECT_DEBIT'; digits: string; channel?: string }): string {
+    const id = `pm-${uuid()}`;
+    const type = opts.type ?? 'CARD';
+    const last4 = opts.digits.slice(-4);
+    this.methods.set(id, {
+      scenario: scenarioOf(opts.digits),
+      body: {
+        id,
+        type,
+        reusability: 'MULTIPLE_USE',
+        status: 'ACTIVE',
+        actions: [],
+        card:
+          type === 'CARD'
+            ? {
+                card_information: {
+                  masked_card_number: `400000XXXXXX${last4}`,
+                  expiry_month: '12',
+                  expiry_year: '2030',
+                  network: 'VISA',
+                  type: 'CREDIT',
+                },
+              }
+            : null,
+        ewallet:
+          type === 'EWALLET'
+            ? { channel_code: opts.channel ?? 'OVO', account: { account_details: `0812${opts.digits}` } }
+            : null,
+        direct_debit:
+          type === 'DIRECT_DEBIT'
+            ? { channel_code: opts.channel ?? 'BRI', bank_account: { masked_bank_account_number: `XXXXXX${last4}` } }
+            : null,
+        created: nowIso(),
+        updated: nowIso(),
+      },
+    });
+    return id;
+  }
+
+  /** The provider revokes the method (unlinked by the customer or the channel): INACTIVE, and its callback. */
+  revokeToken(id: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const m = this.methods.get(id);
+    if (!m) throw new Error(`simulator: no payment method ${id}`);
+    return this.settleMethod(m, 'INACTIVE', undefined, opts);
+  }
+
+  /** The method runs out (card expiry, linking expiry): EXPIRED, and its callback. */
+  expireToken(id: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const m = this.methods.get(id);
+    if (!m) throw new Error(`simulator: no payment method ${id}`);
+    return this.settleMethod(m, 'EXPIRED', undefined, opts);
+  }
+
+  // ---- off-session charges (POST /payment_requests) ----
+
+  private createPaymentRequest(r: SimRequest): SimResponse {
+    const b = r.json;
+    const key = typeof r.headers['idempotency-key'] === 'string' ? r.headers['idempotency-key'] : null;
+    if (!key) return err(400, 'API_VALIDATION_ERROR', 'Idempotency-key header is required for payment requests here');
+    const seen = this.prReplays.get(key);
+    if (seen) return seen;
+    if (!b || typeof b.reference_id !== 'string' || !this.amountOk(b.amount) || typeof b.currency !== 'string')
+      return err(400, 'API_VALIDATION_ERROR', 'reference_id, amount and currency are required');
+    const m = this.methods.get(b.payment_method_id);
+    if (!m) return err(404, 'DATA_NOT_FOUND', 'payment_method_id not found');
+    this.charges.record(key, b.reference_id);
+    const id = `pr-${uuid()}`;
+    const at = nowIso();
+    const pr: any = {
+      id,
+      business_id: BUSINESS_ID,
+      reference_id: b.reference_id,
+      amount: b.amount,
+      currency: b.currency,
+      country: 'ID',
+      description: b.description ?? null,
+      capture_method: b.capture_method ?? 'AUTOMATIC',
+      initiator: b.initiator ?? null,
+      payment_method: { id: m.body.id, type: m.body.type, reusability: m.body.reusability, status: m.body.status },
+      status: 'PENDING',
+      actions: [],
+      failure_code: null,
+      metadata: b.metadata ?? null,
+      created: at,
+      updated: at,
+      _paymentId: `py-${uuid()}`,
+    };
+    const tokenStatus: TokenStatus =
+      m.body.status === 'ACTIVE' ? 'active' : m.body.status === 'EXPIRED' ? 'expired' : 'revoked';
+    const outcome = outcomeOf(m.scenario, b.amount, tokenStatus);
+    this.paymentRequests.set(id, pr);
+    if (outcome.kind === 'succeeded') this.finish(pr, 'SUCCEEDED');
+    else if (outcome.kind === 'failed') {
+      if (outcome.reason === 'expired' && m.body.status === 'ACTIVE')
+        Object.assign(m.body, { status: 'EXPIRED', updated: at });
+      if (outcome.reason === 'revoked' && m.body.status === 'ACTIVE')
+        Object.assign(m.body, { status: 'INACTIVE', updated: at });
+      this.finish(pr, 'FAILED', failureCodeA(outcome.reason, m.body.type));
+    } else if (outcome.kind === 'requires_action') {
+      Object.assign(pr, {
+        status: 'REQUIRES_ACTION',
+        actions: [{ action: 'AUTH', url: `${this.url}/sim/action/${id}`, url_type: 'WEB', method: 'GET' }],
+      });
+    } else this.later(this.offSession.delayMs, () => pr.status === 'PENDING' && this.finish(pr, 'SUCCEEDED'));
+    const out: SimResponse = { status: 201, body: publicPr(pr) };
+    this.prReplays.set(key, out);
+    return shouldDrop(this.offSession) ? { ...out, drop: true } : out;
+  }
+
+  private listPaymentRequests(referenceId: string | null): SimResponse {
+    const data = [...this.paymentRequests.values()]
+      .filter((p) => !referenceId || p.reference_id === referenceId)
+      .map(publicPr);
+    return { status: 200, body: { data, has_more: false } };
+  }
+
+  /** Settles a payment request and sends `payment.succeeded` / `payment.failed`. */
+  private finish(pr: any, status: 'SUCCEEDED' | 'FAILED', failureCode?: string, opts: DeliveryOptions = {}) {
+    Object.assign(pr, { status, actions: [], failure_code: failureCode ?? null, updated: nowIso() });
+    const data = {
+      id: pr._paymentId,
+      payment_request_id: pr.id,
+      reference_id: pr.reference_id,
+      business_id: BUSINESS_ID,
+      status,
+      amount: pr.amount,
+      currency: pr.currency,
+      country: 'ID',
+      payment_method: pr.payment_method,
+      failure_code: pr.failure_code,
+      created: pr.created,
+      updated: pr.updated,
+    };
+    return this.callback(
+      {
+        event: status === 'SUCCEEDED' ? 'payment.succeeded' : 'payment.failed',
+        business_id: BUSINESS_ID,
+        created: nowIso(),
+        data,
+      },
+      { ...deliveryOf(this.offSession), ...opts },
+    );
+  }
+
+  private paymentRequest(ref: string): any {
+    const id = ref.startsWith('payment_request:') ? ref.slice('payment_request:'.length) : ref;
+    const pr = this.paymentRequests.get(id) ?? [...this.paymentRequests.values()].find((p) => p.reference_id === ref);
+    if (!pr) throw new Error(`simulator: no payment request ${ref}`);
+    return pr;
+  }
+
+  /** The customer finishes (or fails) the action a REQUIRES_ACTION charge waits for; by pr id or our reference. */
+  completeAction(ref: string, ok: boolean, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const pr = this.paymentRequest(ref);
+    if (pr.status !== 'REQUIRES_ACTION') return Promise.resolve([]);
+    return this.finish(pr, ok ? 'SUCCEEDED' : 'FAILED', ok ? undefined : 'AUTHENTICATION_FAILED', opts);
   }
 
   private createDisbursement(r: SimRequest): SimResponse {
@@ -524,6 +950,30 @@ export class ProviderASim extends Simulator {
       opts,
     );
   }
+}
+
+/** The provider's failure code for each reason of the scenario table. */
+function failureCodeA(reason: FailReason, type: string): string {
+  switch (reason) {
+    case 'declined':
+      return type === 'CARD' ? 'CARD_DECLINED' : 'DECLINED_BY_ISSUER';
+    case 'insufficient_funds':
+      return 'INSUFFICIENT_BALANCE';
+    case 'limit_exceeded':
+      return 'MAX_AMOUNT_LIMIT_ERROR';
+    case 'account_blocked':
+      return 'ACCOUNT_ACCESS_BLOCKED';
+    case 'expired':
+      return type === 'CARD' ? 'EXPIRED_CARD' : 'PAYMENT_METHOD_EXPIRED';
+    case 'revoked':
+      return 'PAYMENT_METHOD_INACTIVE';
+  }
+}
+
+function publicPr(pr: any) {
+  const { _paymentId, ...rest } = pr;
+  void _paymentId;
+  return structuredClone(rest);
 }
 
 function invoiceCallback(b: any) {

@@ -15,12 +15,41 @@ import {
   type SimRequest,
   type SimResponse,
 } from './common.ts';
+import {
+  actionPage,
+  ChargeCounter,
+  defaultOffSession,
+  deliveryOf,
+  digitsOf,
+  formOf,
+  outcomeOf,
+  redirectTo,
+  scenarioOf,
+  scenarios,
+  shouldDrop,
+  tokenizePage,
+  type FailReason,
+  type Scenario,
+  type TokenStatus,
+} from './saved.ts';
 
 export interface ProviderBSimOptions {
   serverKey: string;
   merchantId?: string;
   /** The dashboard's Payment Notification URL. */
   notificationUrl?: string;
+  /** The dashboard's Pay Account Notification URL (GoPay linking); default the payment one. */
+  payAccountNotificationUrl?: string;
+}
+
+/** A linked GoPay account (`/v2/pay/account`). */
+interface Account {
+  account_id: string;
+  account_status: 'PENDING' | 'ENABLED' | 'EXPIRED' | 'DISABLED';
+  phone_number: string;
+  redirect_url?: string;
+  payment_option_token: string;
+  scenario: Scenario;
 }
 
 interface Tx {
@@ -58,6 +87,24 @@ const STATUS_CODES: Record<string, string> = {
   partial_refund: '200',
 };
 
+/** The channel response code and message of each failure reason (card-network codes where one exists). */
+function failureB(reason: FailReason): [string, string] {
+  switch (reason) {
+    case 'declined':
+      return ['05', 'Transaction declined'];
+    case 'insufficient_funds':
+      return ['51', 'Insufficient balance'];
+    case 'limit_exceeded':
+      return ['61', 'Transaction limit exceeded'];
+    case 'account_blocked':
+      return ['62', 'Account is blocked'];
+    case 'expired':
+      return ['EXPIRED', 'Account link has expired'];
+    case 'revoked':
+      return ['DISABLED', 'Account is unlinked'];
+  }
+}
+
 /** Jakarta wall-clock time, the provider's format: "2026-01-31 18:00:00". */
 const wib = (d: Date) => new Date(d.getTime() + 7 * 3600e3).toISOString().slice(0, 19).replace('T', ' ');
 const money = (n: number) => `${n}.00`;
@@ -66,10 +113,51 @@ export class ProviderBSim extends Simulator {
   notificationUrl?: string;
   readonly txs = new Map<string, Tx>();
   private refundSeq = 1000;
+  payAccountNotificationUrl?: string;
+  /** Linked GoPay accounts by account id. */
+  readonly accounts = new Map<string, Account>();
+  /** Off-session charges actually made: per order id (the provider's idempotency) and per our reference. */
+  readonly charges = new ChargeCounter();
+  readonly offSession = defaultOffSession();
 
   constructor(private readonly opts: ProviderBSimOptions) {
     super();
     this.notificationUrl = opts.notificationUrl;
+    this.payAccountNotificationUrl = opts.payAccountNotificationUrl;
+    this.route('POST', /^\/v2\/pay\/account$/, (r) => this.authed(r, 'core', () => this.createAccount(r.json)));
+    this.route('GET', /^\/v2\/pay\/account\/([^/]+)$/, (r) =>
+      this.authed(r, 'core', () => this.getAccount(r.params[0])),
+    );
+    this.route('POST', /^\/v2\/pay\/account\/([^/]+)\/unbind$/, (r) =>
+      this.authed(r, 'core', () => this.unbind(r.params[0])),
+    );
+    this.route('GET', /^\/sim\/tokenize\/([^/]+)$/, (r) => {
+      const a = this.accounts.get(r.params[0]);
+      return a && a.account_status === 'PENDING'
+        ? {
+            status: 200,
+            html: tokenizePage({
+              provider: 'provider_b',
+              ref: a.account_id,
+              field: 'phone',
+              value: `0${a.phone_number}`,
+            }),
+          }
+        : { status: 404, html: 'not found' };
+    });
+    this.route('POST', /^\/sim\/tokenize\/([^/]+)$/, (r) => this.link(r.params[0], formOf(r.text).get('phone') ?? ''));
+    this.route('POST', /^\/sim\/tokenize\/([^/]+)\/authenticate$/, (r) =>
+      this.linkAuthenticated(r.params[0], formOf(r.text).get('outcome') === 'success'),
+    );
+    this.route('GET', /^\/sim\/action\/([^/]+)$/, (r) =>
+      this.txs.has(r.params[0])
+        ? { status: 200, html: actionPage(`/sim/action/${r.params[0]}`) }
+        : { status: 404, html: 'not found' },
+    );
+    this.route('POST', /^\/sim\/action\/([^/]+)$/, async (r) => {
+      await this.completeAction(r.params[0], formOf(r.text).get('outcome') === 'success');
+      return { status: 200, html: '<p>Done</p>' };
+    });
     this.route('POST', /^\/snap\/v1\/transactions$/, (r) => this.authed(r, 'snap', () => this.snap(r)));
     this.route('POST', /^\/v2\/charge$/, (r) => this.authed(r, 'core', () => this.charge(r)));
     this.route('GET', /^\/v2\/([^/]+)\/status$/, (r) => this.authed(r, 'core', () => this.status(r.params[0])));
@@ -173,6 +261,7 @@ export class ProviderBSim extends Simulator {
       };
     }
     const type = b.payment_type;
+    if (type === 'gopay' && b.gopay?.account_id) return this.gopayCharge(b, r);
     if (!['qris', 'bank_transfer', 'echannel', 'cstore'].includes(type))
       return {
         status: 400,
@@ -279,6 +368,235 @@ export class ProviderBSim extends Simulator {
         refund_key: last.refund_key,
       },
     };
+  }
+
+  // ---- GoPay tokenization: pay accounts ----
+
+  private createAccount(b: any): SimResponse {
+    const p = b?.gopay_partner;
+    if (b?.payment_type !== 'gopay' || !p)
+      return {
+        status: 400,
+        body: { status_code: '400', status_message: 'payment_type gopay and gopay_partner are required' },
+      };
+    if (typeof p.phone_number !== 'string' || !/^[1-9]\d{8,11}$/.test(p.phone_number) || p.country_code !== '62')
+      return { status: 400, body: { status_code: '400', status_message: 'gopay_partner.phone_number is invalid' } };
+    const a: Account = {
+      account_id: uuid(),
+      account_status: 'PENDING',
+      phone_number: p.phone_number,
+      redirect_url: p.redirect_url,
+      payment_option_token: Buffer.from(JSON.stringify({ type: 'GOPAY_WALLET', id: hex(8) })).toString('base64'),
+      scenario: scenarioOf(p.phone_number),
+    };
+    this.accounts.set(a.account_id, a);
+    const link = `${this.url}/sim/tokenize/${a.account_id}`;
+    return {
+      status: 201,
+      body: {
+        status_code: '201',
+        payment_type: 'gopay',
+        account_id: a.account_id,
+        account_status: a.account_status,
+        actions: [
+          { name: 'activation-deeplink', method: 'GET', url: link },
+          { name: 'activation-link-url', method: 'GET', url: link },
+          { name: 'activation-link-app', method: 'GET', url: link },
+        ],
+        metadata: { reference_id: hex(8) },
+      },
+    };
+  }
+
+  private accountView(a: Account) {
+    return {
+      status_code: '200',
+      payment_type: 'gopay',
+      account_id: a.account_id,
+      account_status: a.account_status,
+      metadata:
+        a.account_status === 'ENABLED'
+          ? {
+              payment_options: [
+                {
+                  name: 'GOPAY_WALLET',
+                  active: true,
+                  balance: { value: '1000000.00', currency: 'IDR' },
+                  metadata: {},
+                  token: a.payment_option_token,
+                },
+                {
+                  name: 'PAY_LATER',
+                  active: false,
+                  balance: { value: '0.00', currency: 'IDR' },
+                  metadata: {},
+                  token: hex(8),
+                },
+              ],
+            }
+          : {},
+    };
+  }
+
+  private getAccount(id: string): SimResponse {
+    const a = this.accounts.get(id);
+    return a
+      ? { status: 200, body: this.accountView(a) }
+      : { status: 404, body: { status_code: '404', status_message: "Account doesn't exist." } };
+  }
+
+  private unbind(id: string): SimResponse {
+    const a = this.accounts.get(id);
+    if (!a) return { status: 404, body: { status_code: '404', status_message: "Account doesn't exist." } };
+    a.account_status = 'DISABLED';
+    return {
+      status: 200,
+      body: {
+        status_code: '204',
+        payment_type: 'gopay',
+        account_id: a.account_id,
+        account_status: 'DISABLED',
+        channel_response_code: '0',
+        channel_response_message: 'Process service request successfully.',
+      },
+    };
+  }
+
+  /** The customer confirms linking on the GoPay page with the phone number typed there. */
+  private link(id: string, typed: string): SimResponse {
+    const a = this.accounts.get(id);
+    if (!a || a.account_status !== 'PENDING') return { status: 404, html: 'not found' };
+    const digits = digitsOf(typed);
+    if (digits.length < 9) return { status: 400, html: 'enter the phone number' };
+    a.scenario = scenarioOf(digits);
+    const back = `${a.redirect_url ?? this.url}${(a.redirect_url ?? '').includes('?') ? '&' : '?'}account_id=${a.account_id}`;
+    if (scenarios[a.scenario].setupFails) {
+      void this.moveAccount(a, 'DISABLED');
+      return redirectTo(back);
+    }
+    if (a.scenario === 'requires_action') return { status: 200, html: actionPage(`/sim/tokenize/${id}/authenticate`) };
+    void this.moveAccount(a, 'ENABLED');
+    return redirectTo(back);
+  }
+
+  private linkAuthenticated(id: string, ok: boolean): SimResponse {
+    const a = this.accounts.get(id);
+    if (!a || a.account_status !== 'PENDING') return { status: 404, html: 'not found' };
+    void this.moveAccount(a, ok ? 'ENABLED' : 'DISABLED');
+    return redirectTo(`${a.redirect_url ?? this.url}?account_id=${a.account_id}`);
+  }
+
+  /** The pay-account notification, signed like transaction ones with account_id and account_status. */
+  accountNotificationFor(a: Account, serverKey = this.opts.serverKey) {
+    const statusCode = a.account_status === 'DISABLED' ? '204' : '200';
+    return {
+      account_id: a.account_id,
+      merchant_id: this.opts.merchantId ?? 'G000000000',
+      payment_type: 'gopay',
+      status_code: statusCode,
+      account_status: a.account_status,
+      signature_key: createHash('sha512')
+        .update(a.account_id + statusCode + a.account_status + serverKey)
+        .digest('hex'),
+    };
+  }
+
+  private moveAccount(a: Account, status: Account['account_status'], opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    a.account_status = status;
+    const o = { ...deliveryOf(this.offSession), ...opts };
+    const body = this.accountNotificationFor(a, o.forge ? `forged-${hex(8)}` : this.opts.serverKey);
+    return this.deliver(this.payAccountNotificationUrl ?? this.notificationUrl, () => ({}), JSON.stringify(body), o);
+  }
+
+  /** An account already linked (tests and benches that skip the linking page); answers the adapter's token. */
+  seedToken(opts: { digits: string }): string {
+    const a: Account = {
+      account_id: uuid(),
+      account_status: 'ENABLED',
+      phone_number: `812${opts.digits.slice(-8).padStart(8, '0')}`,
+      payment_option_token: Buffer.from(JSON.stringify({ type: 'GOPAY_WALLET', id: hex(8) })).toString('base64'),
+      scenario: scenarioOf(opts.digits),
+    };
+    this.accounts.set(a.account_id, a);
+    return JSON.stringify({ account_id: a.account_id, payment_option_token: a.payment_option_token });
+  }
+
+  private account(ref: string): Account {
+    const id = ref.startsWith('{') ? JSON.parse(ref).account_id : ref;
+    const a = this.accounts.get(id);
+    if (!a) throw new Error(`simulator: no pay account ${ref}`);
+    return a;
+  }
+
+  /** The customer unlinks in the GoPay app (DISABLED), with the unbind notification. By account id or token. */
+  revokeToken(ref: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    return this.moveAccount(this.account(ref), 'DISABLED', opts);
+  }
+
+  /** The link runs out (EXPIRED), with its notification. */
+  expireToken(ref: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    return this.moveAccount(this.account(ref), 'EXPIRED', opts);
+  }
+
+  // ---- off-session GoPay charges ----
+
+  private gopayCharge(b: any, r: SimRequest): SimResponse {
+    const a = this.accounts.get(b.gopay.account_id);
+    if (!a || a.payment_option_token !== b.gopay.payment_option_token)
+      return {
+        status: 400,
+        body: { status_code: '400', status_message: 'gopay.account_id or payment_option_token is invalid' },
+      };
+    const reference = typeof b.custom_field1 === 'string' ? b.custom_field1 : b.transaction_details.order_id;
+    this.charges.record(b.transaction_details.order_id, reference);
+    const tx = this.newTx(b, r, 'gopay', undefined);
+    tx.extra.custom_field1 = b.custom_field1;
+    const status: TokenStatus =
+      a.account_status === 'ENABLED' ? 'active' : a.account_status === 'EXPIRED' ? 'expired' : 'revoked';
+    const outcome = outcomeOf(a.scenario, b.transaction_details.gross_amount, status);
+    const o = deliveryOf(this.offSession);
+    if (outcome.kind === 'succeeded') {
+      Object.assign(tx, { transaction_status: 'settlement', fraud_status: 'accept', settlement_time: wib(new Date()) });
+      void this.notify(tx, o);
+    } else if (outcome.kind === 'failed') {
+      if (outcome.reason === 'expired' && a.account_status === 'ENABLED') a.account_status = 'EXPIRED';
+      if (outcome.reason === 'revoked' && a.account_status === 'ENABLED') a.account_status = 'DISABLED';
+      const [code, message] = failureB(outcome.reason);
+      Object.assign(tx, { transaction_status: 'deny', fraud_status: 'accept' });
+      Object.assign(tx.extra, { channel_response_code: code, channel_response_message: message });
+      void this.notify(tx, o);
+    } else if (outcome.kind === 'requires_action') {
+      tx.extra.actions = [
+        { name: 'verification-link-url', method: 'GET', url: `${this.url}/sim/action/${tx.order_id}` },
+      ];
+    } else {
+      this.later(this.offSession.delayMs, () => {
+        if (tx.transaction_status !== 'pending') return;
+        Object.assign(tx, {
+          transaction_status: 'settlement',
+          fraud_status: 'accept',
+          settlement_time: wib(new Date()),
+        });
+        return this.notify(tx, o);
+      });
+    }
+    const out: SimResponse = {
+      status: 200,
+      body: { ...this.view(tx), status_message: 'GoPay transaction is created' },
+    };
+    return shouldDrop(this.offSession) ? { ...out, drop: true } : out;
+  }
+
+  /** The customer verifies (PIN) a charge waiting on its verification link, or gives up (expire). By order id or our reference. */
+  completeAction(ref: string, ok: boolean, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const tx = this.txs.get(ref) ?? [...this.txs.values()].find((t) => t.extra.custom_field1 === ref);
+    if (!tx) throw new Error(`simulator: no order ${ref}`);
+    if (tx.transaction_status !== 'pending') return Promise.resolve([]);
+    delete tx.extra.actions;
+    if (ok)
+      Object.assign(tx, { transaction_status: 'settlement', fraud_status: 'accept', settlement_time: wib(new Date()) });
+    else tx.transaction_status = 'expire';
+    return this.notify(tx, { ...deliveryOf(this.offSession), ...opts });
   }
 
   // ---- controls ----

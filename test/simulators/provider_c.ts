@@ -16,6 +16,24 @@ import {
   type SimRequest,
   type SimResponse,
 } from './common.ts';
+import {
+  actionPage,
+  ChargeCounter,
+  defaultOffSession,
+  deliveryOf,
+  digitsOf,
+  formOf,
+  outcomeOf,
+  redirectTo,
+  scenarioOf,
+  scenarios,
+  shouldDrop,
+  tokenizePage,
+  type FailReason,
+  type Outcome,
+  type Scenario,
+  type TokenStatus,
+} from './saved.ts';
 
 export interface ProviderCSimOptions {
   clientId: string;
@@ -44,6 +62,12 @@ export class ProviderCSim extends Simulator {
   private replays = new Map<string, SimResponse>();
   private captureOutcome = new Map<string, 'COMPLETED' | 'PENDING' | 'DECLINED'>();
   private readonly signingKey = hex(32);
+  /** Vault v3: setup tokens and payment tokens (with the scenario of the number or email typed). */
+  readonly setupTokens = new Map<string, any>();
+  readonly paymentTokens = new Map<string, { body: any; status: TokenStatus; scenario: Scenario }>();
+  /** Merchant-initiated orders actually created: per PayPal-Request-Id and per our reference (custom_id). */
+  readonly charges = new ChargeCounter();
+  readonly offSession = defaultOffSession();
 
   constructor(private readonly opts: ProviderCSimOptions) {
     super();
@@ -59,6 +83,43 @@ export class ProviderCSim extends Simulator {
       this.idempotent(r, () => this.refund(r.params[0], r.json)),
     );
     this.bearer('POST', /^\/v1\/notifications\/verify-webhook-signature$/, (r) => this.verify(r));
+    this.bearer('POST', /^\/v3\/vault\/setup-tokens$/, (r) => this.idempotent(r, () => this.createSetupToken(r.json)));
+    this.bearer('GET', /^\/v3\/vault\/setup-tokens\/([^/]+)$/, (r) => {
+      const st = this.setupTokens.get(r.params[0]);
+      return st ? { status: 200, body: publicOrder(st) } : notFound();
+    });
+    this.bearer('POST', /^\/v3\/vault\/payment-tokens$/, (r) => this.idempotent(r, () => this.exchange(r.json)));
+    this.bearer('GET', /^\/v3\/vault\/payment-tokens\/([^/]+)$/, (r) => {
+      const pt = this.paymentTokens.get(r.params[0]);
+      return pt && pt.status !== 'revoked' ? { status: 200, body: pt.body } : notFound();
+    });
+    this.bearer('DELETE', /^\/v3\/vault\/payment-tokens\/([^/]+)$/, (r) => {
+      const pt = this.paymentTokens.get(r.params[0]);
+      if (!pt || pt.status === 'revoked') return notFound();
+      pt.status = 'revoked';
+      return { status: 204 };
+    });
+    this.route('GET', /^\/sim\/tokenize\/([^/]+)$/, (r) => {
+      const st = this.setupTokens.get(r.params[0]);
+      if (!st || st.status !== 'PAYER_ACTION_REQUIRED') return { status: 404, html: 'not found' };
+      return {
+        status: 200,
+        html: tokenizePage({ provider: 'provider_c', ref: st.id, field: st.payment_source.card ? 'number' : 'email' }),
+      };
+    });
+    this.route('POST', /^\/sim\/tokenize\/([^/]+)$/, (r) => this.approveSetup(r.params[0], formOf(r.text)));
+    this.route('POST', /^\/sim\/tokenize\/([^/]+)\/authenticate$/, (r) =>
+      this.setupAuthenticated(r.params[0], formOf(r.text).get('outcome') === 'success'),
+    );
+    this.route('GET', /^\/sim\/action\/([^/]+)$/, (r) =>
+      this.orders.has(r.params[0])
+        ? { status: 200, html: actionPage(`/sim/action/${r.params[0]}`) }
+        : { status: 404, html: 'not found' },
+    );
+    this.route('POST', /^\/sim\/action\/([^/]+)$/, async (r) => {
+      await this.completeAction(r.params[0], formOf(r.text).get('outcome') === 'success');
+      return { status: 200, html: '<p>Done</p>' };
+    });
   }
 
   /** Invalidate every issued token (the provider may revoke early). */
@@ -109,7 +170,7 @@ export class ProviderCSim extends Simulator {
     const seen = key ? this.replays.get(key) : undefined;
     if (seen) return { ...seen, status: seen.status === 201 ? 200 : seen.status };
     const out = handler();
-    if (key && out.status < 300) this.replays.set(key, out);
+    if (key && out.status < 300) this.replays.set(key, { ...out, drop: false });
     return out;
   }
 
@@ -117,6 +178,8 @@ export class ProviderCSim extends Simulator {
     const b = r.json;
     if (b?.intent !== 'CAPTURE')
       return issue(400, 'INVALID_REQUEST', 'INVALID_PARAMETER_VALUE', 'intent must be CAPTURE');
+    if (!Array.isArray(b.purchase_units) || b.purchase_units.length === 0)
+      return issue(400, 'INVALID_REQUEST', 'MISSING_REQUIRED_PARAMETER', 'purchase_units is required');
     const unit = b.purchase_units?.[0];
     const amt = unit?.amount;
     const exp = EXPONENT[amt?.currency_code];
@@ -125,6 +188,12 @@ export class ProviderCSim extends Simulator {
     const pattern = exp === 0 ? /^\d{1,10}$/ : new RegExp(`^\\d{1,10}\\.\\d{${exp}}$`);
     if (typeof amt.value !== 'string' || !pattern.test(amt.value))
       return issue(422, 'UNPROCESSABLE_ENTITY', 'DECIMAL_PRECISION', 'amount.value has the wrong precision');
+    const vaultSource = b.payment_source?.card?.vault_id
+      ? 'card'
+      : b.payment_source?.paypal?.vault_id
+        ? 'paypal'
+        : null;
+    if (vaultSource) return this.vaultOrder(r, b, vaultSource);
     const id = id17();
     const ctx = b.payment_source?.paypal?.experience_context ?? {};
     const order = {
@@ -171,6 +240,7 @@ export class ProviderCSim extends Simulator {
         'ORDER_NOT_APPROVED',
         'Payer has not yet approved the Order for payment.',
       );
+    if (o._vault) return this.captureVault(o);
     const outcome = this.captureOutcome.get(id) ?? 'COMPLETED';
     if (outcome === 'DECLINED')
       return issue(
@@ -298,6 +368,276 @@ export class ProviderCSim extends Simulator {
     return this.deliver(this.webhookUrl, headers, sent, opts);
   }
 
+  // ---- vault v3: setup tokens, payment tokens ----
+
+  private createSetupToken(b: any): SimResponse {
+    const src = b?.payment_source;
+    const paypal = src?.paypal;
+    const card = src?.card;
+    if (!paypal && !card)
+      return issue(400, 'INVALID_REQUEST', 'MISSING_REQUIRED_PARAMETER', 'payment_source is required');
+    if (paypal && paypal.usage_type !== 'MERCHANT')
+      return issue(422, 'UNPROCESSABLE_ENTITY', 'INVALID_PARAMETER_VALUE', 'usage_type must be MERCHANT here');
+    const ctx = (paypal ?? card).experience_context ?? {};
+    if (!ctx.return_url || !ctx.cancel_url)
+      return issue(
+        400,
+        'INVALID_REQUEST',
+        'MISSING_REQUIRED_PARAMETER',
+        'experience_context return_url and cancel_url are required',
+      );
+    const id = `${hex(8).toUpperCase()}`;
+    const st = {
+      id,
+      customer: { id: `SIMCUS${hex(5).toUpperCase()}`, merchant_customer_id: b.customer?.merchant_customer_id },
+      status: 'PAYER_ACTION_REQUIRED',
+      payment_source: paypal ? { paypal: { usage_type: 'MERCHANT', experience_context: ctx } } : { card: {} },
+      links: [
+        { href: `${this.url}/sim/tokenize/${id}`, rel: 'approve', method: 'GET' },
+        { href: `${this.url}/v3/vault/payment-tokens`, rel: 'confirm', method: 'POST' },
+        { href: `${this.url}/v3/vault/setup-tokens/${id}`, rel: 'self', method: 'GET' },
+      ],
+      _ctx: ctx,
+      _scenario: 'success' as Scenario,
+      _typed: '',
+    };
+    this.setupTokens.set(id, st);
+    return { status: 201, body: publicOrder(st) };
+  }
+
+  /** The payer approves on the provider's page: a card number, or the PayPal login's email (`s9995@...`). */
+  private approveSetup(id: string, form: URLSearchParams): SimResponse {
+    const st = this.setupTokens.get(id);
+    if (!st || st.status !== 'PAYER_ACTION_REQUIRED') return { status: 404, html: 'not found' };
+    const typed = (st.payment_source.card ? form.get('number') : form.get('email')) ?? '';
+    if (!typed || (st.payment_source.card && digitsOf(typed).length < 12)) return { status: 400, html: 'enter it' };
+    st._typed = typed;
+    st._scenario = scenarioOf(digitsOf(typed));
+    if (st._scenario === 'requires_action')
+      return { status: 200, html: actionPage(`/sim/tokenize/${id}/authenticate`) };
+    st.status = 'APPROVED';
+    return redirectTo(
+      `${st._ctx.return_url}${String(st._ctx.return_url).includes('?') ? '&' : '?'}approval_token_id=${id}`,
+    );
+  }
+
+  private setupAuthenticated(id: string, ok: boolean): SimResponse {
+    const st = this.setupTokens.get(id);
+    if (!st || st.status !== 'PAYER_ACTION_REQUIRED') return { status: 404, html: 'not found' };
+    if (!ok) return redirectTo(st._ctx.cancel_url);
+    st.status = 'APPROVED';
+    return redirectTo(`${st._ctx.return_url}?approval_token_id=${id}`);
+  }
+
+  /** `POST /v3/vault/payment-tokens` from an approved setup token (a declined card fails here). */
+  private exchange(b: any): SimResponse {
+    const ref = b?.payment_source?.token;
+    if (ref?.type !== 'SETUP_TOKEN' || typeof ref.id !== 'string')
+      return issue(400, 'INVALID_REQUEST', 'MISSING_REQUIRED_PARAMETER', 'payment_source.token is required');
+    const st = this.setupTokens.get(ref.id);
+    if (!st) return notFound();
+    if (st.status === 'PAYER_ACTION_REQUIRED' || st.status === 'CREATED')
+      return issue(422, 'UNPROCESSABLE_ENTITY', 'SETUP_TOKEN_NOT_APPROVED', 'The setup token has not been approved.');
+    if (st.status !== 'APPROVED')
+      return issue(422, 'UNPROCESSABLE_ENTITY', 'SETUP_TOKEN_ALREADY_USED', 'The setup token was already used.');
+    if (scenarios[st._scenario as Scenario].setupFails) {
+      st.status = 'DECLINED';
+      return issue(422, 'UNPROCESSABLE_ENTITY', 'INSTRUMENT_DECLINED', 'The instrument presented was declined.');
+    }
+    st.status = 'VAULTED';
+    const id = this.vault(st.payment_source.card ? 'card' : 'paypal', st._typed, st.customer);
+    void this.webhook(
+      'VAULT.PAYMENT-TOKEN.CREATED',
+      'payment_token',
+      this.paymentTokens.get(id)!.body,
+      deliveryOf(this.offSession),
+    );
+    return { status: 201, body: this.paymentTokens.get(id)!.body };
+  }
+
+  private vault(kind: 'card' | 'paypal', typed: string, customer: any): string {
+    const id = hex(4).toLowerCase();
+    const digits = digitsOf(typed);
+    const payment_source =
+      kind === 'card'
+        ? {
+            card: {
+              brand: digits.startsWith('5') ? 'MASTERCARD' : 'VISA',
+              last_digits: digits.slice(-4),
+              expiry: `${new Date().getUTCFullYear() + 3}-12`,
+              type: 'CREDIT',
+            },
+          }
+        : {
+            paypal: {
+              email_address: typed,
+              payer_id: hex(6).toUpperCase(),
+              usage_type: 'MERCHANT',
+              customer_type: 'CONSUMER',
+            },
+          };
+    this.paymentTokens.set(id, {
+      status: 'active',
+      scenario: scenarioOf(digits),
+      body: {
+        id,
+        customer,
+        payment_source,
+        links: [
+          { href: `${this.url}/v3/vault/payment-tokens/${id}`, rel: 'self', method: 'GET' },
+          { href: `${this.url}/v3/vault/payment-tokens/${id}`, rel: 'delete', method: 'DELETE' },
+        ],
+      },
+    });
+    return id;
+  }
+
+  /** A payment token already vaulted (tests and benches that skip approval): a card number or a sandbox email. */
+  seedToken(opts: { type?: 'card' | 'paypal'; digits: string }): string {
+    const type = opts.type ?? 'paypal';
+    return this.vault(type, type === 'card' ? `400000000000${opts.digits}` : `s${opts.digits}@example.com`, {
+      id: 'SIMCUS',
+    });
+  }
+
+  /** The payer removes the saved method at the provider: VAULT.PAYMENT-TOKEN.DELETED. */
+  revokeToken(id: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const pt = this.paymentTokens.get(id);
+    if (!pt) throw new Error(`simulator: no payment token ${id}`);
+    pt.status = 'revoked';
+    return this.webhook(
+      'VAULT.PAYMENT-TOKEN.DELETED',
+      'payment_token',
+      { id, customer: pt.body.customer },
+      { ...deliveryOf(this.offSession), ...opts },
+    );
+  }
+
+  /** The card behind the token expires. PayPal sends no vault event for that: the state changes only. */
+  expireToken(id: string): Promise<Delivery[]> {
+    const pt = this.paymentTokens.get(id);
+    if (!pt) throw new Error(`simulator: no payment token ${id}`);
+    pt.status = 'expired';
+    return Promise.resolve([]);
+  }
+
+  // ---- merchant-initiated orders (vault_id + stored_credential) ----
+
+  private vaultOrder(r: SimRequest, b: any, source: 'card' | 'paypal'): SimResponse {
+    const src = b.payment_source[source];
+    if (src.stored_credential?.payment_initiator !== 'MERCHANT')
+      return issue(
+        422,
+        'UNPROCESSABLE_ENTITY',
+        'INVALID_PARAMETER_VALUE',
+        'stored_credential.payment_initiator must be MERCHANT',
+      );
+    const unit = b.purchase_units[0];
+    const amt = unit?.amount;
+    const exp = EXPONENT[amt?.currency_code];
+    if (exp === undefined)
+      return issue(422, 'UNPROCESSABLE_ENTITY', 'CURRENCY_NOT_SUPPORTED', 'currency_code is not supported');
+    const minor = Math.round(Number(amt.value) * 10 ** exp);
+    const reference = String(unit.custom_id ?? unit.reference_id ?? '');
+    const key = String(r.headers['paypal-request-id'] ?? '');
+    const pt = this.paymentTokens.get(src.vault_id);
+    const outcome: Outcome = pt ? outcomeOf(pt.scenario, minor, pt.status) : { kind: 'failed', reason: 'revoked' };
+    this.charges.record(key, reference);
+    if (outcome.kind === 'failed' && outcome.reason === 'revoked') {
+      if (pt) pt.status = 'revoked';
+      return issue(422, 'UNPROCESSABLE_ENTITY', 'INVALID_RESOURCE_ID', 'The vault_id does not exist or was deleted.');
+    }
+    if (pt && outcome.kind === 'failed' && outcome.reason === 'expired') pt.status = 'expired';
+    const id = id17();
+    const order: any = {
+      id,
+      intent: 'CAPTURE',
+      status: outcome.kind === 'requires_action' ? 'PAYER_ACTION_REQUIRED' : 'APPROVED',
+      payment_source: {
+        [source]: {
+          ...(pt ? pt.body.payment_source[source] : {}),
+          vault_id: src.vault_id,
+          stored_credential: src.stored_credential,
+        },
+      },
+      purchase_units: [
+        {
+          reference_id: unit.reference_id ?? 'default',
+          custom_id: unit.custom_id,
+          description: unit.description,
+          amount: amt,
+        },
+      ],
+      create_time: nowIso(),
+      links: [
+        { href: `${this.url}/v2/checkout/orders/${id}`, rel: 'self', method: 'GET' },
+        ...(outcome.kind === 'requires_action'
+          ? [{ href: `${this.url}/sim/action/${id}`, rel: 'payer-action', method: 'GET' }]
+          : []),
+      ],
+      _vault: outcome,
+    };
+    this.orders.set(id, order);
+    return { status: 201, body: publicOrder(order) };
+  }
+
+  private captureVault(o: any): SimResponse {
+    const outcome = o._vault as Outcome;
+    const unit = o.purchase_units[0];
+    const failed = outcome.kind === 'failed';
+    const capture: any = {
+      id: id17(),
+      status: failed ? 'DECLINED' : outcome.kind === 'pending' ? 'PENDING' : 'COMPLETED',
+      amount: unit.amount,
+      final_capture: true,
+      custom_id: unit.custom_id,
+      ...(failed
+        ? { processor_response: { response_code: failureC(outcome.reason), avs_code: 'Y', cvv_code: 'X' } }
+        : {}),
+      supplementary_data: { related_ids: { order_id: o.id } },
+      create_time: nowIso(),
+      update_time: nowIso(),
+      links: [{ href: `${this.url}/v2/checkout/orders/${o.id}`, rel: 'up', method: 'GET' }],
+    };
+    o.status = 'COMPLETED';
+    unit.payments = { captures: [capture] };
+    const delivery = deliveryOf(this.offSession);
+    if (outcome.kind === 'pending') {
+      this.later(this.offSession.delayMs, () => {
+        if (capture.status !== 'PENDING') return;
+        capture.status = 'COMPLETED';
+        return this.webhook('PAYMENT.CAPTURE.COMPLETED', 'capture', capture, delivery);
+      });
+    } else {
+      void this.webhook(
+        failed ? 'PAYMENT.CAPTURE.DECLINED' : 'PAYMENT.CAPTURE.COMPLETED',
+        'capture',
+        capture,
+        delivery,
+      );
+    }
+    const out: SimResponse = { status: 201, body: publicOrder(o) };
+    return shouldDrop(this.offSession) ? { ...out, drop: true } : out;
+  }
+
+  /** The payer finishes (approved: the order can be captured) or abandons (VOIDED) a payer action. By order id or our reference. */
+  completeAction(ref: string, ok: boolean, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const o = this.orders.get(ref) ?? [...this.orders.values()].find((x) => x.purchase_units[0].custom_id === ref);
+    if (!o) throw new Error(`simulator: no order ${ref}`);
+    if (o.status !== 'PAYER_ACTION_REQUIRED') return Promise.resolve([]);
+    o.links = o.links.filter((l: any) => l.rel !== 'payer-action');
+    if (!ok) {
+      o.status = 'VOIDED';
+      return Promise.resolve([]);
+    }
+    o.status = 'APPROVED';
+    o._vault = { kind: 'succeeded' };
+    return this.webhook('CHECKOUT.ORDER.APPROVED', 'checkout-order', publicOrder(o), {
+      ...deliveryOf(this.offSession),
+      ...opts,
+    });
+  }
+
   // ---- controls ----
 
   private order(id: string) {
@@ -342,10 +682,29 @@ export class ProviderCSim extends Simulator {
   }
 }
 
+/** The provider's view of an order or token: the simulator's own fields (`_...`) left out. */
 function publicOrder(o: any) {
-  const { _returnUrl, ...rest } = o;
-  void _returnUrl;
-  return structuredClone(rest);
+  return structuredClone(Object.fromEntries(Object.entries(o).filter(([k]) => !k.startsWith('_'))));
+}
+
+const notFound = () => issue(404, 'RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID', 'Specified resource ID does not exist.');
+
+/** PayPal processor response codes for each failure reason of the scenario table. */
+function failureC(reason: FailReason): string {
+  switch (reason) {
+    case 'declined':
+      return '0500';
+    case 'insufficient_funds':
+      return '5120';
+    case 'limit_exceeded':
+      return '5710';
+    case 'account_blocked':
+      return '5180';
+    case 'expired':
+      return '5400';
+    case 'revoked':
+      return '5140';
+  }
 }
 
 /** The exact text of a top-level member's value in a JSON object text (string-aware bracket matching). */

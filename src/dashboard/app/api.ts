@@ -12,11 +12,23 @@ export interface Session {
   csrf: string;
   member: { id: string; email: string; role: 'owner' | 'admin' | 'member' | 'read_only' };
   workspace: { id: string; name: string; liveEnabled: boolean };
+  /** Every workspace this identity has joined (the switcher shows when there are several). */
+  workspaces: { id: string; name: string; role: string }[];
 }
 
 export async function loadSession(): Promise<Session | null> {
   const res = await fetch('/dashboard/auth/session', { credentials: 'same-origin' });
   return res.status === 200 ? ((await res.json()) as Session) : null;
+}
+
+/** A session in another joined workspace (the current one ends); false when refused. */
+export async function switchWorkspace(session: Session, workspaceId: string) {
+  const res = await fetch('/dashboard/auth/switch', {
+    method: 'POST',
+    headers: { 'x-svc-csrf': session.csrf, 'content-type': 'application/json' },
+    body: JSON.stringify({ workspaceId }),
+  });
+  return res.status === 200;
 }
 
 export async function signOut(session: Session) {

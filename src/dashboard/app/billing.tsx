@@ -1,13 +1,19 @@
 import { useState } from 'preact/hooks';
 import type {
+  DashboardArchivePlanMutation,
+  DashboardArchivePlanMutationVariables,
+  DashboardCreatePlanMutation,
+  DashboardCreatePlanMutationVariables,
   DashboardBillingQuery,
   DashboardBillingQueryVariables,
   DashboardCancelSubscriptionMutationVariables,
 } from './generated/operations.ts';
-import { dateTime } from './format.ts';
-import { useQuery } from './hooks.ts';
+import { dateTime, toMinor } from './format.ts';
+import { useActions, useQuery } from './hooks.ts';
 import {
+  ArchivePlanDocument,
   BillingDocument,
+  CreatePlanDocument,
   CancelSubscriptionDocument,
   PauseSubscriptionDocument,
   ResumeSubscriptionDocument,
@@ -15,11 +21,18 @@ import {
 import type { ScreenProps } from './screens.tsx';
 
 const ENDED = new Set(['canceled', 'incomplete_expired']);
+/** The plan's five portal switches (spec Plan portalFeatures), off until the merchant ticks them. */
+const PLAN_FEATURES = ['selfServeCancel', 'selfServePause', 'selfServeUpgrade', 'selfServeDowngrade', 'updatePaymentMethod'] as const;
+const NEW_PLAN = {
+  name: '',
+  interval: 'month',
+  amount: '',
+  portal: Object.fromEntries(PLAN_FEATURES.map((k) => [k, false])) as Record<(typeof PLAN_FEATURES)[number], boolean>,
+};
 
 /** Subscriptions and plans; a subscription can be canceled (now or at the period end), paused and resumed. */
 export function Billing(p: ScreenProps) {
-  const [again, setAgain] = useState(0);
-  const [note, setNote] = useState<string | null>(null);
+  const { note, setNote, again, report } = useActions();
   const q = useQuery<DashboardBillingQuery, DashboardBillingQueryVariables>(
     p.client,
     BillingDocument,
@@ -33,10 +46,38 @@ export function Billing(p: ScreenProps) {
       idempotencyKey: crypto.randomUUID(),
       ...(input ? { input } : {}),
     };
-    const r = await p.client.mutation(doc, variables).toPromise();
-    setNote(r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : p.t.subscriptionUpdated);
-    if (!r.error) setAgain((n) => n + 1);
+    report(await p.client.mutation(doc, variables).toPromise(), p.t.subscriptionUpdated);
   }
+  const [plan, setPlan] = useState(NEW_PLAN);
+  /** A flat monthly (or other interval) plan in IDR; the API's plan rules decide (docs/billing.md, Plans and prices). */
+  async function createPlan(e: Event) {
+    e.preventDefault();
+    const unitAmount = toMinor(plan.amount, 'IDR');
+    if (!unitAmount) return setNote(p.t.error);
+    const r = await p.client
+      .mutation<DashboardCreatePlanMutation, DashboardCreatePlanMutationVariables>(CreatePlanDocument, {
+        input: {
+          name: plan.name,
+          interval: plan.interval,
+          intervalCount: 1,
+          prices: [{ currency: 'IDR', model: 'flat', unitAmount }],
+          portalFeatures: plan.portal,
+        },
+        idempotencyKey: crypto.randomUUID(),
+      })
+      .toPromise();
+    if (report(r, p.t.planCreated)) setPlan(NEW_PLAN);
+  }
+  const archive = async (id: string) =>
+    report(
+      await p.client
+        .mutation<DashboardArchivePlanMutation, DashboardArchivePlanMutationVariables>(ArchivePlanDocument, {
+          id,
+          idempotencyKey: crypto.randomUUID(),
+        })
+        .toPromise(),
+      p.t.planArchived,
+    );
   const plans = q.data?.plans.edges ?? [];
   const subs = q.data?.subscriptions.edges ?? [];
   return (
@@ -103,11 +144,58 @@ export function Billing(p: ScreenProps) {
       </div>
       {!q.fetching && subs.length === 0 ? <p>{p.t.none}</p> : null}
       <h2>{p.t.plans}</h2>
+      {p.canAct ? (
+        <form data-testid="plan-form" onSubmit={createPlan}>
+          <label>
+            {p.t.planName}{' '}
+            <input required value={plan.name} onInput={(e) => setPlan({ ...plan, name: (e.target as HTMLInputElement).value })} />
+          </label>{' '}
+          <label>
+            {p.t.planAmount} (IDR){' '}
+            <input
+              required
+              inputMode="decimal"
+              value={plan.amount}
+              onInput={(e) => setPlan({ ...plan, amount: (e.target as HTMLInputElement).value })}
+            />
+          </label>{' '}
+          <label>
+            {p.t.planInterval}{' '}
+            <select value={plan.interval} onChange={(e) => setPlan({ ...plan, interval: (e.target as HTMLSelectElement).value })}>
+              {Object.entries(p.t.intervals).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
+          <fieldset>
+            <legend>{p.t.planPortal}</legend>
+            {PLAN_FEATURES.map((k) => (
+              <label key={k} class="field">
+                <input
+                  type="checkbox"
+                  checked={plan.portal[k]}
+                  onChange={(e) => setPlan({ ...plan, portal: { ...plan.portal, [k]: (e.target as HTMLInputElement).checked } })}
+                />{' '}
+                {p.t.planFeatures[k]}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">{p.t.createPlan}</button>
+        </form>
+      ) : null}
       <ul data-testid="plans">
         {!q.fetching && plans.length === 0 ? <li>{p.t.none}</li> : null}
         {plans.map(({ node: x }) => (
-          <li key={x.id}>
+          <li key={x.id} data-plan-id={x.id}>
             <strong>{x.name}</strong> <code>{x.id}</code> — {x.intervalCount} × {x.interval}
+            {x.active ? null : ` (${p.t.archived})`}{' '}
+            {p.canAct && x.active ? (
+              <button type="button" onClick={() => archive(x.id)}>
+                {p.t.archivePlan}
+              </button>
+            ) : null}
           </li>
         ))}
       </ul>

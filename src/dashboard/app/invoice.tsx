@@ -1,16 +1,49 @@
 // An invoice (issue 27): its amounts, lines and credit notes (Invoice.creditNotes), each note's PDF on
 // this origin as the invoice's is (docs/dashboard.md, Invoice PDF).
-import type { DashboardInvoiceQuery, DashboardInvoiceQueryVariables } from './generated/operations.ts';
-import { dateTime, money } from './format.ts';
-import { useQuery } from './hooks.ts';
+import { useState } from 'preact/hooks';
+import type {
+  DashboardCreateCreditNoteMutation,
+  DashboardCreateCreditNoteMutationVariables,
+  DashboardInvoiceQuery,
+  DashboardInvoiceQueryVariables,
+} from './generated/operations.ts';
+import { dateTime, fromMinor, money, toMinor } from './format.ts';
+import { useActions, useQuery } from './hooks.ts';
 import { sameOrigin } from './invoices.tsx';
-import { InvoiceDocument } from './operations.ts';
+import { CreateCreditNoteDocument, InvoiceDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
 export function InvoiceDetail(p: ScreenProps & { id: string }) {
-  const q = useQuery<DashboardInvoiceQuery, DashboardInvoiceQueryVariables>(p.client, InvoiceDocument, { id: p.id }, p.tick);
+  // After a note is issued the invoice's amounts and notes are asked again (as the live feed does).
+  const { note, setNote, again, report } = useActions();
+  const q = useQuery<DashboardInvoiceQuery, DashboardInvoiceQueryVariables>(
+    p.client,
+    InvoiceDocument,
+    { id: p.id },
+    p.tick + again,
+  );
   const inv = q.data?.invoice;
   const m = (n: number) => money(n, inv?.currency ?? 'IDR', p.lang);
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('product_unsatisfactory');
+  const [busy, setBusy] = useState(false);
+  /** The API's rules decide (docs/credit-notes.md): statuses, what remains; the paid part goes to the balance. */
+  async function issue(e: Event) {
+    e.preventDefault();
+    if (!inv) return;
+    const minor = amount.trim() ? toMinor(amount, inv.currency) : inv.amountRemaining;
+    if (!minor) return setNote(p.t.error);
+    setBusy(true);
+    const r = await p.client
+      .mutation<DashboardCreateCreditNoteMutation, DashboardCreateCreditNoteMutationVariables>(CreateCreditNoteDocument, {
+        input: { invoiceId: inv.id, amount: minor, reason },
+        idempotencyKey: crypto.randomUUID(),
+      })
+      .toPromise();
+    setBusy(false);
+    if (report(r, p.t.creditNoteIssued)) setAmount('');
+  }
+  const creditable = inv && !['draft', 'void'].includes(inv.status) && inv.amountRemaining > 0;
   return (
     <section aria-labelledby="invoice-title">
       <p>
@@ -74,6 +107,35 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
             </table>
           </div>
           <h2>{p.t.creditNotes}</h2>
+          {creditable && p.canAct ? (
+            <form data-testid="credit-note-form" onSubmit={issue}>
+              <label>
+                {p.t.creditAmount} ({inv.currency}){' '}
+                <input
+                  inputMode="decimal"
+                  value={amount}
+                  placeholder={fromMinor(inv.amountRemaining, inv.currency)}
+                  onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+                />
+              </label>{' '}
+              <label>
+                {p.t.refundReason}{' '}
+                <select value={reason} onChange={(e) => setReason((e.target as HTMLSelectElement).value)}>
+                  {/* The API's reasons (creditNoteReasons, src/modules/credit-notes/states.ts). */}
+                  {Object.entries(p.t.creditReasons).map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+              </label>{' '}
+              <button type="submit" disabled={busy}>
+                {p.t.issueCreditNote}
+              </button>
+              <p class="hint">{p.t.creditNoteHint}</p>
+            </form>
+          ) : null}
+          {note ? <p role="status">{note}</p> : null}
           {inv.creditNotes.length === 0 ? <p>{p.t.none}</p> : null}
           {inv.creditNotes.length ? (
             <div class="scroll">

@@ -6,12 +6,20 @@ import type {
   DashboardFinalizeInvoiceMutationVariables,
   DashboardInvoicesQuery,
   DashboardInvoicesQueryVariables,
+  DashboardSendInvoiceMutation,
+  DashboardSendInvoiceMutationVariables,
   DashboardVoidInvoiceMutation,
   DashboardVoidInvoiceMutationVariables,
 } from './generated/operations.ts';
 import { dateTime, money, toMinor } from './format.ts';
-import { useQuery } from './hooks.ts';
-import { CreateInvoiceDocument, FinalizeInvoiceDocument, InvoicesDocument, VoidInvoiceDocument } from './operations.ts';
+import { useActions, useQuery } from './hooks.ts';
+import {
+  CreateInvoiceDocument,
+  FinalizeInvoiceDocument,
+  InvoicesDocument,
+  SendInvoiceDocument,
+  VoidInvoiceDocument,
+} from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
 /** The signed PDF link on this origin (its path and signature; docs/dashboard.md, The app). */
@@ -21,7 +29,7 @@ export const sameOrigin = (url: string) => {
 };
 
 export function Invoices(p: ScreenProps) {
-  const [again, setAgain] = useState(0);
+  const { note, setNote, again, report: say } = useActions();
   const [after, setAfter] = useState<string | null>(null);
   const q = useQuery<DashboardInvoicesQuery, DashboardInvoicesQueryVariables>(
     p.client,
@@ -33,11 +41,6 @@ export function Invoices(p: ScreenProps) {
   const [customerId, setCustomerId] = useState('');
   const [description, setDescription] = useState('');
   const [amount, setAmount] = useState('');
-  const [note, setNote] = useState<string | null>(null);
-  const say = (r: { error?: { graphQLErrors: { message: string }[]; message: string } }, ok: string) => {
-    setNote(r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : ok);
-    if (!r.error) setAgain((n) => n + 1);
-  };
   async function create(e: Event) {
     e.preventDefault();
     const unitAmount = toMinor(amount, 'IDR');
@@ -78,6 +81,16 @@ export function Invoices(p: ScreenProps) {
         .toPromise(),
       p.t.voided,
     );
+  const send = async (id: string) => {
+    const r = await p.client
+      .mutation<DashboardSendInvoiceMutation, DashboardSendInvoiceMutationVariables>(SendInvoiceDocument, {
+        id,
+        idempotencyKey: crypto.randomUUID(),
+      })
+      .toPromise();
+    const mail = r.data?.sendInvoiceEmail;
+    say(r, `${mail?.sent ? p.t.invoiceSent : p.t.invoiceKept} ${mail?.to ?? ''}`);
+  };
   const rows = q.data?.invoices.edges ?? [];
   return (
     <section aria-labelledby="invoices-title">
@@ -154,6 +167,11 @@ export function Invoices(p: ScreenProps) {
                   {p.canAct && i.status === 'open' ? (
                     <button type="button" onClick={() => voidIt(i.id)}>
                       {p.t.void}
+                    </button>
+                  ) : null}{' '}
+                  {p.canAct && (i.status === 'open' || i.status === 'past_due') ? (
+                    <button type="button" onClick={() => send(i.id)}>
+                      {p.t.sendInvoice}
                     </button>
                   ) : null}{' '}
                   {i.status !== 'draft' ? (

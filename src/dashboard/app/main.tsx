@@ -4,7 +4,16 @@ import './style.css';
 import type { Client } from '@urql/core';
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { createApiClient, type FeedEvent, loadSession, type Mode, openFeed, type Session, signOut } from './api.ts';
+import {
+  createApiClient,
+  type FeedEvent,
+  loadSession,
+  type Mode,
+  openFeed,
+  type Session,
+  signOut,
+  switchWorkspace,
+} from './api.ts';
 import { dictionaries, initialLang, type Lang, languageNames } from './i18n.ts';
 import { CustomerDetail, Customers, Home, PaymentDetail, Payments } from './screens.tsx';
 import { Billing } from './billing.tsx';
@@ -120,7 +129,30 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
         {mode === 'live' ? t.liveMode : t.testMode}
       </div>
       <header>
-        <strong class="brand">{session.workspace.name}</strong>
+        {session.workspaces.length > 1 ? (
+          <label class="brand">
+            <span class="sr-only">{t.workspace}</span>
+            <select
+              data-testid="workspace-switch"
+              value={session.workspace.id}
+              onChange={async (e) => {
+                // A new session in the chosen workspace: the page starts again (cache, feed, mode).
+                if (await switchWorkspace(session, (e.target as HTMLSelectElement).value)) {
+                  sessionStorage.removeItem('svc.mode');
+                  location.assign('/dashboard/');
+                } else setEnded(true);
+              }}
+            >
+              {session.workspaces.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <strong class="brand">{session.workspace.name}</strong>
+        )}
         <nav aria-label="Main">
           {link('/dashboard/', t.home)}
           {link('/dashboard/payments', t.payments)}

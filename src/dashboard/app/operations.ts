@@ -316,6 +316,27 @@ export const CustomerDocument = /* GraphQL */ `
       email
       phone
       createdAt
+      balance {
+        balances {
+          amount
+          currency
+        }
+      }
+      paymentMethods(first: 10) {
+        edges {
+          node {
+            id
+            type
+            status
+            isDefault
+            expiresAt
+            card
+            ewallet
+            directDebit
+            paypal
+          }
+        }
+      }
       payments(first: 10) {
         edges {
           node {
@@ -630,6 +651,7 @@ export const InvoiceDocument = /* GraphQL */ `
       amountDue
       amountPaid
       creditedAmount
+      amountRemaining
       createdAt
       pdfUrl
       lines {
@@ -650,6 +672,67 @@ export const InvoiceDocument = /* GraphQL */ `
         issuedAt
         pdfUrl
       }
+    }
+  }
+`;
+
+export const CreateCreditNoteDocument = /* GraphQL */ `
+  mutation DashboardCreateCreditNote($input: CreateCreditNoteInput!, $idempotencyKey: String!) {
+    createCreditNote(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      number
+      total
+    }
+  }
+`;
+
+export const CreatePayoutDocument = /* GraphQL */ `
+  mutation DashboardCreatePayout($input: CreatePayoutInput!, $idempotencyKey: String!) {
+    createPayout(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      amount
+      status
+    }
+  }
+`;
+
+export const UpdateBankAccountDocument = /* GraphQL */ `
+  mutation DashboardUpdateBankAccount($input: UpdatePayoutBankAccountInput!) {
+    updatePayoutBankAccount(input: $input) {
+      bankCode
+      bankName
+      bankAccountNumber
+      bankAccountHolder
+    }
+  }
+`;
+
+export const SendInvoiceDocument = /* GraphQL */ `
+  mutation DashboardSendInvoice($id: ID!, $idempotencyKey: String!) {
+    sendInvoiceEmail(id: $id, idempotencyKey: $idempotencyKey) {
+      sent
+      to
+    }
+  }
+`;
+
+export const CreatePlanDocument = /* GraphQL */ `
+  mutation DashboardCreatePlan($input: CreatePlanInput!, $idempotencyKey: String!) {
+    createPlan(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+      name
+      interval
+      intervalCount
+      active
+    }
+  }
+`;
+
+export const ArchivePlanDocument = /* GraphQL */ `
+  mutation DashboardArchivePlan($id: ID!, $idempotencyKey: String!) {
+    archivePlan(id: $id, idempotencyKey: $idempotencyKey) {
+      id
+      active
     }
   }
 `;

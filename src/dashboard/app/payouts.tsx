@@ -1,22 +1,77 @@
 import { useState } from 'preact/hooks';
-import type { DashboardPayoutsQuery, DashboardPayoutsQueryVariables } from './generated/operations.ts';
-import { dateTime, money } from './format.ts';
-import { useQuery } from './hooks.ts';
-import { PayoutsDocument } from './operations.ts';
+import type {
+  DashboardCreatePayoutMutation,
+  DashboardCreatePayoutMutationVariables,
+  DashboardPayoutsQuery,
+  DashboardPayoutsQueryVariables,
+  DashboardUpdateBankAccountMutation,
+  DashboardUpdateBankAccountMutationVariables,
+} from './generated/operations.ts';
+import { dateTime, fromMinor, money, toMinor } from './format.ts';
+import { type Answer, useActions, useQuery, useServerForm } from './hooks.ts';
+import { CreatePayoutDocument, PayoutsDocument, UpdateBankAccountDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
-/** Payouts and the bank account (read only here; the API changes them). */
+const BANK_FIELDS = ['bankName', 'bankCode', 'bankAccountNumber', 'bankAccountHolder'] as const;
+type BankForm = Record<(typeof BANK_FIELDS)[number], string>;
+
+/** Payouts and the bank account: a payout of the available IDR balance, and the account it goes to. */
 export function Payouts(p: ScreenProps) {
   const [after, setAfter] = useState<string | null>(null);
+  const { note, setNote, again, report } = useActions();
   const q = useQuery<DashboardPayoutsQuery, DashboardPayoutsQueryVariables>(
     p.client,
     PayoutsDocument,
     { first: 20, after },
-    p.tick,
+    p.tick + again,
   );
   const d = q.data;
   const bank = d?.payoutBankAccount;
   const rows = d?.payouts.edges ?? [];
+  const [amount, setAmount] = useState('');
+  const onFile = bank ? (Object.fromEntries(BANK_FIELDS.map((k) => [k, bank[k] ?? ''])) as BankForm) : undefined;
+  const bankForm = useServerForm<BankForm>(onFile, { bankName: '', bankCode: '', bankAccountNumber: '', bankAccountHolder: '' });
+  const form = bankForm.form;
+  const [busy, setBusy] = useState(false);
+  const finish = (r: Answer, ok: string) => {
+    setBusy(false);
+    return report(r, ok);
+  };
+  /** The API's rules decide (docs/guides/payouts.md): what is available, the bank account on file. */
+  async function requestPayout(e: Event) {
+    e.preventDefault();
+    if (!d) return;
+    const minor = amount.trim() ? toMinor(amount, d.idr.currency) : d.idr.available;
+    if (!minor) return setNote(p.t.error);
+    setBusy(true);
+    const r = await p.client
+      .mutation<DashboardCreatePayoutMutation, DashboardCreatePayoutMutationVariables>(CreatePayoutDocument, {
+        input: { amount: minor, currency: d.idr.currency },
+        idempotencyKey: crypto.randomUUID(),
+      })
+      .toPromise();
+    if (finish(r, p.t.payoutRequested)) setAmount('');
+  }
+  async function saveBank(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    const input = Object.fromEntries(BANK_FIELDS.map((k) => [k, form[k].trim() || null]));
+    if (
+      finish(
+      await p.client
+        .mutation<DashboardUpdateBankAccountMutation, DashboardUpdateBankAccountMutationVariables>(UpdateBankAccountDocument, { input })
+          .toPromise(),
+        p.t.saved,
+      )
+    )
+      bankForm.saved();
+  }
+  const label: Record<keyof BankForm, string> = {
+    bankName: p.t.bankName,
+    bankCode: p.t.bankCode,
+    bankAccountNumber: p.t.accountNumber,
+    bankAccountHolder: p.t.accountHolder,
+  };
   return (
     <section aria-labelledby="payouts-title">
       <h1 id="payouts-title">{p.t.payouts}</h1>
@@ -46,6 +101,36 @@ export function Payouts(p: ScreenProps) {
           )}
         </div>
       </div>
+      {p.canAct && d ? (
+        <>
+          <form data-testid="payout-form" onSubmit={requestPayout}>
+            <label>
+              {p.t.payoutAmount} ({d.idr.currency}){' '}
+              <input
+                inputMode="decimal"
+                value={amount}
+                placeholder={fromMinor(d.idr.available, d.idr.currency)}
+                onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+              />
+            </label>{' '}
+            <button type="submit" disabled={busy}>
+              {p.t.requestPayout}
+            </button>
+          </form>
+          <form data-testid="bank-account-form" onSubmit={saveBank}>
+            {BANK_FIELDS.map((k) => (
+              <label key={k} class="field">
+                {label[k]}{' '}
+                <input value={form[k]} onInput={(e) => bankForm.edit({ ...form, [k]: (e.target as HTMLInputElement).value })} />
+              </label>
+            ))}{' '}
+            <button type="submit" disabled={busy}>
+              {p.t.saveBankAccount}
+            </button>
+          </form>
+        </>
+      ) : null}
+      {note ? <p role="status">{note}</p> : null}
       <div class="scroll">
         <table data-testid="payouts-table">
           <thead>

@@ -15,7 +15,7 @@ import type {
   DashboardRefundMutationVariables,
 } from './generated/operations.ts';
 import type { FeedEvent } from './api.ts';
-import { useQuery } from './hooks.ts';
+import { problem, useQuery } from './hooks.ts';
 import { dateTime, fromMinor, money, toMinor } from './format.ts';
 import type { dictionaries, Lang } from './i18n.ts';
 import { CustomerDocument, CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
@@ -236,7 +236,7 @@ export function PaymentDetail(p: ScreenProps & { id: string }) {
       })
       .toPromise();
     setBusy(false);
-    setNote(r.error ? r.error.graphQLErrors[0]?.message ?? r.error.message : p.t.refundDone);
+    setNote(problem(r) ?? p.t.refundDone);
     if (!r.error) setAmount('');
   }
   return (
@@ -377,6 +377,16 @@ export function Customers(p: ScreenProps) {
   );
 }
 
+/** A saved method as the customer would recognise it: display fields only (docs/guides/payment-methods.md). */
+function methodLabel(m: { type: string; card?: unknown; ewallet?: unknown; directDebit?: unknown; paypal?: unknown }) {
+  const f = (m.card ?? m.ewallet ?? m.directDebit ?? m.paypal ?? {}) as Record<string, string | number | undefined>;
+  if (m.card) return `${f.brand ?? 'card'} •••• ${f.last4 ?? ''}`;
+  if (m.ewallet) return `${f.provider ?? 'ewallet'} ${f.maskedAccount ?? ''}`;
+  if (m.directDebit) return `${f.bank ?? 'direct debit'} ${f.maskedAccount ?? ''}`;
+  if (m.paypal) return `PayPal ${f.maskedEmail ?? ''}`;
+  return m.type;
+}
+
 export function CustomerDetail(p: ScreenProps & { id: string }) {
   const q = useQuery<DashboardCustomerQuery, DashboardCustomerQueryVariables>(
     p.client,
@@ -412,6 +422,24 @@ export function CustomerDetail(p: ScreenProps & { id: string }) {
             <dt>{p.t.created}</dt>
             <dd>{dateTime(c.createdAt, p.lang)}</dd>
           </dl>
+          <h2>{p.t.customerBalance}</h2>
+          <ul data-testid="customer-balance">
+            {c.balance.balances.length === 0 ? <li>{p.t.none}</li> : null}
+            {c.balance.balances.map((b) => (
+              <li key={b.currency}>{money(b.amount, b.currency, p.lang)}</li>
+            ))}
+          </ul>
+          <h2>{p.t.paymentMethods}</h2>
+          <ul data-testid="customer-payment-methods">
+            {c.paymentMethods.edges.length === 0 ? <li>{p.t.none}</li> : null}
+            {c.paymentMethods.edges.map(({ node: m }) => (
+              <li key={m.id}>
+                <code>{m.id}</code> {methodLabel(m)} — {m.status}
+                {m.isDefault ? ` (${p.t.defaultMethod})` : ''}
+                {m.expiresAt ? ` — ${p.t.expires} ${dateTime(m.expiresAt, p.lang)}` : ''}
+              </li>
+            ))}
+          </ul>
           <h2>{p.t.payments}</h2>
           <ul data-testid="customer-payments">
             {c.payments.edges.length === 0 ? <li>{p.t.none}</li> : null}

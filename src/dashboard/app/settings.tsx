@@ -3,7 +3,7 @@
 // brand name plus the accent colour and logo of the default receipt and invoice templates (there is no
 // workspace-level colour or logo; docs/dashboard.md, Settings). Owners and admins change them.
 import type { JSX } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type {
   DashboardCreateTemplateMutation,
   DashboardCreateTemplateMutationVariables,
@@ -15,16 +15,22 @@ import type {
   DashboardUpdateWorkspaceMutationVariables,
   UpdateTemplateInput,
 } from './generated/operations.ts';
-import { useQuery } from './hooks.ts';
+import { type Answer, problem, useActions, useQuery, useServerForm } from './hooks.ts';
 import { CreateTemplateDocument, SettingsDocument, UpdateTemplateDocument, UpdateWorkspaceDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
 const KINDS = ['receipt', 'invoice'] as const;
 const PORTAL = ['viewInvoices', 'updatePaymentMethod', 'changePlan', 'cancel'] as const;
 type Template = DashboardSettingsQuery['templates']['edges'][number]['node'];
-type Failed = { error?: { graphQLErrors: { message: string }[]; message: string } };
-const problem = (r: Failed) => (r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : null);
 const orNull = (s: string) => (s.trim() === '' ? null : s.trim());
+type Texts = Record<string, { tagline: string; footerText: string; thankYouText: string }>;
+interface SettingsForm {
+  brandName: string;
+  accent: string;
+  logoUrl: string;
+  texts: Texts;
+  portal: Record<string, boolean>;
+}
 
 /** The template a kind's documents use: its default, else the newest of the kind. */
 const defaultOf = (all: Template[], kind: string) =>
@@ -32,53 +38,40 @@ const defaultOf = (all: Template[], kind: string) =>
 
 export function Settings(p: ScreenProps & { workspaceId: string; role: string }) {
   const canEdit = p.canAct && (p.role === 'owner' || p.role === 'admin');
-  const [again, setAgain] = useState(0);
+  const { note, again, report } = useActions();
   const q = useQuery<DashboardSettingsQuery, DashboardSettingsQueryVariables>(
     p.client,
     SettingsDocument,
     { workspaceId: p.workspaceId },
     again,
   );
-  const [note, setNote] = useState<string | null>(null);
   const ws = q.data?.workspace;
   const templates = q.data?.templates.edges.map((e) => e.node) ?? [];
-  const [brandName, setBrandName] = useState('');
-  const [accent, setAccent] = useState('#1a56db');
-  const [logoUrl, setLogoUrl] = useState('');
-  const [texts, setTexts] = useState<Record<string, { tagline: string; footerText: string; thankYouText: string }>>({});
-  const [portal, setPortal] = useState<Record<string, boolean>>({});
-  // The fields follow what the server holds (on load and after every save's fresh answer), except
-  // while the member is typing: a refetch landing between typing and Save must not blank the form.
-  const current = q.data ? JSON.stringify(q.data) : '';
-  const editing = useRef(false);
-  useEffect(() => {
-    if (!q.data || editing.current) return;
-    setBrandName(ws?.brandName ?? '');
-    const any = defaultOf(templates, 'receipt') ?? defaultOf(templates, 'invoice');
-    setAccent(any?.accentColor ?? '#1a56db');
-    setLogoUrl(any?.logoUrl ?? '');
-    setTexts(
-      Object.fromEntries(
-        KINDS.map((k) => {
-          const t = defaultOf(templates, k);
-          return [k, { tagline: t?.tagline ?? '', footerText: t?.footerText ?? '', thankYouText: t?.thankYouText ?? '' }];
-        }),
-      ),
-    );
-    setPortal({ ...((ws?.portalSettings ?? {}) as Record<string, boolean>) });
-  }, [current]);
+  const server: SettingsForm | undefined = q.data
+    ? (() => {
+        const any = defaultOf(templates, 'receipt') ?? defaultOf(templates, 'invoice');
+        return {
+          brandName: ws?.brandName ?? '',
+          accent: any?.accentColor ?? '#1a56db',
+          logoUrl: any?.logoUrl ?? '',
+          texts: Object.fromEntries(
+            KINDS.map((k) => {
+              const t = defaultOf(templates, k);
+              return [k, { tagline: t?.tagline ?? '', footerText: t?.footerText ?? '', thankYouText: t?.thankYouText ?? '' }];
+            }),
+          ),
+          portal: { ...((ws?.portalSettings ?? {}) as Record<string, boolean>) },
+        };
+      })()
+    : undefined;
+  const f = useServerForm<SettingsForm>(server, { brandName: '', accent: '#1a56db', logoUrl: '', texts: {}, portal: {} });
+  const { brandName, accent, logoUrl, texts, portal } = f.form;
+  const set = (patch: Partial<SettingsForm>) => f.edit({ ...f.form, ...patch });
 
-  const typed = () => {
-    editing.current = true;
-  };
-  const done = (r: Failed) => {
-    const failed = problem(r);
-    setNote(failed ?? p.t.saved);
-    if (!failed) {
-      editing.current = false;
-      setAgain((n) => n + 1);
-    }
-    return !failed;
+  const done = (r: Answer) => {
+    const ok = report(r, p.t.saved);
+    if (ok) f.saved();
+    return ok;
   };
   /** The kind's default template changed, or created (as the default) when the kind has none. */
   async function saveTemplate(kind: string, input: UpdateTemplateInput) {
@@ -124,14 +117,14 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
   }
   const value = (e: Event) => (e.target as HTMLInputElement).value;
   const setText = (kind: string, field: 'tagline' | 'footerText' | 'thankYouText', v: string) =>
-    setTexts((all) => ({ ...all, [kind]: { ...all[kind]!, [field]: v } }));
+    set({ texts: { ...texts, [kind]: { ...texts[kind]!, [field]: v } } });
   const field = (label: string, input: JSX.Element) => (
     <label class="field">
       {label} {input}
     </label>
   );
   return (
-    <section aria-labelledby="settings-title" onInput={typed} onChange={typed}>
+    <section aria-labelledby="settings-title">
       <h1 id="settings-title">{p.t.settings}</h1>
       {q.error ? <p role="alert">{q.error}</p> : null}
       {note ? <p role="status">{note}</p> : null}
@@ -145,9 +138,9 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
       <form class="refund" data-testid="branding-form" onSubmit={saveBranding}>
         <h2>{p.t.branding}</h2>
         <fieldset disabled={!canEdit}>
-          {field(p.t.brandName, <input value={brandName} onInput={(e) => setBrandName(value(e))} />)}{' '}
-          {field(p.t.accentColor, <input type="color" value={accent} onInput={(e) => setAccent(value(e))} />)}{' '}
-          {field(p.t.logoUrl, <input type="url" value={logoUrl} onInput={(e) => setLogoUrl(value(e))} />)}
+          {field(p.t.brandName, <input value={brandName} onInput={(e) => set({ brandName: value(e) })} />)}{' '}
+          {field(p.t.accentColor, <input type="color" value={accent} onInput={(e) => set({ accent: value(e) })} />)}{' '}
+          {field(p.t.logoUrl, <input type="url" value={logoUrl} onInput={(e) => set({ logoUrl: value(e) })} />)}
         </fieldset>
         {canEdit ? <button type="submit">{p.t.save}</button> : null}
       </form>
@@ -180,7 +173,7 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
               <input
                 type="checkbox"
                 checked={Boolean(portal[k])}
-                onChange={(e) => setPortal((all) => ({ ...all, [k]: (e.target as HTMLInputElement).checked }))}
+                onChange={(e) => set({ portal: { ...portal, [k]: (e.target as HTMLInputElement).checked } })}
               />{' '}
               {p.t.portal[k]}
             </label>

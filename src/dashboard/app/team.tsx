@@ -8,7 +8,7 @@ import type {
   DashboardTeamQueryVariables,
 } from './generated/operations.ts';
 import { dateTime } from './format.ts';
-import { useQuery } from './hooks.ts';
+import { useActions, useQuery } from './hooks.ts';
 import { DevelopersDocument, InviteDocument, TeamDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
@@ -19,7 +19,7 @@ const invitable: Record<string, string[]> = {
 };
 
 export function Team(p: ScreenProps & { workspaceId: string; role: string }) {
-  const [again, setAgain] = useState(0);
+  const { note, again, report } = useActions();
   const q = useQuery<DashboardTeamQuery, DashboardTeamQueryVariables>(
     p.client,
     TeamDocument,
@@ -29,7 +29,6 @@ export function Team(p: ScreenProps & { workspaceId: string; role: string }) {
   const roles = invitable[p.role] ?? [];
   const [email, setEmail] = useState('');
   const [role, setRole] = useState(roles[roles.length - 1] ?? 'read_only');
-  const [note, setNote] = useState<string | null>(null);
   async function invite(e: Event) {
     e.preventDefault();
     const r = await p.client
@@ -39,11 +38,7 @@ export function Team(p: ScreenProps & { workspaceId: string; role: string }) {
         idempotencyKey: crypto.randomUUID(),
       })
       .toPromise();
-    setNote(r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : p.t.invited);
-    if (!r.error) {
-      setEmail('');
-      setAgain((n) => n + 1);
-    }
+    if (report(r, p.t.invited)) setEmail('');
   }
   return (
     <section aria-labelledby="team-title">

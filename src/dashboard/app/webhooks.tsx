@@ -15,7 +15,7 @@ import type {
   DashboardWebhooksQueryVariables,
 } from './generated/operations.ts';
 import { dateTime } from './format.ts';
-import { useQuery } from './hooks.ts';
+import { problem, useActions, useQuery } from './hooks.ts';
 import {
   CreateWebhookDocument,
   RetryDeliveryDocument,
@@ -25,8 +25,6 @@ import {
 } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
 
-type Failed = { error?: { graphQLErrors: { message: string }[]; message: string } };
-const problem = (r: Failed) => (r.error ? (r.error.graphQLErrors[0]?.message ?? r.error.message) : null);
 
 function Deliveries(p: ScreenProps & { endpointId: string; again: number; onNote(text: string): void }) {
   const [more, setMore] = useState(0);
@@ -96,12 +94,11 @@ function Deliveries(p: ScreenProps & { endpointId: string; again: number; onNote
 }
 
 export function Webhooks(p: ScreenProps) {
-  const [again, setAgain] = useState(0);
+  const { note, setNote, again, report } = useActions();
   const q = useQuery<DashboardWebhooksQuery, DashboardWebhooksQueryVariables>(p.client, WebhooksDocument, {}, p.tick + again);
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState('');
   const [description, setDescription] = useState('');
-  const [note, setNote] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ id: string; value: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   async function create(e: Event) {
@@ -116,15 +113,12 @@ export function Webhooks(p: ScreenProps) {
         idempotencyKey: crypto.randomUUID(),
       })
       .toPromise();
-    const failed = problem(r);
-    setNote(failed ?? p.t.endpointCreated);
     const made = r.data?.createWebhookEndpoint;
     if (made?.signingSecret) setSecret({ id: made.id, value: made.signingSecret });
-    if (!failed) {
+    if (report(r, p.t.endpointCreated)) {
       setUrl('');
       setEvents('');
       setDescription('');
-      setAgain((n) => n + 1);
     }
   }
   async function rotate(id: string) {

@@ -36,14 +36,15 @@ import {
   type PaymentMethodTrigger,
   type PaymentMethodType,
 } from './states.ts';
+import { SANDBOX_TOKEN_PREFIX } from '../../providers/saved.ts';
 
 const err = errorsFor('payment_method');
 const ewalletProviders = ['ovo', 'dana', 'shopeepay', 'gopay', 'linkaja'] as const;
 const banks = ['bri', 'mandiri', 'bca', 'bni'] as const;
 /** The managed adapter: the test sandbox's methods are answered in process (docs/guides/payment-methods.md). */
 export const SANDBOX_ADAPTER = 'provider_a_platform';
-/** Sandbox tokens carry their scenario's last four digits; every live adapter refuses the prefix. */
-export const SANDBOX_TOKEN_PREFIX = 'sbx_';
+// Sandbox tokens carry their scenario's last four digits; every live adapter refuses the prefix (one home: the providers).
+export { SANDBOX_TOKEN_PREFIX };
 
 const withAccount = (row: PaymentMethod, accountId: string): PaymentMethodRow => ({ ...row, accountId });
 const liveOnlyRefusal = (what: string) =>

@@ -7,6 +7,19 @@ export type CancelSubscriptionInput = {
   atPeriodEnd?: boolean | null | undefined;
 };
 
+/** Exactly one of lines or amount. The post-payment part goes to credit unless the parts are sent. */
+export type CreateCreditNoteInput = {
+  amount?: number | null | undefined;
+  creditAmount?: number | null | undefined;
+  invoiceId?: string | null | undefined;
+  lines?: Array<CreditNoteLineInput> | null | undefined;
+  memo?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  outOfBandAmount?: number | null | undefined;
+  reason?: string | null | undefined;
+  refundAmount?: number | null | undefined;
+};
+
 /** spec Invoices create. subtotal and total are computed by the server: sending them is refused. */
 export type CreateInvoiceInput = {
   /** Finalization applies the customer's credit in the invoice currency (default true). */
@@ -30,6 +43,34 @@ export type CreateInvoiceInput = {
   templateId?: string | null | undefined;
   /** @deprecated Computed by the server; refused when sent. */
   total?: number | null | undefined;
+};
+
+export type CreatePayoutInput = {
+  amount?: number | null | undefined;
+  bankAccountHolder?: string | null | undefined;
+  bankAccountNumber?: string | null | undefined;
+  bankCode?: string | null | undefined;
+  bankName?: string | null | undefined;
+  currency?: string | null | undefined;
+  method?: string | null | undefined;
+  note?: string | null | undefined;
+};
+
+export type CreatePlanInput = {
+  active?: boolean | null | undefined;
+  description?: string | null | undefined;
+  dunningPolicyId?: string | null | undefined;
+  /** day, week, month or year */
+  interval?: string | null | undefined;
+  intervalCount?: number | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  meteredUnit?: string | null | undefined;
+  name?: string | null | undefined;
+  portalFeatures?: PortalFeaturesInput | null | undefined;
+  prices?: Array<PriceInput> | null | undefined;
+  trialDays?: number | null | undefined;
+  /** sum, max or last; required when a price has model usage */
+  usageAggregate?: string | null | undefined;
 };
 
 export type CreateRefundInput = {
@@ -71,6 +112,15 @@ export type CreateWebhookEndpointInput = {
   url?: string | null | undefined;
 };
 
+/** An invoice line by quantity or by amount, or a custom line (description, quantity, unitAmount). */
+export type CreditNoteLineInput = {
+  amount?: number | null | undefined;
+  description?: string | null | undefined;
+  invoiceLineId?: string | null | undefined;
+  quantity?: number | null | undefined;
+  unitAmount?: number | null | undefined;
+};
+
 export type InviteMemberInput = {
   email: string;
   /** `admin`, `member` or `read_only` (`owner` cannot be invited). */
@@ -85,12 +135,46 @@ export type InvoiceLineInput = {
   unitAmount?: number | null | undefined;
 };
 
+/** spec Plan portalFeatures: all five booleans are required. */
+export type PortalFeaturesInput = {
+  selfServeCancel?: boolean | null | undefined;
+  selfServeDowngrade?: boolean | null | undefined;
+  selfServePause?: boolean | null | undefined;
+  selfServeUpgrade?: boolean | null | undefined;
+  updatePaymentMethod?: boolean | null | undefined;
+};
+
 /** spec Portal sessions: the workspace portal toggles; send only the ones to change. */
 export type PortalSettingsInput = {
   cancel?: boolean | null | undefined;
   changePlan?: boolean | null | undefined;
   updatePaymentMethod?: boolean | null | undefined;
   viewInvoices?: boolean | null | undefined;
+};
+
+export type PriceInput = {
+  active?: boolean | null | undefined;
+  currency?: string | null | undefined;
+  /** flat, tiered, volume or usage */
+  model?: string | null | undefined;
+  /** inclusive or exclusive (default) */
+  taxMode?: string | null | undefined;
+  tiers?: Array<PriceTierInput> | null | undefined;
+  unitAmount?: number | null | undefined;
+};
+
+export type PriceTierInput = {
+  flatAmount?: number | null | undefined;
+  unitAmount?: number | null | undefined;
+  /** A positive integer, or "inf" on the last tier. */
+  upTo?: unknown;
+};
+
+export type UpdatePayoutBankAccountInput = {
+  bankAccountHolder?: string | null | undefined;
+  bankAccountNumber?: string | null | undefined;
+  bankCode?: string | null | undefined;
+  bankName?: string | null | undefined;
 };
 
 /** Send only changes; null clears optional text. */
@@ -244,7 +328,7 @@ export type DashboardCustomerQueryVariables = Exact<{
 }>;
 
 
-export type DashboardCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, createdAt: string, payments: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, createdAt: string } }> } }, invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, currency: string } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, createdAt: string } }> } };
+export type DashboardCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, createdAt: string, balance: { balances: Array<{ amount: number, currency: string }> }, paymentMethods: { edges: Array<{ node: { id: string, type: string, status: string, isDefault: boolean, expiresAt: string | null, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown } }> }, payments: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, createdAt: string } }> } }, invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, currency: string } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, createdAt: string } }> } };
 
 export type DashboardBillingQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -358,4 +442,51 @@ export type DashboardInvoiceQueryVariables = Exact<{
 }>;
 
 
-export type DashboardInvoiceQuery = { invoice: { id: string, number: string | null, status: string, currency: string, customerId: string, subtotal: number, tax: number, total: number, amountDue: number, amountPaid: number, creditedAmount: number, createdAt: string, pdfUrl: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number }>, creditNotes: Array<{ id: string | null, number: string | null, status: string, reason: string | null, memo: string | null, total: number, currency: string, issuedAt: string, pdfUrl: string | null }> } };
+export type DashboardInvoiceQuery = { invoice: { id: string, number: string | null, status: string, currency: string, customerId: string, subtotal: number, tax: number, total: number, amountDue: number, amountPaid: number, creditedAmount: number, amountRemaining: number, createdAt: string, pdfUrl: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number }>, creditNotes: Array<{ id: string | null, number: string | null, status: string, reason: string | null, memo: string | null, total: number, currency: string, issuedAt: string, pdfUrl: string | null }> } };
+
+export type DashboardCreateCreditNoteMutationVariables = Exact<{
+  input: CreateCreditNoteInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreateCreditNoteMutation = { createCreditNote: { id: string | null, number: string | null, total: number } };
+
+export type DashboardCreatePayoutMutationVariables = Exact<{
+  input: CreatePayoutInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreatePayoutMutation = { createPayout: { id: string, amount: number, status: string } };
+
+export type DashboardUpdateBankAccountMutationVariables = Exact<{
+  input: UpdatePayoutBankAccountInput;
+}>;
+
+
+export type DashboardUpdateBankAccountMutation = { updatePayoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
+
+export type DashboardSendInvoiceMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardSendInvoiceMutation = { sendInvoiceEmail: { sent: boolean, to: string } };
+
+export type DashboardCreatePlanMutationVariables = Exact<{
+  input: CreatePlanInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreatePlanMutation = { createPlan: { id: string, name: string, interval: string, intervalCount: number, active: boolean } };
+
+export type DashboardArchivePlanMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardArchivePlanMutation = { archivePlan: { id: string, active: boolean } };
