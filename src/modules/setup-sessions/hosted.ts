@@ -331,6 +331,18 @@ async function applyState(scope: Scope, id: string, a: SetupAttempt, state: Setu
   return null;
 }
 
+/** Claims the attempt for its second step (compare-and-set on the status it was read in). */
+async function claimConfirm(scope: Scope, a: SetupAttempt): Promise<boolean> {
+  if (!canMove(attempts, a.status as SetupAttemptStatus, 'claim_confirm')) return false;
+  const claimed = await inTenant(scope, (tx) =>
+    tx.setupAttempt.updateMany({
+      where: { ...scoped(scope), id: a.id, status: a.status },
+      data: { status: nextState(attempts, a.status as SetupAttemptStatus, 'claim_confirm').to, updatedAt: clock.now() },
+    }),
+  );
+  return claimed.count === 1;
+}
+
 /** A claimed second step whose answer is not final: the attempt is open again for the next word. */
 const releaseClaim = (scope: Scope, a: SetupAttempt) =>
   inTenant(scope, (tx) =>
@@ -365,7 +377,20 @@ async function settleAttempt(
   const a = await inTenant(scope, (tx) => scopedRow<SetupAttempt>(tx, 'setup_attempts', scope, attemptId));
   if (a?.providerRef && provider.fetchSetup) {
     try {
-      await applyState(scope, id, a, await provider.fetchSetup(a.providerRef), source);
+      let state = await provider.fetchSetup(a.providerRef);
+      // An approved setup waiting for its exchange (PayPal's vault): claimed first, then exchanged, so two
+      // returns or a return and a callback never both call the provider (as checkout claims a capture).
+      // A direct-debit link waiting for its OTP waits for the customer instead.
+      if (state.status === 'pending' && state.confirmable && a.type !== 'direct_debit' && provider.confirmSetup) {
+        if (!(await claimConfirm(scope, a))) return publicSetupStatusOf(scope, id);
+        try {
+          state = await provider.confirmSetup(a.providerRef, { idempotencyKey: `${a.idempotencyKey}:confirm` });
+        } catch (e) {
+          await releaseClaim(scope, a);
+          throw e;
+        }
+      }
+      await applyState(scope, id, a, state, source);
     } catch (e) {
       if (!isProviderError(e)) throw e;
       logger.warn({ attempt: a.id, reason: e.message }, 'setup status not fetched; the page asks again');
@@ -402,13 +427,7 @@ export async function setupOtp(token: string, body: Record<string, unknown>): Pr
   const provider = adapter ? providerFor(adapter) : null;
   if (!provider?.confirmSetup || !a.providerRef) throw err.conflict('This provider takes no code');
   // Claimed before the provider is called, as checkout claims a capture (`confirming`).
-  const claimed = await inTenant(scope, (tx) =>
-    tx.setupAttempt.updateMany({
-      where: { ...scoped(scope), id: a.id, status: a.status },
-      data: { status: nextState(attempts, a.status as SetupAttemptStatus, 'claim_confirm').to, updatedAt: clock.now() },
-    }),
-  );
-  if (!claimed.count) throw err.conflict('The attempt changed meanwhile; try again');
+  if (!(await claimConfirm(scope, a))) throw err.conflict('The attempt changed meanwhile; try again');
   let state: SetupState;
   try {
     state = await provider.confirmSetup(a.providerRef, { otp, idempotencyKey: `${a.idempotencyKey}:otp:${otp}` });
