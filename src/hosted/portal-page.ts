@@ -21,6 +21,7 @@ main{max-width:560px;margin:0 auto;padding:16px}
 header,section{background:#fff;border-radius:14px;padding:20px;box-shadow:0 1px 3px #0001;margin-top:12px}
 header{margin-top:0}.merchant{font-weight:600;color:var(--accent)}
 h1{font-size:1.35rem;margin:4px 0}h2{font-size:1.1rem;margin:0 0 12px}h3{font-size:1rem;margin:0}
+[hidden]{display:none!important}
 .test{display:inline-block;background:#fde68a;color:#713f12;border-radius:6px;padding:2px 8px;font-size:.75rem;
 font-weight:600}
 .card{border:1.5px solid #d0d7de;border-radius:12px;padding:14px 16px;margin-top:10px}
