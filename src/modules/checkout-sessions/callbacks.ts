@@ -37,6 +37,7 @@ import { applyRefundCallback } from '../refunds/settle.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { refundLatePayment, submitLateRefund, type LateRefund } from './late-invoice-payment.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { settleSetupByRef } from '../setup-sessions/hosted.ts';
 
 type Tenant = RowScope;
 
@@ -104,6 +105,11 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       if (applied) return applied;
       continue;
     }
+    // A saved token of a setup session became active or failed: the provider is asked (docs/guides/setup-sessions.md).
+    // Not this tenant's setup: the next workspace sharing the provider account may own it.
+    if (event.type === 'token' && (await settleSetupByRef(kind, event.tokenRef, tenant))) return { outcome: 'applied' };
+    if (event.type === 'token') continue;
+
     if (event.type !== 'charge') return { outcome: 'ignored' };
     const attempt = await inTenant(scope, (tx) =>
       tx.checkoutAttempt.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }),

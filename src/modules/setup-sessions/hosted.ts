@@ -518,10 +518,11 @@ export async function publicSetupStatus(token: string): Promise<SetupNext> {
  * A provider said something happened to the setup `providerRef` of `adapter` (a token callback): the
  * provider is asked (fetchSetup) and the session moves on its answer. Unknown references are ignored.
  */
-export async function settleSetupByRef(adapter: string, providerRef: string): Promise<boolean> {
+export async function settleSetupByRef(adapter: string, providerRef: string, tenant: RowScope): Promise<boolean> {
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; setupSessionId: string }>(
-    `SELECT id, "workspaceId", mode, "setupSessionId" FROM setup_attempts WHERE adapter = $1 AND "providerRef" = $2`,
-    [adapter, providerRef],
+    `SELECT id, "workspaceId", mode, "setupSessionId" FROM setup_attempts
+     WHERE adapter = $1 AND "providerRef" = $2 AND "workspaceId" = $3 AND mode = $4`,
+    [adapter, providerRef, tenant.workspaceId, tenant.mode],
   );
   const r = rows[0];
   if (!r) return false;

@@ -113,6 +113,29 @@ describe('provider_a (simulator): card and direct debit', () => {
     expect(ok(await ws.client.get(`/v1/payment-methods?customerId=${cus}`))).toHaveLength(1);
   });
 
+  it("the provider's token callback alone completes the session (the customer never comes back)", async () => {
+    const { ws, cus } = await connected();
+    const ss = ok(await create(ws.client, cus, { types: ['ewallet'] }), 201);
+    const a = ok(await page(tokenOf(ss), '/attempt', { type: 'ewallet', channel: 'ovo', phone: '+62 812-3456-0000' }));
+    await submit(a.next.redirectUrl, { phone: '+62 812-3456-0000' });
+    await sim.flush();
+    let after = ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`));
+    for (let i = 0; i < 50 && after.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      after = ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`));
+    }
+    expect(after.status).toBe('completed');
+    expect(ok(await ws.client.get(`/v1/payment-methods/${after.paymentMethodId}`)).ewallet).toEqual({
+      provider: 'ovo',
+      maskedAccount: '+62 812-****-0000',
+    });
+    const { rows } = await db().system.query(
+      `SELECT count(*)::int AS n FROM payment_methods WHERE "workspaceId" = $1 AND "customerId" = $2`,
+      [ws.workspaceId, cus],
+    );
+    expect(rows[0].n).toBe(1);
+  });
+
   it('a declined card: back on the page, the session open with lastError; no method', async () => {
     const { ws, cus } = await connected();
     const ss = ok(await create(ws.client, cus, { types: ['card'] }), 201);
