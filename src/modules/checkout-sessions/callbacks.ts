@@ -9,6 +9,7 @@
  * the unapplied posting, attempts.ts). Repeated and late callbacks are answered 200.
  */
 import { db, inTenant } from '../../core/db/client.ts';
+import { settleSetupByRef } from '../setup-sessions/hosted.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
@@ -37,7 +38,6 @@ import { applyRefundCallback } from '../refunds/settle.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { refundLatePayment, submitLateRefund, type LateRefund } from './late-invoice-payment.ts';
 import type { RowScope } from '../../core/resource.ts';
-import { settleSetupByRef } from '../setup-sessions/hosted.ts';
 
 type Tenant = RowScope;
 
