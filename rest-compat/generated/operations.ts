@@ -124,6 +124,8 @@ export type CreateDunningPolicyInput = {
 export type CreateInvoiceInput = {
   /** Finalization applies the customer's credit in the invoice currency (default true). */
   applyCustomerBalance?: boolean | null | undefined;
+  /** A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md). */
+  couponId?: string | null | undefined;
   currency?: string | null | undefined;
   customerId?: string | null | undefined;
   discount?: number | null | undefined;
@@ -216,6 +218,8 @@ export type CreateSetupSessionInput = {
 
 /** customerId and priceId are required; the first period is charged during the call unless trialing. */
 export type CreateSubscriptionInput = {
+  /** A cpn_ coupon applied as the subscription discount (docs/coupons.md). */
+  couponId?: string | null | undefined;
   customerId?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   /** pm_test_success or pm_test_decline (test mode); null: hosted page. */
@@ -418,6 +422,8 @@ export type UpdateDunningPolicyInput = {
 
 /** Edits a draft (an extension): sent fields replace; lines as a whole; null clears. */
 export type UpdateInvoiceInput = {
+  /** A cpn_ coupon replacing the draft's; null removes it. */
+  couponId?: string | null | undefined;
   discount?: number | null | undefined;
   dueAt?: string | null | undefined;
   lines?: Array<InvoiceLineInput> | null | undefined;
@@ -472,6 +478,8 @@ export type UpdateSubscriptionInput = {
   /** now or period_end (default: a higher amount or an interval change now, a lower one at the period end). */
   applyAt?: string | null | undefined;
   cancelAtPeriodEnd?: boolean | null | undefined;
+  /** Another cpn_ coupon replaces the discount; null removes it. */
+  couponId?: string | null | undefined;
   /** Replaces the stored object; null clears it. */
   metadata?: Record<string, string> | null | undefined;
   paymentMethod?: string | null | undefined;
@@ -950,7 +958,7 @@ export type SendInvoiceEmailMutation = { sendInvoiceEmail: { sent: boolean, to: 
 
 export type InvoiceLineFieldsFragment = { id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null };
 
-export type InvoiceFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> };
+export type InvoiceFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> };
 
 export type ListInvoicesQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -962,42 +970,42 @@ export type ListInvoicesQueryVariables = Exact<{
 }>;
 
 
-export type ListInvoicesQuery = { invoices: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } }> } };
+export type ListInvoicesQuery = { invoices: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } }> } };
 
 export type GetInvoiceQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetInvoiceQuery = { invoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type GetInvoiceQuery = { invoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type CreateInvoiceMutationVariables = Exact<{
   input: CreateInvoiceInput;
 }>;
 
 
-export type CreateInvoiceMutation = { createInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type CreateInvoiceMutation = { createInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type FinalizeInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type FinalizeInvoiceMutation = { finalizeInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type FinalizeInvoiceMutation = { finalizeInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type VoidInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type VoidInvoiceMutation = { voidInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type VoidInvoiceMutation = { voidInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type PayInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type UpdateInvoiceMutationVariables = Exact<{
   id: string | number;
@@ -1005,7 +1013,7 @@ export type UpdateInvoiceMutationVariables = Exact<{
 }>;
 
 
-export type UpdateInvoiceMutation = { updateInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type UpdateInvoiceMutation = { updateInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1445,7 +1453,7 @@ export type CancelSetupSessionMutationVariables = Exact<{
 
 export type CancelSetupSessionMutation = { cancelSetupSession: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
-export type SubscriptionFieldsFragment = { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+export type SubscriptionFieldsFragment = { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null };
 
 export type ListSubscriptionsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1458,21 +1466,21 @@ export type ListSubscriptionsQueryVariables = Exact<{
 }>;
 
 
-export type ListSubscriptionsQuery = { subscriptions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+export type ListSubscriptionsQuery = { subscriptions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } }> } };
 
 export type GetSubscriptionQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetSubscriptionQuery = { subscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type GetSubscriptionQuery = { subscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type CreateSubscriptionMutationVariables = Exact<{
   input: CreateSubscriptionInput;
 }>;
 
 
-export type CreateSubscriptionMutation = { createSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type CreateSubscriptionMutation = { createSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type UpdateSubscriptionMutationVariables = Exact<{
   id: string | number;
@@ -1480,7 +1488,7 @@ export type UpdateSubscriptionMutationVariables = Exact<{
 }>;
 
 
-export type UpdateSubscriptionMutation = { updateSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type UpdateSubscriptionMutation = { updateSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type CancelSubscriptionMutationVariables = Exact<{
   id: string | number;
@@ -1488,21 +1496,21 @@ export type CancelSubscriptionMutationVariables = Exact<{
 }>;
 
 
-export type CancelSubscriptionMutation = { cancelSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type CancelSubscriptionMutation = { cancelSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type PauseSubscriptionMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PauseSubscriptionMutation = { pauseSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type PauseSubscriptionMutation = { pauseSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type ResumeSubscriptionMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeSubscriptionMutation = { resumeSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type ResumeSubscriptionMutation = { resumeSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
 

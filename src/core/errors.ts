@@ -84,6 +84,7 @@ export type Resource =
   | 'customer_balance'
   | 'coupon'
   | 'setup_session'
+  | 'discount'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;

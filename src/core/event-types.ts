@@ -69,7 +69,7 @@ export const eventTypes = {
   'subscription.created':
     'a subscription was created (trialing, active, or incomplete until its first invoice is paid)',
   'subscription.updated':
-    'a subscription changed (status, period, price, quantity, pause, resume, ...); data.previousAttributes',
+    'a subscription changed (status, period, price, quantity, pause, resume, a discount applied or removed, ...); data.previousAttributes',
   'subscription.cancelled': 'a subscription was canceled (status canceled, canceledAt set)',
   'test_clock.created': 'a test clock was created (test mode only)',
   'test_clock.advancing': 'a large advance started; everything due up to the target runs in the background',

@@ -58,6 +58,7 @@ export const prefixes = {
   coupon: 'cpn',
   setupSession: 'ss',
   setupAttempt: 'satt',
+  discount: 'di',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -29,6 +29,7 @@ import '../modules/setup-sessions/schema.ts';
 import '../modules/credit-notes/schema.ts';
 import '../modules/customer-balances/schema.ts';
 import '../modules/coupons/schema.ts';
+import '../modules/discounts/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import '../modules/payments/edges.ts';
 import '../modules/checkout-sessions/edges.ts';

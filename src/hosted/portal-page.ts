@@ -128,6 +128,8 @@ function subCard(s) {
     L.trialEnds : L.renews;
   if (when) card.append(el('p', { className: 'muted', textContent: when + ' ' + fmt(s.status === 'trialing' &&
     s.trialEnd ? s.trialEnd : s.currentPeriodEnd) }));
+  if (s.discount) card.append(el('p', { className: 'note discount', textContent: L.discount + ': ' + s.discount.name +
+    (s.discount.end ? ' (' + L.discountUntil + ' ' + fmt(s.discount.end) + ')' : '') }));
   if (s.pendingPriceId) card.append(el('p', { className: 'note', textContent: L.pending.replace('{plan}',
     s.pendingPlanName || s.pendingPriceId) }));
   if (state.testMode || s.paymentMethod) card.append(el('p', { className: 'muted', textContent: L.pm + ': ' +
@@ -192,6 +194,8 @@ function invoiceItem(i) {
   li.append(el('div', { className: 'row' }, el('span', { className: 'muted', textContent: (i.status === 'open' &&
     i.dueAt ? L.due + ' ' + fmt(i.dueAt) : L.issued + ' ' + fmt(i.issuedAt)) }),
     el('span', { className: 'price', textContent: i.status === 'open' ? i.amountDue : i.total })));
+  for (const d of i.discounts || []) li.append(el('div', { className: 'row discount' },
+    el('span', { className: 'muted', textContent: L.discount + ': ' + d.name }), el('span', { textContent: '-' + d.amount })));
   for (const c of i.creditNotes || []) li.append(el('div', { className: 'row credit-note' },
     el('span', { className: 'muted', textContent: L.creditNote + ' ' + c.number }), el('span', { textContent: '-' + c.total })));
   const pdf = el('a', { className: 'act pdf', href: i.pdfUrl, textContent: L.pdf, target: '_blank', rel: 'noopener' });

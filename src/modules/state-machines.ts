@@ -7,6 +7,7 @@ import { adapterMachine } from './adapters/states.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessions/states.ts';
 import { invoiceMachine } from './invoices/states.ts';
 import { creditNoteMachine } from './credit-notes/states.ts';
+import { discountMachine } from './discounts/states.ts';
 import { memberMachine } from './members/states.ts';
 import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
@@ -34,4 +35,5 @@ export const machines = {
   credit_note: creditNoteMachine,
   setup_session: setupSessionMachine,
   setup_attempt: setupAttemptMachine,
+  discount: discountMachine,
 };

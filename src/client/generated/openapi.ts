@@ -2400,6 +2400,7 @@ export interface components {
             pendingPriceId: string | null;
             pendingQuantity: number | null;
             latestInvoiceId: string | null;
+            discount: components["schemas"]["Discount"] | null;
             testClockId: string | null;
             metadata: components["schemas"]["Metadata"] | null;
             /** Format: date-time */
@@ -2583,6 +2584,8 @@ export interface components {
         CreateInvoiceInput: {
             /** @description Finalization applies the customer's credit in the invoice currency (default true). */
             applyCustomerBalance?: boolean | null;
+            /** @description A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md). */
+            couponId?: string | null;
             currency?: string | null;
             customerId?: string | null;
             discount?: number | null;
@@ -2666,6 +2669,8 @@ export interface components {
         };
         /** @description customerId and priceId are required; the first period is charged during the call unless trialing. */
         CreateSubscriptionInput: {
+            /** @description A cpn_ coupon applied as the subscription discount (docs/coupons.md). */
+            couponId?: string | null;
             customerId?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
             /** @description pm_test_success or pm_test_decline (test mode); null: hosted page. */
@@ -2836,6 +2841,26 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        Discount: {
+            id: string;
+            couponId: string;
+            coupon: components["schemas"]["DiscountCoupon"];
+            customerId: string;
+            subscriptionId: string | null;
+            invoiceId: string | null;
+            /** Format: date-time */
+            start: string;
+            end: string | null;
+            /** @enum {string} */
+            status: "active" | "ended" | "removed";
+        };
+        DiscountCoupon: {
+            name: string;
+            percentOff: number | null;
+            amountOff: unknown | null;
+            duration: string;
+            durationInMonths: number | null;
+        };
         DunningPolicy: {
             id: string;
             retryScheduleDays: number[];
@@ -2896,6 +2921,7 @@ export interface components {
             subtotal: number;
             /** @description Smallest currency unit. */
             discount: number;
+            discounts: components["schemas"]["InvoiceDiscount"][];
             /** @description Smallest currency unit. */
             tax: number;
             /** @description Smallest currency unit. */
@@ -2926,6 +2952,13 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        InvoiceDiscount: {
+            couponId: string | null;
+            discountId: string | null;
+            name: string;
+            /** @description Smallest currency unit. */
+            amount: number;
         };
         InvoiceLine: {
             id: string;
@@ -3387,6 +3420,8 @@ export interface components {
         };
         /** @description Edits a draft (an extension): sent fields replace; lines as a whole; null clears. */
         UpdateInvoiceInput: {
+            /** @description A cpn_ coupon replacing the draft's; null removes it. */
+            couponId?: string | null;
             discount?: number | null;
             dueAt?: string | null;
             lines?: components["schemas"]["InvoiceLineInput"][] | null;
@@ -3434,6 +3469,8 @@ export interface components {
             /** @description now or period_end (default: a higher amount or an interval change now, a lower one at the period end). */
             applyAt?: string | null;
             cancelAtPeriodEnd?: boolean | null;
+            /** @description Another cpn_ coupon replaces the discount; null removes it. */
+            couponId?: string | null;
             /** @description Replaces the stored object; null clears it. */
             metadata?: components["schemas"]["Metadata"] | null;
             paymentMethod?: string | null;

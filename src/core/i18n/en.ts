@@ -170,6 +170,8 @@ export const en = {
       invoices: 'Invoices',
       noInvoices: 'No invoices yet.',
       creditNote: 'Credit note',
+      discount: 'Discount',
+      discountUntil: 'until',
       pdf: 'Download PDF',
       pay: 'Pay now',
       back: 'Return to',

@@ -162,6 +162,8 @@ export const id: Messages = {
       invoices: 'Faktur',
       noInvoices: 'Belum ada faktur.',
       creditNote: 'Nota kredit',
+      discount: 'Diskon',
+      discountUntil: 'sampai',
       pdf: 'Unduh PDF',
       pay: 'Bayar sekarang',
       back: 'Kembali ke',

@@ -90,8 +90,10 @@ export interface InvoiceViewPart {
   /** `draft`, `open`, `past_due`, `paid`, `void`, `uncollectible`: drives the stamp. */
   status: string;
   dueAt: Date | null;
-  /** Flat discount, minor units (0: no row). */
+  /** Flat discount, minor units (0: no row); its rows are `discounts` when given. */
   discount: number;
+  /** docs/coupons.md, Invoice discounts: a row each, named by its coupon (null: the flat "Diskon / Discount"). */
+  discounts?: { name: string | null; amount: number }[];
   amountPaid: number;
   amountDue: number;
   /** The hosted invoice page (null for drafts, paid and void invoices). */

@@ -162,6 +162,8 @@ interface SubRow {
   cancelAtPeriodEnd: boolean;
   paymentMethod: string | null;
   pendingPriceId: string | null;
+  /** The active discount's wire object (docs/coupons.md, Discounts), null: none. */
+  discount: { coupon: { name: string }; end: string | null } | null;
   plan: Plan;
   price: Price;
 }
@@ -180,6 +182,8 @@ interface InvoiceRow {
   mode: string;
   /** Its issued credit notes (docs/credit-notes.md, Documents), oldest first. */
   creditNotes: { number: string; total: string }[];
+  /** `invoice.discounts[]` (docs/coupons.md, Invoice discounts). */
+  discounts: { couponId: string | null; name: string; amount: number }[];
 }
 /** A saved method as the portal shows it: display fields only (never the token). */
 interface MethodRow {
@@ -216,7 +220,7 @@ const sessionSql = (g: PortalGrant) =>
 /** The customer's subscriptions with plan and price (amounts as text: exact), newest first; or the one `id`. */
 const subscriptionsSql = (g: PortalGrant, id?: string) =>
   q`SELECT s.id, s.status, s.mode, s."priceId", s.currency, s.quantity, s."currentPeriodEnd", s."trialEnd",
-      s."cancelAtPeriodEnd", s."paymentMethod", s."pendingPriceId", s."createdAt", to_jsonb(p) AS plan,
+      s."cancelAtPeriodEnd", s."paymentMethod", s."pendingPriceId", s.discount, s."createdAt", to_jsonb(p) AS plan,
       to_jsonb(pr) || jsonb_build_object('unitAmount', pr."unitAmount"::text) AS price
     FROM subscriptions s
       JOIN plans p ON p."workspaceId" = s."workspaceId" AND p.mode = s.mode AND p.id = s."planId"
@@ -235,7 +239,7 @@ const optionsSql = (g: PortalGrant) =>
 /** The customer's issued invoices, newest first. */
 const invoicesSql = (g: PortalGrant) =>
   q`SELECT i.id, i.number, i.status, i.currency, i.total::text AS total, i."amountDue"::text AS "amountDue",
-      i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId", i.mode, i."createdAt",
+      i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId", i.mode, i."createdAt", i.discounts,
       (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total::text)
           ORDER BY n."issuedAt", n.id), '[]'::jsonb)
         FROM credit_notes n WHERE ${same('n', g)} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes"
@@ -370,6 +374,8 @@ export async function portalState(sessionId: string, token: unknown) {
         paymentMethod: s.paymentMethod,
         pendingPlanName: s.pendingPriceId ? (options.find((o) => o.id === s.pendingPriceId)?.plan.name ?? null) : null,
         pendingPriceId: s.pendingPriceId,
+        // docs/coupons.md, Discounts: the coupon's name and when the discount ends (null: with its duration).
+        discount: s.discount ? { name: s.discount.coupon.name, end: s.discount.end } : null,
         actions,
         options: optionsFor(s, actions, options),
       };
@@ -384,6 +390,10 @@ export async function portalState(sessionId: string, token: unknown) {
         creditNotes: (i.creditNotes ?? []).map((c) => ({
           number: c.number,
           total: formatMoney(BigInt(c.total), i.currency),
+        })),
+        discounts: (i.discounts ?? []).map((d) => ({
+          name: d.name,
+          amount: formatMoney(BigInt(d.amount), i.currency),
         })),
         issuedAt: iso(i.issuedAt),
         dueAt: iso(i.dueAt),
