@@ -309,7 +309,7 @@ const id: Dict = {
     order_change: 'Perubahan pesanan',
     other: 'Lainnya',
   } as Record<string, string>,
-  paymentMethods: 'Metode pembayaran tersimpan',
+  paymentMethods: 'Metode pembayaran yang disimpan',
   customerBalance: 'Saldo kredit',
   defaultMethod: 'utama',
   expires: 'berlaku s.d.',
