@@ -3,12 +3,13 @@ import { logger } from '../src/core/logger.ts';
 import { reconcilePendingRefunds } from '../src/modules/refunds/sweep.ts';
 import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.ts';
 import { sweepPendingCharges } from '../src/modules/subscriptions/waiting.ts';
+import { reconcileStaleSetupAttempts } from '../src/modules/setup-sessions/sweep.ts';
 
 /**
  * Queue `pending-sweep`: every minute, settles the money-path rows a crash left between the
  * phases of a provider call (issue 12): refunds never submitted, checkout attempts never answered,
  * off-session charges still pending after their lease (a timeout, a crash, the sandbox's `async`
- * delay: src/modules/subscriptions/waiting.ts).
+ * delay: src/modules/subscriptions/waiting.ts) and setup attempts (docs/guides/setup-sessions.md, Attempts).
  */
 export const queue = 'pending-sweep';
 
@@ -19,7 +20,8 @@ export async function register(boss: PgBoss) {
     const refunds = await reconcilePendingRefunds();
     const attempts = await reconcileStaleAttempts();
     const charges = await sweepPendingCharges();
-    if (refunds || attempts || charges)
-      logger.info({ refunds, attempts, charges }, 'pending money-path rows reconciled');
+    const setups = await reconcileStaleSetupAttempts();
+    if (refunds || attempts || charges || setups)
+      logger.info({ refunds, attempts, charges, setups }, 'pending money-path rows reconciled');
   });
 }

@@ -456,6 +456,35 @@ export const routes: Route[] = [
     variables: id,
   }),
 
+  // Setup sessions (docs/guides/setup-sessions.md): errors spelled as checkout
+  route<Ops.ListSetupSessionsQueryVariables>({
+    id: 'listSetupSessions',
+    method: 'GET',
+    path: '/v1/setup-sessions',
+    variables: (r) => listQuery(r, { order: 'string', customerId: 'string', status: 'string' }),
+  }),
+  route<Ops.GetSetupSessionQueryVariables>({
+    id: 'getSetupSession',
+    method: 'GET',
+    path: '/v1/setup-sessions/:id',
+    variables: id,
+  }),
+  route<Ops.CreateSetupSessionMutationVariables>({
+    id: 'createSetupSession',
+    method: 'POST',
+    path: '/v1/setup-sessions',
+    errors: ['not_found', 'no_adapter_supports_methods'],
+    status: 201,
+    variables: (r) => ({ input: r.body as unknown as Ops.CreateSetupSessionInput }),
+  }),
+  route<Ops.CancelSetupSessionMutationVariables>({
+    id: 'cancelSetupSession',
+    method: 'POST',
+    path: '/v1/setup-sessions/:id/cancel',
+    errors: ['conflict'],
+    variables: id,
+  }),
+
   // Payments (spec Payment)
   route<Ops.ListPaymentsQueryVariables>({
     id: 'listPayments',

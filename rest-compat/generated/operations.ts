@@ -202,6 +202,20 @@ export type CreateRefundInput = {
   reason?: string | null | undefined;
 };
 
+export type CreateSetupSessionInput = {
+  cancelUrl?: string | null | undefined;
+  /** the currency future charges use (default: the workspace's) */
+  currency?: string | null | undefined;
+  customerId?: string | null | undefined;
+  expiresInSec?: number | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  setDefault?: boolean | null | undefined;
+  subscriptionId?: string | null | undefined;
+  successUrl?: string | null | undefined;
+  /** card, ewallet, direct_debit, paypal (default: every type an adapter saves) */
+  types?: Array<string> | null | undefined;
+};
+
 /** customerId and priceId are required; the first period is charged during the call unless trialing. */
 export type CreateSubscriptionInput = {
   /** A cpn_ coupon applied as the subscription discount (docs/coupons.md). */
@@ -1418,6 +1432,40 @@ export type SimulateRefundMutationVariables = Exact<{
 
 
 export type SimulateRefundMutation = { simulateRefund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type SetupSessionFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListSetupSessionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  customerId?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListSetupSessionsQuery = { setupSessions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetSetupSessionQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetSetupSessionQuery = { setupSession: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateSetupSessionMutationVariables = Exact<{
+  input: CreateSetupSessionInput;
+}>;
+
+
+export type CreateSetupSessionMutation = { createSetupSession: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CancelSetupSessionMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelSetupSessionMutation = { cancelSetupSession: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type SubscriptionFieldsFragment = { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null };
 

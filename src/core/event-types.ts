@@ -30,6 +30,9 @@ export const eventTypes = {
   'svc.checkout_session.completed.v1':
     'payment captured (provider callback, sandbox simulate, manual confirm); data.object is the session',
   'svc.checkout_session.expired.v1': 'the session passed expiresAt unpaid (sweep, up to about a minute late)',
+  'svc.setup_session.completed.v1':
+    'a setup session saved its payment method (provider-confirmed or sandbox simulate); data.object is the session',
+  'svc.setup_session.expired.v1': 'the setup session passed expiresAt without saving a method (sweep)',
   'svc.invoice.created.v1': 'a draft invoice was created (an invoice created open emits only finalized)',
   'svc.invoice.finalized.v1': 'an invoice became open: finalized, or created open; it carries its number and issuedAt',
   'svc.invoice.paid.v1': 'an invoice became paid (mark paid, hosted page settlement, auto-collection, zero total)',

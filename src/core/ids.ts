@@ -56,6 +56,8 @@ export const prefixes = {
   creditNoteLine: 'cnl',
   customerBalanceTransaction: 'cbtxn',
   coupon: 'cpn',
+  setupSession: 'ss',
+  setupAttempt: 'satt',
   discount: 'di',
 } as const;
 

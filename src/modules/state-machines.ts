@@ -14,6 +14,7 @@ import { refundMachine } from './refunds/states.ts';
 import { subscriptionMachine } from './subscriptions/states.ts';
 import { paymentMachine } from './payments/states.ts';
 import { paymentMethodMachine } from './payment-methods/states.ts';
+import { setupAttemptMachine, setupSessionMachine } from './setup-sessions/states.ts';
 import { testClockMachine } from './test-clocks/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 
@@ -32,5 +33,7 @@ export const machines = {
   member: memberMachine,
   payment_method: paymentMethodMachine,
   credit_note: creditNoteMachine,
+  setup_session: setupSessionMachine,
+  setup_attempt: setupAttemptMachine,
   discount: discountMachine,
 };

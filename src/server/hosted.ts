@@ -24,6 +24,17 @@ import { escapeHtml, renderHtml } from '../modules/documents/render/html.ts';
 import { assertPortalPage, portalAction, portalState } from '../modules/portal-sessions/portal.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
 import { sluggedPage, type SluggedPage } from '../modules/workspaces/hosted.ts';
+import {
+  customerCancelSetup,
+  publicSetupStatus,
+  setupAttempt,
+  setupOtp,
+  setupPageView,
+  setupReturn,
+  simulateSetup,
+} from '../modules/setup-sessions/hosted.ts';
+import { renderSetupPage } from '../hosted/setup-page.ts';
+import { portalMethodAction, portalSetup } from '../modules/portal-sessions/portal.ts';
 
 const noStore = { 'cache-control': 'no-store' };
 /** The invoice page has no script; its one form posts to itself (same origin). */
@@ -119,6 +130,24 @@ const pageCall = (
     }),
   });
 
+/** A JSON call of the setup page's script (docs/guides/setup-sessions.md): public, the token is the capability. */
+const setupCall = (
+  method: 'GET' | 'POST',
+  path: string,
+  fn: (token: string, body: Record<string, unknown>) => Promise<unknown>,
+) =>
+  edgeRoute({
+    method,
+    url: `/s/:token${path}`,
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'setup_session',
+    handler: async (input: EdgeInput<'capability'>) => ({
+      json: await fn(input.params.token, method === 'POST' ? input.json() : {}),
+      headers: noStore,
+    }),
+  });
+
 /**
  * The customer-facing pages (spec Payment flow): `GET /c/<token>` and the JSON calls its script makes,
  * where the token is `<cs_id>_<secret>` (src/core/hosted-link.ts); a bare session id is a 404.
@@ -169,6 +198,39 @@ export const hostedRoutes: EdgeRoute[] = [
   pageCall('POST', '/attempt/declare-paid', (token) => declarePaid(token)),
   pageCall('POST', '/simulate', (token, body) => simulate(token, String(body.outcome ?? ''))),
   pageCall('POST', '/cancel', (token) => customerCancel(token)),
+  // The hosted setup page (src/modules/setup-sessions/hosted.ts): saving a method, no charge.
+  edgeRoute({
+    method: 'GET',
+    url: '/s/:token',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'setup_session',
+    errorPage: renderErrorPage,
+    handler: async (input) => {
+      const language = languageOf(input);
+      const body = renderSetupPage(await setupPageView(input.params.token, language.pick));
+      return {
+        contentType: 'text/html; charset=utf-8',
+        headers: { ...hostedPageHeaders, ...language.headers() },
+        body,
+      };
+    },
+  }),
+  // The provider sends the customer back here; its word is asked (fetchSetup), never the redirect's.
+  edgeRoute({
+    method: 'GET',
+    url: '/s/:token/return',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'setup_session',
+    errorPage: renderErrorPage,
+    handler: async (input) => ({ redirect: await setupReturn(input.params.token), status: 303, headers: noStore }),
+  }),
+  setupCall('GET', '/status', (token) => publicSetupStatus(token)),
+  setupCall('POST', '/attempt', (token, body) => setupAttempt(token, body)),
+  setupCall('POST', '/attempt/otp', (token, body) => setupOtp(token, body)),
+  setupCall('POST', '/simulate', (token, body) => simulateSetup(token, body)),
+  setupCall('POST', '/cancel', (token) => customerCancelSetup(token)),
   // The hosted invoice page (src/modules/invoices/hosted.ts): its Pay button posts a form, which
   // opens (or reuses) the invoice's checkout session and lands on that session's page.
   edgeRoute({
@@ -286,6 +348,30 @@ export const hostedRoutes: EdgeRoute[] = [
     resource: 'portal_session',
     handler: async ({ params, headers, json, requestId }) => ({
       json: await portalAction(params.id, headers['x-portal-token'], params.sub, params.action, json(), requestId),
+      headers: noStore,
+    }),
+  }),
+  // The customer's saved payment methods (docs/guides/setup-sessions.md, Portal): a setup session to save one,
+  // the default, a detach.
+  edgeRoute({
+    method: 'POST',
+    url: '/portal/:id/api/payment-methods/setup',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    handler: async ({ params, headers, json, requestId }) => ({
+      json: await portalSetup(params.id, headers['x-portal-token'], json(), requestId),
+      headers: noStore,
+    }),
+  }),
+  edgeRoute({
+    method: 'POST',
+    url: '/portal/:id/api/payment-methods/:pm/:action',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    handler: async ({ params, headers, requestId }) => ({
+      json: await portalMethodAction(params.id, headers['x-portal-token'], params.pm, params.action, requestId),
       headers: noStore,
     }),
   }),

@@ -833,6 +833,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/setup-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listSetupSessions (GraphQL query setupSessions)
+         * @description Runs the GraphQL query `listSetupSessions` (field `setupSessions`); its selection set is this response.
+         */
+        get: operations["listSetupSessions"];
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createSetupSession` (field `createSetupSession`); its selection set is this response.
+         */
+        post: operations["createSetupSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/setup-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getSetupSession (GraphQL query setupSession)
+         * @description Runs the GraphQL query `getSetupSession` (field `setupSession`); its selection set is this response.
+         */
+        get: operations["getSetupSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/setup-sessions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `cancelSetupSession` (field `cancelSetupSession`); its selection set is this response.
+         */
+        post: operations["cancelSetupSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments": {
         parameters: {
             query?: never;
@@ -2610,6 +2674,19 @@ export interface components {
             metadata?: components["schemas"]["Metadata"] | null;
             reason?: string | null;
         };
+        CreateSetupSessionInput: {
+            cancelUrl?: string | null;
+            /** @description the currency future charges use (default: the workspace's) */
+            currency?: string | null;
+            customerId?: string | null;
+            expiresInSec?: number | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            setDefault?: boolean | null;
+            subscriptionId?: string | null;
+            successUrl?: string | null;
+            /** @description card, ewallet, direct_debit, paypal (default: every type an adapter saves) */
+            types?: string[] | null;
+        };
         /** @description customerId and priceId are required; the first period is charged during the call unless trialing. */
         CreateSubscriptionInput: {
             /** @description A cpn_ coupon applied as the subscription discount (docs/coupons.md). */
@@ -3260,6 +3337,33 @@ export interface components {
         };
         RotateWebhookEndpointSecretInput: {
             overlapSeconds?: number | null;
+        };
+        SetupSession: {
+            id: string;
+            arn: string;
+            accountId: string;
+            customerId: string;
+            mode: string;
+            /** @enum {string} */
+            status: "open" | "pending" | "completed" | "expired" | "canceled";
+            types: string[];
+            currency: string;
+            adapter: string | null;
+            successUrl: string;
+            cancelUrl: string;
+            hostedUrl: string;
+            setDefault: boolean;
+            subscriptionId: string | null;
+            paymentMethodId: string | null;
+            lastError: unknown | null;
+            /** Format: date-time */
+            expiresAt: string;
+            completedAt: string | null;
+            metadata: components["schemas"]["Metadata"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         SimulatePaymentInput: {
             /** @description success or failure */
@@ -6443,6 +6547,174 @@ export interface operations {
             401: components["responses"]["E401.invalid_signature.invalid_key"];
             403: components["responses"]["E403.insufficient_scope"];
             404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listSetupSessions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                customerId?: string;
+                status?: "open" | "pending" | "completed" | "expired" | "canceled";
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SetupSession"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createSetupSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSetupSessionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SetupSession"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            422: components["responses"]["E422.no_adapter_supports_methods"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getSetupSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SetupSession"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    cancelSetupSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SetupSession"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

@@ -9,6 +9,7 @@
  * the unapplied posting, attempts.ts). Repeated and late callbacks are answered 200.
  */
 import { db, inTenant } from '../../core/db/client.ts';
+import { settleSetupByRef } from '../setup-sessions/hosted.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
@@ -107,6 +108,11 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       if (applied) return applied;
       continue;
     }
+    // A saved token of a setup session became active or failed: the provider is asked (docs/guides/setup-sessions.md).
+    // Not this tenant's setup: the next workspace sharing the provider account may own it.
+    if (event.type === 'token' && (await settleSetupByRef(kind, event.tokenRef, tenant))) return { outcome: 'applied' };
+    if (event.type === 'token') continue;
+
     if (event.type !== 'charge') return { outcome: 'ignored' };
     // An off-session charge of a saved method (docs/guides/payment-methods.md, Off-session charges).
     const offSession = await applyOffSessionCallback(tenant, provider, kind, event);
