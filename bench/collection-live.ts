@@ -364,6 +364,44 @@ async function drain(at: Date, drainers = 2) {
   await Promise.all(Array.from({ length: drainers }, loop));
 }
 
+/** Transactions committed in the scratch database so far (pg_stat_database; the stats lag by up to a second). */
+async function commits(): Promise<number> {
+  const r = await one(`SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()`, []);
+  return Number(r.n);
+}
+
+/**
+ * Where the database backends of the burst wait (a poor man's profile): pg_stat_activity sampled every
+ * 200 ms until stopped; the share of samples per wait event (CPU: active without a wait event).
+ */
+function sampleWaits() {
+  const counts = new Map<string, number>();
+  let total = 0;
+  let on = true;
+  void (async () => {
+    while (on) {
+      const { rows } = await db().system.query(
+        `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS w, left(query, 60) AS q FROM pg_stat_activity
+         WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+      );
+      for (const r of rows) {
+        const k = r.w === 'Lock:transactionid' || r.w === 'Lock:tuple' ? `${r.w} (${r.q.replace(/\s+/g, ' ')})` : r.w;
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+        total++;
+      }
+      await sleep(200);
+    }
+  })();
+  return () => {
+    on = false;
+    return [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([k, n]) => `${k} ${fmt((100 * n) / Math.max(1, total))} %`)
+      .join(', ');
+  };
+}
+
 // ---- sections ----
 
 const sections: Record<string, () => Promise<Target[]>> = {};
@@ -382,6 +420,8 @@ sections.p1 = async () => {
   const { DRAINERS, batchQueue } = await import('../jobs/billing-tick.ts');
   const jobsBefore = await jobRows();
   const chargesBefore = extraProviderCharges().total;
+  const commitsBefore = await commits();
+  const stopSampling = sampleWaits();
   const t0 = performance.now();
   // What the minute's tick does (jobs/billing-tick.ts): a few batch jobs, never one per subscription.
   for (let i = 0; i < DRAINERS; i++) await boss.send(batchQueue, {}, { singletonKey: `bench-live-${i}` });
@@ -406,7 +446,13 @@ sections.p1 = async () => {
     await sleep(250);
   }
   const secs = (performance.now() - t0) / 1000;
+  const waits = stopSampling();
+  const perInvoice = ((await commits()) - commitsBefore) / Math.max(1, paid);
   await boss.stop({ graceful: false });
+  console.log(
+    `    transactions committed per paid invoice (all processes): ${fmt(perInvoice, 1)}; ` +
+      `backends by wait (sampled every 200 ms): ${waits}`,
+  );
   const byQueue = await db().system.query(
     `SELECT name, count(*)::int AS n FROM pgboss.job GROUP BY name ORDER BY n DESC LIMIT 8`,
   );
@@ -493,7 +539,9 @@ sections.p2 = async () => {
     for (const d of pair) d?.child.kill('SIGKILL');
     await Promise.all(pair.map((d) => d?.exited));
     const now = await moneyOf(ws.workspaceId);
-    console.log(`    pass ${passes}: ${fmt(now.paid)}/${fmt(now.invoices)} paid, ${now.pending} pending, ${kills} SIGKILLs so far`);
+    console.log(
+      `    pass ${passes}: ${fmt(now.paid)}/${fmt(now.invoices)} paid, ${now.pending} pending, ${kills} SIGKILLs so far`,
+    );
     if (now.invoices === CRASH && now.paid === CRASH && now.pending === 0) break;
   }
   const runS = (performance.now() - t0) / 1000;
@@ -516,10 +564,9 @@ sections.p2 = async () => {
        AND status = 'succeeded'`,
     [ws.workspaceId, seeded.map((s) => s.pmId)],
   );
-  const late = await one(
-    `SELECT count(*)::int AS n FROM refunds WHERE "workspaceId" = $1 AND reason = 'duplicate'`,
-    [ws.workspaceId],
-  );
+  const late = await one(`SELECT count(*)::int AS n FROM refunds WHERE "workspaceId" = $1 AND reason = 'duplicate'`, [
+    ws.workspaceId,
+  ]);
   const totalS = (performance.now() - t0) / 1000;
   const answered = new Map<string, number>();
   for (const [kind, s] of Object.entries(simOf))
@@ -642,7 +689,10 @@ sections.p3 = async () => {
       await db().system.query(`UPDATE invoices SET "nextAttemptAt" = now() - interval '1 second' WHERE id = $1`, [
         inv.id,
       ]);
-      const [, deliveries] = await Promise.all([drain(new Date(), 1), jitter().then(() => simA.pay(providerReference))]);
+      const [, deliveries] = await Promise.all([
+        drain(new Date(), 1),
+        jitter().then(() => simA.pay(providerReference)),
+      ]);
       if (deliveries.some((d) => d.status === 409)) conflicts++;
       const won = await one(
         `SELECT "paymentMethodId" FROM payments WHERE "invoiceId" = $1 AND status = 'succeeded' LIMIT 1`,
@@ -716,12 +766,16 @@ sections.p3 = async () => {
         drain(new Date(), 1),
         jitter()
           .then(() =>
-            createCreditNote(ctxOf(ws), { invoiceId: inv.id, amount: Number(inv.total), reason: 'order_change' } as never),
+            createCreditNote(ctxOf(ws), {
+              invoiceId: inv.id,
+              amount: Number(inv.total),
+              reason: 'order_change',
+            } as never),
           )
           .then(
-          () => 'created',
-          (e: { code?: string; status?: number }) => e.code ?? String(e.status),
-        ),
+            () => 'created',
+            (e: { code?: string; status?: number }) => e.code ?? String(e.status),
+          ),
       ]);
       if (note === 'created') notes++;
       else refused++;
@@ -818,7 +872,11 @@ sections.p4 = async () => {
       `${same.same}/${same.n} (${ACTIONS} renewals)`,
     ],
     ['P4 billing-email job for each (100 %)', mailed === same.n && same.n > 0, `${mailed}/${same.n}`],
-    ['P4 expiry <= 60 s after expiresAt', left === 0 && lag.n === same.n && lag.max <= 60, `max ${fmt(lag.max, 1)} s, ${left} left`],
+    [
+      'P4 expiry <= 60 s after expiresAt',
+      left === 0 && lag.n === same.n && lag.max <= 60,
+      `max ${fmt(lag.max, 1)} s, ${left} left`,
+    ],
   ];
 };
 

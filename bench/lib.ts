@@ -93,5 +93,6 @@ export type Target = readonly [target: string, pass: boolean | null, measured: s
 export function printTargets(targets: readonly Target[]) {
   const width = Math.max('target'.length, ...targets.map(([t]) => t.length)) + 2;
   console.log(`\n  ${'target'.padEnd(width)}result  measured`);
-  for (const [t, pass, m] of targets) console.log(`  ${t.padEnd(width)}${(pass === null ? '-' : pass ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  for (const [t, pass, m] of targets)
+    console.log(`  ${t.padEnd(width)}${(pass === null ? '-' : pass ? 'PASS' : 'MISS').padEnd(8)}${m}`);
 }
