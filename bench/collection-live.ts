@@ -92,7 +92,45 @@ for (const s of sims)
     const req = s.requests.at(-1);
     if (req) requestTimes.set(req, Date.now());
     if (LATENCY_MS) await sleep(LATENCY_MS);
+    if (inCharge && s === simA && req?.method === 'POST' && req.path === '/payment_requests') {
+      const run = inCharge;
+      inCharge = null;
+      await run();
+    }
   };
+
+/** A race party run while provider_a holds the next off-session charge (its pending payment committed, no answer yet). */
+let inCharge: (() => Promise<void>) | null = null;
+
+/**
+ * A race's second party: in even rounds it starts 0-JITTER_MS after the drain (both orders and the overlap
+ * occur); in odd rounds it runs inside the provider call of the charge (the charge is in flight). A party
+ * whose round charged nothing runs after the drain.
+ */
+async function race<T>(round: number, fn: () => Promise<T>): Promise<{ value: T; inFlight: boolean }> {
+  if (round % 2 === 0) {
+    const [, value] = await Promise.all([drain(new Date(), 1), jitter().then(fn)]);
+    return { value, inFlight: false };
+  }
+  let inFlight = false;
+  let out!: Promise<T>;
+  const started = new Promise<void>((resolve) => {
+    inCharge = async () => {
+      inFlight = true;
+      out = fn();
+      resolve();
+      await out.catch(() => undefined);
+    };
+  });
+  await drain(new Date(), 1);
+  if (inCharge) {
+    const run = inCharge;
+    inCharge = null;
+    await run();
+  }
+  await started;
+  return { value: await out, inFlight };
+}
 
 function faults(o: { drop?: number; duplicateRate?: number; callbackDelayMs?: number }) {
   for (const s of sims) {
@@ -719,19 +757,15 @@ sections.p3 = async () => {
   {
     let lateCharges = 0;
     let charged = 0;
+    let detachedInFlight = 0;
     const invs: string[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const [s] = await seedDue(ws, 1, new Date(Date.now() - 1000), A);
       const inv = await dueWithoutCharge(s);
-      let detachedAt = 0;
-      await Promise.all([
-        drain(new Date(), 1),
-        jitter()
-          .then(() => detachPaymentMethod(ctxOf(ws), s.pmId))
-          .then(() => {
-            detachedAt = Date.now();
-          }),
-      ]);
+      const { value: detachedAt, inFlight } = await race(r, () =>
+        detachPaymentMethod(ctxOf(ws), s.pmId).then(() => Date.now()),
+      );
+      if (inFlight) detachedInFlight++;
       invs.push(inv.id);
       const calls = simA.requests.filter(
         (q) => q.method === 'POST' && q.path === '/payment_requests' && q.body.includes(s.token),
@@ -743,7 +777,8 @@ sections.p3 = async () => {
     const p = await paidTwice(ws.workspaceId, invs);
     roundInvoices.push(...invs);
     console.log(
-      `  P3 detach vs charge: ${ROUNDS} rounds, ${charged} charged, ${ROUNDS - charged} detached first, ${lateCharges} charges started after the detach committed`,
+      `  P3 detach vs charge: ${ROUNDS} rounds (${detachedInFlight} detached while the charge was at the provider), ` +
+        `${charged} charged, ${ROUNDS - charged} detached first, ${lateCharges} charges started after the detach committed`,
     );
     out.push([
       `P3 detach vs charge, ${ROUNDS} rounds: 0 charges after detach`,
@@ -756,27 +791,25 @@ sections.p3 = async () => {
   {
     let notes = 0;
     let refused = 0;
+    let createdInFlight = 0;
+    let refusedInFlight = 0;
     let overCredited = 0;
     const invs: string[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const [s] = await seedDue(ws, 1, new Date(Date.now() - 1000), A);
       const inv = await dueWithoutCharge(s);
       invs.push(inv.id);
-      const [, note] = await Promise.all([
-        drain(new Date(), 1),
-        jitter()
-          .then(() =>
-            createCreditNote(ctxOf(ws), {
-              invoiceId: inv.id,
-              amount: Number(inv.total),
-              reason: 'order_change',
-            } as never),
-          )
-          .then(
-            () => 'created',
-            (e: { code?: string; status?: number }) => e.code ?? String(e.status),
-          ),
-      ]);
+      const { value: note, inFlight } = await race(r, () =>
+        createCreditNote(ctxOf(ws), {
+          invoiceId: inv.id,
+          amount: Number(inv.total),
+          reason: 'order_change',
+        } as never).then(
+          () => 'created',
+          (e: { code?: string; status?: number }) => e.code ?? String(e.status),
+        ),
+      );
+      if (inFlight) note === 'created' ? createdInFlight++ : refusedInFlight++;
       if (note === 'created') notes++;
       else refused++;
       const over = await one(
@@ -788,13 +821,20 @@ sections.p3 = async () => {
     const p = await paidTwice(ws.workspaceId, invs);
     roundInvoices.push(...invs);
     console.log(
-      `  P3 credit note vs charge: ${ROUNDS} rounds, ${notes} notes created, ${refused} refused, ${p.twice} invoices took money twice, ` +
+      `  P3 credit note vs charge: ${ROUNDS} rounds, ${notes} notes created, ${refused} refused ` +
+        `(while the charge was at the provider: ${createdInFlight} created, ${refusedInFlight} refused), ${p.twice} invoices took money twice, ` +
         `${p.unrefunded} without refund, ${overCredited} over-credited`,
     );
     out.push([
       `P3 credit note vs charge, ${ROUNDS} rounds: 0 paid twice unrefunded`,
       p.unrefunded === 0 && overCredited === 0,
-      `${notes} notes, ${refused} refused, ${p.unrefunded} unrefunded`,
+      `${notes} notes, ${refused} refused (${refusedInFlight} in flight), ${p.unrefunded} unrefunded`,
+    ]);
+    // Issue 24's race table: a credit note on an invoice whose charge is in flight is refused (409 conflict).
+    out.push([
+      'P3 credit note while the charge is at the provider: 409',
+      createdInFlight === 0 && refusedInFlight > 0,
+      `${refusedInFlight} refused, ${createdInFlight} created`,
     ]);
   }
   const m = await moneyOf(ws.workspaceId);
