@@ -820,6 +820,18 @@ sections.p3 = async () => {
     }
     const p = await paidTwice(ws.workspaceId, invs);
     roundInvoices.push(...invs);
+    // How each round ended: invoice status / its charge's status (invoice cleared: late money) / refund.
+    const ends = await db().system.query(
+      `SELECT i.status || ' / ' || coalesce(p.status, 'no charge') || CASE WHEN p."invoiceId" IS NULL AND p.id IS NOT NULL
+           THEN ' (late)' ELSE '' END || ' / ' || coalesce(r.reason || ' ' || r.status, 'no refund') AS k, count(*)::int AS n
+       FROM invoices i
+       LEFT JOIN payments p ON p."workspaceId" = i."workspaceId" AND p."paymentMethodId" IS NOT NULL
+         AND coalesce(p."invoiceId", p.metadata->>'invoiceId') = i.id
+       LEFT JOIN refunds r ON r."workspaceId" = p."workspaceId" AND r."paymentId" = p.id
+       WHERE i."workspaceId" = $1 AND i.id = ANY($2::text[]) GROUP BY 1 ORDER BY 2 DESC`,
+      [ws.workspaceId, invs],
+    );
+    console.log(`    credit note rounds ended: ${ends.rows.map((x) => `${x.k} x ${x.n}`).join('; ')}`);
     console.log(
       `  P3 credit note vs charge: ${ROUNDS} rounds, ${notes} notes created, ${refused} refused ` +
         `(while the charge was at the provider: ${createdInFlight} created, ${refusedInFlight} refused), ${p.twice} invoices took money twice, ` +
