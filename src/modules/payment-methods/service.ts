@@ -63,7 +63,12 @@ function checkInt(v: unknown, field: string, min: number, max: number): number {
 }
 
 /** Display fields of a sandbox method of `type` for `scenario` (masked: never enough to charge elsewhere). */
-function sandboxDisplay(input: CreatePaymentMethodInput, type: PaymentMethodType, scenario: Scenario, at: Date) {
+export function sandboxDisplay(
+  input: Pick<CreatePaymentMethodInput, 'expMonth' | 'expYear' | 'ewalletProvider' | 'bank'>,
+  type: PaymentMethodType,
+  scenario: Scenario,
+  at: Date,
+) {
   const last4 = scenarios[scenario].last4;
   if (type === 'card') {
     const year = at.getUTCFullYear();
@@ -109,31 +114,69 @@ export async function createPaymentMethod(ctx: Context, input: CreatePaymentMeth
     const display = sandboxDisplay(input, type, scenario, at);
     if (scenarios[scenario].setupFails)
       throw err.of('gateway_error', 'The card was declined while saving it (card_declined)', 'scenario');
-    const id = newId('paymentMethod');
-    const token = `${SANDBOX_TOKEN_PREFIX}${scenarios[scenario].last4}_${randomBytes(16).toString('hex')}`;
-    const row = await tx.paymentMethod.create({
-      data: {
-        id,
-        ...scoped(scope),
-        customerId: customer.id,
-        type,
-        status: nextState(paymentMethodMachine, null, 'attach').to,
-        adapter: SANDBOX_ADAPTER,
-        card: 'card' in display ? display.card : Prisma.DbNull,
-        ewallet: 'ewallet' in display ? display.ewallet : Prisma.DbNull,
-        directDebit: 'directDebit' in display ? display.directDebit : Prisma.DbNull,
-        paypal: 'paypal' in display ? display.paypal : Prisma.DbNull,
-        expiresAt: display.expiresAt,
-        consent: { source: 'test', sourceId: null, at: at.toISOString() },
-        metadata: metadata ?? Prisma.DbNull,
-        providerToken: seal('payment_methods', { id, ...scoped(scope) }, Buffer.from(token)),
-        providerTokenHash: providerTokenHash(SANDBOX_ADAPTER, token),
-        testClockId: customer.testClockId,
-        createdAt: at,
-        updatedAt: at,
-      },
+    const row = await insertMethod(tx, scope, customer, {
+      type,
+      adapter: SANDBOX_ADAPTER,
+      display,
+      consent: { source: 'test', sourceId: null },
+      metadata,
+      token: sandboxToken(scenario),
+      at,
     });
     return attach(tx, scope, customer, row, input.setDefault === true, eventOptions(ctx, auth.accountId, at));
+  });
+}
+
+/** A sandbox token of `scenario`: it carries the scenario's last four digits (sandbox.ts reads them back). */
+export const sandboxToken = (scenario: Scenario) =>
+  `${SANDBOX_TOKEN_PREFIX}${scenarios[scenario].last4}_${randomBytes(16).toString('hex')}`;
+
+/** A method about to be saved: display fields only, and the provider token (sealed here, then dropped). */
+export interface NewMethod {
+  type: PaymentMethodType;
+  adapter: string;
+  display: {
+    card?: unknown;
+    ewallet?: unknown;
+    directDebit?: unknown;
+    paypal?: unknown;
+    expiresAt?: Date | null;
+  };
+  /** `{source, sourceId}`; `at` is the save's time. */
+  consent: { source: string; sourceId: string | null };
+  metadata: Record<string, string> | null;
+  token: string;
+  at: Date;
+}
+
+/**
+ * Inserts an `active` method of a customer (locked by the caller) with its token sealed to the row;
+ * `attach` then makes it the default where it should be and emits `payment_method.attached`.
+ */
+export async function insertMethod(tx: Tx, scope: RowScope, customer: Customer, m: NewMethod): Promise<PaymentMethod> {
+  const id = newId('paymentMethod');
+  const d = m.display;
+  return tx.paymentMethod.create({
+    data: {
+      id,
+      ...scoped(scope),
+      customerId: customer.id,
+      type: m.type,
+      status: nextState(paymentMethodMachine, null, 'attach').to,
+      adapter: m.adapter,
+      card: (d.card ?? Prisma.DbNull) as Prisma.InputJsonValue,
+      ewallet: (d.ewallet ?? Prisma.DbNull) as Prisma.InputJsonValue,
+      directDebit: (d.directDebit ?? Prisma.DbNull) as Prisma.InputJsonValue,
+      paypal: (d.paypal ?? Prisma.DbNull) as Prisma.InputJsonValue,
+      expiresAt: d.expiresAt ?? null,
+      consent: { ...m.consent, at: m.at.toISOString() },
+      metadata: m.metadata ?? Prisma.DbNull,
+      providerToken: seal('payment_methods', { id, ...scoped(scope) }, Buffer.from(m.token)),
+      providerTokenHash: providerTokenHash(m.adapter, m.token),
+      testClockId: customer.testClockId,
+      createdAt: m.at,
+      updatedAt: m.at,
+    },
   });
 }
 
