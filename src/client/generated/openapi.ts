@@ -2391,6 +2391,8 @@ export interface components {
             expiresAt: string;
             completedAt: string | null;
             paymentId: string | null;
+            savePaymentMethod: string;
+            savedPaymentMethodId: string | null;
             metadata: components["schemas"]["Metadata"] | null;
             /** Format: date-time */
             createdAt: string;
@@ -2462,6 +2464,7 @@ export interface components {
             lineItems?: components["schemas"]["LineItemInput"][] | null;
             metadata?: components["schemas"]["Metadata"] | null;
             methods: string[];
+            savePaymentMethod?: string | null;
             successUrl: string;
             templateId?: string | null;
         };
