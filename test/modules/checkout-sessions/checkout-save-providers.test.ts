@@ -10,6 +10,7 @@ import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { useSimulators } from '../../helpers/simulators.ts';
 import { hostedToken } from '../../helpers/payments.ts';
 import { ProviderASim } from '../../simulators/provider_a.ts';
+import { ProviderBSim } from '../../simulators/provider_b.ts';
 import { logger } from '../../../src/core/logger.ts';
 
 const server = useServer();
@@ -211,5 +212,62 @@ describe('provider_a (simulator): PAY_AND_SAVE at checkout', () => {
     const text = logs.lines.join('');
     expect(text).toContain('[sealed]');
     expect(text).not.toMatch(/tok-secret-1|tok-secret-2|tok-3/);
+  });
+});
+
+describe('provider_b (simulator): Snap save_card at checkout', () => {
+  const creds = {
+    serverKey: `SB-Mid-server-${rand(12)}`,
+    clientKey: `SB-Mid-client-${rand(8)}`,
+    merchantId: 'G123456789',
+  };
+  const sim = simulators.track(new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId }));
+  beforeAll(async () => {
+    await sim.start();
+    process.env.PROVIDER_B_BASE_URL = sim.url;
+  });
+
+  it('a card paid with the box ticked leaves saved_token_id: sealed into a pm_, masked in the stored notification', async () => {
+    const ws = await server.workspace();
+    expect((await ws.client.put('/v1/adapters/provider_b', creds, key())).status).toBe(200);
+    const cus = (await ws.client.post('/v1/customers', { name: 'Sari' })).json.data.id;
+    const res = await ws.client.post(
+      '/v1/checkout-sessions',
+      {
+        amount: 150000,
+        currency: 'IDR',
+        methods: ['card'],
+        customerId: cus,
+        savePaymentMethod: 'optional',
+        successUrl: 'https://shop.example/thanks',
+        cancelUrl: 'https://shop.example/cart',
+      },
+      key(),
+    );
+    const s = res.json.data;
+    expect((await attempt(s.id, { method: 'card', savePaymentMethod: true })).status).toBe(200);
+    const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id]))
+      .rows[0].providerReference as string;
+    await sim.pay(orderId);
+    const done = (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data;
+    expect(done.status).toBe('completed');
+    const pm = await ws.client.get(`/v1/payment-methods/${done.savedPaymentMethodId}`);
+    expect(pm.json.data).toMatchObject({
+      adapter: 'provider_b',
+      type: 'card',
+      card: { brand: 'visa', last4: '1114', funding: 'credit' },
+      consent: { source: 'checkout_session', sourceId: s.id },
+    });
+    expect(pm.json.data.expiresAt).not.toBeNull();
+    const token = sim.txs.get(orderId)!.extra.saved_token_id as string;
+    expect(token).toMatch(/-1114-/);
+    const stored = await db().system.query(
+      `SELECT (SELECT coalesce(jsonb_agg(payload), '[]') FROM provider_events WHERE "workspaceId" = $1)::text AS provider,
+              (SELECT coalesce(jsonb_agg(data), '[]') FROM events WHERE "workspaceId" = $1)::text AS events`,
+      [ws.workspaceId],
+    );
+    expect(stored.rows[0].provider).not.toContain(token);
+    expect(stored.rows[0].events).not.toContain(token);
+    expect(pm.text).not.toContain(token);
   });
 });
