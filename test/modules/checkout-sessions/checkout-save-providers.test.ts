@@ -11,6 +11,7 @@ import { useSimulators } from '../../helpers/simulators.ts';
 import { hostedToken } from '../../helpers/payments.ts';
 import { ProviderASim } from '../../simulators/provider_a.ts';
 import { ProviderBSim } from '../../simulators/provider_b.ts';
+import { ProviderCSim } from '../../simulators/provider_c.ts';
 import { logger } from '../../../src/core/logger.ts';
 
 const server = useServer();
@@ -269,5 +270,61 @@ describe('provider_b (simulator): Snap save_card at checkout', () => {
     expect(stored.rows[0].provider).not.toContain(token);
     expect(stored.rows[0].events).not.toContain(token);
     expect(pm.text).not.toContain(token);
+  });
+});
+
+describe('provider_c (simulator): a card stored on success', () => {
+  const creds = { clientId: `AZ${rand(16)}`, secret: `EL${rand(16)}`, webhookId: `WH${rand(8).toUpperCase()}` };
+  const sim = simulators.track(new ProviderCSim(creds));
+  beforeAll(async () => {
+    await sim.start();
+    process.env.PROVIDER_C_BASE_URL = sim.url;
+    process.env.PROVIDER_C_WEBHOOK_ID = creds.webhookId;
+    sim.webhookUrl = `${server.url}/v1/callbacks/provider_c`;
+  });
+
+  it('store_in_vault ON_SUCCESS: the captured order carries the vault id, sealed into a pm_', async () => {
+    const ws = await server.workspace();
+    const put = await ws.client.put(
+      '/v1/adapters/provider_c',
+      { clientId: creds.clientId, secret: creds.secret, mode: 'sandbox' },
+      key(),
+    );
+    expect(put.status).toBe(200);
+    const cus = (await ws.client.post('/v1/customers', { name: 'Jo' })).json.data.id;
+    const res = await ws.client.post(
+      '/v1/checkout-sessions',
+      {
+        amount: 1234,
+        currency: 'USD',
+        methods: ['card'],
+        customerId: cus,
+        savePaymentMethod: 'required',
+        successUrl: 'https://shop.example/thanks',
+        cancelUrl: 'https://shop.example/cart',
+      },
+      key(),
+    );
+    const s = res.json.data;
+    expect((await attempt(s.id, { method: 'card' })).status).toBe(200);
+    const orderId = (await db().system.query(`SELECT "providerReference" FROM checkout_sessions WHERE id = $1`, [s.id]))
+      .rows[0].providerReference as string;
+    await sim.pay(orderId, { cardNumber: '5555555555554444' });
+    await waitFor(async () => (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data.status === 'completed');
+    const done = (await ws.client.get(`/v1/checkout-sessions/${s.id}`)).json.data;
+    const pm = await ws.client.get(`/v1/payment-methods/${done.savedPaymentMethodId}`);
+    expect(pm.json.data).toMatchObject({
+      adapter: 'provider_c',
+      type: 'card',
+      card: { brand: 'mastercard', last4: '4444' },
+      consent: { source: 'checkout_session', sourceId: s.id },
+    });
+    const token = [...sim.paymentTokens.keys()].at(-1)!;
+    expect(pm.text).not.toContain(token);
+    const stored = await db().system.query(
+      `SELECT (SELECT coalesce(jsonb_agg(payload), '[]') FROM provider_events WHERE "workspaceId" = $1)::text AS provider`,
+      [ws.workspaceId],
+    );
+    expect(stored.rows[0].provider).not.toContain(`"${token}"`);
   });
 });
