@@ -336,13 +336,24 @@ export class ProviderA implements Provider {
             : ['FAILED', 'CANCELED', 'VOIDED', 'EXPIRED'].includes(pr.status)
               ? 'failed'
               : 'pending';
-        const paid = state(ref, status, pr.amount, pr.currency, withoutToken(pr), pr.id, status === 'paid' ? pr.updated : null);
+        const paid = state(
+          ref,
+          status,
+          pr.amount,
+          pr.currency,
+          withoutToken(pr),
+          pr.id,
+          status === 'paid' ? pr.updated : null,
+        );
         // A paid PAY_AND_SAVE request left a reusable method: its id is the token (read for its display fields).
         const pm = pr.payment_method;
         if (status !== 'paid' || pm?.reusability !== 'MULTIPLE_USE' || typeof pm.id !== 'string') return paid;
         const method = await this.get('get payment method', `/v2/payment_methods/${enc(pm.id)}`, {}, true);
         if (!method || method.status !== 'ACTIVE' || !(method.type in SAVED_TYPES)) return paid;
-        return { ...paid, savedMethod: { token: method.id, type: SAVED_TYPES[method.type], display: displayOf(method) } };
+        return {
+          ...paid,
+          savedMethod: { token: method.id, type: SAVED_TYPES[method.type], display: displayOf(method) },
+        };
       }
       case 'invoice': {
         const inv = await this.get('get invoice', `/v2/invoices/${enc(id)}`);

@@ -591,7 +591,13 @@ function savedCard(s: any): { savedMethod?: SavedMethod } {
   const expiresAt = jakartaToIso(s.saved_token_id_expired_at) ?? null;
   const until = expiresAt ? new Date(expiresAt) : null;
   const masked = String(s.masked_card ?? '').replace(/\D/g, '');
-  const brand = masked.startsWith('4') ? 'visa' : masked.startsWith('5') ? 'mastercard' : masked.startsWith('3') ? 'jcb' : 'unknown';
+  const brand = masked.startsWith('4')
+    ? 'visa'
+    : masked.startsWith('5')
+      ? 'mastercard'
+      : masked.startsWith('3')
+        ? 'jcb'
+        : 'unknown';
   return {
     savedMethod: {
       token: s.saved_token_id,

@@ -545,7 +545,9 @@ function vaultedCard(order: any): { savedMethod?: SavedMethod } {
   const card = order?.payment_source?.card;
   const vault = card?.attributes?.vault;
   if (!card || vault?.status !== 'VAULTED' || typeof vault.id !== 'string') return {};
-  const [year, month] = String(card.expiry ?? '').split('-').map(Number);
+  const [year, month] = String(card.expiry ?? '')
+    .split('-')
+    .map(Number);
   return {
     savedMethod: {
       token: vault.id,

@@ -10,7 +10,11 @@ export const SANDBOX_TOKEN_PREFIX = 'sbx_';
  * Paths whose segment after these prefixes is a saved-method token (provider_a payment methods,
  * provider_b GoPay accounts, provider_c vault payment tokens): masked wherever a path is logged.
  */
-const TOKEN_PATHS = [/^(\/v2\/payment_methods\/)[^/]+/, /^(\/v2\/pay\/account\/)[^/]+/, /^(\/v3\/vault\/payment-tokens\/)[^/]+/];
+const TOKEN_PATHS = [
+  /^(\/v2\/payment_methods\/)[^/]+/,
+  /^(\/v2\/pay\/account\/)[^/]+/,
+  /^(\/v3\/vault\/payment-tokens\/)[^/]+/,
+];
 
 export const maskTokenPath = (path: string) => TOKEN_PATHS.reduce((p, re) => p.replace(re, '$1[sealed]'), path);
 

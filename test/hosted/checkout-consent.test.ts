@@ -11,7 +11,9 @@ const server = useServer();
 const browsers = useBrowser('the hosted checkout consent-box browser test');
 
 describe.skipIf(!haveChromium)('hosted checkout page: save for future payments', () => {
-  it('the box starts unticked; ticked, paying in the sandbox saves the card (Indonesian page)', async ({ annotate }) => {
+  it('the box starts unticked; ticked, paying in the sandbox saves the card (Indonesian page)', async ({
+    annotate,
+  }) => {
     const ws = await server.workspace();
     const cus = (await ws.client.post('/v1/customers', { name: 'Budi' })).json.data.id;
     const created = await ws.client.post(
@@ -53,7 +55,11 @@ describe.skipIf(!haveChromium)('hosted checkout page: save for future payments',
     expect(done.status).toBe('completed');
     expect(done.savedPaymentMethodId).toMatch(/^pm_/);
     const pm = (await ws.client.get(`/v1/payment-methods/${done.savedPaymentMethodId}`)).json.data;
-    expect(pm).toMatchObject({ customerId: cus, status: 'active', consent: { source: 'checkout_session', sourceId: id } });
+    expect(pm).toMatchObject({
+      customerId: cus,
+      status: 'active',
+      consent: { source: 'checkout_session', sourceId: id },
+    });
     await context.close();
   });
 });

@@ -277,7 +277,10 @@ export class ProviderCSim extends Simulator {
       const tokenId = this.vault('card', typed, { id: `cust_${hex(5)}`, ...o._storeCard.customer });
       const card = this.paymentTokens.get(tokenId)!.body.payment_source.card;
       o.payment_source = {
-        card: { ...card, attributes: { vault: { id: tokenId, status: 'VAULTED', customer: { id: `cust_${hex(5)}` } } } },
+        card: {
+          ...card,
+          attributes: { vault: { id: tokenId, status: 'VAULTED', customer: { id: `cust_${hex(5)}` } } },
+        },
       };
     }
     void this.webhook(

@@ -307,13 +307,7 @@ type Begun =
  * the new one, updates the session and reads the adapter row). Manual and sandbox attempts are
  * complete here; an online one is `creating` until its provider answers (phase 3).
  */
-function beginAttempt(
-  scope: Scope,
-  id: string,
-  method: string,
-  lang: Language,
-  box: unknown,
-): Promise<Begun> {
+function beginAttempt(scope: Scope, id: string, method: string, lang: Language, box: unknown): Promise<Begun> {
   return tenantTx(scope, async (sql) => {
     const locked = await lockSessionWith<AdapterSources>(
       sql,

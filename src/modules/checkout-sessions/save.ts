@@ -130,7 +130,8 @@ export async function keepPaymentMethod(
   );
   let method: PaymentMethod;
   if (known && known.customerId === customer.id && known.status === chargeable) method = known;
-  else if (known) return null; // another customer's, or no longer active: never re-attached from here
+  else if (known)
+    return null; // another customer's, or no longer active: never re-attached from here
   else {
     const d = k.saved.display;
     const row = await insertMethod(tx, scope, customer, {

@@ -126,7 +126,11 @@ describe('provider_a (simulator): PAY_AND_SAVE at checkout', () => {
       consent: { source: 'checkout_session', sourceId: s.id },
     });
     const payment = (await ws.client.get(`/v1/payments/${done.paymentId}`)).json.data;
-    expect(payment).toMatchObject({ paymentMethodId: done.savedPaymentMethodId, adapter: 'provider_a', amount: 150000 });
+    expect(payment).toMatchObject({
+      paymentMethodId: done.savedPaymentMethodId,
+      adapter: 'provider_a',
+      amount: 150000,
+    });
 
     // Sealed to its row: the column does not hold the token, and the routing hash is not it either.
     const { rows } = await db().system.query(
@@ -200,7 +204,9 @@ describe('provider_a (simulator): PAY_AND_SAVE at checkout', () => {
     const declined = await session(ws, cus);
     const b = await attempt(declined.id, { method: 'card', savePaymentMethod: true });
     await typeCard(b.json.data.redirectUrl, '4000 0000 0000 0341');
-    await waitFor(async () => (await ws.client.get(`/v1/checkout-sessions/${declined.id}`)).json.data.status === 'open');
+    await waitFor(
+      async () => (await ws.client.get(`/v1/checkout-sessions/${declined.id}`)).json.data.status === 'open',
+    );
     const after = (await ws.client.get(`/v1/checkout-sessions/${declined.id}`)).json.data;
     expect(after).toMatchObject({ status: 'open', savedPaymentMethodId: null });
     expect((await ws.client.get(`/v1/payment-methods?customerId=${cus}`)).json.data).toHaveLength(1);
@@ -209,7 +215,10 @@ describe('provider_a (simulator): PAY_AND_SAVE at checkout', () => {
   it('the redaction: a token-shaped field in a log line is censored', () => {
     const logs = captureLogs();
     stopLogs = logs.stop;
-    logger.info({ providerToken: 'tok-secret-1', savedMethod: { token: 'tok-secret-2' }, saved_token_id: 'tok-3' }, 'x');
+    logger.info(
+      { providerToken: 'tok-secret-1', savedMethod: { token: 'tok-secret-2' }, saved_token_id: 'tok-3' },
+      'x',
+    );
     const text = logs.lines.join('');
     expect(text).toContain('[sealed]');
     expect(text).not.toMatch(/tok-secret-1|tok-secret-2|tok-3/);

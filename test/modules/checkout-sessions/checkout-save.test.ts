@@ -84,7 +84,12 @@ describe('POST /v1/checkout-sessions savePaymentMethod', () => {
       'VALIDATION_ERROR',
       'methods',
     );
-    fails(await create(ws, { customerId: cus, savePaymentMethod: 'always' }), 400, 'VALIDATION_ERROR', 'savePaymentMethod');
+    fails(
+      await create(ws, { customerId: cus, savePaymentMethod: 'always' }),
+      400,
+      'VALIDATION_ERROR',
+      'savePaymentMethod',
+    );
     // One savable method is enough for required.
     ok(await create(ws, { customerId: cus, savePaymentMethod: 'required', methods: ['qris', 'ewallet'] }), 201);
   });
@@ -134,7 +139,11 @@ describe('the sandbox with the consent box', () => {
     const s2 = ok(await create(ws, { customerId: cus, savePaymentMethod: 'optional' }), 201);
     ok(await page(s2.id, '/attempt', { method: 'card', savePaymentMethod: true }));
     ok(await page(s2.id, '/simulate', { outcome: 'success', scenario: 'charge_declined' }));
-    const second = ok(await ws.client.get(`/v1/payment-methods/${(await ws.client.get(`/v1/checkout-sessions/${s2.id}`)).json.data.savedPaymentMethodId}`));
+    const second = ok(
+      await ws.client.get(
+        `/v1/payment-methods/${(await ws.client.get(`/v1/checkout-sessions/${s2.id}`)).json.data.savedPaymentMethodId}`,
+      ),
+    );
     expect(second).toMatchObject({ isDefault: false, card: { last4: '0341' } });
   });
 
@@ -154,25 +163,49 @@ describe('the sandbox with the consent box', () => {
     const ws = await server.workspace();
     const cus = await customer(ws);
     const s = ok(await create(ws, { customerId: cus, savePaymentMethod: 'optional' }), 201);
-    fails(await page(s.id, '/attempt', { method: 'qris', savePaymentMethod: true }), 400, 'VALIDATION_ERROR', 'savePaymentMethod');
-    fails(await page(s.id, '/attempt', { method: 'card', savePaymentMethod: 'yes' }), 400, 'VALIDATION_ERROR', 'savePaymentMethod');
+    fails(
+      await page(s.id, '/attempt', { method: 'qris', savePaymentMethod: true }),
+      400,
+      'VALIDATION_ERROR',
+      'savePaymentMethod',
+    );
+    fails(
+      await page(s.id, '/attempt', { method: 'card', savePaymentMethod: 'yes' }),
+      400,
+      'VALIDATION_ERROR',
+      'savePaymentMethod',
+    );
     const none = ok(await create(ws, { customerId: cus }), 201);
-    fails(await page(none.id, '/attempt', { method: 'card', savePaymentMethod: true }), 400, 'VALIDATION_ERROR', 'savePaymentMethod');
+    fails(
+      await page(none.id, '/attempt', { method: 'card', savePaymentMethod: true }),
+      400,
+      'VALIDATION_ERROR',
+      'savePaymentMethod',
+    );
   });
 
   it('required: only savable methods are offered; the method is saved without a box; setup_declined saves none', async () => {
     const ws = await server.workspace();
     const cus = await customer(ws);
-    const s = ok(await create(ws, { customerId: cus, savePaymentMethod: 'required', methods: ['qris', 'ewallet'] }), 201);
+    const s = ok(
+      await create(ws, { customerId: cus, savePaymentMethod: 'required', methods: ['qris', 'ewallet'] }),
+      201,
+    );
     fails(await page(s.id, '/attempt', { method: 'qris' }), 400, 'VALIDATION_ERROR', 'method');
-    const html = await (await fetch(`${server.url}/c/${await hostedToken(s.id)}`, { headers: { 'accept-language': 'en' } })).text();
+    const html = await (
+      await fetch(`${server.url}/c/${await hostedToken(s.id)}`, { headers: { 'accept-language': 'en' } })
+    ).text();
     expect(html).toContain('id="save-notice"');
     expect(html).not.toContain('data-method="qris"');
     ok(await page(s.id, '/attempt', { method: 'ewallet' }));
     ok(await page(s.id, '/simulate', { outcome: 'success' }));
     const done = ok(await ws.client.get(`/v1/checkout-sessions/${s.id}`));
     const pm = ok(await ws.client.get(`/v1/payment-methods/${done.savedPaymentMethodId}`));
-    expect(pm).toMatchObject({ type: 'ewallet', ewallet: { provider: 'dana' }, consent: { source: 'checkout_session' } });
+    expect(pm).toMatchObject({
+      type: 'ewallet',
+      ewallet: { provider: 'dana' },
+      consent: { source: 'checkout_session' },
+    });
 
     const declined = ok(await create(ws, { customerId: cus, savePaymentMethod: 'required' }), 201);
     ok(await page(declined.id, '/attempt', { method: 'card' }));
@@ -188,7 +221,12 @@ describe('the sandbox with the consent box', () => {
     const cus = await customer(ws);
     const s = ok(await create(ws, { customerId: cus, savePaymentMethod: 'optional' }), 201);
     ok(await page(s.id, '/attempt', { method: 'card' }));
-    fails(await page(s.id, '/simulate', { outcome: 'success', savePaymentMethod: true, scenario: 'nope' }), 400, 'VALIDATION_ERROR', 'scenario');
+    fails(
+      await page(s.id, '/simulate', { outcome: 'success', savePaymentMethod: true, scenario: 'nope' }),
+      400,
+      'VALIDATION_ERROR',
+      'scenario',
+    );
     ok(await page(s.id, '/simulate', { outcome: 'success', savePaymentMethod: true, scenario: 'insufficient_funds' }));
     const done = ok(await ws.client.get(`/v1/checkout-sessions/${s.id}`));
     expect(ok(await ws.client.get(`/v1/payment-methods/${done.savedPaymentMethodId}`)).card.last4).toBe('9995');
@@ -214,7 +252,9 @@ describe('invoice-backed sessions', () => {
     const sessionId = /\/c\/(cs_[0-9A-Z]+)_/.exec(res.headers.get('location')!)![1];
     const session = ok(await ws.client.get(`/v1/checkout-sessions/${sessionId}`));
     expect(session).toMatchObject({ savePaymentMethod: 'optional', customerId: cus });
-    const html = await (await fetch(`${server.url}${res.headers.get('location')}`, { headers: { 'accept-language': 'id' } })).text();
+    const html = await (
+      await fetch(`${server.url}${res.headers.get('location')}`, { headers: { 'accept-language': 'id' } })
+    ).text();
     expect(html).toContain('Simpan metode pembayaran untuk pembayaran berikutnya');
     ok(await page(sessionId, '/attempt', { method: 'card', savePaymentMethod: true }));
     ok(await page(sessionId, '/simulate', { outcome: 'success' }));
