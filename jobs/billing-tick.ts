@@ -2,10 +2,12 @@ import type { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { clock } from '../src/core/clock.ts';
 import { processDue } from '../src/modules/subscriptions/renewals.ts';
+import { expireActions } from '../src/modules/subscriptions/waiting.ts';
 
 /**
  * Queue `billing-tick` (docs/billing.md, Jobs): every minute, everything due on the real clock: renewals,
- * trial ends, period-end cancels, charges and dunning retries. Due-ness lives in indexed rows, never
+ * trial ends, period-end cancels, charges and dunning retries, and `requires_action` charges past their
+ * action's expiry (docs/guides/payment-methods.md, Requires action). Due-ness lives in indexed rows, never
  * in one job per subscription; the tick sends a few `billing-batch` jobs and each drains batches
  * with `FOR UPDATE SKIP LOCKED`, so workers share a burst and the queue holds a handful of rows.
  */
@@ -25,5 +27,7 @@ export async function register(boss: PgBoss) {
   await boss.work(batchQueue, async () => {
     const n = await processDue({ scope: null, at: clock.now(), testClockId: null });
     if (n.renewed || n.canceled || n.attempted) logger.info(n, 'billing due work done');
+    const expired = await expireActions();
+    if (expired) logger.info({ expired }, 'payment actions expired');
   });
 }

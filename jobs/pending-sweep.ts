@@ -2,10 +2,14 @@ import type { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { reconcilePendingRefunds } from '../src/modules/refunds/sweep.ts';
 import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.ts';
+import { sweepPendingCharges } from '../src/modules/subscriptions/waiting.ts';
+import { reconcileStaleSetupAttempts } from '../src/modules/setup-sessions/sweep.ts';
 
 /**
  * Queue `pending-sweep`: every minute, settles the money-path rows a crash left between the
- * phases of a provider call (issue 12): refunds never submitted, checkout attempts never answered.
+ * phases of a provider call (issue 12): refunds never submitted, checkout attempts never answered,
+ * off-session charges still pending after their lease (a timeout, a crash, the sandbox's `async`
+ * delay: src/modules/subscriptions/waiting.ts) and setup attempts (docs/guides/setup-sessions.md, Attempts).
  */
 export const queue = 'pending-sweep';
 
@@ -15,6 +19,9 @@ export async function register(boss: PgBoss) {
   await boss.work(queue, async () => {
     const refunds = await reconcilePendingRefunds();
     const attempts = await reconcileStaleAttempts();
-    if (refunds || attempts) logger.info({ refunds, attempts }, 'pending money-path rows reconciled');
+    const charges = await sweepPendingCharges();
+    const setups = await reconcileStaleSetupAttempts();
+    if (refunds || attempts || charges || setups)
+      logger.info({ refunds, attempts, charges, setups }, 'pending money-path rows reconciled');
   });
 }

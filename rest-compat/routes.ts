@@ -456,6 +456,35 @@ export const routes: Route[] = [
     variables: id,
   }),
 
+  // Setup sessions (docs/guides/setup-sessions.md): errors spelled as checkout
+  route<Ops.ListSetupSessionsQueryVariables>({
+    id: 'listSetupSessions',
+    method: 'GET',
+    path: '/v1/setup-sessions',
+    variables: (r) => listQuery(r, { order: 'string', customerId: 'string', status: 'string' }),
+  }),
+  route<Ops.GetSetupSessionQueryVariables>({
+    id: 'getSetupSession',
+    method: 'GET',
+    path: '/v1/setup-sessions/:id',
+    variables: id,
+  }),
+  route<Ops.CreateSetupSessionMutationVariables>({
+    id: 'createSetupSession',
+    method: 'POST',
+    path: '/v1/setup-sessions',
+    errors: ['not_found', 'no_adapter_supports_methods'],
+    status: 201,
+    variables: (r) => ({ input: r.body as unknown as Ops.CreateSetupSessionInput }),
+  }),
+  route<Ops.CancelSetupSessionMutationVariables>({
+    id: 'cancelSetupSession',
+    method: 'POST',
+    path: '/v1/setup-sessions/:id/cancel',
+    errors: ['conflict'],
+    variables: id,
+  }),
+
   // Payments (spec Payment)
   route<Ops.ListPaymentsQueryVariables>({
     id: 'listPayments',
@@ -469,6 +498,14 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/v1/payments/:id',
     variables: id,
+  }),
+  // docs/guides/payment-methods.md, Test scenarios: test mode only; a pending or requires_action off-session charge
+  route<Ops.SimulatePaymentMutationVariables>({
+    id: 'simulatePayment',
+    method: 'POST',
+    path: '/v1/payments/:id/simulate',
+    errors: ['forbidden_in_live_mode', 'conflict', 'not_found'],
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.SimulatePaymentInput }),
   }),
 
   // Invoices (spec Invoices): VALIDATION_ERROR upper case, the other codes lower case

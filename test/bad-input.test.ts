@@ -134,6 +134,11 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
     methods: ['qris'],
     cancelUrl: 'https://shop.example/cart',
   }),
+  createSetupSession: async (ws) => ({
+    customerId: (await ws.client.post('/v1/customers', {})).json.data.id,
+    successUrl: 'https://shop.example/ok',
+    cancelUrl: 'https://shop.example/cart',
+  }),
   createInvoice: async (ws) => ({
     customerId: (await ws.client.post('/v1/customers', {})).json.data.id,
     currency: 'IDR',

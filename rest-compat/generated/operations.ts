@@ -125,6 +125,8 @@ export type CreateDunningPolicyInput = {
 export type CreateInvoiceInput = {
   /** Finalization applies the customer's credit in the invoice currency (default true). */
   applyCustomerBalance?: boolean | null | undefined;
+  /** A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md). */
+  couponId?: string | null | undefined;
   currency?: string | null | undefined;
   customerId?: string | null | undefined;
   discount?: number | null | undefined;
@@ -201,8 +203,24 @@ export type CreateRefundInput = {
   reason?: string | null | undefined;
 };
 
+export type CreateSetupSessionInput = {
+  cancelUrl?: string | null | undefined;
+  /** the currency future charges use (default: the workspace's) */
+  currency?: string | null | undefined;
+  customerId?: string | null | undefined;
+  expiresInSec?: number | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  setDefault?: boolean | null | undefined;
+  subscriptionId?: string | null | undefined;
+  successUrl?: string | null | undefined;
+  /** card, ewallet, direct_debit, paypal (default: every type an adapter saves) */
+  types?: Array<string> | null | undefined;
+};
+
 /** customerId and priceId are required; the first period is charged during the call unless trialing. */
 export type CreateSubscriptionInput = {
+  /** A cpn_ coupon applied as the subscription discount (docs/coupons.md). */
+  couponId?: string | null | undefined;
   customerId?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   /** pm_test_success or pm_test_decline (test mode); null: hosted page. */
@@ -355,6 +373,11 @@ export type RotateWebhookEndpointSecretInput = {
   overlapSeconds?: number | null | undefined;
 };
 
+export type SimulatePaymentInput = {
+  /** success or failure */
+  outcome?: string | null | undefined;
+};
+
 export type SimulatePaymentMethodInput = {
   /** expire, revoke, require_action, reactivate */
   event?: string | null | undefined;
@@ -405,6 +428,8 @@ export type UpdateDunningPolicyInput = {
 
 /** Edits a draft (an extension): sent fields replace; lines as a whole; null clears. */
 export type UpdateInvoiceInput = {
+  /** A cpn_ coupon replacing the draft's; null removes it. */
+  couponId?: string | null | undefined;
   discount?: number | null | undefined;
   dueAt?: string | null | undefined;
   lines?: Array<InvoiceLineInput> | null | undefined;
@@ -459,6 +484,8 @@ export type UpdateSubscriptionInput = {
   /** now or period_end (default: a higher amount or an interval change now, a lower one at the period end). */
   applyAt?: string | null | undefined;
   cancelAtPeriodEnd?: boolean | null | undefined;
+  /** Another cpn_ coupon replaces the discount; null removes it. */
+  couponId?: string | null | undefined;
   /** Replaces the stored object; null clears it. */
   metadata?: Record<string, string> | null | undefined;
   paymentMethod?: string | null | undefined;
@@ -937,7 +964,7 @@ export type SendInvoiceEmailMutation = { sendInvoiceEmail: { sent: boolean, to: 
 
 export type InvoiceLineFieldsFragment = { id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null };
 
-export type InvoiceFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> };
+export type InvoiceFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> };
 
 export type ListInvoicesQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -949,42 +976,42 @@ export type ListInvoicesQueryVariables = Exact<{
 }>;
 
 
-export type ListInvoicesQuery = { invoices: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } }> } };
+export type ListInvoicesQuery = { invoices: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } }> } };
 
 export type GetInvoiceQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetInvoiceQuery = { invoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type GetInvoiceQuery = { invoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type CreateInvoiceMutationVariables = Exact<{
   input: CreateInvoiceInput;
 }>;
 
 
-export type CreateInvoiceMutation = { createInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type CreateInvoiceMutation = { createInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type FinalizeInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type FinalizeInvoiceMutation = { finalizeInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type FinalizeInvoiceMutation = { finalizeInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type VoidInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type VoidInvoiceMutation = { voidInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type VoidInvoiceMutation = { voidInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type PayInvoiceMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type PayInvoiceMutation = { payInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type UpdateInvoiceMutationVariables = Exact<{
   id: string | number;
@@ -992,7 +1019,7 @@ export type UpdateInvoiceMutationVariables = Exact<{
 }>;
 
 
-export type UpdateInvoiceMutation = { updateInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
+export type UpdateInvoiceMutation = { updateInvoice: { id: string, arn: string, accountId: string, customerId: string, subscriptionId: string | null, status: string, number: string | null, currency: string, subtotal: number, discount: number, tax: number, total: number, amountPaid: number, amountDue: number, balanceApplied: number, creditedAmount: number, prePaymentCreditedAmount: number, amountRemaining: number, dueAt: string | null, issuedAt: string | null, paidAt: string | null, voidedAt: string | null, hostedInvoiceUrl: string | null, collectionAttempts: number, templateId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discounts: Array<{ couponId: string | null, discountId: string | null, name: string, amount: number }>, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number, priceId: string | null, metadata: Record<string, string> | null }> } };
 
 export type ListLedgerEntriesQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1128,7 +1155,7 @@ export type SimulatePaymentMethodEventMutationVariables = Exact<{
 
 export type SimulatePaymentMethodEventMutation = { simulatePaymentMethodEvent: { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string } };
 
-export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
+export type PaymentFieldsFragment = { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, nextAction: unknown, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string };
 
 export type ListPaymentsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1140,14 +1167,23 @@ export type ListPaymentsQueryVariables = Exact<{
 }>;
 
 
-export type ListPaymentsQuery = { payments: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } }> } };
+export type ListPaymentsQuery = { payments: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, nextAction: unknown, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } }> } };
 
 export type GetPaymentQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetPaymentQuery = { payment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
+export type GetPaymentQuery = { payment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, nextAction: unknown, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
+
+export type SimulatePaymentMutationVariables = Exact<{
+  id: string | number;
+  input: SimulatePaymentInput;
+  idempotencyKey?: string | null | undefined;
+}>;
+
+
+export type SimulatePaymentMutation = { simulatePayment: { id: string, amount: number, currency: string, status: string, amountRefunded: number, paymentMethodId: string | null, failureCode: string | null, failureMessage: string | null, nextAction: unknown, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, capturedAt: string | null, mode: string, metadata: Record<string, string> | null, createdAt: string } };
 
 export type PayoutFieldsFragment = { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string };
 
@@ -1398,7 +1434,41 @@ export type SimulateRefundMutationVariables = Exact<{
 
 export type SimulateRefundMutation = { simulateRefund: { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
-export type SubscriptionFieldsFragment = { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+export type SetupSessionFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListSetupSessionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  customerId?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListSetupSessionsQuery = { setupSessions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetSetupSessionQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetSetupSessionQuery = { setupSession: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateSetupSessionMutationVariables = Exact<{
+  input: CreateSetupSessionInput;
+}>;
+
+
+export type CreateSetupSessionMutation = { createSetupSession: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CancelSetupSessionMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelSetupSessionMutation = { cancelSetupSession: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type SubscriptionFieldsFragment = { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null };
 
 export type ListSubscriptionsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1411,21 +1481,21 @@ export type ListSubscriptionsQueryVariables = Exact<{
 }>;
 
 
-export type ListSubscriptionsQuery = { subscriptions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+export type ListSubscriptionsQuery = { subscriptions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } }> } };
 
 export type GetSubscriptionQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetSubscriptionQuery = { subscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type GetSubscriptionQuery = { subscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type CreateSubscriptionMutationVariables = Exact<{
   input: CreateSubscriptionInput;
 }>;
 
 
-export type CreateSubscriptionMutation = { createSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type CreateSubscriptionMutation = { createSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type UpdateSubscriptionMutationVariables = Exact<{
   id: string | number;
@@ -1433,7 +1503,7 @@ export type UpdateSubscriptionMutationVariables = Exact<{
 }>;
 
 
-export type UpdateSubscriptionMutation = { updateSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type UpdateSubscriptionMutation = { updateSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type CancelSubscriptionMutationVariables = Exact<{
   id: string | number;
@@ -1441,21 +1511,21 @@ export type CancelSubscriptionMutationVariables = Exact<{
 }>;
 
 
-export type CancelSubscriptionMutation = { cancelSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type CancelSubscriptionMutation = { cancelSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type PauseSubscriptionMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PauseSubscriptionMutation = { pauseSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type PauseSubscriptionMutation = { pauseSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type ResumeSubscriptionMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeSubscriptionMutation = { resumeSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type ResumeSubscriptionMutation = { resumeSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
 

@@ -110,6 +110,13 @@ export const config = {
   smtpFromName: process.env.SMTP_FROM_NAME || 'svc',
   /** Addresses one workspace may invite in 24 hours (`SVC_INVITATIONS_PER_DAY`). */
   invitationsPerDay: int(process.env.SVC_INVITATIONS_PER_DAY, 20),
+  /**
+   * The test sandbox's `async` scenario: an off-session charge stays `pending` this long before the
+   * sandbox settles it `succeeded` (`SVC_SANDBOX_ASYNC_MS`; docs/guides/payment-methods.md, Test scenarios).
+   */
+  sandboxAsyncMs: int(process.env.SVC_SANDBOX_ASYNC_MS, 2000),
+  /** Off-session provider calls in flight at once per adapter and worker (`SVC_OFFSESSION_CONCURRENCY`). */
+  offSessionConcurrency: int(process.env.SVC_OFFSESSION_CONCURRENCY, 32),
   /** Where invoice email goes when SMTP_URL is unset (docs/decisions.md, Invoice email): one .eml per send. */
   mailOutboxDir: process.env.SVC_MAIL_OUTBOX || join(dataDir, 'outbox'),
   /** `GET /metrics` (docs/decisions.md, Metrics): `SVC_METRICS=off` removes it and its per-request cost. */

@@ -83,11 +83,15 @@ export type Resource =
   | 'credit_note'
   | 'customer_balance'
   | 'coupon'
+  | 'setup_session'
+  | 'discount'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;
 const spellings: Partial<Record<Resource, Partial<Record<ErrorCode, string>>>> = {
   checkout_session: { ...UPPER_VALIDATION, idempotency_in_flight: 'conflict' },
+  // docs/guides/setup-sessions.md: spelled as checkout.
+  setup_session: { ...UPPER_VALIDATION, idempotency_in_flight: 'conflict' },
   invoice: UPPER_VALIDATION,
   portal_session: UPPER_VALIDATION,
   plan: {

@@ -30,11 +30,16 @@ export const eventTypes = {
   'svc.checkout_session.completed.v1':
     'payment captured (provider callback, sandbox simulate, manual confirm); data.object is the session',
   'svc.checkout_session.expired.v1': 'the session passed expiresAt unpaid (sweep, up to about a minute late)',
+  'svc.setup_session.completed.v1':
+    'a setup session saved its payment method (provider-confirmed or sandbox simulate); data.object is the session',
+  'svc.setup_session.expired.v1': 'the setup session passed expiresAt without saving a method (sweep)',
   'svc.invoice.created.v1': 'a draft invoice was created (an invoice created open emits only finalized)',
   'svc.invoice.finalized.v1': 'an invoice became open: finalized, or created open; it carries its number and issuedAt',
   'svc.invoice.paid.v1': 'an invoice became paid (mark paid, hosted page settlement, auto-collection, zero total)',
   'svc.invoice.payment_failed.v1':
     'an automatic charge on a subscription invoice failed; data.metadata holds failureCode and failureMessage',
+  'svc.invoice.payment_action_required.v1':
+    'an automatic charge needs the customer to authenticate; the invoice stays open and data.metadata holds paymentId, failureCode and nextActionExpiresAt',
   'svc.invoice.voided.v1': 'an invoice became void; excluded from outstanding totals',
   'svc.credit_note.issued.v1':
     'a credit note was issued against an invoice (numbered); its refund, balance credit and invoice changes commit with it',
@@ -46,6 +51,8 @@ export const eventTypes = {
     "a customer's balance moved (credit note, adjustment, applied to or given back by an invoice)",
   'payment.succeeded': 'a payment was captured; it completes its checkout session in the same transaction',
   'payment.failed': 'an automatic charge of a stored payment method failed; failureCode and failureMessage are set',
+  'payment.requires_action':
+    'an automatic charge waits for the customer to authenticate it; nextAction holds the URL and its expiry',
   'payment.refunded': 'a refund succeeded and the payment is now fully refunded',
   'payment.partially_refunded': 'a refund succeeded and part of the payment is still unrefunded',
   'refund.created': 'a refund was created (pending, or succeeded on the same call for managed test-mode cards)',
@@ -66,7 +73,7 @@ export const eventTypes = {
   'subscription.created':
     'a subscription was created (trialing, active, or incomplete until its first invoice is paid)',
   'subscription.updated':
-    'a subscription changed (status, period, price, quantity, pause, resume, ...); data.previousAttributes',
+    'a subscription changed (status, period, price, quantity, pause, resume, a discount applied or removed, ...); data.previousAttributes',
   'subscription.cancelled': 'a subscription was canceled (status canceled, canceledAt set)',
   'test_clock.created': 'a test clock was created (test mode only)',
   'test_clock.advancing': 'a large advance started; everything due up to the target runs in the background',

@@ -56,6 +56,9 @@ export const prefixes = {
   creditNoteLine: 'cnl',
   customerBalanceTransaction: 'cbtxn',
   coupon: 'cpn',
+  setupSession: 'ss',
+  setupAttempt: 'satt',
+  discount: 'di',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -120,6 +120,7 @@ export const listPageSize = {
   plans: 20,
   receipts: 20,
   refunds: 20,
+  setupSessions: 20,
   subscriptions: 50,
   templates: 50,
   testClocks: 20,

@@ -36,6 +36,8 @@ export const sweepNames = [
   'disbursement',
   'workspace_purge',
   'billing_email',
+  'payment_action_expiry',
+  'offsession_pending',
 ] as const;
 export type SweepName = (typeof sweepNames)[number];
 

@@ -33,6 +33,11 @@ export type FieldSpec<Row> = Record<
      * documented values (OpenAPI enum) are the machine's statuses, written once there.
      */
     states?: { readonly statuses: readonly string[] };
+    /**
+     * The GraphQL object type (by name) of a `json` field whose shape is a type of its own (a
+     * subscription's `Discount`, an invoice's `[InvoiceDiscount]`); REST and events keep the JSON.
+     */
+    graphql?: string | readonly [string];
   }
 >;
 

@@ -38,7 +38,8 @@ export function exposeFields<Row, Kind extends 'Object' | 'PrismaObject'>(
   const out: Record<string, FieldRef<SchemaTypesOf, unknown, Kind>> = {};
   for (const [name, f] of Object.entries(spec)) {
     out[name] = t.field<(typeof graphqlType)[FieldKind], Row, unknown, boolean>({
-      type: graphqlType[f.kind],
+      // A named object type (registered by its module's schema.ts) overrides the kind's scalar.
+      type: (f.graphql ?? graphqlType[f.kind]) as (typeof graphqlType)[FieldKind],
       nullable: f.nullable ?? false,
       ...(f.states ? statusesOf(f.states) : {}),
       resolve: (row: Row, _args: unknown, ctx: Context) => {

@@ -25,9 +25,11 @@ import '../modules/members/schema.ts';
 import '../modules/portal-sessions/schema.ts';
 import '../modules/audit-log/schema.ts';
 import '../modules/payment-methods/schema.ts';
+import '../modules/setup-sessions/schema.ts';
 import '../modules/credit-notes/schema.ts';
 import '../modules/customer-balances/schema.ts';
 import '../modules/coupons/schema.ts';
+import '../modules/discounts/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import '../modules/payments/edges.ts';
 import '../modules/checkout-sessions/edges.ts';
@@ -43,6 +45,7 @@ import '../modules/subscriptions/edges.ts';
 import '../modules/test-clocks/edges.ts';
 import '../modules/members/edges.ts';
 import '../modules/payment-methods/edges.ts';
+import '../modules/setup-sessions/edges.ts';
 import '../modules/credit-notes/edges.ts';
 import '../modules/customer-balances/edges.ts';
 

@@ -21,6 +21,7 @@ main{max-width:560px;margin:0 auto;padding:16px}
 header,section{background:#fff;border-radius:14px;padding:20px;box-shadow:0 1px 3px #0001;margin-top:12px}
 header{margin-top:0}.merchant{font-weight:600;color:var(--accent)}
 h1{font-size:1.35rem;margin:4px 0}h2{font-size:1.1rem;margin:0 0 12px}h3{font-size:1rem;margin:0}
+[hidden]{display:none!important}
 .test{display:inline-block;background:#fde68a;color:#713f12;border-radius:6px;padding:2px 8px;font-size:.75rem;
 font-weight:600}
 .card{border:1.5px solid #d0d7de;border-radius:12px;padding:14px 16px;margin-top:10px}
@@ -93,6 +94,18 @@ const every = (n, unit) => {
 function closed(text) {
   $('app').replaceChildren(el('section', { className: 'center', id: 'closed' }, el('h2', { textContent: text })));
 }
+/** A method's name: a fixed test token's, or a saved method's display fields (brand and last four, wallet, bank). */
+function pmLabel(pm) {
+  const L = t();
+  if (L.pmNames[pm]) return L.pmNames[pm];
+  const m = (state.paymentMethods || []).find((x) => x.id === pm);
+  if (!m) return pm;
+  if (m.card) return m.card.brand.toUpperCase() + ' \u2022\u2022\u2022\u2022 ' + m.card.last4;
+  if (m.ewallet) return m.ewallet.provider.toUpperCase() + ' ' + m.ewallet.maskedAccount;
+  if (m.directDebit) return m.directDebit.bank.toUpperCase() + ' ' + m.directDebit.maskedAccount;
+  if (m.paypal) return 'PayPal ' + m.paypal.maskedEmail;
+  return pm;
+}
 async function act(sub, action, body, button) {
   if (button) button.disabled = true;
   try {
@@ -115,10 +128,12 @@ function subCard(s) {
     L.trialEnds : L.renews;
   if (when) card.append(el('p', { className: 'muted', textContent: when + ' ' + fmt(s.status === 'trialing' &&
     s.trialEnd ? s.trialEnd : s.currentPeriodEnd) }));
+  if (s.discount) card.append(el('p', { className: 'note discount', textContent: L.discount + ': ' + s.discount.name +
+    (s.discount.end ? ' (' + L.discountUntil + ' ' + fmt(s.discount.end) + ')' : '') }));
   if (s.pendingPriceId) card.append(el('p', { className: 'note', textContent: L.pending.replace('{plan}',
     s.pendingPlanName || s.pendingPriceId) }));
   if (state.testMode || s.paymentMethod) card.append(el('p', { className: 'muted', textContent: L.pm + ': ' +
-    (s.paymentMethod ? L.pmNames[s.paymentMethod] || s.paymentMethod : L.pmNone) }));
+    (s.paymentMethod ? pmLabel(s.paymentMethod) : L.pmNone) }));
   const panel = el('div', { className: 'panel', hidden: true });
   const open = (kids) => { panel.replaceChildren(...kids); panel.hidden = false;
     const f = panel.querySelector('input,select,button'); if (f) f.focus(); };
@@ -144,11 +159,19 @@ function subCard(s) {
   }));
   if (a.updatePaymentMethod) acts.append(btn('payment-method', L.updatePm, '', () => {
     const select = el('select', { id: 'pm-' + s.id });
-    for (const pm of state.paymentMethods) select.append(el('option', { value: pm, textContent: L.pmNames[pm] || pm,
-      selected: pm === s.paymentMethod }));
+    const saved = state.paymentMethods.filter((m) => m.status === 'active').map((m) => m.id);
+    for (const pm of saved.concat(state.testPaymentMethods || [])) select.append(el('option', { value: pm,
+      textContent: pmLabel(pm), selected: pm === s.paymentMethod }));
     open([el('label', { htmlFor: 'pm-' + s.id, className: 'muted', textContent: L.pm }), select,
       el('div', { className: 'actions' }, btn('save-payment-method', L.savePm, 'primary', (ev) =>
-        act(s.id, 'payment-method', { paymentMethod: select.value }, ev.currentTarget)), closeBtn())]);
+        act(s.id, 'payment-method', saved.includes(select.value) ? { paymentMethodId: select.value } :
+          { paymentMethod: select.value }, ev.currentTarget)),
+        // A new method is saved on the hosted setup page, which comes back here (docs/guides/setup-sessions.md).
+        btn('add-payment-method', L.addPm, '', async (ev) => {
+          ev.currentTarget.disabled = true;
+          try { location.assign((await api('/payment-methods/setup', { subscriptionId: s.id })).url); }
+          catch (e) { ev.currentTarget.disabled = false; flash(e.message); }
+        }), closeBtn())]);
   }));
   if (a.pause) acts.append(btn('pause', L.pause, '', (ev) => act(s.id, 'pause', null, ev.currentTarget)));
   if (a.resume) acts.append(btn('resume', L.resume, 'primary', (ev) => act(s.id, 'resume', null, ev.currentTarget)));
@@ -171,6 +194,8 @@ function invoiceItem(i) {
   li.append(el('div', { className: 'row' }, el('span', { className: 'muted', textContent: (i.status === 'open' &&
     i.dueAt ? L.due + ' ' + fmt(i.dueAt) : L.issued + ' ' + fmt(i.issuedAt)) }),
     el('span', { className: 'price', textContent: i.status === 'open' ? i.amountDue : i.total })));
+  for (const d of i.discounts || []) li.append(el('div', { className: 'row discount' },
+    el('span', { className: 'muted', textContent: L.discount + ': ' + d.name }), el('span', { textContent: '-' + d.amount })));
   for (const c of i.creditNotes || []) li.append(el('div', { className: 'row credit-note' },
     el('span', { className: 'muted', textContent: L.creditNote + ' ' + c.number }), el('span', { textContent: '-' + c.total })));
   const pdf = el('a', { className: 'act pdf', href: i.pdfUrl, textContent: L.pdf, target: '_blank', rel: 'noopener' });

@@ -7,12 +7,14 @@ import { adapterMachine } from './adapters/states.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessions/states.ts';
 import { invoiceMachine } from './invoices/states.ts';
 import { creditNoteMachine } from './credit-notes/states.ts';
+import { discountMachine } from './discounts/states.ts';
 import { memberMachine } from './members/states.ts';
 import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
 import { subscriptionMachine } from './subscriptions/states.ts';
 import { paymentMachine } from './payments/states.ts';
 import { paymentMethodMachine } from './payment-methods/states.ts';
+import { setupAttemptMachine, setupSessionMachine } from './setup-sessions/states.ts';
 import { testClockMachine } from './test-clocks/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 
@@ -31,4 +33,7 @@ export const machines = {
   member: memberMachine,
   payment_method: paymentMethodMachine,
   credit_note: creditNoteMachine,
+  setup_session: setupSessionMachine,
+  setup_attempt: setupAttemptMachine,
+  discount: discountMachine,
 };

@@ -8,16 +8,33 @@ import {
   simulate,
 } from '../modules/checkout-sessions/hosted.ts';
 import { handleCallback } from '../modules/checkout-sessions/callbacks.ts';
-import { hostedInvoicePage, payHostedInvoice } from '../modules/invoices/hosted.ts';
+import {
+  authenticateHostedInvoice,
+  authenticationOf,
+  confirmHostedInvoice,
+  hostedInvoicePage,
+  payHostedInvoice,
+} from '../modules/invoices/hosted.ts';
 import { acceptInvitationPage, invitationPage } from '../modules/members/hosted.ts';
 import { hostedPageHeaders, renderErrorPage, renderHostedPage } from '../hosted/page.ts';
 import { portalPageHeaders, renderPortalErrorPage, renderPortalPage } from '../hosted/portal-page.ts';
 import { languageSwitch, pageLanguage, type PageRequest } from '../hosted/language.ts';
 import { type Language, messages } from '../core/i18n/index.ts';
-import { renderHtml } from '../modules/documents/render/html.ts';
+import { escapeHtml, renderHtml } from '../modules/documents/render/html.ts';
 import { assertPortalPage, portalAction, portalState } from '../modules/portal-sessions/portal.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
 import { sluggedPage, type SluggedPage } from '../modules/workspaces/hosted.ts';
+import {
+  customerCancelSetup,
+  publicSetupStatus,
+  setupAttempt,
+  setupOtp,
+  setupPageView,
+  setupReturn,
+  simulateSetup,
+} from '../modules/setup-sessions/hosted.ts';
+import { renderSetupPage } from '../hosted/setup-page.ts';
+import { portalMethodAction, portalSetup } from '../modules/portal-sessions/portal.ts';
 
 const noStore = { 'cache-control': 'no-store' };
 /** The invoice page has no script; its one form posts to itself (same origin). */
@@ -37,6 +54,31 @@ const invitationPageHeaders = {
 // Invitations are read by the merchant's team, not customers: English (docs/decisions.md, Customer language).
 const renderInvitationErrorPage = (status: number) =>
   renderErrorPage(status, 'en', { 404: 'This invitation link is not valid', 410: 'This invitation has expired' });
+
+/**
+ * The test sandbox's authentication step (docs/guides/payment-methods.md, Requires action): two
+ * buttons posting to the page itself, no script; "nothing waits" once the charge was settled.
+ */
+function authenticatePage(lang: Language, token: string, waiting: boolean): string {
+  const L = messages(lang).doc;
+  const form = waiting
+    ? `<form method="post" action="/i/${escapeHtml(token)}/authenticate">` +
+      `<button type="submit" name="outcome" value="success" id="authenticate">${escapeHtml(L.authenticate)}</button> ` +
+      `<button type="submit" name="outcome" value="failure" id="fail">${escapeHtml(L.authenticateFail)}</button></form>`
+    : `<p><a href="/i/${escapeHtml(token)}">${escapeHtml(L.invoice)}</a></p>`;
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="robots" content="noindex">
+<meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(L.authenticateTitle)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}button{padding:.6rem 1.2rem;margin-right:.5rem}</style>
+</head><body><main><p><strong>${escapeHtml(L.testMode)}</strong></p><h1>${escapeHtml(L.authenticateTitle)}</h1>
+<p>${escapeHtml(L.authenticateIntro)}</p>${form}</main></body></html>`;
+}
+
+/** A form's field (`application/x-www-form-urlencoded`), or the JSON body's. */
+function formField(input: EdgeInput<'capability'>, name: string): string {
+  const text = input.rawBody.toString('utf8');
+  if (text.trimStart().startsWith('{')) return String(input.json()[name] ?? '');
+  return new URLSearchParams(text).get(name) ?? '';
+}
 
 /**
  * A customer page's language, chosen once the workspace's default is known (the module calls
@@ -84,6 +126,24 @@ const pageCall = (
     resource: 'checkout_session',
     handler: async (input: EdgeInput<'capability'>) => ({
       json: await fn(input.params.token, input.json(), pageLanguage(input, 'en').lang),
+      headers: noStore,
+    }),
+  });
+
+/** A JSON call of the setup page's script (docs/guides/setup-sessions.md): public, the token is the capability. */
+const setupCall = (
+  method: 'GET' | 'POST',
+  path: string,
+  fn: (token: string, body: Record<string, unknown>) => Promise<unknown>,
+) =>
+  edgeRoute({
+    method,
+    url: `/s/:token${path}`,
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'setup_session',
+    handler: async (input: EdgeInput<'capability'>) => ({
+      json: await fn(input.params.token, method === 'POST' ? input.json() : {}),
       headers: noStore,
     }),
   });
@@ -142,6 +202,39 @@ export const hostedRoutes: EdgeRoute[] = [
     simulate(token, String(body.outcome ?? ''), { savePaymentMethod: body.savePaymentMethod, scenario: body.scenario }),
   ),
   pageCall('POST', '/cancel', (token) => customerCancel(token)),
+  // The hosted setup page (src/modules/setup-sessions/hosted.ts): saving a method, no charge.
+  edgeRoute({
+    method: 'GET',
+    url: '/s/:token',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'setup_session',
+    errorPage: renderErrorPage,
+    handler: async (input) => {
+      const language = languageOf(input);
+      const body = renderSetupPage(await setupPageView(input.params.token, language.pick));
+      return {
+        contentType: 'text/html; charset=utf-8',
+        headers: { ...hostedPageHeaders, ...language.headers() },
+        body,
+      };
+    },
+  }),
+  // The provider sends the customer back here; its word is asked (fetchSetup), never the redirect's.
+  edgeRoute({
+    method: 'GET',
+    url: '/s/:token/return',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'setup_session',
+    errorPage: renderErrorPage,
+    handler: async (input) => ({ redirect: await setupReturn(input.params.token), status: 303, headers: noStore }),
+  }),
+  setupCall('GET', '/status', (token) => publicSetupStatus(token)),
+  setupCall('POST', '/attempt', (token, body) => setupAttempt(token, body)),
+  setupCall('POST', '/attempt/otp', (token, body) => setupOtp(token, body)),
+  setupCall('POST', '/simulate', (token, body) => simulateSetup(token, body)),
+  setupCall('POST', '/cancel', (token) => customerCancelSetup(token)),
   // The hosted invoice page (src/modules/invoices/hosted.ts): its Pay button posts a form, which
   // opens (or reuses) the invoice's checkout session and lands on that session's page.
   edgeRoute({
@@ -170,6 +263,51 @@ export const hostedRoutes: EdgeRoute[] = [
     errorPage: renderErrorPage,
     handler: async (input) => ({
       redirect: await payHostedInvoice(input.params.token, languageOf(input).pick),
+      status: 303,
+      headers: noStore,
+    }),
+  }),
+  // The confirm link (`doc.confirmPayment`) while an automatic charge waits for the customer: to the action's page.
+  edgeRoute({
+    method: 'GET',
+    url: '/i/:token/confirm',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async (input) => ({
+      redirect: await confirmHostedInvoice(input.params.token),
+      status: 303,
+      headers: noStore,
+    }),
+  }),
+  // The test sandbox's authentication step (test mode only): the same effect as POST /v1/payments/:id/simulate.
+  edgeRoute({
+    method: 'GET',
+    url: '/i/:token/authenticate',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async (input) => {
+      const { paymentId } = await authenticationOf(input.params.token);
+      const { lang, headers } = pageLanguage(input, 'id');
+      return {
+        contentType: 'text/html; charset=utf-8',
+        headers: { ...hostedInvoicePageHeaders, ...headers },
+        body: authenticatePage(lang, input.params.token, paymentId !== null),
+      };
+    },
+  }),
+  edgeRoute({
+    method: 'POST',
+    url: '/i/:token/authenticate',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async (input) => ({
+      redirect: await authenticateHostedInvoice(input.params.token, formField(input, 'outcome')),
       status: 303,
       headers: noStore,
     }),
@@ -214,6 +352,30 @@ export const hostedRoutes: EdgeRoute[] = [
     resource: 'portal_session',
     handler: async ({ params, headers, json, requestId }) => ({
       json: await portalAction(params.id, headers['x-portal-token'], params.sub, params.action, json(), requestId),
+      headers: noStore,
+    }),
+  }),
+  // The customer's saved payment methods (docs/guides/setup-sessions.md, Portal): a setup session to save one,
+  // the default, a detach.
+  edgeRoute({
+    method: 'POST',
+    url: '/portal/:id/api/payment-methods/setup',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    handler: async ({ params, headers, json, requestId }) => ({
+      json: await portalSetup(params.id, headers['x-portal-token'], json(), requestId),
+      headers: noStore,
+    }),
+  }),
+  edgeRoute({
+    method: 'POST',
+    url: '/portal/:id/api/payment-methods/:pm/:action',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'portal_session',
+    handler: async ({ params, headers, requestId }) => ({
+      json: await portalMethodAction(params.id, headers['x-portal-token'], params.pm, params.action, requestId),
       headers: noStore,
     }),
   }),

@@ -48,6 +48,9 @@ const REQUIRED = [
   'createCoupon',
   'updateCoupon',
   'archiveCoupon',
+  // docs/guides/setup-sessions.md, Endpoints: create and cancel, `Idempotency-Key` required (as checkout).
+  'createSetupSession',
+  'cancelSetupSession',
 ].sort();
 
 const rows = async (workspaceId: string) =>

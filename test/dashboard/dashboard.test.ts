@@ -218,6 +218,10 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
 
     await page.getByRole('link', { name: 'Developers' }).click();
     await page.getByText(ws.keyId).waitFor();
+    // The request log: the invoice email sent from the Invoices screen is there, by this session.
+    const sent = page.locator('[data-testid=audit-table] tr', { hasText: 'invoice.email_kept' });
+    await sent.first().waitFor();
+    await expect(sent.first().textContent()).resolves.toMatch(/mem_\w+.*inv_\w+.*req_\w+/);
     await expectAccessible(page, 'developers');
     await shoot(page, 'developers');
 

@@ -99,6 +99,40 @@ describe('no N+1: statements per request do not grow with rows', () => {
     }
     expect(six.statements).toBe(two.statements);
   });
+
+  it('a list of customers with their balances and saved methods: one statement per edge, whatever the rows', async () => {
+    const doc = `query ($n: Int!) { customers(first: $n) { edges { node { id
+      balance { customerId balances { currency amount } }
+      paymentMethods(first: 3) { edges { node { id } } } } } } }`;
+    const customers = (await gql(A.client, doc, { n: 6 })).data.customers.edges.map(
+      (e: { node: { id: string } }) => e.node.id,
+    );
+    // Credit on two of them, in two currencies for one.
+    const credit = (cus: string, amount: number, currency: string) =>
+      A.client.post(
+        `/v1/customers/${cus}/balance-transactions`,
+        { amount, currency },
+        { 'idempotency-key': `${cus}-${currency}` },
+      );
+    expect((await credit(customers[0], 5000, 'IDR')).status).toBe(201);
+    expect((await credit(customers[0], 700, 'USD')).status).toBe(201);
+    expect((await credit(customers[3], 9000, 'IDR')).status).toBe(201);
+    const two = await gql(A.client, doc, { n: 2 });
+    const six = await gql(A.client, doc, { n: 6 });
+    expect(six.statements).toBe(two.statements);
+    const byId = new Map(
+      six.data.customers.edges.map((e: { node: { id: string; balance: unknown } }) => [e.node.id, e.node.balance]),
+    );
+    expect(byId.get(customers[0])).toEqual({
+      customerId: customers[0],
+      balances: [
+        { currency: 'IDR', amount: 5000 },
+        { currency: 'USD', amount: 700 },
+      ],
+    });
+    expect(byId.get(customers[3])).toEqual({ customerId: customers[3], balances: [{ currency: 'IDR', amount: 9000 }] });
+    expect(byId.get(customers[1])).toEqual({ customerId: customers[1], balances: [] });
+  });
 });
 
 /**

@@ -833,6 +833,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/setup-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listSetupSessions (GraphQL query setupSessions)
+         * @description Runs the GraphQL query `listSetupSessions` (field `setupSessions`); its selection set is this response.
+         */
+        get: operations["listSetupSessions"];
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createSetupSession` (field `createSetupSession`); its selection set is this response.
+         */
+        post: operations["createSetupSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/setup-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getSetupSession (GraphQL query setupSession)
+         * @description Runs the GraphQL query `getSetupSession` (field `setupSession`); its selection set is this response.
+         */
+        get: operations["getSetupSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/setup-sessions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `cancelSetupSession` (field `cancelSetupSession`); its selection set is this response.
+         */
+        post: operations["cancelSetupSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments": {
         parameters: {
             query?: never;
@@ -867,6 +931,26 @@ export interface paths {
         get: operations["getPayment"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode only: settles a pending or requires_action off-session charge (success or failure), as the provider or the customer would.
+         * @description Runs the GraphQL mutation `simulatePayment` (field `simulatePayment`); its selection set is this response.
+         */
+        post: operations["simulatePayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2336,6 +2420,7 @@ export interface components {
             pendingPriceId: string | null;
             pendingQuantity: number | null;
             latestInvoiceId: string | null;
+            discount: components["schemas"]["Discount"] | null;
             testClockId: string | null;
             metadata: components["schemas"]["Metadata"] | null;
             /** Format: date-time */
@@ -2522,6 +2607,8 @@ export interface components {
         CreateInvoiceInput: {
             /** @description Finalization applies the customer's credit in the invoice currency (default true). */
             applyCustomerBalance?: boolean | null;
+            /** @description A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md). */
+            couponId?: string | null;
             currency?: string | null;
             customerId?: string | null;
             discount?: number | null;
@@ -2590,8 +2677,23 @@ export interface components {
             metadata?: components["schemas"]["Metadata"] | null;
             reason?: string | null;
         };
+        CreateSetupSessionInput: {
+            cancelUrl?: string | null;
+            /** @description the currency future charges use (default: the workspace's) */
+            currency?: string | null;
+            customerId?: string | null;
+            expiresInSec?: number | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            setDefault?: boolean | null;
+            subscriptionId?: string | null;
+            successUrl?: string | null;
+            /** @description card, ewallet, direct_debit, paypal (default: every type an adapter saves) */
+            types?: string[] | null;
+        };
         /** @description customerId and priceId are required; the first period is charged during the call unless trialing. */
         CreateSubscriptionInput: {
+            /** @description A cpn_ coupon applied as the subscription discount (docs/coupons.md). */
+            couponId?: string | null;
             customerId?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
             /** @description pm_test_success or pm_test_decline (test mode); null: hosted page. */
@@ -2762,6 +2864,26 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        Discount: {
+            id: string;
+            couponId: string;
+            coupon: components["schemas"]["DiscountCoupon"];
+            customerId: string;
+            subscriptionId: string | null;
+            invoiceId: string | null;
+            /** Format: date-time */
+            start: string;
+            end: string | null;
+            /** @enum {string} */
+            status: "active" | "ended" | "removed";
+        };
+        DiscountCoupon: {
+            name: string;
+            percentOff: number | null;
+            amountOff: unknown | null;
+            duration: string;
+            durationInMonths: number | null;
+        };
         DunningPolicy: {
             id: string;
             retryScheduleDays: number[];
@@ -2822,6 +2944,7 @@ export interface components {
             subtotal: number;
             /** @description Smallest currency unit. */
             discount: number;
+            discounts: components["schemas"]["InvoiceDiscount"][];
             /** @description Smallest currency unit. */
             tax: number;
             /** @description Smallest currency unit. */
@@ -2852,6 +2975,13 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        InvoiceDiscount: {
+            couponId: string | null;
+            discountId: string | null;
+            name: string;
+            /** @description Smallest currency unit. */
+            amount: number;
         };
         InvoiceLine: {
             id: string;
@@ -2959,12 +3089,13 @@ export interface components {
             amount: number;
             currency: string;
             /** @enum {string} */
-            status: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending";
+            status: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending" | "requires_action";
             /** @description Smallest currency unit. */
             amountRefunded: number;
             paymentMethodId: string | null;
             failureCode: string | null;
             failureMessage: string | null;
+            nextAction: unknown | null;
             method: string | null;
             adapter: string | null;
             customerId: string | null;
@@ -3210,6 +3341,37 @@ export interface components {
         RotateWebhookEndpointSecretInput: {
             overlapSeconds?: number | null;
         };
+        SetupSession: {
+            id: string;
+            arn: string;
+            accountId: string;
+            customerId: string;
+            mode: string;
+            /** @enum {string} */
+            status: "open" | "pending" | "completed" | "expired" | "canceled";
+            types: string[];
+            currency: string;
+            adapter: string | null;
+            successUrl: string;
+            cancelUrl: string;
+            hostedUrl: string;
+            setDefault: boolean;
+            subscriptionId: string | null;
+            paymentMethodId: string | null;
+            lastError: unknown | null;
+            /** Format: date-time */
+            expiresAt: string;
+            completedAt: string | null;
+            metadata: components["schemas"]["Metadata"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SimulatePaymentInput: {
+            /** @description success or failure */
+            outcome?: string | null;
+        };
         SimulatePaymentMethodInput: {
             /** @description expire, revoke, require_action, reactivate */
             event?: string | null;
@@ -3286,6 +3448,8 @@ export interface components {
         };
         /** @description Edits a draft (an extension): sent fields replace; lines as a whole; null clears. */
         UpdateInvoiceInput: {
+            /** @description A cpn_ coupon replacing the draft's; null removes it. */
+            couponId?: string | null;
             discount?: number | null;
             dueAt?: string | null;
             lines?: components["schemas"]["InvoiceLineInput"][] | null;
@@ -3333,6 +3497,8 @@ export interface components {
             /** @description now or period_end (default: a higher amount or an interval change now, a lower one at the period end). */
             applyAt?: string | null;
             cancelAtPeriodEnd?: boolean | null;
+            /** @description Another cpn_ coupon replaces the discount; null removes it. */
+            couponId?: string | null;
             /** @description Replaces the stored object; null clears it. */
             metadata?: components["schemas"]["Metadata"] | null;
             paymentMethod?: string | null;
@@ -6389,6 +6555,174 @@ export interface operations {
             503: components["responses"]["E503.service_unavailable"];
         };
     };
+    listSetupSessions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                customerId?: string;
+                status?: "open" | "pending" | "completed" | "expired" | "canceled";
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SetupSession"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createSetupSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSetupSessionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SetupSession"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            422: components["responses"]["E422.no_adapter_supports_methods"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getSetupSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SetupSession"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    cancelSetupSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SetupSession"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
     listPayments: {
         parameters: {
             query?: {
@@ -6396,7 +6730,7 @@ export interface operations {
                 /** @description meta.page.nextCursor of the previous page. */
                 cursor?: string;
                 order?: "asc" | "desc";
-                status?: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending";
+                status?: "succeeded" | "failed" | "refunded" | "partially_refunded" | "pending" | "requires_action";
                 customerId?: string;
                 checkoutSessionId?: string;
             };
@@ -6463,6 +6797,51 @@ export interface operations {
             401: components["responses"]["E401.invalid_signature.invalid_key"];
             403: components["responses"]["E403.insufficient_scope"];
             404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    simulatePayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulatePaymentInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Payment"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope.forbidden_in_live_mode"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

@@ -34,6 +34,20 @@ export const en = {
     amountPaid: 'Amount paid',
     amountDue: 'Amount due',
     payOnline: 'Pay online',
+    /** An automatic charge waits for the customer (docs/guides/payment-methods.md, Requires action). */
+    confirmPayment: 'Confirm payment',
+    payAnotherWay: 'Pay another way',
+    actionRequiredNote: 'Your bank needs you to confirm this payment before it can be completed.',
+    paymentInProgress: 'A payment for this invoice is in progress. Check back in a few minutes.',
+    actionRequiredSubject: (number: string, merchant: string) =>
+      `Confirm your payment for invoice ${number} from ${merchant}`,
+    actionRequiredIntro: (merchant: string) =>
+      `Your payment to ${merchant} needs your confirmation. Open the invoice to confirm it or to pay another way.`,
+    /** The test sandbox's authentication step (`/i/<token>/authenticate`). */
+    authenticateTitle: 'Test authentication',
+    authenticateIntro: 'This test-mode page stands in for your bank: authenticate the payment, or let it fail.',
+    authenticate: 'Authenticate',
+    authenticateFail: 'Fail',
     memo: 'Note',
     billTo: 'Bill to',
     stamps: {
@@ -121,6 +135,42 @@ export const en = {
       confirmCancel: 'Cancel this payment?',
     },
   },
+  /** The hosted setup page `/s/<token>` (src/hosted/setup-page.ts): saving a method, no charge. */
+  setup: {
+    title: (merchant: string) => `Save a payment method for ${merchant}`,
+    heading: 'Save a payment method',
+    noCharge: 'You will not be charged now.',
+    consent: (merchant: string) =>
+      `By saving this payment method you allow ${merchant} to charge it for future payments under your agreement with them, until you remove it.`,
+    choose: 'Choose what to save',
+    types: {
+      card: 'Card',
+      ewallet: 'E-wallet',
+      direct_debit: 'Direct debit',
+      paypal: 'PayPal',
+    },
+    saveBefore: 'Save before',
+    cancel: 'Cancel',
+    saved: 'Payment method saved',
+    expired: 'This link has expired',
+    canceled: 'Canceled',
+    askNewLink: (merchant: string) => `Ask ${merchant} for a new link.`,
+    continue: 'Continue',
+    client: {
+      error: 'Something went wrong; please try again',
+      save: 'Save',
+      channel: 'Provider',
+      phone: 'Phone number or account',
+      continueTo: 'Continue to the provider',
+      otp: 'Enter the code sent to you',
+      confirm: 'Confirm',
+      sandbox: 'Test mode: pick how the provider answers',
+      fail: 'Simulate a failure',
+      waiting: 'Waiting for the provider...',
+      failed: 'The payment method could not be saved. Choose again.',
+      confirmCancel: 'Cancel saving this payment method?',
+    },
+  },
   /** The page a browser gets when a hosted page fails (src/hosted/page.ts renderErrorPage). */
   errors: {
     notFound: 'This payment link does not exist',
@@ -140,6 +190,8 @@ export const en = {
       invoices: 'Invoices',
       noInvoices: 'No invoices yet.',
       creditNote: 'Credit note',
+      discount: 'Discount',
+      discountUntil: 'until',
       pdf: 'Download PDF',
       pay: 'Pay now',
       back: 'Return to',
@@ -174,6 +226,7 @@ export const en = {
       downgrade: 'Downgrade',
       confirmChange: 'Switch plan',
       updatePm: 'Update payment method',
+      addPm: 'Add a payment method',
       savePm: 'Save payment method',
       pause: 'Pause',
       resume: 'Resume',

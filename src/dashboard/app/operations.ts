@@ -174,6 +174,19 @@ export const InviteDocument = /* GraphQL */ `
 
 export const DevelopersDocument = /* GraphQL */ `
   query DashboardDevelopers {
+    auditLog(first: 20) {
+      edges {
+        node {
+          id
+          action
+          at
+          actorKeyId
+          actorMemberId
+          targetId
+          requestId
+        }
+      }
+    }
     apiKeys(first: 50) {
       edges {
         node {

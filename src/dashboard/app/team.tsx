@@ -138,6 +138,36 @@ export function Developers(p: ScreenProps) {
           </li>
         ))}
       </ul>
+      <h2 id="request-log-title">{p.t.requestLog}</h2>
+      {/* Wide rows scroll sideways: a focusable region, so the keyboard can scroll it too. */}
+      <div class="scroll" role="region" aria-labelledby="request-log-title" tabIndex={0}>
+        <table data-testid="audit-table">
+          <thead>
+            <tr>
+              <th scope="col">{p.t.when}</th>
+              <th scope="col">{p.t.action}</th>
+              <th scope="col">{p.t.actor}</th>
+              <th scope="col">{p.t.target}</th>
+              <th scope="col">{p.t.requestId}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(q.data?.auditLog.edges ?? []).map(({ node: a }) => (
+              <tr key={a.id}>
+                <td>{dateTime(a.at, p.lang)}</td>
+                <td>
+                  <code>{a.action}</code>
+                </td>
+                <td>
+                  <code>{a.actorMemberId ?? a.actorKeyId ?? '—'}</code>
+                </td>
+                <td>{a.targetId ? <code>{a.targetId}</code> : '—'}</td>
+                <td>{a.requestId ? <code>{a.requestId}</code> : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <h2>{p.t.events}</h2>
       <ol class="timeline">
         {(q.data?.events.edges ?? []).map(({ node: e }) => (

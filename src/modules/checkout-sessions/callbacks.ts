@@ -9,6 +9,7 @@
  * the unapplied posting, attempts.ts). Repeated and late callbacks are answered 200.
  */
 import { db, inTenant } from '../../core/db/client.ts';
+import { settleSetupByRef } from '../setup-sessions/hosted.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
@@ -37,6 +38,7 @@ import { applyRefundCallback } from '../refunds/settle.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { refundLatePayment, submitLateRefund, type LateRefund } from './late-invoice-payment.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { applyOffSessionCallback } from '../subscriptions/waiting.ts';
 
 type Tenant = RowScope;
 
@@ -63,9 +65,11 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
       ? body?.order_id
       : (body?.resource?.supplementary_data?.related_ids?.order_id ?? body?.resource?.id);
   if (typeof ref !== 'string') return [];
-  // Every attempt, not only the session's current one: an old VA or order may be the one paid.
+  // Every attempt, not only the session's current one: an old VA or order may be the one paid; and
+  // off-session charges, by the provider's reference they answered with.
   const { rows } = await sys.query<Tenant>(
-    `SELECT DISTINCT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2`,
+    `SELECT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2
+     UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND "providerReference" = $2`,
     [kind, ref],
   );
   return rows;
@@ -104,7 +108,15 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       if (applied) return applied;
       continue;
     }
+    // A saved token of a setup session became active or failed: the provider is asked (docs/guides/setup-sessions.md).
+    // Not this tenant's setup: the next workspace sharing the provider account may own it.
+    if (event.type === 'token' && (await settleSetupByRef(kind, event.tokenRef, tenant))) return { outcome: 'applied' };
+    if (event.type === 'token') continue;
+
     if (event.type !== 'charge') return { outcome: 'ignored' };
+    // An off-session charge of a saved method (docs/guides/payment-methods.md, Off-session charges).
+    const offSession = await applyOffSessionCallback(tenant, provider, kind, event);
+    if (offSession) return offSession;
     const attempt = await inTenant(scope, (tx) =>
       tx.checkoutAttempt.findFirst({ where: { ...tenant, adapter: kind, providerReference: event.providerRef } }),
     );

@@ -112,6 +112,8 @@ export async function completeSession(
     fee: how.fee ? BigInt(how.fee) : null,
     failureCode: null,
     failureMessage: null,
+    nextAction: null,
+    leaseUntil: null,
     metadata: s.metadata,
     capturedAt: now,
     createdAt: now,

@@ -1,10 +1,22 @@
 // Customer balance edges (docs/architecture.md, "Edges").
+import { manyBy } from '../../core/loaders.ts';
+import { sql } from '../../core/db/sql.ts';
 import { builder } from '../../graphql/builder.ts';
 import { Customer } from '../customers/schema.ts';
 import { CustomerBalance } from './schema.ts';
-import { getCustomerBalance } from './service.ts';
+
+/** Every customer's balances in one statement per document place (a customers page asks once, not per row). */
+const balancesOf = manyBy<{ currency: string; amount: bigint }>(
+  { table: 'customer_balances', scope: 'svc:customer_balance:read' },
+  { column: 'customerId', orderBy: sql`t.currency` },
+);
 
 builder.objectFields(Customer, (t) => ({
-  // One read per customer selected: a customer page asks for balances rarely (list it per customer).
-  balance: t.field({ type: CustomerBalance, resolve: (r, _, ctx) => getCustomerBalance(ctx, r.id) }),
+  balance: t.field({
+    type: CustomerBalance,
+    resolve: async (r, _, ctx, info) => ({
+      customerId: r.id,
+      balances: (await balancesOf(ctx, r.id, info)).map((b) => ({ currency: b.currency, amount: b.amount })),
+    }),
+  }),
 }));

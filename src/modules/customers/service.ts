@@ -109,6 +109,8 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerPa
     const after = snapshot(row);
     await emit(tx, scope, 'customer.updated', after, {
       requestId: ctx.requestId,
+      // The portal's default change says so (`metadata.source: portal`).
+      source: ctx.source,
       previousAttributes: changedFrom(snapshot(found), after),
     });
     return row;

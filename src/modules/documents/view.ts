@@ -90,14 +90,22 @@ export interface InvoiceViewPart {
   /** `draft`, `open`, `past_due`, `paid`, `void`, `uncollectible`: drives the stamp. */
   status: string;
   dueAt: Date | null;
-  /** Flat discount, minor units (0: no row). */
+  /** Flat discount, minor units (0: no row); its rows are `discounts` when given. */
   discount: number;
+  /** docs/coupons.md, Invoice discounts: a row each, named by its coupon (null: the flat "Diskon / Discount"). */
+  discounts?: { name: string | null; amount: number }[];
   amountPaid: number;
   amountDue: number;
   /** The hosted invoice page (null for drafts, paid and void invoices). */
   payUrl: string | null;
   /** On the hosted page itself: where its "Pay" button posts (instead of the link to the page). */
   payAction?: string | null;
+  /**
+   * An automatic charge waits for the customer (docs/guides/payment-methods.md, Requires action):
+   * `action` with `confirmUrl` (the hosted page's confirm link `doc.confirmPayment`; the Pay button becomes
+   * `doc.payAnotherWay`), or `pending` (a charge in progress: no Pay button). Email: the action notice.
+   */
+  waiting?: { kind: 'action'; confirmUrl: string | null } | { kind: 'pending' } | null;
   /** Free text from `metadata.memo`. */
   memo: string | null;
   /** Issued credit notes of the invoice (a row each, negative); absent or empty: none. */

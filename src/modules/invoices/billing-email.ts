@@ -30,37 +30,51 @@ export const billingEmailQueue: Omit<Queue, 'name'> = {
   deleteAfterSeconds: 3600,
 };
 
-/** One job: the paid invoices of one workspace and mode that one relay pass published (at most EMAILS_PER_JOB). */
+/**
+ * One job: the invoices of one workspace and mode that one relay pass published (at most
+ * EMAILS_PER_JOB) for one kind: `receipt` (paid; the default of jobs written before kinds) or
+ * `action_required` (an automatic charge waits for the customer: the hosted invoice link).
+ */
 export interface BillingEmailJob {
   workspaceId: string;
   mode: Mode;
   invoiceIds: string[];
+  kind?: BillingEmailKind;
 }
+export type BillingEmailKind = 'receipt' | 'action_required';
 
 /** The event of the invoice's pay move (states.ts): the relay hands these over. */
 const PAID = nextState(invoiceMachine, 'open', 'pay').events[0];
+/** The event of a charge waiting for the customer (subscriptions/collect.ts recordActionRequired). */
+const ACTION_REQUIRED = 'svc.invoice.payment_action_required.v1';
+const kindOf: Record<string, BillingEmailKind> = { [PAID]: 'receipt', [ACTION_REQUIRED]: 'action_required' };
 /**
  * Invoices per job: a renewal burst of N paid invoices writes about N / 100 job rows, not N (pg-boss
  * degrades with its job table: docs/billing.md, Jobs; docs/decisions.md, Renewal bursts).
  */
 export const EMAILS_PER_JOB = 100;
 
-/** Runs in the relay's publishing transaction: `billing-email` jobs for the paid invoices it published. */
+/**
+ * Runs in the relay's publishing transaction: `billing-email` jobs for the paid invoices it published
+ * (receipts) and for the invoices whose charge waits for the customer (`action_required`).
+ */
 export function billingEmailFanOut(boss: PgBoss) {
   return async (client: pg.ClientBase, events: { id: string; type: string }[]) => {
-    const paid = events.filter((e) => e.type === PAID).map((e) => e.id);
-    if (!paid.length) return;
-    const { rows } = await client.query<{ workspaceId: string; mode: Mode; invoiceId: string }>(
-      `SELECT "workspaceId", mode, "objectId" AS "invoiceId" FROM events WHERE id = ANY($1::text[]) ORDER BY id`,
-      [paid],
+    const mailed = events.filter((e) => kindOf[e.type]).map((e) => e.id);
+    if (!mailed.length) return;
+    const { rows } = await client.query<{ workspaceId: string; mode: Mode; invoiceId: string; type: string }>(
+      `SELECT "workspaceId", mode, "objectId" AS "invoiceId", type FROM events WHERE id = ANY($1::text[]) ORDER BY id`,
+      [mailed],
     );
     const jobs: BillingEmailJob[] = [];
     const open = new Map<string, BillingEmailJob>();
     for (const r of rows) {
-      const key = `${r.workspaceId}:${r.mode}`;
+      const kind = kindOf[r.type];
+      const key = `${r.workspaceId}:${r.mode}:${kind}`;
       let job = open.get(key);
       if (!job || job.invoiceIds.length >= EMAILS_PER_JOB) {
-        job = { workspaceId: r.workspaceId, mode: r.mode, invoiceIds: [] };
+        // Receipt jobs keep their shape (no kind): a worker of the previous version still reads them.
+        job = { workspaceId: r.workspaceId, mode: r.mode, invoiceIds: [], ...(kind === 'receipt' ? {} : { kind }) };
         open.set(key, job);
         jobs.push(job);
       }
@@ -86,9 +100,10 @@ export async function sendInvoiceReceiptEmails(job: BillingEmailJob) {
   const legacy = (job as { invoiceId?: string }).invoiceId;
   // Each invoice alone; a failure is quarantined (visible in /metrics), retried by the queue's backoff.
   const sweep = await Sweep.one('billing_email', job);
+  const send = job.kind === 'action_required' ? sendActionRequiredEmail : sendInvoiceReceiptEmail;
   for (const invoiceId of job.invoiceIds ?? (legacy ? [legacy] : [])) {
     const row = { workspaceId: job.workspaceId, mode: job.mode, id: invoiceId };
-    const sent = await sweep.row(row, () => sendInvoiceReceiptEmail({ ...row, invoiceId }), { retries: 'queue' });
+    const sent = await sweep.row(row, () => send({ ...row, invoiceId }), { retries: 'queue' });
     if (sent === undefined) failed.push(invoiceId);
   }
   if (failed.length) throw new Error(`invoice receipt emails failed: ${failed.join(', ')}`);
@@ -137,5 +152,51 @@ export async function sendInvoiceReceiptEmail(job: {
     });
   });
   logger.info({ invoice: job.invoiceId, receipt: receipt.id, sent: result.sent }, 'invoice receipt emailed');
+  return result.sent ? 'sent' : 'kept';
+}
+
+/**
+ * Emails the hosted invoice link of an invoice whose automatic charge waits for the customer's
+ * authentication (docs/guides/payment-methods.md, Requires action), in the workspace's language
+ * (Indonesian or English): the invoice document with the action notice and a confirm (`doc.confirmPayment`)
+ * button to the hosted page. Nothing is sent once no charge of the invoice waits (a retried job
+ * after the customer acted), or without a customer email. Audited like the invoice email.
+ */
+export async function sendActionRequiredEmail(job: {
+  workspaceId: string;
+  mode: Mode;
+  invoiceId: string;
+}): Promise<'sent' | 'kept' | 'skipped'> {
+  const scope = { workspaceId: job.workspaceId, mode: job.mode };
+  const tenant = { workspaceId: job.workspaceId, modes: [job.mode] };
+  const waiting = await inTenant(tenant, (tx) =>
+    tx.payment.findFirst({
+      where: { ...scope, invoiceId: job.invoiceId, status: 'requires_action' },
+      select: { id: true },
+    }),
+  );
+  if (!waiting) return 'skipped';
+  const { loadInvoiceView } = await import('./documents.ts');
+  const { view } = await loadInvoiceView(scope, job.invoiceId);
+  const email = view.customer?.email?.trim();
+  if (!email || !view.invoice?.payUrl) return 'skipped';
+  view.invoice = { ...view.invoice, waiting: { kind: 'action', confirmUrl: null } };
+  const { sendDocumentEmail } = await import('../documents/render/email.ts');
+  const keep = !(await testModeMayMail(scope, email));
+  const result = await sendDocumentEmail(view, { outbox: config.mailOutboxDir, keep });
+  await inTenant(tenant, (tx) =>
+    tx.auditLog.create({
+      data: {
+        id: newId('auditLog'),
+        ...scope,
+        actorKeyId: null,
+        actorMember: null,
+        action: result.sent ? 'invoice.action_required_email_sent' : 'invoice.action_required_email_kept',
+        targetId: job.invoiceId,
+        requestId: null,
+      },
+    }),
+  );
+  logger.info({ invoice: job.invoiceId, payment: waiting.id, sent: result.sent }, 'action required emailed');
   return result.sent ? 'sent' : 'kept';
 }

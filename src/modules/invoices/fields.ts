@@ -29,6 +29,8 @@ export const invoiceFields: FieldSpec<InvoiceRow> = {
   currency: { kind: 'string' },
   subtotal: { kind: 'money' },
   discount: { kind: 'money' },
+  // docs/coupons.md, Invoice discounts: Σ amount = discount, frozen after draft.
+  discounts: { kind: 'json', graphql: ['InvoiceDiscount'] },
   tax: { kind: 'money' },
   total: { kind: 'money' },
   amountPaid: { kind: 'money' },

@@ -25,6 +25,8 @@ import { hostedInvoiceUrlOf } from './fields.ts';
 import { loadInvoiceView } from './documents.ts';
 import { lockInvoice } from './issue.ts';
 import { invoiceMachine, type InvoiceStatus } from './states.ts';
+import { paymentInFlight } from '../payments/states.ts';
+import { simulateWaiting, supersedeAction } from '../subscriptions/waiting.ts';
 
 const err = errorsFor('invoice');
 /** How long the checkout session the page opens stays payable (a new one is opened after). */
@@ -68,8 +70,68 @@ export async function hostedInvoicePage(
   const { inv, view, language } = await loadInvoiceView(scope, id, pick);
   if (hostedInvoiceUrlOf(inv) === null) throw err.notFound();
   const payable = canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay');
-  view.invoice = { ...view.invoice!, payUrl: null, payAction: payable ? `/i/${token}/pay` : null };
+  const waiting = payable ? await waitingCharge(scope, id) : null;
+  view.invoice = {
+    ...view.invoice!,
+    payUrl: null,
+    payAction: payable ? `/i/${token}/pay` : null,
+    waiting: !waiting
+      ? null
+      : waiting.status === 'requires_action'
+        ? { kind: 'action', confirmUrl: waiting.nextAction?.url ? `/i/${token}/confirm` : null }
+        : { kind: 'pending' },
+  };
   return (await import('../documents/render/html.ts')).renderHtml(view, { top: top(language) });
+}
+
+/** The invoice's off-session charge in flight (`pending` or `requires_action`), if any: one at most (payments_in_flight_key). */
+async function waitingCharge(scope: RowScope, invoiceId: string, tx?: AnyTx) {
+  const read = (t: AnyTx) =>
+    sqlOf(t).query<{ id: string; status: string; nextAction: { url?: string; expiresAt?: string } | null }>(
+      q`SELECT id, status, "nextAction" FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND "invoiceId" = ${invoiceId} AND status = ANY (${paymentInFlight}::text[])`,
+    );
+  const rows = tx ? await read(tx) : await inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, read);
+  return rows[0] ?? null;
+}
+
+const accountOf = async (scope: RowScope) => {
+  const { rows } = await db().system.query<{ accountId: string }>('SELECT "accountId" FROM workspaces WHERE id = $1', [
+    scope.workspaceId,
+  ]);
+  return { ...scope, accountId: rows[0].accountId };
+};
+
+/**
+ * `GET /i/<token>/confirm` (`doc.confirmPayment`): where the waiting charge's action is done (the
+ * provider's page, or the sandbox's `/i/<token>/authenticate`); the invoice page when none waits.
+ */
+export async function confirmHostedInvoice(token: string): Promise<string> {
+  const { id, scope } = await invoiceOf(token);
+  const waiting = await waitingCharge(scope, id);
+  return waiting?.status === 'requires_action' && waiting.nextAction?.url ? waiting.nextAction.url : `/i/${token}`;
+}
+
+/**
+ * The test sandbox's authentication step (`/i/<token>/authenticate`, test mode only, else 404): the
+ * invoice's `requires_action` charge, if one waits (`null` otherwise: the page says nothing waits).
+ */
+export async function authenticationOf(token: string): Promise<{ paymentId: string | null; scope: RowScope }> {
+  const { id, scope } = await invoiceOf(token);
+  if (scope.mode !== 'test') throw err.notFound();
+  const waiting = await waitingCharge(scope, id);
+  return { paymentId: waiting?.status === 'requires_action' ? waiting.id : null, scope };
+}
+
+/**
+ * `POST /i/<token>/authenticate` `outcome=success|failure`: the same effect as
+ * `POST /v1/payments/:id/simulate` on the invoice's waiting charge; back to the invoice page.
+ */
+export async function authenticateHostedInvoice(token: string, outcome: string): Promise<string> {
+  const { paymentId, scope } = await authenticationOf(token);
+  if (!paymentId) throw err.conflict('No payment of this invoice waits for authentication');
+  await simulateWaiting(await accountOf(scope), paymentId, outcome, { source: 'hosted_invoice' });
+  return `/i/${token}`;
 }
 
 /**
@@ -83,6 +145,9 @@ export async function payHostedInvoice(
   pick: (workspace: Language) => Language = (w) => w,
 ): Promise<string> {
   const { id, scope } = await invoiceOf(token);
+  // `doc.payAnotherWay`: a charge waiting for the customer's authentication fails first (superseded),
+  // a failed attempt as any other (docs/guides/payment-methods.md, Requires action).
+  if ((await waitingCharge(scope, id))?.status === 'requires_action') await supersedeAction(await accountOf(scope), id);
   return inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {
     const sql = sqlOf(tx);
     const [ws] = await sql.query<{ accountId: string; defaultCurrency: string }>(
@@ -91,6 +156,9 @@ export async function payHostedInvoice(
     const inv = await lockInvoice(tx, { ...scope, accountId: ws.accountId }, id);
     if (!inv || hostedInvoiceUrlOf(inv) === null) throw err.notFound();
     if (!canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay')) return `/i/${token}`;
+    // An off-session charge in flight (its provider has not answered): 409 until it is reconciled.
+    if (await waitingCharge(scope, id, tx))
+      throw err.conflict('A payment of this invoice is in progress; try again once it completes');
     const now = clock.now();
     const [current] = await sql.query<CheckoutSession>(
       q`SELECT * FROM checkout_sessions WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}

@@ -16,11 +16,14 @@ import { newId } from '../../core/ids.ts';
 import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
 import { issueReceiptsCte, prepareInvoiceReceipt, receiptContexts } from '../receipts/issue.ts';
 import { paymentMachine } from '../payments/states.ts';
+import { failWaitingCharges } from '../payments/close.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
-import { invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
+import { invoiceDraft, invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
 import { lockSubscriptions, onSubscriptionInvoicesPaid } from '../subscriptions/moves.ts';
 import { closeInvoiceSessions } from '../checkout-sessions/invoice-sessions.ts';
 import { applyBalances, returnBalances } from '../customer-balances/invoices.ts';
+import { endConsumedDiscounts, removeInvoiceDiscounts } from '../discounts/service.ts';
+import { FLAT_DISCOUNT_NAME, type InvoiceDiscount } from '../discounts/fields.ts';
 
 export interface MoveOptions {
   /** The workspace's `acc_` id (spec `accountId`, `arn` in the event snapshot). */
@@ -116,6 +119,15 @@ export async function moveInvoices(
       canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay') && !canMove(invoiceMachine, moves[i].to, 'pay'),
   );
   // A voided invoice gives back the credit applied to it (docs/credit-notes.md, Customer balance).
+  // A voided draft's coupon discount is removed (docs/coupons.md, Invoice discounts); a finalized one's already ended.
+  const drafts = items.filter(({ inv }) => inv.status === invoiceDraft && (inv.discounts as unknown[]).length > 0);
+  if (trigger === 'void' && drafts.length)
+    await removeInvoiceDiscounts(
+      tx,
+      scope,
+      drafts.map(({ inv }) => inv.id),
+      o.at ?? clock.now(),
+    );
   if (trigger === 'void')
     await returnBalances(
       tx,
@@ -123,6 +135,14 @@ export async function moveInvoices(
       items.map(({ inv }) => inv),
       o.at ?? clock.now(),
       { requestId: o.requestId, source: o.source },
+    );
+  // A charge still waiting for the customer can no longer pay them (payments/close.ts).
+  if (closing.length)
+    await failWaitingCharges(
+      tx,
+      scope,
+      closing.map(({ inv }) => inv.id),
+      o,
     );
   if (closing.length)
     await closeInvoiceSessions(
@@ -145,12 +165,19 @@ export interface NewLine {
 
 /** A new invoice as its writer decides it: the totals are the caller's (manual input, or a subscription's pricing). */
 export interface NewInvoice {
+  /** Chosen by the caller when a row must name the invoice first (its coupon's discount); default a new id. */
+  id?: string;
   customerId: string;
   subscriptionId: string | null;
   currency: string;
   lines: NewLine[];
   subtotal: bigint;
   discount: bigint;
+  /**
+   * `invoice.discounts[]` (docs/coupons.md, Invoice discounts), Σ amount = `discount`; default: the
+   * flat `discount` as one entry without a coupon (none when 0).
+   */
+  discounts?: InvoiceDiscount[];
   tax: bigint;
   total: bigint;
   dueAt: Date | null;
@@ -195,7 +222,7 @@ export async function writeDrafts(
   const created = nextState(invoiceMachine, null, 'create');
   const rows = items.map(
     (i): Omit<Invoice, 'hostedSecret'> => ({
-      id: newId('invoice'),
+      id: i.id ?? newId('invoice'),
       workspaceId: scope.workspaceId,
       mode: scope.mode,
       customerId: i.customerId,
@@ -205,6 +232,7 @@ export async function writeDrafts(
       currency: i.currency,
       subtotal: i.subtotal,
       discount: i.discount,
+      discounts: (i.discounts ?? flatDiscounts(i.discount)) as unknown as Invoice['discounts'],
       tax: i.tax,
       total: i.total,
       amountPaid: 0n,
@@ -259,6 +287,10 @@ export async function writeDrafts(
   return out;
 }
 
+/** A caller's flat discount as `invoice.discounts[]`: one entry without a coupon, none when 0. */
+export const flatDiscounts = (discount: bigint): InvoiceDiscount[] =>
+  discount > 0n ? [{ couponId: null, discountId: null, name: FLAT_DISCOUNT_NAME, amount: Number(discount) }] : [];
+
 /** The line rows of an invoice, in the order given (a draft's new lines, or an edit's replacement). */
 export function invoiceLines(scope: RowScope, invoiceId: string, lines: NewLine[], at: Date): InvoiceLine[] {
   return lines.map((l, position) => ({
@@ -309,6 +341,13 @@ export async function finalizeInvoices(
   const n = invoices.length;
   // The customers' credit pays first, its rows locked before the counter (docs/credit-notes.md, Customer balance).
   await applyBalances(tx, scope, invoices, now, { requestId: o.requestId, source: o.source });
+  // A once discount (or an invoice's own) ends with the first invoice it discounted (docs/coupons.md, Computation and durations).
+  await endConsumedDiscounts(
+    tx,
+    scope,
+    invoices.flatMap((i) => (i.discounts ?? []) as unknown as InvoiceDiscount[]),
+    now,
+  );
   const opened = await sql.query<Invoice>(
     q`WITH c AS (${bumpCounterSql(scope.workspaceId, scope.mode, counterNames.invoice, n)}),
         o AS (SELECT id, ord FROM unnest(${invoices.map((i) => i.id)}::text[]) WITH ORDINALITY AS o(id, ord))
@@ -585,6 +624,8 @@ export function invoicePayments(scope: RowScope, items: InvoicePaying[], at: Dat
       fee: null,
       failureCode: null,
       failureMessage: null,
+      nextAction: null,
+      leaseUntil: null,
       metadata: metadata ?? null,
       capturedAt: trigger === 'capture' ? at : null,
       createdAt: at,

@@ -51,6 +51,9 @@ const CreateInvoiceInput = builder.inputType('CreateInvoiceInput', {
     memo: t.string({ description: 'At most 500 characters; stored in metadata.memo.' }),
     subscriptionId: t.string(),
     templateId: t.string({ description: 'A template of kind invoice.' }),
+    couponId: t.string({
+      description: 'A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md).',
+    }),
     applyCustomerBalance: t.boolean({
       description: "Finalization applies the customer's credit in the invoice currency (default true).",
     }),
@@ -70,6 +73,7 @@ const UpdateInvoiceInput = builder.inputType('UpdateInvoiceInput', {
     dueAt: t.field({ type: 'DateTime' }),
     memo: t.string(),
     templateId: t.string(),
+    couponId: t.string({ description: "A cpn_ coupon replacing the draft's; null removes it." }),
     metadata: t.field({ type: 'Metadata', description: 'Custom keys (memo is kept unless memo is sent).' }),
   }),
 });

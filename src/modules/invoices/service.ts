@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant, tenantQuery } from '../../core/db/client.ts';
-import { insertRows, sql as q, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
+import { insertRows, sql as q, sqlOf, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
 import { claimOperation } from '../../core/operations.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
@@ -27,6 +27,11 @@ import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine } from './states.ts';
 import type { CreateInvoiceInput, ListInvoicesArgs, UpdateInvoiceInput } from './schema.ts';
 import { invoiceList } from './list.ts';
 import { hasIssuedNote } from '../credit-notes/service.ts';
+import { applyCoupon, discountLines, invoiceDiscounts, removeDiscount } from '../discounts/service.ts';
+import type { InvoiceDiscount } from '../discounts/fields.ts';
+import { clockTimeFor } from '../test-clocks/time.ts';
+import { newId } from '../../core/ids.ts';
+import { flatDiscounts } from './issue.ts';
 
 const err = errorsFor('invoice');
 /** Bounds (hostile input): lines per invoice, and the largest quantity of one line. */
@@ -109,7 +114,9 @@ function validateCreate(input: CreateInvoiceInput) {
     throw err.validation('templateId', 'templateId must be a tpl_ template id');
   if (input.applyCustomerBalance != null && typeof input.applyCustomerBalance !== 'boolean')
     throw err.validation('applyCustomerBalance', 'applyCustomerBalance must be true or false');
+  checkCouponId(input.couponId);
   return {
+    couponId: input.couponId ?? null,
     applyCustomerBalance: input.applyCustomerBalance ?? true,
     customerId: input.customerId,
     currency,
@@ -124,6 +131,45 @@ function validateCreate(input: CreateInvoiceInput) {
     subscriptionId: input.subscriptionId ?? null,
     templateId: input.templateId ?? null,
   };
+}
+
+/** `couponId`: a string naming a coupon (unknown: 404), or null (docs/coupons.md, Applying). */
+function checkCouponId(v: unknown) {
+  if (v != null && (typeof v !== 'string' || v.length < 1 || v.length > 64))
+    throw err.validation('couponId', 'couponId must be a cpn_ coupon id or null');
+}
+
+/**
+ * An invoice's `discounts[]` and `discount` (docs/coupons.md, Invoice discounts): the caller's flat
+ * discount (an entry without a coupon), then the coupon's, computed on the lines by the one discount
+ * maths (never more than the subtotal leaves).
+ */
+async function discountsOf(
+  tx: Sql,
+  scope: RowScope,
+  invoiceId: string,
+  lines: { quantity: number; unitAmount: number | bigint; priceId: string | null }[],
+  currency: string,
+  flat: bigint,
+  at: Date,
+) {
+  const active = (await invoiceDiscounts(tx, scope, [invoiceId], at)).get(invoiceId) ?? null;
+  const entries: InvoiceDiscount[] = [
+    ...(flat > 0n ? flatDiscounts(flat) : []),
+    ...discountLines(active, lines, currency, at, Number(flat)),
+  ];
+  return { discounts: entries, discount: entries.reduce((s, e) => s + BigInt(e.amount), 0n) };
+}
+
+/** The plans of some prices (a coupon limited to plans must cover one of an invoice's lines). */
+async function plansOfPrices(tx: Sql, scope: RowScope, priceIds: (string | null)[]): Promise<string[]> {
+  const ids = priceIds.filter((p): p is string => p !== null);
+  if (!ids.length) return [];
+  const rows = await tx.query<{ planId: string }>(
+    q`SELECT DISTINCT "planId" FROM prices WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND id = ANY (${ids}::text[])`,
+  );
+  return rows.map((r) => r.planId);
 }
 
 const optionsOf = (ctx: Context, accountId: string, source = 'api'): MoveOptions => ({
@@ -158,20 +204,38 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
     if (v.templateId) await templateForUse(tx, scope, v.templateId, 'invoice', 'invoice');
     const trigger = v.status === 'open' ? 'create_open' : 'create';
     nextState(invoiceMachine, null, trigger);
+    // docs/coupons.md, Applying: the coupon is checked at the customer's business time and redeemed
+    // here; its discount row names the invoice written next (a deferred key).
+    const id = newId('invoice');
+    let amounts = { discount: BigInt(v.discount), discounts: flatDiscounts(BigInt(v.discount)) };
+    if (v.couponId !== null) {
+      const sql = sqlOf(tx);
+      const at = await clockTimeFor(sql, { ...scope, testClockId: customer.testClockId });
+      const planIds = await plansOfPrices(
+        sql,
+        scope,
+        v.lines.map((l) => l.priceId),
+      );
+      const target = { customerId: v.customerId, invoiceId: id, currency: v.currency, planIds };
+      await applyCoupon(sql, scope, v.couponId, target, at, 'invoice');
+      amounts = await discountsOf(sql, scope, id, v.lines, v.currency, BigInt(v.discount), at);
+    }
+    const total = BigInt(v.subtotal) - amounts.discount + BigInt(v.tax);
     // An invoice created open is written as a draft and finalized here (lines go into drafts only).
     const [created] = (await writeDrafts(
       tx,
       { ...scope, accountId: auth.accountId },
       [
         {
+          id,
           customerId: v.customerId,
           subscriptionId: v.subscriptionId,
           currency: v.currency,
           lines: v.lines,
           subtotal: BigInt(v.subtotal),
-          discount: BigInt(v.discount),
+          ...amounts,
           tax: BigInt(v.tax),
-          total: BigInt(v.total),
+          total: total > 0n ? total : 0n,
           dueAt: v.dueAt,
           templateId: v.templateId,
           billingReason: 'manual',
@@ -277,6 +341,7 @@ export function updateInvoice(ctx: Context, id: string, input: UpdateInvoiceInpu
     throw err.validation('templateId', 'templateId must be a tpl_ template id');
   const custom = input.metadata === undefined ? undefined : validateMemo(null, input.metadata);
   if (input.memo != null) validateMemo(input.memo, null);
+  checkCouponId(input.couponId);
   return onLocked(ctx, id, async (tx, inv, _o, scope) => {
     if (inv.status !== invoiceDraft)
       throw err.conflict(`The invoice is ${inv.status}; its lines, discount and tax are locked once it leaves draft`);
@@ -292,13 +357,33 @@ export function updateInvoice(ctx: Context, id: string, input: UpdateInvoiceInpu
       await tx.query(q`${insertRows('invoice_lines', rows)}`);
     }
     const subtotal = rows.reduce((sum, l) => sum + l.amount, 0n);
-    const d = discount === undefined ? inv.discount : BigInt(discount);
+    // docs/coupons.md, Invoice discounts: the flat part as sent (or as it was), the coupon's recomputed on the lines.
+    const before = inv.discounts as unknown as InvoiceDiscount[];
+    const flat =
+      discount === undefined
+        ? before.filter((e) => e.couponId === null).reduce((sum, e) => sum + BigInt(e.amount), 0n)
+        : BigInt(discount);
+    const at = await clockTimeFor(tx, { ...scope, testClockId: inv.testClockId });
+    if (input.couponId !== undefined) {
+      await removeDiscount(tx, scope, { invoiceId: inv.id }, at);
+      if (input.couponId !== null) {
+        const planIds = await plansOfPrices(
+          tx,
+          scope,
+          rows.map((l) => l.priceId),
+        );
+        const target = { customerId: inv.customerId, invoiceId: inv.id, currency: inv.currency, planIds };
+        await applyCoupon(tx, scope, input.couponId, target, at, 'invoice');
+      }
+    }
+    const amounts = await discountsOf(tx, scope, inv.id, rows, inv.currency, flat, at);
+    const d = amounts.discount;
     const t = tax === undefined ? inv.tax : BigInt(tax);
     if (!Number.isSafeInteger(Number(subtotal + t))) throw err.validation('lines', 'the invoice total is too large');
     const total = subtotal - d + t > 0n ? subtotal - d + t : 0n;
-    const before = (inv.metadata ?? {}) as Record<string, string>;
-    let metadata: Record<string, string> = custom === undefined ? { ...before } : { ...(custom ?? {}) };
-    if (custom !== undefined && before[MEMO] !== undefined) metadata[MEMO] = before[MEMO];
+    const had = (inv.metadata ?? {}) as Record<string, string>;
+    let metadata: Record<string, string> = custom === undefined ? { ...had } : { ...(custom ?? {}) };
+    if (custom !== undefined && had[MEMO] !== undefined) metadata[MEMO] = had[MEMO];
     if (input.memo !== undefined) {
       const { [MEMO]: _old, ...rest } = metadata;
       metadata = input.memo === null ? rest : { ...rest, [MEMO]: input.memo };
@@ -307,6 +392,7 @@ export function updateInvoice(ctx: Context, id: string, input: UpdateInvoiceInpu
     const data: Partial<Invoice> = {
       subtotal,
       discount: d,
+      discounts: amounts.discounts as unknown as Invoice['discounts'],
       tax: t,
       total,
       amountDue: total,

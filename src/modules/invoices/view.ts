@@ -33,6 +33,8 @@ export interface InvoiceRecord {
   createdAt: Date;
   metadata: unknown;
   lines: { description: string; quantity: number; unitAmount: Amount; amount: Amount }[];
+  /** `invoice.discounts[]` (docs/coupons.md): a row each, the coupon's name shown. */
+  discounts?: { couponId: string | null; name: string; amount: Amount }[];
   /** Issued credit notes, shown as rows above what is paid and due. */
   creditNotes?: { number: string; total: Amount }[];
 }
@@ -130,6 +132,7 @@ export function buildInvoiceView(inv: InvoiceRecord, ctx: InvoiceViewContext): D
       status: inv.status,
       dueAt: inv.dueAt,
       discount: n(inv.discount),
+      discounts: (inv.discounts ?? []).map((d) => ({ name: d.couponId ? d.name : null, amount: n(d.amount) })),
       amountPaid: n(inv.amountPaid),
       amountDue: n(inv.amountDue),
       payUrl: PAYABLE.has(inv.status) ? safeUrl(ctx.hostedUrl) : null,

@@ -2,6 +2,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { Customer } from '../customers/schema.ts';
 import { customerById } from '../customers/loaders.ts';
+import { Payment } from '../payments/schema.ts';
 import { Subscription } from '../subscriptions/schema.ts';
 import { listArgs, PaymentMethod } from './schema.ts';
 import { paymentMethodById, paymentMethodsOfCustomer } from './loaders.ts';
@@ -40,6 +41,19 @@ builder.objectFields(Subscription, (t) => ({
     description: 'The saved method paymentMethod names; null for the fixed test tokens and when null.',
     resolve: (s, _, ctx, info) => {
       const id = savedId(s.paymentMethod);
+      return id ? paymentMethodById(ctx, id, info) : null;
+    },
+  }),
+}));
+
+builder.objectFields(Payment, (t) => ({
+  paymentMethod: t.field({
+    type: PaymentMethod,
+    nullable: true,
+    description:
+      'The saved method an off-session charge used; null for the fixed test tokens and hosted-page payments.',
+    resolve: (p, _, ctx, info) => {
+      const id = savedId(p.paymentMethodId);
       return id ? paymentMethodById(ctx, id, info) : null;
     },
   }),

@@ -3,6 +3,7 @@
  * Test scenarios): answered in process, as the fixed test tokens are, so a renewal batch charges and
  * settles them in its own transaction. The token is unsealed here, read for its scenario, and dropped.
  */
+import { config } from '../../core/config.ts';
 import { scopedRows, type AnyTx } from '../../core/db/sql.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { unseal } from '../../core/sealed.ts';
@@ -13,7 +14,19 @@ import { chargeable } from './states.ts';
 
 export type SandboxAnswer =
   | { ok: true; providerReference: string }
-  | { ok: false; failureCode: string; failureMessage: string; methodMove?: 'expire' | 'revoke' };
+  | { ok: false; failureCode: string; failureMessage: string; methodMove?: 'expire' | 'revoke'; providerCode?: string }
+  /**
+   * No outcome yet: `requires_action` (the customer must authenticate; `nextAction` null means the
+   * sandbox's own page, built by the caller) or `pending` (settled later by a callback or the sweep).
+   */
+  | {
+      ok: null;
+      waiting: 'requires_action' | 'pending';
+      providerReference?: string | null;
+      nextAction?: { url: string; expiresAt: Date | null } | null;
+      /** When to ask again (a pending answer); the payment lease's default otherwise. */
+      retryInMs?: number;
+    };
 
 /** The saved methods (active or not) named by `values` (subscriptions' `paymentMethod`), by id. */
 export async function savedMethods(tx: AnyTx, scope: RowScope, values: (string | null)[]) {
@@ -41,12 +54,19 @@ const declined = (failureCode: string, failureMessage: string, methodMove?: 'exp
 
 /**
  * The sandbox's answer to an off-session charge of `amount` from `pm` (payment `paymentId`). A method
- * that is no longer active is never charged (`payment_method_unusable`). `requires_action` answers
- * `authentication_required` and `async` succeeds at once: the sandbox has no deferred outcomes yet
- * (docs/decisions.md, Payment methods).
+ * that is no longer active is never charged (`payment_method_unusable`). `requires_action` waits for
+ * the customer on the sandbox's authenticate page (`/i/<token>/authenticate`), `async` stays pending
+ * until `settleSandboxAsync` (docs/guides/payment-methods.md, Test scenarios).
  */
-export function sandboxCharge(pm: PaymentMethod, amount: bigint, paymentId: string): SandboxAnswer {
-  if (pm.status !== chargeable)
+export function sandboxCharge(
+  pm: PaymentMethod,
+  amount: bigint,
+  paymentId: string,
+  o: { started?: boolean } = {},
+): SandboxAnswer {
+  // A charge already started (asked again by the pending sweep) carries its token: a detach since
+  // then does not change its outcome (docs/guides/payment-methods.md, Off-session charges).
+  if (pm.status !== chargeable && !o.started)
     return declined('payment_method_unusable', `The payment method is ${pm.status}; it cannot be charged`);
   const scenario = scenarioOfToken(pm);
   const magic = scenario === 'success' ? amountMagic[amount.toString()] : undefined;
@@ -63,8 +83,32 @@ export function sandboxCharge(pm: PaymentMethod, amount: bigint, paymentId: stri
     case 'revoked':
       return declined('payment_method_revoked', 'The payment method was revoked at the provider.', 'revoke');
     case 'requires_action':
-      return declined('authentication_required', 'The charge needs the customer to authenticate.');
+      return { ok: null, waiting: 'requires_action', nextAction: null };
+    case 'async':
+      return {
+        ok: null,
+        waiting: 'pending',
+        providerReference: `ch_sbx_${paymentId}`,
+        retryInMs: config.sandboxAsyncMs,
+      };
     default:
       return { ok: true, providerReference: `ch_sbx_${paymentId}` };
   }
+}
+
+/**
+ * The sandbox's later word on a `pending` charge it answered `async` (the analogue of a provider's
+ * callback): `succeeded` once its lease passed (`leaseUntil`, set to the charge's real time plus
+ * `SVC_SANDBOX_ASYNC_MS`), else still pending. A forced outcome (`POST /v1/payments/:id/simulate`)
+ * settles at once.
+ */
+export function sandboxAsyncOutcome(payment: { id: string; leaseUntil: Date | null }, now: Date): SandboxAnswer {
+  return !payment.leaseUntil || payment.leaseUntil <= now
+    ? { ok: true, providerReference: `ch_sbx_${payment.id}` }
+    : {
+        ok: null,
+        waiting: 'pending',
+        providerReference: `ch_sbx_${payment.id}`,
+        retryInMs: payment.leaseUntil.getTime() - now.getTime(),
+      };
 }

@@ -14,6 +14,8 @@ export const paymentFields: FieldSpec<Payment> = {
   paymentMethodId: { kind: 'string', nullable: true },
   failureCode: { kind: 'string', nullable: true },
   failureMessage: { kind: 'string', nullable: true },
+  // `{type: "redirect", url, expiresAt}` while the charge is `requires_action` (docs/guides/payment-methods.md, Requires action)
+  nextAction: { kind: 'json', nullable: true },
   adapter: { kind: 'string', nullable: true },
   customerId: { kind: 'string', nullable: true },
   checkoutSessionId: { kind: 'string', nullable: true },

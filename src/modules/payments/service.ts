@@ -6,6 +6,7 @@ import { keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped } from '../../core/resource.ts';
 import type { ListPaymentsArgs } from './schema.ts';
 import { paymentList } from './list.ts';
+import { simulateWaiting } from '../subscriptions/waiting.ts';
 
 const err = errorsFor('payment');
 
@@ -29,4 +30,16 @@ export async function listPayments(ctx: Context, args: ListPaymentsArgs) {
         }),
       ),
   );
+}
+
+/**
+ * `POST /v1/payments/:id/simulate` (test mode only; docs/guides/payment-methods.md, Test scenarios):
+ * settles a `pending` or `requires_action` off-session charge as the provider or the customer would.
+ */
+export async function simulatePayment(ctx: Context, id: string, outcome: string) {
+  const auth = authorize(ctx, 'svc:payment_method:write');
+  return simulateWaiting({ workspaceId: auth.workspaceId, mode: auth.mode, accountId: auth.accountId }, id, outcome, {
+    source: ctx.source ?? 'api',
+    requestId: ctx.requestId,
+  });
 }

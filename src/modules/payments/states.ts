@@ -1,16 +1,18 @@
 /** The payment state machine (spec "Refund and the refunded payment"; src/core/state-machine.ts). */
-import { defineMachine, type StatusOf } from '../../core/state-machine.ts';
+import { defineMachine, statusesWhere, type StatusOf } from '../../core/state-machine.ts';
 
 /**
  * The payment: created `succeeded` by a session's completion (complete.ts), then marked by its
- * succeeded refunds; never rolled back (spec). `failed` is reserved for failed charges, which no
- * path records yet.
+ * succeeded refunds; never rolled back (spec). An off-session charge (subscriptions/collect.ts) is
+ * written `pending`, then answered `succeeded`, `failed` or `requires_action` (the customer must
+ * authenticate: docs/guides/payment-methods.md, Requires action), which the customer's action, its
+ * failure or its expiry settles.
  */
 export const paymentMachine = defineMachine({
   noun: 'payment',
   resource: 'payment',
   stored: [{ table: 'payments', column: 'status' }],
-  statuses: ['succeeded', 'failed', 'refunded', 'partially_refunded', 'pending'],
+  statuses: ['succeeded', 'failed', 'refunded', 'partially_refunded', 'pending', 'requires_action'],
   conflict: 'conflict',
   moves: {
     capture: { from: [null], to: 'succeeded', events: ['payment.succeeded'] },
@@ -19,6 +21,21 @@ export const paymentMachine = defineMachine({
     /** The provider's answer to a pending charge. */
     charge_succeeded: { from: ['pending'], to: 'succeeded', events: ['payment.succeeded'], label: 'charge succeeded' },
     charge_failed: { from: ['pending'], to: 'failed', events: ['payment.failed'], label: 'charge failed' },
+    /** The provider (or the sandbox) needs the customer to authenticate the charge first. */
+    charge_requires_action: {
+      from: ['pending'],
+      to: 'requires_action',
+      events: ['payment.requires_action'],
+      label: 'charge requires action',
+    },
+    action_succeeded: {
+      from: ['requires_action'],
+      to: 'succeeded',
+      events: ['payment.succeeded'],
+      label: 'action succeeded',
+    },
+    /** Declined after authentication, abandoned, expired, or superseded by another way to pay. */
+    action_failed: { from: ['requires_action'], to: 'failed', events: ['payment.failed'], label: 'action failed' },
     refund_partial: {
       from: ['succeeded', 'partially_refunded'],
       to: 'partially_refunded',
@@ -31,3 +48,8 @@ export const paymentMachine = defineMachine({
 export type PaymentStatus = StatusOf<typeof paymentMachine>;
 /** A charge that never captured money (a declined stored-method charge): nothing to refund. */
 export const paymentFailed: PaymentStatus = 'failed';
+/**
+ * A charge still waiting for its outcome (it may yet succeed): at most one per invoice (the partial
+ * unique index `payments_in_flight_key`).
+ */
+export const paymentInFlight: PaymentStatus[] = statusesWhere(paymentMachine, 'charge_succeeded', 'action_succeeded');

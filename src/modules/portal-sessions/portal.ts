@@ -35,13 +35,19 @@ import {
   updateSubscription,
 } from '../subscriptions/service.ts';
 import { subscriptionLive, subscriptionMachine, type SubscriptionStatus } from '../subscriptions/states.ts';
-import { expired, verifyPortalToken, type PortalGrant } from './token.ts';
+import { expired, portalUrl, verifyPortalToken, type PortalGrant } from './token.ts';
+import { updateCustomer } from '../customers/service.ts';
+import { detachPaymentMethod } from '../payment-methods/service.ts';
+import { chargeable, paymentMethodMachine } from '../payment-methods/states.ts';
+import { createSetupSessionIn } from '../setup-sessions/service.ts';
+import { setupHostedUrlOf } from '../setup-sessions/fields.ts';
 
 const err = errorsFor('portal_session');
 /** Bounds of what one page shows (hostile input is the token's customer: a page stays one small answer). */
 const MAX_SUBSCRIPTIONS = 20;
 const MAX_INVOICES = 24;
 const MAX_PLAN_OPTIONS = 50;
+const MAX_METHODS = 20;
 
 /** spec Portal sessions: the workspace's toggles, all on by default (workspaces.portalSettings). */
 export interface PortalSettings {
@@ -67,8 +73,8 @@ const isLive = (status: string) => (subscriptionLive as readonly string[]).inclu
 /**
  * The one rule for what a customer may do to a subscription in the portal (docs/billing.md, Portal: effective
  * permission = workspace toggle AND plan flag). Pause and resume have no workspace toggle in the
- * spec: the plan's `selfServePause` alone. Stored methods are test tokens only (live mode collects on
- * the hosted invoice page), so updating one is a test-mode action. A usage price has no plan change
+ * spec: the plan's `selfServePause` alone. Updating the payment method works in both modes (live methods are
+ * saved through a setup session: docs/guides/setup-sessions.md). A usage price has no plan change
  * here (its amount is not known in advance, so neither is the direction).
  */
 export function portalActions(
@@ -88,7 +94,7 @@ export function portalActions(
     keep: cancel && sub.cancelAtPeriodEnd,
     pause: features.selfServePause && canMove(subscriptionMachine, status, 'pause'),
     resume: features.selfServePause && canMove(subscriptionMachine, status, 'resume'),
-    updatePaymentMethod: live && sub.mode === 'test' && settings.updatePaymentMethod && features.updatePaymentMethod,
+    updatePaymentMethod: live && settings.updatePaymentMethod && features.updatePaymentMethod,
     upgrade: change && features.selfServeUpgrade,
     downgrade: change && features.selfServeDowngrade,
   };
@@ -156,6 +162,8 @@ interface SubRow {
   cancelAtPeriodEnd: boolean;
   paymentMethod: string | null;
   pendingPriceId: string | null;
+  /** The active discount's wire object (docs/coupons.md, Discounts), null: none. */
+  discount: { coupon: { name: string }; end: string | null } | null;
   plan: Plan;
   price: Price;
 }
@@ -174,8 +182,28 @@ interface InvoiceRow {
   mode: string;
   /** Its issued credit notes (docs/credit-notes.md, Documents), oldest first. */
   creditNotes: { number: string; total: string }[];
+  /** `invoice.discounts[]` (docs/coupons.md, Invoice discounts). */
+  discounts: { couponId: string | null; name: string; amount: number }[];
 }
-type StateRow = SessionRow & { subscriptions: SubRow[]; options: OptionRow[]; invoices: InvoiceRow[] | null };
+/** A saved method as the portal shows it: display fields only (never the token). */
+interface MethodRow {
+  id: string;
+  type: string;
+  status: string;
+  card: unknown;
+  ewallet: unknown;
+  directDebit: unknown;
+  paypal: unknown;
+  isDefault: boolean;
+  expiresAt: string | null;
+}
+type StateRow = SessionRow & {
+  subscriptions: SubRow[];
+  options: OptionRow[];
+  invoices: InvoiceRow[] | null;
+  paymentMethods: MethodRow[];
+  defaultPaymentMethodId: string | null;
+};
 
 const same = (alias: string, g: PortalGrant) =>
   q`${q.id(alias)}."workspaceId" = ${g.workspaceId} AND ${q.id(alias)}.mode = ${g.mode}`;
@@ -192,7 +220,7 @@ const sessionSql = (g: PortalGrant) =>
 /** The customer's subscriptions with plan and price (amounts as text: exact), newest first; or the one `id`. */
 const subscriptionsSql = (g: PortalGrant, id?: string) =>
   q`SELECT s.id, s.status, s.mode, s."priceId", s.currency, s.quantity, s."currentPeriodEnd", s."trialEnd",
-      s."cancelAtPeriodEnd", s."paymentMethod", s."pendingPriceId", s."createdAt", to_jsonb(p) AS plan,
+      s."cancelAtPeriodEnd", s."paymentMethod", s."pendingPriceId", s.discount, s."createdAt", to_jsonb(p) AS plan,
       to_jsonb(pr) || jsonb_build_object('unitAmount', pr."unitAmount"::text) AS price
     FROM subscriptions s
       JOIN plans p ON p."workspaceId" = s."workspaceId" AND p.mode = s.mode AND p.id = s."planId"
@@ -211,12 +239,23 @@ const optionsSql = (g: PortalGrant) =>
 /** The customer's issued invoices, newest first. */
 const invoicesSql = (g: PortalGrant) =>
   q`SELECT i.id, i.number, i.status, i.currency, i.total::text AS total, i."amountDue"::text AS "amountDue",
-      i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId", i.mode, i."createdAt",
+      i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId", i.mode, i."createdAt", i.discounts,
       (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total::text)
           ORDER BY n."issuedAt", n.id), '[]'::jsonb)
         FROM credit_notes n WHERE ${same('n', g)} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes"
     FROM invoices i WHERE ${same('i', g)} AND i."customerId" = ${g.customerId} AND i.status <> 'draft'
     ORDER BY i."createdAt" DESC, i.id DESC LIMIT ${MAX_INVOICES}`;
+
+/** The statuses a customer still sees a method in (a detached one is gone for them). */
+const shownMethods = paymentMethodMachine.statuses.filter((x) => x !== paymentMethodMachine.moves.detach.to);
+
+/** The customer's saved methods (display fields only), newest first, and its default. */
+const methodsSql = (g: PortalGrant) =>
+  q`SELECT pm.id, pm.type, pm.status, pm.card, pm.ewallet, pm."directDebit", pm.paypal, pm."isDefault",
+      pm."expiresAt", pm."createdAt"
+    FROM payment_methods pm WHERE ${same('pm', g)} AND pm."customerId" = ${g.customerId}
+      AND pm.status = ANY (${shownMethods}::text[])
+    ORDER BY pm."createdAt" DESC, pm.id DESC LIMIT ${MAX_METHODS}`;
 
 /** A session or customer gone (purged) is 404; an archived workspace's portal is gone (410). */
 function checkSession<R extends SessionRow>(row: R | undefined): R {
@@ -283,7 +322,11 @@ export async function portalState(sessionId: string, token: unknown) {
             FROM (${optionsSql(g)}) o) ELSE '[]' END AS options,
         CASE WHEN (h."portalSettings" ->> 'viewInvoices')::boolean THEN
           (SELECT coalesce(jsonb_agg(to_jsonb(i) ORDER BY i."createdAt" DESC, i.id DESC), '[]')
-            FROM (${invoicesSql(g)}) i) END AS invoices
+            FROM (${invoicesSql(g)}) i) END AS invoices,
+        (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m."createdAt" DESC, m.id DESC), '[]')
+          FROM (${methodsSql(g)}) m) AS "paymentMethods",
+        (SELECT c."defaultPaymentMethodId" FROM customers c WHERE ${same('c', g)} AND c.id = ${g.customerId})
+          AS "defaultPaymentMethodId"
       FROM (${sessionSql(g)}) h`,
   );
   const ws = checkSession(row);
@@ -298,7 +341,21 @@ export async function portalState(sessionId: string, token: unknown) {
     expiresAt: g.expiresAt.toISOString(),
     customer: ws.customer,
     settings: ws.portalSettings,
-    paymentMethods: g.mode === 'test' ? testPaymentMethods : [],
+    // The customer's saved methods, display fields only (docs/guides/setup-sessions.md, Portal).
+    paymentMethods: ws.paymentMethods.map((m) => ({
+      id: m.id,
+      type: m.type,
+      status: m.status,
+      card: m.card ?? null,
+      ewallet: m.ewallet ?? null,
+      directDebit: m.directDebit ?? null,
+      paypal: m.paypal ?? null,
+      isDefault: m.isDefault,
+      expiresAt: iso(m.expiresAt),
+    })),
+    defaultPaymentMethodId: ws.defaultPaymentMethodId,
+    // The fixed test tokens a test-mode subscription may also take.
+    testPaymentMethods: g.mode === 'test' ? testPaymentMethods : [],
     subscriptions: ws.subscriptions.map((s) => {
       const actions = actionsOf(s, ws.portalSettings);
       return {
@@ -317,6 +374,8 @@ export async function portalState(sessionId: string, token: unknown) {
         paymentMethod: s.paymentMethod,
         pendingPlanName: s.pendingPriceId ? (options.find((o) => o.id === s.pendingPriceId)?.plan.name ?? null) : null,
         pendingPriceId: s.pendingPriceId,
+        // docs/coupons.md, Discounts: the coupon's name and when the discount ends (null: with its duration).
+        discount: s.discount ? { name: s.discount.coupon.name, end: s.discount.end } : null,
         actions,
         options: optionsFor(s, actions, options),
       };
@@ -331,6 +390,10 @@ export async function portalState(sessionId: string, token: unknown) {
         creditNotes: (i.creditNotes ?? []).map((c) => ({
           number: c.number,
           total: formatMoney(BigInt(c.total), i.currency),
+        })),
+        discounts: (i.discounts ?? []).map((d) => ({
+          name: d.name,
+          amount: formatMoney(BigInt(d.amount), i.currency),
         })),
         issuedAt: iso(i.issuedAt),
         dueAt: iso(i.dueAt),
@@ -352,7 +415,14 @@ function portalContext(g: PortalGrant, ws: WorkspaceRow, requestId: string): Con
     keyId: g.sessionId,
     mode: g.mode,
     role: 'restricted',
-    scopes: ['svc:subscription:read', 'svc:subscription:write', 'svc:invoice:read'],
+    scopes: [
+      'svc:subscription:read',
+      'svc:subscription:write',
+      'svc:invoice:read',
+      'svc:customer:write',
+      'svc:payment_method:read',
+      'svc:payment_method:write',
+    ],
     memberId: null,
     memberRole: null,
     keyWorkspaceId: g.workspaceId,
@@ -369,7 +439,10 @@ export const portalActionNames = ['cancel', 'keep', 'pause', 'resume', 'payment-
 export type PortalActionName = (typeof portalActionNames)[number];
 
 /** The one body field each action takes (any other field is a 400). */
-const bodyField: Partial<Record<PortalActionName, string>> = { 'payment-method': 'paymentMethod', change: 'priceId' };
+const bodyFields: Partial<Record<PortalActionName, readonly string[]>> = {
+  'payment-method': ['paymentMethod', 'paymentMethodId'],
+  change: ['priceId'],
+};
 
 const forbidden = (what: string) =>
   new DomainError('insufficient_scope', `This portal does not allow ${what} for this subscription`, {
@@ -393,7 +466,7 @@ export async function portalAction(
   if (!(portalActionNames as readonly string[]).includes(action)) throw err.notFound('portal action');
   const name = action as PortalActionName;
   for (const k of Object.keys(body))
-    if (k !== bodyField[name]) throw err.validation(k, `${k} is not a field of ${action}`);
+    if (!bodyFields[name]?.includes(k)) throw err.validation(k, `${k} is not a field of ${action}`);
   // Another customer's subscription, or another tenant's, reads as unknown.
   if (!isId('subscription', subscriptionId)) throw err.notFound('subscription');
   const { ws, sub, target } = await tenantTx(scopeOf(g), async (sql) => {
@@ -425,10 +498,18 @@ export async function portalAction(
       break;
     case 'payment-method': {
       if (!actions.updatePaymentMethod) throw forbidden('updating the payment method');
-      const pm = body.paymentMethod;
-      if (typeof pm !== 'string' || !(testPaymentMethods as readonly string[]).includes(pm))
-        throw err.validation('paymentMethod', `paymentMethod must be one of ${testPaymentMethods.join(', ')}`);
-      await updateSubscription(ctx, sub.id, { paymentMethod: pm });
+      // A saved method of this customer (`paymentMethodId`), or in test mode a fixed test token (`paymentMethod`).
+      const pm = body.paymentMethodId ?? body.paymentMethod;
+      const saved = typeof pm === 'string' && isId('paymentMethod', pm);
+      if (saved) await assertOwnMethod(g, pm);
+      else if (g.mode !== 'test' || typeof pm !== 'string' || !(testPaymentMethods as readonly string[]).includes(pm))
+        throw err.validation(
+          'paymentMethodId',
+          g.mode === 'test'
+            ? `paymentMethodId must be a saved method of yours or one of ${testPaymentMethods.join(', ')}`
+            : 'paymentMethodId must be a saved payment method of yours',
+        );
+      await updateSubscription(ctx, sub.id, { paymentMethod: pm as string });
       break;
     }
     case 'change': {
@@ -442,6 +523,93 @@ export async function portalAction(
       await updateSubscription(ctx, sub.id, { priceId: option.priceId });
       break;
     }
+  }
+  return portalState(sessionId, token);
+}
+
+/** The method `id` is the token's customer's (and not detached), else 404 as an unknown one. */
+async function assertOwnMethod(g: PortalGrant, id: string) {
+  const [row] = await tenantQuery<{ id: string }>(
+    scopeOf(g),
+    q`SELECT id FROM (${methodsSql(g)}) m WHERE m.id = ${id}`,
+  );
+  if (!row) throw err.notFound('payment method');
+}
+
+/** The workspace's toggle for the customer-level payment-method actions (docs/billing.md, Portal). */
+async function paymentMethodGrant(sessionId: string, token: unknown, requestId: string) {
+  const g = verifyPortalToken(sessionId, token);
+  const [row] = await tenantQuery<SessionRow>(scopeOf(g), sessionSql(g));
+  const ws = checkSession(row);
+  if (!ws.portalSettings.updatePaymentMethod)
+    throw new DomainError('insufficient_scope', 'This portal does not allow managing payment methods', {
+      resource: 'portal_session',
+    });
+  return { g, ws, ctx: portalContext(g, ws, requestId) };
+}
+
+/**
+ * `POST /portal/<ps_id>/api/payment-methods/setup` `{subscriptionId?}`: a setup session for the token's
+ * customer whose success and cancel URLs are this portal page (`consent.source: portal`); answers `{url}`.
+ * With a subscription, that subscription must allow updating its method (plan flag AND toggle).
+ */
+export async function portalSetup(sessionId: string, token: unknown, body: Record<string, unknown>, requestId: string) {
+  const { g, ws } = await paymentMethodGrant(sessionId, token, requestId);
+  for (const k of Object.keys(body))
+    if (k !== 'subscriptionId') throw err.validation(k, `${k} is not a field of payment-methods/setup`);
+  const subscriptionId = body.subscriptionId ?? null;
+  if (subscriptionId !== null) {
+    if (typeof subscriptionId !== 'string' || !isId('subscription', subscriptionId)) throw err.notFound('subscription');
+    const [sub] = await tenantQuery<SubRow>(scopeOf(g), subscriptionsSql(g, subscriptionId));
+    if (!sub) throw err.notFound('subscription');
+    if (!actionsOf(sub, ws.portalSettings).updatePaymentMethod) throw forbidden('updating the payment method');
+  }
+  const here = portalUrl(g);
+  const created = await createSetupSessionIn(
+    { workspaceId: g.workspaceId, mode: g.mode },
+    { customerId: g.customerId, subscriptionId, successUrl: here, cancelUrl: here },
+    { consentSource: 'portal', trustedUrls: true },
+  );
+  return { id: created.id, url: setupHostedUrlOf(created) };
+}
+
+export const portalMethodActions = ['default', 'detach'] as const;
+
+/**
+ * `POST /portal/<ps_id>/api/payment-methods/<pm_id>/default|detach`: the customer's default (updateCustomer) or a
+ * detach (detachPaymentMethod). Detach is 409 `conflict` when it is the customer's last active method and a live
+ * subscription collects automatically from it (the API's detach has no such guard).
+ */
+export async function portalMethodAction(
+  sessionId: string,
+  token: unknown,
+  methodId: string,
+  action: string,
+  requestId: string,
+) {
+  const { g, ctx } = await paymentMethodGrant(sessionId, token, requestId);
+  if (!(portalMethodActions as readonly string[]).includes(action)) throw err.notFound('portal action');
+  if (!isId('paymentMethod', methodId)) throw err.notFound('payment method');
+  await assertOwnMethod(g, methodId);
+  if (action === 'default') {
+    await updateCustomer(ctx, g.customerId, { defaultPaymentMethodId: methodId });
+  } else {
+    const [guard] = await tenantQuery<{ mine: number; others: number; collecting: number }>(
+      scopeOf(g),
+      q`SELECT
+          (SELECT count(*)::int FROM payment_methods pm WHERE ${same('pm', g)} AND pm.id = ${methodId}
+            AND pm.status = ${chargeable}) AS mine,
+          (SELECT count(*)::int FROM payment_methods pm WHERE ${same('pm', g)} AND pm."customerId" = ${g.customerId}
+            AND pm.status = ${chargeable} AND pm.id <> ${methodId}) AS others,
+          (SELECT count(*)::int FROM subscriptions s WHERE ${same('s', g)} AND s."customerId" = ${g.customerId}
+            AND s.status = ANY (${[...subscriptionLive]}::text[])
+            AND (s."paymentMethod" = ${methodId} OR s."paymentMethod" IS NULL)) AS collecting`,
+    );
+    if (guard.mine === 1 && guard.others === 0 && guard.collecting > 0)
+      throw err.conflict(
+        'This is your only payment method and a subscription is charged from it; add another one first',
+      );
+    await detachPaymentMethod(ctx, methodId);
   }
   return portalState(sessionId, token);
 }

@@ -9,25 +9,45 @@
  *      `svc.invoice.payment_failed.v1` with `{failureCode, failureMessage}` in data.metadata (settled
  *      point 4), invoice past_due, subscription past_due.
  * Saved sandbox methods (`pm_` of the managed adapter in test mode) are answered in process like the
- * fixed tokens (payment-methods/sandbox.ts). Live mode has no off-session charge in the provider
- * interface yet (src/providers/types.ts): live invoices are collected on the hosted invoice page
- * (docs/decisions.md, Subscriptions). Time is the caller's business time `at` (test clocks: time is per customer).
+ * fixed tokens (payment-methods/sandbox.ts); provider-held methods (live, or a merchant adapter in test
+ * mode) are charged at their adapter after the commit (offsession.ts). An answer may also be
+ * `requires_action` (the customer must authenticate: the invoice stays open, its due date moves to the
+ * action's expiry, no retry runs, `svc.invoice.payment_action_required.v1`) or `pending` (settled by
+ * the sandbox's delay, a callback or the pending sweep: waiting.ts). Time is the caller's business
+ * time `at` (test clocks: time is per customer).
  */
 import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
+import { clock } from '../../core/clock.ts';
+import { hostedLink } from '../../core/hosted-link.ts';
 import { eventRow, eventsCte } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Payment, PaymentMethod, Subscription } from '../../generated/prisma/client.ts';
 import { paymentFields } from '../payments/fields.ts';
-import { paymentMachine } from '../payments/states.ts';
+import { paymentInFlight, paymentMachine, type PaymentStatus } from '../payments/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { invoicePayments, invoiceSnapshot, lockInvoice, moveInvoice, settleInvoices } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 import { clockTimeFor } from '../test-clocks/time.ts';
-import { answeredInProcess, sandboxCharge, savedMethods, type SandboxAnswer } from '../payment-methods/sandbox.ts';
+import {
+  answeredInProcess,
+  sandboxAsyncOutcome,
+  sandboxCharge,
+  savedMethods,
+  type SandboxAnswer,
+} from '../payment-methods/sandbox.ts';
+import { chargeAtProvider } from './offsession.ts';
+import { prismaSql } from '../../core/db/sql.ts';
+import { inTenant, type Tx } from '../../core/db/client.ts';
+import { sha256Hex } from '../../core/crypto.ts';
+import { postLedger } from '../../core/ledger.ts';
+import { logger } from '../../core/logger.ts';
+import { isOnline } from '../adapters/providers.ts';
+import { reserveRefund } from '../refunds/service.ts';
+import { settlementCode } from '../refunds/settle.ts';
 import { isSavedMethodId, moveMethod } from '../payment-methods/service.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
 import { paymentMethodMachine, type PaymentMethodStatus } from '../payment-methods/states.ts';
@@ -46,15 +66,39 @@ export interface Charger {
   saved: PaymentMethod | null;
 }
 
-/** The provider step (fake in test mode): the only place a stored method is charged. */
+/** How long a pending off-session charge is left to its provider before the pending sweep asks again. */
+export const PAYMENT_LEASE_MS = 5 * 60_000;
+
+/** Who is charged: the provider step needs the customer's contact fields. */
+interface Payer {
+  id: string;
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+/**
+ * The provider step: the only place a stored method is charged. Fixed tokens and sandbox methods are
+ * answered in process; a provider-held method is charged at its adapter (no transaction may be open:
+ * offsession.ts). `resume`: the charge may already have been sent (the pending sweep): a sandbox
+ * `async` charge answers by its lease, a provider is asked for the status first.
+ */
 export async function chargeStoredMethod(
   method: string,
-  amount: bigint,
-  paymentId: string,
+  payment: Pick<Payment, 'id' | 'amount' | 'leaseUntil'> & Partial<Payment>,
   saved: PaymentMethod | null = null,
+  o: { scope?: RowScope; payer?: Payer | null; resume?: boolean } = {},
 ): Promise<ChargeResult> {
+  const { amount, id: paymentId } = payment;
   if (saved) {
-    if (answeredInProcess(saved)) return sandboxCharge(saved, amount, paymentId);
+    if (answeredInProcess(saved)) {
+      const answer = sandboxCharge(saved, amount, paymentId, { started: o.resume });
+      // Asked again about a charge it answered `async`: settled once its delay (the lease) passed.
+      return o.resume && answer.ok === null && answer.waiting === 'pending'
+        ? sandboxAsyncOutcome(payment, clock.now())
+        : answer;
+    }
+    if (o.scope && o.payer) return chargeAtProvider(o.scope, payment as Payment, saved, o.payer, { resume: o.resume });
     return { ok: false, failureCode: 'payment_method_unusable', failureMessage: `Cannot charge ${saved.id} here` };
   }
   if (method === 'pm_test_success') return { ok: true, providerReference: `ch_test_${paymentId}` };
@@ -69,6 +113,8 @@ export async function chargeStoredMethod(
 
 export type CollectOutcome =
   | { outcome: 'paid'; invoice: InvoiceRow; paymentId: string }
+  /** Waiting: the customer must authenticate (`requires_action`) or the provider answers later (`pending`). */
+  | { outcome: 'requires_action' | 'pending'; invoice: InvoiceRow; paymentId: string }
   | { outcome: 'failed'; invoice: InvoiceRow; paymentId: string; failureCode: string; failureMessage: string }
   /** Nothing charged: not collectible, no stored method, live mode, or a charge already in flight. */
   | { outcome: 'skipped'; invoice: InvoiceRow | null; reason: string };
@@ -76,6 +122,8 @@ export type CollectOutcome =
 export interface CollectOptions {
   requestId?: string;
   source?: string;
+  /** The Prisma transaction `sql` runs in, when it is one (needed to refund a provider's late money). */
+  tx?: Tx;
 }
 
 type Scope = RowScope & { accountId: string };
@@ -86,15 +134,22 @@ type Scope = RowScope & { accountId: string };
  */
 export async function collectInvoice(scope: Scope, invoiceId: string, o: CollectOptions & { at?: Date } = {}) {
   const pending = await tenantTx(scopeOf(scope), (sql) => writePending(sql, scope, invoiceId, o.at));
-  if (pending.outcome !== 'pending') return pending;
-  const result = await chargeStoredMethod(
-    pending.charger.value,
-    pending.payment.amount,
-    pending.payment.id,
-    pending.charger.saved,
-  );
-  return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, invoiceId, pending.payment.id, result, pending.at, o));
+  if (pending.outcome !== 'write') return pending;
+  const result = await chargeStoredMethod(pending.charger.value, pending.payment, pending.charger.saved, {
+    scope,
+    payer: pending.payer,
+  });
+  return reconcileInTx(scope, pending.payment.id, result, pending.at, o);
 }
+
+/**
+ * `reconcile` in its own tenant transaction, a Prisma one: a provider's money for an invoice no
+ * longer payable reserves its refund there (`refundLateCharge`).
+ */
+export const reconcileInTx = (scope: Scope, paymentId: string, result: ChargeResult, at: Date, o: CollectOptions) =>
+  inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, (tx) =>
+    reconcile(prismaSql(tx), scope, paymentId, result, at, { ...o, tx }),
+  );
 
 /**
  * Whether a stored method is charged in process: the test methods have no provider behind them
@@ -125,7 +180,6 @@ async function chargersOf(sql: Sql, scope: Scope, subs: (Subscription | undefine
 function notCollectible(scope: Scope, inv: InvoiceRow | null): string | null {
   if (!inv || !(invoiceIssuedUnpaid as readonly string[]).includes(inv.status)) return 'not_collectible';
   if (!inv.subscriptionId) return 'not_a_subscription_invoice';
-  if (scope.mode === 'live') return 'live_off_session_unsupported';
   return null;
 }
 
@@ -148,20 +202,29 @@ const pendingPayment = (scope: Scope, inv: InvoiceRow, subscriptionId: string, c
     at,
   )[0];
 
-/** The pending payment written and the attempt counted (two-phase: before the provider is called). */
+/**
+ * The pending payment written and the attempt counted (two-phase: before the provider is called).
+ * The partial unique index `payments_in_flight_key` makes a second charge in flight for the invoice
+ * impossible whatever the reads saw: the insert then writes nothing and false is returned.
+ */
 async function writePayment(sql: Sql, scope: Scope, payment: Payment, at: Date) {
-  await sql.query(q`${insertRows('payments', [payment])}`);
+  const written = await sql.query(
+    q`${insertRows('payments', [payment])} ON CONFLICT ("workspaceId", mode, "invoiceId")
+      WHERE status IN ('pending', 'requires_action') AND "invoiceId" IS NOT NULL DO NOTHING RETURNING id`,
+  );
+  if (!written.length) return false;
   await sql.query(
     q`UPDATE invoices SET "collectionAttempts" = "collectionAttempts" + 1, "updatedAt" = ${at}::timestamptz
       WHERE id = ${payment.invoiceId} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
   );
+  return true;
 }
 
-/** The invoices (of those given) with a charge in flight: a `pending` payment. */
+/** The invoices (of those given) with a charge in flight: a `pending` or `requires_action` payment. */
 async function inFlight(sql: Sql, scope: Scope, invoiceIds: string[]): Promise<Set<string>> {
   const rows = await sql.query<{ invoiceId: string }>(
     q`SELECT DISTINCT "invoiceId" FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      AND "invoiceId" = ANY (${invoiceIds}::text[]) AND status = ${pendingStatus}`,
+      AND "invoiceId" = ANY (${invoiceIds}::text[]) AND status = ANY (${paymentInFlight}::text[])`,
   );
   return new Set(rows.map((r) => r.invoiceId));
 }
@@ -171,7 +234,7 @@ async function writePending(
   scope: Scope,
   invoiceId: string,
   given: Date | undefined,
-): Promise<CollectOutcome | { outcome: 'pending'; payment: Payment; charger: Charger; at: Date }> {
+): Promise<CollectOutcome | { outcome: 'write'; payment: Payment; charger: Charger; payer: Payer; at: Date }> {
   const inv = await lockInvoice(sql, scope, invoiceId);
   const skip = (reason: string): CollectOutcome => ({ outcome: 'skipped', invoice: inv, reason });
   const refused = notCollectible(scope, inv);
@@ -183,9 +246,13 @@ async function writePending(
   const charger = sub ? (await chargersOf(sql, scope, [sub]))(sub) : null;
   if (!sub || !charger) return skip('no_payment_method');
   if ((await inFlight(sql, scope, [inv.id])).size) return skip('charge_in_flight');
-  const payment = pendingPayment(scope, inv, sub.id, charger, at);
-  await writePayment(sql, scope, payment, at);
-  return { outcome: 'pending', payment, charger, at };
+  const payment = { ...pendingPayment(scope, inv, sub.id, charger, at), leaseUntil: leaseFrom(clock.now()) };
+  if (!(await writePayment(sql, scope, payment, at))) return skip('charge_in_flight');
+  const [payer] = await sql.query<Payer>(
+    q`SELECT id, name, email, phone FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND id = ${inv.customerId}`,
+  );
+  return { outcome: 'write', payment, charger, payer: payer ?? { id: inv.customerId }, at };
 }
 
 /**
@@ -236,38 +303,55 @@ export async function chargeLocked(
       // This attempt counted (written by the move that settles or fails the invoice).
       inv: { ...inv, collectionAttempts: inv.collectionAttempts + 1, updatedAt: at },
       payment,
-      result: await chargeStoredMethod(charger.value, payment.amount, payment.id, charger.saved),
+      result: await chargeStoredMethod(charger.value, payment, charger.saved),
     })),
   );
   outcomes.push(...(await reconcileCharges(sql, scope, items, at, o, false)));
   return { outcomes, twoPhase };
 }
 
-async function reconcile(
+/**
+ * The answer to a charge written before the call (or to one waiting: `pending` or `requires_action`),
+ * under the invoice lock then the payment's (docs/decisions.md lock order). A payment no longer
+ * waiting was reconciled by someone else: nothing happens.
+ */
+export async function reconcile(
   sql: Sql,
   scope: Scope,
-  invoiceId: string,
   paymentId: string,
   result: ChargeResult,
   at: Date,
   o: CollectOptions,
 ): Promise<CollectOutcome> {
-  const inv = await lockInvoice(sql, scope, invoiceId);
+  const seen = await scopedRow<Payment>(sql, 'payments', scope, paymentId);
+  const inv = seen?.invoiceId ? await lockInvoice(sql, scope, seen.invoiceId) : null;
   const payment = await scopedRow<Payment>(sql, 'payments', scope, paymentId, { lock: true });
-  if (!inv || !payment || payment.status !== pendingStatus)
+  if (!inv || !payment || !(paymentInFlight as string[]).includes(payment.status))
     return { outcome: 'skipped', invoice: inv, reason: 'already_reconciled' };
   const [out] = await reconcileCharges(sql, scope, [{ inv, payment, result }], at, o, true);
   return out;
 }
 
+/** A pending charge's lease from `now` (real time): the pending sweep asks again once it passed. */
+export const leaseFrom = (now: Date, ms = PAYMENT_LEASE_MS) => new Date(now.getTime() + ms);
+
+/** How long the customer has to authenticate when the provider names no expiry (docs/guides/payment-methods.md, Requires action). */
+export const ACTION_WINDOW_MS = 24 * 3_600_000;
+
+/** The sandbox's authenticate page of an invoice (`/i/<token>/authenticate`, test mode only). */
+export const authenticateUrl = (inv: Pick<InvoiceRow, 'id' | 'hostedSecret'>) =>
+  `${hostedLink('i', inv.id, inv.hostedSecret)}/authenticate`;
+
 /**
  * The providers' answers to charges of locked invoices, in the caller's transaction: each payment
- * succeeded or failed with its event, then `settleInvoices` for the successes (receipts, ledger, paid
- * events, subscriptions activated, one set of statements for all) and `recordFailure` for each
- * failure (rare in a burst). `written`: the payments were written `pending` before the call (two-phase)
- * and are updated; else (charged in process) they are inserted here with their outcome and events in
- * one statement, and each invoice's counted attempt (`inv.collectionAttempts`) is written by the move
- * that settles or fails it.
+ * succeeded, failed or waiting with its event, then `settleInvoices` for the successes (receipts,
+ * ledger, paid events, subscriptions activated, one set of statements for all), `recordFailure` for
+ * each failure (rare in a burst) and `recordActionRequired` for each charge the customer must
+ * authenticate. A `pending` answer leaves the payment pending with a new lease (no event).
+ * `written`: the payments were written `pending` before the call (two-phase), or are waiting
+ * (`requires_action`), and are updated; else (charged in process) they are inserted here with their
+ * outcome and events in one statement, and each invoice's counted attempt (`inv.collectionAttempts`)
+ * is written by the move that settles or fails it.
  */
 async function reconcileCharges(
   sql: Sql,
@@ -278,38 +362,97 @@ async function reconcileCharges(
   written: boolean,
 ): Promise<CollectOutcome[]> {
   const opts = { accountId: scope.accountId, requestId: o.requestId, source: o.source ?? 'collection', at };
+  const now = clock.now();
   const decided = items.map(({ inv, payment, result }) => {
-    // Paid elsewhere (hosted page) while the charge ran: the fake charge took nothing; a real provider
-    // would refund it here.
-    const failure = result.ok
-      ? canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay')
-        ? null
-        : { failureCode: 'invoice_not_payable', failureMessage: `The invoice is ${inv.status}` }
-      : { failureCode: result.failureCode, failureMessage: result.failureMessage };
-    const move = nextState(paymentMachine, 'pending', failure ? 'charge_failed' : 'charge_succeeded');
+    const from = (written ? payment.status : pendingStatus) as PaymentStatus;
+    const waiting = from === 'requires_action';
+    // Paid elsewhere (hosted page) while the charge ran: the sandbox took nothing; a provider's money
+    // is recorded and refunded (docs/decisions.md, Money for an invoice already paid).
+    const failure =
+      result.ok === true
+        ? canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay')
+          ? null
+          : { failureCode: 'invoice_not_payable', failureMessage: `The invoice is ${inv.status}` }
+        : result.ok === false
+          ? { failureCode: result.failureCode, failureMessage: result.failureMessage }
+          : null;
+    const later = result.ok === null ? result.waiting : null;
+    // A provider took the money but the invoice was paid (or closed) meanwhile: recorded and refunded.
+    const late = !!failure && result.ok === true && written && isOnline(payment.adapter ?? '');
+    if (later === 'pending' || (later === 'requires_action' && waiting)) {
+      // No outcome yet: still pending (a new lease), or still waiting for the customer.
+      const retryIn = result.ok === null ? result.retryInMs : undefined;
+      const outcome = {
+        id: payment.id,
+        ...(result.ok === null && result.providerReference ? { providerReference: result.providerReference } : {}),
+        leaseUntil: later === 'pending' ? leaseFrom(now, retryIn ?? PAYMENT_LEASE_MS) : null,
+        updatedAt: at,
+      };
+      return {
+        inv,
+        failure: null,
+        late: false,
+        later,
+        move: null,
+        outcome,
+        row: { ...payment, status: from, ...outcome } as Payment,
+      };
+    }
+    const failed = !!failure && !late;
+    const trigger =
+      later === 'requires_action'
+        ? 'charge_requires_action'
+        : waiting
+          ? failed
+            ? 'action_failed'
+            : 'action_succeeded'
+          : failed
+            ? 'charge_failed'
+            : 'charge_succeeded';
+    const move = nextState(paymentMachine, from, trigger);
+    const nextAction =
+      later === 'requires_action' && result.ok === null
+        ? {
+            type: 'redirect',
+            url: result.nextAction?.url ?? authenticateUrl(inv),
+            expiresAt: (result.nextAction?.expiresAt ?? new Date(at.getTime() + ACTION_WINDOW_MS)).toISOString(),
+          }
+        : null;
+    const reference =
+      result.ok === true ? result.providerReference : result.ok === null ? (result.providerReference ?? null) : null;
+    const meta = (payment.metadata as Record<string, string> | null) ?? {};
     const outcome = {
       id: payment.id,
       status: move.to,
-      providerReference: !failure && result.ok ? result.providerReference : null,
-      capturedAt: failure ? null : at,
-      failureCode: failure?.failureCode ?? null,
-      failureMessage: failure?.failureMessage ?? null,
+      providerReference: reference ?? payment.providerReference ?? null,
+      capturedAt: failed || later ? null : at,
+      failureCode: failed ? failure.failureCode : null,
+      failureMessage: failed ? failure.failureMessage : null,
+      nextAction,
+      leaseUntil: null,
+      ...(result.ok === false && result.providerCode
+        ? { metadata: { ...meta, providerCode: result.providerCode } }
+        : {}),
+      // Not the invoice's payment (one per paid invoice): the invoice is named in its metadata.
+      ...(late
+        ? { invoiceId: null, metadata: { ...meta, invoiceId: inv.id, refundedBecause: `invoice_${inv.status}` } }
+        : {}),
       updatedAt: at,
     };
-    return { inv, failure, move, outcome, row: { ...payment, ...outcome } as Payment };
+    return { inv, failure, late, later, move, outcome, row: { ...payment, ...outcome } as Payment };
   });
   if (written) {
     const rows = await updateRows<Payment>(
       sql,
       'payments',
       scope,
-      decided.map((d) => d.outcome),
+      decided.map((d) => d.outcome as Partial<Payment> & { id: string }),
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
-    for (const d of decided) d.row = byId.get(d.row.id)!;
+    for (const d of decided) d.row = byId.get(d.row.id) ?? d.row;
   }
   const events = decided.flatMap((d) =>
-    d.move.events.map((t) => eventRow(scope, t, toWire(d.row, paymentFields), { ...opts, occurredAt: at })),
+    (d.move?.events ?? []).map((t) => eventRow(scope, t, toWire(d.row, paymentFields), { ...opts, occurredAt: at })),
   );
   if (written) await insertEvents(sql, events);
   else
@@ -320,7 +463,7 @@ async function reconcileCharges(
       )} RETURNING 1), ${eventsCte(events)} SELECT count(*) FROM inserted_events`,
     );
   const out = new Map<string, CollectOutcome>();
-  const paid = decided.filter((d) => !d.failure);
+  const paid = decided.filter((d) => !d.failure && !d.later);
   const settled = await settleInvoices(
     sql,
     scope,
@@ -334,15 +477,115 @@ async function reconcileCharges(
   for (const [i, s] of settled.entries())
     out.set(s.invoice.id, { outcome: 'paid', invoice: s.invoice, paymentId: paid[i].row.id });
   const failed = decided.filter((d) => d.failure);
-  if (!written && failed.length)
+  // Charged in process: the attempt is counted here for those no settle wrote (failed or waiting).
+  const counted = decided.filter((d) => d.failure || d.later);
+  if (!written && counted.length)
     await sql.query(
       q`UPDATE invoices SET "collectionAttempts" = "collectionAttempts" + 1, "updatedAt" = ${at}::timestamptz
         WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-        AND id = ANY (${failed.map((d) => d.inv.id)}::text[])`,
+        AND id = ANY (${counted.map((d) => d.inv.id)}::text[])`,
     );
-  for (const d of failed) out.set(d.inv.id, await recordFailure(sql, scope, d.inv, d.row, d.failure!, opts));
+  for (const d of failed) {
+    if (d.late) await refundLateCharge(scope, d.row, d.inv, { ...opts, tx: o.tx });
+    out.set(d.inv.id, await recordFailure(sql, scope, d.inv, d.row, d.failure!, opts));
+  }
+  for (const d of decided.filter((x) => x.later)) {
+    const invoice = d.move ? await recordActionRequired(sql, scope, d.inv, d.row, opts) : d.inv;
+    out.set(d.inv.id, { outcome: d.later!, invoice, paymentId: d.row.id });
+  }
   await moveAnsweredMethods(sql, scope, items, opts);
   return items.map((i) => out.get(i.inv.id)!);
+}
+
+/**
+ * A charge answered `requires_action` (its payment already moved, with `nextAction`), in the same
+ * transaction (docs/guides/payment-methods.md, Requires action): the invoice stays open, its
+ * `dueAt` moves to the action's expiry when later, no retry is scheduled while the customer can act
+ * (`nextAttemptAt` null), the subscription is not moved, and `svc.invoice.payment_action_required.v1`
+ * carries `{paymentId, failureCode: "authentication_required", nextActionExpiresAt}` in
+ * data.metadata; the outbox relay writes its `billing-email` job (kind `action_required`).
+ */
+async function recordActionRequired(
+  sql: Sql,
+  scope: Scope,
+  inv: InvoiceRow,
+  payment: Payment,
+  opts: { accountId: string; requestId?: string; source: string; at: Date },
+): Promise<InvoiceRow> {
+  const expiresAt = new Date((payment.nextAction as { expiresAt: string }).expiresAt);
+  const dueAt = inv.dueAt && inv.dueAt > expiresAt ? inv.dueAt : expiresAt;
+  await sql.query(
+    q`UPDATE invoices SET "dueAt" = ${dueAt}::timestamptz, "nextAttemptAt" = NULL, "updatedAt" = ${opts.at}::timestamptz
+      WHERE id = ${inv.id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
+  );
+  const invoice: InvoiceRow = { ...inv, dueAt, nextAttemptAt: null, updatedAt: opts.at };
+  const e = eventRow(scope, 'svc.invoice.payment_action_required.v1', invoiceSnapshot(invoice), {
+    ...opts,
+    occurredAt: opts.at,
+  });
+  await insertEvents(sql, [
+    {
+      ...e,
+      data: {
+        ...e.data,
+        metadata: {
+          paymentId: payment.id,
+          failureCode: 'authentication_required',
+          nextActionExpiresAt: expiresAt.toISOString(),
+        },
+      },
+    },
+  ]);
+  return invoice;
+}
+
+/**
+ * A provider's money for an invoice that was paid another way (or closed) while the charge ran
+ * (docs/decisions.md, Money for an invoice already paid): the payment (already `succeeded`, its
+ * `invoiceId` cleared, the invoice named in its metadata) posts as captured money (D the adapter's
+ * settlement account, C `payments`), and a full refund is reserved (reason `duplicate`), which the
+ * refund sweep submits to the provider after the commit. No receipt, and the invoice is untouched.
+ */
+async function refundLateCharge(
+  scope: Scope,
+  payment: Payment,
+  inv: InvoiceRow,
+  opts: { accountId: string; requestId?: string; source: string; at: Date; tx?: Tx },
+) {
+  if (!opts.tx) throw new Error(`refundLateCharge(${payment.id}): needs the Prisma transaction (reconcileInTx)`);
+  await postLedger(opts.tx, scope, {
+    txId: payment.id,
+    currency: payment.currency,
+    sourceType: 'invoice',
+    sourceId: inv.id,
+    postedAt: opts.at,
+    legs: [
+      {
+        code: settlementCode(payment.adapter),
+        direction: 'debit',
+        amount: payment.amount,
+        memo: `off-session charge ${payment.id} after invoice ${inv.id} was ${inv.status}; refunded`,
+      },
+      { code: 'payments', direction: 'credit', amount: payment.amount },
+    ],
+  });
+  const { refund } = await reserveRefund(
+    opts.tx,
+    scope,
+    payment,
+    {
+      amount: payment.amount,
+      reason: 'duplicate',
+      metadata: { invoiceId: inv.id, automatic: 'invoice_already_settled' },
+      // Stable for this payment: a retried provider call is deduplicated by the provider.
+      providerKey: `rf-${sha256Hex(`${scope.workspaceId}:${scope.mode}:late:${payment.id}`).slice(0, 40)}`,
+    },
+    { accountId: opts.accountId, requestId: opts.requestId, source: opts.source },
+  );
+  logger.warn(
+    { payment: payment.id, invoice: inv.id, invoiceStatus: inv.status, refund: refund.id },
+    'off-session charge for an invoice no longer payable: recorded and refunded',
+  );
 }
 
 /**
@@ -356,7 +599,7 @@ async function moveAnsweredMethods(
   opts: { accountId: string; requestId?: string; source: string; at: Date },
 ) {
   for (const { payment, result } of items) {
-    if (result.ok || !result.methodMove || !isSavedMethodId(payment.paymentMethodId)) continue;
+    if (result.ok !== false || !result.methodMove || !isSavedMethodId(payment.paymentMethodId)) continue;
     const [pm] = await savedMethods(sql, scope, [payment.paymentMethodId]).then((m) => [...m.values()]);
     if (pm && canMove(paymentMethodMachine, pm.status as PaymentMethodStatus, result.methodMove))
       await moveMethod(sql, scope, pm.id, result.methodMove, opts);
@@ -422,6 +665,12 @@ export async function resumePendingCharge(
   const saved = isSavedMethodId(value)
     ? ((await tenantTx(scopeOf(scope), (sql) => savedMethods(sql, scope, [value]))).get(value) ?? null)
     : null;
-  const result = await chargeStoredMethod(value, p.amount, p.id, saved);
-  return tenantTx(scopeOf(scope), (sql) => reconcile(sql, scope, invoiceId, p.id, result, at, o));
+  const payer = await tenantTx(scopeOf(scope), (sql) =>
+    sql.query<Payer>(
+      q`SELECT id, name, email, phone FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND id = ${p.customerId}`,
+    ),
+  );
+  const result = await chargeStoredMethod(value, p, saved, { scope, payer: payer[0] ?? null, resume: true });
+  return reconcileInTx(scope, p.id, result, at, o);
 }

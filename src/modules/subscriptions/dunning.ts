@@ -198,6 +198,9 @@ export async function afterAttempt(sql: Sql, t: Tenant, invoiceId: string, outco
     // A charge still in flight keeps the lease (attempted again after it); anything else stops retries.
     return outcome.reason === 'charge_in_flight' ? undefined : clear();
   }
+  // Waiting for the customer (requires_action) or the provider (pending): no retry while it waits;
+  // its outcome runs this step again (waiting.ts), a pending one's lease is the pending sweep's.
+  if (outcome.outcome !== 'failed') return clear();
   if (outcome.failureCode === 'invoice_not_payable') return clear();
   const snap = (inv.dunningSnapshot as DunningSnapshot | null) ?? (await snapshotPolicy(sql, t, inv, at));
   const s: DunningSnapshot = { ...snap, failures: snap.failures + 1 };

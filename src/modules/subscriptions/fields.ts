@@ -25,6 +25,8 @@ export const subscriptionFields: FieldSpec<Subscription> = {
   pendingPriceId: { kind: 'string', nullable: true },
   pendingQuantity: { kind: 'int', nullable: true },
   latestInvoiceId: { kind: 'string', nullable: true },
+  // docs/coupons.md, Discounts: the active discount (stored with its row), null when none.
+  discount: { kind: 'json', nullable: true, graphql: 'Discount' },
   testClockId: { kind: 'string', nullable: true },
   metadata: { kind: 'metadata', nullable: true },
   createdAt: { kind: 'date' },

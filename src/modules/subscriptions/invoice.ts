@@ -13,6 +13,7 @@ import { computeTotals, priceQuantity, type PriceTerms, type Tier, type TaxMode 
 import { templateForUse } from '../templates/service.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
 import type { Period } from './periods.ts';
+import { discountLines, subscriptionDiscounts, type ActiveDiscount } from '../discounts/service.ts';
 
 /** Why a subscription invoice was made (Stripe's `billing_reason` spelling). */
 export type BillingReason = 'subscription_create' | 'subscription_cycle' | 'subscription_update';
@@ -81,17 +82,23 @@ export interface SubscriptionBill {
   attemptNow?: boolean;
   /** The method that pays (`methodsThatPay`: the subscription's, else the customer's default); default `sub.paymentMethod`. */
   method?: string | null;
+  /** The subscription's active discount (`subscriptionDiscounts`), if any. */
+  discount?: ActiveDiscount | null;
 }
 
 /**
- * A subscription invoice as the invoices module writes it (`writeDrafts`): tax per docs/billing.md, Tax
- * (`rate`: cycleTaxRate), a negative subtotal (a proration credit larger than the charge) billed as 0,
- * due per `dueInDays`. Create, PATCH, resume and the renewals all bill through here.
+ * A subscription invoice as the invoices module writes it (`writeDrafts`): the subscription's discount
+ * taken off before tax (docs/coupons.md, Computation; it is finalized at `at` too, so the check at draft
+ * is the check at finalize), tax per docs/billing.md, Tax (`rate`: cycleTaxRate), a negative subtotal (a
+ * proration credit larger than the charge) billed as 0, due per `dueInDays`. Create, PATCH, resume and
+ * the renewals all bill through here.
  */
 export function subscriptionInvoice(b: SubscriptionBill, rate: string, at: Date): NewInvoice {
   const subtotal = b.lines.reduce((s, l) => s + l.quantity * l.unitAmount, 0);
-  const totals = computeTotals({ subtotal: Math.max(0, subtotal), taxMode: b.taxMode, rate });
-  const total = BigInt(Math.max(0, subtotal + totals.tax));
+  const discounts = discountLines(b.discount, b.lines, b.sub.currency, at);
+  const discount = discounts.reduce((s, d) => s + d.amount, 0);
+  const totals = computeTotals({ subtotal: Math.max(0, subtotal), discount, taxMode: b.taxMode, rate });
+  const total = BigInt(Math.max(0, subtotal - discount + totals.tax));
   const method = b.method === undefined ? b.sub.paymentMethod : b.method;
   return {
     customerId: b.sub.customerId,
@@ -99,7 +106,8 @@ export function subscriptionInvoice(b: SubscriptionBill, rate: string, at: Date)
     currency: b.sub.currency,
     lines: b.lines,
     subtotal: BigInt(subtotal),
-    discount: 0n,
+    discount: BigInt(discount),
+    discounts,
     tax: BigInt(totals.tax),
     total,
     dueAt: new Date(at.getTime() + dueInDays(b.billingReason, method) * 86_400_000),
@@ -136,7 +144,8 @@ export async function writeSubscriptionInvoice(
   const bill = { ...input, taxMode: price.taxMode as TaxMode };
   const o = { accountId: scope.accountId, requestId: input.requestId, source: input.source ?? 'subscription', at };
   const method = (await methodsThatPay(tx, scope, [sub])).get(sub.id) ?? null;
-  const [draft] = await writeDrafts(tx, scope, [subscriptionInvoice({ ...bill, sub, method }, rate, at)], {
+  const discount = (await subscriptionDiscounts(tx, scope, [sub.id], at)).get(sub.id) ?? null;
+  const [draft] = await writeDrafts(tx, scope, [subscriptionInvoice({ ...bill, sub, method, discount }, rate, at)], {
     ...o,
     skipExisting: true,
   });

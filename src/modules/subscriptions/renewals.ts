@@ -28,6 +28,7 @@ import { attemptDueInvoices, attemptLocked, onClock } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
+import { subscriptionDiscounts } from '../discounts/service.ts';
 import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
 
 /** The tables a renewal writes rows to: analyzed as a burst grows them (core/db/analyze.ts). */
@@ -312,6 +313,13 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
     scope,
     billed.map((p) => p.sub),
   );
+  // docs/coupons.md, Computation: the batch's active discounts in one statement.
+  const discounts = await subscriptionDiscounts(
+    sql,
+    scope,
+    billed.map((p) => p.sub.id),
+    at,
+  );
   const bills = billed.map((p) => {
     const s = p.sub;
     const b = p.invoice!;
@@ -327,7 +335,8 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
     }));
     const period = { start: b.periodStart, end: b.periodEnd };
     const bill = { sub: s, taxMode: price.taxMode as TaxMode, lines, period, billingReason: CYCLE_REASON };
-    return subscriptionInvoice({ ...bill, attemptNow: true, method: methods.get(s.id) ?? null }, rate, at);
+    const how = { attemptNow: true, method: methods.get(s.id) ?? null, discount: discounts.get(s.id) ?? null };
+    return subscriptionInvoice({ ...bill, ...how }, rate, at);
   });
   // occurredAt on business time, as the invoice's later events (paid, payment_failed): docs/decisions.md, Test clocks.
   const o = { accountId: plans[0].sub.accountId, source: 'billing', at, meta: cycleMeta(at) };

@@ -31,6 +31,7 @@ const CreateSubscriptionInput = builder.inputType('CreateSubscriptionInput', {
     trialDays: t.int({ description: "0-730; default the plan's trialDays." }),
     trialEnd: t.field({ type: 'DateTime', description: 'Instead of trialDays: when the trial ends.' }),
     paymentMethod: t.string({ description: 'pm_test_success or pm_test_decline (test mode); null: hosted page.' }),
+    couponId: t.string({ description: 'A cpn_ coupon applied as the subscription discount (docs/coupons.md).' }),
     metadata: t.field({ type: 'Metadata' }),
   }),
 });
@@ -44,6 +45,7 @@ const UpdateSubscriptionInput = builder.inputType('UpdateSubscriptionInput', {
     quantity: t.int(),
     paymentMethod: t.string(),
     cancelAtPeriodEnd: t.boolean(),
+    couponId: t.string({ description: 'Another cpn_ coupon replaces the discount; null removes it.' }),
     metadata: t.field({ type: 'Metadata', description: 'Replaces the stored object; null clears it.' }),
     prorationBehavior: t.string({ description: 'create_prorations (default) or none.' }),
     applyAt: t.string({

@@ -8,7 +8,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
-import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
+import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { claimOperation } from '../../core/operations.ts';
@@ -45,6 +45,7 @@ import { checkClockRoom, clockTimeFor } from '../test-clocks/time.ts';
 import { checkSavedMethod, isSavedMethodId } from '../payment-methods/service.ts';
 import { issueCreditNoteIn } from '../credit-notes/service.ts';
 import { creditNoteIssued } from '../credit-notes/states.ts';
+import { applyCoupon, removeDiscount, subscriptionDiscountColumn } from '../discounts/service.ts';
 
 const err = errorsFor('subscription');
 /** Bounds (hostile input; docs/billing.md, Plans and prices): trials up to 730 days (Stripe's cap). */
@@ -170,12 +171,19 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
       pendingPriceId: null,
       pendingQuantity: null,
       latestInvoiceId: null,
+      discount: null,
       testClockId: customer.testClockId,
       metadata,
       createdAt: at,
       updatedAt: at,
     };
     await sql.query(q`${insertRows('subscriptions', [sub])}`);
+    // docs/coupons.md, Applying: checked at business time and redeemed here; the first invoice is discounted.
+    if (input.couponId != null) {
+      const applied = await applyCoupon(sql, scope, input.couponId, discountTarget(sub), at, 'subscription');
+      sub.discount = subscriptionDiscountColumn(applied) as Subscription['discount'];
+      await updateRow(sql, 'subscriptions', { id: sub.id, ...scoped(scope) }, { discount: sub.discount });
+    }
     // Before the first invoice: a zero one is paid at finalization and activates the subscription.
     await insertEvents(sql, subscriptionEvents(scope, null, sub, next.events, { ...o, at }));
     let row = sub;
@@ -297,6 +305,8 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
     if (paymentMethod !== undefined) data.paymentMethod = paymentMethod;
     if (input.cancelAtPeriodEnd != null) data.cancelAtPeriodEnd = input.cancelAtPeriodEnd;
     if (metadata !== undefined) data.metadata = metadata;
+    // Before a price change, so its proration invoice is discounted by the coupon now applied.
+    if (input.couponId !== undefined) await changeDiscount(sql, scope, sub, input.couponId, input.priceId, at, data);
     let charge: string | null = null;
     if (input.priceId != null || quantity !== undefined) {
       const change = await priceChange(sql, scope, sub, input.priceId, quantity, at, { applyAt, proration });
@@ -305,6 +315,40 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
     }
     return { sub: await moveSubscription(sql, scope, sub, null, data, { ...o, at }), charge };
   });
+}
+
+/** Where a subscription's coupon applies: its customer, currency and plan (docs/coupons.md, Applying). */
+const discountTarget = (sub: Subscription, planIds: string[] = [sub.planId]) => ({
+  customerId: sub.customerId,
+  subscriptionId: sub.id,
+  currency: sub.currency,
+  planIds,
+});
+
+/**
+ * PATCH `couponId` (docs/coupons.md, Applying): null removes the active discount (`removed`, `end` =
+ * now); another id replaces it (the old one removed, the new one checked and redeemed). `data.discount`
+ * changes, so `subscription.updated` carries `previousAttributes.discount`.
+ */
+async function changeDiscount(
+  sql: Sql,
+  scope: Scope,
+  sub: Subscription,
+  couponId: string | null,
+  priceId: string | null | undefined,
+  at: Date,
+  data: Partial<Subscription>,
+) {
+  await removeDiscount(sql, scope, { subscriptionId: sub.id }, at);
+  if (couponId === null) {
+    data.discount = null as unknown as Subscription['discount'];
+    return;
+  }
+  // A price change in the same PATCH: the coupon may cover the plan billed from now on.
+  const target = isIdString(priceId) ? await scopedRow<Price>(sql, 'prices', scope, priceId) : null;
+  const planIds = target ? [sub.planId, target.planId] : [sub.planId];
+  const applied = await applyCoupon(sql, scope, couponId, discountTarget(sub, planIds), at, 'subscription');
+  data.discount = subscriptionDiscountColumn(applied) as Subscription['discount'];
 }
 
 /** A price or quantity change as PATCH asked for it, checked, with what decides its rule. */

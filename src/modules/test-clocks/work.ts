@@ -9,6 +9,7 @@ import { processDue, RENEWAL_BATCH } from '../subscriptions/renewals.ts';
 import { periodEndDue } from '../subscriptions/states.ts';
 import { walksStopping } from './walkers.ts';
 import { expireDueMethods, nextMethodExpiry } from '../payment-methods/expiry.ts';
+import { expireActions, nextActionExpiry } from '../subscriptions/waiting.ts';
 
 export interface ClockWork {
   name: string;
@@ -83,6 +84,12 @@ export const clockWork: ClockWork[] = [
     name: 'payment method expiry',
     nextDue: nextMethodExpiry,
     runDue: (_client, scope, testClockId, at) => expireDueMethods(BATCH, { scope, testClockId, at }),
+  },
+  {
+    // Due kind `action_expiry` (docs/guides/payment-methods.md, Requires action): a requires_action charge fails at its expiry on clock time.
+    name: 'action expiry',
+    nextDue: nextActionExpiry,
+    runDue: (_client, scope, testClockId, at) => expireActions(BATCH, { scope, testClockId, at }),
   },
   {
     name: 'invoice past due',

@@ -13,6 +13,9 @@ import {
   type DiscountTerms,
 } from '../../../src/modules/coupons/discount.ts';
 import { periodStartAt } from '../../../src/modules/subscriptions/periods.ts';
+import { discountLines, type ActiveDiscount } from '../../../src/modules/discounts/service.ts';
+import { subscriptionInvoice } from '../../../src/modules/subscriptions/invoice.ts';
+import { computeTotals } from '../../../src/modules/plans/pricing.ts';
 
 const RUNS = { numRuns: 1_000 };
 const base = fc.integer({ min: 0, max: Math.floor(Number.MAX_SAFE_INTEGER / 10_000) });
@@ -97,5 +100,98 @@ describe('duration', () => {
     );
     expect(discountEnd({ duration: 'forever', durationInMonths: null }, jan31)).toBeNull();
     expect(discountEnd({ duration: 'once', durationInMonths: null }, jan31)).toBeNull();
+  });
+});
+
+describe('discountLines and subscription invoices (docs/coupons.md, Computation)', () => {
+  const line = fc.record({
+    quantity: fc.integer({ min: 1, max: 100 }),
+    unitAmount: fc.integer({ min: -1_000_000, max: 10_000_000 }),
+    priceId: fc.constantFrom('pr_a', 'pr_b', 'pr_c'),
+  });
+  const terms = fc.oneof(
+    percent,
+    amount.map((t) => ({ ...t, amountOff: { IDR: t.amountOff!.IDR! % 20_000_000 || 1 } })),
+  );
+  const active = (t: DiscountTerms, limited: boolean): ActiveDiscount => ({
+    id: 'di_x',
+    couponId: 'cpn_x',
+    name: 'Promo',
+    terms: t,
+    start: new Date('2025-01-01T00:00:00Z'),
+    end: null,
+    appliesTo: limited ? { planIds: ['pln_a'] } : null,
+    planOfPrice: { pr_a: 'pln_a' },
+  });
+  const at = new Date('2025-02-01T00:00:00Z');
+
+  it('never negative, never above the eligible base nor what the subtotal leaves after a flat discount', () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 8 }),
+        terms,
+        fc.boolean(),
+        fc.nat(5_000_000),
+        (ls, t, limited, flat) => {
+          const entries = discountLines(active(t, limited), ls, 'IDR', at, flat);
+          expect(entries).toHaveLength(1);
+          const d = entries[0].amount;
+          const amounts = ls.map((l) => ({
+            amount: l.quantity * l.unitAmount,
+            planId: l.priceId === 'pr_a' ? 'pln_a' : null,
+          }));
+          const subtotal = amounts.reduce((s, l) => s + l.amount, 0);
+          expect(Number.isSafeInteger(d)).toBe(true);
+          expect(d).toBeGreaterThanOrEqual(0);
+          expect(d).toBeLessThanOrEqual(eligibleBase(amounts, limited ? { planIds: ['pln_a'] } : null));
+          expect(d).toBeLessThanOrEqual(Math.max(0, subtotal - flat));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('a subscription invoice takes the discount off before tax: tax on subtotal - discount, total = that + tax', () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 6 }),
+        terms,
+        fc.constantFrom('exclusive', 'inclusive'),
+        (ls, t, taxMode) => {
+          const inv = subscriptionInvoice(
+            {
+              sub: { id: 'sub_x', customerId: 'cus_x', currency: 'IDR', paymentMethod: null, testClockId: null },
+              taxMode: taxMode as 'exclusive' | 'inclusive',
+              lines: ls.map((l) => ({ ...l, description: 'x' })),
+              period: { start: at, end: at },
+              billingReason: 'subscription_cycle',
+              discount: active(t, false),
+            },
+            '0.11',
+            at,
+          );
+          const subtotal = Number(inv.subtotal);
+          const discount = Number(inv.discount);
+          expect(discount).toBe((inv.discounts ?? []).reduce((s, e) => s + e.amount, 0));
+          expect(discount).toBeLessThanOrEqual(Math.max(0, subtotal));
+          const totals = computeTotals({
+            subtotal: Math.max(0, subtotal),
+            discount,
+            taxMode: taxMode as 'exclusive',
+            rate: '0.11',
+          });
+          expect(Number(inv.tax)).toBe(totals.tax);
+          expect(Number(inv.total)).toBe(Math.max(0, subtotal - discount + totals.tax));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('outside [start, end) or in a currency the coupon lacks: no entry', () => {
+    const d = { ...active({ percentOffHundredths: 1000, amountOff: null }, false), end: at };
+    expect(discountLines(d, [{ quantity: 1, unitAmount: 100, priceId: null }], 'IDR', at)).toEqual([]);
+    const usd = active({ percentOffHundredths: null, amountOff: { USD: 5 } }, false);
+    expect(discountLines(usd, [{ quantity: 1, unitAmount: 100, priceId: null }], 'IDR', at)).toEqual([]);
   });
 });

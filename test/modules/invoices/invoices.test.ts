@@ -91,6 +91,8 @@ describe('POST /v1/invoices', () => {
         'currency',
         'subtotal',
         'discount',
+        // docs/coupons.md, Invoice discounts.
+        'discounts',
         'tax',
         'total',
         'amountPaid',
@@ -122,6 +124,8 @@ describe('POST /v1/invoices', () => {
       currency: 'IDR',
       subtotal: 120000,
       discount: 10000,
+      // A caller's flat discount is an entry without a coupon.
+      discounts: [{ couponId: null, discountId: null, name: 'Diskon / Discount', amount: 10000 }],
       tax: 12100,
       total: 122100,
       amountPaid: 0,

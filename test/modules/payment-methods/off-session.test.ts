@@ -70,7 +70,6 @@ describe('first charge at subscription create', () => {
     ['insufficient_funds', {}, 'insufficient_funds', 100_000],
     ['success', {}, 'insufficient_funds', 11_002],
     ['success', {}, 'limit_exceeded', 11_001],
-    ['requires_action', {}, 'authentication_required', 100_000],
   ];
   it.each(declines)(
     '%s %j: the charge fails %s; the invoice stays open, payment_failed carries the code',

@@ -104,6 +104,48 @@ describe('applyAt', () => {
     expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
   });
 
+  it('a downgrade now on a taxed invoice: the note credits the unused time and its tax, in proportion', async () => {
+    const ws = await server.workspace();
+    const tpl = await ws.client.post('/v1/templates', {
+      kind: 'invoice',
+      name: 'Inv',
+      isDefault: true,
+      showTax: true,
+      taxRate: 0.11,
+    });
+    expect(tpl.status, tpl.text).toBe(201);
+    const cus = await customer(ws);
+    const { priceId } = await plan(ws, { name: 'Team' }, 100000);
+    const sub = (
+      await ws.client.post(
+        '/v1/subscriptions',
+        { customerId: cus, priceId, quantity: 4, paymentMethod: 'pm_test_success' },
+        key(),
+      )
+    ).json.data;
+    const first = (await ws.client.get(`/v1/invoices/${sub.latestInvoiceId}`)).json.data;
+    expect(first).toMatchObject({ status: 'paid', subtotal: 400000, tax: 44000, total: 444000 });
+    const { res, at } = await patchLater(ws, sub.id, { quantity: 2, applyAt: 'now' });
+    expect(res.status, res.text).toBe(200);
+    const period = { start: new Date(sub.currentPeriodStart), end: new Date(sub.currentPeriodEnd) };
+    const unused = prorate(400000, period, at);
+    const [note] = await notesOf(ws, first.id);
+    // The unused time is a part of the paid line; the note reverses that part's tax as well.
+    expect(note).toMatchObject({ reason: 'order_change', status: 'issued', subtotal: unused, refundAmount: 0 });
+    expect(note.tax).toBe(Math.round((unused * 44000) / 400000));
+    expect(note.total).toBe(unused + note.tax);
+    expect(note.creditAmount).toBe(note.total);
+    expect(note.tax).toBeLessThanOrEqual(first.tax);
+    const down = res.json.data;
+    const inv = (await ws.client.get(`/v1/invoices/${down.latestInvoiceId}`)).json.data;
+    // The remaining time is billed with its own tax and paid from the balance the note made.
+    expect(inv.status).toBe('paid');
+    expect(inv.tax).toBe(Math.round(inv.subtotal * 0.11));
+    expect(inv.balanceApplied).toBe(inv.total);
+    expect(await balanceOf(ws, cus)).toBe(note.total - inv.total);
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  });
+
   it('an interval change whose unused time exceeds the new period: the note credits it, the balance pays the period', async () => {
     const ws = await server.workspace();
     const cus = await customer(ws);

@@ -24,6 +24,8 @@ export type CreateCreditNoteInput = {
 export type CreateInvoiceInput = {
   /** Finalization applies the customer's credit in the invoice currency (default true). */
   applyCustomerBalance?: boolean | null | undefined;
+  /** A cpn_ coupon discounting the invoice before tax (at most one; docs/coupons.md). */
+  couponId?: string | null | undefined;
   currency?: string | null | undefined;
   customerId?: string | null | undefined;
   discount?: number | null | undefined;
@@ -280,7 +282,7 @@ export type DashboardInviteMutation = { inviteMember: { id: string, email: strin
 export type DashboardDevelopersQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardDevelopersQuery = { apiKeys: { edges: Array<{ node: { id: string, keyId: string, name: string, role: string, environment: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } }> }, webhookEndpoints: { edges: Array<{ node: { id: string, url: string, status: string, events: Array<string> } }> }, events: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
+export type DashboardDevelopersQuery = { auditLog: { edges: Array<{ node: { id: string, action: string, at: string, actorKeyId: string | null, actorMemberId: string | null, targetId: string | null, requestId: string | null } }> }, apiKeys: { edges: Array<{ node: { id: string, keyId: string, name: string, role: string, environment: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } }> }, webhookEndpoints: { edges: Array<{ node: { id: string, url: string, status: string, events: Array<string> } }> }, events: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
 
 export type DashboardInvoicesQueryVariables = Exact<{
   first?: number | null | undefined;

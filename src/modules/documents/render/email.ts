@@ -55,7 +55,9 @@ function template(view: DocumentView): { subject: string; mjml: string } {
     t.below.map(([label, value]) => `<tr>${td(e(label), 'font-weight:700;')}${td(e(value), num)}</tr>`).join('');
   const payUrl = view.invoice?.payUrl;
   const pay = payUrl
-    ? `<mj-button href="${e(payUrl)}" background-color="${t.accent}" padding="12px 24px">${e(L.payOnline)}</mj-button>`
+    ? `<mj-button href="${e(payUrl)}" background-color="${t.accent}" padding="12px 24px">${e(
+        view.invoice?.waiting?.kind === 'action' ? L.confirmPayment : L.payOnline,
+      )}</mj-button>`
     : '';
   const logo = t.logoUrl
     ? `<mj-image src="${e(t.logoUrl)}" alt="${e(m.name)}" width="120px" align="left" padding="0 24px 8px" />`

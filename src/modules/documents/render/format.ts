@@ -93,7 +93,14 @@ export function documentText(view: DocumentView) {
   // The totals block in reading order: rows above the grand total, then rows below it (invoices).
   const above: [string, string][] = [];
   if (view.tax || inv?.discount) above.push([L.subtotal, money(view.subtotal)]);
-  if (inv?.discount) above.push([L.discount, money(-inv.discount)]);
+  // A row per discount, named by its coupon (docs/coupons.md, Invoice discounts); else the flat discount.
+  const discounts = inv?.discounts?.length
+    ? inv.discounts
+    : inv?.discount
+      ? [{ name: null, amount: inv.discount }]
+      : [];
+  for (const d of discounts)
+    if (d.amount > 0) above.push([d.name ? `${L.discount}: ${d.name}` : L.discount, money(-d.amount)]);
   if (view.tax && taxLine) above.push([taxLine, money(view.tax.amount)]);
   // A credit note shows where its total went instead of what is paid and due.
   const outcomes: [string, number][] = cn
@@ -117,10 +124,14 @@ export function documentText(view: DocumentView) {
     invoice: [L.invoice, L.invoiceSubject, L.invoiceIntro],
     credit_note: [L.creditNote, L.creditNoteSubject, L.creditNoteIntro],
   } as const;
-  const [title, subject, intro] =
+  const [title, plainSubject, plainIntro] =
     view.kind === 'invoice' || view.kind === 'credit_note'
       ? titled[view.kind]
       : [L.receipt, L.emailSubject, L.emailIntro];
+  // An invoice whose automatic charge waits for the customer is sent with the action notice (billing-email.ts).
+  const action = inv?.waiting?.kind === 'action';
+  const subject = action ? L.actionRequiredSubject : plainSubject;
+  const intro = action ? L.actionRequiredIntro : plainIntro;
   return {
     L,
     money,

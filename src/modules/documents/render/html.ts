@@ -81,12 +81,21 @@ export function renderHtml(view: DocumentView, opts: { top?: string } = {}): str
   const inv = view.invoice;
   const extras =
     (inv?.memo ? `<p class="pre"><span class="muted">${e(L.memo)}:</span> ${e(inv.memo)}</p>\n` : '') +
-    (inv?.payAction
-      ? `<form method="post" action="${e(inv.payAction)}"><button class="pay" type="submit" id="pay">` +
-        `${e(L.payOnline)} ${e(t.money(inv.amountDue))}</button></form>\n`
-      : inv?.payUrl
-        ? `<p><a class="pay" href="${e(inv.payUrl)}">${e(L.payOnline)}</a></p>\n`
-        : '');
+    (inv?.waiting?.kind === 'pending'
+      ? `<p class="muted" id="in-progress">${e(L.paymentInProgress)}</p>\n`
+      : inv?.waiting?.kind === 'action' && inv.payAction
+        ? `<p id="action-required">${e(L.actionRequiredNote)}</p>\n` +
+          (inv.waiting.confirmUrl
+            ? `<p><a class="pay" id="confirm" href="${e(inv.waiting.confirmUrl)}">${e(L.confirmPayment)}</a></p>\n`
+            : '') +
+          `<form method="post" action="${e(inv.payAction)}"><button type="submit" id="pay-another-way">` +
+          `${e(L.payAnotherWay)}</button></form>\n`
+        : inv?.payAction
+          ? `<form method="post" action="${e(inv.payAction)}"><button class="pay" type="submit" id="pay">` +
+            `${e(L.payOnline)} ${e(t.money(inv.amountDue))}</button></form>\n`
+          : inv?.payUrl
+            ? `<p><a class="pay" href="${e(inv.payUrl)}">${e(L.payOnline)}</a></p>\n`
+            : '');
   const meta =
     row(L.number, view.number) +
     row(L.issued, t.issuedAt) +

@@ -1,0 +1,187 @@
+/**
+ * Live-mode off-session charges through the provider_a simulator (docs/guides/payment-methods.md,
+ * Off-session charges; docs/decisions.md, Off-session outcomes): the first charge of a live subscription runs during
+ * the create call outside any transaction, with the payment id as the provider's idempotency key; the provider's
+ * answer is reconciled (succeeded, declined, requires_action with the provider's page); a dropped answer is never a
+ * decline, and the pending sweep finds the charge by its key without charging twice.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { clock } from '../../../src/core/clock.ts';
+import { newId } from '../../../src/core/ids.ts';
+import { seal } from '../../../src/core/sealed.ts';
+import { providerTokenHash } from '../../../src/modules/payment-methods/service.ts';
+import { sweepPendingCharges } from '../../../src/modules/subscriptions/waiting.ts';
+import { mintLiveKey } from '../../helpers/keys.ts';
+import { plan } from '../../helpers/renewals.ts';
+import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
+import { useSimulators } from '../../helpers/simulators.ts';
+import { until } from '../../helpers/receiver.ts';
+import { ProviderASim } from '../../simulators/provider_a.ts';
+
+const server = useServer();
+const simulators = useSimulators(server);
+const key = () => ({ 'idempotency-key': randomUUID() });
+const rand = (n: number) => randomBytes(n).toString('hex').slice(0, n);
+const creds = { secretKey: `xnd_production_${rand(20)}`, callbackToken: rand(24) };
+const sim = simulators.track(new ProviderASim(creds));
+
+beforeAll(async () => {
+  await sim.start();
+  process.env.PROVIDER_A_BASE_URL = sim.url;
+  sim.callbackUrl = `${server.url}/v1/callbacks/provider_a`;
+});
+
+/** A live workspace with provider_a connected to the simulator. */
+async function liveWorkspace(): Promise<Workspace> {
+  const ws = await server.workspace();
+  const live = await mintLiveKey(ws.workspaceId);
+  const client = createClient({ baseUrl: server.url, keyId: live.keyId, secret: live.secret });
+  const put = await client.put('/v1/adapters/provider_a', creds, key());
+  expect(put.status, put.text).toBe(200);
+  return { ...ws, client };
+}
+
+/** A live card saved at provider_a (the simulator's token; setup sessions are another path), sealed to its row. */
+async function liveCard(ws: Workspace, customerId: string, digits: string) {
+  const token = sim.seedToken({ digits });
+  const id = newId('paymentMethod');
+  const row = { id, workspaceId: ws.workspaceId, mode: 'live' as const };
+  await db().system.query(
+    `INSERT INTO payment_methods (id, "workspaceId", mode, "customerId", type, status, adapter, card, consent,
+       "providerToken", "providerTokenHash", "createdAt", "updatedAt")
+     VALUES ($1, $2, 'live', $3, 'card', 'active', 'provider_a', $4, $5, $6, $7, now(), now())`,
+    [
+      id,
+      ws.workspaceId,
+      customerId,
+      { brand: 'visa', last4: digits.slice(-4), expMonth: 12, expYear: 2030, funding: 'credit' },
+      { source: 'test', sourceId: null, at: new Date().toISOString() },
+      seal('payment_methods', row, Buffer.from(token)),
+      providerTokenHash('provider_a', token),
+    ],
+  );
+  return { id, token };
+}
+
+async function subscribe(ws: Workspace, digits: string) {
+  const { priceId } = await plan(ws, { prices: [{ currency: 'IDR', model: 'flat', unitAmount: 120_000 }] });
+  const cus = (await ws.client.post('/v1/customers', { name: 'Sari', email: 'sari@example.com' })).json.data.id;
+  const pm = await liveCard(ws, cus, digits);
+  const res = await ws.client.post('/v1/subscriptions', { customerId: cus, priceId, paymentMethod: pm.id }, key());
+  expect(res.status, res.text).toBe(201);
+  const { rows } = await db().system.query(`SELECT * FROM invoices WHERE "subscriptionId" = $1`, [res.json.data.id]);
+  const payments = async () =>
+    (await db().system.query(`SELECT * FROM payments WHERE "invoiceId" = $1 ORDER BY "createdAt"`, [rows[0].id])).rows;
+  return { sub: res.json.data, inv: rows[0], pm, payments };
+}
+
+describe('live mode: the first charge of a subscription at provider_a', () => {
+  it('success: paid off session with the payment id as the idempotency key, once', async () => {
+    const ws = await liveWorkspace();
+    const { sub, inv, payments } = await subscribe(ws, '4242424242424242');
+    expect(sub.status).toBe('active');
+    const [p] = await payments();
+    expect(p).toMatchObject({ status: 'succeeded', adapter: 'provider_a', method: 'card', mode: 'live' });
+    expect(p.providerReference).toMatch(/^payment_request:pr-/);
+    expect(sim.charges.byKey.get(p.id)).toBe(1);
+    expect((await db().system.query(`SELECT status FROM invoices WHERE id = $1`, [inv.id])).rows[0].status).toBe(
+      'paid',
+    );
+    const { rows } = await db().system.query(
+      `SELECT code, direction, amount FROM ledger_entries WHERE "txId" = $1 ORDER BY code, direction`,
+      [p.id],
+    );
+    expect(rows.map((r) => `${r.direction} ${r.code} ${r.amount}`)).toContain('debit settlement:provider_a 120000');
+  });
+
+  it('declined (0341): failed card_declined, the subscription incomplete and its invoice open', async () => {
+    const ws = await liveWorkspace();
+    const { sub, payments } = await subscribe(ws, '4000000000000341');
+    expect(sub.status).toBe('incomplete');
+    expect((await payments())[0]).toMatchObject({ status: 'failed', failureCode: 'card_declined' });
+  });
+
+  it("requires_action (3184): 201 incomplete, the payment waits with the provider's page", async () => {
+    const ws = await liveWorkspace();
+    const { sub, inv, payments } = await subscribe(ws, '4000002760003184');
+    expect(sub.status).toBe('incomplete');
+    const [p] = await payments();
+    expect(p.status).toBe('requires_action');
+    expect(p.nextAction.url.startsWith(sim.url)).toBe(true);
+    // The live hosted invoice page sends "confirm" to the provider's page; the sandbox page is test-only.
+    const token = `${inv.id}_${inv.hostedSecret}`;
+    const confirm = await fetch(`${server.url}/i/${token}/confirm`, { redirect: 'manual' });
+    expect(confirm.status).toBe(303);
+    expect(confirm.headers.get('location')).toBe(p.nextAction.url);
+    expect((await fetch(`${server.url}/i/${token}/authenticate`, { redirect: 'manual' })).status).toBe(404);
+  });
+
+  it('async (0077): pending, then the provider callback (confirmed by a status lookup) pays it; duplicates change nothing', async () => {
+    const ws = await liveWorkspace();
+    sim.offSession.duplicates = 2;
+    try {
+      const { sub, payments } = await subscribe(ws, '4000000000000077');
+      expect(sub.status).toBe('incomplete');
+      await until(async () => (await payments())[0].status === 'succeeded', 'the callback to settle the charge');
+      const [p] = await payments();
+      expect(sim.charges.byKey.get(p.id)).toBe(1);
+      await until(
+        async () =>
+          (await db().system.query(`SELECT status FROM subscriptions WHERE id = $1`, [sub.id])).rows[0].status ===
+          'active',
+        'the subscription to be active',
+      );
+      const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE "txId" = $1`, [
+        p.id,
+      ]);
+      expect(rows[0].n).toBeGreaterThan(0);
+      const paidEvents = await db().system.query(
+        `SELECT count(*)::int AS n FROM events WHERE "objectId" = $1 AND type = 'payment.succeeded'`,
+        [p.id],
+      );
+      expect(paidEvents.rows[0].n).toBe(1);
+    } finally {
+      sim.offSession.duplicates = 0;
+    }
+  });
+
+  it('requires_action completed at the provider: its callback pays the waiting charge', async () => {
+    const ws = await liveWorkspace();
+    const { payments } = await subscribe(ws, '4000002760003184');
+    const [p] = await payments();
+    expect(p.status).toBe('requires_action');
+    await sim.completeAction(p.id, true);
+    await until(async () => (await payments())[0].status === 'succeeded', 'the action callback to settle the charge');
+  });
+
+  it('a dropped answer after the charge is pending, never a decline; the sweep finds the charge by its key', async () => {
+    const ws = await liveWorkspace();
+    // The charge is made, its answer never comes, and no callback either: only the sweep can find it.
+    sim.offSession.dropResponseAfterCharge = true;
+    sim.offSession.deliver = false;
+    let out: Awaited<ReturnType<typeof subscribe>>;
+    try {
+      out = await subscribe(ws, '4242424242424242');
+    } finally {
+      sim.offSession.dropResponseAfterCharge = false;
+      sim.offSession.deliver = true;
+    }
+    expect(out.sub.status).toBe('incomplete');
+    const [p] = await out.payments();
+    expect(p).toMatchObject({ status: 'pending', failureCode: null });
+    expect(sim.charges.byKey.get(p.id)).toBe(1);
+    // After the lease the sweep asks the provider (by our reference) instead of charging again.
+    clock.advance(6 * 60_000);
+    try {
+      expect(await sweepPendingCharges()).toBeGreaterThanOrEqual(1);
+    } finally {
+      clock.reset();
+    }
+    expect((await out.payments())[0]).toMatchObject({ status: 'succeeded' });
+    expect(sim.charges.byKey.get(p.id)).toBe(1);
+    expect(
+      (await db().system.query(`SELECT status FROM subscriptions WHERE id = $1`, [out.sub.id])).rows[0].status,
+    ).toBe('active');
+  }, 60_000);
+});
