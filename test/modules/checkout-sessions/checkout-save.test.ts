@@ -126,6 +126,14 @@ describe('the sandbox with the consent box', () => {
     expect(JSON.stringify(pm)).not.toContain(SANDBOX_TOKEN_PREFIX);
     const payment = ok(await ws.client.get(`/v1/payments/${done.paymentId}`));
     expect(payment.paymentMethodId).toBe(pm.id);
+    const edges = await ws.client.graphql(
+      `query($id: ID!) { checkoutSession(id: $id) { savedPaymentMethod { id consent } payment { paymentMethod { id } } } }`,
+      { id: s.id },
+    );
+    expect(edges.json.data.checkoutSession).toEqual({
+      savedPaymentMethod: { id: pm.id, consent: pm.consent },
+      payment: { paymentMethod: { id: pm.id } },
+    });
     expect((await ws.client.get(`/v1/customers/${cus}`)).json.data.defaultPaymentMethodId).toBe(pm.id);
     const types = (await eventsOf(pm.id)).map((e) => e.type);
     expect(types).toEqual(['payment_method.attached']);
