@@ -61,6 +61,7 @@ export type CreateCheckoutSessionInput = {
   lineItems?: Array<LineItemInput> | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   methods: Array<string>;
+  savePaymentMethod?: string | null | undefined;
   successUrl: string;
   templateId?: string | null | undefined;
 };
@@ -632,7 +633,7 @@ export type ListAuditLogQueryVariables = Exact<{
 
 export type ListAuditLogQuery = { auditLog: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, action: string, actorKeyId: string | null, actorMemberId: string | null, targetId: string | null, requestId: string | null, at: string } }> } };
 
-export type CheckoutSessionFieldsFragment = { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+export type CheckoutSessionFieldsFragment = { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, savePaymentMethod: string, savedPaymentMethodId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
 
 export type ListCheckoutSessionsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -646,35 +647,35 @@ export type ListCheckoutSessionsQueryVariables = Exact<{
 }>;
 
 
-export type ListCheckoutSessionsQuery = { checkoutSessions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+export type ListCheckoutSessionsQuery = { checkoutSessions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, savePaymentMethod: string, savedPaymentMethodId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
 
 export type GetCheckoutSessionQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetCheckoutSessionQuery = { checkoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type GetCheckoutSessionQuery = { checkoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, savePaymentMethod: string, savedPaymentMethodId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type CreateCheckoutSessionMutationVariables = Exact<{
   input: CreateCheckoutSessionInput;
 }>;
 
 
-export type CreateCheckoutSessionMutation = { createCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type CreateCheckoutSessionMutation = { createCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, savePaymentMethod: string, savedPaymentMethodId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type CancelCheckoutSessionMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type CancelCheckoutSessionMutation = { cancelCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type CancelCheckoutSessionMutation = { cancelCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, savePaymentMethod: string, savedPaymentMethodId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type ConfirmCheckoutSessionMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ConfirmCheckoutSessionMutation = { confirmCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+export type ConfirmCheckoutSessionMutation = { confirmCheckoutSession: { id: string, arn: string, accountId: string, customerId: string | null, mode: string, status: string, amount: number, currency: string, methods: Array<string>, adapter: string | null, lineItems: unknown, successUrl: string, cancelUrl: string, hostedUrl: string, expiresAt: string, completedAt: string | null, paymentId: string | null, savePaymentMethod: string, savedPaymentMethodId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type CouponFieldsFragment = { id: string, arn: string, name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null, maxRedemptions: number | null, timesRedeemed: number, redeemBy: string | null, appliesTo: unknown, valid: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
 

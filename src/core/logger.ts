@@ -19,6 +19,22 @@ export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
 const options: pino.LoggerOptions = {
   level: config.logLevel,
   base: { service: 'svc' },
+  // Provider tokens of saved methods never reach a log line (docs/security.md, Saved payment methods).
+  redact: {
+    paths: [
+      'providerToken',
+      '*.providerToken',
+      'savedMethod.token',
+      '*.savedMethod.token',
+      'saved_token_id',
+      '*.saved_token_id',
+      'payment_option_token',
+      '*.payment_option_token',
+      'vault_id',
+      '*.vault_id',
+    ],
+    censor: '[sealed]',
+  },
   // A fresh object per line: pino merges the line's own fields INTO what the mixin returns.
   mixin: () => {
     const ctx = logContext.getStore();

@@ -14,6 +14,8 @@ export interface HostedMethod {
   method: string;
   label: string;
   hint: string;
+  /** Its payment can leave a reusable token (the consent box stands next to it). */
+  savable?: boolean;
 }
 
 export interface HostedPageView {
@@ -38,6 +40,8 @@ export interface HostedPageView {
   /** Where the customer goes after paying (`?session_id=` appended) or canceling. */
   successUrl: string;
   cancelUrl: string;
+  /** Saving the method: `optional` shows the unticked consent box, `required` a notice (docs/guides/checkout-sessions.md). */
+  savePaymentMethod?: 'none' | 'optional' | 'required';
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -103,10 +107,10 @@ export function renderHostedPage(view: HostedPageView): string {
       <div class="methods">${view.methods
         .map(
           (m) =>
-            `<button class="method" data-method="${esc(m.method)}">` +
+            `<button class="method" data-method="${esc(m.method)}"${m.savable ? ' data-savable="1"' : ''}>` +
             `<strong>${esc(m.label)}</strong><small>${esc(m.hint)}</small></button>`,
         )
-        .join('')}</div>
+        .join('')}</div>${saveChoice(view)}
     </section>
     <section id="pay" hidden data-state="pay">
       <div id="instructions"></div>
@@ -144,6 +148,8 @@ font-size:.95rem}
 section{background:#fff;border-radius:14px;padding:20px;margin-top:12px;box-shadow:0 1px 3px #0001}
 h2{font-size:1.1rem;margin:0 0 12px}
 .methods{display:grid;gap:10px}
+.save{display:flex;gap:8px;align-items:flex-start;margin-top:12px;font-size:14px}
+.save small{display:block;color:#57606a}.save-notice{margin-top:12px;font-size:14px;color:#57606a}
 .method{display:flex;flex-direction:column;align-items:flex-start;text-align:left;padding:14px 16px;
 border:1.5px solid #d0d7de;border-radius:12px;background:#fff;font:inherit;cursor:pointer}
 .method:hover,.method:focus{border-color:var(--accent);outline:none}.method small{color:#57606a}
@@ -238,7 +244,10 @@ async function simulate(outcome) {
 }
 document.querySelectorAll('.method').forEach((b) => b.addEventListener('click', async () => {
   b.disabled = true;
-  try { render(await post('/attempt', { method: b.dataset.method })); } catch (e) { alert(e.message); }
+  const box = $('save-method');
+  const save = !!(box && box.checked && b.dataset.savable === '1');
+  try { render(await post('/attempt', { method: b.dataset.method, savePaymentMethod: save })); }
+  catch (e) { alert(e.message); }
   finally { b.disabled = false; }
 }));
 $('back').addEventListener('click', () => { clearInterval(polling); show('choose'); });
@@ -247,6 +256,21 @@ $('cancel').addEventListener('click', async () => {
   try { await post('/cancel'); location.assign(s.cancelUrl); } catch (e) { alert(e.message); }
 });
 })();`;
+
+/**
+ * Saving the method (docs/guides/checkout-sessions.md, Saving the payment method): `optional` shows an
+ * unticked consent box for the savable methods, `required` a notice (only savable methods are offered).
+ */
+function saveChoice(view: HostedPageView): string {
+  const M = messages(view.lang).checkout;
+  if (view.savePaymentMethod === 'required')
+    return `<p class="save-notice" id="save-notice">${esc(M.saveRequired(view.merchantName))}</p>`;
+  if (view.savePaymentMethod !== 'optional' || !view.methods.some((m) => m.savable)) return '';
+  return (
+    `<label class="save" for="save-method"><input type="checkbox" id="save-method" name="savePaymentMethod">` +
+    `<span>${esc(M.saveForFuture)}<small>${esc(M.saveForFutureHint)}</small></span></label>`
+  );
+}
 
 /** Headers of every hosted page: never cached, scripts and styles inline only, no framing, no referrer. */
 export const hostedPageHeaders: Record<string, string> = {

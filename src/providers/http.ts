@@ -2,6 +2,7 @@
 // (provider, method, path, status, latency, the provider's request id) and handed to onCall.
 import { logger } from '../core/logger.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
+import { maskTokenPath } from './saved.ts';
 import type { ProviderCallRecord, ProviderKind, ProviderOptions } from './types.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -38,7 +39,8 @@ export class ProviderHttp {
 
   async request(req: HttpRequest): Promise<HttpResponse> {
     const started = performance.now();
-    const pathOnly = req.path.split('?')[0];
+    // Logged and put in errors without the saved-method token some paths carry (docs/security.md).
+    const pathOnly = maskTokenPath(req.path.split('?')[0]);
     const record = (status: number | null, providerRequestId: string | null, error?: string) => {
       const rec: ProviderCallRecord = {
         provider: this.provider,

@@ -78,6 +78,7 @@ export class ProviderA implements Provider {
     if (!this.supports(input.method, input.currency)) {
       throw new ProviderError(this.kind, 'unsupported', `cannot take ${input.method} in ${input.currency}`);
     }
+    if (input.saveForFutureUse && payAndSaveType(input)) return this.payAndSave(input);
     const expiresAt = input.expiresAt.toISOString();
     const name = displayName(input.customer?.name);
     switch (input.method) {
@@ -197,6 +198,55 @@ export class ProviderA implements Provider {
     }
   }
 
+  /**
+   * A payment that also saves the method (docs/providers.md, Saving at checkout): one `POST /payment_requests`
+   * whose inline `payment_method` is MULTIPLE_USE (Xendit's PAY_AND_SAVE). The customer pays on the
+   * provider's page (card form, wallet linking); once paid, `fetchStatus` carries the new token.
+   */
+  private async payAndSave(input: CreateChargeInput): Promise<Charge> {
+    const type = payAndSaveType(input)!;
+    const urls = {
+      success_return_url: input.successUrl,
+      failure_return_url: input.cancelUrl ?? input.successUrl,
+      ...(input.cancelUrl ? { cancel_return_url: input.cancelUrl } : {}),
+    };
+    const c = input.customer ?? {};
+    const pr = await this.post('create payment request', '/payment_requests', input.idempotencyKey, {
+      reference_id: input.reference,
+      amount: input.amount,
+      currency: input.currency,
+      country: 'ID',
+      capture_method: 'AUTOMATIC',
+      description: (input.description ?? input.reference).slice(0, 255),
+      payment_method: {
+        type: PM_TYPES[type],
+        reusability: 'MULTIPLE_USE',
+        reference_id: input.reference,
+        ...(type === 'ewallet'
+          ? { ewallet: { channel_code: savedChannel('ewallet', input.channel ?? 'dana'), channel_properties: urls } }
+          : { card: { currency: input.currency, channel_properties: { ...urls, skip_three_d_secure: false } } }),
+      },
+      ...(input.customerId || c.email
+        ? {
+            customer: {
+              reference_id: input.customerId ?? input.reference,
+              type: 'INDIVIDUAL',
+              individual_detail: { given_names: displayName(c.name) },
+              ...(c.email ? { email: c.email } : {}),
+            },
+          }
+        : {}),
+      metadata: { reference: input.reference },
+    });
+    const action = pmAction(pr);
+    need(action?.url, 'actions[].url');
+    return charge('payment_request', withoutToken(pr), {
+      kind: 'redirect',
+      redirectUrl: action.url,
+      expiresAt: input.expiresAt.toISOString(),
+    });
+  }
+
   async verifyCallback(request: CallbackRequest): Promise<CallbackEvent> {
     const expected = this.credentials.callbackToken;
     if (!expected) throw new CallbackVerificationError(this.kind, 'not_configured', 'no callback token is configured');
@@ -286,7 +336,24 @@ export class ProviderA implements Provider {
             : ['FAILED', 'CANCELED', 'VOIDED', 'EXPIRED'].includes(pr.status)
               ? 'failed'
               : 'pending';
-        return state(ref, status, pr.amount, pr.currency, pr, pr.id, status === 'paid' ? pr.updated : null);
+        const paid = state(
+          ref,
+          status,
+          pr.amount,
+          pr.currency,
+          withoutToken(pr),
+          pr.id,
+          status === 'paid' ? pr.updated : null,
+        );
+        // A paid PAY_AND_SAVE request left a reusable method: its id is the token (read for its display fields).
+        const pm = pr.payment_method;
+        if (status !== 'paid' || pm?.reusability !== 'MULTIPLE_USE' || typeof pm.id !== 'string') return paid;
+        const method = await this.get('get payment method', `/v2/payment_methods/${enc(pm.id)}`, {}, true);
+        if (!method || method.status !== 'ACTIVE' || !(method.type in SAVED_TYPES)) return paid;
+        return {
+          ...paid,
+          savedMethod: { token: method.id, type: SAVED_TYPES[method.type], display: displayOf(method) },
+        };
       }
       case 'invoice': {
         const inv = await this.get('get invoice', `/v2/invoices/${enc(id)}`);
@@ -568,6 +635,25 @@ export class ProviderA implements Provider {
 
 // ---- mapping ----
 
+/** The saved-method type a PAY_AND_SAVE charge would keep: cards, and the wallets that can be linked. */
+function payAndSaveType(input: CreateChargeInput): 'card' | 'ewallet' | null {
+  if (input.method === 'card') return 'card';
+  if (input.method !== 'ewallet') return null;
+  return (input.channel ?? 'dana').toLowerCase() in providerASavedChannels.ewallet ? 'ewallet' : null;
+}
+
+const SAVED_TYPES: Record<string, SavedMethodType> = { CARD: 'card', EWALLET: 'ewallet', DIRECT_DEBIT: 'direct_debit' };
+
+/** A payment request as kept for support: the payment method's id is a token and never leaves the adapter. */
+function withoutToken(pr: any): any {
+  if (!pr?.payment_method?.id && !pr?.payment_method_id) return pr;
+  return {
+    ...pr,
+    ...(pr.payment_method_id ? { payment_method_id: '[sealed]' } : {}),
+    ...(pr.payment_method ? { payment_method: { ...pr.payment_method, id: '[sealed]' } } : {}),
+  };
+}
+
 function charge(product: Product, raw: any, instructions: Instructions): Charge {
   need(raw.id, 'id');
   return { providerRef: `${product}:${raw.id}`, status: 'pending', instructions, raw };
@@ -658,7 +744,8 @@ function mapCallback(b: any): CallbackEvent {
         d.status === 'SUCCEEDED' ? 'paid' : d.status === 'FAILED' ? 'failed' : 'pending',
         d.amount,
         d.currency,
-        b,
+        // Stored with the provider event: the payment method's id is a token, masked here.
+        { ...b, data: withoutToken(d) },
       );
       return { ...event, reference: typeof d.reference_id === 'string' ? d.reference_id : null } as CallbackEvent;
     }

@@ -9,8 +9,9 @@ import { safeEqual, sha256Hex } from '../core/crypto.ts';
 import { fromDecimalString } from './decimal.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { basicAuth, failure, parseCallbackJson, ProviderHttp, type HttpResponse } from './http.ts';
-import { needSavable, refuseSandboxToken } from './saved.ts';
+import { fundingOf, needSavable, refuseSandboxToken } from './saved.ts';
 import type {
+  SavedMethod,
   CreateSetupInput,
   OffSessionChargeInput,
   OffSessionResult,
@@ -135,6 +136,10 @@ export class ProviderB implements Provider {
         body: JSON.stringify({
           ...common,
           enabled_payments: enabled,
+          // Consent to keep the card (docs/providers.md, Saving at checkout): a one-click token for this customer.
+          ...(input.saveForFutureUse && input.method === 'card' && input.customerId
+            ? { credit_card: { secure: true, save_card: true }, user_id: input.customerId }
+            : {}),
           callbacks: { finish: input.successUrl },
           expiry: { start_time: jakartaTime(this.clock.now()), unit: 'minute', duration: minutes },
         }),
@@ -263,7 +268,7 @@ export class ProviderB implements Provider {
       status: statusOf(status, n.fraud_status),
       amount,
       currency,
-      raw: n,
+      raw: withoutToken(n),
     };
   }
 
@@ -290,7 +295,8 @@ export class ProviderB implements Provider {
       amount,
       currency,
       paidAt: status === 'paid' ? (jakartaToIso(s.settlement_time ?? s.transaction_time) ?? null) : null,
-      raw: s,
+      ...(status === 'paid' ? savedCard(s) : {}),
+      raw: withoutToken(s),
     };
   }
 
@@ -574,6 +580,46 @@ function actionUrl(actions: unknown, names: string[]): string | null {
     if (a) return a.url;
   }
   return null;
+}
+
+/**
+ * A card paid with `save_card` leaves `saved_token_id` (Midtrans one-click; docs/providers.md, Saving at
+ * checkout): the token, its expiry (`saved_token_id_expired_at`, taken as the card's), `masked_card`.
+ */
+function savedCard(s: any): { savedMethod?: SavedMethod } {
+  if (s.payment_type !== 'credit_card' || typeof s.saved_token_id !== 'string' || !s.saved_token_id) return {};
+  const expiresAt = jakartaToIso(s.saved_token_id_expired_at) ?? null;
+  const until = expiresAt ? new Date(expiresAt) : null;
+  const masked = String(s.masked_card ?? '').replace(/\D/g, '');
+  const brand = masked.startsWith('4')
+    ? 'visa'
+    : masked.startsWith('5')
+      ? 'mastercard'
+      : masked.startsWith('3')
+        ? 'jcb'
+        : 'unknown';
+  return {
+    savedMethod: {
+      token: s.saved_token_id,
+      type: 'card',
+      display: {
+        card: {
+          brand: String(s.card_brand ?? brand).toLowerCase(),
+          last4: masked.slice(-4).padStart(4, '*'),
+          expMonth: until ? until.getUTCMonth() + 1 : 0,
+          expYear: until ? until.getUTCFullYear() : 0,
+          funding: fundingOf(s.card_type),
+        },
+        expiresAt,
+      },
+    },
+  };
+}
+
+/** A status or notification as kept for support: a saved card token never leaves the adapter. */
+export function withoutToken<T>(s: T): T {
+  if (!s || typeof s !== 'object' || !('saved_token_id' in s)) return s;
+  return { ...s, saved_token_id: '[sealed]' };
 }
 
 function gopayToken(token: string): GopayToken {

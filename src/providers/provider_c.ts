@@ -13,6 +13,7 @@ import type {
   CreateSetupInput,
   OffSessionChargeInput,
   OffSessionResult,
+  SavedMethod,
   SavedMethodDisplay,
   SavedMethodType,
   SetupResult,
@@ -97,17 +98,33 @@ export class ProviderC implements Provider {
           amount: { currency_code: input.currency, value: toDecimalString(input.amount, input.currency) },
         },
       ],
-      payment_source: {
-        paypal: {
-          experience_context: {
-            return_url: input.successUrl,
-            cancel_url: input.cancelUrl ?? input.successUrl,
-            user_action: 'PAY_NOW',
-            shipping_preference: 'NO_SHIPPING',
-            landing_page: input.method === 'card' ? 'GUEST_CHECKOUT' : 'LOGIN',
-          },
-        },
-      },
+      payment_source:
+        // A card the customer consented to keep is vaulted once the capture succeeds (docs/providers.md,
+        // Saving at checkout); the PayPal wallet is never saved during a purchase (a setup session does).
+        input.saveForFutureUse && input.method === 'card'
+          ? {
+              card: {
+                experience_context: {
+                  return_url: input.successUrl,
+                  cancel_url: input.cancelUrl ?? input.successUrl,
+                },
+                attributes: {
+                  vault: { store_in_vault: 'ON_SUCCESS' },
+                  ...(input.customerId ? { customer: { merchant_customer_id: input.customerId.slice(0, 22) } } : {}),
+                },
+              },
+            }
+          : {
+              paypal: {
+                experience_context: {
+                  return_url: input.successUrl,
+                  cancel_url: input.cancelUrl ?? input.successUrl,
+                  user_action: 'PAY_NOW',
+                  shipping_preference: 'NO_SHIPPING',
+                  landing_page: input.method === 'card' ? 'GUEST_CHECKOUT' : 'LOGIN',
+                },
+              },
+            },
     };
     const res = await this.api('POST', '/v2/checkout/orders', JSON.stringify(body), {
       'paypal-request-id': input.idempotencyKey,
@@ -517,9 +534,49 @@ export class ProviderC implements Provider {
       amount,
       currency: money.currency_code,
       paidAt: status === 'paid' ? (capture?.create_time ?? null) : null,
-      raw: order,
+      ...(status === 'paid' ? vaultedCard(order) : {}),
+      raw: withoutVaultId(order),
     };
   }
+}
+
+/** A captured order whose card was stored (`store_in_vault: ON_SUCCESS`): its `vault.id` is the token. */
+function vaultedCard(order: any): { savedMethod?: SavedMethod } {
+  const card = order?.payment_source?.card;
+  const vault = card?.attributes?.vault;
+  if (!card || vault?.status !== 'VAULTED' || typeof vault.id !== 'string') return {};
+  const [year, month] = String(card.expiry ?? '')
+    .split('-')
+    .map(Number);
+  return {
+    savedMethod: {
+      token: vault.id,
+      type: 'card',
+      display: {
+        card: {
+          brand: String(card.brand ?? 'unknown').toLowerCase(),
+          last4: String(card.last_digits ?? '').slice(-4),
+          expMonth: month || 0,
+          expYear: year || 0,
+          funding: fundingOf(card.type),
+        },
+      },
+    },
+  };
+}
+
+/** An order as kept for support: a vault id never leaves the adapter. */
+function withoutVaultId(order: any): any {
+  const vault = order?.payment_source?.card?.attributes?.vault;
+  if (!vault?.id) return order;
+  const card = order.payment_source.card;
+  return {
+    ...order,
+    payment_source: {
+      ...order.payment_source,
+      card: { ...card, attributes: { ...card.attributes, vault: { ...vault, id: '[sealed]' } } },
+    },
+  };
 }
 
 /**

@@ -6,6 +6,18 @@ import type { ProviderKind, SavedMethodType } from './types.ts';
 /** Tokens of the managed test sandbox start so; no live adapter ever sends one out (docs/security.md). */
 export const SANDBOX_TOKEN_PREFIX = 'sbx_';
 
+/**
+ * Paths whose segment after these prefixes is a saved-method token (provider_a payment methods,
+ * provider_b GoPay accounts, provider_c vault payment tokens): masked wherever a path is logged.
+ */
+const TOKEN_PATHS = [
+  /^(\/v2\/payment_methods\/)[^/]+/,
+  /^(\/v2\/pay\/account\/)[^/]+/,
+  /^(\/v3\/vault\/payment-tokens\/)[^/]+/,
+];
+
+export const maskTokenPath = (path: string) => TOKEN_PATHS.reduce((p, re) => p.replace(re, '$1[sealed]'), path);
+
 /** Throws before any HTTP call when `token` is a sandbox token (or empty). */
 export function refuseSandboxToken(provider: ProviderKind, token: string): void {
   if (!token || token.startsWith(SANDBOX_TOKEN_PREFIX)) {

@@ -50,6 +50,15 @@ export interface CreateChargeInput {
    * idempotency header, and part of provider_b's `order_id`. 1-64 chars of [A-Za-z0-9._~:-].
    */
   idempotencyKey: string;
+  /**
+   * The customer consented to keep the method (checkout `savePaymentMethod`; docs/providers.md, Saving
+   * at checkout): the charge also asks the provider for a reusable token where the method allows it
+   * (provider_a PAY_AND_SAVE, provider_b `save_card`, provider_c cards `store_in_vault`). A method
+   * that cannot be saved is paid once, as without it.
+   */
+  saveForFutureUse?: boolean;
+  /** Our customer id (`cus_`): the provider's customer reference for a saved method (provider_b `user_id`). */
+  customerId?: string | null;
 }
 
 /** What the hosted page shows the buyer. */
@@ -94,7 +103,20 @@ export interface ChargeState extends ChargeRef {
   amount: number;
   currency: string;
   paidAt?: string | null;
+  /**
+   * A charge made with `saveForFutureUse` that left a reusable token at the provider (paid only).
+   * `token` lives in memory until it is sealed to its `pm_` row; it is never logged, returned,
+   * evented, nor left in `raw`.
+   */
+  savedMethod?: SavedMethod | null;
   raw: unknown;
+}
+
+/** A reusable token a paid charge left behind, with its display fields. */
+export interface SavedMethod {
+  token: string;
+  type: SavedMethodType;
+  display: SavedMethodDisplay;
 }
 
 export interface CallbackRequest {

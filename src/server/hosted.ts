@@ -194,9 +194,13 @@ export const hostedRoutes: EdgeRoute[] = [
   }),
   pageCall('GET', '/status', (token) => publicStatus(token)),
   // The page's script sends its language (`?lang=`): the instructions are worded in it.
-  pageCall('POST', '/attempt', (token, body, lang) => attempt(token, String(body.method ?? ''), lang)),
+  pageCall('POST', '/attempt', (token, body, lang) =>
+    attempt(token, String(body.method ?? ''), lang, body.savePaymentMethod),
+  ),
   pageCall('POST', '/attempt/declare-paid', (token) => declarePaid(token)),
-  pageCall('POST', '/simulate', (token, body) => simulate(token, String(body.outcome ?? ''))),
+  pageCall('POST', '/simulate', (token, body) =>
+    simulate(token, String(body.outcome ?? ''), { savePaymentMethod: body.savePaymentMethod, scenario: body.scenario }),
+  ),
   pageCall('POST', '/cancel', (token) => customerCancel(token)),
   // The hosted setup page (src/modules/setup-sessions/hosted.ts): saving a method, no charge.
   edgeRoute({

@@ -83,10 +83,13 @@ export class ProviderASim extends Simulator {
         ? { status: 200, body: this.paymentRequests.get(r.params[0]) }
         : err(404, 'DATA_NOT_FOUND', 'payment request not found'),
     );
-    this.route('GET', /^\/sim\/tokenize\/([^/]+)$/, (r) => this.tokenizeForm(r.params[0]));
-    this.route('POST', /^\/sim\/tokenize\/([^/]+)$/, (r) => this.tokenizeSubmit(r.params[0], formOf(r.text)));
+    // A PAY_AND_SAVE page is addressed by an opaque action id (as the provider's linking URLs are), never the token.
+    this.route('GET', /^\/sim\/tokenize\/([^/]+)$/, (r) => this.tokenizeForm(this.methodOf(r.params[0]), r.params[0]));
+    this.route('POST', /^\/sim\/tokenize\/([^/]+)$/, (r) =>
+      this.tokenizeSubmit(this.methodOf(r.params[0]), formOf(r.text), r.params[0]),
+    );
     this.route('POST', /^\/sim\/tokenize\/([^/]+)\/authenticate$/, (r) =>
-      this.tokenizeAuthenticate(r.params[0], formOf(r.text).get('outcome') === 'success'),
+      this.tokenizeAuthenticate(this.methodOf(r.params[0]), formOf(r.text).get('outcome') === 'success'),
     );
     this.route('GET', /^\/sim\/action\/([^/]+)$/, (r) =>
       this.paymentRequests.has(r.params[0])
@@ -485,6 +488,7 @@ export class ProviderASim extends Simulator {
     opts: DeliveryOptions = {},
   ) {
     Object.assign(m.body, { status, actions: [], failure_code: failure ?? null, updated: nowIso() });
+    if (status === 'ACTIVE' || status === 'FAILED') this.settlePayAndSave(m as { body: any; scenario: Scenario });
     const event =
       status === 'ACTIVE'
         ? 'payment_method.activated'
@@ -497,7 +501,13 @@ export class ProviderASim extends Simulator {
     );
   }
 
-  private tokenizeForm(id: string): SimResponse {
+  /** PAY_AND_SAVE action ids (`pali-...`) to the payment method they complete. */
+  private readonly actionIds = new Map<string, string>();
+  private methodOf(ref: string): string {
+    return this.actionIds.get(ref) ?? ref;
+  }
+
+  private tokenizeForm(id: string, ref = id): SimResponse {
     const m = this.methods.get(id);
     if (!m || m.body.type === 'DIRECT_DEBIT') return { status: 404, html: 'not found' };
     const isCard = m.body.type === 'CARD';
@@ -505,7 +515,7 @@ export class ProviderASim extends Simulator {
       status: 200,
       html: tokenizePage({
         provider: 'provider_a',
-        ref: id,
+        ref,
         field: isCard ? 'number' : 'phone',
         value: isCard ? '' : (m.body.ewallet?.channel_properties?.mobile_number ?? ''),
       }),
@@ -521,7 +531,7 @@ export class ProviderASim extends Simulator {
     return { ok: p.success_return_url as string, fail: (p.failure_return_url ?? p.success_return_url) as string };
   }
 
-  private tokenizeSubmit(id: string, form: URLSearchParams): SimResponse {
+  private tokenizeSubmit(id: string, form: URLSearchParams, ref = id): SimResponse {
     const m = this.methods.get(id);
     if (!m || m.body.status !== 'REQUIRES_ACTION' || m.body.type === 'DIRECT_DEBIT')
       return { status: 404, html: 'not found' };
@@ -551,7 +561,7 @@ export class ProviderASim extends Simulator {
       void this.settleMethod(m, 'FAILED', m.body.type === 'CARD' ? 'CARD_DECLINED' : 'DECLINED_BY_ISSUER');
       return redirectTo(urls.fail);
     }
-    if (m.scenario === 'requires_action') return { status: 200, html: actionPage(`/sim/tokenize/${id}/authenticate`) };
+    if (m.scenario === 'requires_action') return { status: 200, html: actionPage(`/sim/tokenize/${ref}/authenticate`) };
     void this.settleMethod(m, 'ACTIVE');
     return redirectTo(urls.ok);
   }
@@ -628,6 +638,7 @@ export class ProviderASim extends Simulator {
     if (seen) return seen;
     if (!b || typeof b.reference_id !== 'string' || !this.amountOk(b.amount) || typeof b.currency !== 'string')
       return err(400, 'API_VALIDATION_ERROR', 'reference_id, amount and currency are required');
+    if (b.payment_method && !b.payment_method_id) return this.payAndSave(r, key);
     const m = this.methods.get(b.payment_method_id);
     if (!m) return err(404, 'DATA_NOT_FOUND', 'payment_method_id not found');
     this.charges.record(key, b.reference_id);
@@ -672,6 +683,60 @@ export class ProviderASim extends Simulator {
     const out: SimResponse = { status: 201, body: publicPr(pr) };
     this.prReplays.set(key, out);
     return shouldDrop(this.offSession) ? { ...out, drop: true } : out;
+  }
+
+  /**
+   * PAY_AND_SAVE: a payment request with an inline MULTIPLE_USE `payment_method` (checkout with consent).
+   * The method is created waiting for the customer (the hosted card or linking page); once it
+   * activates there, the payment settles by the scenario of the number typed (settleMethod).
+   */
+  private payAndSave(r: SimRequest, key: string): SimResponse {
+    const b = r.json;
+    const made = this.createMethod({ ...r, json: { ...b.payment_method, customer: b.customer ?? null } });
+    if (made.status !== 201) return made;
+    const m = this.methods.get((made.body as any).id)!;
+    this.charges.record(key, b.reference_id);
+    const id = `pr-${uuid()}`;
+    const at = nowIso();
+    const action = `pali-${hex(16)}`;
+    this.actionIds.set(action, m.body.id);
+    const pr: any = {
+      id,
+      business_id: BUSINESS_ID,
+      reference_id: b.reference_id,
+      amount: b.amount,
+      currency: b.currency,
+      country: 'ID',
+      description: b.description ?? null,
+      capture_method: b.capture_method ?? 'AUTOMATIC',
+      initiator: null,
+      payment_method: { ...structuredClone(m.body), actions: undefined },
+      status: 'REQUIRES_ACTION',
+      actions: [{ action: 'AUTH', url: `${this.url}/sim/tokenize/${action}`, url_type: 'WEB', method: 'GET' }],
+      failure_code: null,
+      metadata: b.metadata ?? null,
+      created: at,
+      updated: at,
+      _paymentId: `py-${uuid()}`,
+    };
+    this.paymentRequests.set(id, pr);
+    const out: SimResponse = { status: 201, body: publicPr(pr) };
+    this.prReplays.set(key, out);
+    return out;
+  }
+
+  /** The PAY_AND_SAVE request waiting on method `m`, settled once the method activates or fails. */
+  private settlePayAndSave(m: { body: any; scenario: Scenario }) {
+    const pr = [...this.paymentRequests.values()].find(
+      (p) => p.status === 'REQUIRES_ACTION' && p.payment_method?.id === m.body.id && p.initiator === null,
+    );
+    if (!pr) return;
+    pr.payment_method = { ...structuredClone(m.body), actions: undefined };
+    if (m.body.status !== 'ACTIVE') return void this.finish(pr, 'FAILED', m.body.failure_code ?? 'DECLINED_BY_ISSUER');
+    // The first payment answers the card's charge scenario (0341 declines, 9995 lacks funds); 3DS was the setup's.
+    const outcome = outcomeOf(m.scenario, pr.amount, 'active');
+    if (outcome.kind === 'failed') return void this.finish(pr, 'FAILED', failureCodeA(outcome.reason, m.body.type));
+    void this.finish(pr, 'SUCCEEDED');
   }
 
   private listPaymentRequests(referenceId: string | null): SimResponse {

@@ -74,6 +74,8 @@ interface Tx {
     refund_key: string;
   }[];
   snapToken?: string;
+  /** Snap `credit_card.save_card` with a `user_id`: a paid card leaves a one-click `saved_token_id`. */
+  saveCard?: boolean;
 }
 
 const STATUS_CODES: Record<string, string> = {
@@ -231,6 +233,7 @@ export class ProviderBSim extends Simulator {
       return { status: 400, body: { error_messages: ['transaction_details.order_id has already been taken'] } };
     const tx = this.newTx(r.json, r, null, r.json.expiry?.duration);
     tx.extra.enabled_payments = r.json.enabled_payments;
+    tx.saveCard = r.json.credit_card?.save_card === true && typeof r.json.user_id === 'string';
     tx.snapToken = uuid();
     return {
       status: 201,
@@ -618,6 +621,14 @@ export class ProviderBSim extends Simulator {
     if (tx.payment_type === 'credit_card') {
       tx.transaction_status = 'capture';
       tx.fraud_status = opts.fraud ?? 'accept';
+      tx.extra.masked_card ??= '48111111-1114';
+      tx.extra.card_type ??= 'credit';
+      if (tx.saveCard && tx.fraud_status === 'accept') {
+        const until = new Date();
+        until.setUTCFullYear(until.getUTCFullYear() + 3);
+        tx.extra.saved_token_id ??= `481111${hex(4)}-1114-${uuid()}`;
+        tx.extra.saved_token_id_expired_at ??= wib(until);
+      }
     } else {
       tx.transaction_status = 'settlement';
       tx.fraud_status = 'accept';

@@ -195,12 +195,15 @@ export class ProviderCSim extends Simulator {
         : null;
     if (vaultSource) return this.vaultOrder(r, b, vaultSource);
     const id = id17();
-    const ctx = b.payment_source?.paypal?.experience_context ?? {};
+    // A card to store once captured (`attributes.vault.store_in_vault: ON_SUCCESS`): typed on the provider's page.
+    const storeCard = b.payment_source?.card?.attributes?.vault?.store_in_vault === 'ON_SUCCESS';
+    const ctx = (storeCard ? b.payment_source.card : b.payment_source?.paypal)?.experience_context ?? {};
     const order = {
       id,
       intent: 'CAPTURE',
       status: 'PAYER_ACTION_REQUIRED',
-      payment_source: { paypal: {} },
+      payment_source: storeCard ? { card: {} } : { paypal: {} },
+      _storeCard: storeCard ? { customer: b.payment_source.card.attributes.customer ?? null } : undefined,
       purchase_units: [
         {
           reference_id: unit.reference_id ?? 'default',
@@ -268,6 +271,18 @@ export class ProviderCSim extends Simulator {
     capture.links[0].href = `${this.url}/v2/payments/captures/${capture.id}`;
     o.status = 'COMPLETED';
     unit.payments = { captures: [capture] };
+    if (o._storeCard) {
+      // Stored on success: the card becomes a payment token of the (new) vault customer.
+      const typed = o._storeCard.number ?? '4111111111111111';
+      const tokenId = this.vault('card', typed, { id: `cust_${hex(5)}`, ...o._storeCard.customer });
+      const card = this.paymentTokens.get(tokenId)!.body.payment_source.card;
+      o.payment_source = {
+        card: {
+          ...card,
+          attributes: { vault: { id: tokenId, status: 'VAULTED', customer: { id: `cust_${hex(5)}` } } },
+        },
+      };
+    }
     void this.webhook(
       outcome === 'PENDING' ? 'PAYMENT.CAPTURE.PENDING' : 'PAYMENT.CAPTURE.COMPLETED',
       'capture',
@@ -653,10 +668,11 @@ export class ProviderCSim extends Simulator {
    */
   pay(
     id: string,
-    opts: DeliveryOptions & { capture?: 'COMPLETED' | 'PENDING' | 'DECLINED' } = {},
+    opts: DeliveryOptions & { capture?: 'COMPLETED' | 'PENDING' | 'DECLINED'; cardNumber?: string } = {},
   ): Promise<Delivery[]> {
     const o = this.order(id);
     o.status = 'APPROVED';
+    if (o._storeCard && opts.cardNumber) o._storeCard.number = opts.cardNumber;
     o.payer = {
       payer_id: hex(6).toUpperCase(),
       email_address: 'buyer@example.com',

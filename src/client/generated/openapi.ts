@@ -2476,6 +2476,8 @@ export interface components {
             expiresAt: string;
             completedAt: string | null;
             paymentId: string | null;
+            savePaymentMethod: string;
+            savedPaymentMethodId: string | null;
             metadata: components["schemas"]["Metadata"] | null;
             /** Format: date-time */
             createdAt: string;
@@ -2547,6 +2549,7 @@ export interface components {
             lineItems?: components["schemas"]["LineItemInput"][] | null;
             metadata?: components["schemas"]["Metadata"] | null;
             methods: string[];
+            savePaymentMethod?: string | null;
             successUrl: string;
             templateId?: string | null;
         };

@@ -92,6 +92,12 @@ export const en = {
     testMode: 'TEST MODE',
     choose: 'Choose how to pay',
     chooseAnother: 'Choose another method',
+    /** The consent box of a session that may save the method (docs/guides/checkout-sessions.md). */
+    saveForFuture: 'Save for future payments',
+    saveForFutureHint: 'Cards and linked e-wallets can be saved.',
+    /** A session that saves the method: the notice instead of the box. */
+    saveRequired: (merchant: string) =>
+      `Your payment method will be saved, and ${merchant} will charge it for future payments.`,
     payBefore: 'Pay before',
     cancel: 'Cancel payment',
     received: 'Payment received',

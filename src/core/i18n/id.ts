@@ -85,6 +85,12 @@ export const id: Messages = {
     testMode: 'MODE UJI',
     choose: 'Pilih cara bayar',
     chooseAnother: 'Pilih metode lain',
+    /** The consent box of a session that may save the method (docs/guides/checkout-sessions.md). */
+    saveForFuture: 'Simpan metode pembayaran untuk pembayaran berikutnya',
+    saveForFutureHint: 'Kartu dan e-wallet yang ditautkan dapat disimpan.',
+    /** A session that saves the method: the notice instead of the box. */
+    saveRequired: (merchant: string) =>
+      `Metode pembayaran Anda akan disimpan, dan ${merchant} akan menagihnya untuk pembayaran berikutnya.`,
     payBefore: 'Bayar sebelum',
     cancel: 'Batalkan pembayaran',
     received: 'Pembayaran diterima',

@@ -1,13 +1,14 @@
 // An invoice (issue 27): its amounts, lines and credit notes (Invoice.creditNotes), each note's PDF on
 // this origin as the invoice's is (docs/dashboard.md, Invoice PDF).
 import { useState } from 'preact/hooks';
+import { AmountForm } from './amount-form.tsx';
 import type {
   DashboardCreateCreditNoteMutation,
   DashboardCreateCreditNoteMutationVariables,
   DashboardInvoiceQuery,
   DashboardInvoiceQueryVariables,
 } from './generated/operations.ts';
-import { dateTime, fromMinor, money, toMinor } from './format.ts';
+import { dateTime, money } from './format.ts';
 import { useActions, useQuery } from './hooks.ts';
 import { sameOrigin } from './invoices.tsx';
 import { CreateCreditNoteDocument, InvoiceDocument } from './operations.ts';
@@ -24,25 +25,14 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
   );
   const inv = q.data?.invoice;
   const m = (n: number) => money(n, inv?.currency ?? 'IDR', p.lang);
-  const [amount, setAmount] = useState('');
-  const [reason, setReason] = useState('product_unsatisfactory');
-  const [busy, setBusy] = useState(false);
   /** The API's rules decide (docs/credit-notes.md): statuses, what remains; the paid part goes to the balance. */
-  async function issue(e: Event) {
-    e.preventDefault();
-    if (!inv) return;
-    const minor = amount.trim() ? toMinor(amount, inv.currency) : inv.amountRemaining;
-    if (!minor) return setNote(p.t.error);
-    setBusy(true);
-    const r = await p.client
+  const issue = (amount: number, reason: string | undefined) =>
+    p.client
       .mutation<DashboardCreateCreditNoteMutation, DashboardCreateCreditNoteMutationVariables>(CreateCreditNoteDocument, {
-        input: { invoiceId: inv.id, amount: minor, reason },
+        input: { invoiceId: inv!.id, amount, reason },
         idempotencyKey: crypto.randomUUID(),
       })
       .toPromise();
-    setBusy(false);
-    if (report(r, p.t.creditNoteIssued)) setAmount('');
-  }
   const creditable = inv && !['draft', 'void'].includes(inv.status) && inv.amountRemaining > 0;
   return (
     <section aria-labelledby="invoice-title">
@@ -108,32 +98,20 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
           </div>
           <h2>{p.t.creditNotes}</h2>
           {creditable && p.canAct ? (
-            <form data-testid="credit-note-form" onSubmit={issue}>
-              <label>
-                {p.t.creditAmount} ({inv.currency}){' '}
-                <input
-                  inputMode="decimal"
-                  value={amount}
-                  placeholder={fromMinor(inv.amountRemaining, inv.currency)}
-                  onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
-                />
-              </label>{' '}
-              <label>
-                {p.t.refundReason}{' '}
-                <select value={reason} onChange={(e) => setReason((e.target as HTMLSelectElement).value)}>
-                  {/* The API's reasons (creditNoteReasons, src/modules/credit-notes/states.ts). */}
-                  {Object.entries(p.t.creditReasons).map(([value, label]) => (
-                    <option key={value} value={value}>
-                      {label}
-                    </option>
-                  ))}
-                </select>
-              </label>{' '}
-              <button type="submit" disabled={busy}>
-                {p.t.issueCreditNote}
-              </button>
+            <AmountForm
+              testId="credit-note-form"
+              label={p.t.creditAmount}
+              currency={inv.currency}
+              all={inv.amountRemaining}
+              // The API's reasons (creditNoteReasons, src/modules/credit-notes/states.ts).
+              reasons={{ label: p.t.refundReason, options: p.t.creditReasons, initial: 'product_unsatisfactory' }}
+              button={p.t.issueCreditNote}
+              submit={issue}
+              report={(r) => report(r, p.t.creditNoteIssued)}
+              invalid={() => setNote(p.t.error)}
+            >
               <p class="hint">{p.t.creditNoteHint}</p>
-            </form>
+            </AmountForm>
           ) : null}
           {note ? <p role="status">{note}</p> : null}
           {inv.creditNotes.length === 0 ? <p>{p.t.none}</p> : null}

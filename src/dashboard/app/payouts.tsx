@@ -7,7 +7,8 @@ import type {
   DashboardUpdateBankAccountMutation,
   DashboardUpdateBankAccountMutationVariables,
 } from './generated/operations.ts';
-import { dateTime, fromMinor, money, toMinor } from './format.ts';
+import { dateTime, money } from './format.ts';
+import { AmountForm } from './amount-form.tsx';
 import { type Answer, useActions, useQuery, useServerForm } from './hooks.ts';
 import { CreatePayoutDocument, PayoutsDocument, UpdateBankAccountDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
@@ -28,7 +29,6 @@ export function Payouts(p: ScreenProps) {
   const d = q.data;
   const bank = d?.payoutBankAccount;
   const rows = d?.payouts.edges ?? [];
-  const [amount, setAmount] = useState('');
   const onFile = bank ? (Object.fromEntries(BANK_FIELDS.map((k) => [k, bank[k] ?? ''])) as BankForm) : undefined;
   const bankForm = useServerForm<BankForm>(onFile, { bankName: '', bankCode: '', bankAccountNumber: '', bankAccountHolder: '' });
   const form = bankForm.form;
@@ -38,20 +38,13 @@ export function Payouts(p: ScreenProps) {
     return report(r, ok);
   };
   /** The API's rules decide (docs/guides/payouts.md): what is available, the bank account on file. */
-  async function requestPayout(e: Event) {
-    e.preventDefault();
-    if (!d) return;
-    const minor = amount.trim() ? toMinor(amount, d.idr.currency) : d.idr.available;
-    if (!minor) return setNote(p.t.error);
-    setBusy(true);
-    const r = await p.client
+  const requestPayout = (amount: number) =>
+    p.client
       .mutation<DashboardCreatePayoutMutation, DashboardCreatePayoutMutationVariables>(CreatePayoutDocument, {
-        input: { amount: minor, currency: d.idr.currency },
+        input: { amount, currency: d!.idr.currency },
         idempotencyKey: crypto.randomUUID(),
       })
       .toPromise();
-    if (finish(r, p.t.payoutRequested)) setAmount('');
-  }
   async function saveBank(e: Event) {
     e.preventDefault();
     setBusy(true);
@@ -103,20 +96,16 @@ export function Payouts(p: ScreenProps) {
       </div>
       {p.canAct && d ? (
         <>
-          <form data-testid="payout-form" onSubmit={requestPayout}>
-            <label>
-              {p.t.payoutAmount} ({d.idr.currency}){' '}
-              <input
-                inputMode="decimal"
-                value={amount}
-                placeholder={fromMinor(d.idr.available, d.idr.currency)}
-                onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
-              />
-            </label>{' '}
-            <button type="submit" disabled={busy}>
-              {p.t.requestPayout}
-            </button>
-          </form>
+          <AmountForm
+            testId="payout-form"
+            label={p.t.payoutAmount}
+            currency={d.idr.currency}
+            all={d.idr.available}
+            button={p.t.requestPayout}
+            submit={requestPayout}
+            report={(r) => report(r, p.t.payoutRequested)}
+            invalid={() => setNote(p.t.error)}
+          />
           <form data-testid="bank-account-form" onSubmit={saveBank}>
             {BANK_FIELDS.map((k) => (
               <label key={k} class="field">

@@ -15,7 +15,8 @@ import type {
   DashboardRefundMutationVariables,
 } from './generated/operations.ts';
 import type { FeedEvent } from './api.ts';
-import { problem, useQuery } from './hooks.ts';
+import { AmountForm } from './amount-form.tsx';
+import { type Answer, problem, useQuery } from './hooks.ts';
 import { dateTime, fromMinor, money, toMinor } from './format.ts';
 import type { dictionaries, Lang } from './i18n.ts';
 import { CustomerDocument, CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
@@ -217,28 +218,21 @@ export function Payments(p: ScreenProps) {
 export function PaymentDetail(p: ScreenProps & { id: string }) {
   const vars = { id: p.id, objectId: p.id };
   const q = useQuery<DashboardPaymentQuery, DashboardPaymentQueryVariables>(p.client, PaymentDocument, vars, p.tick);
-  const [amount, setAmount] = useState('');
-  const [reason, setReason] = useState('requested_by_customer');
   const [note, setNote] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const pay = q.data?.payment;
   const remaining = pay ? pay.amount - pay.amountRefunded : 0;
-  async function refund(e: Event) {
-    e.preventDefault();
-    if (!pay) return;
-    const minor = amount.trim() ? toMinor(amount, pay.currency) : remaining;
-    if (!minor) return setNote(p.t.error);
-    setBusy(true);
-    const r = await p.client
+  /** The normalized cache updates the payment from the answer: nothing to ask again. */
+  const refund = (amount: number, reason: string | undefined) =>
+    p.client
       .mutation<DashboardRefundMutation, DashboardRefundMutationVariables>(RefundDocument, {
-        input: { chargeId: pay.id, amount: minor, reason },
+        input: { chargeId: pay!.id, amount, reason },
         idempotencyKey: crypto.randomUUID(),
       })
       .toPromise();
-    setBusy(false);
+  const said = (r: Answer) => {
     setNote(problem(r) ?? p.t.refundDone);
-    if (!r.error) setAmount('');
-  }
+    return !r.error;
+  };
   return (
     <section aria-labelledby="payment-title">
       <p>
@@ -271,32 +265,20 @@ export function PaymentDetail(p: ScreenProps & { id: string }) {
             <dd>{dateTime(pay.createdAt, p.lang)}</dd>
           </dl>
           {p.canAct && remaining > 0 && pay.status !== 'failed' && pay.status !== 'pending' ? (
-            <form class="refund" onSubmit={refund} data-testid="refund-form">
+            <AmountForm
+              testId="refund-form"
+              label={p.t.refundAmount}
+              currency={pay.currency}
+              all={remaining}
+              // The API's reasons (refundReasons, src/modules/refunds/states.ts).
+              reasons={{ label: p.t.refundReason, options: p.t.reasons, initial: 'requested_by_customer' }}
+              button={p.t.refund}
+              submit={refund}
+              report={said}
+              invalid={() => setNote(p.t.error)}
+            >
               <h2>{p.t.refund}</h2>
-              <label>
-                {p.t.refundAmount} ({pay.currency}){' '}
-                <input
-                  inputMode="decimal"
-                  value={amount}
-                  placeholder={fromMinor(remaining, pay.currency)}
-                  onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
-                />
-              </label>{' '}
-              <label>
-                {p.t.refundReason}{' '}
-                <select value={reason} onChange={(e) => setReason((e.target as HTMLSelectElement).value)}>
-                  {/* The API's reasons (refundReasons, src/modules/refunds/states.ts). */}
-                  {Object.entries(p.t.reasons).map(([value, label]) => (
-                    <option key={value} value={value}>
-                      {label}
-                    </option>
-                  ))}
-                </select>
-              </label>{' '}
-              <button type="submit" disabled={busy}>
-                {p.t.refund}
-              </button>
-            </form>
+            </AmountForm>
           ) : null}
           {note ? <p role="status">{note}</p> : null}
           <h2>{p.t.refunds}</h2>

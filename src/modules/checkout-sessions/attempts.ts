@@ -103,6 +103,8 @@ export function newAttempt(
     created: 'create' | 'create_open';
     providerReference: string | null;
     attemptData: unknown;
+    /** The customer asked to save the method (save.ts `attemptSaves`). */
+    savePaymentMethod?: boolean;
   },
 ): CheckoutAttempt {
   const now = clock.now();
@@ -121,6 +123,7 @@ export function newAttempt(
     amount: s.amount,
     currency: s.currency,
     attemptData: fields.attemptData as never,
+    savePaymentMethod: fields.savePaymentMethod === true,
     idempotencyKey: `${s.id}:${number}`,
     voidedAt: null,
     paidAt: null,

@@ -219,6 +219,8 @@ export async function applyCharge(
         source: `callback:${kind}`,
         attemptNumber: a.number,
         providerPaymentId: state.providerPaymentId ?? null,
+        // A reusable token the provider's answer carried (a charge made with the customer's consent).
+        saved: 'savedMethod' in state && state.savedMethod ? { method: state.savedMethod } : null,
       });
       return { outcome: 'completed', superseded: done.superseded };
     }

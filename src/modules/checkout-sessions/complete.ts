@@ -17,6 +17,8 @@ import { lockInvoice, settleInvoice } from '../invoices/issue.ts';
 import { canMove } from '../../core/state-machine.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { errorsFor } from '../../core/errors.ts';
+import type { SavedMethod } from '../../providers/types.ts';
+import { keepPaymentMethod } from './save.ts';
 
 /** The attempts a completion supersedes (the table's list, rendered once into the statement). */
 const supersedable = sqlIn(q`status`, statusesWhere(checkoutAttemptMachine, 'supersede'));
@@ -38,6 +40,11 @@ export interface Settlement {
   attemptNumber?: number;
   /** The provider's payment id for that attempt, when known. */
   providerPaymentId?: string | null;
+  /**
+   * The reusable token the provider's status answer carried (save.ts): kept as a `pm_` when the
+   * session saves and the customer consented; `consented` overrides the attempt's flag (the sandbox).
+   */
+  saved?: { method: SavedMethod; consented?: boolean } | null;
 }
 
 /**
@@ -74,8 +81,21 @@ export async function completeSession(
     : null;
   if (s.invoiceId && (!invoice || !canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay')))
     throw errorsFor('invoice').conflict(`The invoice is ${invoice?.status ?? 'gone'}; it cannot be paid again`);
+  const paymentId = newId('payment');
+  // A method saved by this payment (consent at checkout): sealed and attached before the one write below.
+  const kept = how.saved
+    ? await keepPaymentMethod(tx, scope, s, {
+        saved: how.saved.method,
+        adapter: how.adapter,
+        consented: how.saved.consented,
+        attemptNumber: how.attemptNumber ?? s.attemptCount,
+        requestId: how.requestId,
+        source: how.source,
+        accountId: context.workspace.accountId,
+      })
+    : null;
   const payment: Payment = {
-    id: newId('payment'),
+    id: paymentId,
     workspaceId: scope.workspaceId,
     mode: scope.mode,
     status: nextState(paymentMachine, null, 'capture').to,
@@ -83,7 +103,7 @@ export async function completeSession(
     amountRefunded: 0n,
     currency: s.currency,
     method: how.method,
-    paymentMethodId: null,
+    paymentMethodId: kept?.id ?? null,
     adapter: how.adapter,
     customerId: s.customerId,
     checkoutSessionId: s.id,
@@ -130,7 +150,14 @@ export async function completeSession(
         postedAt: now,
         legs,
       });
-  const completed: CheckoutSession = { ...s, status, completedAt: now, paymentId: payment.id, updatedAt: now };
+  const completed: CheckoutSession = {
+    ...s,
+    status,
+    completedAt: now,
+    paymentId: payment.id,
+    savedPaymentMethodId: kept?.id ?? s.savedPaymentMethodId,
+    updatedAt: now,
+  };
   const opts = { requestId: how.requestId, source: how.source };
   // The move's events: the session's own, then the payment's (its capture move), each with its object.
   const paymentEvents = nextState(paymentMachine, null, 'capture').events;
@@ -149,7 +176,7 @@ export async function completeSession(
   new_entries AS (${ledger.length ? q`${insertRows('ledger_entries', ledger)} RETURNING 1` : q`SELECT 1 WHERE false`}),
   completed_session AS (
     UPDATE checkout_sessions SET status = ${status}, "completedAt" = ${now}::timestamptz, "paymentId" = ${payment.id},
-      "updatedAt" = ${now}::timestamptz
+      "savedPaymentMethodId" = ${completed.savedPaymentMethodId}, "updatedAt" = ${now}::timestamptz
     WHERE id = ${s.id} AND "workspaceId" = ${ws} AND mode = ${scope.mode} RETURNING 1),
   -- The paying attempt is paid; any other still live is superseded (voided by the caller after COMMIT).
   attempts AS (

@@ -25,6 +25,8 @@ export const checkoutSessionFields: FieldSpec<SessionRow> = {
   expiresAt: { kind: 'date' },
   completedAt: { kind: 'date', nullable: true },
   paymentId: { kind: 'string', nullable: true },
+  savePaymentMethod: { kind: 'string' },
+  savedPaymentMethodId: { kind: 'string', nullable: true },
   metadata: { kind: 'metadata', nullable: true },
   createdAt: { kind: 'date' },
   updatedAt: { kind: 'date' },

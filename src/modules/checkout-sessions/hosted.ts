@@ -4,8 +4,8 @@
  * call resolves the session's workspace and mode first and then runs in that tenant's transaction
  * like any API call.
  */
-import { db, inTenant, type Mode } from '../../core/db/client.ts';
-import { sql as q, tenantTx, updateRow } from '../../core/db/sql.ts';
+import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
+import { sql as q, sqlOf, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { clock } from '../../core/clock.ts';
 import { randomHex } from '../../core/crypto.ts';
@@ -43,6 +43,7 @@ import { methodDisplay } from '../adapters/display.ts';
 import { type Language, messages, workspaceLanguage } from '../../core/i18n/index.ts';
 import { receiptViewIn, sessionReceiptIn } from '../receipts/service.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { attemptSaves, isSavable, offeredMethods, sandboxSavedMethod, type SaveChoice } from './save.ts';
 
 const err = errorsFor('checkout_session');
 type Scope = RowScope & { modes: readonly Mode[] };
@@ -108,9 +109,9 @@ export async function hostedPageView(
     ]);
     const lang = pick(workspaceLanguage(workspace.defaultCurrency));
     const display = methodDisplay(lang);
-    const methods: HostedMethod[] = (s.methods as PaymentMethod[])
+    const methods: HostedMethod[] = offeredMethods(s.savePaymentMethod, s.methods as PaymentMethod[])
       .filter((m) => adaptersFor(enabled, scope.mode, m, s.currency).length > 0)
-      .map((m) => ({ method: m, label: display[m].label, hint: display[m].hint }));
+      .map((m) => ({ method: m, label: display[m].label, hint: display[m].hint, savable: isSavable(m) }));
     return {
       lang,
       hasReceipt: receipt != null,
@@ -128,6 +129,7 @@ export async function hostedPageView(
       testMode: scope.mode === 'test',
       successUrl: s.successUrl,
       cancelUrl: s.cancelUrl,
+      savePaymentMethod: s.savePaymentMethod as SaveChoice,
     };
   });
 }
@@ -227,9 +229,14 @@ function manualAttempt(publicConfig: Record<string, unknown>, lang: Language) {
 }
 
 /** `lang`: the page's language (its script sends it). */
-export async function attempt(token: string, method: string, lang: Language = 'en'): Promise<AttemptView> {
+export async function attempt(
+  token: string,
+  method: string,
+  lang: Language = 'en',
+  savePaymentMethod?: unknown,
+): Promise<AttemptView> {
   const { id, scope } = await sessionOf(token);
-  const first = await beginAttempt(scope, id, method, lang);
+  const first = await beginAttempt(scope, id, method, lang, savePaymentMethod);
   // Whatever this attempt replaced is withdrawn at its provider, outside any transaction.
   if (first.superseded.length) await voidAttempts(scope, first.superseded);
   if ('view' in first) return first.view;
@@ -300,7 +307,7 @@ type Begun =
  * the new one, updates the session and reads the adapter row). Manual and sandbox attempts are
  * complete here; an online one is `creating` until its provider answers (phase 3).
  */
-function beginAttempt(scope: Scope, id: string, method: string, lang: Language): Promise<Begun> {
+function beginAttempt(scope: Scope, id: string, method: string, lang: Language, box: unknown): Promise<Begun> {
   return tenantTx(scope, async (sql) => {
     const locked = await lockSessionWith<AdapterSources>(
       sql,
@@ -310,7 +317,10 @@ function beginAttempt(scope: Scope, id: string, method: string, lang: Language):
     );
     const s = assertLive(locked?.session);
     if (s.invoiceId) await assertInvoicePayable(sql, scope, s.invoiceId);
-    if (!s.methods.includes(method)) throw err.validation('method', `method must be one of ${s.methods.join(', ')}`);
+    const offered = offeredMethods(s.savePaymentMethod, s.methods);
+    if (!offered.includes(method)) throw err.validation('method', `method must be one of ${offered.join(', ')}`);
+    // The consent box (implied by `required`); recorded on the attempt, read again at completion.
+    const saves = attemptSaves(s.savePaymentMethod, method, box);
     const enabled = enabledFrom(locked!.also, scope.mode);
     const [kind] = adaptersFor(enabled, scope.mode, method, s.currency) as AdapterKind[];
     if (!kind)
@@ -346,6 +356,7 @@ function beginAttempt(scope: Scope, id: string, method: string, lang: Language):
           created: online ? 'create' : 'create_open',
           providerReference,
           attemptData,
+          savePaymentMethod: saves,
         }),
         { ...base, status, providerReference, attemptData },
         online,
@@ -381,6 +392,7 @@ function beginAttempt(scope: Scope, id: string, method: string, lang: Language):
       created: 'create',
       providerReference: null,
       attemptData: null,
+      savePaymentMethod: saves,
     });
     // The session is pending on an attempt whose charge does not exist yet: no reference, no instructions.
     const { superseded, adapter } = await writeAttempt(
@@ -407,6 +419,7 @@ function beginAttempt(scope: Scope, id: string, method: string, lang: Language):
       callbackUrl: callbackUrl(online),
       idempotencyKey: attemptRow.idempotencyKey,
       description: `Checkout ${s.id}`,
+      ...(saves ? { saveForFutureUse: true, customerId: s.customerId } : {}),
     };
     return { superseded, kind: online, adapter, attempt: attemptRow, input };
   });
@@ -430,8 +443,17 @@ export async function declarePaid(token: string) {
   });
 }
 
-/** spec Payment flow: the sandbox settles like a provider callback would; test mode only. */
-export async function simulate(token: string, outcome: string) {
+/**
+ * spec Payment flow: the sandbox settles like a provider callback would; test mode only. A session
+ * that saves methods also takes `savePaymentMethod` (the consent box, when the attempt did not say)
+ * and `scenario` (the saved sandbox method's, docs/guides/payment-methods.md): a paid attempt that
+ * asked to save leaves a sandbox token, kept by the completion (save.ts).
+ */
+export async function simulate(
+  token: string,
+  outcome: string,
+  save: { savePaymentMethod?: unknown; scenario?: unknown } = {},
+) {
   const { id, scope } = await sessionOf(token);
   if (scope.mode !== 'test')
     throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', {
@@ -439,7 +461,13 @@ export async function simulate(token: string, outcome: string) {
     });
   if (outcome !== 'success' && outcome !== 'failure')
     throw err.validation('outcome', 'outcome must be success or failure');
-  return tenantTx(scope, async (sql) => {
+  // The session's choice never changes: a session that saves completes in a Prisma transaction (save.ts).
+  const [{ savePaymentMethod: choice }] = await inTenant(scope, (tx) =>
+    tx.checkoutSession.findMany({ where: { id }, select: { savePaymentMethod: true } }),
+  ).then((r) => (r.length ? r : [{ savePaymentMethod: 'none' }]));
+  const run = <T>(fn: (sql: Sql, tx?: Tx) => Promise<T>) =>
+    choice === 'none' ? tenantTx(scope, (sql) => fn(sql)) : inTenant(scope, (tx) => fn(sqlOf(tx), tx));
+  return run(async (sql, tx) => {
     // The receipt context rides with the lock: completion is then one more statement, with COMMIT.
     const locked = await lockSessionWith<ReceiptContext>(
       sql,
@@ -472,8 +500,17 @@ export async function simulate(token: string, outcome: string) {
       );
       return { status: to };
     }
+    // The consent box sent now (else the attempt's), and the sandbox method it saves.
+    const consented =
+      save.savePaymentMethod == null
+        ? undefined
+        : attemptSaves(s.savePaymentMethod, s.attemptMethod ?? '', save.savePaymentMethod);
+    const saved =
+      s.savePaymentMethod !== 'none' && isSavable(s.attemptMethod ?? '')
+        ? sandboxSavedMethod(s.attemptMethod!, save.scenario, clock.now())
+        : null;
     const done = await completeSession(
-      sql,
+      tx ?? sql,
       scope,
       s,
       {
@@ -482,6 +519,7 @@ export async function simulate(token: string, outcome: string) {
         method: s.attemptMethod,
         providerReference: s.providerReference,
         source: 'sandbox',
+        saved: saved ? { method: saved, consented } : null,
       },
       locked.also,
     );

@@ -39,6 +39,8 @@ const CreateCheckoutSessionInput = builder.inputType('CreateCheckoutSessionInput
     expiresInSec: t.int(),
     metadata: t.field({ type: 'Metadata' }),
     templateId: t.string(),
+    /** `none` (default), `optional` or `required` (docs/guides/checkout-sessions.md, Saving the payment method). */
+    savePaymentMethod: t.string(),
   }),
 });
 export type LineItemInput = typeof LineItemInput.$inferInput;

@@ -21,6 +21,7 @@ import { liveAttempt, voidAttempts, type Superseded } from './attempts.ts';
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import type { CreateSessionInput, LineItemInput, ListSessionsArgs } from './schema.ts';
 import { sessionList } from './list.ts';
+import { checkSaveChoice } from './save.ts';
 import type { RowScope } from '../../core/resource.ts';
 
 const err = errorsFor('checkout_session');
@@ -68,8 +69,10 @@ function validateCreate(input: CreateSessionInput) {
   const expiresInSec = input.expiresInSec ?? 86_400;
   if (!Number.isSafeInteger(expiresInSec) || expiresInSec < 300 || expiresInSec > 2_592_000)
     throw err.validation('expiresInSec', 'expiresInSec must be an integer from 300 to 2592000');
+  const methods = [...new Set(input.methods)] as PaymentMethod[];
   return {
-    methods: [...new Set(input.methods)] as PaymentMethod[],
+    methods,
+    savePaymentMethod: checkSaveChoice(input.savePaymentMethod, input.customerId, methods),
     successUrl: httpsUrl(input.successUrl, 'successUrl'),
     cancelUrl: httpsUrl(input.cancelUrl, 'cancelUrl'),
     lineItems: lineItems(input.lineItems),
@@ -128,6 +131,7 @@ export async function createCheckoutSession(ctx: Context, input: CreateSessionIn
         successUrl: v.successUrl,
         cancelUrl: v.cancelUrl,
         customerId: input.customerId ?? null,
+        savePaymentMethod: v.savePaymentMethod,
         templateId: template?.id ?? null,
         metadata: v.metadata,
         expiresAt: new Date(now.getTime() + v.expiresInSec * 1000),

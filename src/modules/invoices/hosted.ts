@@ -204,6 +204,9 @@ export async function payHostedInvoice(
           templateId: null,
           invoiceId: inv.id,
           subscriptionId: inv.subscriptionId,
+          // A subscription's invoice offers to save the method (the consent box): saved, it pays the
+          // subscription's next invoices when it has none (docs/guides/checkout-sessions.md).
+          savePaymentMethod: inv.subscriptionId ? 'optional' : 'none',
           metadata: { invoiceId: inv.id },
           expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
           createdAt: now,

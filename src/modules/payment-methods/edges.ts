@@ -51,7 +51,7 @@ builder.objectFields(Payment, (t) => ({
     type: PaymentMethod,
     nullable: true,
     description:
-      'The saved method an off-session charge used; null for the fixed test tokens and hosted-page payments.',
+      'The saved method an off-session charge used, or the one a checkout payment saved; null for the fixed test tokens and one-off payments.',
     resolve: (p, _, ctx, info) => {
       const id = savedId(p.paymentMethodId);
       return id ? paymentMethodById(ctx, id, info) : null;
