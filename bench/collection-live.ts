@@ -24,8 +24,10 @@
  *      commit as the payment's status (xmin), the `billing-email` job (kind action_required) written by the
  *      relay for each; then their actions made to expire BENCH_ACTION_EXPIRY_S (5) s ahead and the real
  *      worker's `billing-tick` left to expire them: seconds from `expiresAt` to the failure
- *  P5  setup sessions: not on this branch (printed as not measured)
- * BENCH_LIVE_SECTIONS=p1,p2,p3,p4 picks some. Env: BENCH_ADMIN_URL and the above.
+ *  P5  BENCH_SETUP_SESSIONS (100) live setup sessions (provider_a OVO): the hosted page's p95, the provider's
+ *      token callback to `completed` p95; the expiry sweep over BENCH_EXPIRY_METHODS (100,000) active methods
+ *      (BENCH_EXPIRY_DUE, 100, due) and whether its claim is an index scan
+ * BENCH_LIVE_SECTIONS=p1,p2,p3,p4,p5 picks some. Env: BENCH_ADMIN_URL and the above.
  */
 import os from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
