@@ -1,7 +1,7 @@
 /**
- * `npm run bench:collection:a`: off-session collection of saved methods (issue 24), the part that exists
- * today: test-mode sandbox `pm_` methods charged in process by the renewal batch. Live provider-held
- * methods through the simulators (P1-P2 of the collection brief) wait for the adapter calls.
+ * `npm run bench:collection:a`: off-session collection of saved methods (issue 24) in test mode: sandbox
+ * `pm_` methods charged in process by the renewal batch. Live provider-held methods through the simulators
+ * (P1-P5 of the collection brief) are bench/collection-live.ts.
  *
  *  burst   BENCH_COLLECTION (10,000) subscriptions of one workspace due at one instant, each with its own
  *          sandbox method (90 % success, 4 % charge_declined, 3 % insufficient_funds, 2 % expired_card,
