@@ -258,6 +258,13 @@ describe('README quick start', () => {
     const session = await signIn(base, 'owner@example.com');
     const listed = await dashboardGraphQL(base, session, 'query { payments(first: 1) { edges { node { id } } } }');
     expect(listed.json.data.payments.edges[0].node.id).toBe(ids.payment);
+    // A newcomer's terminal stays quiet: no warning, notice or error line from the start to the
+    // dashboard sign-in (the identity provider's library announces its defaults unless told them).
+    const noisy = server!
+      .output()
+      .split('\n')
+      .filter((l) => /warn|notice|error|"level":[456]0/i.test(l));
+    expect(noisy).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@
  * whole protocol (authorization code with PKCE) in development and tests. Never for production:
  * its users and password are public. `svc idp` runs it; tests start it in process.
  */
+import { DevIdpStore } from './dev-idp-store.ts';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -81,6 +82,16 @@ export async function startDevIdp(opts: { port?: number; redirectUris: string[];
     jwks: { keys: [{ ...signingKey.export({ format: 'jwk' }), kid: 'dev', use: 'sig', alg: 'RS256' }] as never },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     features: { devInteractions: { enabled: false } },
+    adapter: DevIdpStore,
+    // Lifetimes stated (the library otherwise notes its defaults on every sign-in): short, as a development sign-in is.
+    ttl: {
+      AccessToken: 600,
+      AuthorizationCode: 60,
+      IdToken: 600,
+      Interaction: 600,
+      Session: 12 * 3600,
+      Grant: 12 * 3600,
+    },
     findAccount: (_ctx, sub) => {
       const u = users.get(sub);
       if (!u) return undefined;
