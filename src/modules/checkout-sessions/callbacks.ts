@@ -65,12 +65,20 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
       ? body?.order_id
       : (body?.resource?.supplementary_data?.related_ids?.order_id ?? body?.resource?.id);
   if (typeof ref !== 'string') return [];
+  // Our `pay_` id where the provider echoes it (Midtrans `custom_field1`, PayPal `custom_id`): an
+  // off-session charge whose answer was lost, or whose callback outran the answer, has no stored
+  // provider reference yet (docs/providers.md, Saved methods). Routing only: the adapter verifies.
+  const ours =
+    kind === 'provider_b'
+      ? body?.custom_field1
+      : (body?.resource?.custom_id ?? body?.resource?.purchase_units?.[0]?.custom_id);
   // Every attempt, not only the session's current one: an old VA or order may be the one paid; and
-  // off-session charges, by the provider's reference they answered with.
+  // off-session charges, by the provider's reference they answered with, or by our id.
   const { rows } = await sys.query<Tenant>(
     `SELECT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2
-     UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND "providerReference" = $2`,
-    [kind, ref],
+     UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND "providerReference" = $2
+     UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND id = $3`,
+    [kind, ref, typeof ours === 'string' && ours.startsWith('pay_') ? ours : null],
   );
   return rows;
 }
