@@ -6,6 +6,7 @@
  * part is reserved in that transaction (the refunds module's `reserveRefund`) and sent to the
  * provider after the commit, as POST /v1/refunds does.
  */
+import { chargesInFlight } from '../payments/in-flight.ts';
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { assertScope } from '../../core/auth/scopes.ts';
@@ -175,6 +176,11 @@ async function compute(tx: AnyTx, scope: RowScope, inv: InvoiceRow, v: Valid): P
   if (inv.status === 'draft' || inv.status === 'void')
     throw err.conflict(
       `The invoice is ${inv.status}; only open, past_due, paid or uncollectible invoices take credit notes`,
+    );
+  // A charge of the invoice at the provider now: its outcome decides what can still be credited (docs/credit-notes.md).
+  if ((await chargesInFlight(tx, scope, [inv.id])).length)
+    throw err.conflict(
+      'A charge of this invoice is in flight at the provider; issue the credit note once it has settled',
     );
   const { prior, perLine } = await priorOf(tx, scope, inv.id);
   const lines: Computed['lines'] = [];

@@ -7,6 +7,7 @@
  * checkout. Completing the session settles the invoice (checkout-sessions/complete.ts). Drafts
  * have no page (404). See docs/decisions.md (Hosted invoice page).
  */
+import { chargesInFlight } from '../payments/in-flight.ts';
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import { type Language, messages, workspaceLanguage } from '../../core/i18n/index.ts';
 import { clock } from '../../core/clock.ts';
@@ -25,7 +26,6 @@ import { hostedInvoiceUrlOf } from './fields.ts';
 import { loadInvoiceView } from './documents.ts';
 import { lockInvoice } from './issue.ts';
 import { invoiceMachine, type InvoiceStatus } from './states.ts';
-import { paymentInFlight } from '../payments/states.ts';
 import { simulateWaiting, supersedeAction } from '../subscriptions/waiting.ts';
 
 const err = errorsFor('invoice');
@@ -86,11 +86,7 @@ export async function hostedInvoicePage(
 
 /** The invoice's off-session charge in flight (`pending` or `requires_action`), if any: one at most (payments_in_flight_key). */
 async function waitingCharge(scope: RowScope, invoiceId: string, tx?: AnyTx) {
-  const read = (t: AnyTx) =>
-    sqlOf(t).query<{ id: string; status: string; nextAction: { url?: string; expiresAt?: string } | null }>(
-      q`SELECT id, status, "nextAction" FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-        AND "invoiceId" = ${invoiceId} AND status = ANY (${paymentInFlight}::text[])`,
-    );
+  const read = (t: AnyTx) => chargesInFlight(t, scope, [invoiceId]);
   const rows = tx ? await read(tx) : await inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, read);
   return rows[0] ?? null;
 }

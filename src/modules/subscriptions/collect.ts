@@ -16,6 +16,7 @@
  * the sandbox's delay, a callback or the pending sweep: waiting.ts). Time is the caller's business
  * time `at` (test clocks: time is per customer).
  */
+import { chargesInFlight } from '../payments/in-flight.ts';
 import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { hostedLink } from '../../core/hosted-link.ts';
@@ -221,13 +222,8 @@ async function writePayment(sql: Sql, scope: Scope, payment: Payment, at: Date) 
 }
 
 /** The invoices (of those given) with a charge in flight: a `pending` or `requires_action` payment. */
-async function inFlight(sql: Sql, scope: Scope, invoiceIds: string[]): Promise<Set<string>> {
-  const rows = await sql.query<{ invoiceId: string }>(
-    q`SELECT DISTINCT "invoiceId" FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      AND "invoiceId" = ANY (${invoiceIds}::text[]) AND status = ANY (${paymentInFlight}::text[])`,
-  );
-  return new Set(rows.map((r) => r.invoiceId));
-}
+const inFlight = async (sql: Sql, scope: Scope, invoiceIds: string[]) =>
+  new Set((await chargesInFlight(sql, scope, invoiceIds)).map((r) => r.invoiceId));
 
 async function writePending(
   sql: Sql,

@@ -115,6 +115,14 @@ describe('requires_action on a renewal', () => {
     // A due attempt does not charge it again while it waits (nextAttemptAt null, and in flight).
     await processDue({ scope: scopeOf(ws), at: new Date(at.getTime() + 3_600_000), testClockId: null });
     expect(await paymentsOf(inv.id)).toHaveLength(1);
+    // Nor is the invoice credited meanwhile: its charge's outcome decides what remains (409, preview too).
+    for (const path of ['/v1/credit-notes', '/v1/credit-notes/preview']) {
+      const note = await ws.client.post(path, { invoiceId: inv.id, amount: 1000, reason: 'other' }, key());
+      expect({ status: note.status, code: note.json.error?.code }, note.text).toEqual({
+        status: 409,
+        code: 'conflict',
+      });
+    }
 
     // The billing-email job (kind action_required) sends the hosted invoice link to the outbox.
     const file = () => readdirSync(outbox).find((f) => f.includes(inv.id) && f.endsWith('.eml'));
