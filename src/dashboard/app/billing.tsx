@@ -19,6 +19,7 @@ import {
   ResumeSubscriptionDocument,
 } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { Table } from './table.tsx';
 
 const ENDED = new Set(['canceled', 'incomplete_expired']);
 /** The plan's five portal switches (spec Plan portalFeatures), off until the merchant ticks them. */
@@ -86,21 +87,7 @@ export function Billing(p: ScreenProps) {
       {q.error ? <p role="alert">{q.error}</p> : null}
       {note ? <p role="status">{note}</p> : null}
       <h2>{p.t.subscriptions}</h2>
-      <div class="scroll">
-        <table data-testid="subscriptions-table">
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">{p.t.plan}</th>
-              <th scope="col">{p.t.customer}</th>
-              <th scope="col">{p.t.status}</th>
-              <th scope="col">{p.t.periodEnd}</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="subscriptions-table" heads={['ID', p.t.plan, p.t.customer, p.t.status, p.t.periodEnd]} actions>
             {subs.map(({ node: x }) => (
               <tr key={x.id} data-subscription-id={x.id}>
                 <td>
@@ -139,9 +126,7 @@ export function Billing(p: ScreenProps) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       {!q.fetching && subs.length === 0 ? <p>{p.t.none}</p> : null}
       <h2>{p.t.plans}</h2>
       {p.canAct ? (

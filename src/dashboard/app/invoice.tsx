@@ -13,6 +13,7 @@ import { useActions, useQuery } from './hooks.ts';
 import { sameOrigin } from './invoices.tsx';
 import { CreateCreditNoteDocument, InvoiceDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { Table } from './table.tsx';
 
 export function InvoiceDetail(p: ScreenProps & { id: string }) {
   // After a note is issued the invoice's amounts and notes are asked again (as the live feed does).
@@ -76,16 +77,7 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
               </a>
             </p>
           ) : null}
-          <div class="scroll">
-            <table data-testid="invoice-lines">
-              <thead>
-                <tr>
-                  <th scope="col">{p.t.description}</th>
-                  <th scope="col">{p.t.quantity}</th>
-                  <th scope="col">{p.t.amount}</th>
-                </tr>
-              </thead>
-              <tbody>
+          <Table testId="invoice-lines" heads={[p.t.description, p.t.quantity, p.t.amount]}>
                 {inv.lines.map((l) => (
                   <tr key={l.id}>
                     <td>{l.description}</td>
@@ -93,9 +85,7 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
                     <td>{m(l.amount)}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+          </Table>
           <h2>{p.t.creditNotes}</h2>
           {creditable && p.canAct ? (
             <AmountForm
@@ -116,19 +106,7 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
           {note ? <p role="status">{note}</p> : null}
           {inv.creditNotes.length === 0 ? <p>{p.t.none}</p> : null}
           {inv.creditNotes.length ? (
-            <div class="scroll">
-              <table data-testid="credit-notes">
-                <thead>
-                  <tr>
-                    <th scope="col">{p.t.number}</th>
-                    <th scope="col">{p.t.status}</th>
-                    <th scope="col">{p.t.refundReason}</th>
-                    <th scope="col">{p.t.total}</th>
-                    <th scope="col">{p.t.created}</th>
-                    <th scope="col">PDF</th>
-                  </tr>
-                </thead>
-                <tbody>
+            <Table testId="credit-notes" heads={[p.t.number, p.t.status, p.t.refundReason, p.t.total, p.t.created, 'PDF']}>
                   {inv.creditNotes.map((c) => (
                     <tr key={c.id ?? c.number} data-credit-note-id={c.id ?? undefined}>
                       <td>{c.number ?? '—'}</td>
@@ -147,9 +125,7 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
                       </td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
+            </Table>
           ) : null}
         </>
       ) : null}

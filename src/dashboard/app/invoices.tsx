@@ -21,6 +21,7 @@ import {
   VoidInvoiceDocument,
 } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { Table } from './table.tsx';
 
 /** The signed PDF link on this origin (its path and signature; docs/dashboard.md, The app). */
 export const sameOrigin = (url: string) => {
@@ -126,21 +127,7 @@ export function Invoices(p: ScreenProps) {
         </form>
       ) : null}
       {note ? <p role="status">{note}</p> : null}
-      <div class="scroll">
-        <table data-testid="invoices-table">
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">{p.t.number}</th>
-              <th scope="col">{p.t.status}</th>
-              <th scope="col">{p.t.total}</th>
-              <th scope="col">{p.t.created}</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="invoices-table" heads={['ID', p.t.number, p.t.status, p.t.total, p.t.created]} actions>
             {rows.map(({ node: i }) => (
               <tr key={i.id} data-invoice-id={i.id}>
                 <td>
@@ -182,9 +169,7 @@ export function Invoices(p: ScreenProps) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
       {q.data?.invoices.pageInfo.hasNextPage ? (
         <button type="button" onClick={() => setAfter(q.data!.invoices.pageInfo.endCursor)}>

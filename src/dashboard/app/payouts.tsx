@@ -12,6 +12,7 @@ import { AmountForm } from './amount-form.tsx';
 import { type Answer, useActions, useQuery, useServerForm } from './hooks.ts';
 import { CreatePayoutDocument, PayoutsDocument, UpdateBankAccountDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { Table } from './table.tsx';
 
 const BANK_FIELDS = ['bankName', 'bankCode', 'bankAccountNumber', 'bankAccountHolder'] as const;
 type BankForm = Record<(typeof BANK_FIELDS)[number], string>;
@@ -120,18 +121,7 @@ export function Payouts(p: ScreenProps) {
         </>
       ) : null}
       {note ? <p role="status">{note}</p> : null}
-      <div class="scroll">
-        <table data-testid="payouts-table">
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">{p.t.amount}</th>
-              <th scope="col">{p.t.status}</th>
-              <th scope="col">{p.t.bankAccount}</th>
-              <th scope="col">{p.t.created}</th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="payouts-table" heads={['ID', p.t.amount, p.t.status, p.t.bankAccount, p.t.created]}>
             {rows.map(({ node: o }) => (
               <tr key={o.id}>
                 <td>
@@ -143,9 +133,7 @@ export function Payouts(p: ScreenProps) {
                 <td>{dateTime(o.createdAt, p.lang)}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
       {d?.payouts.pageInfo.hasNextPage ? (
         <button type="button" onClick={() => setAfter(d.payouts.pageInfo.endCursor)}>

@@ -20,6 +20,7 @@ import { type Answer, problem, useQuery } from './hooks.ts';
 import { dateTime, fromMinor, money, toMinor } from './format.ts';
 import type { dictionaries, Lang } from './i18n.ts';
 import { CustomerDocument, CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
+import { Table } from './table.tsx';
 
 export interface ScreenProps {
   client: Client;
@@ -162,18 +163,7 @@ export function Payments(p: ScreenProps) {
         </form>
       </div>
       <Problem text={q.error} />
-      <div class="scroll">
-        <table data-testid="payments-table">
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">{p.t.amount}</th>
-              <th scope="col">{p.t.status}</th>
-              <th scope="col">{p.t.method}</th>
-              <th scope="col">{p.t.created}</th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="payments-table" heads={['ID', p.t.amount, p.t.status, p.t.method, p.t.created]}>
             {rows.map(({ node: r }) => (
               <tr key={r.id} data-payment-id={r.id}>
                 <td>
@@ -195,9 +185,7 @@ export function Payments(p: ScreenProps) {
                 <td>{dateTime(r.createdAt, p.lang)}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
       <div class="toolbar">
         {after ? (
@@ -317,17 +305,7 @@ export function Customers(p: ScreenProps) {
     <section aria-labelledby="customers-title">
       <h1 id="customers-title">{p.t.customers}</h1>
       <Problem text={q.error} />
-      <div class="scroll">
-        <table data-testid="customers-table">
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">{p.t.name}</th>
-              <th scope="col">{p.t.email}</th>
-              <th scope="col">{p.t.created}</th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="customers-table" heads={['ID', p.t.name, p.t.email, p.t.created]}>
             {rows.map(({ node: c }) => (
               <tr key={c.id}>
                 <td>
@@ -346,9 +324,7 @@ export function Customers(p: ScreenProps) {
                 <td>{dateTime(c.createdAt, p.lang)}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
       {q.data?.customers.pageInfo.hasNextPage ? (
         <button type="button" onClick={() => setAfter(q.data!.customers.pageInfo.endCursor)}>

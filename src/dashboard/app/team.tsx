@@ -11,6 +11,7 @@ import { dateTime } from './format.ts';
 import { useActions, useQuery } from './hooks.ts';
 import { DevelopersDocument, InviteDocument, TeamDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { Table } from './table.tsx';
 
 /** Roles a member may invite: those strictly below its own (docs/decisions.md, Members). */
 const invitable: Record<string, string[]> = {
@@ -44,17 +45,7 @@ export function Team(p: ScreenProps & { workspaceId: string; role: string }) {
     <section aria-labelledby="team-title">
       <h1 id="team-title">{p.t.team}</h1>
       {q.error ? <p role="alert">{q.error}</p> : null}
-      <div class="scroll">
-        <table data-testid="team-table">
-          <thead>
-            <tr>
-              <th scope="col">{p.t.email}</th>
-              <th scope="col">{p.t.role}</th>
-              <th scope="col">{p.t.status}</th>
-              <th scope="col">{p.t.joined}</th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="team-table" heads={[p.t.email, p.t.role, p.t.status, p.t.joined]}>
             {(q.data?.members.edges ?? []).map(({ node: m }) => (
               <tr key={m.id} data-member-email={m.email}>
                 <td>{m.email}</td>
@@ -63,9 +54,7 @@ export function Team(p: ScreenProps & { workspaceId: string; role: string }) {
                 <td>{m.joinedAt ? dateTime(m.joinedAt, p.lang) : '—'}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       {p.canAct && roles.length ? (
         <form class="refund" onSubmit={invite} data-testid="invite-form">
           <h2>{p.t.invite}</h2>
@@ -103,18 +92,7 @@ export function Developers(p: ScreenProps) {
       <h1 id="developers-title">{p.t.developers}</h1>
       {q.error ? <p role="alert">{q.error}</p> : null}
       <h2>{p.t.apiKeys}</h2>
-      <div class="scroll">
-        <table data-testid="keys-table">
-          <thead>
-            <tr>
-              <th scope="col">{p.t.keyName}</th>
-              <th scope="col">Key id</th>
-              <th scope="col">{p.t.role}</th>
-              <th scope="col">{p.t.environment}</th>
-              <th scope="col">{p.t.lastUsed}</th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="keys-table" heads={[p.t.keyName, 'Key id', p.t.role, p.t.environment, p.t.lastUsed]}>
             {(q.data?.apiKeys.edges ?? []).map(({ node: k }) => (
               <tr key={k.id}>
                 <td>{k.name}</td>
@@ -126,9 +104,7 @@ export function Developers(p: ScreenProps) {
                 <td>{k.lastUsedAt ? dateTime(k.lastUsedAt, p.lang) : '—'}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       <h2>{p.t.webhooks}</h2>
       <ul>
         {(q.data?.webhookEndpoints.edges ?? []).length === 0 ? <li>{p.t.none}</li> : null}
@@ -139,19 +115,11 @@ export function Developers(p: ScreenProps) {
         ))}
       </ul>
       <h2 id="request-log-title">{p.t.requestLog}</h2>
-      {/* Wide rows scroll sideways: a focusable region, so the keyboard can scroll it too. */}
-      <div class="scroll" role="region" aria-labelledby="request-log-title" tabIndex={0}>
-        <table data-testid="audit-table">
-          <thead>
-            <tr>
-              <th scope="col">{p.t.when}</th>
-              <th scope="col">{p.t.action}</th>
-              <th scope="col">{p.t.actor}</th>
-              <th scope="col">{p.t.target}</th>
-              <th scope="col">{p.t.requestId}</th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table
+        testId="audit-table"
+        labelledBy="request-log-title"
+        heads={[p.t.when, p.t.action, p.t.actor, p.t.target, p.t.requestId]}
+      >
             {(q.data?.auditLog.edges ?? []).map(({ node: a }) => (
               <tr key={a.id}>
                 <td>{dateTime(a.at, p.lang)}</td>
@@ -165,9 +133,7 @@ export function Developers(p: ScreenProps) {
                 <td>{a.requestId ? <code>{a.requestId}</code> : '—'}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       <h2>{p.t.events}</h2>
       <ol class="timeline">
         {(q.data?.events.edges ?? []).map(({ node: e }) => (

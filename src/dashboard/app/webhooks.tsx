@@ -24,6 +24,7 @@ import {
   WebhooksDocument,
 } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { Table } from './table.tsx';
 
 
 function Deliveries(p: ScreenProps & { endpointId: string; again: number; onNote(text: string): void }) {
@@ -52,21 +53,7 @@ function Deliveries(p: ScreenProps & { endpointId: string; again: number; onNote
         {p.t.deliveries} <code>{p.endpointId}</code>
       </h2>
       {q.error ? <p role="alert">{q.error}</p> : null}
-      <div class="scroll">
-        <table data-testid="deliveries-table">
-          <thead>
-            <tr>
-              <th scope="col">{p.t.event}</th>
-              <th scope="col">{p.t.status}</th>
-              <th scope="col">{p.t.responseCode}</th>
-              <th scope="col">{p.t.attempts}</th>
-              <th scope="col">{p.t.created}</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="deliveries-table" heads={[p.t.event, p.t.status, p.t.responseCode, p.t.attempts, p.t.created]} actions>
             {rows.map(({ node: d }) => (
               <tr key={d.id} data-delivery-id={d.id} data-event-type={d.eventType} data-status-code={d.statusCode ?? undefined}>
                 <td>
@@ -85,9 +72,7 @@ function Deliveries(p: ScreenProps & { endpointId: string; again: number; onNote
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
     </section>
   );
@@ -162,20 +147,7 @@ export function Webhooks(p: ScreenProps) {
           </p>
         </div>
       ) : null}
-      <div class="scroll">
-        <table data-testid="webhooks-table">
-          <thead>
-            <tr>
-              <th scope="col">{p.t.url}</th>
-              <th scope="col">{p.t.status}</th>
-              <th scope="col">{p.t.type}</th>
-              <th scope="col">{p.t.created}</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
+      <Table testId="webhooks-table" heads={[p.t.url, p.t.status, p.t.type, p.t.created]} actions>
             {rows.map(({ node: w }) => (
               <tr key={w.id} data-endpoint-id={w.id}>
                 <td>
@@ -197,9 +169,7 @@ export function Webhooks(p: ScreenProps) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </Table>
       {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
       {open ? <Deliveries {...p} endpointId={open} again={again} onNote={setNote} /> : null}
     </section>
