@@ -4,7 +4,7 @@
  * subscriptions share them: write drafts, lock, finalize (number), settle (paid: payment, receipt,
  * ledger, events). The one home of invoice rows: each takes a batch; a single call is a batch of one.
  */
-import { insertRows, scopedRow, sql as q, sqlOf, updateRows, type AnyTx } from '../../core/db/sql.ts';
+import { insertRows, scopedRows, sql as q, sqlOf, updateRows, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
 import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
@@ -63,10 +63,20 @@ export async function linesOf(tx: AnyTx, scope: RowScope, ids: string[]): Promis
  * of one invoice apply one at a time), with its lines; null when it is not in the scope.
  */
 export async function lockInvoice(tx: AnyTx, scope: RowScope & { accountId: string }, id: string) {
-  const row = await scopedRow<Invoice>(tx, 'invoices', scope, id, { lock: true });
-  if (!row) return null;
-  const lines = await linesOf(tx, scope, [id]);
-  return { ...row, accountId: scope.accountId, lines: lines.get(id) ?? [] } as InvoiceRow;
+  return (await lockInvoices(tx, scope, [id]))[0] ?? null;
+}
+
+/** `lockInvoice` of several, locked in id order (two batches never wait on each other in a cycle); those in the scope. */
+export async function lockInvoices(tx: AnyTx, scope: RowScope & { accountId: string }, ids: string[]) {
+  const rows = await scopedRows<Invoice>(tx, 'invoices', scope, ids, { lock: true });
+  const lines = rows.length
+    ? await linesOf(
+        tx,
+        scope,
+        rows.map((r) => r.id),
+      )
+    : new Map<string, InvoiceLine[]>();
+  return rows.map((r) => ({ ...r, accountId: scope.accountId, lines: lines.get(r.id) ?? [] }) as InvoiceRow);
 }
 
 /** Writes a status change and its events; the state machine decides both. The caller holds the lock. */

@@ -17,7 +17,7 @@
  * time `at` (test clocks: time is per customer).
  */
 import { chargesInFlight } from '../payments/in-flight.ts';
-import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
+import { insertRows, scopedRows, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { hostedLink } from '../../core/hosted-link.ts';
 import { eventRow, eventsCte } from '../../core/outbox.ts';
@@ -28,7 +28,14 @@ import type { Payment, PaymentMethod, Subscription } from '../../generated/prism
 import { paymentFields } from '../payments/fields.ts';
 import { paymentInFlight, paymentMachine, type PaymentStatus } from '../payments/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
-import { invoicePayments, invoiceSnapshot, lockInvoice, moveInvoice, settleInvoices } from '../invoices/issue.ts';
+import {
+  invoicePayments,
+  invoiceSnapshot,
+  lockInvoice,
+  lockInvoices,
+  moveInvoice,
+  settleInvoices,
+} from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
@@ -41,6 +48,7 @@ import {
   type SandboxAnswer,
 } from '../payment-methods/sandbox.ts';
 import { chargeAtProvider } from './offsession.ts';
+import type { Provider } from '../../providers/types.ts';
 import { prismaSql } from '../../core/db/sql.ts';
 import { inTenant, type Tx } from '../../core/db/client.ts';
 import { sha256Hex } from '../../core/crypto.ts';
@@ -71,7 +79,7 @@ export interface Charger {
 export const PAYMENT_LEASE_MS = 5 * 60_000;
 
 /** Who is charged: the provider step needs the customer's contact fields. */
-interface Payer {
+export interface Payer {
   id: string;
   name?: string | null;
   email?: string | null;
@@ -88,7 +96,7 @@ export async function chargeStoredMethod(
   method: string,
   payment: Pick<Payment, 'id' | 'amount' | 'leaseUntil'> & Partial<Payment>,
   saved: PaymentMethod | null = null,
-  o: { scope?: RowScope; payer?: Payer | null; resume?: boolean } = {},
+  o: { scope?: RowScope; payer?: Payer | null; resume?: boolean; providers?: Map<string, Provider> } = {},
 ): Promise<ChargeResult> {
   const { amount, id: paymentId } = payment;
   if (saved) {
@@ -99,7 +107,11 @@ export async function chargeStoredMethod(
         ? sandboxAsyncOutcome(payment, clock.now())
         : answer;
     }
-    if (o.scope && o.payer) return chargeAtProvider(o.scope, payment as Payment, saved, o.payer, { resume: o.resume });
+    if (o.scope && o.payer)
+      return chargeAtProvider(o.scope, payment as Payment, saved, o.payer, {
+        resume: o.resume,
+        providers: o.providers,
+      });
     return { ok: false, failureCode: 'payment_method_unusable', failureMessage: `Cannot charge ${saved.id} here` };
   }
   if (method === 'pm_test_success') return { ok: true, providerReference: `ch_test_${paymentId}` };
@@ -204,21 +216,38 @@ const pendingPayment = (scope: Scope, inv: InvoiceRow, subscriptionId: string, c
   )[0];
 
 /**
- * The pending payment written and the attempt counted (two-phase: before the provider is called).
- * The partial unique index `payments_in_flight_key` makes a second charge in flight for the invoice
- * impossible whatever the reads saw: the insert then writes nothing and false is returned.
+ * The pending payments written and their attempts counted (two-phase: before the provider is called),
+ * with `nextAttemptAt` moved to `attemptLease` when given (a batch's claim: attempted again only after
+ * it, by then a crashed worker's charge). The partial unique index `payments_in_flight_key` makes a
+ * second charge in flight for an invoice impossible whatever the reads saw: such a payment is not
+ * written. Returns the ids of those written.
  */
-async function writePayment(sql: Sql, scope: Scope, payment: Payment, at: Date) {
-  const written = await sql.query(
-    q`${insertRows('payments', [payment])} ON CONFLICT ("workspaceId", mode, "invoiceId")
-      WHERE status IN ('pending', 'requires_action') AND "invoiceId" IS NOT NULL DO NOTHING RETURNING id`,
+async function writePayments(sql: Sql, scope: Scope, payments: Payment[], at: Date, attemptLease?: Date) {
+  if (!payments.length) return new Set<string>();
+  const written = await sql.query<{ id: string; invoiceId: string }>(
+    q`${insertRows('payments', payments)} ON CONFLICT ("workspaceId", mode, "invoiceId")
+      WHERE status IN ('pending', 'requires_action') AND "invoiceId" IS NOT NULL DO NOTHING RETURNING id, "invoiceId"`,
   );
-  if (!written.length) return false;
-  await sql.query(
-    q`UPDATE invoices SET "collectionAttempts" = "collectionAttempts" + 1, "updatedAt" = ${at}::timestamptz
-      WHERE id = ${payment.invoiceId} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
-  );
-  return true;
+  if (written.length)
+    await sql.query(
+      q`UPDATE invoices SET "collectionAttempts" = "collectionAttempts" + 1, "updatedAt" = ${at}::timestamptz
+        ${attemptLease ? q`, "nextAttemptAt" = ${attemptLease}::timestamptz` : q.empty}
+        WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+        AND id = ANY (${written.map((w) => w.invoiceId)}::text[])`,
+    );
+  return new Set(written.map((w) => w.id));
+}
+
+/** The contact fields a provider is sent for customers, by id (one statement). */
+export async function payersOf(sql: Sql, scope: RowScope, customerIds: string[]): Promise<Map<string, Payer>> {
+  const rows = customerIds.length
+    ? await sql.query<Payer>(
+        q`SELECT id, name, email, phone FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+          AND id = ANY (${[...new Set(customerIds)]}::text[])`,
+      )
+    : [];
+  const known = new Map(rows.map((r) => [r.id, r]));
+  return new Map(customerIds.map((id) => [id, known.get(id) ?? { id }]));
 }
 
 /** The invoices (of those given) with a charge in flight: a `pending` or `requires_action` payment. */
@@ -243,22 +272,29 @@ async function writePending(
   if (!sub || !charger) return skip('no_payment_method');
   if ((await inFlight(sql, scope, [inv.id])).size) return skip('charge_in_flight');
   const payment = { ...pendingPayment(scope, inv, sub.id, charger, at), leaseUntil: leaseFrom(clock.now()) };
-  if (!(await writePayment(sql, scope, payment, at))) return skip('charge_in_flight');
-  const [payer] = await sql.query<Payer>(
-    q`SELECT id, name, email, phone FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      AND id = ${inv.customerId}`,
-  );
-  return { outcome: 'write', payment, charger, payer: payer ?? { id: inv.customerId }, at };
+  if (!(await writePayments(sql, scope, [payment], at)).size) return skip('charge_in_flight');
+  const payer = (await payersOf(sql, scope, [inv.customerId])).get(inv.customerId)!;
+  return { outcome: 'write', payment, charger, payer, at };
+}
+
+/** A provider-held method's charge a batch wrote `pending`, sent after the batch's commit (remote-charges.ts). */
+export interface PendingCharge {
+  payment: Payment;
+  charger: Charger;
+  payer: Payer;
 }
 
 /**
- * Charges locked invoices whose subscriptions' methods are charged in process, in the caller's
- * transaction (a renewal batch, a batch of due attempts): the same checks as `writePending`, the
- * charges, then `reconcileCharges` writes the payments with their outcomes, so a crash rolls the whole
- * batch back and nothing is left pending. `subs`: the invoices' subscriptions, locked by the caller;
- * `fresh`: the invoices were created in this transaction (no charge can be in flight). Returns each
- * invoice's outcome, and apart the invoices left for "write pending, call, reconcile" (a method
- * charged by a provider, or a charge already in flight), untouched.
+ * Charges locked invoices from their subscriptions' methods in the caller's transaction (a renewal
+ * batch, a batch of due attempts), with the same checks as `writePending`:
+ * - a method charged in process: charged, then `reconcileCharges` writes the payments with their
+ *   outcomes, so a crash rolls the whole batch back and nothing is left pending;
+ * - a provider-held method: its payment written `pending` (`remote`), the attempt counted and
+ *   `nextAttemptAt` moved to `attemptLease`; the caller sends them after its commit
+ *   (remote-charges.ts), so no provider is called inside the transaction;
+ * - a charge already in flight: left untouched (`twoPhase`) for `resumePendingCharge`.
+ * `subs`: the invoices' subscriptions, locked by the caller; `fresh`: the invoices were created in
+ * this transaction (no charge can be in flight). Returns each charged or skipped invoice's outcome.
  */
 export async function chargeLocked(
   sql: Sql,
@@ -266,11 +302,12 @@ export async function chargeLocked(
   invoices: InvoiceRow[],
   subs: Map<string, Subscription>,
   at: Date,
-  o: CollectOptions & { fresh?: boolean } = {},
-): Promise<{ outcomes: CollectOutcome[]; twoPhase: string[] }> {
+  o: CollectOptions & { fresh?: boolean; attemptLease: Date },
+): Promise<{ outcomes: CollectOutcome[]; twoPhase: string[]; remote: PendingCharge[] }> {
   const outcomes: CollectOutcome[] = [];
   const twoPhase: string[] = [];
   const charge: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
+  const remote: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
   const chargerOf = await chargersOf(
     sql,
     scope,
@@ -284,16 +321,39 @@ export async function chargeLocked(
           invoices.map((i) => i.id),
         )
       : new Set<string>();
+  const lease = leaseFrom(clock.now());
   for (const inv of invoices) {
     const sub = inv.subscriptionId ? subs.get(inv.subscriptionId) : undefined;
     const charger = chargerOf(sub);
     const refused = notCollectible(scope, inv) ?? (charger ? null : 'no_payment_method');
     if (refused || !charger)
       outcomes.push({ outcome: 'skipped', invoice: inv, reason: refused ?? 'no_payment_method' });
-    else if (flying.has(inv.id) || !chargesInProcess(charger)) twoPhase.push(inv.id);
+    else if (flying.has(inv.id)) twoPhase.push(inv.id);
+    else if (!chargesInProcess(charger))
+      remote.push({
+        inv,
+        charger,
+        payment: { ...pendingPayment(scope, inv, sub!.id, charger, at), leaseUntil: lease },
+      });
     else charge.push({ inv, charger, payment: pendingPayment(scope, inv, sub!.id, charger, at) });
   }
-  if (!charge.length) return { outcomes, twoPhase };
+  const written = await writePayments(
+    sql,
+    scope,
+    remote.map((r) => r.payment),
+    at,
+    o.attemptLease,
+  );
+  // Not written: a charge of the invoice got in flight meanwhile (the partial unique index).
+  twoPhase.push(...remote.filter((r) => !written.has(r.payment.id)).map((r) => r.inv.id));
+  const sent = remote.filter((r) => written.has(r.payment.id));
+  const payers = await payersOf(
+    sql,
+    scope,
+    sent.map((r) => r.inv.customerId),
+  );
+  const pending = sent.map(({ inv, payment, charger }) => ({ payment, charger, payer: payers.get(inv.customerId)! }));
+  if (!charge.length) return { outcomes, twoPhase, remote: pending };
   const items = await Promise.all(
     charge.map(async ({ inv, payment, charger }) => ({
       // This attempt counted (written by the move that settles or fails the invoice).
@@ -303,7 +363,7 @@ export async function chargeLocked(
     })),
   );
   outcomes.push(...(await reconcileCharges(sql, scope, items, at, o, false)));
-  return { outcomes, twoPhase };
+  return { outcomes, twoPhase, remote: pending };
 }
 
 /**
@@ -319,13 +379,62 @@ export async function reconcile(
   at: Date,
   o: CollectOptions,
 ): Promise<CollectOutcome> {
-  const seen = await scopedRow<Payment>(sql, 'payments', scope, paymentId);
-  const inv = seen?.invoiceId ? await lockInvoice(sql, scope, seen.invoiceId) : null;
-  const payment = await scopedRow<Payment>(sql, 'payments', scope, paymentId, { lock: true });
-  if (!inv || !payment || !(paymentInFlight as string[]).includes(payment.status))
-    return { outcome: 'skipped', invoice: inv, reason: 'already_reconciled' };
-  const [out] = await reconcileCharges(sql, scope, [{ inv, payment, result }], at, o, true);
-  return out;
+  return (await reconcileMany(sql, scope, [{ paymentId, result }], at, o))[0];
+}
+
+/**
+ * `reconcile` of several answers in one transaction (a batch's charges: remote-charges.ts): the
+ * invoices locked in id order, then the payments, and the answers of those still waiting reconciled
+ * together (one settlement for all the paid ones). In the order given.
+ */
+export async function reconcileMany(
+  sql: Sql,
+  scope: Scope,
+  answers: { paymentId: string; result: ChargeResult }[],
+  at: Date,
+  o: CollectOptions,
+): Promise<CollectOutcome[]> {
+  const waiting = (p: Payment) => (paymentInFlight as string[]).includes(p.status) && !!p.invoiceId;
+  // One reconciled meanwhile (a callback, the sweep) is not waited for under its invoice's lock.
+  const seen = (
+    await scopedRows<Payment>(
+      sql,
+      'payments',
+      scope,
+      answers.map((a) => a.paymentId),
+    )
+  ).filter(waiting);
+  const invoices = new Map(
+    (
+      await lockInvoices(
+        sql,
+        scope,
+        seen.map((p) => p.invoiceId!),
+      )
+    ).map((i) => [i.id, i] as const),
+  );
+  const locked = await scopedRows<Payment>(
+    sql,
+    'payments',
+    scope,
+    seen.map((p) => p.id),
+    { lock: true },
+  );
+  const resultOf = new Map(answers.map((a) => [a.paymentId, a.result]));
+  const items = locked
+    .filter((p) => waiting(p) && invoices.has(p.invoiceId!))
+    .map((payment) => ({ inv: invoices.get(payment.invoiceId!)!, payment, result: resultOf.get(payment.id)! }));
+  const done = items.length ? await reconcileCharges(sql, scope, items, at, o, true) : [];
+  const byPayment = new Map(items.map((it, i) => [it.payment.id, done[i]]));
+  const invoiceOf = new Map(seen.map((p) => [p.id, invoices.get(p.invoiceId!) ?? null]));
+  return answers.map(
+    (a) =>
+      byPayment.get(a.paymentId) ?? {
+        outcome: 'skipped',
+        invoice: invoiceOf.get(a.paymentId) ?? null,
+        reason: 'already_reconciled',
+      },
+  );
 }
 
 /** A pending charge's lease from `now` (real time): the pending sweep asks again once it passed. */
@@ -658,15 +767,10 @@ export async function resumePendingCharge(
   );
   if (!p?.method) return { outcome: 'skipped', invoice: null, reason: 'charge_in_flight' };
   const value = p.paymentMethodId ?? p.method;
-  const saved = isSavedMethodId(value)
-    ? ((await tenantTx(scopeOf(scope), (sql) => savedMethods(sql, scope, [value]))).get(value) ?? null)
-    : null;
-  const payer = await tenantTx(scopeOf(scope), (sql) =>
-    sql.query<Payer>(
-      q`SELECT id, name, email, phone FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-        AND id = ${p.customerId}`,
-    ),
-  );
-  const result = await chargeStoredMethod(value, p, saved, { scope, payer: payer[0] ?? null, resume: true });
+  const { saved, payer } = await tenantTx(scopeOf(scope), async (sql) => ({
+    saved: isSavedMethodId(value) ? ((await savedMethods(sql, scope, [value])).get(value) ?? null) : null,
+    payer: p.customerId ? (await payersOf(sql, scope, [p.customerId])).get(p.customerId)! : null,
+  }));
+  const result = await chargeStoredMethod(value, p, saved, { scope, payer, resume: true });
   return reconcileInTx(scope, p.id, result, at, o);
 }

@@ -3,15 +3,18 @@
  * dunning). An invoice is due for an attempt when `nextAttemptAt` has passed (the renewal sets it to
  * the issue time; a failure sets it to the next retry). Attempts are claimed under `FOR UPDATE SKIP
  * LOCKED`, so two workers never attempt one invoice at once: a method charged in process is charged
- * and settled in the claiming transaction; any other gets `nextAttemptAt` a lease ahead and is charged
- * after the commit, so a worker killed mid-attempt leaves it to be attempted again after the lease
- * (collect.ts refuses a paid invoice and a charge already in flight, so that is never a second charge).
+ * and settled in the claiming transaction; a provider-held method's charge is written `pending` there,
+ * with `nextAttemptAt` a lease ahead, sent after the commit and reconciled a hundred per transaction
+ * (`sendPendingCharges`), so a worker killed mid-attempt leaves it to be attempted again after the lease
+ * (collect.ts refuses a paid invoice and resumes a charge already in flight with the same idempotency
+ * key, so that is never a second charge).
  * After the attempt, under the invoice lock with its status re-read: paid elsewhere -> nothing more;
  * failed -> the policy snapshotted at the first failure gives the next retry (offsets from the first
  * failure) or, after the last, its `finalAction` on this invoice and its own subscription only.
  */
-import { db, type Mode } from '../../core/db/client.ts';
-import { scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
+import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { prismaSql, scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
+import { isDatabaseUnavailable } from '../../core/db/unavailable.ts';
 import { canMove, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
@@ -20,15 +23,26 @@ import type { Invoice, Subscription } from '../../generated/prisma/client.ts';
 import { closeUnpaidInvoice } from '../invoices/close.ts';
 import { linesOf, lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid } from '../invoices/states.ts';
-import { chargeLocked, collectInvoice, resumePendingCharge, type CollectOutcome } from './collect.ts';
+import {
+  chargeLocked,
+  chargeStoredMethod,
+  collectInvoice,
+  reconcileMany,
+  resumePendingCharge,
+  type ChargeResult,
+  type CollectOutcome,
+  type PendingCharge,
+} from './collect.ts';
 import { lockSubscription, lockSubscriptions, moveSubscription } from './moves.ts';
+import { providersOf } from './offsession.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 
 const DAY = 86_400_000;
 /** How long a claimed attempt is held before another worker may take it over (a crashed worker). */
 export const ATTEMPT_LEASE_MS = 5 * 60_000;
-/** Attempts claimed per transaction, and charged this many at a time. */
+/** Attempts claimed per transaction, and provider answers reconciled per transaction. */
 export const ATTEMPT_BATCH = 100;
+/** Charges already in flight (a crashed worker's) resumed this many at a time. */
 const PARALLEL = 8;
 
 /** The policy as it was at the first failure: a later change applies to the next one (docs/billing.md, Dunning). */
@@ -95,6 +109,12 @@ export async function attemptDueInvoices(o: {
       const { results, claimed, stuck } = await sweep.batch(t, (only, report) =>
         attemptBatch(t, o.at, o.testClockId, only ? 1 : batch, { sweep, only, report }),
       );
+      await sendPendingCharges(
+        t,
+        results.flatMap((r) => r.remote),
+        o.at,
+        sweep,
+      );
       const twoPhase = results.flatMap((r) => r.twoPhase);
       for (let i = 0; i < twoPhase.length; i += PARALLEL)
         await Promise.all(
@@ -110,9 +130,9 @@ export async function attemptDueInvoices(o: {
 
 /**
  * One transaction: up to `batch` due attempts of one tenant claimed with `FOR UPDATE SKIP LOCKED`,
- * those charged in process charged and settled at once (`attemptLocked`); the others (a provider's
- * method, a charge in flight) get their `nextAttemptAt` a lease ahead and are returned for
- * `attemptInvoice` after the commit ("write pending, call, reconcile").
+ * those charged in process charged and settled at once, a provider's method's charge written pending
+ * (`attemptLocked`: `remote`, sent after the commit); a charge already in flight gets its
+ * `nextAttemptAt` a lease ahead and is returned for `attemptInvoice` after the commit.
  */
 async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, batch: number, claim: Claim) {
   return tenantTx(scopeOf(t), async (sql) => {
@@ -123,31 +143,33 @@ async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, bat
         ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
     );
     claim.report(claimed.map((i) => i.id));
-    if (!claimed.length) return { claimed: 0, twoPhase: [] };
+    if (!claimed.length) return { claimed: 0, twoPhase: [], remote: [] };
     const lines = await linesOf(
       sql,
       t,
       claimed.map((i) => i.id),
     );
     const invoices = claimed.map((i): InvoiceRow => ({ ...i, accountId: t.accountId, lines: lines.get(i.id) ?? [] }));
-    const { twoPhase } = await attemptLocked(sql, t, invoices, at);
-    if (twoPhase.length) {
-      const lease = new Date(at.getTime() + ATTEMPT_LEASE_MS);
+    const { twoPhase, remote } = await attemptLocked(sql, t, invoices, at);
+    if (twoPhase.length)
       await sql.query(
-        q`UPDATE invoices SET "nextAttemptAt" = ${lease}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
+        q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
           AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
       );
-    }
-    return { claimed: claimed.length, twoPhase };
+    return { claimed: claimed.length, twoPhase, remote };
   });
 }
+
+/** When a claimed attempt may be claimed again: after a crashed worker's lease. */
+const attemptLease = (at: Date) => new Date(at.getTime() + ATTEMPT_LEASE_MS);
 
 /**
  * Attempts of locked invoices in the caller's transaction (a batch of due attempts, or a renewal
  * batch's new invoices): their subscriptions locked, those charged in process charged and settled
- * (collect.ts `chargeLocked`), then the dunning step of each one not paid. The rest are returned
- * untouched for the two-phase path. `fresh`: a renewal batch's new invoices, with their subscriptions
- * as the batch locked and updated them.
+ * (collect.ts `chargeLocked`), then the dunning step of each one not paid. Provider-held methods'
+ * charges are written pending and returned (`remote`) for `sendPendingCharges` after the commit;
+ * charges already in flight are returned untouched (`twoPhase`). `fresh`: a renewal batch's new
+ * invoices, with their subscriptions as the batch locked and updated them.
  */
 export async function attemptLocked(
   sql: Sql,
@@ -163,13 +185,72 @@ export async function attemptLocked(
       t,
       invoices.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])),
     ));
-  const { outcomes, twoPhase } = await chargeLocked(sql, t, invoices, new Map(subs.map((s) => [s.id, s])), at, {
+  const { outcomes, twoPhase, remote } = await chargeLocked(sql, t, invoices, new Map(subs.map((s) => [s.id, s])), at, {
     source: 'billing',
     fresh: !!fresh,
+    attemptLease: attemptLease(at),
   });
   for (const outcome of outcomes)
     if (outcome.outcome !== 'paid' && outcome.invoice) await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
-  return { attempted: outcomes.length, twoPhase };
+  return { attempted: outcomes.length + remote.length, twoPhase, remote };
+}
+
+/**
+ * The call and the reconcile of charges a batch wrote `pending` (`attemptLocked`), after its commit
+ * ("write pending, call, reconcile": docs/guides/payment-methods.md, Off-session charges): sent with
+ * no transaction open, bounded per adapter (offsession.ts), then reconciled ATTEMPT_BATCH per
+ * transaction with the dunning step of each invoice not paid, so a burst costs a few transactions per
+ * hundred charges. A call that throws leaves its payment pending (the pending sweep asks again after
+ * its lease); a reconcile batch that throws is run again one answer at a time, and only an answer that
+ * fails alone is quarantined (src/core/sweep.ts). `at`: the batch's business time.
+ */
+export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], at: Date, sweep: Sweep) {
+  if (!pending.length) return 0;
+  const rowOf = (c: PendingCharge) => ({ ...t, id: c.payment.invoiceId! });
+  const providers = await providersOf(
+    t,
+    pending.map((c) => c.charger.saved?.adapter ?? ''),
+  );
+  const called = await Promise.all(
+    pending.map(async (charge) => {
+      const { value, saved } = charge.charger;
+      const result = await sweep.row(rowOf(charge), () =>
+        chargeStoredMethod(value, charge.payment, saved, { scope: t, payer: charge.payer, providers }),
+      );
+      return result ? { charge, result } : null;
+    }),
+  );
+  const answers = called.filter((a): a is Answer => a !== null);
+  for (let i = 0; i < answers.length; i += ATTEMPT_BATCH) {
+    const batch = answers.slice(i, i + ATTEMPT_BATCH);
+    try {
+      await reconcileAnswers(t, batch, at);
+      continue;
+    } catch (e) {
+      if (isDatabaseUnavailable(e)) throw e;
+    }
+    for (const a of batch) await sweep.row(rowOf(a.charge), () => reconcileAnswers(t, [a], at));
+  }
+  return answers.length;
+}
+
+type Answer = { charge: PendingCharge; result: ChargeResult };
+
+/** One transaction: the answers reconciled, then the dunning step of each invoice they did not pay. */
+function reconcileAnswers(t: Tenant, answers: Answer[], at: Date) {
+  return inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, async (tx) => {
+    const sql = prismaSql(tx);
+    const outcomes = await reconcileMany(
+      sql,
+      t,
+      answers.map((a) => ({ paymentId: a.charge.payment.id, result: a.result })),
+      at,
+      { source: 'billing', tx },
+    );
+    for (const outcome of outcomes)
+      if (outcome.outcome !== 'paid' && outcome.outcome !== 'skipped' && outcome.invoice)
+        await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
+  });
 }
 
 /** One claimed attempt: the charge (collect.ts, its own transactions), then the dunning step. */

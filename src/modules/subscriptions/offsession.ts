@@ -19,13 +19,18 @@ import { callbackUrl, isOnline, providerFor } from '../adapters/providers.ts';
 import type { SandboxAnswer } from '../payment-methods/sandbox.ts';
 import { chargeable } from '../payment-methods/states.ts';
 
-/** The provider clients of one tenant's adapter (looked up per call: credentials rotate). */
-async function providerOf(scope: RowScope, kind: string): Promise<Provider | null> {
-  if (!isOnline(kind)) return null;
-  const row = await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-    tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scoped(scope), kind } } }),
-  );
-  return row ? providerFor(row) : null;
+/**
+ * The provider clients of one tenant's adapters, by kind, in one statement (looked up per charge or
+ * per batch of charges, never kept: credentials rotate).
+ */
+export async function providersOf(scope: RowScope, kinds: string[]): Promise<Map<string, Provider>> {
+  const online = [...new Set(kinds)].filter(isOnline);
+  const rows = online.length
+    ? await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
+        tx.adapter.findMany({ where: { ...scoped(scope), kind: { in: online } } }),
+      )
+    : [];
+  return new Map(rows.map((r) => [r.kind, providerFor(r)]));
 }
 
 /** A counting gate per adapter kind: at most `SVC_OFFSESSION_CONCURRENCY` calls in flight per worker. */
@@ -97,16 +102,17 @@ const unusable = (message: string): SandboxAnswer => ({
 /**
  * Charges `pm` for `payment` at its adapter (`chargeOffSession`), or, when `resume` (the pending
  * sweep), asks for the status of the charge already sent (`fetchOffSession`) and re-sends with the
- * same key only when the provider does not know it. Returns the answer in the sandbox's shape.
+ * same key only when the provider does not know it. `providers`: the tenant's, when a batch looked
+ * them up once (`providersOf`). Returns the answer in the sandbox's shape.
  */
 export async function chargeAtProvider(
   scope: RowScope,
   payment: Payment,
   pm: PaymentMethod,
   customer: { id: string; name?: string | null; email?: string | null; phone?: string | null },
-  o: { resume?: boolean } = {},
+  o: { resume?: boolean; providers?: Map<string, Provider> } = {},
 ): Promise<SandboxAnswer> {
-  const provider = await providerOf(scope, pm.adapter);
+  const provider = (o.providers ?? (await providersOf(scope, [pm.adapter]))).get(pm.adapter) ?? null;
   if (!provider?.chargeOffSession)
     // Nothing was sent: the adapter is gone or cannot charge saved methods.
     return o.resume && !provider

@@ -24,7 +24,7 @@ import { cycleTaxRate, subscriptionInvoice, termsOf, type BillingReason, type Dr
 import { nextPeriods, type NextPeriod } from './next-period.ts';
 import { periodOf, type Interval } from './periods.ts';
 import { periodEndDue, subscriptionCancelOnly, subscriptionMachine, type SubscriptionStatus } from './states.ts';
-import { attemptDueInvoices, attemptLocked, onClock } from './dunning.ts';
+import { attemptDueInvoices, attemptLocked, onClock, sendPendingCharges } from './dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
@@ -97,6 +97,8 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
         out.renewed += n.renewed;
         out.canceled += n.canceled;
         out.attempted += n.attempted;
+        // The first charges of provider-held methods, written pending by the batch: sent now it committed.
+        if (n.tenant) await sendPendingCharges(n.tenant, n.remote, o.at, sweeps.invoice_attempt);
       }
       // A row that failed is quarantined and no longer claimed, so the tenant's next batch moves on.
       if (claimed > 0 && !stuck) busy.push(scope);
@@ -158,7 +160,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
     claim.report(subs.map((s) => s.id));
-    if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0 };
+    if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0, tenant: null, remote: [] };
     const next = await nextPeriods(sql, scope, subs);
     const plans = subs.map((s) => planRenewal(s, next.get(s.id)!));
     // The counter's lock is held from the finalize to the commit, so what needs no number comes first:
@@ -189,15 +191,15 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
     }
     if (events.length) await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
     const invoices = await finalizeCycleInvoices(sql, scope, at, drafts, subs[0].accountId);
-    // The first collection attempts, in this transaction when the method is charged in process
-    // (dunning.ts attemptLocked); the others stay due (`nextAttemptAt`) for attemptDueInvoices.
+    // The first collection attempts, in this transaction when the method is charged in process;
+    // a provider-held method's written pending, sent after the commit (dunning.ts attemptLocked).
     const due = [...invoices.values()].filter((i) => i.nextAttemptAt !== null && i.nextAttemptAt <= at);
     const tenant = { ...scope, accountId: subs[0].accountId };
-    const { attempted } = due.length
+    const { attempted, remote } = due.length
       ? await attemptLocked(sql, tenant, due, at, { subscriptions: rows })
-      : { attempted: 0 };
+      : { attempted: 0, remote: [] };
     const canceled = plans.filter((p) => p.trigger === 'cancel_at_period_end').length;
-    return { claimed: subs.length, renewed: subs.length - canceled, canceled, attempted };
+    return { claimed: subs.length, renewed: subs.length - canceled, canceled, attempted, tenant, remote };
   });
 }
 

@@ -7,6 +7,7 @@
  * in the same transaction.
  */
 import { clock } from '../../core/clock.ts';
+import { newId } from '../../core/ids.ts';
 import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { prismaSql, scopedRow, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
@@ -17,7 +18,7 @@ import { paymentInFlight } from '../payments/states.ts';
 import { savedMethods } from '../payment-methods/sandbox.ts';
 import { isSavedMethodId } from '../payment-methods/service.ts';
 import { clockTimeFor } from '../test-clocks/time.ts';
-import { chargeStoredMethod, reconcile, type ChargeResult, type CollectOutcome } from './collect.ts';
+import { chargeStoredMethod, payersOf, reconcile, type ChargeResult, type CollectOutcome } from './collect.ts';
 import type { ChargeEvent, Provider } from '../../providers/types.ts';
 import { answerOf } from './offsession.ts';
 import { afterAttempt, type Tenant } from './dunning.ts';
@@ -231,11 +232,7 @@ export async function sweepPendingCharges(limit = 500, now = clock.now()): Promi
       const saved = isSavedMethodId(p.paymentMethodId)
         ? ((await savedMethods(sql, t, [p.paymentMethodId])).get(p.paymentMethodId) ?? null)
         : null;
-      const [payer] = await sql.query<{ id: string; name: string | null; email: string | null; phone: string | null }>(
-        q`SELECT id, name, email, phone FROM customers WHERE "workspaceId" = ${t.workspaceId} AND mode = ${t.mode}
-          AND id = ${p.customerId}`,
-      );
-      return { p, saved, payer: payer ?? null };
+      return { p, saved, payer: p.customerId ? (await payersOf(sql, t, [p.customerId])).get(p.customerId)! : null };
     });
     if (!read) return 0;
     // The call happens with no transaction open (offsession.ts); a detached method's charge already
@@ -285,8 +282,30 @@ export async function applyOffSessionCallback(
     await db().system.query<{ accountId: string }>('SELECT "accountId" FROM workspaces WHERE id = $1', [t.workspaceId])
   ).rows;
   const tenant: Tenant = { workspaceId: t.workspaceId, mode: t.mode, accountId: ws.accountId };
-  const out = await inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, (tx) =>
-    settleWaiting(prismaSql(tx), tenant, p.id, answerOf(state), { source: `callback:${kind}`, tx }),
-  );
-  return { outcome: out.outcome === 'skipped' ? 'duplicate' : out.outcome };
+  const out = await inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, async (tx) => {
+    // Recorded with the state it was confirmed at, in the settling transaction: a callback sent again
+    // (or by two deliveries at once) about the same state is answered `duplicate` and changes nothing.
+    const now = clock.now();
+    const fresh = await tx.providerEvent.createMany({
+      data: [
+        {
+          id: newId('providerEvent'),
+          workspaceId: t.workspaceId,
+          mode: t.mode,
+          provider: kind,
+          providerEventId: `${event.providerEventId}:${state.status}`,
+          type: 'charge',
+          objectId: p.id,
+          outcome: 'applied',
+          payload: event.raw as object,
+          receivedAt: now,
+          processedAt: now,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (fresh.count === 0) return null;
+    return settleWaiting(prismaSql(tx), tenant, p.id, answerOf(state), { source: `callback:${kind}`, tx });
+  });
+  return { outcome: !out || out.outcome === 'skipped' ? 'duplicate' : out.outcome };
 }

@@ -12,6 +12,8 @@ import { newId } from '../../../src/core/ids.ts';
 import { seal } from '../../../src/core/sealed.ts';
 import { providerTokenHash } from '../../../src/modules/payment-methods/service.ts';
 import { sweepPendingCharges } from '../../../src/modules/subscriptions/waiting.ts';
+import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
+import { countStatements, withStatementCounter } from '../../../src/core/db/statements.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { plan } from '../../helpers/renewals.ts';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
@@ -19,6 +21,7 @@ import { useSimulators } from '../../helpers/simulators.ts';
 import { until } from '../../helpers/receiver.ts';
 import { ProviderASim } from '../../simulators/provider_a.ts';
 
+countStatements(true);
 const server = useServer();
 const simulators = useSimulators(server);
 const key = () => ({ 'idempotency-key': randomUUID() });
@@ -141,6 +144,14 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
         [p.id],
       );
       expect(paidEvents.rows[0].n).toBe(1);
+      // The callback is recorded once, with the state the provider confirmed (the copies: `duplicate`).
+      const recorded = await db().system.query(
+        `SELECT "providerEventId", outcome FROM provider_events WHERE "objectId" = $1 AND type = 'charge'`,
+        [p.id],
+      );
+      expect(recorded.rows).toHaveLength(1);
+      expect(recorded.rows[0]).toMatchObject({ outcome: 'applied' });
+      expect(recorded.rows[0].providerEventId).toMatch(/:succeeded$/);
     } finally {
       sim.offSession.duplicates = 0;
     }
@@ -183,5 +194,55 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
     expect(
       (await db().system.query(`SELECT status FROM subscriptions WHERE id = $1`, [out.sub.id])).rows[0].status,
     ).toBe('active');
+  }, 60_000);
+});
+
+/** `n` live monthly subscriptions of one customer due at `at`, paying with one live card, by one statement. */
+async function seedDueLive(ws: Workspace, n: number, digits: string, at: Date) {
+  const { planId, priceId } = await plan(ws, { prices: [{ currency: 'IDR', model: 'flat', unitAmount: 50_000 }] });
+  const cus = (await ws.client.post('/v1/customers', { name: 'Burst', email: 'burst@example.com' })).json.data.id;
+  const pm = await liveCard(ws, cus, digits);
+  await db().system.query(
+    `INSERT INTO subscriptions (id, "workspaceId", mode, status, "customerId", "planId", "priceId", currency, quantity,
+       "paymentMethod", "anchorAt", "periodIndex", "currentPeriodStart", "currentPeriodEnd", "createdAt", "updatedAt")
+     SELECT 'sub_live' || $6 || lpad(g::text, 10, '0'), $1, 'live', 'active', $2, $3, $4, 'IDR', 1, $7,
+       $5::timestamptz - interval '1 month', 0, $5::timestamptz - interval '1 month', $5::timestamptz,
+       $5::timestamptz - interval '1 month', $5::timestamptz - interval '1 month'
+     FROM generate_series(1, $8) g`,
+    [ws.workspaceId, cus, planId, priceId, at, ws.workspaceId.slice(-8), pm.id, n],
+  );
+}
+
+describe('live mode: a renewal burst of provider-held methods', () => {
+  it('is charged in batches: 1 and 40 due renewals send the same statements; each charged once and paid', async () => {
+    const at = new Date(Date.now() - 1000);
+    const runFor = async (n: number) => {
+      const ws = await liveWorkspace();
+      await seedDueLive(ws, n, '4242424242424242', at);
+      const counter = { count: 0 };
+      const r = await withStatementCounter(counter, () =>
+        processDue({ scope: { workspaceId: ws.workspaceId, mode: 'live' }, at, testClockId: null }),
+      );
+      const { rows } = await db().system.query(
+        `SELECT p.id, p.status, i.status AS "invoiceStatus" FROM payments p JOIN invoices i ON i.id = p."invoiceId"
+         WHERE p."workspaceId" = $1 AND i."billingReason" = 'subscription_cycle'`,
+        [ws.workspaceId],
+      );
+      return { r, statements: counter.count, rows };
+    };
+    const one = await runFor(1);
+    const burst = await runFor(40);
+    for (const [run, n] of [
+      [one, 1],
+      [burst, 40],
+    ] as const) {
+      expect(run.r).toMatchObject({ renewed: n, attempted: n });
+      expect(run.rows).toHaveLength(n);
+      expect(run.rows.every((p) => p.status === 'succeeded' && p.invoiceStatus === 'paid')).toBe(true);
+      for (const p of run.rows) expect(sim.charges.byKey.get(p.id)).toBe(1);
+    }
+    // Per charge there is a provider call and nothing else: no transaction, no statement.
+    console.log(`statements: 1 -> ${one.statements}, 40 -> ${burst.statements}`);
+    expect(burst.statements).toBe(one.statements);
   }, 60_000);
 });
