@@ -48,6 +48,7 @@ import {
   type SandboxAnswer,
 } from '../payment-methods/sandbox.ts';
 import { chargeAtProvider } from './offsession.ts';
+import { wakePendingSweepAt } from './pending-wake.ts';
 import type { Provider } from '../../providers/types.ts';
 import { prismaSql } from '../../core/db/sql.ts';
 import { inTenant, type Tx } from '../../core/db/client.ts';
@@ -487,10 +488,13 @@ async function reconcileCharges(
     if (later === 'pending' || (later === 'requires_action' && waiting)) {
       // No outcome yet: still pending (a new lease), or still waiting for the customer.
       const retryIn = result.ok === null ? result.retryInMs : undefined;
+      const leaseUntil = later === 'pending' ? leaseFrom(now, retryIn ?? PAYMENT_LEASE_MS) : null;
+      // The sandbox's `async` delay: settled when it passes, not at the minute sweep (pending-wake.ts).
+      if (leaseUntil && retryIn !== undefined) wakePendingSweepAt(leaseUntil);
       const outcome = {
         id: payment.id,
         ...(result.ok === null && result.providerReference ? { providerReference: result.providerReference } : {}),
-        leaseUntil: later === 'pending' ? leaseFrom(now, retryIn ?? PAYMENT_LEASE_MS) : null,
+        leaseUntil,
         updatedAt: at,
       };
       return {

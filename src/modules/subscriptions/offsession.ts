@@ -148,10 +148,13 @@ export async function chargeAtProvider(
       return answerOf(result);
     } catch (e) {
       if (!isProviderError(e)) throw e;
-      // Timeouts, 5xx, network errors: the charge may have happened; never a decline (docs/decisions.md, Off-session outcomes).
+      // Timeouts, 5xx, network errors: the charge may have happened; never a decline (docs/decisions.md,
+      // Off-session outcomes). The provider is asked once by our key: a charge made whose answer was lost
+      // is reconciled now; unknown or unanswered, it stays pending for the callback or the sweep.
       if (e.retryable || e.reason === 'bad_response') {
         logger.warn({ payment: payment.id, adapter: pm.adapter, reason: e.reason }, 'off-session charge unanswered');
-        return stillPending(payment.providerReference);
+        const known = o.resume ? null : await provider.fetchOffSession?.(key).catch(() => null);
+        return known ? answerOf(known) : stillPending(payment.providerReference);
       }
       // A sandbox token at a live adapter is refused before any call: the method cannot be charged here.
       if (e.reason === 'rejected' && e.providerCode === 'sandbox_token') return unusable(e.message);

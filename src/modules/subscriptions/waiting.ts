@@ -271,6 +271,11 @@ export async function applyOffSessionCallback(
   );
   if (!p) return null;
   if (!(paymentInFlight as string[]).includes(p.status)) return { outcome: 'duplicate' };
+  // Its charge's own call is still open (no answer recorded, the lease of the write running): that
+  // call reconciles it, with its batch (docs/decisions.md, Off-session outcomes); settling it here
+  // too would only make the two queue on the invoice and the ledger. A crashed caller's: the sweep.
+  if (p.status === 'pending' && !p.providerReference && p.leaseUntil && p.leaseUntil > clock.now())
+    return { outcome: 'deferred' };
   if (!provider.fetchOffSession) return { outcome: 'ignored' };
   const state = await provider.fetchOffSession({
     providerRef: p.providerReference ?? event.providerRef ?? null,

@@ -166,9 +166,8 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
     await until(async () => (await payments())[0].status === 'succeeded', 'the action callback to settle the charge');
   });
 
-  it('a dropped answer after the charge is pending, never a decline; the sweep finds the charge by its key', async () => {
+  it('a dropped answer after the charge is reconciled at once by a status lookup by our key: paid, charged once', async () => {
     const ws = await liveWorkspace();
-    // The charge is made, its answer never comes, and no callback either: only the sweep can find it.
     sim.offSession.dropResponseAfterCharge = true;
     sim.offSession.deliver = false;
     let out: Awaited<ReturnType<typeof subscribe>>;
@@ -177,6 +176,31 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
     } finally {
       sim.offSession.dropResponseAfterCharge = false;
       sim.offSession.deliver = true;
+    }
+    expect(out.sub.status).toBe('active');
+    const [p] = await out.payments();
+    expect(p).toMatchObject({ status: 'succeeded', failureCode: null });
+    expect(sim.charges.byKey.get(p.id)).toBe(1);
+    expect(sim.requests.some((r) => r.method === 'GET' && r.path.startsWith('/payment_requests'))).toBe(true);
+  }, 60_000);
+
+  it('a dropped answer whose status lookup fails too is pending, never a decline; the sweep finds the charge by its key', async () => {
+    const ws = await liveWorkspace();
+    // The charge is made, its answer never comes, the lookup right after it is refused (503), and no
+    // callback either: only the sweep can find it.
+    sim.offSession.dropResponseAfterCharge = true;
+    sim.offSession.deliver = false;
+    sim.during = ({ method, path }) => {
+      if (method === 'POST' && path === '/payment_requests') sim.errorStatus = 503;
+    };
+    let out: Awaited<ReturnType<typeof subscribe>>;
+    try {
+      out = await subscribe(ws, '4242424242424242');
+    } finally {
+      sim.offSession.dropResponseAfterCharge = false;
+      sim.offSession.deliver = true;
+      sim.during = undefined;
+      sim.errorStatus = null;
     }
     expect(out.sub.status).toBe('incomplete');
     const [p] = await out.payments();
