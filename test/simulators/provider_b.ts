@@ -565,14 +565,14 @@ export class ProviderBSim extends Simulator {
    */
   revokeToken(ref: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
     const card = this.savedCards.get(ref);
-    if (card) return (card.status = 'revoked'), Promise.resolve([]);
+    if (card) return ((card.status = 'revoked'), Promise.resolve([]));
     return this.moveAccount(this.account(ref), 'DISABLED', opts);
   }
 
   /** The link (or a saved card token, silently) runs out (EXPIRED), with its notification. */
   expireToken(ref: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
     const card = this.savedCards.get(ref);
-    if (card) return (card.status = 'expired'), Promise.resolve([]);
+    if (card) return ((card.status = 'expired'), Promise.resolve([]));
     return this.moveAccount(this.account(ref), 'EXPIRED', opts);
   }
 
@@ -612,7 +612,7 @@ export class ProviderBSim extends Simulator {
     if (!card || card.status === 'revoked') return invalid;
     const outcome = outcomeOf(card.scenario, b.transaction_details.gross_amount, card.status);
     // The `revoked` scenario: the token was deleted at the provider, so the charge meets no token.
-    if (outcome.kind === 'failed' && outcome.reason === 'revoked') return (card.status = 'revoked'), invalid;
+    if (outcome.kind === 'failed' && outcome.reason === 'revoked') return ((card.status = 'revoked'), invalid);
     if (outcome.kind === 'failed' && outcome.reason === 'expired') card.status = 'expired';
     return this.offSessionTx(b, r, 'credit_card', outcome);
   }
@@ -673,7 +673,8 @@ export class ProviderBSim extends Simulator {
     if (tx.transaction_status !== 'pending') return Promise.resolve([]);
     delete tx.extra.actions;
     delete tx.extra.redirect_url;
-    if (ok && tx.payment_type === 'credit_card') Object.assign(tx, { transaction_status: 'capture', fraud_status: 'accept' });
+    if (ok && tx.payment_type === 'credit_card')
+      Object.assign(tx, { transaction_status: 'capture', fraud_status: 'accept' });
     else if (ok)
       Object.assign(tx, { transaction_status: 'settlement', fraud_status: 'accept', settlement_time: wib(new Date()) });
     else tx.transaction_status = 'expire';

@@ -245,7 +245,10 @@ describe('provider_b (simulator): GoPay linking completed by the pay-account not
     const forged = await fetch(`${server.url}/v1/callbacks/provider_b`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...sim.accountNotificationFor(sim.accounts.get(accountId)!, 'not-the-key'), account_status: 'ENABLED' }),
+      body: JSON.stringify({
+        ...sim.accountNotificationFor(sim.accounts.get(accountId)!, 'not-the-key'),
+        account_status: 'ENABLED',
+      }),
     });
     expect(forged.status).toBe(401);
     expect(ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`)).status).not.toBe('completed');
