@@ -433,22 +433,28 @@ export class ProviderB implements Provider {
   }
 
   /**
-   * `POST /v2/charge` `payment_type: gopay` with `gopay.account_id` + `payment_option_token`; the
-   * `order_id` is `orderIdFor(reference, key)`, so a retry with the same key reuses the order (406
-   * when it exists: the status call answers instead) and never charges twice.
+   * `POST /v2/charge`: a GoPay token (JSON, `fetchSetup`) as `payment_type: gopay` with `gopay.account_id` +
+   * `payment_option_token`; a saved card (the bare `saved_token_id` a `save_card` payment left) as
+   * `payment_type: credit_card` with `credit_card.token_id` (Midtrans one-click). The `order_id` is
+   * `orderIdFor(reference, key)`, so a retry with the same key reuses the order (406 when it exists: the
+   * status call answers instead) and never charges twice.
    */
   async chargeOffSession(input: OffSessionChargeInput): Promise<OffSessionResult> {
     refuseSandboxToken(this.kind, input.token);
-    const token = gopayToken(input.token);
+    const token = savedToken(input.token, input.type);
     const orderId = this.orderIdFor(input);
     const res = await this.http.request({
       method: 'POST',
       path: '/v2/charge',
       headers: { ...this.auth(), 'x-override-notification': input.callbackUrl },
       body: JSON.stringify({
-        payment_type: 'gopay',
+        ...(token.kind === 'card'
+          ? { payment_type: 'credit_card', credit_card: { token_id: token.tokenId } }
+          : {
+              payment_type: 'gopay',
+              gopay: { account_id: token.account_id, payment_option_token: token.payment_option_token },
+            }),
         transaction_details: { order_id: orderId, gross_amount: input.amount },
-        gopay: { account_id: token.account_id, payment_option_token: token.payment_option_token },
         customer_details: customerDetails({ customer: input.customer }),
         ...(input.description
           ? {
@@ -467,6 +473,16 @@ export class ProviderB implements Provider {
       });
       if (existing) return existing;
     }
+    // 411: the saved card token is unknown, expired or deleted at Midtrans; no transaction was made.
+    if (token.kind === 'card' && code === '411')
+      return {
+        providerRef: orderId,
+        status: 'failed',
+        failureCode: 'payment_method_revoked',
+        providerCode: '411',
+        failureMessage: String(res.json?.status_message ?? 'The saved card token is not valid'),
+        raw: res.json,
+      };
     return offSessionOf(orderId, this.ok('charge', res, ['200', '201', '202']));
   }
 
@@ -487,13 +503,18 @@ export class ProviderB implements Provider {
     return offSessionOf(orderId, s);
   }
 
-  /** `POST /v2/pay/account/{account_id}/unbind`; an unknown account is gone too. */
+  /**
+   * GoPay: `POST /v2/pay/account/{account_id}/unbind`; an unknown account is gone too. A saved card has
+   * no delete API at Midtrans (docs/providers.md, Saved methods): it is forgotten here (the sealed row is
+   * never charged again) and answers true without a call.
+   */
   async detachToken(token: string): Promise<boolean> {
     refuseSandboxToken(this.kind, token);
-    const { account_id } = gopayToken(token);
+    const saved = savedToken(token);
+    if (saved.kind === 'card') return true;
     const res = await this.http.request({
       method: 'POST',
-      path: `/v2/pay/account/${encodeURIComponent(account_id)}/unbind`,
+      path: `/v2/pay/account/${encodeURIComponent(saved.account_id)}/unbind`,
       headers: this.auth(),
     });
     const code = typeof res.json?.status_code === 'string' ? res.json.status_code : String(res.status);
@@ -622,21 +643,32 @@ export function withoutToken<T>(s: T): T {
   return { ...s, saved_token_id: '[sealed]' };
 }
 
-function gopayToken(token: string): GopayToken {
-  try {
-    const t = JSON.parse(token);
-    if (typeof t?.account_id === 'string' && typeof t?.payment_option_token === 'string') return t;
-  } catch {
-    // not JSON: below
-  }
-  throw new ProviderError('provider_b', 'rejected', 'the token is not a GoPay account token', {
+/**
+ * The two token shapes stored (unchanged since they were first saved): a GoPay token is the JSON of
+ * `fetchSetup`; a card token is the bare `saved_token_id` of a `save_card` payment (`savedCard`).
+ */
+function savedToken(
+  token: string,
+  type?: SavedMethodType,
+): ({ kind: 'gopay' } & GopayToken) | { kind: 'card'; tokenId: string } {
+  if (token.startsWith('{')) {
+    try {
+      const t = JSON.parse(token);
+      if (type !== 'card' && typeof t?.account_id === 'string' && typeof t?.payment_option_token === 'string')
+        return { kind: 'gopay', account_id: t.account_id, payment_option_token: t.payment_option_token };
+    } catch {
+      // not JSON: below
+    }
+  } else if (type === undefined || type === 'card') return { kind: 'card', tokenId: token };
+  throw new ProviderError('provider_b', 'rejected', `the token is not a saved ${type ?? 'card or GoPay'} token`, {
     providerCode: 'invalid_token',
   });
 }
 
 /**
  * The card-network response codes Midtrans passes through (`channel_response_code`), and the account
- * states a GoPay charge can meet (docs/providers.md, Saved methods).
+ * states a GoPay charge can meet (docs/providers.md, Saved methods). Anything else is a decline
+ * (`card_declined` for cards).
  */
 const FAILURES: Record<string, string> = {
   '51': 'insufficient_funds',
@@ -648,11 +680,14 @@ const FAILURES: Record<string, string> = {
 };
 
 function offSessionOf(orderId: string, c: any): OffSessionResult {
-  const base = { providerRef: orderId, raw: c };
+  const base = { providerRef: orderId, raw: withoutToken(c) };
   const status = statusOf(c.transaction_status, c.fraud_status);
   if (status === 'paid') return { ...base, status: 'succeeded' };
   if (status === 'pending') {
-    const url = actionUrl(c.actions, ['verification-link-url', 'verification-link-app', 'deeplink-redirect']);
+    // GoPay names its PIN page in `actions`; a card's 3-D Secure page is `redirect_url`.
+    const url =
+      actionUrl(c.actions, ['verification-link-url', 'verification-link-app', 'deeplink-redirect']) ??
+      (c.payment_type === 'credit_card' && typeof c.redirect_url === 'string' ? c.redirect_url : null);
     if (!url) return { ...base, status: 'pending' };
     return {
       ...base,
@@ -661,10 +696,11 @@ function offSessionOf(orderId: string, c: any): OffSessionResult {
     };
   }
   const providerCode = String(c.channel_response_code ?? c.status_code ?? c.transaction_status);
+  const declined = c.payment_type === 'credit_card' ? 'card_declined' : 'payment_declined';
   return {
     ...base,
     status: 'failed',
-    failureCode: status === 'expired' ? 'authentication_required' : (FAILURES[providerCode] ?? 'payment_declined'),
+    failureCode: status === 'expired' ? 'authentication_required' : (FAILURES[providerCode] ?? declined),
     providerCode,
     failureMessage: String(c.channel_response_message ?? c.status_message ?? c.transaction_status),
   };

@@ -673,6 +673,7 @@ function mapEvent(e: any): CallbackEvent {
         providerEventId: id,
         tokenRef: r.id,
         status: e.event_type === 'VAULT.PAYMENT-TOKEN.CREATED' ? 'active' : 'revoked',
+        customerRef: typeof r.customer?.merchant_customer_id === 'string' ? r.customer.merchant_customer_id : null,
         raw: e,
       };
     case 'CHECKOUT.ORDER.APPROVED':

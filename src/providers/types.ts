@@ -170,6 +170,12 @@ export interface TokenEvent {
   /** The provider's handle of the token or of its setup (`providerRef` of `createSetup`). */
   tokenRef: string;
   status: 'active' | 'expired' | 'revoked' | 'failed';
+  /**
+   * Our customer id as the provider echoes it, cut to the provider's length (provider_c
+   * `customer.merchant_customer_id`, 22 chars): a payment token made by an exchange whose answer was
+   * lost names no setup reference, only this.
+   */
+  customerRef?: string | null;
   raw: unknown;
 }
 

@@ -2,7 +2,9 @@
 // (token + redirect_url), Core API charges (qris, bank_transfer, echannel, cstore), GET status,
 // refunds; HTTP notifications signed with signature_key = SHA-512(order_id + status_code +
 // gross_amount + server_key), gross_amount always with two decimals ("100000.00"), sent to
-// X-Override-Notification when the create call gave one, else to the dashboard URL.
+// X-Override-Notification when the create call gave one, else to the dashboard URL. Saved cards:
+// a Snap card paid with `save_card` leaves a `saved_token_id`, charged later by `POST /v2/charge`
+// `payment_type: credit_card` (`credit_card.token_id`); the card's last four pick the scenario.
 import { createHash } from 'node:crypto';
 import {
   basicCredentials,
@@ -29,6 +31,7 @@ import {
   shouldDrop,
   tokenizePage,
   type FailReason,
+  type Outcome,
   type Scenario,
   type TokenStatus,
 } from './saved.ts';
@@ -50,6 +53,14 @@ interface Account {
   redirect_url?: string;
   payment_option_token: string;
   scenario: Scenario;
+}
+
+/** A one-click card token a `save_card` payment left (`saved_token_id`). */
+interface SavedCard {
+  token: string;
+  last4: string;
+  scenario: Scenario;
+  status: 'active' | 'expired' | 'revoked';
 }
 
 interface Tx {
@@ -76,6 +87,8 @@ interface Tx {
   snapToken?: string;
   /** Snap `credit_card.save_card` with a `user_id`: a paid card leaves a one-click `saved_token_id`. */
   saveCard?: boolean;
+  /** Snap `callbacks.finish`: where the card form sends the buyer back. */
+  finishUrl?: string;
 }
 
 const STATUS_CODES: Record<string, string> = {
@@ -90,7 +103,8 @@ const STATUS_CODES: Record<string, string> = {
 };
 
 /** The channel response code and message of each failure reason (card-network codes where one exists). */
-function failureB(reason: FailReason): [string, string] {
+function failureB(reason: FailReason, card = false): [string, string] {
+  if (card && reason === 'expired') return ['54', 'Expired card'];
   switch (reason) {
     case 'declined':
       return ['05', 'Transaction declined'];
@@ -121,6 +135,8 @@ export class ProviderBSim extends Simulator {
   /** Off-session charges actually made: per order id (the provider's idempotency) and per our reference. */
   readonly charges = new ChargeCounter();
   readonly offSession = defaultOffSession();
+  /** Saved card tokens this simulator issued, by `saved_token_id`. */
+  readonly savedCards = new Map<string, SavedCard>();
 
   constructor(private readonly opts: ProviderBSimOptions) {
     super();
@@ -133,6 +149,12 @@ export class ProviderBSim extends Simulator {
     this.route('POST', /^\/v2\/pay\/account\/([^/]+)\/unbind$/, (r) =>
       this.authed(r, 'core', () => this.unbind(r.params[0])),
     );
+    this.route('GET', /^\/snap\/v4\/redirection\/([^/]+)$/, (r) => {
+      const tx = this.bySnapToken(r.params[0]);
+      return tx && tx.transaction_status === 'pending'
+        ? { status: 200, html: tokenizePage({ provider: 'provider_b', ref: r.params[0], field: 'number' }) }
+        : { status: 404, html: 'not found' };
+    });
     this.route('GET', /^\/sim\/tokenize\/([^/]+)$/, (r) => {
       const a = this.accounts.get(r.params[0]);
       return a && a.account_status === 'PENDING'
@@ -147,7 +169,11 @@ export class ProviderBSim extends Simulator {
           }
         : { status: 404, html: 'not found' };
     });
-    this.route('POST', /^\/sim\/tokenize\/([^/]+)$/, (r) => this.link(r.params[0], formOf(r.text).get('phone') ?? ''));
+    this.route('POST', /^\/sim\/tokenize\/([^/]+)$/, (r) =>
+      this.bySnapToken(r.params[0])
+        ? this.cardForm(r.params[0], formOf(r.text).get('number') ?? '')
+        : this.link(r.params[0], formOf(r.text).get('phone') ?? ''),
+    );
     this.route('POST', /^\/sim\/tokenize\/([^/]+)\/authenticate$/, (r) =>
       this.linkAuthenticated(r.params[0], formOf(r.text).get('outcome') === 'success'),
     );
@@ -234,6 +260,7 @@ export class ProviderBSim extends Simulator {
     const tx = this.newTx(r.json, r, null, r.json.expiry?.duration);
     tx.extra.enabled_payments = r.json.enabled_payments;
     tx.saveCard = r.json.credit_card?.save_card === true && typeof r.json.user_id === 'string';
+    tx.finishUrl = typeof r.json.callbacks?.finish === 'string' ? r.json.callbacks.finish : undefined;
     tx.snapToken = uuid();
     return {
       status: 201,
@@ -265,6 +292,7 @@ export class ProviderBSim extends Simulator {
     }
     const type = b.payment_type;
     if (type === 'gopay' && b.gopay?.account_id) return this.gopayCharge(b, r);
+    if (type === 'credit_card') return this.cardCharge(b, r);
     if (!['qris', 'bank_transfer', 'echannel', 'cstore'].includes(type))
       return {
         status: 400,
@@ -531,13 +559,20 @@ export class ProviderBSim extends Simulator {
     return a;
   }
 
-  /** The customer unlinks in the GoPay app (DISABLED), with the unbind notification. By account id or token. */
+  /**
+   * The customer unlinks in the GoPay app (DISABLED), with the unbind notification. By account id or
+   * token. A saved card token is deleted at the provider: Midtrans sends no notification for cards.
+   */
   revokeToken(ref: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const card = this.savedCards.get(ref);
+    if (card) return ((card.status = 'revoked'), Promise.resolve([]));
     return this.moveAccount(this.account(ref), 'DISABLED', opts);
   }
 
-  /** The link runs out (EXPIRED), with its notification. */
+  /** The link (or a saved card token, silently) runs out (EXPIRED), with its notification. */
   expireToken(ref: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const card = this.savedCards.get(ref);
+    if (card) return ((card.status = 'expired'), Promise.resolve([]));
     return this.moveAccount(this.account(ref), 'EXPIRED', opts);
   }
 
@@ -550,42 +585,83 @@ export class ProviderBSim extends Simulator {
         status: 400,
         body: { status_code: '400', status_message: 'gopay.account_id or payment_option_token is invalid' },
       };
-    const reference = typeof b.custom_field1 === 'string' ? b.custom_field1 : b.transaction_details.order_id;
-    this.charges.record(b.transaction_details.order_id, reference);
-    const tx = this.newTx(b, r, 'gopay', undefined);
-    tx.extra.custom_field1 = b.custom_field1;
     const status: TokenStatus =
       a.account_status === 'ENABLED' ? 'active' : a.account_status === 'EXPIRED' ? 'expired' : 'revoked';
     const outcome = outcomeOf(a.scenario, b.transaction_details.gross_amount, status);
+    if (outcome.kind === 'failed' && a.account_status === 'ENABLED') {
+      if (outcome.reason === 'expired') a.account_status = 'EXPIRED';
+      if (outcome.reason === 'revoked') a.account_status = 'DISABLED';
+    }
+    return this.offSessionTx(b, r, 'gopay', outcome);
+  }
+
+  /**
+   * `payment_type: credit_card` with `credit_card.token_id` (Midtrans one-click): a token this simulator
+   * never issued, or one revoked, answers 411 with no transaction (Midtrans "Token id is missing, invalid,
+   * or timed out"); otherwise the card's scenario and the amount magic decide.
+   */
+  private cardCharge(b: any, r: SimRequest): SimResponse {
+    const id = b.credit_card?.token_id;
+    if (typeof id !== 'string' || !id)
+      return { status: 400, body: { status_code: '400', status_message: 'credit_card.token_id is required' } };
+    const invalid = {
+      status: 411,
+      body: { status_code: '411', status_message: 'Token id is missing, invalid, or timed out', id: uuid() },
+    };
+    const card = this.savedCards.get(id);
+    if (!card || card.status === 'revoked') return invalid;
+    const outcome = outcomeOf(card.scenario, b.transaction_details.gross_amount, card.status);
+    // The `revoked` scenario: the token was deleted at the provider, so the charge meets no token.
+    if (outcome.kind === 'failed' && outcome.reason === 'revoked') return ((card.status = 'revoked'), invalid);
+    if (outcome.kind === 'failed' && outcome.reason === 'expired') card.status = 'expired';
+    return this.offSessionTx(b, r, 'credit_card', outcome);
+  }
+
+  /** One merchant-initiated transaction: counted, answered per outcome, notified like any other charge. */
+  private offSessionTx(b: any, r: SimRequest, type: 'gopay' | 'credit_card', outcome: Outcome): SimResponse {
+    const reference = typeof b.custom_field1 === 'string' ? b.custom_field1 : b.transaction_details.order_id;
+    this.charges.record(b.transaction_details.order_id, reference);
+    const card = type === 'credit_card';
+    const tx = this.newTx(b, r, type, undefined);
+    tx.extra.custom_field1 = b.custom_field1;
+    if (card) {
+      const saved = this.savedCards.get(b.credit_card.token_id)!;
+      Object.assign(tx.extra, { masked_card: `400000-${saved.last4}`, card_type: 'credit', bank: 'bni' });
+    }
+    // A card charge ends in `capture` (settled later by Midtrans), a GoPay one in `settlement`.
+    const paid = () =>
+      Object.assign(
+        tx,
+        card
+          ? { transaction_status: 'capture', fraud_status: 'accept' }
+          : { transaction_status: 'settlement', fraud_status: 'accept', settlement_time: wib(new Date()) },
+      );
     const o = deliveryOf(this.offSession);
     if (outcome.kind === 'succeeded') {
-      Object.assign(tx, { transaction_status: 'settlement', fraud_status: 'accept', settlement_time: wib(new Date()) });
+      paid();
       void this.notify(tx, o);
     } else if (outcome.kind === 'failed') {
-      if (outcome.reason === 'expired' && a.account_status === 'ENABLED') a.account_status = 'EXPIRED';
-      if (outcome.reason === 'revoked' && a.account_status === 'ENABLED') a.account_status = 'DISABLED';
-      const [code, message] = failureB(outcome.reason);
+      const [code, message] = failureB(outcome.reason, card);
       Object.assign(tx, { transaction_status: 'deny', fraud_status: 'accept' });
       Object.assign(tx.extra, { channel_response_code: code, channel_response_message: message });
       void this.notify(tx, o);
     } else if (outcome.kind === 'requires_action') {
-      tx.extra.actions = [
-        { name: 'verification-link-url', method: 'GET', url: `${this.url}/sim/action/${tx.order_id}` },
-      ];
+      const url = `${this.url}/sim/action/${tx.order_id}`;
+      if (card) tx.extra.redirect_url = url;
+      else tx.extra.actions = [{ name: 'verification-link-url', method: 'GET', url }];
     } else {
       this.later(this.offSession.delayMs, () => {
         if (tx.transaction_status !== 'pending') return;
-        Object.assign(tx, {
-          transaction_status: 'settlement',
-          fraud_status: 'accept',
-          settlement_time: wib(new Date()),
-        });
+        paid();
         return this.notify(tx, o);
       });
     }
     const out: SimResponse = {
       status: 200,
-      body: { ...this.view(tx), status_message: 'GoPay transaction is created' },
+      body: {
+        ...this.view(tx),
+        status_message: card ? 'Success, Credit Card transaction is successful' : 'GoPay transaction is created',
+      },
     };
     return shouldDrop(this.offSession) ? { ...out, drop: true } : out;
   }
@@ -596,7 +672,10 @@ export class ProviderBSim extends Simulator {
     if (!tx) throw new Error(`simulator: no order ${ref}`);
     if (tx.transaction_status !== 'pending') return Promise.resolve([]);
     delete tx.extra.actions;
-    if (ok)
+    delete tx.extra.redirect_url;
+    if (ok && tx.payment_type === 'credit_card')
+      Object.assign(tx, { transaction_status: 'capture', fraud_status: 'accept' });
+    else if (ok)
       Object.assign(tx, { transaction_status: 'settlement', fraud_status: 'accept', settlement_time: wib(new Date()) });
     else tx.transaction_status = 'expire';
     return this.notify(tx, { ...deliveryOf(this.offSession), ...opts });
@@ -610,10 +689,13 @@ export class ProviderBSim extends Simulator {
     return tx;
   }
 
-  /** The buyer pays. Cards end in `capture` (with `fraud`, default accept), the rest in `settlement`. */
+  /**
+   * The buyer pays. Cards end in `capture` (with `fraud`, default accept), the rest in `settlement`.
+   * `cardNumber` is the number typed on the Snap card form (default 4811 1111 1111 1114).
+   */
   pay(
     orderId: string,
-    opts: DeliveryOptions & { fraud?: 'accept' | 'challenge' | 'deny'; paymentType?: string } = {},
+    opts: DeliveryOptions & { fraud?: 'accept' | 'challenge' | 'deny'; paymentType?: string; cardNumber?: string } = {},
   ): Promise<Delivery[]> {
     const tx = this.tx(orderId);
     const enabled = (tx.extra.enabled_payments as string[] | undefined) ?? [];
@@ -621,13 +703,14 @@ export class ProviderBSim extends Simulator {
     if (tx.payment_type === 'credit_card') {
       tx.transaction_status = 'capture';
       tx.fraud_status = opts.fraud ?? 'accept';
-      tx.extra.masked_card ??= '48111111-1114';
+      const digits = digitsOf(opts.cardNumber ?? '4811111111111114');
+      tx.extra.masked_card ??= `${digits.slice(0, 8)}-${digits.slice(-4)}`;
       tx.extra.card_type ??= 'credit';
-      if (tx.saveCard && tx.fraud_status === 'accept') {
+      if (tx.saveCard && tx.fraud_status === 'accept' && !tx.extra.saved_token_id) {
         const until = new Date();
         until.setUTCFullYear(until.getUTCFullYear() + 3);
-        tx.extra.saved_token_id ??= `481111${hex(4)}-1114-${uuid()}`;
-        tx.extra.saved_token_id_expired_at ??= wib(until);
+        tx.extra.saved_token_id = this.issueCard(digits);
+        tx.extra.saved_token_id_expired_at = wib(until);
       }
     } else {
       tx.transaction_status = 'settlement';
@@ -635,6 +718,44 @@ export class ProviderBSim extends Simulator {
       tx.settlement_time = wib(new Date());
     }
     return this.notify(tx, opts);
+  }
+
+  /** A `saved_token_id` for a card (first six, random, last four, as Midtrans spells them), tracked. */
+  private issueCard(digits: string): string {
+    const token = `${digits.slice(0, 6)}${hex(4)}-${digits.slice(-4)}-${uuid()}`;
+    this.savedCards.set(token, { token, last4: digits.slice(-4), scenario: scenarioOf(digits), status: 'active' });
+    return token;
+  }
+
+  /** A card saved earlier (tests and benches that skip the Snap page): answers its `saved_token_id`. */
+  seedCard(opts: { number?: string; digits?: string }): string {
+    return this.issueCard(digitsOf(opts.number ?? `4000000000${(opts.digits ?? '4242').slice(-4).padStart(6, '0')}`));
+  }
+
+  private bySnapToken(token: string): Tx | undefined {
+    return [...this.txs.values()].find((t) => t.snapToken === token);
+  }
+
+  /**
+   * The Snap card form: the number typed there pays the transaction (`setup_declined` cards are denied,
+   * nothing saved), then the buyer goes back to `callbacks.finish` with the order's status.
+   */
+  private cardForm(snapToken: string, typed: string): SimResponse {
+    const tx = this.bySnapToken(snapToken)!;
+    if (tx.transaction_status !== 'pending') return { status: 404, html: 'not found' };
+    const digits = digitsOf(typed);
+    if (digits.length < 12) return { status: 400, html: 'enter the card number' };
+    tx.payment_type = 'credit_card';
+    tx.extra.masked_card = `${digits.slice(0, 8)}-${digits.slice(-4)}`;
+    if (scenarios[scenarioOf(digits)].setupFails) {
+      Object.assign(tx.extra, { channel_response_code: '05', channel_response_message: 'Transaction declined' });
+      void this.fail(tx.order_id);
+    } else void this.pay(tx.order_id, { cardNumber: digits });
+    const v = this.view(tx);
+    const back = tx.finishUrl ?? this.url;
+    return redirectTo(
+      `${back}${back.includes('?') ? '&' : '?'}order_id=${encodeURIComponent(tx.order_id)}&status_code=${v.status_code}&transaction_status=${tx.transaction_status}`,
+    );
   }
 
   expire(orderId: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {

@@ -461,13 +461,20 @@ export class ProviderCSim extends Simulator {
     }
     st.status = 'VAULTED';
     const id = this.vault(st.payment_source.card ? 'card' : 'paypal', st._typed, st.customer);
-    void this.webhook(
-      'VAULT.PAYMENT-TOKEN.CREATED',
-      'payment_token',
-      this.paymentTokens.get(id)!.body,
-      deliveryOf(this.offSession),
-    );
-    return { status: 201, body: this.paymentTokens.get(id)!.body };
+    void this.tokenCreated(id);
+    const out: SimResponse = { status: 201, body: this.paymentTokens.get(id)!.body };
+    // `dropResponseAfterCharge` loses this answer too: the token is vaulted, the merchant never hears.
+    return shouldDrop(this.offSession) ? { ...out, drop: true } : out;
+  }
+
+  /** VAULT.PAYMENT-TOKEN.CREATED of a vaulted token (sent at the exchange; again when a test re-sends it). */
+  tokenCreated(id: string, opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const pt = this.paymentTokens.get(id);
+    if (!pt) throw new Error(`simulator: no payment token ${id}`);
+    return this.webhook('VAULT.PAYMENT-TOKEN.CREATED', 'payment_token', pt.body, {
+      ...deliveryOf(this.offSession),
+      ...opts,
+    });
   }
 
   private vault(kind: 'card' | 'paypal', typed: string, customer: any): string {

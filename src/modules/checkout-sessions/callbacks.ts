@@ -9,7 +9,8 @@
  * the unapplied posting, attempts.ts). Repeated and late callbacks are answered 200.
  */
 import { db, inTenant } from '../../core/db/client.ts';
-import { settleSetupByRef } from '../setup-sessions/hosted.ts';
+import { settleCustomerSetups, settleSetupByRef } from '../setup-sessions/hosted.ts';
+import { providerTokenHash } from '../payment-methods/service.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
@@ -60,6 +61,17 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
   } catch {
     return [];
   }
+  // Token callbacks (docs/providers.md, Saved methods): a provider_b pay-account notification names the
+  // GoPay account (`account_id`, no `order_id`); a provider_c vault event names the payment token.
+  if (kind === 'provider_b' && body?.order_id === undefined && typeof body?.account_id === 'string')
+    return tokenCandidates(kind, body.account_id, null, null);
+  if (kind === 'provider_c' && String(body?.event_type ?? '').startsWith('VAULT.PAYMENT-TOKEN.')) {
+    const id = body?.resource?.id;
+    if (typeof id !== 'string' || !id) return [];
+    const customer = body.resource.customer?.merchant_customer_id;
+    // The provider_c token is the payment token id itself, so its hash finds an already-saved method.
+    return tokenCandidates(kind, id, providerTokenHash(kind, id), typeof customer === 'string' ? customer : null);
+  }
   const ref =
     kind === 'provider_b'
       ? body?.order_id
@@ -79,6 +91,30 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
      UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND "providerReference" = $2
      UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND id = $3`,
     [kind, ref, typeof ours === 'string' && ours.startsWith('pay_') ? ours : null],
+  );
+  return rows;
+}
+
+/**
+ * The tenants a token callback may be for: the setup attempt whose provider reference it names, a saved
+ * method whose token hash it gives (revocation of a method already saved), and, for a token whose setup
+ * reference is unknown (provider_c: the exchange's answer was lost), the open setup attempts of the
+ * customer it names. Routing only: the adapter verifies, the provider is asked.
+ */
+async function tokenCandidates(
+  kind: OnlineKind,
+  ref: string,
+  tokenHash: string | null,
+  customerRef: string | null,
+): Promise<Tenant[]> {
+  const { rows } = await db().system.query<Tenant>(
+    `SELECT "workspaceId", mode FROM setup_attempts WHERE adapter = $1 AND "providerRef" = $2
+     UNION SELECT "workspaceId", mode FROM payment_methods WHERE adapter = $1 AND "providerTokenHash" = $3
+     UNION SELECT a."workspaceId", a.mode FROM setup_attempts a
+       JOIN setup_sessions s ON s."workspaceId" = a."workspaceId" AND s.mode = a.mode AND s.id = a."setupSessionId"
+       WHERE a.adapter = $1 AND a.status = 'open' AND a."providerRef" IS NOT NULL
+         AND $4::text IS NOT NULL AND left(s."customerId", length($4::text)) = $4::text`,
+    [kind, ref, tokenHash, customerRef],
   );
   return rows;
 }
@@ -119,6 +155,15 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     // A saved token of a setup session became active or failed: the provider is asked (docs/guides/setup-sessions.md).
     // Not this tenant's setup: the next workspace sharing the provider account may own it.
     if (event.type === 'token' && (await settleSetupByRef(kind, event.tokenRef, tenant))) return { outcome: 'applied' };
+    // A payment token that names no setup (provider_c, an exchange whose answer was lost): the customer's
+    // open setups are asked, and the one the provider vaulted completes by the same exchange key.
+    if (
+      event.type === 'token' &&
+      event.status === 'active' &&
+      event.customerRef &&
+      (await settleCustomerSetups(kind, event.customerRef, tenant))
+    )
+      return { outcome: 'applied' };
     if (event.type === 'token') continue;
 
     if (event.type !== 'charge') return { outcome: 'ignored' };

@@ -536,6 +536,34 @@ export async function settleSetupByRef(adapter: string, providerRef: string, ten
 }
 
 /**
+ * A token callback naming only the customer (`customerRef`, our id as the provider cut it; provider_c):
+ * each open attempt of that customer's live setups at `adapter` is asked (fetchSetup, then the exchange
+ * with the attempt's own key, which answers the token already vaulted). True when one completed.
+ */
+export async function settleCustomerSetups(adapter: string, customerRef: string, tenant: RowScope): Promise<boolean> {
+  const { rows } = await db().system.query<{ id: string; setupSessionId: string }>(
+    `SELECT a.id, a."setupSessionId" FROM setup_attempts a
+       JOIN setup_sessions s ON s."workspaceId" = a."workspaceId" AND s.mode = a.mode AND s.id = a."setupSessionId"
+     WHERE a."workspaceId" = $1 AND a.mode = $2 AND a.adapter = $3 AND a.status = 'open'
+       AND a."providerRef" IS NOT NULL AND left(s."customerId", length($4::text)) = $4::text
+     ORDER BY a."createdAt" DESC LIMIT 10`,
+    [tenant.workspaceId, tenant.mode, adapter, customerRef],
+  );
+  if (!rows.length) return false;
+  const scope: Scope = { ...tenant, modes: [tenant.mode] };
+  const row = await inTenant(scope, (tx) =>
+    tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...scoped(scope), kind: adapter } } }),
+  );
+  if (!row) return false;
+  let completed = false;
+  for (const r of rows) {
+    const now = await settleAttempt(scope, r.setupSessionId, r.id, providerFor(row), 'callback');
+    if (now.status === 'completed') completed = true;
+  }
+  return completed;
+}
+
+/**
  * The provider's word on one attempt (the sweep: a crash between phases, a lost callback): `creating`
  * past the grace never reached the customer and fails; an attempt with a reference is asked (`fetchSetup`).
  */

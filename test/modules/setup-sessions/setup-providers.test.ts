@@ -1,7 +1,9 @@
 /**
  * Setup sessions through the provider simulators (docs/guides/setup-sessions.md, Hosted page): the card
  * typed on provider_a's own form, the return URL asking the provider, direct debit's OTP, PayPal's vault
- * approval and exchange in live mode, a declined card, and the live sandbox refusal.
+ * approval and exchange in live mode, a declined card, and the live sandbox refusal. Token callbacks alone
+ * complete a setup: provider_b's pay-account notification (GoPay), provider_c's VAULT.PAYMENT-TOKEN.CREATED
+ * after an exchange whose answer was lost; forged ones are 401.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { mintLiveKey } from '../../helpers/keys.ts';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
 import { useSimulators } from '../../helpers/simulators.ts';
 import { ProviderASim } from '../../simulators/provider_a.ts';
+import { ProviderBSim } from '../../simulators/provider_b.ts';
 import { ProviderCSim } from '../../simulators/provider_c.ts';
 
 const server = useServer();
@@ -213,4 +216,120 @@ describe('provider_c (simulator), live mode: PayPal vault', () => {
     const { rows } = await db().system.query(`SELECT status FROM setup_attempts WHERE "setupSessionId" = $1`, [ss.id]);
     expect(rows.map((r) => r.status)).toEqual(['completed']);
   });
+});
+
+describe('provider_b (simulator): GoPay linking completed by the pay-account notification', () => {
+  const creds = {
+    serverKey: `SB-Mid-server-${rand(12)}`,
+    clientKey: `SB-Mid-client-${rand(8)}`,
+    merchantId: 'G123456789',
+  };
+  const sim = simulators.track(new ProviderBSim({ serverKey: creds.serverKey, merchantId: creds.merchantId }));
+  beforeAll(async () => {
+    await sim.start();
+    process.env.PROVIDER_B_BASE_URL = sim.url;
+    sim.notificationUrl = `${server.url}/v1/callbacks/provider_b`;
+  });
+
+  it('the notification alone (the customer never comes back) completes the session; forged ones are 401', async () => {
+    const ws = await server.workspace();
+    expect((await ws.client.put('/v1/adapters/provider_b', creds, key())).status).toBe(200);
+    const cus = ok(await ws.client.post('/v1/customers', { name: 'Sari', phone: '081234560000' }), 201).id;
+    const ss = ok(await create(ws.client, cus, { types: ['ewallet'] }), 201);
+    const a = ok(await page(tokenOf(ss), '/attempt', { type: 'ewallet', channel: 'gopay', phone: '081234560000' }));
+    expect(a.next.redirectUrl.startsWith(sim.url)).toBe(true);
+    const accountId = (
+      await db().system.query(`SELECT "providerRef" FROM setup_attempts WHERE "setupSessionId" = $1`, [ss.id])
+    ).rows[0].providerRef as string;
+    // A forged notification naming the account (signed with another key) is refused before anything is asked.
+    const forged = await fetch(`${server.url}/v1/callbacks/provider_b`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        ...sim.accountNotificationFor(sim.accounts.get(accountId)!, 'not-the-key'),
+        account_status: 'ENABLED',
+      }),
+    });
+    expect(forged.status).toBe(401);
+    expect(ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`)).status).not.toBe('completed');
+    const linked = await submit(a.next.redirectUrl, { phone: '081234560000' });
+    // The GoPay page would send the customer to our return URL: never visited here.
+    expect(linked.status).toBe(303);
+    await sim.flush();
+    let after = ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`));
+    for (let i = 0; i < 50 && after.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      after = ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`));
+    }
+    expect(after).toMatchObject({ status: 'completed', adapter: 'provider_b' });
+    expect(ok(await ws.client.get(`/v1/payment-methods/${after.paymentMethodId}`))).toMatchObject({
+      adapter: 'provider_b',
+      type: 'ewallet',
+      ewallet: { provider: 'gopay' },
+      consent: { source: 'setup_session', sourceId: ss.id },
+    });
+    // The customer unlinks GoPay later: the notification reaches the workspace (200, not 401).
+    const [unlinked] = await sim.revokeToken(accountId);
+    expect(unlinked.status).toBe(200);
+    // A notification of an account nobody set up is not routed anywhere: 401 as any unknown callback.
+    const [unknown] = await sim.revokeToken(JSON.parse(sim.seedToken({ digits: '0000' })).account_id);
+    expect(unknown.status).toBe(401);
+  });
+});
+
+describe('provider_c (simulator), live mode: VAULT.PAYMENT-TOKEN webhooks', () => {
+  const creds = { clientId: `AZ${rand(16)}`, secret: `EL${rand(16)}`, webhookId: `WH${rand(8).toUpperCase()}` };
+  const sim = simulators.track(new ProviderCSim(creds));
+  beforeAll(async () => {
+    await sim.start();
+    process.env.PROVIDER_C_BASE_URL = sim.url;
+    process.env.PROVIDER_C_WEBHOOK_ID = creds.webhookId;
+    sim.webhookUrl = `${server.url}/v1/callbacks/provider_c`;
+  });
+
+  it("the exchange's answer is lost: VAULT.PAYMENT-TOKEN.CREATED alone completes the setup; DELETED reaches the method's workspace; forged is 401", async () => {
+    const ws = await server.workspace();
+    const live = await mintLiveKey(ws.workspaceId);
+    const client = createClient({ baseUrl: server.url, keyId: live.keyId, secret: live.secret });
+    const put = await client.put(
+      '/v1/adapters/provider_c',
+      { clientId: creds.clientId, secret: creds.secret, mode: 'live' },
+      key(),
+    );
+    expect(put.status, put.text).toBe(200);
+    const cus = ok(await client.post('/v1/customers', { name: 'Jon', email: 'jon@example.com' }), 201).id;
+    const ss = ok(await create(client, cus, { currency: 'USD' }), 201);
+    const t = tokenOf(ss);
+    const a = ok(await page(t, '/attempt', { type: 'paypal' }));
+    const approved = await submit(a.next.redirectUrl, { email: 's0000@example.com' });
+    // The return exchanges the setup token; PayPal vaults it but the answer never arrives (a timeout), and
+    // its webhook is not sent yet.
+    sim.offSession.dropResponseAfterCharge = true;
+    sim.offSession.deliver = false;
+    try {
+      await follow(approved.location!);
+    } finally {
+      sim.offSession.dropResponseAfterCharge = false;
+      sim.offSession.deliver = true;
+    }
+    expect(ok(await client.get(`/v1/setup-sessions/${ss.id}`)).status).not.toBe('completed');
+    const tokenId = [...sim.paymentTokens.keys()].at(-1)!;
+    const [forged] = await sim.tokenCreated(tokenId, { forge: true });
+    expect(forged.status).toBe(401);
+    // The webhook names the payment token and our customer only: the customer's open setup is asked and
+    // exchanged again with its own key, which answers the token already vaulted.
+    const [d] = await sim.tokenCreated(tokenId);
+    expect(d.status).toBe(200);
+    const after = ok(await client.get(`/v1/setup-sessions/${ss.id}`));
+    expect(after).toMatchObject({ status: 'completed', adapter: 'provider_c' });
+    expect(ok(await client.get(`/v1/payment-methods/${after.paymentMethodId}`))).toMatchObject({
+      type: 'paypal',
+      adapter: 'provider_c',
+    });
+    expect([...sim.paymentTokens.keys()].at(-1)).toBe(tokenId);
+    // The payer deletes the saved method at PayPal: routed to this workspace by the token's hash (200),
+    // where before no workspace was found (401).
+    const [deleted] = await sim.revokeToken(tokenId);
+    expect(deleted.status).toBe(200);
+  }, 60_000);
 });
