@@ -425,7 +425,10 @@ function sampleWaits() {
          WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
       );
       for (const r of rows) {
-        const k = r.w === 'Lock:transactionid' || r.w === 'Lock:tuple' ? `${r.w} (${r.q.replace(/\s+/g, ' ')})` : r.w;
+        const k =
+          r.w === 'Lock:transactionid' || r.w === 'Lock:tuple' || r.w === 'Lock:advisory'
+            ? `${r.w} (${r.q.replace(/\s+/g, ' ')})`
+            : r.w;
         counts.set(k, (counts.get(k) ?? 0) + 1);
         total++;
       }

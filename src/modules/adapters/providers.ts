@@ -2,6 +2,8 @@ import { createProvider, type Provider } from '../../providers/index.ts';
 import { hostedBase } from '../../core/hosted.ts';
 import { adapterSecrets } from './service.ts';
 import type { Adapter } from '../../generated/prisma/client.ts';
+import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
+import type { RowScope } from '../../core/resource.ts';
 
 export type OnlineKind = 'provider_a' | 'provider_b' | 'provider_c';
 export const isOnline = (kind: string): kind is OnlineKind =>
@@ -62,4 +64,17 @@ export function providerFor(row: Adapter): Provider {
     default:
       throw new Error(`no provider client for adapter kind ${row.kind}`);
   }
+}
+
+/**
+ * A tenant's adapter rows of some kinds, in one statement on either SQL path: the hot callers
+ * (callbacks, batches of off-session charges) build clients from them per use and never keep them,
+ * so a rotated credential applies to the next call.
+ */
+export async function adapterRows(tx: AnyTx, scope: RowScope, kinds: readonly string[]): Promise<Adapter[]> {
+  if (!kinds.length) return [];
+  return sqlOf(tx).query<Adapter>(
+    q`SELECT * FROM adapters WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND kind = ANY (${[...new Set(kinds)]}::text[])`,
+  );
 }

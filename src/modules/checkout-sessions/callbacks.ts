@@ -9,6 +9,7 @@
  * the unapplied posting, attempts.ts). Repeated and late callbacks are answered 200.
  */
 import { db, inTenant } from '../../core/db/client.ts';
+import { scopeOf, tenantTx } from '../../core/db/sql.ts';
 import { settleCustomerSetups, settleSetupByRef } from '../setup-sessions/hosted.ts';
 import { providerTokenHash } from '../payment-methods/service.ts';
 import { sha256Hex } from '../../core/crypto.ts';
@@ -24,7 +25,7 @@ import {
 } from '../../providers/index.ts';
 import type { CheckoutAttempt } from '../../generated/prisma/client.ts';
 import { recordUnapplied, voidAttempts, type Superseded } from './attempts.ts';
-import { isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
+import { adapterRows, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { completeSession } from './complete.ts';
 import { lockSession } from './service.ts';
 import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
@@ -127,9 +128,7 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
   // One provider account may be connected to several workspaces (one token): try each until the session is found.
   for (const tenant of await candidates(kind, req)) {
     const scope = { ...tenant, modes: [tenant.mode] };
-    const adapter = await inTenant(scope, (tx) =>
-      tx.adapter.findUnique({ where: { workspaceId_mode_kind: { ...tenant, kind } } }),
-    );
+    const [adapter] = await tenantTx(scopeOf(tenant), (sql) => adapterRows(sql, tenant, [kind]));
     if (!adapter) continue;
     const provider = providerFor(adapter);
     let event;

@@ -5,13 +5,13 @@
  * the managed sandbox, which saves every type in IDR and USD. Live managed tokenization waits for the
  * platform client (as live managed refunds do), so live sessions offer merchant-connected adapters only.
  */
-import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
+import type { AnyTx } from '../../core/db/sql.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { logger } from '../../core/logger.ts';
 import type { Adapter } from '../../generated/prisma/client.ts';
 import type { SavedMethodType } from '../../providers/types.ts';
 import { enabledAdapters } from '../adapters/service.ts';
-import { isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
+import { adapterRows, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { SANDBOX_ADAPTER } from '../payment-methods/service.ts';
 import { paymentMethodTypes } from '../payment-methods/states.ts';
 
@@ -31,12 +31,7 @@ const sandboxCurrencies: readonly string[] = ['IDR', 'USD'];
 export async function setupAdapters(tx: AnyTx, scope: RowScope, currency: string): Promise<SetupAdapter[]> {
   const enabled = await enabledAdapters(tx, scope);
   const kinds = order.filter((k) => enabled.some((a) => a.configured && a.kind === k));
-  const rows = kinds.length
-    ? await sqlOf(tx).query<Adapter>(
-        q`SELECT * FROM adapters WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-          AND kind = ANY (${kinds}::text[])`,
-      )
-    : [];
+  const rows = await adapterRows(tx, scope, kinds);
   const out: SetupAdapter[] = [];
   for (const kind of kinds) {
     const row = rows.find((r) => r.kind === kind && isOnline(r.kind));

@@ -7,15 +7,14 @@
  * network error is never a decline: the answer is `pending` and the sweep asks again.
  */
 import { config } from '../../core/config.ts';
-import { inTenant } from '../../core/db/client.ts';
-import { scoped } from '../../core/resource.ts';
+import { scopeOf, tenantTx } from '../../core/db/sql.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { unseal } from '../../core/sealed.ts';
 import { logger } from '../../core/logger.ts';
 import type { Payment, PaymentMethod } from '../../generated/prisma/client.ts';
 import { isProviderError } from '../../providers/errors.ts';
 import type { OffSessionResult, Provider, SavedMethodType } from '../../providers/types.ts';
-import { callbackUrl, isOnline, providerFor } from '../adapters/providers.ts';
+import { adapterRows, callbackUrl, isOnline, providerFor } from '../adapters/providers.ts';
 import type { SandboxAnswer } from '../payment-methods/sandbox.ts';
 import { chargeable } from '../payment-methods/states.ts';
 
@@ -24,12 +23,8 @@ import { chargeable } from '../payment-methods/states.ts';
  * per batch of charges, never kept: credentials rotate).
  */
 export async function providersOf(scope: RowScope, kinds: string[]): Promise<Map<string, Provider>> {
-  const online = [...new Set(kinds)].filter(isOnline);
-  const rows = online.length
-    ? await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
-        tx.adapter.findMany({ where: { ...scoped(scope), kind: { in: online } } }),
-      )
-    : [];
+  const online = kinds.filter(isOnline);
+  const rows = online.length ? await tenantTx(scopeOf(scope), (sql) => adapterRows(sql, scope, online)) : [];
   return new Map(rows.map((r) => [r.kind, providerFor(r)]));
 }
 

@@ -85,10 +85,14 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
   // Round robin, one batch per tenant per round, until none has anything due (a subscription several
   // periods behind stays due after its batch and is renewed again in the next round).
   let tenants = o.scope ? [o.scope] : await dueTenants(o.at);
+  const sending = oneAhead();
   while (tenants.length) {
     const busy: RowScope[] = [];
     for (const scope of tenants) {
-      if (out.renewed + out.canceled >= limit) return { ...out, more: true };
+      if (out.renewed + out.canceled >= limit) {
+        await sending.done();
+        return { ...out, more: true };
+      }
       const batch = Math.min(RENEWAL_BATCH, limit - out.renewed);
       const { results, claimed, stuck } = await sweeps.renewal.batch(scope, (only, report) =>
         renewBatch(scope, o.at, o.testClockId, only ? 1 : batch, { sweep: sweeps.renewal, only, report }),
@@ -97,8 +101,11 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
         out.renewed += n.renewed;
         out.canceled += n.canceled;
         out.attempted += n.attempted;
-        // The first charges of provider-held methods, written pending by the batch: sent now it committed.
-        if (n.tenant) await sendPendingCharges(n.tenant, n.remote, o.at, sweeps.invoice_attempt);
+        // The first charges of provider-held methods, written pending by the batch: sent now it
+        // committed, while the next batch is renewed (one batch's charges at a time).
+        const tenant = n.tenant;
+        if (tenant && n.remote.length)
+          await sending.next(() => sendPendingCharges(tenant, n.remote, o.at, sweeps.invoice_attempt));
       }
       // A row that failed is quarantined and no longer claimed, so the tenant's next batch moves on.
       if (claimed > 0 && !stuck) busy.push(scope);
@@ -107,6 +114,7 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
     }
     tenants = busy;
   }
+  await sending.done();
   // Unpaid first invoices that fell due: the incomplete subscription expires (expiry.ts).
   const room = limit - out.renewed - out.canceled;
   out.canceled += await expireIncomplete({
@@ -119,6 +127,30 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
   out.attempted += attempts.attempted;
   out.more = attempts.more;
   return out;
+}
+
+/**
+ * Work run one step behind its caller: `next` waits for the previous work, then starts this one
+ * without waiting for it (a batch's provider calls overlap the next batch's transaction); `done`
+ * waits for the last. A failure is kept and thrown by the next `next` or `done`, never left unhandled.
+ */
+function oneAhead() {
+  let last: Promise<unknown> = Promise.resolve(null);
+  const done = async () => {
+    const failed = await last;
+    last = Promise.resolve(null);
+    if (failed) throw failed;
+  };
+  return {
+    done,
+    async next(work: () => Promise<unknown>) {
+      await done();
+      last = work().then(
+        () => null,
+        (e: unknown) => e ?? new Error('failed'),
+      );
+    },
+  };
 }
 
 /** Workspaces and modes with subscriptions due on the real clock (the partial renewal index), owner pool. */

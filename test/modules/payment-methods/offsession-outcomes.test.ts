@@ -18,6 +18,7 @@ import { expireActions, sweepPendingCharges } from '../../../src/modules/subscri
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { decodeWords, leaves, parseMime } from '../../helpers/mime.ts';
 import { until } from '../../helpers/receiver.ts';
+import { clock } from '../../../src/core/clock.ts';
 import { customer, invoicesOf, plan, scopeOf, seedSubscription, subscriptionRow } from '../../helpers/renewals.ts';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
 
@@ -323,21 +324,37 @@ describe('first charge answered requires_action or pending at subscription creat
     expect((await subscriptionRow(res.json.data.id)).status).toBe('active');
   });
 
-  it('async: the pending sweep settles it succeeded once SVC_SANDBOX_ASYNC_MS passed', async () => {
+  it('async: settled succeeded when SVC_SANDBOX_ASYNC_MS passes, without waiting for the minute sweep', async () => {
     const ws = await server.workspace();
     config.sandboxAsyncMs = 300;
     try {
       const { inv, sub } = await renewed(ws, 'async');
+      const started = Date.now();
       expect((await paymentsOf(inv.id))[0]).toMatchObject({ status: 'pending' });
-      await new Promise((r) => setTimeout(r, 400));
-      await sweepPendingCharges();
+      // No sweep is called here: the process that left it pending asks for one when its delay passes.
+      await until(async () => (await paymentsOf(inv.id))[0].status === 'succeeded', 'the async charge to settle');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((await invoicesOf(sub))[0].status).toBe('paid');
+    } finally {
+      config.sandboxAsyncMs = 3_600_000;
+    }
+  });
+
+  it('async: the minute pending sweep settles it succeeded once SVC_SANDBOX_ASYNC_MS passed (a process that left it pending died)', async () => {
+    const ws = await server.workspace();
+    // The delay is an hour: the process's own timer is far off, so only the sweep can settle it.
+    const { inv, sub } = await renewed(ws, 'async');
+    expect((await paymentsOf(inv.id))[0]).toMatchObject({ status: 'pending' });
+    clock.advance(3_600_000 + 1_000);
+    try {
+      expect(await sweepPendingCharges()).toBeGreaterThanOrEqual(1);
       expect((await paymentsOf(inv.id))[0]).toMatchObject({
         status: 'succeeded',
         providerReference: expect.any(String),
       });
       expect((await invoicesOf(sub))[0].status).toBe('paid');
     } finally {
-      config.sandboxAsyncMs = 3_600_000;
+      clock.reset();
     }
   });
 });
