@@ -12,6 +12,7 @@ import { db, inTenant } from '../../core/db/client.ts';
 import { scopeOf, tenantTx } from '../../core/db/sql.ts';
 import { settleCustomerSetups, settleSetupByRef } from '../setup-sessions/hosted.ts';
 import { providerTokenHash } from '../payment-methods/service.ts';
+import { applyTokenRevocation } from '../payment-methods/provider-revocation.ts';
 import { sha256Hex } from '../../core/crypto.ts';
 import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
@@ -150,6 +151,11 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       const applied = await applyRefundCallback(scope, kind, confirmed);
       if (applied) return applied;
       continue;
+    }
+    // A saved method's token expired or revoked at the provider: the method moves (no charge of it after).
+    if (event.type === 'token' && (event.status === 'expired' || event.status === 'revoked')) {
+      const moved = await applyTokenRevocation(tenant, kind, { tokenRef: event.tokenRef, status: event.status });
+      if (moved) return moved;
     }
     // A saved token of a setup session became active or failed: the provider is asked (docs/guides/setup-sessions.md).
     // Not this tenant's setup: the next workspace sharing the provider account may own it.

@@ -270,3 +270,21 @@ describe('live mode: a renewal burst of provider-held methods', () => {
     expect(burst.statements).toBe(one.statements);
   }, 60_000);
 });
+
+describe('live mode: a saved method revoked or expired at provider_a', () => {
+  it('its verified token callback moves the method (revoked, expired), clears it from the subscription; forged is 401', async () => {
+    const ws = await liveWorkspace();
+    const { sub, pm } = await subscribe(ws, '4242424242424242');
+    const [forged] = await sim.revokeToken(pm.token, { forge: true });
+    expect(forged.status).toBe(401);
+    expect((await ws.client.get(`/v1/payment-methods/${pm.id}`)).json.data.status).toBe('active');
+    const [d] = await sim.revokeToken(pm.token);
+    expect(d.status).toBe(200);
+    expect((await ws.client.get(`/v1/payment-methods/${pm.id}`)).json.data.status).toBe('revoked');
+    const { rows } = await db().system.query(`SELECT "paymentMethod" FROM subscriptions WHERE id = $1`, [sub.id]);
+    expect(rows[0].paymentMethod).toBeNull();
+    const other = await liveCard(ws, sub.customerId, '4242424242424242');
+    expect((await sim.expireToken(other.token))[0].status).toBe(200);
+    expect((await ws.client.get(`/v1/payment-methods/${other.id}`)).json.data.status).toBe('expired');
+  });
+});

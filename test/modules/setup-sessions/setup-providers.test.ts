@@ -271,6 +271,16 @@ describe('provider_b (simulator): GoPay linking completed by the pay-account not
     // The customer unlinks GoPay later: the notification reaches the workspace (200, not 401).
     const [unlinked] = await sim.revokeToken(accountId);
     expect(unlinked.status).toBe(200);
+    // ...and the method is revoked there (found by the link's setup attempt): never charged again.
+    expect(ok(await ws.client.get(`/v1/payment-methods/${after.paymentMethodId}`)).status).toBe('revoked');
+    const revokedEvents = await db().system.query(
+      `SELECT count(*)::int AS n FROM events WHERE "objectId" = $1 AND type = 'payment_method.revoked'`,
+      [after.paymentMethodId],
+    );
+    expect(revokedEvents.rows[0].n).toBe(1);
+    // The same notification again changes nothing.
+    expect((await sim.revokeToken(accountId))[0].status).toBe(200);
+    expect(ok(await ws.client.get(`/v1/payment-methods/${after.paymentMethodId}`)).status).toBe('revoked');
     // A notification of an account nobody set up is not routed anywhere: 401 as any unknown callback.
     const [unknown] = await sim.revokeToken(JSON.parse(sim.seedToken({ digits: '0000' })).account_id);
     expect(unknown.status).toBe(401);
@@ -331,5 +341,6 @@ describe('provider_c (simulator), live mode: VAULT.PAYMENT-TOKEN webhooks', () =
     // where before no workspace was found (401).
     const [deleted] = await sim.revokeToken(tokenId);
     expect(deleted.status).toBe(200);
+    expect(ok(await client.get(`/v1/payment-methods/${after.paymentMethodId}`)).status).toBe('revoked');
   }, 60_000);
 });
