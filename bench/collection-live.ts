@@ -445,6 +445,20 @@ function sampleWaits() {
   };
 }
 
+/** How many callbacks each simulator has sent so far. */
+const sentCounts = () => Object.fromEntries(Object.entries(simOf).map(([k, s]) => [k, s.sent.length]));
+
+/** The app's answers to the callbacks sent since `before`, by provider and status (or why none came). */
+function callbacksSince(before: Record<string, number>) {
+  const answered = new Map<string, number>();
+  for (const [kind, s] of Object.entries(simOf))
+    for (const x of s.sent.slice(before[kind] ?? 0)) {
+      const k = `${kind} ${x.result.status ?? (x.result.error ?? 'no answer').replace(/\s+/g, ' ').slice(0, 60)}`;
+      answered.set(k, (answered.get(k) ?? 0) + 1);
+    }
+  return [...answered].map(([k, v]) => `${k} x ${v}`).join(', ');
+}
+
 // ---- sections ----
 
 const sections: Record<string, () => Promise<Target[]>> = {};
@@ -465,6 +479,7 @@ sections.p1 = async () => {
   const chargesBefore = extraProviderCharges().total;
   const commitsBefore = await commits();
   const stopSampling = sampleWaits();
+  const sentBefore = sentCounts();
   const t0 = performance.now();
   // What the minute's tick does (jobs/billing-tick.ts): a few batch jobs, never one per subscription.
   for (let i = 0; i < DRAINERS; i++) await boss.send(batchQueue, {}, { singletonKey: `bench-live-${i}` });
@@ -500,6 +515,8 @@ sections.p1 = async () => {
     `SELECT name, count(*)::int AS n FROM pgboss.job GROUP BY name ORDER BY n DESC LIMIT 8`,
   );
   console.log(`    job rows by queue now: ${byQueue.rows.map((r) => `${r.name} ${r.n}`).join(', ')}`);
+  for (const s of sims) await s.flush();
+  console.log(`    callbacks answered by the app: ${callbacksSince(sentBefore)}`);
   const m = await moneyOf(ws.workspaceId);
   const charges = extraProviderCharges();
   const perAdapter = await db().system.query(
@@ -528,6 +545,7 @@ sections.p1 = async () => {
 };
 
 sections.p2 = async () => {
+  const sentBefore = sentCounts();
   const ws = await liveWorkspace('Bench live crash');
   const at = new Date();
   const seeded = await seedDue(ws, CRASH, new Date(at.getTime() - 1000));
@@ -611,13 +629,7 @@ sections.p2 = async () => {
     ws.workspaceId,
   ]);
   const totalS = (performance.now() - t0) / 1000;
-  const answered = new Map<string, number>();
-  for (const [kind, s] of Object.entries(simOf))
-    for (const x of s.sent) {
-      const k = `${kind} ${x.result.status}`;
-      answered.set(k, (answered.get(k) ?? 0) + 1);
-    }
-  console.log(`    callbacks answered by the app: ${[...answered].map(([k, v]) => `${k} x ${v}`).join(', ')}`);
+  console.log(`    callbacks answered by the app: ${callbacksSince(sentBefore)}`);
   console.log(
     `  P2: ${fmt(CRASH)} renewals, ${passes} passes, ${kills} SIGKILLs in ${fmt(runS, 1)} s: at the end of the run ${fmt(atRun.paid)} paid, ` +
       `${atRun.pending} pending; 6 min later (faults on) ${fmt(afterFaults.paid)} paid, ${afterFaults.pending} pending; ` +

@@ -170,6 +170,38 @@ export class Sweep {
     return n;
   }
 
+  /**
+   * Rows listed before the work, run in groups of one tenant's (at most `size`, in their order) by
+   * `fn`, one transaction per group: a group that throws is run again one row at a time, and only a
+   * row that fails alone is quarantined. The sum of what `fn` returns for those that succeed.
+   */
+  async groups<R extends SweepRow>(rows: readonly R[], size: number, fn: (rows: R[]) => Promise<number>) {
+    const tenants = new Map<string, R[]>();
+    for (const r of rows) {
+      if (this.waiting(r, r.id)) continue;
+      const k = keyOf(r, '');
+      tenants.set(k, [...(tenants.get(k) ?? []), r]);
+    }
+    let n = 0;
+    for (const mine of tenants.values())
+      for (let i = 0; i < mine.length; i += size) {
+        const group = mine.slice(i, i + size);
+        if (group.length > 1)
+          try {
+            n += await fn(group);
+            await this.clear(
+              group[0],
+              group.map((r) => r.id),
+            );
+            continue;
+          } catch (e) {
+            if (isDatabaseUnavailable(e)) throw e;
+          }
+        for (const r of group) n += (await this.row(r, () => fn([r]))) ?? 0;
+      }
+    return n;
+  }
+
   /** A unit of work of one whole tenant (no row to name): a throw quarantines the tenant for this sweep. */
   async tenant<T>(scope: SweepScope, fn: () => Promise<T>): Promise<T | undefined> {
     return this.row({ ...scope, id: TENANT_ROW }, fn);

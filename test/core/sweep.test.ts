@@ -57,6 +57,33 @@ describe('sweep isolation', () => {
     expect(await held(ws.workspaceId)).toEqual([]);
   });
 
+  it("groups: one tenant's rows together; a failed group is re-run row by row and only the failing row is quarantined", async () => {
+    const a = await server.workspace();
+    const b = await server.workspace();
+    const rows = [
+      ...['a1', 'a2', 'a3'].map((id) => ({ workspaceId: a.workspaceId, mode: 'test', id })),
+      ...['b1', 'b2'].map((id) => ({ workspaceId: b.workspaceId, mode: 'test', id })),
+    ];
+    const calls: string[][] = [];
+    const unit = async (group: { id: string }[]) => {
+      calls.push(group.map((r) => r.id));
+      if (group.some((r) => r.id === 'a2')) throw new Error('bad row');
+      return group.length;
+    };
+    // Groups of at most 2 of one tenant: [a1 a2] fails and runs row by row, [a3] and [b1 b2] commit as they are.
+    expect(await (await Sweep.one('payment_method_expiry')).groups(rows, 2, unit)).toBe(4);
+    expect(calls).toEqual([['a1', 'a2'], ['a1'], ['a2'], ['a3'], ['b1', 'b2']]);
+    expect((await held(a.workspaceId)).map((r) => r.rowId)).toEqual(['a2']);
+    expect(await held(b.workspaceId)).toEqual([]);
+    // While it waits out its backoff it is left out of its group.
+    calls.length = 0;
+    expect(await (await Sweep.one('payment_method_expiry')).groups(rows, 2, unit)).toBe(4);
+    expect(calls).toEqual([
+      ['a1', 'a3'],
+      ['b1', 'b2'],
+    ]);
+  });
+
   it('batch: a failed batch is re-run row by row and only the failing row is quarantined; a failure before the claim holds the tenant', async () => {
     const ws = await server.workspace();
     const scope = { workspaceId: ws.workspaceId, mode: 'test' };

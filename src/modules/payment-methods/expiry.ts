@@ -34,7 +34,7 @@ export async function nextMethodExpiry(
 /**
  * The card-expiry sweep (docs/guides/payment-methods.md, Expiry): every active method on the real
  * clock past `expiresAt` becomes `expired` (`payment_method.expired`, cleared as default and from
- * subscriptions), one transaction each, re-checked under the row lock. The claim reads the partial
+ * subscriptions), a hundred of a tenant per transaction, each re-checked under its row lock. The claim reads the partial
  * index `payment_methods_expiry_idx`. Returns how many it expired.
  */
 export async function expireDueMethods(
@@ -49,18 +49,26 @@ export async function expireDueMethods(
      WHERE ${expirable} AND p."expiresAt" IS NOT NULL AND p."expiresAt" <= $1
        AND p."testClockId" IS NOT DISTINCT FROM $3::text
        AND ($4::text IS NULL OR (p."workspaceId" = $4 AND p.mode = $5))
-     ORDER BY p."expiresAt" LIMIT $2`,
+     ORDER BY p."expiresAt", p.id LIMIT $2`,
     [now, limit, o?.testClockId ?? null, o?.scope.workspaceId ?? null, o?.scope.mode ?? null],
   );
-  // Each method alone: one that fails is quarantined, the others expire on time (src/core/sweep.ts).
+  // A hundred of one tenant per transaction; a group that fails is run again method by method, and
+  // only a method that fails alone is quarantined: the others expire on time (src/core/sweep.ts).
   const sweep = await Sweep.one('payment_method_expiry', o?.scope);
-  return sweep.rows(rows, (r) => {
-    const scope = { workspaceId: r.workspaceId, mode: r.mode, modes: [r.mode] };
+  return sweep.groups(rows, EXPIRY_BATCH, (group) => {
+    const scope = { workspaceId: group[0].workspaceId, mode: group[0].mode, modes: [group[0].mode] };
     return inTenant(scope, async (tx) => {
-      const pm = await scopedRow<PaymentMethod>(tx, 'payment_methods', scope, r.id, { lock: true });
-      if (!pm || pm.status !== chargeable || !pm.expiresAt || pm.expiresAt > now) return 0;
-      await moveMethod(tx, scope, pm.id, 'expire', { accountId: r.accountId, source: 'sweep', at: now });
-      return 1;
+      let expired = 0;
+      for (const r of group) {
+        const pm = await scopedRow<PaymentMethod>(tx, 'payment_methods', scope, r.id, { lock: true });
+        if (!pm || pm.status !== chargeable || !pm.expiresAt || pm.expiresAt > now) continue;
+        await moveMethod(tx, scope, pm.id, 'expire', { accountId: r.accountId, source: 'sweep', at: now });
+        expired++;
+      }
+      return expired;
     });
   });
 }
+
+/** Methods of one tenant expired per transaction. */
+const EXPIRY_BATCH = 100;

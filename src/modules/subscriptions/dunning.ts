@@ -14,7 +14,6 @@
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { prismaSql, scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
-import { isDatabaseUnavailable } from '../../core/db/unavailable.ts';
 import { canMove, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
@@ -202,7 +201,7 @@ export async function attemptLocked(
  * transaction with the dunning step of each invoice not paid, so a burst costs a few transactions per
  * hundred charges. A call that throws leaves its payment pending (the pending sweep asks again after
  * its lease); a reconcile batch that throws is run again one answer at a time, and only an answer that
- * fails alone is quarantined (src/core/sweep.ts). `at`: the batch's business time.
+ * fails alone is quarantined (src/core/sweep.ts `groups`). `at`: the batch's business time.
  */
 export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], at: Date, sweep: Sweep) {
   if (!pending.length) return 0;
@@ -220,24 +219,15 @@ export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], at
       return result ? { charge, result } : null;
     }),
   );
-  const answers = called.filter((a): a is Answer => a !== null);
-  for (let i = 0; i < answers.length; i += ATTEMPT_BATCH) {
-    const batch = answers.slice(i, i + ATTEMPT_BATCH);
-    try {
-      await reconcileAnswers(t, batch, at);
-      continue;
-    } catch (e) {
-      if (isDatabaseUnavailable(e)) throw e;
-    }
-    for (const a of batch) await sweep.row(rowOf(a.charge), () => reconcileAnswers(t, [a], at));
-  }
+  const answers = called.filter((a): a is Answer => a !== null).map((a) => ({ ...rowOf(a.charge), ...a }));
+  await sweep.groups(answers, ATTEMPT_BATCH, (group) => reconcileAnswers(t, group, at));
   return answers.length;
 }
 
 type Answer = { charge: PendingCharge; result: ChargeResult };
 
 /** One transaction: the answers reconciled, then the dunning step of each invoice they did not pay. */
-function reconcileAnswers(t: Tenant, answers: Answer[], at: Date) {
+function reconcileAnswers(t: Tenant, answers: Answer[], at: Date): Promise<number> {
   return inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, async (tx) => {
     const sql = prismaSql(tx);
     const outcomes = await reconcileMany(
@@ -250,6 +240,7 @@ function reconcileAnswers(t: Tenant, answers: Answer[], at: Date) {
     for (const outcome of outcomes)
       if (outcome.outcome !== 'paid' && outcome.outcome !== 'skipped' && outcome.invoice)
         await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
+    return outcomes.length;
   });
 }
 

@@ -184,6 +184,36 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
     expect(sim.requests.some((r) => r.method === 'GET' && r.path.startsWith('/payment_requests'))).toBe(true);
   }, 60_000);
 
+  it('a callback during the open call is deferred to it; the same callback replayed late is a duplicate', async () => {
+    const ws = await liveWorkspace();
+    // The answer is dropped (the call stays open until its timeout) while the callback is sent at once.
+    sim.offSession.dropResponseAfterCharge = true;
+    const before = sim.sent.length;
+    let out: Awaited<ReturnType<typeof subscribe>>;
+    try {
+      out = await subscribe(ws, '4242424242424242');
+    } finally {
+      sim.offSession.dropResponseAfterCharge = false;
+    }
+    await sim.flush();
+    const [p] = await out.payments();
+    // The call's own status lookup reconciled it; the callback changed nothing while the call was open.
+    expect(p).toMatchObject({ status: 'succeeded' });
+    expect(sim.charges.byKey.get(p.id)).toBe(1);
+    const during = sim.sent.slice(before).filter((d) => d.body.includes(p.id));
+    expect(during.length).toBeGreaterThanOrEqual(1);
+    expect(during.map((d) => JSON.parse(d.result.body).data.outcome)).toContain('deferred');
+    // Replayed now (late, after the charge settled): verified, answered duplicate, nothing moves.
+    const late = await fetch(during[0].url, { method: 'POST', headers: during[0].headers, body: during[0].body });
+    expect(late.status).toBe(200);
+    expect((await late.json()).data.outcome).toBe('duplicate');
+    const events = await db().system.query(
+      `SELECT count(*)::int AS n FROM events WHERE "objectId" = $1 AND type = 'payment.succeeded'`,
+      [p.id],
+    );
+    expect(events.rows[0].n).toBe(1);
+  }, 60_000);
+
   it('a dropped answer whose status lookup fails too is pending, never a decline; the sweep finds the charge by its key', async () => {
     const ws = await liveWorkspace();
     // The charge is made, its answer never comes, the lookup right after it is refused (503), and no
