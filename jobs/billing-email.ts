@@ -1,4 +1,5 @@
 import type { PgBoss } from 'pg-boss';
+import { afterBilling } from '../src/core/billing-first.ts';
 import {
   BILLING_EMAIL_QUEUE,
   type BillingEmailJob,
@@ -14,7 +15,9 @@ export const queue = BILLING_EMAIL_QUEUE;
 
 export async function register(boss: PgBoss) {
   await boss.createQueue(queue, billingEmailQueue);
-  await boss.work<BillingEmailJob>(queue, { batchSize: 1, localConcurrency: 2 }, ([job]) =>
-    sendInvoiceReceiptEmails(job.data),
-  );
+  await boss.work<BillingEmailJob>(queue, { batchSize: 1, localConcurrency: 2 }, async ([job]) => {
+    // Money before mail: a billing drainer running in this process goes first (src/core/billing-first.ts).
+    await afterBilling();
+    await sendInvoiceReceiptEmails(job.data);
+  });
 }

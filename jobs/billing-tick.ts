@@ -2,6 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { clock } from '../src/core/clock.ts';
 import { processDue } from '../src/modules/subscriptions/renewals.ts';
+import { billingWork } from '../src/core/billing-first.ts';
 import { expireActions } from '../src/modules/subscriptions/waiting.ts';
 
 /**
@@ -25,7 +26,7 @@ export async function register(boss: PgBoss) {
     for (let i = 0; i < DRAINERS; i++) await boss.send(batchQueue, {}, { singletonKey: `drain-${i}` });
   });
   await boss.work(batchQueue, async () => {
-    const n = await processDue({ scope: null, at: clock.now(), testClockId: null });
+    const n = await billingWork(() => processDue({ scope: null, at: clock.now(), testClockId: null }));
     if (n.renewed || n.canceled || n.attempted) logger.info(n, 'billing due work done');
     const expired = await expireActions();
     if (expired) logger.info({ expired }, 'payment actions expired');
