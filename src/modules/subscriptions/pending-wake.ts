@@ -12,6 +12,12 @@ import { logger } from '../../core/logger.ts';
 /** Past the lease, so the sandbox answers `succeeded` (its lease passed) when the sweep asks. */
 const MARGIN_MS = 50;
 
+/** The sweep to run (waiting.ts registers `sweepPendingCharges` when it loads: no import back from here). */
+let sweep: (() => Promise<unknown>) | null = null;
+export function registerPendingSweep(run: () => Promise<unknown>) {
+  sweep = run;
+}
+
 let timer: NodeJS.Timeout | null = null;
 let dueAt = Number.POSITIVE_INFINITY;
 let sweeping: Promise<unknown> | null = null;
@@ -34,9 +40,8 @@ function run() {
     again = true;
     return;
   }
-  // Loaded when first needed: the sweep's module imports collection, which asks for the wake-up.
-  sweeping = import('./waiting.ts')
-    .then(({ sweepPendingCharges }) => sweepPendingCharges())
+  if (!sweep) return;
+  sweeping = sweep()
     .catch((e) => logger.warn({ err: e }, 'pending sweep on the sandbox delay failed; the minute sweep will retry'))
     .finally(() => {
       sweeping = null;

@@ -21,6 +21,7 @@ import { clockTimeFor } from '../test-clocks/time.ts';
 import { chargeStoredMethod, payersOf, reconcile, type ChargeResult, type CollectOutcome } from './collect.ts';
 import type { ChargeEvent, Provider } from '../../providers/types.ts';
 import { answerOf } from './offsession.ts';
+import { registerPendingSweep } from './pending-wake.ts';
 import { afterAttempt, type Tenant } from './dunning.ts';
 
 const err = errorsFor('payment');
@@ -314,3 +315,6 @@ export async function applyOffSessionCallback(
   });
   return { outcome: !out || out.outcome === 'skipped' ? 'duplicate' : out.outcome };
 }
+
+// The process timer of the sandbox's async delay runs this sweep (pending-wake.ts).
+registerPendingSweep(() => sweepPendingCharges());
