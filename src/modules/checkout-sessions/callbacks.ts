@@ -10,11 +10,11 @@
  */
 import { db, inTenant } from '../../core/db/client.ts';
 import { scopeOf, tenantTx } from '../../core/db/sql.ts';
-import { settleCustomerSetups, settleSetupByRef } from '../setup-sessions/hosted.ts';
+import { settleCustomerSetups, settleSetupByRef, waitingAttempt } from '../setup-sessions/hosted.ts';
 import { providerTokenHash } from '../payment-methods/service.ts';
 import { applyTokenRevocation } from '../payment-methods/provider-revocation.ts';
+import { recordProviderEvent } from '../adapters/provider-events.ts';
 import { sha256Hex } from '../../core/crypto.ts';
-import { newId } from '../../core/ids.ts';
 import { clock } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
 import { DomainError } from '../../core/errors.ts';
@@ -114,7 +114,7 @@ async function tokenCandidates(
      UNION SELECT "workspaceId", mode FROM payment_methods WHERE adapter = $1 AND "providerTokenHash" = $3
      UNION SELECT a."workspaceId", a.mode FROM setup_attempts a
        JOIN setup_sessions s ON s."workspaceId" = a."workspaceId" AND s.mode = a.mode AND s.id = a."setupSessionId"
-       WHERE a.adapter = $1 AND a.status = 'open' AND a."providerRef" IS NOT NULL
+       WHERE a.adapter = $1 AND ${waitingAttempt} AND a."providerRef" IS NOT NULL
          AND $4::text IS NOT NULL AND left(s."customerId", length($4::text)) = $4::text`,
     [kind, ref, tokenHash, customerRef],
   );
@@ -153,8 +153,8 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
       continue;
     }
     // A saved method's token expired or revoked at the provider: the method moves (no charge of it after).
-    if (event.type === 'token' && (event.status === 'expired' || event.status === 'revoked')) {
-      const moved = await applyTokenRevocation(tenant, kind, { tokenRef: event.tokenRef, status: event.status });
+    if (event.type === 'token') {
+      const moved = await applyTokenRevocation(tenant, kind, event);
       if (moved) return moved;
     }
     // A saved token of a setup session became active or failed: the provider is asked (docs/guides/setup-sessions.md).
@@ -227,24 +227,15 @@ export async function applyCharge(
   type Applied = { outcome: string; superseded?: Superseded[]; late?: LateRefund };
   const result = await inTenant(scope, async (tx): Promise<Applied> => {
     const now = clock.now();
-    const fresh = await tx.providerEvent.createMany({
-      data: [
-        {
-          id: newId('providerEvent'),
-          ...tenant,
-          provider: kind,
-          providerEventId: `${event.providerEventId}:${state.status}`,
-          type: 'charge',
-          objectId: attempt.checkoutSessionId,
-          outcome: 'applied',
-          payload: event.raw as object,
-          receivedAt: now,
-          processedAt: now,
-        },
-      ],
-      skipDuplicates: true,
+    const fresh = await recordProviderEvent(tx, tenant, {
+      provider: kind,
+      providerEventId: event.providerEventId,
+      status: state.status,
+      type: 'charge',
+      objectId: attempt.checkoutSessionId,
+      payload: event.raw,
     });
-    if (fresh.count === 0) return { outcome: 'duplicate' };
+    if (!fresh) return { outcome: 'duplicate' };
     const s = await lockSession(tx, tenant, attempt.checkoutSessionId);
     const a = await tx.checkoutAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
     if (!s || !canMove(attempts, a.status as AttemptStatus, 'pay')) return { outcome: 'duplicate' };

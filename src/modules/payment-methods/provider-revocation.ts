@@ -12,18 +12,25 @@ import { inTenant } from '../../core/db/client.ts';
 import { prismaSql, scopedRow, sql as q } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import type { PaymentMethod } from '../../generated/prisma/client.ts';
+import type { TokenEvent } from '../../providers/types.ts';
 import { canMove } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { moveMethod, providerTokenHash } from './service.ts';
-import { paymentMethodMachine, type PaymentMethodStatus } from './states.ts';
+import { paymentMethodMachine, type PaymentMethodStatus, type PaymentMethodTrigger } from './states.ts';
+
+/** The method's move for the provider's word: the move that ends in the status the provider reports. */
+const triggerOf = Object.fromEntries(
+  (['expire', 'revoke'] as const).map((t) => [paymentMethodMachine.moves[t].to, t]),
+) as Partial<Record<TokenEvent['status'], PaymentMethodTrigger>>;
 
 /** The move of the method the callback names in `tenant`, or null when it names none there. */
 export async function applyTokenRevocation(
   tenant: RowScope,
   kind: string,
-  event: { tokenRef: string; status: 'expired' | 'revoked' },
+  event: Pick<TokenEvent, 'tokenRef' | 'status'>,
 ): Promise<{ outcome: 'applied' | 'duplicate' } | null> {
-  const trigger = event.status === 'expired' ? 'expire' : 'revoke';
+  const trigger = triggerOf[event.status];
+  if (!trigger) return null;
   return inTenant({ workspaceId: tenant.workspaceId, modes: [tenant.mode] }, async (tx) => {
     const sql = prismaSql(tx);
     const [found] = await sql.query<{ id: string }>(

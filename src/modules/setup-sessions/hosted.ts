@@ -20,7 +20,8 @@ import { type Language, workspaceLanguage } from '../../core/i18n/index.ts';
 import { logger } from '../../core/logger.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { scoped } from '../../core/resource.ts';
-import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
+import { canMove, nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
+import { sql as sqlText } from '../../core/db/sql-template.ts';
 import { looksLikeCardNumber } from '../../core/validation.ts';
 import type { Adapter, SetupAttempt, SetupSession } from '../../generated/prisma/client.ts';
 import { isProviderError } from '../../providers/index.ts';
@@ -37,6 +38,7 @@ import {
   setupCompleted,
   type SetupAttemptStatus,
   type SetupSessionStatus,
+  setupAttemptWaiting,
 } from './states.ts';
 
 const err = errorsFor('setup_session');
@@ -535,6 +537,9 @@ export async function settleSetupByRef(adapter: string, providerRef: string, ten
   return true;
 }
 
+/** The SQL filter of attempts waiting at their provider (`a` the attempts' alias), for the callbacks' routing too. */
+export const waitingAttempt = sqlIn(sqlText`a.status`, [setupAttemptWaiting]).text;
+
 /**
  * A token callback naming only the customer (`customerRef`, our id as the provider cut it; provider_c):
  * each open attempt of that customer's live setups at `adapter` is asked (fetchSetup, then the exchange
@@ -544,7 +549,7 @@ export async function settleCustomerSetups(adapter: string, customerRef: string,
   const { rows } = await db().system.query<{ id: string; setupSessionId: string }>(
     `SELECT a.id, a."setupSessionId" FROM setup_attempts a
        JOIN setup_sessions s ON s."workspaceId" = a."workspaceId" AND s.mode = a.mode AND s.id = a."setupSessionId"
-     WHERE a."workspaceId" = $1 AND a.mode = $2 AND a.adapter = $3 AND a.status = 'open'
+     WHERE a."workspaceId" = $1 AND a.mode = $2 AND a.adapter = $3 AND ${waitingAttempt}
        AND a."providerRef" IS NOT NULL AND left(s."customerId", length($4::text)) = $4::text
      ORDER BY a."createdAt" DESC LIMIT 10`,
     [tenant.workspaceId, tenant.mode, adapter, customerRef],

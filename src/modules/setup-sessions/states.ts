@@ -73,3 +73,5 @@ export const setupAttemptMachine = defineMachine({
 });
 
 export type SetupAttemptStatus = StatusOf<typeof setupAttemptMachine>;
+/** An attempt the provider answered and that waits for the customer or the provider's word. */
+export const setupAttemptWaiting = setupAttemptMachine.moves.record_setup.to;

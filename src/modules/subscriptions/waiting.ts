@@ -7,7 +7,6 @@
  * in the same transaction.
  */
 import { clock } from '../../core/clock.ts';
-import { newId } from '../../core/ids.ts';
 import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { prismaSql, scopedRow, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
@@ -22,6 +21,7 @@ import { chargeStoredMethod, payersOf, reconcile, type ChargeResult, type Collec
 import type { ChargeEvent, Provider } from '../../providers/types.ts';
 import { answerOf } from './offsession.ts';
 import { registerPendingSweep } from './pending-wake.ts';
+import { recordProviderEvent } from '../adapters/provider-events.ts';
 import { afterAttempt, type Tenant } from './dunning.ts';
 
 const err = errorsFor('payment');
@@ -291,26 +291,15 @@ export async function applyOffSessionCallback(
   const out = await inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, async (tx) => {
     // Recorded with the state it was confirmed at, in the settling transaction: a callback sent again
     // (or by two deliveries at once) about the same state is answered `duplicate` and changes nothing.
-    const now = clock.now();
-    const fresh = await tx.providerEvent.createMany({
-      data: [
-        {
-          id: newId('providerEvent'),
-          workspaceId: t.workspaceId,
-          mode: t.mode,
-          provider: kind,
-          providerEventId: `${event.providerEventId}:${state.status}`,
-          type: 'charge',
-          objectId: p.id,
-          outcome: 'applied',
-          payload: event.raw as object,
-          receivedAt: now,
-          processedAt: now,
-        },
-      ],
-      skipDuplicates: true,
+    const fresh = await recordProviderEvent(tx, tenant, {
+      provider: kind,
+      providerEventId: event.providerEventId,
+      status: state.status,
+      type: 'charge',
+      objectId: p.id,
+      payload: event.raw,
     });
-    if (fresh.count === 0) return null;
+    if (!fresh) return null;
     return settleWaiting(prismaSql(tx), tenant, p.id, answerOf(state), { source: `callback:${kind}`, tx });
   });
   return { outcome: !out || out.outcome === 'skipped' ? 'duplicate' : out.outcome };
