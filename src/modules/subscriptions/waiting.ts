@@ -263,11 +263,16 @@ export async function applyOffSessionCallback(
   kind: string,
   event: ChargeEvent,
 ): Promise<{ outcome: string } | null> {
+  // Two index lookups (by our id, by the provider's reference), never a scan of the tenant's payments:
+  // a burst's callbacks arrive hundreds a second.
   const [p] = await tenantTx(scopeOf(t), (sql) =>
     sql.query<Payment>(
-      q`SELECT * FROM payments WHERE "workspaceId" = ${t.workspaceId} AND mode = ${t.mode} AND adapter = ${kind}
-        AND "paymentMethodId" IS NOT NULL
-        AND (id = ${event.reference ?? ''} OR "providerReference" = ${event.providerRef ?? ''}) LIMIT 1`,
+      q`(SELECT * FROM payments WHERE "workspaceId" = ${t.workspaceId} AND mode = ${t.mode} AND id = ${event.reference ?? ''}
+          AND adapter = ${kind} AND "paymentMethodId" IS NOT NULL)
+        UNION ALL
+        (SELECT * FROM payments WHERE adapter = ${kind} AND "providerReference" = ${event.providerRef ?? ''}
+          AND "workspaceId" = ${t.workspaceId} AND mode = ${t.mode} AND "paymentMethodId" IS NOT NULL)
+        LIMIT 1`,
     ),
   );
   if (!p) return null;
