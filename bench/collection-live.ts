@@ -487,7 +487,15 @@ sections.p1 = async () => {
   let maxJobs = 0;
   let last = 0;
   const limitS = Math.max(300, (N / 10_000) * 600);
+  // The app's own answer time while the burst's callbacks reach it (GET /healthz, once per poll).
+  const health: number[] = [];
   for (;;) {
+    const h0 = performance.now();
+    await fetch(`${appBase}/healthz`, { signal: AbortSignal.timeout(20_000) }).then(
+      (r) => r.arrayBuffer(),
+      () => null,
+    );
+    health.push(performance.now() - h0);
     paid = (
       await one(
         `SELECT count(*)::int AS n FROM invoices WHERE "workspaceId" = $1 AND status = 'paid' AND "billingReason" = 'subscription_cycle'`,
@@ -517,6 +525,11 @@ sections.p1 = async () => {
   console.log(`    job rows by queue now: ${byQueue.rows.map((r) => `${r.name} ${r.n}`).join(', ')}`);
   for (const s of sims) await s.flush();
   console.log(`    callbacks answered by the app: ${callbacksSince(sentBefore)}`);
+  health.sort((a, b) => a - b);
+  console.log(
+    `    the app's GET /healthz during the burst: p50 ${fmt(health[Math.floor(health.length / 2)] ?? 0, 1)} ms, ` +
+      `max ${fmt(health.at(-1) ?? 0, 1)} ms (${health.length} polls)`,
+  );
   const m = await moneyOf(ws.workspaceId);
   const charges = extraProviderCharges();
   const perAdapter = await db().system.query(
