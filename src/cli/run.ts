@@ -32,11 +32,11 @@ async function boot(role: 'start' | 'serve' | 'worker') {
   const database = await connectAndMigrate();
   if (stopping) return;
   if (role !== 'worker') {
-    const { buildApp } = await import('../server/app.ts');
+    const { buildApp, LISTEN_BACKLOG } = await import('../server/app.ts');
     const app = await buildApp();
     stops.push(() => app.close());
     if (stopping) return;
-    await app.fastify.listen({ port: config.port, host: config.host });
+    await app.fastify.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
     const where = listeningOn(app.fastify.server.address() as AddressInfo);
     logger.info({ host: config.host, port: config.port }, 'server listening');
     console.error(`svc listening on ${where} (GraphQL at /graphql)`);

@@ -39,6 +39,15 @@ export interface App {
 /** How long a stop waits for in-flight requests before closing their connections. */
 const DRAIN_MS = 5000;
 
+/**
+ * The listen queue for connections not yet accepted. A burst of provider callbacks (one per charge of a
+ * renewal burst) opens hundreds of connections at once; above Node's default 511 the kernel drops their
+ * handshakes and clients retry after 1, 3, 7, 15 s, so every caller, health checks included, waited
+ * up to 15 s (bench P1 after P4: 14,437 listen overflows in one run). The kernel caps it at
+ * `net.core.somaxconn`.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** One HTTP server: GraphQL (HTTP and WebSocket), the REST translation, health. */
 export async function buildApp(): Promise<App> {
   await assertDatabaseRoles(db());
