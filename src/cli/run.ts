@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { setPriority } from 'node:os';
 import { config } from '../core/config.ts';
 import { logger } from '../core/logger.ts';
 import { connectAndMigrate, stopEmbedded } from '../core/db/setup.ts';
@@ -57,6 +58,7 @@ async function boot(role: 'start' | 'serve' | 'worker') {
   }
   if (stopping) return;
   if (role === 'worker') {
+    yieldCpuToTheApi();
     // A worker alone has no API server: its traces and (on a port of its own) its metrics.
     const { startTracing, stopTracing } = await import('../core/tracing.ts');
     await startTracing();
@@ -67,6 +69,21 @@ async function boot(role: 'start' | 'serve' | 'worker') {
       console.error(`svc worker metrics on :${config.metrics.workerPort}/metrics`);
       stops.unshift(() => server.close());
     }
+  }
+}
+
+/**
+ * libuv accepts one connection per event-loop turn, so an API process that waits for CPU behind a
+ * worker's billing burst lets its accept queue grow: health checks and provider callbacks waited
+ * 6-16 s in the kernel while the API itself was 60 % idle (bench P1 after P4). Batch work yields the CPU.
+ */
+function yieldCpuToTheApi() {
+  if (config.workerNice <= 0) return;
+  try {
+    setPriority(config.workerNice);
+    logger.info({ nice: config.workerNice }, 'worker CPU priority lowered');
+  } catch (e) {
+    logger.warn({ err: (e as Error).message }, 'worker CPU priority unchanged');
   }
 }
 

@@ -115,6 +115,11 @@ export const config = {
    * sandbox settles it `succeeded` (`SVC_SANDBOX_ASYNC_MS`; docs/guides/payment-methods.md, Test scenarios).
    */
   sandboxAsyncMs: int(process.env.SVC_SANDBOX_ASYNC_MS, 2000),
+  /**
+   * `svc worker` alone lowers its CPU priority to this nice value (`SVC_WORKER_NICE`, 0 keeps it): on a shared
+   * machine a billing burst then never starves the API's event loop (docs/decisions.md, Worker CPU priority).
+   */
+  workerNice: int(process.env.SVC_WORKER_NICE, 10),
   /** Off-session provider calls in flight at once per adapter and worker (`SVC_OFFSESSION_CONCURRENCY`). */
   offSessionConcurrency: int(process.env.SVC_OFFSESSION_CONCURRENCY, 32),
   /** Where invoice email goes when SMTP_URL is unset (docs/decisions.md, Invoice email): one .eml per send. */

@@ -1,11 +1,12 @@
 // The `svc` CLI as users run it (bin/svc.js, a child process) against the test PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
+import { getPriority } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { useServer, db } from '../helpers/server.ts';
-import { childEnv, freePort, svc, type RunResult } from '../helpers/cli.ts';
+import { childEnv, freePort, startWorkerProcess, svc, type RunResult } from '../helpers/cli.ts';
 import { admin, adminUrl, withDatabase } from '../helpers/db.ts';
 import { listMigrations } from '../../src/core/db/migrate.ts';
 import { isId } from '../../src/core/ids.ts';
@@ -252,6 +253,18 @@ describe('svc commands', () => {
     const help = await svc(['help'], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('svc <command> [options]');
+  });
+
+  it('worker alone runs at nice 10 (batch work yields the CPU to the API); SVC_WORKER_NICE=0 keeps it at 0', async () => {
+    const [lowered, kept] = await Promise.all([
+      startWorkerProcess(server.dbUrl),
+      startWorkerProcess(server.dbUrl, { SVC_WORKER_NICE: '0' }),
+    ]);
+    try {
+      expect([getPriority(lowered.child.pid!), getPriority(kept.child.pid!)]).toEqual([10, getPriority()]);
+    } finally {
+      await Promise.all([lowered.stop(), kept.stop()]);
+    }
   });
 
   it('serve with an argument refuses to start', async () => {
