@@ -17,7 +17,9 @@ export type OnPublish = (client: pg.PoolClient, rows: RelayedEvent[]) => Promise
 
 const BATCH = 500;
 /** One publisher at a time, across every worker: positions are then handed out in commit order. */
-const PUBLISH_LOCK = 0x5f_6f75_7462; // "_outb"
+export const PUBLISH_LOCK = 0x5f_6f75_7462; // "_outb"
+/** A relay that found another publisher at work tries again this much later, holding nothing meanwhile. */
+const BUSY_RETRY_MS = 50;
 
 /**
  * Publishes a batch of committed events: each gets the next `publishedPosition` (commit order,
@@ -41,11 +43,21 @@ const PUBLISH = `
     FROM (SELECT "workspaceId", mode, max("publishedPosition") AS top FROM published GROUP BY 1, 2) g)
   SELECT p.* FROM published p, (SELECT count(*) FROM notified) _ ORDER BY p."publishedPosition"`;
 
-export async function relayBatch(onPublish?: OnPublish): Promise<number> {
+/**
+ * Publishes one batch; null when another worker is publishing. The lock is tried, never waited for: a
+ * relay queued behind another held a pooled connection and an open transaction for the whole of the
+ * other's batch (a third of the sampled backends of a renewal burst waited there).
+ */
+export async function relayBatch(onPublish?: OnPublish): Promise<number | null> {
   const client = await db().system.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [PUBLISH_LOCK]);
+    const [lock] = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [PUBLISH_LOCK]))
+      .rows;
+    if (!lock.ok) {
+      await client.query('ROLLBACK');
+      return null;
+    }
     const { rows } = await client.query<RelayedEvent>(PUBLISH);
     if (onPublish) await onPublish(client, rows);
     await client.query('COMMIT');
@@ -78,12 +90,21 @@ export function startRelay(onPublish?: OnPublish) {
     running = pass();
     await running;
   };
+  let retry: NodeJS.Timeout | undefined;
   const pass = async () => {
     try {
+      let published: number | null;
       do {
         again = false;
-        while (!stopped && (await relayBatch(onPublish)) === BATCH);
-      } while (again && !stopped);
+        do published = await relayBatch(onPublish);
+        while (!stopped && published === BATCH);
+      } while (again && !stopped && published !== null);
+      // The other publisher may have read before our events committed: look again shortly.
+      if (published === null && !stopped)
+        retry ??= setTimeout(() => {
+          retry = undefined;
+          void tick();
+        }, BUSY_RETRY_MS);
       failures = 0;
     } catch (e) {
       notBefore = Date.now() + Math.min(4000, 250 * 2 ** failures++);
@@ -103,6 +124,7 @@ export function startRelay(onPublish?: OnPublish) {
     stopped = true;
     unsubscribe();
     clearInterval(timer);
+    clearTimeout(retry);
     await running;
   };
 }
