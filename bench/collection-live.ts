@@ -453,7 +453,8 @@ function callbacksSince(before: Record<string, number>) {
   const answered = new Map<string, number>();
   for (const [kind, s] of Object.entries(simOf))
     for (const x of s.sent.slice(before[kind] ?? 0)) {
-      const k = `${kind} ${x.result.status ?? (x.result.error ?? 'no answer').replace(/\s+/g, ' ').slice(0, 60)}`;
+      const outcome = /"outcome":"(\w+)"/.exec(x.result.body ?? '')?.[1];
+      const k = `${kind} ${x.result.status ?? (x.result.error ?? 'no answer').replace(/\s+/g, ' ').slice(0, 60)}${outcome ? ` ${outcome}` : ''}`;
       answered.set(k, (answered.get(k) ?? 0) + 1);
     }
   return [...answered].map(([k, v]) => `${k} x ${v}`).join(', ');

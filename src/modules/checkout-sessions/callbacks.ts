@@ -48,20 +48,26 @@ type Tenant = RowScope;
 /** Which workspace and mode a callback claims to be for; verification then proves it. */
 async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenant[]> {
   const sys = db().system;
-  if (kind === 'provider_a') {
-    const token = req.headers['x-callback-token'];
-    if (typeof token !== 'string' || !token) return [];
-    const { rows } = await sys.query<Tenant>(
-      `SELECT "workspaceId", mode FROM adapters WHERE kind = 'provider_a' AND "callbackTokenHash" = $1`,
-      [sha256Hex(token)],
-    );
-    return rows;
-  }
   let body: Record<string, any>;
   try {
     body = JSON.parse(Buffer.from(req.rawBody).toString('utf8'));
   } catch {
-    return [];
+    body = {};
+  }
+  if (kind === 'provider_a') {
+    const token = req.headers['x-callback-token'];
+    if (typeof token !== 'string' || !token) return [];
+    // Every workspace connected with this token, the one holding the payment the body names (a saved method's
+    // charge: our `pay_` id in `reference_id`) first: a provider account connected to many workspaces then
+    // costs one workspace's lookups per callback, not each one's in turn. Ordering only: the adapter verifies.
+    const ours = body?.data?.reference_id;
+    const { rows } = await sys.query<Tenant>(
+      `SELECT a."workspaceId", a.mode FROM adapters a WHERE a.kind = 'provider_a' AND a."callbackTokenHash" = $1
+       ORDER BY EXISTS (SELECT 1 FROM payments p WHERE p.id = $2 AND p."workspaceId" = a."workspaceId"
+         AND p.mode = a.mode AND p.adapter = a.kind) DESC`,
+      [sha256Hex(token), typeof ours === 'string' && ours.startsWith('pay_') ? ours : null],
+    );
+    return rows;
   }
   // Token callbacks (docs/providers.md, Saved methods): a provider_b pay-account notification names the
   // GoPay account (`account_id`, no `order_id`); a provider_c vault event names the payment token.

@@ -185,6 +185,9 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
   }, 60_000);
 
   it('a callback during the open call is deferred to it; the same callback replayed late is a duplicate', async () => {
+    // Two workspaces connected to the same provider account before this one (see the end).
+    await liveWorkspace();
+    await liveWorkspace();
     const ws = await liveWorkspace();
     // The answer is dropped (the call stays open until its timeout) while the callback is sent at once.
     sim.offSession.dropResponseAfterCharge = true;
@@ -212,6 +215,30 @@ describe('live mode: the first charge of a subscription at provider_a', () => {
       [p.id],
     );
     expect(events.rows[0].n).toBe(1);
+
+    // One provider account connected to many workspaces (this file's earlier ones share the token): the
+    // workspace holding the payment is tried first, so the callback costs what it costs with it alone.
+    const replay = async () => {
+      const r = await fetch(during[0].url, { method: 'POST', headers: during[0].headers, body: during[0].body });
+      expect((await r.json()).data.outcome).toBe('duplicate');
+      return Number(r.headers.get('x-svc-statements'));
+    };
+    const shared = await replay();
+    const others = await db().system.query<{ workspaceId: string }>(
+      `UPDATE adapters SET "callbackTokenHash" = NULL WHERE kind = 'provider_a' AND "workspaceId" <> $1
+         AND "callbackTokenHash" = (SELECT "callbackTokenHash" FROM adapters WHERE kind = 'provider_a' AND "workspaceId" = $1)
+       RETURNING "workspaceId"`,
+      [ws.workspaceId],
+    );
+    expect(others.rowCount).toBeGreaterThan(1);
+    const alone = await replay();
+    await db().system.query(
+      `UPDATE adapters SET "callbackTokenHash" = (SELECT "callbackTokenHash" FROM adapters WHERE kind = 'provider_a'
+         AND "workspaceId" = $2) WHERE kind = 'provider_a' AND "workspaceId" = ANY ($1::text[])`,
+      [others.rows.map((r) => r.workspaceId), ws.workspaceId],
+    );
+    expect(alone).toBeGreaterThan(0);
+    expect(shared).toBe(alone);
   }, 60_000);
 
   it('a dropped answer whose status lookup fails too is pending, never a decline; the sweep finds the charge by its key', async () => {
