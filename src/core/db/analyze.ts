@@ -8,8 +8,9 @@
  * A bulk writer calls `analyzeGrown` as it goes: at most once per CHECK_MS and per CHECK_ROWS written
  * in this process it reads pg_stat_user_tables, and the tables whose changes since their last analyze
  * reach MIN_CHANGES and GROWTH of their planner row count, with no analyze (manual or auto) in the
- * last MIN_INTERVAL_S (unless their statistics saw them nearly empty), are analyzed: outside any transaction, by one worker of the cluster at a time
- * (an advisory lock tried, never waited for). ANALYZE invalidates the cached plans.
+ * last MIN_INTERVAL_S (unless their statistics saw them nearly empty), are analyzed: outside any
+ * transaction, by one worker of the cluster at a time (an advisory lock tried, never waited for).
+ * ANALYZE invalidates the cached plans.
  */
 import { db } from './client.ts';
 import { logger } from '../logger.ts';

@@ -45,6 +45,9 @@ import { applyOffSessionCallback } from '../subscriptions/waiting.ts';
 
 type Tenant = RowScope;
 
+/** A body field that names one of our payments (`pay_`), else null: routing only, the adapter verifies. */
+const ourPaymentId = (v: unknown) => (typeof v === 'string' && v.startsWith('pay_') ? v : null);
+
 /** Which workspace and mode a callback claims to be for; verification then proves it. */
 async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenant[]> {
   const sys = db().system;
@@ -60,12 +63,11 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
     // Every workspace connected with this token, the one holding the payment the body names (a saved method's
     // charge: our `pay_` id in `reference_id`) first: a provider account connected to many workspaces then
     // costs one workspace's lookups per callback, not each one's in turn. Ordering only: the adapter verifies.
-    const ours = body?.data?.reference_id;
     const { rows } = await sys.query<Tenant>(
       `SELECT a."workspaceId", a.mode FROM adapters a WHERE a.kind = 'provider_a' AND a."callbackTokenHash" = $1
        ORDER BY EXISTS (SELECT 1 FROM payments p WHERE p.id = $2 AND p."workspaceId" = a."workspaceId"
          AND p.mode = a.mode AND p.adapter = a.kind) DESC`,
-      [sha256Hex(token), typeof ours === 'string' && ours.startsWith('pay_') ? ours : null],
+      [sha256Hex(token), ourPaymentId(body?.data?.reference_id)],
     );
     return rows;
   }
@@ -98,7 +100,7 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
     `SELECT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2
      UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND "providerReference" = $2
      UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND id = $3`,
-    [kind, ref, typeof ours === 'string' && ours.startsWith('pay_') ? ours : null],
+    [kind, ref, ourPaymentId(ours)],
   );
   return rows;
 }

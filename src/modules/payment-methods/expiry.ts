@@ -1,6 +1,6 @@
 import { clock } from '../../core/clock.ts';
-import { db, inTenant, type Mode } from '../../core/db/client.ts';
-import { scopedRow } from '../../core/db/sql.ts';
+import { db, type Mode } from '../../core/db/client.ts';
+import { scopedRow, tenantTx } from '../../core/db/sql.ts';
 import { Sweep } from '../../core/sweep.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type pg from 'pg';
@@ -57,12 +57,13 @@ export async function expireDueMethods(
   const sweep = await Sweep.one('payment_method_expiry', o?.scope);
   return sweep.groups(rows, EXPIRY_BATCH, (group) => {
     const scope = { workspaceId: group[0].workspaceId, mode: group[0].mode, modes: [group[0].mode] };
-    return inTenant(scope, async (tx) => {
+    // The raw SQL path (no Prisma): a hundred moves of a few statements each.
+    return tenantTx(scope, async (sql) => {
       let expired = 0;
       for (const r of group) {
-        const pm = await scopedRow<PaymentMethod>(tx, 'payment_methods', scope, r.id, { lock: true });
+        const pm = await scopedRow<PaymentMethod>(sql, 'payment_methods', scope, r.id, { lock: true });
         if (!pm || pm.status !== chargeable || !pm.expiresAt || pm.expiresAt > now) continue;
-        await moveMethod(tx, scope, pm.id, 'expire', { accountId: r.accountId, source: 'sweep', at: now });
+        await moveMethod(sql, scope, pm.id, 'expire', { accountId: r.accountId, source: 'sweep', at: now });
         expired++;
       }
       return expired;
