@@ -180,7 +180,9 @@ export class Sweep {
     for (const r of rows) {
       if (this.waiting(r, r.id)) continue;
       const k = keyOf(r, '');
-      tenants.set(k, [...(tenants.get(k) ?? []), r]);
+      const mine = tenants.get(k);
+      if (mine) mine.push(r);
+      else tenants.set(k, [r]);
     }
     let n = 0;
     for (const mine of tenants.values())

@@ -34,8 +34,8 @@ export async function nextMethodExpiry(
 /**
  * The card-expiry sweep (docs/guides/payment-methods.md, Expiry): every active method on the real
  * clock past `expiresAt` becomes `expired` (`payment_method.expired`, cleared as default and from
- * subscriptions), a hundred of a tenant per transaction, each re-checked under its row lock. The claim reads the partial
- * index `payment_methods_expiry_idx`. Returns how many it expired.
+ * subscriptions), a hundred of a tenant per transaction, each re-checked under its row lock. The
+ * claim reads the partial index `payment_methods_expiry_idx`. Returns how many it expired.
  */
 export async function expireDueMethods(
   limit = 500,
