@@ -1,5 +1,5 @@
 // Author a Prisma migration offline, as the diff between the schema snapshot stored beside the
-// latest migration and the current prisma/schema/*.prisma (see prisma-diff.ts for why no database
+// latest migration (the only one that keeps a snapshot) and the current prisma/schema/*.prisma (see prisma-diff.ts for why no database
 // or native schema engine is involved). Diffing snapshots rather than replaying migration.sql means
 // hand-written SQL appended to a migration (RLS policies, triggers) never shows up as drift.
 //
@@ -7,7 +7,7 @@
 //   tsx scripts/migration-new.ts --check       exit 1 if the schema has changes without a migration
 //   tsx scripts/migration-new.ts --print-initial   print the SQL from an empty database to the schema
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { diffSchemas, isEmptyDiff, type SchemaFile } from './prisma-diff.ts';
@@ -87,10 +87,14 @@ async function create(rawName: string): Promise<void> {
     console.log('no schema changes');
     return;
   }
-  const dir = join(MIGRATIONS_DIR, `${timestamp((await migrationDirs()).at(-1))}_${name}`);
+  const previous = (await migrationDirs()).at(-1);
+  const dir = join(MIGRATIONS_DIR, `${timestamp(previous)}_${name}`);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'migration.sql'), sql);
   await writeFile(join(dir, SNAPSHOT), snapshotOf(files));
+  // Only the newest migration keeps a snapshot; git has the older ones, and the replay of the chain
+  // (test/core/db/migration-chain.test.ts) checks that every migration still adds up to it.
+  if (previous) await rm(join(MIGRATIONS_DIR, previous, SNAPSHOT), { force: true });
   const lock = join(MIGRATIONS_DIR, 'migration_lock.toml');
   if (!existsSync(lock)) await writeFile(lock, LOCKFILE);
   console.log(relative(ROOT, join(dir, 'migration.sql')));

@@ -12,8 +12,7 @@ import { schema } from '../src/graphql/schema.ts';
 import { loadOperations } from '../rest-compat/plugin.ts';
 import { routes } from '../rest-compat/routes.ts';
 import { pendingMigrationSql } from '../scripts/migration-new.ts';
-import { diffSchemas, isEmptyDiff } from '../scripts/prisma-diff.ts';
-import { listMigrations, migrate, migrationsDir } from '../src/core/db/migrate.ts';
+import { listMigrations, migrate } from '../src/core/db/migrate.ts';
 import { APP_LOGIN_ROLE, APP_ROLE } from '../src/core/db/client.ts';
 import { admin, adminUrl, dropDatabase, dropUnlessFailed, freshDatabase, withDatabase } from './helpers/db.ts';
 
@@ -98,38 +97,6 @@ describe('migrations match prisma/schema', () => {
   it('no schema change is without a migration', async () => {
     const sql = await pendingMigrationSql();
     expect(sql, 'prisma/schema has changes no migration covers: run `npm run migration:new -- <name>`').toBeNull();
-  });
-
-  it("each migration's SQL starts with the diff between its snapshot and the previous one", async () => {
-    // pendingMigrationSql() trusts the snapshot; this keeps the snapshot honest about the SQL.
-    const dirs = listMigrations().map((m) => m.name);
-    expect(dirs.length).toBeGreaterThan(0);
-    const snapshot = (name: string) => {
-      const p = join(migrationsDir, name, 'schema.snapshot.prisma');
-      return existsSync(p)
-        ? [{ path: `prisma/migrations/${name}/schema.snapshot.prisma`, content: readFileSync(p, 'utf8') }]
-        : null;
-    };
-    expect(snapshot(dirs.at(-1)!), 'the latest migration needs its schema.snapshot.prisma').not.toBeNull();
-    let previous: ReturnType<typeof snapshot> = null;
-    for (const [i, name] of dirs.entries()) {
-      const current = snapshot(name);
-      if (!current) {
-        expect(
-          i,
-          `${name} has no snapshot; only hand-written migrations before the first snapshot may lack one`,
-        ).toBeLessThan(dirs.length - 1);
-        continue;
-      }
-      const expected = await diffSchemas(previous, current);
-      const sql = readFileSync(join(migrationsDir, name, 'migration.sql'), 'utf8');
-      // a snapshot-only step (hand-written SQL, schema unchanged) implies no generated SQL
-      if (!isEmptyDiff(expected))
-        expect(sql.startsWith(expected), `${name}/migration.sql does not begin with the SQL its snapshot implies`).toBe(
-          true,
-        );
-      previous = current;
-    }
   });
 });
 
