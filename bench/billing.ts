@@ -13,7 +13,7 @@
  *            is about 1 / (the time from the counter bump to COMMIT), not the core count.
  *  pdf       GET /v1/invoices/:id/invoice.pdf (and the 302 of /pdf) over HTTP, p50/p95
  *  hosted    GET /i/<token> (the hosted invoice page, public) with BENCH_CONCURRENCY (8) connections, p50/p95
- *  renewals  (issue 16, part 2) two real `svc worker` processes; BENCH_RENEWALS (10,000) monthly subscriptions
+ *  renewals  two real `svc worker` processes; BENCH_RENEWALS (10,000) monthly subscriptions
  *            (pm_test_success) of one workspace due at one instant, then the same spread as 10 workspaces:
  *            the `billing-batch` jobs (as the minute's tick sends them) drain them: invoiced, finalized,
  *            charged, receipted, posted, events committed; seconds until all are paid, and the pg-boss

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:collection:a`: off-session collection of saved methods (issue 24) in test mode: sandbox
+ * `npm run bench:collection:a`: off-session collection of saved methods in test mode: sandbox
  * `pm_` methods charged in process by the renewal batch. Live provider-held methods through the simulators
  * (P1-P5 of the collection brief) are bench/collection-live.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:collection:b`: credit notes and customer balance (issue 25), over real HTTP against
+ * `npm run bench:collection:b`: credit notes and customer balance, over real HTTP against
  * the app in a child process on a scratch database.
  *
  *  C1  credit note create p95 (credit to the balance; refund of a bookkeeping payment), credit-note.pdf p95

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:collection:live` (part of `npm run bench:collection`): live-mode off-session collection of
- * provider-held `pm_` methods through the three provider simulators (issue 24, targets P1-P5 of the
+ * provider-held `pm_` methods through the three provider simulators (targets P1-P5 of the
  * collection brief; docs/performance.md, Benchmarks). The simulators run in this process on 127.0.0.1 with
  * BENCH_SIM_LATENCY_MS (5) of latency on every request; the real app runs in a child process (the provider
  * callbacks land there); workers are child processes on the same scratch database.
@@ -881,7 +881,7 @@ sections.p3 = async () => {
       p.unrefunded === 0 && overCredited === 0,
       `${notes} notes, ${refused} refused (${refusedInFlight} in flight), ${p.unrefunded} unrefunded`,
     ]);
-    // Issue 24's race table: a credit note on an invoice whose charge is in flight is refused (409 conflict).
+    // The race table of off-session collection: a credit note on an invoice whose charge is in flight is refused (409 conflict).
     out.push([
       'P3 credit note while the charge is at the provider: 409',
       createdInFlight === 0 && refusedInFlight > 0,

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:dashboard`: the dashboard at scale (issue 27; docs/dashboard.md, Benchmark).
+ * `npm run bench:dashboard`: the dashboard at scale (docs/dashboard.md, Benchmark).
  *  Seeds one workspace with BENCH_DASHBOARD_PAYMENTS (100,000) payments over BENCH_DASHBOARD_CUSTOMERS
  *  (1,000) customers with their ledger entries (test/helpers/graph-seed.ts), starts the real app in a
  *  child process (statement counting on) and the outbox relay here, and signs in BENCH_CONNECTIONS (8)

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:graph`: the graph's dashboard document at scale (issue 14).
+ * `npm run bench:graph`: the graph's dashboard document at scale.
  *  Seeds one workspace with BENCH_GRAPH_PAYMENTS (100,000) payments over BENCH_GRAPH_CUSTOMERS (1,000)
  *  customers, each with its checkout session and receipt, and a refund on every 4th payment
  *  (set-based SQL: test/helpers/graph-seed.ts), plus a second workspace of the same size, then

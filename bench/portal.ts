@@ -1,5 +1,5 @@
 /**
- * `npm run bench:portal`: the hosted customer portal (issue 17: "p95 < 100 ms at 8 connections").
+ * `npm run bench:portal`: the hosted customer portal ("p95 < 100 ms at 8 connections").
  *  Seeds one workspace over the API of the real app (a child process): BENCH_PORTAL_PLANS (8) plans,
  *  BENCH_PORTAL_CUSTOMERS (40) customers, each with 2 subscriptions charged to the test card and
  *  BENCH_PORTAL_INVOICES (6) open invoices, and one portal session each. Then BENCH_CONNECTIONS (8)

@@ -7,7 +7,7 @@ import { reconcileStaleSetupAttempts } from '../src/modules/setup-sessions/sweep
 
 /**
  * Queue `pending-sweep`: every minute, settles the money-path rows a crash left between the
- * phases of a provider call (issue 12): refunds never submitted, checkout attempts never answered,
+ * phases of a provider call: refunds never submitted, checkout attempts never answered,
  * off-session charges still pending after their lease (a timeout, a crash, the sandbox's `async`
  * delay: src/modules/subscriptions/waiting.ts) and setup attempts (docs/guides/setup-sessions.md, Attempts).
  */

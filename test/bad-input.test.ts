@@ -372,7 +372,7 @@ describe('specific validation failures', () => {
       [{ name: 123 }, 'name'],
       [{ name: 'x', role: 5 }, 'role'],
       [{ name: 'x', scopes: 'all' }, 'scopes'],
-      // A coercion failure names its whole path (issue 23 contract point 12).
+      // A coercion failure names its whole path.
       [{ name: 'x', scopes: [1] }, 'scopes[0]'],
       [{}, 'name'],
       [{ name: '' }, 'name'],

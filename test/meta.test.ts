@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { Kind, parse, validate, type OperationDefinitionNode } from 'graphql';
 import { parse as parseYaml } from 'yaml';
 import pg from 'pg';
@@ -359,3 +360,21 @@ function distributionExceptions(): string[] {
     .map((m) => `${m[1]} ${m[2]}`)
     .sort();
 }
+
+describe('the tree speaks of the code, not of how it was made', () => {
+  it('no file names a tracker issue or a work stop by number', () => {
+    // The words are joined here so this file does not match itself.
+    const processWord = new RegExp(`\\b(${['iss', 'ue'].join('')}|${['st', 'op'].join('')}) #?\\d+\\b`, 'i');
+    const tracked = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f && !f.startsWith('prisma/migrations/') && !f.endsWith('package-lock.json'))
+      .filter((f) => /\.(ts|tsx|mjs|js|md|prisma|graphql|jsonc|yml|yaml|sh|css|html|mjml)$|^\.ci\//.test(f));
+    const hits = tracked.flatMap((f) => {
+      if (!existsSync(join(ROOT, f))) return [];
+      return readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (processWord.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : []));
+    });
+    expect(hits).toEqual([]);
+  });
+});

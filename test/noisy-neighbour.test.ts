@@ -1,4 +1,4 @@
-// Issue 23: one tenant cannot hurt the others. Against a real `svc start` (server and worker in one
+// One tenant cannot hurt the others. Against a real `svc start` (server and worker in one
 // process, the default pool of 20), workspace A fires 20 test clock advances at once from a
 // restricted key and exports its ledger, while workspace B's reads keep p95 < 100 ms, B's renewal on
 // the real clock and B's dunning retry on its own clock run on time, /healthz answers within 1 s
@@ -45,7 +45,7 @@ async function setupNoisyTenant(s: TestServer) {
 
 /**
  * A's poisoned row, due on the real clock with B's renewal: a daily usage price of 2^53 - 1 whose
- * period holds usage 2, written by SQL as the owner (the API refuses it since issue 23), so its
+ * period holds usage 2, written by SQL as the owner (the API refuses it), so its
  * renewal throws in every billing tick that reaches it.
  */
 async function poisonedSubscription(ws: Workspace) {

@@ -1,4 +1,4 @@
-// Member sign-in to the dashboard (issue 27; docs/dashboard.md): OpenID Connect with PKCE against the
+// Member sign-in to the dashboard (docs/dashboard.md): OpenID Connect with PKCE against the
 // development identity provider over real HTTP, the session cookie, the session as a credential of
 // the one admission pipeline (role bounds, CSRF, mode), sign-out, a removed member, invitations.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 14 (part): amounts past 2^53 are exact or refused, never a 500 and never rounded.
+ * Amounts past 2^53 are exact or refused, never a 500 and never rounded.
  * A line's unitAmount x quantity on the hosted page, and sums (ledger balances) in the Money scalar.
  */
 import { describe, expect, it } from 'vitest';
@@ -95,7 +95,7 @@ describe('amounts past 2^53', () => {
     }
   });
 
-  it('a usage price of unitAmount 2^53 - 1 takes usage 1 but not a second unit: 400 on the usage record (issue 23)', async () => {
+  it('a usage price of unitAmount 2^53 - 1 takes usage 1 but not a second unit: 400 on the usage record', async () => {
     const ws = await server.workspace();
     const usage = await plan(ws, {
       usageAggregate: 'sum',

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 2: nothing a caller sends before it is authenticated grows memory without bound.
+ * Nothing a caller sends before it is authenticated grows memory without bound.
  * Shapes are validated first, every cache is a BoundedCache, WebSocket frames are capped.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 1: ids are not guessable from one another, and the hosted checkout URL carries a
+ * Ids are not guessable from one another, and the hosted checkout URL carries a
  * secret, so knowing a session's id (or any other id) opens nothing.
  */
 import { describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,4 @@
-// src/core/sweep.ts, the isolation every sweep runs its rows through (issue 23 item 2), on a real
+// src/core/sweep.ts, the isolation every sweep runs its rows through, on a real
 // database: a failing row or tenant is quarantined with backoff, the rest run, success clears it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, useServer } from '../helpers/server.ts';

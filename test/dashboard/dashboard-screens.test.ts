@@ -1,4 +1,4 @@
-// More dashboard screens in Chromium (issue 27; docs/dashboard.md): webhooks (create an endpoint, its
+// More dashboard screens in Chromium (docs/dashboard.md): webhooks (create an endpoint, its
 // secret once, deliveries, a replay, a rotation), reports (P&L, cash flow, the chart, the ledger CSV),
 // settings (branding, templates, portal features), subscription actions, and an invoice's credit
 // notes; a read_only member sees none of the actions and the API refuses them if forced. axe-core on

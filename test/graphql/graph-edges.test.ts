@@ -1,4 +1,4 @@
-// The graph's edges (issue 14): batched, so a document costs a constant number of statements
+// The graph's edges: batched, so a document costs a constant number of statements
 // whatever its rows; and tenant-bound, so no edge from a record of workspace A (in either mode)
 // reaches B's records or A's other mode, even where a column points there.
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// One language per customer (issue 26; docs/decisions.md, Customer language) in Chromium: the checkout
+// One language per customer (docs/decisions.md, Customer language) in Chromium: the checkout
 // page, the hosted invoice page, the receipt page and the portal opened by an Indonesian and by an
 // English browser (Accept-Language from the context's locale) show that language's texts, `<html lang>`,
 // Content-Language and Vary, the workspace's zone by name (WIB) and the methods' display names. Then

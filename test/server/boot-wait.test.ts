@@ -1,4 +1,4 @@
-// `svc serve` before its database is up (issue 26, section 1): it waits with backoff, says so once
+// `svc serve` before its database is up: it waits with backoff, says so once
 // per interval, serves as soon as the database answers, and gives up non-zero after the bounded wait.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection, createServer, type Server } from 'node:net';

@@ -1,4 +1,4 @@
-// The database goes away and comes back (issue 26, section 1): a real `svc start` (API and worker)
+// The database goes away and comes back: a real `svc start` (API and worker)
 // over a PostgreSQL cluster of its own, under load (event triggers with webhook deliveries,
 // checkout-session creates retried with their Idempotency-Key, sandbox payments), while the
 // cluster is restarted, killed with -9, stopped for a while and its backends terminated. The

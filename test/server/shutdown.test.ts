@@ -1,4 +1,4 @@
-// Ctrl-C of `npm start` (issue 26, section 2): the terminal's SIGINT goes to the whole process
+// Ctrl-C of `npm start`: the terminal's SIGINT goes to the whole process
 // group; the service stops in order (API, worker, pools, then its embedded PostgreSQL, which runs
 // in a group of its own), says "stopping" and "stopped" once each, writes no warning or error,
 // and exits 0 within 10 s. Ten times in a row, over one embedded database.

@@ -1,4 +1,4 @@
-// An invoice (issue 27): its amounts, lines and credit notes (Invoice.creditNotes), each note's PDF on
+// An invoice: its amounts, lines and credit notes (Invoice.creditNotes), each note's PDF on
 // this origin as the invoice's is (docs/dashboard.md, Invoice PDF).
 import { useState } from 'preact/hooks';
 import { AmountForm } from './amount-form.tsx';

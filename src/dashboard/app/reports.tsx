@@ -1,4 +1,4 @@
-// Reports (issue 27): profit and loss and cash flow of a period (pnlReport, cashFlowReport), a chart of
+// Reports: profit and loss and cash flow of a period (pnlReport, cashFlowReport), a chart of
 // the cash flow per day drawn as inline SVG, and the ledger's CSV export (GET /v1/reports/ledger.csv,
 // fetched with the session's CSRF header and the mode, then saved by the browser).
 import { useState } from 'preact/hooks';

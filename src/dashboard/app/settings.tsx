@@ -1,4 +1,4 @@
-// Settings (issue 27): branding, the receipt and invoice templates, and the portal features, through the
+// Settings: branding, the receipt and invoice templates, and the portal features, through the
 // existing mutations (updateWorkspace, createTemplate, updateTemplate). Branding is the workspace's
 // brand name plus the accent colour and logo of the default receipt and invoice templates (there is no
 // workspace-level colour or logo; docs/dashboard.md, Settings). Owners and admins change them.

@@ -1,4 +1,4 @@
-// Webhooks (issue 27): endpoints (list, create), an endpoint's deliveries, replay of a delivery and
+// Webhooks: endpoints (list, create), an endpoint's deliveries, replay of a delivery and
 // rotation of the signing secret. A delivery that did not succeed offers a replay (the API refuses one
 // whose event already reached the endpoint). A secret is shown once, from the mutation's answer, and never kept.
 import { useState } from 'preact/hooks';

@@ -2,7 +2,7 @@
  * What customers read for a payment method: on the checkout page, its instructions, receipts and
  * invoice documents, in the customer's language (the catalog, src/core/i18n). No page shows an
  * internal word: `provider_c` is an adapter kind and a method id in the API (spec), never a name a
- * customer knows (issue 26).
+ * customer knows.
  */
 import { type Language, messages } from '../../core/i18n/index.ts';
 import type { PaymentMethod } from './capabilities.ts';

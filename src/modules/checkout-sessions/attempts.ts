@@ -1,5 +1,5 @@
 /**
- * Checkout attempts (issue 12): every provider charge a session ever made is a row of
+ * Checkout attempts: every provider charge a session ever made is a row of
  * `checkout_attempts`, so a callback for an old VA, QR or order still finds its session, and
  * money that arrives on an attempt that can no longer complete anything is recorded, not lost.
  *

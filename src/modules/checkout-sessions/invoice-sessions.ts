@@ -1,5 +1,5 @@
 /**
- * One live checkout session per invoice (issue 16, dunning): when an invoice stops being payable
+ * One live checkout session per invoice: when an invoice stops being payable
  * (paid another way: POST /pay, a dunning retry, the hosted page's own session; or voided), its
  * live session is expired in the same transaction, with its event, and that session's live
  * attempts superseded, so no page asks the customer for money any more. Money that lands on one

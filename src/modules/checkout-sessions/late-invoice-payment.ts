@@ -1,6 +1,6 @@
 /**
  * Money a provider captured for an invoice that was already paid another way (or voided) while
- * the customer was paying its checkout session: the race of issue 16 (paid by a dunning retry or
+ * the customer was paying its checkout session: the race of dunning (paid by a dunning retry or
  * POST /pay, then the session's QRIS payment lands). The callback is accepted (2xx, the provider
  * stops retrying), the payment is recorded and refunded in full through the refund path (two
  * phases: the refund row `pending` here, the provider called after the commit). See

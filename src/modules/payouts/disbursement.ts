@@ -3,7 +3,7 @@
  * (pending -> in_transit, `payout.initiated`, `reference` = the disbursement id) and settled from
  * the provider's status (COMPLETED -> paid, FAILED -> failed) by the `payout-rail` job.
  *
- * Claim, pay, settle (issue 12): the payout is first claimed (`claimedAt`, under its row lock,
+ * Claim, pay, settle: the payout is first claimed (`claimedAt`, under its row lock,
  * committed), so a concurrent cancel is refused from then on; only then is the provider called,
  * outside any transaction; the answer is settled in its own transaction. The payout id is the
  * provider's idempotency key, so a retry of a claimed payout (lost answer, crash) never sends the

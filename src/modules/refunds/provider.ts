@@ -2,7 +2,7 @@
  * Where a refund goes when it is created (spec Refund states, spec Payment flow): the payment's own
  * adapter. `localAnswer` settles what needs no provider (manual, the test-mode sandbox) inside the
  * creating transaction; `callProvider` is the one provider call, made with no transaction open
- * (two phases, issue 12: service.ts).
+ * (two phases: service.ts).
  */
 import type { Mode } from '../../core/db/client.ts';
 import { DomainError } from '../../core/errors.ts';

@@ -35,7 +35,7 @@ function validateCreate(input: CreateRefundInput) {
 }
 
 /**
- * spec Refunds create, in two phases (issue 12: no provider call inside a transaction).
+ * spec Refunds create, in two phases (no provider call inside a transaction).
  *
  * 1. One transaction locks the payment, checks `remaining = captured - (pending + succeeded)` and
  *    writes the refund `pending`: its amount is reserved from then on, so concurrent refunds of one

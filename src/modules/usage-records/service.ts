@@ -96,7 +96,7 @@ export async function createUsageRecord(ctx: Context, subscriptionId: string, in
 
 /**
  * Usage whose period would bill more than 2^53 - 1 minor units is refused here, not found at renewal
- * (where it stopped the sweep: issue 23): the period's aggregate with this record, times the unit
+ * (where it used to stop the sweep): the period's aggregate with this record, times the unit
  * amount of the subscription's usage price (or of its pending one, if larger), must be an amount.
  * The period is the open one, or the next when the record falls after its end (not renewed yet).
  */

@@ -13,7 +13,7 @@ import { admin } from '../../helpers/db.ts';
 config.dbAcquireTimeoutMs = 400;
 const server = useServer({ background: 'none' });
 
-/** Checks out every connection of both pools and keeps them: the state a stuck walker left the server in (issue 23). */
+/** Checks out every connection of both pools and keeps them: the state a stuck walker left the server in. */
 async function exhaustPools() {
   const held: pg.PoolClient[] = [];
   for (const pool of [db().app, db().system])

@@ -142,7 +142,7 @@ describe('POST /v1/events/replay', () => {
     const ws = await server.workspace();
     const [known] = await insertEvents(ws.workspaceId, 1);
     const many = Array.from({ length: 10_001 }, () => newId('event'));
-    // A value GraphQL cannot coerce names its whole path (issue 23 contract point 12).
+    // A value GraphQL cannot coerce names its whole path.
     const cases: [string, unknown, string?][] = [
       ['missing', {}],
       ['null', { eventIds: null }],

@@ -1,5 +1,5 @@
 /**
- * The billing contract, route by route, as a black box over real HTTP (issue 16 "How it is
+ * The billing contract, route by route, as a black box over real HTTP ("How it is
  * checked"; DECISIONS §3, spec Conventions, Errors, Invoice, docs/billing.md): every
  * documented route of subscriptions, usage, dunning policies and test clocks answers the status,
  * the error code (spelled as the resource spells it) and the envelope the contract states, and

@@ -1,4 +1,4 @@
-// A renewal batch is set-based (issue 16 item 2): a batch of due subscriptions is invoiced, finalized,
+// A renewal batch is set-based: a batch of due subscriptions is invoiced, finalized,
 // charged (test-mode stored methods are charged in process), receipted, posted and its events written in
 // one transaction whose statement count does not grow with the batch; the numbers it gives stay gapless.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Crash safety of renewals (issue 16 item 6): two worker processes drain one renewal burst at once
+// Crash safety of renewals: two worker processes drain one renewal burst at once
 // and one of them is SIGKILLed in the middle. Afterwards: no subscription has two cycle invoices for a
 // period, no invoice was charged twice, invoice and receipt numbers have no gaps, every ledger txId
 // balances, and what the killed worker held is finished by the next pass (its attempt leases expire).

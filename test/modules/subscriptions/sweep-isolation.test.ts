@@ -1,4 +1,4 @@
-// Issue 23 item 2: one bad subscription no longer stops renewals and dunning for every workspace.
+// One bad subscription does not stop renewals and dunning for every workspace.
 // A poisoned row is quarantined (src/core/sweep.ts) while another workspace's renewal and dunning
 // retry run in the same tick; it shows in /metrics, waits out its backoff, and clears when fixed.
 import { afterEach, describe, expect, it } from 'vitest';

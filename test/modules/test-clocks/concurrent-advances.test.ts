@@ -1,4 +1,4 @@
-// Issue 23 defect 1: twelve advances at once from one restricted test key used to take every system
+// Twelve advances at once from one restricted test key used to take every system
 // connection (each walker held one idle after its advisory lock while the walk waited for a second),
 // and then every tenant's requests, /healthz and SIGTERM hung. Against a real `svc start` process
 // with the default pool (20: a system pool of 10), as the report had it.

@@ -470,7 +470,7 @@ describe('the object limit', () => {
   });
 });
 
-describe('the workspace and advance caps (issue 23)', () => {
+describe('the workspace and advance caps', () => {
   it('a workspace holds at most 100 live clocks: the next is 409 tier_cap_reached; a deleted one frees its place', async () => {
     const ws = await server.workspace();
     // 99 written as rows (what is under test is the refusal past the cap), one more through the API.
