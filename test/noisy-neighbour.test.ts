@@ -206,7 +206,7 @@ describe('a noisy neighbour', () => {
         `/healthz worst ${Math.round(healthz.worst)} ms, over a request without the database p95 ` +
         `${Math.round(healthz.p95OverControl)} ms, worst ${Math.round(healthz.worstOverControl)} ms (${healthz.samples})`,
     );
-    // The issue's figures, literal: the file runs alone after the rest of the suite (package.json
+    // The contract's figures, literal: the file runs alone after the rest of the suite (package.json
     // "test"), so the two cores are A's and B's only.
     expect(p95(during)).toBeLessThan(100);
     // Every /healthz answered within 1 s (a hang would show as Infinity).
