@@ -82,6 +82,9 @@ export function createGraphQL(): Yoga {
     // GraphiQL is ours (src/server/graphiql.ts): served offline, and it signs.
     graphiql: false,
     landingPage: false,
+    // No CORS (docs/decisions.md, Cross-origin requests): yoga's default reflects any Origin with credentials,
+    // which let a page elsewhere read answers made with a member's cookie. The dashboard is same-origin.
+    cors: false,
     logging: false,
     parserAndValidationCache: { documentCache, errorCache: noErrorCache },
     plugins: [

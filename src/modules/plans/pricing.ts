@@ -48,8 +48,11 @@ export interface Priced {
   lines: PriceLine[];
 }
 
+/** An amount that is not one (past 2^53 - 1 minor units): refused, never rounded. */
+export class AmountOverflow extends RangeError {}
+
 const safe = (n: number, what: string) => {
-  if (!Number.isSafeInteger(n)) throw new RangeError(`${what} exceeds 2^53 - 1 minor units`);
+  if (!Number.isSafeInteger(n)) throw new AmountOverflow(`${what} exceeds 2^53 - 1 minor units`);
   return n;
 };
 
@@ -67,9 +70,10 @@ export function productAmount(quantity: number, unitAmount: number): number | nu
 
 function line(quantity: number, unitAmount: number, tier: number | null, flatFee = false): PriceLine {
   const amount = productAmount(quantity, unitAmount);
-  // Refused when the price and the usage are created (plans/validate.ts, usage-records/service.ts);
+  // Refused when the price, the subscription and the usage are created (plans/validate.ts,
+  // subscriptions/service.ts, usage-records/service.ts);
   // a row from before that rule is quarantined by its sweep (src/core/sweep.ts).
-  if (amount === null) throw new RangeError('a line amount exceeds 2^53 - 1 minor units');
+  if (amount === null) throw new AmountOverflow('a line amount exceeds 2^53 - 1 minor units');
   return { quantity, unitAmount, amount, tier, flatFee, zero: false };
 }
 
@@ -79,14 +83,9 @@ const zeroLine = (): PriceLine => ({ quantity: 1, unitAmount: 0, amount: 0, tier
 function finish(quantity: number, lines: PriceLine[]): Priced {
   const kept = lines.filter((l) => l.amount > 0 || (l.quantity > 0 && !l.flatFee));
   const out = kept.length ? kept : [zeroLine()];
-  return {
-    amount: safe(
-      out.reduce((s, l) => s + l.amount, 0),
-      'the price',
-    ),
-    quantity,
-    lines: out,
-  };
+  const amount = out.reduce((s, l) => s + BigInt(l.amount), 0n);
+  if (amount > MAX_AMOUNT) throw new AmountOverflow('the price exceeds 2^53 - 1 minor units');
+  return { amount: Number(amount), quantity, lines: out };
 }
 
 const upper = (t: Tier) => (t.upTo === 'inf' ? Number.POSITIVE_INFINITY : t.upTo);
@@ -247,4 +246,26 @@ export function computeTotals(input: {
     taxIncluded: Number(taxIncluded),
     total: safe(total, 'the total'),
   };
+}
+
+/**
+ * What one period of `quantity` units of `price` bills at most, in BigInt: the price (its lines and
+ * their sum) plus, for an exclusive price, its tax at `rate` (no discount: one may end). Null when
+ * that is not an amount (past 2^53 - 1 minor units): such a period could never be invoiced, so a
+ * subscription to it is refused when it is created or changed (docs/billing.md, Plans and prices).
+ */
+export function periodTotal(
+  price: PriceTerms & { taxMode: TaxMode },
+  quantity: number,
+  rate: number | string,
+): number | null {
+  let amount: bigint;
+  try {
+    amount = BigInt(priceQuantity(price, quantity).amount);
+  } catch (e) {
+    if (e instanceof AmountOverflow) return null;
+    throw e;
+  }
+  const total = price.taxMode === 'exclusive' ? amount + divHalfUp(amount * rateParts(rate), RATE_SCALE) : amount;
+  return total > MAX_AMOUNT ? null : Number(total);
 }

@@ -26,7 +26,7 @@ import { pdfUrlOf } from '../invoices/documents.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import type { PortalFeatures } from '../plans/validate.ts';
 import { testPaymentMethods } from '../subscriptions/collect.ts';
-import { periodAmount } from '../subscriptions/invoice.ts';
+import { periodAmount, periodFits } from '../subscriptions/invoice.ts';
 import { isPastDue, refusePastDueChange } from '../subscriptions/past-due.ts';
 import {
   cancelSubscription,
@@ -286,8 +286,10 @@ interface PlanOption {
 function optionsFor(sub: SubRow, actions: PortalActions, all: OptionRow[]): PlanOption[] {
   if (!actions.upgrade && !actions.downgrade) return [];
   const current = dailyRate(priceOf(sub.price), sub.plan, sub.quantity);
+  // A price whose period at this quantity is no amount (docs/billing.md, Plans and prices) is not offered: the
+  // change would be refused. Checked without tax (options carry none); the change itself checks it with tax.
   return all
-    .filter((p) => p.id !== sub.priceId && p.currency === sub.currency)
+    .filter((p) => p.id !== sub.priceId && p.currency === sub.currency && periodFits(priceOf(p), sub.quantity, '0'))
     .map((p) => {
       const price = priceOf(p);
       const direction = dailyRate(price, p.plan, sub.quantity) > current ? 'upgrade' : 'downgrade';

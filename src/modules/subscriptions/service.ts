@@ -22,7 +22,14 @@ import { closeUnpaidInvoice } from '../invoices/close.ts';
 import { lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { collectInvoice, testPaymentMethods } from './collect.ts';
-import { licensedLines, periodAmount, writeSubscriptionInvoice, type DraftLine } from './invoice.ts';
+import {
+  cycleTaxRate,
+  licensedLines,
+  periodAmount,
+  periodFits,
+  writeSubscriptionInvoice,
+  type DraftLine,
+} from './invoice.ts';
 import { insertEvents, lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
 import { refusePastDueChange } from './past-due.ts';
 import { nextPeriod } from './next-period.ts';
@@ -104,6 +111,23 @@ async function usablePrice(sql: Sql, scope: RowScope, priceId: unknown, planId?:
   return { price, plan };
 }
 
+/**
+ * One period of `price` x `quantity` must be an amount (`periodFits`, with the tax at the workspace's
+ * rate), or no invoice of it could ever be written: refused on every create and change, trialing
+ * or not. The quantity is named when the caller sent it and one unit fits; otherwise the price.
+ */
+async function refuseUnbillable(sql: Sql, scope: RowScope, price: Price, quantity: number, quantitySent: boolean) {
+  const rate = await cycleTaxRate(sql, scope);
+  if (periodFits(price, quantity, rate)) return;
+  const q = price.model === 'usage' ? 1 : quantity;
+  const field = quantitySent && q > 1 && periodFits(price, 1, rate) ? 'quantity' : 'priceId';
+  const tax = price.taxMode === 'exclusive' && Number(rate) > 0 ? ` with tax at ${rate}` : '';
+  throw err.validation(
+    field,
+    `one period of ${q} x this price${tax} would bill more than 9007199254740991 (2^53 - 1) minor units`,
+  );
+}
+
 export async function createSubscription(ctx: Context, input: CreateSubscriptionInput): Promise<Subscription> {
   const auth = authorize(ctx, 'svc:subscription:write');
   const scope = scopeOfAuth(auth);
@@ -127,6 +151,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
     const customer = await scopedRow<Customer>(sql, 'customers', scope, input.customerId as string);
     if (!customer) throw err.notFound('customer');
     const { price, plan } = await usablePrice(sql, scope, input.priceId, input.planId);
+    await refuseUnbillable(sql, scope, price, quantity, input.quantity != null);
     if (isSavedMethodId(paymentMethod)) await checkSavedMethod(sql, scope, customer.id, price.currency, paymentMethod);
     const at = await businessTime(sql, scope, customer);
     if (customer.testClockId)
@@ -404,6 +429,7 @@ async function priceChange(
   if ((target.price.model === 'usage') !== (price.model === 'usage'))
     throw err.validation('priceId', 'a usage price cannot replace a licensed one, nor the reverse');
   const qty = target.price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
+  await refuseUnbillable(sql, scope, target.price, qty, quantity !== undefined);
   const cadenceChange = target.plan.interval !== plan.interval || target.plan.intervalCount !== plan.intervalCount;
   if (cadenceChange && (sub.status === 'paused' || target.price.model === 'usage'))
     throw err.validation('priceId', 'the billing interval of a paused or usage subscription cannot change');

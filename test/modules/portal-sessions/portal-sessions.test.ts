@@ -406,6 +406,27 @@ describe('the portal page and its API', () => {
     ]);
   });
 
+  it('a plan whose period at the subscription quantity passes 2^53 - 1 is not offered; the page still loads', async () => {
+    const ws = await server.workspace();
+    const small = await plan(ws, 'Small', 100);
+    const huge = await plan(ws, 'Huge', Number.MAX_SAFE_INTEGER);
+    const bigger = await plan(ws, 'Bigger', 200);
+    const cus = await customer(ws);
+    const res = await ws.client.post(
+      '/v1/subscriptions',
+      { customerId: cus, priceId: small.priceId, quantity: 2, paymentMethod: 'pm_test_success' },
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
+    const ps = (await createSession(ws, { customerId: cus, returnUrl: 'https://shop.example' })).json.data;
+    const { id, token } = parts(ps.url);
+    const state = await portal(id, '/state', token);
+    expect(state.status, JSON.stringify(state.json)).toBe(200);
+    expect(state.json.data.subscriptions[0].options.map((o: any) => o.priceId)).toEqual([bigger.priceId]);
+    const change = await portal(id, `/subscriptions/${res.json.data.id}/change`, token, { priceId: huge.priceId });
+    expectError(change, 403, 'insufficient_scope');
+  });
+
   it('a purged session or customer is 404, an archived workspace 410; the page and API share the hosted rate limit', async () => {
     const ws = await server.workspace();
     const cus = await customer(ws);
