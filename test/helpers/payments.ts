@@ -93,3 +93,22 @@ export async function unthrottled<T>(fn: () => Promise<T>): Promise<T> {
     Object.assign(config.rateLimits, saved);
   }
 }
+
+/**
+ * An open invoice paid through the platform: its hosted page's Pay button, then a managed-sandbox
+ * card payment that succeeds (unlike POST /v1/invoices/:id/pay, money a refund can send back).
+ */
+export async function payInvoiceOnline(server: TestServer, invoiceId: string, method = 'card') {
+  const { rows } = await db().system.query(`SELECT "hostedSecret" FROM invoices WHERE id = $1`, [invoiceId]);
+  const res = await fetch(`${server.url}/i/${invoiceId}_${rows[0].hostedSecret}/pay`, {
+    method: 'POST',
+    redirect: 'manual',
+  });
+  expect(res.status).toBe(303);
+  const sessionId = /\/c\/(cs_[0-9A-Z]+)_/.exec(res.headers.get('location')!)![1];
+  const a = await hosted(server, sessionId, '/attempt', { method });
+  expect(a.status, a.text).toBe(200);
+  const done = await hosted(server, sessionId, '/simulate', { outcome: 'success' });
+  expect(done.status, done.text).toBe(200);
+  return sessionId;
+}

@@ -14,11 +14,11 @@ import {
   attach,
   cardExpiry,
   insertMethod,
-  lockCustomer,
   providerTokenHash,
   sandboxDisplay,
   sandboxToken,
 } from '../payment-methods/service.ts';
+import { lockCustomer } from '../payment-methods/defaults.ts';
 import { scenarioNames, scenarios } from '../payment-methods/scenarios.ts';
 import { chargeable } from '../payment-methods/states.ts';
 import { lockSubscriptions, moveSubscription } from '../subscriptions/moves.ts';

@@ -27,10 +27,9 @@ import type { CreditNote, CreditNoteLine, Invoice, Payment, Refund } from '../..
 import { clockTimeFor } from '../test-clocks/time.ts';
 import { lockInvoice, settleInvoice, type MoveOptions } from '../invoices/issue.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
-import { reserveRefund } from '../refunds/service.ts';
+import { refundable, reserveRefund } from '../refunds/service.ts';
 import { applyRefundOutcome, lockPayment } from '../refunds/settle.ts';
 import { submitRefund } from '../refunds/submit.ts';
-import { reserving } from '../refunds/states.ts';
 import { changeBalance, CUSTOMER_CREDIT } from '../customer-balances/post.ts';
 import { OFFLINE_CASH } from '../invoices/issue.ts';
 import { noteAmounts, splitNote, type Prior } from './amounts.ts';
@@ -320,7 +319,10 @@ async function compute(tx: AnyTx, scope: RowScope, inv: InvoiceRow, v: Valid): P
   };
 }
 
-/** The payment a refund part comes from, locked, checked against what it can still refund (Prisma: the refunds module's). */
+/**
+ * The payment a refund part comes from, locked, checked against what it can still refund (the
+ * refunds module's `refundable`: an invoice with no payment, or paid by a bookkeeping pay, refunds 0).
+ */
 async function refundablePayment(
   tx: Tx,
   scope: RowScope,
@@ -334,17 +336,14 @@ async function refundablePayment(
     select: { id: true },
   });
   const payment = found ? await lockPayment(tx, scope, found.id) : null;
-  const held = payment
-    ? await tx.refund.aggregate({
-        where: { ...scoped(scope), paymentId: payment.id, status: { in: [...reserving] } },
-        _sum: { amount: true },
-      })
-    : null;
-  const refundable = payment ? payment.amount - (held?._sum.amount ?? 0n) : 0n;
-  if (refundAmount > refundable)
+  const can = payment
+    ? await refundable(tx, scope, payment)
+    : { amount: 0n, nothing: { message: 'The invoice has no payment to refund' } };
+  if (refundAmount > can.amount)
     throw err.of(
       'amount_exceeds_remaining',
-      `refundAmount ${refundAmount} exceeds what the invoice's payment can still refund (${refundable})`,
+      `refundAmount ${refundAmount} exceeds what the invoice's payment can still refund (${can.amount})` +
+        (can.nothing ? `: ${can.nothing.message}` : ''),
       'refundAmount',
     );
   return payment;

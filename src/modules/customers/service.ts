@@ -6,14 +6,15 @@ import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
 import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
-import { findScoped, scoped } from '../../core/resource.ts';
+import { scoped } from '../../core/resource.ts';
 import { checkLength, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
 import type { CustomerInput, CustomerPatch, ListCustomersArgs } from './schema.ts';
 import { checkClockForCustomer } from '../test-clocks/service.ts';
-import { checkDefaultMethod, lockCustomer } from '../payment-methods/service.ts';
+import { lockCustomer } from '../payment-methods/defaults.ts';
+import { checkDefaultMethod } from '../payment-methods/service.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('customer');
@@ -89,14 +90,15 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerPa
   const patch = validate(input);
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
-    const found = await findScoped(tx.customer, auth, id, () => err.notFound('customer'));
+    // Locked first (lock order: customer, then its methods): two PATCHes of one customer run one after
+    // the other, each announcing what the other left.
+    const found = await lockCustomer(tx, scope, id);
+    if (!found) throw err.notFound('customer');
     const { metadata, ...rest } = patch;
     const data: Prisma.CustomerUpdateInput = { ...rest, updatedAt: clock.now() };
     if (metadata !== undefined) data.metadata = metadata === null ? Prisma.DbNull : metadata;
     const defaultId = input.defaultPaymentMethodId;
     if (defaultId !== undefined) {
-      // Locked first (lock order: customer, then its methods), then checked and flagged in this transaction.
-      await lockCustomer(tx, scope, id);
       await checkDefaultMethod(tx, scope, id, defaultId, {
         accountId: auth.accountId,
         requestId: ctx.requestId,

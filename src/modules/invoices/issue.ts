@@ -15,7 +15,7 @@ import type { Invoice, InvoiceLine, Payment } from '../../generated/prisma/clien
 import { newId } from '../../core/ids.ts';
 import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
 import { issueReceiptsCte, prepareInvoiceReceipt, receiptContexts } from '../receipts/issue.ts';
-import { paymentMachine } from '../payments/states.ts';
+import { bookkeepingPay, paymentMachine } from '../payments/states.ts';
 import { failWaitingCharges } from '../payments/close.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import { invoiceDraft, invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
@@ -596,7 +596,7 @@ function creditPaidTax(inv: InvoiceRow, now: Date) {
 export const OFFLINE_CASH = 'cash:offline';
 
 /** A bookkeeping pay records money that never passed an adapter. */
-const OFFLINE = { trigger: 'capture', method: 'offline', adapter: null } as const;
+const OFFLINE = { trigger: 'capture', ...bookkeepingPay } as const;
 
 /** How an invoice is paid: captured at once (a bookkeeping pay) or charged (`pending` until the provider answers). */
 export interface InvoicePaying {

@@ -25,9 +25,26 @@ export const methodSnapshot = (row: PaymentMethod, accountId: string) =>
   toWire({ ...row, accountId }, paymentMethodFields);
 
 /**
+ * The customer row locked `FOR NO KEY UPDATE`: its default changes, never its key, so invoices and
+ * payments written meanwhile (their foreign keys take KEY SHARE on it, a renewal holding its
+ * subscriptions) do not wait on it, and a renewal and a detach cannot deadlock over it.
+ */
+export async function lockCustomer(tx: AnyTx, scope: RowScope, id: string): Promise<Customer> {
+  const [row] = await sqlOf(tx).query<Customer>(
+    q`SELECT * FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND id = ${id}
+      FOR NO KEY UPDATE`,
+  );
+  return row;
+}
+
+/**
  * Flags `methodId` (null: none) as the customer's default and unflags the previous one, emitting
  * `payment_method.updated` for a method whose `isDefault` changed and that the caller does not
- * announce itself (`quiet`). Returns nothing about the customer row: the caller writes it.
+ * announce itself (`quiet`). Returns nothing about the customer row: the caller writes it. The one
+ * writer of `isDefault`: the partial unique index (one flagged method per customer) is checked row
+ * by row and cannot be deferred, so the old default is unflagged before the new one is flagged, and
+ * under the customer's lock (taken again here, at no cost when the caller holds it) so two moves
+ * of one customer's default run one after the other.
  */
 export async function flagDefault(
   tx: AnyTx,
@@ -36,11 +53,20 @@ export async function flagDefault(
   methodId: string | null,
   o: EventOptions & { quiet?: readonly string[] },
 ) {
-  const changed = await sqlOf(tx).query<PaymentMethod>(
-    q`UPDATE payment_methods SET "isDefault" = NOT "isDefault", "updatedAt" = ${o.at}::timestamptz
-      WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND "customerId" = ${customerId}
-        AND "isDefault" <> (id IS NOT DISTINCT FROM ${methodId}::text) RETURNING *`,
+  await lockCustomer(tx, scope, customerId);
+  const db = sqlOf(tx);
+  const ofCustomer = q`"workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND "customerId" = ${customerId}`;
+  const changed = await db.query<PaymentMethod>(
+    q`UPDATE payment_methods SET "isDefault" = false, "updatedAt" = ${o.at}::timestamptz
+      WHERE ${ofCustomer} AND "isDefault" AND id IS DISTINCT FROM ${methodId}::text RETURNING *`,
   );
+  if (methodId !== null)
+    changed.push(
+      ...(await db.query<PaymentMethod>(
+        q`UPDATE payment_methods SET "isDefault" = true, "updatedAt" = ${o.at}::timestamptz
+          WHERE ${ofCustomer} AND id = ${methodId} AND NOT "isDefault" RETURNING *`,
+      )),
+    );
   for (const row of changed) {
     if (o.quiet?.includes(row.id)) continue;
     const after = methodSnapshot(row, o.accountId);

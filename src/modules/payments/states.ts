@@ -53,3 +53,12 @@ export const paymentFailed: PaymentStatus = 'failed';
  * unique index `payments_in_flight_key`).
  */
 export const paymentInFlight: PaymentStatus[] = statusesWhere(paymentMachine, 'charge_succeeded', 'action_succeeded');
+
+/**
+ * A bookkeeping payment (POST /v1/invoices/:id/pay, invoices/issue.ts): money the merchant received
+ * directly, written with no adapter. It never passed through a provider, so none of it can go back
+ * through one (docs/credit-notes.md, Outcomes).
+ */
+export const bookkeepingPay = { method: 'offline', adapter: null } as const;
+export const isBookkeepingPay = (p: { method: string | null; adapter: string | null }) =>
+  p.adapter === bookkeepingPay.adapter && p.method === bookkeepingPay.method;

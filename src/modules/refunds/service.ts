@@ -16,7 +16,7 @@ import type { Tx } from '../../core/db/client.ts';
 import type { Adapter, Payment, Refund } from '../../generated/prisma/client.ts';
 import { nextState, outcomeTrigger } from '../../core/state-machine.ts';
 import { createTrigger, refundMachine, refundReasons, reserving } from './states.ts';
-import { paymentFailed } from '../payments/states.ts';
+import { isBookkeepingPay, paymentFailed } from '../payments/states.ts';
 import type { CreateRefundInput, ListRefundsArgs } from './schema.ts';
 import { refundList } from './list.ts';
 
@@ -73,20 +73,8 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
         adapter: earlier.submittedAt ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!),
       };
     }
-    if (payment.status === paymentFailed)
-      throw err.of('amount_exceeds_remaining', 'The payment was not captured; nothing can be refunded', 'chargeId');
-    const held = await tx.refund.aggregate({
-      where: {
-        workspaceId: scope.workspaceId,
-        mode: scope.mode,
-        paymentId: payment.id,
-        status: { in: [...reserving] },
-      },
-      _sum: { amount: true },
-    });
-    const remaining = payment.amount - (held._sum.amount ?? 0n);
-    if (remaining <= 0n)
-      throw err.of('amount_exceeds_remaining', 'The payment is fully refunded; nothing is left to refund', 'amount');
+    const { amount: remaining, nothing } = await refundable(tx, scope, payment);
+    if (nothing) throw err.of('amount_exceeds_remaining', nothing.message, nothing.field);
     const amount = input.amount == null ? remaining : BigInt(input.amount);
     if (amount > remaining)
       throw err.of(
@@ -106,6 +94,48 @@ export async function createRefund(ctx: Context, input: CreateRefundInput): Prom
   if (!first.adapter) return { ...first.refund, accountId: auth.accountId };
   const refund = await submitRefund(scope, first.refund, first.payment, first.adapter, opts);
   return { ...refund, accountId: auth.accountId };
+}
+
+/** What a payment can still refund, and why that is nothing when it is (the 422's message and field). */
+export interface Refundable {
+  amount: bigint;
+  nothing: { message: string; field: 'chargeId' | 'amount' } | null;
+}
+
+/**
+ * What a payment (locked by the caller) can still refund through the platform: spec Refunds
+ * `captured − (pending + succeeded refunds)`. A charge that failed captured nothing; a bookkeeping
+ * pay (POST /v1/invoices/:id/pay) refunds nothing either, its money never passed through a provider
+ * (docs/credit-notes.md, Outcomes: a credit note's `outOfBandAmount` records money given back by
+ * hand). The one rule of POST /v1/refunds and of a credit note's refund part, issued or previewed.
+ */
+export async function refundable(tx: Tx, scope: RowScope, payment: Payment): Promise<Refundable> {
+  if (payment.status === paymentFailed)
+    return {
+      amount: 0n,
+      nothing: { message: 'The payment was not captured; nothing can be refunded', field: 'chargeId' },
+    };
+  if (isBookkeepingPay(payment))
+    return {
+      amount: 0n,
+      nothing: {
+        message:
+          'The payment was recorded as paid outside the platform (POST /v1/invoices/:id/pay); no provider holds its ' +
+          "money, so nothing can be refunded through one. Record money returned by hand as a credit note's outOfBandAmount",
+        field: 'chargeId',
+      },
+    };
+  const held = await tx.refund.aggregate({
+    where: { ...scoped(scope), paymentId: payment.id, status: { in: [...reserving] } },
+    _sum: { amount: true },
+  });
+  const amount = payment.amount - (held._sum.amount ?? 0n);
+  if (amount <= 0n)
+    return {
+      amount: 0n,
+      nothing: { message: 'The payment is fully refunded; nothing is left to refund', field: 'amount' },
+    };
+  return { amount, nothing: null };
 }
 
 /**

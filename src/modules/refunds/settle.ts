@@ -40,13 +40,6 @@ export async function lockPayment(tx: Tx, scope: Scope, id: string): Promise<Pay
 export const settlementCode = (adapter: string | null) => `settlement:${adapter ?? 'manual'}`;
 
 /**
- * Where a refund takes the money from: the payment's settlement account, or `cash:offline` for a
- * bookkeeping pay of an invoice (no adapter; its money was posted there: docs/credit-notes.md, Ledger).
- */
-const refundSource = (payment: Payment) =>
-  payment.adapter === null && payment.method === 'offline' ? 'cash:offline' : settlementCode(payment.adapter);
-
-/**
  * A succeeded refund's effects: the posting (debit `refunds`, credit the payment's settlement
  * account; txId = the refund id), the payment's refunded total and status, and its event.
  */
@@ -66,7 +59,7 @@ export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, paym
         amount: refund.amount,
         memo: `refund of ${payment.id}`,
       },
-      { code: refundSource(payment), direction: 'credit', amount: refund.amount },
+      { code: settlementCode(payment.adapter), direction: 'credit', amount: refund.amount },
     ],
   });
   const amountRefunded = payment.amountRefunded + refund.amount;

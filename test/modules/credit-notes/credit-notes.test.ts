@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { useServer, db, createClient, type Workspace } from '../../helpers/server.ts';
 import { mintKey } from '../../helpers/keys.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
-import { unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
+import { payInvoiceOnline, unbalancedTxIds, unthrottled } from '../../helpers/payments.ts';
 
 const server = useServer();
 
@@ -35,11 +35,21 @@ async function openInvoice(ws: Workspace, over: Record<string, unknown> = {}) {
   return res.json.data;
 }
 
+/** Marked paid by POST /v1/invoices/:id/pay: a bookkeeping payment, nothing of it refundable through the platform. */
 async function paidInvoice(ws: Workspace) {
   const inv = await openInvoice(ws);
   const paid = await ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, key());
   expect(paid.status, JSON.stringify(paid.json)).toBe(201);
   return paid.json.data;
+}
+
+/** Paid through its hosted page with a managed-sandbox card: money a refund can send back. */
+async function paidOnline(ws: Workspace) {
+  const inv = await openInvoice(ws);
+  await payInvoiceOnline(server, inv.id);
+  const paid = (await ws.client.get(`/v1/invoices/${inv.id}`)).json.data;
+  expect(paid.status).toBe('paid');
+  return paid;
 }
 
 const note = (ws: Workspace, body: Record<string, unknown>, headers: Record<string, string> = key()) =>
@@ -176,7 +186,7 @@ describe('credit notes: issue', () => {
 
   it('post-payment parts: credit to the balance (default), refund through the refunds path, out of band; the ledger balances', async () => {
     const ws = await server.workspace();
-    const inv = await paidInvoice(ws);
+    const inv = await paidOnline(ws);
     // Default: the whole post-payment part is credited to the customer balance (the worked example).
     const credit = await note(ws, { invoiceId: inv.id, amount: 55500, reason: 'product_unsatisfactory' });
     expect(credit.status, JSON.stringify(credit.json)).toBe(201);
@@ -198,8 +208,8 @@ describe('credit notes: issue', () => {
     const refund = (await ws.client.get(`/v1/refunds/${s.refundId}`)).json.data;
     expect(refund).toMatchObject({ amount: 50000, status: 'succeeded', invoiceId: inv.id });
     expect(await ledgerOf(s.refundId)).toEqual([
-      { code: 'cash:offline', direction: 'credit', amount: 50000 },
       { code: 'refund_due', direction: 'debit', amount: 50000 },
+      { code: 'settlement:provider_a_platform', direction: 'credit', amount: 50000 },
     ]);
     expect(await ledgerOf(`cn:${s.id}`)).toEqual([
       { code: 'cash:offline', direction: 'credit', amount: 5500 },
@@ -232,7 +242,7 @@ describe('credit notes: issue', () => {
 describe('credit notes: bad input and hostile use', () => {
   it('refuses what the contract refuses, with its codes and fields', async () => {
     const ws = await server.workspace();
-    const inv = await paidInvoice(ws);
+    const inv = await paidOnline(ws);
     // Credit over what remains: 422 VALIDATION_ERROR.
     expectError(await note(ws, { invoiceId: inv.id, amount: 111001 }), 422, 'VALIDATION_ERROR', 'amount');
     // Refund over what the payment can still refund.
@@ -304,6 +314,44 @@ describe('credit notes: bad input and hostile use', () => {
     expectError(await other.client.post(`/v1/credit-notes/${mine.id}/void`, {}, key()), 404, 'not_found');
     // The Idempotency-Key is required.
     expect((await ws.client.post('/v1/credit-notes', { invoiceId: inv.id, amount: 10 })).status).toBe(400);
+  });
+
+  it('an invoice marked paid (POST /v1/invoices/:id/pay) refunds nothing: 422 on refundAmount, in preview too; outOfBandAmount records money given back by hand', async () => {
+    const ws = await server.workspace();
+    const inv = await paidInvoice(ws);
+    const body = { invoiceId: inv.id, amount: 10000, refundAmount: 10000 };
+    const refused = await note(ws, body);
+    expectError(refused, 422, 'VALIDATION_ERROR', 'refundAmount');
+    expect(refused.json.error.message).toContain('outOfBandAmount');
+    expectError(await ws.client.post('/v1/credit-notes/preview', body), 422, 'VALIDATION_ERROR', 'refundAmount');
+    expectError(
+      await note(ws, { invoiceId: inv.id, amount: 10000, refundAmount: 1, outOfBandAmount: 9999 }),
+      422,
+      'VALIDATION_ERROR',
+      'refundAmount',
+    );
+    const written = async (table: string) =>
+      (await db().system.query(`SELECT count(*)::int AS n FROM ${table} WHERE "invoiceId" = $1`, [inv.id])).rows[0].n;
+    expect({ notes: await written('credit_notes'), refunds: await written('refunds') }).toEqual({
+      notes: 0,
+      refunds: 0,
+    });
+    const byHand = await note(ws, { invoiceId: inv.id, amount: 10000, outOfBandAmount: 10000 });
+    expect(byHand.status, JSON.stringify(byHand.json)).toBe(201);
+    expect(byHand.json.data).toMatchObject({
+      refundAmount: 0,
+      outOfBandAmount: 10000,
+      refundId: null,
+      refundStatus: null,
+    });
+    expect(await ledgerOf(`cn:${byHand.json.data.id}`)).toContainEqual({
+      code: 'cash:offline',
+      direction: 'credit',
+      amount: 10000,
+    });
+    const payment = (await ws.client.get(`/v1/payments/${await paymentOf(inv.id)}`)).json.data;
+    expect(payment).toMatchObject({ status: 'succeeded', amountRefunded: 0 });
+    expect(await written('refunds')).toBe(0);
   });
 
   it('a refund part needs svc:refund:write as well', async () => {
@@ -387,7 +435,7 @@ describe('credit notes: void', () => {
     const types = (await ws.client.get(`/v1/events?objectId=${pre.id}&order=asc`)).json.data.map((e: any) => e.type);
     expect(types).toEqual(['svc.credit_note.issued.v1', 'svc.credit_note.voided.v1']);
 
-    const paid = await paidInvoice(ws);
+    const paid = await paidOnline(ws);
     const credit = (await note(ws, { invoiceId: paid.id, amount: 22200 })).json.data;
     const refunded = (await note(ws, { invoiceId: paid.id, amount: 1000, refundAmount: 1000 })).json.data;
     // A refunded note cannot be voided.

@@ -132,6 +132,36 @@ describe('POST /v1/refunds: every documented error, exact spelling', () => {
     expectError(await refund(ws, { chargeId: pay.id, amount: 1 }), 422, 'VALIDATION_ERROR', 'amount');
   });
 
+  it('422 VALIDATION_ERROR on chargeId for a bookkeeping payment (invoice marked paid): its money never passed through a provider', async () => {
+    const ws = await server.workspace();
+    const cus = (await ws.client.post('/v1/customers', { name: 'Budi' })).json.data.id;
+    const inv = (
+      await ws.client.post('/v1/invoices', {
+        customerId: cus,
+        currency: 'IDR',
+        status: 'open',
+        lines: [{ description: 'Sewa alat', quantity: 1, unitAmount: 50_000 }],
+      })
+    ).json.data;
+    expect((await ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, key())).status).toBe(201);
+    const { rows } = await db().system.query(`SELECT id, method, adapter FROM payments WHERE "invoiceId" = $1`, [
+      inv.id,
+    ]);
+    expect(rows).toEqual([{ id: expect.stringMatching(/^pay_/), method: 'offline', adapter: null }]);
+    const pay = rows[0].id as string;
+    for (const body of [{ chargeId: pay }, { chargeId: pay, amount: 1 }]) {
+      const res = await refund(ws, body);
+      expectError(res, 422, 'VALIDATION_ERROR', 'chargeId');
+      expect(res.json.error.message).toContain('outOfBandAmount');
+    }
+    expect((await ws.client.get(`/v1/refunds?chargeId=${pay}`)).json.data).toEqual([]);
+    expect((await ws.client.get(`/v1/payments/${pay}`)).json.data).toMatchObject({
+      status: 'succeeded',
+      amountRefunded: 0,
+    });
+    expect(await unbalancedTxIds(ws.workspaceId)).toEqual([]);
+  });
+
   it('409 IDEMPOTENCY_CONFLICT for the same key with another body; the same body replays', async () => {
     const ws = await server.workspace();
     const pay = await sandboxPayment(server, ws);
