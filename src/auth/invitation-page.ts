@@ -9,7 +9,8 @@ import { escapeHtml as e } from '../modules/documents/render/html.ts';
 export const ACCEPT_PATH = '/dashboard/auth/accept';
 
 const shell = (lang: Language, title: string, body: string) =>
-  `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+  `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">` +
+  '<meta name="viewport" content="width=device-width">' +
   `<meta name="robots" content="noindex"><title>${e(title)}</title></head>` +
   '<body style="font-family:sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#111827">' +
   `<main><h1 style="font-size:1.4rem">${e(title)}</h1>${body}</main></body></html>`;

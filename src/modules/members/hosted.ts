@@ -27,7 +27,7 @@ export async function invitationPage(token: string): Promise<string> {
       `<p style="color:#6b7280;font-size:14px">The invitation expires at ${e(v.expiresAt.toISOString())}.</p>` +
       '<form method="post"><button type="submit" style="font:inherit;padding:12px 24px;border:0;border-radius:8px;' +
       'background:#0f766e;color:#fff;cursor:pointer">Accept the invitation</button></form>' +
-      // With an identity provider, the dashboard's sign-in accepts it (docs/dashboard.md, Sign-in).
+      // With an identity provider: the dashboard's accept page (docs/dashboard.md, Accepting an invitation).
       (config.oidc.issuer
         ? `<p><a href="${e(`${config.publicUrl?.replace(/\/$/, '') ?? ''}/dashboard/auth/login?invitation=${encodeURIComponent(token)}`)}">` +
           'Accept by signing in to the dashboard</a></p>'

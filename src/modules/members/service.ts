@@ -368,11 +368,12 @@ export async function invitationView(token: string) {
 
 /**
  * Acceptance: how a member joins (spec Authentication: members sign in through an external
- * identity provider; invitations are accepted that way). An OIDC callback calls this with the
- * login's issuer and subject; development uses the emailed link (`POST /invitations/<token>`) or
- * `svc members accept <token>`, whose identity is the invited mailbox. Only an identity whose
- * verified email is the invited address accepts (docs/dashboard.md, Accepting an invitation): a
- * link opened by someone else joins nothing. One use: the token's hash is cleared. The member gets a first full_access key in the invitation's mode (it acts for the
+ * identity provider; invitations are accepted that way). The dashboard's accept page calls this
+ * with the signed-in identity's issuer, subject and verified email; development uses the emailed
+ * link (`POST /invitations/<token>`) or `svc members accept <token>`, whose identity is the invited
+ * mailbox. Only an identity whose verified email is the invited address accepts (docs/dashboard.md,
+ * Accepting an invitation): a link opened by someone else joins nothing. One use: the token's hash
+ * is cleared. The member gets a first full_access key in the invitation's mode (it acts for the
  * member, so the member's role bounds it), which is how a new member reaches the API.
  */
 export async function acceptInvitation(token: string, identity?: AcceptingIdentity): Promise<Acceptance> {
