@@ -40,7 +40,7 @@ export function confirmPage(
       `<input type="hidden" name="invitation" value="${e(form.invitation)}">` +
       `<input type="hidden" name="csrf" value="${e(form.csrf)}">` +
       '<button type="submit" style="font:inherit;padding:10px 20px;border:0;border-radius:8px;background:#0f766e;' +
-      `color:#fff;cursor:pointer">${e(L.join)}</button> <a href="/dashboard/">${e(L.notNow)}</a></form>`,
+      `color:#fff;cursor:pointer">${e(L.join)}</button> <a href="/dashboard/" style="margin-left:12px">${e(L.notNow)}</a></form>`,
   );
 }
 
