@@ -137,6 +137,7 @@ export const routes: Route[] = [
     path: '/v1/workspaces/:id/members',
     status: 201,
     variables: (r) => ({ workspaceId: r.params.id, input: r.body as Ops.InviteMemberInput }),
+    errors: ['recipient_unverified'],
   }),
   route<Ops.UpdateMemberMutationVariables>({
     id: 'updateMember',

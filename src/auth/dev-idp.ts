@@ -14,6 +14,8 @@ export interface DevUser {
   sub: string;
   email: string;
   name: string;
+  /** What the provider says of the email (`email_verified`); true unless a test says otherwise. */
+  emailVerified?: boolean;
 }
 /** The README's users (one password for all: `DEV_PASSWORD`). */
 export const DEV_USERS: readonly DevUser[] = [
@@ -95,7 +97,10 @@ export async function startDevIdp(opts: { port?: number; redirectUris: string[];
     findAccount: (_ctx, sub) => {
       const u = users.get(sub);
       if (!u) return undefined;
-      return { accountId: sub, claims: () => ({ sub, email: u.email, email_verified: true, name: u.name }) };
+      return {
+        accountId: sub,
+        claims: () => ({ sub, email: u.email, email_verified: u.emailVerified ?? true, name: u.name }),
+      };
     },
   });
   // The dashboard is the provider's own first-party client: no consent screen.
@@ -115,7 +120,7 @@ export async function startDevIdp(opts: { port?: number; redirectUris: string[];
       if (req.method === 'POST') {
         const form = await formOf(req);
         const email = (form.get('email') ?? '').trim().toLowerCase();
-        const user = [...users.values()].find((u) => u.email === email);
+        const user = [...users.values()].find((u) => u.email.toLowerCase() === email);
         if (user && form.get('password') === DEV_PASSWORD) return finish(req, res, user.sub);
         res.writeHead(401, { 'content-type': 'text/html; charset=utf-8' });
         return res.end(loginPage(m[1]!, 'Unknown user or wrong password'));

@@ -3,20 +3,30 @@
  * Workspace and member: members sign in through an external identity provider; invitations are
  * accepted that way). `openid-client` is the relying party; the provider is `config.oidc` (in
  * development and tests, src/auth/dev-idp.ts). docs/dashboard.md, Sign-in, says who becomes which
- * member. Routes: login, callback, session (who am I, the CSRF token), logout.
+ * member. Routes: login, callback, session (who am I, the CSRF token), switch, logout, and accept
+ * (an invitation, only by an explicit POST: docs/dashboard.md, Accepting an invitation).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
 import { clock } from '../core/clock.ts';
 import { config } from '../core/config.ts';
-import { decrypt, encrypt, safeEqual } from '../core/crypto.ts';
+import { decrypt, encrypt, hmacHex, safeEqual, sha256Hex } from '../core/crypto.ts';
 import { db } from '../core/db/client.ts';
 import { isDomainError } from '../core/errors.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import { clientBucket, replyError } from '../server/edge-route.ts';
 import { parseJsonBody, rawBody } from '../server/edge.ts';
 import { logger } from '../core/logger.ts';
-import { acceptInvitation, EMAIL_LINK_ISSUER } from '../modules/members/service.ts';
+import { type Language, messages } from '../core/i18n/index.ts';
+import { pageLanguage } from '../hosted/language.ts';
+import {
+  acceptInvitation,
+  type AcceptingIdentity,
+  EMAIL_LINK_ISSUER,
+  invitationView,
+  sameEmail,
+} from '../modules/members/service.ts';
+import { ACCEPT_PATH, confirmPage, noticePage } from './invitation-page.ts';
 import {
   cookieValue,
   createSession,
@@ -28,6 +38,7 @@ import {
   sessionOf,
   switchWorkspace,
   workspacesOf,
+  type SessionRow,
 } from './session.ts';
 
 const LOGIN_COOKIE = 'svc_oidc';
@@ -66,6 +77,7 @@ function provider(): Promise<oidc.Configuration> {
   });
   return found;
 }
+const acceptUrl = (token: string) => `${ACCEPT_PATH}?invitation=${encodeURIComponent(token)}`;
 const isLoopback = (u: URL) => ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
 
 /** This service's origin as the browser sees it. */
@@ -86,17 +98,108 @@ interface LoginState {
   invitation: string | null;
   at: number;
 }
-const sealState = (s: LoginState) =>
-  Buffer.from(encrypt(Buffer.from(JSON.stringify(s)), LOGIN_AAD)).toString('base64url');
-function openState(value: string | undefined): LoginState | null {
+/** A cookie's value sealed with the master key for one purpose (`aad`): the browser can neither read nor forge it. */
+const seal = (value: { at: number }, aad: string) =>
+  Buffer.from(encrypt(Buffer.from(JSON.stringify(value)), aad)).toString('base64url');
+function unseal<T extends { at: number }>(value: string | undefined, aad: string, ttlMs: number): T | null {
   if (!value) return null;
   try {
-    const s = JSON.parse(decrypt(Buffer.from(value, 'base64url'), LOGIN_AAD).toString('utf8')) as LoginState;
-    return Date.now() - s.at < LOGIN_TTL_MS ? s : null;
+    const s = JSON.parse(decrypt(Buffer.from(value, 'base64url'), aad).toString('utf8')) as T;
+    return Date.now() - s.at < ttlMs ? s : null;
   } catch {
     return null;
   }
 }
+const openState = (value: string | undefined) => unseal<LoginState>(value, LOGIN_AAD, LOGIN_TTL_MS);
+
+/**
+ * An identity the provider confirmed for an invitation, waiting for the accept page's POST
+ * (docs/dashboard.md, Accepting an invitation): sealed like the login state, 10 minutes.
+ */
+const PENDING_COOKIE = 'svc_invite';
+const PENDING_AAD = 'svc dashboard invitation';
+interface PendingAcceptance {
+  invitation: string;
+  issuer: string;
+  subject: string;
+  email: string;
+  at: number;
+}
+const invitationParam = (query: unknown) => {
+  const v = (query as { invitation?: unknown }).invitation;
+  return typeof v === 'string' && v.length > 0 && v.length < 200 ? v : null;
+};
+/** The email the provider says it verified (`email_verified: true`), else null. */
+const verifiedEmail = (claims: oidc.IDToken) =>
+  claims.email_verified === true && typeof claims.email === 'string' && claims.email.trim()
+    ? claims.email.trim()
+    : null;
+
+/**
+ * Who would accept an invitation in this browser: its live dashboard session (the membership goes
+ * to that identity, and the session stays as it is), else an identity the provider confirmed for
+ * this invitation. Each comes with the CSRF token its form must carry.
+ */
+interface Acceptor {
+  identity: AcceptingIdentity;
+  csrf: string;
+  session: { token: string; row: SessionRow } | null;
+  invitation: string | null;
+}
+async function acceptorOf(cookies: string | undefined): Promise<Acceptor | null> {
+  const s = await sessionOf(cookies);
+  if (s) {
+    // The member's email: the address its identity was verified with when it joined or first signed in.
+    const identity = { issuer: s.row.issuer, subject: s.row.subject, email: s.row.email };
+    return { identity, csrf: csrfOf(s.token), session: s, invitation: null };
+  }
+  const raw = cookieValue(cookies, PENDING_COOKIE);
+  const p = unseal<PendingAcceptance>(raw, PENDING_AAD, LOGIN_TTL_MS);
+  if (!p || !raw) return null;
+  return {
+    identity: { issuer: p.issuer, subject: p.subject, email: p.email },
+    csrf: hmacHex(sha256Hex(raw), 'svc dashboard invitation csrf'),
+    session: null,
+    invitation: p.invitation,
+  };
+}
+
+/** The accept page's language: as the dashboard's, Indonesian for an Indonesian browser, else English. */
+const languageOf = (req: FastifyRequest): Language =>
+  pageLanguage({ query: (n) => (req.query as Record<string, string | undefined>)[n], headers: req.headers }, 'en').lang;
+
+/** The accept page's answers: the sign-in headers, and its one form posts to this origin only. */
+function acceptReply(reply: FastifyReply, status: number, lang: Language, html: string) {
+  return reply
+    .status(status)
+    .headers(authHeaders)
+    .header('content-security-policy', `${authHeaders['content-security-policy']}; form-action 'self'`)
+    .header('content-language', lang)
+    .type('text/html; charset=utf-8')
+    .send(html);
+}
+
+/**
+ * The invitation this acceptor may accept, or the refusal page: a used, unknown or expired link, or
+ * an identity whose verified email is not the invited address (nothing changes then).
+ */
+async function judge(a: Acceptor, token: string, lang: Language) {
+  const L = messages(lang).memberInvitation;
+  try {
+    const v = await invitationView(token);
+    if (sameEmail(a.identity.email, v.email)) return { ok: true as const, view: v };
+    const text = a.session ? L.otherSession(v.email, a.identity.email) : L.otherIdentity(v.email, a.identity.email);
+    return { ok: false as const, status: 403, html: noticePage(lang, L.notAccepted, text) };
+  } catch (e) {
+    if (!isDomainError(e)) throw e;
+    return { ok: false as const, status: e.status, html: refusalOf(e, lang) };
+  }
+}
+/** A refused acceptance in the page's language: a used or unknown link (404), an expired one (410), else why. */
+const refusalOf = (e: { status: number; message: string }, lang: Language) => {
+  const L = messages(lang).memberInvitation;
+  return noticePage(lang, L.notAccepted, e.status === 410 ? L.gone : e.status === 404 ? L.invalid : e.message);
+};
 
 const htmlEscape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -148,17 +251,20 @@ export function mountSignIn(app: FastifyInstance, limiter: RateLimiter) {
       }
     },
   };
-  // Starts a sign-in (and, with ?invitation=<token>, an acceptance): the PKCE verifier, state and
-  // nonce wait in a sealed cookie for the callback.
+  // Starts a sign-in: the PKCE verifier, state and nonce wait in a sealed cookie for the callback.
+  // With ?invitation=<token> it leads to the accept page: at once when a session is signed in (never
+  // replaced), else after the provider confirmed who this is.
   app.get(`${AUTH_PATH}/login`, limited, async (req, reply) => {
     if (!config.oidc.issuer)
       return page(reply, 503, 'Sign-in is not configured', 'Set SVC_OIDC_ISSUER (see docs/dashboard.md).');
-    const invitation = (req.query as { invitation?: unknown }).invitation;
+    const invitation = invitationParam(req.query);
+    if (invitation && (await sessionOf(req.headers.cookie)))
+      return reply.status(302).headers(authHeaders).header('location', acceptUrl(invitation)).send();
     const state: LoginState = {
       verifier: oidc.randomPKCECodeVerifier(),
       state: oidc.randomState(),
       nonce: oidc.randomNonce(),
-      invitation: typeof invitation === 'string' && invitation.length < 200 ? invitation : null,
+      invitation,
       at: Date.now(),
     };
     let cfg: oidc.Configuration;
@@ -179,7 +285,7 @@ export function mountSignIn(app: FastifyInstance, limiter: RateLimiter) {
     return reply
       .status(302)
       .headers(authHeaders)
-      .header('set-cookie', cookie(req, LOGIN_COOKIE, sealState(state), LOGIN_TTL_MS, AUTH_PATH))
+      .header('set-cookie', cookie(req, LOGIN_COOKIE, seal(state, LOGIN_AAD), LOGIN_TTL_MS, AUTH_PATH))
       .header('location', url.href)
       .send();
   });
@@ -206,17 +312,29 @@ export function mountSignIn(app: FastifyInstance, limiter: RateLimiter) {
       return page(reply, 400, 'Sign-in failed', 'The identity provider did not confirm the sign-in.');
     }
     const identity = { issuer: claims.iss, subject: claims.sub };
-    const email = claims.email_verified === true && typeof claims.email === 'string' ? claims.email : null;
-    let member: { id: string; workspaceId: string } | null;
-    try {
-      if (state.invitation) {
-        const accepted = await acceptInvitation(state.invitation, identity);
-        member = { id: accepted.member.id, workspaceId: accepted.workspace.id };
-      } else member = await memberFor(identity.issuer, identity.subject, email);
-    } catch (e) {
-      if (!isDomainError(e)) throw e;
-      return page(reply, e.status ?? 400, 'The invitation cannot be accepted', e.message);
+    const email = verifiedEmail(claims);
+    if (state.invitation) {
+      // Nothing is accepted on a GET, and no session is made or replaced here: the identity waits
+      // (sealed) for the accept page's POST, which checks its email against the invited one.
+      const lang = languageOf(req);
+      const L = messages(lang).memberInvitation;
+      const clear = cookie(req, LOGIN_COOKIE, '', 0, AUTH_PATH);
+      if (!email)
+        return acceptReply(
+          reply.header('set-cookie', clear),
+          403,
+          lang,
+          noticePage(lang, L.notAccepted, L.noVerifiedEmail),
+        );
+      const pending: PendingAcceptance = { invitation: state.invitation, ...identity, email, at: Date.now() };
+      return reply
+        .status(303)
+        .headers(authHeaders)
+        .header('set-cookie', [cookie(req, PENDING_COOKIE, seal(pending, PENDING_AAD), LOGIN_TTL_MS, AUTH_PATH), clear])
+        .header('location', acceptUrl(state.invitation))
+        .send();
     }
+    const member = await memberFor(identity.issuer, identity.subject, email);
     if (!member) return page(reply, 403, 'Not a member', 'This identity is not a member of any workspace.');
     const session = await createSession({ workspaceId: member.workspaceId, memberId: member.id, ...identity });
     return reply
@@ -225,6 +343,73 @@ export function mountSignIn(app: FastifyInstance, limiter: RateLimiter) {
       .header('set-cookie', [
         cookie(req, SESSION_COOKIE, session.token, SESSION_TTL_MS, '/'),
         cookie(req, LOGIN_COOKIE, '', 0, AUTH_PATH),
+      ])
+      .header('location', `${DASHBOARD_PATH}/`)
+      .send();
+  });
+
+  // The accept page (docs/dashboard.md, Accepting an invitation): GET asks "Join <workspace> (<slug>) as
+  // <role>?" of the identity whose verified email is the invited one, and never accepts.
+  app.get(ACCEPT_PATH, limited, async (req, reply) => {
+    const lang = languageOf(req);
+    const L = messages(lang).memberInvitation;
+    const token = invitationParam(req.query);
+    if (!token) return acceptReply(reply, 404, lang, noticePage(lang, L.notAccepted, L.invalid));
+    const a = await acceptorOf(req.headers.cookie);
+    // Nobody known yet (or confirmed for another invitation): the provider says who this is first.
+    if (!a || (!a.session && a.invitation !== token))
+      return reply
+        .status(302)
+        .headers(authHeaders)
+        .header('location', `${AUTH_PATH}/login?invitation=${encodeURIComponent(token)}`)
+        .send();
+    const judged = await judge(a, token, lang);
+    if (!judged.ok) return acceptReply(reply, judged.status, lang, judged.html);
+    const signedInAs = a.session ? a.identity.email : null;
+    return acceptReply(
+      reply,
+      200,
+      lang,
+      confirmPage(lang, judged.view, { invitation: token, csrf: a.csrf, signedInAs }),
+    );
+  });
+
+  // The page's form: the CSRF token of the session or of the confirmed identity, else 403 and nothing
+  // changes. A signed-in session gains the membership and stays as it is; a confirmed identity without
+  // one gets its first session, in the workspace it joined.
+  app.post(ACCEPT_PATH, limited, async (req, reply) => {
+    const lang = languageOf(req);
+    const L = messages(lang).memberInvitation;
+    const form = new URLSearchParams(rawBody(req).toString('utf8'));
+    const token = form.get('invitation') ?? '';
+    const csrf = form.get('csrf') ?? '';
+    const a = await acceptorOf(req.headers.cookie);
+    if (!a) return acceptReply(reply, 401, lang, noticePage(lang, L.notAccepted, L.expired));
+    if (!csrf || !safeEqual(a.csrf, csrf) || !token || (!a.session && a.invitation !== token))
+      return acceptReply(reply, 403, lang, noticePage(lang, L.notAccepted, L.staleForm));
+    const judged = await judge(a, token, lang);
+    if (!judged.ok) return acceptReply(reply, judged.status, lang, judged.html);
+    let accepted: Awaited<ReturnType<typeof acceptInvitation>>;
+    try {
+      accepted = await acceptInvitation(token, a.identity);
+    } catch (e) {
+      if (!isDomainError(e)) throw e;
+      return acceptReply(reply, e.status, lang, refusalOf(e, lang));
+    }
+    if (a.session)
+      return acceptReply(reply, 200, lang, noticePage(lang, L.joinedTitle, L.joined(accepted.workspace.name)));
+    const session = await createSession({
+      workspaceId: accepted.workspace.id,
+      memberId: accepted.member.id,
+      issuer: a.identity.issuer,
+      subject: a.identity.subject,
+    });
+    return reply
+      .status(303)
+      .headers(authHeaders)
+      .header('set-cookie', [
+        cookie(req, SESSION_COOKIE, session.token, SESSION_TTL_MS, '/'),
+        cookie(req, PENDING_COOKIE, '', 0, AUTH_PATH),
       ])
       .header('location', `${DASHBOARD_PATH}/`)
       .send();

@@ -46,6 +46,8 @@ export const statusOf = {
   /** Workspace activation without `businessEmail` or an active adapter (DECISIONS §7). */
   activation_incomplete: 422,
   amount_exceeds_remaining: 422,
+  /** An invitation from a workspace not activated for live mode to an address that never signed in (docs/security.md). */
+  recipient_unverified: 422,
   rate_limited: 429,
   internal_error: 500,
   provider_error: 502,
@@ -220,6 +222,8 @@ export const errorMeanings: Record<ErrorCode, string> = {
   endpoint_disabled: 'the webhook endpoint is disabled or errored: enable it before retrying deliveries',
   activation_incomplete: 'activation needs `businessEmail` and one active adapter; `error.field` names the missing one',
   amount_exceeds_remaining: 'a refund is larger than what remains refundable',
+  recipient_unverified:
+    'a workspace not yet activated for live mode invites only addresses that have signed in before (`error.field`: `email`)',
   rate_limited: 'too many requests for this rate class; wait `Retry-After` seconds',
   internal_error: 'a fault on our side; the request id in `meta.requestId` finds it in the logs',
   provider_error: 'the payment provider failed or timed out; safe to retry with the same Idempotency-Key',

@@ -286,6 +286,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.getByLabel('Email').fill('readonly@example.com');
     await page.getByLabel('Password').fill(DEV_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Join the workspace' }).click();
     await page.waitForURL(`${server.url}/dashboard/`);
     await page.goto(`${server.url}/dashboard/payments/${paid.id}`);
     await page.getByTestId('payment-amount').waitFor();
@@ -317,6 +318,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.getByLabel('Email').fill('member@example.com');
     await page.getByLabel('Password').fill(DEV_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Join the workspace' }).click();
     await page.waitForURL(`${server.url}/dashboard/`);
     await page.locator('.dot.on').waitFor();
     expect((await ws.client.delete(`/v1/workspaces/${ws.workspaceId}/members/${inv.id}`)).status).toBe(204);

@@ -27,6 +27,8 @@ export async function signInPage(
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(DEV_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  // An invitation is accepted only by the accept page's button (docs/dashboard.md, Accepting an invitation).
+  if (opts.invitation) await page.getByRole('button', { name: /Join the workspace|Bergabung ke workspace/ }).click();
   await page.waitForURL(`${serverUrl}/dashboard/`);
   await page.getByTestId('mode-banner').waitFor();
   return page;

@@ -27,7 +27,7 @@ export function useDevIdp(server: TestServer): { readonly idp: DevIdp } {
 }
 
 /** A cookie jar per origin, enough for these redirects (no Domain or Path matching beyond the host). */
-class Jar {
+export class Jar {
   private jars = new Map<string, Map<string, string>>();
   header(url: string) {
     const jar = this.jars.get(new URL(url).host);
@@ -60,7 +60,7 @@ export interface DashboardSession {
 }
 
 /** Follows redirects by hand, keeping cookies; returns the last response and its URL. */
-async function walk(jar: Jar, start: string, init?: RequestInit & { headers?: Record<string, string> }) {
+export async function walk(jar: Jar, start: string, init?: RequestInit & { headers?: Record<string, string> }) {
   let url = start;
   let res = await fetch(url, { ...init, redirect: 'manual', headers: { ...init?.headers, cookie: jar.header(url) } });
   const setCookies: string[] = [...res.headers.getSetCookie()];
@@ -74,22 +74,48 @@ async function walk(jar: Jar, start: string, init?: RequestInit & { headers?: Re
   return { res, url, setCookies };
 }
 
-/** Signs in at the server as `email` through the dev IdP; `invitation` accepts one on the way. */
+/** The accept page's form (docs/dashboard.md, Accepting an invitation): its hidden fields, or null. */
+export function acceptForm(html: string): { invitation: string; csrf: string } | null {
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+  const invitation = field('invitation');
+  const csrf = field('csrf');
+  return invitation && csrf ? { invitation: invitation.replace(/&amp;/g, '&'), csrf } : null;
+}
+
+/** Posts the accept page's form (what its Join button does) with this jar's cookies. */
+export function postAccept(jar: Jar, serverUrl: string, fields: Record<string, string>) {
+  return walk(jar, `${serverUrl}/dashboard/auth/accept`, {
+    method: 'POST',
+    body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+}
+
+/**
+ * Signs in at the server as `email` through the dev IdP; `invitation` accepts one on the way (the
+ * accept page's Join button). `jar` is the browser's cookies (default a new one).
+ */
 export async function signIn(
   serverUrl: string,
   email: string,
-  opts: { invitation?: string; password?: string } = {},
+  opts: { invitation?: string; password?: string; jar?: Jar } = {},
 ): Promise<DashboardSession> {
-  const jar = new Jar();
+  const jar = opts.jar ?? new Jar();
   const q = opts.invitation ? `?invitation=${encodeURIComponent(opts.invitation)}` : '';
   const form = await walk(jar, `${serverUrl}/dashboard/auth/login${q}`);
   expect(form.res.status, await form.res.clone().text()).toBe(200);
   const body = new URLSearchParams({ email, password: opts.password ?? DEV_PASSWORD }).toString();
-  const done = await walk(jar, form.url, {
+  let done = await walk(jar, form.url, {
     method: 'POST',
     body,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
+  if (opts.invitation && done.url.startsWith(`${serverUrl}/dashboard/auth/accept`)) {
+    const html = await done.res.text();
+    const fields = acceptForm(html);
+    if (!fields) throw new Error(`the accept page of ${email} has no form (${done.res.status}): ${html}`);
+    done = await postAccept(jar, serverUrl, fields);
+  }
   // The callback redirects to /dashboard/: anything else is a refused sign-in.
   if (done.url !== `${serverUrl}/dashboard/`)
     throw new Error(`sign-in of ${email} ended at ${done.url} (${done.res.status}): ${await done.res.text()}`);

@@ -4097,6 +4097,20 @@ export interface components {
                 };
             };
         };
+        /** @description Unprocessable: recipient_unverified */
+        "E422.recipient_unverified": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "recipient_unverified";
+                    };
+                };
+            };
+        };
         /** @description Unprocessable: region_immutable */
         "E422.region_immutable": {
             headers: {
@@ -4792,6 +4806,7 @@ export interface operations {
             404: components["responses"]["E404.not_found"];
             409: components["responses"]["E409.idempotency_conflict"];
             413: components["responses"]["E413.payload_too_large"];
+            422: components["responses"]["E422.recipient_unverified"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

@@ -252,4 +252,32 @@ export const en = {
       loading: 'Loading...',
     },
   },
+  /**
+   * The dashboard's page that accepts an invitation (docs/dashboard.md, Accepting an invitation): read by
+   * the invited person, in the dashboard's two languages.
+   */
+  memberInvitation: {
+    title: 'Join a workspace',
+    question: (workspace: string, slug: string, role: string) => `Join ${workspace} (${slug}) as ${role}?`,
+    invitedEmail: (email: string) => `This invitation is for ${email}.`,
+    signedInAs: (email: string) => `You are signed in as ${email}.`,
+    join: 'Join the workspace',
+    notNow: 'Not now',
+    roles: { admin: 'admin', member: 'member', read_only: 'read-only member' },
+    otherSession: (invited: string, current: string) =>
+      `This invitation is for ${invited}, but you are signed in to the dashboard as ${current}. ` +
+      'Sign out first, then open the invitation link again.',
+    otherIdentity: (invited: string, current: string) =>
+      `This invitation is for ${invited}, but the identity provider signed you in as ${current}. Nothing was changed.`,
+    noVerifiedEmail: 'The identity provider did not confirm your email address, so no invitation can be accepted.',
+    notAccepted: 'The invitation was not accepted',
+    invalid: 'This invitation link is not valid, or it was already used.',
+    gone: 'This invitation has expired, or its workspace is out of service. Ask for a new invitation.',
+    expired: 'The sign-in took too long. Open the invitation link again.',
+    staleForm: 'This form is out of date. Open the invitation link again.',
+    joinedTitle: 'Invitation accepted',
+    joined: (workspace: string) =>
+      `You joined ${workspace}. Choose it from the workspace menu in the dashboard's header.`,
+    openDashboard: 'Open the dashboard',
+  },
 };

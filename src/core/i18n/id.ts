@@ -247,4 +247,29 @@ export const id: Messages = {
       loading: 'Memuat...',
     },
   },
+  memberInvitation: {
+    title: 'Bergabung ke workspace',
+    question: (workspace: string, slug: string, role: string) => `Bergabung ke ${workspace} (${slug}) sebagai ${role}?`,
+    invitedEmail: (email: string) => `Undangan ini untuk ${email}.`,
+    signedInAs: (email: string) => `Anda masuk sebagai ${email}.`,
+    join: 'Bergabung ke workspace',
+    notNow: 'Nanti saja',
+    roles: { admin: 'admin', member: 'anggota', read_only: 'anggota hanya-baca' },
+    otherSession: (invited: string, current: string) =>
+      `Undangan ini untuk ${invited}, tetapi Anda masuk ke dasbor sebagai ${current}. ` +
+      'Keluar dulu, lalu buka lagi tautan undangannya.',
+    otherIdentity: (invited: string, current: string) =>
+      `Undangan ini untuk ${invited}, tetapi penyedia identitas memasukkan Anda sebagai ${current}. ` +
+      'Tidak ada yang diubah.',
+    noVerifiedEmail: 'Penyedia identitas tidak mengonfirmasi alamat email Anda, jadi undangan tidak dapat diterima.',
+    notAccepted: 'Undangan tidak diterima',
+    invalid: 'Tautan undangan ini tidak valid, atau sudah dipakai.',
+    gone: 'Undangan ini sudah kedaluwarsa, atau workspace-nya tidak aktif. Mintalah undangan baru.',
+    expired: 'Proses masuk terlalu lama. Buka lagi tautan undangannya.',
+    staleForm: 'Formulir ini sudah tidak berlaku. Buka lagi tautan undangannya.',
+    joinedTitle: 'Undangan diterima',
+    joined: (workspace: string) =>
+      `Anda bergabung ke ${workspace}. Pilih workspace itu dari menu workspace di bagian atas dasbor.`,
+    openDashboard: 'Buka dasbor',
+  },
 };

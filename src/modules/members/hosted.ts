@@ -6,6 +6,7 @@
  */
 import { escapeHtml as e } from '../documents/render/html.ts';
 import { config } from '../../core/config.ts';
+import { messages } from '../../core/i18n/index.ts';
 import { acceptInvitation, invitationView } from './service.ts';
 
 const page = (title: string, body: string) =>
@@ -15,7 +16,8 @@ const page = (title: string, body: string) =>
   '<body style="font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:0 auto;padding:32px 16px;color:#111827">' +
   `<main><h1 style="font-size:1.3rem">${e(title)}</h1>${body}</main></body></html>`;
 
-const roleLabel: Record<string, string> = { admin: 'admin', member: 'member', read_only: 'read-only member' };
+// The role names of the dashboard's accept page (src/core/i18n); this page stays English.
+const roleLabel: Record<string, string> = messages('en').memberInvitation.roles;
 
 export async function invitationPage(token: string): Promise<string> {
   const v = await invitationView(token);
@@ -25,7 +27,7 @@ export async function invitationPage(token: string): Promise<string> {
       `<p style="color:#6b7280;font-size:14px">The invitation expires at ${e(v.expiresAt.toISOString())}.</p>` +
       '<form method="post"><button type="submit" style="font:inherit;padding:12px 24px;border:0;border-radius:8px;' +
       'background:#0f766e;color:#fff;cursor:pointer">Accept the invitation</button></form>' +
-      // With an identity provider, the dashboard's sign-in accepts it (docs/dashboard.md, Sign-in).
+      // With an identity provider: the dashboard's accept page (docs/dashboard.md, Accepting an invitation).
       (config.oidc.issuer
         ? `<p><a href="${e(`${config.publicUrl?.replace(/\/$/, '') ?? ''}/dashboard/auth/login?invitation=${encodeURIComponent(token)}`)}">` +
           'Accept by signing in to the dashboard</a></p>'

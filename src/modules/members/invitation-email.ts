@@ -5,6 +5,7 @@
  * message (the row keeps its hash), so it is sent by the request that made it, after commit.
  */
 import { config } from '../../core/config.ts';
+import { defang } from '../../core/defang.ts';
 import { DomainError } from '../../core/errors.ts';
 import { logger } from '../../core/logger.ts';
 import { keepInOutbox, transportFor } from '../../core/mail.ts';
@@ -24,11 +25,19 @@ let mjml: Promise<typeof import('mjml').default> | undefined;
 const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();
 const roleLabel: Record<string, string> = { admin: 'an admin', member: 'a member', read_only: 'a read-only member' };
 
+/**
+ * The subject names no workspace, and the body quotes its name defanged (src/core/defang.ts): the
+ * name is whoever signed up's choice, so verbatim it would put their words, links included, in a
+ * mail sent by us (docs/security.md, Invitation mail).
+ */
+export const INVITATION_SUBJECT = 'You are invited to join a workspace';
+
 export async function renderInvitation(m: InvitationMail) {
   const who = m.inviterEmail ? `${m.inviterEmail} invited you` : 'You are invited';
-  const subject = oneLine(`Join ${m.workspaceName} as ${roleLabel[m.role] ?? m.role}`);
+  const subject = INVITATION_SUBJECT;
   const until = m.expiresAt.toISOString().slice(0, 16).replace('T', ' ');
-  const intro = `${who} to join ${m.workspaceName} as ${roleLabel[m.role] ?? m.role}.`;
+  const name = defang(oneLine(m.workspaceName));
+  const intro = `${who} to join the workspace “${name}” as ${roleLabel[m.role] ?? m.role}.`;
   const source = `<mjml lang="en">
   <mj-head>
     <mj-title>${e(subject)}</mj-title>
@@ -42,7 +51,7 @@ export async function renderInvitation(m: InvitationMail) {
     <mj-section background-color="#0f766e" padding="3px 0"><mj-column><mj-spacer height="0px" /></mj-column></mj-section>
     <mj-section background-color="#ffffff" padding="20px 0">
       <mj-column>
-        <mj-text font-size="20px" font-weight="700">${e(m.workspaceName)}</mj-text>
+        <mj-text font-size="20px" font-weight="700">${e(name)}</mj-text>
         <mj-text padding="12px 24px 4px">${e(intro)}</mj-text>
         <mj-button href="${e(m.acceptUrl)}" background-color="#0f766e" padding="16px 24px">Accept the invitation</mj-button>
         <mj-text color="#6b7280" font-size="12px">The link works once and expires at ${e(until)} UTC.

@@ -112,6 +112,7 @@ export async function inviteMember(ctx: Context, workspaceId: string, input: Inv
   const secret = randomHex(20);
   const { member, workspaceName, inviterEmail } = await inTenant(tenant(auth, BOTH), async (tx) => {
     const ws = await visible(tx, auth, workspaceId);
+    await assertMayMailInvitation(ws.mode, email);
     await assertInvitationQuota(tx, workspaceId);
     await lockName(tx, `member:${workspaceId}:${email}`);
     const [existing] = await tx.$queryRaw<Member[]>`
@@ -147,6 +148,35 @@ export async function inviteMember(ctx: Context, workspaceId: string, input: Inv
     expiresAt: member.expiresAt!,
   });
   return member;
+}
+
+/**
+ * An address that has signed in before: some member row holds it with a confirmed identity (an
+ * OIDC sign-in, or the emailed link opened). Cross-tenant by nature, on the system pool
+ * (docs/scaling.md).
+ */
+async function hasSignedIn(email: string): Promise<boolean> {
+  const { rows } = await db().system.query(
+    `SELECT 1 FROM members WHERE lower(email) = $1 AND "identityIssuer" IS NOT NULL LIMIT 1`,
+    [email],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * A workspace not activated for live mode (a free sandbox anyone can make) mails invitations only
+ * to addresses that have signed in before, else 422 recipient_unverified: it must not mail
+ * strangers in our name (docs/security.md, Invitation mail). Without SMTP the mail stays in the
+ * development outbox and nothing leaves, as for test-mode receipts (src/modules/receipts/service.ts).
+ */
+async function assertMayMailInvitation(workspaceMode: string, email: string) {
+  if (!config.smtpUrl || workspaceMode === 'live' || (await hasSignedIn(email))) return;
+  throw new DomainError(
+    'recipient_unverified',
+    `A workspace not yet activated for live mode invites only addresses that have signed in before; ${email} ` +
+      'has not. Activate live mode to invite a new address',
+    { resource: 'member', field: 'email' },
+  );
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -277,11 +307,18 @@ export async function transferOwnership(ctx: Context, workspaceId: string, input
   return out.transfer;
 }
 
-/** The external identity that completes an invitation: an OIDC login's `iss` and `sub`, or the emailed link. */
+/**
+ * The external identity that completes an invitation: an OIDC login's `iss` and `sub` with the
+ * email the provider verified for it, or the emailed link.
+ */
 export interface AcceptingIdentity {
   issuer: string;
   subject: string;
+  email: string;
 }
+
+/** One mailbox: compared trimmed and case-insensitively (addresses are stored lower-cased). */
+export const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 /** The identity of a development acceptance (the link or `svc members accept`): possession of the invited mailbox. */
 export const EMAIL_LINK_ISSUER = 'svc:email-link';
 
@@ -318,15 +355,24 @@ export async function invitationView(token: string) {
     const m = await tx.member.findFirstOrThrow({ where: { workspaceId: inv.workspaceId, id: inv.id } });
     const ws = await tx.workspace.findFirstOrThrow({ where: { id: inv.workspaceId } });
     if (ws.archivedAt) throw new DomainError('gone', 'This workspace is archived', { resource: 'member' });
-    return { workspaceName: ws.brandName ?? ws.name, email: m.email, role: m.role, expiresAt: m.expiresAt! };
+    return {
+      workspaceId: ws.id,
+      workspaceName: ws.brandName ?? ws.name,
+      slug: ws.slug,
+      email: m.email,
+      role: m.role,
+      expiresAt: m.expiresAt!,
+    };
   });
 }
 
 /**
  * Acceptance: how a member joins (spec Authentication: members sign in through an external
- * identity provider; invitations are accepted that way). An OIDC callback calls this with the
- * login's issuer and subject; development uses the emailed link (`POST /invitations/<token>`) or
- * `svc members accept <token>`, whose identity is the invited mailbox. One use: the token's hash
+ * identity provider; invitations are accepted that way). The dashboard's accept page calls this
+ * with the signed-in identity's issuer, subject and verified email; development uses the emailed
+ * link (`POST /invitations/<token>`) or `svc members accept <token>`, whose identity is the invited
+ * mailbox. Only an identity whose verified email is the invited address accepts (docs/dashboard.md,
+ * Accepting an invitation): a link opened by someone else joins nothing. One use: the token's hash
  * is cleared. The member gets a first full_access key in the invitation's mode (it acts for the
  * member, so the member's role bounds it), which is how a new member reaches the API.
  */
@@ -342,6 +388,10 @@ export async function acceptInvitation(token: string, identity?: AcceptingIdenti
       throw err.notFound('invitation');
     if (m.expiresAt && m.expiresAt <= clock.now())
       throw new DomainError('gone', 'This invitation has expired', { resource: 'member' });
+    if (identity && !sameEmail(identity.email, m.email))
+      throw new DomainError('insufficient_scope', 'This invitation is for another email address', {
+        resource: 'member',
+      });
     const who = identity ?? { issuer: EMAIL_LINK_ISSUER, subject: m.email };
     const taken = await tx.member.findFirst({
       where: {

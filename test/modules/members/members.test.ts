@@ -63,7 +63,9 @@ describe('invite', () => {
 
     const mail = invitationMail(outbox.dir, m.id);
     expect(mail.mail.headers.to).toBe('sari@example.com');
-    expect(mail.mail.headers.subject).toContain('Team Shop');
+    // A fixed subject: the workspace's name (anyone's choice) is only quoted in the body.
+    expect(mail.mail.headers.subject).toBe('You are invited to join a workspace');
+    expect(mail.text).toContain('to join the workspace \u201cTeam Shop\u201d as an admin.');
     expect(mail.text).toContain('owner@example.com invited you');
     const html = mail.mail.parts.length ? mail.mail : null;
     expect(html).not.toBeNull(); // multipart: text and HTML (MJML)
@@ -535,7 +537,10 @@ describe('expiry', () => {
     const { token } = invitationMail(outbox.dir, m.id);
     clock.advance(7 * 24 * 3600 * 1000 - 60_000);
     try {
-      expect(await expireInvitations()).toBe(0);
+      // The sweep is global: invitations of earlier cases (older on a loaded machine) may expire now; this one does not.
+      await expireInvitations();
+      const { rows } = await db().system.query(`SELECT status FROM members WHERE id = $1`, [m.id]);
+      expect(rows[0].status).toBe('invited');
       expect((await page(token)).status).toBe(200);
       clock.advance(61_000);
       // Past expiresAt the link is refused even before the sweep runs.
@@ -568,6 +573,7 @@ describe('the invitation email over SMTP', () => {
     try {
       config.smtpUrl = smtp.url;
       const ws = await server.workspace({ name: 'Kopi Kita' });
+      await db().system.query(`UPDATE workspaces SET mode = 'live' WHERE id = $1`, [ws.workspaceId]);
       const res = await invite(ws, { email: 'rina@example.com', role: 'read_only' });
       expect(res.status).toBe(201);
       await until(() => smtp.received.length > 0, 'the invitation email');
@@ -595,6 +601,67 @@ describe('the invitation email over SMTP', () => {
       expect((await invite(ws, { email: 'tono@example.com', role: 'member' })).status).toBe(201);
       await until(() => smtp.received.length > 1, 'the resent invitation');
       expect(smtp.received[1].rcpt).toEqual(['tono@example.com']);
+    } finally {
+      config.smtpUrl = previous;
+      await smtp.close();
+    }
+  });
+});
+
+describe('what an invitation carries, and to whom a sandbox sends it', () => {
+  it('quotes a URL-like workspace name defanged, in the body only; the subject never names the workspace', async () => {
+    const name = 'Pay at bank-login.example now: http://evil.example/verify';
+    const ws = await server.workspace({ name });
+    const res = await invite(ws, { email: 'dina@example.com', role: 'member' });
+    expect(res.status, res.text).toBe(201);
+    const mail = invitationMail(outbox.dir, res.json.data.id);
+    expect(mail.mail.headers.subject).toBe('You are invited to join a workspace');
+    const html = leaves(mail.mail)
+      .filter((p) => (p.headers['content-type'] ?? '').startsWith('text/html'))
+      .map((p) => p.body.toString('utf8'))
+      .join('\n');
+    const quoted = 'Pay at bank-login[.]example now: hxxp://evil[.]example/verify';
+    expect(mail.text.split('\n')[0]).toBe(
+      `owner@example.com invited you to join the workspace \u201c${quoted}\u201d as a member.`,
+    );
+    expect(html).toContain(quoted);
+    for (const body of [mail.text, html, mail.mail.headers.subject]) {
+      expect(body).not.toContain('bank-login.example');
+      expect(body).not.toContain('http://evil');
+    }
+  });
+
+  it('over SMTP, a workspace not activated for live mode invites only addresses that have signed in: else 422 recipient_unverified', async () => {
+    const smtp = await startSmtp();
+    const previous = config.smtpUrl;
+    try {
+      const sandbox = await server.workspace({ name: 'Sandbox Shop' });
+      // An address that signed in before: a member elsewhere who opened its invitation link.
+      const other = await server.workspace({ name: 'Other Shop' });
+      const known = await joinMember(server, outbox, other, 'member', { email: 'known@example.com' });
+      config.smtpUrl = smtp.url;
+
+      const refused = await invite(sandbox, { email: 'stranger@example.com', role: 'admin' });
+      expectError(refused, 422, 'recipient_unverified', 'email');
+      expect(refused.json.error.message).toContain('invites only addresses that have signed in before');
+      const { rows } = await db().system.query(`SELECT id FROM members WHERE email = 'stranger@example.com'`);
+      expect(rows).toEqual([]);
+      // GraphQL says the same.
+      const gql = await sandbox.client.graphql(
+        'mutation($id: ID!) { inviteMember(workspaceId: $id, input: { email: "stranger2@example.com", role: "member" }) { id } }',
+        { id: sandbox.workspaceId },
+      );
+      expect(gql.json.errors?.[0]?.extensions?.code).toBe('recipient_unverified');
+
+      const ok = await invite(sandbox, { email: known.email.toUpperCase(), role: 'member' });
+      expect(ok.status, ok.text).toBe(201);
+      await until(() => smtp.received.length > 0, 'the invitation to an address that signed in');
+      expect(smtp.received.map((m) => m.rcpt)).toEqual([['known@example.com']]);
+
+      // Once live, the workspace invites any address.
+      await db().system.query(`UPDATE workspaces SET mode = 'live' WHERE id = $1`, [sandbox.workspaceId]);
+      expect((await invite(sandbox, { email: 'stranger@example.com', role: 'admin' })).status).toBe(201);
+      await until(() => smtp.received.length > 1, 'the invitation from the live workspace');
     } finally {
       config.smtpUrl = previous;
       await smtp.close();
