@@ -58,6 +58,13 @@ interface CachedToken {
 const tokens = new Map<string, CachedToken>();
 const inflight = new Map<string, Promise<CachedToken>>();
 
+/**
+ * Our customer id as sent in `customer.merchant_customer_id` (the provider keeps 22 characters): the
+ * exact key a vault webhook naming only the customer is routed by (docs/providers.md, Saved methods).
+ */
+export const MERCHANT_CUSTOMER_ID_LENGTH = 22;
+export const merchantCustomerId = (customerId: string) => customerId.slice(0, MERCHANT_CUSTOMER_ID_LENGTH);
+
 /** Forget every cached token (tests). */
 export function clearProviderCTokens() {
   tokens.clear();
@@ -110,7 +117,9 @@ export class ProviderC implements Provider {
                 },
                 attributes: {
                   vault: { store_in_vault: 'ON_SUCCESS' },
-                  ...(input.customerId ? { customer: { merchant_customer_id: input.customerId.slice(0, 22) } } : {}),
+                  ...(input.customerId
+                    ? { customer: { merchant_customer_id: merchantCustomerId(input.customerId) } }
+                    : {}),
                 },
               },
             }
@@ -245,7 +254,10 @@ export class ProviderC implements Provider {
     const res = await this.api(
       'POST',
       '/v3/vault/setup-tokens',
-      JSON.stringify({ payment_source: source, customer: { merchant_customer_id: input.customer.id.slice(0, 22) } }),
+      JSON.stringify({
+        payment_source: source,
+        customer: { merchant_customer_id: merchantCustomerId(input.customer.id) },
+      }),
       { 'paypal-request-id': input.idempotencyKey },
     );
     const st = this.ok('create setup token', res);
