@@ -18,6 +18,7 @@ import type {
   SavedMethodType,
   SetupResult,
   SetupState,
+  TokenStatus,
   CallbackEvent,
   CallbackRequest,
   Charge,
@@ -385,6 +386,16 @@ export class ProviderC implements Provider {
     const order = this.ok('get order', res);
     const source = order.payment_source?.card ? 'card' : 'paypal';
     return this.finishOrder(order, ref.idempotencyKey, source);
+  }
+
+  /**
+   * `GET /v3/vault/payment-tokens/{id}`: a token the provider answers is active; 404 is deleted (revoked).
+   * PayPal keeps no expiry on a payment token: a card that expires behind it shows at the next charge.
+   */
+  async fetchTokenStatus(tokenRef: string): Promise<TokenStatus> {
+    const res = await this.api('GET', `/v3/vault/payment-tokens/${encodeURIComponent(tokenRef)}`);
+    if (res.status === 404) return 'revoked';
+    return this.ok('get payment token', res).id === tokenRef ? 'active' : 'unknown';
   }
 
   /** `DELETE /v3/vault/payment-tokens/{id}` (204); an unknown token is gone too. */

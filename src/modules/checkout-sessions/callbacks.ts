@@ -182,7 +182,7 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     }
     // A saved method's token expired or revoked at the provider: the method moves (no charge of it after).
     if (event.type === 'token') {
-      const moved = await applyTokenRevocation(tenant, kind, event);
+      const moved = await applyTokenRevocation(tenant, kind, provider, event);
       if (moved) return moved;
     }
     // A saved token of a setup session became active or failed: the provider is asked (docs/guides/setup-sessions.md).
