@@ -80,6 +80,11 @@ export const config = {
     mutating_heavy: { perSec: int(process.env.SVC_RATE_HEAVY, 10), burst: int(process.env.SVC_BURST_HEAVY, 20) },
     /** Public hosted pages, per client address (IPv4, or IPv6 /64): a page, its polling and its actions. */
     hosted: { perSec: int(process.env.SVC_RATE_HOSTED, 20), burst: int(process.env.SVC_BURST_HOSTED, 100) },
+    /**
+     * Provider callbacks (`/v1/callbacks/*`), per client address, before any lookup: generous (a provider's
+     * retries and bursts come from few addresses), but finite, since each may cost a verification call.
+     */
+    callback: { perSec: int(process.env.SVC_RATE_CALLBACK, 100), burst: int(process.env.SVC_BURST_CALLBACK, 1000) },
   },
   /** Buckets the in-memory rate limiter keeps (least recently used dropped first). */
   rateLimitBuckets: int(process.env.SVC_RATE_BUCKETS, 100_000),

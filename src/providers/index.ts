@@ -53,6 +53,6 @@ export * from './types.ts';
 export { ProviderError, CallbackVerificationError, isProviderError, isCallbackVerificationError } from './errors.ts';
 export type { ProviderFailure, VerificationFailure } from './errors.ts';
 export { ProviderA, ProviderB, ProviderC, ManualProvider };
-export { clearProviderCTokens } from './provider_c.ts';
+export { clearProviderCTokens, MERCHANT_CUSTOMER_ID_LENGTH, merchantCustomerId } from './provider_c.ts';
 export { providerBAccountSignature, providerBSignature } from './provider_b.ts';
 export { maskAccount, maskEmail, maskPhone, refuseSandboxToken, SANDBOX_TOKEN_PREFIX } from './saved.ts';

@@ -14,6 +14,7 @@ import type {
   SetupResult,
   SetupState,
   SetupStatus,
+  TokenStatus,
   CreateSetupInput,
   CallbackEvent,
   CallbackRequest,
@@ -520,6 +521,19 @@ export class ProviderA implements Provider {
   /** `GET /v2/payment_methods/{id}`: ACTIVE is the token (the payment method id itself). */
   async fetchSetup(ref: string): Promise<SetupState> {
     return setupState(await this.get('get payment method', `/v2/payment_methods/${enc(ref)}`));
+  }
+
+  /** `GET /v2/payment_methods/{id}`: `ACTIVE`, `EXPIRED`, `INACTIVE` revoked; unknown to the provider is gone. */
+  async fetchTokenStatus(tokenRef: string): Promise<TokenStatus> {
+    const pm = await this.get('get payment method', `/v2/payment_methods/${enc(tokenRef)}`, {}, true);
+    if (!pm) return 'revoked';
+    return pm.status === 'ACTIVE'
+      ? 'active'
+      : pm.status === 'EXPIRED'
+        ? 'expired'
+        : pm.status === 'INACTIVE'
+          ? 'revoked'
+          : 'unknown';
   }
 
   /**

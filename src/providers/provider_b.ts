@@ -19,6 +19,7 @@ import type {
   SetupResult,
   SetupState,
   SetupStatus,
+  TokenStatus,
   CallbackEvent,
   CallbackRequest,
   Charge,
@@ -430,6 +431,28 @@ export class ProviderB implements Provider {
       failureCode: status === 'failed' ? 'payment_declined' : null,
       raw: a,
     };
+  }
+
+  /**
+   * GoPay: `GET /v2/pay/account/{account_id}`: `ENABLED` active, `EXPIRED` expired, `DISABLED` revoked, an
+   * account the provider does not know is gone. Saved cards have no status API (and no token callbacks).
+   */
+  async fetchTokenStatus(tokenRef: string): Promise<TokenStatus> {
+    const res = await this.http.request({
+      method: 'GET',
+      path: `/v2/pay/account/${encodeURIComponent(tokenRef)}`,
+      headers: this.auth(),
+    });
+    const code = typeof res.json?.status_code === 'string' ? res.json.status_code : String(res.status);
+    if (code === '404') return 'revoked';
+    const a = this.ok('get pay account', res, ['200', '201']);
+    return a.account_status === 'ENABLED'
+      ? 'active'
+      : a.account_status === 'EXPIRED'
+        ? 'expired'
+        : a.account_status === 'DISABLED'
+          ? 'revoked'
+          : 'unknown';
   }
 
   /**

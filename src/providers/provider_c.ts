@@ -18,6 +18,7 @@ import type {
   SavedMethodType,
   SetupResult,
   SetupState,
+  TokenStatus,
   CallbackEvent,
   CallbackRequest,
   Charge,
@@ -57,6 +58,13 @@ interface CachedToken {
 }
 const tokens = new Map<string, CachedToken>();
 const inflight = new Map<string, Promise<CachedToken>>();
+
+/**
+ * Our customer id as sent in `customer.merchant_customer_id` (the provider keeps 22 characters): the
+ * exact key a vault webhook naming only the customer is routed by (docs/providers.md, Saved methods).
+ */
+export const MERCHANT_CUSTOMER_ID_LENGTH = 22;
+export const merchantCustomerId = (customerId: string) => customerId.slice(0, MERCHANT_CUSTOMER_ID_LENGTH);
 
 /** Forget every cached token (tests). */
 export function clearProviderCTokens() {
@@ -110,7 +118,9 @@ export class ProviderC implements Provider {
                 },
                 attributes: {
                   vault: { store_in_vault: 'ON_SUCCESS' },
-                  ...(input.customerId ? { customer: { merchant_customer_id: input.customerId.slice(0, 22) } } : {}),
+                  ...(input.customerId
+                    ? { customer: { merchant_customer_id: merchantCustomerId(input.customerId) } }
+                    : {}),
                 },
               },
             }
@@ -245,7 +255,10 @@ export class ProviderC implements Provider {
     const res = await this.api(
       'POST',
       '/v3/vault/setup-tokens',
-      JSON.stringify({ payment_source: source, customer: { merchant_customer_id: input.customer.id.slice(0, 22) } }),
+      JSON.stringify({
+        payment_source: source,
+        customer: { merchant_customer_id: merchantCustomerId(input.customer.id) },
+      }),
       { 'paypal-request-id': input.idempotencyKey },
     );
     const st = this.ok('create setup token', res);
@@ -373,6 +386,16 @@ export class ProviderC implements Provider {
     const order = this.ok('get order', res);
     const source = order.payment_source?.card ? 'card' : 'paypal';
     return this.finishOrder(order, ref.idempotencyKey, source);
+  }
+
+  /**
+   * `GET /v3/vault/payment-tokens/{id}`: a token the provider answers is active; 404 is deleted (revoked).
+   * PayPal keeps no expiry on a payment token: a card that expires behind it shows at the next charge.
+   */
+  async fetchTokenStatus(tokenRef: string): Promise<TokenStatus> {
+    const res = await this.api('GET', `/v3/vault/payment-tokens/${encodeURIComponent(tokenRef)}`);
+    if (res.status === 404) return 'revoked';
+    return this.ok('get payment token', res).id === tokenRef ? 'active' : 'unknown';
   }
 
   /** `DELETE /v3/vault/payment-tokens/{id}` (204); an unknown token is gone too. */

@@ -331,7 +331,19 @@ export interface Provider {
   }): Promise<OffSessionResult | null>;
   /** Revokes the token at the provider; true when gone (or already gone). */
   detachToken?(token: string): Promise<boolean>;
+  /**
+   * The provider's word on a saved token, by the `tokenRef` its token callbacks name (provider_a payment
+   * method id, provider_b GoPay account id, provider_c payment token id): a revocation or expiry
+   * callback moves a method only when this confirms it.
+   */
+  fetchTokenStatus?(tokenRef: string): Promise<TokenStatus>;
 }
+
+/**
+ * A saved token at its provider: `active`, `expired`, `revoked` (unlinked, deleted; a token the
+ * provider no longer knows), or `unknown` (an answer that confirms neither, e.g. still pending).
+ */
+export type TokenStatus = 'active' | 'expired' | 'revoked' | 'unknown';
 
 // ---- credentials (decrypted adapter secrets + public config) ----
 

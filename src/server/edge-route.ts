@@ -23,7 +23,8 @@ import { type PageRequest, pageLanguage } from '../hosted/language.ts';
  * - `key`: signed with an API key like the API (the handler gets the key's `auth`), rate-limited per workspace;
  * - `capability`: public, the URL carries the secret (a hosted token), rate-limited per client address
  *   before anything is looked up;
- * - `none`: the handler authenticates the request itself over the raw bytes (a provider's signature).
+ * - `none`: the handler authenticates the request itself over the raw bytes (a provider's signature),
+ *   rate-limited per client address before anything is looked up.
  */
 export type EdgeAuth = 'key' | 'capability' | 'none';
 
@@ -73,7 +74,7 @@ export interface EdgeRoute<A extends EdgeAuth = EdgeAuth> {
   auth: A;
   /** The API key scope a `key` route requires. */
   scope?: A extends 'key' ? Scope : never;
-  /** null: not rate-limited here (a provider's callbacks: its signature is checked first, by the handler). */
+  /** Per workspace (`key`) or per client address (`capability`, `none`), before the handler; null: not here. */
   rateClass: RateClass | null;
   /** Error codes are spelled for this resource (src/core/errors.ts). */
   resource: Resource;

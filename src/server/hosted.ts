@@ -399,7 +399,8 @@ export const hostedRoutes: EdgeRoute[] = [
     method: 'POST',
     url: '/v1/callbacks/:provider',
     auth: 'none',
-    rateClass: null,
+    // Per client address before any lookup: a forged callback may cost a verification call to the provider.
+    rateClass: 'callback',
     resource: 'checkout_session',
     handler: async ({ params, headers, rawBody }) => ({
       json: { received: true, ...(await handleCallback(params.provider, { headers, rawBody })) },

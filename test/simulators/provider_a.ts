@@ -628,6 +628,25 @@ export class ProviderASim extends Simulator {
     return this.settleMethod(m, 'EXPIRED', undefined, opts);
   }
 
+  /**
+   * Sends `payment_method.expired` claiming `status` (INACTIVE: revoked) with the account's real callback token,
+   * while the method stays as it is here (a replayed, stale or forged-with-a-leaked-token callback): the
+   * status lookup (`GET /v2/payment_methods/{id}`) still answers the method's own state.
+   */
+  claimTokenState(id: string, status: 'EXPIRED' | 'INACTIVE', opts: DeliveryOptions = {}): Promise<Delivery[]> {
+    const m = this.methods.get(id);
+    if (!m) throw new Error(`simulator: no payment method ${id}`);
+    return this.callback(
+      {
+        event: 'payment_method.expired',
+        business_id: BUSINESS_ID,
+        created: nowIso(),
+        data: { ...m.body, status, updated: nowIso() },
+      },
+      { ...deliveryOf(this.offSession), ...opts },
+    );
+  }
+
   // ---- off-session charges (POST /payment_requests) ----
 
   private createPaymentRequest(r: SimRequest): SimResponse {

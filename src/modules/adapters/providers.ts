@@ -1,4 +1,5 @@
 import { createProvider, type Provider } from '../../providers/index.ts';
+import { sha256Hex } from '../../core/crypto.ts';
 import { hostedBase } from '../../core/hosted.ts';
 import { adapterSecrets } from './service.ts';
 import type { Adapter } from '../../generated/prisma/client.ts';
@@ -65,6 +66,14 @@ export function providerFor(row: Adapter): Provider {
       throw new Error(`no provider client for adapter kind ${row.kind}`);
   }
 }
+
+/**
+ * One key per credential set (kind, decrypted secrets, public configuration): workspaces connected with the
+ * same provider account share it, so a callback verified for one of them is verified for all (one
+ * verification call to the provider per credential set, not per workspace).
+ */
+export const credentialSetOf = (row: Adapter): string =>
+  sha256Hex(JSON.stringify([row.kind, adapterSecrets(row), row.publicConfig ?? null]));
 
 /**
  * A tenant's adapter rows of some kinds, in one statement on either SQL path: the hot callers

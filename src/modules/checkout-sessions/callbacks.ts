@@ -18,15 +18,18 @@ import { sha256Hex } from '../../core/crypto.ts';
 import { clock } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
 import { DomainError } from '../../core/errors.ts';
+import { isId, prefixes } from '../../core/ids.ts';
 import {
   isCallbackVerificationError,
+  MERCHANT_CUSTOMER_ID_LENGTH,
+  type CallbackEvent,
   type CallbackRequest,
   type ChargeEvent,
   type ChargeState,
 } from '../../providers/index.ts';
 import type { CheckoutAttempt } from '../../generated/prisma/client.ts';
 import { recordUnapplied, voidAttempts, type Superseded } from './attempts.ts';
-import { adapterRows, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
+import { adapterRows, credentialSetOf, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { completeSession } from './complete.ts';
 import { lockSession } from './service.ts';
 import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
@@ -45,8 +48,21 @@ import { applyOffSessionCallback } from '../subscriptions/waiting.ts';
 
 type Tenant = RowScope;
 
+/**
+ * The shortest reference a callback is routed by. Routing is by exact keys only (a reference we sent,
+ * a token id, a hash), and an empty or short one is refused before any lookup: it could name many rows
+ * (every attempt whose reference is empty), and each tenant found costs a verification.
+ */
+const MIN_REF_LENGTH = 6;
+const exactRef = (v: unknown): string | null =>
+  typeof v === 'string' && v.length >= MIN_REF_LENGTH && v.length <= 255 ? v : null;
+
 /** A body field that names one of our payments (`pay_`), else null: routing only, the adapter verifies. */
-const ourPaymentId = (v: unknown) => (typeof v === 'string' && v.startsWith('pay_') ? v : null);
+const ourPaymentId = (v: unknown) => (isId('payment', v) ? v : null);
+
+/** The customer a provider_c vault event names, exactly as we send it (our id cut to 22), else null. */
+const ourCustomerRef = (v: unknown): string | null =>
+  typeof v === 'string' && v.length === MERCHANT_CUSTOMER_ID_LENGTH && v.startsWith(`${prefixes.customer}_`) ? v : null;
 
 /** Which workspace and mode a callback claims to be for; verification then proves it. */
 async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenant[]> {
@@ -73,58 +89,58 @@ async function candidates(kind: OnlineKind, req: CallbackRequest): Promise<Tenan
   }
   // Token callbacks (docs/providers.md, Saved methods): a provider_b pay-account notification names the
   // GoPay account (`account_id`, no `order_id`); a provider_c vault event names the payment token.
-  if (kind === 'provider_b' && body?.order_id === undefined && typeof body?.account_id === 'string')
-    return tokenCandidates(kind, body.account_id, null, null);
-  if (kind === 'provider_c' && String(body?.event_type ?? '').startsWith('VAULT.PAYMENT-TOKEN.')) {
-    const id = body?.resource?.id;
-    if (typeof id !== 'string' || !id) return [];
-    const customer = body.resource.customer?.merchant_customer_id;
-    // The provider_c token is the payment token id itself, so its hash finds an already-saved method.
-    return tokenCandidates(kind, id, providerTokenHash(kind, id), typeof customer === 'string' ? customer : null);
+  if (kind === 'provider_b' && body?.order_id === undefined && body?.account_id !== undefined) {
+    const account = exactRef(body.account_id);
+    return account ? tokenCandidates(kind, account, null) : [];
   }
-  const ref =
+  if (kind === 'provider_c' && String(body?.event_type ?? '').startsWith('VAULT.PAYMENT-TOKEN.')) {
+    const id = exactRef(body?.resource?.id);
+    if (!id) return [];
+    // The provider_c token is the payment token id itself, so its hash finds an already-saved method.
+    return tokenCandidates(kind, id, ourCustomerRef(body.resource.customer?.merchant_customer_id));
+  }
+  const ref = exactRef(
     kind === 'provider_b'
       ? body?.order_id
-      : (body?.resource?.supplementary_data?.related_ids?.order_id ?? body?.resource?.id);
-  if (typeof ref !== 'string') return [];
+      : (body?.resource?.supplementary_data?.related_ids?.order_id ?? body?.resource?.id),
+  );
   // Our `pay_` id where the provider echoes it (Midtrans `custom_field1`, PayPal `custom_id`): an
   // off-session charge whose answer was lost, or whose callback outran the answer, has no stored
   // provider reference yet (docs/providers.md, Saved methods). Routing only: the adapter verifies.
-  const ours =
+  const ours = ourPaymentId(
     kind === 'provider_b'
       ? body?.custom_field1
-      : (body?.resource?.custom_id ?? body?.resource?.purchase_units?.[0]?.custom_id);
+      : (body?.resource?.custom_id ?? body?.resource?.purchase_units?.[0]?.custom_id),
+  );
+  if (!ref && !ours) return [];
   // Every attempt, not only the session's current one: an old VA or order may be the one paid; and
   // off-session charges, by the provider's reference they answered with, or by our id.
   const { rows } = await sys.query<Tenant>(
     `SELECT "workspaceId", mode FROM checkout_attempts WHERE adapter = $1 AND "providerReference" = $2
      UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND "providerReference" = $2
      UNION SELECT "workspaceId", mode FROM payments WHERE adapter = $1 AND id = $3`,
-    [kind, ref, ourPaymentId(ours)],
+    [kind, ref, ours],
   );
   return rows;
 }
 
 /**
- * The tenants a token callback may be for: the setup attempt whose provider reference it names, a saved
- * method whose token hash it gives (revocation of a method already saved), and, for a token whose setup
- * reference is unknown (provider_c: the exchange's answer was lost), the open setup attempts of the
- * customer it names. Routing only: the adapter verifies, the provider is asked.
+ * The tenants a token callback may be for, each by an exact key: the setup attempt whose provider reference
+ * it names (or that reference's hash, all a completed attempt keeps), a saved method whose token hash it
+ * gives (revocation of a method already saved), and, for a token whose setup reference is unknown
+ * (provider_c: the exchange's answer was lost), the open setup attempts of the customer it names, exactly
+ * as we sent it. Routing only: the adapter verifies, the provider is asked.
  */
-async function tokenCandidates(
-  kind: OnlineKind,
-  ref: string,
-  tokenHash: string | null,
-  customerRef: string | null,
-): Promise<Tenant[]> {
+async function tokenCandidates(kind: OnlineKind, ref: string, customerRef: string | null): Promise<Tenant[]> {
+  const hash = providerTokenHash(kind, ref);
   const { rows } = await db().system.query<Tenant>(
-    `SELECT "workspaceId", mode FROM setup_attempts WHERE adapter = $1 AND "providerRef" = $2
+    `SELECT "workspaceId", mode FROM setup_attempts WHERE adapter = $1 AND "providerRef" IN ($2, $3)
      UNION SELECT "workspaceId", mode FROM payment_methods WHERE adapter = $1 AND "providerTokenHash" = $3
      UNION SELECT a."workspaceId", a.mode FROM setup_attempts a
        JOIN setup_sessions s ON s."workspaceId" = a."workspaceId" AND s.mode = a.mode AND s.id = a."setupSessionId"
-       WHERE a.adapter = $1 AND ${waitingAttempt} AND a."providerRef" IS NOT NULL
-         AND $4::text IS NOT NULL AND left(s."customerId", length($4::text)) = $4::text`,
-    [kind, ref, tokenHash, customerRef],
+       WHERE $4::text IS NOT NULL AND a.adapter = $1 AND ${waitingAttempt} AND a."providerRef" IS NOT NULL
+         AND left(s."customerId", ${MERCHANT_CUSTOMER_ID_LENGTH}) = $4::text`,
+    [kind, ref, hash, customerRef],
   );
   return rows;
 }
@@ -134,15 +150,19 @@ const unauthenticated = () => new DomainError('invalid_signature', 'Callback ver
 export async function handleCallback(kind: string, req: CallbackRequest): Promise<{ outcome: string }> {
   if (!isOnline(kind)) throw new DomainError('not_found', `No callbacks for ${kind}`);
   let verified = false;
+  // Verified once per credential set: workspaces sharing one provider account share the verification call.
+  const verifications = new Map<string, Promise<CallbackEvent>>();
   // One provider account may be connected to several workspaces (one token): try each until the session is found.
   for (const tenant of await candidates(kind, req)) {
     const scope = { ...tenant, modes: [tenant.mode] };
     const [adapter] = await tenantTx(scopeOf(tenant), (sql) => adapterRows(sql, tenant, [kind]));
     if (!adapter) continue;
     const provider = providerFor(adapter);
-    let event;
+    const credentials = credentialSetOf(adapter);
+    if (!verifications.has(credentials)) verifications.set(credentials, provider.verifyCallback(req));
+    let event: CallbackEvent;
     try {
-      event = await provider.verifyCallback(req);
+      event = await verifications.get(credentials)!;
     } catch (e) {
       if (isCallbackVerificationError(e)) continue;
       throw e;
@@ -162,7 +182,7 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     }
     // A saved method's token expired or revoked at the provider: the method moves (no charge of it after).
     if (event.type === 'token') {
-      const moved = await applyTokenRevocation(tenant, kind, event);
+      const moved = await applyTokenRevocation(tenant, kind, provider, event);
       if (moved) return moved;
     }
     // A saved token of a setup session became active or failed: the provider is asked (docs/guides/setup-sessions.md).

@@ -19,7 +19,7 @@ import { toWire } from '../../core/wire.ts';
 import { Prisma, type SetupAttempt, type SetupSession, type Subscription } from '../../generated/prisma/client.ts';
 import type { SavedMethodDisplay } from '../../providers/types.ts';
 import { lockCustomer } from '../payment-methods/defaults.ts';
-import { attach, cardExpiry, checkSavedMethod, insertMethod } from '../payment-methods/service.ts';
+import { attach, cardExpiry, checkSavedMethod, insertMethod, providerTokenHash } from '../payment-methods/service.ts';
 import type { PaymentMethodType } from '../payment-methods/states.ts';
 import { lockSubscriptions, moveSubscription } from '../subscriptions/moves.ts';
 import { subscriptionLive } from '../subscriptions/states.ts';
@@ -92,6 +92,7 @@ export async function completeSetup(
         where: { workspaceId_mode_id: { ...scoped(scope), id: a.id } },
         data: {
           status: nextState(attempts, a.status as SetupAttemptStatus, 'complete_unapplied').to,
+          ...withoutReference(a),
           updatedAt: now,
         },
       });
@@ -119,7 +120,11 @@ export async function completeSetup(
     if (sub) await assignToSubscription(tx, scope, sub, method.id, s.currency, opts);
     await tx.setupAttempt.update({
       where: { workspaceId_mode_id: { ...scoped(scope), id: a.id } },
-      data: { status: nextState(attempts, a.status as SetupAttemptStatus, 'complete').to, updatedAt: now },
+      data: {
+        status: nextState(attempts, a.status as SetupAttemptStatus, 'complete').to,
+        ...withoutReference(a),
+        updatedAt: now,
+      },
     });
     await supersedeAttempts(tx, scope, s.id, now, a.id);
     const row = await tx.setupSession.update({
@@ -140,6 +145,20 @@ export async function completeSetup(
       });
     return { session: row, applied: true };
   });
+}
+
+/**
+ * What an attempt that saved a token keeps of its provider reference: the hash (`providerTokenHash`, by
+ * which token callbacks are routed; a provider_a reference is the charge token itself), and of its
+ * instructions only their kind (the redirect URL may carry the reference). docs/security.md, Saved-method
+ * tokens stay where they belong.
+ */
+export function withoutReference(a: Pick<SetupAttempt, 'adapter' | 'providerRef' | 'instructions'>) {
+  const kind = (a.instructions as { kind?: unknown } | null)?.kind;
+  return {
+    providerRef: a.providerRef === null ? null : providerTokenHash(a.adapter, a.providerRef),
+    instructions: typeof kind === 'string' ? { kind } : Prisma.DbNull,
+  };
 }
 
 /**

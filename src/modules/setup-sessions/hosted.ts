@@ -24,7 +24,7 @@ import { canMove, nextState, sqlIn, statusesWhere } from '../../core/state-machi
 import { sql as sqlText } from '../../core/db/sql-template.ts';
 import { looksLikeCardNumber } from '../../core/validation.ts';
 import type { Adapter, SetupAttempt, SetupSession } from '../../generated/prisma/client.ts';
-import { isProviderError } from '../../providers/index.ts';
+import { isProviderError, MERCHANT_CUSTOMER_ID_LENGTH } from '../../providers/index.ts';
 import type { SavedMethodType, SetupState } from '../../providers/types.ts';
 import { callbackUrl, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { sandboxDisplay, sandboxToken, SANDBOX_ADAPTER } from '../payment-methods/service.ts';
@@ -518,12 +518,13 @@ export async function publicSetupStatus(token: string): Promise<SetupNext> {
 
 /**
  * A provider said something happened to the setup `providerRef` of `adapter` (a token callback): the
- * provider is asked (fetchSetup) and the session moves on its answer. Unknown references are ignored.
+ * provider is asked (fetchSetup) and the session moves on its answer. Unknown references are ignored,
+ * and so are completed attempts (nothing is left to ask; they keep only the reference's hash).
  */
 export async function settleSetupByRef(adapter: string, providerRef: string, tenant: RowScope): Promise<boolean> {
   const { rows } = await db().system.query<{ id: string; workspaceId: string; mode: Mode; setupSessionId: string }>(
     `SELECT id, "workspaceId", mode, "setupSessionId" FROM setup_attempts
-     WHERE adapter = $1 AND "providerRef" = $2 AND "workspaceId" = $3 AND mode = $4`,
+     WHERE adapter = $1 AND "providerRef" = $2 AND "workspaceId" = $3 AND mode = $4 AND NOT (${savedAttempt})`,
     [adapter, providerRef, tenant.workspaceId, tenant.mode],
   );
   const r = rows[0];
@@ -539,18 +540,21 @@ export async function settleSetupByRef(adapter: string, providerRef: string, ten
 
 /** The SQL filter of attempts waiting at their provider (`a` the attempts' alias), for the callbacks' routing too. */
 export const waitingAttempt = sqlIn(sqlText`a.status`, [setupAttemptWaiting]).text;
+/** The SQL filter of attempts that saved a token (their `providerRef` is its hash: complete.ts withoutReference). */
+const savedAttempt = sqlIn(sqlText`status`, [attempts.moves.complete.to, attempts.moves.complete_unapplied.to]).text;
 
 /**
- * A token callback naming only the customer (`customerRef`, our id as the provider cut it; provider_c):
- * each open attempt of that customer's live setups at `adapter` is asked (fetchSetup, then the exchange
- * with the attempt's own key, which answers the token already vaulted). True when one completed.
+ * A token callback naming only the customer (`customerRef`, our id exactly as we sent it, cut to the
+ * provider's length; provider_c): each open attempt of that customer's live setups at `adapter` is asked
+ * (fetchSetup, then the exchange with the attempt's own key, which answers the token already vaulted).
+ * True when one completed.
  */
 export async function settleCustomerSetups(adapter: string, customerRef: string, tenant: RowScope): Promise<boolean> {
   const { rows } = await db().system.query<{ id: string; setupSessionId: string }>(
     `SELECT a.id, a."setupSessionId" FROM setup_attempts a
        JOIN setup_sessions s ON s."workspaceId" = a."workspaceId" AND s.mode = a.mode AND s.id = a."setupSessionId"
      WHERE a."workspaceId" = $1 AND a.mode = $2 AND a.adapter = $3 AND ${waitingAttempt}
-       AND a."providerRef" IS NOT NULL AND left(s."customerId", length($4::text)) = $4::text
+       AND a."providerRef" IS NOT NULL AND left(s."customerId", ${MERCHANT_CUSTOMER_ID_LENGTH}) = $4::text
      ORDER BY a."createdAt" DESC LIMIT 10`,
     [tenant.workspaceId, tenant.mode, adapter, customerRef],
   );

@@ -344,4 +344,27 @@ describe('live mode: a saved method revoked or expired at provider_a', () => {
     expect((await sim.expireToken(other.token))[0].status).toBe(200);
     expect((await ws.client.get(`/v1/payment-methods/${other.id}`)).json.data.status).toBe('expired');
   });
+
+  it('a token callback the provider does not confirm moves nothing; the status lookup decides the move', async () => {
+    const ws = await liveWorkspace();
+    const { sub, pm } = await subscribe(ws, '4242424242424242');
+    const statusOf = async (id: string) => (await ws.client.get(`/v1/payment-methods/${id}`)).json.data.status;
+    const lookups = () =>
+      sim.requests.filter((r) => r.method === 'GET' && r.path === `/v2/payment_methods/${pm.token}`);
+    // Carries the account's real callback token, but the method is still ACTIVE at the provider.
+    for (const claimed of ['INACTIVE', 'EXPIRED'] as const) {
+      const [d] = await sim.claimTokenState(pm.token, claimed);
+      expect(d.status).toBe(200);
+      expect(JSON.parse(d.body).data.outcome).toBe('not_confirmed');
+      expect(await statusOf(pm.id)).toBe('active');
+    }
+    expect(lookups()).toHaveLength(2);
+    const { rows } = await db().system.query(`SELECT "paymentMethod" FROM subscriptions WHERE id = $1`, [sub.id]);
+    expect(rows[0].paymentMethod).toBe(pm.id);
+    // The provider expired it; a callback claiming a revocation moves it by the provider's word (expired).
+    await sim.expireToken(pm.token, { deliver: false });
+    const [d] = await sim.claimTokenState(pm.token, 'INACTIVE');
+    expect(JSON.parse(d.body).data.outcome).toBe('applied');
+    expect(await statusOf(pm.id)).toBe('expired');
+  });
 });

@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../../src/core/config.ts';
 import { scenarios } from '../../../src/modules/payment-methods/scenarios.ts';
+import { providerTokenHash } from '../../../src/modules/payment-methods/service.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
 import { useSimulators } from '../../helpers/simulators.ts';
@@ -88,6 +89,13 @@ describe('provider_a (simulator): card and direct debit', () => {
     expect(a).toMatchObject({ status: 'pending', next: { kind: 'redirect' } });
     expect(a.next.redirectUrl.startsWith(sim.url)).toBe(true);
     expect(ok(await ws.client.get(`/v1/setup-sessions/${ss.id}`)).adapter).toBe('provider_a');
+    // The setup's reference is the payment method id, which is the charge token once active (and the
+    // provider's page address carries it).
+    const stored = () =>
+      db().system.query(`SELECT "providerRef", instructions FROM setup_attempts WHERE "setupSessionId" = $1`, [ss.id]);
+    const token = (await stored()).rows[0].providerRef as string;
+    expect(token.startsWith('pm-')).toBe(true);
+    expect(JSON.stringify((await stored()).rows[0].instructions)).toContain(token);
     // A return before the customer finished: the provider says pending, nothing moves.
     const early = await follow(`${server.url}/s/${tokenOf(ss)}/return`);
     expect(early).toEqual({ status: 303, location: `${server.url}/s/${tokenOf(ss)}` });
@@ -106,14 +114,18 @@ describe('provider_a (simulator): card and direct debit', () => {
       [ws.workspaceId],
     );
     expect(rows[0].n).toBe(0);
-    const attempt = await db().system.query(`SELECT "providerRef" FROM setup_attempts WHERE "setupSessionId" = $1`, [
-      ss.id,
-    ]);
     const events = ok(await ws.client.get(`/v1/events?limit=100`));
-    expect(JSON.stringify([after, pm, events])).not.toContain(attempt.rows[0].providerRef);
+    expect(JSON.stringify([after, pm, events])).not.toContain(token);
+    // Once saved, the attempt keeps only the reference's hash and its instructions' kind: no token at rest.
+    const saved = (await stored()).rows[0];
+    expect(JSON.stringify(saved)).not.toContain(token);
+    expect(saved).toEqual({ providerRef: providerTokenHash('provider_a', token), instructions: { kind: 'redirect' } });
     // A second return changes nothing.
     expect((await follow(done.location!)).location).toBe(`https://shop.example/saved?setup_session_id=${ss.id}`);
     expect(ok(await ws.client.get(`/v1/payment-methods?customerId=${cus}`))).toHaveLength(1);
+    // Routing still finds the method by the hash: the provider revokes it, its callback moves it.
+    expect((await sim.revokeToken(token))[0].status).toBe(200);
+    expect(ok(await ws.client.get(`/v1/payment-methods/${pm.id}`)).status).toBe('revoked');
   });
 
   it("the provider's token callback alone completes the session (the customer never comes back)", async () => {
@@ -337,6 +349,13 @@ describe('provider_c (simulator), live mode: VAULT.PAYMENT-TOKEN webhooks', () =
       adapter: 'provider_c',
     });
     expect([...sim.paymentTokens.keys()].at(-1)).toBe(tokenId);
+    // A genuinely signed DELETED for a token still vaulted (a replay, or PayPal's word changed since): the
+    // provider is asked (GET the payment token) and the method stays active.
+    const customer = sim.paymentTokens.get(tokenId)!.body.customer;
+    const [stale] = await sim.webhook('VAULT.PAYMENT-TOKEN.DELETED', 'payment_token', { id: tokenId, customer }, {});
+    expect(stale.status).toBe(200);
+    expect(JSON.parse(stale.body).data.outcome).toBe('not_confirmed');
+    expect(ok(await client.get(`/v1/payment-methods/${after.paymentMethodId}`)).status).toBe('active');
     // The payer deletes the saved method at PayPal: routed to this workspace by the token's hash (200),
     // where before no workspace was found (401).
     const [deleted] = await sim.revokeToken(tokenId);
