@@ -4,6 +4,7 @@
 // and exits 0 within 10 s. Ten times in a row, over one embedded database.
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -20,15 +21,18 @@ interface Line {
   raw: string;
 }
 
+/** Whether the embedded server still answers: refused is down; a wrong password would be an error. */
 async function pgUp(port: number) {
-  const c = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${port}/svc` });
+  const password = readFileSync(join(dir, 'data', 'pg-superuser.password'), 'utf8').trim();
+  const c = new pg.Client({ connectionString: `postgresql://postgres:${password}@127.0.0.1:${port}/svc` });
   c.on('error', () => {});
   try {
     await c.connect();
     await c.end();
     return true;
-  } catch {
-    return false;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ECONNREFUSED') return false;
+    throw e;
   }
 }
 
