@@ -52,7 +52,9 @@ export async function startEmbeddedPostgres(): Promise<{ url: string; stop: () =
   const url = (p: number, db: string) => `postgresql://${SUPERUSER}:${password}@127.0.0.1:${p}/${db}`;
 
   // `svc bootstrap` beside a running `npm start`: the server is already up, just use it.
-  if (initialised && (await superuserOf(files.cluster, port, password).catch(() => null))) {
+  const running = initialised ? await superuserOf(files.cluster, port, password).catch(() => null) : null;
+  if (running) {
+    await running.end();
     await ensureDatabase(files.cluster, port, password);
     return { url: url(port, 'svc'), stop: async () => {} };
   }
