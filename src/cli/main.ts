@@ -10,9 +10,11 @@ const usage = `svc <command> [options]
   migrate                     apply pending migrations
   rotate-master-key           re-encrypt every stored secret under SVC_MASTER_KEY, reading with
                               SVC_MASTER_KEY_PREVIOUS (the old key; comma-separated for several)
-  bootstrap --name <name> [--platform-admin] [--environment test|live] [--json | --dotenv]
+  bootstrap --name <name> [--email <owner>] [--platform-admin] [--environment test|live]
+          [--json | --dotenv]
                               create a workspace, its owner and a full_access API key
-                              (--dotenv prints SVC_KEY_ID=.. and SVC_SECRET=.. lines for .env)
+                              (--dotenv prints SVC_KEY_ID=.. and SVC_SECRET=.. lines for .env);
+                              --email is required unless NODE_ENV is development or test
   idp                         the development identity provider for the dashboard's sign-in (users
                               in the README; SVC_IDP_PORT, default 4010); prints SVC_OIDC_* lines.
                               \`svc start\` with SVC_DEV_IDP=1 runs it in process instead
@@ -165,6 +167,14 @@ async function bootstrap(args: string[]) {
   if (!values.name) throw usageError('--name is required');
   if (values.environment && !['test', 'live'].includes(values.environment))
     throw usageError('--environment must be test or live');
+  // The default owner is the development identity provider's public user (docs/security.md,
+  // The development identity provider): outside development the owner is named.
+  await import('../core/config.ts'); // reads .env, which may set NODE_ENV
+  if (!values.email && !['development', 'test'].includes(process.env.NODE_ENV ?? ''))
+    throw new Error(
+      '--email is required unless NODE_ENV is development or test: the default owner owner@example.com ' +
+        'is a public development sign-in',
+    );
   const { connectAndMigrate, stopEmbedded } = await import('../core/db/setup.ts');
   const { closeDatabase } = await import('../core/db/client.ts');
   const { bootstrapWorkspace } = await import('../modules/workspaces/service.ts');

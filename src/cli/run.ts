@@ -30,7 +30,11 @@ export async function run(role: 'start' | 'serve' | 'worker') {
 let booting: Promise<void> | undefined;
 
 async function boot(role: 'start' | 'serve' | 'worker') {
+  const devIdp = role !== 'worker' && process.env.SVC_DEV_IDP === '1';
+  const idp = devIdp ? await import('./idp.ts') : undefined;
+  idp?.assertDevIdpAllowed('SVC_DEV_IDP=1', { inServer: true });
   const database = await connectAndMigrate();
+  await idp?.assertNoLiveWorkspace('SVC_DEV_IDP=1');
   if (stopping) return;
   if (role !== 'worker') {
     const { buildApp, LISTEN_BACKLOG } = await import('../server/app.ts');
@@ -44,9 +48,9 @@ async function boot(role: 'start' | 'serve' | 'worker') {
     // The dashboard's bundle, built now so that the first page view does not wait for it.
     void import('../dashboard/serve.ts').then((m) => m.dashboardBuild()).catch(() => {});
     // Development: the dashboard's identity provider in this process (docs/dashboard.md, Development sign-in).
-    if (process.env.SVC_DEV_IDP === '1') {
-      const idp = await (await import('./idp.ts')).startConfiguredIdp();
-      stops.push(() => idp.close());
+    if (idp) {
+      const provider = await idp.startConfiguredIdp({ inServer: true });
+      stops.push(() => provider.close());
     }
   }
   if (stopping) return;

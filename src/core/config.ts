@@ -1,23 +1,25 @@
 import 'dotenv/config';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files.ts';
 
 const int = (v: string | undefined, d: number) => (v === undefined || v === '' ? d : Number.parseInt(v, 10));
 
 export const dataDir = process.env.SVC_DATA_DIR ?? join(process.cwd(), '.data');
 
-/** Development convenience: a master key generated once into .data/; production must set one. */
+/**
+ * Development convenience: a master key generated once into .data/; production must set one. A
+ * file another user owns or may read is refused (docs/security.md, The data folder).
+ */
 function masterKey(): Buffer {
   const fromEnv = process.env.SVC_MASTER_KEY;
   if (fromEnv) return parseKey(fromEnv, 'SVC_MASTER_KEY');
   if (process.env.NODE_ENV === 'production') throw new Error('SVC_MASTER_KEY is required in production');
   const file = join(dataDir, 'master.key');
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
-  }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  ensurePrivateDir(dataDir);
+  if (!existsSync(file)) writePrivateFile(file, randomBytes(32).toString('hex'));
+  return Buffer.from(readPrivateFile(file), 'hex');
 }
 
 /** Older master keys still accepted for reading (rotation): SVC_MASTER_KEY_PREVIOUS, comma-separated. */

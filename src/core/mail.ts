@@ -33,7 +33,7 @@ export async function keepInOutbox(dir: string, name: string, message: SendMailO
     n.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
   );
   const info = (await (await outboxBuilder).sendMail(message)) as unknown as { messageId: string; message: Buffer };
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = join(dir, `${stamp}-${name.replace(/[^A-Za-z0-9_]/g, '_')}-${randomBytes(4).toString('hex')}.eml`);
   // Written aside then renamed: whoever watches the folder never reads a half-written `.eml`.

@@ -5,6 +5,7 @@
 // socket open, one still booting, a running one again); `npm run test:faults` runs ten.
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -21,15 +22,18 @@ interface Line {
   raw: string;
 }
 
+/** Whether the embedded server still answers: refused is down; a wrong password would be an error. */
 async function pgUp(port: number) {
-  const c = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${port}/svc` });
+  const password = readFileSync(join(dir, 'data', 'pg-superuser.password'), 'utf8').trim();
+  const c = new pg.Client({ connectionString: `postgresql://postgres:${password}@127.0.0.1:${port}/svc` });
   c.on('error', () => {});
   try {
     await c.connect();
     await c.end();
     return true;
-  } catch {
-    return false;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ECONNREFUSED') return false;
+    throw e;
   }
 }
 

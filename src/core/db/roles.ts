@@ -25,7 +25,7 @@ export function appDatabaseUrl(ownerUrl: string): string {
 }
 
 /** A SCRAM-SHA-256 verifier, so the password itself never appears in SQL text or server logs. */
-function scramVerifier(password: string): string {
+export function scramVerifier(password: string): string {
   const salt = randomBytes(16);
   const iterations = 4096;
   const salted = pbkdf2Sync(password.normalize('NFKC'), salt, iterations, 32, 'sha256');

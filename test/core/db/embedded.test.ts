@@ -2,7 +2,7 @@
 // embedded server asks for passwords, so the role gets one generated into the data folder).
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT, SVC_BIN, svc } from '../../helpers/cli.ts';
@@ -68,7 +68,8 @@ describe('npm start with the embedded PostgreSQL', () => {
       expect(keys.json.data.map((k: { id: string }) => k.id)).toEqual([key.id]);
 
       // the server's tenant connections are the app role's own logins
-      const c = new pg.Client({ connectionString: `postgresql://postgres:postgres@127.0.0.1:${pgPort}/svc` });
+      const superuser = readFileSync(join(dir, 'data', 'pg-superuser.password'), 'utf8').trim();
+      const c = new pg.Client({ connectionString: `postgresql://postgres:${superuser}@127.0.0.1:${pgPort}/svc` });
       await c.connect();
       try {
         const { rows } = await c.query(
