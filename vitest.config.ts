@@ -12,6 +12,7 @@ export const systemTier = [
   'test/server/boot-wait.test.ts',
   'test/server/graphiql.test.ts',
   'test/core/db/embedded.test.ts',
+  'test/core/db/embedded-recovery.test.ts',
   'test/install.test.ts',
   'test/docs.test.ts',
   'test/cli/*.test.ts',
