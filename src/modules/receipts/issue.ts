@@ -101,7 +101,8 @@ export function prepareInvoiceReceipt(
     {
       id: inv.id,
       customerId: inv.customerId,
-      // What is paid: the total less pre-payment credit notes (docs/credit-notes.md, Invoice amounts).
+      // What is paid: the total less pre-payment credit notes and balance applied (docs/credit-notes.md,
+      // Invoice amounts).
       amount: inv.amountDue,
       currency: inv.currency,
       lineItems: inv.lines.map((l) => ({
@@ -120,6 +121,14 @@ export function prepareInvoiceReceipt(
   const credited = inv.prePaymentCreditedAmount;
   if (credited > 0n)
     items.push({ name: 'Credit notes', qty: 1, unitPrice: -Number(credited), subtotal: -Number(credited) });
+  // Paid from the customer balance at finalization: not part of this payment either.
+  if (inv.balanceApplied > 0n)
+    items.push({
+      name: 'Balance applied',
+      qty: 1,
+      unitPrice: -Number(inv.balanceApplied),
+      subtotal: -Number(inv.balanceApplied),
+    });
   // The invoice's flat tax less what its credit notes reversed (never more than what is paid).
   const owed = inv.tax - inv.prePaymentCreditedTax;
   // biome-ignore lint/complexity/useMathMinMax: bigint (Math.min takes numbers)
