@@ -268,7 +268,7 @@ export const hostedRoutes: EdgeRoute[] = [
       headers: noStore,
     }),
   }),
-  // The page's "Download PDF" (`doc.downloadPdf`): to a freshly signed PDF URL (src/server/downloads.ts, /f/).
+  // The page's `doc.downloadPdf` link: to a freshly signed PDF URL (src/server/downloads.ts, /f/).
   edgeRoute({
     method: 'GET',
     url: '/i/:token/pdf',

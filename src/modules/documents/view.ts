@@ -102,7 +102,7 @@ export interface InvoiceViewPart {
   payUrl: string | null;
   /** On the hosted page itself: where its "Pay" button posts (instead of the link to the page). */
   payAction?: string | null;
-  /** On the hosted page itself: its "Download PDF" link (answered with a signed PDF URL). */
+  /** On the hosted page itself: its `doc.downloadPdf` link (answered with a signed PDF URL). */
   pdfLink?: string | null;
   /**
    * An automatic charge waits for the customer (docs/guides/payment-methods.md, Requires action):

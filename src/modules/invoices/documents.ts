@@ -61,8 +61,9 @@ export async function loadInvoiceView(scope: RowScope, id: string, pick?: (works
   const same = (alias: string) => q`${q.id(alias)}."workspaceId" = ${ws} AND ${q.id(alias)}.mode = ${scope.mode}`;
   const [inv] = await tenantQuery<InvoiceDocRow>(
     { workspaceId: ws, modes: [scope.mode] },
-    q`SELECT i.id, i.status, i.number, i.currency, i.subtotal, i.discount, i.discounts, i.tax, i.total, i."balanceApplied",
-        i."amountPaid", i."amountDue", i."dueAt", i."issuedAt", i."paidAt", i."createdAt", i.metadata, i."hostedSecret",
+    q`SELECT i.id, i.status, i.number, i.currency, i.subtotal, i.discount, i.discounts, i.tax, i.total,
+        i."balanceApplied", i."amountPaid", i."amountDue", i."dueAt", i."issuedAt", i."paidAt", i."createdAt",
+        i.metadata, i."hostedSecret",
         (SELECT coalesce(jsonb_agg(jsonb_build_object('description', l.description, 'quantity', l.quantity,
             'unitAmount', l."unitAmount", 'amount', l.amount) ORDER BY l.position), '[]'::jsonb)
           FROM invoice_lines l WHERE ${same('l')} AND l."invoiceId" = i.id) AS lines,

@@ -87,7 +87,7 @@ export async function hostedInvoicePage(
 }
 
 /**
- * `GET /i/<token>/pdf` (the page's "Download PDF"): the path of a freshly signed PDF URL (`/f/<inv_id>.pdf`,
+ * `GET /i/<token>/pdf` (the page's `doc.downloadPdf` link): the path of a freshly signed PDF URL (`/f/<inv_id>.pdf`,
  * about 5 minutes, as the portal's and GET /v1/invoices/:id/pdf), so the page's link never goes stale. The
  * token is the capability, checked as the page's; drafts have no page, so no PDF here either (404).
  */

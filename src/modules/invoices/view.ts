@@ -74,7 +74,8 @@ const PAYABLE = new Set<string>(invoicePayable);
 /**
  * Decides what an invoice shows: the `invoice` template's branding and texts, the flat tax as an
  * added row (spec Invoice: total = max(0, subtotal - discount + tax)), the discount row, credit notes,
- * balance applied, amounts paid and due (their rows: documents/totals.ts), a status stamp, and the hosted page link while it is payable. Pure.
+ * balance applied, amounts paid and due (their rows: documents/totals.ts), a status stamp, and the hosted
+ * page link while it is payable. Pure.
  */
 export function buildInvoiceView(inv: InvoiceRecord, ctx: InvoiceViewContext): DocumentView {
   const t = ctx.template ?? {};

@@ -240,7 +240,8 @@ const optionsSql = (g: PortalGrant) =>
 /** The customer's issued invoices, newest first. */
 const invoicesSql = (g: PortalGrant) =>
   q`SELECT i.id, i.number, i.status, i.currency, i.total::text AS total, i."amountDue"::text AS "amountDue",
-      i."balanceApplied"::text AS "balanceApplied", i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId", i.mode, i."createdAt", i.discounts,
+      i."balanceApplied"::text AS "balanceApplied", i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId",
+      i.mode, i."createdAt", i.discounts,
       (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total::text)
           ORDER BY n."issuedAt", n.id), '[]'::jsonb)
         FROM credit_notes n WHERE ${same('n', g)} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes"

@@ -1,6 +1,7 @@
 import { columns, sql as q, toJson, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { counterNames, nextCounterSql, numberSql, receiptPrefix } from '../../core/counters.ts';
 import { newId } from '../../core/ids.ts';
+import { messages } from '../../core/i18n/index.ts';
 import { methodReceiptLabel } from '../adapters/display.ts';
 import {
   DEFAULT_TAX_LABEL,
@@ -121,10 +122,11 @@ export function prepareInvoiceReceipt(
   const credited = inv.prePaymentCreditedAmount;
   if (credited > 0n)
     items.push({ name: 'Credit notes', qty: 1, unitPrice: -Number(credited), subtotal: -Number(credited) });
-  // Paid from the customer balance at finalization: not part of this payment either.
+  // Paid from the customer balance at finalization: not part of this payment either (named in English as the
+  // lines above; docs/billing.md, Receipts).
   if (inv.balanceApplied > 0n)
     items.push({
-      name: 'Balance applied',
+      name: messages('en').doc.balanceApplied,
       qty: 1,
       unitPrice: -Number(inv.balanceApplied),
       subtotal: -Number(inv.balanceApplied),
