@@ -198,6 +198,9 @@ function invoiceItem(i) {
     el('span', { className: 'muted', textContent: L.discount + ': ' + d.name }), el('span', { textContent: '-' + d.amount })));
   for (const c of i.creditNotes || []) li.append(el('div', { className: 'row credit-note' },
     el('span', { className: 'muted', textContent: L.creditNote + ' ' + c.number }), el('span', { textContent: '-' + c.total })));
+  if (i.balanceApplied) li.append(el('div', { className: 'row balance-applied' },
+    el('span', { className: 'muted', textContent: L.balanceApplied }),
+    el('span', { textContent: '-' + i.balanceApplied })));
   const pdf = el('a', { className: 'act pdf', href: i.pdfUrl, textContent: L.pdf, target: '_blank', rel: 'noopener' });
   // The signed link lives about 5 minutes: an older page asks for a fresh one first.
   pdf.addEventListener('click', async (ev) => {

@@ -13,6 +13,7 @@ import {
   authenticationOf,
   confirmHostedInvoice,
   hostedInvoicePage,
+  hostedInvoicePdfUrl,
   payHostedInvoice,
 } from '../modules/invoices/hosted.ts';
 import { acceptInvitationPage, invitationPage } from '../modules/members/hosted.ts';
@@ -265,6 +266,20 @@ export const hostedRoutes: EdgeRoute[] = [
       redirect: await payHostedInvoice(input.params.token, languageOf(input).pick),
       status: 303,
       headers: noStore,
+    }),
+  }),
+  // The page's `doc.downloadPdf` link: to a freshly signed PDF URL (src/server/downloads.ts, /f/).
+  edgeRoute({
+    method: 'GET',
+    url: '/i/:token/pdf',
+    auth: 'capability',
+    rateClass: 'hosted',
+    resource: 'invoice',
+    errorPage: renderErrorPage,
+    handler: async (input) => ({
+      redirect: await hostedInvoicePdfUrl(input.params.token),
+      status: 302,
+      headers: { ...noStore, 'referrer-policy': 'no-referrer' },
     }),
   }),
   // The confirm link (`doc.confirmPayment`) while an automatic charge waits for the customer: to the action's page.

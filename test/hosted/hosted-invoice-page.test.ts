@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { extractText } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../src/core/clock.ts';
 import { config } from '../../src/core/config.ts';
@@ -110,6 +111,76 @@ describe.skipIf(!haveChromium)('hosted invoice page in Chromium', () => {
     expect(ledger.rows.find((r) => r.code.startsWith('settlement:') && r.direction === 'debit')?.amount).toBe(126_000);
     const events = (await ws.client.get(`/v1/events?objectId=${inv.id}&order=asc`)).json.data.map((e: any) => e.type);
     expect(events).toContain('svc.invoice.paid.v1');
+  });
+});
+
+describe.skipIf(!haveChromium)('hosted invoice page totals and PDF in Chromium', () => {
+  it('shows the balance applied among rows that add up; Download PDF opens the same invoice as a PDF', async () => {
+    const ws = await server.workspace();
+    const cus = (await ws.client.post('/v1/customers', { name: 'Budi', email: 'budi@example.com' })).json.data.id;
+    const credit = await ws.client.post(
+      `/v1/customers/${cus}/balance-transactions`,
+      { amount: 30_000, currency: 'IDR' },
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(credit.status, JSON.stringify(credit.json)).toBe(201);
+    const created = await ws.client.post('/v1/invoices', {
+      customerId: cus,
+      currency: 'IDR',
+      status: 'open',
+      tax: 20_000,
+      lines: [{ description: 'Konsultasi', quantity: 1, unitAmount: 100_000 }],
+    });
+    const inv = created.json.data;
+    expect(inv).toMatchObject({ total: 120_000, balanceApplied: 30_000, amountDue: 90_000 });
+
+    const context = await browsers.browser.newContext({ locale: 'en-US' });
+    try {
+      const page = await context.newPage();
+      expect((await page.goto(inv.hostedInvoiceUrl))?.status()).toBe(200);
+      const rows = await page
+        .locator('table.totals tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim()).join(' ')),
+        );
+      expect(rows).toEqual([
+        'Subtotal Rp 100.000',
+        'PPN Rp 20.000',
+        'Total Rp 120.000',
+        'Balance applied -Rp 30.000',
+        'Amount paid Rp 0',
+        'Amount due Rp 90.000',
+      ]);
+      expect(await page.locator('#pay').textContent()).toBe('Pay online Rp 90.000');
+
+      const link = page.locator('#download-pdf');
+      expect(await link.textContent()).toBe('Download PDF');
+      // Followed as a click: the page's link, then the signed PDF URL it is sent to (Chromium shows the PDF).
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => new URL(r.url()).pathname === `/f/${inv.id}.pdf`),
+        link.click(),
+      ]);
+      expect(response.status()).toBe(200);
+      expect(response.headers()['content-type']).toBe('application/pdf');
+      // Chromium hands its PDF viewer's page to response.body(): the bytes are read again from the URL it opened.
+      const pdf = Buffer.from(await (await fetch(response.url())).arrayBuffer());
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      const { text } = await extractText(new Uint8Array(pdf), { mergePages: true });
+      // The PDF is in the workspace's language (docs/decisions.md, Customer language).
+      expect(text.replace(/\s+/g, ' ')).toContain(
+        'Total Rp 120.000 Dibayar dari saldo -Rp 30.000 Sudah dibayar Rp 0 Sisa tagihan Rp 90.000',
+      );
+      expect(text).toContain(inv.number);
+    } finally {
+      await context.close();
+    }
+    // The link is the page's token: a wrong secret is 404 like the page, and no signed URL is handed out.
+    const token = tokenOf(inv.hostedInvoiceUrl);
+    const wrong = await fetch(`${server.url}/i/${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}/pdf`, {
+      redirect: 'manual',
+    });
+    expect(wrong.status).toBe(404);
+    expect(wrong.headers.get('location')).toBeNull();
   });
 });
 

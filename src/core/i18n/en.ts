@@ -32,8 +32,11 @@ export const en = {
     due: 'Due',
     discount: 'Discount',
     amountPaid: 'Amount paid',
+    /** Paid from the customer balance at finalization (docs/billing.md, Invoice totals). */
+    balanceApplied: 'Balance applied',
     amountDue: 'Amount due',
     payOnline: 'Pay online',
+    downloadPdf: 'Download PDF',
     /** An automatic charge waits for the customer (docs/guides/payment-methods.md, Requires action). */
     confirmPayment: 'Confirm payment',
     payAnotherWay: 'Pay another way',
@@ -61,6 +64,8 @@ export const en = {
     invoiceIntro: (merchant: string) => `Here is your invoice from ${merchant}. The PDF copy is attached.`,
     creditNote: 'Credit Note',
     creditNoteRow: 'Credit note',
+    /** A credit note's part returned after payment (refund, balance credit): shown below the amount due. */
+    creditNoteAfterPayment: (number: string) => `Credit note ${number}, after payment`,
     taxReversed: (label: string) => `${label} reversed`,
     prePaymentPart: 'Deducted from the amount due',
     refundPart: 'Refunded to original payment',
@@ -192,6 +197,7 @@ export const en = {
       creditNote: 'Credit note',
       discount: 'Discount',
       discountUntil: 'until',
+      balanceApplied: 'Balance applied',
       pdf: 'Download PDF',
       pay: 'Pay now',
       back: 'Return to',

@@ -28,8 +28,11 @@ export const id: Messages = {
     due: 'Jatuh tempo',
     discount: 'Diskon',
     amountPaid: 'Sudah dibayar',
+    /** Paid from the customer balance at finalization (docs/billing.md, Invoice totals). */
+    balanceApplied: 'Dibayar dari saldo',
     amountDue: 'Sisa tagihan',
     payOnline: 'Bayar online',
+    downloadPdf: 'Unduh PDF',
     confirmPayment: 'Konfirmasi pembayaran',
     payAnotherWay: 'Bayar dengan cara lain',
     actionRequiredNote: 'Bank Anda meminta konfirmasi sebelum pembayaran ini dapat diselesaikan.',
@@ -55,6 +58,8 @@ export const id: Messages = {
     invoiceIntro: (merchant: string) => `Berikut faktur Anda dari ${merchant}. Salinan PDF terlampir.`,
     creditNote: 'Nota Kredit',
     creditNoteRow: 'Nota kredit',
+    /** A credit note's part returned after payment (refund, balance credit): shown below the amount due. */
+    creditNoteAfterPayment: (number: string) => `Nota kredit ${number}, setelah pembayaran`,
     taxReversed: (label: string) => `${label} dikembalikan`,
     prePaymentPart: 'Dikurangkan dari sisa tagihan',
     refundPart: 'Dikembalikan ke pembayaran asal',
@@ -182,6 +187,7 @@ export const id: Messages = {
       creditNote: 'Nota kredit',
       discount: 'Diskon',
       discountUntil: 'sampai',
+      balanceApplied: 'Dibayar dari saldo',
       pdf: 'Unduh PDF',
       pay: 'Bayar sekarang',
       back: 'Kembali ke',

@@ -94,12 +94,16 @@ export interface InvoiceViewPart {
   discount: number;
   /** docs/coupons.md, Invoice discounts: a row each, named by its coupon (null: the flat "Diskon / Discount"). */
   discounts?: { name: string | null; amount: number }[];
+  /** From the customer balance at finalization (docs/credit-notes.md, Invoice amounts); absent: 0. */
+  balanceApplied?: number;
   amountPaid: number;
   amountDue: number;
   /** The hosted invoice page (null for drafts, paid and void invoices). */
   payUrl: string | null;
   /** On the hosted page itself: where its "Pay" button posts (instead of the link to the page). */
   payAction?: string | null;
+  /** On the hosted page itself: its `doc.downloadPdf` link (answered with a signed PDF URL). */
+  pdfLink?: string | null;
   /**
    * An automatic charge waits for the customer (docs/guides/payment-methods.md, Requires action):
    * `action` with `confirmUrl` (the hosted page's confirm link `doc.confirmPayment`; the Pay button becomes
@@ -108,8 +112,11 @@ export interface InvoiceViewPart {
   waiting?: { kind: 'action'; confirmUrl: string | null } | { kind: 'pending' } | null;
   /** Free text from `metadata.memo`. */
   memo: string | null;
-  /** Issued credit notes of the invoice (a row each, negative); absent or empty: none. */
-  creditNotes?: { number: string; total: number }[];
+  /**
+   * Issued credit notes of the invoice, oldest first; absent or empty: none. The totals show the pre-payment
+   * part above what is paid and the rest after the amount due (../totals.ts).
+   */
+  creditNotes?: { number: string; total: number; prePaymentAmount: number }[];
 }
 
 export const nonEmpty = (s: string | null | undefined): string | null => (s != null && s.trim() !== '' ? s : null);

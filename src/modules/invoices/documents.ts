@@ -33,6 +33,7 @@ interface InvoiceDocRow {
   discounts: { couponId: string | null; name: string; amount: number }[];
   tax: string;
   total: string;
+  balanceApplied: string;
   amountPaid: string;
   amountDue: string;
   dueAt: Date | null;
@@ -43,7 +44,7 @@ interface InvoiceDocRow {
   hostedSecret: string;
   lines: { description: string; quantity: number; unitAmount: number; amount: number }[];
   /** Its issued credit notes, oldest first (docs/credit-notes.md, Documents). */
-  creditNotes: { number: string; total: number }[];
+  creditNotes: { number: string; total: number; prePaymentAmount: number }[];
   customer: { name: string | null; email: string | null; phone: string | null } | null;
   template: InvoiceTemplate | null;
   merchantName: string;
@@ -60,12 +61,14 @@ export async function loadInvoiceView(scope: RowScope, id: string, pick?: (works
   const same = (alias: string) => q`${q.id(alias)}."workspaceId" = ${ws} AND ${q.id(alias)}.mode = ${scope.mode}`;
   const [inv] = await tenantQuery<InvoiceDocRow>(
     { workspaceId: ws, modes: [scope.mode] },
-    q`SELECT i.id, i.status, i.number, i.currency, i.subtotal, i.discount, i.discounts, i.tax, i.total, i."amountPaid",
-        i."amountDue", i."dueAt", i."issuedAt", i."paidAt", i."createdAt", i.metadata, i."hostedSecret",
+    q`SELECT i.id, i.status, i.number, i.currency, i.subtotal, i.discount, i.discounts, i.tax, i.total,
+        i."balanceApplied", i."amountPaid", i."amountDue", i."dueAt", i."issuedAt", i."paidAt", i."createdAt",
+        i.metadata, i."hostedSecret",
         (SELECT coalesce(jsonb_agg(jsonb_build_object('description', l.description, 'quantity', l.quantity,
             'unitAmount', l."unitAmount", 'amount', l.amount) ORDER BY l.position), '[]'::jsonb)
           FROM invoice_lines l WHERE ${same('l')} AND l."invoiceId" = i.id) AS lines,
-        (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total) ORDER BY n."issuedAt", n.id),
+        (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total,
+            'prePaymentAmount', n."prePaymentAmount") ORDER BY n."issuedAt", n.id),
             '[]'::jsonb)
           FROM credit_notes n WHERE ${same('n')} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes",
         (SELECT jsonb_build_object('name', c.name, 'email', c.email, 'phone', c.phone)

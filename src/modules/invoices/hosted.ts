@@ -11,7 +11,7 @@ import { chargesInFlight } from '../payments/in-flight.ts';
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import { type Language, messages, workspaceLanguage } from '../../core/i18n/index.ts';
 import { clock } from '../../core/clock.ts';
-import { db, inTenant, type Mode } from '../../core/db/client.ts';
+import { db, inTenant, type Mode, tenantQuery } from '../../core/db/client.ts';
 import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { hostedSecretMatches, parseHostedToken } from '../../core/hosted-link.ts';
@@ -23,7 +23,8 @@ import { adaptersFor, paymentMethods } from '../adapters/capabilities.ts';
 import { enabledAdapters } from '../adapters/service.ts';
 import { checkoutSessionMachine as sessions, type SessionStatus } from '../checkout-sessions/states.ts';
 import { hostedInvoiceUrlOf } from './fields.ts';
-import { loadInvoiceView } from './documents.ts';
+import { loadInvoiceView, signedPdfPath } from './documents.ts';
+import { signedUrl } from '../../core/signed-url.ts';
 import { lockInvoice } from './issue.ts';
 import { invoiceMachine, type InvoiceStatus } from './states.ts';
 import { simulateWaiting, supersedeAction } from '../subscriptions/waiting.ts';
@@ -75,6 +76,7 @@ export async function hostedInvoicePage(
     ...view.invoice!,
     payUrl: null,
     payAction: payable ? `/i/${token}/pay` : null,
+    pdfLink: `/i/${token}/pdf`,
     waiting: !waiting
       ? null
       : waiting.status === 'requires_action'
@@ -82,6 +84,23 @@ export async function hostedInvoicePage(
         : { kind: 'pending' },
   };
   return (await import('../documents/render/html.ts')).renderHtml(view, { top: top(language) });
+}
+
+/**
+ * `GET /i/<token>/pdf` (the page's `doc.downloadPdf` link): the path of a freshly signed PDF URL (`/f/<inv_id>.pdf`,
+ * about 5 minutes, as the portal's and GET /v1/invoices/:id/pdf), so the page's link never goes stale. The
+ * token is the capability, checked as the page's; drafts have no page, so no PDF here either (404).
+ */
+export async function hostedInvoicePdfUrl(token: string): Promise<string> {
+  const { id, scope } = await invoiceOf(token);
+  const [inv] = await tenantQuery<{ status: string }>(
+    { workspaceId: scope.workspaceId, modes: [scope.mode] },
+    q`SELECT status FROM invoices WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
+  );
+  if (!inv || inv.status === 'draft') throw err.notFound();
+  const url = new URL(signedUrl(signedPdfPath(id), scope));
+  // Same origin as the page the customer is on, whatever the configured hosted base.
+  return url.pathname + url.search;
 }
 
 /** The invoice's off-session charge in flight (`pending` or `requires_action`), if any: one at most (payments_in_flight_key). */

@@ -25,6 +25,8 @@ export interface InvoiceRecord {
   discount: Amount;
   tax: Amount;
   total: Amount;
+  /** Paid from the customer balance at finalization (absent: 0). */
+  balanceApplied?: Amount;
   amountPaid: Amount;
   amountDue: Amount;
   dueAt: Date | null;
@@ -35,8 +37,8 @@ export interface InvoiceRecord {
   lines: { description: string; quantity: number; unitAmount: Amount; amount: Amount }[];
   /** `invoice.discounts[]` (docs/coupons.md): a row each, the coupon's name shown. */
   discounts?: { couponId: string | null; name: string; amount: Amount }[];
-  /** Issued credit notes, shown as rows above what is paid and due. */
-  creditNotes?: { number: string; total: Amount }[];
+  /** Issued credit notes: their pre-payment part above what is paid and due, the rest after (documents/totals.ts). */
+  creditNotes?: { number: string; total: Amount; prePaymentAmount: Amount }[];
 }
 
 /** The template fields an invoice uses (a template of kind `invoice`, or null for the defaults). */
@@ -71,8 +73,9 @@ const PAYABLE = new Set<string>(invoicePayable);
 
 /**
  * Decides what an invoice shows: the `invoice` template's branding and texts, the flat tax as an
- * added row (spec Invoice: total = max(0, subtotal - discount + tax)), the discount row, amounts
- * paid and due, a status stamp, and the hosted page link while it is payable. Pure.
+ * added row (spec Invoice: total = max(0, subtotal - discount + tax)), the discount row, credit notes,
+ * balance applied, amounts paid and due (their rows: documents/totals.ts), a status stamp, and the hosted
+ * page link while it is payable. Pure.
  */
 export function buildInvoiceView(inv: InvoiceRecord, ctx: InvoiceViewContext): DocumentView {
   const t = ctx.template ?? {};
@@ -133,11 +136,16 @@ export function buildInvoiceView(inv: InvoiceRecord, ctx: InvoiceViewContext): D
       dueAt: inv.dueAt,
       discount: n(inv.discount),
       discounts: (inv.discounts ?? []).map((d) => ({ name: d.couponId ? d.name : null, amount: n(d.amount) })),
+      balanceApplied: n(inv.balanceApplied ?? 0),
       amountPaid: n(inv.amountPaid),
       amountDue: n(inv.amountDue),
       payUrl: PAYABLE.has(inv.status) ? safeUrl(ctx.hostedUrl) : null,
       memo: typeof memo === 'string' ? nonEmpty(memo) : null,
-      creditNotes: (inv.creditNotes ?? []).map((c) => ({ number: c.number, total: n(c.total) })),
+      creditNotes: (inv.creditNotes ?? []).map((c) => ({
+        number: c.number,
+        total: n(c.total),
+        prePaymentAmount: n(c.prePaymentAmount),
+      })),
     },
   };
 }

@@ -175,6 +175,7 @@ interface InvoiceRow {
   currency: string;
   total: string;
   amountDue: string;
+  balanceApplied: string;
   issuedAt: string | null;
   dueAt: string | null;
   hostedSecret: string;
@@ -239,7 +240,8 @@ const optionsSql = (g: PortalGrant) =>
 /** The customer's issued invoices, newest first. */
 const invoicesSql = (g: PortalGrant) =>
   q`SELECT i.id, i.number, i.status, i.currency, i.total::text AS total, i."amountDue"::text AS "amountDue",
-      i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId", i.mode, i."createdAt", i.discounts,
+      i."balanceApplied"::text AS "balanceApplied", i."issuedAt", i."dueAt", i."hostedSecret", i."workspaceId",
+      i.mode, i."createdAt", i.discounts,
       (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total::text)
           ORDER BY n."issuedAt", n.id), '[]'::jsonb)
         FROM credit_notes n WHERE ${same('n', g)} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes"
@@ -389,6 +391,8 @@ export async function portalState(sessionId: string, token: unknown) {
         status: i.status,
         total: formatMoney(BigInt(i.total), i.currency),
         amountDue: formatMoney(BigInt(i.amountDue), i.currency),
+        // Paid from the customer balance (docs/billing.md, Invoice totals); null: none.
+        balanceApplied: BigInt(i.balanceApplied) > 0n ? formatMoney(BigInt(i.balanceApplied), i.currency) : null,
         creditNotes: (i.creditNotes ?? []).map((c) => ({
           number: c.number,
           total: formatMoney(BigInt(c.total), i.currency),

@@ -1,6 +1,7 @@
 import { columns, sql as q, toJson, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { counterNames, nextCounterSql, numberSql, receiptPrefix } from '../../core/counters.ts';
 import { newId } from '../../core/ids.ts';
+import { messages } from '../../core/i18n/index.ts';
 import { methodReceiptLabel } from '../adapters/display.ts';
 import {
   DEFAULT_TAX_LABEL,
@@ -101,7 +102,8 @@ export function prepareInvoiceReceipt(
     {
       id: inv.id,
       customerId: inv.customerId,
-      // What is paid: the total less pre-payment credit notes (docs/credit-notes.md, Invoice amounts).
+      // What is paid: the total less pre-payment credit notes and balance applied (docs/credit-notes.md,
+      // Invoice amounts).
       amount: inv.amountDue,
       currency: inv.currency,
       lineItems: inv.lines.map((l) => ({
@@ -120,6 +122,15 @@ export function prepareInvoiceReceipt(
   const credited = inv.prePaymentCreditedAmount;
   if (credited > 0n)
     items.push({ name: 'Credit notes', qty: 1, unitPrice: -Number(credited), subtotal: -Number(credited) });
+  // Paid from the customer balance at finalization: not part of this payment either (named in English as the
+  // lines above; docs/billing.md, Receipts).
+  if (inv.balanceApplied > 0n)
+    items.push({
+      name: messages('en').doc.balanceApplied,
+      qty: 1,
+      unitPrice: -Number(inv.balanceApplied),
+      subtotal: -Number(inv.balanceApplied),
+    });
   // The invoice's flat tax less what its credit notes reversed (never more than what is paid).
   const owed = inv.tax - inv.prePaymentCreditedTax;
   // biome-ignore lint/complexity/useMathMinMax: bigint (Math.min takes numbers)

@@ -1,6 +1,7 @@
 // An invoice's documents over real HTTP: invoice.pdf|html|escpos, the 302 to a signed PDF URL that
 // expires with the injected clock, and send-email (development outbox, a real SMTP server, a
 // refusing one), each send in the audit trail.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +165,75 @@ describe('invoice documents', () => {
 
     const gql = await ws.client.graphql(`{ invoice(id: "${inv.id}") { pdfUrl } }`);
     expect(gql.json.data.invoice.pdfUrl).toMatch(/\/f\/inv_.+\.pdf\?/);
+  });
+});
+
+describe('the totals of an invoice paid partly from the customer balance', () => {
+  it('PDF, email, portal and receipt show the balance applied; the rows add up to what is paid', async () => {
+    const ws = await server.workspace();
+    const cus = (await ws.client.post('/v1/customers', { name: 'Budi', email: 'budi@example.com' })).json.data.id;
+    const credit = await ws.client.post(
+      `/v1/customers/${cus}/balance-transactions`,
+      { amount: 30_000, currency: 'IDR' },
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(credit.status, JSON.stringify(credit.json)).toBe(201);
+    const created = await ws.client.post('/v1/invoices', {
+      customerId: cus,
+      currency: 'IDR',
+      status: 'open',
+      tax: 20_000,
+      lines: [{ description: 'Konsultasi', quantity: 1, unitAmount: 100_000 }],
+    });
+    expect(created.json.data).toMatchObject({ total: 120_000, balanceApplied: 30_000, amountDue: 90_000 });
+    const inv = created.json.data;
+    const paid = await ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, { 'idempotency-key': randomUUID() });
+    expect(paid.json.data).toMatchObject({ status: 'paid', amountPaid: 90_000, amountDue: 0 });
+
+    // Total 120.000 - balance applied 30.000 - amount paid 90.000 = amount due 0.
+    const pdf = await signedGet(ws, `/v1/invoices/${inv.id}/invoice.pdf`);
+    const { text } = await extractText(new Uint8Array(pdf.body), { mergePages: true });
+    expect(text.replace(/\s+/g, ' ')).toContain(
+      'Total Rp 120.000 Dibayar dari saldo -Rp 30.000 Sudah dibayar Rp 90.000 Sisa tagihan Rp 0',
+    );
+
+    const sent = await ws.client.post(`/v1/invoices/${inv.id}/send-email`, {});
+    expect(sent.json.data).toEqual({ sent: false, to: 'budi@example.com' });
+    const [file] = readdirSync(outbox).filter((f) => f.includes(inv.id));
+    const parts = leaves(parseMime(readFileSync(join(outbox, file), 'utf8')));
+    const html = parts.find((p) => (p.headers['content-type'] ?? '').startsWith('text/html'))!.body.toString();
+    expect(html).toMatch(/Dibayar dari saldo<\/td>\s*<td[^>]*>-Rp 30\.000<\/td>/);
+    const plain = parts.find((p) => (p.headers['content-type'] ?? '').startsWith('text/plain'))!.body.toString();
+    expect(plain).toMatch(/Total +Rp 120\.000\nDibayar dari saldo +-Rp 30\.000\nSudah dibayar +Rp 90\.000/i);
+
+    // The portal lists it under the invoice.
+    const ps = (await ws.client.post('/v1/portal-sessions', { customerId: cus, returnUrl: 'https://shop.example' }))
+      .json.data;
+    const portal = new URL(ps.url);
+    const state = await fetch(`${server.url}/portal/${portal.pathname.split('/')[2]}/api/state`, {
+      headers: { 'x-portal-token': portal.hash.slice('#t='.length) },
+    }).then((r) => r.json());
+    expect(state.data.invoices.find((i: { id: string }) => i.id === inv.id)).toMatchObject({
+      total: 'Rp 120.000',
+      balanceApplied: 'Rp 30.000',
+    });
+
+    // The receipt is for the 90.000 paid: its lines add up to it, the balance shown as one.
+    const { rows } = await db().system.query(
+      `SELECT total::int, "taxAmount"::int AS tax, subtotal::int, "lineItems" FROM receipts WHERE "sourceId" = $1`,
+      [inv.id],
+    );
+    expect(rows).toEqual([
+      {
+        total: 90_000,
+        tax: 20_000,
+        subtotal: 70_000,
+        lineItems: [
+          { name: 'Konsultasi', qty: 1, unitPrice: 100_000, subtotal: 100_000 },
+          { name: 'Balance applied', qty: 1, unitPrice: -30_000, subtotal: -30_000 },
+        ],
+      },
+    ]);
   });
 });
 

@@ -11,6 +11,7 @@ import { renderEscpos } from '../../../src/modules/documents/render/escpos.ts';
 import { renderHtml } from '../../../src/modules/documents/render/html.ts';
 import { renderPdf } from '../../../src/modules/documents/render/pdf.ts';
 import { buildInvoiceView, type InvoiceRecord } from '../../../src/modules/invoices/view.ts';
+import { overlappingWords, pdfWords } from '../../helpers/pdf-words.ts';
 
 const pdfText = async (pdf: Buffer) => {
   const { text, totalPages } = await extractText(new Uint8Array(pdf), { mergePages: true });
@@ -123,6 +124,67 @@ describe('invoice PDF', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * Paid after a pre-payment credit note and the customer balance: 220.000 - 100.000 - 30.000 - 90.000 = 0, and a
+ * second note credited after payment (docs/billing.md, Invoice totals).
+ */
+const settled = () =>
+  invoice({
+    status: 'paid',
+    subtotal: 200_000n,
+    discount: 0n,
+    tax: 20_000n,
+    total: 220_000n,
+    balanceApplied: 30_000n,
+    amountPaid: 90_000n,
+    amountDue: 0n,
+    creditNotes: [
+      { number: 'SVC-CN-2026-11-0001', total: 100_000n, prePaymentAmount: 100_000n },
+      { number: 'SVC-CN-2026-11-0002', total: 5_500n, prePaymentAmount: 0n },
+    ],
+  });
+
+describe('invoice totals on every layout', () => {
+  it('PDF: the credit notes, the balance applied, amount paid and due, in that order', async () => {
+    const { text } = await pdfText(await renderPdf(buildInvoiceView(settled(), ctx)));
+    const order = [
+      'Total Rp 220.000',
+      'Nota kredit SVC-CN-2026-11-0001',
+      'Dibayar dari saldo -Rp 30.000',
+      'Sudah dibayar Rp 90.000',
+      'Sisa tagihan Rp 0',
+      'Nota kredit SVC-CN-2026-11-0002, setelah pembayaran',
+    ];
+    for (const s of order) expect(text).toContain(s);
+    expect(order.map((s) => text.indexOf(s))).toEqual(order.map((s) => text.indexOf(s)).sort((a, b) => a - b));
+    const usd = await pdfText(await renderPdf(buildInvoiceView({ ...settled(), currency: 'USD' }, ctx)));
+    expect(usd.text).toContain('Balance applied');
+  });
+  it('PDF: a long label wraps beside its amount, never over it', async () => {
+    for (const language of ['id', 'en'] as const) {
+      const words = pdfWords(await renderPdf(buildInvoiceView(settled(), { ...ctx, language })));
+      // The note's number reads whole, left of its amount, and no two words share ink.
+      const number = words.find((w) => w.text === 'SVC-CN-2026-11-0001');
+      expect(number, `${language}: ${words.map((w) => w.text).join(' ')}`).toBeDefined();
+      const amount = words.find((w) => w.text === '-Rp' && w.yMin >= number!.yMin - 12 && w.yMin <= number!.yMax);
+      expect(amount).toBeDefined();
+      expect(number!.xMax).toBeLessThan(amount!.xMin);
+      expect(overlappingWords(words)).toEqual([]);
+    }
+  });
+  it('HTML, email (HTML and text) and ESC/POS show the same rows', async () => {
+    const view = buildInvoiceView(settled(), ctx);
+    const html = renderHtml(view);
+    expect(html).toContain('<tr><td>Dibayar dari saldo</td><td class="num">-Rp 30.000</td></tr>');
+    const mail = await renderEmail(view);
+    expect(mail.html).toContain('Dibayar dari saldo');
+    expect(mail.html).toContain('-Rp 30.000');
+    expect(mail.text).toMatch(/Dibayar dari saldo +-Rp 30\.000\nSudah dibayar +Rp 90\.000\nSisa tagihan +Rp 0/);
+    const slip = renderEscpos(view, { width: 80 }).toString('latin1');
+    expect(slip).toMatch(/Dibayar dari saldo +-Rp 30\.000/);
   });
 });
 

@@ -52,7 +52,12 @@ function template(view: DocumentView): { subject: string; mjml: string } {
     (view.tax?.included
       ? `<tr>${td(e(L.taxIncluded(view.tax.label)), 'color:#6b7280;font-size:12px;', ' colspan="2"')}</tr>`
       : '') +
-    t.below.map(([label, value]) => `<tr>${td(e(label), 'font-weight:700;')}${td(e(value), num)}</tr>`).join('');
+    t.below
+      .map(([label, value, strong]) => {
+        const weight = strong ? 'font-weight:700;' : '';
+        return `<tr>${td(e(label), weight)}${td(e(value), num + weight)}</tr>`;
+      })
+      .join('');
   const payUrl = view.invoice?.payUrl;
   const pay = payUrl
     ? `<mj-button href="${e(payUrl)}" background-color="${t.accent}" padding="12px 24px">${e(

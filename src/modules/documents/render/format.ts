@@ -2,6 +2,7 @@
 // amounts in its currency. Intl objects are cached: building one costs far more than using it.
 import { formatMoney } from '../../../core/money.ts';
 import { type Messages, messages } from '../../../core/i18n/index.ts';
+import { invoiceTotals } from '../totals.ts';
 import { DEFAULT_ACCENT_COLOR, type DocumentView } from '../view.ts';
 
 export type Labels = Messages['doc'];
@@ -75,6 +76,22 @@ export function formatInteger(n: number, locale: string): string {
   return nf.format(n);
 }
 
+/** An invoice view's totals rows (../totals.ts): what every layout of the invoice shows. */
+export function invoiceTotalsOf(view: DocumentView) {
+  const inv = view.invoice!;
+  return invoiceTotals({
+    subtotal: view.subtotal,
+    tax: view.tax ? view.tax.amount : null,
+    discount: inv.discount,
+    discounts: inv.discounts,
+    total: view.total,
+    creditNotes: inv.creditNotes,
+    balanceApplied: inv.balanceApplied,
+    amountPaid: inv.amountPaid,
+    amountDue: inv.amountDue,
+  });
+}
+
 /** The strings a document shows, computed once per render and shared by every layout. */
 export function documentText(view: DocumentView) {
   const L = labelsFor(view);
@@ -90,36 +107,38 @@ export function documentText(view: DocumentView) {
         ? view.tax.label
         : `${view.tax.label} ${formatRate(view.tax.rate, view.locale)}`
     : null;
-  // The totals block in reading order: rows above the grand total, then rows below it (invoices).
+  // The totals block in reading order: rows above the grand total, then rows below it. An invoice's come
+  // from its one totals model (../totals.ts); `strong` marks the row a layout emphasises (the amount due).
   const above: [string, string][] = [];
-  if (view.tax || inv?.discount) above.push([L.subtotal, money(view.subtotal)]);
-  // A row per discount, named by its coupon (docs/coupons.md, Invoice discounts); else the flat discount.
-  const discounts = inv?.discounts?.length
-    ? inv.discounts
-    : inv?.discount
-      ? [{ name: null, amount: inv.discount }]
-      : [];
-  for (const d of discounts)
-    if (d.amount > 0) above.push([d.name ? `${L.discount}: ${d.name}` : L.discount, money(-d.amount)]);
-  if (view.tax && taxLine) above.push([taxLine, money(view.tax.amount)]);
-  // A credit note shows where its total went instead of what is paid and due.
-  const outcomes: [string, number][] = cn
-    ? [
+  const below: [string, string, boolean][] = [];
+  if (inv && !cn) {
+    for (const row of invoiceTotalsOf(view)) {
+      const value = money(row.amount);
+      if (row.kind === 'subtotal') above.push([L.subtotal, value]);
+      else if (row.kind === 'discount') above.push([row.name ? `${L.discount}: ${row.name}` : L.discount, value]);
+      else if (row.kind === 'tax') above.push([taxLine ?? '', value]);
+      else if (row.kind === 'credit_note') below.push([`${L.creditNoteRow} ${row.number}`, value, false]);
+      else if (row.kind === 'balance_applied') below.push([L.balanceApplied, value, false]);
+      else if (row.kind === 'amount_paid') below.push([L.amountPaid, value, false]);
+      else if (row.kind === 'amount_due') below.push([L.amountDue, value, true]);
+      else if (row.kind === 'credit_note_after_payment')
+        below.push([L.creditNoteAfterPayment(row.number), value, false]);
+    }
+  } else {
+    if (view.tax || inv?.discount) above.push([L.subtotal, money(view.subtotal)]);
+    // A credit note's share of its invoice's discount.
+    if (inv?.discount) above.push([L.discount, money(-inv.discount)]);
+    if (view.tax && taxLine) above.push([taxLine, money(view.tax.amount)]);
+    // A credit note shows where its total went instead of what is paid and due.
+    if (cn)
+      for (const [label, amount] of [
         [L.prePaymentPart, cn.prePayment],
         [L.refundPart, cn.refund],
         [L.creditPart, cn.credit],
         [L.outOfBandPart, cn.outOfBand],
-      ]
-    : [];
-  const below: [string, string][] = cn
-    ? outcomes.filter(([, a]) => a > 0).map(([l, a]) => [l, money(a)])
-    : inv
-      ? [
-          ...(inv.creditNotes ?? []).map((c): [string, string] => [`${L.creditNoteRow} ${c.number}`, money(-c.total)]),
-          [L.amountPaid, money(inv.amountPaid)],
-          [L.amountDue, money(inv.amountDue)],
-        ]
-      : [];
+      ] as const)
+        if (amount > 0) below.push([label, money(amount), true]);
+  }
   const titled = {
     invoice: [L.invoice, L.invoiceSubject, L.invoiceIntro],
     credit_note: [L.creditNote, L.creditNoteSubject, L.creditNoteIntro],

@@ -76,7 +76,11 @@ export function renderHtml(view: DocumentView, opts: { top?: string } = {}): str
     .map(([label, amount]) => `<tr><td class="muted">${e(label)}</td><td class="num">${e(amount)}</td></tr>`)
     .join('');
   const below = t.below
-    .map(([label, amount]) => `<tr><td class="strong">${e(label)}</td><td class="num strong">${e(amount)}</td></tr>`)
+    .map(([label, amount, strong]) =>
+      strong
+        ? `<tr><td class="strong">${e(label)}</td><td class="num strong">${e(amount)}</td></tr>`
+        : `<tr><td>${e(label)}</td><td class="num">${e(amount)}</td></tr>`,
+    )
     .join('');
   const inv = view.invoice;
   const extras =
@@ -95,7 +99,8 @@ export function renderHtml(view: DocumentView, opts: { top?: string } = {}): str
             `${e(L.payOnline)} ${e(t.money(inv.amountDue))}</button></form>\n`
           : inv?.payUrl
             ? `<p><a class="pay" href="${e(inv.payUrl)}">${e(L.payOnline)}</a></p>\n`
-            : '');
+            : '') +
+    (inv?.pdfLink ? `<p><a id="download-pdf" href="${e(inv.pdfLink)}">${e(L.downloadPdf)}</a></p>\n` : '');
   const meta =
     row(L.number, view.number) +
     row(L.issued, t.issuedAt) +

@@ -138,6 +138,24 @@ class Pen {
     return this.doc.y;
   }
 
+  /**
+   * `s` in lines no wider than `width`, broken at spaces only: a number such as "SVC-CN-2026-11-0001" stays whole
+   * (a word wider than `width` gets a line of its own, drawn smaller by `line`'s `fit`).
+   */
+  wordLines(s: string, width: number, font: Font = REGULAR, size = 9): string[] {
+    this.doc.font(font).fontSize(size);
+    const lines: string[] = [];
+    let current = '';
+    for (const word of toWinAnsi(s).split(' ').filter(Boolean)) {
+      const next = current ? `${current} ${word}` : word;
+      if (current && this.doc.widthOfString(next) > width) {
+        lines.push(current);
+        current = word;
+      } else current = next;
+    }
+    return current ? [...lines, current] : lines;
+  }
+
   heightOf(s: string, width: number, font: Font = REGULAR, size = 9): number {
     return this.doc.font(font).fontSize(size).heightOfString(toWinAnsi(s, true), { width, lineGap: 1 });
   }
@@ -267,32 +285,49 @@ function drawItems(ctx: Ctx, top: number): number {
 /** Subtotal, PPN, Total under the amount column, then thank-you and footer, kept together. */
 function drawTotals(ctx: Ctx, top: number) {
   const { pen, view, t } = ctx;
+  const labelX = LEFT + W * 0.3;
+  const amountR = X.amountR - 3;
+  // A label gets the width its row's amount leaves it and wraps there ("Credit note SVC-CN-..." beside
+  // "-Rp 100.000"): label and amount never overlap.
+  const layout = (label: string, value: string, font: Font, size: number) => {
+    const amountW = Math.min(120, pen.doc.font(font).fontSize(size).widthOfString(toWinAnsi(value)));
+    const labelW = amountR - amountW - 10 - labelX;
+    const lines = pen.wordLines(label, labelW, font, size);
+    return { labelW, lines, height: Math.max(14, lines.length * (size + 2.5) + 3.5) };
+  };
+  const rows = [
+    ...t.above.map(([label, value]) => ({ label, value, font: REGULAR as Font, size: 9, color: MUTED, total: false })),
+    { label: t.L.total, value: t.money(view.total), font: BOLD as Font, size: 11, color: INK, total: true },
+    ...t.below.map(([label, value, strong]) => ({
+      label,
+      value,
+      font: (strong ? BOLD : REGULAR) as Font,
+      size: 9,
+      color: INK,
+      total: false,
+    })),
+  ].map((r) => ({ ...r, ...layout(r.label, r.value, r.font, r.size) }));
   const closing = [view.thankYouText, view.footerText].filter((s): s is string => !!s);
-  const extra = t.below.length * 14 + (view.invoice?.memo || view.invoice?.payUrl ? 40 : 0);
+  const extra = view.invoice?.memo || view.invoice?.payUrl ? 40 : 0;
   const needed =
-    18 * (t.above.length + 1) + 24 + extra + closing.reduce((n, s) => n + pen.heightOf(s, W, BOLD, 10) + 6, 0);
+    rows.reduce((n, r) => n + r.height, 0) +
+    30 +
+    extra +
+    closing.reduce((n, s) => n + pen.heightOf(s, W, BOLD, 10) + 6, 0);
   let y = (top + needed > BOTTOM ? newPage(ctx) : top) + 4;
-  const labelX = RIGHT - 190;
-  const amount = (s: string, at: number, o: TextOpts = {}) =>
-    pen.line(s, X.amountR - 3, at, { ...o, align: 'right', fit: 120 });
-  for (const [label, value] of t.above) {
-    pen.line(label, labelX, y, { color: MUTED });
-    amount(value, y);
-    y += 14;
-  }
-  pen.rule(y, labelX, INK, 1);
-  y += 6;
-  pen.line(t.L.total, labelX, y, { font: BOLD, size: 11 });
-  amount(t.money(view.total), y, { font: BOLD, size: 11 });
-  y += 17;
-  if (view.tax?.included) {
-    pen.line(t.L.taxIncluded(view.tax.label), X.amountR - 3, y, { size: 7.5, color: MUTED, align: 'right' });
-    y += 12;
-  }
-  for (const [label, value] of t.below) {
-    pen.line(label, labelX, y, { font: BOLD });
-    amount(value, y, { font: BOLD });
-    y += 14;
+  for (const r of rows) {
+    if (r.total) {
+      pen.rule(y, labelX, INK, 1);
+      y += 6;
+    }
+    for (const [i, line] of r.lines.entries())
+      pen.line(line, labelX, y + i * (r.size + 2.5), { font: r.font, size: r.size, color: r.color, fit: r.labelW });
+    pen.line(r.value, amountR, y, { font: r.font, size: r.size, align: 'right', fit: 120 });
+    y += r.total ? Math.max(17, r.height) : r.height;
+    if (r.total && view.tax?.included) {
+      pen.line(t.L.taxIncluded(view.tax.label), amountR, y, { size: 7.5, color: MUTED, align: 'right' });
+      y += 12;
+    }
   }
   const inv = view.invoice;
   if (inv?.memo) y = pen.block(`${t.L.memo}: ${inv.memo}`, LEFT, y + 6, W, { size: 8.5 });

@@ -104,7 +104,7 @@ export function layoutLines(view: DocumentView, cols: number, clean: (s: string)
   for (const [label, amount] of t.above) kv(label, amount);
   kv(L.total.toUpperCase(), t.money(view.total), { bold: true });
   if (view.tax?.included) push(wrap(clean(L.taxIncluded(view.tax.label)), cols));
-  for (const [i, [label, amount]] of t.below.entries()) kv(label, amount, { bold: i === t.below.length - 1 });
+  for (const [label, amount, strong] of t.below) kv(label, amount, { bold: strong });
   if (view.invoice?.memo) push(wrap(clean(`${L.memo}: ${view.invoice.memo}`), cols));
   if (view.invoice?.payUrl) {
     push(wrap(clean(`${L.payOnline}:`), cols));
