@@ -8412,9 +8412,9 @@ export interface operations {
     };
     getPnlReport: {
         parameters: {
-            query?: {
-                from?: string;
-                to?: string;
+            query: {
+                from: string;
+                to: string;
                 currency?: string;
             };
             header?: {
@@ -8450,9 +8450,9 @@ export interface operations {
     };
     getCashFlowReport: {
         parameters: {
-            query?: {
-                from?: string;
-                to?: string;
+            query: {
+                from: string;
+                to: string;
                 currency?: string;
             };
             header?: {
