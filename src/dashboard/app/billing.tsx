@@ -34,7 +34,7 @@ const NEW_PLAN = {
 
 /** Subscriptions and plans; a subscription can be canceled (now or at the period end), paused and resumed. */
 export function Billing(p: ScreenProps) {
-  const { note, setNote, again, report } = useActions();
+  const { note, again, report } = useActions();
   const q = useQuery<DashboardBillingQuery, DashboardBillingQueryVariables>(
     p.client,
     BillingDocument,

@@ -31,7 +31,7 @@ export const sameOrigin = (url: string) => {
 };
 
 export function Invoices(p: ScreenProps) {
-  const { note, setNote, again, report: say } = useActions();
+  const { note, again, report: say } = useActions();
   const [after, setAfter] = useState<string | null>(null);
   const q = useQuery<DashboardInvoicesQuery, DashboardInvoicesQueryVariables>(
     p.client,

@@ -2,8 +2,7 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
-import { checkOrder, listPageSize, type PageRequest, pageRequest, toConnection } from '../../core/pagination.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import { checkOrder, listPageSize, pageRequest, toConnection } from '../../core/pagination.ts';
 import type { ListEventsArgs } from './schema.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
 import { eventBus, eventsAfter, type EventNotice, type PublishedEventRow } from '../../core/pubsub.ts';
@@ -35,11 +34,12 @@ async function workspaceFor(auth: Auth, requested: string | null | undefined): P
 }
 
 /**
- * Events newest first in commit order: the relay's `publishedPosition` (gapless, handed out as
- * transactions commit), with committed events the relay has not published yet above them, by insert
- * `position`. Not by `occurredAt`, which is data: a test clock's events occur in its simulated time
- * (docs/decisions.md, Test clocks), and an event of 2027 committed last week is not the newest.
- * A cursor holds the two positions (`at`: published, empty while unpublished; `id`: insert).
+ * Events newest first in the order they were written: `position`, the insert sequence. Not by
+ * `occurredAt`, which is data: a test clock's events occur in its simulated time (docs/decisions.md,
+ * Test clocks), and an event of 2027 written last week is not the newest. Not by id either: ids are
+ * minted per process (the server's and the worker's interleave within a millisecond), and not by
+ * `publishedPosition`, which is set after the commit (null until the relay runs), so a keyset on it
+ * would move under a reader. The stream follows `publishedPosition` (commit order).
  */
 export async function listEvents(ctx: Context, args: ListEventsArgs) {
   const auth = authorize(ctx, 'svc:event:read');
@@ -51,46 +51,28 @@ export async function listEvents(ctx: Context, args: ListEventsArgs) {
     occurredBefore: args.occurredBefore?.toISOString() ?? null,
     objectId: args.objectId ?? null,
     workspaceId,
-    by: 'commit',
+    by: 'position',
   };
   const page = pageRequest(args, auth.workspaceId, filters, listPageSize.events);
+  const after = page.after ? BigInt(page.after.at) : null;
   const rows = await inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
     tx.event.findMany({
       where: {
         workspaceId,
         ...(args.type ? { type: args.type } : {}),
         ...(args.objectId ? { objectId: args.objectId } : {}),
+        ...(after === null ? {} : { position: page.order === 'desc' ? { lt: after } : { gt: after } }),
         AND: [
           args.occurredAfter ? { occurredAt: { gt: args.occurredAfter } } : {},
           args.occurredBefore ? { occurredAt: { lt: args.occurredBefore } } : {},
-          afterCursor(page),
         ],
       },
-      orderBy:
-        page.order === 'desc'
-          ? [{ publishedPosition: { sort: 'desc', nulls: 'first' } }, { position: 'desc' }]
-          : [{ publishedPosition: { sort: 'asc', nulls: 'last' } }, { position: 'asc' }],
+      orderBy: { position: page.order },
       take: page.limit + 1,
     }),
   );
-  return toConnection(rows, page, auth.workspaceId, filters, (e) => ({
-    at: e.publishedPosition?.toString() ?? '',
-    id: e.position.toString(),
-  }));
-}
-
-/** The rows after a cursor in commit order; unpublished events come first newest-first, last oldest-first. */
-function afterCursor(page: PageRequest): Prisma.EventWhereInput {
-  if (!page.after) return {};
-  const published = page.after.at ? BigInt(page.after.at) : null;
-  const position = BigInt(page.after.id);
-  if (page.order === 'desc')
-    return published === null
-      ? { OR: [{ publishedPosition: null, position: { lt: position } }, { publishedPosition: { not: null } }] }
-      : { publishedPosition: { lt: published } };
-  return published === null
-    ? { publishedPosition: null, position: { gt: position } }
-    : { OR: [{ publishedPosition: { gt: published } }, { publishedPosition: null }] };
+  // The cursor holds the position (unique, so no tie to break) and the id it belongs to.
+  return toConnection(rows, page, auth.workspaceId, filters, (e) => ({ at: e.position.toString(), id: e.id }));
 }
 
 export interface SubscribeArgs {
