@@ -120,7 +120,9 @@ describe('order: commit order, occurredAt is data', () => {
       const paged: string[] = [];
       let cursor: string | null = null;
       do {
-        const res = await ws.client.get(`/v1/events?limit=2&order=${order}${cursor ? `&cursor=${cursor}` : ''}`);
+        const res: { status: number; text: string; json: any } = await ws.client.get(
+          `/v1/events?limit=2&order=${order}${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         expect(res.status, res.text).toBe(200);
         paged.push(...ids(res));
         cursor = res.json.meta.page.nextCursor;
