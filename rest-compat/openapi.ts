@@ -628,7 +628,8 @@ export function buildOpenApi(schema: GraphQLSchema, edge: readonly EdgeRoute[] =
       parameters.push({
         name,
         in: 'query',
-        required: false,
+        // Required where the operation's variable is (a report's period): the same rule the server applies.
+        required: isNonNullType(t),
         schema: s,
         ...(name === 'cursor' ? { description: 'meta.page.nextCursor of the previous page.' } : {}),
         ...(name !== variable && name !== 'limit' && name !== 'cursor' ? { description: `Fills ${variable}.` } : {}),

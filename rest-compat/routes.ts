@@ -787,13 +787,17 @@ export const routes: Route[] = [
     id: 'getPnlReport',
     method: 'GET',
     path: '/v1/reports/pnl',
-    variables: (r) => listQuery(r, { from: 'string', to: 'string', currency: 'string' }),
+    // A missing from or to is refused by the variables' coercion (400 validation_error, field from or to).
+    variables: (r) =>
+      listQuery(r, { from: 'string', to: 'string', currency: 'string' }) as Ops.GetPnlReportQueryVariables,
   }),
   route<Ops.GetCashFlowReportQueryVariables>({
     id: 'getCashFlowReport',
     method: 'GET',
     path: '/v1/reports/cash-flow',
-    variables: (r) => listQuery(r, { from: 'string', to: 'string', currency: 'string' }),
+    // A missing from or to is refused by the variables' coercion (400 validation_error, field from or to).
+    variables: (r) =>
+      listQuery(r, { from: 'string', to: 'string', currency: 'string' }) as Ops.GetCashFlowReportQueryVariables,
   }),
 
   // Receipts

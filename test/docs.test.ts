@@ -99,7 +99,14 @@ describe('guides (docs/guides, one per resource)', () => {
       const script = fencedBlocks(text, 'sh').join('\n');
       expect(script).toContain('npx svc ');
       const ws = await server.workspace();
-      const env = childEnv(server.dbUrl, { SVC_KEY_ID: ws.keyId, SVC_SECRET: ws.secret, SVC_BASE_URL: server.url });
+      // As a reader runs them: the key in the environment, the server at the documented default
+      // (http://127.0.0.1:$PORT), and no SVC_BASE_URL a guide could lean on without setting it.
+      const env = childEnv(server.dbUrl, {
+        SVC_KEY_ID: ws.keyId,
+        SVC_SECRET: ws.secret,
+        PORT: new URL(server.url).port,
+      });
+      delete env.SVC_BASE_URL;
       const r = await runScript(script, ROOT, env);
       expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     },

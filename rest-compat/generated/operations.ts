@@ -1042,8 +1042,8 @@ export type GetLedgerBalancesQueryVariables = Exact<{
 export type GetLedgerBalancesQuery = { ledgerBalances: Array<{ code: string, currency: string, debits: number, credits: number, balance: number }> };
 
 export type GetPnlReportQueryVariables = Exact<{
-  from?: string | null | undefined;
-  to?: string | null | undefined;
+  from: string;
+  to: string;
   currency?: string | null | undefined;
 }>;
 
@@ -1051,8 +1051,8 @@ export type GetPnlReportQueryVariables = Exact<{
 export type GetPnlReportQuery = { pnlReport: { from: string, to: string, currency: string, totalRevenue: number, refunds: number, fees: number, tax: number, netIncome: number, revenue: Array<{ code: string, amount: number }> } };
 
 export type GetCashFlowReportQueryVariables = Exact<{
-  from?: string | null | undefined;
-  to?: string | null | undefined;
+  from: string;
+  to: string;
   currency?: string | null | undefined;
 }>;
 

@@ -290,8 +290,11 @@ export async function request(verb: Verb, args: string[]) {
   const code = exitCodeOf(res.status);
   const location = res.headers.get('location');
   if (res.status >= 300 && res.status < 400 && location) process.stderr.write(`svc: ${res.status} -> ${location}\n`);
-  if (values.select && !code) process.stdout.write(`${selectValue(res.json, values.select)}\n`);
-  else printBody(res);
+  // With --select, stdout is a shell variable's value: a failure's envelope goes to stderr, never into it.
+  if (values.select) {
+    if (code) printBody(res, process.stderr);
+    else process.stdout.write(`${selectValue(res.json, values.select)}\n`);
+  } else printBody(res);
   if (code) {
     const error = res.json?.error;
     process.stderr.write(

@@ -46,7 +46,7 @@ const usage = `svc <command> [options]
                               make the service emit that event in test mode through real API calls
                               (e.g. payment.succeeded: a checkout session paid in the sandbox);
                               prints the ids it created and the event id
-  events replay <evt_id ...|->
+  events replay <evt_id ...|-> [--batch-size 200]
                               replay events (POST /v1/events/replay) in batches; ids from stdin with -
   webhooks verify --secret <whsec_..> [--tolerance <s>] [--now <epoch>] <file|->
                               verify a captured webhook request and say which part is wrong
@@ -56,8 +56,24 @@ Exit codes: 0 success, 1 other failure, 2 usage (nothing sent), 3 network (no an
 4 the API answered 4xx, 5 the API answered 5xx. Progress bars go to stderr on a terminal only.
 `;
 
+/** One command's part of `usage` (the lines from its name to the next command's), then the exit codes. */
+function commandUsage(command: string): string | null {
+  const [, commands, exits] = usage.split('\n\n');
+  const blocks: string[][] = [];
+  for (const line of commands.split('\n')) {
+    if (/^ {2}\S/.test(line)) blocks.push([line]);
+    else blocks.at(-1)?.push(line);
+  }
+  const block = blocks.find((b) => b[0].trim().split(/\s/)[0].split('|').includes(command));
+  return block ? `usage: svc ${block.join('\n').trim()}\n\n${exits}` : null;
+}
+
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
+  // `svc <command> --help` (or -h, or `svc help <command>`): that command's usage, nothing run or sent.
+  const helpFor = command === 'help' ? rest[0] : rest.some((a) => a === '--help' || a === '-h') ? command : undefined;
+  const help = helpFor ? commandUsage(helpFor) : null;
+  if (help) return void process.stdout.write(help);
   // One-shot commands keep stdout for their result (`bootstrap --json` is parsed by scripts): logs
   // go to stderr. Set before the first dynamic import of the logger.
   if (

@@ -54,7 +54,14 @@ function destination(): DestinationStream {
   if (format === 'pretty') {
     // Loaded only for a terminal: a production process never carries the prettifier.
     const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
-    return pretty({ destination: fd, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+    // One line per entry (fields as JSON after the message): a request is one line, not one per field.
+    return pretty({
+      destination: fd,
+      colorize: true,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,service',
+    });
   }
   return toStderr ? pino.destination(2) : pino.destination({ dest: 1, minLength: 4096, periodicFlush: 250 });
 }

@@ -73,3 +73,63 @@ export function formatMoney(
   const decimal = exp === 0 ? digits : `${digits.slice(0, -exp)}.${digits.slice(-exp)}`;
   return nf.format(`${negative ? '-' : ''}${decimal}` as Intl.StringNumericLiteral).replace(/[\u00a0\u202f]/g, ' ');
 }
+
+/** An amount as `formatMoney` writes it but without the symbol ("150.000" in IDR, "1,250.50" in USD). */
+export function formatAmount(amountMinor: number, currency: string, locale: string = moneyLocale(currency)): string {
+  const text = formatMoney(amountMinor, currency, locale);
+  const { symbol } = separators(locale, currency);
+  return text.replace(symbol, '').trim();
+}
+
+/** Why a typed amount is not one: the dashboard says each in the member's language. */
+export type AmountProblem = 'empty' | 'format' | 'grouping' | 'no_decimals' | 'decimals' | 'not_positive' | 'too_large';
+export type ParsedAmount = { ok: true; minor: number } | { ok: false; problem: AmountProblem };
+
+const localeParts = new Map<string, { group: string; decimal: string; symbol: string }>();
+/** The separators and symbol `formatMoney` writes for this locale and currency, read from Intl itself. */
+function separators(locale: string, currency: string) {
+  const key = `${locale}|${currency}`;
+  let p = localeParts.get(key);
+  if (!p) {
+    const parts = new Intl.NumberFormat(locale, {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: 1,
+    }).formatToParts(11111.1);
+    const of = (type: string) => parts.find((x) => x.type === type)?.value ?? '';
+    p = { group: of('group'), decimal: of('decimal'), symbol: of('currency') };
+    localeParts.set(key, p);
+  }
+  return p;
+}
+
+/**
+ * The reverse of `formatMoney`: an amount typed the way it is displayed, in positive integer minor
+ * units. IDR reads "25.000" (dot thousands, no decimals), USD "1,250.50"; the symbol ("Rp", "$") and
+ * the thousands separators may be left out ("25000", "1250.5"). Thousands groups must be of three
+ * digits, so "25,0,0" and "1.2.3.4" are refused rather than guessed.
+ */
+export function parseAmount(text: string, currency: string, locale: string = moneyLocale(currency)): ParsedAmount {
+  const exp = currencyExponent[currency] ?? 2;
+  const { group, decimal, symbol } = separators(locale, currency);
+  const fail = (problem: AmountProblem): ParsedAmount => ({ ok: false, problem });
+  let s = text.replace(/[\s\u00a0\u202f]/g, '');
+  if (s.startsWith(symbol)) s = s.slice(symbol.length);
+  else if (s.toUpperCase().startsWith(currency)) s = s.slice(currency.length);
+  if (!s) return fail('empty');
+  if (/^-\d/.test(s)) return fail('not_positive');
+  const parts = s.split(decimal);
+  if (parts.length > 2) return fail('format');
+  const [whole, fraction] = parts;
+  const digits = whole.split(group);
+  if (!digits.every((d) => /^\d+$/.test(d)) || (fraction !== undefined && !/^\d+$/.test(fraction)))
+    return fail('format');
+  if (digits.length > 1 && (digits[0].length > 3 || digits.slice(1).some((d) => d.length !== 3)))
+    return fail('grouping');
+  if (fraction !== undefined && exp === 0) return fail('no_decimals');
+  if (fraction !== undefined && fraction.length > exp) return fail('decimals');
+  const minor = BigInt(digits.join('') + (fraction ?? '').padEnd(exp, '0'));
+  if (minor === 0n) return fail('not_positive');
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) return fail('too_large');
+  return { ok: true, minor: Number(minor) };
+}

@@ -196,7 +196,8 @@ interface CursorSource<T> {
   workspaceId: string;
   fingerprint: string;
   expiry: number;
-  positionOf: (row: T) => Date;
+  /** A date (the sort column, ties broken by id), or a whole position for lists ordered otherwise (events). */
+  positionOf: (row: T) => Date | Position;
 }
 
 /**
@@ -212,10 +213,15 @@ class Edge<T extends { id: string }> {
   ) {}
   get cursor(): string {
     const s = this.source;
-    this.#cursor ??= signCursor(s.workspaceId, s.fingerprint, s.expiry, {
-      at: s.positionOf(this.node).toISOString(),
-      id: this.node.id,
-    });
+    if (this.#cursor === undefined) {
+      const p = s.positionOf(this.node);
+      this.#cursor = signCursor(
+        s.workspaceId,
+        s.fingerprint,
+        s.expiry,
+        p instanceof Date ? { at: p.toISOString(), id: this.node.id } : p,
+      );
+    }
     return this.#cursor;
   }
 }
@@ -240,7 +246,7 @@ export function toConnection<T extends { id: string }>(
   page: PageRequest,
   workspaceId: string,
   filters: Record<string, unknown>,
-  positionOf: (row: T) => Date,
+  positionOf: (row: T) => Date | Position,
 ): Connection<T> {
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;

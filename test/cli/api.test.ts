@@ -210,10 +210,10 @@ describe('svc get|post|patch|delete', () => {
       1,
       /--select data\.5\.id: the answer has no 5/,
     );
-    // an error answer is printed whole (the selection is of a success)
+    // an error answer is printed whole on stderr (the selection is of a success): nothing lands in the variable
     const missing = await svc(['get', '/v1/customers/cus_01J0000000000000000000000Z', '-s', 'data.id'], keyEnv(ws));
-    expectExit(missing, 4);
-    expect(JSON.parse(missing.stdout).error.code).toBe('not_found');
+    expectExit(missing, 4, /^\{"data":null,"error":\{"code":"not_found".*\n.*svc: 404 not_found: /s);
+    expect(missing.stdout).toBe('');
   });
 
   it('writes a document (receipt PDF) byte for byte when piped', async () => {
@@ -242,6 +242,27 @@ describe('svc get|post|patch|delete', () => {
     const out = await underTty([SVC_BIN, 'get', '/v1/api-keys'], keyEnv(ws));
     expect(out).toMatch(/^{\r?\n {2}"data": \[\r?\n {4}{\r?\n/);
     expect(JSON.parse(out.replace(/\r\n/g, '\n')).data[0].id).toBe(ws.apiKeyId);
+  });
+});
+
+describe('svc <command> --help', () => {
+  it("prints every command's usage and exit codes, exit 0, running and sending nothing", async () => {
+    const commands = ['start', 'serve', 'worker', 'migrate', 'rotate-master-key', 'bootstrap', 'idp', 'members']
+      .concat(['restore-workspace', 'sign', 'listen', 'get', 'post', 'put', 'patch', 'delete', 'trigger'])
+      .concat(['events', 'webhooks']);
+    // No key, no server, no database: help must not need any of them.
+    const env = childEnv('postgresql://nobody@127.0.0.1:1/none', { SVC_BASE_URL: 'http://127.0.0.1:1' });
+    const runs = await Promise.all(
+      commands.map(async (c) => [c, await svc([c, '--help'], env, { cwd: tmpdir() })] as const),
+    );
+    for (const [c, r] of runs) {
+      expect({ c, code: r.code, stderr: r.stderr }).toEqual({ c, code: 0, stderr: '' });
+      expect(r.stdout).toMatch(new RegExp(`^usage: svc (\\S+\\|)?${c}\\b`));
+      expect(r.stdout).toContain('Exit codes: 0 success');
+    }
+    const listen = runs.find(([c]) => c === 'listen')![1];
+    expect(listen.stdout).toContain('--forward-to <url>');
+    expect((await svc(['help', 'trigger'], env, { cwd: tmpdir() })).stdout).toMatch(/^usage: svc trigger /);
   });
 });
 

@@ -7,6 +7,7 @@ import { untilPublished, useServer, type Workspace } from '../helpers/server.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { childEnv, freePort, ROOT, startInstance, SVC_BIN } from '../helpers/cli.ts';
 import { verifyWebhook, verifyWebhookDelivery } from '../../src/client/index.ts';
+import { futureClockEvent } from '../helpers/events.ts';
 
 const server = useServer(); // with the outbox relay: subscriptions yield what it publishes
 
@@ -163,6 +164,27 @@ describe('svc listen', () => {
     ).toBe(false);
 
     expect(await l.stop()).toEqual({ code: 0, signal: null }); // SIGINT: a clean exit
+  });
+
+  it("starts after the newest event in commit order: a test clock's 2027 event and older ones stay unsent", async () => {
+    const ws = await server.workspace();
+    const future = await futureClockEvent(ws);
+    const before = await createCustomer(ws, 'Before listen');
+    const forwardTo = `${receiverUrl}/after-ready`;
+    const l = await startListen(ws, server.url, ['--forward-to', forwardTo]);
+    const after = await createCustomer(ws, 'After ready');
+    // The event committed after "Ready!" is the sentinel: once it is in, whatever came before would have been too.
+    await until(
+      'the forward of the event after Ready',
+      () => forwardsOf(after.id).length,
+      15_000,
+      () => `\nstderr:\n${l.stderr()}`,
+    );
+    const sent = rx.received.filter((r) => r.path === '/after-ready').map((r) => r.headers['x-svc-event-id']);
+    expect(sent).toEqual([after.id]);
+    expect(sent).not.toContain(future.id);
+    expect(sent).not.toContain(before.id);
+    expect(await l.stop()).toEqual({ code: 0, signal: null });
   });
 
   it("--events filters by type; --format standard signs Standard Webhooks headers; the receiver's status is printed", async () => {

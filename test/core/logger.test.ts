@@ -26,12 +26,12 @@ describe('logs', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.msg)).toEqual(['inside a request', 'again inside', 'outside any request']);
+    expect(lines.map((l) => l.msg)).toEqual(['inside a request', 'again inside', 'request', 'outside any request']);
     expect(lines[0]).toMatchObject({ requestId: 'req_FROMCONTEXT', amount: 1200, level: 30, service: 'svc' });
     // A line's own fields do not leak into the next line of the same request.
     expect(lines[1].requestId).toBe('req_FROMCONTEXT');
     expect(lines[1].amount).toBeUndefined();
-    expect(lines[2].requestId).toBeUndefined();
+    expect(lines[3].requestId).toBeUndefined();
   });
 
   it.skipIf(!existsSync('/usr/bin/script'))('readable lines on a terminal (pino-pretty)', async () => {
@@ -41,9 +41,13 @@ describe('logs', () => {
       env,
     });
     const text = plain(stdout);
-    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: inside a request$/m);
-    expect(text).toMatch(/requestId: "req_FROMCONTEXT"/);
+    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: inside a request \{.*"requestId":"req_FROMCONTEXT"/m);
     expect(text).toMatch(/INFO: outside any request/);
     expect(text).not.toMatch(/^\{"level"/m);
+    // One line per entry: a request is one line with its fields, not one line per field.
+    expect(text.trim().split('\n')).toHaveLength(4);
+    expect(text).toMatch(
+      /^\[[\d:.]+\] INFO: request \{"requestId":"req_FROMCONTEXT","method":"GET",.*"status":200,"ms":3\}$/m,
+    );
   });
 });

@@ -203,7 +203,7 @@ describe.skipIf(!haveChromium)('dashboard screens in Chromium', () => {
     await expect(page.getByTestId('invoice-total').textContent()).resolves.toBe('Rp 111.000');
     await expect(page.getByTestId('invoice-credited').textContent()).resolves.toBe('Rp 55.500');
     // A second note from the page: 10,000 more credited, the table and the amounts follow.
-    await page.getByLabel(/^Amount to credit/).fill('10000');
+    await page.getByLabel(/^Amount to credit/).fill('10.000');
     await page.getByTestId('credit-note-form').getByLabel('Reason').selectOption('duplicate');
     await page.getByRole('button', { name: 'Issue credit note' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Credit note issued');

@@ -45,9 +45,9 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
 
   it('the owner signs in; home, payments, a payment and customers render with data; a refund from the payment page', async () => {
     const ws = await ready();
-    const paid = await sandboxPayment(server, ws, { amount: 250000 });
     const budi = (await ws.client.post('/v1/customers', { name: 'Budi Santoso', email: 'budi@example.com' })).json.data
       .id;
+    const paid = await sandboxPayment(server, ws, { amount: 250000, customerId: budi });
     // A saved card and a credit balance: the customer page shows both (display fields only). The
     // credit is in dollars: the rupiah invoice drafted below would use up a rupiah credit at finalization.
     const key = () => ({ 'idempotency-key': randomUUID() });
@@ -86,9 +86,27 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await expect(page.getByTestId('payment-amount').textContent()).resolves.toBe('Rp 250.000');
     await page.locator('[data-testid=timeline] li').first().waitFor();
     await expectAccessible(page, 'payment');
-    await page.getByLabel(/Amount to refund/).fill('50000');
+    // Amounts are typed as the dashboard shows them; what is not one is said beside the field, and nothing is sent.
+    const refundAmount = page.getByLabel(/Amount to refund/);
+    await expect(refundAmount.getAttribute('placeholder')).resolves.toBe('250.000');
+    await refundAmount.fill('25,0,0');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    const amountError = page.getByTestId('refund-form-amount-error');
+    await expect(amountError.textContent()).resolves.toBe('Not an amount: type it like 25.000');
+    await expect(refundAmount.getAttribute('aria-describedby')).resolves.toBe('refund-form-amount-error');
+    await refundAmount.fill('1.2.3.4');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await expect(amountError.textContent()).resolves.toBe('Thousands go in groups of three digits, like 25.000');
+    await refundAmount.fill('50.000');
+    await expect(amountError.count()).resolves.toBe(0);
     await page.getByLabel('Reason').selectOption('duplicate');
     await page.getByRole('button', { name: 'Refund' }).click();
+    // The member confirms the amount and the customer before the refund is sent.
+    const confirm = page.getByTestId('refund-form-confirm');
+    await expect(confirm.textContent()).resolves.toContain('Refund Rp 50.000 to Budi Santoso <budi@example.com>?');
+    expect((await ws.client.get(`/v1/payments/${paid.id}`)).json.data.amountRefunded).toBe(0);
+    await expectAccessible(page, 'refund confirmation');
+    await confirm.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('status').waitFor();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Refund created');
     // The normalized cache updates the payment from the mutation's answer.
@@ -105,7 +123,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Invoices' }).click();
     await page.getByTestId('invoice-form').waitFor();
     await page.getByLabel('Description').fill('Konsultasi');
-    await page.getByLabel(/^Amount/).fill('150000');
+    await page.getByLabel(/^Amount/).fill('150.000');
     await page.getByRole('button', { name: 'Create draft' }).click();
     const draft = page.locator('tr[data-invoice-id]', { hasText: 'draft' }).first();
     await draft.waitFor();
@@ -153,7 +171,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     // A plan made from the form, then archived from its row.
     const planForm = page.getByTestId('plan-form');
     await planForm.getByLabel('Plan name').fill('Paket Hemat');
-    await planForm.getByLabel(/^Price/).fill('49000');
+    await planForm.getByLabel(/^Price/).fill('49.000');
     await planForm.getByLabel('Billed every').selectOption('month');
     await planForm.getByLabel('cancel', { exact: true }).check();
     await planForm.getByRole('button', { name: 'Create plan' }).click();
@@ -195,7 +213,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       bankAccountNumber: '1234567890',
       bankAccountHolder: 'Toko Maju',
     });
-    await page.getByLabel(/^Amount to pay out/).fill('100000');
+    await page.getByLabel(/^Amount to pay out/).fill('Rp 100.000');
     await page.getByRole('button', { name: 'Request payout' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Payout requested');
     await expect

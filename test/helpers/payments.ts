@@ -29,7 +29,7 @@ export async function hosted(server: TestServer, id: string, path: string, body:
 export async function startPayment(
   server: TestServer,
   ws: Workspace,
-  opts: { amount?: number; currency?: string; method?: string } = {},
+  opts: { amount?: number; currency?: string; method?: string; customerId?: string } = {},
 ) {
   const method = opts.method ?? 'card';
   const s = await ws.client.post(
@@ -40,6 +40,7 @@ export async function startPayment(
       methods: [method],
       successUrl: 'https://shop.example/thanks',
       cancelUrl: 'https://shop.example/cart',
+      ...(opts.customerId ? { customerId: opts.customerId } : {}),
     },
     { 'idempotency-key': randomUUID() },
   );
@@ -53,7 +54,7 @@ export async function startPayment(
 export async function sandboxPayment(
   server: TestServer,
   ws: Workspace,
-  opts: { amount?: number; currency?: string; method?: string } = {},
+  opts: { amount?: number; currency?: string; method?: string; customerId?: string } = {},
 ) {
   const sessionId = await startPayment(server, ws, opts);
   const done = await hosted(server, sessionId, '/simulate', { outcome: 'success' });

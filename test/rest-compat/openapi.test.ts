@@ -131,6 +131,27 @@ describe('the document', () => {
     expect(doc.components.securitySchemes.SvcSignature).toMatchObject({ type: 'apiKey', name: 'Authorization' });
   });
 
+  it("marks a query parameter required where the server requires it: a report's from and to", async () => {
+    const ws = await server.workspace();
+    for (const id of ['getPnlReport', 'getCashFlowReport']) {
+      const required = Object.fromEntries(
+        opOf(id)
+          .parameters.filter((p) => p.in === 'query')
+          .map((p) => [p.name, p.required]),
+      );
+      expect(required).toEqual({ from: true, to: true, currency: false });
+      const path = Object.entries(doc.paths).find(([, o]) => o.get?.operationId === id)![0];
+      for (const [query, missing] of [
+        ['to=2026-01-31', 'from'],
+        ['from=2026-01-01', 'to'],
+      ]) {
+        const r = await ws.client.get(`${path}?${query}`);
+        expect([id, r.status, r.json.error.code, r.json.error.field]).toEqual([id, 400, 'validation_error', missing]);
+      }
+      expect((await ws.client.get(`${path}?from=2026-01-01&to=2026-01-31`)).status).toBe(200);
+    }
+  });
+
   it("lists each status field's and status filter's values from its state machine", () => {
     const statusEnum = (component: string) => doc.components.schemas[component].properties.status.enum;
     expect(statusEnum('Payment')).toEqual([...machines.payment.statuses]);

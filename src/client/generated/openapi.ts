@@ -8427,9 +8427,9 @@ export interface operations {
     };
     getPnlReport: {
         parameters: {
-            query?: {
-                from?: string;
-                to?: string;
+            query: {
+                from: string;
+                to: string;
                 currency?: string;
             };
             header?: {
@@ -8465,9 +8465,9 @@ export interface operations {
     };
     getCashFlowReport: {
         parameters: {
-            query?: {
-                from?: string;
-                to?: string;
+            query: {
+                from: string;
+                to: string;
                 currency?: string;
             };
             header?: {

@@ -8,7 +8,8 @@ import type {
   DashboardBillingQueryVariables,
   DashboardCancelSubscriptionMutationVariables,
 } from './generated/operations.ts';
-import { dateTime, toMinor } from './format.ts';
+import { AmountField } from './amount-form.tsx';
+import { dateTime, readAmount } from './format.ts';
 import { useActions, useQuery } from './hooks.ts';
 import {
   ArchivePlanDocument,
@@ -33,7 +34,7 @@ const NEW_PLAN = {
 
 /** Subscriptions and plans; a subscription can be canceled (now or at the period end), paused and resumed. */
 export function Billing(p: ScreenProps) {
-  const { note, setNote, again, report } = useActions();
+  const { note, again, report } = useActions();
   const q = useQuery<DashboardBillingQuery, DashboardBillingQueryVariables>(
     p.client,
     BillingDocument,
@@ -50,11 +51,14 @@ export function Billing(p: ScreenProps) {
     report(await p.client.mutation(doc, variables).toPromise(), p.t.subscriptionUpdated);
   }
   const [plan, setPlan] = useState(NEW_PLAN);
+  const [priceError, setPriceError] = useState<string | null>(null);
   /** A flat monthly (or other interval) plan in IDR; the API's plan rules decide (docs/billing.md, Plans and prices). */
   async function createPlan(e: Event) {
     e.preventDefault();
-    const unitAmount = toMinor(plan.amount, 'IDR');
-    if (!unitAmount) return setNote(p.t.error);
+    const read = readAmount(plan.amount, 'IDR', p.lang);
+    setPriceError('error' in read ? read.error : null);
+    if ('error' in read) return;
+    const unitAmount = read.minor;
     const r = await p.client
       .mutation<DashboardCreatePlanMutation, DashboardCreatePlanMutationVariables>(CreatePlanDocument, {
         input: {
@@ -135,15 +139,18 @@ export function Billing(p: ScreenProps) {
             {p.t.planName}{' '}
             <input required value={plan.name} onInput={(e) => setPlan({ ...plan, name: (e.target as HTMLInputElement).value })} />
           </label>{' '}
-          <label>
-            {p.t.planAmount} (IDR){' '}
-            <input
-              required
-              inputMode="decimal"
-              value={plan.amount}
-              onInput={(e) => setPlan({ ...plan, amount: (e.target as HTMLInputElement).value })}
-            />
-          </label>{' '}
+          <AmountField
+            id="plan-amount"
+            label={p.t.planAmount}
+            currency="IDR"
+            required
+            value={plan.amount}
+            error={priceError}
+            onInput={(amount) => {
+              setPlan({ ...plan, amount });
+              setPriceError(null);
+            }}
+          />{' '}
           <label>
             {p.t.planInterval}{' '}
             <select value={plan.interval} onChange={(e) => setPlan({ ...plan, interval: (e.target as HTMLSelectElement).value })}>

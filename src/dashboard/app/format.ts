@@ -1,6 +1,5 @@
-import { currencyExponent, formatMoney } from '../../core/money.ts';
-import type { Lang } from './i18n.ts';
-import { localeOf } from './i18n.ts';
+import { currencyExponent, formatAmount, formatMoney, parseAmount } from '../../core/money.ts';
+import { dictionaries, type Lang, localeOf } from './i18n.ts';
 
 /**
  * Amounts per currency as the receipts write them, whatever the language (`moneyLocale`,
@@ -11,15 +10,17 @@ export const money = (amount: number, currency: string, _lang: Lang) => formatMo
 export const dateTime = (iso: string, lang: Lang) =>
   new Intl.DateTimeFormat(localeOf(lang), { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
 
-/** A typed amount ("1500.5") in minor units of its currency, or null when it is not one. */
-export function toMinor(text: string, currency: string): number | null {
-  const exp = currencyExponent[currency] ?? 2;
-  const m = /^(\d+)(?:[.,](\d+))?$/.exec(text.trim());
-  if (!m || (m[2] ?? '').length > exp) return null;
-  const value = Number(m[1]) * 10 ** exp + Number((m[2] ?? '').padEnd(exp, '0') || 0);
-  return Number.isSafeInteger(value) && value > 0 ? value : null;
+/**
+ * A typed amount in minor units, or what is wrong with it in the member's language. The one reading of
+ * amount inputs: `parseAmount` (src/core/money.ts) is the reverse of the formatter `money` uses, so
+ * what the dashboard shows ("25.000", "1,250.50") can be typed back.
+ */
+export function readAmount(text: string, currency: string, lang: Lang): { minor: number } | { error: string } {
+  const r = parseAmount(text, currency);
+  if (r.ok) return { minor: r.minor };
+  const example = formatAmount((currencyExponent[currency] ?? 2) === 0 ? 25000 : 125050, currency);
+  return { error: dictionaries[lang].amountProblems[r.problem](example, currency) };
 }
-export const fromMinor = (amount: number, currency: string) => {
-  const exp = currencyExponent[currency] ?? 2;
-  return exp ? (amount / 10 ** exp).toFixed(exp) : String(amount);
-};
+
+/** An amount as the inputs take it (the displayed form without the symbol): placeholders. */
+export const amountText = (amount: number, currency: string) => formatAmount(amount, currency);

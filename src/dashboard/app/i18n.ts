@@ -1,6 +1,7 @@
 // Indonesian and English: the browser's language first, then the switch (kept in localStorage). Texts
 // the customer-facing catalog already has (src/core/i18n) come from it.
 import { localeOf as catalogLocale, messages } from '../../core/i18n/index.ts';
+import type { AmountProblem } from '../../core/money.ts';
 
 const en = {
   home: 'Home',
@@ -55,6 +56,20 @@ const en = {
     other: 'Other',
   } as Record<string, string>,
   refundDone: 'Refund created',
+  confirmRefund: (amount: string, customer: string) => `Refund ${amount} to ${customer}?`,
+  confirm: 'Confirm',
+  cancel: 'Cancel',
+  thePayer: 'the payer (no customer on file)',
+  /** Why a typed amount is refused (parseAmount, src/core/money.ts), with an example in the displayed format. */
+  amountProblems: {
+    empty: () => 'Type an amount',
+    format: (example: string) => `Not an amount: type it like ${example}`,
+    grouping: (example: string) => `Thousands go in groups of three digits, like ${example}`,
+    no_decimals: (example: string, currency: string) => `${currency} amounts have no decimals: type it like ${example}`,
+    decimals: (example: string) => `Too many decimals: type it like ${example}`,
+    not_positive: () => 'The amount must be more than zero',
+    too_large: () => 'The amount is too large',
+  } as Record<AmountProblem, (example: string, currency: string) => string>,
   back: 'Back to payments',
   name: 'Name',
   email: 'Email',
@@ -258,6 +273,20 @@ const id: Dict = {
     other: 'Lainnya',
   },
   refundDone: 'Pengembalian dana dibuat',
+  confirmRefund: (amount: string, customer: string) => `Kembalikan ${amount} kepada ${customer}?`,
+  confirm: 'Konfirmasi',
+  cancel: 'Batal',
+  thePayer: 'pembayar (tanpa data pelanggan)',
+  amountProblems: {
+    empty: () => 'Isi jumlahnya',
+    format: (example: string) => `Bukan jumlah uang: tulis seperti ${example}`,
+    grouping: (example: string) => `Ribuan ditulis per tiga angka, seperti ${example}`,
+    no_decimals: (example: string, currency: string) =>
+      `Jumlah ${currency} tidak memakai desimal: tulis seperti ${example}`,
+    decimals: (example: string) => `Terlalu banyak angka desimal: tulis seperti ${example}`,
+    not_positive: () => 'Jumlah harus lebih dari nol',
+    too_large: () => 'Jumlahnya terlalu besar',
+  },
   back: 'Kembali ke pembayaran',
   name: 'Nama',
   email: 'Email',

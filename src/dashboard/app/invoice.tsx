@@ -17,7 +17,7 @@ import { Table } from './table.tsx';
 
 export function InvoiceDetail(p: ScreenProps & { id: string }) {
   // After a note is issued the invoice's amounts and notes are asked again (as the live feed does).
-  const { note, setNote, again, report } = useActions();
+  const { note, again, report } = useActions();
   const q = useQuery<DashboardInvoiceQuery, DashboardInvoiceQueryVariables>(
     p.client,
     InvoiceDocument,
@@ -98,7 +98,7 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
               button={p.t.issueCreditNote}
               submit={issue}
               report={(r) => report(r, p.t.creditNoteIssued)}
-              invalid={() => setNote(p.t.error)}
+              lang={p.lang}
             >
               <p class="hint">{p.t.creditNoteHint}</p>
             </AmountForm>

@@ -11,7 +11,8 @@ import type {
   DashboardVoidInvoiceMutation,
   DashboardVoidInvoiceMutationVariables,
 } from './generated/operations.ts';
-import { dateTime, money, toMinor } from './format.ts';
+import { AmountField } from './amount-form.tsx';
+import { dateTime, money, readAmount } from './format.ts';
 import { useActions, useQuery } from './hooks.ts';
 import {
   CreateInvoiceDocument,
@@ -30,7 +31,7 @@ export const sameOrigin = (url: string) => {
 };
 
 export function Invoices(p: ScreenProps) {
-  const { note, setNote, again, report: say } = useActions();
+  const { note, again, report: say } = useActions();
   const [after, setAfter] = useState<string | null>(null);
   const q = useQuery<DashboardInvoicesQuery, DashboardInvoicesQueryVariables>(
     p.client,
@@ -42,10 +43,13 @@ export function Invoices(p: ScreenProps) {
   const [customerId, setCustomerId] = useState('');
   const [description, setDescription] = useState('');
   const [amount, setAmount] = useState('');
+  const [amountError, setAmountError] = useState<string | null>(null);
   async function create(e: Event) {
     e.preventDefault();
-    const unitAmount = toMinor(amount, 'IDR');
-    if (!unitAmount) return setNote(p.t.error);
+    const read = readAmount(amount, 'IDR', p.lang);
+    setAmountError('error' in read ? read.error : null);
+    if ('error' in read) return;
+    const unitAmount = read.minor;
     const r = await p.client
       .mutation<DashboardCreateInvoiceMutation, DashboardCreateInvoiceMutationVariables>(CreateInvoiceDocument, {
         input: {
@@ -114,15 +118,18 @@ export function Invoices(p: ScreenProps) {
             {p.t.description}{' '}
             <input required value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
           </label>{' '}
-          <label>
-            {p.t.amount} (IDR){' '}
-            <input
-              required
-              inputMode="numeric"
-              value={amount}
-              onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
-            />
-          </label>{' '}
+          <AmountField
+            id="invoice-amount"
+            label={p.t.amount}
+            currency="IDR"
+            required
+            value={amount}
+            error={amountError}
+            onInput={(v) => {
+              setAmount(v);
+              setAmountError(null);
+            }}
+          />{' '}
           <button type="submit">{p.t.createDraft}</button>
         </form>
       ) : null}

@@ -69,6 +69,11 @@ export const PaymentDocument = /* GraphQL */ `
       method
       adapter
       customerId
+      customer {
+        id
+        name
+        email
+      }
       checkoutSessionId
       invoiceId
       createdAt

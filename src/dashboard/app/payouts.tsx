@@ -20,7 +20,7 @@ type BankForm = Record<(typeof BANK_FIELDS)[number], string>;
 /** Payouts and the bank account: a payout of the available IDR balance, and the account it goes to. */
 export function Payouts(p: ScreenProps) {
   const [after, setAfter] = useState<string | null>(null);
-  const { note, setNote, again, report } = useActions();
+  const { note, again, report } = useActions();
   const q = useQuery<DashboardPayoutsQuery, DashboardPayoutsQueryVariables>(
     p.client,
     PayoutsDocument,
@@ -105,7 +105,7 @@ export function Payouts(p: ScreenProps) {
             button={p.t.requestPayout}
             submit={requestPayout}
             report={(r) => report(r, p.t.payoutRequested)}
-            invalid={() => setNote(p.t.error)}
+            lang={p.lang}
           />
           <form data-testid="bank-account-form" onSubmit={saveBank}>
             {BANK_FIELDS.map((k) => (

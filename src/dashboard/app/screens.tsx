@@ -17,7 +17,7 @@ import type {
 import type { FeedEvent } from './api.ts';
 import { AmountForm } from './amount-form.tsx';
 import { type Answer, problem, useQuery } from './hooks.ts';
-import { dateTime, fromMinor, money, toMinor } from './format.ts';
+import { dateTime, money } from './format.ts';
 import type { dictionaries, Lang } from './i18n.ts';
 import { CustomerDocument, CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
 import { Table } from './table.tsx';
@@ -209,6 +209,8 @@ export function PaymentDetail(p: ScreenProps & { id: string }) {
   const [note, setNote] = useState<string | null>(null);
   const pay = q.data?.payment;
   const remaining = pay ? pay.amount - pay.amountRefunded : 0;
+  const who = pay?.customer;
+  const payer = who ? [who.name, who.email && `<${who.email}>`].filter(Boolean).join(' ') || who.id : p.t.thePayer;
   /** The normalized cache updates the payment from the answer: nothing to ask again. */
   const refund = (amount: number, reason: string | undefined) =>
     p.client
@@ -261,9 +263,15 @@ export function PaymentDetail(p: ScreenProps & { id: string }) {
               // The API's reasons (refundReasons, src/modules/refunds/states.ts).
               reasons={{ label: p.t.refundReason, options: p.t.reasons, initial: 'requested_by_customer' }}
               button={p.t.refund}
+              lang={p.lang}
+              // The member sees what goes back and to whom before anything is sent.
+              confirm={{
+                question: (minor) => p.t.confirmRefund(money(minor, pay.currency, p.lang), payer),
+                yes: p.t.confirm,
+                no: p.t.cancel,
+              }}
               submit={refund}
               report={said}
-              invalid={() => setNote(p.t.error)}
             >
               <h2>{p.t.refund}</h2>
             </AmountForm>

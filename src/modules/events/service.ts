@@ -2,7 +2,7 @@ import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
-import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
+import { checkOrder, listPageSize, pageRequest, toConnection } from '../../core/pagination.ts';
 import type { ListEventsArgs } from './schema.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
 import { eventBus, eventsAfter, type EventNotice, type PublishedEventRow } from '../../core/pubsub.ts';
@@ -33,6 +33,14 @@ async function workspaceFor(auth: Auth, requested: string | null | undefined): P
   return requested;
 }
 
+/**
+ * Events newest first in the order they were written: `position`, the insert sequence. Not by
+ * `occurredAt`, which is data: a test clock's events occur in its simulated time (docs/decisions.md,
+ * Test clocks), and an event of 2027 written last week is not the newest. Not by id either: ids are
+ * minted per process (the server's and the worker's interleave within a millisecond), and not by
+ * `publishedPosition`, which is set after the commit (null until the relay runs), so a keyset on it
+ * would move under a reader. The stream follows `publishedPosition` (commit order).
+ */
 export async function listEvents(ctx: Context, args: ListEventsArgs) {
   const auth = authorize(ctx, 'svc:event:read');
   const workspaceId = await workspaceFor(auth, args.workspaceId);
@@ -43,27 +51,28 @@ export async function listEvents(ctx: Context, args: ListEventsArgs) {
     occurredBefore: args.occurredBefore?.toISOString() ?? null,
     objectId: args.objectId ?? null,
     workspaceId,
+    by: 'position',
   };
-  return keysetList(
-    { args, workspaceId: auth.workspaceId, filters, limit: listPageSize.events, column: 'occurredAt' },
-    (ks) =>
-      inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
-        tx.event.findMany({
-          where: {
-            workspaceId,
-            ...(args.type ? { type: args.type } : {}),
-            ...(args.objectId ? { objectId: args.objectId } : {}),
-            AND: [
-              args.occurredAfter ? { occurredAt: { gt: args.occurredAfter } } : {},
-              args.occurredBefore ? { occurredAt: { lt: args.occurredBefore } } : {},
-              ks.where,
-            ],
-          },
-          orderBy: ks.orderBy,
-          take: ks.take,
-        }),
-      ),
+  const page = pageRequest(args, auth.workspaceId, filters, listPageSize.events);
+  const after = page.after ? BigInt(page.after.at) : null;
+  const rows = await inTenant({ workspaceId, modes: visibleModes(auth.mode) }, (tx) =>
+    tx.event.findMany({
+      where: {
+        workspaceId,
+        ...(args.type ? { type: args.type } : {}),
+        ...(args.objectId ? { objectId: args.objectId } : {}),
+        ...(after === null ? {} : { position: page.order === 'desc' ? { lt: after } : { gt: after } }),
+        AND: [
+          args.occurredAfter ? { occurredAt: { gt: args.occurredAfter } } : {},
+          args.occurredBefore ? { occurredAt: { lt: args.occurredBefore } } : {},
+        ],
+      },
+      orderBy: { position: page.order },
+      take: page.limit + 1,
+    }),
   );
+  // The cursor holds the position (unique, so no tie to break) and the id it belongs to.
+  return toConnection(rows, page, auth.workspaceId, filters, (e) => ({ at: e.position.toString(), id: e.id }));
 }
 
 export interface SubscribeArgs {

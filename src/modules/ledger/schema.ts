@@ -72,7 +72,12 @@ const listArgs = builder.args((t) => ({
   order: t.string(),
 }));
 export type ListEntriesArgs = ListArgs<typeof listArgs>;
-const reportArgs = builder.args((t) => ({ from: t.string(), to: t.string(), currency: t.string() }));
+// A report is of a period: `from` and `to` are required here, and the REST routes and OpenAPI follow from it.
+const reportArgs = builder.args((t) => ({
+  from: t.string({ required: true }),
+  to: t.string({ required: true }),
+  currency: t.string(),
+}));
 export type ReportArgs = InputShapeFromFields<typeof reportArgs>;
 
 builder.queryFields((t) => ({

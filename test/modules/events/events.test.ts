@@ -6,7 +6,7 @@ import { collect } from '../../helpers/subscription.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';
 import { signRequest } from '../../../src/core/auth/signing.ts';
 import { newId } from '../../../src/core/ids.ts';
-import { insertEvent } from '../../helpers/events.ts';
+import { futureClockEvent, insertEvent } from '../../helpers/events.ts';
 
 const server = useServer();
 
@@ -99,6 +99,39 @@ describe('GET /v1/events filters', () => {
     expect(res.status).toBe(200);
     expect(res.json.data.every((e: any) => e.workspaceId === a.workspaceId)).toBe(true);
     expect(res.json.data.some((e: any) => e.type === 'b.only')).toBe(false);
+  });
+});
+
+describe('order: commit order, occurredAt is data', () => {
+  it("a test clock's future event, then a normal one: limit=1 is the normal one; pages keep commit order", async () => {
+    const ws = await server.workspace();
+    const future = await futureClockEvent(ws);
+    const customer = await ws.client.post('/v1/customers', { name: 'Committed after' });
+    expect(customer.status, customer.text).toBe(201);
+    await untilPublished();
+    const newest = (await ws.client.get('/v1/events?limit=1')).json.data;
+    expect(newest.map((e: { type: string; data: { id: string } }) => [e.type, e.data.id])).toEqual([
+      ['customer.created', customer.json.data.id],
+    ]);
+    // Pages of 2, both ways, are the one page of everything; the 2027 event sits where it committed.
+    const all = ids(await ws.client.get('/v1/events?limit=100'));
+    expect(all.indexOf(future.id)).toBeGreaterThan(0);
+    for (const order of ['desc', 'asc']) {
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: { status: number; text: string; json: any } = await ws.client.get(
+          `/v1/events?limit=2&order=${order}${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        expect(res.status, res.text).toBe(200);
+        paged.push(...ids(res));
+        cursor = res.json.meta.page.nextCursor;
+      } while (cursor);
+      expect(paged).toEqual(order === 'desc' ? all : [...all].reverse());
+    }
+    // The GraphQL list is the same list.
+    const gql = await ws.client.post('/graphql', { query: '{ events(first: 1) { edges { node { id type } } } }' });
+    expect(gql.json.data.events.edges[0].node).toEqual({ id: all[0], type: 'customer.created' });
   });
 });
 

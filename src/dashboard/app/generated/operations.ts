@@ -238,7 +238,7 @@ export type DashboardPaymentQueryVariables = Exact<{
 }>;
 
 
-export type DashboardPaymentQuery = { payment: { id: string, amount: number, amountRefunded: number, currency: string, status: string, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, createdAt: string, capturedAt: string | null, refunds: { edges: Array<{ node: { id: string, amount: number, status: string, reason: string | null, createdAt: string } }> } }, timeline: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
+export type DashboardPaymentQuery = { payment: { id: string, amount: number, amountRefunded: number, currency: string, status: string, method: string | null, adapter: string | null, customerId: string | null, checkoutSessionId: string | null, invoiceId: string | null, createdAt: string, capturedAt: string | null, customer: { id: string, name: string | null, email: string | null } | null, refunds: { edges: Array<{ node: { id: string, amount: number, status: string, reason: string | null, createdAt: string } }> } }, timeline: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
 
 export type DashboardRefundMutationVariables = Exact<{
   input: CreateRefundInput;
