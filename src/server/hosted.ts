@@ -14,7 +14,7 @@ import {
   confirmHostedInvoice,
   hostedInvoicePage,
   payHostedInvoice,
-} from '../modules/invoices/hosted.ts';
+} from '../modules/checkout-sessions/invoice-page.ts';
 import { acceptInvitationPage, invitationPage } from '../modules/members/hosted.ts';
 import { hostedPageHeaders, renderErrorPage, renderHostedPage } from '../hosted/page.ts';
 import { portalPageHeaders, renderPortalErrorPage, renderPortalPage } from '../hosted/portal-page.ts';

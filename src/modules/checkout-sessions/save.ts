@@ -14,16 +14,16 @@ import {
   attach,
   cardExpiry,
   insertMethod,
-  lockCustomer,
   providerTokenHash,
   sandboxDisplay,
   sandboxToken,
 } from '../payment-methods/service.ts';
+import { lockCustomer } from '../customers/rows.ts';
 import { scenarioNames, scenarios } from '../payment-methods/scenarios.ts';
 import { chargeable } from '../payment-methods/states.ts';
 import { lockSubscriptions, moveSubscription } from '../subscriptions/moves.ts';
 import { subscriptionLive } from '../subscriptions/states.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 
 const err = errorsFor('checkout_session');
 

@@ -12,8 +12,8 @@ import { clock } from '../../core/clock.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
 import type { CustomerInput, CustomerPatch, ListCustomersArgs } from './schema.ts';
-import { checkClockForCustomer } from '../test-clocks/service.ts';
-import { checkDefaultMethod, lockCustomer } from '../payment-methods/service.ts';
+import { checkClockForCustomer, lockCustomer } from './rows.ts';
+import { checkDefaultMethod } from '../payment-methods/service.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('customer');

@@ -29,7 +29,7 @@ import { invoiceList } from './list.ts';
 import { hasIssuedNote } from '../credit-notes/service.ts';
 import { applyCoupon, discountLines, invoiceDiscounts, removeDiscount } from '../discounts/service.ts';
 import type { InvoiceDiscount } from '../discounts/fields.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 import { newId } from '../../core/ids.ts';
 import { flatDiscounts } from './issue.ts';
 

@@ -16,7 +16,8 @@ import { changedFrom } from '../../core/wire.ts';
 import { Prisma, type Customer, type PaymentMethod, type Subscription } from '../../generated/prisma/client.ts';
 import { lockSubscriptions, moveSubscription } from '../subscriptions/moves.ts';
 import { subscriptionLive } from '../subscriptions/states.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
+import { lockCustomer } from '../customers/rows.ts';
 import { flagDefault, methodSnapshot, setCustomerDefault, type EventOptions } from './defaults.ts';
 import type { PaymentMethodRow } from './fields.ts';
 import { paymentMethodList } from './list.ts';
@@ -243,19 +244,6 @@ export async function listPaymentMethods(ctx: Context, args: ListPaymentMethodsA
       ),
   );
   return { ...page, edges: page.edges.map((e) => ({ ...e, node: withAccount(e.node, auth.accountId) })) };
-}
-
-/**
- * The customer row locked `FOR NO KEY UPDATE`: its default changes, never its key, so invoices and
- * payments written meanwhile (their foreign keys take KEY SHARE on it, a renewal holding its
- * subscriptions) do not wait on it, and a renewal and a detach cannot deadlock over it.
- */
-export async function lockCustomer(tx: AnyTx, scope: RowScope, id: string): Promise<Customer> {
-  const [row] = await sqlOf(tx).query<Customer>(
-    q`SELECT * FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND id = ${id}
-      FOR NO KEY UPDATE`,
-  );
-  return row;
 }
 
 /** The method, its customer and the live subscriptions naming it, locked in that order (customer, subscriptions, method). */

@@ -11,7 +11,7 @@ import {
   periodStartAt,
   prorate,
   type Cadence,
-} from '../../../src/modules/subscriptions/periods.ts';
+} from '../../../src/core/periods.ts';
 
 const RUNS = { numRuns: 1000 };
 const anchor = fc.date({

@@ -21,11 +21,11 @@ import { canMove, nextState, sqlIn, statusesWhere } from '../../core/state-machi
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import { adaptersFor, paymentMethods } from '../adapters/capabilities.ts';
 import { enabledAdapters } from '../adapters/service.ts';
-import { checkoutSessionMachine as sessions, type SessionStatus } from '../checkout-sessions/states.ts';
-import { hostedInvoiceUrlOf } from './fields.ts';
-import { loadInvoiceView } from './documents.ts';
-import { lockInvoice } from './issue.ts';
-import { invoiceMachine, type InvoiceStatus } from './states.ts';
+import { checkoutSessionMachine as sessions, type SessionStatus } from './states.ts';
+import { hostedInvoiceUrlOf } from '../invoices/fields.ts';
+import { loadInvoiceView } from '../invoices/documents.ts';
+import { lockInvoice } from '../invoices/issue.ts';
+import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { simulateWaiting, supersedeAction } from '../subscriptions/waiting.ts';
 
 const err = errorsFor('invoice');
