@@ -1,6 +1,8 @@
 import { lexicographicSortSchema } from 'graphql';
 import { builder } from '../src/graphql/builder.ts';
 import '../src/graphql/scalars.ts';
+// Upper modules' reactions to lower ones, before anything runs (src/core/reactions.ts).
+import '../src/modules/reactions.ts';
 import '../src/modules/api-keys/schema.ts';
 import '../src/modules/workspaces/schema.ts';
 import '../src/modules/events/schema.ts';

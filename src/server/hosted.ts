@@ -235,7 +235,7 @@ export const hostedRoutes: EdgeRoute[] = [
   setupCall('POST', '/attempt/otp', (token, body) => setupOtp(token, body)),
   setupCall('POST', '/simulate', (token, body) => simulateSetup(token, body)),
   setupCall('POST', '/cancel', (token) => customerCancelSetup(token)),
-  // The hosted invoice page (src/modules/invoices/hosted.ts): its Pay button posts a form, which
+  // The hosted invoice page (src/modules/checkout-sessions/invoice-page.ts): its Pay button posts a form, which
   // opens (or reuses) the invoice's checkout session and lands on that session's page.
   edgeRoute({
     method: 'GET',

@@ -13,7 +13,7 @@ import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
 import type { CustomerInput, CustomerPatch, ListCustomersArgs } from './schema.ts';
 import { checkClockForCustomer, lockCustomer } from './rows.ts';
-import { checkDefaultMethod } from '../payment-methods/service.ts';
+import { defaultMethodSet } from './hooks.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('customer');
@@ -97,7 +97,7 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerPa
     if (defaultId !== undefined) {
       // Locked first (lock order: customer, then its methods), then checked and flagged in this transaction.
       await lockCustomer(tx, scope, id);
-      await checkDefaultMethod(tx, scope, id, defaultId, {
+      await defaultMethodSet.run(tx, scope, id, defaultId, {
         accountId: auth.accountId,
         requestId: ctx.requestId,
         source: ctx.source ?? 'api',
