@@ -13,9 +13,10 @@ import { decrypt, encrypt, safeEqual } from '../core/crypto.ts';
 import { db } from '../core/db/client.ts';
 import { isDomainError } from '../core/errors.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
-import { clientBucket, replyError } from '../server/edge-route.ts';
-import { parseJsonBody, rawBody } from '../server/edge.ts';
+import { clientBucket, replyError } from './edge-route.ts';
+import { parseJsonBody, rawBody } from './edge.ts';
 import { logger } from '../core/logger.ts';
+import { DASHBOARD_PATH } from '../dashboard/serve.ts';
 import { acceptInvitation, EMAIL_LINK_ISSUER } from '../modules/members/service.ts';
 import {
   cookieValue,
@@ -28,12 +29,11 @@ import {
   sessionOf,
   switchWorkspace,
   workspacesOf,
-} from './session.ts';
+} from '../auth/session.ts';
 
 const LOGIN_COOKIE = 'svc_oidc';
 const LOGIN_TTL_MS = 10 * 60 * 1000;
 const LOGIN_AAD = 'svc dashboard login';
-export const DASHBOARD_PATH = '/dashboard';
 const AUTH_PATH = `${DASHBOARD_PATH}/auth`;
 
 /** Pages and JSON of sign-in: never framed, never cached. */
