@@ -47,8 +47,9 @@ describe('reactions', () => {
     for (const p of table) expect(p.registered).toEqual(p.names);
   });
 
-  it('the HTTP server and the worker load every registration before they run anything', () => {
-    for (const entry of ['schema/index.ts', 'jobs/worker.ts'])
+  it('every process entry that runs services loads every registration before it runs anything', () => {
+    // The HTTP server (through the schema), the worker, and the benches' own processes.
+    for (const entry of ['schema/index.ts', 'jobs/worker.ts', 'bench/lib.ts', 'bench/billing-drain.ts'])
       expect(readFileSync(join(root, entry), 'utf8')).toContain("\nimport '../src/modules/reactions.ts';\n");
   });
 
