@@ -4,6 +4,8 @@
 // SWEEP_PENDING=1 (bench:collection:live): then the pending sweep at BILLING_AT, as the worker's
 // `pending-sweep` job does: off-session charges whose lease passed are asked again at their provider.
 import { connectAndMigrate } from '../src/core/db/setup.ts';
+// Upper modules' reactions to lower ones (src/core/reactions.ts): this process is its own composition.
+import '../src/modules/reactions.ts';
 import { closeDatabase } from '../src/core/db/client.ts';
 import { processDue } from '../src/modules/subscriptions/renewals.ts';
 import { sweepPendingCharges } from '../src/modules/subscriptions/waiting.ts';

@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
+// Benches call services in their own process too: the upper modules' reactions first (src/core/reactions.ts).
+import '../src/modules/reactions.ts';
 
 // Every bench: no rate limits (the load is the point), and one master key that the app children share
 // through the environment. Set while this module loads, before any bench imports the app.

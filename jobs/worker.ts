@@ -4,6 +4,8 @@ import { startTracing } from '../src/core/tracing.ts';
 import { config } from '../src/core/config.ts';
 import { startRelay } from './outbox-relay.ts';
 import { db } from '../src/core/db/client.ts';
+// Upper modules' reactions to lower ones, before any job runs (src/core/reactions.ts).
+import '../src/modules/reactions.ts';
 import { assertDatabaseRoles } from '../src/core/db/roles.ts';
 import { isDatabaseUnavailable, warnUnavailable } from '../src/core/db/unavailable.ts';
 import { eventBus } from '../src/core/pubsub.ts';

@@ -6,7 +6,7 @@ import { eventTypes, type EventType } from '../src/core/event-types.ts';
 import { recipes } from '../src/cli/trigger.ts';
 import { routes, type Route } from '../rest-compat/routes.ts';
 import { routeOperations } from '../rest-compat/plugin.ts';
-import { schema } from '../src/graphql/schema.ts';
+import { schema } from '../schema/index.ts';
 import { mermaid, type Machine } from '../src/core/state-machine.ts';
 import { machines } from '../src/modules/state-machines.ts';
 

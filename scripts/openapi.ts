@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { schema } from '../src/graphql/schema.ts';
+import { schema } from '../schema/index.ts';
 import { buildOpenApi } from '../rest-compat/openapi.ts';
 
 /**

@@ -10,7 +10,9 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DASHBOARD_PATH } from '../auth/sign-in.ts';
+
+/** Where the dashboard is served; sign-in (src/server/sign-in.ts) lives under it. */
+export const DASHBOARD_PATH = '/dashboard';
 
 interface Asset {
   type: string;

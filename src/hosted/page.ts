@@ -9,6 +9,7 @@ import type { SessionStatus } from '../modules/checkout-sessions/states.ts';
 import { formatDateTime } from '../modules/documents/render/format.ts';
 import { type Language, localeOf, messages } from '../core/i18n/index.ts';
 import { languageSwitch } from './language.ts';
+import { successRedirect } from '../modules/checkout-sessions/redirect.ts';
 
 export interface HostedMethod {
   method: string;
@@ -52,12 +53,6 @@ export const scriptJson = (v: unknown) =>
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
 const safeColor = (c: string | null) => (c && /^#[0-9a-fA-F]{3,8}$/.test(c) ? c : '#0f766e');
-
-export const successRedirect = (successUrl: string, id: string) => {
-  const u = new URL(successUrl);
-  u.searchParams.set('session_id', id);
-  return u.toString();
-};
 
 function closedScreen(view: HostedPageView): string | null {
   const M = messages(view.lang).checkout;

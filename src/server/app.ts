@@ -21,7 +21,7 @@ import { mountGraphiQLAssets } from './graphiql.ts';
 import { traceRequests } from './tracing.ts';
 import { loggedUrl } from './access-log.ts';
 import { stopWalks } from '../modules/test-clocks/walkers.ts';
-import { mountSignIn } from '../auth/sign-in.ts';
+import { mountSignIn } from './sign-in.ts';
 import { mountDashboard } from '../dashboard/serve.ts';
 
 declare module 'fastify' {

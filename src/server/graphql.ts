@@ -2,7 +2,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
-import { schema } from '../graphql/schema.ts';
+import { schema } from '../../schema/index.ts';
 import type { Context } from '../core/context.ts';
 import { isDomainError, DomainError } from '../core/errors.ts';
 import type { Auth } from '../core/auth/authenticate.ts';

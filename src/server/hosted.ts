@@ -15,7 +15,7 @@ import {
   hostedInvoicePage,
   hostedInvoicePdfUrl,
   payHostedInvoice,
-} from '../modules/invoices/hosted.ts';
+} from '../modules/checkout-sessions/invoice-page.ts';
 import { acceptInvitationPage, invitationPage } from '../modules/members/hosted.ts';
 import { hostedPageHeaders, renderErrorPage, renderHostedPage } from '../hosted/page.ts';
 import { portalPageHeaders, renderPortalErrorPage, renderPortalPage } from '../hosted/portal-page.ts';
@@ -236,7 +236,7 @@ export const hostedRoutes: EdgeRoute[] = [
   setupCall('POST', '/attempt/otp', (token, body) => setupOtp(token, body)),
   setupCall('POST', '/simulate', (token, body) => simulateSetup(token, body)),
   setupCall('POST', '/cancel', (token) => customerCancelSetup(token)),
-  // The hosted invoice page (src/modules/invoices/hosted.ts): its Pay button posts a form, which
+  // The hosted invoice page (src/modules/checkout-sessions/invoice-page.ts): its Pay button posts a form, which
   // opens (or reuses) the invoice's checkout session and lands on that session's page.
   edgeRoute({
     method: 'GET',

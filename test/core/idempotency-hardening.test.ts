@@ -4,7 +4,7 @@ import pg from 'pg';
 import { useServer, db, createClient } from '../helpers/server.ts';
 import { sandboxPayment, unthrottled } from '../helpers/payments.ts';
 import { routes } from '../../rest-compat/routes.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../schema/index.ts';
 import { clock } from '../../src/core/clock.ts';
 import { config } from '../../src/core/config.ts';
 import { forgetKey } from '../../src/core/auth/authenticate.ts';

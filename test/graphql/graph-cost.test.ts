@@ -2,7 +2,7 @@
 // request's variables. The refusal over HTTP, before anything runs, is in graph-edges.test.ts.
 import { describe, expect, it } from 'vitest';
 import { getNamedType, isObjectType, parse } from 'graphql';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../schema/index.ts';
 import { costLimits, documentCost } from '../../src/graphql/cost.ts';
 import { listPageSize } from '../../src/core/pagination.ts';
 

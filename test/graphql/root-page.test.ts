@@ -3,7 +3,7 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { documentCost } from '../../src/graphql/cost.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../schema/index.ts';
 import { listPageSize } from '../../src/core/pagination.ts';
 import { useServer } from '../helpers/server.ts';
 

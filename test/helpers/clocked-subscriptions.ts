@@ -1,6 +1,6 @@
 import { db } from '../../src/core/db/client.ts';
 import { newId } from '../../src/core/ids.ts';
-import { periodOf } from '../../src/modules/subscriptions/periods.ts';
+import { periodOf } from '../../src/core/periods.ts';
 import type { Workspace } from './server.ts';
 import { planBody, postPlan } from './plans.ts';
 

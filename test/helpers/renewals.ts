@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { db, type Workspace } from './server.ts';
 import { planBody, postPlan } from './plans.ts';
 import { newId } from '../../src/core/ids.ts';
-import { periodOf, type Interval } from '../../src/modules/subscriptions/periods.ts';
+import { periodOf, type Interval } from '../../src/core/periods.ts';
 
 /** A plan (POST /v1/plans) and its first price id. */
 export async function plan(ws: Workspace, extra: Record<string, unknown> = {}) {

@@ -1,4 +1,4 @@
-// The hosted invoice page (src/modules/invoices/hosted.ts): in Chromium like the checkout page, a
+// The hosted invoice page (src/modules/checkout-sessions/invoice-page.ts): in Chromium like the checkout page, a
 // customer opens the invoice's link, pays it through the checkout page's sandbox and lands back on
 // the invoice, now paid: one payment, one receipt (`sourceType: invoice`), balanced ledger, the
 // paid event. Then the race between the page's payment and POST /v1/invoices/:id/pay.

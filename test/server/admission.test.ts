@@ -6,7 +6,7 @@ import { unthrottled } from '../helpers/payments.ts';
 import { signedSocket } from '../helpers/sockets.ts';
 import { routes } from '../../rest-compat/routes.ts';
 import { routeOperations } from '../../rest-compat/plugin.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../schema/index.ts';
 import type { Admission } from '../../src/graphql/operation.ts';
 import { allows } from '../../src/core/auth/scopes.ts';
 

@@ -21,9 +21,10 @@ import {
   type AdapterSources,
 } from '../adapters/service.ts';
 import { receiptContextSql, type ReceiptContext } from '../receipts/issue.ts';
-import { successRedirect, type HostedMethod, type HostedPageView } from '../../hosted/page.ts';
+import type { HostedMethod, HostedPageView } from '../../hosted/page.ts';
+import { successRedirect } from './redirect.ts';
 import { completeSession } from './complete.ts';
-import { assertInvoicePayable } from '../invoices/hosted.ts';
+import { assertInvoicePayable } from './invoice-page.ts';
 import { cancelSession, lockSession, lockSessionWith } from './service.ts';
 import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
 import {

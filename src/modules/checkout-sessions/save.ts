@@ -18,12 +18,12 @@ import {
   sandboxDisplay,
   sandboxToken,
 } from '../payment-methods/service.ts';
-import { lockCustomer } from '../payment-methods/defaults.ts';
+import { lockCustomer } from '../customers/rows.ts';
 import { scenarioNames, scenarios } from '../payment-methods/scenarios.ts';
 import { chargeable } from '../payment-methods/states.ts';
 import { lockSubscriptions, moveSubscription } from '../subscriptions/moves.ts';
 import { subscriptionLive } from '../subscriptions/states.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 
 const err = errorsFor('checkout_session');
 

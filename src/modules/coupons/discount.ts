@@ -5,7 +5,7 @@
  * above its base and never negative.
  */
 import { divHalfUp } from '../plans/pricing.ts';
-import { addMonths } from '../subscriptions/periods.ts';
+import { addMonths } from '../../core/periods.ts';
 
 export interface DiscountTerms {
   percentOffHundredths: number | null;

@@ -24,7 +24,7 @@ import { sha256Hex } from '../../core/crypto.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import { nextState } from '../../core/state-machine.ts';
 import type { CreditNote, CreditNoteLine, Invoice, Payment, Refund } from '../../generated/prisma/client.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 import { lockInvoice, settleInvoice, type MoveOptions } from '../invoices/issue.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { refundable, reserveRefund } from '../refunds/service.ts';

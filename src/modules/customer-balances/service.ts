@@ -10,7 +10,7 @@ import { isCurrency } from '../../core/money.ts';
 import { keysetList } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
 import { checkCurrency, validateMetadata } from '../../core/validation.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 import { changeBalance } from './post.ts';
 import { balanceTransactionList } from './list.ts';
 import type { CreateBalanceTransactionInput, ListBalanceTransactionsArgs } from './schema.ts';

@@ -12,9 +12,8 @@ import { clock } from '../../core/clock.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import { customerFields } from './fields.ts';
 import type { CustomerInput, CustomerPatch, ListCustomersArgs } from './schema.ts';
-import { checkClockForCustomer } from '../test-clocks/service.ts';
-import { lockCustomer } from '../payment-methods/defaults.ts';
-import { checkDefaultMethod } from '../payment-methods/service.ts';
+import { checkClockForCustomer, lockCustomer } from './rows.ts';
+import { defaultMethodSet } from './hooks.ts';
 import { Prisma, type Customer } from '../../generated/prisma/client.ts';
 
 const err = errorsFor('customer');
@@ -99,7 +98,7 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerPa
     if (metadata !== undefined) data.metadata = metadata === null ? Prisma.DbNull : metadata;
     const defaultId = input.defaultPaymentMethodId;
     if (defaultId !== undefined) {
-      await checkDefaultMethod(tx, scope, id, defaultId, {
+      await defaultMethodSet.run(tx, scope, id, defaultId, {
         accountId: auth.accountId,
         requestId: ctx.requestId,
         source: ctx.source ?? 'api',

@@ -7,7 +7,7 @@
 import type { AnyTx } from '../../core/db/sql.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { canMove } from '../../core/state-machine.ts';
-import { hasIssuedNote } from '../credit-notes/service.ts';
+import { isVoidHeld } from './hooks.ts';
 import type { InvoiceRow } from './fields.ts';
 import { moveInvoice, type MoveOptions } from './issue.ts';
 import { invoiceMachine, type InvoiceStatus } from './states.ts';
@@ -21,7 +21,7 @@ export async function closeUnpaidInvoice(
   at: Date,
   o: MoveOptions,
 ): Promise<InvoiceRow | null> {
-  const voiding = action === 'void' && !(await hasIssuedNote(tx, scope, inv.id));
+  const voiding = action === 'void' && !(await isVoidHeld(tx, scope, inv.id));
   const trigger = voiding ? 'void' : 'mark_uncollectible';
   if (!canMove(invoiceMachine, inv.status as InvoiceStatus, trigger)) return null;
   const data = voiding ? { voidedAt: at, updatedAt: at } : { uncollectibleAt: at, updatedAt: at };

@@ -19,8 +19,7 @@ import { bookkeepingPay, paymentMachine } from '../payments/states.ts';
 import { failWaitingCharges } from '../payments/close.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import { invoiceDraft, invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
-import { lockSubscriptions, onSubscriptionInvoicesPaid } from '../subscriptions/moves.ts';
-import { closeInvoiceSessions } from '../checkout-sessions/invoice-sessions.ts';
+import { invoicesClosed, invoicesPaid } from './hooks.ts';
 import { applyBalances, returnBalances } from '../customer-balances/invoices.ts';
 import { endConsumedDiscounts, removeInvoiceDiscounts } from '../discounts/service.ts';
 import { FLAT_DISCOUNT_NAME, type InvoiceDiscount } from '../discounts/fields.ts';
@@ -155,7 +154,7 @@ export async function moveInvoices(
       o,
     );
   if (closing.length)
-    await closeInvoiceSessions(
+    await invoicesClosed.run(
       tx,
       { ...scope, accountId: items[0].inv.accountId },
       closing.map(({ inv }) => inv.id),
@@ -464,7 +463,7 @@ export async function settleInvoices(
   const sql = sqlOf(tx);
   const now = how.at ?? clock.now();
   // The one place a paid invoice activates its subscription (incomplete or past_due -> active), locked first.
-  const subs = await lockSubscriptions(
+  const paid = await invoicesPaid.run(
     tx,
     scope,
     items.flatMap((i) => (i.inv.subscriptionId ? [i.inv.subscriptionId] : [])),
@@ -529,7 +528,7 @@ export async function settleInvoices(
     'pay',
     how,
   );
-  await onSubscriptionInvoicesPaid(tx, scope, subs, { ...how, at: now });
+  for (const then of paid) await then({ ...how, at: now });
   return invoices.map((invoice) => ({
     invoice,
     paymentId: payments.get(invoice.id)?.id ?? null,

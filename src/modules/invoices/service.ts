@@ -26,10 +26,10 @@ import {
 import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine } from './states.ts';
 import type { CreateInvoiceInput, ListInvoicesArgs, UpdateInvoiceInput } from './schema.ts';
 import { invoiceList } from './list.ts';
-import { hasIssuedNote } from '../credit-notes/service.ts';
+import { isVoidHeld } from './hooks.ts';
 import { applyCoupon, discountLines, invoiceDiscounts, removeDiscount } from '../discounts/service.ts';
 import type { InvoiceDiscount } from '../discounts/fields.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 import { newId } from '../../core/ids.ts';
 import { flatDiscounts } from './issue.ts';
 
@@ -438,7 +438,7 @@ export function finalizeInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
  */
 export function voidInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
   return onLocked(ctx, id, async (tx, inv, o, scope) => {
-    if (inv.status !== 'void' && (await hasIssuedNote(tx, scope, inv.id)))
+    if (inv.status !== 'void' && (await isVoidHeld(tx, scope, inv.id)))
       throw err.conflict('The invoice has an issued credit note; void the note first or credit the rest');
     const now = clock.now();
     return moveInvoice(tx, scope, inv, 'void', { voidedAt: now, updatedAt: now }, o);

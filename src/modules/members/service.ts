@@ -27,7 +27,7 @@ import { oneOf } from '../../core/validation.ts';
 import { toWire } from '../../core/wire.ts';
 import type { Member } from '../../generated/prisma/client.ts';
 import { insertApiKey, lockForKey } from '../api-keys/service.ts';
-import { visible } from '../workspaces/service.ts';
+import { visible } from '../../core/auth/visible.ts';
 import { memberFields } from './fields.ts';
 import { sendInvitation } from './invitation-email.ts';
 import { memberMachine, type MemberStatus } from './states.ts';

@@ -10,6 +10,7 @@ import type { RowScope } from '../../core/resource.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import type { Customer, PaymentMethod } from '../../generated/prisma/client.ts';
 import { customerFields } from '../customers/fields.ts';
+import { lockCustomer } from '../customers/rows.ts';
 import { paymentMethodFields } from './fields.ts';
 import { editState } from '../../core/state-machine.ts';
 import { paymentMethodMachine, type PaymentMethodStatus } from './states.ts';
@@ -23,19 +24,6 @@ export interface EventOptions {
 
 export const methodSnapshot = (row: PaymentMethod, accountId: string) =>
   toWire({ ...row, accountId }, paymentMethodFields);
-
-/**
- * The customer row locked `FOR NO KEY UPDATE`: its default changes, never its key, so invoices and
- * payments written meanwhile (their foreign keys take KEY SHARE on it, a renewal holding its
- * subscriptions) do not wait on it, and a renewal and a detach cannot deadlock over it.
- */
-export async function lockCustomer(tx: AnyTx, scope: RowScope, id: string): Promise<Customer> {
-  const [row] = await sqlOf(tx).query<Customer>(
-    q`SELECT * FROM customers WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND id = ${id}
-      FOR NO KEY UPDATE`,
-  );
-  return row;
-}
 
 /**
  * Flags `methodId` (null: none) as the customer's default and unflags the previous one, emitting

@@ -13,11 +13,11 @@ import { seal } from '../../core/sealed.ts';
 import { nextState, editState } from '../../core/state-machine.ts';
 import { oneOf, refuseCardNumbers, validateMetadata } from '../../core/validation.ts';
 import { changedFrom } from '../../core/wire.ts';
-import { Prisma, type Customer, type PaymentMethod, type Subscription } from '../../generated/prisma/client.ts';
-import { lockSubscriptions, moveSubscription } from '../subscriptions/moves.ts';
-import { subscriptionLive } from '../subscriptions/states.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
-import { flagDefault, lockCustomer, methodSnapshot, setCustomerDefault, type EventOptions } from './defaults.ts';
+import { Prisma, type Customer, type PaymentMethod } from '../../generated/prisma/client.ts';
+import { methodMoving } from './hooks.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
+import { lockCustomer } from '../customers/rows.ts';
+import { flagDefault, methodSnapshot, setCustomerDefault, type EventOptions } from './defaults.ts';
 import type { PaymentMethodRow } from './fields.ts';
 import { paymentMethodList } from './list.ts';
 import { scenarioNames, scenarios, type Scenario } from './scenarios.ts';
@@ -254,13 +254,13 @@ async function lockForMove(tx: AnyTx, scope: RowScope, id: string) {
     q`SELECT id FROM subscriptions WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
         AND "customerId" = ${peek.customerId} AND "paymentMethod" = ${id}`,
   );
-  const subs = await lockSubscriptions(
+  const reactions = await methodMoving.run(
     tx,
     scope,
     subIds.map((s) => s.id),
   );
   const method = (await scopedRow<PaymentMethod>(tx, 'payment_methods', scope, id, { lock: true }))!;
-  return { customer, subs, method };
+  return { customer, reactions, method };
 }
 
 /**
@@ -275,7 +275,7 @@ export async function moveMethod(
   trigger: PaymentMethodTrigger,
   o: EventOptions,
 ): Promise<PaymentMethod> {
-  const { customer, subs, method } = await lockForMove(tx, scope, id);
+  const { customer, reactions, method } = await lockForMove(tx, scope, id);
   const next = nextState(paymentMethodMachine, method.status as PaymentMethodStatus, trigger);
   const leaving = method.status === chargeable && next.to !== chargeable;
   if (leaving) {
@@ -289,9 +289,7 @@ export async function moveMethod(
         quiet: [id],
       },
     );
-    for (const sub of subs)
-      if ((subscriptionLive as readonly string[]).includes(sub.status))
-        await moveSubscription(tx, scope, sub, null, { paymentMethod: null } as Partial<Subscription>, o);
+    for (const then of reactions) await then(o);
   }
   const row = await updateRow<PaymentMethod>(
     sqlOf(tx),

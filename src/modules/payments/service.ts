@@ -6,7 +6,7 @@ import { keysetList } from '../../core/pagination.ts';
 import { findScoped, scoped } from '../../core/resource.ts';
 import type { ListPaymentsArgs } from './schema.ts';
 import { paymentList } from './list.ts';
-import { simulateWaiting } from '../subscriptions/waiting.ts';
+import { paymentSimulated } from './hooks.ts';
 
 const err = errorsFor('payment');
 
@@ -38,8 +38,11 @@ export async function listPayments(ctx: Context, args: ListPaymentsArgs) {
  */
 export async function simulatePayment(ctx: Context, id: string, outcome: string) {
   const auth = authorize(ctx, 'svc:payment_method:write');
-  return simulateWaiting({ workspaceId: auth.workspaceId, mode: auth.mode, accountId: auth.accountId }, id, outcome, {
-    source: ctx.source ?? 'api',
-    requestId: ctx.requestId,
-  });
+  const [payment] = await paymentSimulated.run(
+    { workspaceId: auth.workspaceId, mode: auth.mode, accountId: auth.accountId },
+    id,
+    outcome,
+    { source: ctx.source ?? 'api', requestId: ctx.requestId },
+  );
+  return payment;
 }

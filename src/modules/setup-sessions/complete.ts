@@ -18,12 +18,12 @@ import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
 import { toWire } from '../../core/wire.ts';
 import { Prisma, type SetupAttempt, type SetupSession, type Subscription } from '../../generated/prisma/client.ts';
 import type { SavedMethodDisplay } from '../../providers/types.ts';
-import { lockCustomer } from '../payment-methods/defaults.ts';
 import { attach, cardExpiry, checkSavedMethod, insertMethod, providerTokenHash } from '../payment-methods/service.ts';
+import { lockCustomer } from '../customers/rows.ts';
 import type { PaymentMethodType } from '../payment-methods/states.ts';
 import { lockSubscriptions, moveSubscription } from '../subscriptions/moves.ts';
 import { subscriptionLive } from '../subscriptions/states.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 import { setupSessionFields } from './fields.ts';
 import { lockSetupSession, supersedeAttempts } from './service.ts';
 import {

@@ -39,7 +39,7 @@ import {
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 import {
   answeredInProcess,
   sandboxAsyncOutcome,

@@ -19,7 +19,7 @@ import {
 } from '../plans/pricing.ts';
 import { templateForUse } from '../templates/service.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
-import type { Period } from './periods.ts';
+import type { Period } from '../../core/periods.ts';
 import { discountLines, subscriptionDiscounts, type ActiveDiscount } from '../discounts/service.ts';
 
 /** Why a subscription invoice was made (Stripe's `billing_reason` spelling). */

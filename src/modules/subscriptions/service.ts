@@ -33,7 +33,7 @@ import {
 import { insertEvents, lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
 import { refusePastDueChange } from './past-due.ts';
 import { nextPeriod } from './next-period.ts';
-import { periodOf, prorate, type Cadence, type Interval } from './periods.ts';
+import { periodOf, prorate, type Cadence, type Interval } from '../../core/periods.ts';
 import type {
   CancelSubscriptionInput,
   CreateSubscriptionInput,
@@ -48,7 +48,7 @@ import {
   type SubscriptionStatus,
   type SubscriptionTrigger,
 } from './states.ts';
-import { checkClockRoom, clockTimeFor } from '../test-clocks/time.ts';
+import { checkClockRoom, clockTimeFor } from '../../core/business-time.ts';
 import { checkSavedMethod, isSavedMethodId } from '../payment-methods/service.ts';
 import { issueCreditNoteIn } from '../credit-notes/service.ts';
 import { creditNoteIssued } from '../credit-notes/states.ts';

@@ -16,7 +16,7 @@ import type { Payment } from '../../generated/prisma/client.ts';
 import { paymentInFlight } from '../payments/states.ts';
 import { savedMethods } from '../payment-methods/sandbox.ts';
 import { isSavedMethodId } from '../payment-methods/service.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 import { chargeStoredMethod, payersOf, reconcile, type ChargeResult, type CollectOutcome } from './collect.ts';
 import type { ChargeEvent, Provider } from '../../providers/types.ts';
 import { answerOf } from './offsession.ts';

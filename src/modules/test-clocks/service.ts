@@ -17,7 +17,7 @@ import { toWire } from '../../core/wire.ts';
 import type { TestClock } from '../../generated/prisma/client.ts';
 import { onClient } from '../webhooks/queue.ts';
 import { lockSubscription, moveSubscription } from '../subscriptions/moves.ts';
-import { periodIndexAt, type Interval } from '../subscriptions/periods.ts';
+import { periodIndexAt, type Interval } from '../../core/periods.ts';
 import {
   subscriptionLive,
   subscriptionMachine,
@@ -27,7 +27,7 @@ import {
 import { testClockFields } from './fields.ts';
 import type { ListTestClocksArgs, TestClockInput } from './schema.ts';
 import { testClockMachine } from './states.ts';
-import { checkClockRoom, clockLimits } from './time.ts';
+import { clockLimits } from '../../core/business-time.ts';
 import { clockWork } from './work.ts';
 import { enterWalk, leaveWalk, tryEnterWalk, walksStopping } from './walkers.ts';
 
@@ -63,17 +63,6 @@ async function findClock(tx: Tx, scope: RowScope, id: string, lock = false): Pro
       WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode} AND id = ${id} FOR UPDATE`;
   const row = await tx.testClock.findFirst({ where: { ...scoped(scope), id, deletedAt: null } });
   if (!row) throw err.notFound('test_clock');
-  return row;
-}
-
-/** For customers: the clock a new customer is attached to must exist, live, in the caller's test mode. */
-export async function checkClockForCustomer(tx: Tx, scope: RowScope, id: string) {
-  if (scope.mode !== 'test') throw errorsFor('customer').validation('testClockId', 'test clocks are test mode only');
-  const row = await tx.testClock.findFirst({ where: { ...scoped(scope), id, deletedAt: null } });
-  if (!row) throw errorsFor('customer').validation('testClockId', 'testClockId must be an existing test clock');
-  await checkClockRoom(tx, scope, id, () =>
-    errorsFor('customer').validation('testClockId', `a test clock holds at most ${clockLimits.maxObjects} objects`),
-  );
   return row;
 }
 

@@ -6,7 +6,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { inTenant } from '../../core/db/client.ts';
-import { sql as q, sqlOf, type AnyTx, type Sql } from '../../core/db/sql.ts';
+import { sql as q, sqlOf, type Sql } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -16,7 +16,8 @@ import type { RowScope } from '../../core/resource.ts';
 import type { UsageRecord } from '../../generated/prisma/client.ts';
 import { productAmount, type UsageAggregate } from '../plans/pricing.ts';
 import { subscriptionLive } from '../subscriptions/states.ts';
-import { clockTimeFor } from '../test-clocks/time.ts';
+import { usageQuantities } from '../subscriptions/usage.ts';
+import { clockTimeFor } from '../../core/business-time.ts';
 
 const err = errorsFor('subscription');
 /** Stripe's meter rule: at most 5 minutes ahead of the subscription's (clock) time. */
@@ -135,33 +136,3 @@ const FAR_FUTURE = new Date('9999-12-31T00:00:00.000Z');
 /** The business time of a subscription on a test clock (docs/billing.md, Test clocks). */
 const clockTime = (sql: Sql, scope: RowScope, testClockId: string) =>
   clockTimeFor(sql, { workspaceId: scope.workspaceId, mode: scope.mode, testClockId });
-
-export interface UsageQuery {
-  subscriptionId: string;
-  start: Date;
-  end: Date;
-  aggregate: UsageAggregate;
-}
-
-/**
- * Each subscription's aggregate over its half-open period [start, end) in one statement, the
- * pricing engine's rule in SQL (src/modules/plans/pricing.ts `aggregateUsage`): an empty period is 0;
- * `last` is the latest timestamp, ties to the later insert. Reads the (subscriptionId, timestamp) index.
- */
-export async function usageQuantities(tx: AnyTx, scope: RowScope, items: UsageQuery[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (!items.length) return out;
-  const inPeriod = q`u."workspaceId" = ${scope.workspaceId} AND u.mode = ${scope.mode} AND u."subscriptionId" = p.sid
-    AND u.timestamp >= p.s AND u.timestamp < p.e`;
-  const rows = await sqlOf(tx).query<{ sid: string; value: string | null }>(
-    q`SELECT p.sid, (CASE p.agg
-        WHEN 'last' THEN (SELECT u.quantity::bigint FROM usage_records u WHERE ${inPeriod}
-          ORDER BY u.timestamp DESC, u."createdAt" DESC, u.id DESC LIMIT 1)
-        WHEN 'max' THEN (SELECT max(u.quantity)::bigint FROM usage_records u WHERE ${inPeriod})
-        ELSE (SELECT sum(u.quantity)::bigint FROM usage_records u WHERE ${inPeriod}) END)::text AS value
-      FROM unnest(${items.map((i) => i.subscriptionId)}::text[], ${items.map((i) => i.start)}::timestamptz[],
-        ${items.map((i) => i.end)}::timestamptz[], ${items.map((i) => i.aggregate)}::text[]) AS p(sid, s, e, agg)`,
-  );
-  for (const r of rows) out.set(r.sid, r.value === null ? 0 : Number(r.value));
-  return out;
-}

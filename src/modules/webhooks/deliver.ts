@@ -12,7 +12,7 @@ import { ATTEMPT_TIMEOUT_MS, type DeliveryJob } from './queue.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { attemptable, endpointActive } from './states.ts';
-import { deliversWebhooks, webhooksStopBefore } from '../workspaces/retention.ts';
+import { deliversWebhooks, webhooksStopBefore } from '../../core/retention.ts';
 
 interface Due {
   id: string;

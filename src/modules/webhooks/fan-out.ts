@@ -7,7 +7,7 @@ import { clock } from '../../core/clock.ts';
 import { enqueueAttempts } from './queue.ts';
 import { nextState, sqlIn } from '../../core/state-machine.ts';
 import { endpointActive, webhookDeliveryMachine } from './states.ts';
-import { deliversWebhooks, webhooksStopBefore } from '../workspaces/retention.ts';
+import { deliversWebhooks, webhooksStopBefore } from '../../core/retention.ts';
 
 interface Published {
   id: string;

@@ -17,7 +17,7 @@ import type { Workspace } from '../../generated/prisma/client.ts';
 import { adapterActive } from '../adapters/states.ts';
 import { locking } from '../payouts/states.ts';
 import { workspaceFields } from './fields.ts';
-import { retainedSince } from './retention.ts';
+import { retainedSince } from '../../core/retention.ts';
 
 const err = errorsFor('workspace');
 const BOTH = ['test', 'live'] as const;

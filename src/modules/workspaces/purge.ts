@@ -11,7 +11,7 @@ import { clock } from '../../core/clock.ts';
 import { Sweep, TENANT_ROW } from '../../core/sweep.ts';
 import { logger } from '../../core/logger.ts';
 import { lockWorkspace, openBalances } from './lifecycle.ts';
-import { retainedSince } from './retention.ts';
+import { retainedSince } from '../../core/retention.ts';
 
 /** Rows per transaction: each batch is a short transaction of its own. */
 export const purgeBatchRows = 5_000;

@@ -21,6 +21,7 @@ import type { CreateWorkspaceInput, ListWorkspacesArgs, UpdateWorkspaceInput } f
 import { cancelWorkspaceAtPeriodEnd } from '../subscriptions/moves.ts';
 import { forgetMerchant } from '../../core/auth/authenticate.ts';
 import { assertOwner } from '../../core/auth/scopes.ts';
+import { visible } from '../../core/auth/visible.ts';
 import { cancelSession } from '../checkout-sessions/service.ts';
 import { checkoutSessionMachine } from '../checkout-sessions/states.ts';
 import { nextState, statusesWhere } from '../../core/state-machine.ts';
@@ -205,19 +206,6 @@ async function ownerEmailOf(workspaceId: string) {
     [workspaceId],
   );
   return rows[0]?.email ?? 'owner@example.com';
-}
-
-/** Own workspace, or 403 for a partner's merchant read without the on-behalf-of header, else 404. */
-export async function visible(
-  tx: Tx,
-  auth: { workspaceId: string; isPlatformAdmin: boolean; onBehalfOf: boolean },
-  id: string,
-) {
-  const ws = await tx.workspace.findFirst({ where: { id } });
-  if (!ws) throw err.notFound('workspace');
-  if (ws.id !== auth.workspaceId)
-    throw new DomainError('insufficient_scope', 'Use X-Svc-On-Behalf-Of to act on a merchant workspace');
-  return ws;
 }
 
 export async function getWorkspace(ctx: Context, id: string) {

@@ -12,7 +12,7 @@ import {
   eligibleBase,
   type DiscountTerms,
 } from '../../../src/modules/coupons/discount.ts';
-import { periodStartAt } from '../../../src/modules/subscriptions/periods.ts';
+import { periodStartAt } from '../../../src/core/periods.ts';
 import { discountLines, type ActiveDiscount } from '../../../src/modules/discounts/service.ts';
 import { subscriptionInvoice } from '../../../src/modules/subscriptions/invoice.ts';
 import { computeTotals } from '../../../src/modules/plans/pricing.ts';

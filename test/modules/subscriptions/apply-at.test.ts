@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { useServer, type Workspace } from '../../helpers/server.ts';
 import { unbalancedTxIds } from '../../helpers/payments.ts';
 import { clock } from '../../../src/core/clock.ts';
-import { prorate } from '../../../src/modules/subscriptions/periods.ts';
+import { prorate } from '../../../src/core/periods.ts';
 import { clockedSender } from '../../helpers/clocked.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { plan as renewalPlan, scopeOf as renewalScope, seedSubscription } from '../../helpers/renewals.ts';

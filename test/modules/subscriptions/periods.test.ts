@@ -1,17 +1,10 @@
 /**
- * Periods from the anchor (src/modules/subscriptions/periods.ts) are pure: properties over generated
+ * Periods from the anchor (src/core/periods.ts) are pure: properties over generated
  * anchors and cadences, the month-end examples (Jan 31 -> Feb 28 -> Mar 31) and proration.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  addMonths,
-  periodIndexAt,
-  periodOf,
-  periodStartAt,
-  prorate,
-  type Cadence,
-} from '../../../src/modules/subscriptions/periods.ts';
+import { addMonths, periodIndexAt, periodOf, periodStartAt, prorate, type Cadence } from '../../../src/core/periods.ts';
 
 const RUNS = { numRuns: 1000 };
 const anchor = fc.date({

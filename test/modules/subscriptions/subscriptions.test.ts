@@ -9,7 +9,7 @@ import { useServer, db, createClient, type Workspace } from '../../helpers/serve
 import { mintKey, mintLiveKey } from '../../helpers/keys.ts';
 import { unbalancedTxIds } from '../../helpers/payments.ts';
 import { clock } from '../../../src/core/clock.ts';
-import { prorate } from '../../../src/modules/subscriptions/periods.ts';
+import { prorate } from '../../../src/core/periods.ts';
 import { collectInvoice } from '../../../src/modules/subscriptions/collect.ts';
 import { clockedSender } from '../../helpers/clocked.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';

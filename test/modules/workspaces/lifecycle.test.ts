@@ -15,7 +15,7 @@ import { seal } from '../../../src/core/sealed.ts';
 import { randomHex } from '../../../src/core/crypto.ts';
 import { purgeArchivedWorkspaces } from '../../../src/modules/workspaces/purge.ts';
 import { restoreWorkspaceFromCli } from '../../../src/modules/workspaces/service.ts';
-import { RETENTION_MS, WEBHOOK_GRACE_MS } from '../../../src/modules/workspaces/retention.ts';
+import { RETENTION_MS, WEBHOOK_GRACE_MS } from '../../../src/core/retention.ts';
 import { childEnv, svc } from '../../helpers/cli.ts';
 
 const server = useServer({ background: 'worker' });

@@ -6,7 +6,7 @@ import { db, useServer } from '../../helpers/server.ts';
 import { clock } from '../../../src/core/clock.ts';
 import { backoffMs } from '../../../src/core/sweep.ts';
 import { purgeArchivedWorkspaces } from '../../../src/modules/workspaces/purge.ts';
-import { RETENTION_MS } from '../../../src/modules/workspaces/retention.ts';
+import { RETENTION_MS } from '../../../src/core/retention.ts';
 
 const server = useServer({ background: 'none' });
 const N = Number(process.env.SVC_PURGE_ROWS ?? 1000);

@@ -1,8 +1,8 @@
 // Payout's edges (docs/architecture.md, "Edges"): each a batched read in the caller's tenant.
-import { builder } from '../../graphql/builder.ts';
-import { LedgerEntry } from '../ledger/schema.ts';
-import { entriesOfPayout } from '../ledger/loaders.ts';
-import { Payout } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { LedgerEntry } from '../../src/modules/ledger/schema.ts';
+import { entriesOfPayout } from '../../src/modules/ledger/loaders.ts';
+import { Payout } from '../../src/modules/payouts/schema.ts';
 
 builder.objectFields(Payout, (t) => ({
   ledgerEntries: t.field({

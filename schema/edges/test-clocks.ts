@@ -1,9 +1,9 @@
 // The clock a customer or subscription lives on (docs/architecture.md, "Edges"): batched, null when deleted.
-import { builder } from '../../graphql/builder.ts';
-import { Customer } from '../customers/schema.ts';
-import { Subscription } from '../subscriptions/schema.ts';
-import { testClockById } from './loaders.ts';
-import { TestClock } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
+import { Subscription } from '../../src/modules/subscriptions/schema.ts';
+import { testClockById } from '../../src/modules/test-clocks/loaders.ts';
+import { TestClock } from '../../src/modules/test-clocks/schema.ts';
 
 builder.objectFields(Customer, (t) => ({
   testClock: t.field({

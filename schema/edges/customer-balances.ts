@@ -1,9 +1,9 @@
 // Customer balance edges (docs/architecture.md, "Edges").
-import { manyBy } from '../../core/loaders.ts';
-import { sql } from '../../core/db/sql.ts';
-import { builder } from '../../graphql/builder.ts';
-import { Customer } from '../customers/schema.ts';
-import { CustomerBalance } from './schema.ts';
+import { manyBy } from '../../src/core/loaders.ts';
+import { sql } from '../../src/core/db/sql.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
+import { CustomerBalance } from '../../src/modules/customer-balances/schema.ts';
 
 /** Every customer's balances in one statement per document place (a customers page asks once, not per row). */
 const balancesOf = manyBy<{ currency: string; amount: bigint }>(

@@ -1,10 +1,10 @@
 // SetupSession's edges (docs/architecture.md, "Edges"): batched reads in the caller's tenant.
-import { builder } from '../../graphql/builder.ts';
-import { Customer } from '../customers/schema.ts';
-import { customerById } from '../customers/loaders.ts';
-import { paymentMethodById } from '../payment-methods/loaders.ts';
-import { PaymentMethod } from '../payment-methods/schema.ts';
-import { SetupSession } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
+import { customerById } from '../../src/modules/customers/loaders.ts';
+import { paymentMethodById } from '../../src/modules/payment-methods/loaders.ts';
+import { PaymentMethod } from '../../src/modules/payment-methods/schema.ts';
+import { SetupSession } from '../../src/modules/setup-sessions/schema.ts';
 
 builder.objectFields(SetupSession, (t) => ({
   customer: t.field({

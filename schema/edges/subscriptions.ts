@@ -1,13 +1,13 @@
 // Subscription's edges (docs/architecture.md, "Edges"): to-one edges batched per level (src/core/loaders.ts);
 // invoices are the REST list bound to the subscription (their lines come with each page).
-import { builder } from '../../graphql/builder.ts';
-import { Customer } from '../customers/schema.ts';
-import { customerById } from '../customers/loaders.ts';
-import { Invoice } from '../invoices/schema.ts';
-import { getInvoice, listInvoices } from '../invoices/service.ts';
-import { Plan, Price } from '../plans/schema.ts';
-import { planById, priceById } from './loaders.ts';
-import { Subscription } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
+import { customerById } from '../../src/modules/customers/loaders.ts';
+import { Invoice } from '../../src/modules/invoices/schema.ts';
+import { getInvoice, listInvoices } from '../../src/modules/invoices/service.ts';
+import { Plan, Price } from '../../src/modules/plans/schema.ts';
+import { planById, priceById } from '../../src/modules/subscriptions/loaders.ts';
+import { Subscription } from '../../src/modules/subscriptions/schema.ts';
 
 const invoiceArgs = builder.args((t) => ({ status: t.string(), order: t.string() }));
 

@@ -1,8 +1,8 @@
 // Receipt's edges (docs/architecture.md, "Edges"): each a batched read in the caller's tenant.
-import { builder } from '../../graphql/builder.ts';
-import { Payment } from '../payments/schema.ts';
-import { paymentById } from '../payments/loaders.ts';
-import { Receipt, ReceiptSummary } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Payment } from '../../src/modules/payments/schema.ts';
+import { paymentById } from '../../src/modules/payments/loaders.ts';
+import { Receipt, ReceiptSummary } from '../../src/modules/receipts/schema.ts';
 
 for (const type of [Receipt, ReceiptSummary])
   builder.objectFields(type, (t) => ({

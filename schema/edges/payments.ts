@@ -1,16 +1,16 @@
 // Payment's edges (docs/architecture.md, "Edges"): each a batched read in the caller's tenant.
-import { builder } from '../../graphql/builder.ts';
-import { CheckoutSession } from '../checkout-sessions/schema.ts';
-import { sessionById } from '../checkout-sessions/loaders.ts';
-import { Customer } from '../customers/schema.ts';
-import { customerById } from '../customers/loaders.ts';
-import { LedgerEntry } from '../ledger/schema.ts';
-import { entriesOfInvoice, entriesOfSession } from '../ledger/loaders.ts';
-import { Receipt } from '../receipts/schema.ts';
-import { receiptOfInvoice, receiptOfSession } from '../receipts/loaders.ts';
-import { Refund, listArgs as refundListArgs } from '../refunds/schema.ts';
-import { refundsOfPayment } from '../refunds/loaders.ts';
-import { Payment } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { CheckoutSession } from '../../src/modules/checkout-sessions/schema.ts';
+import { sessionById } from '../../src/modules/checkout-sessions/loaders.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
+import { customerById } from '../../src/modules/customers/loaders.ts';
+import { LedgerEntry } from '../../src/modules/ledger/schema.ts';
+import { entriesOfInvoice, entriesOfSession } from '../../src/modules/ledger/loaders.ts';
+import { Receipt } from '../../src/modules/receipts/schema.ts';
+import { receiptOfInvoice, receiptOfSession } from '../../src/modules/receipts/loaders.ts';
+import { Refund, listArgs as refundListArgs } from '../../src/modules/refunds/schema.ts';
+import { refundsOfPayment } from '../../src/modules/refunds/loaders.ts';
+import { Payment } from '../../src/modules/payments/schema.ts';
 
 const { chargeId: _payment, ...refundArgs } = refundListArgs;
 

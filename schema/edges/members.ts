@@ -1,8 +1,8 @@
 // Workspace.members (docs/architecture.md, "Edges"): the team of the workspace the caller acts on.
-import { builder } from '../../graphql/builder.ts';
-import { Workspace } from '../workspaces/schema.ts';
-import { Member, memberListArgs } from './schema.ts';
-import { listMembers } from './service.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Workspace } from '../../src/modules/workspaces/schema.ts';
+import { Member, memberListArgs } from '../../src/modules/members/schema.ts';
+import { listMembers } from '../../src/modules/members/service.ts';
 
 builder.objectFields(Workspace, (t) => ({
   members: t.connection({

@@ -14,11 +14,12 @@ import { decrypt, encrypt, hmacHex, safeEqual, sha256Hex } from '../core/crypto.
 import { db } from '../core/db/client.ts';
 import { isDomainError } from '../core/errors.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
-import { clientBucket, replyError } from '../server/edge-route.ts';
-import { parseJsonBody, rawBody } from '../server/edge.ts';
+import { clientBucket, replyError } from './edge-route.ts';
+import { parseJsonBody, rawBody } from './edge.ts';
 import { logger } from '../core/logger.ts';
 import { type Language, messages } from '../core/i18n/index.ts';
 import { pageLanguage } from '../hosted/language.ts';
+import { DASHBOARD_PATH } from '../dashboard/serve.ts';
 import {
   acceptInvitation,
   type AcceptingIdentity,
@@ -39,12 +40,11 @@ import {
   switchWorkspace,
   workspacesOf,
   type SessionRow,
-} from './session.ts';
+} from '../auth/session.ts';
 
 const LOGIN_COOKIE = 'svc_oidc';
 const LOGIN_TTL_MS = 10 * 60 * 1000;
 const LOGIN_AAD = 'svc dashboard login';
-export const DASHBOARD_PATH = '/dashboard';
 const AUTH_PATH = `${DASHBOARD_PATH}/auth`;
 
 /** Pages and JSON of sign-in: never framed, never cached. */

@@ -4,9 +4,9 @@
  * createdAt, idempotency expiry, cursors, webhook retries, rate limits) always stays on `clock.now()`.
  * This file imports no other module, so any module may ask it for a customer's time.
  */
-import { clock } from '../../core/clock.ts';
-import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
-import type { RowScope } from '../../core/resource.ts';
+import { clock } from './clock.ts';
+import { sql as q, sqlOf, type AnyTx } from './db/sql.ts';
+import type { RowScope } from './resource.ts';
 
 /**
  * The "now" of a customer (or of a subscription or invoice, which carry their customer's clock):

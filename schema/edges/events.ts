@@ -1,23 +1,23 @@
 // Event's edge to its object (docs/architecture.md, "Edges"): the union of the kinds events are about.
 import type { GraphQLResolveInfo } from 'graphql';
-import { builder } from '../../graphql/builder.ts';
-import type { Context } from '../../core/context.ts';
-import { prefixes } from '../../core/ids.ts';
-import { CheckoutSession } from '../checkout-sessions/schema.ts';
-import { sessionById } from '../checkout-sessions/loaders.ts';
-import { Customer } from '../customers/schema.ts';
-import { customerById } from '../customers/loaders.ts';
-import { Payment } from '../payments/schema.ts';
-import { paymentById } from '../payments/loaders.ts';
-import { Payout } from '../payouts/schema.ts';
-import { payoutById } from '../payouts/loaders.ts';
-import { Receipt } from '../receipts/schema.ts';
-import { receiptById } from '../receipts/loaders.ts';
-import { Refund } from '../refunds/schema.ts';
-import { refundById } from '../refunds/loaders.ts';
-import { WebhookEndpoint } from '../webhooks/schema.ts';
-import { endpointById } from '../webhooks/loaders.ts';
-import { Event } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import type { Context } from '../../src/core/context.ts';
+import { prefixes } from '../../src/core/ids.ts';
+import { CheckoutSession } from '../../src/modules/checkout-sessions/schema.ts';
+import { sessionById } from '../../src/modules/checkout-sessions/loaders.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
+import { customerById } from '../../src/modules/customers/loaders.ts';
+import { Payment } from '../../src/modules/payments/schema.ts';
+import { paymentById } from '../../src/modules/payments/loaders.ts';
+import { Payout } from '../../src/modules/payouts/schema.ts';
+import { payoutById } from '../../src/modules/payouts/loaders.ts';
+import { Receipt } from '../../src/modules/receipts/schema.ts';
+import { receiptById } from '../../src/modules/receipts/loaders.ts';
+import { Refund } from '../../src/modules/refunds/schema.ts';
+import { refundById } from '../../src/modules/refunds/loaders.ts';
+import { WebhookEndpoint } from '../../src/modules/webhooks/schema.ts';
+import { endpointById } from '../../src/modules/webhooks/loaders.ts';
+import { Event } from '../../src/modules/events/schema.ts';
 
 const EventObject = builder.unionType('EventObject', {
   description: 'What an event is about, when it is one of these kinds.',

@@ -21,12 +21,12 @@ import { canMove, nextState, sqlIn, statusesWhere } from '../../core/state-machi
 import type { CheckoutSession } from '../../generated/prisma/client.ts';
 import { adaptersFor, paymentMethods } from '../adapters/capabilities.ts';
 import { enabledAdapters } from '../adapters/service.ts';
-import { checkoutSessionMachine as sessions, type SessionStatus } from '../checkout-sessions/states.ts';
-import { hostedInvoiceUrlOf } from './fields.ts';
-import { loadInvoiceView, signedPdfPath } from './documents.ts';
+import { checkoutSessionMachine as sessions, type SessionStatus } from './states.ts';
+import { hostedInvoiceUrlOf } from '../invoices/fields.ts';
+import { loadInvoiceView, signedPdfPath } from '../invoices/documents.ts';
 import { signedUrl } from '../../core/signed-url.ts';
-import { lockInvoice } from './issue.ts';
-import { invoiceMachine, type InvoiceStatus } from './states.ts';
+import { lockInvoice } from '../invoices/issue.ts';
+import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { simulateWaiting, supersedeAction } from '../subscriptions/waiting.ts';
 
 const err = errorsFor('invoice');

@@ -1,16 +1,16 @@
 // Workspace's edges and the caller's own view (docs/architecture.md, "Edges").
-import { builder } from '../../graphql/builder.ts';
-import type { Context } from '../../core/context.ts';
-import { DomainError } from '../../core/errors.ts';
-import { Adapters } from '../adapters/schema.ts';
-import { listAdapters } from '../adapters/service.ts';
-import { ApiKey, listArgs as apiKeyListArgs } from '../api-keys/schema.ts';
-import { listApiKeys } from '../api-keys/service.ts';
-import { apiKeyById } from '../api-keys/loaders.ts';
-import { WebhookEndpoint, endpointListArgs } from '../webhooks/schema.ts';
-import { listWebhookEndpoints } from '../webhooks/service.ts';
-import { Workspace } from './schema.ts';
-import { getWorkspace } from './service.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import type { Context } from '../../src/core/context.ts';
+import { DomainError } from '../../src/core/errors.ts';
+import { Adapters } from '../../src/modules/adapters/schema.ts';
+import { listAdapters } from '../../src/modules/adapters/service.ts';
+import { ApiKey, listArgs as apiKeyListArgs } from '../../src/modules/api-keys/schema.ts';
+import { listApiKeys } from '../../src/modules/api-keys/service.ts';
+import { apiKeyById } from '../../src/modules/api-keys/loaders.ts';
+import { WebhookEndpoint, endpointListArgs } from '../../src/modules/webhooks/schema.ts';
+import { listWebhookEndpoints } from '../../src/modules/webhooks/service.ts';
+import { Workspace } from '../../src/modules/workspaces/schema.ts';
+import { getWorkspace } from '../../src/modules/workspaces/service.ts';
 
 // A workspace's own lists are read in the caller's tenant scope, which is the acting workspace: on
 // any other workspace (a partner's list of merchants) they are null; act on it with X-Svc-On-Behalf-Of.

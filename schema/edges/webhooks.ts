@@ -1,9 +1,9 @@
 // Webhook endpoint and delivery edges (docs/architecture.md, "Edges"): batched reads in the caller's tenant.
-import { builder } from '../../graphql/builder.ts';
-import { Event } from '../events/schema.ts';
-import { eventById } from '../events/loaders.ts';
-import { deliveriesOfEndpoint, endpointById } from './loaders.ts';
-import { WebhookDelivery, WebhookEndpoint, deliveryListArgs } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Event } from '../../src/modules/events/schema.ts';
+import { eventById } from '../../src/modules/events/loaders.ts';
+import { deliveriesOfEndpoint, endpointById } from '../../src/modules/webhooks/loaders.ts';
+import { WebhookDelivery, WebhookEndpoint, deliveryListArgs } from '../../src/modules/webhooks/schema.ts';
 
 const { endpointId: _e, ...deliveryArgs } = deliveryListArgs;
 

@@ -1,11 +1,11 @@
 // Payment methods' edges (docs/architecture.md, "Edges"): batched reads in the caller's tenant.
-import { builder } from '../../graphql/builder.ts';
-import { Customer } from '../customers/schema.ts';
-import { customerById } from '../customers/loaders.ts';
-import { Payment } from '../payments/schema.ts';
-import { Subscription } from '../subscriptions/schema.ts';
-import { listArgs, PaymentMethod } from './schema.ts';
-import { paymentMethodById, paymentMethodsOfCustomer } from './loaders.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
+import { customerById } from '../../src/modules/customers/loaders.ts';
+import { Payment } from '../../src/modules/payments/schema.ts';
+import { Subscription } from '../../src/modules/subscriptions/schema.ts';
+import { listArgs, PaymentMethod } from '../../src/modules/payment-methods/schema.ts';
+import { paymentMethodById, paymentMethodsOfCustomer } from '../../src/modules/payment-methods/loaders.ts';
 
 const { customerId: _c, ...customerMethodArgs } = listArgs;
 /** A subscription's `paymentMethod` string names a saved method when it is a `pm_` id (not a fixed test token). */

@@ -1,12 +1,12 @@
 // Customer's edges (docs/architecture.md, "Edges"): connections with the REST lists' filters, batched per level.
-import { builder } from '../../graphql/builder.ts';
-import { CheckoutSession, listArgs as sessionListArgs } from '../checkout-sessions/schema.ts';
-import { sessionsOfCustomer } from '../checkout-sessions/loaders.ts';
-import { Payment, listArgs as paymentListArgs } from '../payments/schema.ts';
-import { paymentsOfCustomer } from '../payments/loaders.ts';
-import { ReceiptSummary, listArgs as receiptListArgs } from '../receipts/schema.ts';
-import { receiptsOfCustomer } from '../receipts/loaders.ts';
-import { Customer } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { CheckoutSession, listArgs as sessionListArgs } from '../../src/modules/checkout-sessions/schema.ts';
+import { sessionsOfCustomer } from '../../src/modules/checkout-sessions/loaders.ts';
+import { Payment, listArgs as paymentListArgs } from '../../src/modules/payments/schema.ts';
+import { paymentsOfCustomer } from '../../src/modules/payments/loaders.ts';
+import { ReceiptSummary, listArgs as receiptListArgs } from '../../src/modules/receipts/schema.ts';
+import { receiptsOfCustomer } from '../../src/modules/receipts/loaders.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
 
 // The customer is the parent: its id is not an argument (nor the mode: an edge stays in the caller's).
 const { customerId: _p, ...paymentArgs } = paymentListArgs;

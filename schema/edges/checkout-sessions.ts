@@ -1,14 +1,14 @@
 // CheckoutSession's edges (docs/architecture.md, "Edges"): each a batched read in the caller's tenant.
-import { builder } from '../../graphql/builder.ts';
-import { Customer } from '../customers/schema.ts';
-import { customerById } from '../customers/loaders.ts';
-import { PaymentMethod } from '../payment-methods/schema.ts';
-import { paymentMethodById } from '../payment-methods/loaders.ts';
-import { Payment } from '../payments/schema.ts';
-import { paymentById } from '../payments/loaders.ts';
-import { Receipt } from '../receipts/schema.ts';
-import { receiptOfSession } from '../receipts/loaders.ts';
-import { CheckoutSession } from './schema.ts';
+import { builder } from '../../src/graphql/builder.ts';
+import { Customer } from '../../src/modules/customers/schema.ts';
+import { customerById } from '../../src/modules/customers/loaders.ts';
+import { PaymentMethod } from '../../src/modules/payment-methods/schema.ts';
+import { paymentMethodById } from '../../src/modules/payment-methods/loaders.ts';
+import { Payment } from '../../src/modules/payments/schema.ts';
+import { paymentById } from '../../src/modules/payments/loaders.ts';
+import { Receipt } from '../../src/modules/receipts/schema.ts';
+import { receiptOfSession } from '../../src/modules/receipts/loaders.ts';
+import { CheckoutSession } from '../../src/modules/checkout-sessions/schema.ts';
 
 builder.objectFields(CheckoutSession, (t) => ({
   payment: t.field({

@@ -1,0 +1,55 @@
+import { lexicographicSortSchema } from 'graphql';
+import { builder } from '../src/graphql/builder.ts';
+import '../src/graphql/scalars.ts';
+// Upper modules' reactions to lower ones, before anything runs (src/core/reactions.ts).
+import '../src/modules/reactions.ts';
+import '../src/modules/api-keys/schema.ts';
+import '../src/modules/workspaces/schema.ts';
+import '../src/modules/events/schema.ts';
+import '../src/modules/customers/schema.ts';
+import '../src/modules/templates/schema.ts';
+import '../src/modules/adapters/schema.ts';
+import '../src/modules/checkout-sessions/schema.ts';
+import '../src/modules/payments/schema.ts';
+import '../src/modules/receipts/schema.ts';
+import '../src/modules/refunds/schema.ts';
+import '../src/modules/payouts/schema.ts';
+import '../src/modules/invoices/schema.ts';
+import '../src/modules/invoices/documents-schema.ts';
+import '../src/modules/ledger/schema.ts';
+import '../src/modules/webhooks/schema.ts';
+import '../src/modules/dunning-policies/schema.ts';
+import '../src/modules/plans/schema.ts';
+import '../src/modules/test-clocks/schema.ts';
+import '../src/modules/subscriptions/schema.ts';
+import '../src/modules/usage-records/schema.ts';
+import '../src/modules/members/schema.ts';
+import '../src/modules/portal-sessions/schema.ts';
+import '../src/modules/audit-log/schema.ts';
+import '../src/modules/payment-methods/schema.ts';
+import '../src/modules/setup-sessions/schema.ts';
+import '../src/modules/credit-notes/schema.ts';
+import '../src/modules/customer-balances/schema.ts';
+import '../src/modules/coupons/schema.ts';
+import '../src/modules/discounts/schema.ts';
+// Edges between the types, after every type exists (docs/architecture.md, "Edges").
+import './edges/payments.ts';
+import './edges/checkout-sessions.ts';
+import './edges/refunds.ts';
+import './edges/receipts.ts';
+import './edges/customers.ts';
+import './edges/payouts.ts';
+import './edges/webhooks.ts';
+import './edges/events.ts';
+import './edges/workspaces.ts';
+import './edges/invoices.ts';
+import './edges/subscriptions.ts';
+import './edges/test-clocks.ts';
+import './edges/members.ts';
+import './edges/payment-methods.ts';
+import './edges/setup-sessions.ts';
+import './edges/credit-notes.ts';
+import './edges/customer-balances.ts';
+
+/** The whole schema, assembled from every module's schema.ts. */
+export const schema = lexicographicSortSchema(builder.toSchema());
