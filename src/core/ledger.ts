@@ -1,4 +1,4 @@
-import type { Tx } from './db/client.ts';
+import { insertRows, sql, sqlOf, type AnyTx, type Fragment } from './db/sql.ts';
 import { newId } from './ids.ts';
 import type { RowScope } from './resource.ts';
 
@@ -31,17 +31,35 @@ export interface LedgerPosting {
 }
 
 /**
- * Writes one balanced double-entry transaction in the caller's transaction. The database checks
- * the balance again at commit (deferred constraint trigger `ledger_entries_balanced`); this check
- * only gives the programmer a clear message before the round trip.
+ * The one writer of `ledger_entries` (a meta-test pins every insert of the table to this file).
+ * Writes one balanced double-entry transaction in the caller's transaction, on either SQL path. The
+ * database checks the balance again at commit (deferred constraint trigger `ledger_entries_balanced`);
+ * the check in `ledgerRows` only gives the programmer a clear message before the round trip.
  */
-export async function postLedger(tx: Tx, scope: RowScope, p: LedgerPosting) {
-  const rows = ledgerRows(scope, p);
-  await tx.ledgerEntry.createMany({ data: rows });
+export function postLedger(tx: AnyTx, scope: RowScope, p: LedgerPosting) {
+  return postLedgers(tx, scope, [p]);
+}
+
+/** `postLedger` for a batch of postings in one statement (none: no statement). Returns the rows written. */
+export async function postLedgers(tx: AnyTx, scope: RowScope, postings: LedgerPosting[]) {
+  const rows = postings.flatMap((p) => ledgerRows(scope, p));
+  if (rows.length) await sqlOf(tx).query(insertEntries(rows));
   return rows;
 }
 
-/** The entry rows of one posting, checked to balance (for a caller that writes them in a larger statement). */
+/**
+ * The INSERT of the postings' entries (each checked to balance), for a larger statement's WITH list:
+ * `returning` is appended as `RETURNING <returning>`. The postings must give at least one entry.
+ */
+export function insertLedger(scope: RowScope, postings: LedgerPosting[], o: { returning?: Fragment } = {}): Fragment {
+  const rows = postings.flatMap((p) => ledgerRows(scope, p));
+  if (!rows.length) throw new Error('insertLedger: no entries to insert');
+  return o.returning ? sql`${insertEntries(rows)} RETURNING ${o.returning}` : insertEntries(rows);
+}
+
+const insertEntries = (rows: LedgerRow[]) => insertRows('ledger_entries', rows);
+
+/** The entry rows of one posting, checked to balance (written by `postLedgers` or `insertLedger`). */
 export function ledgerRows(scope: RowScope, p: LedgerPosting) {
   let net = 0n;
   for (const leg of p.legs) {
@@ -66,3 +84,5 @@ export function ledgerRows(scope: RowScope, p: LedgerPosting) {
     postedAt: p.postedAt,
   }));
 }
+
+export type LedgerRow = ReturnType<typeof ledgerRows>[number];

@@ -72,7 +72,8 @@ export type EventRow = ReturnType<typeof eventRow>;
  * Common table expressions that insert event rows (bound as one JSON parameter) in order, each with the
  * next `sequence` of its object: `object_sequences` is bumped once per object (its row lock orders
  * concurrent writers to one object), and events of one object in one batch take consecutive values.
- * Objectless events get 1. For a larger statement's WITH list, or alone via `insertEvents`.
+ * Objectless events get 1. For a larger statement's WITH list, or alone via `insertEvents`. This file is the
+ * one writer of `events` (a meta-test pins every insert of the table here).
  */
 export const eventsCte = (rows: EventRow[]): Fragment => sql`
   event_rows AS (SELECT * FROM jsonb_populate_recordset(NULL::events, ${toJson(rows)}::jsonb) WITH ORDINALITY AS e),
@@ -92,6 +93,20 @@ export const eventsCte = (rows: EventRow[]): Fragment => sql`
     RETURNING id, sequence)`;
 
 /**
+ * Writes event rows (a batch, in order; none: no statement) in the caller's transaction, on either SQL
+ * path. `last`: the transaction's last statement (`Sql.last`), sent even with no rows so that COMMIT
+ * travels with it.
+ */
+export async function insertEvents(tx: AnyTx, rows: EventRow[], o: { last?: boolean } = {}): Promise<void> {
+  if (rows.length || o.last) await writeEvents(tx, rows, sql`count(*)`, o.last);
+}
+
+const writeEvents = <R>(tx: AnyTx, rows: EventRow[], select: Fragment, last = false) => {
+  const s = sqlOf(tx);
+  return s[last ? 'last' : 'query']<R>(sql`WITH ${eventsCte(rows)} SELECT ${select} FROM inserted_events`);
+};
+
+/**
  * Writes an event in the caller's transaction (the outbox): it is published only if the state
  * change commits. `sequence` counts per object, so receivers can drop stale deliveries.
  */
@@ -103,8 +118,46 @@ export async function emit(
   opts: EmitOptions = {},
 ) {
   const row = eventRow(scope, type, object, opts);
-  const [{ sequence }] = await sqlOf(tx).query<{ sequence: number }>(
-    sql`WITH ${eventsCte([row])} SELECT sequence FROM inserted_events`,
-  );
+  const [{ sequence }] = await writeEvents<{ sequence: number }>(tx, [row], sql`sequence`);
   return { ...row, sequence };
 }
+
+/**
+ * Copies of existing events as new events (POST /v1/events/replay), one statement, all or nothing:
+ * - the (original, new) id pairs arrive as two arrays; each new row copies its original's type, object,
+ *   `sequence` (docs/decisions.md, Events: a replay re-sends an old state, so it keeps the old sequence),
+ *   data and occurredAt, with a fresh createdAt and the replay markers merged into the original metadata.
+ * - Originals are found by primary key, one lookup per id (the LIMIT keeps the lateral subquery
+ *   from being flattened into a hash join over the whole workspace's events), once.
+ * - nothing is inserted unless every id was found in the caller's workspace and mode (ids are
+ *   distinct, so a full count means all of them).
+ * - Rows go in request order, so `position` (the relay's order) follows the request.
+ * Selects `count`, the rows written.
+ */
+export const replayEventsStatement = (
+  originals: string[],
+  replays: string[],
+  at: Date,
+  requestId: string,
+  scope: { workspaceId: string; mode: string },
+) => sql`
+  WITH wanted AS (
+    SELECT w.original, w.replay, w.ord
+    FROM unnest(${originals}::text[], ${replays}::text[]) WITH ORDINALITY AS w(original, replay, ord)),
+  found AS MATERIALIZED (
+    SELECT w.replay, w.ord, e.id, e."workspaceId", e.mode, e.type, e."objectId", e.sequence, e."occurredAt", e.data,
+      e.metadata
+    FROM wanted w CROSS JOIN LATERAL (
+      SELECT * FROM events e
+      WHERE e.id = w.original AND e."workspaceId" = ${scope.workspaceId} AND e.mode = ${scope.mode} LIMIT 1) e),
+  inserted AS (
+    INSERT INTO events (id, "workspaceId", mode, type, "objectId", sequence, "occurredAt", "createdAt", data, metadata)
+    SELECT f.replay, f."workspaceId", f.mode, f.type, f."objectId", f.sequence, f."occurredAt", ${at}::timestamptz,
+      f.data,
+      (CASE WHEN jsonb_typeof(f.metadata) = 'object' THEN f.metadata ELSE '{}'::jsonb END)
+        || jsonb_build_object('replayOf', f.id, 'source', 'replay', 'requestId', ${requestId}::text)
+    FROM found f
+    WHERE (SELECT count(*) FROM found) = cardinality(${originals}::text[])
+    ORDER BY f.ord
+    RETURNING 1)
+  SELECT count(*)::int AS count FROM inserted`;

@@ -1,12 +1,13 @@
-import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
+import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { newId } from '../../core/ids.ts';
 import { eventRow, eventsCte } from '../../core/outbox.ts';
-import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
+import { insertLedger, type LedgerLeg, type LedgerPosting } from '../../core/ledger.ts';
 import { toWire } from '../../core/wire.ts';
 import { issueReceiptCte, prepareSessionReceipt, receiptContext, type ReceiptContext } from '../receipts/issue.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { paymentMachine } from '../payments/states.ts';
+import { insertPayments } from '../payments/write.ts';
 import { checkoutSessionFields } from './fields.ts';
 import { nextState, sqlIn, sqlStatus, statusesWhere } from '../../core/state-machine.ts';
 import { checkoutAttemptMachine, checkoutSessionMachine, sessionCompleted, type SessionStatus } from './states.ts';
@@ -140,16 +141,9 @@ export async function completeSession(
       { code: 'payments', direction: 'debit', amount: receipt.taxAmount, memo: 'tax included in the price' },
       { code: 'tax:ppn', direction: 'credit', amount: receipt.taxAmount },
     );
-  const ledger = !legs.length
+  const ledger: LedgerPosting[] = !legs.length
     ? []
-    : ledgerRows(scope, {
-        txId: s.id,
-        currency: s.currency,
-        sourceType: 'checkout_session',
-        sourceId: s.id,
-        postedAt: now,
-        legs,
-      });
+    : [{ txId: s.id, currency: s.currency, sourceType: 'checkout_session', sourceId: s.id, postedAt: now, legs }];
   const completed: CheckoutSession = {
     ...s,
     status,
@@ -172,8 +166,8 @@ export async function completeSession(
   // invoice is settled after it.
   const [row] = await sql[invoice ? 'query' : 'last']<{ superseded: Superseded[] }>(
     q`WITH
-  new_payment AS (${insertRows('payments', [payment])} RETURNING 1),
-  new_entries AS (${ledger.length ? q`${insertRows('ledger_entries', ledger)} RETURNING 1` : q`SELECT 1 WHERE false`}),
+  new_payment AS (${insertPayments([payment], { returning: q`1` })}),
+  new_entries AS (${ledger.length ? insertLedger(scope, ledger, { returning: q`1` }) : q`SELECT 1 WHERE false`}),
   completed_session AS (
     UPDATE checkout_sessions SET status = ${status}, "completedAt" = ${now}::timestamptz, "paymentId" = ${payment.id},
       "savedPaymentMethodId" = ${completed.savedPaymentMethodId}, "updatedAt" = ${now}::timestamptz

@@ -7,7 +7,7 @@
  */
 import { clock } from '../../core/clock.ts';
 import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
-import { eventRow, eventsCte } from '../../core/outbox.ts';
+import { eventRow, insertEvents } from '../../core/outbox.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { sqlIn, sqlStatus, statusesWhere } from '../../core/state-machine.ts';
 import { toWire } from '../../core/wire.ts';
@@ -52,6 +52,6 @@ export async function closeInvoiceSessions(
       eventRow(scope, type, toWire({ ...s, accountId: scope.accountId }, checkoutSessionFields), o),
     ),
   );
-  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+  await insertEvents(sql, events);
   return closed.length;
 }

@@ -9,6 +9,7 @@
 import { sha256Hex } from '../../core/crypto.ts';
 import { clock } from '../../core/clock.ts';
 import type { Tx } from '../../core/db/client.ts';
+import { sql as q } from '../../core/db/sql.ts';
 import { postLedger } from '../../core/ledger.ts';
 import { logger } from '../../core/logger.ts';
 import { emit } from '../../core/outbox.ts';
@@ -19,6 +20,7 @@ import { toWire } from '../../core/wire.ts';
 import type { Adapter, CheckoutAttempt, CheckoutSession, Payment, Refund } from '../../generated/prisma/client.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { paymentMachine } from '../payments/states.ts';
+import { writePayments } from '../payments/write.ts';
 import { reserveRefund } from '../refunds/service.ts';
 import { settlementCode, type SettleOptions } from '../refunds/settle.ts';
 import { recordAnswer, submitRefund } from '../refunds/submit.ts';
@@ -51,28 +53,32 @@ export async function refundLatePayment(
   const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { accountId: true } });
   const opts: SettleOptions = { accountId: ws.accountId, source };
   await markPaidUnapplied(tx, a, paid, now);
-  const payment = await tx.payment.create({
-    data: {
-      id: newId('payment'),
-      workspaceId: scope.workspaceId,
-      mode: scope.mode,
-      status: nextState(paymentMachine, null, 'capture').to,
-      amount: BigInt(paid.amount),
-      amountRefunded: 0n,
-      currency: paid.currency,
-      method: a.method,
-      adapter: a.adapter,
-      customerId: s.customerId,
-      checkoutSessionId: s.id,
-      // Not the invoice's payment (spec Payment: one per paid invoice); the invoice is named in metadata.
-      invoiceId: null,
-      providerReference: a.providerReference,
-      metadata: { invoiceId: s.invoiceId ?? '', refundedBecause: `invoice_${invoiceStatus}` },
-      capturedAt: now,
-      createdAt: now,
-      updatedAt: now,
-    },
-  });
+  const [payment] = await writePayments<Payment>(
+    tx,
+    [
+      {
+        id: newId('payment'),
+        workspaceId: scope.workspaceId,
+        mode: scope.mode,
+        status: nextState(paymentMachine, null, 'capture').to,
+        amount: BigInt(paid.amount),
+        amountRefunded: 0n,
+        currency: paid.currency,
+        method: a.method,
+        adapter: a.adapter,
+        customerId: s.customerId,
+        checkoutSessionId: s.id,
+        // Not the invoice's payment (spec Payment: one per paid invoice); the invoice is named in metadata.
+        invoiceId: null,
+        providerReference: a.providerReference,
+        metadata: { invoiceId: s.invoiceId ?? '', refundedBecause: `invoice_${invoiceStatus}` },
+        capturedAt: now,
+        createdAt: now,
+        updatedAt: now,
+      },
+    ],
+    { returning: q`*` },
+  );
   await postLedger(tx, scope, {
     txId: payment.id,
     currency: payment.currency,

@@ -15,7 +15,7 @@ import { sql as q, sqlOf, updateRow, insertRows, type AnyTx } from '../../core/d
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { counterNames, creditNoteNumber, nextCounter } from '../../core/counters.ts';
-import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
+import { postLedger, type LedgerLeg } from '../../core/ledger.ts';
 import { emit } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { keysetList } from '../../core/pagination.ts';
@@ -481,8 +481,7 @@ async function finishNote(
   o: MoveOptions & { at: Date },
 ) {
   const { at } = o;
-  if (note.postPaymentAmount > 0n)
-    await sqlOf(tx).query(q`${insertRows('ledger_entries', ledgerRows(scope, notePosting(note, false, at)))}`);
+  if (note.postPaymentAmount > 0n) await postLedger(tx, scope, notePosting(note, false, at));
   const invRow: InvoiceRow = {
     ...(await updateRow<Invoice>(
       sqlOf(tx),
@@ -653,8 +652,7 @@ export async function voidCreditNote(ctx: Context, id: string): Promise<CreditNo
         },
         { requestId: ctx.requestId, source: 'api', resource: 'credit_note' },
       );
-    if (note.postPaymentAmount > 0n)
-      await tx.ledgerEntry.createMany({ data: ledgerRows(scope, notePosting(note, true, at)) });
+    if (note.postPaymentAmount > 0n) await postLedger(tx, scope, notePosting(note, true, at));
     await updateRow<Invoice>(
       sqlOf(tx),
       'invoices',

@@ -8,8 +8,8 @@
 import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { DomainError, type Resource } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { ledgerRows } from '../../core/ledger.ts';
-import { eventRow, eventsCte } from '../../core/outbox.ts';
+import { postLedgers, type LedgerPosting } from '../../core/ledger.ts';
+import { eventRow, insertEvents } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { CustomerBalanceTransaction } from '../../generated/prisma/client.ts';
@@ -130,11 +130,11 @@ export async function writeBalanceChanges(
       WHERE b."workspaceId" = ${scope.workspaceId} AND b.mode = ${scope.mode} AND b."customerId" = v.c AND b.currency = v.cur`,
   );
   await sql.query(q`${insertRows('customer_balance_transactions', txns)}`);
-  const ledger = changes.flatMap((c, i) => {
+  const ledger = changes.flatMap((c, i): LedgerPosting[] => {
     if (!c.counterpart) return [];
     const credit = c.amount > 0n;
     const amount = credit ? c.amount : -c.amount;
-    return ledgerRows(scope, {
+    const posting: LedgerPosting = {
       txId: txns[i].ledgerTxId,
       currency: c.currency,
       sourceType: c.counterpart.sourceType,
@@ -144,9 +144,10 @@ export async function writeBalanceChanges(
         { code: CUSTOMER_CREDIT, direction: credit ? 'credit' : 'debit', amount, memo: `${c.type} ${txns[i].id}` },
         { code: c.counterpart.code, direction: credit ? 'debit' : 'credit', amount },
       ],
-    });
+    };
+    return [posting];
   });
-  if (ledger.length) await sql.query(q`${insertRows('ledger_entries', ledger)}`);
+  await postLedgers(sql, scope, ledger);
   const events = txns.map((t) => {
     const e = eventRow(scope, 'customer_balance_transaction.created', toWire(t, balanceTransactionFields), {
       requestId: o.requestId,
@@ -154,7 +155,7 @@ export async function writeBalanceChanges(
     });
     return o.meta ? { ...e, metadata: { ...e.metadata, ...o.meta } } : e;
   });
-  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+  await insertEvents(sql, events);
   return txns;
 }
 

@@ -7,16 +7,17 @@
 import { insertRows, scopedRows, sql as q, sqlOf, updateRows, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
-import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
+import { eventRow, insertEvents, type EventRow } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Invoice, InvoiceLine, Payment } from '../../generated/prisma/client.ts';
 import { newId } from '../../core/ids.ts';
-import { ledgerRows, type LedgerLeg } from '../../core/ledger.ts';
+import { insertLedger, postLedgers, type LedgerLeg } from '../../core/ledger.ts';
 import { issueReceiptsCte, prepareInvoiceReceipt, receiptContexts } from '../receipts/issue.ts';
 import { bookkeepingPay, paymentMachine } from '../payments/states.ts';
 import { failWaitingCharges } from '../payments/close.ts';
+import { writePayments } from '../payments/write.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
 import { invoiceDraft, invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
 import { invoicesClosed, invoicesPaid } from './hooks.ts';
@@ -121,7 +122,7 @@ export async function moveInvoices(
     ({ inv }): InvoiceRow => ({ ...byId.get(inv.id)!, accountId: inv.accountId, lines: inv.lines }),
   );
   const events = [...out.flatMap((r, i) => invoiceEvents(scope, r, moves[i].events, o)), ...extraEvents];
-  if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+  await insertEvents(tx, events);
   // No longer payable (paid another way, voided): their live checkout sessions close with them.
   const closing = items.filter(
     ({ inv }, i) =>
@@ -318,10 +319,6 @@ export function invoiceLines(scope: RowScope, invoiceId: string, lines: NewLine[
   }));
 }
 
-async function insertEvents(tx: AnyTx, events: EventRow[]) {
-  if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
-}
-
 /**
  * Draft -> open (spec: `issuedAt` set; finalized event), numbered from the workspace's gapless
  * `invoice` counter (docs/decisions.md, Invoices): one bump of n for a batch, the counter row
@@ -371,8 +368,7 @@ export async function finalizeInvoices(
   // Nothing left to pay (a zero total, or credit covering it): paid at once.
   const zero = out.filter((r) => r.amountDue === 0n);
   const events = out.flatMap((r, i) => withMeta(invoiceEvents(scope, r, moves[i].events, o), o.meta?.(r)));
-  const statement = q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`;
-  await (o.last && !zero.length ? sql.last(statement) : sql.query(statement));
+  await insertEvents(sql, events, { last: o.last && !zero.length });
   if (!zero.length) return out;
   const paid = await settleInvoices(
     tx,
@@ -472,13 +468,7 @@ export async function settleInvoices(
   const paying = items.filter((i) => !how.zeroTotal && i.inv.amountDue !== 0n);
   // Paid by credit (balance, pre-payment notes) with nothing to charge: only its tax still posts.
   const taxOnly = items.filter((i) => !paying.includes(i)).flatMap(({ inv }) => creditPaidTax(inv, now));
-  if (taxOnly.length)
-    await sql.query(
-      q`${insertRows(
-        'ledger_entries',
-        taxOnly.flatMap((p) => ledgerRows(scope, p)),
-      )}`,
-    );
+  await postLedgers(sql, scope, taxOnly);
   const payments = new Map<string, NonNullable<SettleOptions['payment']>>();
   const offline: Payment[] = [];
   for (const { inv, payment } of paying) {
@@ -486,7 +476,7 @@ export async function settleInvoices(
     if (!payment) offline.push(p as Payment);
     payments.set(inv.id, p);
   }
-  if (offline.length) await sql.query(q`${insertRows('payments', offline)}`);
+  await writePayments(sql, offline);
   const numbers = new Map<string, string>();
   if (paying.length) {
     const contexts = await receiptContexts(
@@ -497,11 +487,9 @@ export async function settleInvoices(
     const receipts = paying.map(({ inv }) =>
       prepareInvoiceReceipt(scope, contexts.get(inv.customerId)!, inv, payments.get(inv.id)!, now),
     );
-    const ledger = paying.flatMap(({ inv, payment, txId }) =>
-      ledgerRows(scope, invoicePosting(inv, payment, txId, now)),
-    );
+    const ledger = paying.map(({ inv, payment, txId }) => invoicePosting(inv, payment, txId, now));
     const issued = await sql.query<{ sourceId: string; number: string }>(
-      q`WITH new_entries AS (${insertRows('ledger_entries', ledger)} RETURNING 1),
+      q`WITH new_entries AS (${insertLedger(scope, ledger, { returning: q`1` })}),
         written AS (SELECT count(*) FROM new_entries),
         ${issueReceiptsCte(receipts, 'written')}
         SELECT "sourceId", number FROM issued_receipt`,

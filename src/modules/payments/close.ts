@@ -8,7 +8,7 @@
  */
 import { clock } from '../../core/clock.ts';
 import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
-import { eventRow, eventsCte } from '../../core/outbox.ts';
+import { eventRow, insertEvents } from '../../core/outbox.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { nextState, sqlIn, statusesWhere } from '../../core/state-machine.ts';
 import { toWire } from '../../core/wire.ts';
@@ -42,6 +42,6 @@ export async function failWaitingCharges(
       eventRow(scope, t, toWire(p, paymentFields), { requestId: o.requestId, source: o.source, occurredAt: now }),
     ),
   );
-  await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+  await insertEvents(sql, events);
   return rows.length;
 }

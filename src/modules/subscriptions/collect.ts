@@ -17,15 +17,16 @@
  * time `at` (test clocks: time is per customer).
  */
 import { chargesInFlight } from '../payments/in-flight.ts';
-import { insertRows, scopedRows, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
+import { scopedRows, scopeOf, sql as q, tenantTx, updateRows, type Sql } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { hostedLink } from '../../core/hosted-link.ts';
-import { eventRow, eventsCte } from '../../core/outbox.ts';
+import { eventRow, eventsCte, insertEvents } from '../../core/outbox.ts';
 import { toWire } from '../../core/wire.ts';
 import { canMove, nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Payment, PaymentMethod, Subscription } from '../../generated/prisma/client.ts';
 import { paymentFields } from '../payments/fields.ts';
+import { insertPayments, writePayments } from '../payments/write.ts';
 import { paymentInFlight, paymentMachine, type PaymentStatus } from '../payments/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import {
@@ -37,7 +38,7 @@ import {
   settleInvoices,
 } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
-import { insertEvents, lockSubscription, moveSubscription } from './moves.ts';
+import { lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 import { clockTimeFor } from '../../core/business-time.ts';
 import {
@@ -223,12 +224,12 @@ const pendingPayment = (scope: Scope, inv: InvoiceRow, subscriptionId: string, c
  * second charge in flight for an invoice impossible whatever the reads saw: such a payment is not
  * written. Returns the ids of those written.
  */
-async function writePayments(sql: Sql, scope: Scope, payments: Payment[], at: Date, attemptLease?: Date) {
+async function insertPending(sql: Sql, scope: Scope, payments: Payment[], at: Date, attemptLease?: Date) {
   if (!payments.length) return new Set<string>();
-  const written = await sql.query<{ id: string; invoiceId: string }>(
-    q`${insertRows('payments', payments)} ON CONFLICT ("workspaceId", mode, "invoiceId")
-      WHERE status IN ('pending', 'requires_action') AND "invoiceId" IS NOT NULL DO NOTHING RETURNING id, "invoiceId"`,
-  );
+  const written = await writePayments<{ id: string; invoiceId: string }>(sql, payments, {
+    skipInFlight: true,
+    returning: q`id, "invoiceId"`,
+  });
   if (written.length)
     await sql.query(
       q`UPDATE invoices SET "collectionAttempts" = "collectionAttempts" + 1, "updatedAt" = ${at}::timestamptz
@@ -273,7 +274,7 @@ async function writePending(
   if (!sub || !charger) return skip('no_payment_method');
   if ((await inFlight(sql, scope, [inv.id])).size) return skip('charge_in_flight');
   const payment = { ...pendingPayment(scope, inv, sub.id, charger, at), leaseUntil: leaseFrom(clock.now()) };
-  if (!(await writePayments(sql, scope, [payment], at)).size) return skip('charge_in_flight');
+  if (!(await insertPending(sql, scope, [payment], at)).size) return skip('charge_in_flight');
   const payer = (await payersOf(sql, scope, [inv.customerId])).get(inv.customerId)!;
   return { outcome: 'write', payment, charger, payer, at };
 }
@@ -338,7 +339,7 @@ export async function chargeLocked(
       });
     else charge.push({ inv, charger, payment: pendingPayment(scope, inv, sub!.id, charger, at) });
   }
-  const written = await writePayments(
+  const written = await insertPending(
     sql,
     scope,
     remote.map((r) => r.payment),
@@ -566,10 +567,10 @@ async function reconcileCharges(
   if (written) await insertEvents(sql, events);
   else
     await sql.query(
-      q`WITH new_payments AS (${insertRows(
-        'payments',
+      q`WITH new_payments AS (${insertPayments(
         decided.map((d) => d.row),
-      )} RETURNING 1), ${eventsCte(events)} SELECT count(*) FROM inserted_events`,
+        { returning: q`1` },
+      )}), ${eventsCte(events)} SELECT count(*) FROM inserted_events`,
     );
   const out = new Map<string, CollectOutcome>();
   const paid = decided.filter((d) => !d.failure && !d.later);

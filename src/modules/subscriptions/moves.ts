@@ -4,7 +4,7 @@
  * share them. Imports nothing from the invoices module (invoices/issue.ts imports this file).
  */
 import { scopedRow, scopedRows, sql as q, sqlOf, updateRow, type AnyTx } from '../../core/db/sql.ts';
-import { eventRow, eventsCte, type EventRow } from '../../core/outbox.ts';
+import { eventRow, insertEvents, type EventRow } from '../../core/outbox.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
 import { canMove, editState, nextState, sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
@@ -47,10 +47,6 @@ export function subscriptionEvents(
       previousAttributes: t === 'subscription.updated' ? previousAttributes : undefined,
     }),
   );
-}
-
-export async function insertEvents(tx: AnyTx, events: EventRow[]) {
-  if (events.length) await sqlOf(tx).query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import { db, type Mode } from '../../core/db/client.ts';
 import { scopeOf, sql as q, tenantTx, toJson, type Sql } from '../../core/db/sql.ts';
-import { eventsCte, type EventRow } from '../../core/outbox.ts';
+import { insertEvents, type EventRow } from '../../core/outbox.ts';
 import { nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Subscription } from '../../generated/prisma/client.ts';
@@ -221,7 +221,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
       const types = nextState(subscriptionMachine, p.sub.status as SubscriptionStatus, p.trigger).events;
       if (row) events.push(...subscriptionEvents(scope, p.sub, row, types, { source: 'billing', at }));
     }
-    if (events.length) await sql.query(q`WITH ${eventsCte(events)} SELECT count(*) FROM inserted_events`);
+    await insertEvents(sql, events);
     const invoices = await finalizeCycleInvoices(sql, scope, at, drafts, subs[0].accountId);
     // The first collection attempts, in this transaction when the method is charged in process;
     // a provider-held method's written pending, sent after the commit (dunning.ts attemptLocked).

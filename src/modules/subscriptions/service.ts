@@ -30,7 +30,8 @@ import {
   writeSubscriptionInvoice,
   type DraftLine,
 } from './invoice.ts';
-import { insertEvents, lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
+import { insertEvents } from '../../core/outbox.ts';
+import { lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
 import { refusePastDueChange } from './past-due.ts';
 import { nextPeriod } from './next-period.ts';
 import { periodOf, prorate, type Cadence, type Interval } from '../../core/periods.ts';
