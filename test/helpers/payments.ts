@@ -113,3 +113,26 @@ export async function payInvoiceOnline(server: TestServer, invoiceId: string, me
   expect(done.status, done.text).toBe(200);
   return sessionId;
 }
+
+/**
+ * An open IDR invoice of 100,000 + 20,000 tax to a customer holding a 30,000 balance: the balance is
+ * applied at issue, so 90,000 is due (the documents' "Balance applied" row).
+ */
+export async function invoiceWithBalanceApplied(ws: Workspace) {
+  const cus = (await ws.client.post('/v1/customers', { name: 'Budi', email: 'budi@example.com' })).json.data.id;
+  const credit = await ws.client.post(
+    `/v1/customers/${cus}/balance-transactions`,
+    { amount: 30_000, currency: 'IDR' },
+    { 'idempotency-key': randomUUID() },
+  );
+  expect(credit.status, JSON.stringify(credit.json)).toBe(201);
+  const created = await ws.client.post('/v1/invoices', {
+    customerId: cus,
+    currency: 'IDR',
+    status: 'open',
+    tax: 20_000,
+    lines: [{ description: 'Konsultasi', quantity: 1, unitAmount: 100_000 }],
+  });
+  expect(created.json.data).toMatchObject({ total: 120_000, balanceApplied: 30_000, amountDue: 90_000 });
+  return created.json.data;
+}

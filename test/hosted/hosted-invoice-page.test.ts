@@ -9,7 +9,7 @@ import { extractText } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../src/core/clock.ts';
 import { config } from '../../src/core/config.ts';
-import { unbalancedTxIds, unthrottled } from '../helpers/payments.ts';
+import { unbalancedTxIds, unthrottled, invoiceWithBalanceApplied } from '../helpers/payments.ts';
 import { db, useServer, type Workspace } from '../helpers/server.ts';
 import { haveChromium, OUT, useBrowser } from '../helpers/browser.ts';
 
@@ -117,22 +117,7 @@ describe.skipIf(!haveChromium)('hosted invoice page in Chromium', () => {
 describe.skipIf(!haveChromium)('hosted invoice page totals and PDF in Chromium', () => {
   it('shows the balance applied among rows that add up; Download PDF opens the same invoice as a PDF', async () => {
     const ws = await server.workspace();
-    const cus = (await ws.client.post('/v1/customers', { name: 'Budi', email: 'budi@example.com' })).json.data.id;
-    const credit = await ws.client.post(
-      `/v1/customers/${cus}/balance-transactions`,
-      { amount: 30_000, currency: 'IDR' },
-      { 'idempotency-key': randomUUID() },
-    );
-    expect(credit.status, JSON.stringify(credit.json)).toBe(201);
-    const created = await ws.client.post('/v1/invoices', {
-      customerId: cus,
-      currency: 'IDR',
-      status: 'open',
-      tax: 20_000,
-      lines: [{ description: 'Konsultasi', quantity: 1, unitAmount: 100_000 }],
-    });
-    const inv = created.json.data;
-    expect(inv).toMatchObject({ total: 120_000, balanceApplied: 30_000, amountDue: 90_000 });
+    const inv = await invoiceWithBalanceApplied(ws);
 
     const context = await browsers.browser.newContext({ locale: 'en-US' });
     try {

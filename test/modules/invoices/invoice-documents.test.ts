@@ -11,6 +11,7 @@ import { signRequest } from '../../../src/core/auth/signing.ts';
 import { clock } from '../../../src/core/clock.ts';
 import { config } from '../../../src/core/config.ts';
 import { leaves, parseMime } from '../../helpers/mime.ts';
+import { invoiceWithBalanceApplied } from '../../helpers/payments.ts';
 import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { startSmtp } from '../../helpers/smtp.ts';
 
@@ -171,22 +172,7 @@ describe('invoice documents', () => {
 describe('the totals of an invoice paid partly from the customer balance', () => {
   it('PDF, email, portal and receipt show the balance applied; the rows add up to what is paid', async () => {
     const ws = await server.workspace();
-    const cus = (await ws.client.post('/v1/customers', { name: 'Budi', email: 'budi@example.com' })).json.data.id;
-    const credit = await ws.client.post(
-      `/v1/customers/${cus}/balance-transactions`,
-      { amount: 30_000, currency: 'IDR' },
-      { 'idempotency-key': randomUUID() },
-    );
-    expect(credit.status, JSON.stringify(credit.json)).toBe(201);
-    const created = await ws.client.post('/v1/invoices', {
-      customerId: cus,
-      currency: 'IDR',
-      status: 'open',
-      tax: 20_000,
-      lines: [{ description: 'Konsultasi', quantity: 1, unitAmount: 100_000 }],
-    });
-    expect(created.json.data).toMatchObject({ total: 120_000, balanceApplied: 30_000, amountDue: 90_000 });
-    const inv = created.json.data;
+    const inv = await invoiceWithBalanceApplied(ws);
     const paid = await ws.client.post(`/v1/invoices/${inv.id}/pay`, {}, { 'idempotency-key': randomUUID() });
     expect(paid.json.data).toMatchObject({ status: 'paid', amountPaid: 90_000, amountDue: 0 });
 
@@ -207,8 +193,9 @@ describe('the totals of an invoice paid partly from the customer balance', () =>
     expect(plain).toMatch(/Total +Rp 120\.000\nDibayar dari saldo +-Rp 30\.000\nSudah dibayar +Rp 90\.000/i);
 
     // The portal lists it under the invoice.
-    const ps = (await ws.client.post('/v1/portal-sessions', { customerId: cus, returnUrl: 'https://shop.example' }))
-      .json.data;
+    const ps = (
+      await ws.client.post('/v1/portal-sessions', { customerId: inv.customerId, returnUrl: 'https://shop.example' })
+    ).json.data;
     const portal = new URL(ps.url);
     const state = await fetch(`${server.url}/portal/${portal.pathname.split('/')[2]}/api/state`, {
       headers: { 'x-portal-token': portal.hash.slice('#t='.length) },
