@@ -42,6 +42,9 @@ export default defineConfig({
     // slowest cases on a loaded 2-core machine (the 100k-key case took 19 s).
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // `expect.poll` waits for a condition, so its deadline is a hang catcher too (vitest's 1 s default
+    // fails a dashboard action whose refetch a loaded machine answers in 1.2 s).
+    expect: { poll: { timeout: 15_000 } },
     env: {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
