@@ -25,9 +25,12 @@ const UNAVAILABLE_ERRNO = new Set([
 const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 /** What the adapter makes of a socket error (@prisma/adapter-pg, convertDriverError). */
 const UNAVAILABLE_KIND = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
-/** node-postgres and pg-pool raise these as plain Errors, without a code. */
+/**
+ * node-postgres and pg-pool raise these as plain Errors, without a code; so does pg-boss's LISTEN
+ * connection when it closes without an error or stops answering its heartbeat (it reconnects itself).
+ */
 const UNAVAILABLE_MESSAGE =
-  /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end|Unable to start a transaction in the given time)/;
+  /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end|Unable to start a transaction in the given time|LISTEN\/NOTIFY (connection ended|heartbeat timed out))/;
 
 /** True when `e` (or what it wraps) says the database is unreachable rather than that a statement failed. */
 export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {

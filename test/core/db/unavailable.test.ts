@@ -194,6 +194,10 @@ describe('isDatabaseUnavailable', () => {
     await deadPool.end().catch(() => {});
     expect(isDatabaseUnavailable(prismaError)).toBe(true);
 
+    // pg-boss's LISTEN connection closing without an error, or missing its heartbeat (pg-boss/dist/db.js).
+    expect(isDatabaseUnavailable(new Error('LISTEN/NOTIFY connection ended'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('LISTEN/NOTIFY heartbeat timed out'))).toBe(true);
+
     // A statement's own failure is not an outage.
     const syntax = await db()
       .system.query('SELEC 1')

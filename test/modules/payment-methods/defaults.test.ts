@@ -27,17 +27,18 @@ async function customerWithMethods(ws: Workspace, n: number) {
   return { cus, ids };
 }
 
-/** The flagged methods of a customer and the default its row names, read from the tables. */
+/**
+ * The flagged methods of a customer and the default its row names, read in one statement (one
+ * snapshot: the other client may commit between two reads).
+ */
 async function defaultsOf(cus: string) {
-  const { rows } = await db().system.query<{ id: string }>(
-    `SELECT id FROM payment_methods WHERE "customerId" = $1 AND "isDefault" ORDER BY id`,
+  const { rows } = await db().system.query<{ flagged: string[]; named: string | null }>(
+    `SELECT coalesce((SELECT array_agg(id ORDER BY id) FROM payment_methods WHERE "customerId" = c.id AND "isDefault"), '{}') AS flagged,
+            c."defaultPaymentMethodId" AS named
+       FROM customers c WHERE c.id = $1`,
     [cus],
   );
-  const { rows: c } = await db().system.query<{ defaultPaymentMethodId: string | null }>(
-    `SELECT "defaultPaymentMethodId" FROM customers WHERE id = $1`,
-    [cus],
-  );
-  return { flagged: rows.map((r) => r.id), named: c[0].defaultPaymentMethodId };
+  return rows[0];
 }
 
 describe('moving the default payment method', () => {
