@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { signRequest } from '../core/auth/signing.ts';
-import { isVerb, loadEnvFile, request, usageError } from './api.ts';
+import { signRequest } from '../src/core/auth/signing.ts';
+import { isVerb, loadEnvFile, request, usageError } from '../src/cli/api.ts';
 
 const usage = `svc <command> [options]
 
@@ -98,13 +98,13 @@ async function main(argv: string[]) {
       return (await import('./run.ts')).run(command);
     case 'idp':
       noOptions(rest);
-      return (await import('./idp.ts')).runIdp();
+      return (await import('../src/cli/idp.ts')).runIdp();
     case 'migrate': {
       noOptions(rest); // e.g. `migrate --dry-run` must not migrate
-      const { config } = await import('../core/config.ts');
-      const { startEmbeddedPostgres } = await import('../core/db/embedded.ts');
-      const { migrate } = await import('../core/db/migrate.ts');
-      const { progress } = await import('./progress.ts');
+      const { config } = await import('../src/core/config.ts');
+      const { startEmbeddedPostgres } = await import('../src/core/db/embedded.ts');
+      const { migrate } = await import('../src/core/db/migrate.ts');
+      const { progress } = await import('../src/cli/progress.ts');
       const embedded = config.databaseUrl ? null : await startEmbeddedPostgres();
       // On a terminal a bar names each migration; piped, one `applying <name>` line each, as before.
       const tty = Boolean(process.stderr.isTTY);
@@ -124,9 +124,9 @@ async function main(argv: string[]) {
     }
     case 'rotate-master-key': {
       noOptions(rest);
-      const { config } = await import('../core/config.ts');
-      const { startEmbeddedPostgres } = await import('../core/db/embedded.ts');
-      const { rotateMasterKey } = await import('./rotate-master-key.ts');
+      const { config } = await import('../src/core/config.ts');
+      const { startEmbeddedPostgres } = await import('../src/core/db/embedded.ts');
+      const { rotateMasterKey } = await import('../src/cli/rotate-master-key.ts');
       const embedded = config.databaseUrl ? null : await startEmbeddedPostgres();
       try {
         const reports = await rotateMasterKey(config.databaseUrl ?? embedded!.url, (l) => console.log(l));
@@ -143,19 +143,19 @@ async function main(argv: string[]) {
     case 'bootstrap':
       return bootstrap(rest);
     case 'members':
-      return (await import('./members.ts')).members(rest);
+      return (await import('../src/cli/members.ts')).members(rest);
     case 'restore-workspace':
       return restoreWorkspace(rest);
     case 'sign':
       return sign(rest);
     case 'listen':
-      return (await import('./listen.ts')).listen(rest);
+      return (await import('../src/cli/listen.ts')).listen(rest);
     case 'webhooks':
-      return (await import('./webhooks.ts')).webhooks(rest);
+      return (await import('../src/cli/webhooks.ts')).webhooks(rest);
     case 'trigger':
-      return (await import('./trigger.ts')).trigger(rest);
+      return (await import('../src/cli/trigger.ts')).trigger(rest);
     case 'events':
-      return (await import('./events.ts')).events(rest);
+      return (await import('../src/cli/events.ts')).events(rest);
     default:
       if (!command || command === 'help' || command === '--help') return void process.stdout.write(usage);
       process.stderr.write(`svc: unknown command ${JSON.stringify(command)}\n\n${usage}`);
@@ -185,15 +185,15 @@ async function bootstrap(args: string[]) {
     throw usageError('--environment must be test or live');
   // The default owner is the development identity provider's public user (docs/security.md,
   // The development identity provider): outside development the owner is named.
-  await import('../core/config.ts'); // reads .env, which may set NODE_ENV
+  await import('../src/core/config.ts'); // reads .env, which may set NODE_ENV
   if (!values.email && !['development', 'test'].includes(process.env.NODE_ENV ?? ''))
     throw new Error(
       '--email is required unless NODE_ENV is development or test: the default owner owner@example.com ' +
         'is a public development sign-in',
     );
-  const { connectAndMigrate, stopEmbedded } = await import('../core/db/setup.ts');
-  const { closeDatabase } = await import('../core/db/client.ts');
-  const { bootstrapWorkspace } = await import('../modules/workspaces/service.ts');
+  const { connectAndMigrate, stopEmbedded } = await import('../src/core/db/setup.ts');
+  const { closeDatabase } = await import('../src/core/db/client.ts');
+  const { bootstrapWorkspace } = await import('../src/modules/workspaces/service.ts');
   await connectAndMigrate();
   try {
     const out = await bootstrapWorkspace({
@@ -217,9 +217,9 @@ async function bootstrap(args: string[]) {
 async function restoreWorkspace(args: string[]) {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
   if (positionals.length !== 1) throw new Error('usage: svc restore-workspace <ws_id> [--json]');
-  const { connectAndMigrate, stopEmbedded } = await import('../core/db/setup.ts');
-  const { closeDatabase } = await import('../core/db/client.ts');
-  const { restoreWorkspaceFromCli } = await import('../modules/workspaces/service.ts');
+  const { connectAndMigrate, stopEmbedded } = await import('../src/core/db/setup.ts');
+  const { closeDatabase } = await import('../src/core/db/client.ts');
+  const { restoreWorkspaceFromCli } = await import('../src/modules/workspaces/service.ts');
   await connectAndMigrate();
   try {
     const out = await restoreWorkspaceFromCli(positionals[0]);

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
-import { config } from '../core/config.ts';
-import { logger } from '../core/logger.ts';
-import { connectAndMigrate, stopEmbedded } from '../core/db/setup.ts';
-import { closeDatabase } from '../core/db/client.ts';
-import { flushUsage } from '../core/auth/authenticate.ts';
+import { config } from '../src/core/config.ts';
+import { logger } from '../src/core/logger.ts';
+import { connectAndMigrate, stopEmbedded } from '../src/core/db/setup.ts';
+import { closeDatabase } from '../src/core/db/client.ts';
+import { flushUsage } from '../src/core/auth/authenticate.ts';
 
 /** The longest a stop may take before the process exits anyway (the contract: within 10 s). */
 const STOP_DEADLINE_MS = 9000;
@@ -31,13 +31,14 @@ let booting: Promise<void> | undefined;
 
 async function boot(role: 'start' | 'serve' | 'worker') {
   const devIdp = role !== 'worker' && process.env.SVC_DEV_IDP === '1';
-  const idp = devIdp ? await import('./idp.ts') : undefined;
+  const idp = devIdp ? await import('../src/cli/idp.ts') : undefined;
   idp?.assertDevIdpAllowed('SVC_DEV_IDP=1', { inServer: true });
   const database = await connectAndMigrate();
   await idp?.assertNoLiveWorkspace('SVC_DEV_IDP=1');
   if (stopping) return;
   if (role !== 'worker') {
-    const { buildApp, LISTEN_BACKLOG } = await import('../server/app.ts');
+    const { buildApp } = await import('./server.ts');
+    const { LISTEN_BACKLOG } = await import('../src/server/http.ts');
     const app = await buildApp();
     stops.push(() => app.close());
     if (stopping) return;
@@ -46,7 +47,7 @@ async function boot(role: 'start' | 'serve' | 'worker') {
     logger.info({ host: config.host, port: config.port }, 'server listening');
     console.error(`svc listening on ${where} (GraphQL at /graphql)`);
     // The dashboard's bundle, built now so that the first page view does not wait for it.
-    void import('../dashboard/serve.ts').then((m) => m.dashboardBuild()).catch(() => {});
+    void import('../src/dashboard/serve.ts').then((m) => m.dashboardBuild()).catch(() => {});
     // Development: the dashboard's identity provider in this process (docs/dashboard.md, Development sign-in).
     if (idp) {
       const provider = await idp.startConfiguredIdp({ inServer: true });
@@ -55,7 +56,7 @@ async function boot(role: 'start' | 'serve' | 'worker') {
   }
   if (stopping) return;
   if (role !== 'serve') {
-    const { startWorker } = await import('../../jobs/worker.ts');
+    const { startWorker } = await import('../jobs/worker.ts');
     const worker = await startWorker(database.url);
     stops.push(() => worker.stop());
     console.error('svc worker running (pg-boss queues, outbox relay)');
@@ -64,11 +65,11 @@ async function boot(role: 'start' | 'serve' | 'worker') {
   if (role === 'worker') {
     yieldCpuToTheApi();
     // A worker alone has no API server: its traces and (on a port of its own) its metrics.
-    const { startTracing, stopTracing } = await import('../core/tracing.ts');
+    const { startTracing, stopTracing } = await import('../src/core/tracing.ts');
     await startTracing();
     stops.push(stopTracing);
     if (config.metrics.workerPort) {
-      const { serveMetricsAlone } = await import('../server/metrics.ts');
+      const { serveMetricsAlone } = await import('../src/server/metrics.ts');
       const server = await serveMetricsAlone(config.metrics.workerPort, config.host);
       console.error(`svc worker metrics on :${config.metrics.workerPort}/metrics`);
       stops.unshift(() => server.close());

@@ -1,34 +1,21 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import websocket from '@fastify/websocket';
-import { config } from '../core/config.ts';
-import { newId } from '../core/ids.ts';
-import { logger, withLogContext } from '../core/logger.ts';
-import { startTracing, stopTracing } from '../core/tracing.ts';
-import { createRateLimiter, type RateLimiter } from '../core/rate-limit.ts';
-import { eventBus } from '../core/pubsub.ts';
-import { db } from '../core/db/client.ts';
-import { assertDatabaseRoles } from '../core/db/roles.ts';
-import { createGraphQL, mountGraphQL } from './graphql.ts';
-import { restCompat } from '../../rest-compat/plugin.ts';
-import { buildOpenApi } from '../../rest-compat/openapi.ts';
-import { envelope, errorReply } from './envelope.ts';
-import { asUnavailable } from '../core/db/unavailable.ts';
-import { edgeRoutes } from './edge-routes.ts';
-import { mountEdgeRoutes } from './edge-route.ts';
-import { countStatementsPerRequest } from './statement-count.ts';
-import { mountMetrics, observeRequests } from './metrics.ts';
-import { mountGraphiQLAssets } from './graphiql.ts';
-import { traceRequests } from './tracing.ts';
-import { loggedUrl } from './access-log.ts';
-import { stopWalks } from '../modules/test-clocks/walkers.ts';
-import { mountSignIn } from './sign-in.ts';
-import { mountDashboard } from '../dashboard/serve.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    requestId: string;
-  }
-}
+import type { FastifyInstance } from 'fastify';
+import { startTracing, stopTracing } from '../src/core/tracing.ts';
+import { createRateLimiter, type RateLimiter } from '../src/core/rate-limit.ts';
+import { eventBus } from '../src/core/pubsub.ts';
+import { db } from '../src/core/db/client.ts';
+import { assertDatabaseRoles } from '../src/core/db/roles.ts';
+import { closeHttp, createHttp } from '../src/server/http.ts';
+import { createGraphQL, mountGraphQL } from '../src/server/graphql.ts';
+import { edgeRoutes } from '../src/server/edge-routes.ts';
+import { mountEdgeRoutes } from '../src/server/edge-route.ts';
+import { mountMetrics } from '../src/server/metrics.ts';
+import { mountGraphiQLAssets } from '../src/server/graphiql.ts';
+import { mountSignIn } from '../src/server/sign-in.ts';
+import { stopWalks } from '../src/modules/test-clocks/walkers.ts';
+import { mountDashboard } from '../src/dashboard/serve.ts';
+import { schema } from '../schema/index.ts';
+import { restCompat } from '../rest-compat/plugin.ts';
+import { buildOpenApi } from '../rest-compat/openapi.ts';
 
 export interface App {
   fastify: FastifyInstance;
@@ -36,126 +23,17 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** How long a stop waits for in-flight requests before closing their connections. */
-const DRAIN_MS = 5000;
-
 /**
- * The listen queue for connections not yet accepted. A burst of provider callbacks (one per charge of a
- * renewal burst) opens hundreds of connections at once; above Node's default 511 the kernel drops their
- * handshakes and clients retry after 1, 3, 7, 15 s, so every caller, health checks included, waited
- * up to 15 s (bench P1 after P4: 14,437 listen overflows in one run). The kernel caps it at
- * `net.core.somaxconn`.
+ * The HTTP app: the schema (schema/) served as GraphQL over HTTP and WebSocket, its REST translation
+ * (rest-compat/) and OpenAPI document, the hosted pages and downloads, sign-in, the dashboard, metrics
+ * and health, on the server of src/server/http.ts.
  */
-export const LISTEN_BACKLOG = 4096;
-
-/** One HTTP server: GraphQL (HTTP and WebSocket), the REST translation, health. */
 export async function buildApp(): Promise<App> {
   await assertDatabaseRoles(db());
   await startTracing();
-  const fastify = Fastify({
-    logger: false,
-    bodyLimit: config.bodyLimitBytes,
-    // Client addresses (hosted pages' rate buckets) come from X-Forwarded-For only behind a trusted proxy.
-    trustProxy: config.trustProxy === 'true' ? true : (config.trustProxy ?? false),
-    genReqId: () => newId('request'),
-    // Unroutable URLs (bad percent-encoding in the path) answer with the envelope too, not Fastify's own JSON.
-    frameworkErrors: (err, req, res) => {
-      const status = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
-      (res as FastifyReply)
-        .status(status)
-        .header('x-request-id', req.id)
-        .type('application/json; charset=utf-8')
-        .send(
-          envelope(req.id, null, {
-            code: status < 500 ? 'validation_error' : 'internal_error',
-            message: status < 500 ? err.message : `Internal error; quote request id ${req.id}`,
-          }),
-        );
-    },
-  });
-  // Raw bytes for every body: signatures and idempotency are computed over exactly what was sent.
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  fastify.decorateRequest('requestId', '');
-  // Callback hooks, not async ones: no promise per request per hook on the hot path.
-  fastify.addHook('onRequest', (req, reply, done) => {
-    req.requestId = req.id;
-    reply.header('x-request-id', req.id);
-    done();
-  });
-  observeRequests(fastify);
-  // After the response is sent (off the request's critical section); pino writes asynchronously.
-  // The route pattern and the URL without its capability secrets (src/server/access-log.ts).
-  fastify.addHook('onResponse', (req, reply, done) => {
-    logger.info(
-      {
-        requestId: req.id,
-        method: req.method,
-        ...loggedUrl(req),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime),
-      },
-      'request',
-    );
-    done();
-  });
-  // Framework-level failures (oversized or unreadable bodies) still answer with the envelope.
-  fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
-    const unavailable = asUnavailable(err);
-    if (unavailable)
-      return reply
-        .status(503)
-        .headers(unavailable.headers!)
-        .type('application/json; charset=utf-8')
-        .send(errorReply(unavailable, req.id).body);
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    const code =
-      status === 413
-        ? 'payload_too_large'
-        : status === 415
-          ? 'unsupported_media_type'
-          : status < 500
-            ? 'validation_error'
-            : 'internal_error';
-    if (status === 500) logger.error({ err, requestId: req.id }, 'unhandled error');
-    reply
-      .status(status)
-      .type('application/json; charset=utf-8')
-      .send(
-        envelope(req.id, null, {
-          code,
-          message: status === 500 ? `Internal error; quote request id ${req.id}` : err.message,
-        }),
-      );
-  });
-  // Browsers ask for it on every page (the dashboard, hosted pages): no icon, and no 404 in the logs.
-  fastify.get('/favicon.ico', (_req, reply) => {
-    reply.status(204).header('cache-control', 'public, max-age=86400').send();
-  });
-  fastify.setNotFoundHandler((req, reply) => {
-    reply
-      .status(404)
-      .type('application/json; charset=utf-8')
-      .send(envelope(req.id, null, { code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]}` }));
-  });
-
-  // ws accepts 100 MiB messages by default, before connection_init authenticates anyone: a
-  // GraphQL document over the socket fits in 64 KiB; larger frames close the socket (1009).
-  await fastify.register(websocket, {
-    options: { maxPayload: config.wsMaxPayloadBytes },
-    // On stop, open sockets are told 1001 (going away): graphql-ws clients reconnect elsewhere.
-    preClose(this: FastifyInstance, done: () => void) {
-      for (const client of this.websocketServer.clients) client.close(1001, 'server shutting down');
-      this.websocketServer.close();
-      done();
-    },
-  });
-  countStatementsPerRequest(fastify);
-  traceRequests(fastify);
-  // Every log line written while a request is handled carries its id (src/core/logger.ts).
-  fastify.addHook('preHandler', (req, _reply, done) => withLogContext({ requestId: req.id }, done));
+  const fastify = await createHttp();
   const limiter = createRateLimiter();
-  const yoga = createGraphQL();
+  const yoga = createGraphQL(schema);
   mountGraphQL(fastify, yoga, limiter);
   restCompat(fastify, yoga, limiter);
   mountEdgeRoutes(fastify, limiter, edgeRoutes);
@@ -184,10 +62,7 @@ export async function buildApp(): Promise<App> {
     async close() {
       // A request walking a test clock stops at its next step: closing waits for in-flight requests.
       await stopWalks();
-      // Stops accepting at once; in-flight requests get a bounded drain, then their connections are cut.
-      const cut = setTimeout(() => fastify.server.closeAllConnections(), DRAIN_MS).unref();
-      await fastify.close();
-      clearTimeout(cut);
+      await closeHttp(fastify);
       await limiter.close();
       await eventBus.stop();
       await stopTracing();

@@ -174,7 +174,8 @@ async function bareHandler(req: IncomingMessage, res: ServerResponse) {
 let close: () => Promise<void>;
 let port: number;
 if (mode === 'app') {
-  const { buildApp, LISTEN_BACKLOG } = await import('../src/server/app.ts');
+  const { buildApp } = await import('../app/server.ts');
+  const { LISTEN_BACKLOG } = await import('../src/server/http.ts');
   const app = await buildApp();
   await app.fastify.listen({ port: 0, host: '127.0.0.1', backlog: LISTEN_BACKLOG });
   port = (app.fastify.server.address() as AddressInfo).port;

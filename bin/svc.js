@@ -26,4 +26,4 @@ if (longRunning && process.execve && !serverNodeFlags.every((f) => process.execA
 
 const { register } = await import('tsx/esm/api');
 register();
-await import('../src/cli/main.ts');
+await import('../app/cli.ts');

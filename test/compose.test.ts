@@ -123,7 +123,7 @@ describe('docker-compose.yml', () => {
     expect(read('Dockerfile')).toMatch(/^\s+HOST=0\.0\.0\.0 \\$/m);
     expect(env.PORT).toBe('4000');
     expect([services.api.healthcheck?.test].flat().join(' ')).toContain(`127.0.0.1:${env.PORT}/healthz`);
-    expect(read('src/server/app.ts')).toContain(`fastify.get('/healthz'`);
+    expect(read('app/server.ts')).toContain(`fastify.get('/healthz'`);
   });
 
   it('every environment variable given to the app is one it reads, and the required ones are there', () => {

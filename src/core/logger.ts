@@ -68,7 +68,7 @@ function destination(): DestinationStream {
 
 /**
  * Structured logs; request logs carry `requestId`, `workspaceId` and `mode`. On stdout, except
- * for one-shot CLI commands (SVC_LOG_STDERR, set by src/cli/main.ts), whose stdout is their result.
+ * for one-shot CLI commands (SVC_LOG_STDERR, set by app/cli.ts), whose stdout is their result.
  * JSON server logs are written in batches of at least 4 KiB, or every 250 ms, and on exit (pino):
  * one write per log line was ~3% of a busy server's CPU (docs/performance.md).
  */

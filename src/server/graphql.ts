@@ -1,8 +1,7 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
-import { schema } from '../../schema/index.ts';
 import type { Context } from '../core/context.ts';
 import { isDomainError, DomainError } from '../core/errors.ts';
 import type { Auth } from '../core/auth/authenticate.ts';
@@ -75,7 +74,8 @@ const compiledExecution = {
   },
 };
 
-export function createGraphQL(): Yoga {
+/** yoga over the assembled schema (schema/index.ts, handed in by the composition: app/server.ts). */
+export function createGraphQL(schema: GraphQLSchema): Yoga {
   return createYoga<Record<string, never>, Context>({
     schema,
     graphqlEndpoint: '/graphql',

@@ -5,7 +5,7 @@ withLogContext({ requestId: 'req_FROMCONTEXT' }, () => {
   setImmediate(() => {
     logger.info({ amount: 1200 }, 'inside a request');
     logger.info('again inside');
-    // What the server's access log writes for each request (src/server/app.ts, onResponse).
+    // What the server's access log writes for each request (src/server/http.ts, onResponse).
     logger.info({ method: 'GET', url: '/v1/customers', route: '/v1/customers', status: 200, ms: 3 }, 'request');
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { freshDatabase, dropUnlessFailed } from './db.ts';
 import { openDatabase, closeDatabase, db } from '../../src/core/db/client.ts';
-import { buildApp, type App } from '../../src/server/app.ts';
+import { buildApp, type App } from '../../app/server.ts';
 import { bootstrapWorkspace } from '../../src/modules/workspaces/service.ts';
 import { createClient, type Client } from '../../src/client/index.ts';
 import { flushUsage } from '../../src/core/auth/authenticate.ts';

@@ -70,7 +70,7 @@ export abstract class Simulator {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    // A burst's charges open hundreds of connections at once, as the app's callbacks do (src/server/app.ts LISTEN_BACKLOG).
+    // A burst's charges open hundreds of connections at once, as the app's callbacks do (src/server/http.ts LISTEN_BACKLOG).
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', 4096, resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;

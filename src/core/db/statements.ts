@@ -5,7 +5,7 @@ import type pg from 'pg';
  * Statements sent to PostgreSQL per request, for the no-N+1 tests and `npm run bench:graph`.
  * Off by default: then connections are not even wrapped. On (`SVC_COUNT_STATEMENTS=1` or
  * `countStatements(true)` before the app is built), every request runs inside a counter and its
- * count is sent back in the `x-svc-statements` header (src/server/app.ts).
+ * count is sent back in the `x-svc-statements` header (src/server/statement-count.ts).
  *
  * One statement is one `query` message on a pooled connection, Prisma's or ours: a tenantTx message
  * that carries BEGIN, the scope, the statement and COMMIT counts once (one round trip), a Prisma

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, db, openDatabase, APP_LOGIN_ROLE } from '../../../src/core/db/client.ts';
 import { appDatabaseUrl, assertDatabaseRoles } from '../../../src/core/db/roles.ts';
-import { buildApp } from '../../../src/server/app.ts';
+import { buildApp } from '../../../app/server.ts';
 import { startWorker } from '../../../jobs/worker.ts';
 import { dropUnlessFailed, freshDatabase } from '../../helpers/db.ts';
 
