@@ -9,28 +9,13 @@ import '../src/modules/reactions.ts';
 import { assertDatabaseRoles } from '../src/core/db/roles.ts';
 import { isDatabaseUnavailable, warnUnavailable } from '../src/core/db/unavailable.ts';
 import { eventBus } from '../src/core/pubsub.ts';
-import { webhookFanOut } from '../src/modules/webhooks/fan-out.ts';
-import { billingEmailFanOut } from '../src/modules/invoices/billing-email.ts';
-import * as billingEmail from './billing-email.ts';
-import * as idempotencyPurge from './idempotency-purge.ts';
-import * as sessionPurge from './session-purge.ts';
-import * as checkoutExpiry from './checkout-expiry.ts';
-import * as paymentMethodExpiry from './payment-method-expiry.ts';
-import * as invoicePastDue from './invoice-past-due.ts';
-import * as payoutSchedule from './payout-schedule.ts';
-import * as webhookDelivery from './webhook-delivery.ts';
-import * as webhookPurge from './webhook-purge.ts';
-import * as eventRetention from './event-retention.ts';
-import * as pendingSweep from './pending-sweep.ts';
-import * as testClockAdvance from './test-clock-advance.ts';
-import { testClockFanOut } from '../src/modules/test-clocks/service.ts';
 import { stopWalks } from '../src/modules/test-clocks/walkers.ts';
-import * as billingTick from './billing-tick.ts';
-import * as invitationExpiry from './invitation-expiry.ts';
-import * as workspacePurge from './workspace-purge.ts';
+import { type JobEntry, workOptions } from './job.ts';
+import { jobTable } from './table.ts';
 
 /**
- * The worker: pg-boss queues (one file per queue) and the outbox relay. pg-boss looks for expired
+ * The worker: the pg-boss queues of jobs/table.ts and the outbox relay, which runs the table's fan-outs
+ * in each publishing transaction. pg-boss looks for expired
  * jobs every 5 s (a killed worker's deliveries are retried within about 20 s) and deletes
  * completed jobs every minute (each queue says how long it keeps them).
  */
@@ -51,34 +36,12 @@ export async function startWorker(databaseUrl: string) {
     isDatabaseUnavailable(e) ? warnUnavailable('pg-boss', e) : logger.error({ err: e.message }, 'pg-boss error'),
   );
   await startTracing();
-  tagJobLogs(boss);
   await boss.start();
-  for (const q of [
-    idempotencyPurge,
-    sessionPurge,
-    checkoutExpiry,
-    paymentMethodExpiry,
-    invoicePastDue,
-    payoutSchedule,
-    webhookDelivery,
-    webhookPurge,
-    eventRetention,
-    pendingSweep,
-    billingEmail,
-    testClockAdvance,
-    billingTick,
-    invitationExpiry,
-    workspacePurge,
-  ])
-    await q.register(boss);
+  await startJobs(boss, jobTable);
   await eventBus.start(databaseUrl);
-  const fanOut = webhookFanOut(boss);
-  const billingEmails = billingEmailFanOut(boss);
-  const testClocks = testClockFanOut(boss);
+  const fanOuts = jobTable.flatMap((entry) => (entry.fromRelay ? [entry.fromRelay(boss)] : []));
   const stopRelay = startRelay(async (client, rows) => {
-    await fanOut(client, rows);
-    await billingEmails(client, rows);
-    await testClocks(client, rows);
+    for (const fanOut of fanOuts) await fanOut(client, rows);
   });
   logger.info('worker started');
   return {
@@ -95,16 +58,18 @@ export async function startWorker(databaseUrl: string) {
 }
 
 /**
- * Every log line a job handler writes carries its queue and job id(s) (src/core/logger.ts), and a
- * webhook attempt's line the request that caused its event: each queue registers through this.
+ * Walks the table: every queue is created with its policy first (a handler may send to another
+ * queue), then each is scheduled and worked. Every log line a handler writes carries its queue and
+ * job id(s) (src/core/logger.ts).
  */
-function tagJobLogs(boss: PgBoss) {
-  type Handler = (jobs: { id: string }[]) => Promise<unknown>;
-  const work = boss.work.bind(boss) as (...args: unknown[]) => Promise<string>;
-  boss.work = ((name: string, ...rest: unknown[]) => {
-    const handler = rest.pop() as Handler;
-    const tagged: Handler = (jobs) =>
-      withLogContext({ queue: name, jobId: jobs.map((j) => j.id).join(',') }, () => handler(jobs));
-    return work(name, ...rest, tagged);
-  }) as typeof boss.work;
+async function startJobs(boss: PgBoss, table: readonly JobEntry[]) {
+  for (const entry of table) await boss.createQueue(entry.queue, entry.policy);
+  for (const entry of table) {
+    if (entry.schedule) await boss.schedule(entry.queue, entry.schedule);
+    await boss.work<object>(entry.queue, workOptions(entry), (jobs) =>
+      withLogContext({ queue: entry.queue, jobId: jobs.map((j) => j.id).join(',') }, () =>
+        entry.handler(jobs, { boss }),
+      ),
+    );
+  }
 }

@@ -1,16 +1,15 @@
-import type { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { clock } from '../src/core/clock.ts';
 import { purgeArchivedWorkspaces } from '../src/modules/workspaces/purge.ts';
+import { job } from './job.ts';
 
 /** Queue `workspace-purge`: daily, deletes the data of workspaces archived more than 90 days ago (spec Workspace). */
-export const queue = 'workspace-purge';
-
-export async function register(boss: PgBoss) {
-  await boss.createQueue(queue, { retryLimit: 2, expireInSeconds: 3600 });
-  await boss.schedule(queue, '23 4 * * *');
-  await boss.work(queue, async () => {
+export const workspacePurge = job({
+  queue: 'workspace-purge',
+  schedule: '23 4 * * *',
+  policy: { retryLimit: 2, expireInSeconds: 3600 },
+  async handler() {
     const purged = await purgeArchivedWorkspaces(clock.now());
     if (purged.length) logger.info({ purged }, 'archived workspaces purged');
-  });
-}
+  },
+});

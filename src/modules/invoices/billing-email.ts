@@ -2,7 +2,7 @@
  * Queue `billing-email` (spec Invoice pay: "receipt auto-issued and emailed"): the receipt of a paid
  * invoice is emailed after the payment commits, never inside it, so SMTP latency or failure cannot
  * block or roll back a payment (docs/billing.md, Email). The jobs are written in the outbox relay's publishing
- * transaction for the `svc.invoice.paid.v1` events it publishes (jobs/worker.ts), one job per workspace,
+ * transaction for the `svc.invoice.paid.v1` events it publishes (jobs/billing-email.ts, fromRelay), one job per workspace,
  * mode and up to 100 invoices, so a paid invoice is in a job exactly when its event is published, a
  * crash loses neither, and a renewal burst adds a job row per hundred renewals. A job that fails
  * (SMTP refused) is retried with backoff; without SMTP the message goes to the development outbox.
