@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/cli.ts';
 
 /** Where code and its comments live; the generated client (git-ignored) copies its comments from prisma/schema. */
-const roots = ['src', 'jobs', 'rest-compat', 'bench', 'scripts', 'test', 'prisma/schema'];
+const roots = ['app', 'src', 'schema', 'jobs', 'rest-compat', 'bench', 'scripts', 'test', 'prisma/schema'];
 const skipped = new Set(['src/generated']);
 const extensions = /\.(ts|mts|mjs|js|prisma)$/;
 const self = relative(ROOT, import.meta.filename);

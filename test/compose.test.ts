@@ -14,7 +14,7 @@ const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
 const pkg = JSON.parse(read('package.json'));
 
 /** The runtime sources: what the image runs (tests, bench and scripts other than postinstall are not). */
-const RUNTIME_DIRS = ['bin', 'src', 'jobs', 'rest-compat'];
+const RUNTIME_DIRS = ['bin', 'app', 'src', 'schema', 'jobs', 'rest-compat'];
 function runtimeFiles(): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {

@@ -40,7 +40,7 @@ function insertSites(file: string, text: string) {
 }
 
 describe('money writers', () => {
-  const sites = ['src', 'jobs', 'rest-compat']
+  const sites = ['app', 'src', 'schema', 'jobs', 'rest-compat']
     .flatMap((d) => filesUnder(join(root, d)))
     .flatMap((f) => insertSites(relative(root, f), readFileSync(f, 'utf8')));
 
