@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { routes, type Route } from './routes.ts';
 import type { Yoga } from '../src/server/graphql.ts';
 import { assertStorable, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
-import { admit, authenticateRequest, resourceOf, run as admitted, type Response } from '../src/server/admission.ts';
+import { admit, authenticateRequest, resourceOf, type Response } from '../src/server/admission.ts';
 import { envelope, errorReply } from '../src/server/envelope.ts';
 import { replyError } from '../src/server/edge-route.ts';
 import { isDomainError, type Resource } from '../src/core/errors.ts';
@@ -140,32 +140,42 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
     const requestId = req.requestId;
     const operation = operations.get(route.id)!;
     const resource = resourceOf(operation);
+    let variables: Record<string, unknown>;
     try {
-      const auth = await authenticateRequest(req);
-      const ctx = { requestId, auth };
-      await admit(limiter, { context: ctx, operation });
-      const body =
-        route.method === 'GET' || route.method === 'DELETE' ? {} : parseJsonBody(rawBody(req), { allowEmpty: true });
-      const input = { params: req.params as Record<string, string>, query: req.query as Record<string, string>, body };
-      assertStorable(input.params);
-      assertStorable(input.query);
-      const variables = route.variables(input) as Record<string, unknown>;
       // A failed route throws: the operation metrics count it as an error (src/server/observe.ts).
-      const out = await admitted({
+      const out = await admit<Response>({
         transport: 'rest',
-        operation,
-        context: ctx,
+        limiter,
+        requestId,
+        authenticate: () => authenticateRequest(req),
+        parses: false,
+        operation: () => operation,
+        read: () => {
+          const body =
+            route.method === 'GET' || route.method === 'DELETE'
+              ? {}
+              : parseJsonBody(rawBody(req), { allowEmpty: true });
+          const input = {
+            params: req.params as Record<string, string>,
+            query: req.query as Record<string, string>,
+            body,
+          };
+          assertStorable(input.params);
+          assertStorable(input.query);
+          variables = route.variables(input) as Record<string, unknown>;
+        },
         idempotencyHeader: idempotencyKeyOf(req),
-        ok: () => true,
         fingerprint: () => sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)),
-        execute: () => execute(route, ctx, variables, resource),
+        execute: (ctx) => execute(route, ctx, variables, resource),
+        ok: () => true,
         asStored: (e) => asStored(e, requestId, resource),
       });
+      const { status, headers, body } = out.result;
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       return reply
-        .status(out.status)
-        .headers(out.headers)
-        .send(out.status === 204 ? undefined : out.body);
+        .status(status)
+        .headers(headers)
+        .send(status === 204 ? undefined : body);
     } catch (e) {
       return replyError(reply, e, requestId, resource);
     }

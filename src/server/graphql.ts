@@ -20,15 +20,7 @@ import { documentCache, noErrorCache, parseCached, parseDocument } from '../grap
 import { operationOf, variableError } from '../graphql/operation.ts';
 import type { Resource } from '../core/errors.ts';
 import { compiledFor, interpreting, runCompiled } from '../graphql/jit.ts';
-import {
-  admit,
-  authenticatePresented,
-  authenticateRequest,
-  prepay,
-  resourceOf,
-  run,
-  type Credential,
-} from './admission.ts';
+import { admit, authenticatePresented, authenticateRequest, resourceOf, type Credential } from './admission.ts';
 import { sendGraphiQL } from './graphiql.ts';
 
 /** Responses whose result carried GraphQL errors (for the operation metrics: `observed`). */
@@ -163,6 +155,19 @@ function prepare(yoga: Yoga, context: Context, request: GraphQLRequest) {
   return { document, operation, enveloped };
 }
 
+/** A request the pipeline does not read (not a JSON POST, not a GET with a query): yoga answers it. */
+class Unread extends Error {
+  constructor(readonly context: Context & { auth: Auth }) {
+    super('not a GraphQL request this pipeline reads');
+  }
+}
+
+/** A subscribe's arguments and what it opened: the event stream, or the errors that refused it. */
+interface Subscribed {
+  args: ExecutionArgs;
+  stream: ExecutionResult | AsyncIterable<ExecutionResult>;
+}
+
 class GraphQLErrors extends Error {
   constructor(readonly errors: readonly GraphQLError[]) {
     super(errors[0]?.message);
@@ -219,37 +224,44 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !req.headers.authorization;
     if (wantsGraphiQL) return sendGraphiQL(reply);
     if (req.method === 'OPTIONS') return viaYoga(req, reply, { requestId, auth: null });
+    // A request that is not a JSON POST or a GET with query parameters: yoga answers it (running nothing).
+    let prepared: ReturnType<typeof prepare>;
+    let request: GraphQLRequest;
     try {
-      const auth = await authenticateRequest(req);
-      // One token before any parsing; the rest per root field once the operation is known.
-      await prepay(limiter, auth);
-      const request = readRequest(req);
-      if (!request) return viaYoga(req, reply, { requestId, auth });
-      // Variables that PostgreSQL cannot store are the client's 400, as on REST.
-      if (request.variables) assertStorable(request.variables);
-      const context: Context & { auth: Auth } = { requestId, auth };
-      const { document, operation, enveloped } = prepare(yoga, context, request);
-      if (operation.operation === 'subscription')
-        throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
-      if (operation.operation === 'mutation' && req.method !== 'POST')
-        throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
-      // DECISIONS §8: GraphQL speaks each resource's codes (IDEMPOTENCY_MISMATCH on createPlan).
-      const resource = resourceOf(operation);
-      await admit(limiter, { context, operation, prepaid: true });
-      const out = await run({
+      const out = await admit({
         transport: 'graphql',
-        operation,
-        context,
+        limiter,
+        requestId,
+        authenticate: () => authenticateRequest(req),
+        parses: true,
+        operation: (context) => {
+          const read = readRequest(req);
+          if (!read) throw new Unread(context);
+          request = read;
+          // Variables that PostgreSQL cannot store are the client's 400, as on REST.
+          if (request.variables) assertStorable(request.variables);
+          prepared = prepare(yoga, context, request);
+          const { operation } = prepared;
+          if (operation.operation === 'subscription')
+            throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
+          if (operation.operation === 'mutation' && req.method !== 'POST')
+            throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
+          return operation;
+        },
         idempotencyHeader: idempotencyKeyOf(req),
-        ok: (r) => !withErrors.has(r),
         fingerprint: () => sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
-        execute: () => execute(enveloped, context, document, request, resource),
+        // DECISIONS §8: GraphQL speaks each resource's codes (IDEMPOTENCY_MISMATCH on createPlan).
+        execute: (context) =>
+          execute(prepared.enveloped, context, prepared.document, request, resourceOf(prepared.operation)),
+        ok: (r) => !withErrors.has(r),
       });
-      reply.status(out.status);
-      for (const [k, v] of Object.entries(out.headers)) if (k !== 'content-length') reply.header(k, v);
+      const { status, headers, body } = out.result;
+      reply.status(status);
+      for (const [k, v] of Object.entries(headers)) if (k !== 'content-length') reply.header(k, v);
       if (out.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.send(out.body);
+      return reply.send(body);
     } catch (e) {
+      if (e instanceof Unread) return viaYoga(req, reply, e.context);
       const r = errorResponse(e, requestId);
       return reply.status(r.status).headers(r.headers).send(r.body);
     }
@@ -326,39 +338,52 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
           new DomainError('rate_limited', `At most ${config.maxSubscriptionsPerSocket} subscriptions per connection`),
         ];
       }
-      let auth: Auth;
       try {
-        auth = await ctx.extra.credential!.recheck(ctx.extra.auth!);
-      } catch {
-        forbidden(ctx);
-        return [new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } })];
-      }
-      const context: Context & { auth: Auth } = { requestId: newId('request'), auth };
-      try {
-        // One token before any parsing, as on POST /graphql.
-        await prepay(limiter, auth);
-        const request = {
-          query: String(payload.query ?? ''),
-          operationName: payload.operationName,
-          variables: payload.variables,
-        };
-        if (request.variables) assertStorable(request.variables);
-        const { document, operation, enveloped } = prepare(yoga, context, request);
-        // Queries and mutations run on POST /graphql (their idempotency and responses are HTTP's).
-        if (operation.operation !== 'subscription')
-          throw new DomainError(
-            'method_not_allowed',
-            'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
-          );
-        await admit(limiter, { context, operation, prepaid: true });
-        return {
-          schema: enveloped.schema,
-          document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue: await enveloped.contextFactory(),
-          rootValue: { subscribe: enveloped.subscribe },
-        };
+        let prepared: ReturnType<typeof prepare>;
+        const { result } = await admit<Subscribed>({
+          transport: 'socket',
+          limiter,
+          requestId: newId('request'),
+          // The socket's caller, re-checked: a revoked key closes the socket.
+          authenticate: () =>
+            ctx.extra.credential!.recheck(ctx.extra.auth!).catch(() => {
+              forbidden(ctx);
+              throw new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } });
+            }),
+          parses: true,
+          operation: (context) => {
+            const request = {
+              query: String(payload.query ?? ''),
+              operationName: payload.operationName,
+              variables: payload.variables,
+            };
+            if (request.variables) assertStorable(request.variables);
+            prepared = prepare(yoga, context, request);
+            // Queries and mutations run on POST /graphql (their idempotency and responses are HTTP's).
+            if (prepared.operation.operation !== 'subscription')
+              throw new DomainError(
+                'method_not_allowed',
+                'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
+              );
+            return prepared.operation;
+          },
+          // The subscribe itself is what is observed: its source stream opened, or its errors.
+          execute: async (context) => {
+            const { enveloped, document } = prepared;
+            const args = {
+              schema: enveloped.schema,
+              document,
+              operationName: payload.operationName,
+              variableValues: payload.variables,
+              contextValue: await enveloped.contextFactory(),
+            };
+            return { args, stream: await enveloped.subscribe(args) };
+          },
+          ok: (r) => Symbol.asyncIterator in r.stream,
+        });
+        // Subscriptions never take an Idempotency-Key: the result is the run's own.
+        const { args, stream } = result as Subscribed;
+        return { ...args, rootValue: { stream } };
       } catch (e) {
         if (e instanceof GraphQLErrors) return e.errors;
         if (e instanceof GraphQLError) return [e];
@@ -368,7 +393,8 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         return [new GraphQLError('Internal error', { extensions: { code: 'internal_error' } })];
       }
     },
-    subscribe: (args) => (args.rootValue as { subscribe: typeof import('graphql').subscribe }).subscribe(args),
+    // Subscribed in `admit` above (observed there): graphql-ws reads the stream (or the errors) it opened.
+    subscribe: (args) => (args.rootValue as { stream: Subscribed['stream'] }).stream,
   });
 
   app.route({ method: 'GET', url: '/graphql', handler: http, wsHandler: ws as never });
