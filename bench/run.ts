@@ -602,8 +602,7 @@ try {
     console.log(`  written to ${file}`);
   }
 
-  if (process.env.BENCH_OBSERVABILITY !== '0' && !REST_ONLY)
-    await observabilityCost(ws.workspaceId, creds, bareProbe);
+  if (process.env.BENCH_OBSERVABILITY !== '0' && !REST_ONLY) await observabilityCost(ws.workspaceId, creds, bareProbe);
 
   if (!APP_ONLY && !REST_ONLY) {
     // -------------------------------------------------------------------------------------------

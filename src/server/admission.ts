@@ -25,7 +25,7 @@ import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import type { RateClass } from '../core/config.ts';
 import { idempotencyOf, type Operation } from '../graphql/operation.ts';
 import type { Transport } from '../core/metrics.ts';
-import { observed } from './observe.ts';
+import { observe } from './observe.ts';
 import { rawBody } from './edge.ts';
 import { authenticateSession, cookieValue, recheckSession, SESSION_COOKIE } from '../auth/session.ts';
 
@@ -105,28 +105,30 @@ export const resourceOf = (op: Operation): Resource => op.fields[0]?.resource ??
 /** A transport's response: a JSON body stays a string until it is stored (Node then writes it with the headers). */
 export type Response = Omit<StoredResponse, 'body'> & { body: Buffer | string };
 
-/** What a transport hands to `admit`: how to read its request, at each step, and how to run the operation. */
-export interface Admission<R> {
+/**
+ * How a transport reads its request at each step of `admit`, and runs the operation. Built once per
+ * route (or transport); `I` is one request's input, passed to every step (no closures per request).
+ */
+export interface AdmitSteps<I, R> {
   transport: Transport;
   limiter: RateLimiter;
-  requestId: string;
-  /** Step 1: the caller (an HTTP request's credential; the socket's, re-checked). */
-  authenticate(): Promise<Auth>;
   /** The operation is parsed from the request (/graphql, the socket): one `read` token is taken first. */
   parses: boolean;
+  /** Step 1: the caller (an HTTP request's credential; the socket's, re-checked). */
+  authenticate(input: I): Promise<Auth>;
   /** The operation to admit, for the authenticated context (REST: its route's; else parsed and validated). */
-  operation(context: Context & { auth: Auth }): Operation;
+  operation(input: I, context: Context & { auth: Auth }): Operation;
   /** Once admitted, before any key is claimed: what else the run reads from the request (REST's variables). */
-  read?(): void;
+  read?(input: I): void;
   /** The `Idempotency-Key` header (a mutation's `idempotencyKey` argument wins over it). */
-  idempotencyHeader?: string;
+  idempotencyHeader?(input: I): string | undefined;
   /** The request's fingerprint under its key: the same request replays, another conflicts. */
-  fingerprint?(): string;
-  execute(context: Context & { auth: Auth }): Promise<R>;
+  fingerprint?(input: I): string;
+  execute(input: I, context: Context & { auth: Auth }): Promise<R>;
   /** Whether a result counts as a success in the operation metrics (a throw never does). */
   ok(r: R): boolean;
   /** Under a key: a thrown client error as the response to store (a retryable one is rethrown). */
-  asStored?(e: unknown): StoredResponse;
+  asStored?(input: I, e: unknown): StoredResponse;
 }
 
 /** The run's result; under a key, the stored response (replayed or just stored). */
@@ -135,34 +137,33 @@ export type Admitted<R> = { result: R; replayed: false } | { result: StoredRespo
 /** One `read` token before a document is parsed (parsing costs): counted as the operation's first. */
 const prepay = (limiter: RateLimiter, auth: Auth) => enforceRate(limiter, auth.workspaceId, 'read', 1);
 
-/** Steps 1-6 for one operation: throws the client's error (or the run's) at the step that refused it. */
-export async function admit<R>(a: Admission<R>): Promise<Admitted<R>> {
-  const auth = await a.authenticate();
-  const context: Context & { auth: Auth } = { requestId: a.requestId, auth };
-  if (a.parses) await prepay(a.limiter, auth);
-  const operation = a.operation(context);
+/** Steps 1-6 for one request: throws the client's error (or the run's) at the step that refused it. */
+export async function admit<I, R>(steps: AdmitSteps<I, R>, requestId: string, input: I): Promise<Admitted<R>> {
+  const auth = await steps.authenticate(input);
+  const context: Context & { auth: Auth } = { requestId, auth };
+  if (steps.parses) await prepay(steps.limiter, auth);
+  const operation = steps.operation(input, context);
   if (operation.operation !== 'query') for (const f of operation.fields) if (f.scope) assertScope(auth, f.scope);
-  await takeTokens(a.limiter, auth, operation, a.parses);
+  await takeTokens(steps.limiter, auth, operation, steps.parses);
   // Only an admitted context executes anything (yoga's own handling runs nothing without it).
   context.admitted = true;
-  a.read?.();
+  steps.read?.(input);
   const resource = resourceOf(operation);
-  const key = idempotencyOf(operation, a.idempotencyHeader, resource);
-  const run = () => observed(a.transport, operation, a.ok, () => a.execute(context));
-  if (!key) return { result: await run(), replayed: false };
+  const key = idempotencyOf(operation, steps.idempotencyHeader?.(input), resource);
+  if (!key) return { result: await observed(steps, operation, input, context), replayed: false };
   context.idempotencyKey = key;
   context.replay = replayNotes();
   const { replayed, ...result } = await withIdempotency(
     auth,
     key,
-    a.fingerprint?.() ?? '',
+    steps.fingerprint?.(input) ?? '',
     resource,
     context.replay,
     async () => {
       try {
-        return asStoredResponse(await run());
+        return asStoredResponse(await observed(steps, operation, input, context));
       } catch (e) {
-        if (a.asStored) return a.asStored(e);
+        if (steps.asStored) return steps.asStored(input, e);
         throw e;
       }
     },
@@ -190,3 +191,7 @@ function asStoredResponse(r: unknown): StoredResponse {
   const { body, ...rest } = r as Response;
   return { ...rest, body: typeof body === 'string' ? Buffer.from(body) : body };
 }
+
+/** Step 5: the run, timed into the operation metrics and traced (src/server/observe.ts). */
+const observed = <I, R>(steps: AdmitSteps<I, R>, operation: Operation, input: I, context: Context & { auth: Auth }) =>
+  observe(steps.transport, operation, steps.ok, () => steps.execute(input, context));

@@ -1,6 +1,7 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SubscribePayload } from 'graphql-ws';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { schema } from '../../schema/index.ts';
 import type { Context } from '../core/context.ts';
@@ -20,7 +21,14 @@ import { documentCache, noErrorCache, parseCached, parseDocument } from '../grap
 import { operationOf, variableError } from '../graphql/operation.ts';
 import type { Resource } from '../core/errors.ts';
 import { compiledFor, interpreting, runCompiled } from '../graphql/jit.ts';
-import { admit, authenticatePresented, authenticateRequest, resourceOf, type Credential } from './admission.ts';
+import {
+  admit,
+  authenticatePresented,
+  authenticateRequest,
+  resourceOf,
+  type AdmitSteps,
+  type Credential,
+} from './admission.ts';
 import { sendGraphiQL } from './graphiql.ts';
 
 /** Responses whose result carried GraphQL errors (for the operation metrics: `observed`). */
@@ -176,6 +184,13 @@ class GraphQLErrors extends Error {
 
 const json = { 'content-type': 'application/json; charset=utf-8' };
 
+type Prepared = ReturnType<typeof prepare>;
+/** What a subscribe reads of its connection: the caller authenticated at connection_init, and the socket. */
+type SocketContext = {
+  extra: { auth?: Auth; credential?: Credential; socket: { close(code: number, reason: string): void } };
+};
+type ExecuteResponse = Omit<StoredResponse, 'body'> & { body: string };
+
 /** Any failure before or around execution, as GraphQL answers it: `{errors}` with the HTTP status of the error. */
 function errorResponse(e: unknown, requestId: string) {
   if (e instanceof GraphQLErrors || (e instanceof GraphQLError && !isDomainError(e))) {
@@ -218,43 +233,49 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     return reply.send(Buffer.from(await res.arrayBuffer()));
   };
 
+  /** One POST/GET /graphql request: its document read and prepared at the operation step. */
+  interface HttpInput {
+    req: FastifyRequest;
+    /** Set at the operation step. */
+    request?: GraphQLRequest;
+    prepared?: Prepared;
+  }
+  const httpSteps: AdmitSteps<HttpInput, ExecuteResponse> = {
+    transport: 'graphql',
+    limiter,
+    parses: true,
+    authenticate: (i) => authenticateRequest(i.req),
+    operation: (i, context) => {
+      // Not a JSON POST or a GET with query parameters: yoga answers it (running nothing).
+      const request = readRequest(i.req);
+      if (!request) throw new Unread(context);
+      // Variables that PostgreSQL cannot store are the client's 400, as on REST.
+      if (request.variables) assertStorable(request.variables);
+      i.request = request;
+      i.prepared = prepare(yoga, context, request);
+      const { operation } = i.prepared;
+      if (operation.operation === 'subscription')
+        throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
+      if (operation.operation === 'mutation' && i.req.method !== 'POST')
+        throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
+      return operation;
+    },
+    idempotencyHeader: (i) => idempotencyKeyOf(i.req),
+    fingerprint: (i) => sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(i.req)])),
+    // DECISIONS §8: GraphQL speaks each resource's codes (IDEMPOTENCY_MISMATCH on createPlan).
+    execute: ({ prepared, request }, context) =>
+      execute(prepared!.enveloped, context, prepared!.document, request!, resourceOf(prepared!.operation)),
+    ok: (r) => !withErrors.has(r),
+  };
+
   const http = async (req: FastifyRequest, reply: FastifyReply) => {
     const requestId = req.requestId;
     const wantsGraphiQL =
       req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !req.headers.authorization;
     if (wantsGraphiQL) return sendGraphiQL(reply);
     if (req.method === 'OPTIONS') return viaYoga(req, reply, { requestId, auth: null });
-    // A request that is not a JSON POST or a GET with query parameters: yoga answers it (running nothing).
-    let prepared: ReturnType<typeof prepare>;
-    let request: GraphQLRequest;
     try {
-      const out = await admit({
-        transport: 'graphql',
-        limiter,
-        requestId,
-        authenticate: () => authenticateRequest(req),
-        parses: true,
-        operation: (context) => {
-          const read = readRequest(req);
-          if (!read) throw new Unread(context);
-          request = read;
-          // Variables that PostgreSQL cannot store are the client's 400, as on REST.
-          if (request.variables) assertStorable(request.variables);
-          prepared = prepare(yoga, context, request);
-          const { operation } = prepared;
-          if (operation.operation === 'subscription')
-            throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
-          if (operation.operation === 'mutation' && req.method !== 'POST')
-            throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
-          return operation;
-        },
-        idempotencyHeader: idempotencyKeyOf(req),
-        fingerprint: () => sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
-        // DECISIONS §8: GraphQL speaks each resource's codes (IDEMPOTENCY_MISMATCH on createPlan).
-        execute: (context) =>
-          execute(prepared.enveloped, context, prepared.document, request, resourceOf(prepared.operation)),
-        ok: (r) => !withErrors.has(r),
-      });
+      const out = await admit(httpSteps, requestId, { req });
       const { status, headers, body } = out.result;
       reply.status(status);
       for (const [k, v] of Object.entries(headers)) if (k !== 'content-length') reply.header(k, v);
@@ -273,7 +294,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     document: DocumentNode,
     request: GraphQLRequest,
     resource: Resource,
-  ): Promise<Omit<StoredResponse, 'body'> & { body: string }> {
+  ): Promise<ExecuteResponse> {
     const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
       schema: enveloped.schema,
       document,
@@ -293,8 +314,55 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
   }
 
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
-  const forbidden = (ctx: { extra: { socket: { close(code: number, reason: string): void } } }) =>
-    ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+  const forbidden = (ctx: SocketContext) => ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+  /** One subscribe over the socket: its connection, its message's payload, and what was prepared from it. */
+  interface SocketInput {
+    socket: SocketContext;
+    payload: SubscribePayload;
+    /** Set at the operation step. */
+    prepared?: Prepared;
+  }
+  const socketSteps: AdmitSteps<SocketInput, Subscribed> = {
+    transport: 'socket',
+    limiter,
+    parses: true,
+    // The socket's caller, re-checked: a revoked key closes the socket.
+    authenticate: ({ socket }) =>
+      socket.extra.credential!.recheck(socket.extra.auth!).catch(() => {
+        forbidden(socket);
+        throw new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } });
+      }),
+    operation: (i, context) => {
+      const request = {
+        query: String(i.payload.query ?? ''),
+        operationName: i.payload.operationName,
+        variables: i.payload.variables,
+      };
+      if (request.variables) assertStorable(request.variables);
+      i.prepared = prepare(yoga, context, request);
+      // Queries and mutations run on POST /graphql (their idempotency and responses are HTTP's).
+      if (i.prepared.operation.operation !== 'subscription')
+        throw new DomainError(
+          'method_not_allowed',
+          'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
+        );
+      return i.prepared.operation;
+    },
+    // The subscribe itself is what is observed: its source stream opened, or its errors.
+    execute: async ({ prepared, payload }) => {
+      const { enveloped, document } = prepared!;
+      const args = {
+        schema: enveloped.schema,
+        document,
+        operationName: payload.operationName,
+        variableValues: payload.variables,
+        contextValue: await enveloped.contextFactory(),
+      };
+      return { args, stream: await enveloped.subscribe(args) };
+    },
+    ok: (r) => Symbol.asyncIterator in r.stream,
+  };
+
   const ws = makeHandler<
     { authorization?: string; timestamp?: string; csrf?: string; mode?: string },
     { auth?: Auth; credential?: Credential; recheck?: NodeJS.Timeout; request: FastifyRequest }
@@ -339,48 +407,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         ];
       }
       try {
-        let prepared: ReturnType<typeof prepare>;
-        const { result } = await admit<Subscribed>({
-          transport: 'socket',
-          limiter,
-          requestId: newId('request'),
-          // The socket's caller, re-checked: a revoked key closes the socket.
-          authenticate: () =>
-            ctx.extra.credential!.recheck(ctx.extra.auth!).catch(() => {
-              forbidden(ctx);
-              throw new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } });
-            }),
-          parses: true,
-          operation: (context) => {
-            const request = {
-              query: String(payload.query ?? ''),
-              operationName: payload.operationName,
-              variables: payload.variables,
-            };
-            if (request.variables) assertStorable(request.variables);
-            prepared = prepare(yoga, context, request);
-            // Queries and mutations run on POST /graphql (their idempotency and responses are HTTP's).
-            if (prepared.operation.operation !== 'subscription')
-              throw new DomainError(
-                'method_not_allowed',
-                'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
-              );
-            return prepared.operation;
-          },
-          // The subscribe itself is what is observed: its source stream opened, or its errors.
-          execute: async (context) => {
-            const { enveloped, document } = prepared;
-            const args = {
-              schema: enveloped.schema,
-              document,
-              operationName: payload.operationName,
-              variableValues: payload.variables,
-              contextValue: await enveloped.contextFactory(),
-            };
-            return { args, stream: await enveloped.subscribe(args) };
-          },
-          ok: (r) => Symbol.asyncIterator in r.stream,
-        });
+        const { result } = await admit(socketSteps, newId('request'), { socket: ctx, payload });
         // Subscriptions never take an Idempotency-Key: the result is the run's own.
         const { args, stream } = result as Subscribed;
         return { ...args, rootValue: { stream } };

@@ -8,7 +8,7 @@ import type { Operation } from '../graphql/operation.ts';
  * with tracing on, a span named after its type and first root field. `ok` reads the result
  * (GraphQL errors in a 200 count as errors); a throw counts as one and is rethrown.
  */
-export function observed<T>(
+export function observe<T>(
   transport: Transport,
   op: Operation,
   ok: (r: T) => boolean,
