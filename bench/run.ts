@@ -19,6 +19,8 @@
  *                            (summarise a profile with `tsx bench/profile-summary.ts <file>`)
  *   LOG_LEVEL                passed to the app child (default info, as in production; logs go to /dev/null)
  *   BENCH_APP_ONLY           1: only the app's steps (4, 5) and its memory, for quick comparisons (no targets)
+ *   BENCH_REST_ONLY          1: only the bare handler (1) and REST (5), the REST target; written to
+ *                            bench/results/rest.json (bench/results.ts)
  *   BENCH_APP_FLAGS          extra node flags for the app child (experiments: e.g. V8 heap flags)
  *   BENCH_SMAPS              1: print the app's resident memory by mapping after the load steps
  *   BENCH_OBSERVABILITY      0: skip the cost of metrics and tracing (REST step, ABBA: six app children)
@@ -37,6 +39,7 @@ import pg from 'pg';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
 import { sql } from '../src/core/db/sql-template.ts';
 import { procStatus } from './lib.ts';
+import { writeResults } from './results.ts';
 
 // Before anything imports src/core/config.ts.
 
@@ -55,6 +58,7 @@ const CPU_PROF = process.env.BENCH_CPU_PROF
   ? resolve(process.env.BENCH_CPU_PROF === '1' ? 'bench/.profiles' : process.env.BENCH_CPU_PROF)
   : null;
 const APP_ONLY = process.env.BENCH_APP_ONLY === '1';
+const REST_ONLY = process.env.BENCH_REST_ONLY === '1';
 const APP_FLAGS = (process.env.BENCH_APP_FLAGS ?? '').split(' ').filter(Boolean);
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const LIMIT = 20;
@@ -521,7 +525,7 @@ try {
     { mode: 'hmac', name: '2 + HMAC', detail: '+ authenticate() per request' },
     { mode: 'prisma', name: '3 + Prisma', detail: 'query via inTenant + tx.apiKey.findMany' },
   ] as const;
-  for (const s of APP_ONLY ? [] : ladder) {
+  for (const s of APP_ONLY ? [] : REST_ONLY ? ladder.slice(0, 1) : ladder) {
     const server = await startServer(s.mode, ws.workspaceId);
     try {
       steps.push(await loadStep(s.name, s.detail, server, creds, bareProbe));
@@ -533,7 +537,8 @@ try {
   const memBefore = await app.mem();
   let memAfter;
   try {
-    steps.push(await loadStep('4 + GraphQL', 'real app, POST /graphql listApiKeys', app, creds, gqlProbe));
+    if (!REST_ONLY)
+      steps.push(await loadStep('4 + GraphQL', 'real app, POST /graphql listApiKeys', app, creds, gqlProbe));
     steps.push(await loadStep('5 + REST translation', `real app, GET ${TARGET}`, app, creds, bareProbe));
     memAfter = await app.mem();
     if (process.env.BENCH_SMAPS) console.log(smaps(app.pid));
@@ -581,9 +586,25 @@ try {
     [1, 2, 3, 4, 5, 6],
   );
 
-  if (process.env.BENCH_OBSERVABILITY !== '0') await observabilityCost(ws.workspaceId, creds, bareProbe);
+  if (REST_ONLY) {
+    const [bare, rest] = steps;
+    const rps = rest.rps / bare.rps;
+    const cpu = bare.cpuUs / rest.cpuUs;
+    console.log(`\n  REST vs bare: ${x(rps)} req/s, ${x(cpu)} CPU per request (bare CPU / REST CPU)`);
+    const file = writeResults('rest', {
+      target: TARGET,
+      connections: CONNECTIONS,
+      warmupSeconds: WARMUP,
+      seconds: SECONDS,
+      steps,
+      ratios: { restVsBareRps: rps, bareCpuOverRestCpu: cpu },
+    });
+    console.log(`  written to ${file}`);
+  }
 
-  if (!APP_ONLY) {
+  if (process.env.BENCH_OBSERVABILITY !== '0' && !REST_ONLY) await observabilityCost(ws.workspaceId, creds, bareProbe);
+
+  if (!APP_ONLY && !REST_ONLY) {
     // -------------------------------------------------------------------------------------------
     section(
       `Prisma vs pg, in process (${MICRO_CONCURRENCY} in flight, ${fmt(MICRO_SECONDS, 1)} s each, after warm-up)`,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { routes, type Route } from './routes.ts';
 import type { Yoga } from '../src/server/graphql.ts';
 import { assertStorable, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
-import { admit, authenticateRequest, resourceOf, run as admitted, type Response } from '../src/server/admission.ts';
+import { admit, authenticateRequest, resourceOf, type AdmitSteps, type Response } from '../src/server/admission.ts';
 import { envelope, errorReply } from '../src/server/envelope.ts';
 import { replyError } from '../src/server/edge-route.ts';
 import { isDomainError, type Resource } from '../src/core/errors.ts';
@@ -70,6 +70,7 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
   const { schema } = yoga.getEnveloped();
   const docs = loadOperations(schema);
   const operations = routeOperations(schema, docs);
+  const resources = new Map(routes.map((r) => [r.id, resourceOf(operations.get(r.id)!)]));
   // The documents are fixed and validated above: each route's operation is compiled once, now
   // (src/graphql/jit.ts), so a request skips parsing, validation and the interpreting executor.
   const compiled = new Map(routes.map((r) => [r.id, compiledFor(schema, docs.get(r.id)!, r.id, 1)]));
@@ -136,38 +137,48 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
       body: status === 204 ? '' : envelope(ctx.requestId, data, null, page),
     };
   }
-  async function handle(route: Route, req: FastifyRequest, reply: FastifyReply) {
-    const requestId = req.requestId;
-    const operation = operations.get(route.id)!;
-    const resource = resourceOf(operation);
-    try {
-      const auth = await authenticateRequest(req);
-      const ctx = { requestId, auth };
-      await admit(limiter, { context: ctx, operation });
+  /** One REST request: its route's operation is fixed, its variables read once it is admitted. */
+  interface RestInput {
+    route: Route;
+    req: FastifyRequest;
+    resource: Resource;
+    variables?: Record<string, unknown>;
+  }
+  const steps: AdmitSteps<RestInput, Response> = {
+    transport: 'rest',
+    limiter,
+    parses: false,
+    authenticate: (i) => authenticateRequest(i.req),
+    operation: (i) => operations.get(i.route.id)!,
+    read: (i) => {
+      const { route, req } = i;
       const body =
         route.method === 'GET' || route.method === 'DELETE' ? {} : parseJsonBody(rawBody(req), { allowEmpty: true });
       const input = { params: req.params as Record<string, string>, query: req.query as Record<string, string>, body };
       assertStorable(input.params);
       assertStorable(input.query);
-      const variables = route.variables(input) as Record<string, unknown>;
-      // A failed route throws: the operation metrics count it as an error (src/server/observe.ts).
-      const out = await admitted({
-        transport: 'rest',
-        operation,
-        context: ctx,
-        idempotencyHeader: idempotencyKeyOf(req),
-        ok: () => true,
-        fingerprint: () => sha256Hex(`${route.id}\n${req.url}\n`) + sha256Hex(rawBody(req)),
-        execute: () => execute(route, ctx, variables, resource),
-        asStored: (e) => asStored(e, requestId, resource),
-      });
+      i.variables = route.variables(input) as Record<string, unknown>;
+    },
+    idempotencyHeader: (i) => idempotencyKeyOf(i.req),
+    fingerprint: (i) => sha256Hex(`${i.route.id}\n${i.req.url}\n`) + sha256Hex(rawBody(i.req)),
+    execute: (i, ctx) => execute(i.route, ctx, i.variables!, i.resource),
+    // A failed route throws: the operation metrics count it as an error (src/server/observe.ts).
+    ok: () => true,
+    asStored: (i, e) => asStored(e, i.req.requestId, i.resource),
+  };
+
+  async function handle(route: Route, req: FastifyRequest, reply: FastifyReply) {
+    const resource = resources.get(route.id)!;
+    try {
+      const out = await admit(steps, req.requestId, { route, req, resource });
+      const { status, headers, body } = out.result;
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       return reply
-        .status(out.status)
-        .headers(out.headers)
-        .send(out.status === 204 ? undefined : out.body);
+        .status(status)
+        .headers(headers)
+        .send(status === 204 ? undefined : body);
     } catch (e) {
-      return replyError(reply, e, requestId, resource);
+      return replyError(reply, e, req.requestId, resource);
     }
   }
 

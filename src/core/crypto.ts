@@ -1,8 +1,17 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hash,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { config } from './config.ts';
 
-export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest();
-export const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+// One-shot `hash`: a fraction of createHash's cost for short inputs (every signed request hashes its body).
+export const sha256 = (data: string | Buffer): Buffer => hash('sha256', data, 'buffer');
+export const sha256Hex = (data: string | Buffer): string => hash('sha256', data, 'hex');
 export const hmacHex = (key: Buffer | string, data: string | Buffer) =>
   createHmac('sha256', key).update(data).digest('hex');
 

@@ -84,7 +84,7 @@ const httpDuration = new FastHistogram(
 
 const operationDuration = new FastHistogram(
   'svc_graphql_operation_duration_seconds',
-  'GraphQL operation execution time by transport (graphql, rest), operation type and first root field',
+  'GraphQL operation execution time by transport (graphql, rest, socket), operation type and first root field',
   latencyBuckets,
 );
 
@@ -136,8 +136,11 @@ function requestObserverOf(method: string, route: string) {
   return o;
 }
 
+/** Where an operation came from: a REST route, POST/GET /graphql, or a subscription over the socket. */
+export type Transport = 'rest' | 'graphql' | 'socket';
+
 /** One executed operation; `field` is its first root field (a schema name, so a bounded set). */
-export function observeOperation(transport: 'graphql' | 'rest', type: string, field: string, ok: boolean, ms: number) {
+export function observeOperation(transport: Transport, type: string, field: string, ok: boolean, ms: number) {
   const outcome = ok ? 'ok' : 'error';
   const series = operationDuration.seriesOf(`${transport} ${type} ${field} ${outcome}`, () => ({
     transport,

@@ -1,6 +1,7 @@
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SubscribePayload } from 'graphql-ws';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import type { Context } from '../core/context.ts';
 import { isDomainError, DomainError } from '../core/errors.ts';
@@ -23,9 +24,8 @@ import {
   admit,
   authenticatePresented,
   authenticateRequest,
-  prepay,
   resourceOf,
-  run,
+  type AdmitSteps,
   type Credential,
 } from './admission.ts';
 import { sendGraphiQL } from './graphiql.ts';
@@ -163,6 +163,19 @@ function prepare(yoga: Yoga, context: Context, request: GraphQLRequest) {
   return { document, operation, enveloped };
 }
 
+/** A request the pipeline does not read (not a JSON POST, not a GET with a query): yoga answers it. */
+class Unread extends Error {
+  constructor(readonly context: Context & { auth: Auth }) {
+    super('not a GraphQL request this pipeline reads');
+  }
+}
+
+/** A subscribe's arguments and what it opened: the event stream, or the errors that refused it. */
+interface Subscribed {
+  args: ExecutionArgs;
+  stream: ExecutionResult | AsyncIterable<ExecutionResult>;
+}
+
 class GraphQLErrors extends Error {
   constructor(readonly errors: readonly GraphQLError[]) {
     super(errors[0]?.message);
@@ -170,6 +183,13 @@ class GraphQLErrors extends Error {
 }
 
 const json = { 'content-type': 'application/json; charset=utf-8' };
+
+type Prepared = ReturnType<typeof prepare>;
+/** What a subscribe reads of its connection: the caller authenticated at connection_init, and the socket. */
+type SocketContext = {
+  extra: { auth?: Auth; credential?: Credential; socket: { close(code: number, reason: string): void } };
+};
+type ExecuteResponse = Omit<StoredResponse, 'body'> & { body: string };
 
 /** Any failure before or around execution, as GraphQL answers it: `{errors}` with the HTTP status of the error. */
 function errorResponse(e: unknown, requestId: string) {
@@ -213,6 +233,41 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     return reply.send(Buffer.from(await res.arrayBuffer()));
   };
 
+  /** One POST/GET /graphql request: its document read and prepared at the operation step. */
+  interface HttpInput {
+    req: FastifyRequest;
+    /** Set at the operation step. */
+    request?: GraphQLRequest;
+    prepared?: Prepared;
+  }
+  const httpSteps: AdmitSteps<HttpInput, ExecuteResponse> = {
+    transport: 'graphql',
+    limiter,
+    parses: true,
+    authenticate: (i) => authenticateRequest(i.req),
+    operation: (i, context) => {
+      // Not a JSON POST or a GET with query parameters: yoga answers it (running nothing).
+      const request = readRequest(i.req);
+      if (!request) throw new Unread(context);
+      // Variables that PostgreSQL cannot store are the client's 400, as on REST.
+      if (request.variables) assertStorable(request.variables);
+      i.request = request;
+      i.prepared = prepare(yoga, context, request);
+      const { operation } = i.prepared;
+      if (operation.operation === 'subscription')
+        throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
+      if (operation.operation === 'mutation' && i.req.method !== 'POST')
+        throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
+      return operation;
+    },
+    idempotencyHeader: (i) => idempotencyKeyOf(i.req),
+    fingerprint: (i) => sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(i.req)])),
+    // DECISIONS §8: GraphQL speaks each resource's codes (IDEMPOTENCY_MISMATCH on createPlan).
+    execute: ({ prepared, request }, context) =>
+      execute(prepared!.enveloped, context, prepared!.document, request!, resourceOf(prepared!.operation)),
+    ok: (r) => !withErrors.has(r),
+  };
+
   const http = async (req: FastifyRequest, reply: FastifyReply) => {
     const requestId = req.requestId;
     const wantsGraphiQL =
@@ -220,36 +275,14 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     if (wantsGraphiQL) return sendGraphiQL(reply);
     if (req.method === 'OPTIONS') return viaYoga(req, reply, { requestId, auth: null });
     try {
-      const auth = await authenticateRequest(req);
-      // One token before any parsing; the rest per root field once the operation is known.
-      await prepay(limiter, auth);
-      const request = readRequest(req);
-      if (!request) return viaYoga(req, reply, { requestId, auth });
-      // Variables that PostgreSQL cannot store are the client's 400, as on REST.
-      if (request.variables) assertStorable(request.variables);
-      const context: Context & { auth: Auth } = { requestId, auth };
-      const { document, operation, enveloped } = prepare(yoga, context, request);
-      if (operation.operation === 'subscription')
-        throw new DomainError('method_not_allowed', 'Subscriptions run over graphql-ws on /graphql');
-      if (operation.operation === 'mutation' && req.method !== 'POST')
-        throw new DomainError('method_not_allowed', 'Mutations must be sent with POST');
-      // DECISIONS §8: GraphQL speaks each resource's codes (IDEMPOTENCY_MISMATCH on createPlan).
-      const resource = resourceOf(operation);
-      await admit(limiter, { context, operation, prepaid: true });
-      const out = await run({
-        transport: 'graphql',
-        operation,
-        context,
-        idempotencyHeader: idempotencyKeyOf(req),
-        ok: (r) => !withErrors.has(r),
-        fingerprint: () => sha256Hex(Buffer.concat([Buffer.from('graphql\n'), rawBody(req)])),
-        execute: () => execute(enveloped, context, document, request, resource),
-      });
-      reply.status(out.status);
-      for (const [k, v] of Object.entries(out.headers)) if (k !== 'content-length') reply.header(k, v);
+      const out = await admit(httpSteps, requestId, { req });
+      const { status, headers, body } = out.result;
+      reply.status(status);
+      for (const [k, v] of Object.entries(headers)) if (k !== 'content-length') reply.header(k, v);
       if (out.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.send(out.body);
+      return reply.send(body);
     } catch (e) {
+      if (e instanceof Unread) return viaYoga(req, reply, e.context);
       const r = errorResponse(e, requestId);
       return reply.status(r.status).headers(r.headers).send(r.body);
     }
@@ -261,7 +294,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     document: DocumentNode,
     request: GraphQLRequest,
     resource: Resource,
-  ): Promise<Omit<StoredResponse, 'body'> & { body: string }> {
+  ): Promise<ExecuteResponse> {
     const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
       schema: enveloped.schema,
       document,
@@ -281,8 +314,55 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
   }
 
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
-  const forbidden = (ctx: { extra: { socket: { close(code: number, reason: string): void } } }) =>
-    ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+  const forbidden = (ctx: SocketContext) => ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+  /** One subscribe over the socket: its connection, its message's payload, and what was prepared from it. */
+  interface SocketInput {
+    socket: SocketContext;
+    payload: SubscribePayload;
+    /** Set at the operation step. */
+    prepared?: Prepared;
+  }
+  const socketSteps: AdmitSteps<SocketInput, Subscribed> = {
+    transport: 'socket',
+    limiter,
+    parses: true,
+    // The socket's caller, re-checked: a revoked key closes the socket.
+    authenticate: ({ socket }) =>
+      socket.extra.credential!.recheck(socket.extra.auth!).catch(() => {
+        forbidden(socket);
+        throw new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } });
+      }),
+    operation: (i, context) => {
+      const request = {
+        query: String(i.payload.query ?? ''),
+        operationName: i.payload.operationName,
+        variables: i.payload.variables,
+      };
+      if (request.variables) assertStorable(request.variables);
+      i.prepared = prepare(yoga, context, request);
+      // Queries and mutations run on POST /graphql (their idempotency and responses are HTTP's).
+      if (i.prepared.operation.operation !== 'subscription')
+        throw new DomainError(
+          'method_not_allowed',
+          'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
+        );
+      return i.prepared.operation;
+    },
+    // The subscribe itself is what is observed: its source stream opened, or its errors.
+    execute: async ({ prepared, payload }) => {
+      const { enveloped, document } = prepared!;
+      const args = {
+        schema: enveloped.schema,
+        document,
+        operationName: payload.operationName,
+        variableValues: payload.variables,
+        contextValue: await enveloped.contextFactory(),
+      };
+      return { args, stream: await enveloped.subscribe(args) };
+    },
+    ok: (r) => Symbol.asyncIterator in r.stream,
+  };
+
   const ws = makeHandler<
     { authorization?: string; timestamp?: string; csrf?: string; mode?: string },
     { auth?: Auth; credential?: Credential; recheck?: NodeJS.Timeout; request: FastifyRequest }
@@ -326,39 +406,11 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
           new DomainError('rate_limited', `At most ${config.maxSubscriptionsPerSocket} subscriptions per connection`),
         ];
       }
-      let auth: Auth;
       try {
-        auth = await ctx.extra.credential!.recheck(ctx.extra.auth!);
-      } catch {
-        forbidden(ctx);
-        return [new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } })];
-      }
-      const context: Context & { auth: Auth } = { requestId: newId('request'), auth };
-      try {
-        // One token before any parsing, as on POST /graphql.
-        await prepay(limiter, auth);
-        const request = {
-          query: String(payload.query ?? ''),
-          operationName: payload.operationName,
-          variables: payload.variables,
-        };
-        if (request.variables) assertStorable(request.variables);
-        const { document, operation, enveloped } = prepare(yoga, context, request);
-        // Queries and mutations run on POST /graphql (their idempotency and responses are HTTP's).
-        if (operation.operation !== 'subscription')
-          throw new DomainError(
-            'method_not_allowed',
-            'Only subscriptions run over the socket; send queries and mutations to POST /graphql',
-          );
-        await admit(limiter, { context, operation, prepaid: true });
-        return {
-          schema: enveloped.schema,
-          document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue: await enveloped.contextFactory(),
-          rootValue: { subscribe: enveloped.subscribe },
-        };
+        const { result } = await admit(socketSteps, newId('request'), { socket: ctx, payload });
+        // Subscriptions never take an Idempotency-Key: the result is the run's own.
+        const { args, stream } = result as Subscribed;
+        return { ...args, rootValue: { stream } };
       } catch (e) {
         if (e instanceof GraphQLErrors) return e.errors;
         if (e instanceof GraphQLError) return [e];
@@ -368,7 +420,8 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         return [new GraphQLError('Internal error', { extensions: { code: 'internal_error' } })];
       }
     },
-    subscribe: (args) => (args.rootValue as { subscribe: typeof import('graphql').subscribe }).subscribe(args),
+    // Subscribed in `admit` above (observed there): graphql-ws reads the stream (or the errors) it opened.
+    subscribe: (args) => (args.rootValue as { stream: Subscribed['stream'] }).stream,
   });
 
   app.route({ method: 'GET', url: '/graphql', handler: http, wsHandler: ws as never });

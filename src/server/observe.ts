@@ -1,15 +1,15 @@
 import { performance } from 'node:perf_hooks';
-import { metricsEnabled, observeOperation } from '../core/metrics.ts';
+import { metricsEnabled, observeOperation, type Transport } from '../core/metrics.ts';
 import { SpanStatusCode, tracer, tracingEnabled } from '../core/tracing.ts';
 import type { Operation } from '../graphql/operation.ts';
 
 /**
- * Times one GraphQL operation (POST /graphql or a REST route's) into the operation histogram and,
+ * Times one GraphQL operation (a REST route's, POST/GET /graphql's, or a subscribe over the socket) into the operation histogram and,
  * with tracing on, a span named after its type and first root field. `ok` reads the result
  * (GraphQL errors in a 200 count as errors); a throw counts as one and is rethrown.
  */
-export function observed<T>(
-  transport: 'graphql' | 'rest',
+export function observe<T>(
+  transport: Transport,
   op: Operation,
   ok: (r: T) => boolean,
   fn: () => Promise<T>,

@@ -4,6 +4,8 @@ import { startReceiver, until, type Receiver } from '../helpers/receiver.ts';
 import { sandboxPayment } from '../helpers/payments.ts';
 import { config } from '../../src/core/config.ts';
 import { BACKLOG } from '../../src/server/metrics.ts';
+import { signedSocket } from '../helpers/sockets.ts';
+import { collect } from '../helpers/subscription.ts';
 
 const server = useServer({ background: 'worker' });
 const receivers: Receiver[] = [];
@@ -139,6 +141,23 @@ describe('GET /metrics', () => {
     expect(sample(t, 'svc_db_pool_connections', { pool: 'app', state: 'max' })).toBe(config.poolSize);
     expect(sample(t, 'svc_db_pool_connections', { pool: 'app', state: 'total' })).toBeGreaterThanOrEqual(1);
     expect(sample(t, 'svc_queue_jobs', { queue: 'metrics-probe', state: 'created' })).toBe(2);
+  });
+
+  it('a subscription over the socket is an operation like the others: counted with transport "socket"', async () => {
+    const ws = await server.workspace();
+    const socket = signedSocket(server.url, ws);
+    const events = { transport: 'socket', type: 'subscription', field: 'events' };
+    const count = async (outcome: string) =>
+      sample((await scrape()).text, 'svc_graphql_operation_duration_seconds_count', { ...events, outcome });
+    const before = (await count('ok')) ?? 0;
+    try {
+      const sub = collect<{ id: string }>(socket.client, 'subscription { events { id } }', 'events');
+      await until(async () => (await count('ok')) === before + 1, 'the subscribe counted');
+      expect(sub.errors).toEqual([]);
+      expect(await count('error')).toBeUndefined();
+    } finally {
+      await socket.client.dispose();
+    }
   });
 
   it('reads the backlogs through partial indexes: a scrape costs the backlog, not every delivery kept', async () => {
