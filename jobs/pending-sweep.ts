@@ -2,14 +2,14 @@ import type { PgBoss } from 'pg-boss';
 import { logger } from '../src/core/logger.ts';
 import { reconcilePendingRefunds } from '../src/modules/refunds/sweep.ts';
 import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.ts';
-import { sweepPendingCharges } from '../src/modules/subscriptions/waiting.ts';
+import { sweepPendingCharges } from '../src/modules/collection/waiting.ts';
 import { reconcileStaleSetupAttempts } from '../src/modules/setup-sessions/sweep.ts';
 
 /**
  * Queue `pending-sweep`: every minute, settles the money-path rows a crash left between the
  * phases of a provider call: refunds never submitted, checkout attempts never answered,
  * off-session charges still pending after their lease (a timeout, a crash, the sandbox's `async`
- * delay: src/modules/subscriptions/waiting.ts) and setup attempts (docs/guides/setup-sessions.md, Attempts).
+ * delay: src/modules/collection/waiting.ts) and setup attempts (docs/guides/setup-sessions.md, Attempts).
  */
 export const queue = 'pending-sweep';
 

@@ -21,7 +21,8 @@ import type { Customer, Plan, Price, Subscription } from '../../generated/prisma
 import { closeUnpaidInvoice } from '../invoices/close.ts';
 import { lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
-import { collectInvoice, testPaymentMethods } from './collect.ts';
+import { testPaymentMethods } from '../collection/charge.ts';
+import { collectInvoice } from '../collection/collect.ts';
 import {
   cycleTaxRate,
   licensedLines,
