@@ -31,7 +31,6 @@ export const ACTION_WINDOW_MS = 24 * 3_600_000;
 export const authenticateUrl = (inv: Pick<InvoiceRow, 'id' | 'hostedSecret'>) =>
   `${hostedLink('i', inv.id, inv.hostedSecret)}/authenticate`;
 
-
 /**
  * A charge answered `requires_action` (its payment already moved, with `nextAction`), in the same
  * transaction (docs/guides/payment-methods.md, Requires action): the invoice stays open, its
@@ -73,7 +72,6 @@ export async function recordActionRequired(
   ]);
   return invoice;
 }
-
 
 /**
  * A provider's money for an invoice that was paid another way (or closed) while the charge ran
@@ -124,7 +122,6 @@ export async function refundLateCharge(
   );
 }
 
-
 /**
  * A charge answered `expired_card` or `payment_method_revoked` moves its saved method (expired, revoked)
  * in the same transaction, which clears it as a default and from subscriptions (payment-methods/service.ts).
@@ -142,7 +139,6 @@ export async function moveAnsweredMethods(
       await moveMethod(sql, scope, pm.id, result.methodMove, opts);
   }
 }
-
 
 /**
  * A failed charge (its payment already failed): `svc.invoice.payment_failed.v1` with
@@ -176,4 +172,3 @@ export async function recordFailure(
   await sub?.after(opts);
   return { outcome: 'failed', invoice, paymentId: payment.id, failureCode, failureMessage };
 }
-

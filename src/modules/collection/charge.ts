@@ -87,7 +87,6 @@ export async function chargeStoredMethod(
   };
 }
 
-
 export type CollectOutcome =
   | { outcome: 'paid'; invoice: InvoiceRow; paymentId: string }
   /** Waiting: the customer must authenticate (`requires_action`) or the provider answers later (`pending`). */
@@ -113,7 +112,6 @@ export type Scope = RowScope & { accountId: string };
 export const chargesInProcess = (c: Charger) =>
   c.saved ? answeredInProcess(c.saved) : (testPaymentMethods as readonly string[]).includes(c.value);
 
-
 /** The contact fields a provider is sent for customers, by id (one statement). */
 export async function payersOf(sql: Sql, scope: RowScope, customerIds: string[]): Promise<Map<string, Payer>> {
   const rows = customerIds.length
@@ -125,7 +123,6 @@ export async function payersOf(sql: Sql, scope: RowScope, customerIds: string[])
   const known = new Map(rows.map((r) => [r.id, r]));
   return new Map(customerIds.map((id) => [id, known.get(id) ?? { id }]));
 }
-
 
 /** A pending charge's lease from `now` (real time): the pending sweep asks again once it passed. */
 export const leaseFrom = (now: Date, ms = PAYMENT_LEASE_MS) => new Date(now.getTime() + ms);

@@ -69,7 +69,6 @@ export const reconcileInTx = (scope: Scope, paymentId: string, result: ChargeRes
     reconcile(prismaSql(tx), scope, paymentId, result, at, { ...o, tx }),
   );
 
-
 /**
  * Charges locked invoices from their subscriptions' methods in the caller's transaction (a renewal
  * batch, a batch of due attempts), with the same checks as `writePending`:
@@ -151,7 +150,6 @@ export async function chargeLocked(
   outcomes.push(...(await reconcileCharges(sql, scope, items, at, o, false)));
   return { outcomes, twoPhase, remote: pending };
 }
-
 
 /**
  * A charge a crashed worker left `pending` (written, maybe sent, never reconciled): once its

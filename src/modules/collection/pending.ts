@@ -43,14 +43,12 @@ export async function chargersOf(sql: Sql, scope: Scope, subs: (Billed | undefin
   };
 }
 
-
 /** Why an invoice is not charged (before its subscription is read), or null. */
 export function notCollectible(scope: Scope, inv: InvoiceRow | null): string | null {
   if (!inv || !(invoiceIssuedUnpaid as readonly string[]).includes(inv.status)) return 'not_collectible';
   if (!inv.subscriptionId) return 'not_a_subscription_invoice';
   return null;
 }
-
 
 /** The `pending` payment of a charge of `inv` from `c`, before the provider is asked. */
 export const pendingPayment = (scope: Scope, inv: InvoiceRow, subscriptionId: string, c: Charger, at: Date): Payment =>
@@ -68,7 +66,6 @@ export const pendingPayment = (scope: Scope, inv: InvoiceRow, subscriptionId: st
     ],
     at,
   )[0];
-
 
 /**
  * The pending payments written and their attempts counted (two-phase: before the provider is called),
@@ -93,11 +90,9 @@ export async function insertPending(sql: Sql, scope: Scope, payments: Payment[],
   return new Set(written.map((w) => w.id));
 }
 
-
 /** The invoices (of those given) with a charge in flight: a `pending` or `requires_action` payment. */
 export const inFlight = async (sql: Sql, scope: Scope, invoiceIds: string[]) =>
   new Set((await chargesInFlight(sql, scope, invoiceIds)).map((r) => r.invoiceId));
-
 
 export async function writePending(
   sql: Sql,
@@ -122,11 +117,9 @@ export async function writePending(
   return { outcome: 'write', payment, charger, payer, at };
 }
 
-
 /** A provider-held method's charge a batch wrote `pending`, sent after the batch's commit (remote-charges.ts). */
 export interface PendingCharge {
   payment: Payment;
   charger: Charger;
   payer: Payer;
 }
-

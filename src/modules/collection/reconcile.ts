@@ -58,7 +58,6 @@ export async function reconcile(
   return (await reconcileMany(sql, scope, [{ paymentId, result }], at, o))[0];
 }
 
-
 /**
  * `reconcile` of several answers in one transaction (a batch's charges: remote-charges.ts): the
  * invoices locked in id order, then the payments, and the answers of those still waiting reconciled
@@ -113,7 +112,6 @@ export async function reconcileMany(
       },
   );
 }
-
 
 /**
  * The providers' answers to charges of locked invoices, in the caller's transaction: each payment
@@ -193,7 +191,6 @@ export async function reconcileCharges(
   return items.map((i) => out.get(i.inv.id)!);
 }
 
-
 /**
  * What one answer does (docs/decisions.md, Off-session outcomes): the payment's move and its row, the
  * failure (a provider's money for an invoice paid meanwhile is `late`: recorded and refunded), or a
@@ -270,9 +267,7 @@ function decide(item: Item, at: Date, now: Date, written: boolean) {
     failureMessage: failed ? failure.failureMessage : null,
     nextAction,
     leaseUntil: null,
-    ...(result.ok === false && result.providerCode
-      ? { metadata: { ...meta, providerCode: result.providerCode } }
-      : {}),
+    ...(result.ok === false && result.providerCode ? { metadata: { ...meta, providerCode: result.providerCode } } : {}),
     // Not the invoice's payment (one per paid invoice): the invoice is named in its metadata.
     ...(late
       ? { invoiceId: null, metadata: { ...meta, invoiceId: inv.id, refundedBecause: `invoice_${inv.status}` } }
