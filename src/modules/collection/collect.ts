@@ -76,9 +76,10 @@ export const reconcileInTx = (scope: Scope, paymentId: string, result: ChargeRes
  *   outcomes, so a crash rolls the whole batch back and nothing is left pending;
  * - a provider-held method: its payment written `pending` (`remote`), the attempt counted and
  *   `nextAttemptAt` moved to `attemptLease`; the caller sends them after its commit
- *   (dunning.ts `dueAttempts`), so no provider is called inside the transaction;
+ *   (remote-charges.ts), so no provider is called inside the transaction;
  * - a charge already in flight: left untouched (`twoPhase`) for `resumePendingCharge`.
- * `subs`: what the invoices bill, locked by the caller. Returns each charged or skipped invoice's outcome.
+ * `subs`: the invoices' subscriptions, locked by the caller; `fresh`: the invoices were created in
+ * this transaction (no charge can be in flight). Returns each charged or skipped invoice's outcome.
  */
 export async function chargeLocked(
   sql: Sql,
@@ -86,7 +87,7 @@ export async function chargeLocked(
   invoices: InvoiceRow[],
   subs: Map<string, Billed>,
   at: Date,
-  o: CollectOptions & { attemptLease: Date },
+  o: CollectOptions & { fresh?: boolean; attemptLease: Date },
 ): Promise<{ outcomes: CollectOutcome[]; twoPhase: string[]; remote: PendingCharge[] }> {
   const outcomes: CollectOutcome[] = [];
   const twoPhase: string[] = [];
@@ -97,13 +98,14 @@ export async function chargeLocked(
     scope,
     invoices.map((i) => (i.subscriptionId ? subs.get(i.subscriptionId) : undefined)),
   );
-  const flying = invoices.length
-    ? await inFlight(
-        sql,
-        scope,
-        invoices.map((i) => i.id),
-      )
-    : new Set<string>();
+  const flying =
+    invoices.length && !o.fresh
+      ? await inFlight(
+          sql,
+          scope,
+          invoices.map((i) => i.id),
+        )
+      : new Set<string>();
   const lease = leaseFrom(clock.now());
   for (const inv of invoices) {
     const sub = inv.subscriptionId ? subs.get(inv.subscriptionId) : undefined;

@@ -5,7 +5,7 @@
  * LOCKED`, so two workers never attempt one invoice at once: a method charged in process is charged
  * and settled in the claiming transaction; a provider-held method's charge is written `pending` there,
  * with `nextAttemptAt` a lease ahead, sent after the commit and reconciled a hundred per transaction
- * (`dueAttempts`), so a worker killed mid-attempt leaves it to be attempted again after the lease
+ * (`sendPendingCharges`), so a worker killed mid-attempt leaves it to be attempted again after the lease
  * (collect.ts refuses a paid invoice and resumes a charge already in flight with the same idempotency
  * key, so that is never a second charge).
  * After the attempt, under the invoice lock with its status re-read: paid elsewhere -> nothing more;
@@ -15,7 +15,6 @@
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { prismaSql, scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { sqlIn } from '../../core/state-machine.ts';
-import { runOperation, type ProviderOperation } from '../../core/provider-operation.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
@@ -25,7 +24,7 @@ import { linesOf, lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid } from '../invoices/states.ts';
 import { chargeStoredMethod, type ChargeResult, type CollectOutcome } from './charge.ts';
 import { chargeLocked, collectInvoice, resumePendingCharge } from './collect.ts';
-import { dunningExhausted, lockBilled } from './hooks.ts';
+import { dunningExhausted, lockBilled, type Billed } from './hooks.ts';
 import type { PendingCharge } from './pending.ts';
 import { reconcileMany } from './reconcile.ts';
 import { providersOf } from './offsession.ts';
@@ -98,70 +97,28 @@ export async function attemptDueInvoices(o: {
     for (const t of tenants) {
       if (attempted >= limit) return { attempted, more: true };
       const batch = Math.min(ATTEMPT_BATCH, limit - attempted);
-      const done = await runOperation(dueAttempts, { t, at: o.at, testClockId: o.testClockId, batch, sweep });
-      attempted += done.attempted;
-      if (done.claimed === batch && !done.stuck) busy.push(t);
+      // A failing invoice (or tenant) is quarantined, the batch re-run without it (src/core/sweep.ts).
+      const { results, claimed, stuck } = await sweep.batch(t, (only, report) =>
+        attemptBatch(t, o.at, o.testClockId, only ? 1 : batch, { sweep, only, report }),
+      );
+      await sendPendingCharges(
+        t,
+        results.flatMap((r) => r.remote),
+        o.at,
+        sweep,
+      );
+      const twoPhase = results.flatMap((r) => r.twoPhase);
+      for (let i = 0; i < twoPhase.length; i += PARALLEL)
+        await Promise.all(
+          twoPhase.slice(i, i + PARALLEL).map((id) => sweep.row({ ...t, id }, () => attemptInvoice(t, id, o.at))),
+        );
+      attempted += results.reduce((n, r) => n + r.claimed, 0);
+      if (claimed === batch && !stuck) busy.push(t);
     }
     tenants = busy;
   }
   return { attempted, more: false };
 }
-
-interface DueBatch {
-  t: Tenant;
-  at: Date;
-  testClockId: string | null;
-  batch: number;
-  sweep: Sweep;
-}
-
-interface ClaimedBatch extends DueBatch {
-  claimed: number;
-  stuck: boolean;
-  attempted: number;
-  /** Provider-held methods' charges written pending, to send. */
-  remote: PendingCharge[];
-  /** Invoices with a charge already in flight (a crashed worker's), each resumed alone. */
-  twoPhase: string[];
-}
-
-type Answer = { charge: PendingCharge; result: ChargeResult };
-
-/**
- * A tenant's batch of due attempts as a provider operation (core/provider-operation.ts): the claim
- * writes pending (those charged in process charged and settled there), the provider-held charges are
- * sent with no transaction open, their answers reconciled a hundred per transaction with each dunning
- * step, then the charges a crashed worker left in flight are resumed one by one.
- */
-const dueAttempts: ProviderOperation<DueBatch, ClaimedBatch, Answer[], ClaimedBatch, ClaimedBatch> = {
-  validate: (b) => b,
-  async writePending(b) {
-    // A failing invoice (or tenant) is quarantined, the batch re-run without it (src/core/sweep.ts).
-    const { results, claimed, stuck } = await b.sweep.batch(b.t, (only, report) =>
-      attemptBatch(b.t, b.at, b.testClockId, only ? 1 : b.batch, { sweep: b.sweep, only, report }),
-    );
-    const attempted = results.reduce((n, r) => n + r.claimed, 0);
-    const remote = results.flatMap((r) => r.remote);
-    const twoPhase = results.flatMap((r) => r.twoPhase);
-    return { pending: { ...b, claimed, stuck, attempted, remote, twoPhase } };
-  },
-  call: (p) => callPendingCharges(p.t, p.remote, p.sweep),
-  async recordAnswer(p, answers) {
-    await p.sweep.groups(
-      answers.map((a) => ({ ...p.t, id: a.charge.payment.invoiceId!, ...a })),
-      ATTEMPT_BATCH,
-      (group) => reconcileAnswers(p.t, group, p.at),
-    );
-    return p;
-  },
-  async reconcile(p) {
-    for (let i = 0; i < p.twoPhase.length; i += PARALLEL)
-      await Promise.all(
-        p.twoPhase.slice(i, i + PARALLEL).map((id) => p.sweep.row({ ...p.t, id }, () => attemptInvoice(p.t, id, p.at))),
-      );
-    return p;
-  },
-};
 
 /**
  * One transaction: up to `batch` due attempts of one tenant claimed with `FOR UPDATE SKIP LOCKED`,
@@ -199,20 +156,30 @@ async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, bat
 const attemptLease = (at: Date) => new Date(at.getTime() + ATTEMPT_LEASE_MS);
 
 /**
- * Attempts of the claimed invoices in the claim's transaction: their subscriptions locked (by their
- * module: hooks.ts), those charged in process charged and settled (collect.ts `chargeLocked`), then
- * the dunning step of each one not paid. Provider-held methods' charges are written pending and
- * returned (`remote`) for `callPendingCharges` after the commit; charges already in flight are
- * returned untouched (`twoPhase`).
+ * Attempts of locked invoices in the caller's transaction (a batch of due attempts, or a renewal
+ * batch's new invoices): their subscriptions locked, those charged in process charged and settled
+ * (collect.ts `chargeLocked`), then the dunning step of each one not paid. Provider-held methods'
+ * charges are written pending and returned (`remote`) for `sendPendingCharges` after the commit;
+ * charges already in flight are returned untouched (`twoPhase`). `fresh`: a renewal batch's new
+ * invoices, with their subscriptions as the batch locked and updated them.
  */
-async function attemptLocked(sql: Sql, t: Tenant, invoices: InvoiceRow[], at: Date) {
-  const subs = await lockBilled(
-    sql,
-    t,
-    invoices.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])),
-  );
+export async function attemptLocked(
+  sql: Sql,
+  t: Tenant,
+  invoices: InvoiceRow[],
+  at: Date,
+  fresh?: { subscriptions: Billed[] },
+) {
+  const subs =
+    fresh?.subscriptions ??
+    (await lockBilled(
+      sql,
+      t,
+      invoices.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])),
+    ));
   const { outcomes, twoPhase, remote } = await chargeLocked(sql, t, invoices, new Map(subs.map((s) => [s.id, s])), at, {
     source: 'billing',
+    fresh: !!fresh,
     attemptLease: attemptLease(at),
   });
   for (const outcome of outcomes)
@@ -221,15 +188,16 @@ async function attemptLocked(sql: Sql, t: Tenant, invoices: InvoiceRow[], at: Da
 }
 
 /**
- * The provider step of charges a batch wrote `pending` (`attemptLocked`), after its commit ("write
- * pending, call, reconcile": docs/guides/payment-methods.md, Off-session charges): sent with no
- * transaction open, bounded per adapter (offsession.ts). A call that throws leaves its payment pending
- * (the pending sweep asks again after its lease); the answers are reconciled ATTEMPT_BATCH per
- * transaction (`dueAttempts`), and a batch that throws is run again one answer at a time, only an
- * answer that fails alone quarantined (src/core/sweep.ts `groups`).
+ * The call and the reconcile of charges a batch wrote `pending` (`attemptLocked`), after its commit
+ * ("write pending, call, reconcile": docs/guides/payment-methods.md, Off-session charges): sent with
+ * no transaction open, bounded per adapter (offsession.ts), then reconciled ATTEMPT_BATCH per
+ * transaction with the dunning step of each invoice not paid, so a burst costs a few transactions per
+ * hundred charges. A call that throws leaves its payment pending (the pending sweep asks again after
+ * its lease); a reconcile batch that throws is run again one answer at a time, and only an answer that
+ * fails alone is quarantined (src/core/sweep.ts `groups`). `at`: the batch's business time.
  */
-async function callPendingCharges(t: Tenant, pending: PendingCharge[], sweep: Sweep): Promise<Answer[]> {
-  if (!pending.length) return [];
+export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], at: Date, sweep: Sweep) {
+  if (!pending.length) return 0;
   const rowOf = (c: PendingCharge) => ({ ...t, id: c.payment.invoiceId! });
   const providers = await providersOf(
     t,
@@ -244,8 +212,12 @@ async function callPendingCharges(t: Tenant, pending: PendingCharge[], sweep: Sw
       return result ? { charge, result } : null;
     }),
   );
-  return called.filter((a): a is Answer => a !== null);
+  const answers = called.filter((a): a is Answer => a !== null).map((a) => ({ ...rowOf(a.charge), ...a }));
+  await sweep.groups(answers, ATTEMPT_BATCH, (group) => reconcileAnswers(t, group, at));
+  return answers.length;
 }
+
+type Answer = { charge: PendingCharge; result: ChargeResult };
 
 /** One transaction: the answers reconciled, then the dunning step of each invoice they did not pay. */
 function reconcileAnswers(t: Tenant, answers: Answer[], at: Date): Promise<number> {

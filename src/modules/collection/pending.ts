@@ -117,7 +117,7 @@ export async function writePending(
   return { outcome: 'write', payment, charger, payer, at };
 }
 
-/** A provider-held method's charge a batch wrote `pending`, sent after the batch's commit (dunning.ts `dueAttempts`). */
+/** A provider-held method's charge a batch wrote `pending`, sent after the batch's commit (remote-charges.ts). */
 export interface PendingCharge {
   payment: Payment;
   charger: Charger;

@@ -59,7 +59,7 @@ export async function reconcile(
 }
 
 /**
- * `reconcile` of several answers in one transaction (a batch's charges: dunning.ts `dueAttempts`): the
+ * `reconcile` of several answers in one transaction (a batch's charges: remote-charges.ts): the
  * invoices locked in id order, then the payments, and the answers of those still waiting reconciled
  * together (one settlement for all the paid ones). In the order given.
  */

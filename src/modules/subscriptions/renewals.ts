@@ -24,7 +24,7 @@ import { cycleTaxRate, subscriptionInvoice, termsOf, type BillingReason, type Dr
 import { nextPeriods, type NextPeriod } from './next-period.ts';
 import { periodOf, type Interval } from '../../core/periods.ts';
 import { periodEndDue, subscriptionCancelOnly, subscriptionMachine, type SubscriptionStatus } from './states.ts';
-import { attemptDueInvoices, onClock } from '../collection/dunning.ts';
+import { attemptDueInvoices, attemptLocked, onClock, sendPendingCharges } from '../collection/dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
@@ -70,58 +70,42 @@ const renewable = periodEndDue(q`s`);
 
 /**
  * Processes everything due at business time `at` for the given subscriptions (the real clock's or
- * one test clock's), as a short route: select the due subscriptions, build each batch's renewals,
- * write them through the writers (`renewBatch`), then hand the charges to collection: the cycle
- * invoices are written due for their first attempt, and collection claims them with the retries
- * that fell due (collection/dunning.ts `attemptDueInvoices`). Renewals, trial ends and period-end
- * cancels come first (repeated while a subscription is several periods behind), then incomplete
- * expiries. Past-due moves of invoices without a stored method are the invoice sweep's
+ * one test clock's): renewals, trial ends and period-end cancels first (repeated while a
+ * subscription is several periods behind), incomplete expiries, then the charges and dunning
+ * retries that fell due. Past-due moves of invoices without a stored method are the invoice sweep's
  * (invoices/sweep.ts; a test clock runs it at its own instants).
- * Safe to run from several workers at once. The test clock's advance calls it once per due
+ * Safe to run from several workers at once. The test clock's advance (H) calls it once per due
  * instant, in order; the billing tick calls it with the real time.
  */
 export async function processDue(o: DueOptions): Promise<DueResult> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
+  const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, more: false };
   // A throw for one tenant or one subscription is its own (src/core/sweep.ts): quarantined, the rest go on.
   const sweeps = await Sweep.start(['renewal', 'incomplete_expiry', 'invoice_attempt'], o.scope);
-  const renewed = await renewDue(o, limit, sweeps.renewal);
-  if (renewed.more) return { ...renewed, attempted: 0 };
-  // Unpaid first invoices that fell due: the incomplete subscription expires (expiry.ts).
-  const room = limit - renewed.renewed - renewed.canceled;
-  const expired = await expireIncomplete({
-    ...o,
-    limit: Number.isFinite(room) ? Math.max(1, room) : undefined,
-    sweep: sweeps.incomplete_expiry,
-  });
-  const left = room - expired;
-  const attempts = await attemptDueInvoices({ ...o, limit: left, sweep: sweeps.invoice_attempt });
-  return {
-    renewed: renewed.renewed,
-    canceled: renewed.canceled + expired,
-    attempted: attempts.attempted,
-    more: attempts.more,
-  };
-}
-
-/**
- * The due subscriptions renewed, round robin: one batch per tenant per round, until none has
- * anything due (a subscription several periods behind stays due after its batch and is renewed again
- * in the next round).
- */
-async function renewDue(o: DueOptions, limit: number, sweep: Sweep) {
-  const out = { renewed: 0, canceled: 0, more: false };
+  // Round robin, one batch per tenant per round, until none has anything due (a subscription several
+  // periods behind stays due after its batch and is renewed again in the next round).
   let tenants = o.scope ? [o.scope] : await dueTenants(o.at);
+  const sending = oneAhead();
   while (tenants.length) {
     const busy: RowScope[] = [];
     for (const scope of tenants) {
-      if (out.renewed + out.canceled >= limit) return { ...out, more: true };
+      if (out.renewed + out.canceled >= limit) {
+        await sending.done();
+        return { ...out, more: true };
+      }
       const batch = Math.min(RENEWAL_BATCH, limit - out.renewed);
-      const { results, claimed, stuck } = await sweep.batch(scope, (only, report) =>
-        renewBatch(scope, o.at, o.testClockId, only ? 1 : batch, { sweep, only, report }),
+      const { results, claimed, stuck } = await sweeps.renewal.batch(scope, (only, report) =>
+        renewBatch(scope, o.at, o.testClockId, only ? 1 : batch, { sweep: sweeps.renewal, only, report }),
       );
       for (const n of results) {
         out.renewed += n.renewed;
         out.canceled += n.canceled;
+        out.attempted += n.attempted;
+        // The first charges of provider-held methods, written pending by the batch: sent now it
+        // committed, while the next batch is renewed (one batch's charges at a time).
+        const tenant = n.tenant;
+        if (tenant && n.remote.length)
+          await sending.next(() => sendPendingCharges(tenant, n.remote, o.at, sweeps.invoice_attempt));
       }
       // A row that failed is quarantined and no longer claimed, so the tenant's next batch moves on.
       if (claimed > 0 && !stuck) busy.push(scope);
@@ -130,7 +114,43 @@ async function renewDue(o: DueOptions, limit: number, sweep: Sweep) {
     }
     tenants = busy;
   }
+  await sending.done();
+  // Unpaid first invoices that fell due: the incomplete subscription expires (expiry.ts).
+  const room = limit - out.renewed - out.canceled;
+  out.canceled += await expireIncomplete({
+    ...o,
+    limit: Number.isFinite(room) ? Math.max(1, room) : undefined,
+    sweep: sweeps.incomplete_expiry,
+  });
+  const left = limit - out.renewed - out.canceled;
+  const attempts = await attemptDueInvoices({ ...o, limit: left, sweep: sweeps.invoice_attempt });
+  out.attempted += attempts.attempted;
+  out.more = attempts.more;
   return out;
+}
+
+/**
+ * Work run one step behind its caller: `next` waits for the previous work, then starts this one
+ * without waiting for it (a batch's provider calls overlap the next batch's transaction); `done`
+ * waits for the last. A failure is kept and thrown by the next `next` or `done`, never left unhandled.
+ */
+function oneAhead() {
+  let last: Promise<unknown> = Promise.resolve(null);
+  const done = async () => {
+    const failed = await last;
+    last = Promise.resolve(null);
+    if (failed) throw failed;
+  };
+  return {
+    done,
+    async next(work: () => Promise<unknown>) {
+      await done();
+      last = work().then(
+        () => null,
+        (e: unknown) => e ?? new Error('failed'),
+      );
+    },
+  };
 }
 
 /** Workspaces and modes with subscriptions due on the real clock (the partial renewal index), owner pool. */
@@ -172,7 +192,7 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
         ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
     );
     claim.report(subs.map((s) => s.id));
-    if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0 };
+    if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0, tenant: null, remote: [] };
     const next = await nextPeriods(sql, scope, subs);
     const plans = subs.map((s) => planRenewal(s, next.get(s.id)!));
     // The counter's lock is held from the finalize to the commit, so what needs no number comes first:
@@ -202,10 +222,16 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
       if (row) events.push(...subscriptionEvents(scope, p.sub, row, types, { source: 'billing', at }));
     }
     await insertEvents(sql, events);
-    // Written due for their first attempt: collection charges them after this commit.
-    await finalizeCycleInvoices(sql, scope, at, drafts, subs[0].accountId);
+    const invoices = await finalizeCycleInvoices(sql, scope, at, drafts, subs[0].accountId);
+    // The first collection attempts, in this transaction when the method is charged in process;
+    // a provider-held method's written pending, sent after the commit (dunning.ts attemptLocked).
+    const due = [...invoices.values()].filter((i) => i.nextAttemptAt !== null && i.nextAttemptAt <= at);
+    const tenant = { ...scope, accountId: subs[0].accountId };
+    const { attempted, remote } = due.length
+      ? await attemptLocked(sql, tenant, due, at, { subscriptions: rows })
+      : { attempted: 0, remote: [] };
     const canceled = plans.filter((p) => p.trigger === 'cancel_at_period_end').length;
-    return { claimed: subs.length, renewed: subs.length - canceled, canceled };
+    return { claimed: subs.length, renewed: subs.length - canceled, canceled, attempted, tenant, remote };
   });
 }
 
