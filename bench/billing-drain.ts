@@ -8,7 +8,7 @@ import { connectAndMigrate } from '../src/core/db/setup.ts';
 import '../src/modules/reactions.ts';
 import { closeDatabase } from '../src/core/db/client.ts';
 import { processDue } from '../src/modules/subscriptions/renewals.ts';
-import { sweepPendingCharges } from '../src/modules/subscriptions/waiting.ts';
+import { sweepPendingCharges } from '../src/modules/collection/waiting.ts';
 
 const at = new Date(process.env.BILLING_AT ?? Date.now());
 await connectAndMigrate({ migrate: false });

@@ -492,7 +492,7 @@ const CRASH = num('BENCH_CRASH_SUBSCRIPTIONS', 1500);
 sections.crash = async () => {
   const { spawn } = await import('node:child_process');
   const { processDue } = await import('../src/modules/subscriptions/renewals.ts');
-  const { ATTEMPT_LEASE_MS } = await import('../src/modules/subscriptions/dunning.ts');
+  const { ATTEMPT_LEASE_MS } = await import('../src/modules/collection/dunning.ts');
   const ws = await bootstrapWorkspace({ name: 'Bench crash' });
   await seedDue([ws.workspaceId], CRASH);
   const at = new Date();

@@ -61,7 +61,7 @@ const { newId } = await import('../src/core/ids.ts');
 const { providerTokenHash, detachPaymentMethod } = await import('../src/modules/payment-methods/service.ts');
 const { createCreditNote } = await import('../src/modules/credit-notes/service.ts');
 const { processDue } = await import('../src/modules/subscriptions/renewals.ts');
-const { sweepPendingCharges } = await import('../src/modules/subscriptions/waiting.ts');
+const { sweepPendingCharges } = await import('../src/modules/collection/waiting.ts');
 
 const scratch = scratchDatabase();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,7 @@ import { logger } from '../src/core/logger.ts';
 import { clock } from '../src/core/clock.ts';
 import { processDue } from '../src/modules/subscriptions/renewals.ts';
 import { billingWork } from '../src/core/billing-first.ts';
-import { expireActions } from '../src/modules/subscriptions/waiting.ts';
+import { expireActions } from '../src/modules/collection/waiting.ts';
 import { job } from './job.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { logger } from '../src/core/logger.ts';
 import { reconcilePendingRefunds } from '../src/modules/refunds/sweep.ts';
 import { reconcileStaleAttempts } from '../src/modules/checkout-sessions/sweep.ts';
-import { sweepPendingCharges } from '../src/modules/subscriptions/waiting.ts';
+import { sweepPendingCharges } from '../src/modules/collection/waiting.ts';
 import { reconcileStaleSetupAttempts } from '../src/modules/setup-sessions/sweep.ts';
 import { job } from './job.ts';
 
@@ -9,7 +9,7 @@ import { job } from './job.ts';
  * Queue `pending-sweep`: every minute, settles the money-path rows a crash left between the
  * phases of a provider call: refunds never submitted, checkout attempts never answered,
  * off-session charges still pending after their lease (a timeout, a crash, the sandbox's `async`
- * delay: src/modules/subscriptions/waiting.ts) and setup attempts (docs/guides/setup-sessions.md, Attempts).
+ * delay: src/modules/collection/waiting.ts) and setup attempts (docs/guides/setup-sessions.md, Attempts).
  */
 export const pendingSweep = job({
   queue: 'pending-sweep',

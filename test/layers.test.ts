@@ -47,7 +47,8 @@ const layers: [string, string[]][] = [
     ],
   ],
   ['billing documents', ['modules/coupons', 'modules/discounts', 'modules/invoices', 'modules/credit-notes']],
-  ['collection', ['modules/subscriptions', 'modules/usage-records', 'modules/test-clocks']],
+  ['collection', ['modules/collection']],
+  ['subscriptions', ['modules/subscriptions', 'modules/usage-records', 'modules/test-clocks']],
   [
     'sessions and tenants',
     ['modules/setup-sessions', 'modules/checkout-sessions', 'modules/portal-sessions', 'modules/workspaces'],

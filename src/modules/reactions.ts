@@ -5,6 +5,7 @@
  * test/core/reactions.test.ts checks that every declared reaction is registered here.
  */
 import './checkout-sessions/reactions.ts';
+import './collection/reactions.ts';
 import './credit-notes/reactions.ts';
 import './payment-methods/reactions.ts';
 import './subscriptions/reactions.ts';

@@ -28,8 +28,23 @@ describe('reactions', () => {
         },
         {
           point: 'payment simulated',
-          names: ['subscriptions: settle waiting charge'],
-          registered: ['subscriptions: settle waiting charge'],
+          names: ['collection: settle waiting charge'],
+          registered: ['collection: settle waiting charge'],
+        },
+        {
+          point: 'invoices charging',
+          names: ['subscriptions: lock what the invoices bill'],
+          registered: ['subscriptions: lock what the invoices bill'],
+        },
+        {
+          point: 'invoice charge failed',
+          names: ['subscriptions: past due'],
+          registered: ['subscriptions: past due'],
+        },
+        {
+          point: 'dunning exhausted',
+          names: ['subscriptions: cancel'],
+          registered: ['subscriptions: cancel'],
         },
         {
           point: 'payment method moving',
@@ -43,7 +58,7 @@ describe('reactions', () => {
         },
       ]),
     );
-    expect(table).toHaveLength(6);
+    expect(table).toHaveLength(9);
     for (const p of table) expect(p.registered).toEqual(p.names);
   });
 

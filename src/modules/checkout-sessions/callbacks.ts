@@ -44,7 +44,7 @@ import { applyRefundCallback } from '../refunds/settle.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { refundLatePayment, submitLateRefund, type LateRefund } from './late-invoice-payment.ts';
 import type { RowScope } from '../../core/resource.ts';
-import { applyOffSessionCallback } from '../subscriptions/waiting.ts';
+import { applyOffSessionCallback } from '../collection/waiting.ts';
 
 type Tenant = RowScope;
 

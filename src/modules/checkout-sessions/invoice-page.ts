@@ -27,7 +27,7 @@ import { loadInvoiceView, signedPdfPath } from '../invoices/documents.ts';
 import { signedUrl } from '../../core/signed-url.ts';
 import { lockInvoice } from '../invoices/issue.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
-import { simulateWaiting, supersedeAction } from '../subscriptions/waiting.ts';
+import { simulateWaiting, supersedeAction } from '../collection/waiting.ts';
 
 const err = errorsFor('invoice');
 /** How long the checkout session the page opens stays payable (a new one is opened after). */

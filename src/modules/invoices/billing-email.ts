@@ -45,7 +45,7 @@ export type BillingEmailKind = 'receipt' | 'action_required';
 
 /** The event of the invoice's pay move (states.ts): the relay hands these over. */
 const PAID = nextState(invoiceMachine, 'open', 'pay').events[0];
-/** The event of a charge waiting for the customer (subscriptions/collect.ts recordActionRequired). */
+/** The event of a charge waiting for the customer (collection/collect.ts recordActionRequired). */
 const ACTION_REQUIRED = 'svc.invoice.payment_action_required.v1';
 const kindOf: Record<string, BillingEmailKind> = { [PAID]: 'receipt', [ACTION_REQUIRED]: 'action_required' };
 /**

@@ -496,7 +496,7 @@ export async function settleInvoices(
     );
     for (const r of issued) numbers.set(r.sourceId, r.number);
   }
-  // A paid invoice has no further collection attempt (dunning: subscriptions/dunning.ts).
+  // A paid invoice has no further collection attempt (dunning: collection/dunning.ts).
   const invoices = await moveInvoices(
     tx,
     scope,
@@ -598,7 +598,7 @@ export interface InvoicePaying {
 
 /**
  * spec Payment: the payment rows of invoices, for their amount due, the one shape of an invoice's
- * payment (bookkeeping pays here, stored-method charges in subscriptions/collect.ts). In the order given.
+ * payment (bookkeeping pays here, stored-method charges in collection/collect.ts). In the order given.
  */
 export function invoicePayments(scope: RowScope, items: InvoicePaying[], at: Date): Payment[] {
   return items.map(({ inv, trigger, method, adapter, metadata, paymentMethodId }) => {

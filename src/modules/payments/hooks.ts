@@ -14,4 +14,4 @@ export const paymentSimulated = reaction<
     outcome: string,
     o: { source: string; requestId?: string },
   ) => Promise<Payment>
->('payment simulated', ['subscriptions: settle waiting charge']);
+>('payment simulated', ['collection: settle waiting charge']);

@@ -3,7 +3,7 @@ import { defineMachine, statusesWhere, type StatusOf } from '../../core/state-ma
 
 /**
  * The payment: created `succeeded` by a session's completion (complete.ts), then marked by its
- * succeeded refunds; never rolled back (spec). An off-session charge (subscriptions/collect.ts) is
+ * succeeded refunds; never rolled back (spec). An off-session charge (collection/collect.ts) is
  * written `pending`, then answered `succeeded`, `failed` or `requires_action` (the customer must
  * authenticate: docs/guides/payment-methods.md, Requires action), which the customer's action, its
  * failure or its expiry settles.
@@ -16,7 +16,7 @@ export const paymentMachine = defineMachine({
   conflict: 'conflict',
   moves: {
     capture: { from: [null], to: 'succeeded', events: ['payment.succeeded'] },
-    /** A charge of a stored method, written before the provider is called (subscriptions/collect.ts). */
+    /** A charge of a stored method, written before the provider is called (collection/collect.ts). */
     charge: { from: [null], to: 'pending' },
     /** The provider's answer to a pending charge. */
     charge_succeeded: { from: ['pending'], to: 'succeeded', events: ['payment.succeeded'], label: 'charge succeeded' },

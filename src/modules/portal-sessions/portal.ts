@@ -25,7 +25,7 @@ import { hostedInvoiceUrlOf } from '../invoices/fields.ts';
 import { pdfUrlOf } from '../invoices/documents.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import type { PortalFeatures } from '../plans/validate.ts';
-import { testPaymentMethods } from '../subscriptions/collect.ts';
+import { testPaymentMethods } from '../collection/charge.ts';
 import { periodAmount, periodFits } from '../subscriptions/invoice.ts';
 import { isPastDue, refusePastDueChange } from '../subscriptions/past-due.ts';
 import {

@@ -24,7 +24,7 @@ import { cycleTaxRate, subscriptionInvoice, termsOf, type BillingReason, type Dr
 import { nextPeriods, type NextPeriod } from './next-period.ts';
 import { periodOf, type Interval } from '../../core/periods.ts';
 import { periodEndDue, subscriptionCancelOnly, subscriptionMachine, type SubscriptionStatus } from './states.ts';
-import { attemptDueInvoices, attemptLocked, onClock, sendPendingCharges } from './dunning.ts';
+import { attemptDueInvoices, attemptLocked, onClock, sendPendingCharges } from '../collection/dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';

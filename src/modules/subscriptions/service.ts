@@ -5,36 +5,45 @@
  * after it (collect.ts: write pending, call, reconcile). Business time comes from `businessTime`
  * (one place: a customer's test clock replaces the real clock there).
  */
+import {
+  businessTime,
+  cadenceOf,
+  checkPaymentMethod,
+  checkQuantity,
+  conflict,
+  DAY,
+  err,
+  invoiceChange,
+  isIdString,
+  isInt,
+  live,
+  MAX_TRIAL_DAYS,
+  refuseUnbillable,
+  scopeOfAuth,
+  usablePrice,
+  type Scope,
+} from './checks.ts';
+import { changeDiscount, discountTarget, priceChange, priceChangeRules } from './price-change.ts';
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import type { Auth } from '../../core/auth/authenticate.ts';
 import { insertRows, scopedRow, scopeOf, sql as q, tenantTx, updateRow, type Sql } from '../../core/db/sql.ts';
 import { inTenant } from '../../core/db/client.ts';
-import { errorsFor } from '../../core/errors.ts';
 import { claimOperation } from '../../core/operations.ts';
 import { newId } from '../../core/ids.ts';
 import { keysetList } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
-import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
+import { nextState } from '../../core/state-machine.ts';
 import { validateMetadata } from '../../core/validation.ts';
-import type { Customer, Plan, Price, Subscription } from '../../generated/prisma/client.ts';
+import type { Customer, Subscription } from '../../generated/prisma/client.ts';
 import { closeUnpaidInvoice } from '../invoices/close.ts';
 import { lockInvoice } from '../invoices/issue.ts';
-import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
-import { collectInvoice, testPaymentMethods } from './collect.ts';
-import {
-  cycleTaxRate,
-  licensedLines,
-  periodAmount,
-  periodFits,
-  writeSubscriptionInvoice,
-  type DraftLine,
-} from './invoice.ts';
+import { collectInvoice } from '../collection/collect.ts';
+import { licensedLines, writeSubscriptionInvoice } from './invoice.ts';
 import { insertEvents } from '../../core/outbox.ts';
 import { lockSubscription, moveSubscription, subscriptionEvents } from './moves.ts';
 import { refusePastDueChange } from './past-due.ts';
 import { nextPeriod } from './next-period.ts';
-import { periodOf, prorate, type Cadence, type Interval } from '../../core/periods.ts';
+import { periodOf } from '../../core/periods.ts';
 import type {
   CancelSubscriptionInput,
   CreateSubscriptionInput,
@@ -42,92 +51,10 @@ import type {
   UpdateSubscriptionInput,
 } from './schema.ts';
 import { subscriptionList } from './list.ts';
-import {
-  subscriptionBilled,
-  subscriptionLive,
-  subscriptionMachine,
-  type SubscriptionStatus,
-  type SubscriptionTrigger,
-} from './states.ts';
-import { checkClockRoom, clockTimeFor } from '../../core/business-time.ts';
+import { subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
+import { checkClockRoom } from '../../core/business-time.ts';
 import { checkSavedMethod, isSavedMethodId } from '../payment-methods/service.ts';
-import { issueCreditNoteIn } from '../credit-notes/service.ts';
-import { creditNoteIssued } from '../credit-notes/states.ts';
-import { applyCoupon, removeDiscount, subscriptionDiscountColumn } from '../discounts/service.ts';
-
-const err = errorsFor('subscription');
-/** Bounds (hostile input; docs/billing.md, Plans and prices): trials up to 730 days (Stripe's cap). */
-const MAX_QUANTITY = 1_000_000;
-const MAX_TRIAL_DAYS = 730;
-const DAY = 86_400_000;
-
-type Scope = RowScope & { accountId: string };
-const scopeOfAuth = (auth: Auth): Scope => ({ ...scoped(auth), accountId: auth.accountId });
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-
-/**
- * The business time of a customer: the real clock, or (docs/billing.md, Test clocks) the customer's clock
- * time. The one place the time of a subscription operation is read.
- */
-export async function businessTime(sql: Sql, scope: RowScope, customer: Pick<Customer, 'testClockId'>) {
-  return clockTimeFor(sql, { ...scoped(scope), testClockId: customer.testClockId });
-}
-
-const cadenceOf = (plan: Plan): Cadence => ({ interval: plan.interval as Interval, intervalCount: plan.intervalCount });
-
-/** The value's shape; a saved method (`pm_`) is checked against its row in the transaction (`checkSavedMethod`). */
-function checkPaymentMethod(v: unknown, mode: string): string | null {
-  if (v == null) return null;
-  if (isSavedMethodId(v) && isIdString(v)) return v;
-  if (typeof v !== 'string' || !(testPaymentMethods as readonly string[]).includes(v))
-    throw err.validation(
-      'paymentMethod',
-      `paymentMethod must be a pm_ payment method of the customer, one of ${testPaymentMethods.join(', ')} (test mode) or null`,
-    );
-  // Live mode has no stored-credential charge yet (src/providers/types.ts): hosted page only.
-  if (mode === 'live') throw err.validation('paymentMethod', 'test payment methods are refused in live mode');
-  return v;
-}
-
-function checkQuantity(v: unknown): number {
-  if (!isInt(v) || v < 1 || v > MAX_QUANTITY)
-    throw err.validation('quantity', `quantity must be an integer from 1 to ${MAX_QUANTITY}`);
-  return v;
-}
-
-/** A reference as sent: a non-empty string of at most 64 characters; whether it names a row is a 404 question. */
-const isIdString = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 64;
-
-/** A price new subscriptions (or changes) may use, with its plan: active, plan not archived. */
-async function usablePrice(sql: Sql, scope: RowScope, priceId: unknown, planId?: unknown) {
-  if (!isIdString(priceId)) throw err.validation('priceId', 'priceId is required: a pr_ price id');
-  const price = await scopedRow<Price>(sql, 'prices', scope, priceId);
-  if (!price) throw err.notFound('price');
-  if (planId != null && planId !== price.planId) throw err.validation('planId', "planId must be the price's plan");
-  const plan = await scopedRow<Plan>(sql, 'plans', scope, price.planId);
-  if (!plan) throw err.notFound('plan');
-  // spec Plan and price: an inactive price or archived plan is "rejected for new subscriptions".
-  if (!price.active) throw err.validation('priceId', 'the price is inactive');
-  if (plan.archivedAt || !plan.active) throw err.validation('planId', 'the plan is archived or inactive');
-  return { price, plan };
-}
-
-/**
- * One period of `price` x `quantity` must be an amount (`periodFits`, with the tax at the workspace's
- * rate), or no invoice of it could ever be written: refused on every create and change, trialing
- * or not. The quantity is named when the caller sent it and one unit fits; otherwise the price.
- */
-async function refuseUnbillable(sql: Sql, scope: RowScope, price: Price, quantity: number, quantitySent: boolean) {
-  const rate = await cycleTaxRate(sql, scope);
-  if (periodFits(price, quantity, rate)) return;
-  const q = price.model === 'usage' ? 1 : quantity;
-  const field = quantitySent && q > 1 && periodFits(price, 1, rate) ? 'quantity' : 'priceId';
-  const tax = price.taxMode === 'exclusive' && Number(rate) > 0 ? ` with tax at ${rate}` : '';
-  throw err.validation(
-    field,
-    `one period of ${q} x this price${tax} would bill more than 9007199254740991 (2^53 - 1) minor units`,
-  );
-}
+import { applyCoupon, subscriptionDiscountColumn } from '../discounts/service.ts';
 
 export async function createSubscription(ctx: Context, input: CreateSubscriptionInput): Promise<Subscription> {
   const auth = authorize(ctx, 'svc:subscription:write');
@@ -294,9 +221,6 @@ async function onLocked(
   return sub;
 }
 
-const live = (s: Subscription) => (subscriptionLive as readonly string[]).includes(s.status);
-const conflict = (s: Subscription, what: string) => err.of('conflict', `The subscription is ${s.status}; ${what}`);
-
 /**
  * PATCH (docs/billing.md, Proration): priceId and quantity (same currency; an interval change resets the period;
  * `applyAt` now, the default for a higher amount, with a prorated invoice or, when the paid unused time is worth
@@ -341,323 +265,6 @@ export function updateSubscription(ctx: Context, id: string, input: UpdateSubscr
     }
     return { sub: await moveSubscription(sql, scope, sub, null, data, { ...o, at }), charge };
   });
-}
-
-/** Where a subscription's coupon applies: its customer, currency and plan (docs/coupons.md, Applying). */
-const discountTarget = (sub: Subscription, planIds: string[] = [sub.planId]) => ({
-  customerId: sub.customerId,
-  subscriptionId: sub.id,
-  currency: sub.currency,
-  planIds,
-});
-
-/**
- * PATCH `couponId` (docs/coupons.md, Applying): null removes the active discount (`removed`, `end` =
- * now); another id replaces it (the old one removed, the new one checked and redeemed). `data.discount`
- * changes, so `subscription.updated` carries `previousAttributes.discount`.
- */
-async function changeDiscount(
-  sql: Sql,
-  scope: Scope,
-  sub: Subscription,
-  couponId: string | null,
-  priceId: string | null | undefined,
-  at: Date,
-  data: Partial<Subscription>,
-) {
-  await removeDiscount(sql, scope, { subscriptionId: sub.id }, at);
-  if (couponId === null) {
-    data.discount = null as unknown as Subscription['discount'];
-    return;
-  }
-  // A price change in the same PATCH: the coupon may cover the plan billed from now on.
-  const target = isIdString(priceId) ? await scopedRow<Price>(sql, 'prices', scope, priceId) : null;
-  const planIds = target ? [sub.planId, target.planId] : [sub.planId];
-  const applied = await applyCoupon(sql, scope, couponId, discountTarget(sub, planIds), at, 'subscription');
-  data.discount = subscriptionDiscountColumn(applied) as Subscription['discount'];
-}
-
-/** A price or quantity change as PATCH asked for it, checked, with what decides its rule. */
-interface PriceChange {
-  sub: Subscription;
-  current: { price: Price; plan: Plan };
-  target: { price: Price; plan: Plan };
-  quantity: number;
-  /** One period's amount before and after the change (usage prices: 0, billed in arrears). */
-  before: number;
-  after: number;
-  /** The current period was invoiced in advance (active, past_due): a change inside it is prorated. */
-  billed: boolean;
-  /** ...and every invoice of it is paid: only then is its unused time credited. */
-  paid: boolean;
-  cadenceChange: boolean;
-  /** When the change applies (default: an increase or an interval change now, anything else at the period end). */
-  applyAt: 'now' | 'period_end';
-  proration: ChangeOptions['proration'];
-  /** The unused time of the current period (0 unless paid and prorated) and what the target bills for the rest of it
-   * (an interval change: its whole new period). */
-  unused: number;
-  newCharge: number;
-  at: Date;
-}
-
-interface ChangeOptions {
-  requestId?: string;
-  source: string;
-  proration: 'create_prorations' | 'none';
-  at: Date;
-}
-
-/** Loads and checks a change of price or quantity of the locked subscription. */
-async function priceChange(
-  sql: Sql,
-  scope: Scope,
-  sub: Subscription,
-  priceId: string | null | undefined,
-  quantity: number | undefined,
-  at: Date,
-  how: { applyAt: 'now' | 'period_end' | null; proration: ChangeOptions['proration'] },
-): Promise<PriceChange> {
-  // The open first invoice bills the price the customer chose: pay or cancel it first.
-  if (sub.status === 'incomplete') throw conflict(sub, 'its price and quantity change once the first invoice is paid');
-  const price = await scopedRow<Price>(sql, 'prices', scope, sub.priceId);
-  const plan = await scopedRow<Plan>(sql, 'plans', scope, sub.planId);
-  if (!price || !plan) throw err.notFound('price');
-  const current = { price, plan };
-  const target = priceId != null && priceId !== sub.priceId ? await usablePrice(sql, scope, priceId) : current;
-  if (target.price.currency !== sub.currency)
-    throw err.validation('priceId', `the price is in ${target.price.currency}; the subscription bills ${sub.currency}`);
-  if ((target.price.model === 'usage') !== (price.model === 'usage'))
-    throw err.validation('priceId', 'a usage price cannot replace a licensed one, nor the reverse');
-  const qty = target.price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
-  await refuseUnbillable(sql, scope, target.price, qty, quantity !== undefined);
-  const cadenceChange = target.plan.interval !== plan.interval || target.plan.intervalCount !== plan.intervalCount;
-  if (cadenceChange && (sub.status === 'paused' || target.price.model === 'usage'))
-    throw err.validation('priceId', 'the billing interval of a paused or usage subscription cannot change');
-  const billed = (subscriptionBilled as readonly string[]).includes(sub.status);
-  const before = periodAmount(price, sub.quantity);
-  const after = periodAmount(target.price, qty);
-  const applyAt = how.applyAt ?? (after > before || cadenceChange ? 'now' : 'period_end');
-  // docs/billing.md, Proration: an interval change restarts the period, so it cannot wait for the period end.
-  if (cadenceChange && billed && applyAt === 'period_end')
-    throw err.validation('applyAt', 'an interval change applies now: applyAt must be now');
-  const paid = billed && (await periodPaid(sql, scope, sub));
-  const period = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
-  const prorated = paid && how.proration === 'create_prorations';
-  return {
-    sub,
-    current,
-    target,
-    quantity: qty,
-    before,
-    after,
-    billed,
-    paid,
-    cadenceChange,
-    applyAt,
-    proration: how.proration,
-    unused: prorated ? Math.max(0, prorate(before, period, at)) : 0,
-    newCharge: cadenceChange ? after : prorate(after, period, at),
-    at,
-  };
-}
-
-/**
- * Whether no invoice of the subscription's current period is left unpaid (open, past due,
- * uncollectible): a declined renewal's period is not paid, so an upgrade credits none of it.
- */
-async function periodPaid(sql: Sql, scope: Scope, sub: Subscription): Promise<boolean> {
-  const [unpaid] = await sql.query(
-    q`SELECT 1 FROM invoices WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      AND "subscriptionId" = ${sub.id} AND ${unpaidInvoice}
-      AND "periodStart" < ${sub.currentPeriodEnd}::timestamptz AND "periodEnd" > ${sub.currentPeriodStart}::timestamptz
-      LIMIT 1`,
-  );
-  return !unpaid;
-}
-const unpaidInvoice = sqlIn(q`status`, invoiceIssuedUnpaid);
-
-/** The subscription moved to the target price and quantity (no pending change left). */
-const moveTo = (c: PriceChange): Partial<Subscription> => ({
-  priceId: c.target.price.id,
-  planId: c.target.plan.id,
-  quantity: c.quantity,
-  pendingPriceId: null,
-  pendingQuantity: null,
-});
-
-/** The credit line for the unused time of the current period: only a paid period, only with prorations. */
-function unusedCredit(c: PriceChange): DraftLine[] {
-  const unused = c.unused;
-  if (unused <= 0) return [];
-  return [
-    {
-      description: `Unused time on ${c.current.plan.name} x ${c.sub.quantity}`,
-      quantity: 1,
-      unitAmount: -unused,
-      priceId: c.current.price.id,
-      metadata: { proration: 'true' },
-    },
-  ];
-}
-
-const lineTotal = (lines: DraftLine[]) => lines.reduce((s, l) => s + l.quantity * l.unitAmount, 0);
-
-interface PriceChangeRule {
-  applies(c: PriceChange): boolean;
-  /** Writes the change into `data` (and its invoice); returns the invoice to charge after commit. */
-  apply(sql: Sql, scope: Scope, c: PriceChange, data: Partial<Subscription>, o: ChangeOptions): Promise<string | null>;
-}
-
-/** The rules of a price or quantity change (docs/billing.md, Proration), the first that applies wins. */
-const priceChangeRules: PriceChangeRule[] = [
-  {
-    // Back to what it bills now: a waiting change is dropped.
-    applies: (c) => c.target.price.id === c.sub.priceId && c.quantity === c.sub.quantity,
-    async apply(_sql, _scope, _c, data) {
-      Object.assign(data, { pendingPriceId: null, pendingQuantity: null });
-      return null;
-    },
-  },
-  {
-    // Nothing invoiced for this period (trialing, paused): the change applies now, billed from the next invoice.
-    applies: (c) => !c.billed,
-    async apply(_sql, _scope, c, data) {
-      Object.assign(data, moveTo(c));
-      return null;
-    },
-  },
-  {
-    // Applied now in a paid period whose unused time exceeds what the target bills for the rest (a decrease; an
-    // interval change worth less than the unused time): the unused time becomes order_change credit notes, credited
-    // to the customer balance, and the target's invoice is paid from that balance at finalization (creditThrough).
-    applies: (c) => c.applyAt === 'now' && c.unused > c.newCharge,
-    async apply(sql, scope, c, data, o) {
-      await creditUnusedTime(sql, scope, c, o);
-      const period = startPeriod(c, data);
-      const lines = c.cadenceChange
-        ? licensedLines(c.target.plan, c.target.price, c.quantity, period)
-        : [remainingLine(c)];
-      if (lineTotal(lines) <= 0) return null;
-      return invoiceChange(sql, scope, data, {
-        sub: { ...c.sub, ...data } as Subscription,
-        price: c.target.price,
-        lines,
-        period,
-        billingReason: 'subscription_update',
-        ...o,
-      });
-    },
-  },
-  {
-    // An interval change of an invoiced period resets the period: a new one starts now (the anchor
-    // moves), billed in full, less the unused time of the old one.
-    applies: (c) => c.cadenceChange && c.applyAt === 'now',
-    async apply(sql, scope, c, data, o) {
-      const credit = unusedCredit(c);
-      const period = startPeriod(c, data);
-      return invoiceChange(sql, scope, data, {
-        sub: { ...c.sub, ...data } as Subscription,
-        price: c.target.price,
-        lines: [...credit, ...licensedLines(c.target.plan, c.target.price, c.quantity, period)],
-        period,
-        billingReason: 'subscription_update',
-        ...o,
-      });
-    },
-  },
-  {
-    // Applied now inside an invoiced period (an increase by default): an invoice for the remaining time
-    // less the unused time of the old price (when paid).
-    applies: (c) => c.applyAt === 'now',
-    async apply(sql, scope, c, data, o) {
-      Object.assign(data, moveTo(c));
-      if (o.proration !== 'create_prorations') return null;
-      const lines: DraftLine[] = [...unusedCredit(c), remainingLine(c)];
-      if (lineTotal(lines) <= 0) return null;
-      return invoiceChange(sql, scope, data, {
-        sub: { ...c.sub, ...data } as Subscription,
-        price: c.target.price,
-        lines,
-        period: { start: c.at, end: c.sub.currentPeriodEnd },
-        billingReason: 'subscription_update',
-        ...o,
-      });
-    },
-  },
-  {
-    // applyAt period_end (a decrease by default) waits for the renewal (next-period.ts applies it).
-    applies: () => true,
-    async apply(_sql, _scope, c, data) {
-      Object.assign(data, { pendingPriceId: c.target.price.id, pendingQuantity: c.quantity });
-      return null;
-    },
-  },
-];
-
-/** Moves the subscription to the target; an interval change restarts its period now. Returns the period to bill. */
-function startPeriod(c: PriceChange, data: Partial<Subscription>) {
-  Object.assign(data, moveTo(c));
-  if (!c.cadenceChange) return { start: c.at, end: c.sub.currentPeriodEnd };
-  const period = periodOf(c.at, cadenceOf(c.target.plan), 0);
-  Object.assign(data, {
-    anchorAt: c.at,
-    periodIndex: 0,
-    currentPeriodStart: period.start,
-    currentPeriodEnd: period.end,
-  });
-  return period;
-}
-
-/** The target's line for the rest of the current period. */
-const remainingLine = (c: PriceChange): DraftLine => ({
-  description: `Remaining time on ${c.target.plan.name} x ${c.quantity}`,
-  quantity: 1,
-  unitAmount: c.newCharge,
-  priceId: c.target.price.id,
-  metadata: { proration: 'true' },
-});
-
-/**
- * docs/credit-notes.md, Order changes: the unused time as `order_change` notes against the invoices that billed the
- * current period, newest first, each up to what remains of it and of its line of the current price; issued by the
- * credit-notes module (`issueCreditNoteIn`) in this transaction, their post-payment part credited to the balance.
- */
-async function creditUnusedTime(sql: Sql, scope: Scope, c: PriceChange, o: ChangeOptions) {
-  const sub = c.sub;
-  const rows = await sql.query<{ invoiceId: string; remaining: bigint; lineId: string; lineLeft: bigint }>(
-    q`SELECT i.id AS "invoiceId", i.total - i."creditedAmount" AS remaining, l.id AS "lineId",
-        l.amount - coalesce((SELECT sum(cl.amount) FROM credit_note_lines cl JOIN credit_notes n
-          ON n."workspaceId" = cl."workspaceId" AND n.mode = cl.mode AND n.id = cl."creditNoteId"
-          WHERE cl."workspaceId" = l."workspaceId" AND cl.mode = l.mode AND cl."invoiceLineId" = l.id
-            AND n.status = ${creditNoteIssued}), 0) AS "lineLeft"
-      FROM invoices i JOIN invoice_lines l ON l."workspaceId" = i."workspaceId" AND l.mode = i.mode AND l."invoiceId" = i.id
-      WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i."subscriptionId" = ${sub.id}
-        AND i.status = 'paid' AND l."priceId" = ${c.current.price.id} AND l.amount > 0
-        AND i."periodStart" < ${sub.currentPeriodEnd}::timestamptz AND i."periodEnd" > ${sub.currentPeriodStart}::timestamptz
-      ORDER BY i."createdAt" DESC, i.id DESC, l.position`,
-  );
-  let left = BigInt(c.unused);
-  const remaining = new Map<string, bigint>();
-  for (const r of rows) {
-    if (left <= 0n) break;
-    const room = remaining.get(r.invoiceId) ?? BigInt(r.remaining);
-    const amount = [left, room, BigInt(r.lineLeft)].reduce((m, v) => (v < m ? v : m));
-    if (amount <= 0n) continue;
-    await issueCreditNoteIn(
-      sql,
-      scope,
-      {
-        invoiceId: r.invoiceId,
-        lines: [{ invoiceLineId: r.lineId, amount: Number(amount) }],
-        reason: 'order_change',
-        memo: `Unused time on ${c.current.plan.name} x ${sub.quantity}`,
-      },
-      { requestId: o.requestId, source: o.source, at: o.at },
-    );
-    remaining.set(r.invoiceId, room - amount);
-    left -= amount;
-  }
 }
 
 /**
@@ -732,20 +339,4 @@ export function resumeSubscription(ctx: Context, id: string) {
     }
     return { sub: await moveSubscription(sql, scope, sub, 'resume', data, { ...o, at }), charge };
   });
-}
-
-/**
- * A change's invoice (proration, resume): written, recorded as the subscription's latest, and
- * returned for the charge after commit when it is payable (a zero invoice is paid at finalization).
- */
-async function invoiceChange(
-  sql: Parameters<typeof writeSubscriptionInvoice>[0],
-  scope: Parameters<typeof writeSubscriptionInvoice>[1],
-  data: Record<string, unknown>,
-  args: Parameters<typeof writeSubscriptionInvoice>[2],
-): Promise<string | null> {
-  const invoice = await writeSubscriptionInvoice(sql, scope, args);
-  if (!invoice) return null;
-  data.latestInvoiceId = invoice.id;
-  return canMove(invoiceMachine, invoice.status as InvoiceStatus, 'pay') ? invoice.id : null;
 }

@@ -9,7 +9,7 @@ import { processDue, RENEWAL_BATCH } from '../subscriptions/renewals.ts';
 import { periodEndDue } from '../subscriptions/states.ts';
 import { walksStopping } from './walkers.ts';
 import { expireDueMethods, nextMethodExpiry } from '../payment-methods/expiry.ts';
-import { expireActions, nextActionExpiry } from '../subscriptions/waiting.ts';
+import { expireActions, nextActionExpiry } from '../collection/waiting.ts';
 
 export interface ClockWork {
   name: string;

@@ -10,7 +10,7 @@ import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { useSimulators } from '../../helpers/simulators.ts';
 import { ProviderASim } from '../../simulators/provider_a.ts';
 import { ProviderBSim } from '../../simulators/provider_b.ts';
-import { attemptDueInvoices } from '../../../src/modules/subscriptions/dunning.ts';
+import { attemptDueInvoices } from '../../../src/modules/collection/dunning.ts';
 
 const server = useServer();
 const simulators = useSimulators(server);

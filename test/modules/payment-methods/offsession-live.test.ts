@@ -11,7 +11,7 @@ import { clock } from '../../../src/core/clock.ts';
 import { newId } from '../../../src/core/ids.ts';
 import { seal } from '../../../src/core/sealed.ts';
 import { providerTokenHash } from '../../../src/modules/payment-methods/service.ts';
-import { sweepPendingCharges } from '../../../src/modules/subscriptions/waiting.ts';
+import { sweepPendingCharges } from '../../../src/modules/collection/waiting.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
 import { countStatements, withStatementCounter } from '../../../src/core/db/statements.ts';
 import { mintLiveKey } from '../../helpers/keys.ts';

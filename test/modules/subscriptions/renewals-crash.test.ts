@@ -10,7 +10,7 @@ import { childEnv, ROOT } from '../../helpers/cli.ts';
 import { unbalancedTxIds } from '../../helpers/payments.ts';
 import { customer, plan } from '../../helpers/renewals.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
-import { ATTEMPT_LEASE_MS } from '../../../src/modules/subscriptions/dunning.ts';
+import { ATTEMPT_LEASE_MS } from '../../../src/modules/collection/dunning.ts';
 
 const server = useServer({ background: 'none' });
 const N = Number(process.env.CRASH_SUBSCRIPTIONS ?? 1500);

@@ -10,7 +10,7 @@ import { mintKey, mintLiveKey } from '../../helpers/keys.ts';
 import { unbalancedTxIds } from '../../helpers/payments.ts';
 import { clock } from '../../../src/core/clock.ts';
 import { prorate } from '../../../src/core/periods.ts';
-import { collectInvoice } from '../../../src/modules/subscriptions/collect.ts';
+import { collectInvoice } from '../../../src/modules/collection/collect.ts';
 import { clockedSender } from '../../helpers/clocked.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { plan as renewalPlan, scopeOf as renewalScope, seedSubscription } from '../../helpers/renewals.ts';

@@ -1,10 +1,10 @@
 /**
- * The provider's off-session answer in the shape collect.ts reconciles (src/modules/subscriptions/offsession.ts;
+ * The provider's off-session answer in the shape collect.ts reconciles (src/modules/collection/offsession.ts;
  * docs/decisions.md, Off-session outcomes): declines keep the provider's code, expired and revoked tokens move the
  * method, requires_action carries the provider's page and expiry, pending stays pending.
  */
 import { describe, expect, it } from 'vitest';
-import { answerOf, Gate } from '../../../src/modules/subscriptions/offsession.ts';
+import { answerOf, Gate } from '../../../src/modules/collection/offsession.ts';
 
 describe('answerOf', () => {
   it('succeeded: paid, with the provider reference', () => {

@@ -14,27 +14,20 @@
  */
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { prismaSql, scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
-import { canMove, sqlIn } from '../../core/state-machine.ts';
+import { sqlIn } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
-import type { Invoice, Subscription } from '../../generated/prisma/client.ts';
+import type { Invoice } from '../../generated/prisma/client.ts';
 import { closeUnpaidInvoice } from '../invoices/close.ts';
 import { linesOf, lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid } from '../invoices/states.ts';
-import {
-  chargeLocked,
-  chargeStoredMethod,
-  collectInvoice,
-  reconcileMany,
-  resumePendingCharge,
-  type ChargeResult,
-  type CollectOutcome,
-  type PendingCharge,
-} from './collect.ts';
-import { lockSubscription, lockSubscriptions, moveSubscription } from './moves.ts';
+import { chargeStoredMethod, type ChargeResult, type CollectOutcome } from './charge.ts';
+import { chargeLocked, collectInvoice, resumePendingCharge } from './collect.ts';
+import { dunningExhausted, lockBilled, type Billed } from './hooks.ts';
+import type { PendingCharge } from './pending.ts';
+import { reconcileMany } from './reconcile.ts';
 import { providersOf } from './offsession.ts';
-import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 
 const DAY = 86_400_000;
 /** How long a claimed attempt is held before another worker may take it over (a crashed worker). */
@@ -175,11 +168,11 @@ export async function attemptLocked(
   t: Tenant,
   invoices: InvoiceRow[],
   at: Date,
-  fresh?: { subscriptions: Subscription[] },
+  fresh?: { subscriptions: Billed[] },
 ) {
   const subs =
     fresh?.subscriptions ??
-    (await lockSubscriptions(
+    (await lockBilled(
       sql,
       t,
       invoices.flatMap((i) => (i.subscriptionId ? [i.subscriptionId] : [])),
@@ -317,7 +310,5 @@ async function applyFinalAction(sql: Sql, t: Tenant, inv: InvoiceRow, action: 'v
   const o = { accountId: t.accountId, source: 'dunning', at };
   if (!(await closeUnpaidInvoice(sql, t, inv, action, at, o))) return;
   if (!inv.subscriptionId) return;
-  const sub = await lockSubscription(sql, t, inv.subscriptionId);
-  if (sub && canMove(subscriptionMachine, sub.status as SubscriptionStatus, 'dunning_exhausted'))
-    await moveSubscription(sql, t, sub, 'dunning_exhausted', { canceledAt: at }, o);
+  await dunningExhausted.run(sql, t, inv.subscriptionId, o);
 }

@@ -14,7 +14,7 @@ import {
   subscriptionRow,
 } from '../../helpers/renewals.ts';
 import { processDue } from '../../../src/modules/subscriptions/renewals.ts';
-import { ATTEMPT_LEASE_MS, attemptDueInvoices } from '../../../src/modules/subscriptions/dunning.ts';
+import { ATTEMPT_LEASE_MS, attemptDueInvoices } from '../../../src/modules/collection/dunning.ts';
 
 const server = useServer();
 const utc = (s: string) => new Date(`${s}T10:00:00.000Z`);
