@@ -14,11 +14,13 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { type Language, workspaceLanguage } from '../../core/i18n/index.ts';
 import type { RowScope } from '../../core/resource.ts';
-import { signedUrl, verifySignedUrl } from '../../core/signed-url.ts';
+import { signedUrl, linkRefused, verifySignedUrl } from '../../core/signed-url.ts';
 import { assertTestRecipient, testModeMayMail } from '../receipts/service.ts';
 import { hostedInvoiceUrlOf } from './fields.ts';
 import { buildInvoiceView, type InvoiceTemplate } from './view.ts';
 import { checkFormat, renderDocument } from '../documents/render/index.ts';
+import { sqlStatus } from '../../core/state-machine.ts';
+import { creditNoteIssued } from '../credit-notes/states.ts';
 
 const err = errorsFor('invoice');
 
@@ -70,7 +72,7 @@ export async function loadInvoiceView(scope: RowScope, id: string, pick?: (works
         (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total,
             'prePaymentAmount', n."prePaymentAmount") ORDER BY n."issuedAt", n.id),
             '[]'::jsonb)
-          FROM credit_notes n WHERE ${same('n')} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes",
+          FROM credit_notes n WHERE ${same('n')} AND n."invoiceId" = i.id AND n.status = ${sqlStatus(creditNoteIssued)}) AS "creditNotes",
         (SELECT jsonb_build_object('name', c.name, 'email', c.email, 'phone', c.phone)
           FROM customers c WHERE ${same('c')} AND c.id = i."customerId") AS customer,
         coalesce(
@@ -135,7 +137,7 @@ export async function signedInvoicePdf(file: string, query: (name: string) => st
   const scope = isId('invoice', id) ? verifySignedUrl(signedPdfPath(id), query) : 'invalid';
   if (scope === 'invalid')
     throw new DomainError('invalid_link', 'This download link is not valid', { resource: 'invoice' });
-  if (scope === 'expired')
+  if (scope === linkRefused.expired)
     throw new DomainError('invalid_link', 'This download link has expired', { resource: 'invoice' });
   const { view } = await loadInvoiceView(scope, id);
   return renderDocument(view, 'pdf', view.number);

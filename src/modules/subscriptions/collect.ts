@@ -27,7 +27,14 @@ import type { RowScope } from '../../core/resource.ts';
 import type { Payment, PaymentMethod, Subscription } from '../../generated/prisma/client.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { insertPayments, writePayments } from '../payments/write.ts';
-import { paymentInFlight, paymentMachine, type PaymentStatus } from '../payments/states.ts';
+import {
+  paymentFailed,
+  paymentInFlight,
+  paymentMachine,
+  paymentPending,
+  paymentRequiresAction,
+  type PaymentStatus,
+} from '../payments/states.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import {
   invoicePayments,
@@ -37,7 +44,7 @@ import {
   moveInvoice,
   settleInvoices,
 } from '../invoices/issue.ts';
-import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { invoiceIssuedUnpaid, invoiceMachine, invoicePaid, type InvoiceStatus } from '../invoices/states.ts';
 import { lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 import { clockTimeFor } from '../../core/business-time.ts';
@@ -105,7 +112,7 @@ export async function chargeStoredMethod(
     if (answeredInProcess(saved)) {
       const answer = sandboxCharge(saved, amount, paymentId, { started: o.resume });
       // Asked again about a charge it answered `async`: settled once its delay (the lease) passed.
-      return o.resume && answer.ok === null && answer.waiting === 'pending'
+      return o.resume && answer.ok === null && answer.waiting === paymentPending
         ? sandboxAsyncOutcome(payment, clock.now())
         : answer;
     }
@@ -127,10 +134,16 @@ export async function chargeStoredMethod(
 }
 
 export type CollectOutcome =
-  | { outcome: 'paid'; invoice: InvoiceRow; paymentId: string }
+  | { outcome: typeof invoicePaid; invoice: InvoiceRow; paymentId: string }
   /** Waiting: the customer must authenticate (`requires_action`) or the provider answers later (`pending`). */
-  | { outcome: 'requires_action' | 'pending'; invoice: InvoiceRow; paymentId: string }
-  | { outcome: 'failed'; invoice: InvoiceRow; paymentId: string; failureCode: string; failureMessage: string }
+  | { outcome: typeof paymentRequiresAction | typeof paymentPending; invoice: InvoiceRow; paymentId: string }
+  | {
+      outcome: typeof paymentFailed;
+      invoice: InvoiceRow;
+      paymentId: string;
+      failureCode: string;
+      failureMessage: string;
+    }
   /** Nothing charged: not collectible, no stored method, live mode, or a charge already in flight. */
   | { outcome: 'skipped'; invoice: InvoiceRow | null; reason: string };
 
@@ -472,7 +485,7 @@ async function reconcileCharges(
   const now = clock.now();
   const decided = items.map(({ inv, payment, result }) => {
     const from = (written ? payment.status : pendingStatus) as PaymentStatus;
-    const waiting = from === 'requires_action';
+    const waiting = from === paymentRequiresAction;
     // Paid elsewhere (hosted page) while the charge ran: the sandbox took nothing; a provider's money
     // is recorded and refunded (docs/decisions.md, Money for an invoice already paid).
     const failure =
@@ -486,10 +499,10 @@ async function reconcileCharges(
     const later = result.ok === null ? result.waiting : null;
     // A provider took the money but the invoice was paid (or closed) meanwhile: recorded and refunded.
     const late = !!failure && result.ok === true && written && isOnline(payment.adapter ?? '');
-    if (later === 'pending' || (later === 'requires_action' && waiting)) {
+    if (later === paymentPending || (later === paymentRequiresAction && waiting)) {
       // No outcome yet: still pending (a new lease), or still waiting for the customer.
       const retryIn = result.ok === null ? result.retryInMs : undefined;
-      const leaseUntil = later === 'pending' ? leaseFrom(now, retryIn ?? PAYMENT_LEASE_MS) : null;
+      const leaseUntil = later === paymentPending ? leaseFrom(now, retryIn ?? PAYMENT_LEASE_MS) : null;
       // The sandbox's `async` delay: settled when it passes, not at the minute sweep (pending-wake.ts).
       if (leaseUntil && retryIn !== undefined) wakePendingSweepAt(leaseUntil);
       const outcome = {
@@ -510,7 +523,7 @@ async function reconcileCharges(
     }
     const failed = !!failure && !late;
     const trigger =
-      later === 'requires_action'
+      later === paymentRequiresAction
         ? 'charge_requires_action'
         : waiting
           ? failed
@@ -521,7 +534,7 @@ async function reconcileCharges(
             : 'charge_succeeded';
     const move = nextState(paymentMachine, from, trigger);
     const nextAction =
-      later === 'requires_action' && result.ok === null
+      later === paymentRequiresAction && result.ok === null
         ? {
             type: 'redirect',
             url: result.nextAction?.url ?? authenticateUrl(inv),
@@ -585,7 +598,7 @@ async function reconcileCharges(
     opts,
   );
   for (const [i, s] of settled.entries())
-    out.set(s.invoice.id, { outcome: 'paid', invoice: s.invoice, paymentId: paid[i].row.id });
+    out.set(s.invoice.id, { outcome: invoicePaid, invoice: s.invoice, paymentId: paid[i].row.id });
   const failed = decided.filter((d) => d.failure);
   // Charged in process: the attempt is counted here for those no settle wrote (failed or waiting).
   const counted = decided.filter((d) => d.failure || d.later);
@@ -732,7 +745,7 @@ async function recordFailure(
   const { failureCode, failureMessage } = failure;
   const at = opts.at;
   if (failureCode === 'invoice_not_payable')
-    return { outcome: 'failed', invoice: inv, paymentId: payment.id, failureCode, failureMessage };
+    return { outcome: paymentFailed, invoice: inv, paymentId: payment.id, failureCode, failureMessage };
   const failedEvent = (invoice: InvoiceRow) => {
     const e = eventRow(scope, 'svc.invoice.payment_failed.v1', invoiceSnapshot(invoice), { ...opts, occurredAt: at });
     return { ...e, data: { ...e.data, metadata: { failureCode, failureMessage } } };
@@ -746,7 +759,7 @@ async function recordFailure(
     invoice = await moveInvoice(sql, scope, inv, 'mark_past_due', { pastDueAt: at, updatedAt: at }, opts);
   await insertEvents(sql, [failedEvent(invoice)]);
   if (sub && failable) await moveSubscription(sql, scope, sub, 'payment_failed', {}, opts);
-  return { outcome: 'failed', invoice, paymentId: payment.id, failureCode, failureMessage };
+  return { outcome: paymentFailed, invoice, paymentId: payment.id, failureCode, failureMessage };
 }
 
 /**

@@ -15,12 +15,18 @@ import { claimOperation } from '../../core/operations.ts';
 import { newId } from '../../core/ids.ts';
 import { keysetList } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
-import { canMove, nextState, sqlIn } from '../../core/state-machine.ts';
+import { canMove, nextState, sqlIn, sqlStatus } from '../../core/state-machine.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import type { Customer, Plan, Price, Subscription } from '../../generated/prisma/client.ts';
 import { closeUnpaidInvoice } from '../invoices/close.ts';
 import { lockInvoice } from '../invoices/issue.ts';
-import { invoiceIssuedUnpaid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import {
+  invoiceIssuedUnpaid,
+  invoiceMachine,
+  invoiceCloseVoid,
+  invoicePaid,
+  type InvoiceStatus,
+} from '../invoices/states.ts';
 import { collectInvoice, testPaymentMethods } from './collect.ts';
 import {
   cycleTaxRate,
@@ -44,8 +50,10 @@ import type {
 import { subscriptionList } from './list.ts';
 import {
   subscriptionBilled,
+  subscriptionIncomplete,
   subscriptionLive,
   subscriptionMachine,
+  subscriptionPaused,
   type SubscriptionStatus,
   type SubscriptionTrigger,
 } from './states.ts';
@@ -236,7 +244,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
   // docs/billing.md, First charge: the first charge runs during the create call, after the pending write committed.
   const { sub, at } = created;
   // The method that pays may be the customer's default (collect.ts resolves it; none: nothing is charged).
-  if (sub.status === 'incomplete' && sub.latestInvoiceId) await collectInvoice(scope, sub.latestInvoiceId, o);
+  if (sub.status === subscriptionIncomplete && sub.latestInvoiceId) await collectInvoice(scope, sub.latestInvoiceId, o);
   return reload(scope, sub.id);
 }
 
@@ -419,7 +427,8 @@ async function priceChange(
   how: { applyAt: 'now' | 'period_end' | null; proration: ChangeOptions['proration'] },
 ): Promise<PriceChange> {
   // The open first invoice bills the price the customer chose: pay or cancel it first.
-  if (sub.status === 'incomplete') throw conflict(sub, 'its price and quantity change once the first invoice is paid');
+  if (sub.status === subscriptionIncomplete)
+    throw conflict(sub, 'its price and quantity change once the first invoice is paid');
   const price = await scopedRow<Price>(sql, 'prices', scope, sub.priceId);
   const plan = await scopedRow<Plan>(sql, 'plans', scope, sub.planId);
   if (!price || !plan) throw err.notFound('price');
@@ -432,7 +441,7 @@ async function priceChange(
   const qty = target.price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
   await refuseUnbillable(sql, scope, target.price, qty, quantity !== undefined);
   const cadenceChange = target.plan.interval !== plan.interval || target.plan.intervalCount !== plan.intervalCount;
-  if (cadenceChange && (sub.status === 'paused' || target.price.model === 'usage'))
+  if (cadenceChange && (sub.status === subscriptionPaused || target.price.model === 'usage'))
     throw err.validation('priceId', 'the billing interval of a paused or usage subscription cannot change');
   const billed = (subscriptionBilled as readonly string[]).includes(sub.status);
   const before = periodAmount(price, sub.quantity);
@@ -633,7 +642,7 @@ async function creditUnusedTime(sql: Sql, scope: Scope, c: PriceChange, o: Chang
             AND n.status = ${creditNoteIssued}), 0) AS "lineLeft"
       FROM invoices i JOIN invoice_lines l ON l."workspaceId" = i."workspaceId" AND l.mode = i.mode AND l."invoiceId" = i.id
       WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i."subscriptionId" = ${sub.id}
-        AND i.status = 'paid' AND l."priceId" = ${c.current.price.id} AND l.amount > 0
+        AND i.status = ${sqlStatus(invoicePaid)} AND l."priceId" = ${c.current.price.id} AND l.amount > 0
         AND i."periodStart" < ${sub.currentPeriodEnd}::timestamptz AND i."periodEnd" > ${sub.currentPeriodStart}::timestamptz
       ORDER BY i."createdAt" DESC, i.id DESC, l.position`,
   );
@@ -673,11 +682,12 @@ export function cancelSubscription(ctx: Context, id: string, input: CancelSubscr
       if (!live(sub)) throw conflict(sub, 'cancel is not possible');
       return { sub: await moveSubscription(sql, scope, sub, null, { cancelAtPeriodEnd: true }, { ...o, at }) };
     }
-    const wasIncomplete = sub.status === 'incomplete';
+    const wasIncomplete = sub.status === subscriptionIncomplete;
     const row = await moveSubscription(sql, scope, sub, 'cancel', { canceledAt: at }, { ...o, at });
     if (wasIncomplete && sub.latestInvoiceId) {
       const inv = await lockInvoice(sql, scope, sub.latestInvoiceId);
-      if (inv) await closeUnpaidInvoice(sql, scope, inv, 'void', at, { ...o, accountId: scope.accountId, at });
+      if (inv)
+        await closeUnpaidInvoice(sql, scope, inv, invoiceCloseVoid, at, { ...o, accountId: scope.accountId, at });
     }
     return { sub: row };
   });
