@@ -19,8 +19,6 @@ import { assertTestRecipient, testModeMayMail } from '../receipts/service.ts';
 import { hostedInvoiceUrlOf } from './fields.ts';
 import { buildInvoiceView, type InvoiceTemplate } from './view.ts';
 import { checkFormat, renderDocument } from '../documents/render/index.ts';
-import { sqlStatus } from '../../core/state-machine.ts';
-import { creditNoteIssued } from '../credit-notes/states.ts';
 
 const err = errorsFor('invoice');
 
@@ -72,7 +70,7 @@ export async function loadInvoiceView(scope: RowScope, id: string, pick?: (works
         (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total,
             'prePaymentAmount', n."prePaymentAmount") ORDER BY n."issuedAt", n.id),
             '[]'::jsonb)
-          FROM credit_notes n WHERE ${same('n')} AND n."invoiceId" = i.id AND n.status = ${sqlStatus(creditNoteIssued)}) AS "creditNotes",
+          FROM credit_notes n WHERE ${same('n')} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes",
         (SELECT jsonb_build_object('name', c.name, 'email', c.email, 'phone', c.phone)
           FROM customers c WHERE ${same('c')} AND c.id = i."customerId") AS customer,
         coalesce(
