@@ -54,7 +54,10 @@ export const ALLOWED: Record<string, { words: string[]; why: string }> = {
   // Below the machine's module in the layer table (test/layers.test.ts), so they cannot import it.
   'src/auth/session.ts': { words: ['joined'], why: 'a session is valid for a joined member (below modules/members)' },
   'src/modules/api-keys/service.ts': { words: ['removed'], why: "a removed member's keys (below modules/members)" },
-  'src/modules/invoices/documents.ts': { words: ['issued'], why: "an invoice's issued credit notes (before modules/credit-notes)" },
+  'src/modules/invoices/documents.ts': {
+    words: ['issued'],
+    why: "an invoice's issued credit notes (before modules/credit-notes)",
+  },
   'src/modules/dunning-policies/service.ts': {
     words: ['uncollectible', 'void'],
     why: "the API's `finalAction`, invoice statuses (below modules/invoices; the test checks them against its machine)",
