@@ -12,6 +12,7 @@ import {
   usageError,
   type Connection,
 } from './api.ts';
+import { invoiceDraft, invoiceOpen, invoiceVoid } from '../modules/invoices/states.ts';
 
 /**
  * `svc trigger <event type>`: the real API calls that make the service emit that event in test
@@ -95,7 +96,7 @@ class Steps {
     if (outcome) await this.call('POST', `/v1/refunds/${refund.id}/simulate`, { outcome });
   }
 
-  async invoice(status: 'draft' | 'open') {
+  async invoice(status: typeof invoiceDraft | typeof invoiceOpen) {
     const invoice = await this.call('POST', '/v1/invoices', {
       customerId: await this.customer(),
       currency: 'IDR',
@@ -137,7 +138,7 @@ class Steps {
   async dunningPolicy() {
     const policy = await this.call('POST', '/v1/dunning-policies', {
       retryScheduleDays: [1, 3, 5],
-      finalAction: 'void',
+      finalAction: invoiceVoid,
     });
     return (this.ids.dunning_policy = policy.id as string);
   }
@@ -192,18 +193,18 @@ export const recipes: Partial<Record<EventType, Recipe>> = {
   'refund.failed': { subject: 'refund', run: (s) => s.refund('half', 'failure') },
   'payment.partially_refunded': { subject: 'payment', run: (s) => s.refund('half', 'success') },
   'payment.refunded': { subject: 'payment', run: (s) => s.refund('all', 'success') },
-  'svc.invoice.created.v1': { subject: 'invoice', run: (s) => s.invoice('draft') },
+  'svc.invoice.created.v1': { subject: 'invoice', run: (s) => s.invoice(invoiceDraft) },
   'svc.invoice.finalized.v1': {
     subject: 'invoice',
-    run: async (s) => s.call('POST', `/v1/invoices/${await s.invoice('draft')}/finalize`, {}),
+    run: async (s) => s.call('POST', `/v1/invoices/${await s.invoice(invoiceDraft)}/finalize`, {}),
   },
   'svc.invoice.paid.v1': {
     subject: 'invoice',
-    run: async (s) => s.call('POST', `/v1/invoices/${await s.invoice('open')}/pay`, {}),
+    run: async (s) => s.call('POST', `/v1/invoices/${await s.invoice(invoiceOpen)}/pay`, {}),
   },
   'svc.invoice.voided.v1': {
     subject: 'invoice',
-    run: async (s) => s.call('POST', `/v1/invoices/${await s.invoice('open')}/void`, {}),
+    run: async (s) => s.call('POST', `/v1/invoices/${await s.invoice(invoiceOpen)}/void`, {}),
   },
   'plan.created': { subject: 'plan', run: (s) => s.plan() },
   'plan.updated': {

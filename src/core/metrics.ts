@@ -151,6 +151,9 @@ export function observeOperation(transport: Transport, type: string, field: stri
   operationDuration.observe(series, ms / 1000);
 }
 
+/** A delivery attempt's metric label (`outcome`). */
+export const deliveryOutcome = { ok: 'ok', failed: 'failed', skipped: 'skipped' } as const;
+
 export function observeDeliveryAttempt(outcome: 'ok' | 'failed' | 'skipped', lagMs: number | null) {
   deliveryAttempts.inc({ outcome });
   if (lagMs !== null) deliveryLag.observe(Math.max(0, lagMs) / 1000);

@@ -33,6 +33,9 @@ export function signedUrl(path: string, scope: { workspaceId: string; mode: Mode
 }
 
 /** The workspace and mode a signed URL is good for, or why not: `expired` or `invalid` (both a 403). */
+/** A refused signed URL's verdict, for the callers' messages. */
+export const linkRefused = { expired: 'expired', invalid: 'invalid' } as const;
+
 export function verifySignedUrl(
   path: string,
   q: (name: string) => string | undefined,

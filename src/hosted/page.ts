@@ -5,7 +5,12 @@
  * from their JSON.
  */
 import { formatMoney } from '../core/money.ts';
-import type { SessionStatus } from '../modules/checkout-sessions/states.ts';
+import {
+  sessionCanceled,
+  sessionCompleted,
+  sessionExpired,
+  type SessionStatus,
+} from '../modules/checkout-sessions/states.ts';
 import { formatDateTime } from '../modules/documents/render/format.ts';
 import { type Language, localeOf, messages } from '../core/i18n/index.ts';
 import { languageSwitch } from './language.ts';
@@ -57,7 +62,7 @@ const safeColor = (c: string | null) => (c && /^#[0-9a-fA-F]{3,8}$/.test(c) ? c 
 function closedScreen(view: HostedPageView): string | null {
   const M = messages(view.lang).checkout;
   switch (view.status) {
-    case 'completed':
+    case sessionCompleted:
       return (
         `<section class="done" data-state="completed"><h2>${esc(M.received)}</h2>` +
         `<p>${esc(M.thanks)} <a href="${esc(successRedirect(view.successUrl, view.id))}">${esc(M.continue)}</a></p>` +
@@ -66,12 +71,12 @@ function closedScreen(view: HostedPageView): string | null {
           : '') +
         '</section>'
       );
-    case 'expired':
+    case sessionExpired:
       return (
         `<section class="done" data-state="expired"><h2>${esc(M.expired)}</h2>` +
         `<p>${esc(M.askNewLink(view.merchantName))}</p></section>`
       );
-    case 'canceled':
+    case sessionCanceled:
       return (
         `<section class="done" data-state="canceled"><h2>${esc(M.canceled)}</h2>` +
         `<p><a href="${esc(view.cancelUrl)}">${esc(M.backTo(view.merchantName))}</a></p></section>`
@@ -193,7 +198,7 @@ let polling;
 const poll = () => { clearInterval(polling); polling = setInterval(async () => {
   const r = await fetch(base + '/status').then((x) => x.json()).catch(() => null);
   if (r && r.data && r.data.redirectUrl) { clearInterval(polling); finish(r.data); }
-  else if (r && r.data && ['expired', 'canceled'].includes(r.data.status)) location.reload();
+  else if (r && r.data && ['${sessionExpired}', '${sessionCanceled}'].includes(r.data.status)) location.reload();
 }, 2000); };
 function render(a) {
   const box = $('instructions'), actions = $('actions');

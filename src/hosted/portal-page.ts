@@ -11,6 +11,9 @@ import { type Language, localeOf, messages } from '../core/i18n/index.ts';
 import { zoneLabel } from '../modules/documents/render/format.ts';
 import { languageSwitch } from './language.ts';
 import { hostedPageHeaders, renderErrorPage, scriptJson } from './page.ts';
+import { invoiceOpen } from '../modules/invoices/states.ts';
+import { chargeable } from '../modules/payment-methods/states.ts';
+import { subscriptionCanceled, subscriptionPaused, subscriptionTrialing } from '../modules/subscriptions/states.ts';
 
 /** As the checkout page's, and links out (invoice pages, PDFs, the merchant's returnUrl) are plain navigations. */
 export const portalPageHeaders = hostedPageHeaders;
@@ -124,9 +127,9 @@ function subCard(s) {
     el('span', { className: 'badge ' + s.status, textContent: L.status[s.status] || s.status })));
   card.append(el('div', { className: 'price', textContent: s.usage ? L.usage : s.amount + ' ' +
     every(s.intervalCount, s.interval) }));
-  const when = s.status === 'canceled' || s.status === 'paused' ? null : s.cancelAtPeriodEnd ? L.willCancel : s.status === 'trialing' ?
+  const when = s.status === '${subscriptionCanceled}' || s.status === '${subscriptionPaused}' ? null : s.cancelAtPeriodEnd ? L.willCancel : s.status === '${subscriptionTrialing}' ?
     L.trialEnds : L.renews;
-  if (when) card.append(el('p', { className: 'muted', textContent: when + ' ' + fmt(s.status === 'trialing' &&
+  if (when) card.append(el('p', { className: 'muted', textContent: when + ' ' + fmt(s.status === '${subscriptionTrialing}' &&
     s.trialEnd ? s.trialEnd : s.currentPeriodEnd) }));
   if (s.discount) card.append(el('p', { className: 'note discount', textContent: L.discount + ': ' + s.discount.name +
     (s.discount.end ? ' (' + L.discountUntil + ' ' + fmt(s.discount.end) + ')' : '') }));
@@ -159,7 +162,7 @@ function subCard(s) {
   }));
   if (a.updatePaymentMethod) acts.append(btn('payment-method', L.updatePm, '', () => {
     const select = el('select', { id: 'pm-' + s.id });
-    const saved = state.paymentMethods.filter((m) => m.status === 'active').map((m) => m.id);
+    const saved = state.paymentMethods.filter((m) => m.status === '${chargeable}').map((m) => m.id);
     for (const pm of saved.concat(state.testPaymentMethods || [])) select.append(el('option', { value: pm,
       textContent: pmLabel(pm), selected: pm === s.paymentMethod }));
     open([el('label', { htmlFor: 'pm-' + s.id, className: 'muted', textContent: L.pm }), select,
@@ -191,9 +194,9 @@ function invoiceItem(i) {
   li.dataset.invoice = i.id;
   li.append(el('div', { className: 'row' }, el('strong', { textContent: i.number || i.id }),
     el('span', { className: 'badge ' + i.status, textContent: L.status[i.status] || i.status })));
-  li.append(el('div', { className: 'row' }, el('span', { className: 'muted', textContent: (i.status === 'open' &&
+  li.append(el('div', { className: 'row' }, el('span', { className: 'muted', textContent: (i.status === '${invoiceOpen}' &&
     i.dueAt ? L.due + ' ' + fmt(i.dueAt) : L.issued + ' ' + fmt(i.issuedAt)) }),
-    el('span', { className: 'price', textContent: i.status === 'open' ? i.amountDue : i.total })));
+    el('span', { className: 'price', textContent: i.status === '${invoiceOpen}' ? i.amountDue : i.total })));
   for (const d of i.discounts || []) li.append(el('div', { className: 'row discount' },
     el('span', { className: 'muted', textContent: L.discount + ': ' + d.name }), el('span', { textContent: '-' + d.amount })));
   for (const c of i.creditNotes || []) li.append(el('div', { className: 'row credit-note' },

@@ -10,7 +10,7 @@ import { formatDateTime } from '../modules/documents/render/format.ts';
 import { type Language, localeOf, messages } from '../core/i18n/index.ts';
 import type { SetupPageView } from '../modules/setup-sessions/hosted.ts';
 import { setupSuccessRedirect } from '../modules/setup-sessions/hosted.ts';
-import { setupSessionMachine } from '../modules/setup-sessions/states.ts';
+import { setupOpen, setupSessionMachine } from '../modules/setup-sessions/states.ts';
 import { languageSwitch } from './language.ts';
 import { scriptJson } from './page.ts';
 
@@ -131,7 +131,7 @@ const failed = (d) => {
 };
 const done = (d) => {
   if (d && d.redirectUrl) { location.assign(d.redirectUrl); return true; }
-  if (d && d.status === 'open') { failed(d); return true; }
+  if (d && d.status === '${setupOpen}') { failed(d); return true; }
   return false;
 };
 function render(d) {

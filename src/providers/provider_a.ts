@@ -1030,9 +1030,17 @@ export interface DisbursementInput {
   idempotencyKey: string;
 }
 
+export type DisbursementStatus = 'pending' | 'completed' | 'failed';
+/** The disbursement's words as values (src/providers/types.ts, chargeStatus). */
+export const disbursementStatus = {
+  pending: 'pending',
+  completed: 'completed',
+  failed: 'failed',
+} as const satisfies { [K in DisbursementStatus]: K };
+
 export interface Disbursement {
   id: string;
-  status: 'pending' | 'completed' | 'failed';
+  status: DisbursementStatus;
   failureCode: string | null;
   raw: unknown;
 }

@@ -14,6 +14,18 @@ export const paymentMethods: readonly PaymentMethod[] = ['qris', 'va', 'ewallet'
  * buyer's approval (provider_c): call `capture()` (or `settleCharge()`) to move the money.
  */
 export type ChargeStatus = 'pending' | 'approved' | 'paid' | 'failed' | 'expired';
+/**
+ * A provider answer's words as values, one table per answer: code outside src/providers reads the
+ * provider's word here and never spells it (test/state-machines-used.test.ts), since several are also
+ * statuses of ours (`paid`, `failed`) and mean something else.
+ */
+export const chargeStatus = {
+  pending: 'pending',
+  approved: 'approved',
+  paid: 'paid',
+  failed: 'failed',
+  expired: 'expired',
+} as const satisfies { [K in ChargeStatus]: K };
 
 export interface Customer {
   name?: string | null;
@@ -182,6 +194,11 @@ export interface TokenEvent {
 export type CallbackEvent = ChargeEvent | RefundEvent | TokenEvent | IgnoredEvent;
 
 export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+export const refundStatus = {
+  pending: 'pending',
+  succeeded: 'succeeded',
+  failed: 'failed',
+} as const satisfies { [K in RefundStatus]: K };
 
 export interface RefundInput extends ChargeRef {
   /** Part of the charge's amount, minor units. */
@@ -237,6 +254,12 @@ export interface CreateSetupInput {
 }
 
 export type SetupStatus = 'pending' | 'active' | 'failed' | 'expired';
+export const setupStatus = {
+  pending: 'pending',
+  active: 'active',
+  failed: 'failed',
+  expired: 'expired',
+} as const satisfies { [K in SetupStatus]: K };
 
 export interface SetupResult {
   providerRef: string;
@@ -277,6 +300,12 @@ export interface OffSessionChargeInput {
 }
 
 export type OffSessionStatus = 'succeeded' | 'pending' | 'requires_action' | 'failed';
+export const offSessionStatus = {
+  succeeded: 'succeeded',
+  pending: 'pending',
+  requires_action: 'requires_action',
+  failed: 'failed',
+} as const satisfies { [K in OffSessionStatus]: K };
 
 export interface OffSessionResult {
   providerRef: string;
@@ -344,6 +373,12 @@ export interface Provider {
  * provider no longer knows), or `unknown` (an answer that confirms neither, e.g. still pending).
  */
 export type TokenStatus = 'active' | 'expired' | 'revoked' | 'unknown';
+export const tokenStatus = {
+  active: 'active',
+  expired: 'expired',
+  revoked: 'revoked',
+  unknown: 'unknown',
+} as const satisfies { [K in TokenStatus]: K };
 
 // ---- credentials (decrypted adapter secrets + public config) ----
 

@@ -41,6 +41,8 @@ import {
   workspacesOf,
   type SessionRow,
 } from '../auth/session.ts';
+import { sqlStatus } from '../core/state-machine.ts';
+import { memberJoined } from '../modules/members/states.ts';
 
 const LOGIN_COOKIE = 'svc_oidc';
 const LOGIN_TTL_MS = 10 * 60 * 1000;
@@ -221,10 +223,12 @@ function page(reply: FastifyReply, status: number, title: string, text: string) 
  * not yet an OIDC one (a workspace's first owner, a member who joined by the emailed link), which
  * then keeps this identity. Cross-tenant by nature: authentication, on the system pool (docs/scaling.md).
  */
+const joined = sqlStatus(memberJoined).text;
+
 async function memberFor(issuer: string, subject: string, email: string | null) {
   const pool = db().system;
   const known = await pool.query<{ id: string; workspaceId: string }>(
-    `SELECT id, "workspaceId" FROM members WHERE "identityIssuer" = $1 AND "identitySubject" = $2 AND status = 'joined'
+    `SELECT id, "workspaceId" FROM members WHERE "identityIssuer" = $1 AND "identitySubject" = $2 AND status = ${joined}
      ORDER BY "joinedAt", id LIMIT 1`,
     [issuer, subject],
   );
@@ -232,7 +236,7 @@ async function memberFor(issuer: string, subject: string, email: string | null) 
   if (!email) return null;
   const linked = await pool.query<{ id: string; workspaceId: string }>(
     `UPDATE members SET "identityIssuer" = $1, "identitySubject" = $2
-     WHERE id = (SELECT id FROM members WHERE lower(email) = lower($3) AND status = 'joined'
+     WHERE id = (SELECT id FROM members WHERE lower(email) = lower($3) AND status = ${joined}
        AND ("identityIssuer" IS NULL OR "identityIssuer" = $4) ORDER BY "joinedAt", id LIMIT 1 FOR UPDATE)
      RETURNING id, "workspaceId"`,
     [issuer, subject, email, EMAIL_LINK_ISSUER],

@@ -20,9 +20,10 @@ import {
   ResumeSubscriptionDocument,
 } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { subscriptionActive, subscriptionCanceled, subscriptionPaused } from './statuses.ts';
 import { Table } from './table.tsx';
 
-const ENDED = new Set(['canceled', 'incomplete_expired']);
+const ENDED = new Set<string>([subscriptionCanceled]);
 /** The plan's five portal switches (spec Plan portalFeatures), off until the merchant ticks them. */
 const PLAN_FEATURES = ['selfServeCancel', 'selfServePause', 'selfServeUpgrade', 'selfServeDowngrade', 'updatePaymentMethod'] as const;
 const NEW_PLAN = {
@@ -107,12 +108,12 @@ export function Billing(p: ScreenProps) {
                 <td class="actions">
                   {p.canAct && !ENDED.has(x.status) ? (
                     <>
-                      {x.status === 'paused' ? (
+                      {x.status === subscriptionPaused ? (
                         <button type="button" onClick={() => act(ResumeSubscriptionDocument, x.id)}>
                           {p.t.resume}
                         </button>
                       ) : null}
-                      {x.status === 'active' ? (
+                      {x.status === subscriptionActive ? (
                         <button type="button" onClick={() => act(PauseSubscriptionDocument, x.id)}>
                           {p.t.pause}
                         </button>

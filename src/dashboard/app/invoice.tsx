@@ -13,6 +13,7 @@ import { useActions, useQuery } from './hooks.ts';
 import { sameOrigin } from './invoices.tsx';
 import { CreateCreditNoteDocument, InvoiceDocument } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { invoiceDraft, invoiceVoid } from './statuses.ts';
 import { Table } from './table.tsx';
 
 export function InvoiceDetail(p: ScreenProps & { id: string }) {
@@ -34,7 +35,7 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
         idempotencyKey: crypto.randomUUID(),
       })
       .toPromise();
-  const creditable = inv && !['draft', 'void'].includes(inv.status) && inv.amountRemaining > 0;
+  const creditable = inv && ![invoiceDraft, invoiceVoid].some((s) => s === inv.status) && inv.amountRemaining > 0;
   return (
     <section aria-labelledby="invoice-title">
       <p>
@@ -70,7 +71,7 @@ export function InvoiceDetail(p: ScreenProps & { id: string }) {
             <dt>{p.t.created}</dt>
             <dd>{dateTime(inv.createdAt, p.lang)}</dd>
           </dl>
-          {inv.status !== 'draft' ? (
+          {inv.status !== invoiceDraft ? (
             <p>
               <a href={sameOrigin(inv.pdfUrl)} target="_blank" rel="noopener">
                 {p.t.pdf}

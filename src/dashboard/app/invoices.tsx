@@ -22,6 +22,7 @@ import {
   VoidInvoiceDocument,
 } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { invoiceDraft, invoiceOpen, invoicePastDue } from './statuses.ts';
 import { Table } from './table.tsx';
 
 /** The signed PDF link on this origin (its path and signature; docs/dashboard.md, The app). */
@@ -153,22 +154,22 @@ export function Invoices(p: ScreenProps) {
                 <td>{money(i.total, i.currency, p.lang)}</td>
                 <td>{dateTime(i.createdAt, p.lang)}</td>
                 <td class="actions">
-                  {p.canAct && i.status === 'draft' ? (
+                  {p.canAct && i.status === invoiceDraft ? (
                     <button type="button" onClick={() => finalize(i.id)}>
                       {p.t.finalize}
                     </button>
                   ) : null}
-                  {p.canAct && i.status === 'open' ? (
+                  {p.canAct && i.status === invoiceOpen ? (
                     <button type="button" onClick={() => voidIt(i.id)}>
                       {p.t.void}
                     </button>
                   ) : null}{' '}
-                  {p.canAct && (i.status === 'open' || i.status === 'past_due') ? (
+                  {p.canAct && (i.status === invoiceOpen || i.status === invoicePastDue) ? (
                     <button type="button" onClick={() => send(i.id)}>
                       {p.t.sendInvoice}
                     </button>
                   ) : null}{' '}
-                  {i.status !== 'draft' ? (
+                  {i.status !== invoiceDraft ? (
                     <a href={sameOrigin(i.pdfUrl)} target="_blank" rel="noopener" data-testid="invoice-pdf">
                       {p.t.pdf}
                     </a>

@@ -20,6 +20,13 @@ import { type Answer, problem, useQuery } from './hooks.ts';
 import { dateTime, money } from './format.ts';
 import type { dictionaries, Lang } from './i18n.ts';
 import { CustomerDocument, CustomersDocument, HomeDocument, PaymentDocument, PaymentsDocument, RefundDocument } from './operations.ts';
+import {
+  paymentFailed,
+  paymentPartiallyRefunded,
+  paymentPending,
+  paymentRefunded,
+  paymentSucceeded,
+} from './statuses.ts';
 import { Table } from './table.tsx';
 
 export interface ScreenProps {
@@ -119,7 +126,7 @@ export function Home(p: ScreenProps & { feed: FeedEvent[]; connected: boolean })
   );
 }
 
-const STATUSES = ['succeeded', 'refunded', 'partially_refunded', 'pending', 'failed'];
+const STATUSES = [paymentSucceeded, paymentRefunded, paymentPartiallyRefunded, paymentPending, paymentFailed];
 
 export function Payments(p: ScreenProps) {
   const [status, setStatus] = useState('');
@@ -254,7 +261,7 @@ export function PaymentDetail(p: ScreenProps & { id: string }) {
             <dt>{p.t.created}</dt>
             <dd>{dateTime(pay.createdAt, p.lang)}</dd>
           </dl>
-          {p.canAct && remaining > 0 && pay.status !== 'failed' && pay.status !== 'pending' ? (
+          {p.canAct && remaining > 0 && pay.status !== paymentFailed && pay.status !== paymentPending ? (
             <AmountForm
               testId="refund-form"
               label={p.t.refundAmount}

@@ -24,6 +24,7 @@ import {
   WebhooksDocument,
 } from './operations.ts';
 import type { ScreenProps } from './screens.tsx';
+import { deliverySucceeded } from './statuses.ts';
 import { Table } from './table.tsx';
 
 
@@ -64,7 +65,7 @@ function Deliveries(p: ScreenProps & { endpointId: string; again: number; onNote
                 <td>{d.retryCount}</td>
                 <td>{d.attemptedAt ? dateTime(d.attemptedAt, p.lang) : '—'}</td>
                 <td class="actions">
-                  {p.canAct && d.status !== 'succeeded' ? (
+                  {p.canAct && d.status !== deliverySucceeded ? (
                     <button type="button" onClick={() => replay(d.id)}>
                       {p.t.replay}
                     </button>

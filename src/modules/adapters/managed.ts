@@ -32,6 +32,9 @@ export function setManagedPlatform(p: ManagedPlatform | null) {
 
 export const kybStatuses = ['not_started', 'invited', 'registered', 'live'] as const;
 export const capabilitiesStatuses = ['inactive', 'pending', 'active'] as const;
+/** Each word by name (several are also statuses of machines, and mean something else). */
+export const [kybNotStarted, kybInvited, kybRegistered, kybLive] = kybStatuses;
+export const [capabilitiesInactive, capabilitiesPending, capabilitiesActive] = capabilitiesStatuses;
 
 export function onboardingView(row: ManagedAccount | null): OnboardingView {
   return {
@@ -75,7 +78,7 @@ export function managedAdapterView(
 /** Live managed payments need a live sub-account with active capabilities; the sandbox always serves. */
 export function managedEnabled(row: ManagedAccount | null, mode: Mode): boolean {
   if (row?.status === adapterDisabled) return false;
-  return mode === 'test' || (row?.kybStatus === 'live' && row.capabilitiesStatus === 'active');
+  return mode === 'test' || (row?.kybStatus === 'live' && row.capabilitiesStatus === capabilitiesActive);
 }
 
 export interface ManagedUpdate {

@@ -14,14 +14,16 @@ import type { Adapter, ManagedAccount } from '../../generated/prisma/client.ts';
 import { sql, sqlOf, type AnyTx, type Fragment } from '../../core/db/sql.ts';
 import type { AdapterKind, EnabledAdapter } from './capabilities.ts';
 import type { AdapterView } from './fields.ts';
-import { adapterDisabled, adapterMachine, adapterStatusAfter, type AdapterStatus } from './states.ts';
+import { adapterActive, adapterDisabled, adapterMachine, adapterStatusAfter, type AdapterStatus } from './states.ts';
 import { canMove, nextState, sqlStatus } from '../../core/state-machine.ts';
 
 /** A failed gateway call's event (the table's `gateway_failed`), also where the status cannot move. */
-const [ERROR_EVENT] = nextState(adapterMachine, 'active', 'gateway_failed').events;
+const [ERROR_EVENT] = nextState(adapterMachine, adapterActive, 'gateway_failed').events;
 import {
   adapterWire,
   applyManagedUpdate,
+  capabilitiesPending,
+  kybInvited,
   managedAdapterView,
   managedEnabled,
   managedPlatform,
@@ -233,13 +235,13 @@ export async function startManagedOnboarding(ctx: Context, input: { email: strin
         tx,
         scope,
         before,
-        { ...created, email, kybStatus: 'invited', capabilitiesStatus: 'pending' },
+        { ...created, email, kybStatus: kybInvited, capabilitiesStatus: capabilitiesPending },
         ctx.requestId,
       );
       await audit(tx, auth, 'adapter.managed.onboarding_started', row.subAccountId, ctx.requestId);
       return onboardingView(row);
     }
-    if (before.kybStatus === 'invited' && before.email !== email) {
+    if (before.kybStatus === kybInvited && before.email !== email) {
       const row = await tx.managedAccount.update({
         where: { workspaceId_mode: scoped(auth) },
         data: { email, updatedAt: now },

@@ -45,6 +45,7 @@ import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { refundLatePayment, submitLateRefund, type LateRefund } from './late-invoice-payment.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { applyOffSessionCallback } from '../collection/waiting.ts';
+import { chargeStatus, refundStatus, tokenStatus } from '../../providers/types.ts';
 
 type Tenant = RowScope;
 
@@ -171,7 +172,7 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     if (event.type === 'refund') {
       // The provider's word, not the callback's, where it has a refund status API (provider_b).
       const confirmed = provider.confirmRefund ? await provider.confirmRefund(event) : event;
-      if (confirmed.status === 'pending' && event.status !== 'pending')
+      if (confirmed.status === refundStatus.pending && event.status !== refundStatus.pending)
         logger.warn(
           { provider: kind, refund: event.providerRefundId },
           'refund callback not confirmed by the provider; not applied',
@@ -192,7 +193,7 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     // open setups are asked, and the one the provider vaulted completes by the same exchange key.
     if (
       event.type === 'token' &&
-      event.status === 'active' &&
+      event.status === tokenStatus.active &&
       event.customerRef &&
       (await settleCustomerSetups(kind, event.customerRef, tenant))
     )
@@ -209,8 +210,10 @@ export async function handleCallback(kind: string, req: CallbackRequest): Promis
     if (!attempt) continue;
     // The provider's word, not the callback's, before money moves.
     let state: ChargeState | ChargeEvent =
-      event.status === 'paid' || event.status === 'approved' ? await provider.fetchStatus(event) : event;
-    if (state.status === 'approved' && provider.capture) {
+      event.status === chargeStatus.paid || event.status === chargeStatus.approved
+        ? await provider.fetchStatus(event)
+        : event;
+    if (state.status === chargeStatus.approved && provider.capture) {
       // Lock and check before any capture: only the current attempt of a live session is captured.
       if (!(await claimCapture(tenant, attempt))) return { outcome: 'not_captured' };
       state = await provider.capture(event, { idempotencyKey: `${attempt.id}:capture` });
@@ -252,7 +255,12 @@ export async function applyCharge(
   state: ChargeState | ChargeEvent,
 ): Promise<{ outcome: string }> {
   const scope = { ...tenant, modes: [tenant.mode] };
-  type Applied = { outcome: string; superseded?: Superseded[]; late?: LateRefund };
+  /** What the callback did to the attempt (answered to the provider and logged; no status of ours). */
+  type Applied = {
+    outcome: 'duplicate' | 'amount_mismatch' | 'refunded' | 'unapplied' | 'completed' | 'failed' | 'late' | 'pending';
+    superseded?: Superseded[];
+    late?: LateRefund;
+  };
   const result = await inTenant(scope, async (tx): Promise<Applied> => {
     const now = clock.now();
     const fresh = await recordProviderEvent(tx, tenant, {
@@ -267,7 +275,7 @@ export async function applyCharge(
     const s = await lockSession(tx, tenant, attempt.checkoutSessionId);
     const a = await tx.checkoutAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
     if (!s || !canMove(attempts, a.status as AttemptStatus, 'pay')) return { outcome: 'duplicate' };
-    if (state.status === 'paid') {
+    if (state.status === chargeStatus.paid) {
       if (state.amount !== Number(a.amount) || state.currency !== a.currency) {
         logger.error(
           { session: s.id, attempt: a.id, provider: kind, amount: state.amount, currency: state.currency },
@@ -301,7 +309,7 @@ export async function applyCharge(
       });
       return { outcome: 'completed', superseded: done.superseded };
     }
-    if (state.status === 'failed' || state.status === 'expired') {
+    if (state.status === chargeStatus.failed || state.status === chargeStatus.expired) {
       await tx.checkoutAttempt.updateMany({
         where: { id: a.id, status: { in: statusesWhere(attempts, 'provider_failed') } },
         data: { status: attempts.moves.provider_failed.to, updatedAt: now },

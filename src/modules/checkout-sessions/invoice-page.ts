@@ -26,7 +26,8 @@ import { hostedInvoiceUrlOf } from '../invoices/fields.ts';
 import { loadInvoiceView, signedPdfPath } from '../invoices/documents.ts';
 import { signedUrl } from '../../core/signed-url.ts';
 import { lockInvoice } from '../invoices/issue.ts';
-import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { invoiceDraft, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { paymentRequiresAction } from '../payments/states.ts';
 import { simulateWaiting, supersedeAction } from '../collection/waiting.ts';
 
 const err = errorsFor('invoice');
@@ -79,9 +80,9 @@ export async function hostedInvoicePage(
     pdfLink: `/i/${token}/pdf`,
     waiting: !waiting
       ? null
-      : waiting.status === 'requires_action'
+      : waiting.status === paymentRequiresAction
         ? { kind: 'action', confirmUrl: waiting.nextAction?.url ? `/i/${token}/confirm` : null }
-        : { kind: 'pending' },
+        : { kind: 'provider' },
   };
   return (await import('../documents/render/html.ts')).renderHtml(view, { top: top(language) });
 }
@@ -97,7 +98,7 @@ export async function hostedInvoicePdfUrl(token: string): Promise<string> {
     { workspaceId: scope.workspaceId, modes: [scope.mode] },
     q`SELECT status FROM invoices WHERE id = ${id} AND "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
   );
-  if (!inv || inv.status === 'draft') throw err.notFound();
+  if (!inv || inv.status === invoiceDraft) throw err.notFound();
   const url = new URL(signedUrl(signedPdfPath(id), scope));
   // Same origin as the page the customer is on, whatever the configured hosted base.
   return url.pathname + url.search;
@@ -124,7 +125,7 @@ const accountOf = async (scope: RowScope) => {
 export async function confirmHostedInvoice(token: string): Promise<string> {
   const { id, scope } = await invoiceOf(token);
   const waiting = await waitingCharge(scope, id);
-  return waiting?.status === 'requires_action' && waiting.nextAction?.url ? waiting.nextAction.url : `/i/${token}`;
+  return waiting?.status === paymentRequiresAction && waiting.nextAction?.url ? waiting.nextAction.url : `/i/${token}`;
 }
 
 /**
@@ -135,7 +136,7 @@ export async function authenticationOf(token: string): Promise<{ paymentId: stri
   const { id, scope } = await invoiceOf(token);
   if (scope.mode !== 'test') throw err.notFound();
   const waiting = await waitingCharge(scope, id);
-  return { paymentId: waiting?.status === 'requires_action' ? waiting.id : null, scope };
+  return { paymentId: waiting?.status === paymentRequiresAction ? waiting.id : null, scope };
 }
 
 /**
@@ -162,7 +163,8 @@ export async function payHostedInvoice(
   const { id, scope } = await invoiceOf(token);
   // `doc.payAnotherWay`: a charge waiting for the customer's authentication fails first (superseded),
   // a failed attempt as any other (docs/guides/payment-methods.md, Requires action).
-  if ((await waitingCharge(scope, id))?.status === 'requires_action') await supersedeAction(await accountOf(scope), id);
+  if ((await waitingCharge(scope, id))?.status === paymentRequiresAction)
+    await supersedeAction(await accountOf(scope), id);
   return inTenant({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (tx) => {
     const sql = sqlOf(tx);
     const [ws] = await sql.query<{ accountId: string; defaultCurrency: string }>(

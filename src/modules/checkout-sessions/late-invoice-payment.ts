@@ -25,6 +25,7 @@ import { reserveRefund } from '../refunds/service.ts';
 import { settlementCode, type SettleOptions } from '../refunds/settle.ts';
 import { recordAnswer, submitRefund } from '../refunds/submit.ts';
 import { markPaidUnapplied } from './attempts.ts';
+import { refundStatus } from '../../providers/types.ts';
 
 export interface LateRefund {
   scope: RowScope;
@@ -129,7 +130,7 @@ export async function submitLateRefund(r: LateRefund): Promise<Refund> {
     return recordAnswer(
       r.scope,
       r.refund,
-      { status: 'failed', providerRefundId: null },
+      { status: refundStatus.failed, providerRefundId: null },
       { ...r.opts, failureCode: 'provider_rejected', failureMessage: e.message.slice(0, 500) },
     );
   });

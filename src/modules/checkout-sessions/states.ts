@@ -6,8 +6,6 @@
  */
 import { defineMachine, terminalStatuses, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
 
-const live = ['open', 'pending', 'pending_review'] as const;
-
 export const checkoutSessionMachine = defineMachine({
   noun: 'checkout session',
   resource: 'checkout_session',
@@ -29,12 +27,16 @@ export const checkoutSessionMachine = defineMachine({
       events: ['svc.checkout_session.completed.v1', 'payment.succeeded'],
     },
     /** A verified, provider-confirmed payment (callback or sandbox simulate). */
-    provider_paid: { from: live, to: 'completed', events: ['svc.checkout_session.completed.v1', 'payment.succeeded'] },
+    provider_paid: {
+      from: ['open', 'pending', 'pending_review'],
+      to: 'completed',
+      events: ['svc.checkout_session.completed.v1', 'payment.succeeded'],
+    },
     /** A failed attempt: the customer may pick a method again. */
     provider_failed: { from: ['pending'], to: 'open' },
     /** spec: no event. */
-    cancel: { from: live, to: 'canceled' },
-    expire: { from: live, to: 'expired', events: ['svc.checkout_session.expired.v1'] },
+    cancel: { from: ['open', 'pending', 'pending_review'], to: 'canceled' },
+    expire: { from: ['open', 'pending', 'pending_review'], to: 'expired', events: ['svc.checkout_session.expired.v1'] },
   },
   outcomes: { charge: { paid: 'provider_paid', failed: 'provider_failed', expired: 'provider_failed' } },
 });
@@ -44,6 +46,8 @@ export type SessionStatus = StatusOf<typeof checkoutSessionMachine>;
 export type SessionTrigger = TriggerOf<typeof checkoutSessionMachine>;
 /** A paid session (where `provider_paid` and `confirm` lead): the customer is sent to the success URL. */
 export const sessionCompleted = checkoutSessionMachine.moves.provider_paid.to;
+export const sessionExpired = checkoutSessionMachine.moves.expire.to;
+export const sessionCanceled = checkoutSessionMachine.moves.cancel.to;
 
 /** Terminal: nothing moves them (spec: completed, expired, canceled); the others accept state-changing calls. */
 const terminal: readonly string[] = terminalStatuses(checkoutSessionMachine);

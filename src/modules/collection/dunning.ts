@@ -21,7 +21,8 @@ import type { InvoiceRow } from '../invoices/fields.ts';
 import type { Invoice } from '../../generated/prisma/client.ts';
 import { closeUnpaidInvoice } from '../invoices/close.ts';
 import { linesOf, lockInvoice } from '../invoices/issue.ts';
-import { invoiceIssuedUnpaid } from '../invoices/states.ts';
+import { invoiceIssuedUnpaid, invoicePaid, type InvoiceClose } from '../invoices/states.ts';
+import { paymentFailed } from '../payments/states.ts';
 import { chargeStoredMethod, type ChargeResult, type CollectOutcome } from './charge.ts';
 import { chargeLocked, collectInvoice, resumePendingCharge } from './collect.ts';
 import { dunningExhausted, lockBilled, type Billed } from './hooks.ts';
@@ -41,7 +42,7 @@ const PARALLEL = 8;
 export interface DunningSnapshot {
   policyId: string | null;
   retryScheduleDays: number[];
-  finalAction: 'void' | 'uncollectible' | null;
+  finalAction: InvoiceClose | null;
   firstFailureAt: string;
   /** Failed attempts since the first failure, that one included. */
   failures: number;
@@ -183,7 +184,7 @@ export async function attemptLocked(
     attemptLease: attemptLease(at),
   });
   for (const outcome of outcomes)
-    if (outcome.outcome !== 'paid' && outcome.invoice) await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
+    if (outcome.outcome !== invoicePaid && outcome.invoice) await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
   return { attempted: outcomes.length + remote.length, twoPhase, remote };
 }
 
@@ -231,7 +232,7 @@ function reconcileAnswers(t: Tenant, answers: Answer[], at: Date): Promise<numbe
       { source: 'billing', tx },
     );
     for (const outcome of outcomes)
-      if (outcome.outcome !== 'paid' && outcome.outcome !== 'skipped' && outcome.invoice)
+      if (outcome.outcome !== invoicePaid && outcome.outcome !== 'skipped' && outcome.invoice)
         await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
     return outcomes.length;
   });
@@ -246,7 +247,8 @@ export async function attemptInvoice(t: Tenant, invoiceId: string, at: Date): Pr
       source: 'billing',
     });
   // Paid: settleInvoice already cleared nextAttemptAt in the same transaction; nothing left to decide.
-  if (outcome.outcome !== 'paid') await tenantTx(scopeOf(t), (sql) => afterAttempt(sql, t, invoiceId, outcome, at));
+  if (outcome.outcome !== invoicePaid)
+    await tenantTx(scopeOf(t), (sql) => afterAttempt(sql, t, invoiceId, outcome, at));
   return outcome;
 }
 
@@ -258,14 +260,15 @@ export async function afterAttempt(sql: Sql, t: Tenant, invoiceId: string, outco
   const inv = await lockInvoice(sql, t, invoiceId);
   if (!inv) return;
   const clear = () => setAttempt(sql, t, inv.id, null, inv.dunningSnapshot as DunningSnapshot | null);
-  if (!(invoiceIssuedUnpaid as readonly string[]).includes(inv.status) || outcome.outcome === 'paid') return clear();
+  if (!(invoiceIssuedUnpaid as readonly string[]).includes(inv.status) || outcome.outcome === invoicePaid)
+    return clear();
   if (outcome.outcome === 'skipped') {
     // A charge still in flight keeps the lease (attempted again after it); anything else stops retries.
     return outcome.reason === 'charge_in_flight' ? undefined : clear();
   }
   // Waiting for the customer (requires_action) or the provider (pending): no retry while it waits;
   // its outcome runs this step again (waiting.ts), a pending one's lease is the pending sweep's.
-  if (outcome.outcome !== 'failed') return clear();
+  if (outcome.outcome !== paymentFailed || !('failureCode' in outcome)) return clear();
   if (outcome.failureCode === 'invoice_not_payable') return clear();
   const snap = (inv.dunningSnapshot as DunningSnapshot | null) ?? (await snapshotPolicy(sql, t, inv, at));
   const s: DunningSnapshot = { ...snap, failures: snap.failures + 1 };
@@ -287,7 +290,7 @@ async function setAttempt(sql: Sql, t: RowScope, id: string, next: Date | null, 
 
 /** The plan's policy now, frozen onto the invoice at its first failure; no policy: no retries. */
 async function snapshotPolicy(sql: Sql, t: RowScope, inv: InvoiceRow, at: Date): Promise<DunningSnapshot> {
-  const [p] = await sql.query<{ id: string; retryScheduleDays: number[]; finalAction: 'void' | 'uncollectible' }>(
+  const [p] = await sql.query<{ id: string; retryScheduleDays: number[]; finalAction: InvoiceClose }>(
     q`SELECT d.id, d."retryScheduleDays", d."finalAction" FROM subscriptions s
       JOIN plans pl ON pl."workspaceId" = s."workspaceId" AND pl.mode = s.mode AND pl.id = s."planId"
       JOIN dunning_policies d ON d."workspaceId" = pl."workspaceId" AND d.mode = pl.mode AND d.id = pl."dunningPolicyId"
@@ -306,7 +309,7 @@ async function snapshotPolicy(sql: Sql, t: RowScope, inv: InvoiceRow, at: Date):
  * The policy's last word (DECISIONS §3 dunning policy): the invoice becomes `void` or
  * `uncollectible`, and the subscription it bills (never the customer's others) is canceled.
  */
-async function applyFinalAction(sql: Sql, t: Tenant, inv: InvoiceRow, action: 'void' | 'uncollectible', at: Date) {
+async function applyFinalAction(sql: Sql, t: Tenant, inv: InvoiceRow, action: InvoiceClose, at: Date) {
   const o = { accountId: t.accountId, source: 'dunning', at };
   if (!(await closeUnpaidInvoice(sql, t, inv, action, at, o))) return;
   if (!inv.subscriptionId) return;

@@ -13,10 +13,11 @@ import { unseal } from '../../core/sealed.ts';
 import { logger } from '../../core/logger.ts';
 import type { Payment, PaymentMethod } from '../../generated/prisma/client.ts';
 import { isProviderError } from '../../providers/errors.ts';
-import type { OffSessionResult, Provider, SavedMethodType } from '../../providers/types.ts';
+import { offSessionStatus, type OffSessionResult, type Provider, type SavedMethodType } from '../../providers/types.ts';
 import { adapterRows, callbackUrl, isOnline, providerFor } from '../adapters/providers.ts';
 import type { SandboxAnswer } from '../payment-methods/sandbox.ts';
 import { chargeable } from '../payment-methods/states.ts';
+import { paymentPending, paymentRequiresAction } from '../payments/states.ts';
 
 /**
  * The provider clients of one tenant's adapters, by kind, in one statement (looked up per charge or
@@ -54,9 +55,9 @@ const gateOf = (kind: string) => {
 /** The provider's answer in the sandbox's shape (collect.ts reconciles both alike). */
 export function answerOf(r: OffSessionResult): SandboxAnswer {
   switch (r.status) {
-    case 'succeeded':
+    case offSessionStatus.succeeded:
       return { ok: true, providerReference: r.providerRef };
-    case 'failed': {
+    case offSessionStatus.failed: {
       const failureCode = r.failureCode ?? 'payment_declined';
       const methodMove =
         failureCode === 'expired_card' ? 'expire' : failureCode === 'payment_method_revoked' ? 'revoke' : undefined;
@@ -68,23 +69,23 @@ export function answerOf(r: OffSessionResult): SandboxAnswer {
         ...(methodMove ? { methodMove } : {}),
       };
     }
-    case 'requires_action':
+    case offSessionStatus.requires_action:
       return {
         ok: null,
-        waiting: 'requires_action',
+        waiting: paymentRequiresAction,
         providerReference: r.providerRef,
         nextAction: r.nextAction
           ? { url: r.nextAction.url, expiresAt: r.nextAction.expiresAt ? new Date(r.nextAction.expiresAt) : null }
           : null,
       };
     default:
-      return { ok: null, waiting: 'pending', providerReference: r.providerRef };
+      return { ok: null, waiting: paymentPending, providerReference: r.providerRef };
   }
 }
 
 const stillPending = (providerReference: string | null = null): SandboxAnswer => ({
   ok: null,
-  waiting: 'pending',
+  waiting: paymentPending,
   providerReference,
 });
 

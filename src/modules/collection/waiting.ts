@@ -13,7 +13,9 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { Sweep } from '../../core/sweep.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
-import { paymentInFlight } from '../payments/states.ts';
+import { paymentFailed, paymentInFlight, paymentPending, paymentRequiresAction } from '../payments/states.ts';
+import { sqlStatus } from '../../core/state-machine.ts';
+import { subscriptionIncomplete } from './states.ts';
 import { savedMethods } from '../payment-methods/sandbox.ts';
 import { isSavedMethodId } from '../payment-methods/service.ts';
 import { clockTimeFor } from '../../core/business-time.ts';
@@ -70,14 +72,14 @@ export async function settleWaiting(
     requestId: o.requestId,
     tx: o.tx,
   });
-  if (outcome.outcome === 'failed' && outcome.invoice) {
+  if (outcome.outcome === paymentFailed && outcome.invoice) {
     const [sub] = outcome.invoice.subscriptionId
       ? await sql.query<{ status: string }>(
           q`SELECT status FROM subscriptions WHERE "workspaceId" = ${t.workspaceId} AND mode = ${t.mode}
             AND id = ${outcome.invoice.subscriptionId}`,
         )
       : [];
-    if (sub && sub.status !== 'incomplete') await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
+    if (sub && sub.status !== subscriptionIncomplete) await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
   }
   return outcome;
 }
@@ -109,7 +111,7 @@ export async function simulateWaiting(
     const result: ChargeResult =
       outcome === 'success'
         ? { ok: true, providerReference: payment.providerReference ?? `ch_sbx_${payment.id}` }
-        : payment.status === 'requires_action'
+        : payment.status === paymentRequiresAction
           ? failureOf('declined')
           : {
               ok: false,
@@ -132,11 +134,11 @@ export async function supersedeAction(t: Tenant, invoiceId: string): Promise<boo
   return tenantTx(scopeOf(t), async (sql) => {
     const [p] = await sql.query<{ id: string }>(
       q`SELECT id FROM payments WHERE "workspaceId" = ${t.workspaceId} AND mode = ${t.mode}
-        AND "invoiceId" = ${invoiceId} AND status = 'requires_action'`,
+        AND "invoiceId" = ${invoiceId} AND status = ${sqlStatus(paymentRequiresAction)}`,
     );
     if (!p) return false;
     const out = await settleWaiting(sql, t, p.id, failureOf('superseded'), { source: 'hosted_invoice' });
-    return out.outcome === 'failed';
+    return out.outcome === paymentFailed;
   });
 }
 
@@ -169,7 +171,7 @@ export async function expireActions(
          row_number() OVER (PARTITION BY p."workspaceId", p.mode ORDER BY p."nextAction"->>'expiresAt') AS turn
        FROM payments p JOIN invoices i ON i."workspaceId" = p."workspaceId" AND i.mode = p.mode AND i.id = p."invoiceId"
        JOIN workspaces w ON w.id = p."workspaceId"
-       WHERE p.status = 'requires_action' AND (p."nextAction"->>'expiresAt') <= $1
+       WHERE p.status = ${sqlStatus(paymentRequiresAction).text} AND (p."nextAction"->>'expiresAt') <= $1
          AND i."testClockId" IS NOT DISTINCT FROM $3::text
          AND ($4::text IS NULL OR (p."workspaceId" = $4 AND p.mode = $5))) due
      WHERE turn <= $6 ORDER BY turn, "expiresAt" LIMIT $2`,
@@ -180,9 +182,9 @@ export async function expireActions(
     tenantTx(scopeOf(r), async (sql) => {
       const p = await scopedRow<Payment>(sql, 'payments', r, r.id);
       const expiresAt = (p?.nextAction as { expiresAt?: string } | null)?.expiresAt;
-      if (!p || p.status !== 'requires_action' || !expiresAt || new Date(expiresAt) > now) return 0;
+      if (!p || p.status !== paymentRequiresAction || !expiresAt || new Date(expiresAt) > now) return 0;
       const out = await settleWaiting(sql, r, r.id, failureOf('expired'), { at: now, source: 'sweep' });
-      return out.outcome === 'failed' ? 1 : 0;
+      return out.outcome === paymentFailed ? 1 : 0;
     }),
   );
 }
@@ -197,7 +199,7 @@ export async function nextActionExpiry(
   const { rows } = await client.query(
     `SELECT min(p."nextAction"->>'expiresAt') AS at FROM payments p
        JOIN invoices i ON i."workspaceId" = p."workspaceId" AND i.mode = p.mode AND i.id = p."invoiceId"
-     WHERE p."workspaceId" = $1 AND p.mode = $2 AND i."testClockId" = $3 AND p.status = 'requires_action'
+     WHERE p."workspaceId" = $1 AND p.mode = $2 AND i."testClockId" = $3 AND p.status = ${sqlStatus(paymentRequiresAction).text}
        AND (p."nextAction"->>'expiresAt') <= $4
        AND NOT EXISTS (SELECT 1 FROM sweep_quarantine sq WHERE sq."workspaceId" = p."workspaceId" AND sq.mode = p.mode
          AND sq.sweep = 'payment_action_expiry' AND sq."rowId" = p.id AND sq."retryAt" > $5)`,
@@ -219,7 +221,7 @@ export async function sweepPendingCharges(limit = 500, now = clock.now()): Promi
        SELECT p.id, p."workspaceId", p.mode, w."accountId", p."leaseUntil",
          row_number() OVER (PARTITION BY p."workspaceId", p.mode ORDER BY p."leaseUntil") AS turn
        FROM payments p JOIN workspaces w ON w.id = p."workspaceId"
-       WHERE p.status = 'pending' AND p."leaseUntil" <= $1 AND p."paymentMethodId" IS NOT NULL
+       WHERE p.status = ${sqlStatus(paymentPending).text} AND p."leaseUntil" <= $1 AND p."paymentMethodId" IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM sweep_quarantine sq WHERE sq."workspaceId" = p."workspaceId" AND sq.mode = p.mode
            AND sq.sweep = 'offsession_pending' AND sq."rowId" = p.id AND sq."retryAt" > $1)) due
      WHERE turn <= $3 ORDER BY turn, "leaseUntil" LIMIT $2`,
@@ -230,7 +232,7 @@ export async function sweepPendingCharges(limit = 500, now = clock.now()): Promi
     const t: Tenant = { workspaceId: r.workspaceId, mode: r.mode, accountId: r.accountId };
     const read = await tenantTx(scopeOf(t), async (sql) => {
       const p = await scopedRow<Payment>(sql, 'payments', t, r.id);
-      if (!p || p.status !== 'pending' || !p.paymentMethodId || !p.leaseUntil || p.leaseUntil > now) return null;
+      if (!p || p.status !== paymentPending || !p.paymentMethodId || !p.leaseUntil || p.leaseUntil > now) return null;
       const saved = isSavedMethodId(p.paymentMethodId)
         ? ((await savedMethods(sql, t, [p.paymentMethodId])).get(p.paymentMethodId) ?? null)
         : null;
@@ -281,7 +283,7 @@ export async function applyOffSessionCallback(
   // Its charge's own call is still open (no answer recorded, the lease of the write running): that
   // call reconciles it, with its batch (docs/decisions.md, Off-session outcomes); settling it here
   // too would only make the two queue on the invoice and the ledger. A crashed caller's: the sweep.
-  if (p.status === 'pending' && !p.providerReference && p.leaseUntil && p.leaseUntil > clock.now())
+  if (p.status === paymentPending && !p.providerReference && p.leaseUntil && p.leaseUntil > clock.now())
     return { outcome: 'deferred' };
   if (!provider.fetchOffSession) return { outcome: 'ignored' };
   const state = await provider.fetchOffSession({

@@ -13,7 +13,7 @@ import { audit } from '../../core/audit.ts';
 import { config } from '../../core/config.ts';
 import type { Mode } from '../../core/db/client.ts';
 import { isId } from '../../core/ids.ts';
-import { signedUrl, verifySignedUrl } from '../../core/signed-url.ts';
+import { signedUrl, linkRefused, verifySignedUrl } from '../../core/signed-url.ts';
 import { assertTestRecipient, testModeMayMail } from '../receipts/service.ts';
 import { scoped } from '../../core/resource.ts';
 import type { DocumentView } from '../documents/view.ts';
@@ -108,7 +108,7 @@ export async function signedCreditNotePdf(file: string, query: (name: string) =>
   const scope = isId('creditNote', id) ? verifySignedUrl(signedCreditNotePdfPath(id), query) : 'invalid';
   if (scope === 'invalid')
     throw new DomainError('invalid_link', 'This download link is not valid', { resource: 'credit_note' });
-  if (scope === 'expired')
+  if (scope === linkRefused.expired)
     throw new DomainError('invalid_link', 'This download link has expired', { resource: 'credit_note' });
   const view = await loadCreditNoteView(scope as { workspaceId: string; mode: 'test' | 'live' }, id);
   return renderDocument(view, 'pdf', view.number);

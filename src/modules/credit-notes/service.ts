@@ -37,6 +37,9 @@ import { creditNoteFields, creditNoteLineFields, type CreditNotePreview, type Cr
 import { creditNoteIssued, creditNoteMachine, creditNoteReasons, type CreditNoteStatus } from './states.ts';
 import { creditNoteList } from './list.ts';
 import type { CreateCreditNoteInput, ListCreditNotesArgs } from './schema.ts';
+import { refundFailed, refundPending, refundStatusOf } from '../refunds/states.ts';
+import { invoiceDraft, invoicePaid, invoiceVoid } from '../invoices/states.ts';
+import { paymentRefundable } from '../payments/states.ts';
 
 const err = errorsFor('credit_note');
 const MAX_LINES = 100;
@@ -172,7 +175,7 @@ interface Computed {
 
 /** The note the input describes against the locked invoice: every check of create but the refund's, nothing written. */
 async function compute(tx: AnyTx, scope: RowScope, inv: InvoiceRow, v: Valid): Promise<Computed> {
-  if (inv.status === 'draft' || inv.status === 'void')
+  if (inv.status === invoiceDraft || inv.status === invoiceVoid)
     throw err.conflict(
       `The invoice is ${inv.status}; only open, past_due, paid or uncollectible invoices take credit notes`,
     );
@@ -255,7 +258,7 @@ async function compute(tx: AnyTx, scope: RowScope, inv: InvoiceRow, v: Valid): P
 
   const amountRemaining = inv.total - inv.creditedAmount;
   const taxIncluded = BigInt(((inv.metadata ?? {}) as Record<string, string>).taxIncluded ?? '0');
-  const paid = inv.status === 'paid';
+  const paid = inv.status === invoicePaid;
   const amounts = noteAmounts(
     {
       subtotal: inv.subtotal,
@@ -331,7 +334,7 @@ async function refundablePayment(
 ): Promise<Payment | null> {
   if (refundAmount <= 0n) return null;
   const found = await tx.payment.findFirst({
-    where: { ...scoped(scope), invoiceId: inv.id, status: { in: ['succeeded', 'partially_refunded'] } },
+    where: { ...scoped(scope), invoiceId: inv.id, status: { in: paymentRefundable } },
     orderBy: { createdAt: 'desc' },
     select: { id: true },
   });
@@ -493,7 +496,7 @@ async function finishNote(
     lines: inv.lines,
   };
   // Nothing left to pay: paid with no payment and no receipt (docs/credit-notes.md, Outcomes).
-  if (note.prePaymentAmount > 0n && invRow.amountDue === 0n && invRow.status !== 'paid')
+  if (note.prePaymentAmount > 0n && invRow.amountDue === 0n && invRow.status !== invoicePaid)
     await settleInvoice(tx, scope, invRow, { ...o, at, zeroTotal: true });
   const row = withAccount(o.accountId)({ ...note, lines });
   for (const type of nextState(creditNoteMachine, null, 'issue').events)
@@ -576,7 +579,7 @@ export async function createCreditNote(ctx: Context, input: CreateCreditNoteInpu
       // A definite refusal: the refund fails, the note stays issued (its refund part owed until voided).
       const locked = await lockPayment(tx, scope, payment.id);
       const r = await tx.refund.findUniqueOrThrow({ where: { id: first.refund!.id } });
-      if (r.status !== 'pending') return r;
+      if (r.status !== refundPending) return r;
       return applyRefundOutcome(tx, scope, r, locked!, 'provider_failed', {
         ...opts,
         failureCode: 'provider_rejected',
@@ -586,9 +589,6 @@ export async function createCreditNote(ctx: Context, input: CreateCreditNoteInpu
   );
   return getNote(auth, first.row.id);
 }
-
-/** A refund's status as the note shows it (a canceled refund is one that did not happen: failed). */
-export const refundStatusOf = (status: string) => (status === 'canceled' ? 'failed' : status);
 
 async function getNote(auth: { workspaceId: string; mode: 'test' | 'live'; accountId: string }, id: string) {
   const scope = tenant(auth as never);
@@ -613,7 +613,7 @@ export async function voidCreditNote(ctx: Context, id: string): Promise<CreditNo
     const inv = await lockInvoice(tx, { ...scope, accountId: auth.accountId }, found.invoiceId);
     const note = await tx.creditNote.findUniqueOrThrow({ where: { id }, include: { lines: true } });
     const move = nextState(creditNoteMachine, note.status as CreditNoteStatus, 'void');
-    if (note.refundId && note.refundStatus !== 'failed')
+    if (note.refundId && note.refundStatus !== refundFailed)
       throw err.conflict(
         `The credit note's refund is ${note.refundStatus}; only a note whose refund failed can be voided`,
       );
@@ -632,7 +632,7 @@ export async function voidCreditNote(ctx: Context, id: string): Promise<CreditNo
           `The customer's ${note.currency} balance (${bal?.amount ?? 0n}) is below the note's credit (${note.creditAmount}); it was already used`,
         );
     }
-    if (note.prePaymentAmount > 0n && inv!.status === 'paid')
+    if (note.prePaymentAmount > 0n && inv!.status === invoicePaid)
       throw err.conflict('The invoice is paid; a note with a pre-payment part can only be voided while it is unpaid');
     const at = await clockTimeFor(tx, { ...scope, testClockId: note.testClockId });
     if (note.creditAmount > 0n)

@@ -109,7 +109,7 @@ export interface InvoiceViewPart {
    * `action` with `confirmUrl` (the hosted page's confirm link `doc.confirmPayment`; the Pay button becomes
    * `doc.payAnotherWay`), or `pending` (a charge in progress: no Pay button). Email: the action notice.
    */
-  waiting?: { kind: 'action'; confirmUrl: string | null } | { kind: 'pending' } | null;
+  waiting?: { kind: 'action'; confirmUrl: string | null } | { kind: 'provider' } | null;
   /** Free text from `metadata.memo`. */
   memo: string | null;
   /**

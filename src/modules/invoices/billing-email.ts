@@ -19,7 +19,8 @@ import { logger } from '../../core/logger.ts';
 import { onClient } from '../webhooks/queue.ts';
 import { receiptViewIn, testModeMayMail } from '../receipts/service.ts';
 import { nextState } from '../../core/state-machine.ts';
-import { invoiceMachine } from './states.ts';
+import { invoiceMachine, invoiceOpen } from './states.ts';
+import { paymentRequiresAction } from '../payments/states.ts';
 
 export const BILLING_EMAIL_QUEUE = 'billing-email';
 export const billingEmailQueue: Omit<Queue, 'name'> = {
@@ -44,7 +45,7 @@ export interface BillingEmailJob {
 export type BillingEmailKind = 'receipt' | 'action_required';
 
 /** The event of the invoice's pay move (states.ts): the relay hands these over. */
-const PAID = nextState(invoiceMachine, 'open', 'pay').events[0];
+const PAID = nextState(invoiceMachine, invoiceOpen, 'pay').events[0];
 /** The event of a charge waiting for the customer (collection/collect.ts recordActionRequired). */
 const ACTION_REQUIRED = 'svc.invoice.payment_action_required.v1';
 const kindOf: Record<string, BillingEmailKind> = { [PAID]: 'receipt', [ACTION_REQUIRED]: 'action_required' };
@@ -171,7 +172,7 @@ export async function sendActionRequiredEmail(job: {
   const tenant = { workspaceId: job.workspaceId, modes: [job.mode] };
   const waiting = await inTenant(tenant, (tx) =>
     tx.payment.findFirst({
-      where: { ...scope, invoiceId: job.invoiceId, status: 'requires_action' },
+      where: { ...scope, invoiceId: job.invoiceId, status: paymentRequiresAction },
       select: { id: true },
     }),
   );

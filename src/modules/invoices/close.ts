@@ -10,19 +10,19 @@ import { canMove } from '../../core/state-machine.ts';
 import { isVoidHeld } from './hooks.ts';
 import type { InvoiceRow } from './fields.ts';
 import { moveInvoice, type MoveOptions } from './issue.ts';
-import { invoiceMachine, type InvoiceStatus } from './states.ts';
+import { invoiceMachine, invoiceVoid, type InvoiceClose, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
 
 /** Voids `inv` (or writes it off when `action` says so, or a note holds it); null when it cannot move. */
 export async function closeUnpaidInvoice(
   tx: AnyTx,
   scope: RowScope,
   inv: InvoiceRow,
-  action: 'void' | 'uncollectible',
+  action: InvoiceClose,
   at: Date,
   o: MoveOptions,
 ): Promise<InvoiceRow | null> {
-  const voiding = action === 'void' && !(await isVoidHeld(tx, scope, inv.id));
-  const trigger = voiding ? 'void' : 'mark_uncollectible';
+  const voiding = action === invoiceVoid && !(await isVoidHeld(tx, scope, inv.id));
+  const trigger: InvoiceTrigger = voiding ? 'void' : 'mark_uncollectible';
   if (!canMove(invoiceMachine, inv.status as InvoiceStatus, trigger)) return null;
   const data = voiding ? { voidedAt: at, updatedAt: at } : { uncollectibleAt: at, updatedAt: at };
   return moveInvoice(tx, scope, inv, trigger, data, o);

@@ -14,7 +14,7 @@ import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { type Language, workspaceLanguage } from '../../core/i18n/index.ts';
 import type { RowScope } from '../../core/resource.ts';
-import { signedUrl, verifySignedUrl } from '../../core/signed-url.ts';
+import { signedUrl, linkRefused, verifySignedUrl } from '../../core/signed-url.ts';
 import { assertTestRecipient, testModeMayMail } from '../receipts/service.ts';
 import { hostedInvoiceUrlOf } from './fields.ts';
 import { buildInvoiceView, type InvoiceTemplate } from './view.ts';
@@ -135,7 +135,7 @@ export async function signedInvoicePdf(file: string, query: (name: string) => st
   const scope = isId('invoice', id) ? verifySignedUrl(signedPdfPath(id), query) : 'invalid';
   if (scope === 'invalid')
     throw new DomainError('invalid_link', 'This download link is not valid', { resource: 'invoice' });
-  if (scope === 'expired')
+  if (scope === linkRefused.expired)
     throw new DomainError('invalid_link', 'This download link has expired', { resource: 'invoice' });
   const { view } = await loadInvoiceView(scope, id);
   return renderDocument(view, 'pdf', view.number);

@@ -1,7 +1,7 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
 import type { Invoice, InvoiceLine } from '../../generated/prisma/client.ts';
 import { hostedLink } from '../../core/hosted-link.ts';
-import { invoiceMachine } from './states.ts';
+import { invoiceDraft, invoiceMachine } from './states.ts';
 
 /** An invoice row with its workspace's `acc_` id (spec `accountId`, `arn`) and its lines in order. */
 export type InvoiceRow = Invoice & { accountId: string; lines: InvoiceLine[] };
@@ -57,4 +57,4 @@ export const invoiceFields: FieldSpec<InvoiceRow> = {
  * hosted page (served elsewhere) checks the secret with `parseHostedToken('invoice', ...)`.
  */
 export const hostedInvoiceUrlOf = (r: Pick<Invoice, 'id' | 'hostedSecret' | 'status'>) =>
-  r.status === 'draft' ? null : hostedLink('i', r.id, r.hostedSecret);
+  r.status === invoiceDraft ? null : hostedLink('i', r.id, r.hostedSecret);

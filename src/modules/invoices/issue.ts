@@ -19,7 +19,7 @@ import { bookkeepingPay, paymentMachine } from '../payments/states.ts';
 import { failWaitingCharges } from '../payments/close.ts';
 import { writePayments } from '../payments/write.ts';
 import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
-import { invoiceDraft, invoiceMachine, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
+import { invoiceDraft, invoiceMachine, invoiceVoid, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
 import { invoicesClosed, invoicesPaid } from './hooks.ts';
 import { applyBalances, returnBalances } from '../customer-balances/invoices.ts';
 import { endConsumedDiscounts, removeInvoiceDiscounts } from '../discounts/service.ts';
@@ -130,15 +130,16 @@ export async function moveInvoices(
   );
   // A voided invoice gives back the credit applied to it (docs/credit-notes.md, Customer balance).
   // A voided draft's coupon discount is removed (docs/coupons.md, Invoice discounts); a finalized one's already ended.
+  const voided = invoiceMachine.moves[trigger].to === invoiceVoid;
   const drafts = items.filter(({ inv }) => inv.status === invoiceDraft && (inv.discounts as unknown[]).length > 0);
-  if (trigger === 'void' && drafts.length)
+  if (voided && drafts.length)
     await removeInvoiceDiscounts(
       tx,
       scope,
       drafts.map(({ inv }) => inv.id),
       o.at ?? clock.now(),
     );
-  if (trigger === 'void')
+  if (voided)
     await returnBalances(
       tx,
       scope,

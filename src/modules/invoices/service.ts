@@ -23,7 +23,14 @@ import {
   writeDrafts,
   type MoveOptions,
 } from './issue.ts';
-import { invoiceDraft, invoiceIssuedUnpaid, invoiceMachine } from './states.ts';
+import {
+  invoiceDraft,
+  invoiceIssuedUnpaid,
+  invoiceMachine,
+  invoiceOpen,
+  invoiceVoid,
+  type InvoiceTrigger,
+} from './states.ts';
 import type { CreateInvoiceInput, ListInvoicesArgs, UpdateInvoiceInput } from './schema.ts';
 import { invoiceList } from './list.ts';
 import { isVoidHeld } from './hooks.ts';
@@ -102,8 +109,8 @@ function validateCreate(input: CreateInvoiceInput) {
   const tax = money(input.tax, 'tax');
   const subtotal = lines.reduce((s, l) => s + l.amount, 0);
   if (!Number.isSafeInteger(subtotal + tax)) throw err.validation('lines', 'the invoice total is too large');
-  const status = input.status ?? 'draft';
-  if (status !== 'draft' && status !== 'open') throw err.validation('status', 'status must be draft or open');
+  const status = input.status ?? invoiceDraft;
+  if (status !== invoiceDraft && status !== invoiceOpen) throw err.validation('status', 'status must be draft or open');
   const metadata = validateMemo(input.memo, input.metadata);
   if (
     input.subscriptionId != null &&
@@ -202,7 +209,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
       if (!sub) throw err.notFound('subscription');
     }
     if (v.templateId) await templateForUse(tx, scope, v.templateId, 'invoice', 'invoice');
-    const trigger = v.status === 'open' ? 'create_open' : 'create';
+    const trigger: InvoiceTrigger = v.status === invoiceOpen ? 'create_open' : 'create';
     nextState(invoiceMachine, null, trigger);
     // docs/coupons.md, Applying: the coupon is checked at the customer's business time and redeemed
     // here; its discount row names the invoice written next (a deferred key).
@@ -440,7 +447,7 @@ export function finalizeInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
  */
 export function voidInvoice(ctx: Context, id: string): Promise<InvoiceRow> {
   return onLocked(ctx, id, async (tx, inv, o, scope) => {
-    if (inv.status !== 'void' && (await isVoidHeld(tx, scope, inv.id)))
+    if (inv.status !== invoiceVoid && (await isVoidHeld(tx, scope, inv.id)))
       throw err.conflict('The invoice has an issued credit note; void the note first or credit the rest');
     const now = clock.now();
     return moveInvoice(tx, scope, inv, 'void', { voidedAt: now, updatedAt: now }, o);

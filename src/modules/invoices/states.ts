@@ -4,6 +4,7 @@
  * does not list is 409 conflict, and the SQL's status lists come from here.
  */
 import { defineMachine, statusesWhere, type StatusOf, type TriggerOf } from '../../core/state-machine.ts';
+import type { finalActions } from '../dunning-policies/service.ts';
 
 export const invoiceMachine = defineMachine({
   noun: 'invoice',
@@ -38,6 +39,19 @@ export type InvoiceTrigger = TriggerOf<typeof invoiceMachine>;
 
 /** The status lines, discount and tax may still change in (the DB trigger says the same). */
 export const invoiceDraft = invoiceMachine.moves.create.to;
+/** Where finalize leads (issued, numbered, collectible). */
+export const invoiceOpen = invoiceMachine.moves.finalize.to;
+export const invoicePaid = invoiceMachine.moves.pay.to;
+export const invoicePastDue = invoiceMachine.moves.mark_past_due.to;
+export const invoiceVoid = invoiceMachine.moves.void.to;
+export const invoiceUncollectible = invoiceMachine.moves.mark_uncollectible.to;
+/**
+ * What a dunning policy's `finalAction` closes an unpaid invoice as: its words are invoice statuses
+ * (test/state-machines-used.test.ts checks them against this table).
+ */
+export type InvoiceClose = (typeof finalActions)[number];
+/** Closing by voiding (a subscription's expiry, a canceled subscription's open invoice). */
+export const invoiceCloseVoid = invoiceVoid as InvoiceClose;
 /** Issued and unpaid: finalize answers these with the invoice as it is (spec: "Already open: idempotent success"). */
 export const invoiceIssuedUnpaid = statusesWhere(invoiceMachine, 'mark_uncollectible');
 /** Collectible: what pay and the hosted page accept. */

@@ -30,7 +30,14 @@ import { insertApiKey, lockForKey } from '../api-keys/service.ts';
 import { visible } from '../../core/auth/visible.ts';
 import { memberFields } from './fields.ts';
 import { sendInvitation } from './invitation-email.ts';
-import { memberMachine, type MemberStatus } from './states.ts';
+import {
+  memberExpired,
+  memberInvited,
+  memberJoined,
+  memberMachine,
+  memberRemoved,
+  type MemberStatus,
+} from './states.ts';
 import type { InviteMemberInput, ListMembersArgs, TransferOwnershipInput, UpdateMemberInput } from './schema.ts';
 
 const err = errorsFor('member');
@@ -92,7 +99,7 @@ export async function listMembers(ctx: Context, workspaceId: string, args: ListM
         await visible(tx, auth, workspaceId);
         return tx.member.findMany({
           // Removed members are history: listed only when asked for.
-          where: { workspaceId, status: status ?? { not: 'removed' }, ...ks.where },
+          where: { workspaceId, status: status ?? { not: memberRemoved }, ...ks.where },
           orderBy: ks.orderBy,
           take: ks.take,
         });
@@ -116,9 +123,9 @@ export async function inviteMember(ctx: Context, workspaceId: string, input: Inv
     await assertInvitationQuota(tx, workspaceId);
     await lockName(tx, `member:${workspaceId}:${email}`);
     const [existing] = await tx.$queryRaw<Member[]>`
-      SELECT * FROM members WHERE "workspaceId" = ${workspaceId} AND lower(email) = ${email} AND status <> 'removed'
+      SELECT * FROM members WHERE "workspaceId" = ${workspaceId} AND lower(email) = ${email} AND status <> ${memberRemoved}
       FOR UPDATE`;
-    if (existing?.status === 'joined') throw err.conflict(`${email} is already a member of this workspace`);
+    if (existing?.status === memberJoined) throw err.conflict(`${email} is already a member of this workspace`);
     const next = nextState(memberMachine, (existing?.status as MemberStatus) ?? null, 'invite');
     const now = clock.now();
     const invitation = {
@@ -240,7 +247,7 @@ export async function removeMember(ctx: Context, workspaceId: string, id: string
     await visible(tx, auth, workspaceId);
     const m = await lockMember(tx, workspaceId, id);
     if (m.role === 'owner') throw err.of('owner_immutable', 'The owner cannot be removed; transfer ownership first');
-    if (m.status === 'removed') return { row: m, keyIds: [] };
+    if (m.status === memberRemoved) return { row: m, keyIds: [] };
     assertBelow(auth, m.role, `remove a ${m.role}`);
     const next = nextState(memberMachine, m.status as MemberStatus, 'remove');
     const now = clock.now();
@@ -287,7 +294,7 @@ export async function transferOwnership(ctx: Context, workspaceId: string, input
     await visible(tx, auth, workspaceId);
     // The key's own member must be this workspace's owner (a partner's owner on behalf of a merchant is not).
     const owner = auth.memberId ? await lockMember(tx, workspaceId, auth.memberId).catch(() => null) : null;
-    if (!owner || owner.role !== 'owner' || owner.status !== 'joined')
+    if (!owner || owner.role !== 'owner' || owner.status !== memberJoined)
       throw err.of('owner_required', 'Only a key acting for the workspace owner can transfer ownership');
     const target = await lockMember(tx, workspaceId, input.memberId);
     if (target.id === owner.id) throw err.conflict('This member is already the owner');
@@ -343,7 +350,7 @@ async function invitationOf(token: string) {
   const hash = sha256Hex(parsed.secret);
   // Only the link's holder learns that it expired; anyone else gets the 404 of an unknown link.
   if (!row?.inviteTokenHash || !hostedSecretMatches(row.inviteTokenHash, hash)) throw err.notFound('invitation');
-  if (row.status === 'expired' || (row.expiresAt && row.expiresAt <= clock.now()))
+  if (row.status === memberExpired || (row.expiresAt && row.expiresAt <= clock.now()))
     throw new DomainError('gone', 'This invitation has expired', { resource: 'member' });
   return { id: parsed.id, workspaceId: row.workspaceId, hash };
 }
@@ -384,7 +391,7 @@ export async function acceptInvitation(token: string, identity?: AcceptingIdenti
     if (ws.archivedAt) throw new DomainError('gone', 'This workspace is archived', { resource: 'member' });
     const m = await lockMember(tx, inv.workspaceId, inv.id);
     // Re-checked under the lock: two acceptances of one link, or a re-invite in between, find it used.
-    if (m.status !== 'invited' || !m.inviteTokenHash || !hostedSecretMatches(m.inviteTokenHash, inv.hash))
+    if (m.status !== memberInvited || !m.inviteTokenHash || !hostedSecretMatches(m.inviteTokenHash, inv.hash))
       throw err.notFound('invitation');
     if (m.expiresAt && m.expiresAt <= clock.now())
       throw new DomainError('gone', 'This invitation has expired', { resource: 'member' });
@@ -398,11 +405,11 @@ export async function acceptInvitation(token: string, identity?: AcceptingIdenti
         workspaceId: inv.workspaceId,
         identityIssuer: who.issuer,
         identitySubject: who.subject,
-        status: { not: 'removed' },
+        status: { not: memberRemoved },
       },
     });
     if (taken) throw err.conflict('This identity is already a member of the workspace');
-    const next = nextState(memberMachine, 'invited', 'accept');
+    const next = nextState(memberMachine, memberInvited, 'accept');
     const mode = (m.inviteMode as Mode | null) ?? 'test';
     const row = await tx.member.update({
       where: { id: m.id },

@@ -32,3 +32,9 @@ export const memberMachine = defineMachine({
 });
 
 export type MemberStatus = StatusOf<typeof memberMachine>;
+/** A member who may sign in and act (an accepted invitation, or the owner). */
+export const memberJoined = memberMachine.moves.accept.to;
+export const memberInvited = memberMachine.moves.invite.to;
+export const memberExpired = memberMachine.moves.expire.to;
+/** Gone from the workspace; the row stays (audit), every list leaves it out. */
+export const memberRemoved = memberMachine.moves.remove.to;

@@ -11,6 +11,7 @@ import type { PaymentMethod } from '../../generated/prisma/client.ts';
 import { amountMagic, scenarioOf, type Scenario } from './scenarios.ts';
 import { isSavedMethodId, SANDBOX_ADAPTER, SANDBOX_TOKEN_PREFIX } from './service.ts';
 import { chargeable } from './states.ts';
+import { paymentPending, paymentRequiresAction } from '../payments/states.ts';
 
 export type SandboxAnswer =
   | { ok: true; providerReference: string }
@@ -21,7 +22,7 @@ export type SandboxAnswer =
    */
   | {
       ok: null;
-      waiting: 'requires_action' | 'pending';
+      waiting: typeof paymentRequiresAction | typeof paymentPending;
       providerReference?: string | null;
       nextAction?: { url: string; expiresAt: Date | null } | null;
       /** When to ask again (a pending answer); the payment lease's default otherwise. */
@@ -83,11 +84,11 @@ export function sandboxCharge(
     case 'revoked':
       return declined('payment_method_revoked', 'The payment method was revoked at the provider.', 'revoke');
     case 'requires_action':
-      return { ok: null, waiting: 'requires_action', nextAction: null };
+      return { ok: null, waiting: paymentRequiresAction, nextAction: null };
     case 'async':
       return {
         ok: null,
-        waiting: 'pending',
+        waiting: paymentPending,
         providerReference: `ch_sbx_${paymentId}`,
         retryInMs: config.sandboxAsyncMs,
       };
@@ -107,7 +108,7 @@ export function sandboxAsyncOutcome(payment: { id: string; leaseUntil: Date | nu
     ? { ok: true, providerReference: `ch_sbx_${payment.id}` }
     : {
         ok: null,
-        waiting: 'pending',
+        waiting: paymentPending,
         providerReference: `ch_sbx_${payment.id}`,
         retryInMs: payment.leaseUntil.getTime() - now.getTime(),
       };

@@ -29,7 +29,9 @@ import type {
 } from './schema.ts';
 import {
   chargeable,
+  paymentMethodDetached,
   paymentMethodMachine,
+  paymentMethodUpdated,
   paymentMethodTypes,
   simulatedEvents,
   type PaymentMethodStatus,
@@ -298,7 +300,7 @@ export async function moveMethod(
     {
       status: next.to,
       updatedAt: o.at,
-      ...(next.to === 'detached' ? { detachedAt: o.at } : {}),
+      ...(next.to === paymentMethodDetached ? { detachedAt: o.at } : {}),
     },
   );
   const before = methodSnapshot(method, o.accountId);
@@ -308,7 +310,7 @@ export async function moveMethod(
       requestId: o.requestId,
       source: o.source,
       occurredAt: o.at,
-      previousAttributes: type === 'payment_method.updated' ? changedFrom(before, after) : undefined,
+      previousAttributes: type === paymentMethodUpdated ? changedFrom(before, after) : undefined,
     });
   return row;
 }
@@ -328,7 +330,7 @@ export async function detachPaymentMethod(ctx: Context, id: string): Promise<Pay
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
     const { row, at } = await businessTimeOf(tx, scope, id);
-    if (row.status === 'detached') return withAccount(row, auth.accountId);
+    if (row.status === paymentMethodDetached) return withAccount(row, auth.accountId);
     return withAccount(
       await moveMethod(tx, scope, id, 'detach', eventOptions(ctx, auth.accountId, at)),
       auth.accountId,

@@ -39,7 +39,10 @@ export type PaymentMethodStatus = StatusOf<typeof paymentMethodMachine>;
 export type PaymentMethodTrigger = TriggerOf<typeof paymentMethodMachine>;
 
 /** The one status a method is charged (and can be a default) in. */
-export const chargeable: PaymentMethodStatus = 'active';
+export const chargeable = paymentMethodMachine.moves.attach.to;
+export const paymentMethodDetached = paymentMethodMachine.moves.detach.to;
+/** The event of a change that keeps the method's status (its previousAttributes are the change). */
+export const paymentMethodUpdated = paymentMethodMachine.edits?.update.events[0];
 
 /** The provider-driven moves the test-mode simulate endpoint drives (`event` → trigger). */
 export const simulatedEvents = {

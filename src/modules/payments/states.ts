@@ -47,7 +47,16 @@ export const paymentMachine = defineMachine({
 
 export type PaymentStatus = StatusOf<typeof paymentMachine>;
 /** A charge that never captured money (a declined stored-method charge): nothing to refund. */
-export const paymentFailed: PaymentStatus = 'failed';
+export const paymentFailed = paymentMachine.moves.charge_failed.to;
+/** A stored-method charge written before the provider is called, or not yet answered. */
+export const paymentPending = paymentMachine.moves.charge.to;
+/** The customer must authenticate the charge (docs/guides/payment-methods.md, Requires action). */
+export const paymentRequiresAction = paymentMachine.moves.charge_requires_action.to;
+export const paymentSucceeded = paymentMachine.moves.capture.to;
+export const paymentRefunded = paymentMachine.moves.refund_full.to;
+export const paymentPartiallyRefunded = paymentMachine.moves.refund_partial.to;
+/** Money captured and not all of it refunded: what a refund or a credit note may still return. */
+export const paymentRefundable = statusesWhere(paymentMachine, 'refund_full');
 /**
  * A charge still waiting for its outcome (it may yet succeed): at most one per invoice (the partial
  * unique index `payments_in_flight_key`).

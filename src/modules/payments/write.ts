@@ -5,6 +5,8 @@
  */
 import { insertRows, sql as q, sqlOf, type AnyTx, type Fragment } from '../../core/db/sql.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
+import { sqlIn } from '../../core/state-machine.ts';
+import { paymentInFlight } from './states.ts';
 
 /** A payment row to insert: the columns not given keep their database defaults. */
 export type NewPayment = Pick<Payment, 'id' | 'workspaceId' | 'mode' | 'status' | 'amount' | 'currency'> &
@@ -21,7 +23,7 @@ export interface InsertPayments {
 }
 
 const skipInFlight = q` ON CONFLICT ("workspaceId", mode, "invoiceId")
-      WHERE status IN ('pending', 'requires_action') AND "invoiceId" IS NOT NULL DO NOTHING`;
+      WHERE ${sqlIn(q`status`, paymentInFlight)} AND "invoiceId" IS NOT NULL DO NOTHING`;
 
 /** The INSERT of payment rows (at least one), alone or in a larger statement's WITH list. */
 export function insertPayments(rows: NewPayment[], o: InsertPayments = {}): Fragment {

@@ -26,6 +26,7 @@ import { payoutMachine, type PayoutStatus } from './states.ts';
 const onTheRail = sqlIn(sql`status`, statusesWhere(payoutMachine, 'claim', 'mark_paid')).text;
 import type { Payout } from '../../generated/prisma/client.ts';
 import type { RowScope } from '../../core/resource.ts';
+import { disbursementStatus } from '../../providers/provider_a.ts';
 
 type Scope = RowScope;
 
@@ -120,7 +121,7 @@ export async function syncDisbursements(): Promise<number> {
     if (!rail || !p.reference) return 0;
     try {
       const d = await rail.fetchDisbursement(p.reference);
-      if (d.status === 'pending') return 0;
+      if (d.status === disbursementStatus.pending) return 0;
       await inTenant({ ...scope, modes: [scope.mode] }, (tx) =>
         movePayout(tx, scope, p.id, outcomeTrigger(payoutMachine, 'disbursement_status', d.status), {
           failureReason: d.failureCode ?? 'disbursement_failed',

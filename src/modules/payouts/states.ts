@@ -41,6 +41,8 @@ export const payoutMachine = defineMachine({
 });
 
 export const payoutStatuses = payoutMachine.statuses;
+/** Created and not yet taken by the rail (or claimed by it: `holds.claimed`). */
+export const payoutPending = payoutMachine.moves.create.to;
 export type PayoutStatus = StatusOf<typeof payoutMachine>;
 export type PayoutTrigger = TriggerOf<typeof payoutMachine>;
 

@@ -19,11 +19,12 @@ import { sql as q, tenantTx } from '../../core/db/sql.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { formatMoney } from '../../core/money.ts';
-import { canMove } from '../../core/state-machine.ts';
+import { canMove, sqlStatus } from '../../core/state-machine.ts';
 import type { Plan, Price, Subscription } from '../../generated/prisma/client.ts';
 import { hostedInvoiceUrlOf } from '../invoices/fields.ts';
 import { pdfUrlOf } from '../invoices/documents.ts';
-import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { invoiceDraft, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { creditNoteIssued } from '../credit-notes/states.ts';
 import type { PortalFeatures } from '../plans/validate.ts';
 import { testPaymentMethods } from '../collection/charge.ts';
 import { periodAmount, periodFits } from '../subscriptions/invoice.ts';
@@ -34,7 +35,12 @@ import {
   resumeSubscription,
   updateSubscription,
 } from '../subscriptions/service.ts';
-import { subscriptionLive, subscriptionMachine, type SubscriptionStatus } from '../subscriptions/states.ts';
+import {
+  subscriptionIncomplete,
+  subscriptionLive,
+  subscriptionMachine,
+  type SubscriptionStatus,
+} from '../subscriptions/states.ts';
 import { expired, portalUrl, verifyPortalToken, type PortalGrant } from './token.ts';
 import { updateCustomer } from '../customers/service.ts';
 import { detachPaymentMethod } from '../payment-methods/service.ts';
@@ -88,7 +94,7 @@ export function portalActions(
   const cancel = live && settings.cancel && features.selfServeCancel;
   // Past due: the open invoice is paid first (subscriptions/past-due.ts); the change action answers 409.
   const change =
-    live && status !== 'incomplete' && !isPastDue(status) && price.model !== 'usage' && settings.changePlan;
+    live && status !== subscriptionIncomplete && !isPastDue(status) && price.model !== 'usage' && settings.changePlan;
   return {
     cancel: cancel && !sub.cancelAtPeriodEnd,
     keep: cancel && sub.cancelAtPeriodEnd,
@@ -244,8 +250,8 @@ const invoicesSql = (g: PortalGrant) =>
       i.mode, i."createdAt", i.discounts,
       (SELECT coalesce(jsonb_agg(jsonb_build_object('number', n.number, 'total', n.total::text)
           ORDER BY n."issuedAt", n.id), '[]'::jsonb)
-        FROM credit_notes n WHERE ${same('n', g)} AND n."invoiceId" = i.id AND n.status = 'issued') AS "creditNotes"
-    FROM invoices i WHERE ${same('i', g)} AND i."customerId" = ${g.customerId} AND i.status <> 'draft'
+        FROM credit_notes n WHERE ${same('n', g)} AND n."invoiceId" = i.id AND n.status = ${sqlStatus(creditNoteIssued)}) AS "creditNotes"
+    FROM invoices i WHERE ${same('i', g)} AND i."customerId" = ${g.customerId} AND i.status <> ${sqlStatus(invoiceDraft)}
     ORDER BY i."createdAt" DESC, i.id DESC LIMIT ${MAX_INVOICES}`;
 
 /** The statuses a customer still sees a method in (a detached one is gone for them). */

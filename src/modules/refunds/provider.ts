@@ -8,10 +8,11 @@ import type { Mode } from '../../core/db/client.ts';
 import { DomainError } from '../../core/errors.ts';
 import { isOnline, providerFor } from '../adapters/providers.ts';
 import type { Adapter, Payment } from '../../generated/prisma/client.ts';
-import type { RefundStatus } from './states.ts';
+import { refundStatus, type RefundStatus } from '../../providers/types.ts';
 
 export interface ProviderAnswer {
-  status: Extract<RefundStatus, 'pending' | 'succeeded' | 'failed'>;
+  /** The provider's word (a same-call answer names the status the refund is created in). */
+  status: RefundStatus;
   providerRefundId: string | null;
 }
 
@@ -22,12 +23,15 @@ export interface ProviderAnswer {
 export function localAnswer(scope: { mode: Mode }, payment: Payment): ProviderAnswer | null {
   const adapter = payment.adapter ?? 'manual';
   // The merchant returned the money offline; the refund records it.
-  if (adapter === 'manual') return { status: 'succeeded', providerRefundId: null };
+  if (adapter === 'manual') return { status: refundStatus.succeeded, providerRefundId: null };
   if (adapter === 'provider_a_platform') {
     // spec: a managed test-mode card refund resolves on the create call; other sandbox refunds
     // settle with POST /v1/refunds/:id/simulate.
     if (scope.mode === 'test')
-      return { status: payment.method === 'card' ? 'succeeded' : 'pending', providerRefundId: null };
+      return {
+        status: payment.method === 'card' ? refundStatus.succeeded : refundStatus.pending,
+        providerRefundId: null,
+      };
     throw new DomainError(
       'provider_error',
       'Refunds of live managed payments are not available yet; nothing was refunded',

@@ -19,6 +19,7 @@ import { createTrigger, refundMachine, refundReasons, reserving } from './states
 import { isBookkeepingPay, paymentFailed } from '../payments/states.ts';
 import type { CreateRefundInput, ListRefundsArgs } from './schema.ts';
 import { refundList } from './list.ts';
+import { refundStatus } from '../../providers/types.ts';
 
 const err = errorsFor('refund');
 
@@ -174,13 +175,13 @@ export async function reserveRefund(
       currency: payment.currency,
       reason: r.reason,
       // A same-call success is created succeeded (spec); everything else starts pending.
-      status: nextState(refundMachine, null, createTrigger(local?.status ?? 'pending')).to,
+      status: nextState(refundMachine, null, createTrigger(local?.status ?? refundStatus.pending)).to,
       metadata: r.metadata ?? undefined,
       adapter: payment.adapter,
       providerKey: r.providerKey,
       providerRefundId: null,
       submittedAt: local ? now : null,
-      settledAt: local?.status === 'succeeded' ? now : null,
+      settledAt: local?.status === refundStatus.succeeded ? now : null,
       createdAt: now,
       updatedAt: now,
     },
@@ -236,7 +237,7 @@ export async function simulateRefund(ctx: Context, id: string, outcome: string):
       scope,
       refund,
       payment!,
-      outcomeTrigger(refundMachine, 'refund', outcome === 'success' ? 'succeeded' : 'failed'),
+      outcomeTrigger(refundMachine, 'refund', outcome === 'success' ? refundStatus.succeeded : refundStatus.failed),
       {
         accountId: auth.accountId,
         requestId: ctx.requestId,

@@ -12,7 +12,15 @@ import { toWire } from '../../core/wire.ts';
 import { paymentFields } from '../payments/fields.ts';
 import { refundFields } from './fields.ts';
 import { canMove, nextState, outcomeTrigger } from '../../core/state-machine.ts';
-import { awaitingProvider, createTrigger, refundMachine, type RefundStatus, type RefundTrigger } from './states.ts';
+import {
+  awaitingProvider,
+  createTrigger,
+  refundMachine,
+  refundStatusOf,
+  type RefundStatus,
+  type RefundTrigger,
+} from './states.ts';
+import { refundStatus } from '../../providers/types.ts';
 import { paymentMachine, type PaymentStatus } from '../payments/states.ts';
 import type { Payment, Refund } from '../../generated/prisma/client.ts';
 import type { RefundEvent } from '../../providers/index.ts';
@@ -97,12 +105,12 @@ export async function announceRefund(
   // The creation move's events: a success was created succeeded (created, then succeeded).
   const created = nextState(refundMachine, null, createTrigger(answer));
   for (const t of created.events) await emit(tx, scope, t, wire, { requestId: opts.requestId, source: opts.source });
-  if (answer === 'succeeded') {
+  if (answer === refundStatus.succeeded) {
     await refundSucceeded(tx, scope, refund, payment, opts);
     await syncCreditNote(tx, refund);
     return refund;
   }
-  if (answer === 'failed') return applyRefundOutcome(tx, scope, refund, payment, 'provider_failed', opts);
+  if (answer === refundStatus.failed) return applyRefundOutcome(tx, scope, refund, payment, 'provider_failed', opts);
   return refund;
 }
 
@@ -125,7 +133,7 @@ export async function recordSubmission(
   const now = clock.now();
   // A success settles here; a rejection is applied by announceRefund after `refund.created`.
   const settled =
-    answer.status === 'succeeded'
+    answer.status === refundStatus.succeeded
       ? { status: nextState(refundMachine, refund.status as RefundStatus, trigger).to, settledAt: now }
       : {};
   const updated = await tx.refund.update({
@@ -175,7 +183,7 @@ export async function applyRefundOutcome(
 /** A credit note's `refundStatus` follows its refund (a canceled refund shows as failed). */
 async function syncCreditNote(tx: Tx, refund: Refund) {
   if (!refund.creditNoteId) return;
-  const refundStatus = refund.status === 'canceled' ? 'failed' : refund.status;
+  const refundStatus = refundStatusOf(refund.status);
   await tx.creditNote.updateMany({
     where: { workspaceId: refund.workspaceId, mode: refund.mode, id: refund.creditNoteId },
     data: { refundStatus },
@@ -206,7 +214,7 @@ export async function applyRefundCallback(
     });
     if (!found) return null;
     // Nothing confirmed: a pending (or unconfirmed) callback changes nothing, not even submission.
-    if (event.status === 'pending') return { outcome: 'pending' };
+    if (event.status === refundStatus.pending) return { outcome: refundStatus.pending };
     const payment = await lockPayment(tx, scope, found.paymentId);
     const ws = await tx.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { accountId: true } });
     const opts = {
@@ -220,7 +228,7 @@ export async function applyRefundCallback(
       scope,
       found.id,
       payment!,
-      { status: 'pending', providerRefundId: event.providerRefundId },
+      { status: refundStatus.pending, providerRefundId: event.providerRefundId },
       opts,
     );
     if (!awaitingProvider.includes(refund.status as RefundStatus)) return { outcome: 'duplicate' };

@@ -46,6 +46,14 @@ export const refundStatuses = refundMachine.statuses;
 export type RefundStatus = StatusOf<typeof refundMachine>;
 export type RefundTrigger = TriggerOf<typeof refundMachine>;
 
+export const refundPending = refundMachine.moves.create.to;
+export const refundSucceeded = refundMachine.moves.provider_succeeded.to;
+export const refundFailed = refundMachine.moves.provider_failed.to;
+export const refundCanceled = refundMachine.moves.provider_canceled.to;
+
+/** A refund's status as a credit note shows it (`refundStatus`): a canceled refund is one that did not happen, failed. */
+export const refundStatusOf = (status: string) => (status === refundCanceled ? refundFailed : status);
+
 /** Refunds still waiting for the provider's answer (the sweep's and the callbacks' rows). */
 export const awaitingProvider = statusesWhere(refundMachine, 'provider_succeeded');
 

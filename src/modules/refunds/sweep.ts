@@ -16,6 +16,7 @@ import { recordAnswer, submitRefund } from './submit.ts';
 import { sqlIn } from '../../core/state-machine.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { awaitingProvider, type RefundStatus } from './states.ts';
+import { refundStatus } from '../../providers/types.ts';
 
 const awaiting = sqlIn(sql`r.status`, awaitingProvider).text;
 
@@ -51,7 +52,7 @@ export async function reconcilePendingRefunds(limit = 200): Promise<number> {
       recordAnswer(
         scope,
         found.refund,
-        { status: 'failed', providerRefundId: null },
+        { status: refundStatus.failed, providerRefundId: null },
         { ...opts, failureCode: 'provider_rejected', failureMessage: message.slice(0, 500) },
       );
     const after = found.adapter

@@ -25,7 +25,7 @@ import { sql as sqlText } from '../../core/db/sql-template.ts';
 import { looksLikeCardNumber } from '../../core/validation.ts';
 import type { Adapter, SetupAttempt, SetupSession } from '../../generated/prisma/client.ts';
 import { isProviderError, MERCHANT_CUSTOMER_ID_LENGTH } from '../../providers/index.ts';
-import type { SavedMethodType, SetupState } from '../../providers/types.ts';
+import { setupStatus, type SavedMethodType, type SetupState } from '../../providers/types.ts';
 import { callbackUrl, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { sandboxDisplay, sandboxToken, SANDBOX_ADAPTER } from '../payment-methods/service.ts';
 import { scenarioNames, scenarioOf, scenarios, type Scenario } from '../payment-methods/scenarios.ts';
@@ -205,7 +205,8 @@ export async function setupAttempt(token: string, body: Record<string, unknown>)
   // Phase 3: compare-and-set; a setup that lost its place meanwhile is never shown.
   const current = await recordSetup(scope, a, setup.providerRef, setup.instructions);
   if (!current) throw err.conflict('The setup session changed while the provider was called; pick a method again');
-  if (setup.status === 'active' || setup.status === 'failed') return settleAttempt(scope, id, a.id, provider, 'hosted');
+  if (setup.status === setupStatus.active || setup.status === setupStatus.failed)
+    return settleAttempt(scope, id, a.id, provider, 'hosted');
   return { status: sessions.moves.attempt.to, next: setup.instructions };
 }
 
@@ -321,13 +322,13 @@ const displayOf =
  * `lastError`, pending changes nothing.
  */
 async function applyState(scope: Scope, id: string, a: SetupAttempt, state: SetupState, source: string) {
-  if (state.status === 'active' && state.token) {
+  if (state.status === setupStatus.active && state.token) {
     const done = await completeSetup(scope, id, a.id, { token: state.token, display: displayOf(state) }, { source });
     if (!done.applied) await detachLate(scope, a, state.token);
     return done.session;
   }
-  if (state.status === 'failed' || state.status === 'expired') {
-    const code = state.failureCode ?? (state.status === 'expired' ? 'setup_expired' : 'setup_failed');
+  if (state.status === setupStatus.failed || state.status === setupStatus.expired) {
+    const code = state.failureCode ?? (state.status === setupStatus.expired ? 'setup_expired' : 'setup_failed');
     await failSetup(scope, a, { code, message: `The provider did not save the payment method (${code})` });
   } else await releaseClaim(scope, a);
   return null;
@@ -383,7 +384,12 @@ async function settleAttempt(
       // An approved setup waiting for its exchange (PayPal's vault): claimed first, then exchanged, so two
       // returns or a return and a callback never both call the provider (as checkout claims a capture).
       // A direct-debit link waiting for its OTP waits for the customer instead.
-      if (state.status === 'pending' && state.confirmable && a.type !== 'direct_debit' && provider.confirmSetup) {
+      if (
+        state.status === setupStatus.pending &&
+        state.confirmable &&
+        a.type !== 'direct_debit' &&
+        provider.confirmSetup
+      ) {
         if (!(await claimConfirm(scope, a))) return publicSetupStatusOf(scope, id);
         try {
           state = await provider.confirmSetup(a.providerRef, { idempotencyKey: `${a.idempotencyKey}:confirm` });
@@ -567,7 +573,7 @@ export async function settleCustomerSetups(adapter: string, customerRef: string,
   let completed = false;
   for (const r of rows) {
     const now = await settleAttempt(scope, r.setupSessionId, r.id, providerFor(row), 'callback');
-    if (now.status === 'completed') completed = true;
+    if (now.status === setupCompleted) completed = true;
   }
   return completed;
 }

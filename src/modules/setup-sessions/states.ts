@@ -31,6 +31,10 @@ export type SetupSessionStatus = StatusOf<typeof setupSessionMachine>;
 export type SetupSessionTrigger = TriggerOf<typeof setupSessionMachine>;
 /** Where a session that saved its method is. */
 export const setupCompleted = setupSessionMachine.moves.complete.to;
+export const setupExpired = setupSessionMachine.moves.expire.to;
+export const setupCanceled = setupSessionMachine.moves.cancel.to;
+/** Where a failed attempt leaves the session: the customer may pick a type again. */
+export const setupOpen = setupSessionMachine.moves.attempt_failed.to;
 
 const terminal: readonly string[] = terminalStatuses(setupSessionMachine);
 export const isSetupTerminal = (s: string) => terminal.includes(s);

@@ -12,7 +12,7 @@ import { canMove, sqlIn, statusesWhere } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { closeUnpaidInvoice } from '../invoices/close.ts';
 import { lockInvoice } from '../invoices/issue.ts';
-import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { invoiceCloseVoid, invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { lockSubscription, moveSubscription } from './moves.ts';
 import { subscriptionMachine, type SubscriptionStatus } from './states.ts';
 
@@ -57,7 +57,7 @@ export async function expireIncomplete(o: {
       const inv = await lockInvoice(sql, scope, sub.latestInvoiceId);
       if (!inv || !canMove(invoiceMachine, inv.status as InvoiceStatus, 'void') || !inv.dueAt || inv.dueAt > o.at)
         return 0;
-      await closeUnpaidInvoice(sql, scope, inv, 'void', o.at, opts);
+      await closeUnpaidInvoice(sql, scope, inv, invoiceCloseVoid, o.at, opts);
       await moveSubscription(sql, scope, sub, 'expire', { canceledAt: o.at }, opts);
       return 1;
     });

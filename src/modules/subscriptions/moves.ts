@@ -11,7 +11,13 @@ import type { RowScope } from '../../core/resource.ts';
 import type { Subscription } from '../../generated/prisma/client.ts';
 import { subscriptionFields } from './fields.ts';
 import { withPastDueInvoices } from './past-due.ts';
-import { subscriptionLive, subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
+import {
+  subscriptionLive,
+  subscriptionMachine,
+  subscriptionUpdated,
+  type SubscriptionStatus,
+  type SubscriptionTrigger,
+} from './states.ts';
 
 const liveStatuses = sqlIn(q`status`, subscriptionLive);
 
@@ -44,7 +50,7 @@ export function subscriptionEvents(
       requestId: o.requestId,
       source: o.source,
       occurredAt: o.at,
-      previousAttributes: t === 'subscription.updated' ? previousAttributes : undefined,
+      previousAttributes: t === subscriptionUpdated ? previousAttributes : undefined,
     }),
   );
 }

@@ -23,7 +23,14 @@ import { subscriptionEvents } from './moves.ts';
 import { cycleTaxRate, subscriptionInvoice, termsOf, type BillingReason, type DraftLine } from './invoice.ts';
 import { nextPeriods, type NextPeriod } from './next-period.ts';
 import { periodOf, type Interval } from '../../core/periods.ts';
-import { periodEndDue, subscriptionCancelOnly, subscriptionMachine, type SubscriptionStatus } from './states.ts';
+import {
+  periodEndDue,
+  subscriptionCancelOnly,
+  subscriptionMachine,
+  subscriptionPastDue,
+  subscriptionTrialing,
+  type SubscriptionStatus,
+} from './states.ts';
 import { attemptDueInvoices, attemptLocked, onClock, sendPendingCharges } from '../collection/dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
@@ -147,7 +154,7 @@ function oneAhead() {
       await done();
       last = work().then(
         () => null,
-        (e: unknown) => e ?? new Error('failed'),
+        (e: unknown) => e ?? new Error('the renewal was rejected'),
       );
     },
   };
@@ -284,7 +291,8 @@ function planRenewal(s: DueRow, bills: NextPeriod): Plan {
   const closed = { periodStart: s.currentPeriodStart, periodEnd: s.currentPeriodEnd };
   if (s.cancelAtPeriodEnd) {
     // Nothing is billed for a trial, nor while paused (no invoices while paused).
-    const bill = usage && s.status !== 'trialing' && !(subscriptionCancelOnly as readonly string[]).includes(s.status);
+    const bill =
+      usage && s.status !== subscriptionTrialing && !(subscriptionCancelOnly as readonly string[]).includes(s.status);
     return {
       sub: s,
       bills,
@@ -298,7 +306,8 @@ function planRenewal(s: DueRow, bills: NextPeriod): Plan {
   }
   const k = s.periodIndex + 1;
   const period = periodOf(s.anchorAt, cadence, k);
-  const trigger = s.status === 'trialing' ? 'end_trial' : s.status === 'past_due' ? 'renew_past_due' : 'renew';
+  const trigger =
+    s.status === subscriptionTrialing ? 'end_trial' : s.status === subscriptionPastDue ? 'renew_past_due' : 'renew';
   const quantity = bills.quantity;
   const next: Partial<Subscription> = {
     status: nextState(subscriptionMachine, s.status as SubscriptionStatus, trigger).to,

@@ -26,7 +26,7 @@ import {
 } from '../subscriptions/states.ts';
 import { testClockFields } from './fields.ts';
 import type { ListTestClocksArgs, TestClockInput } from './schema.ts';
-import { testClockMachine } from './states.ts';
+import { testClockMachine, type TestClockStatus } from './states.ts';
 import { clockLimits } from '../../core/business-time.ts';
 import { clockWork } from './work.ts';
 import { enterWalk, leaveWalk, tryEnterWalk, walksStopping } from './walkers.ts';
@@ -169,7 +169,7 @@ export async function advanceTestClock(ctx: Context, id: string, input: { frozen
     if (target.getTime() - found.frozenTime.getTime() > clockLimits.maxSimulatedMs)
       throw err.validation('frozenTime', 'one advance moves a test clock at most 5 years');
     await checkCycles(tx, auth, id, target);
-    const { to, events } = nextState(testClockMachine, found.status as 'ready', 'advance');
+    const { to, events } = nextState(testClockMachine, found.status as TestClockStatus, 'advance');
     const row = await tx.testClock.update({
       where: { workspaceId_mode_id: { ...scoped(auth), id } },
       data: { status: to, advanceTarget: target, updatedAt: clock.now() },
@@ -339,7 +339,7 @@ async function settle(
   const t = tenantOf(scope);
   return inTenant(t, async (tx) => {
     const found = await tx.testClock.findFirstOrThrow({ where: { ...scoped(scope), id } });
-    const { to, events } = nextState(testClockMachine, found.status as 'advancing', trigger);
+    const { to, events } = nextState(testClockMachine, found.status as TestClockStatus, trigger);
     const row = await tx.testClock.update({
       where: { workspaceId_mode_id: { ...scoped(scope), id } },
       data: { status: to, advanceTarget: null, updatedAt: clock.now(), ...(target ? { frozenTime: target } : {}) },

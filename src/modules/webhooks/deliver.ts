@@ -2,7 +2,7 @@ import { db } from '../../core/db/client.ts';
 import { unseal } from '../../core/sealed.ts';
 import { clock, epochSeconds } from '../../core/clock.ts';
 import { logger } from '../../core/logger.ts';
-import { metricsEnabled, observeDeliveryAttempt } from '../../core/metrics.ts';
+import { deliveryOutcome, metricsEnabled, observeDeliveryAttempt } from '../../core/metrics.ts';
 import { inSpan } from '../../core/tracing.ts';
 import { deliveryHeaders, type SignatureFormat } from '../../client/webhook-signing.ts';
 import { eventBody, type EventRowLike } from '../events/payload.ts';
@@ -80,7 +80,10 @@ const requestIdOf = (d: Due) => (d.event?.metadata as { requestId?: string } | u
 function observe(d: Due, o: Outcome) {
   if (!metricsEnabled()) return;
   const lag = d.n === 0 && !d.manual && d.event ? o.attemptedAt.getTime() - d.event.createdAt.getTime() : null;
-  observeDeliveryAttempt(!o.counted ? 'skipped' : o.ok ? 'ok' : 'failed', lag);
+  observeDeliveryAttempt(
+    !o.counted ? deliveryOutcome.skipped : o.ok ? deliveryOutcome.ok : deliveryOutcome.failed,
+    lag,
+  );
 }
 
 const attempt = (d: Due): Promise<Outcome> =>

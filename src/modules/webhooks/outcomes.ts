@@ -10,6 +10,7 @@ import {
   afterAttempt,
   attemptable,
   BREAKER_THRESHOLD,
+  endpointActive,
   webhookDeliveryMachine,
   webhookEndpointMachine,
   type EndpointStatus,
@@ -146,7 +147,7 @@ async function updateEndpoints(client: pg.PoolClient, outcomes: Outcome[]) {
   );
   // The trip move's events (states.ts), for each endpoint it tripped.
   for (const ep of rows.filter((r) => r.tripped))
-    for (const type of nextState(webhookEndpointMachine, 'active', 'trip').events)
+    for (const type of nextState(webhookEndpointMachine, endpointActive, 'trip').events)
       await emit(
         clientSql(client),
         { workspaceId: ep.workspaceId, mode: ep.mode as Mode },

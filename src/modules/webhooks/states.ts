@@ -54,6 +54,8 @@ export const webhookDeliveryMachine = defineMachine({
 });
 
 export const deliveryStatuses = webhookDeliveryMachine.statuses;
+export const deliverySucceeded = webhookDeliveryMachine.moves.succeeded.to;
+export const deliveryFailed = webhookDeliveryMachine.moves.failed_final.to;
 export type DeliveryTrigger = TriggerOf<typeof webhookDeliveryMachine>;
 /** Deliveries an attempt may still move (the jobs' and the outcome batch's rows). */
 export const attemptable = statusesWhere(webhookDeliveryMachine, 'succeeded', 'failed_will_retry', 'failed_final');

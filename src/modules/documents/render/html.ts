@@ -85,7 +85,7 @@ export function renderHtml(view: DocumentView, opts: { top?: string } = {}): str
   const inv = view.invoice;
   const extras =
     (inv?.memo ? `<p class="pre"><span class="muted">${e(L.memo)}:</span> ${e(inv.memo)}</p>\n` : '') +
-    (inv?.waiting?.kind === 'pending'
+    (inv?.waiting?.kind === 'provider'
       ? `<p class="muted" id="in-progress">${e(L.paymentInProgress)}</p>\n`
       : inv?.waiting?.kind === 'action' && inv.payAction
         ? `<p id="action-required">${e(L.actionRequiredNote)}</p>\n` +
