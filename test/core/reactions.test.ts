@@ -42,6 +42,11 @@ describe('reactions', () => {
           registered: ['subscriptions: past due'],
         },
         {
+          point: 'failed charge dunned',
+          names: ['subscriptions: dunned unless incomplete'],
+          registered: ['subscriptions: dunned unless incomplete'],
+        },
+        {
           point: 'dunning exhausted',
           names: ['subscriptions: cancel'],
           registered: ['subscriptions: cancel'],
@@ -58,7 +63,7 @@ describe('reactions', () => {
         },
       ]),
     );
-    expect(table).toHaveLength(9);
+    expect(table).toHaveLength(10);
     for (const p of table) expect(p.registered).toEqual(p.names);
   });
 

@@ -26,7 +26,7 @@ import { join, relative } from 'node:path';
 import type { Machine } from '../../src/core/state-machine.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
-export const SCANNED = ['src', 'jobs', 'rest-compat'];
+export const SCANNED = ['src', 'jobs', 'rest-compat', 'app', 'schema'];
 const SKIPPED = ['src/providers/'];
 
 /**
@@ -36,7 +36,7 @@ const SKIPPED = ['src/providers/'];
 export const ALLOWED: Record<string, { words: string[]; why: string }> = {
   'src/core/pagination.ts': { words: ['expired'], why: "a cursor's rejection reason" },
   'src/core/metrics.ts': { words: ['error'], why: "a metric's label value (a request's outcome)" },
-  'src/server/app.ts': { words: ['ready'], why: "the readiness probe's answer" },
+  'app/server.ts': { words: ['ready'], why: "the readiness probe's answer" },
   'src/server/metrics.ts': { words: ['active'], why: "pg-boss's own job states, read from its table" },
   'rest-compat/openapi.ts': { words: ['error'], why: "the REST envelope's member name (a JSON schema's `required`)" },
   'src/hosted/setup-page.ts': { words: ['error'], why: "an element's id in the page's script (`$('error')`)" },

@@ -19,6 +19,7 @@ import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
 import { savedMethods } from '../payment-methods/sandbox.ts';
 import { isSavedMethodId, moveMethod } from '../payment-methods/service.ts';
 import { paymentMethodMachine, type PaymentMethodStatus } from '../payment-methods/states.ts';
+import { paymentFailed } from '../payments/states.ts';
 import { reserveRefund } from '../refunds/service.ts';
 import { settlementCode } from '../refunds/settle.ts';
 import type { ChargeResult, CollectOutcome, Scope } from './charge.ts';
@@ -156,7 +157,7 @@ export async function recordFailure(
   const { failureCode, failureMessage } = failure;
   const at = opts.at;
   if (failureCode === 'invoice_not_payable')
-    return { outcome: 'failed', invoice: inv, paymentId: payment.id, failureCode, failureMessage };
+    return { outcome: paymentFailed, invoice: inv, paymentId: payment.id, failureCode, failureMessage };
   const failedEvent = (invoice: InvoiceRow) => {
     const e = eventRow(scope, 'svc.invoice.payment_failed.v1', invoiceSnapshot(invoice), { ...opts, occurredAt: at });
     return { ...e, data: { ...e.data, metadata: { failureCode, failureMessage } } };
@@ -170,5 +171,5 @@ export async function recordFailure(
     invoice = await moveInvoice(sql, scope, inv, 'mark_past_due', { pastDueAt: at, updatedAt: at }, opts);
   await insertEvents(sql, [failedEvent(invoice)]);
   await sub?.after(opts);
-  return { outcome: 'failed', invoice, paymentId: payment.id, failureCode, failureMessage };
+  return { outcome: paymentFailed, invoice, paymentId: payment.id, failureCode, failureMessage };
 }

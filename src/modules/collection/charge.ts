@@ -18,7 +18,8 @@ import {
   type SandboxAnswer,
 } from '../payment-methods/sandbox.ts';
 import { nextState } from '../../core/state-machine.ts';
-import { paymentMachine } from '../payments/states.ts';
+import { paymentFailed, paymentMachine, paymentPending, paymentRequiresAction } from '../payments/states.ts';
+import type { invoicePaid } from '../invoices/states.ts';
 import { chargeAtProvider } from './offsession.ts';
 
 /** The stored test methods (DECISIONS §3 Payment method: "always succeed and always fail"). */
@@ -66,7 +67,7 @@ export async function chargeStoredMethod(
     if (answeredInProcess(saved)) {
       const answer = sandboxCharge(saved, amount, paymentId, { started: o.resume });
       // Asked again about a charge it answered `async`: settled once its delay (the lease) passed.
-      return o.resume && answer.ok === null && answer.waiting === 'pending'
+      return o.resume && answer.ok === null && answer.waiting === paymentPending
         ? sandboxAsyncOutcome(payment, clock.now())
         : answer;
     }
@@ -88,10 +89,16 @@ export async function chargeStoredMethod(
 }
 
 export type CollectOutcome =
-  | { outcome: 'paid'; invoice: InvoiceRow; paymentId: string }
+  | { outcome: typeof invoicePaid; invoice: InvoiceRow; paymentId: string }
   /** Waiting: the customer must authenticate (`requires_action`) or the provider answers later (`pending`). */
-  | { outcome: 'requires_action' | 'pending'; invoice: InvoiceRow; paymentId: string }
-  | { outcome: 'failed'; invoice: InvoiceRow; paymentId: string; failureCode: string; failureMessage: string }
+  | { outcome: typeof paymentRequiresAction | typeof paymentPending; invoice: InvoiceRow; paymentId: string }
+  | {
+      outcome: typeof paymentFailed;
+      invoice: InvoiceRow;
+      paymentId: string;
+      failureCode: string;
+      failureMessage: string;
+    }
   /** Nothing charged: not collectible, no stored method, live mode, or a charge already in flight. */
   | { outcome: 'skipped'; invoice: InvoiceRow | null; reason: string };
 

@@ -37,6 +37,15 @@ export const chargeFailed = reaction<
   ) => Promise<{ pastDue: boolean; after: (o: MoveOptions) => Promise<void> }>
 >('invoice charge failed', ['subscriptions: past due']);
 
+/**
+ * A waiting charge of a subscription's invoice failed: whether dunning schedules its next attempt (an
+ * incomplete subscription's first invoice is not dunned: docs/billing.md, First charge).
+ */
+export const failedChargeDunned = reaction<(tx: AnyTx, scope: RowScope, subscriptionId: string) => Promise<boolean>>(
+  'failed charge dunned',
+  ['subscriptions: dunned unless incomplete'],
+);
+
 /** The dunning policy's final action closed the invoice: the subscription it bills ends. */
 export const dunningExhausted = reaction<
   (tx: AnyTx, scope: RowScope, subscriptionId: string, o: MoveOptions) => Promise<void>

@@ -11,9 +11,15 @@ import { toWire } from '../../core/wire.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { lockInvoices, settleInvoices } from '../invoices/issue.ts';
-import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
+import { invoiceMachine, invoicePaid, type InvoiceStatus } from '../invoices/states.ts';
 import { paymentFields } from '../payments/fields.ts';
-import { paymentInFlight, paymentMachine, type PaymentStatus } from '../payments/states.ts';
+import {
+  paymentInFlight,
+  paymentMachine,
+  paymentPending,
+  paymentRequiresAction,
+  type PaymentStatus,
+} from '../payments/states.ts';
 import { insertPayments } from '../payments/write.ts';
 import { isOnline } from '../adapters/providers.ts';
 import {
@@ -169,7 +175,7 @@ export async function reconcileCharges(
     opts,
   );
   for (const [i, s] of settled.entries())
-    out.set(s.invoice.id, { outcome: 'paid', invoice: s.invoice, paymentId: paid[i].row.id });
+    out.set(s.invoice.id, { outcome: invoicePaid, invoice: s.invoice, paymentId: paid[i].row.id });
   const failed = decided.filter((d) => d.failure);
   // Charged in process: the attempt is counted here for those no settle wrote (failed or waiting).
   const counted = decided.filter((d) => d.failure || d.later);
@@ -199,7 +205,7 @@ export async function reconcileCharges(
 function decide(item: Item, at: Date, now: Date, written: boolean) {
   const { inv, payment, result } = item;
   const from = (written ? payment.status : pendingStatus) as PaymentStatus;
-  const waiting = from === 'requires_action';
+  const waiting = from === paymentRequiresAction;
   // Paid elsewhere (hosted page) while the charge ran: the sandbox took nothing; a provider's money
   // is recorded and refunded (docs/decisions.md, Money for an invoice already paid).
   const failure =
@@ -213,10 +219,10 @@ function decide(item: Item, at: Date, now: Date, written: boolean) {
   const later = result.ok === null ? result.waiting : null;
   // A provider took the money but the invoice was paid (or closed) meanwhile: recorded and refunded.
   const late = !!failure && result.ok === true && written && isOnline(payment.adapter ?? '');
-  if (later === 'pending' || (later === 'requires_action' && waiting)) {
+  if (later === paymentPending || (later === paymentRequiresAction && waiting)) {
     // No outcome yet: still pending (a new lease), or still waiting for the customer.
     const retryIn = result.ok === null ? result.retryInMs : undefined;
-    const leaseUntil = later === 'pending' ? leaseFrom(now, retryIn ?? PAYMENT_LEASE_MS) : null;
+    const leaseUntil = later === paymentPending ? leaseFrom(now, retryIn ?? PAYMENT_LEASE_MS) : null;
     // The sandbox's `async` delay: settled when it passes, not at the minute sweep (pending-wake.ts).
     if (leaseUntil && retryIn !== undefined) wakePendingSweepAt(leaseUntil);
     const outcome = {
@@ -237,7 +243,7 @@ function decide(item: Item, at: Date, now: Date, written: boolean) {
   }
   const failed = !!failure && !late;
   const trigger =
-    later === 'requires_action'
+    later === paymentRequiresAction
       ? 'charge_requires_action'
       : waiting
         ? failed
@@ -248,7 +254,7 @@ function decide(item: Item, at: Date, now: Date, written: boolean) {
           : 'charge_succeeded';
   const move = nextState(paymentMachine, from, trigger);
   const nextAction =
-    later === 'requires_action' && result.ok === null
+    later === paymentRequiresAction && result.ok === null
       ? {
           type: 'redirect',
           url: result.nextAction?.url ?? authenticateUrl(inv),

@@ -15,7 +15,7 @@ import type { RowScope } from '../../core/resource.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
 import { paymentFailed, paymentInFlight, paymentPending, paymentRequiresAction } from '../payments/states.ts';
 import { sqlStatus } from '../../core/state-machine.ts';
-import { subscriptionIncomplete } from './states.ts';
+import { failedChargeDunned } from './hooks.ts';
 import { savedMethods } from '../payment-methods/sandbox.ts';
 import { isSavedMethodId } from '../payment-methods/service.ts';
 import { clockTimeFor } from '../../core/business-time.ts';
@@ -72,15 +72,9 @@ export async function settleWaiting(
     requestId: o.requestId,
     tx: o.tx,
   });
-  if (outcome.outcome === paymentFailed && outcome.invoice) {
-    const [sub] = outcome.invoice.subscriptionId
-      ? await sql.query<{ status: string }>(
-          q`SELECT status FROM subscriptions WHERE "workspaceId" = ${t.workspaceId} AND mode = ${t.mode}
-            AND id = ${outcome.invoice.subscriptionId}`,
-        )
-      : [];
-    if (sub && sub.status !== subscriptionIncomplete) await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
-  }
+  const subscriptionId = outcome.outcome === paymentFailed ? outcome.invoice?.subscriptionId : null;
+  if (subscriptionId && (await failedChargeDunned.run(sql, t, subscriptionId)).every(Boolean))
+    await afterAttempt(sql, t, outcome.invoice!.id, outcome, at);
   return outcome;
 }
 

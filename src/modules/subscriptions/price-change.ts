@@ -14,12 +14,12 @@ import {
   type Scope,
 } from './checks.ts';
 import { scopedRow, sql as q, type Sql } from '../../core/db/sql.ts';
-import { sqlIn } from '../../core/state-machine.ts';
+import { sqlIn, sqlStatus } from '../../core/state-machine.ts';
 import type { Plan, Price, Subscription } from '../../generated/prisma/client.ts';
-import { invoiceIssuedUnpaid } from '../invoices/states.ts';
+import { invoiceIssuedUnpaid, invoicePaid } from '../invoices/states.ts';
 import { licensedLines, periodAmount, type DraftLine } from './invoice.ts';
 import { periodOf, prorate } from '../../core/periods.ts';
-import { subscriptionBilled } from './states.ts';
+import { subscriptionBilled, subscriptionIncomplete, subscriptionPaused } from './states.ts';
 import { issueCreditNoteIn } from '../credit-notes/service.ts';
 import { creditNoteIssued } from '../credit-notes/states.ts';
 import { applyCoupon, removeDiscount, subscriptionDiscountColumn } from '../discounts/service.ts';
@@ -100,7 +100,8 @@ export async function priceChange(
   how: { applyAt: 'now' | 'period_end' | null; proration: ChangeOptions['proration'] },
 ): Promise<PriceChange> {
   // The open first invoice bills the price the customer chose: pay or cancel it first.
-  if (sub.status === 'incomplete') throw conflict(sub, 'its price and quantity change once the first invoice is paid');
+  if (sub.status === subscriptionIncomplete)
+    throw conflict(sub, 'its price and quantity change once the first invoice is paid');
   const price = await scopedRow<Price>(sql, 'prices', scope, sub.priceId);
   const plan = await scopedRow<Plan>(sql, 'plans', scope, sub.planId);
   if (!price || !plan) throw err.notFound('price');
@@ -113,7 +114,7 @@ export async function priceChange(
   const qty = target.price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
   await refuseUnbillable(sql, scope, target.price, qty, quantity !== undefined);
   const cadenceChange = target.plan.interval !== plan.interval || target.plan.intervalCount !== plan.intervalCount;
-  if (cadenceChange && (sub.status === 'paused' || target.price.model === 'usage'))
+  if (cadenceChange && (sub.status === subscriptionPaused || target.price.model === 'usage'))
     throw err.validation('priceId', 'the billing interval of a paused or usage subscription cannot change');
   const billed = (subscriptionBilled as readonly string[]).includes(sub.status);
   const before = periodAmount(price, sub.quantity);
@@ -314,7 +315,7 @@ async function creditUnusedTime(sql: Sql, scope: Scope, c: PriceChange, o: Chang
             AND n.status = ${creditNoteIssued}), 0) AS "lineLeft"
       FROM invoices i JOIN invoice_lines l ON l."workspaceId" = i."workspaceId" AND l.mode = i.mode AND l."invoiceId" = i.id
       WHERE i."workspaceId" = ${scope.workspaceId} AND i.mode = ${scope.mode} AND i."subscriptionId" = ${sub.id}
-        AND i.status = 'paid' AND l."priceId" = ${c.current.price.id} AND l.amount > 0
+        AND i.status = ${sqlStatus(invoicePaid)} AND l."priceId" = ${c.current.price.id} AND l.amount > 0
         AND i."periodStart" < ${sub.currentPeriodEnd}::timestamptz AND i."periodEnd" > ${sub.currentPeriodStart}::timestamptz
       ORDER BY i."createdAt" DESC, i.id DESC, l.position`,
   );

@@ -2,11 +2,12 @@
 // file loads: src/modules/reactions.ts imports it for every process.
 import type { Subscription } from '../../generated/prisma/client.ts';
 import { canMove } from '../../core/state-machine.ts';
-import { chargeFailed, dunningExhausted, invoicesCharging } from '../collection/hooks.ts';
+import { chargeFailed, dunningExhausted, failedChargeDunned, invoicesCharging } from '../collection/hooks.ts';
 import { invoicesPaid } from '../invoices/hooks.ts';
 import { methodMoving } from '../payment-methods/hooks.ts';
 import { lockSubscription, lockSubscriptions, moveSubscription, onSubscriptionInvoicesPaid } from './moves.ts';
-import { subscriptionLive, subscriptionMachine, type SubscriptionStatus } from './states.ts';
+import { subscriptionIncomplete, subscriptionLive, subscriptionMachine, type SubscriptionStatus } from './states.ts';
+import { scopedRow, sqlOf } from '../../core/db/sql.ts';
 
 // The one place a paid invoice activates its subscription (moves.ts), its rows locked first.
 invoicesPaid.register('subscriptions: activate', async (tx, scope, ids) => {
@@ -38,6 +39,12 @@ chargeFailed.register('subscriptions: past due', async (tx, scope, id) => {
       if (sub && pastDue) await moveSubscription(tx, scope, sub, 'payment_failed', {}, o);
     },
   };
+});
+
+// A failed waiting charge is dunned unless it was an incomplete subscription's first invoice.
+failedChargeDunned.register('subscriptions: dunned unless incomplete', async (tx, scope, id) => {
+  const sub = await scopedRow<Subscription>(sqlOf(tx), 'subscriptions', scope, id);
+  return !!sub && sub.status !== subscriptionIncomplete;
 });
 
 // The dunning policy's final action ends the subscription the invoice bills (never the customer's others).

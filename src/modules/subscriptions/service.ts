@@ -36,6 +36,7 @@ import { nextState } from '../../core/state-machine.ts';
 import { validateMetadata } from '../../core/validation.ts';
 import type { Customer, Subscription } from '../../generated/prisma/client.ts';
 import { closeUnpaidInvoice } from '../invoices/close.ts';
+import { invoiceCloseVoid } from '../invoices/states.ts';
 import { lockInvoice } from '../invoices/issue.ts';
 import { collectInvoice } from '../collection/collect.ts';
 import { licensedLines, writeSubscriptionInvoice } from './invoice.ts';
@@ -51,7 +52,12 @@ import type {
   UpdateSubscriptionInput,
 } from './schema.ts';
 import { subscriptionList } from './list.ts';
-import { subscriptionMachine, type SubscriptionStatus, type SubscriptionTrigger } from './states.ts';
+import {
+  subscriptionIncomplete,
+  subscriptionMachine,
+  type SubscriptionStatus,
+  type SubscriptionTrigger,
+} from './states.ts';
 import { checkClockRoom } from '../../core/business-time.ts';
 import { checkSavedMethod, isSavedMethodId } from '../payment-methods/service.ts';
 import { applyCoupon, subscriptionDiscountColumn } from '../discounts/service.ts';
@@ -163,7 +169,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
   // docs/billing.md, First charge: the first charge runs during the create call, after the pending write committed.
   const { sub, at } = created;
   // The method that pays may be the customer's default (collect.ts resolves it; none: nothing is charged).
-  if (sub.status === 'incomplete' && sub.latestInvoiceId) await collectInvoice(scope, sub.latestInvoiceId, o);
+  if (sub.status === subscriptionIncomplete && sub.latestInvoiceId) await collectInvoice(scope, sub.latestInvoiceId, o);
   return reload(scope, sub.id);
 }
 
@@ -280,11 +286,12 @@ export function cancelSubscription(ctx: Context, id: string, input: CancelSubscr
       if (!live(sub)) throw conflict(sub, 'cancel is not possible');
       return { sub: await moveSubscription(sql, scope, sub, null, { cancelAtPeriodEnd: true }, { ...o, at }) };
     }
-    const wasIncomplete = sub.status === 'incomplete';
+    const wasIncomplete = sub.status === subscriptionIncomplete;
     const row = await moveSubscription(sql, scope, sub, 'cancel', { canceledAt: at }, { ...o, at });
     if (wasIncomplete && sub.latestInvoiceId) {
       const inv = await lockInvoice(sql, scope, sub.latestInvoiceId);
-      if (inv) await closeUnpaidInvoice(sql, scope, inv, 'void', at, { ...o, accountId: scope.accountId, at });
+      if (inv)
+        await closeUnpaidInvoice(sql, scope, inv, invoiceCloseVoid, at, { ...o, accountId: scope.accountId, at });
     }
     return { sub: row };
   });
