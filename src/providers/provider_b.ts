@@ -1,3 +1,9 @@
+// provider_b: Midtrans-style. Basic auth with the server key (empty password). Redirect methods
+// (card, e-wallets) go through Snap (token + redirect_url); QRIS, VA and retail through the Core
+// API charge so our page shows the QR string, VA number or payment code itself. Notifications are
+// authenticated by signature_key = hex SHA-512(order_id + status_code + gross_amount + server_key)
+// over the exact strings received ("100000.00" even for IDR), then confirmed by GET status. The
+// client is here; its charges, transport and mapping are in provider_b/.
 import { clock as systemClock } from '../core/clock.ts';
 import { safeEqual, sha256Hex } from '../core/crypto.ts';
 import { fromDecimalString } from './decimal.ts';

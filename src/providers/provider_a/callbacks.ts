@@ -1,3 +1,4 @@
+// provider_a's callback bodies to our events: the typed `event` envelope, and the older untyped bodies.
 import { CallbackVerificationError } from '../errors.ts';
 import type { CallbackEvent, ChargeStatus } from '../types.ts';
 import { ewalletStatus, invoiceStatus, refundStatus, toAmount, withoutToken } from './mapping.ts';

@@ -1,3 +1,5 @@
+// provider_a's charges: one product endpoint per method (QR code, virtual account, e-wallet charge,
+// payment code, invoice for cards), and the payment request that also saves the method.
 import { ProviderError } from '../errors.ts';
 import type { Charge, CreateChargeInput, PaymentMethod } from '../types.ts';
 

@@ -1,3 +1,4 @@
+// provider_a's answers to our types, and our words to its codes.
 import { ProviderError } from '../errors.ts';
 import { fundingOf, maskAccount, maskPhone } from '../saved.ts';
 import type {

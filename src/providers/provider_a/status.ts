@@ -1,3 +1,4 @@
+// provider_a's charge status: each product is confirmed at its own endpoint.
 import type { ChargeRef, ChargeState, ChargeStatus } from '../types.ts';
 
 import type { ProviderAApi } from './api.ts';

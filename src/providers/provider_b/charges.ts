@@ -1,3 +1,5 @@
+// provider_b's charges: Snap (a redirect) for cards and e-wallets, the Core API charge for QRIS, VA and
+// retail so that our page shows the QR string, VA number or payment code itself.
 import { failure } from '../http.ts';
 import type { Charge, CreateChargeInput, Instructions } from '../types.ts';
 import type { Clock } from '../../core/clock.ts';

@@ -1,3 +1,4 @@
+// provider_c's answers to our types: orders, vaulted cards, failures and webhook events.
 import { fromDecimalString } from '../decimal.ts';
 import { CallbackVerificationError, ProviderError } from '../errors.ts';
 import { fundingOf, maskEmail } from '../saved.ts';
