@@ -1,7 +1,7 @@
 // OpenAPI 3.1 of the REST surface, derived from the route table and each operation (its variables,
 // its selection set: the response contract) over the GraphQL schema. Nothing here names a route: a
 // new entry in routes.ts appears by itself (docs/decisions.md, OpenAPI). The parts are in openapi/.
-import { type DocumentNode, type GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { routes } from './routes.ts';
 import { loadOperations } from './plugin.ts';
 import { edgeRoutes } from '../src/server/edge-routes.ts';

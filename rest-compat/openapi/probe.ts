@@ -1,5 +1,5 @@
 // What a route reads from its path, query and body, found by running its `variables()`.
-import { type Route } from '../routes.ts';
+import type { Route } from '../routes.ts';
 
 /** `/v1/x/:id` as OpenAPI spells it. */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

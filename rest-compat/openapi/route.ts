@@ -16,7 +16,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { type Route } from '../routes.ts';
+import type { Route } from '../routes.ts';
 import { operationOf } from '../../src/graphql/operation.ts';
 import { prefixes } from '../../src/core/ids.ts';
 

@@ -3,7 +3,7 @@
 import { chargesInFlight } from '../payments/in-flight.ts';
 import { sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
-import { type RowScope } from '../../core/resource.ts';
+import type { RowScope } from '../../core/resource.ts';
 import type { CreditNote, CreditNoteLine } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { noteAmounts, splitNote, type Prior } from './amounts.ts';

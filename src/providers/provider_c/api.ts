@@ -1,7 +1,7 @@
 // provider_c's transport: an OAuth2 client-credentials bearer token, cached until shortly before it
 // expires and shared by every client with the same credentials.
-import { type Clock } from '../../core/clock.ts';
-import { basicAuth, failure, ProviderHttp, type HttpResponse } from '../http.ts';
+import type { Clock } from '../../core/clock.ts';
+import { basicAuth, failure, type ProviderHttp, type HttpResponse } from '../http.ts';
 import type { ProviderCCredentials } from '../types.ts';
 
 const TOKEN_MARGIN_MS = 60_000;
