@@ -38,7 +38,10 @@ export const ALLOWED: Record<string, { words: string[]; why: string }> = {
   'src/core/metrics.ts': { words: ['error'], why: "a metric's label value (a request's outcome)" },
   'app/server.ts': { words: ['ready'], why: "the readiness probe's answer" },
   'src/server/metrics.ts': { words: ['active'], why: "pg-boss's own job states, read from its table" },
-  'rest-compat/openapi.ts': { words: ['error'], why: "the REST envelope's member name (a JSON schema's `required`)" },
+  'rest-compat/openapi/responses.ts': {
+    words: ['error'],
+    why: "the REST envelope's member name (a JSON schema's `required`)",
+  },
   'src/hosted/setup-page.ts': { words: ['error'], why: "an element's id in the page's script (`$('error')`)" },
   'src/modules/plans/service.ts': { words: ['active'], why: "the plan's `active` field, named in a validation error" },
   'src/modules/plans/validate.ts': { words: ['active'], why: "the plan's `active` field, named in a validation error" },

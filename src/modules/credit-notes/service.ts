@@ -6,7 +6,6 @@
  * part is reserved in that transaction (the refunds module's `reserveRefund`) and sent to the
  * provider after the commit, as POST /v1/refunds does.
  */
-import { chargesInFlight } from '../payments/in-flight.ts';
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { assertScope } from '../../core/auth/scopes.ts';
@@ -21,7 +20,6 @@ import { toWire } from '../../core/wire.ts';
 import { keysetList } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
 import { sha256Hex } from '../../core/crypto.ts';
-import { validateMetadata } from '../../core/validation.ts';
 import { nextState } from '../../core/state-machine.ts';
 import type { CreditNote, CreditNoteLine, Invoice, Payment, Refund } from '../../generated/prisma/client.ts';
 import { clockTimeFor } from '../../core/business-time.ts';
@@ -32,18 +30,17 @@ import { applyRefundOutcome, lockPayment } from '../refunds/settle.ts';
 import { submitRefund } from '../refunds/submit.ts';
 import { changeBalance, CUSTOMER_CREDIT } from '../customer-balances/post.ts';
 import { OFFLINE_CASH } from '../invoices/issue.ts';
-import { noteAmounts, splitNote, type Prior } from './amounts.ts';
 import { creditNoteFields, creditNoteLineFields, type CreditNotePreview, type CreditNoteRow } from './fields.ts';
-import { creditNoteIssued, creditNoteMachine, creditNoteReasons, type CreditNoteStatus } from './states.ts';
+import { creditNoteIssued, creditNoteMachine, type CreditNoteStatus } from './states.ts';
+import { refundFailed, refundPending, refundStatusOf } from '../refunds/states.ts';
+import { invoicePaid } from '../invoices/states.ts';
+import { paymentRefundable } from '../payments/states.ts';
 import { creditNoteList } from './list.ts';
 import type { CreateCreditNoteInput, ListCreditNotesArgs } from './schema.ts';
-import { refundFailed, refundPending, refundStatusOf } from '../refunds/states.ts';
-import { invoiceDraft, invoicePaid, invoiceVoid } from '../invoices/states.ts';
-import { paymentRefundable } from '../payments/states.ts';
+import { compute, type Computed } from './compute.ts';
+import { validateCreate } from './validate.ts';
 
 const err = errorsFor('credit_note');
-const MAX_LINES = 100;
-const MAX_QUANTITY = 1_000_000_000;
 
 /** docs/credit-notes.md, Ledger: the codes a note's post-payment part posts to. */
 export const creditNoteCodes = {
@@ -53,274 +50,6 @@ export const creditNoteCodes = {
   credit: CUSTOMER_CREDIT,
   outOfBand: OFFLINE_CASH,
 } as const;
-
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-
-type LineInput =
-  | { kind: 'quantity'; invoiceLineId: string; quantity: number }
-  | { kind: 'amount'; invoiceLineId: string; amount: number }
-  | { kind: 'custom'; description: string; quantity: number; unitAmount: number };
-
-function part(v: unknown, field: string): bigint | null {
-  if (v == null) return null;
-  if (!isInt(v) || v < 0) throw err.validation(field, `${field} must be an integer >= 0 in the smallest currency unit`);
-  return BigInt(v);
-}
-
-/** The create (and preview) body; every refusal is 400 VALIDATION_ERROR naming the field. */
-function validateCreate(input: CreateCreditNoteInput) {
-  if (typeof input.invoiceId !== 'string' || input.invoiceId.length === 0 || input.invoiceId.length > 64)
-    throw err.validation('invoiceId', 'invoiceId is required: an inv_ invoice id');
-  const hasLines = input.lines != null;
-  const hasAmount = input.amount != null;
-  if (hasLines === hasAmount) throw err.validation('lines', 'send exactly one of lines or amount');
-  let lines: LineInput[] | null = null;
-  if (hasLines) {
-    const raw = input.lines as unknown;
-    if (!Array.isArray(raw) || raw.length < 1 || raw.length > MAX_LINES)
-      throw err.validation('lines', `lines must be an array of 1-${MAX_LINES} lines`);
-    lines = raw.map((l, i): LineInput => {
-      const f = (name: string) => `lines[${i}].${name}`;
-      if (!l || typeof l !== 'object') throw err.validation(`lines[${i}]`, 'each line must be an object');
-      if (l.invoiceLineId != null) {
-        if (typeof l.invoiceLineId !== 'string' || l.invoiceLineId.length > 64)
-          throw err.validation(f('invoiceLineId'), 'invoiceLineId must be an il_ invoice line id');
-        if ((l.quantity == null) === (l.amount == null))
-          throw err.validation(f('quantity'), 'an invoice line is credited by exactly one of quantity or amount');
-        if (l.description != null || l.unitAmount != null)
-          throw err.validation(f('description'), 'description and unitAmount are for custom lines only');
-        if (l.quantity != null) {
-          if (!isInt(l.quantity) || l.quantity < 1 || l.quantity > MAX_QUANTITY)
-            throw err.validation(f('quantity'), 'quantity must be a positive integer');
-          return { kind: 'quantity', invoiceLineId: l.invoiceLineId, quantity: l.quantity };
-        }
-        if (!isInt(l.amount) || l.amount < 1)
-          throw err.validation(f('amount'), 'amount must be a positive integer in the smallest currency unit');
-        return { kind: 'amount', invoiceLineId: l.invoiceLineId, amount: l.amount };
-      }
-      if (typeof l.description !== 'string' || l.description.length < 1 || l.description.length > 255)
-        throw err.validation(f('description'), 'a custom line needs a description of 1-255 characters');
-      if (!isInt(l.quantity) || l.quantity < 1 || l.quantity > MAX_QUANTITY)
-        throw err.validation(f('quantity'), 'quantity must be a positive integer');
-      if (!isInt(l.unitAmount) || l.unitAmount < 1)
-        throw err.validation(f('unitAmount'), 'unitAmount must be a positive integer in the smallest currency unit');
-      if (l.amount != null) throw err.validation(f('amount'), 'a custom line takes quantity and unitAmount');
-      if (!Number.isSafeInteger(l.quantity * l.unitAmount))
-        throw err.validation(f('unitAmount'), 'quantity x unitAmount is too large');
-      return { kind: 'custom', description: l.description, quantity: l.quantity, unitAmount: l.unitAmount };
-    });
-  }
-  if (hasAmount && (!isInt(input.amount) || (input.amount as number) < 1))
-    throw err.validation('amount', 'amount must be a positive integer in the smallest currency unit');
-  const reason = input.reason ?? null;
-  if (reason !== null && !(creditNoteReasons as readonly string[]).includes(reason))
-    throw err.validation('reason', `reason must be one of ${creditNoteReasons.join(', ')}`);
-  if (input.memo != null && (typeof input.memo !== 'string' || input.memo.length > 500))
-    throw err.validation('memo', 'memo must be a string of at most 500 characters');
-  const metadata = input.metadata == null ? null : validateMetadata(input.metadata, 'metadata', 'credit_note');
-  return {
-    invoiceId: input.invoiceId,
-    lines,
-    amount: hasAmount ? BigInt(input.amount as number) : null,
-    reason,
-    memo: input.memo ?? null,
-    metadata,
-    parts: {
-      refundAmount: part(input.refundAmount, 'refundAmount'),
-      creditAmount: part(input.creditAmount, 'creditAmount'),
-      outOfBandAmount: part(input.outOfBandAmount, 'outOfBandAmount'),
-    },
-  };
-}
-type Valid = ReturnType<typeof validateCreate>;
-
-/** What the invoice's issued notes already took, in total and per invoice line: two aggregates, however many notes. */
-async function priorOf(tx: AnyTx, scope: RowScope, invoiceId: string) {
-  const sql = sqlOf(tx);
-  const issued = q`n."workspaceId" = ${scope.workspaceId} AND n.mode = ${scope.mode} AND n."invoiceId" = ${invoiceId}
-    AND n.status = ${creditNoteIssued}`;
-  const [t] = await sql.query<{ net: string; discount: string; tax: string; incl: string }>(
-    // Amount-mode and custom notes do not count towards "every line credited" (amounts.ts).
-    q`SELECT coalesce(sum(n.subtotal) FILTER (WHERE NOT EXISTS (SELECT 1 FROM credit_note_lines l
-          WHERE l."workspaceId" = n."workspaceId" AND l.mode = n.mode AND l."creditNoteId" = n.id AND l.type = 'custom')), 0) AS net,
-        coalesce(sum(n."discountAmount"), 0) AS discount, coalesce(sum(n.tax), 0) AS tax,
-        coalesce(sum(n."taxIncluded"), 0) AS incl
-      FROM credit_notes n WHERE ${issued}`,
-  );
-  const prior: Prior = {
-    net: BigInt(t.net),
-    discountAmount: BigInt(t.discount),
-    tax: BigInt(t.tax),
-    taxIncluded: BigInt(t.incl),
-  };
-  const lines = await sql.query<{ invoiceLineId: string; by: string; quantity: string; amount: string }>(
-    q`SELECT l."invoiceLineId", min(l."creditedBy") AS by, sum(l.quantity) AS quantity, sum(l.amount) AS amount
-      FROM credit_note_lines l JOIN credit_notes n ON n."workspaceId" = l."workspaceId" AND n.mode = l.mode
-        AND n.id = l."creditNoteId"
-      WHERE ${issued} AND l."invoiceLineId" IS NOT NULL GROUP BY l."invoiceLineId"`,
-  );
-  const perLine = new Map(
-    lines.map((l) => [
-      l.invoiceLineId,
-      { by: l.by ?? 'amount', quantity: BigInt(l.quantity), amount: BigInt(l.amount) },
-    ]),
-  );
-  return { prior, perLine };
-}
-
-interface Computed {
-  note: Omit<CreditNote, 'id' | 'number' | 'status' | 'issuedAt' | 'createdAt' | 'updatedAt'>;
-  lines: Omit<CreditNoteLine, 'id' | 'creditNoteId' | 'createdAt'>[];
-}
-
-/** The note the input describes against the locked invoice: every check of create but the refund's, nothing written. */
-async function compute(tx: AnyTx, scope: RowScope, inv: InvoiceRow, v: Valid): Promise<Computed> {
-  if (inv.status === invoiceDraft || inv.status === invoiceVoid)
-    throw err.conflict(
-      `The invoice is ${inv.status}; only open, past_due, paid or uncollectible invoices take credit notes`,
-    );
-  // A charge of the invoice at the provider now: its outcome decides what can still be credited (docs/credit-notes.md).
-  if ((await chargesInFlight(tx, scope, [inv.id])).length)
-    throw err.conflict(
-      'A charge of this invoice is in flight at the provider; issue the credit note once it has settled',
-    );
-  const { prior, perLine } = await priorOf(tx, scope, inv.id);
-  const lines: Computed['lines'] = [];
-  let credited: { kind: 'lines'; net: bigint } | { kind: 'amount'; amount: bigint };
-  if (v.lines) {
-    const inNote = new Map<string, { by: string; quantity: bigint; amount: bigint }>();
-    let net = 0n;
-    v.lines.forEach((l, i) => {
-      const position = i;
-      if (l.kind === 'custom') {
-        const amount = BigInt(l.quantity) * BigInt(l.unitAmount);
-        net += amount;
-        lines.push({
-          workspaceId: scope.workspaceId,
-          mode: scope.mode,
-          position,
-          type: 'custom',
-          invoiceLineId: null,
-          creditedBy: null,
-          description: l.description,
-          quantity: l.quantity,
-          unitAmount: BigInt(l.unitAmount),
-          amount,
-        });
-        return;
-      }
-      const line = inv.lines.find((x) => x.id === l.invoiceLineId);
-      if (!line) throw err.of('not_found', 'No such invoice line on this invoice', `lines[${i}].invoiceLineId`);
-      if (line.amount < 0n || line.unitAmount < 0n)
-        throw err.validation(`lines[${i}].invoiceLineId`, 'a negative (proration) line cannot be credited');
-      const before = perLine.get(line.id);
-      const mine = inNote.get(line.id);
-      const by = l.kind;
-      if ((before && before.by !== by) || (mine && mine.by !== by))
-        throw err.validation(
-          `lines[${i}].${by}`,
-          'an invoice line is credited either by quantity or by amount, never both (across notes too)',
-        );
-      const acc = mine ?? { by, quantity: 0n, amount: 0n };
-      const amount = l.kind === 'quantity' ? BigInt(l.quantity) * line.unitAmount : BigInt(l.amount);
-      const quantity = l.kind === 'quantity' ? l.quantity : 1;
-      acc.quantity += BigInt(quantity);
-      acc.amount += amount;
-      inNote.set(line.id, acc);
-      if (l.kind === 'quantity' && (before?.quantity ?? 0n) + acc.quantity > BigInt(line.quantity))
-        throw err.of(
-          'amount_exceeds_remaining',
-          `quantity exceeds what remains of the line (${BigInt(line.quantity) - (before?.quantity ?? 0n)})`,
-          `lines[${i}].quantity`,
-        );
-      if (l.kind === 'amount' && (before?.amount ?? 0n) + acc.amount > line.amount)
-        throw err.of(
-          'amount_exceeds_remaining',
-          `amount exceeds what remains of the line (${line.amount - (before?.amount ?? 0n)})`,
-          `lines[${i}].amount`,
-        );
-      net += amount;
-      lines.push({
-        workspaceId: scope.workspaceId,
-        mode: scope.mode,
-        position,
-        type: 'invoice_line',
-        invoiceLineId: line.id,
-        creditedBy: by,
-        description: line.description,
-        quantity,
-        unitAmount: l.kind === 'quantity' ? line.unitAmount : amount,
-        amount,
-      });
-    });
-    credited = { kind: 'lines', net };
-  } else credited = { kind: 'amount', amount: v.amount! };
-
-  const amountRemaining = inv.total - inv.creditedAmount;
-  const taxIncluded = BigInt(((inv.metadata ?? {}) as Record<string, string>).taxIncluded ?? '0');
-  const paid = inv.status === invoicePaid;
-  const amounts = noteAmounts(
-    {
-      subtotal: inv.subtotal,
-      discount: inv.discount,
-      tax: inv.tax,
-      taxIncluded,
-      total: inv.total,
-      amountRemaining,
-      amountDue: inv.amountDue,
-      paid,
-    },
-    prior,
-    credited,
-  );
-  const field = v.lines ? 'lines' : 'amount';
-  if (amounts.total <= 0n) throw err.validation(field, 'the credit note total must be positive');
-  if (amounts.total > amountRemaining)
-    throw err.of(
-      'amount_exceeds_remaining',
-      `The credit note total ${amounts.total} exceeds what remains to credit on the invoice (${amountRemaining})`,
-      field,
-    );
-  if (credited.kind === 'amount')
-    lines.push({
-      workspaceId: scope.workspaceId,
-      mode: scope.mode,
-      position: 0,
-      type: 'custom',
-      invoiceLineId: null,
-      creditedBy: null,
-      description: `Kredit untuk faktur ${inv.number} / Credit for invoice ${inv.number}`,
-      quantity: 1,
-      unitAmount: amounts.subtotal,
-      amount: amounts.subtotal,
-    });
-  const split = splitNote({ amountDue: inv.amountDue, paid }, amounts, v.parts);
-  if (!split)
-    throw err.validation(
-      'refundAmount',
-      'refundAmount + creditAmount + outOfBandAmount must equal the post-payment part of the note',
-    );
-  return {
-    note: {
-      workspaceId: scope.workspaceId,
-      mode: scope.mode,
-      invoiceId: inv.id,
-      customerId: inv.customerId,
-      reason: v.reason,
-      memo: v.memo,
-      currency: inv.currency,
-      ...amounts,
-      ...split,
-      refundId: null,
-      refundStatus: null,
-      balanceTransactionId: null,
-      testClockId: inv.testClockId,
-      voidedAt: null,
-      metadata: v.metadata,
-    },
-    lines,
-  };
-}
 
 /**
  * The payment a refund part comes from, locked, checked against what it can still refund (the

@@ -3,167 +3,45 @@
  * `pg` hot path), so the service, the sweep, checkout completion (the hosted invoice page) and the
  * subscriptions share them: write drafts, lock, finalize (number), settle (paid: payment, receipt,
  * ledger, events). The one home of invoice rows: each takes a batch; a single call is a batch of one.
+ * Drafting and finalizing are here; locks and moves in moves.ts, settling in settle.ts (re-exported:
+ * the invoice's moves have this one entry).
  */
-import { insertRows, scopedRows, sql as q, sqlOf, updateRows, type AnyTx } from '../../core/db/sql.ts';
+import { insertRows, sql as q, sqlOf, type AnyTx } from '../../core/db/sql.ts';
 import { clock } from '../../core/clock.ts';
 import { bumpCounterSql, counterNames, invoicePrefix, numberSql } from '../../core/counters.ts';
-import { eventRow, insertEvents, type EventRow } from '../../core/outbox.ts';
-import { toWire } from '../../core/wire.ts';
-import { canMove, nextState } from '../../core/state-machine.ts';
+import { insertEvents, type EventRow } from '../../core/outbox.ts';
+import { nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
-import type { Invoice, InvoiceLine, Payment } from '../../generated/prisma/client.ts';
+import type { Invoice, InvoiceLine } from '../../generated/prisma/client.ts';
 import { newId } from '../../core/ids.ts';
-import { insertLedger, postLedgers, type LedgerLeg } from '../../core/ledger.ts';
-import { issueReceiptsCte, prepareInvoiceReceipt, receiptContexts } from '../receipts/issue.ts';
-import { bookkeepingPay, paymentMachine } from '../payments/states.ts';
-import { failWaitingCharges } from '../payments/close.ts';
-import { writePayments } from '../payments/write.ts';
-import { invoiceFields, invoiceLineFields, type InvoiceRow } from './fields.ts';
-import { invoiceDraft, invoiceMachine, invoiceVoid, type InvoiceStatus, type InvoiceTrigger } from './states.ts';
-import { invoicesClosed, invoicesPaid } from './hooks.ts';
-import { applyBalances, returnBalances } from '../customer-balances/invoices.ts';
-import { endConsumedDiscounts, removeInvoiceDiscounts } from '../discounts/service.ts';
+import type { InvoiceRow } from './fields.ts';
+import { invoiceMachine, type InvoiceStatus } from './states.ts';
+import { applyBalances } from '../customer-balances/invoices.ts';
+import { endConsumedDiscounts } from '../discounts/service.ts';
 import { FLAT_DISCOUNT_NAME, type InvoiceDiscount } from '../discounts/fields.ts';
+import { invoiceEvents, type MoveOptions } from './moves.ts';
+import { settleInvoices } from './settle.ts';
 
-export interface MoveOptions {
-  /** The workspace's `acc_` id (spec `accountId`, `arn` in the event snapshot). */
-  accountId: string;
-  requestId?: string;
-  /** Event metadata `source` (`api`, `sweep`, `hosted`, ...). */
-  source?: string;
-  /** Business time (a customer's test clock); default the clock's now. */
-  at?: Date;
-}
-
-/** spec Invoice: the REST object, lines included, as events carry it in `data.object`. */
-export const invoiceSnapshot = (r: InvoiceRow) => ({
-  ...toWire(r, invoiceFields),
-  lines: r.lines.map((l) => toWire(l, invoiceLineFields)),
-});
-
-export const invoiceEvents = (scope: RowScope, r: InvoiceRow, types: readonly string[], o: MoveOptions): EventRow[] =>
-  types.map((t) =>
-    eventRow(scope, t, invoiceSnapshot(r), { requestId: o.requestId, source: o.source, occurredAt: o.at }),
-  );
-
-/** The lines of some invoices in one statement, in their order: list pages load every page's lines at once. */
-export async function linesOf(tx: AnyTx, scope: RowScope, ids: string[]): Promise<Map<string, InvoiceLine[]>> {
-  const out = new Map<string, InvoiceLine[]>(ids.map((id) => [id, []]));
-  if (!ids.length) return out;
-  const rows = await sqlOf(tx).query<InvoiceLine>(
-    q`SELECT * FROM invoice_lines WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-      AND "invoiceId" = ANY (${ids}::text[]) ORDER BY "invoiceId", position`,
-  );
-  for (const l of rows) out.get(l.invoiceId)?.push(l);
-  return out;
-}
-
-/**
- * The invoice row locked for the rest of the caller's transaction (every move starts here, so moves
- * of one invoice apply one at a time), with its lines; null when it is not in the scope.
- */
-export async function lockInvoice(tx: AnyTx, scope: RowScope & { accountId: string }, id: string) {
-  return (await lockInvoices(tx, scope, [id]))[0] ?? null;
-}
-
-/** `lockInvoice` of several, locked in id order (two batches never wait on each other in a cycle); those in the scope. */
-export async function lockInvoices(tx: AnyTx, scope: RowScope & { accountId: string }, ids: string[]) {
-  const rows = await scopedRows<Invoice>(tx, 'invoices', scope, ids, { lock: true });
-  const lines = rows.length
-    ? await linesOf(
-        tx,
-        scope,
-        rows.map((r) => r.id),
-      )
-    : new Map<string, InvoiceLine[]>();
-  return rows.map((r) => ({ ...r, accountId: scope.accountId, lines: lines.get(r.id) ?? [] }) as InvoiceRow);
-}
-
-/** Writes a status change and its events; the state machine decides both. The caller holds the lock. */
-export async function moveInvoice(
-  tx: AnyTx,
-  scope: RowScope,
-  inv: InvoiceRow,
-  trigger: InvoiceTrigger,
-  data: Partial<Invoice>,
-  o: MoveOptions,
-  extraEvents: EventRow[] = [],
-): Promise<InvoiceRow> {
-  const [out] = await moveInvoices(tx, scope, [{ inv, data }], trigger, o, extraEvents);
-  return out;
-}
-
-/**
- * `moveInvoice` for several locked invoices of one scope (the same columns in each `data`): one
- * update and one events statement, whatever their number. Returns them in the order given.
- */
-export async function moveInvoices(
-  tx: AnyTx,
-  scope: RowScope,
-  items: { inv: InvoiceRow; data: Partial<Invoice> }[],
-  trigger: InvoiceTrigger,
-  o: MoveOptions,
-  extraEvents: EventRow[] = [],
-): Promise<InvoiceRow[]> {
-  const moves = items.map(({ inv }) => nextState(invoiceMachine, inv.status as InvoiceStatus, trigger));
-  const rows = await updateRows<Invoice>(
-    sqlOf(tx),
-    'invoices',
-    scope,
-    items.map(({ inv, data }, i) => ({
-      id: inv.id,
-      ...data,
-      status: moves[i].to,
-      updatedAt: data.updatedAt ?? o.at ?? clock.now(),
-    })),
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const out = items.map(
-    ({ inv }): InvoiceRow => ({ ...byId.get(inv.id)!, accountId: inv.accountId, lines: inv.lines }),
-  );
-  const events = [...out.flatMap((r, i) => invoiceEvents(scope, r, moves[i].events, o)), ...extraEvents];
-  await insertEvents(tx, events);
-  // No longer payable (paid another way, voided): their live checkout sessions close with them.
-  const closing = items.filter(
-    ({ inv }, i) =>
-      canMove(invoiceMachine, inv.status as InvoiceStatus, 'pay') && !canMove(invoiceMachine, moves[i].to, 'pay'),
-  );
-  // A voided invoice gives back the credit applied to it (docs/credit-notes.md, Customer balance).
-  // A voided draft's coupon discount is removed (docs/coupons.md, Invoice discounts); a finalized one's already ended.
-  const voided = invoiceMachine.moves[trigger].to === invoiceVoid;
-  const drafts = items.filter(({ inv }) => inv.status === invoiceDraft && (inv.discounts as unknown[]).length > 0);
-  if (voided && drafts.length)
-    await removeInvoiceDiscounts(
-      tx,
-      scope,
-      drafts.map(({ inv }) => inv.id),
-      o.at ?? clock.now(),
-    );
-  if (voided)
-    await returnBalances(
-      tx,
-      scope,
-      items.map(({ inv }) => inv),
-      o.at ?? clock.now(),
-      { requestId: o.requestId, source: o.source },
-    );
-  // A charge still waiting for the customer can no longer pay them (payments/close.ts).
-  if (closing.length)
-    await failWaitingCharges(
-      tx,
-      scope,
-      closing.map(({ inv }) => inv.id),
-      o,
-    );
-  if (closing.length)
-    await invoicesClosed.run(
-      tx,
-      { ...scope, accountId: items[0].inv.accountId },
-      closing.map(({ inv }) => inv.id),
-      o,
-    );
-  return out;
-}
+export {
+  invoiceEvents,
+  invoiceSnapshot,
+  linesOf,
+  lockInvoice,
+  lockInvoices,
+  moveInvoice,
+  moveInvoices,
+  type MoveOptions,
+} from './moves.ts';
+export {
+  invoicePayments,
+  OFFLINE_CASH,
+  settleInvoice,
+  settleInvoices,
+  type InvoicePaying,
+  type SettleItem,
+  type SettleOptions,
+  type Settled,
+} from './settle.ts';
 
 /** A line of a new invoice: `amount = quantity x unitAmount` (only generated lines may be negative: a proration credit). */
 export interface NewLine {
@@ -391,243 +269,4 @@ export async function finalizeLocked(
 ): Promise<InvoiceRow> {
   const [out] = await finalizeInvoices(tx, scope, [inv], o, trigger);
   return out;
-}
-
-export interface SettleOptions extends MoveOptions {
-  /**
-   * The payment that paid the invoice, already written by the caller in this transaction (the hosted
-   * invoice page's checkout completion): the receipt names it and the ledger debits its
-   * `settlement:<adapter>`. Omitted: a bookkeeping pay (POST /v1/invoices/:id/pay), for which a
-   * payment row is written here and the ledger debits `cash:offline`, never a `settlement:*` code.
-   */
-  payment?: { id: string; adapter: string | null; method: string | null; capturedAt: Date | null } | null;
-  /** Ledger txId; default `inv:<id>` (a checkout completion passes its session id). */
-  txId?: string;
-  /** Internal: a zero total paid at finalization (no payment, receipt or ledger entry). */
-  zeroTotal?: boolean;
-}
-
-/**
- * Marks a locked open, past_due or uncollectible invoice paid in the caller's transaction (spec
- * Invoice: `amountPaid` = total, `amountDue` 0, `paidAt` set, ledger credit posted, paid event,
- * receipt auto-issued): the payment (unless the caller wrote one), exactly one receipt
- * (`sourceType: invoice`, the receipts module's issuing code), the balanced ledger posting and
- * `svc.invoice.paid.v1` commit together. Refuses (409 conflict, from the state table) any other
- * status, so a second payer of one invoice loses.
- *
- * How to call it (the hosted invoice page, checkout completion):
- *   const inv = await lockInvoice(tx, { ...scope, accountId }, invoiceId);   // row lock first
- *   const { invoice, receiptNumber } = await settleInvoice(tx, scope, inv!, {
- *     accountId, requestId, source: 'hosted', payment: { id, adapter, method, capturedAt }, txId: session.id });
- * With `payment` the ledger posts D `settlement:<adapter>` / C `revenue:invoices` (plus D `revenue:invoices`
- * / C `tax:ppn` for the tax), so the caller must not post the session's own payment legs or issue a
- * session receipt. Works on both SQL paths; statements may follow it in the transaction.
- */
-export async function settleInvoice(tx: AnyTx, scope: RowScope, inv: InvoiceRow, how: SettleOptions): Promise<Settled> {
-  const [out] = await settleInvoices(tx, scope, [{ inv, payment: how.payment, txId: how.txId }], how);
-  return out;
-}
-
-export interface Settled {
-  invoice: InvoiceRow;
-  paymentId: string | null;
-  receiptNumber: string | null;
-}
-
-/** One invoice of a settled batch: its payment and ledger txId as `SettleOptions` has them for one. */
-export interface SettleItem {
-  inv: InvoiceRow;
-  payment?: SettleOptions['payment'];
-  txId?: string;
-}
-
-/**
- * `settleInvoice` for a batch of locked invoices of one scope (a renewal burst's charges), the same
- * rules in a fixed number of statements whatever the batch size: the subscriptions locked first
- * (before the receipt counter, which a renewal batch takes while holding its subscriptions), the
- * offline payments, the receipt contexts, the ledger entries with the receipts (one receipt counter
- * bump of n), the invoices moved to paid with their events, then the subscriptions activated.
- * Returns the items' outcomes in the order given.
- */
-export async function settleInvoices(
-  tx: AnyTx,
-  scope: RowScope,
-  items: SettleItem[],
-  how: Omit<SettleOptions, 'payment' | 'txId'>,
-): Promise<Settled[]> {
-  if (!items.length) return [];
-  for (const { inv } of items) nextState(invoiceMachine, inv.status as InvoiceStatus, 'pay');
-  const sql = sqlOf(tx);
-  const now = how.at ?? clock.now();
-  // The one place a paid invoice activates its subscription (incomplete or past_due -> active), locked first.
-  const paid = await invoicesPaid.run(
-    tx,
-    scope,
-    items.flatMap((i) => (i.inv.subscriptionId ? [i.inv.subscriptionId] : [])),
-  );
-  // A zero total is paid without payment, receipt or ledger entry.
-  const paying = items.filter((i) => !how.zeroTotal && i.inv.amountDue !== 0n);
-  // Paid by credit (balance, pre-payment notes) with nothing to charge: only its tax still posts.
-  const taxOnly = items.filter((i) => !paying.includes(i)).flatMap(({ inv }) => creditPaidTax(inv, now));
-  await postLedgers(sql, scope, taxOnly);
-  const payments = new Map<string, NonNullable<SettleOptions['payment']>>();
-  const offline: Payment[] = [];
-  for (const { inv, payment } of paying) {
-    const p = payment ?? invoicePayments(scope, [{ inv, ...OFFLINE }], now)[0];
-    if (!payment) offline.push(p as Payment);
-    payments.set(inv.id, p);
-  }
-  await writePayments(sql, offline);
-  const numbers = new Map<string, string>();
-  if (paying.length) {
-    const contexts = await receiptContexts(
-      sql,
-      scope,
-      paying.map((i) => i.inv.customerId),
-    );
-    const receipts = paying.map(({ inv }) =>
-      prepareInvoiceReceipt(scope, contexts.get(inv.customerId)!, inv, payments.get(inv.id)!, now),
-    );
-    const ledger = paying.map(({ inv, payment, txId }) => invoicePosting(inv, payment, txId, now));
-    const issued = await sql.query<{ sourceId: string; number: string }>(
-      q`WITH new_entries AS (${insertLedger(scope, ledger, { returning: q`1` })}),
-        written AS (SELECT count(*) FROM new_entries),
-        ${issueReceiptsCte(receipts, 'written')}
-        SELECT "sourceId", number FROM issued_receipt`,
-    );
-    for (const r of issued) numbers.set(r.sourceId, r.number);
-  }
-  // A paid invoice has no further collection attempt (dunning: collection/dunning.ts).
-  const invoices = await moveInvoices(
-    tx,
-    scope,
-    items.map(({ inv }) => ({
-      inv,
-      // collectionAttempts as the caller has it: a charge made in the caller's transaction counted its attempt.
-      data: {
-        // What is paid: the total less balance and pre-payment credit notes (docs/credit-notes.md).
-        amountPaid: inv.amountDue,
-        amountDue: 0n,
-        paidAt: now,
-        updatedAt: now,
-        nextAttemptAt: null,
-        collectionAttempts: inv.collectionAttempts,
-      },
-    })),
-    'pay',
-    how,
-  );
-  for (const then of paid) await then({ ...how, at: now });
-  return invoices.map((invoice) => ({
-    invoice,
-    paymentId: payments.get(invoice.id)?.id ?? null,
-    receiptNumber: numbers.get(invoice.id) ?? null,
-  }));
-}
-
-/**
- * The ledger posting of a paid invoice: D `settlement:<adapter>` (a payment through an adapter) or
- * `cash:offline` (a bookkeeping pay) / C `revenue:invoices`, plus D `revenue:invoices` / C `tax:ppn`.
- */
-function invoicePosting(inv: InvoiceRow, payment: SettleOptions['payment'], txId: string | undefined, now: Date) {
-  const revenue = 'revenue:invoices';
-  // The money paid (amountDue) and the tax its pre-payment credit notes did not reverse (docs/credit-notes.md, Ledger).
-  const paid = inv.amountDue;
-  const tax = inv.tax - inv.prePaymentCreditedTax;
-  const legs: LedgerLeg[] = [
-    {
-      code: payment ? `settlement:${payment.adapter ?? 'manual'}` : OFFLINE_CASH,
-      direction: 'debit',
-      amount: paid,
-      memo: `invoice ${inv.number ?? inv.id}`,
-    },
-    { code: revenue, direction: 'credit', amount: paid },
-  ];
-  if (tax > 0n && tax <= inv.total)
-    legs.push(
-      { code: revenue, direction: 'debit', amount: tax, memo: 'tax on the invoice' },
-      { code: 'tax:ppn', direction: 'credit', amount: tax },
-    );
-  return {
-    txId: txId ?? `inv:${inv.id}`,
-    currency: inv.currency,
-    sourceType: 'invoice' as const,
-    sourceId: inv.id,
-    postedAt: now,
-    legs,
-  };
-}
-
-/**
- * An invoice paid entirely by customer credit: its revenue was credited when the balance was
- * applied, so only the tax it still carries posts (D `revenue:invoices` / C `tax:ppn`).
- */
-function creditPaidTax(inv: InvoiceRow, now: Date) {
-  const tax = inv.tax - inv.prePaymentCreditedTax;
-  if (inv.balanceApplied === 0n || tax <= 0n) return [];
-  return [
-    {
-      txId: `inv:${inv.id}`,
-      currency: inv.currency,
-      sourceType: 'invoice' as const,
-      sourceId: inv.id,
-      postedAt: now,
-      legs: [
-        { code: 'revenue:invoices', direction: 'debit' as const, amount: tax, memo: 'tax on the invoice' },
-        { code: 'tax:ppn', direction: 'credit' as const, amount: tax },
-      ],
-    },
-  ];
-}
-
-/** docs/ledger.md: money paid straight to the merchant; not a `settlement:*` code, so never payout-eligible. */
-export const OFFLINE_CASH = 'cash:offline';
-
-/** A bookkeeping pay records money that never passed an adapter. */
-const OFFLINE = { trigger: 'capture', ...bookkeepingPay } as const;
-
-/** How an invoice is paid: captured at once (a bookkeeping pay) or charged (`pending` until the provider answers). */
-export interface InvoicePaying {
-  inv: InvoiceRow;
-  trigger: 'capture' | 'charge';
-  method: string;
-  adapter: string | null;
-  metadata?: Record<string, string> | null;
-  /** The saved method (or fixed test token) an off-session charge uses. */
-  paymentMethodId?: string | null;
-}
-
-/**
- * spec Payment: the payment rows of invoices, for their amount due, the one shape of an invoice's
- * payment (bookkeeping pays here, stored-method charges in collection/collect.ts). In the order given.
- */
-export function invoicePayments(scope: RowScope, items: InvoicePaying[], at: Date): Payment[] {
-  return items.map(({ inv, trigger, method, adapter, metadata, paymentMethodId }) => {
-    const status = nextState(paymentMachine, null, trigger).to;
-    return {
-      id: newId('payment'),
-      workspaceId: scope.workspaceId,
-      mode: scope.mode,
-      status,
-      amount: inv.amountDue,
-      amountRefunded: 0n,
-      currency: inv.currency,
-      method,
-      paymentMethodId: paymentMethodId ?? null,
-      adapter,
-      customerId: inv.customerId,
-      checkoutSessionId: null,
-      invoiceId: inv.id,
-      providerReference: null,
-      fee: null,
-      failureCode: null,
-      failureMessage: null,
-      nextAction: null,
-      leaseUntil: null,
-      metadata: metadata ?? null,
-      capturedAt: trigger === 'capture' ? at : null,
-      createdAt: at,
-      updatedAt: at,
-    };
-  });
 }
