@@ -283,6 +283,10 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
   const forbidden = (ctx: { extra: { socket: { close(code: number, reason: string): void } } }) =>
     ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+  // A re-check that got no answer (the database is away: a failover) is not a revocation: the socket
+  // keeps its last grant until a re-check gets one.
+  const refused = (ctx: Parameters<typeof forbidden>[0], e: unknown) =>
+    asUnavailable(e, 'graphql-ws') || forbidden(ctx);
   const ws = makeHandler<
     { authorization?: string; timestamp?: string; csrf?: string; mode?: string },
     { auth?: Auth; credential?: Credential; recheck?: NodeJS.Timeout; request: FastifyRequest }
@@ -310,11 +314,14 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         ctx.extra.recheck = setInterval(() => {
           credential.recheck(auth).then(
             (fresh) => void (ctx.extra.auth = fresh),
-            () => forbidden(ctx),
+            (e) => refused(ctx, e),
           );
         }, config.keyCacheMs).unref();
         return true;
-      } catch {
+      } catch (e) {
+        // 1013 "try again later" (clients reconnect), not graphql-ws's 4403 Forbidden.
+        if (asUnavailable(e, 'graphql-ws'))
+          ctx.extra.socket.close(1013, 'Try again later: the database is unavailable');
         return false;
       }
     },
@@ -329,7 +336,9 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       let auth: Auth;
       try {
         auth = await ctx.extra.credential!.recheck(ctx.extra.auth!);
-      } catch {
+      } catch (e) {
+        const unavailable = asUnavailable(e, 'graphql-ws');
+        if (unavailable) return [unavailable];
         forbidden(ctx);
         return [new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } })];
       }

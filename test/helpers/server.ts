@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
 import { freshDatabase, dropUnlessFailed } from './db.ts';
 import { openDatabase, closeDatabase, db } from '../../src/core/db/client.ts';
 import { buildApp, type App } from '../../src/server/app.ts';
@@ -78,6 +79,19 @@ export function useServer(opts: { background?: 'relay' | 'worker' | 'none' } = {
 }
 
 export { db, createClient };
+
+/**
+ * Checks out every connection of both pools and keeps them: the database is unreachable for the
+ * server (each acquire times out) until the returned function gives them back.
+ */
+export async function exhaustPools() {
+  const held: pg.PoolClient[] = [];
+  for (const pool of [db().app, db().system])
+    for (let i = 0; i < (pool.options.max ?? 10); i++) held.push(await pool.connect());
+  return () => {
+    for (const c of held) c.release();
+  };
+}
 
 /** Waits until the relay has published every committed event (subscriptions and webhooks start from what is published). */
 export async function untilPublished(timeoutMs = 10_000) {
