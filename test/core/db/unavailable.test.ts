@@ -184,9 +184,10 @@ describe('isDatabaseUnavailable', () => {
     await deadPool.end().catch(() => {});
     expect(isDatabaseUnavailable(prismaError)).toBe(true);
 
-    // pg-boss's LISTEN connection closing without an error, or missing its heartbeat (pg-boss/dist/db.js).
+    // pg-boss's LISTEN connection closing without an error, missing its heartbeat or its LISTEN (pg-boss/dist/db.js).
     expect(isDatabaseUnavailable(new Error('LISTEN/NOTIFY connection ended'))).toBe(true);
     expect(isDatabaseUnavailable(new Error('LISTEN/NOTIFY heartbeat timed out'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('LISTEN/NOTIFY channel registration was lost'))).toBe(true);
 
     // A statement's own failure is not an outage.
     const syntax = await db()
