@@ -8,7 +8,7 @@ import { isDomainError, DomainError } from '../core/errors.ts';
 import type { Auth } from '../core/auth/authenticate.ts';
 import { newId } from '../core/ids.ts';
 import { assertStorable, idempotencyKeyOf, rawBody } from './edge.ts';
-import { isRetryable, type StoredResponse } from '../core/idempotency.ts';
+import { isInDoubt, isRetryable, type StoredResponse } from '../core/idempotency.ts';
 import { sha256Hex } from '../core/crypto.ts';
 import type { RateLimiter } from '../core/rate-limit.ts';
 import { config } from '../core/config.ts';
@@ -275,7 +275,8 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       result.errors = result.errors.map((e) => variableError(e, resource));
     // A provider error or a rate limit inside a 200 response is still retryable: never stored.
     const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
-    const out = { status: 200, headers: json, body: JSON.stringify(result), retryable };
+    const inDoubt = !!result.errors?.some((e: GraphQLError) => isInDoubt(e));
+    const out = { status: 200, headers: json, body: JSON.stringify(result), retryable, inDoubt };
     if (result.errors?.length) withErrors.add(out);
     return out;
   }
