@@ -8,6 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 fail() { echo "cluster up: $*" >&2; exit 1; }
 wait_for() { local what=$1 tries=$2; shift 2; for _ in $(seq "$tries"); do "$@" >/dev/null 2>&1 && return 0; sleep 0.5; done; fail "$what did not come up (logs in $TOPO/log)"; }
 mkdir -p $TOPO/data $TOPO/run $TOPO/log $TOPO/etcd
+chmod 755 $TOPO  # Patroni (user postgres) reads its configuration there
 chown postgres:postgres $TOPO/data $TOPO/run && chmod 700 $TOPO/data
 etcd --name e1 --data-dir $TOPO/etcd \
   --listen-client-urls http://$ETCD_CLIENT --advertise-client-urls http://$ETCD_CLIENT \
