@@ -25,6 +25,8 @@ export const systemTier = [
 ];
 
 const tier = process.env.TEST_TIER;
+/** `npm run test:cluster` only (it brings up etcd, three Patroni nodes and HAProxy): never in `npm test`. */
+const cluster = process.env.TEST_CLUSTER === '1';
 
 export default defineConfig({
   // One graphql instance: Pothos and yoga load the CommonJS build, so our imports must too.
@@ -32,7 +34,7 @@ export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
     include: tier === 'system' ? systemTier : ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...(tier === 'fast' ? systemTier : [])],
+    exclude: ['**/node_modules/**', ...(tier === 'fast' ? systemTier : []), ...(cluster ? [] : ['test/cluster/**'])],
     pool: 'forks',
     // A file at a time per core: each fork shares the cores with PostgreSQL and the svc processes some
     // files spawn, so more forks than cores only lengthens every wait in a case.

@@ -8,6 +8,7 @@ import { DomainError, isDomainError, type Resource } from './errors.ts';
 import { config } from './config.ts';
 import { clock } from './clock.ts';
 import { allows, type Grant, type Scope } from './auth/scopes.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 
 export interface StoredResponse {
   status: number;
@@ -15,6 +16,8 @@ export interface StoredResponse {
   body: Buffer;
   /** A failure the client may retry with the same key (inside a 200 GraphQL response, say): never stored. */
   retryable?: boolean;
+  /** A failure after which what the run committed is unknown (isInDoubt): the claim is kept, not released. */
+  inDoubt?: boolean;
 }
 
 /**
@@ -50,7 +53,11 @@ const keyShape = /^[\x21-\x7e]{1,255}$/;
  * response are stored as null: the replay is the same object without them. A claim is a lease
  * (`leaseSec`): after it, the same request may take the key over (a crash after the operation
  * committed would otherwise hold the key for 24 hours). Retryable outcomes (5xx, rate limits,
- * provider errors, also inside a 200 GraphQL response) release the key instead of being stored.
+ * provider errors, also inside a 200 GraphQL response) release the key instead of being stored,
+ * except an outcome in doubt (the database went away mid-run, maybe with a COMMIT whose answer was
+ * lost): that claim stays until its lease ends, so the retry gets 409 `idempotency_in_flight` and
+ * then takes the claim over with the same `operationId`, finding what the first run committed
+ * (src/core/operations.ts) instead of acting twice.
  */
 export async function withIdempotency(
   caller: Caller,
@@ -100,10 +107,12 @@ export async function withIdempotency(
   try {
     response = await run();
   } catch (e) {
-    await release();
+    if (!isInDoubt(e)) await release();
     throw e;
   }
-  if (response.status >= 500 || response.retryable) await release();
+  if (response.inDoubt) {
+    // Kept in flight until its lease ends (see above).
+  } else if (response.status >= 500 || response.retryable) await release();
   else {
     await tenantQuery(
       tenant,
@@ -113,7 +122,7 @@ export async function withIdempotency(
         WHERE ${where}`,
     );
   }
-  const { retryable: _, ...out } = response;
+  const { retryable: _, inDoubt: __, ...out } = response;
   return { ...out, replayed: false };
 }
 
@@ -172,6 +181,15 @@ async function replay(
   const lacking = (row.scopes ?? []).find((s) => !allows(caller, s));
   if (lacking) throw new DomainError('insufficient_scope', `This key lacks the ${lacking} scope`);
   return { status: row.statusCode, headers: row.headers, body: unsealBody(caller, key, row.body), replayed: true };
+}
+
+/**
+ * Whether a failure leaves the run's outcome unknown: the database went away while it ran (a lost
+ * connection, a failover), so a transaction may have committed without the run hearing it.
+ */
+export function isInDoubt(e: unknown): boolean {
+  const inner = e instanceof GraphQLError ? (e.originalError ?? e) : e;
+  return isDatabaseUnavailable(inner) || (isDomainError(inner) && inner.canonical === 'service_unavailable');
 }
 
 /**

@@ -8,7 +8,7 @@ import { isDomainError, DomainError } from '../core/errors.ts';
 import type { Auth } from '../core/auth/authenticate.ts';
 import { newId } from '../core/ids.ts';
 import { assertStorable, idempotencyKeyOf, rawBody } from './edge.ts';
-import { isRetryable, type StoredResponse } from '../core/idempotency.ts';
+import { isInDoubt, isRetryable, type StoredResponse } from '../core/idempotency.ts';
 import { sha256Hex } from '../core/crypto.ts';
 import type { RateLimiter } from '../core/rate-limit.ts';
 import { config } from '../core/config.ts';
@@ -308,13 +308,17 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       result.errors = result.errors.map((e) => variableError(e, resource));
     // A provider error or a rate limit inside a 200 response is still retryable: never stored.
     const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
-    const out = { status: 200, headers: json, body: JSON.stringify(result), retryable };
+    const inDoubt = !!result.errors?.some((e: GraphQLError) => isInDoubt(e));
+    const out = { status: 200, headers: json, body: JSON.stringify(result), retryable, inDoubt };
     if (result.errors?.length) withErrors.add(out);
     return out;
   }
 
   // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
   const forbidden = (ctx: SocketContext) => ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+  // A re-check that got no answer (the database is away: a failover) is not a revocation: the socket
+  // keeps its last grant until a re-check gets one.
+  const refused = (ctx: SocketContext, e: unknown) => asUnavailable(e, 'graphql-ws') || forbidden(ctx);
   /** One subscribe over the socket: its connection, its message's payload, and what was prepared from it. */
   interface SocketInput {
     socket: SocketContext;
@@ -326,9 +330,11 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     transport: 'socket',
     limiter,
     parses: true,
-    // The socket's caller, re-checked: a revoked key closes the socket.
+    // The socket's caller, re-checked: a revoked key closes the socket; an unanswered re-check is 503.
     authenticate: ({ socket }) =>
-      socket.extra.credential!.recheck(socket.extra.auth!).catch(() => {
+      socket.extra.credential!.recheck(socket.extra.auth!).catch((e) => {
+        const unavailable = asUnavailable(e, 'graphql-ws');
+        if (unavailable) throw unavailable;
         forbidden(socket);
         throw new GraphQLError('The API key is no longer valid', { extensions: { code: 'invalid_key' } });
       }),
@@ -390,11 +396,14 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         ctx.extra.recheck = setInterval(() => {
           credential.recheck(auth).then(
             (fresh) => void (ctx.extra.auth = fresh),
-            () => forbidden(ctx),
+            (e) => refused(ctx, e),
           );
         }, config.keyCacheMs).unref();
         return true;
-      } catch {
+      } catch (e) {
+        // 1013 "try again later" (clients reconnect), not graphql-ws's 4403 Forbidden.
+        if (asUnavailable(e, 'graphql-ws'))
+          ctx.extra.socket.close(1013, 'Try again later: the database is unavailable');
         return false;
       }
     },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
 import { freshDatabase, dropUnlessFailed } from './db.ts';
 import { openDatabase, closeDatabase, db } from '../../src/core/db/client.ts';
 import { buildApp, type App } from '../../app/server.ts';
@@ -34,19 +35,26 @@ export interface Workspace {
  * (`background: 'worker'`: pg-boss queues, webhook delivery), or nothing (`'none'`: the test runs
  * its own `svc worker`).
  */
-export function useServer(opts: { background?: 'relay' | 'worker' | 'none' } = {}): TestServer {
+export function useServer(
+  opts: {
+    background?: 'relay' | 'worker' | 'none';
+    /** The URL the server connects with, given its database's (a proxy in front of it, say); `dbUrl` stays the database's. */
+    connectThrough?: (url: string) => Promise<string>;
+  } = {},
+): TestServer {
   const background = opts.background ?? 'relay';
   const state = {} as TestServer & { dbName: string; stopRelay?: () => void };
   beforeAll(async () => {
     const { url, name } = await freshDatabase();
     state.dbName = name;
     state.dbUrl = url;
-    process.env.DATABASE_URL = url;
-    openDatabase(url);
+    const serverUrl = opts.connectThrough ? await opts.connectThrough(url) : url;
+    process.env.DATABASE_URL = serverUrl;
+    openDatabase(serverUrl);
     state.app = await buildApp();
     await state.app.fastify.listen({ port: 0, host: '127.0.0.1' });
     state.url = `http://127.0.0.1:${(state.app.fastify.server.address() as AddressInfo).port}`;
-    if (background === 'worker') state.worker = await startWorker(url);
+    if (background === 'worker') state.worker = await startWorker(serverUrl);
     if (background === 'relay') state.stopRelay = startRelay();
   });
   // vitest passes the suite second and reads the first argument as fixtures (an object pattern)
@@ -78,6 +86,19 @@ export function useServer(opts: { background?: 'relay' | 'worker' | 'none' } = {
 }
 
 export { db, createClient };
+
+/**
+ * Checks out every connection of both pools and keeps them: the database is unreachable for the
+ * server (each acquire times out) until the returned function gives them back.
+ */
+export async function exhaustPools() {
+  const held: pg.PoolClient[] = [];
+  for (const pool of [db().app, db().system])
+    for (let i = 0; i < (pool.options.max ?? 10); i++) held.push(await pool.connect());
+  return () => {
+    for (const c of held) c.release();
+  };
+}
 
 /** Waits until the relay has published every committed event (subscriptions and webhooks start from what is published). */
 export async function untilPublished(timeoutMs = 10_000) {

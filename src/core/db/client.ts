@@ -9,7 +9,7 @@ import { config } from '../config.ts';
 import { appDatabaseUrl } from './roles.ts';
 import { compile, type Fragment } from './sql-template.ts';
 import { instrumentPool } from './statements.ts';
-import { warnUnavailable } from './unavailable.ts';
+import { READ_ONLY_SQLSTATE, warnUnavailable } from './unavailable.ts';
 
 /** The roles tenant queries run as (src/core/db/roles.ts): they own nothing and cannot bypass row-level security. */
 export { APP_ROLE, APP_LOGIN_ROLE } from './roles.ts';
@@ -49,7 +49,10 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
     max: Math.max(4, Math.floor(config.poolSize / 2)),
     ...timeout,
   });
-  for (const pool of [app, system]) instrumentPool(pool);
+  for (const pool of [app, system]) {
+    instrumentPool(pool);
+    discardReadOnly(pool);
+  }
   for (const [name, pool] of [
     ['app', app],
     ['system', system],
@@ -77,6 +80,34 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
     },
   };
   return current;
+}
+
+/**
+ * A connection that answered 25006 (read_only_sql_transaction) reached a node that cannot write: a
+ * failover's new primary in its read-only moment, a demoted one, a session left read-only. It is
+ * closed when released instead of going back to the pool, so the next unit of work connects again
+ * (through the load balancer, to the writer). Prisma releases its connections without the error,
+ * hence the watch on every statement's outcome; the wrapper calls whatever `query` the connection
+ * had (src/core/db/statements.ts may have wrapped it) or, if none of its own, the prototype's at call time.
+ */
+function discardReadOnly(pool: pg.Pool) {
+  const readOnly = new WeakSet<pg.ClientBase>();
+  pool.on('connect', (client) => {
+    const own = Object.hasOwn(client, 'query') ? client.query : undefined;
+    client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+      const query = own ?? (Object.getPrototypeOf(client) as { query: (...a: unknown[]) => unknown }).query;
+      const result = query.apply(this, args) as Promise<unknown> | undefined;
+      if (typeof result?.then === 'function')
+        result.then(undefined, (e: { code?: string }) => {
+          if (e?.code === READ_ONLY_SQLSTATE) readOnly.add(client);
+        });
+      return result;
+    } as typeof client.query;
+  });
+  // Emitted before pg-pool decides: a connection that is ending is removed, never handed out again.
+  pool.on('release', (_err, client) => {
+    if (readOnly.has(client)) client.end().catch(() => {});
+  });
 }
 
 export function db(): Database {

@@ -9,8 +9,14 @@ import { logger } from '../logger.ts';
  * with `Retry-After`, and a rate-limited warning, never a 500 and an error line per request.
  */
 
-/** SQLSTATEs: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections; class 08 is connection_exception. */
-const UNAVAILABLE_SQLSTATE = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * SQLSTATEs: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, and
+ * read_only_sql_transaction: a failover's new primary runs read-only for a moment after its crash
+ * recovery while the load balancer already sends it connections (docs/scaling.md); class 08 is
+ * connection_exception.
+ */
+export const READ_ONLY_SQLSTATE = '25006';
+const UNAVAILABLE_SQLSTATE = new Set(['57P01', '57P02', '57P03', '53300', READ_ONLY_SQLSTATE]);
 const UNAVAILABLE_ERRNO = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -27,10 +33,11 @@ const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 const UNAVAILABLE_KIND = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 /**
  * node-postgres and pg-pool raise these as plain Errors, without a code; so does pg-boss's LISTEN
- * connection when it closes without an error or stops answering its heartbeat (it reconnects itself).
+ * connection when it closes without an error, stops answering its heartbeat or lost its LISTEN (it
+ * reconnects itself).
  */
 const UNAVAILABLE_MESSAGE =
-  /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end|Unable to start a transaction in the given time|LISTEN\/NOTIFY (connection ended|heartbeat timed out))/;
+  /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end|Unable to start a transaction in the given time|LISTEN\/NOTIFY (connection ended|heartbeat timed out|channel registration was lost))/;
 
 /** True when `e` (or what it wraps) says the database is unreachable rather than that a statement failed. */
 export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {

@@ -2,7 +2,7 @@ import { unthrottled } from '../../helpers/payments.ts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { useServer, db } from '../../helpers/server.ts';
+import { useServer, db, exhaustPools } from '../../helpers/server.ts';
 import { config } from '../../../src/core/config.ts';
 import { logger } from '../../../src/core/logger.ts';
 import { isDatabaseUnavailable, warnUnavailable } from '../../../src/core/db/unavailable.ts';
@@ -12,16 +12,6 @@ import { admin } from '../../helpers/db.ts';
 // Set before the server opens its pools (beforeAll): a short acquire timeout keeps the test quick.
 config.dbAcquireTimeoutMs = 400;
 const server = useServer({ background: 'none' });
-
-/** Checks out every connection of both pools and keeps them: the state a stuck walker left the server in. */
-async function exhaustPools() {
-  const held: pg.PoolClient[] = [];
-  for (const pool of [db().app, db().system])
-    for (let i = 0; i < (pool.options.max ?? 10); i++) held.push(await pool.connect());
-  return () => {
-    for (const c of held) c.release();
-  };
-}
 
 describe('database unavailable: 503 service_unavailable with Retry-After, never a hang', () => {
   let release: (() => void) | undefined;
@@ -194,9 +184,10 @@ describe('isDatabaseUnavailable', () => {
     await deadPool.end().catch(() => {});
     expect(isDatabaseUnavailable(prismaError)).toBe(true);
 
-    // pg-boss's LISTEN connection closing without an error, or missing its heartbeat (pg-boss/dist/db.js).
+    // pg-boss's LISTEN connection closing without an error, missing its heartbeat or its LISTEN (pg-boss/dist/db.js).
     expect(isDatabaseUnavailable(new Error('LISTEN/NOTIFY connection ended'))).toBe(true);
     expect(isDatabaseUnavailable(new Error('LISTEN/NOTIFY heartbeat timed out'))).toBe(true);
+    expect(isDatabaseUnavailable(new Error('LISTEN/NOTIFY channel registration was lost'))).toBe(true);
 
     // A statement's own failure is not an outage.
     const syntax = await db()
