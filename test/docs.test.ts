@@ -220,6 +220,8 @@ describe('README quick start', () => {
     };
     for (const k of Object.keys(env))
       if (/^(SVC_(?!APP_PASSWORD$)|NODE_ENV$|LOG_LEVEL$|VITEST|HOSTED_BASE_URL$)/.test(k)) delete env[k];
+    // The development provider's port too (its default, 4010, may be another process's on a shared machine).
+    env.SVC_IDP_PORT = String(await freePort());
 
     const outputs: Record<string, string> = {};
     for (const step of steps) {
