@@ -9,6 +9,7 @@ import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { until } from '../../helpers/receiver.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { unthrottled } from '../../helpers/payments.ts';
+import { clock } from '../../../src/core/clock.ts';
 
 const server = useServer({ background: 'worker' });
 
@@ -156,14 +157,19 @@ describe('subscription discounts', () => {
     const usedUp = await coupon(ws, { percentOff: 10, maxRedemptions: 1 });
     expect((await subscribe(ws, { customerId: cus, priceId, couponId: usedUp.id })).status).toBe(201);
     const usd = await coupon(ws, { amountOff: { USD: 500 } });
-    await new Promise((r) => setTimeout(r, 2100));
-    for (const c of [archived, expired, usedUp, usd])
-      expectError(
-        await subscribe(ws, { customerId: cus, priceId, couponId: c.id }),
-        400,
-        'validation_error',
-        'couponId',
-      );
+    // Past `expired`'s redeemBy on the injected clock (business time), not by sleeping.
+    clock.advance(2100);
+    try {
+      for (const c of [archived, expired, usedUp, usd])
+        expectError(
+          await subscribe(ws, { customerId: cus, priceId, couponId: c.id }),
+          400,
+          'validation_error',
+          'couponId',
+        );
+    } finally {
+      clock.reset();
+    }
     // Nothing was written for the refused creates.
     const subs = (await ws.client.get(`/v1/subscriptions?customerId=${cus}`)).json.data;
     expect(subs).toHaveLength(1);
