@@ -18,7 +18,7 @@ import {
   type SandboxAnswer,
 } from '../payment-methods/sandbox.ts';
 import { nextState } from '../../core/state-machine.ts';
-import { paymentFailed, paymentMachine, paymentPending, paymentRequiresAction } from '../payments/states.ts';
+import { paymentMachine, paymentPending, type paymentFailed, type paymentRequiresAction } from '../payments/states.ts';
 import type { invoicePaid } from '../invoices/states.ts';
 import { chargeAtProvider } from './offsession.ts';
 
