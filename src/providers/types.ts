@@ -9,23 +9,20 @@ export type ProviderKind = 'provider_a' | 'provider_b' | 'provider_c' | 'manual'
 export type PaymentMethod = 'qris' | 'va' | 'ewallet' | 'card' | 'retail' | 'provider_c';
 export const paymentMethods: readonly PaymentMethod[] = ['qris', 'va', 'ewallet', 'card', 'retail', 'provider_c'];
 
-/**
- * Normalised charge status. `approved` exists only where the merchant must capture after the
- * buyer's approval (provider_c): call `capture()` (or `settleCharge()`) to move the money.
- */
-export type ChargeStatus = 'pending' | 'approved' | 'paid' | 'failed' | 'expired';
+/** `{ w: 'w', ... }` for a provider's answer words: the values and, by `keyof`, their type. */
+export const wordTable = <const W extends string>(...words: W[]) =>
+  Object.fromEntries(words.map((w) => [w, w])) as { readonly [K in W]: K };
+
 /**
  * A provider answer's words as values, one table per answer: code outside src/providers reads the
  * provider's word here and never spells it (test/state-machines-used.test.ts), since several are also
  * statuses of ours (`paid`, `failed`) and mean something else.
+ *
+ * Normalised charge status. `approved` exists only where the merchant must capture after the
+ * buyer's approval (provider_c): call `capture()` (or `settleCharge()`) to move the money.
  */
-export const chargeStatus = {
-  pending: 'pending',
-  approved: 'approved',
-  paid: 'paid',
-  failed: 'failed',
-  expired: 'expired',
-} as const satisfies { [K in ChargeStatus]: K };
+export const chargeStatus = wordTable('pending', 'approved', 'paid', 'failed', 'expired');
+export type ChargeStatus = keyof typeof chargeStatus;
 
 export interface Customer {
   name?: string | null;
@@ -193,12 +190,8 @@ export interface TokenEvent {
 
 export type CallbackEvent = ChargeEvent | RefundEvent | TokenEvent | IgnoredEvent;
 
-export type RefundStatus = 'pending' | 'succeeded' | 'failed';
-export const refundStatus = {
-  pending: 'pending',
-  succeeded: 'succeeded',
-  failed: 'failed',
-} as const satisfies { [K in RefundStatus]: K };
+export const refundStatus = wordTable('pending', 'succeeded', 'failed');
+export type RefundStatus = keyof typeof refundStatus;
 
 export interface RefundInput extends ChargeRef {
   /** Part of the charge's amount, minor units. */
@@ -253,13 +246,8 @@ export interface CreateSetupInput {
   idempotencyKey: string;
 }
 
-export type SetupStatus = 'pending' | 'active' | 'failed' | 'expired';
-export const setupStatus = {
-  pending: 'pending',
-  active: 'active',
-  failed: 'failed',
-  expired: 'expired',
-} as const satisfies { [K in SetupStatus]: K };
+export const setupStatus = wordTable('pending', 'active', 'failed', 'expired');
+export type SetupStatus = keyof typeof setupStatus;
 
 export interface SetupResult {
   providerRef: string;
@@ -299,13 +287,8 @@ export interface OffSessionChargeInput {
   idempotencyKey: string;
 }
 
-export type OffSessionStatus = 'succeeded' | 'pending' | 'requires_action' | 'failed';
-export const offSessionStatus = {
-  succeeded: 'succeeded',
-  pending: 'pending',
-  requires_action: 'requires_action',
-  failed: 'failed',
-} as const satisfies { [K in OffSessionStatus]: K };
+export const offSessionStatus = wordTable('succeeded', 'pending', 'requires_action', 'failed');
+export type OffSessionStatus = keyof typeof offSessionStatus;
 
 export interface OffSessionResult {
   providerRef: string;
@@ -372,13 +355,8 @@ export interface Provider {
  * A saved token at its provider: `active`, `expired`, `revoked` (unlinked, deleted; a token the
  * provider no longer knows), or `unknown` (an answer that confirms neither, e.g. still pending).
  */
-export type TokenStatus = 'active' | 'expired' | 'revoked' | 'unknown';
-export const tokenStatus = {
-  active: 'active',
-  expired: 'expired',
-  revoked: 'revoked',
-  unknown: 'unknown',
-} as const satisfies { [K in TokenStatus]: K };
+export const tokenStatus = wordTable('active', 'expired', 'revoked', 'unknown');
+export type TokenStatus = keyof typeof tokenStatus;
 
 // ---- credentials (decrypted adapter secrets + public config) ----
 

@@ -16,6 +16,7 @@ import type {
   PaymentMethod,
   RefundStatus,
 } from '../types.ts';
+import { wordTable } from '../types.ts';
 
 export const PROVIDER_A_BASE_URL = 'https://api.xendit.co';
 export const QR_API_VERSION = '2022-07-31';
@@ -279,13 +280,9 @@ export interface DisbursementInput {
   idempotencyKey: string;
 }
 
-export type DisbursementStatus = 'pending' | 'completed' | 'failed';
 /** The disbursement's words as values (src/providers/types.ts, chargeStatus). */
-export const disbursementStatus = {
-  pending: 'pending',
-  completed: 'completed',
-  failed: 'failed',
-} as const satisfies { [K in DisbursementStatus]: K };
+export const disbursementStatus = wordTable('pending', 'completed', 'failed');
+export type DisbursementStatus = keyof typeof disbursementStatus;
 
 export interface Disbursement {
   id: string;
