@@ -341,7 +341,10 @@ try {
   let noteId = '';
   for (let i = 0; i < REPS + 3; i++) {
     const a = await must(req('POST', '/v1/credit-notes', { invoiceId: big.id, amount: 1110 }), 201);
-    const b = await must(req('POST', '/v1/credit-notes', { invoiceId: big.id, amount: 1110, outOfBandAmount: 1110 }), 201);
+    const b = await must(
+      req('POST', '/v1/credit-notes', { invoiceId: big.id, amount: 1110, outOfBandAmount: 1110 }),
+      201,
+    );
     noteId = a.json.data.id;
     const c = await must(req('GET', `/v1/credit-notes/${noteId}/credit-note.pdf`), 200);
     if (i >= 3) toBalance.push(a.ms), withRefund.push(b.ms), pdf.push(c.ms);
