@@ -589,7 +589,7 @@ try {
   const targets: Target[] = [];
   for (const [name, run] of Object.entries(sections))
     if (!only || only.includes(name)) targets.push(...(await run(ctx)));
-  printTargets(targets);
+  printTargets('billing', targets);
 } catch (e) {
   failed = true;
   console.error(e);

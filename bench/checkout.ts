@@ -383,7 +383,7 @@ try {
       `${ledger.payments} payments for ${sessions} sessions, ${ledger.unbalanced} unbalanced txIds`,
     ],
   ];
-  printTargets(targets);
+  printTargets('checkout', targets);
 } catch (e) {
   failed = true;
   console.error(e);

@@ -232,7 +232,7 @@ try {
   await migrate(scratch.url);
   openDatabase(scratch.url);
   const targets = [...(await burst()), ...(await detachRace())];
-  printTargets(targets);
+  printTargets('collection-a', targets);
 } catch (e) {
   failed = true;
   console.error(e);

@@ -18,7 +18,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { fmt, num, scratchDatabase, startApp } from './lib.ts';
+import { fmt, num, printTargets, scratchDatabase, startApp } from './lib.ts';
 
 const REPS = num('BENCH_REPS', 100);
 const C6_RENEWALS = num('BENCH_C6_RENEWALS', 10_000);
@@ -408,9 +408,7 @@ try {
     `Σ balances ${fmt(Number(drift[0].b))}, customer_credit ${fmt(Number(drift[0].l))}, unbalanced txIds ${drift[0].u}`,
   ]);
 
-  console.log('\n  target                                         result  measured');
-  for (const [t, pass, m] of targets)
-    console.log(`  ${t.padEnd(47)}${(pass === null ? '-' : pass ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  printTargets('collection-b', targets);
 } catch (e) {
   failed = true;
   console.error(e);

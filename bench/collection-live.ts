@@ -1134,7 +1134,7 @@ try {
   if (want('p2')) targets.push(...(await sections.p2()));
   if (want('p3')) targets.push(...(await sections.p3()));
   if (want('p5')) targets.push(...(await sections.p5()));
-  printTargets(targets);
+  printTargets('collection-live', targets);
 } catch (e) {
   failed = true;
   console.error(e);

@@ -184,7 +184,7 @@ try {
   rows.push(['event reaches the dashboard p95 < 1 s', p(lags, 0.95) < 1000, `${fmt(p(lags, 0.95))} ms`]);
   await browser.close();
 
-  printTargets(rows);
+  printTargets('dashboard', rows);
 
   async function gql(s: { cookie: string; csrf: string }, query: string, variables: Record<string, unknown>) {
     const res = await fetch(`${base}/graphql`, {

@@ -128,7 +128,7 @@ try {
     ['p95 < 50 ms at 8 connections', r.p95 < 50, `${fmt(r.p95, 1)} ms`],
     ['statements per request constant (+1 key read)', counts.length <= 2 && counts[0][0] <= 8, stmts],
   ];
-  printTargets(targets);
+  printTargets('graph', targets);
 } catch (e) {
   failed = true;
   console.error(e);

@@ -258,7 +258,7 @@ try {
     ['process peak RSS < 300 MB (app)', exportPeak < 300 * 1e6, `${fmt(exportPeak / 1e6)} MB`],
     ['every row exported', exported === ROWS - (ROWS % 2), `${fmt(exported)}`],
   ];
-  printTargets(targets);
+  printTargets('ledger', targets);
 } catch (e) {
   failed = true;
   console.error(e);

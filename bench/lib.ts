@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
+import { writeResults } from './results.ts';
 import { serverEnv, serverNodeFlags } from '../bin/node-flags.js';
 // Benches call services in their own process too: the upper modules' reactions first (src/core/reactions.ts).
 import '../src/modules/reactions.ts';
@@ -91,10 +92,19 @@ export function resetPeakRss(pid: number): boolean {
 /** A benchmark's verdicts: what it aims at, whether it got there (null: not measured), what it measured. */
 export type Target = readonly [target: string, pass: boolean | null, measured: string];
 
-/** The table every benchmark ends with, its first column as wide as its longest target. */
-export function printTargets(targets: readonly Target[]) {
+const verdict = (pass: boolean | null) => (pass === null ? '-' : pass ? 'PASS' : 'MISS');
+
+/**
+ * The table every benchmark ends with, its first column as wide as its longest target, and the same
+ * rows written to bench/results/<name>.json (bench/results.ts) so the docs point at measured files.
+ */
+export function printTargets(name: string, targets: readonly Target[]) {
   const width = Math.max('target'.length, ...targets.map(([t]) => t.length)) + 2;
   console.log(`\n  ${'target'.padEnd(width)}result  measured`);
-  for (const [t, pass, m] of targets)
-    console.log(`  ${t.padEnd(width)}${(pass === null ? '-' : pass ? 'PASS' : 'MISS').padEnd(8)}${m}`);
+  for (const [t, pass, m] of targets) console.log(`  ${t.padEnd(width)}${verdict(pass).padEnd(8)}${m}`);
+  const file = writeResults(
+    name,
+    targets.map(([target, pass, measured]) => ({ target, result: verdict(pass), measured })),
+  );
+  console.log(`\n  written to ${file}`);
 }

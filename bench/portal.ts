@@ -167,7 +167,7 @@ try {
     ['page p95 < 100 ms at 8 connections', r.page.p95 < 100, `${fmt(r.page.p95, 1)} ms`],
     ['page view with its state p95 < 100 ms', r.view.p95 < 100, `${fmt(r.view.p95, 1)} ms`],
   ];
-  printTargets(targets);
+  printTargets('portal', targets);
 } catch (e) {
   failed = true;
   console.error(e);

@@ -12,6 +12,7 @@ import { renderEscpos } from '../src/modules/documents/render/escpos.ts';
 import { renderHtml } from '../src/modules/documents/render/html.ts';
 import { renderPdf } from '../src/modules/documents/render/pdf.ts';
 import { sampleReceiptView } from '../test/helpers/receipts.ts';
+import { writeResults } from './results.ts';
 
 const renders = Number(process.env.BENCH_RENDERS ?? 500);
 const warmup = Number(process.env.BENCH_WARMUP ?? 100);
@@ -19,6 +20,8 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 100);
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const ms = (n: number) => n.toFixed(3).padStart(8);
+
+const rows: { row: string; p50: number; p95: number; p99: number; max: number; bytes: number }[] = [];
 
 async function measure(name: string, render: () => unknown): Promise<void> {
   for (let i = 0; i < warmup; i++) await render();
@@ -31,6 +34,15 @@ async function measure(name: string, render: () => unknown): Promise<void> {
     bytes = (out as { length: number }).length;
   }
   times.sort((a, b) => a - b);
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  rows.push({
+    row: name,
+    p50: round(pct(times, 50)),
+    p95: round(pct(times, 95)),
+    p99: round(pct(times, 99)),
+    max: round(times.at(-1)!),
+    bytes,
+  });
   console.log(
     `${name.padEnd(34)} p50 ${ms(pct(times, 50))}  p95 ${ms(pct(times, 95))}  p99 ${ms(pct(times, 99))}  max ${ms(times.at(-1)!)} ms  ${String(bytes).padStart(6)} bytes`,
   );
@@ -58,3 +70,4 @@ await measure('pdf, font tables not shared', () => renderPdf(view, { shareFonts:
 await measure('pdf (60 items, 3 pages)', () => renderPdf(long));
 await measure('html', () => renderHtml(view));
 await measure('escpos 80 mm', () => renderEscpos(view));
+console.log(`\nwritten to ${writeResults('receipt-pdf', { unit: 'ms', renders, warmup, rows })}`);

@@ -302,7 +302,7 @@ async function main() {
       `${fmt(deliveries / ((s.lastAt - s.firstAt) / 1000))}/s`,
     ],
   ] as const;
-  printTargets(targets);
+  printTargets('webhooks', targets);
   console.log(
     `child warnings/errors: ${childLogs.length}${childLogs.length ? `\n${childLogs.slice(0, 5).join('\n')}` : ''}`,
   );
