@@ -3,6 +3,7 @@
  * source folder, and the hottest functions.
  *
  *   tsx bench/profile-summary.ts bench/.profiles/app.cpuprofile [top=25]
+ *   BENCH_PROFILE_LAST=14 (only the last 14 s), BENCH_PROFILE_INCLUSIVE=1 (also inclusive times)
  */
 import { readFileSync } from 'node:fs';
 
@@ -24,6 +25,13 @@ const file = process.argv[2];
 if (!file) throw new Error('usage: tsx bench/profile-summary.ts <file.cpuprofile> [top]');
 const top = Number(process.argv[3] ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+
+// `BENCH_PROFILE_LAST=14`: only the last 14 s of samples (the measured load, without the start-up compile).
+const last = Number(process.env.BENCH_PROFILE_LAST ?? 0) * 1e6;
+const at: number[] = [];
+for (let i = 0, t = profile.startTime; i < profile.samples.length; i++) at.push((t += profile.timeDeltas[i] ?? 0));
+const from = last ? profile.endTime - last : Number.NEGATIVE_INFINITY;
+for (let i = 0; i < profile.samples.length; i++) if (at[i] < from) profile.timeDeltas[i] = 0;
 
 // Self time per node from the sample deltas (more exact than hitCount * interval).
 const self = new Map<number, number>();
