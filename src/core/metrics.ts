@@ -151,6 +151,20 @@ export function observeOperation(transport: Transport, type: string, field: stri
   operationDuration.observe(series, ms / 1000);
 }
 
+const providerStepDuration = new FastHistogram(
+  'svc_provider_operation_step_seconds',
+  'Steps of a provider operation (src/providers/operation.ts) by operation and step: pending, call, refused, answer',
+  latencyBuckets,
+);
+
+/** One step of a provider operation; both labels are names from src/providers/operation.ts. */
+export function observeProviderStep(operation: string, step: string, ms: number) {
+  providerStepDuration.observe(
+    providerStepDuration.seriesOf(`${operation} ${step}`, () => ({ operation, step })),
+    ms / 1000,
+  );
+}
+
 /** A delivery attempt's metric label (`outcome`). */
 export const deliveryOutcome = { ok: 'ok', failed: 'failed', skipped: 'skipped' } as const;
 

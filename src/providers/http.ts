@@ -1,6 +1,7 @@
 // The one way adapters talk HTTP: fetch with a hard timeout, no redirects, every call logged
 // (provider, method, path, status, latency, the provider's request id) and handed to onCall.
 import { logger } from '../core/logger.ts';
+import { transactionOpen } from '../core/db/open-transaction.ts';
 import { CallbackVerificationError, ProviderError } from './errors.ts';
 import { maskTokenPath } from './saved.ts';
 import type { ProviderCallRecord, ProviderKind, ProviderOptions } from './types.ts';
@@ -41,6 +42,9 @@ export class ProviderHttp {
     const started = performance.now();
     // Logged and put in errors without the saved-method token some paths carry (docs/security.md).
     const pathOnly = maskTokenPath(req.path.split('?')[0]);
+    // Write pending, commit, call, record the answer: never a provider call holding a transaction.
+    if (transactionOpen())
+      throw new Error(`${this.provider} ${req.method} ${pathOnly}: provider called inside a transaction`);
     const record = (status: number | null, providerRequestId: string | null, error?: string) => {
       const rec: ProviderCallRecord = {
         provider: this.provider,

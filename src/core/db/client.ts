@@ -9,6 +9,7 @@ import { config } from '../config.ts';
 import { appDatabaseUrl } from './roles.ts';
 import { compile, type Fragment } from './sql-template.ts';
 import { instrumentPool } from './statements.ts';
+import { insideTransaction } from './open-transaction.ts';
 import { READ_ONLY_SQLSTATE, warnUnavailable } from './unavailable.ts';
 
 /** The roles tenant queries run as (src/core/db/roles.ts): they own nothing and cannot bypass row-level security. */
@@ -236,10 +237,11 @@ export function inTenant<T>(
   opts: { serializable?: boolean } = {},
 ): Promise<T> {
   return db().prisma.$transaction(
-    async (tx) => {
-      await tx.$queryRawUnsafe(SET_SCOPE, scope.workspaceId, scope.modes.join(','));
-      return fn(tx);
-    },
+    (tx) =>
+      insideTransaction(async () => {
+        await tx.$queryRawUnsafe(SET_SCOPE, scope.workspaceId, scope.modes.join(','));
+        return fn(tx);
+      }),
     // READ COMMITTED is PostgreSQL's default: naming it costs a `SET TRANSACTION` round trip per transaction.
     { isolationLevel: opts.serializable ? 'Serializable' : undefined, timeout: 15_000, maxWait: 10_000 },
   );

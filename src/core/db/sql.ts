@@ -9,6 +9,7 @@ import {
   type Tx,
 } from './client.ts';
 import { compile, sql as q, type Fragment } from './sql-template.ts';
+import { insideTransaction } from './open-transaction.ts';
 import type { RowScope } from '../resource.ts';
 
 export { sql, Fragment } from './sql-template.ts';
@@ -76,7 +77,7 @@ export async function tenantTx<T>(scope: TenantScope, fn: (sql: Sql) => Promise<
       return (Array.isArray(results) ? results[head.length] : results).rows as R[];
     };
     try {
-      const out = await fn({ query: (f) => send(f, false), last: (f) => send(f, true) });
+      const out = await insideTransaction(() => fn({ query: (f) => send(f, false), last: (f) => send(f, true) }));
       if (state === 'open') await client.query('COMMIT');
       return out;
     } catch (e) {
