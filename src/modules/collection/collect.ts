@@ -47,17 +47,23 @@ import {
   pendingPayment,
   writePending,
   type PendingCharge,
+  type PendingWrite,
 } from './pending.ts';
+import { providerOperations, runProviderOperation } from '../../providers/operation.ts';
 import { reconcile, reconcileCharges } from './reconcile.ts';
 
-export async function collectInvoice(scope: Scope, invoiceId: string, o: CollectOptions & { at?: Date } = {}) {
-  const pending = await tenantTx(scopeOf(scope), (sql) => writePending(sql, scope, invoiceId, o.at));
-  if (pending.outcome !== 'write') return pending;
-  const result = await chargeStoredMethod(pending.charger.value, pending.payment, pending.charger.saved, {
-    scope,
-    payer: pending.payer,
+export function collectInvoice(scope: Scope, invoiceId: string, o: CollectOptions & { at?: Date } = {}) {
+  return runProviderOperation<PendingWrite, ChargeResult, CollectOutcome>({
+    name: providerOperations.offSessionCharge,
+    pending: async () => {
+      const pending = await tenantTx(scopeOf(scope), (sql) => writePending(sql, scope, invoiceId, o.at));
+      return pending.outcome === 'write' ? { pending } : { done: pending };
+    },
+    call: (p) => chargeStoredMethod(p.charger.value, p.payment, p.charger.saved, { scope, payer: p.payer }),
+    // chargeAtProvider turns a provider's refusal into an answer (offsession.ts): what reaches here is not one.
+    refused: (_p, e) => Promise.reject(e),
+    answer: (p, result) => reconcileInTx(scope, p.payment.id, result, p.at, o),
   });
-  return reconcileInTx(scope, pending.payment.id, result, pending.at, o);
 }
 
 /**

@@ -99,7 +99,7 @@ export async function writePending(
   scope: Scope,
   invoiceId: string,
   given: Date | undefined,
-): Promise<CollectOutcome | { outcome: 'write'; payment: Payment; charger: Charger; payer: Payer; at: Date }> {
+): Promise<CollectOutcome | PendingWrite> {
   const inv = await lockInvoice(sql, scope, invoiceId);
   const skip = (reason: string): CollectOutcome => ({ outcome: 'skipped', invoice: inv, reason });
   const refused = notCollectible(scope, inv);
@@ -115,6 +115,15 @@ export async function writePending(
   if (!(await insertPending(sql, scope, [payment], at)).size) return skip('charge_in_flight');
   const payer = (await payersOf(sql, scope, [inv.customerId])).get(inv.customerId)!;
   return { outcome: 'write', payment, charger, payer, at };
+}
+
+/** A charge's payment written `pending` and committed, with what the provider step needs. */
+export interface PendingWrite {
+  outcome: 'write';
+  payment: Payment;
+  charger: Charger;
+  payer: Payer;
+  at: Date;
 }
 
 /** A provider-held method's charge a batch wrote `pending`, sent after the batch's commit (remote-charges.ts). */
