@@ -18,7 +18,19 @@ import type { Client as WsClient } from 'graphql-ws';
 import { ROOT, SVC_BIN, freePort, svc } from '../helpers/cli.ts';
 import { signedSocket } from '../helpers/sockets.ts';
 import { until } from '../helpers/receiver.ts';
-import { type Outcome, byStatus, clusterProbe, deadline, healthy, sleep, writeProbe, writesAgain } from './faults.ts';
+import {
+  type Outcome,
+  byStatus,
+  clusterProbe,
+  deadline,
+  healthy,
+  lagProbe,
+  metric,
+  percentile,
+  sleep,
+  writeProbe,
+  writesAgain,
+} from './faults.ts';
 import { createClient, type Client } from '../../src/client/index.ts';
 import { config } from '../../src/core/config.ts';
 
@@ -50,6 +62,8 @@ const sessionBody = {
   cancelUrl: 'https://shop.example/cart',
 };
 const execFileAsync = promisify(execFile);
+const readerUrl = `postgresql://svc_app_login:cluster@127.0.0.1:${PREFIX}441/svc`;
+const MAX_LAG_MS = 5000;
 const databaseUrl = `postgresql://svc:svc@127.0.0.1:${PREFIX}440/svc`;
 
 interface Proc {
@@ -85,6 +99,19 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
   let b: Client;
   let urls: string[];
   let key: { keyId: string; key: string };
+  let workspaceId: string;
+  /** A query on the writer as the owner. */
+  const sys = async <R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values: unknown[]) => {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    try {
+      return (await c.query<R>(text, values)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+  const hostedPathOf = async (sessionId: string) =>
+    (await a.get(`/v1/checkout-sessions/${sessionId}`)).json?.data?.hostedUrl as string | undefined;
 
   beforeAll(async () => {
     const started = Date.now();
@@ -104,6 +131,10 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
       SVC_RATE_LIMIT: 'off',
       SVC_IDEMPOTENCY_LEASE_SEC: '10',
       SVC_WEBHOOK_ALLOW_LOOPBACK: '1',
+      SVC_METRICS_PRIVATE: '1',
+      // Reports and the ledger export on HAProxy's reader port (a replica within the lag bound).
+      SVC_READ_DATABASE_URL: readerUrl,
+      SVC_READ_MAX_LAG_MS: String(MAX_LAG_MS),
     };
     const migrated = await svc(['migrate'], env, { timeoutMs: 120_000 });
     expect(migrated.code, migrated.stderr).toBe(0);
@@ -120,7 +151,9 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
     );
     const boot = await svc(['bootstrap', '--name', 'Cluster', '--json'], env, { timeoutMs: 60_000 });
     expect(boot.code, boot.stderr).toBe(0);
-    key = JSON.parse(boot.stdout).apiKey;
+    const booted = JSON.parse(boot.stdout);
+    key = booted.apiKey;
+    workspaceId = booted.workspaceId;
     [a, b] = urls.map((baseUrl) => createClient({ baseUrl, keyId: key.keyId, secret: key.key }));
     console.log(`cluster and four svc processes up in ${Date.now() - started} ms`);
   }, 600_000);
@@ -155,14 +188,18 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
     const probe = writeProbe(a, sessionBody, 100);
     const cluster = clusterProbe({ writerUrl: databaseUrl, statsPort: `${PREFIX}480` });
 
-    // A subscriber on B: the close codes it sees (a new socket after each close).
+    // A subscriber on B: the events it receives, in order, resuming with `after:` after a close.
     const closes: number[] = [];
+    const received: string[] = [];
     const subscribe = () => {
       const s = signedSocket(urls[1], { keyId: key.keyId, secret: key.key }, { lazy: false });
       sockets.push(s.client);
-      s.client.subscribe(
-        { query: 'subscription { events { id } }' },
-        { next: () => {}, error: () => {}, complete: () => {} },
+      s.client.subscribe<{ events: { id: string } }>(
+        {
+          query: 'subscription ($after: ID) { events(after: $after) { id } }',
+          variables: { after: received.at(-1) ?? null },
+        },
+        { next: (m) => m.data && received.push(m.data.events.id), error: () => {}, complete: () => {} },
       );
       const seen = s.closes.length;
       const watch = setInterval(() => {
@@ -174,6 +211,72 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
       }, 100);
     };
     subscribe();
+
+    // Reports and the ledger export in a loop through B (on the reader); replica lag sampled.
+    const reportStatuses: Record<string, number> = {};
+    const reports = (async () => {
+      while (!stop) {
+        const started = Date.now();
+        for (const r of await Promise.all([
+          b.post('/graphql', { query: 'query { pnlReport(from: "2026-01-01", to: "2027-12-31") { currency } }' }),
+          b.get('/v1/reports/ledger.csv?from=2026-01-01&to=2027-12-31'),
+        ]).catch(() => [{ status: 0 }]))
+          reportStatuses[r.status] = (reportStatuses[r.status] ?? 0) + 1;
+        await sleep(Math.max(0, 500 - (Date.now() - started)));
+      }
+    })();
+    const lag = lagProbe({
+      writerUrl: databaseUrl,
+      readerUrl: databaseUrl.replace(`:${PREFIX}440/`, `:${PREFIX}441/`),
+    });
+
+    // Paid sessions through A's hosted page and the sandbox: ledger entries and payment events.
+    const payStatuses: Record<string, number> = {};
+    const paying = (async () => {
+      while (!stop) {
+        const k = randomUUID();
+        await create(a, k);
+        const hostedUrl = await hostedPathOf(acknowledged.get(k)!).catch(() => undefined);
+        if (!hostedUrl) continue; // the read failed in a fault: the next session
+        const path = new URL(hostedUrl).pathname;
+        for (const [step, body] of [
+          ['attempt', { method: 'card' }],
+          ['simulate', { outcome: 'success' }],
+        ] as const) {
+          const r = await fetch(`${urls[0]}${path}/${step}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }).catch(() => ({ status: 0 }));
+          payStatuses[`${step} ${r.status}`] = (payStatuses[`${step} ${r.status}`] ?? 0) + 1;
+          if (r.status !== 200) break;
+        }
+        await sleep(300);
+      }
+    })();
+
+    // Payments emit events (a session's create does not): the subscriber hears the first.
+    await deadline(() => received.length > 0, 'the first event on B', 60_000);
+
+    // 12: a second key, used on A and B, revoked through A: refused on every node within 5 s.
+    const minted = await a.post('/v1/api-keys', { name: 'revocable' });
+    expect(minted.status, minted.text).toBe(201);
+    const [a2, b2] = urls.map((baseUrl) =>
+      createClient({ baseUrl, keyId: minted.json.data.keyId, secret: minted.json.data.key }),
+    );
+    for (const c of [a2, b2]) expect((await c.get('/v1/events?limit=1')).status).toBe(200);
+    const revokedAt = Date.now();
+    expect((await a.delete(`/v1/api-keys/${minted.json.data.id}`)).status).toBe(204);
+    const refusedMs = await Promise.all(
+      [a2, b2].map(async (c) => {
+        await deadline(
+          async () => (await c.get('/v1/events?limit=1')).status === 401,
+          'the revoked key refused',
+          10_000,
+        );
+        return Date.now() - revokedAt;
+      }),
+    );
 
     const figures: Record<string, unknown>[] = [];
     const marks: number[] = [Date.now()];
@@ -207,7 +310,7 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
       await sleep(Math.max(0, t0 + AFTER_MS - Date.now()));
     }
     stop = true;
-    await Promise.all([load, probe.stop(), cluster.stop()]);
+    await Promise.all([load, probe.stop(), cluster.stop(), reports, paying, lag.stop()]);
     marks.push(Date.now());
     // The probe's creates whose answer was lost resolve under their own key (one object each).
     const resolveStarted = Date.now();
@@ -231,6 +334,50 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
         .filter((l) => /^\{.*"level":\s*(5\d|6\d)\b/.test(l))
         .map((l) => `${p.name}: ${l.slice(0, 300)}`),
     );
+    // 5: B's subscriber against the events listed by GET /v1/events, once the relay has published all.
+    const published = async () =>
+      (
+        await sys<{ id: string }>(
+          `SELECT id FROM events WHERE "workspaceId" = $1 AND mode = 'test' AND "publishedPosition" IS NOT NULL
+            ORDER BY "publishedPosition"`,
+          [workspaceId],
+        )
+      ).map((r) => r.id);
+    await deadline(
+      async () =>
+        (await sys(`SELECT 1 FROM events WHERE "publishedPosition" IS NULL LIMIT 1`, [])).length === 0 &&
+        received.at(-1) === (await published()).at(-1),
+      'the subscriber on B caught up',
+      60_000,
+    );
+    const listed = new Set<string>();
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const page: { json: any } = await a.get(
+        `/v1/events?order=asc&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      for (const e of page.json.data as { id: string }[]) listed.add(e.id);
+      cursor = page.json.meta?.page?.nextCursor ?? null;
+    }
+    const order = await published();
+    const expected = order.slice(order.indexOf(received[0]));
+    const missingEvents = expected.filter((id) => !received.includes(id));
+    const notListed = received.filter((id) => !listed.has(id));
+    const repeated = received.length - new Set(received).size;
+    const outOfOrder = received.filter((id, i) => i > 0 && order.indexOf(id) < order.indexOf(received[i - 1])).length;
+    // 7: every ledger transaction balances per currency.
+    const unbalanced = await sys(
+      `SELECT "txId", currency FROM ledger_entries GROUP BY "txId", currency
+        HAVING sum(CASE direction WHEN 'debit' THEN amount ELSE -amount END) <> 0`,
+      [],
+    );
+    const entries = Number((await sys<{ n: string }>('SELECT count(*) AS n FROM ledger_entries', []))[0].n);
+    // 11: reports served by a replica, by B's own count.
+    const metrics = await (await fetch(`${urls[1]}/metrics`)).text();
+    const reads = {
+      replica: metric(metrics, 'svc_reads_total', { target: 'replica' }),
+      writerLagging: metric(metrics, 'svc_reads_total', { target: 'writer', reason: 'lagging' }),
+      writerUnreachable: metric(metrics, 'svc_reads_total', { target: 'writer', reason: 'unreachable' }),
+    };
     const all = [...loadOutcomes, ...probe.outcomes];
     const windows = ['load', 'kill-postgres', 'switchover', 'kill-patroni'].map((name, i) => ({
       window: name,
@@ -243,6 +390,24 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
           windows,
           creates: { acknowledged: ids.size, lost: missingAcks.length, duplicated: extra.length },
           probeInDoubt: probe.inDoubt.length,
+          revokedKeyRefusedMs: { A: refusedMs[0], B: refusedMs[1] },
+          subscriberOnB: {
+            received: received.length,
+            missing: missingEvents.length,
+            notListed: notListed.length,
+            repeated,
+            outOfOrder,
+          },
+          ledger: { entries, unbalanced: unbalanced.length },
+          payments: payStatuses,
+          reports: reportStatuses,
+          reads,
+          replicaLagMs: {
+            samples: lag.lags.length,
+            p50: percentile(lag.lags, 0.5),
+            p99: percentile(lag.lags, 0.99),
+            max: percentile(lag.lags, 1),
+          },
           inDoubtResolvedMs: resolveMs,
           socketCloses: closes,
           errorLines: fatal.length,
@@ -258,5 +423,15 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
     expect(procs.filter((p) => p.exited).map((p) => `${p.name} ${p.exited}`)).toEqual([]);
     expect(fatal).toEqual([]);
     expect(closes.filter((c) => c === 4403)).toEqual([]);
+    for (const ms of refusedMs) expect(ms).toBeLessThan(5000);
+    expect({ missingEvents, notListed, repeated, outOfOrder }).toEqual({
+      missingEvents: [],
+      notListed: [],
+      repeated: 0,
+      outOfOrder: 0,
+    });
+    expect(unbalanced).toEqual([]);
+    expect(entries).toBeGreaterThan(0);
+    expect(reads.replica).toBeGreaterThan(0);
   }, 900_000);
 });

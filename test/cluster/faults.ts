@@ -160,3 +160,57 @@ export function percentile(xs: number[], p: number) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 }
+
+/** Replica lag as the reader sees it: the heartbeat's age on the reader port minus its age on the writer. */
+export function lagProbe(o: { writerUrl: string; readerUrl: string; everyMs?: number }) {
+  const lags: number[] = [];
+  let stop = false;
+  const AGE = `SELECT extract(epoch FROM now() - at) * 1000 AS age, pg_is_in_recovery() AS replica FROM svc_heartbeat`;
+  const clients: Record<string, pg.Client | null> = { w: null, r: null };
+  const age = async (which: 'w' | 'r') => {
+    try {
+      if (!clients[which]) {
+        const c = new pg.Client({
+          connectionString: which === 'w' ? o.writerUrl : o.readerUrl,
+          connectionTimeoutMillis: 1000,
+          query_timeout: 1000,
+        });
+        c.on('error', () => {});
+        await c.connect();
+        clients[which] = c;
+      }
+      const row = (await clients[which].query<{ age: string; replica: boolean }>(AGE)).rows[0];
+      return row ? { age: Number(row.age), replica: row.replica } : null;
+    } catch {
+      clients[which]?.end().catch(() => {});
+      clients[which] = null;
+      return null;
+    }
+  };
+  const done = (async () => {
+    while (!stop) {
+      const t = Date.now();
+      const [w, r] = await Promise.all([age('w'), age('r')]);
+      if (w && r?.replica) lags.push(Math.max(0, r.age - w.age));
+      await sleep(Math.max(0, (o.everyMs ?? 250) - (Date.now() - t)));
+    }
+  })();
+  return {
+    lags,
+    stop: async () => {
+      stop = true;
+      await done;
+      for (const c of Object.values(clients)) c?.end().catch(() => {});
+    },
+  };
+}
+
+/** `name`'s value in a Prometheus text exposition, summed over the series whose labels include `labels`. */
+export function metric(text: string, name: string, labels: Record<string, string>) {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.split(' ').at(-1));
+  }
+  return sum;
+}
