@@ -9,6 +9,7 @@ import '../src/modules/reactions.ts';
 import { assertDatabaseRoles } from '../src/core/db/roles.ts';
 import { isDatabaseUnavailable, warnUnavailable } from '../src/core/db/unavailable.ts';
 import { eventBus } from '../src/core/pubsub.ts';
+import { startHeartbeat } from '../src/core/db/reader.ts';
 import { stopWalks } from '../src/modules/test-clocks/walkers.ts';
 import { type JobEntry, workOptions } from './job.ts';
 import { jobTable } from './table.ts';
@@ -43,10 +44,13 @@ export async function startWorker(databaseUrl: string) {
   const stopRelay = startRelay(async (client, rows) => {
     for (const fanOut of fanOuts) await fanOut(client, rows);
   });
+  // Replicas' lag is the age of this row there (src/core/db/reader.ts).
+  const stopHeartbeat = startHeartbeat();
   logger.info('worker started');
   return {
     boss,
     async stop() {
+      stopHeartbeat();
       await stopRelay();
       // Walkers stop at their next step first, so the graceful stop below never waits on a long walk.
       await stopWalks();

@@ -11,3 +11,5 @@ export PGPASSWORD_SUPER=${PGPASSWORD_SUPER:-topo-super}
 # node i (1-3): PostgreSQL on P43{1+i}, Patroni REST on P00{i}
 pg_port()   { echo "${P}43$((1 + $1))"; }
 rest_port() { echo "${P}00$1"; }
+# names of the servers HAProxy reports UP in a backend (primary or replicas), space-separated
+haproxy_up() { curl -s -m 1 "http://127.0.0.1:$HAPROXY_STATS/;csv" | awk -F, -v b="$1" '$1==b && $2!="BACKEND" && $2!="FRONTEND" && $18=="UP" {printf "%s ", $2}'; }

@@ -30,6 +30,9 @@ wait_for "n1 (primary)" 240 curl -fs http://127.0.0.1:$(rest_port 1)/primary
 "$here/node.sh" start 2; "$here/node.sh" start 3
 for i in 2 3; do wait_for "n$i (replica)" 480 curl -fs http://127.0.0.1:$(rest_port $i)/replica; done
 haproxy -f $TOPO/haproxy.cfg -D -p $TOPO/run/haproxy.pid
+# HAProxy's checks (every 1 s, rise 2) must mark the primary UP before the writer port serves.
+primary_up() { [ -n "$(haproxy_up primary)" ]; }
+wait_for "a primary UP in HAProxy" 60 primary_up
 export PGPASSWORD=$PGPASSWORD_SUPER
 wait_for "the writer port" 60 psql -h 127.0.0.1 -p $WRITER_PORT -U postgres -AtX -c 'SELECT 1'
 psql -h 127.0.0.1 -p $WRITER_PORT -U postgres -AtX -q \

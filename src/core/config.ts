@@ -102,6 +102,12 @@ export const config = {
    * or for a new one to open; then it fails with 503 `service_unavailable`, never hangs.
    */
   dbAcquireTimeoutMs: int(process.env.SVC_DB_ACQUIRE_TIMEOUT_MS, 5000),
+  /** The reader pool's URL (src/core/db/reader.ts): a replica for reports and the ledger export; unset, the writer. */
+  readDatabaseUrl: process.env.SVC_READ_DATABASE_URL || undefined,
+  /** How stale a replica read may be (ms), checked with each read. */
+  readMaxLagMs: int(process.env.SVC_READ_MAX_LAG_MS, 5000),
+  /** How long a read waits for a reader connection before it runs on the writer. */
+  readAcquireTimeoutMs: int(process.env.SVC_READ_ACQUIRE_TIMEOUT_MS, 1000),
   /** How long `svc start|serve|worker` wait for an unreachable database at boot before exiting 1. */
   dbBootWaitSec: int(process.env.SVC_DB_BOOT_WAIT_SEC, 60),
   /** While the database is away, one warning per component per this interval (src/core/db/unavailable.ts). */

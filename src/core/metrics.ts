@@ -102,6 +102,18 @@ const deliveryLag = new Histogram({
   registers: [registry],
 });
 
+const readTargets = new Counter({
+  name: 'svc_reads_total',
+  help: 'Reads that may go to a replica (reports, ledger export), by where they ran and why (fresh, lagging, unreachable, unset)',
+  labelNames: ['target', 'reason'] as const,
+  registers: [registry],
+});
+
+/** One reader-pool read (src/core/db/reader.ts). */
+export function readsByTarget(target: 'replica' | 'writer', reason: string) {
+  readTargets.inc({ target, reason });
+}
+
 export const metricsEnabled = () => config.metrics.enabled;
 
 /**

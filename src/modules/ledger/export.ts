@@ -8,7 +8,8 @@
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
-import { db, inlineParams, scopeStatement } from '../../core/db/client.ts';
+import { inlineParams } from '../../core/db/client.ts';
+import { readerTransaction } from '../../core/db/reader.ts';
 import { checkCurrency } from '../../core/validation.ts';
 import { parsePeriod, type Period } from './period.ts';
 import type { RowScope } from '../../core/resource.ts';
@@ -85,16 +86,11 @@ export function crlf(): Transform {
 
 /** The period's CSV as a byte stream; the tenant transaction ends with the stream (COMMIT, or ROLLBACK on error). */
 export async function ledgerCsv(scope: RowScope, p: Period, currency: string | null): Promise<Readable> {
-  const client = await db().app.connect();
-  try {
-    await client.query(
-      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
-       ${await scopeStatement(client, { workspaceId: scope.workspaceId, modes: [scope.mode] })}`,
-    );
-  } catch (e) {
-    client.release(e as Error);
-    throw e;
-  }
+  // A replica within SVC_READ_MAX_LAG_MS when one is configured, else the writer (src/core/db/reader.ts).
+  const client = await readerTransaction(
+    { workspaceId: scope.workspaceId, modes: [scope.mode] },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+  );
   const out = crlf();
   const copy = client.query(copyTo(inlineParams(COPY, [scope.workspaceId, scope.mode, p.from, p.until, currency])));
   pipeline(copy, out).then(

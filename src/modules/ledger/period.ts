@@ -2,10 +2,11 @@
  * Report periods and the per-day, per-code sums they are computed from. Whole UTC days come from
  * `ledger_daily` (kept by a trigger in every posting's transaction); the partial days at either
  * edge of an instant range come from `ledger_entries` through the (workspace, mode, postedAt)
- * index. Either way a year costs a few thousand rows, whatever the volume of entries.
+ * index. Either way a year costs a few thousand rows, whatever the volume of entries. Reports only:
+ * they read through the reader (a replica within SVC_READ_MAX_LAG_MS, src/core/db/reader.ts).
  */
 import { DomainError, type Resource } from '../../core/errors.ts';
-import { tenantQuery } from '../../core/db/client.ts';
+import { readerQuery } from '../../core/db/reader.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import type { RowScope } from '../../core/resource.ts';
 
@@ -62,7 +63,7 @@ export async function daySums(
   // Edges read from entries: [from, firstDay) and [lastDay, until), or the whole range when it has no full day.
   const edges = whole ? [p.from, firstDay, lastDay, p.until] : [p.from, p.until, p.until, p.until];
   const codeMatch = sql`(${codeLike}::text IS NULL OR code LIKE ${codeLike})`;
-  const rows = await tenantQuery<{ day: string; code: string; debits: string; credits: string }>(
+  const rows = await readerQuery<{ day: string; code: string; debits: string; credits: string }>(
     { workspaceId: scope.workspaceId, modes: [scope.mode] },
     sql`SELECT day::text AS day, code, sum(debits)::text AS debits, sum(credits)::text AS credits FROM (
        SELECT day, code, debits, credits FROM ledger_daily

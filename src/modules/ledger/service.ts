@@ -6,6 +6,7 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
 import { tenantQuery } from '../../core/db/client.ts';
+import { readerQuery } from '../../core/db/reader.ts';
 import { sql } from '../../core/db/sql-template.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { keysetSql, pageRequest, toConnection } from '../../core/pagination.ts';
@@ -33,11 +34,14 @@ export async function listLedgerEntries(ctx: Context, args: ListEntriesArgs) {
   return toConnection(entries, page, auth.workspaceId, filters, (r) => r.postedAt);
 }
 
-/** Balance rows per code and currency, all time: balance = credits - debits (spec). */
+/**
+ * Balance rows per code and currency, all time: balance = credits - debits (spec). A report, so it
+ * reads through the reader (a replica within SVC_READ_MAX_LAG_MS); money paths never call it.
+ */
 export async function ledgerBalances(ctx: Context, currency?: string | null): Promise<BalanceRow[]> {
   const auth = authorize(ctx, 'svc:ledger:read');
   if (currency != null) checkCurrency(currency, 'currency', 'ledger');
-  const rows = await tenantQuery<{ code: string; currency: string; debits: string; credits: string }>(
+  const rows = await readerQuery<{ code: string; currency: string; debits: string; credits: string }>(
     tenant(auth),
     sql`SELECT code, currency, sum(debits)::text AS debits, sum(credits)::text AS credits FROM ledger_daily
       WHERE "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode}
