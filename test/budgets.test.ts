@@ -33,7 +33,6 @@ const PENDING_FUNCTIONS = [
   'src/dashboard/app/billing.tsx',
   'src/dashboard/app/invoices.tsx',
   'src/dashboard/app/main.tsx',
-  'src/dashboard/app/payouts.tsx',
   'src/dashboard/app/settings.tsx',
   'src/modules/checkout-sessions/complete.ts',
   'src/server/graphiql/signer.js',
