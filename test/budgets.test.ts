@@ -31,7 +31,6 @@ const PENDING_FILES = [
 ];
 const PENDING_FUNCTIONS = [
   'src/dashboard/app/main.tsx',
-  'src/dashboard/app/settings.tsx',
   'src/modules/checkout-sessions/complete.ts',
   'src/server/graphiql/signer.js',
   'src/server/graphql.ts',
