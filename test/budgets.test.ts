@@ -30,7 +30,6 @@ const PENDING_FILES = [
   'src/modules/setup-sessions/hosted.ts',
 ];
 const PENDING_FUNCTIONS = [
-  'src/dashboard/app/main.tsx',
   'src/modules/checkout-sessions/complete.ts',
   'src/server/graphiql/signer.js',
   'src/server/graphql.ts',
