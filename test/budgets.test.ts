@@ -29,7 +29,6 @@ const PENDING_FILES = [
   'src/modules/setup-sessions/hosted.ts',
 ];
 const PENDING_FUNCTIONS = [
-  'src/modules/checkout-sessions/complete.ts',
   'src/server/graphiql/signer.js',
   'src/server/graphql.ts',
   'src/server/sign-in.ts',
