@@ -26,7 +26,6 @@ const EXCEPTED: Record<string, string> = {
  */
 const PENDING_FILES = [
   'src/modules/portal-sessions/portal.ts',
-  'src/modules/setup-sessions/hosted.ts',
 ];
 const PENDING_FUNCTIONS = [
   'src/server/graphiql/signer.js',
