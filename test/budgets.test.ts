@@ -24,9 +24,7 @@ const EXCEPTED: Record<string, string> = {
  * Still over a budget and not yet split. Each entry must still offend (a test below fails once it
  * does not), so the lists only shrink.
  */
-const PENDING_FILES = [
-  'src/modules/portal-sessions/portal.ts',
-];
+const PENDING_FILES: string[] = [];
 const PENDING_FUNCTIONS = [
   'src/server/graphiql/signer.js',
   'src/server/graphql.ts',
