@@ -27,7 +27,6 @@ const EXCEPTED: Record<string, string> = {
 const PENDING_FILES: string[] = [];
 const PENDING_FUNCTIONS = [
   'src/server/graphiql/signer.js',
-  'src/server/sign-in.ts',
 ];
 
 const excepted = (path: string) =>
