@@ -24,23 +24,8 @@ const EXCEPTED: Record<string, string> = {
  * Still over a budget and not yet split. Each entry must still offend (a test below fails once it
  * does not), so the lists only shrink.
  */
-const PENDING_FILES = [
-  'src/dashboard/app/operations.ts',
-  'src/modules/checkout-sessions/hosted.ts',
-  'src/modules/portal-sessions/portal.ts',
-  'src/modules/setup-sessions/hosted.ts',
-];
-const PENDING_FUNCTIONS = [
-  'src/dashboard/app/billing.tsx',
-  'src/dashboard/app/invoices.tsx',
-  'src/dashboard/app/main.tsx',
-  'src/dashboard/app/payouts.tsx',
-  'src/dashboard/app/settings.tsx',
-  'src/modules/checkout-sessions/complete.ts',
-  'src/server/graphiql/signer.js',
-  'src/server/graphql.ts',
-  'src/server/sign-in.ts',
-];
+const PENDING_FILES: string[] = [];
+const PENDING_FUNCTIONS: string[] = [];
 
 const excepted = (path: string) =>
   Object.keys(EXCEPTED).some((e) => (e.endsWith('/') ? path.startsWith(e) : path === e));

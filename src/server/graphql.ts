@@ -217,30 +217,32 @@ function errorResponse(e: unknown, requestId: string) {
   return { status: r.status, headers: { ...json, ...r.headers }, body: JSON.stringify(body) };
 }
 
-/** POST and GET /graphql: signed like REST; the header or the mutation argument makes it idempotent. */
-export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
-  const viaYoga = async (req: FastifyRequest, reply: FastifyReply, context: Context) => {
-    const init = {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : rawBody(req),
-    };
-    const res = await yoga.fetch(`http://internal${req.url}`, init as never, context as never);
-    reply.status(res.status);
-    res.headers.forEach((v, k) => {
-      if (k !== 'content-length') reply.header(k, v);
-    });
-    return reply.send(Buffer.from(await res.arrayBuffer()));
+/** A request yoga answers itself (CORS preflight, a body that is not GraphQL's): it runs nothing. */
+async function viaYoga(yoga: Yoga, req: FastifyRequest, reply: FastifyReply, context: Context) {
+  const init = {
+    method: req.method,
+    headers: req.headers as Record<string, string>,
+    body: req.method === 'GET' || req.method === 'HEAD' ? undefined : rawBody(req),
   };
+  const res = await yoga.fetch(`http://internal${req.url}`, init as never, context as never);
+  reply.status(res.status);
+  res.headers.forEach((v, k) => {
+    if (k !== 'content-length') reply.header(k, v);
+  });
+  return reply.send(Buffer.from(await res.arrayBuffer()));
+}
 
-  /** One POST/GET /graphql request: its document read and prepared at the operation step. */
-  interface HttpInput {
-    req: FastifyRequest;
-    /** Set at the operation step. */
-    request?: GraphQLRequest;
-    prepared?: Prepared;
-  }
-  const httpSteps: AdmitSteps<HttpInput, ExecuteResponse> = {
+/** One POST/GET /graphql request: its document read and prepared at the operation step. */
+interface HttpInput {
+  req: FastifyRequest;
+  /** Set at the operation step. */
+  request?: GraphQLRequest;
+  prepared?: Prepared;
+}
+
+/** The admission steps of POST and GET /graphql (admission.ts): signed like REST, idempotent by header. */
+function httpSteps(yoga: Yoga, limiter: RateLimiter): AdmitSteps<HttpInput, ExecuteResponse> {
+  return {
     transport: 'graphql',
     limiter,
     parses: true,
@@ -267,66 +269,75 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
       execute(prepared!.enveloped, context, prepared!.document, request!, resourceOf(prepared!.operation)),
     ok: (r) => !withErrors.has(r),
   };
+}
 
-  const http = async (req: FastifyRequest, reply: FastifyReply) => {
+/** The handler of /graphql over HTTP: GraphiQL for a browser, else the admitted operation's answer. */
+function httpHandler(yoga: Yoga, steps: AdmitSteps<HttpInput, ExecuteResponse>) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
     const requestId = req.requestId;
     const wantsGraphiQL =
       req.method === 'GET' && (req.headers.accept ?? '').includes('text/html') && !req.headers.authorization;
     if (wantsGraphiQL) return sendGraphiQL(reply);
-    if (req.method === 'OPTIONS') return viaYoga(req, reply, { requestId, auth: null });
+    if (req.method === 'OPTIONS') return viaYoga(yoga, req, reply, { requestId, auth: null });
     try {
-      const out = await admit(httpSteps, requestId, { req });
+      const out = await admit(steps, requestId, { req });
       const { status, headers, body } = out.result;
       reply.status(status);
       for (const [k, v] of Object.entries(headers)) if (k !== 'content-length') reply.header(k, v);
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       return reply.send(body);
     } catch (e) {
-      if (e instanceof Unread) return viaYoga(req, reply, e.context);
+      if (e instanceof Unread) return viaYoga(yoga, req, reply, e.context);
       const r = errorResponse(e, requestId);
       return reply.status(r.status).headers(r.headers).send(r.body);
     }
   };
+}
 
-  async function execute(
-    enveloped: ReturnType<Yoga['getEnveloped']>,
-    context: Context,
-    document: DocumentNode,
-    request: GraphQLRequest,
-    resource: Resource,
-  ): Promise<ExecuteResponse> {
-    const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
-      schema: enveloped.schema,
-      document,
-      operationName: request.operationName ?? undefined,
-      variableValues: request.variables ?? undefined,
-      contextValue: await enveloped.contextFactory(),
-    });
-    if (Symbol.asyncIterator in result) throw new Error('incremental delivery is not enabled');
-    // Variable coercion fails before execution (no `data`): the same coded 400 error as on REST.
-    if (result.data === undefined && result.errors?.length)
-      result.errors = result.errors.map((e) => variableError(e, resource));
-    // A provider error or a rate limit inside a 200 response is still retryable: never stored.
-    const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
-    const inDoubt = !!result.errors?.some((e: GraphQLError) => isInDoubt(e));
-    const out = { status: 200, headers: json, body: JSON.stringify(result), retryable, inDoubt };
-    if (result.errors?.length) withErrors.add(out);
-    return out;
-  }
+/** Runs a prepared query or mutation in yoga's pipeline; its response as the idempotency store keeps it. */
+async function execute(
+  enveloped: ReturnType<Yoga['getEnveloped']>,
+  context: Context,
+  document: DocumentNode,
+  request: GraphQLRequest,
+  resource: Resource,
+): Promise<ExecuteResponse> {
+  const result: ExecutionResult | AsyncIterable<unknown> = await enveloped.execute({
+    schema: enveloped.schema,
+    document,
+    operationName: request.operationName ?? undefined,
+    variableValues: request.variables ?? undefined,
+    contextValue: await enveloped.contextFactory(),
+  });
+  if (Symbol.asyncIterator in result) throw new Error('incremental delivery is not enabled');
+  // Variable coercion fails before execution (no `data`): the same coded 400 error as on REST.
+  if (result.data === undefined && result.errors?.length)
+    result.errors = result.errors.map((e) => variableError(e, resource));
+  // A provider error or a rate limit inside a 200 response is still retryable: never stored.
+  const retryable = !!result.errors?.some((e: GraphQLError) => isRetryable(e));
+  const inDoubt = !!result.errors?.some((e: GraphQLError) => isInDoubt(e));
+  const out = { status: 200, headers: json, body: JSON.stringify(result), retryable, inDoubt };
+  if (result.errors?.length) withErrors.add(out);
+  return out;
+}
 
-  // Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
-  const forbidden = (ctx: SocketContext) => ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
-  // A re-check that got no answer (the database is away: a failover) is not a revocation: the socket
-  // keeps its last grant until a re-check gets one.
-  const refused = (ctx: SocketContext, e: unknown) => asUnavailable(e, 'graphql-ws') || forbidden(ctx);
-  /** One subscribe over the socket: its connection, its message's payload, and what was prepared from it. */
-  interface SocketInput {
-    socket: SocketContext;
-    payload: SubscribePayload;
-    /** Set at the operation step. */
-    prepared?: Prepared;
-  }
-  const socketSteps: AdmitSteps<SocketInput, Subscribed> = {
+// Subscriptions: connection_init carries {authorization, timestamp}, signed as GET /graphql.
+const forbidden = (ctx: SocketContext) => ctx.extra.socket.close(4403, 'Forbidden: the API key is no longer valid');
+// A re-check that got no answer (the database is away: a failover) is not a revocation: the socket
+// keeps its last grant until a re-check gets one.
+const refused = (ctx: SocketContext, e: unknown) => asUnavailable(e, 'graphql-ws') || forbidden(ctx);
+
+/** One subscribe over the socket: its connection, its message's payload, and what was prepared from it. */
+interface SocketInput {
+  socket: SocketContext;
+  payload: SubscribePayload;
+  /** Set at the operation step. */
+  prepared?: Prepared;
+}
+
+/** The admission steps of a subscribe over graphql-ws: the socket's caller re-checked, subscriptions only. */
+function socketSteps(yoga: Yoga, limiter: RateLimiter): AdmitSteps<SocketInput, Subscribed> {
+  return {
     transport: 'socket',
     limiter,
     parses: true,
@@ -368,8 +379,11 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     },
     ok: (r) => Symbol.asyncIterator in r.stream,
   };
+}
 
-  const ws = makeHandler<
+/** The graphql-ws handler: connection_init authenticates (and re-checks on a timer); each subscribe is admitted. */
+function socketHandler(steps: AdmitSteps<SocketInput, Subscribed>) {
+  return makeHandler<
     { authorization?: string; timestamp?: string; csrf?: string; mode?: string },
     { auth?: Auth; credential?: Credential; recheck?: NodeJS.Timeout; request: FastifyRequest }
   >({
@@ -416,7 +430,7 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
         ];
       }
       try {
-        const { result } = await admit(socketSteps, newId('request'), { socket: ctx, payload });
+        const { result } = await admit(steps, newId('request'), { socket: ctx, payload });
         // Subscriptions never take an Idempotency-Key: the result is the run's own.
         const { args, stream } = result as Subscribed;
         return { ...args, rootValue: { stream } };
@@ -432,7 +446,12 @@ export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimi
     // Subscribed in `admit` above (observed there): graphql-ws reads the stream (or the errors) it opened.
     subscribe: (args) => (args.rootValue as { stream: Subscribed['stream'] }).stream,
   });
+}
 
+/** POST and GET /graphql: signed like REST; the header or the mutation argument makes it idempotent. */
+export function mountGraphQL(app: FastifyInstance, yoga: Yoga, limiter: RateLimiter) {
+  const http = httpHandler(yoga, httpSteps(yoga, limiter));
+  const ws = socketHandler(socketSteps(yoga, limiter));
   app.route({ method: 'GET', url: '/graphql', handler: http, wsHandler: ws as never });
   app.route({ method: ['POST', 'OPTIONS'], url: '/graphql', handler: http });
 }

@@ -22,7 +22,8 @@ import { portalPageHeaders, renderPortalErrorPage, renderPortalPage } from '../h
 import { languageSwitch, pageLanguage, type PageRequest } from '../hosted/language.ts';
 import { type Language, messages } from '../core/i18n/index.ts';
 import { escapeHtml, renderHtml } from '../modules/documents/render/html.ts';
-import { assertPortalPage, portalAction, portalState } from '../modules/portal-sessions/portal.ts';
+import { assertPortalPage, portalState } from '../modules/portal-sessions/portal.ts';
+import { portalAction } from '../modules/portal-sessions/subscription-actions.ts';
 import { edgeRoute, type EdgeInput, type EdgeRoute } from './edge-route.ts';
 import { sluggedPage, type SluggedPage } from '../modules/workspaces/hosted.ts';
 import {
@@ -35,7 +36,7 @@ import {
   simulateSetup,
 } from '../modules/setup-sessions/hosted.ts';
 import { renderSetupPage } from '../hosted/setup-page.ts';
-import { portalMethodAction, portalSetup } from '../modules/portal-sessions/portal.ts';
+import { portalMethodAction, portalSetup } from '../modules/portal-sessions/payment-method-actions.ts';
 
 const noStore = { 'cache-control': 'no-store' };
 /** The invoice page has no script; its one form posts to itself (same origin). */

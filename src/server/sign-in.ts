@@ -244,6 +244,223 @@ async function memberFor(issuer: string, subject: string, email: string | null) 
   return linked.rows[0] ?? null;
 }
 
+// Starts a sign-in: the PKCE verifier, state and nonce wait in a sealed cookie for the callback.
+// With ?invitation=<token> it leads to the accept page: at once when a session is signed in (never
+// replaced), else after the provider confirmed who this is.
+async function login(req: FastifyRequest, reply: FastifyReply) {
+  if (!config.oidc.issuer)
+    return page(reply, 503, 'Sign-in is not configured', 'Set SVC_OIDC_ISSUER (see docs/dashboard.md).');
+  const invitation = invitationParam(req.query);
+  if (invitation && (await sessionOf(req.headers.cookie)))
+    return reply.status(302).headers(authHeaders).header('location', acceptUrl(invitation)).send();
+  const state: LoginState = {
+    verifier: oidc.randomPKCECodeVerifier(),
+    state: oidc.randomState(),
+    nonce: oidc.randomNonce(),
+    invitation,
+    at: Date.now(),
+  };
+  let cfg: oidc.Configuration;
+  try {
+    cfg = await provider();
+  } catch (e) {
+    logger.warn({ err: e }, 'identity provider discovery failed');
+    return page(reply, 503, 'The identity provider does not answer', 'Try again in a moment.');
+  }
+  const url = oidc.buildAuthorizationUrl(cfg, {
+    redirect_uri: `${originOf(req)}${AUTH_PATH}/callback`,
+    scope: 'openid email profile',
+    code_challenge: await oidc.calculatePKCECodeChallenge(state.verifier),
+    code_challenge_method: 'S256',
+    state: state.state,
+    nonce: state.nonce,
+  });
+  return reply
+    .status(302)
+    .headers(authHeaders)
+    .header('set-cookie', cookie(req, LOGIN_COOKIE, seal(state, LOGIN_AAD), LOGIN_TTL_MS, AUTH_PATH))
+    .header('location', url.href)
+    .send();
+}
+
+// The provider's answer: the code exchanged (PKCE, state, nonce checked); an invitation's identity waits sealed
+// for the accept page, else the member it is signs in.
+async function callback(req: FastifyRequest, reply: FastifyReply) {
+  const state = openState(cookieValue(req.headers.cookie, LOGIN_COOKIE));
+  if (!state) return page(reply, 400, 'Sign-in expired', 'The sign-in took too long or started elsewhere.');
+  let claims: oidc.IDToken;
+  try {
+    const cfg = await provider();
+    const current = new URL(`${originOf(req)}${req.url}`);
+    const tokens = await oidc.authorizationCodeGrant(cfg, current, {
+      pkceCodeVerifier: state.verifier,
+      expectedState: state.state,
+      expectedNonce: state.nonce,
+      idTokenExpected: true,
+    });
+    claims = tokens.claims()!;
+    // Providers that keep scope claims out of the ID token give them at the UserInfo endpoint.
+    if (claims.email === undefined && tokens.access_token)
+      claims = { ...(await oidc.fetchUserInfo(cfg, tokens.access_token, claims.sub)), ...claims };
+  } catch (e) {
+    logger.warn({ err: e }, 'dashboard sign-in refused');
+    return page(reply, 400, 'Sign-in failed', 'The identity provider did not confirm the sign-in.');
+  }
+  const identity = { issuer: claims.iss, subject: claims.sub };
+  const email = verifiedEmail(claims);
+  if (state.invitation) {
+    // Nothing is accepted on a GET, and no session is made or replaced here: the identity waits
+    // (sealed) for the accept page's POST, which checks its email against the invited one.
+    const lang = languageOf(req);
+    const L = messages(lang).memberInvitation;
+    const clear = cookie(req, LOGIN_COOKIE, '', 0, AUTH_PATH);
+    if (!email)
+      return acceptReply(
+        reply.header('set-cookie', clear),
+        403,
+        lang,
+        noticePage(lang, L.notAccepted, L.noVerifiedEmail),
+      );
+    const pending: PendingAcceptance = { invitation: state.invitation, ...identity, email, at: Date.now() };
+    return reply
+      .status(303)
+      .headers(authHeaders)
+      .header('set-cookie', [cookie(req, PENDING_COOKIE, seal(pending, PENDING_AAD), LOGIN_TTL_MS, AUTH_PATH), clear])
+      .header('location', acceptUrl(state.invitation))
+      .send();
+  }
+  const member = await memberFor(identity.issuer, identity.subject, email);
+  if (!member) return page(reply, 403, 'Not a member', 'This identity is not a member of any workspace.');
+  const session = await createSession({ workspaceId: member.workspaceId, memberId: member.id, ...identity });
+  return reply
+    .status(302)
+    .headers(authHeaders)
+    .header('set-cookie', [
+      cookie(req, SESSION_COOKIE, session.token, SESSION_TTL_MS, '/'),
+      cookie(req, LOGIN_COOKIE, '', 0, AUTH_PATH),
+    ])
+    .header('location', `${DASHBOARD_PATH}/`)
+    .send();
+}
+
+// The accept page (docs/dashboard.md, Accepting an invitation): GET asks "Join <workspace> (<slug>) as
+// <role>?" of the identity whose verified email is the invited one, and never accepts.
+async function acceptPage(req: FastifyRequest, reply: FastifyReply) {
+  const lang = languageOf(req);
+  const L = messages(lang).memberInvitation;
+  const token = invitationParam(req.query);
+  if (!token) return acceptReply(reply, 404, lang, noticePage(lang, L.notAccepted, L.invalid));
+  const a = await acceptorOf(req.headers.cookie);
+  // Nobody known yet (or confirmed for another invitation): the provider says who this is first.
+  if (!a || (!a.session && a.invitation !== token))
+    return reply
+      .status(302)
+      .headers(authHeaders)
+      .header('location', `${AUTH_PATH}/login?invitation=${encodeURIComponent(token)}`)
+      .send();
+  const judged = await judge(a, token, lang);
+  if (!judged.ok) return acceptReply(reply, judged.status, lang, judged.html);
+  const signedInAs = a.session ? a.identity.email : null;
+  return acceptReply(reply, 200, lang, confirmPage(lang, judged.view, { invitation: token, csrf: a.csrf, signedInAs }));
+}
+
+// The page's form: the CSRF token of the session or of the confirmed identity, else 403 and nothing
+// changes. A signed-in session gains the membership and stays as it is; a confirmed identity without
+// one gets its first session, in the workspace it joined.
+async function accept(req: FastifyRequest, reply: FastifyReply) {
+  const lang = languageOf(req);
+  const L = messages(lang).memberInvitation;
+  const form = new URLSearchParams(rawBody(req).toString('utf8'));
+  const token = form.get('invitation') ?? '';
+  const csrf = form.get('csrf') ?? '';
+  const a = await acceptorOf(req.headers.cookie);
+  if (!a) return acceptReply(reply, 401, lang, noticePage(lang, L.notAccepted, L.expired));
+  if (!csrf || !safeEqual(a.csrf, csrf) || !token || (!a.session && a.invitation !== token))
+    return acceptReply(reply, 403, lang, noticePage(lang, L.notAccepted, L.staleForm));
+  const judged = await judge(a, token, lang);
+  if (!judged.ok) return acceptReply(reply, judged.status, lang, judged.html);
+  let accepted: Awaited<ReturnType<typeof acceptInvitation>>;
+  try {
+    accepted = await acceptInvitation(token, a.identity);
+  } catch (e) {
+    if (!isDomainError(e)) throw e;
+    return acceptReply(reply, e.status, lang, refusalOf(e, lang));
+  }
+  if (a.session)
+    return acceptReply(reply, 200, lang, noticePage(lang, L.joinedTitle, L.joined(accepted.workspace.name)));
+  const session = await createSession({
+    workspaceId: accepted.workspace.id,
+    memberId: accepted.member.id,
+    issuer: a.identity.issuer,
+    subject: a.identity.subject,
+  });
+  return reply
+    .status(303)
+    .headers(authHeaders)
+    .header('set-cookie', [
+      cookie(req, SESSION_COOKIE, session.token, SESSION_TTL_MS, '/'),
+      cookie(req, PENDING_COOKIE, '', 0, AUTH_PATH),
+    ])
+    .header('location', `${DASHBOARD_PATH}/`)
+    .send();
+}
+
+// Who is signed in, and the CSRF token the dashboard sends with every request (same origin only: no CORS).
+async function currentSession(req: FastifyRequest, reply: FastifyReply) {
+  const s = await sessionOf(req.headers.cookie);
+  reply.headers(authHeaders).type('application/json; charset=utf-8');
+  if (!s) return reply.status(401).send(JSON.stringify({ signedIn: false }));
+  return reply.send(
+    JSON.stringify({
+      signedIn: true,
+      csrf: csrfOf(s.token),
+      member: { id: s.row.memberId, email: s.row.email, role: s.row.memberRole },
+      workspace: { id: s.row.workspaceId, name: s.row.workspaceName, liveEnabled: s.row.workspaceMode === 'live' },
+      workspaces: await workspacesOf(s.row),
+      expiresAt: s.row.expiresAt.toISOString(),
+      now: clock.now().toISOString(),
+    }),
+  );
+}
+
+// The workspace switcher: a session in another workspace this identity has joined, with the CSRF
+// header as every session request; the current session is revoked. Not a member there: 404.
+async function switchTo(req: FastifyRequest, reply: FastifyReply) {
+  const s = await sessionOf(req.headers.cookie);
+  const csrf = req.headers[CSRF_HEADER];
+  reply.headers(authHeaders).type('application/json; charset=utf-8');
+  if (!s) return reply.status(401).send(JSON.stringify({ signedIn: false }));
+  if (typeof csrf !== 'string' || !safeEqual(csrfOf(s.token), csrf)) return reply.status(403).send('{}');
+  let workspaceId: unknown;
+  try {
+    workspaceId = parseJsonBody(rawBody(req), { allowEmpty: true }).workspaceId;
+  } catch (e) {
+    return replyError(reply, e, req.requestId, 'generic');
+  }
+  const next =
+    typeof workspaceId === 'string' && workspaceId.length <= 64
+      ? await switchWorkspace(s.row, s.token, workspaceId)
+      : null;
+  if (!next) return reply.status(404).send(JSON.stringify({ error: 'not_a_member' }));
+  return reply
+    .header('set-cookie', cookie(req, SESSION_COOKIE, next.token, SESSION_TTL_MS, '/'))
+    .send(JSON.stringify({ workspaceId }));
+}
+
+// Sign-out revokes the row (the cookie and any socket it opened stop working) and clears the cookie.
+async function logout(req: FastifyRequest, reply: FastifyReply) {
+  const s = await sessionOf(req.headers.cookie);
+  const csrf = req.headers[CSRF_HEADER];
+  if (s && (typeof csrf !== 'string' || !safeEqual(csrfOf(s.token), csrf)))
+    return reply.status(403).headers(authHeaders).send();
+  if (s) await revokeSession(s.row, s.token);
+  return reply
+    .status(204)
+    .headers(authHeaders)
+    .header('set-cookie', cookie(req, SESSION_COOKIE, '', 0, '/'))
+    .send();
+}
+
 export function mountSignIn(app: FastifyInstance, limiter: RateLimiter) {
   // Public before any sign-in: rate-limited per client address like the hosted pages.
   const limited = {
@@ -255,223 +472,11 @@ export function mountSignIn(app: FastifyInstance, limiter: RateLimiter) {
       }
     },
   };
-  // Starts a sign-in: the PKCE verifier, state and nonce wait in a sealed cookie for the callback.
-  // With ?invitation=<token> it leads to the accept page: at once when a session is signed in (never
-  // replaced), else after the provider confirmed who this is.
-  app.get(`${AUTH_PATH}/login`, limited, async (req, reply) => {
-    if (!config.oidc.issuer)
-      return page(reply, 503, 'Sign-in is not configured', 'Set SVC_OIDC_ISSUER (see docs/dashboard.md).');
-    const invitation = invitationParam(req.query);
-    if (invitation && (await sessionOf(req.headers.cookie)))
-      return reply.status(302).headers(authHeaders).header('location', acceptUrl(invitation)).send();
-    const state: LoginState = {
-      verifier: oidc.randomPKCECodeVerifier(),
-      state: oidc.randomState(),
-      nonce: oidc.randomNonce(),
-      invitation,
-      at: Date.now(),
-    };
-    let cfg: oidc.Configuration;
-    try {
-      cfg = await provider();
-    } catch (e) {
-      logger.warn({ err: e }, 'identity provider discovery failed');
-      return page(reply, 503, 'The identity provider does not answer', 'Try again in a moment.');
-    }
-    const url = oidc.buildAuthorizationUrl(cfg, {
-      redirect_uri: `${originOf(req)}${AUTH_PATH}/callback`,
-      scope: 'openid email profile',
-      code_challenge: await oidc.calculatePKCECodeChallenge(state.verifier),
-      code_challenge_method: 'S256',
-      state: state.state,
-      nonce: state.nonce,
-    });
-    return reply
-      .status(302)
-      .headers(authHeaders)
-      .header('set-cookie', cookie(req, LOGIN_COOKIE, seal(state, LOGIN_AAD), LOGIN_TTL_MS, AUTH_PATH))
-      .header('location', url.href)
-      .send();
-  });
-
-  app.get(`${AUTH_PATH}/callback`, limited, async (req, reply) => {
-    const state = openState(cookieValue(req.headers.cookie, LOGIN_COOKIE));
-    if (!state) return page(reply, 400, 'Sign-in expired', 'The sign-in took too long or started elsewhere.');
-    let claims: oidc.IDToken;
-    try {
-      const cfg = await provider();
-      const current = new URL(`${originOf(req)}${req.url}`);
-      const tokens = await oidc.authorizationCodeGrant(cfg, current, {
-        pkceCodeVerifier: state.verifier,
-        expectedState: state.state,
-        expectedNonce: state.nonce,
-        idTokenExpected: true,
-      });
-      claims = tokens.claims()!;
-      // Providers that keep scope claims out of the ID token give them at the UserInfo endpoint.
-      if (claims.email === undefined && tokens.access_token)
-        claims = { ...(await oidc.fetchUserInfo(cfg, tokens.access_token, claims.sub)), ...claims };
-    } catch (e) {
-      logger.warn({ err: e }, 'dashboard sign-in refused');
-      return page(reply, 400, 'Sign-in failed', 'The identity provider did not confirm the sign-in.');
-    }
-    const identity = { issuer: claims.iss, subject: claims.sub };
-    const email = verifiedEmail(claims);
-    if (state.invitation) {
-      // Nothing is accepted on a GET, and no session is made or replaced here: the identity waits
-      // (sealed) for the accept page's POST, which checks its email against the invited one.
-      const lang = languageOf(req);
-      const L = messages(lang).memberInvitation;
-      const clear = cookie(req, LOGIN_COOKIE, '', 0, AUTH_PATH);
-      if (!email)
-        return acceptReply(
-          reply.header('set-cookie', clear),
-          403,
-          lang,
-          noticePage(lang, L.notAccepted, L.noVerifiedEmail),
-        );
-      const pending: PendingAcceptance = { invitation: state.invitation, ...identity, email, at: Date.now() };
-      return reply
-        .status(303)
-        .headers(authHeaders)
-        .header('set-cookie', [cookie(req, PENDING_COOKIE, seal(pending, PENDING_AAD), LOGIN_TTL_MS, AUTH_PATH), clear])
-        .header('location', acceptUrl(state.invitation))
-        .send();
-    }
-    const member = await memberFor(identity.issuer, identity.subject, email);
-    if (!member) return page(reply, 403, 'Not a member', 'This identity is not a member of any workspace.');
-    const session = await createSession({ workspaceId: member.workspaceId, memberId: member.id, ...identity });
-    return reply
-      .status(302)
-      .headers(authHeaders)
-      .header('set-cookie', [
-        cookie(req, SESSION_COOKIE, session.token, SESSION_TTL_MS, '/'),
-        cookie(req, LOGIN_COOKIE, '', 0, AUTH_PATH),
-      ])
-      .header('location', `${DASHBOARD_PATH}/`)
-      .send();
-  });
-
-  // The accept page (docs/dashboard.md, Accepting an invitation): GET asks "Join <workspace> (<slug>) as
-  // <role>?" of the identity whose verified email is the invited one, and never accepts.
-  app.get(ACCEPT_PATH, limited, async (req, reply) => {
-    const lang = languageOf(req);
-    const L = messages(lang).memberInvitation;
-    const token = invitationParam(req.query);
-    if (!token) return acceptReply(reply, 404, lang, noticePage(lang, L.notAccepted, L.invalid));
-    const a = await acceptorOf(req.headers.cookie);
-    // Nobody known yet (or confirmed for another invitation): the provider says who this is first.
-    if (!a || (!a.session && a.invitation !== token))
-      return reply
-        .status(302)
-        .headers(authHeaders)
-        .header('location', `${AUTH_PATH}/login?invitation=${encodeURIComponent(token)}`)
-        .send();
-    const judged = await judge(a, token, lang);
-    if (!judged.ok) return acceptReply(reply, judged.status, lang, judged.html);
-    const signedInAs = a.session ? a.identity.email : null;
-    return acceptReply(
-      reply,
-      200,
-      lang,
-      confirmPage(lang, judged.view, { invitation: token, csrf: a.csrf, signedInAs }),
-    );
-  });
-
-  // The page's form: the CSRF token of the session or of the confirmed identity, else 403 and nothing
-  // changes. A signed-in session gains the membership and stays as it is; a confirmed identity without
-  // one gets its first session, in the workspace it joined.
-  app.post(ACCEPT_PATH, limited, async (req, reply) => {
-    const lang = languageOf(req);
-    const L = messages(lang).memberInvitation;
-    const form = new URLSearchParams(rawBody(req).toString('utf8'));
-    const token = form.get('invitation') ?? '';
-    const csrf = form.get('csrf') ?? '';
-    const a = await acceptorOf(req.headers.cookie);
-    if (!a) return acceptReply(reply, 401, lang, noticePage(lang, L.notAccepted, L.expired));
-    if (!csrf || !safeEqual(a.csrf, csrf) || !token || (!a.session && a.invitation !== token))
-      return acceptReply(reply, 403, lang, noticePage(lang, L.notAccepted, L.staleForm));
-    const judged = await judge(a, token, lang);
-    if (!judged.ok) return acceptReply(reply, judged.status, lang, judged.html);
-    let accepted: Awaited<ReturnType<typeof acceptInvitation>>;
-    try {
-      accepted = await acceptInvitation(token, a.identity);
-    } catch (e) {
-      if (!isDomainError(e)) throw e;
-      return acceptReply(reply, e.status, lang, refusalOf(e, lang));
-    }
-    if (a.session)
-      return acceptReply(reply, 200, lang, noticePage(lang, L.joinedTitle, L.joined(accepted.workspace.name)));
-    const session = await createSession({
-      workspaceId: accepted.workspace.id,
-      memberId: accepted.member.id,
-      issuer: a.identity.issuer,
-      subject: a.identity.subject,
-    });
-    return reply
-      .status(303)
-      .headers(authHeaders)
-      .header('set-cookie', [
-        cookie(req, SESSION_COOKIE, session.token, SESSION_TTL_MS, '/'),
-        cookie(req, PENDING_COOKIE, '', 0, AUTH_PATH),
-      ])
-      .header('location', `${DASHBOARD_PATH}/`)
-      .send();
-  });
-
-  // Who is signed in, and the CSRF token the dashboard sends with every request (same origin only: no CORS).
-  app.get(`${AUTH_PATH}/session`, limited, async (req, reply) => {
-    const s = await sessionOf(req.headers.cookie);
-    reply.headers(authHeaders).type('application/json; charset=utf-8');
-    if (!s) return reply.status(401).send(JSON.stringify({ signedIn: false }));
-    return reply.send(
-      JSON.stringify({
-        signedIn: true,
-        csrf: csrfOf(s.token),
-        member: { id: s.row.memberId, email: s.row.email, role: s.row.memberRole },
-        workspace: { id: s.row.workspaceId, name: s.row.workspaceName, liveEnabled: s.row.workspaceMode === 'live' },
-        workspaces: await workspacesOf(s.row),
-        expiresAt: s.row.expiresAt.toISOString(),
-        now: clock.now().toISOString(),
-      }),
-    );
-  });
-
-  // The workspace switcher: a session in another workspace this identity has joined, with the CSRF
-  // header as every session request; the current session is revoked. Not a member there: 404.
-  app.post(`${AUTH_PATH}/switch`, limited, async (req, reply) => {
-    const s = await sessionOf(req.headers.cookie);
-    const csrf = req.headers[CSRF_HEADER];
-    reply.headers(authHeaders).type('application/json; charset=utf-8');
-    if (!s) return reply.status(401).send(JSON.stringify({ signedIn: false }));
-    if (typeof csrf !== 'string' || !safeEqual(csrfOf(s.token), csrf)) return reply.status(403).send('{}');
-    let workspaceId: unknown;
-    try {
-      workspaceId = parseJsonBody(rawBody(req), { allowEmpty: true }).workspaceId;
-    } catch (e) {
-      return replyError(reply, e, req.requestId, 'generic');
-    }
-    const next =
-      typeof workspaceId === 'string' && workspaceId.length <= 64
-        ? await switchWorkspace(s.row, s.token, workspaceId)
-        : null;
-    if (!next) return reply.status(404).send(JSON.stringify({ error: 'not_a_member' }));
-    return reply
-      .header('set-cookie', cookie(req, SESSION_COOKIE, next.token, SESSION_TTL_MS, '/'))
-      .send(JSON.stringify({ workspaceId }));
-  });
-
-  // Sign-out revokes the row (the cookie and any socket it opened stop working) and clears the cookie.
-  app.post(`${AUTH_PATH}/logout`, limited, async (req, reply) => {
-    const s = await sessionOf(req.headers.cookie);
-    const csrf = req.headers[CSRF_HEADER];
-    if (s && (typeof csrf !== 'string' || !safeEqual(csrfOf(s.token), csrf)))
-      return reply.status(403).headers(authHeaders).send();
-    if (s) await revokeSession(s.row, s.token);
-    return reply
-      .status(204)
-      .headers(authHeaders)
-      .header('set-cookie', cookie(req, SESSION_COOKIE, '', 0, '/'))
-      .send();
-  });
+  app.get(`${AUTH_PATH}/login`, limited, login);
+  app.get(`${AUTH_PATH}/callback`, limited, callback);
+  app.get(ACCEPT_PATH, limited, acceptPage);
+  app.post(ACCEPT_PATH, limited, accept);
+  app.get(`${AUTH_PATH}/session`, limited, currentSession);
+  app.post(`${AUTH_PATH}/switch`, limited, switchTo);
+  app.post(`${AUTH_PATH}/logout`, limited, logout);
 }

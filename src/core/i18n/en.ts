@@ -114,7 +114,7 @@ export const en = {
     canceled: 'Payment canceled',
     backTo: (merchant: string) => `Back to ${merchant}`,
     invoiceLine: (number: string) => `Invoice ${number}`,
-    /** What the attempt's instructions say (checkout-sessions/hosted.ts). */
+    /** What the attempt's instructions say (checkout-sessions/attempt-views.ts). */
     scanTitle: 'Scan to pay',
     scanLine: 'Open your banking or e-wallet app and scan the code.',
     vaTitle: 'Transfer to this virtual account',

@@ -92,91 +92,11 @@ export function Billing(p: ScreenProps) {
       {q.error ? <p role="alert">{q.error}</p> : null}
       {note ? <p role="status">{note}</p> : null}
       <h2>{p.t.subscriptions}</h2>
-      <Table testId="subscriptions-table" heads={['ID', p.t.plan, p.t.customer, p.t.status, p.t.periodEnd]} actions>
-            {subs.map(({ node: x }) => (
-              <tr key={x.id} data-subscription-id={x.id}>
-                <td>
-                  <code>{x.id}</code>
-                </td>
-                <td>{x.plan?.name ?? '—'}</td>
-                <td>{x.customerId}</td>
-                <td>
-                  {x.status}
-                  {x.cancelAtPeriodEnd ? ` (${p.t.cancelAtEnd})` : ''}
-                </td>
-                <td>{dateTime(x.currentPeriodEnd, p.lang)}</td>
-                <td class="actions">
-                  {p.canAct && !ENDED.has(x.status) ? (
-                    <>
-                      {x.status === subscriptionPaused ? (
-                        <button type="button" onClick={() => act(ResumeSubscriptionDocument, x.id)}>
-                          {p.t.resume}
-                        </button>
-                      ) : null}
-                      {x.status === subscriptionActive ? (
-                        <button type="button" onClick={() => act(PauseSubscriptionDocument, x.id)}>
-                          {p.t.pause}
-                        </button>
-                      ) : null}{' '}
-                      {x.cancelAtPeriodEnd ? null : (
-                        <button type="button" onClick={() => act(CancelSubscriptionDocument, x.id, { atPeriodEnd: true })}>
-                          {p.t.cancelAtEnd}
-                        </button>
-                      )}{' '}
-                      <button type="button" onClick={() => act(CancelSubscriptionDocument, x.id)}>
-                        {p.t.cancelNow}
-                      </button>
-                    </>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-      </Table>
+      <SubscriptionsTable p={p} subs={subs} act={act} />
       {!q.fetching && subs.length === 0 ? <p>{p.t.none}</p> : null}
       <h2>{p.t.plans}</h2>
       {p.canAct ? (
-        <form data-testid="plan-form" onSubmit={createPlan}>
-          <label>
-            {p.t.planName}{' '}
-            <input required value={plan.name} onInput={(e) => setPlan({ ...plan, name: (e.target as HTMLInputElement).value })} />
-          </label>{' '}
-          <AmountField
-            id="plan-amount"
-            label={p.t.planAmount}
-            currency="IDR"
-            required
-            value={plan.amount}
-            error={priceError}
-            onInput={(amount) => {
-              setPlan({ ...plan, amount });
-              setPriceError(null);
-            }}
-          />{' '}
-          <label>
-            {p.t.planInterval}{' '}
-            <select value={plan.interval} onChange={(e) => setPlan({ ...plan, interval: (e.target as HTMLSelectElement).value })}>
-              {Object.entries(p.t.intervals).map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </label>{' '}
-          <fieldset>
-            <legend>{p.t.planPortal}</legend>
-            {PLAN_FEATURES.map((k) => (
-              <label key={k} class="field">
-                <input
-                  type="checkbox"
-                  checked={plan.portal[k]}
-                  onChange={(e) => setPlan({ ...plan, portal: { ...plan.portal, [k]: (e.target as HTMLInputElement).checked } })}
-                />{' '}
-                {p.t.planFeatures[k]}
-              </label>
-            ))}
-          </fieldset>
-          <button type="submit">{p.t.createPlan}</button>
-        </form>
+        <PlanForm p={p} plan={plan} setPlan={setPlan} priceError={priceError} setPriceError={setPriceError} submit={createPlan} />
       ) : null}
       <ul data-testid="plans">
         {!q.fetching && plans.length === 0 ? <li>{p.t.none}</li> : null}
@@ -193,5 +113,116 @@ export function Billing(p: ScreenProps) {
         ))}
       </ul>
     </section>
+  );
+}
+
+type Act = (doc: string, id: string, input?: { atPeriodEnd: boolean }) => Promise<void>;
+type Plan = typeof NEW_PLAN;
+
+/** One row per subscription; the actions its status allows (resume, pause, cancel at the end or now). */
+function SubscriptionsTable({ p, subs, act }: { p: ScreenProps; subs: DashboardBillingQuery['subscriptions']['edges']; act: Act }) {
+  return (
+    <Table testId="subscriptions-table" heads={['ID', p.t.plan, p.t.customer, p.t.status, p.t.periodEnd]} actions>
+      {subs.map(({ node: x }) => (
+        <tr key={x.id} data-subscription-id={x.id}>
+          <td>
+            <code>{x.id}</code>
+          </td>
+          <td>{x.plan?.name ?? '—'}</td>
+          <td>{x.customerId}</td>
+          <td>
+            {x.status}
+            {x.cancelAtPeriodEnd ? ` (${p.t.cancelAtEnd})` : ''}
+          </td>
+          <td>{dateTime(x.currentPeriodEnd, p.lang)}</td>
+          <td class="actions">
+            {p.canAct && !ENDED.has(x.status) ? (
+              <>
+                {x.status === subscriptionPaused ? (
+                  <button type="button" onClick={() => act(ResumeSubscriptionDocument, x.id)}>
+                    {p.t.resume}
+                  </button>
+                ) : null}
+                {x.status === subscriptionActive ? (
+                  <button type="button" onClick={() => act(PauseSubscriptionDocument, x.id)}>
+                    {p.t.pause}
+                  </button>
+                ) : null}{' '}
+                {x.cancelAtPeriodEnd ? null : (
+                  <button type="button" onClick={() => act(CancelSubscriptionDocument, x.id, { atPeriodEnd: true })}>
+                    {p.t.cancelAtEnd}
+                  </button>
+                )}{' '}
+                <button type="button" onClick={() => act(CancelSubscriptionDocument, x.id)}>
+                  {p.t.cancelNow}
+                </button>
+              </>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/** The new plan's fields: name, IDR amount, interval, portal switches. */
+function PlanForm({
+  p,
+  plan,
+  setPlan,
+  priceError,
+  setPriceError,
+  submit,
+}: {
+  p: ScreenProps;
+  plan: Plan;
+  setPlan: (plan: Plan) => void;
+  priceError: string | null;
+  setPriceError: (error: string | null) => void;
+  submit: (e: Event) => Promise<void>;
+}) {
+  return (
+    <form data-testid="plan-form" onSubmit={submit}>
+      <label>
+        {p.t.planName}{' '}
+        <input required value={plan.name} onInput={(e) => setPlan({ ...plan, name: (e.target as HTMLInputElement).value })} />
+      </label>{' '}
+      <AmountField
+        id="plan-amount"
+        label={p.t.planAmount}
+        currency="IDR"
+        required
+        value={plan.amount}
+        error={priceError}
+        onInput={(amount) => {
+          setPlan({ ...plan, amount });
+          setPriceError(null);
+        }}
+      />{' '}
+      <label>
+        {p.t.planInterval}{' '}
+        <select value={plan.interval} onChange={(e) => setPlan({ ...plan, interval: (e.target as HTMLSelectElement).value })}>
+          {Object.entries(p.t.intervals).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <fieldset>
+        <legend>{p.t.planPortal}</legend>
+        {PLAN_FEATURES.map((k) => (
+          <label key={k} class="field">
+            <input
+              type="checkbox"
+              checked={plan.portal[k]}
+              onChange={(e) => setPlan({ ...plan, portal: { ...plan.portal, [k]: (e.target as HTMLInputElement).checked } })}
+            />{' '}
+            {p.t.planFeatures[k]}
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit">{p.t.createPlan}</button>
+    </form>
   );
 }

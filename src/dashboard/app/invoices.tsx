@@ -135,49 +135,7 @@ export function Invoices(p: ScreenProps) {
         </form>
       ) : null}
       {note ? <p role="status">{note}</p> : null}
-      <Table testId="invoices-table" heads={['ID', p.t.number, p.t.status, p.t.total, p.t.created]} actions>
-            {rows.map(({ node: i }) => (
-              <tr key={i.id} data-invoice-id={i.id}>
-                <td>
-                  <a
-                    href={`/dashboard/invoices/${i.id}`}
-                    onClick={(e) => {
-                      e.preventDefault();
-                      p.navigate(`/dashboard/invoices/${i.id}`);
-                    }}
-                  >
-                    <code>{i.id}</code>
-                  </a>
-                </td>
-                <td>{i.number ?? '—'}</td>
-                <td>{i.status}</td>
-                <td>{money(i.total, i.currency, p.lang)}</td>
-                <td>{dateTime(i.createdAt, p.lang)}</td>
-                <td class="actions">
-                  {p.canAct && i.status === invoiceDraft ? (
-                    <button type="button" onClick={() => finalize(i.id)}>
-                      {p.t.finalize}
-                    </button>
-                  ) : null}
-                  {p.canAct && i.status === invoiceOpen ? (
-                    <button type="button" onClick={() => voidIt(i.id)}>
-                      {p.t.void}
-                    </button>
-                  ) : null}{' '}
-                  {p.canAct && (i.status === invoiceOpen || i.status === invoicePastDue) ? (
-                    <button type="button" onClick={() => send(i.id)}>
-                      {p.t.sendInvoice}
-                    </button>
-                  ) : null}{' '}
-                  {i.status !== invoiceDraft ? (
-                    <a href={sameOrigin(i.pdfUrl)} target="_blank" rel="noopener" data-testid="invoice-pdf">
-                      {p.t.pdf}
-                    </a>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-      </Table>
+      <InvoicesTable p={p} rows={rows} finalize={finalize} voidIt={voidIt} send={send} />
       {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
       {q.data?.invoices.pageInfo.hasNextPage ? (
         <button type="button" onClick={() => setAfter(q.data!.invoices.pageInfo.endCursor)}>
@@ -185,5 +143,68 @@ export function Invoices(p: ScreenProps) {
         </button>
       ) : null}
     </section>
+  );
+}
+
+type Act = (id: string) => Promise<unknown>;
+
+/** One row per invoice: its link, number, status, total; the actions its status allows and its PDF. */
+function InvoicesTable({
+  p,
+  rows,
+  finalize,
+  voidIt,
+  send,
+}: {
+  p: ScreenProps;
+  rows: DashboardInvoicesQuery['invoices']['edges'];
+  finalize: Act;
+  voidIt: Act;
+  send: Act;
+}) {
+  return (
+    <Table testId="invoices-table" heads={['ID', p.t.number, p.t.status, p.t.total, p.t.created]} actions>
+      {rows.map(({ node: i }) => (
+        <tr key={i.id} data-invoice-id={i.id}>
+          <td>
+            <a
+              href={`/dashboard/invoices/${i.id}`}
+              onClick={(e) => {
+                e.preventDefault();
+                p.navigate(`/dashboard/invoices/${i.id}`);
+              }}
+            >
+              <code>{i.id}</code>
+            </a>
+          </td>
+          <td>{i.number ?? '—'}</td>
+          <td>{i.status}</td>
+          <td>{money(i.total, i.currency, p.lang)}</td>
+          <td>{dateTime(i.createdAt, p.lang)}</td>
+          <td class="actions">
+            {p.canAct && i.status === invoiceDraft ? (
+              <button type="button" onClick={() => finalize(i.id)}>
+                {p.t.finalize}
+              </button>
+            ) : null}
+            {p.canAct && i.status === invoiceOpen ? (
+              <button type="button" onClick={() => voidIt(i.id)}>
+                {p.t.void}
+              </button>
+            ) : null}{' '}
+            {p.canAct && (i.status === invoiceOpen || i.status === invoicePastDue) ? (
+              <button type="button" onClick={() => send(i.id)}>
+                {p.t.sendInvoice}
+              </button>
+            ) : null}{' '}
+            {i.status !== invoiceDraft ? (
+              <a href={sameOrigin(i.pdfUrl)} target="_blank" rel="noopener" data-testid="invoice-pdf">
+                {p.t.pdf}
+              </a>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }

@@ -15,7 +15,7 @@ import {
   switchWorkspace,
 } from './api.ts';
 import { dictionaries, initialLang, type Lang, languageNames } from './i18n.ts';
-import { CustomerDetail, Customers, Home, PaymentDetail, Payments } from './screens.tsx';
+import { CustomerDetail, Customers, Home, PaymentDetail, Payments, type ScreenProps } from './screens.tsx';
 import { Billing } from './billing.tsx';
 import { InvoiceDetail } from './invoice.tsx';
 import { Invoices } from './invoices.tsx';
@@ -79,10 +79,45 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
   };
   const canAct = session.member.role !== 'read_only';
   const props = { client, t, lang, tick, canAct, navigate };
+  return (
+    <div class={`shell mode-${mode}`}>
+      <div class="mode-banner" data-testid="mode-banner">
+        {mode === 'live' ? t.liveMode : t.testMode}
+      </div>
+      <header>
+        <WorkspaceSwitch session={session} t={t} ended={() => setEnded(true)} />
+        <MainNav t={t} path={path} navigate={navigate} />
+        <Controls session={session} t={t} mode={mode} setMode={setMode} lang={lang} setLang={setLang} />
+      </header>
+      <main>
+        <Screen path={path} props={props} session={session} mode={mode} feed={feed} connected={connected} />
+      </main>
+    </div>
+  );
+}
+
+type Dict = ScreenProps['t'];
+
+/** The screen for the path: a detail page by its id, else the list under the path, else home. */
+function Screen({
+  path,
+  props,
+  session,
+  mode,
+  feed,
+  connected,
+}: {
+  path: string;
+  props: ScreenProps;
+  session: Session;
+  mode: Mode;
+  feed: FeedEvent[];
+  connected: boolean;
+}) {
   const detail = /^\/dashboard\/payments\/([^/]+)$/.exec(path);
   const customer = /^\/dashboard\/customers\/([^/]+)$/.exec(path);
   const invoice = /^\/dashboard\/invoices\/([^/]+)$/.exec(path);
-  const screen = detail ? (
+  return detail ? (
     <PaymentDetail {...props} id={decodeURIComponent(detail[1]!)} />
   ) : customer ? (
     <CustomerDetail {...props} id={decodeURIComponent(customer[1]!)} />
@@ -111,6 +146,37 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
   ) : (
     <Home {...props} feed={feed} connected={connected} />
   );
+}
+
+/** The workspace's name, or a switch when the member belongs to several. */
+function WorkspaceSwitch({ session, t, ended }: { session: Session; t: Dict; ended: () => void }) {
+  if (session.workspaces.length <= 1) return <strong class="brand">{session.workspace.name}</strong>;
+  return (
+    <label class="brand">
+      <span class="sr-only">{t.workspace}</span>
+      <select
+        data-testid="workspace-switch"
+        value={session.workspace.id}
+        onChange={async (e) => {
+          // A new session in the chosen workspace: the page starts again (cache, feed, mode).
+          if (await switchWorkspace(session, (e.target as HTMLSelectElement).value)) {
+            sessionStorage.removeItem('svc.mode');
+            location.assign('/dashboard/');
+          } else ended();
+        }}
+      >
+        {session.workspaces.map((w) => (
+          <option key={w.id} value={w.id}>
+            {w.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The navigation: links that move without a reload and mark the screen on show. */
+function MainNav({ t, path, navigate }: { t: Dict; path: string; navigate: (to: string) => void }) {
   const link = (to: string, label: string) => (
     <a
       href={to}
@@ -124,88 +190,76 @@ function App({ session, initialMode }: { session: Session; initialMode: Mode }) 
     </a>
   );
   return (
-    <div class={`shell mode-${mode}`}>
-      <div class="mode-banner" data-testid="mode-banner">
-        {mode === 'live' ? t.liveMode : t.testMode}
-      </div>
-      <header>
-        {session.workspaces.length > 1 ? (
-          <label class="brand">
-            <span class="sr-only">{t.workspace}</span>
-            <select
-              data-testid="workspace-switch"
-              value={session.workspace.id}
-              onChange={async (e) => {
-                // A new session in the chosen workspace: the page starts again (cache, feed, mode).
-                if (await switchWorkspace(session, (e.target as HTMLSelectElement).value)) {
-                  sessionStorage.removeItem('svc.mode');
-                  location.assign('/dashboard/');
-                } else setEnded(true);
-              }}
-            >
-              {session.workspaces.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : (
-          <strong class="brand">{session.workspace.name}</strong>
-        )}
-        <nav aria-label="Main">
-          {link('/dashboard/', t.home)}
-          {link('/dashboard/payments', t.payments)}
-          {link('/dashboard/customers', t.customers)}
-          {link('/dashboard/invoices', t.invoices)}
-          {link('/dashboard/billing', t.subscriptions)}
-          {link('/dashboard/payouts', t.payouts)}
-          {link('/dashboard/reports', t.reports)}
-          {link('/dashboard/webhooks', t.webhooksTitle)}
-          {link('/dashboard/team', t.team)}
-          {link('/dashboard/developers', t.developers)}
-          {link('/dashboard/settings', t.settings)}
-        </nav>
-        <div class="controls">
-          <label>
-            {t.modeLabel}{' '}
-            <select
-              data-testid="mode-switch"
-              value={mode}
-              onChange={(e) => {
-                const m = (e.target as HTMLSelectElement).value as Mode;
-                sessionStorage.setItem('svc.mode', m);
-                setMode(m);
-              }}
-            >
-              <option value="test">{t.testMode}</option>
-              <option value="live" disabled={!session.workspace.liveEnabled}>
-                {t.liveMode}
-              </option>
-            </select>
-          </label>
-          <label>
-            {t.language}{' '}
-            <select value={lang} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}>
-              <option value="id">{languageNames.id}</option>
-              <option value="en">{languageNames.en}</option>
-            </select>
-          </label>
-          <span class="who">
-            {session.member.email} ({session.member.role})
-          </span>
-          <button
-            type="button"
-            onClick={async () => {
-              await signOut(session);
-              location.assign('/dashboard/');
-            }}
-          >
-            {t.signOut}
-          </button>
-        </div>
-      </header>
-      <main>{screen}</main>
+    <nav aria-label="Main">
+      {link('/dashboard/', t.home)}
+      {link('/dashboard/payments', t.payments)}
+      {link('/dashboard/customers', t.customers)}
+      {link('/dashboard/invoices', t.invoices)}
+      {link('/dashboard/billing', t.subscriptions)}
+      {link('/dashboard/payouts', t.payouts)}
+      {link('/dashboard/reports', t.reports)}
+      {link('/dashboard/webhooks', t.webhooksTitle)}
+      {link('/dashboard/team', t.team)}
+      {link('/dashboard/developers', t.developers)}
+      {link('/dashboard/settings', t.settings)}
+    </nav>
+  );
+}
+
+/** The mode switch (live only when the workspace may), the language, who is signed in, sign-out. */
+function Controls({
+  session,
+  t,
+  mode,
+  setMode,
+  lang,
+  setLang,
+}: {
+  session: Session;
+  t: Dict;
+  mode: Mode;
+  setMode: (m: Mode) => void;
+  lang: Lang;
+  setLang: (l: Lang) => void;
+}) {
+  return (
+    <div class="controls">
+      <label>
+        {t.modeLabel}{' '}
+        <select
+          data-testid="mode-switch"
+          value={mode}
+          onChange={(e) => {
+            const m = (e.target as HTMLSelectElement).value as Mode;
+            sessionStorage.setItem('svc.mode', m);
+            setMode(m);
+          }}
+        >
+          <option value="test">{t.testMode}</option>
+          <option value="live" disabled={!session.workspace.liveEnabled}>
+            {t.liveMode}
+          </option>
+        </select>
+      </label>
+      <label>
+        {t.language}{' '}
+        <select value={lang} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}>
+          <option value="id">{languageNames.id}</option>
+          <option value="en">{languageNames.en}</option>
+        </select>
+      </label>
+      <span class="who">
+        {session.member.email} ({session.member.role})
+      </span>
+      <button
+        type="button"
+        onClick={async () => {
+          await signOut(session);
+          location.assign('/dashboard/');
+        }}
+      >
+        {t.signOut}
+      </button>
     </div>
   );
 }

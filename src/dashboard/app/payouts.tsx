@@ -16,6 +16,7 @@ import { Table } from './table.tsx';
 
 const BANK_FIELDS = ['bankName', 'bankCode', 'bankAccountNumber', 'bankAccountHolder'] as const;
 type BankForm = Record<(typeof BANK_FIELDS)[number], string>;
+type Bank = DashboardPayoutsQuery['payoutBankAccount'] | undefined;
 
 /** Payouts and the bank account: a payout of the available IDR balance, and the account it goes to. */
 export function Payouts(p: ScreenProps) {
@@ -70,31 +71,7 @@ export function Payouts(p: ScreenProps) {
     <section aria-labelledby="payouts-title">
       <h1 id="payouts-title">{p.t.payouts}</h1>
       {q.error ? <p role="alert">{q.error}</p> : null}
-      <div class="cards">
-        {d ? (
-          <div class="card" data-testid="payout-balance">
-            <h2>
-              {p.t.available} {d.idr.currency}
-            </h2>
-            <p class="big">{money(d.idr.available, d.idr.currency, p.lang)}</p>
-            <p class="muted">
-              {p.t.locked}: {money(d.idr.locked, d.idr.currency, p.lang)}
-            </p>
-          </div>
-        ) : null}
-        <div class="card">
-          <h2>{p.t.bankAccount}</h2>
-          {bank?.bankAccountNumber ? (
-            <p>
-              {bank.bankName} {bank.bankAccountNumber}
-              <br />
-              {bank.bankAccountHolder}
-            </p>
-          ) : (
-            <p>{p.t.noBankAccount}</p>
-          )}
-        </div>
-      </div>
+      <BalanceCards p={p} d={d} bank={bank} />
       {p.canAct && d ? (
         <>
           <AmountForm
@@ -121,19 +98,7 @@ export function Payouts(p: ScreenProps) {
         </>
       ) : null}
       {note ? <p role="status">{note}</p> : null}
-      <Table testId="payouts-table" heads={['ID', p.t.amount, p.t.status, p.t.bankAccount, p.t.created]}>
-            {rows.map(({ node: o }) => (
-              <tr key={o.id}>
-                <td>
-                  <code>{o.id}</code>
-                </td>
-                <td>{money(o.amount, o.currency, p.lang)}</td>
-                <td>{o.status}</td>
-                <td>{o.bankName}</td>
-                <td>{dateTime(o.createdAt, p.lang)}</td>
-              </tr>
-            ))}
-      </Table>
+      <PayoutsTable p={p} rows={rows} />
       {!q.fetching && rows.length === 0 ? <p>{p.t.none}</p> : null}
       {d?.payouts.pageInfo.hasNextPage ? (
         <button type="button" onClick={() => setAfter(d.payouts.pageInfo.endCursor)}>
@@ -141,5 +106,55 @@ export function Payouts(p: ScreenProps) {
         </button>
       ) : null}
     </section>
+  );
+}
+
+/** The available IDR balance (and what is locked) beside the bank account payouts go to. */
+function BalanceCards({ p, d, bank }: { p: ScreenProps; d: DashboardPayoutsQuery | undefined; bank: Bank }) {
+  return (
+    <div class="cards">
+      {d ? (
+        <div class="card" data-testid="payout-balance">
+          <h2>
+            {p.t.available} {d.idr.currency}
+          </h2>
+          <p class="big">{money(d.idr.available, d.idr.currency, p.lang)}</p>
+          <p class="muted">
+            {p.t.locked}: {money(d.idr.locked, d.idr.currency, p.lang)}
+          </p>
+        </div>
+      ) : null}
+      <div class="card">
+        <h2>{p.t.bankAccount}</h2>
+        {bank?.bankAccountNumber ? (
+          <p>
+            {bank.bankName} {bank.bankAccountNumber}
+            <br />
+            {bank.bankAccountHolder}
+          </p>
+        ) : (
+          <p>{p.t.noBankAccount}</p>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** One row per payout: id, amount, status, the bank it went to, when. */
+function PayoutsTable({ p, rows }: { p: ScreenProps; rows: DashboardPayoutsQuery['payouts']['edges'] }) {
+  return (
+    <Table testId="payouts-table" heads={['ID', p.t.amount, p.t.status, p.t.bankAccount, p.t.created]}>
+      {rows.map(({ node: o }) => (
+        <tr key={o.id}>
+          <td>
+            <code>{o.id}</code>
+          </td>
+          <td>{money(o.amount, o.currency, p.lang)}</td>
+          <td>{o.status}</td>
+          <td>{o.bankName}</td>
+          <td>{dateTime(o.createdAt, p.lang)}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }

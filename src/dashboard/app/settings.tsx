@@ -36,6 +36,29 @@ interface SettingsForm {
 const defaultOf = (all: Template[], kind: string) =>
   all.find((x) => x.kind === kind && x.isDefault) ?? all.find((x) => x.kind === kind);
 
+/** The form as the server has it: the brand name, the default templates' look and texts, the portal. */
+function settingsFormOf(ws: DashboardSettingsQuery['workspace'] | undefined, templates: Template[]): SettingsForm {
+  const any = defaultOf(templates, 'receipt') ?? defaultOf(templates, 'invoice');
+  return {
+    brandName: ws?.brandName ?? '',
+    accent: any?.accentColor ?? '#1a56db',
+    logoUrl: any?.logoUrl ?? '',
+    texts: Object.fromEntries(
+      KINDS.map((k) => {
+        const t = defaultOf(templates, k);
+        return [k, { tagline: t?.tagline ?? '', footerText: t?.footerText ?? '', thankYouText: t?.thankYouText ?? '' }];
+      }),
+    ),
+    portal: { ...((ws?.portalSettings ?? {}) as Record<string, boolean>) },
+  };
+}
+
+const field = (label: string, input: JSX.Element) => (
+  <label class="field">
+    {label} {input}
+  </label>
+);
+
 export function Settings(p: ScreenProps & { workspaceId: string; role: string }) {
   const canEdit = p.canAct && (p.role === 'owner' || p.role === 'admin');
   const { note, again, report } = useActions();
@@ -47,23 +70,7 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
   );
   const ws = q.data?.workspace;
   const templates = q.data?.templates.edges.map((e) => e.node) ?? [];
-  const server: SettingsForm | undefined = q.data
-    ? (() => {
-        const any = defaultOf(templates, 'receipt') ?? defaultOf(templates, 'invoice');
-        return {
-          brandName: ws?.brandName ?? '',
-          accent: any?.accentColor ?? '#1a56db',
-          logoUrl: any?.logoUrl ?? '',
-          texts: Object.fromEntries(
-            KINDS.map((k) => {
-              const t = defaultOf(templates, k);
-              return [k, { tagline: t?.tagline ?? '', footerText: t?.footerText ?? '', thankYouText: t?.thankYouText ?? '' }];
-            }),
-          ),
-          portal: { ...((ws?.portalSettings ?? {}) as Record<string, boolean>) },
-        };
-      })()
-    : undefined;
+  const server = q.data ? settingsFormOf(ws, templates) : undefined;
   const f = useServerForm<SettingsForm>(server, { brandName: '', accent: '#1a56db', logoUrl: '', texts: {}, portal: {} });
   const { brandName, accent, logoUrl, texts, portal } = f.form;
   const set = (patch: Partial<SettingsForm>) => f.edit({ ...f.form, ...patch });
@@ -118,11 +125,6 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
   const value = (e: Event) => (e.target as HTMLInputElement).value;
   const setText = (kind: string, field: 'tagline' | 'footerText' | 'thankYouText', v: string) =>
     set({ texts: { ...texts, [kind]: { ...texts[kind]!, [field]: v } } });
-  const field = (label: string, input: JSX.Element) => (
-    <label class="field">
-      {label} {input}
-    </label>
-  );
   return (
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">{p.t.settings}</h1>
@@ -145,24 +147,7 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
         {canEdit ? <button type="submit">{p.t.save}</button> : null}
       </form>
       {KINDS.map((kind) => (
-        <form key={kind} class="refund" data-testid={`template-${kind}`} onSubmit={(e) => saveTexts(e, kind)}>
-          <h2>{kind === 'receipt' ? p.t.receiptTemplate : p.t.invoiceTemplate}</h2>
-          <fieldset disabled={!canEdit}>
-            {field(
-              p.t.tagline,
-              <input value={texts[kind]?.tagline ?? ''} onInput={(e) => setText(kind, 'tagline', value(e))} />,
-            )}{' '}
-            {field(
-              p.t.footerText,
-              <input value={texts[kind]?.footerText ?? ''} onInput={(e) => setText(kind, 'footerText', value(e))} />,
-            )}{' '}
-            {field(
-              p.t.thankYouText,
-              <input value={texts[kind]?.thankYouText ?? ''} onInput={(e) => setText(kind, 'thankYouText', value(e))} />,
-            )}
-          </fieldset>
-          {canEdit ? <button type="submit">{p.t.save}</button> : null}
-        </form>
+        <TemplateTextsForm key={kind} p={p} kind={kind} canEdit={canEdit} texts={texts} setText={setText} save={saveTexts} />
       ))}
       <form class="refund" data-testid="portal-form" onSubmit={savePortal}>
         <h2>{p.t.portalFeatures}</h2>
@@ -184,4 +169,45 @@ export function Settings(p: ScreenProps & { workspaceId: string; role: string })
     </>
     );
   }
+}
+
+type TextField = 'tagline' | 'footerText' | 'thankYouText';
+
+/** One kind's default template texts: tagline, footer, thank-you line. */
+function TemplateTextsForm({
+  p,
+  kind,
+  canEdit,
+  texts,
+  setText,
+  save,
+}: {
+  p: ScreenProps;
+  kind: string;
+  canEdit: boolean;
+  texts: Texts;
+  setText: (kind: string, field: TextField, v: string) => void;
+  save: (e: Event, kind: string) => Promise<void>;
+}) {
+  const value = (e: Event) => (e.target as HTMLInputElement).value;
+  return (
+    <form class="refund" data-testid={`template-${kind}`} onSubmit={(e) => save(e, kind)}>
+      <h2>{kind === 'receipt' ? p.t.receiptTemplate : p.t.invoiceTemplate}</h2>
+      <fieldset disabled={!canEdit}>
+        {field(
+          p.t.tagline,
+          <input value={texts[kind]?.tagline ?? ''} onInput={(e) => setText(kind, 'tagline', value(e))} />,
+        )}{' '}
+        {field(
+          p.t.footerText,
+          <input value={texts[kind]?.footerText ?? ''} onInput={(e) => setText(kind, 'footerText', value(e))} />,
+        )}{' '}
+        {field(
+          p.t.thankYouText,
+          <input value={texts[kind]?.thankYouText ?? ''} onInput={(e) => setText(kind, 'thankYouText', value(e))} />,
+        )}
+      </fieldset>
+      {canEdit ? <button type="submit">{p.t.save}</button> : null}
+    </form>
+  );
 }

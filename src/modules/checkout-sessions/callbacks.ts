@@ -10,7 +10,7 @@
  */
 import { db, inTenant } from '../../core/db/client.ts';
 import { scopeOf, tenantTx } from '../../core/db/sql.ts';
-import { settleCustomerSetups, settleSetupByRef, waitingAttempt } from '../setup-sessions/hosted.ts';
+import { settleCustomerSetups, settleSetupByRef, waitingAttempt } from '../setup-sessions/settle.ts';
 import { providerTokenHash } from '../payment-methods/service.ts';
 import { applyTokenRevocation } from '../payment-methods/provider-revocation.ts';
 import { recordProviderEvent } from '../adapters/provider-events.ts';

@@ -95,55 +95,9 @@ export async function completeSession(
         accountId: context.workspace.accountId,
       })
     : null;
-  const payment: Payment = {
-    id: paymentId,
-    workspaceId: scope.workspaceId,
-    mode: scope.mode,
-    status: nextState(paymentMachine, null, 'capture').to,
-    amount: s.amount,
-    amountRefunded: 0n,
-    currency: s.currency,
-    method: how.method,
-    paymentMethodId: kept?.id ?? null,
-    adapter: how.adapter,
-    customerId: s.customerId,
-    checkoutSessionId: s.id,
-    invoiceId: s.invoiceId,
-    providerReference: how.providerReference,
-    fee: how.fee ? BigInt(how.fee) : null,
-    failureCode: null,
-    failureMessage: null,
-    nextAction: null,
-    leaseUntil: null,
-    metadata: s.metadata,
-    capturedAt: now,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const payment = paymentOf(scope, s, how, paymentId, kept?.id ?? null, now);
   const receipt = invoice ? null : prepareSessionReceipt(scope, context, s, payment, now);
-  // Chart of accounts: docs/decisions.md (Checkout sessions). Gross is held at the adapter until paid out; the
-  // merchant's
-  // `payments` balance carries it, less the provider's fee and the tax owed.
-  const settlement = `settlement:${how.adapter}`;
-  const legs: LedgerLeg[] = invoice
-    ? [] // settleInvoice posts the gross (settlement:<adapter> / revenue) and the tax
-    : [
-        { code: settlement, direction: 'debit', amount: s.amount, memo: `payment ${payment.id}` },
-        { code: 'payments', direction: 'credit', amount: s.amount },
-      ];
-  if (how.fee)
-    legs.push(
-      { code: `gateway:${how.adapter}`, direction: 'debit', amount: BigInt(how.fee), memo: 'provider fee' },
-      { code: settlement, direction: 'credit', amount: BigInt(how.fee) },
-    );
-  if (receipt && receipt.taxAmount > 0n)
-    legs.push(
-      { code: 'payments', direction: 'debit', amount: receipt.taxAmount, memo: 'tax included in the price' },
-      { code: 'tax:ppn', direction: 'credit', amount: receipt.taxAmount },
-    );
-  const ledger: LedgerPosting[] = !legs.length
-    ? []
-    : [{ txId: s.id, currency: s.currency, sourceType: 'checkout_session', sourceId: s.id, postedAt: now, legs }];
+  const ledger = ledgerOf(s, how, payment, receipt?.taxAmount ?? 0n, invoice !== null, now);
   const completed: CheckoutSession = {
     ...s,
     status,
@@ -200,4 +154,76 @@ SELECT number, (SELECT coalesce(jsonb_agg(
       txId: s.id,
     });
   return Object.assign(completed, { superseded: (row?.superseded ?? []) as Superseded[] });
+}
+
+/** The captured payment a completion inserts (the session's amount, currency and customer). */
+function paymentOf(
+  scope: RowScope,
+  s: CheckoutSession,
+  how: Settlement,
+  paymentId: string,
+  paymentMethodId: string | null,
+  now: Date,
+): Payment {
+  return {
+    id: paymentId,
+    workspaceId: scope.workspaceId,
+    mode: scope.mode,
+    status: nextState(paymentMachine, null, 'capture').to,
+    amount: s.amount,
+    amountRefunded: 0n,
+    currency: s.currency,
+    method: how.method,
+    paymentMethodId,
+    adapter: how.adapter,
+    customerId: s.customerId,
+    checkoutSessionId: s.id,
+    invoiceId: s.invoiceId,
+    providerReference: how.providerReference,
+    fee: how.fee ? BigInt(how.fee) : null,
+    failureCode: null,
+    failureMessage: null,
+    nextAction: null,
+    leaseUntil: null,
+    metadata: s.metadata,
+    capturedAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The completion's ledger posting: the gross held at the adapter, less its fee and the tax owed. A session
+ * that pays an invoice posts only the fee here (settleInvoice posts the rest).
+ */
+function ledgerOf(
+  s: CheckoutSession,
+  how: Settlement,
+  payment: Payment,
+  taxAmount: bigint,
+  forInvoice: boolean,
+  now: Date,
+): LedgerPosting[] {
+  // Chart of accounts: docs/decisions.md (Checkout sessions). Gross is held at the adapter until paid out; the
+  // merchant's `payments` balance carries it, less the provider's fee and the tax owed.
+  const settlement = `settlement:${how.adapter}`;
+  const legs: LedgerLeg[] = forInvoice
+    ? [] // settleInvoice posts the gross (settlement:<adapter> / revenue) and the tax
+    : [
+        { code: settlement, direction: 'debit', amount: s.amount, memo: `payment ${payment.id}` },
+        { code: 'payments', direction: 'credit', amount: s.amount },
+      ];
+  if (how.fee)
+    legs.push(
+      { code: `gateway:${how.adapter}`, direction: 'debit', amount: BigInt(how.fee), memo: 'provider fee' },
+      { code: settlement, direction: 'credit', amount: BigInt(how.fee) },
+    );
+  if (taxAmount > 0n)
+    legs.push(
+      { code: 'payments', direction: 'debit', amount: taxAmount, memo: 'tax included in the price' },
+      { code: 'tax:ppn', direction: 'credit', amount: taxAmount },
+    );
+  return !legs.length
+    ? []
+    : [{ txId: s.id, currency: s.currency, sourceType: 'checkout_session', sourceId: s.id, postedAt: now, legs }];
 }

@@ -1,7 +1,8 @@
 /**
  * spec Portal sessions: `POST /v1/portal-sessions` writes the session row (customer, returnUrl,
  * `expiresAt` = createdAt + 15 minutes) and answers its URL; no event (spec Events: none for
- * portal-session creation), no retrieve. The page and its calls are in portal.ts.
+ * portal-session creation), no retrieve. The page and its calls are in portal.ts
+ * (the page and its state), subscription-actions.ts and payment-method-actions.ts.
  */
 import { clock } from '../../core/clock.ts';
 import type { Context } from '../../core/context.ts';

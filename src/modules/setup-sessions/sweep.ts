@@ -14,7 +14,7 @@ import { Sweep } from '../../core/sweep.ts';
 import type { SetupAttempt } from '../../generated/prisma/client.ts';
 import { SANDBOX_ADAPTER } from '../payment-methods/service.ts';
 import { SWEEP_GRACE_MS } from '../refunds/sweep.ts';
-import { reconcileSetupAttempt } from './hosted.ts';
+import { reconcileSetupAttempt } from './settle.ts';
 import { setupAttemptMachine as attempts, setupSessionMachine as sessions } from './states.ts';
 
 const stale = sqlIn(sql`a.status`, statusesWhere(attempts, 'fail')).text;

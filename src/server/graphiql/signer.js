@@ -3,7 +3,9 @@
 // timestamp \n METHOD \n target \n hex(SHA-256(body)); the same as src/core/auth/signing.ts.
 // The key id and secret stay in this tab's sessionStorage (gone when the tab closes); a live key
 // is refused unless the user ticks "allow live" (test mode by default).
-(() => {
+// A block in strict mode: its functions stay inside it, as in a closure, and nothing reaches the page's globals.
+'use strict';
+{
   const store = window.sessionStorage;
   const $ = (id) => document.getElementById(id);
   const enc = new TextEncoder();
@@ -28,18 +30,22 @@
     if (!c.keyId) status('Type a key id and its secret (test keys: pk_test_...)', true);
     else status(`Signing as ${c.keyId} (${c.keyId.startsWith('pk_live_') ? 'LIVE' : 'test'} mode)`, false);
   }
-  $('svc-bar').addEventListener('submit', (e) => {
-    e.preventDefault();
-    store.setItem('svc.keyId', $('svc-key-id').value.trim());
-    store.setItem('svc.secret', $('svc-secret').value.trim());
-    store.setItem('svc.allowLive', $('svc-allow-live').checked ? '1' : '0');
+
+  /** The key bar: saves or forgets the key id and secret in this tab, and says which key signs. */
+  function mountKeyBar() {
+    $('svc-bar').addEventListener('submit', (e) => {
+      e.preventDefault();
+      store.setItem('svc.keyId', $('svc-key-id').value.trim());
+      store.setItem('svc.secret', $('svc-secret').value.trim());
+      store.setItem('svc.allowLive', $('svc-allow-live').checked ? '1' : '0');
+      showSaved();
+    });
+    $('svc-forget').addEventListener('click', () => {
+      for (const k of ['svc.keyId', 'svc.secret', 'svc.allowLive']) store.removeItem(k);
+      showSaved();
+    });
     showSaved();
-  });
-  $('svc-forget').addEventListener('click', () => {
-    for (const k of ['svc.keyId', 'svc.secret', 'svc.allowLive']) store.removeItem(k);
-    showSaved();
-  });
-  showSaved();
+  }
 
   /** The two headers of a signed request, or a thrown Error the user can read in the result pane. */
   async function sign(method, target, body) {
@@ -134,19 +140,25 @@
     });
   }
 
-  // Monaco's workers come from this server too (no CDN, no blob: URLs), set before the bundle loads.
-  window.MonacoEnvironment = {
-    globalAPI: false,
-    getWorkerUrl: (_moduleId, label) => `/graphiql/worker-${label}.js`,
-  };
-  window.svcGraphiQL = { sign, fetcher };
-  // The GraphiQL bundle is the next script: render once every script has run.
-  document.addEventListener('DOMContentLoaded', () => {
-    window.YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), {
-      title: 'svc GraphQL',
-      fetcher,
-      defaultQuery:
-        '# Signed with the key in the bar above (test mode by default).\nquery {\n  customers(first: 5) {\n    edges { node { id name } }\n  }\n}\n',
+  /** GraphiQL with the signing fetcher, rendered once every script has run. */
+  function mountGraphiQL() {
+    // Monaco's workers come from this server too (no CDN, no blob: URLs), set before the bundle loads.
+    window.MonacoEnvironment = {
+      globalAPI: false,
+      getWorkerUrl: (_moduleId, label) => `/graphiql/worker-${label}.js`,
+    };
+    window.svcGraphiQL = { sign, fetcher };
+    // The GraphiQL bundle is the next script: render once every script has run.
+    document.addEventListener('DOMContentLoaded', () => {
+      window.YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), {
+        title: 'svc GraphQL',
+        fetcher,
+        defaultQuery:
+          '# Signed with the key in the bar above (test mode by default).\nquery {\n  customers(first: 5) {\n    edges { node { id name } }\n  }\n}\n',
+      });
     });
-  });
-})();
+  }
+
+  mountKeyBar();
+  mountGraphiQL();
+}

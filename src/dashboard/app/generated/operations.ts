@@ -214,6 +214,146 @@ export type UpdateWorkspaceInput = {
   timezone?: string | null | undefined;
 };
 
+export type DashboardBillingQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardBillingQuery = { plans: { edges: Array<{ node: { id: string, name: string, interval: string, intervalCount: number, active: boolean } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } }> } };
+
+export type DashboardCancelSubscriptionMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+  input?: CancelSubscriptionInput | null | undefined;
+}>;
+
+
+export type DashboardCancelSubscriptionMutation = { cancelSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
+
+export type DashboardPauseSubscriptionMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardPauseSubscriptionMutation = { pauseSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
+
+export type DashboardResumeSubscriptionMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardResumeSubscriptionMutation = { resumeSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
+
+export type DashboardCreatePlanMutationVariables = Exact<{
+  input: CreatePlanInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreatePlanMutation = { createPlan: { id: string, name: string, interval: string, intervalCount: number, active: boolean } };
+
+export type DashboardArchivePlanMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardArchivePlanMutation = { archivePlan: { id: string, active: boolean } };
+
+export type DashboardFeedSubscriptionVariables = Exact<{
+  after?: string | number | null | undefined;
+}>;
+
+
+export type DashboardFeedSubscription = { events: { id: string, type: string, occurredAt: string, data: unknown } };
+
+export type DashboardInvoicesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardInvoicesQuery = { invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, amountDue: number, currency: string, customerId: string, createdAt: string, pdfUrl: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } }, customers: { edges: Array<{ node: { id: string, name: string | null, email: string | null } }> } };
+
+export type DashboardCreateInvoiceMutationVariables = Exact<{
+  input: CreateInvoiceInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreateInvoiceMutation = { createInvoice: { id: string, status: string } };
+
+export type DashboardFinalizeInvoiceMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardFinalizeInvoiceMutation = { finalizeInvoice: { id: string, number: string | null, status: string, total: number, amountDue: number, pdfUrl: string } };
+
+export type DashboardVoidInvoiceMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardVoidInvoiceMutation = { voidInvoice: { id: string, status: string, amountDue: number } };
+
+export type DashboardSendInvoiceMutationVariables = Exact<{
+  id: string | number;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardSendInvoiceMutation = { sendInvoiceEmail: { sent: boolean, to: string } };
+
+export type DashboardInvoiceQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DashboardInvoiceQuery = { invoice: { id: string, number: string | null, status: string, currency: string, customerId: string, subtotal: number, tax: number, total: number, amountDue: number, amountPaid: number, creditedAmount: number, amountRemaining: number, createdAt: string, pdfUrl: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number }>, creditNotes: Array<{ id: string | null, number: string | null, status: string, reason: string | null, memo: string | null, total: number, currency: string, issuedAt: string, pdfUrl: string | null }> } };
+
+export type DashboardCreateCreditNoteMutationVariables = Exact<{
+  input: CreateCreditNoteInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreateCreditNoteMutation = { createCreditNote: { id: string | null, number: string | null, total: number } };
+
+export type DashboardPayoutsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type DashboardPayoutsQuery = { idr: { currency: string, available: number, ledgerBalance: number, locked: number }, payoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null }, payouts: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, bankName: string, createdAt: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
+export type DashboardCreatePayoutMutationVariables = Exact<{
+  input: CreatePayoutInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreatePayoutMutation = { createPayout: { id: string, amount: number, status: string } };
+
+export type DashboardUpdateBankAccountMutationVariables = Exact<{
+  input: UpdatePayoutBankAccountInput;
+}>;
+
+
+export type DashboardUpdateBankAccountMutation = { updatePayoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
+
+export type DashboardReportsQueryVariables = Exact<{
+  currency: string;
+  from: string;
+  to: string;
+}>;
+
+
+export type DashboardReportsQuery = { pnlReport: { currency: string, from: string, to: string, totalRevenue: number, refunds: number, fees: number, tax: number, netIncome: number, revenue: Array<{ code: string, amount: number }> }, cashFlowReport: { currency: string, openingBalance: number, inflows: number, outflows: number, closingBalance: number, byDay: Array<{ date: string, inflows: number, outflows: number }> } };
+
 export type DashboardHomeQueryVariables = Exact<{
   from: string;
   to: string;
@@ -256,12 +396,45 @@ export type DashboardCustomersQueryVariables = Exact<{
 
 export type DashboardCustomersQuery = { customers: { edges: Array<{ node: { id: string, name: string | null, email: string | null, createdAt: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
 
-export type DashboardFeedSubscriptionVariables = Exact<{
-  after?: string | number | null | undefined;
+export type DashboardCustomerQueryVariables = Exact<{
+  id: string | number;
+  customerId: string;
 }>;
 
 
-export type DashboardFeedSubscription = { events: { id: string, type: string, occurredAt: string, data: unknown } };
+export type DashboardCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, createdAt: string, balance: { balances: Array<{ amount: number, currency: string }> }, paymentMethods: { edges: Array<{ node: { id: string, type: string, status: string, isDefault: boolean, expiresAt: string | null, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown } }> }, payments: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, createdAt: string } }> } }, invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, currency: string } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, createdAt: string } }> } };
+
+export type DashboardSettingsQueryVariables = Exact<{
+  workspaceId: string | number;
+}>;
+
+
+export type DashboardSettingsQuery = { workspace: { id: string, name: string, brandName: string | null, portalSettings: unknown }, templates: { edges: Array<{ node: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } }> } };
+
+export type DashboardUpdateWorkspaceMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateWorkspaceInput;
+}>;
+
+
+export type DashboardUpdateWorkspaceMutation = { updateWorkspace: { id: string, name: string, brandName: string | null, portalSettings: unknown } };
+
+export type DashboardCreateTemplateMutationVariables = Exact<{
+  input: CreateTemplateInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardCreateTemplateMutation = { createTemplate: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } };
+
+export type DashboardUpdateTemplateMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateTemplateInput;
+  idempotencyKey: string;
+}>;
+
+
+export type DashboardUpdateTemplateMutation = { updateTemplate: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } };
 
 export type DashboardTeamQueryVariables = Exact<{
   workspaceId: string | number;
@@ -283,84 +456,6 @@ export type DashboardDevelopersQueryVariables = Exact<{ [key: string]: never; }>
 
 
 export type DashboardDevelopersQuery = { auditLog: { edges: Array<{ node: { id: string, action: string, at: string, actorKeyId: string | null, actorMemberId: string | null, targetId: string | null, requestId: string | null } }> }, apiKeys: { edges: Array<{ node: { id: string, keyId: string, name: string, role: string, environment: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null } }> }, webhookEndpoints: { edges: Array<{ node: { id: string, url: string, status: string, events: Array<string> } }> }, events: { edges: Array<{ node: { id: string, type: string, occurredAt: string } }> } };
-
-export type DashboardInvoicesQueryVariables = Exact<{
-  first?: number | null | undefined;
-  after?: string | null | undefined;
-}>;
-
-
-export type DashboardInvoicesQuery = { invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, amountDue: number, currency: string, customerId: string, createdAt: string, pdfUrl: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } }, customers: { edges: Array<{ node: { id: string, name: string | null, email: string | null } }> } };
-
-export type DashboardCreateInvoiceMutationVariables = Exact<{
-  input: CreateInvoiceInput;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardCreateInvoiceMutation = { createInvoice: { id: string, status: string } };
-
-export type DashboardFinalizeInvoiceMutationVariables = Exact<{
-  id: string | number;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardFinalizeInvoiceMutation = { finalizeInvoice: { id: string, number: string | null, status: string, total: number, amountDue: number, pdfUrl: string } };
-
-export type DashboardVoidInvoiceMutationVariables = Exact<{
-  id: string | number;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardVoidInvoiceMutation = { voidInvoice: { id: string, status: string, amountDue: number } };
-
-export type DashboardPayoutsQueryVariables = Exact<{
-  first?: number | null | undefined;
-  after?: string | null | undefined;
-}>;
-
-
-export type DashboardPayoutsQuery = { idr: { currency: string, available: number, ledgerBalance: number, locked: number }, payoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null }, payouts: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, bankName: string, createdAt: string } }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
-
-export type DashboardCustomerQueryVariables = Exact<{
-  id: string | number;
-  customerId: string;
-}>;
-
-
-export type DashboardCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, createdAt: string, balance: { balances: Array<{ amount: number, currency: string }> }, paymentMethods: { edges: Array<{ node: { id: string, type: string, status: string, isDefault: boolean, expiresAt: string | null, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown } }> }, payments: { edges: Array<{ node: { id: string, amount: number, currency: string, status: string, createdAt: string } }> } }, invoices: { edges: Array<{ node: { id: string, number: string | null, status: string, total: number, currency: string } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, createdAt: string } }> } };
-
-export type DashboardBillingQueryVariables = Exact<{ [key: string]: never; }>;
-
-
-export type DashboardBillingQuery = { plans: { edges: Array<{ node: { id: string, name: string, interval: string, intervalCount: number, active: boolean } }> }, subscriptions: { edges: Array<{ node: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } }> } };
-
-export type DashboardCancelSubscriptionMutationVariables = Exact<{
-  id: string | number;
-  idempotencyKey: string;
-  input?: CancelSubscriptionInput | null | undefined;
-}>;
-
-
-export type DashboardCancelSubscriptionMutation = { cancelSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
-
-export type DashboardPauseSubscriptionMutationVariables = Exact<{
-  id: string | number;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardPauseSubscriptionMutation = { pauseSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
-
-export type DashboardResumeSubscriptionMutationVariables = Exact<{
-  id: string | number;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardResumeSubscriptionMutation = { resumeSubscription: { id: string, status: string, customerId: string, currency: string, currentPeriodEnd: string, cancelAtPeriodEnd: boolean, pausedAt: string | null, plan: { id: string, name: string } | null } };
 
 export type DashboardWebhooksQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -397,98 +492,3 @@ export type DashboardRetryDeliveryMutationVariables = Exact<{
 
 
 export type DashboardRetryDeliveryMutation = { retryWebhookDelivery: { id: string, eventId: string, eventType: string, status: string, statusCode: number | null, retryCount: number, attemptedAt: string | null, nextRetryAt: string | null, durationMs: number | null } };
-
-export type DashboardReportsQueryVariables = Exact<{
-  currency: string;
-  from: string;
-  to: string;
-}>;
-
-
-export type DashboardReportsQuery = { pnlReport: { currency: string, from: string, to: string, totalRevenue: number, refunds: number, fees: number, tax: number, netIncome: number, revenue: Array<{ code: string, amount: number }> }, cashFlowReport: { currency: string, openingBalance: number, inflows: number, outflows: number, closingBalance: number, byDay: Array<{ date: string, inflows: number, outflows: number }> } };
-
-export type DashboardSettingsQueryVariables = Exact<{
-  workspaceId: string | number;
-}>;
-
-
-export type DashboardSettingsQuery = { workspace: { id: string, name: string, brandName: string | null, portalSettings: unknown }, templates: { edges: Array<{ node: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } }> } };
-
-export type DashboardUpdateWorkspaceMutationVariables = Exact<{
-  id: string | number;
-  input: UpdateWorkspaceInput;
-}>;
-
-
-export type DashboardUpdateWorkspaceMutation = { updateWorkspace: { id: string, name: string, brandName: string | null, portalSettings: unknown } };
-
-export type DashboardCreateTemplateMutationVariables = Exact<{
-  input: CreateTemplateInput;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardCreateTemplateMutation = { createTemplate: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } };
-
-export type DashboardUpdateTemplateMutationVariables = Exact<{
-  id: string | number;
-  input: UpdateTemplateInput;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardUpdateTemplateMutation = { updateTemplate: { id: string, kind: string, name: string, isDefault: boolean, accentColor: string | null, logoUrl: string | null, tagline: string | null, footerText: string | null, thankYouText: string } };
-
-export type DashboardInvoiceQueryVariables = Exact<{
-  id: string | number;
-}>;
-
-
-export type DashboardInvoiceQuery = { invoice: { id: string, number: string | null, status: string, currency: string, customerId: string, subtotal: number, tax: number, total: number, amountDue: number, amountPaid: number, creditedAmount: number, amountRemaining: number, createdAt: string, pdfUrl: string, lines: Array<{ id: string, description: string, quantity: number, unitAmount: number, amount: number }>, creditNotes: Array<{ id: string | null, number: string | null, status: string, reason: string | null, memo: string | null, total: number, currency: string, issuedAt: string, pdfUrl: string | null }> } };
-
-export type DashboardCreateCreditNoteMutationVariables = Exact<{
-  input: CreateCreditNoteInput;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardCreateCreditNoteMutation = { createCreditNote: { id: string | null, number: string | null, total: number } };
-
-export type DashboardCreatePayoutMutationVariables = Exact<{
-  input: CreatePayoutInput;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardCreatePayoutMutation = { createPayout: { id: string, amount: number, status: string } };
-
-export type DashboardUpdateBankAccountMutationVariables = Exact<{
-  input: UpdatePayoutBankAccountInput;
-}>;
-
-
-export type DashboardUpdateBankAccountMutation = { updatePayoutBankAccount: { bankCode: string | null, bankName: string | null, bankAccountNumber: string | null, bankAccountHolder: string | null } };
-
-export type DashboardSendInvoiceMutationVariables = Exact<{
-  id: string | number;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardSendInvoiceMutation = { sendInvoiceEmail: { sent: boolean, to: string } };
-
-export type DashboardCreatePlanMutationVariables = Exact<{
-  input: CreatePlanInput;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardCreatePlanMutation = { createPlan: { id: string, name: string, interval: string, intervalCount: number, active: boolean } };
-
-export type DashboardArchivePlanMutationVariables = Exact<{
-  id: string | number;
-  idempotencyKey: string;
-}>;
-
-
-export type DashboardArchivePlanMutation = { archivePlan: { id: string, active: boolean } };
