@@ -81,15 +81,44 @@ export const unitTier = [
   'test/modules/documents/totals.test.ts',
 ];
 
+/**
+ * `npm run test:fast`, the inner loop: the unit tier and every file that needs no database, server or
+ * child process (the rules over the whole tree, renderers, parsers, the providers' answer tables).
+ * A new file of that kind belongs here.
+ */
+export const fastTier = [
+  ...unitTier,
+  'test/budgets.test.ts',
+  'test/citations.test.ts',
+  'test/core/db/sql-template.test.ts',
+  'test/core/defang.test.ts',
+  'test/core/event-ids.test.ts',
+  'test/core/i18n/catalog.test.ts',
+  'test/core/i18n/language.test.ts',
+  'test/core/list-spec.test.ts',
+  'test/core/private-files.test.ts',
+  'test/core/reactions.test.ts',
+  'test/graphql/graph-cost.test.ts',
+  'test/imports.test.ts',
+  'test/layers.test.ts',
+  'test/meta-status-probes.test.ts',
+  'test/modules/adapters/capabilities.test.ts',
+  'test/modules/collection/offsession-answers.test.ts',
+  'test/modules/ledger/csv-crlf.test.ts',
+  'test/modules/receipts/receipt-render.test.ts',
+  'test/money-writers.test.ts',
+  'test/providers/providers.test.ts',
+  'test/scopes-agree.test.ts',
+  'test/state-machines-used.test.ts',
+];
+
 const tier = process.env.TEST_TIER;
 /** `npm run test:cluster` only (it brings up etcd, three Patroni nodes and HAProxy): never in `npm test`. */
 const cluster = process.env.TEST_CLUSTER === '1';
-const included = tier === 'system' ? systemTier : tier === 'unit' ? unitTier : ['test/**/*.test.ts'];
-const excluded = [
-  '**/node_modules/**',
-  ...(tier === 'fast' ? systemTier : []),
-  ...(cluster ? [] : ['test/cluster/**']),
-];
+/** The files of the tier asked for (TEST_TIER): unit, fast, app (all but the system tier), system; unset, all. */
+const tiers: Record<string, string[]> = { unit: unitTier, fast: fastTier, system: systemTier };
+const included = (tier && tiers[tier]) || ['test/**/*.test.ts'];
+const excluded = ['**/node_modules/**', ...(tier === 'app' ? systemTier : []), ...(cluster ? [] : ['test/cluster/**'])];
 
 export default defineConfig({
   // One graphql instance: Pothos and yoga load the CommonJS build, so our imports must too.
@@ -120,19 +149,15 @@ export default defineConfig({
         extends: true,
         test: { name: 'shared', include: included, exclude: [...excluded, ...ownProcess], isolate: false },
       },
-      ...(tier === 'unit'
-        ? []
-        : [
-            {
-              extends: true,
-              test: {
-                name: 'own-process',
-                include: tier === 'system' ? systemTier : ownProcess,
-                exclude: excluded,
-                isolate: true,
-              },
-            },
-          ]),
+      {
+        extends: true,
+        test: {
+          name: 'own-process',
+          include: tier && tiers[tier] ? included.filter((f) => ownProcess.includes(f)) : ownProcess,
+          exclude: excluded,
+          isolate: true,
+        },
+      },
     ],
   },
 });
