@@ -115,6 +115,12 @@ export const fastTier = [
 const tier = process.env.TEST_TIER;
 /** `npm run test:cluster` only (it brings up etcd, three Patroni nodes and HAProxy): never in `npm test`. */
 const cluster = process.env.TEST_CLUSTER === '1';
+/**
+ * Files that measure latency (p95 of one tenant under another's flood): `npm test` runs them after
+ * everything else (`--project alone`), on cores no other file shares.
+ */
+const alone = ['test/noisy-neighbour.test.ts'];
+
 /** The files of the tier asked for (TEST_TIER): unit, fast, app (all but the system tier), system; unset, all. */
 const tiers: Record<string, string[]> = { unit: unitTier, fast: fastTier, system: systemTier };
 const included = (tier && tiers[tier]) || ['test/**/*.test.ts'];
@@ -154,6 +160,15 @@ export default defineConfig({
         test: {
           name: 'own-process',
           include: tier && tiers[tier] ? included.filter((f) => ownProcess.includes(f)) : ownProcess,
+          exclude: [...excluded, ...alone],
+          isolate: true,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'alone',
+          include: !tier || tier === 'system' ? alone : [],
           exclude: excluded,
           isolate: true,
         },
