@@ -24,17 +24,113 @@ export const systemTier = [
   'test/noisy-neighbour.test.ts',
 ];
 
+/**
+ * Files that run in a process of their own (`own-process` project, `isolate: true`): the system tier,
+ * and files that change process-wide state another file would then see (process.env, `config`,
+ * spies, fake timers, signal handlers) or that measure the process (memory, rate limits, crashes).
+ * Every other file shares one process per worker with the files before it (`shared`, `isolate:
+ * false`): the app's modules load once per worker instead of once per file, which was most of a
+ * small file's time. A file that fails only after another file in the same worker belongs here (or
+ * its leak gets fixed: the test-clock walkers resume on start for this reason).
+ */
+export const ownProcess = [
+  ...systemTier,
+  'test/modules/events/events-replay.test.ts',
+  'test/modules/webhooks/webhooks-crash.test.ts',
+  'test/compose.test.ts',
+  'test/core/bounded-memory.test.ts',
+  'test/core/capability-ids.test.ts',
+  'test/core/db/db-roles.test.ts',
+  'test/core/db/unavailable.test.ts',
+  'test/core/idempotency-hardening.test.ts',
+  'test/core/private-files.test.ts',
+  'test/core/rate-limit.test.ts',
+  'test/core/tracing.test.ts',
+  'test/jobs/pgboss-outage.test.ts',
+  'test/jobs/table.test.ts',
+  'test/modules/checkout-sessions/*.test.ts',
+  'test/modules/credit-notes/credit-note-documents.test.ts',
+  'test/modules/invoices/billing-email.test.ts',
+  'test/modules/invoices/invoice-documents.test.ts',
+  'test/modules/invoices/invoice-sessions.test.ts',
+  'test/modules/ledger/ledger.test.ts',
+  'test/modules/members/members.test.ts',
+  'test/modules/payment-methods/*.test.ts',
+  'test/modules/payouts/payouts.test.ts',
+  'test/modules/portal-sessions/portal-sessions.test.ts',
+  'test/modules/receipts/receipt-email.test.ts',
+  'test/modules/refunds/refunds.test.ts',
+  'test/modules/setup-sessions/*.test.ts',
+  'test/modules/subscriptions/past-due.test.ts',
+  'test/modules/webhooks/webhooks.test.ts',
+  'test/server/graphql-ws-outage.test.ts',
+  'test/server/metrics.test.ts',
+];
+
+/**
+ * `npm run test:unit`: the billing rules as pure functions, no database, no server: worked examples
+ * in test/unit/, and the property tests beside their modules. Part of the fast tier and of `npm test`.
+ */
+export const unitTier = [
+  'test/unit/**/*.test.ts',
+  'test/core/money-parse.test.ts',
+  'test/modules/plans/pricing.test.ts',
+  'test/modules/credit-notes/amounts.test.ts',
+  'test/modules/subscriptions/periods.test.ts',
+  'test/modules/coupons/discount.test.ts',
+  'test/modules/documents/totals.test.ts',
+];
+
+/**
+ * `npm run test:fast`, the inner loop: the unit tier and every file that needs no database, server or
+ * child process (the rules over the whole tree, renderers, parsers, the providers' answer tables).
+ * A new file of that kind belongs here.
+ */
+export const fastTier = [
+  ...unitTier,
+  'test/budgets.test.ts',
+  'test/citations.test.ts',
+  'test/core/db/sql-template.test.ts',
+  'test/core/defang.test.ts',
+  'test/core/event-ids.test.ts',
+  'test/core/i18n/catalog.test.ts',
+  'test/core/i18n/language.test.ts',
+  'test/core/list-spec.test.ts',
+  'test/core/private-files.test.ts',
+  'test/core/reactions.test.ts',
+  'test/graphql/graph-cost.test.ts',
+  'test/imports.test.ts',
+  'test/layers.test.ts',
+  'test/meta-status-probes.test.ts',
+  'test/modules/adapters/capabilities.test.ts',
+  'test/modules/collection/offsession-answers.test.ts',
+  'test/modules/ledger/csv-crlf.test.ts',
+  'test/modules/receipts/receipt-render.test.ts',
+  'test/money-writers.test.ts',
+  'test/providers/providers.test.ts',
+  'test/scopes-agree.test.ts',
+  'test/state-machines-used.test.ts',
+];
+
 const tier = process.env.TEST_TIER;
 /** `npm run test:cluster` only (it brings up etcd, three Patroni nodes and HAProxy): never in `npm test`. */
 const cluster = process.env.TEST_CLUSTER === '1';
+/**
+ * Files that measure latency (p95 of one tenant under another's flood): `npm test` runs them after
+ * everything else (`--project alone`), on cores no other file shares.
+ */
+const alone = ['test/noisy-neighbour.test.ts'];
+
+/** The files of the tier asked for (TEST_TIER): unit, fast, app (all but the system tier), system; unset, all. */
+const tiers: Record<string, string[]> = { unit: unitTier, fast: fastTier, system: systemTier };
+const included = (tier && tiers[tier]) || ['test/**/*.test.ts'];
+const excluded = ['**/node_modules/**', ...(tier === 'app' ? systemTier : []), ...(cluster ? [] : ['test/cluster/**'])];
 
 export default defineConfig({
   // One graphql instance: Pothos and yoga load the CommonJS build, so our imports must too.
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
-    include: tier === 'system' ? systemTier : ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...(tier === 'fast' ? systemTier : []), ...(cluster ? [] : ['test/cluster/**'])],
     pool: 'forks',
     // A file at a time per core: each fork shares the cores with PostgreSQL and the svc processes some
     // files spawn, so more forks than cores only lengthens every wait in a case.
@@ -54,5 +150,29 @@ export default defineConfig({
       SVC_WEBHOOK_ALLOW_LOOPBACK: '1',
       SVC_DB_POOL: '10',
     },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'shared', include: included, exclude: [...excluded, ...ownProcess], isolate: false },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'own-process',
+          include: tier && tiers[tier] ? included.filter((f) => ownProcess.includes(f)) : ownProcess,
+          exclude: [...excluded, ...alone],
+          isolate: true,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'alone',
+          include: !tier || tier === 'system' ? alone : [],
+          exclude: excluded,
+          isolate: true,
+        },
+      },
+    ],
   },
 });

@@ -11,7 +11,7 @@ import { mountEdgeRoutes } from '../src/server/edge-route.ts';
 import { mountMetrics } from '../src/server/metrics.ts';
 import { mountGraphiQLAssets } from '../src/server/graphiql.ts';
 import { mountSignIn } from '../src/server/sign-in.ts';
-import { stopWalks } from '../src/modules/test-clocks/walkers.ts';
+import { resumeWalks, stopWalks } from '../src/modules/test-clocks/walkers.ts';
 import { mountDashboard } from '../src/dashboard/serve.ts';
 import { schema } from '../schema/index.ts';
 import { restCompat } from '../rest-compat/plugin.ts';
@@ -56,6 +56,7 @@ export async function buildApp(): Promise<App> {
   });
 
   await eventBus.start(db().url);
+  resumeWalks();
   return {
     fastify,
     limiter,

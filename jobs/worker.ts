@@ -10,7 +10,7 @@ import { assertDatabaseRoles } from '../src/core/db/roles.ts';
 import { isDatabaseUnavailable, warnUnavailable } from '../src/core/db/unavailable.ts';
 import { eventBus } from '../src/core/pubsub.ts';
 import { startHeartbeat } from '../src/core/db/reader.ts';
-import { stopWalks } from '../src/modules/test-clocks/walkers.ts';
+import { resumeWalks, stopWalks } from '../src/modules/test-clocks/walkers.ts';
 import { type JobEntry, workOptions } from './job.ts';
 import { jobTable } from './table.ts';
 
@@ -40,6 +40,7 @@ export async function startWorker(databaseUrl: string) {
   await boss.start();
   await startJobs(boss, jobTable);
   await eventBus.start(databaseUrl);
+  resumeWalks();
   const fanOuts = jobTable.flatMap((entry) => (entry.fromRelay ? [entry.fromRelay(boss)] : []));
   const stopRelay = startRelay(async (client, rows) => {
     for (const fanOut of fanOuts) await fanOut(client, rows);

@@ -1,6 +1,7 @@
 import { admin, adminUrl, templateName, withDatabase } from './db.ts';
 import { migrate } from '../../src/core/db/migrate.ts';
 import { PgBoss } from 'pg-boss';
+import { randomBytes } from 'node:crypto';
 
 /** Migrates one template database; every test file clones it. */
 export default async function setup() {
@@ -9,7 +10,9 @@ export default async function setup() {
     async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount,
   );
   if (exists) return;
-  const building = `${name}_build_${process.pid}`;
+  // Each project of vitest.config.ts runs this, at the same time, in one process: the build's name is
+  // its own, and the first rename wins (the other build is dropped).
+  const building = `${name}_build_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${building}`));
   await migrate(withDatabase(adminUrl, building));
   // pg-boss installs its schema on first start; done once here, every test database starts with it.

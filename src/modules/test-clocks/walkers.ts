@@ -33,6 +33,14 @@ export function leaveWalk() {
   if (active === 0) for (const r of idle.splice(0)) r();
 }
 
+/**
+ * Start: walkers may run again. A process that closed an app (or worker) and builds another (the
+ * test runner shares one process between files) would otherwise refuse every walk from then on.
+ */
+export function resumeWalks() {
+  stopping = false;
+}
+
 /** Whether walkers should stop at their next step (the process is shutting down). */
 export const walksStopping = () => stopping;
 
