@@ -137,7 +137,12 @@ export async function chargeLocked(
     scope,
     sent.map((r) => r.inv.customerId),
   );
-  const pending = sent.map(({ inv, payment, charger }) => ({ payment, charger, payer: payers.get(inv.customerId)! }));
+  const pending = sent.map(({ inv, payment, charger }) => ({
+    payment,
+    charger,
+    payer: payers.get(inv.customerId)!,
+    at,
+  }));
   if (!charge.length) return { outcomes, twoPhase, remote: pending };
   const items = await Promise.all(
     charge.map(async ({ inv, payment, charger }) => ({

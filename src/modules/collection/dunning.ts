@@ -105,7 +105,6 @@ export async function attemptDueInvoices(o: {
       await sendPendingCharges(
         t,
         results.flatMap((r) => r.remote),
-        o.at,
         sweep,
       );
       const twoPhase = results.flatMap((r) => r.twoPhase);
@@ -192,12 +191,12 @@ export async function attemptLocked(
  * The call and the reconcile of charges a batch wrote `pending` (`attemptLocked`), after its commit
  * ("write pending, call, reconcile": docs/guides/payment-methods.md, Off-session charges): sent with
  * no transaction open, bounded per adapter (offsession.ts), then reconciled ATTEMPT_BATCH per
- * transaction with the dunning step of each invoice not paid, so a burst costs a few transactions per
+ * transaction at the business time each charge carries with the dunning step of each invoice not paid, so a burst costs a few transactions per
  * hundred charges. A call that throws leaves its payment pending (the pending sweep asks again after
  * its lease); a reconcile batch that throws is run again one answer at a time, and only an answer that
- * fails alone is quarantined (src/core/sweep.ts `groups`). `at`: the batch's business time.
+ * fails alone is quarantined (src/core/sweep.ts `groups`).
  */
-export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], at: Date, sweep: Sweep) {
+export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], sweep: Sweep) {
   if (!pending.length) return 0;
   const rowOf = (c: PendingCharge) => ({ ...t, id: c.payment.invoiceId! });
   const providers = await providersOf(
@@ -214,14 +213,16 @@ export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], at
     }),
   );
   const answers = called.filter((a): a is Answer => a !== null).map((a) => ({ ...rowOf(a.charge), ...a }));
-  await sweep.groups(answers, ATTEMPT_BATCH, (group) => reconcileAnswers(t, group, at));
+  await sweep.groups(answers, ATTEMPT_BATCH, (group) => reconcileAnswers(t, group));
   return answers.length;
 }
 
 type Answer = { charge: PendingCharge; result: ChargeResult };
 
 /** One transaction: the answers reconciled, then the dunning step of each invoice they did not pay. */
-function reconcileAnswers(t: Tenant, answers: Answer[], at: Date): Promise<number> {
+function reconcileAnswers(t: Tenant, answers: Answer[]): Promise<number> {
+  // One batch's charges: they share its business time.
+  const at = answers[0].charge.at;
   return inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, async (tx) => {
     const sql = prismaSql(tx);
     const outcomes = await reconcileMany(

@@ -122,4 +122,6 @@ export interface PendingCharge {
   payment: Payment;
   charger: Charger;
   payer: Payer;
+  /** The business time of the batch that wrote it: its reconcile and dunning step run at it. */
+  at: Date;
 }

@@ -112,7 +112,7 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
         // committed, while the next batch is renewed (one batch's charges at a time).
         const tenant = n.tenant;
         if (tenant && n.remote.length)
-          await sending.next(() => sendPendingCharges(tenant, n.remote, o.at, sweeps.invoice_attempt));
+          await sending.next(() => sendPendingCharges(tenant, n.remote, sweeps.invoice_attempt));
       }
       // A row that failed is quarantined and no longer claimed, so the tenant's next batch moves on.
       if (claimed > 0 && !stuck) busy.push(scope);
@@ -229,10 +229,18 @@ async function renewBatch(scope: RowScope, at: Date, testClockId: string | null,
       if (row) events.push(...subscriptionEvents(scope, p.sub, row, types, { source: 'billing', at }));
     }
     await insertEvents(sql, events);
-    const invoices = await finalizeCycleInvoices(sql, scope, at, drafts, subs[0].accountId);
+    // The drafts finalized together (docs/billing.md, Invoice numbering) from one bump of the invoice
+    // counter, held until commit so numbers stay gapless; a zero total paid at once (docs/decisions.md, Invoices).
+    const accountId = subs[0].accountId;
+    const opened = await finalizeInvoices(sql, scope, drafts, {
+      accountId,
+      source: 'billing',
+      at,
+      meta: cycleMeta(at),
+    });
     // The first collection attempts, in this transaction when the method is charged in process;
     // a provider-held method's written pending, sent after the commit (dunning.ts attemptLocked).
-    const due = [...invoices.values()].filter((i) => i.nextAttemptAt !== null && i.nextAttemptAt <= at);
+    const due = opened.filter((i) => i.nextAttemptAt !== null && i.nextAttemptAt <= at);
     const tenant = { ...scope, accountId: subs[0].accountId };
     const { attempted, remote } = due.length
       ? await attemptLocked(sql, tenant, due, at, { subscriptions: rows })
@@ -388,13 +396,3 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
 
 /** A cycle invoice's events carry the test clock's instant (docs/billing.md, Test clocks). */
 const cycleMeta = (at: Date) => (r: InvoiceRow) => clockMeta(r.testClockId, at);
-
-/**
- * The drafts finalized together (docs/billing.md, Invoice numbering) from one bump of the
- * invoice counter, which the transaction holds until commit, so numbers stay gapless; a zero total
- * (an empty usage period) paid at once, as finalize does (docs/decisions.md, Invoices). By subscription.
- */
-async function finalizeCycleInvoices(sql: Sql, scope: RowScope, at: Date, drafts: InvoiceRow[], accountId: string) {
-  const opened = await finalizeInvoices(sql, scope, drafts, { accountId, source: 'billing', at, meta: cycleMeta(at) });
-  return new Map(opened.map((r) => [r.subscriptionId!, r]));
-}
