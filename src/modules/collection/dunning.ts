@@ -24,9 +24,9 @@ import { linesOf, lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoicePaid, type InvoiceClose } from '../invoices/states.ts';
 import { paymentFailed } from '../payments/states.ts';
 import { chargeStoredMethod, type ChargeResult, type CollectOutcome } from './charge.ts';
-import { chargeLocked, collectInvoice, resumePendingCharge } from './collect.ts';
+import { chargeLocked } from './collect.ts';
 import { dunningExhausted, lockBilled, type Billed } from './hooks.ts';
-import type { PendingCharge } from './pending.ts';
+import { stalePendingCharges, type PendingCharge } from './pending.ts';
 import { reconcileMany } from './reconcile.ts';
 import { providersOf } from './offsession.ts';
 
@@ -35,8 +35,6 @@ const DAY = 86_400_000;
 export const ATTEMPT_LEASE_MS = 5 * 60_000;
 /** Attempts claimed per transaction, and provider answers reconciled per transaction. */
 export const ATTEMPT_BATCH = 100;
-/** Charges already in flight (a crashed worker's) resumed this many at a time. */
-const PARALLEL = 8;
 
 /** The policy as it was at the first failure: a later change applies to the next one (docs/billing.md, Dunning). */
 export interface DunningSnapshot {
@@ -107,11 +105,6 @@ export async function attemptDueInvoices(o: {
         results.flatMap((r) => r.remote),
         sweep,
       );
-      const twoPhase = results.flatMap((r) => r.twoPhase);
-      for (let i = 0; i < twoPhase.length; i += PARALLEL)
-        await Promise.all(
-          twoPhase.slice(i, i + PARALLEL).map((id) => sweep.row({ ...t, id }, () => attemptInvoice(t, id, o.at))),
-        );
       attempted += results.reduce((n, r) => n + r.claimed, 0);
       if (claimed === batch && !stuck) busy.push(t);
     }
@@ -124,7 +117,8 @@ export async function attemptDueInvoices(o: {
  * One transaction: up to `batch` due attempts of one tenant claimed with `FOR UPDATE SKIP LOCKED`,
  * those charged in process charged and settled at once, a provider's method's charge written pending
  * (`attemptLocked`: `remote`, sent after the commit); a charge already in flight gets its
- * `nextAttemptAt` a lease ahead and is returned for `attemptInvoice` after the commit.
+ * `nextAttemptAt` a lease ahead and, when a crashed worker left it pending past its lease, is sent
+ * again with them (`stalePendingCharges`).
  */
 async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, batch: number, claim: Claim) {
   return tenantTx(scopeOf(t), async (sql) => {
@@ -135,7 +129,7 @@ async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, bat
         ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
     );
     claim.report(claimed.map((i) => i.id));
-    if (!claimed.length) return { claimed: 0, twoPhase: [], remote: [] };
+    if (!claimed.length) return { claimed: 0, remote: [] };
     const lines = await linesOf(
       sql,
       t,
@@ -143,12 +137,15 @@ async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, bat
     );
     const invoices = claimed.map((i): InvoiceRow => ({ ...i, accountId: t.accountId, lines: lines.get(i.id) ?? [] }));
     const { twoPhase, remote } = await attemptLocked(sql, t, invoices, at);
-    if (twoPhase.length)
-      await sql.query(
-        q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
-          AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
-      );
-    return { claimed: claimed.length, twoPhase, remote };
+    if (!twoPhase.length) return { claimed: claimed.length, remote };
+    await sql.query(
+      q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
+        AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
+    );
+    // A crashed worker's charge, once its lease expired, is asked again with the batch's (a younger
+    // one is left to its worker: attempted again after the lease).
+    const stale = await stalePendingCharges(sql, t, twoPhase, new Date(at.getTime() - ATTEMPT_LEASE_MS), at);
+    return { claimed: claimed.length, remote: [...remote, ...stale] };
   });
 }
 
@@ -207,7 +204,12 @@ export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], sw
     pending.map(async (charge) => {
       const { value, saved } = charge.charger;
       const result = await sweep.row(rowOf(charge), () =>
-        chargeStoredMethod(value, charge.payment, saved, { scope: t, payer: charge.payer, providers }),
+        chargeStoredMethod(value, charge.payment, saved, {
+          scope: t,
+          payer: charge.payer,
+          providers,
+          resume: charge.resume,
+        }),
       );
       return result ? { charge, result } : null;
     }),
@@ -237,20 +239,6 @@ function reconcileAnswers(t: Tenant, answers: Answer[]): Promise<number> {
         await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
     return outcomes.length;
   });
-}
-
-/** One claimed attempt: the charge (collect.ts, its own transactions), then the dunning step. */
-export async function attemptInvoice(t: Tenant, invoiceId: string, at: Date): Promise<CollectOutcome> {
-  let outcome = await collectInvoice(t, invoiceId, { source: 'billing', at });
-  // Claimed after its lease expired with a charge still pending: a crashed worker's; finish that one.
-  if (outcome.outcome === 'skipped' && outcome.reason === 'charge_in_flight')
-    outcome = await resumePendingCharge(t, invoiceId, at, new Date(at.getTime() - ATTEMPT_LEASE_MS), {
-      source: 'billing',
-    });
-  // Paid: settleInvoice already cleared nextAttemptAt in the same transaction; nothing left to decide.
-  if (outcome.outcome !== invoicePaid)
-    await tenantTx(scopeOf(t), (sql) => afterAttempt(sql, t, invoiceId, outcome, at));
-  return outcome;
 }
 
 /**

@@ -18,6 +18,7 @@ import { methodsThatPay } from '../payment-methods/resolve.ts';
 import {
   leaseFrom,
   payersOf,
+  pendingStatus,
   STORED_METHOD_ADAPTER,
   type Charger,
   type CollectOutcome,
@@ -121,7 +122,47 @@ export async function writePending(
 export interface PendingCharge {
   payment: Payment;
   charger: Charger;
-  payer: Payer;
+  /** Null: a resumed charge of no customer (a provider-held method then cannot be charged). */
+  payer: Payer | null;
   /** The business time of the batch that wrote it: its reconcile and dunning step run at it. */
   at: Date;
+  /** A charge a crashed worker left pending: it may have been sent, so the provider is asked again. */
+  resume?: boolean;
+}
+
+/**
+ * The charges a crashed worker left `pending` (written, maybe sent, never reconciled) on locked
+ * invoices, created by `olderThan` (their attempt lease expired): asked again after the caller's
+ * commit for the same payment (idempotent by its id, as a provider's idempotency key would be) and
+ * reconciled under the payment's lock, so two resumers settle it once. `at`: the batch's business time.
+ */
+export async function stalePendingCharges(
+  sql: Sql,
+  scope: Scope,
+  invoiceIds: string[],
+  olderThan: Date,
+  at: Date,
+): Promise<PendingCharge[]> {
+  if (!invoiceIds.length) return [];
+  const rows = await sql.query<Payment>(
+    q`SELECT DISTINCT ON ("invoiceId") * FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
+      AND "invoiceId" = ANY (${invoiceIds}::text[]) AND status = ${pendingStatus} AND "createdAt" <= ${olderThan}::timestamptz
+      ORDER BY "invoiceId", "createdAt"`,
+  );
+  const stale = rows.filter((p) => p.method);
+  if (!stale.length) return [];
+  const values = stale.map((p) => p.paymentMethodId ?? p.method!);
+  const saved = await savedMethods(sql, scope, values);
+  const payers = await payersOf(
+    sql,
+    scope,
+    stale.flatMap((p) => (p.customerId ? [p.customerId] : [])),
+  );
+  return stale.map((payment, i) => ({
+    payment,
+    charger: { value: values[i], saved: saved.get(values[i]) ?? null },
+    payer: payment.customerId ? payers.get(payment.customerId)! : null,
+    at,
+    resume: true,
+  }));
 }
