@@ -98,7 +98,9 @@ export async function attemptDueInvoices(o: {
       const batch = Math.min(ATTEMPT_BATCH, limit - attempted);
       // A failing invoice (or tenant) is quarantined, the batch re-run without it (src/core/sweep.ts).
       const { results, claimed, stuck } = await sweep.batch(t, (only, report) =>
-        attemptBatch(t, o.at, o.testClockId, only ? 1 : batch, { sweep, only, report }),
+        tenantTx(scopeOf(t), (sql) =>
+          attemptBatch(sql, t, o.at, o.testClockId, only ? 1 : batch, { sweep, only, report }),
+        ),
       );
       await sendPendingCharges(
         t,
@@ -114,39 +116,37 @@ export async function attemptDueInvoices(o: {
 }
 
 /**
- * One transaction: up to `batch` due attempts of one tenant claimed with `FOR UPDATE SKIP LOCKED`,
+ * One transaction (the caller's): up to `batch` due attempts of one tenant claimed with `FOR UPDATE SKIP LOCKED`,
  * those charged in process charged and settled at once, a provider's method's charge written pending
  * (`attemptLocked`: `remote`, sent after the commit); a charge already in flight gets its
  * `nextAttemptAt` a lease ahead and, when a crashed worker left it pending past its lease, is sent
  * again with them (`stalePendingCharges`).
  */
-async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, batch: number, claim: Claim) {
-  return tenantTx(scopeOf(t), async (sql) => {
-    const claimed = await sql.query<Invoice>(
-      q`SELECT i.* FROM invoices i WHERE i."workspaceId" = ${t.workspaceId} AND i.mode = ${t.mode}
-          AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable} AND ${onClock(q`i."testClockId"`, testClockId)}
-          AND ${claimFilter(claim, q`i`)}
-        ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
-    );
-    claim.report(claimed.map((i) => i.id));
-    if (!claimed.length) return { claimed: 0, remote: [] };
-    const lines = await linesOf(
-      sql,
-      t,
-      claimed.map((i) => i.id),
-    );
-    const invoices = claimed.map((i): InvoiceRow => ({ ...i, accountId: t.accountId, lines: lines.get(i.id) ?? [] }));
-    const { twoPhase, remote } = await attemptLocked(sql, t, invoices, at);
-    if (!twoPhase.length) return { claimed: claimed.length, remote };
-    await sql.query(
-      q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
-        AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
-    );
-    // A crashed worker's charge, once its lease expired, is asked again with the batch's (a younger
-    // one is left to its worker: attempted again after the lease).
-    const stale = await stalePendingCharges(sql, t, twoPhase, new Date(at.getTime() - ATTEMPT_LEASE_MS), at);
-    return { claimed: claimed.length, remote: [...remote, ...stale] };
-  });
+async function attemptBatch(sql: Sql, t: Tenant, at: Date, testClockId: string | null, batch: number, claim: Claim) {
+  const claimed = await sql.query<Invoice>(
+    q`SELECT i.* FROM invoices i WHERE i."workspaceId" = ${t.workspaceId} AND i.mode = ${t.mode}
+        AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable} AND ${onClock(q`i."testClockId"`, testClockId)}
+        AND ${claimFilter(claim, q`i`)}
+      ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+  );
+  claim.report(claimed.map((i) => i.id));
+  if (!claimed.length) return { claimed: 0, remote: [] };
+  const lines = await linesOf(
+    sql,
+    t,
+    claimed.map((i) => i.id),
+  );
+  const invoices = claimed.map((i): InvoiceRow => ({ ...i, accountId: t.accountId, lines: lines.get(i.id) ?? [] }));
+  const { twoPhase, remote } = await attemptLocked(sql, t, invoices, at);
+  if (!twoPhase.length) return { claimed: claimed.length, remote };
+  await sql.query(
+    q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
+      AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
+  );
+  // A crashed worker's charge, once its lease expired, is asked again with the batch's (a younger
+  // one is left to its worker: attempted again after the lease).
+  const stale = await stalePendingCharges(sql, t, twoPhase, new Date(at.getTime() - ATTEMPT_LEASE_MS), at);
+  return { claimed: claimed.length, remote: [...remote, ...stale] };
 }
 
 /** When a claimed attempt may be claimed again: after a crashed worker's lease. */
