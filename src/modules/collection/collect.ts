@@ -24,6 +24,8 @@ import { inTenant } from '../../core/db/client.ts';
 import { prismaSql, scopeOf, tenantTx, type Sql } from '../../core/db/sql.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
+import { methodsThatPay } from '../payment-methods/resolve.ts';
+import { savedMethods } from '../payment-methods/sandbox.ts';
 import {
   chargesInProcess,
   chargeStoredMethod,
@@ -37,7 +39,7 @@ import {
 } from './charge.ts';
 import type { Billed } from './hooks.ts';
 import {
-  chargersOf,
+  chargerFrom,
   inFlight,
   insertPending,
   notCollectible,
@@ -90,11 +92,12 @@ export async function chargeLocked(
   const twoPhase: string[] = [];
   const charge: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
   const remote: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
-  const chargerOf = await chargersOf(
-    sql,
-    scope,
-    invoices.map((i) => (i.subscriptionId ? subs.get(i.subscriptionId) : undefined)),
+  // The methods that pay the subscriptions and the saved rows among them, read before anything is written.
+  const billed = invoices.flatMap((i) =>
+    i.subscriptionId && subs.has(i.subscriptionId) ? [subs.get(i.subscriptionId)!] : [],
   );
+  const paying = await methodsThatPay(sql, scope, billed);
+  const chargerOf = chargerFrom(paying, await savedMethods(sql, scope, [...paying.values()]));
   const flying =
     invoices.length && !o.fresh
       ? await inFlight(
