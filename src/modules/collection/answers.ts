@@ -16,13 +16,10 @@ import type { Payment } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { invoiceSnapshot, moveInvoice } from '../invoices/issue.ts';
 import { invoiceMachine, type InvoiceStatus } from '../invoices/states.ts';
-import { savedMethods } from '../payment-methods/sandbox.ts';
-import { isSavedMethodId, moveMethod } from '../payment-methods/service.ts';
-import { paymentMethodMachine, type PaymentMethodStatus } from '../payment-methods/states.ts';
 import { paymentFailed } from '../payments/states.ts';
 import { reserveRefund } from '../refunds/service.ts';
 import { settlementCode } from '../refunds/settle.ts';
-import type { ChargeResult, CollectOutcome, Scope } from './charge.ts';
+import type { CollectOutcome, Scope } from './charge.ts';
 import { chargeFailed } from './hooks.ts';
 
 /** How long the customer has to authenticate when the provider names no expiry (docs/guides/payment-methods.md, Requires action). */
@@ -121,24 +118,6 @@ export async function refundLateCharge(
     { payment: payment.id, invoice: inv.id, invoiceStatus: inv.status, refund: refund.id },
     'off-session charge for an invoice no longer payable: recorded and refunded',
   );
-}
-
-/**
- * A charge answered `expired_card` or `payment_method_revoked` moves its saved method (expired, revoked)
- * in the same transaction, which clears it as a default and from subscriptions (payment-methods/service.ts).
- */
-export async function moveAnsweredMethods(
-  sql: Sql,
-  scope: Scope,
-  items: { payment: Payment; result: ChargeResult }[],
-  opts: { accountId: string; requestId?: string; source: string; at: Date },
-) {
-  for (const { payment, result } of items) {
-    if (result.ok !== false || !result.methodMove || !isSavedMethodId(payment.paymentMethodId)) continue;
-    const [pm] = await savedMethods(sql, scope, [payment.paymentMethodId]).then((m) => [...m.values()]);
-    if (pm && canMove(paymentMethodMachine, pm.status as PaymentMethodStatus, result.methodMove))
-      await moveMethod(sql, scope, pm.id, result.methodMove, opts);
-  }
 }
 
 /**

@@ -21,17 +21,16 @@
  */
 import { clock } from '../../core/clock.ts';
 import { inTenant } from '../../core/db/client.ts';
-import { prismaSql, scopeOf, sql as q, tenantTx, type Sql } from '../../core/db/sql.ts';
+import { prismaSql, scopeOf, tenantTx, type Sql } from '../../core/db/sql.ts';
 import type { Payment } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
+import { methodsThatPay } from '../payment-methods/resolve.ts';
 import { savedMethods } from '../payment-methods/sandbox.ts';
-import { isSavedMethodId } from '../payment-methods/service.ts';
 import {
   chargesInProcess,
   chargeStoredMethod,
   leaseFrom,
   payersOf,
-  pendingStatus,
   type ChargeResult,
   type Charger,
   type CollectOptions,
@@ -40,7 +39,7 @@ import {
 } from './charge.ts';
 import type { Billed } from './hooks.ts';
 import {
-  chargersOf,
+  chargerFrom,
   inFlight,
   insertPending,
   notCollectible,
@@ -83,7 +82,7 @@ export const reconcileInTx = (scope: Scope, paymentId: string, result: ChargeRes
  * - a provider-held method: its payment written `pending` (`remote`), the attempt counted and
  *   `nextAttemptAt` moved to `attemptLease`; the caller sends them after its commit
  *   (remote-charges.ts), so no provider is called inside the transaction;
- * - a charge already in flight: left untouched (`twoPhase`) for `resumePendingCharge`.
+ * - a charge already in flight: left untouched (`twoPhase`; dunning.ts `stalePendingCharges` resumes a crashed one).
  * `subs`: the invoices' subscriptions, locked by the caller; `fresh`: the invoices were created in
  * this transaction (no charge can be in flight). Returns each charged or skipped invoice's outcome.
  */
@@ -99,11 +98,12 @@ export async function chargeLocked(
   const twoPhase: string[] = [];
   const charge: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
   const remote: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
-  const chargerOf = await chargersOf(
-    sql,
-    scope,
-    invoices.map((i) => (i.subscriptionId ? subs.get(i.subscriptionId) : undefined)),
+  // The methods that pay the subscriptions and the saved rows among them, read before anything is written.
+  const billed = invoices.flatMap((i) =>
+    i.subscriptionId && subs.has(i.subscriptionId) ? [subs.get(i.subscriptionId)!] : [],
   );
+  const paying = await methodsThatPay(sql, scope, billed);
+  const chargerOf = chargerFrom(paying, await savedMethods(sql, scope, [...paying.values()]));
   const flying =
     invoices.length && !o.fresh
       ? await inFlight(
@@ -143,7 +143,12 @@ export async function chargeLocked(
     scope,
     sent.map((r) => r.inv.customerId),
   );
-  const pending = sent.map(({ inv, payment, charger }) => ({ payment, charger, payer: payers.get(inv.customerId)! }));
+  const pending = sent.map(({ inv, payment, charger }) => ({
+    payment,
+    charger,
+    payer: payers.get(inv.customerId)!,
+    at,
+  }));
   if (!charge.length) return { outcomes, twoPhase, remote: pending };
   const items = await Promise.all(
     charge.map(async ({ inv, payment, charger }) => ({
@@ -155,35 +160,4 @@ export async function chargeLocked(
   );
   outcomes.push(...(await reconcileCharges(sql, scope, items, at, o, false)));
   return { outcomes, twoPhase, remote: pending };
-}
-
-/**
- * A charge a crashed worker left `pending` (written, maybe sent, never reconciled): once its
- * attempt lease has expired (`olderThan`), ask the provider again for the same payment (idempotent by
- * the payment id, as a real provider's idempotency key would be) and reconcile it. Reconcile re-checks
- * the payment under its lock, so two resumers settle it once. Called by the dunning step
- * (subscriptions/dunning.ts) when collection answers `charge_in_flight`.
- */
-export async function resumePendingCharge(
-  scope: Scope,
-  invoiceId: string,
-  at: Date,
-  olderThan: Date,
-  o: CollectOptions = {},
-): Promise<CollectOutcome> {
-  const [p] = await tenantTx(scopeOf(scope), (sql) =>
-    sql.last<Payment>(
-      q`SELECT * FROM payments WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
-        AND "invoiceId" = ${invoiceId} AND status = ${pendingStatus} AND "createdAt" <= ${olderThan}::timestamptz
-        ORDER BY "createdAt" LIMIT 1`,
-    ),
-  );
-  if (!p?.method) return { outcome: 'skipped', invoice: null, reason: 'charge_in_flight' };
-  const value = p.paymentMethodId ?? p.method;
-  const { saved, payer } = await tenantTx(scopeOf(scope), async (sql) => ({
-    saved: isSavedMethodId(value) ? ((await savedMethods(sql, scope, [value])).get(value) ?? null) : null,
-    payer: p.customerId ? (await payersOf(sql, scope, [p.customerId])).get(p.customerId)! : null,
-  }));
-  const result = await chargeStoredMethod(value, p, saved, { scope, payer, resume: true });
-  return reconcileInTx(scope, p.id, result, at, o);
 }

@@ -24,9 +24,9 @@ import { linesOf, lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid, invoicePaid, type InvoiceClose } from '../invoices/states.ts';
 import { paymentFailed } from '../payments/states.ts';
 import { chargeStoredMethod, type ChargeResult, type CollectOutcome } from './charge.ts';
-import { chargeLocked, collectInvoice, resumePendingCharge } from './collect.ts';
+import { chargeLocked } from './collect.ts';
 import { dunningExhausted, lockBilled, type Billed } from './hooks.ts';
-import type { PendingCharge } from './pending.ts';
+import { stalePendingCharges, type PendingCharge } from './pending.ts';
 import { reconcileMany } from './reconcile.ts';
 import { providersOf } from './offsession.ts';
 
@@ -35,8 +35,6 @@ const DAY = 86_400_000;
 export const ATTEMPT_LEASE_MS = 5 * 60_000;
 /** Attempts claimed per transaction, and provider answers reconciled per transaction. */
 export const ATTEMPT_BATCH = 100;
-/** Charges already in flight (a crashed worker's) resumed this many at a time. */
-const PARALLEL = 8;
 
 /** The policy as it was at the first failure: a later change applies to the next one (docs/billing.md, Dunning). */
 export interface DunningSnapshot {
@@ -100,19 +98,15 @@ export async function attemptDueInvoices(o: {
       const batch = Math.min(ATTEMPT_BATCH, limit - attempted);
       // A failing invoice (or tenant) is quarantined, the batch re-run without it (src/core/sweep.ts).
       const { results, claimed, stuck } = await sweep.batch(t, (only, report) =>
-        attemptBatch(t, o.at, o.testClockId, only ? 1 : batch, { sweep, only, report }),
+        tenantTx(scopeOf(t), (sql) =>
+          attemptBatch(sql, t, o.at, o.testClockId, only ? 1 : batch, { sweep, only, report }),
+        ),
       );
       await sendPendingCharges(
         t,
         results.flatMap((r) => r.remote),
-        o.at,
         sweep,
       );
-      const twoPhase = results.flatMap((r) => r.twoPhase);
-      for (let i = 0; i < twoPhase.length; i += PARALLEL)
-        await Promise.all(
-          twoPhase.slice(i, i + PARALLEL).map((id) => sweep.row({ ...t, id }, () => attemptInvoice(t, id, o.at))),
-        );
       attempted += results.reduce((n, r) => n + r.claimed, 0);
       if (claimed === batch && !stuck) busy.push(t);
     }
@@ -122,35 +116,37 @@ export async function attemptDueInvoices(o: {
 }
 
 /**
- * One transaction: up to `batch` due attempts of one tenant claimed with `FOR UPDATE SKIP LOCKED`,
+ * One transaction (the caller's): up to `batch` due attempts of one tenant claimed with `FOR UPDATE SKIP LOCKED`,
  * those charged in process charged and settled at once, a provider's method's charge written pending
  * (`attemptLocked`: `remote`, sent after the commit); a charge already in flight gets its
- * `nextAttemptAt` a lease ahead and is returned for `attemptInvoice` after the commit.
+ * `nextAttemptAt` a lease ahead and, when a crashed worker left it pending past its lease, is sent
+ * again with them (`stalePendingCharges`).
  */
-async function attemptBatch(t: Tenant, at: Date, testClockId: string | null, batch: number, claim: Claim) {
-  return tenantTx(scopeOf(t), async (sql) => {
-    const claimed = await sql.query<Invoice>(
-      q`SELECT i.* FROM invoices i WHERE i."workspaceId" = ${t.workspaceId} AND i.mode = ${t.mode}
-          AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable} AND ${onClock(q`i."testClockId"`, testClockId)}
-          AND ${claimFilter(claim, q`i`)}
-        ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
-    );
-    claim.report(claimed.map((i) => i.id));
-    if (!claimed.length) return { claimed: 0, twoPhase: [], remote: [] };
-    const lines = await linesOf(
-      sql,
-      t,
-      claimed.map((i) => i.id),
-    );
-    const invoices = claimed.map((i): InvoiceRow => ({ ...i, accountId: t.accountId, lines: lines.get(i.id) ?? [] }));
-    const { twoPhase, remote } = await attemptLocked(sql, t, invoices, at);
-    if (twoPhase.length)
-      await sql.query(
-        q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
-          AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
-      );
-    return { claimed: claimed.length, twoPhase, remote };
-  });
+async function attemptBatch(sql: Sql, t: Tenant, at: Date, testClockId: string | null, batch: number, claim: Claim) {
+  const claimed = await sql.query<Invoice>(
+    q`SELECT i.* FROM invoices i WHERE i."workspaceId" = ${t.workspaceId} AND i.mode = ${t.mode}
+        AND i."nextAttemptAt" <= ${at}::timestamptz AND ${attemptable} AND ${onClock(q`i."testClockId"`, testClockId)}
+        AND ${claimFilter(claim, q`i`)}
+      ORDER BY i."nextAttemptAt", i.id LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+  );
+  claim.report(claimed.map((i) => i.id));
+  if (!claimed.length) return { claimed: 0, remote: [] };
+  const lines = await linesOf(
+    sql,
+    t,
+    claimed.map((i) => i.id),
+  );
+  const invoices = claimed.map((i): InvoiceRow => ({ ...i, accountId: t.accountId, lines: lines.get(i.id) ?? [] }));
+  const { twoPhase, remote } = await attemptLocked(sql, t, invoices, at);
+  if (!twoPhase.length) return { claimed: claimed.length, remote };
+  await sql.query(
+    q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
+      AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
+  );
+  // A crashed worker's charge, once its lease expired, is asked again with the batch's (a younger
+  // one is left to its worker: attempted again after the lease).
+  const stale = await stalePendingCharges(sql, t, twoPhase, new Date(at.getTime() - ATTEMPT_LEASE_MS), at);
+  return { claimed: claimed.length, remote: [...remote, ...stale] };
 }
 
 /** When a claimed attempt may be claimed again: after a crashed worker's lease. */
@@ -192,12 +188,12 @@ export async function attemptLocked(
  * The call and the reconcile of charges a batch wrote `pending` (`attemptLocked`), after its commit
  * ("write pending, call, reconcile": docs/guides/payment-methods.md, Off-session charges): sent with
  * no transaction open, bounded per adapter (offsession.ts), then reconciled ATTEMPT_BATCH per
- * transaction with the dunning step of each invoice not paid, so a burst costs a few transactions per
+ * transaction at the business time each charge carries with the dunning step of each invoice not paid, so a burst costs a few transactions per
  * hundred charges. A call that throws leaves its payment pending (the pending sweep asks again after
  * its lease); a reconcile batch that throws is run again one answer at a time, and only an answer that
- * fails alone is quarantined (src/core/sweep.ts `groups`). `at`: the batch's business time.
+ * fails alone is quarantined (src/core/sweep.ts `groups`).
  */
-export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], at: Date, sweep: Sweep) {
+export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], sweep: Sweep) {
   if (!pending.length) return 0;
   const rowOf = (c: PendingCharge) => ({ ...t, id: c.payment.invoiceId! });
   const providers = await providersOf(
@@ -208,20 +204,27 @@ export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], at
     pending.map(async (charge) => {
       const { value, saved } = charge.charger;
       const result = await sweep.row(rowOf(charge), () =>
-        chargeStoredMethod(value, charge.payment, saved, { scope: t, payer: charge.payer, providers }),
+        chargeStoredMethod(value, charge.payment, saved, {
+          scope: t,
+          payer: charge.payer,
+          providers,
+          resume: charge.resume,
+        }),
       );
       return result ? { charge, result } : null;
     }),
   );
   const answers = called.filter((a): a is Answer => a !== null).map((a) => ({ ...rowOf(a.charge), ...a }));
-  await sweep.groups(answers, ATTEMPT_BATCH, (group) => reconcileAnswers(t, group, at));
+  await sweep.groups(answers, ATTEMPT_BATCH, (group) => reconcileAnswers(t, group));
   return answers.length;
 }
 
 type Answer = { charge: PendingCharge; result: ChargeResult };
 
 /** One transaction: the answers reconciled, then the dunning step of each invoice they did not pay. */
-function reconcileAnswers(t: Tenant, answers: Answer[], at: Date): Promise<number> {
+function reconcileAnswers(t: Tenant, answers: Answer[]): Promise<number> {
+  // One batch's charges: they share its business time.
+  const at = answers[0].charge.at;
   return inTenant({ workspaceId: t.workspaceId, modes: [t.mode] }, async (tx) => {
     const sql = prismaSql(tx);
     const outcomes = await reconcileMany(
@@ -236,20 +239,6 @@ function reconcileAnswers(t: Tenant, answers: Answer[], at: Date): Promise<numbe
         await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
     return outcomes.length;
   });
-}
-
-/** One claimed attempt: the charge (collect.ts, its own transactions), then the dunning step. */
-export async function attemptInvoice(t: Tenant, invoiceId: string, at: Date): Promise<CollectOutcome> {
-  let outcome = await collectInvoice(t, invoiceId, { source: 'billing', at });
-  // Claimed after its lease expired with a charge still pending: a crashed worker's; finish that one.
-  if (outcome.outcome === 'skipped' && outcome.reason === 'charge_in_flight')
-    outcome = await resumePendingCharge(t, invoiceId, at, new Date(at.getTime() - ATTEMPT_LEASE_MS), {
-      source: 'billing',
-    });
-  // Paid: settleInvoice already cleared nextAttemptAt in the same transaction; nothing left to decide.
-  if (outcome.outcome !== invoicePaid)
-    await tenantTx(scopeOf(t), (sql) => afterAttempt(sql, t, invoiceId, outcome, at));
-  return outcome;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { clock } from '../../core/clock.ts';
 import { clockTimeFor } from '../../core/business-time.ts';
 import { sql as q, type Sql } from '../../core/db/sql.ts';
-import type { Payment } from '../../generated/prisma/client.ts';
+import type { Payment, PaymentMethod } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { invoicePayments, lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid } from '../invoices/states.ts';
@@ -18,6 +18,7 @@ import { methodsThatPay } from '../payment-methods/resolve.ts';
 import {
   leaseFrom,
   payersOf,
+  pendingStatus,
   STORED_METHOD_ADAPTER,
   type Charger,
   type CollectOutcome,
@@ -33,15 +34,19 @@ export async function chargersOf(sql: Sql, scope: Scope, subs: (Billed | undefin
     scope,
     subs.filter((s) => s !== undefined),
   );
-  const saved = await savedMethods(sql, scope, [...paying.values()]);
-  return (sub: Billed | undefined): Charger | null => {
+  return chargerFrom(paying, await savedMethods(sql, scope, [...paying.values()]));
+}
+
+/** A subscription's charger from the methods that pay (payment-methods/resolve.ts) and the saved rows among them. */
+export const chargerFrom =
+  (paying: Map<string, string | null>, saved: Map<string, PaymentMethod>) =>
+  (sub: Billed | undefined): Charger | null => {
     const value = sub ? (paying.get(sub.id) ?? null) : null;
     if (value === null) return null;
     if (!isSavedMethodId(value)) return { value, saved: null };
     const row = saved.get(value);
     return row ? { value, saved: row } : null;
   };
-}
 
 /** Why an invoice is not charged (before its subscription is read), or null. */
 export function notCollectible(scope: Scope, inv: InvoiceRow | null): string | null {
@@ -130,5 +135,46 @@ export interface PendingWrite {
 export interface PendingCharge {
   payment: Payment;
   charger: Charger;
-  payer: Payer;
+  /** Null: a resumed charge of no customer (a provider-held method then cannot be charged). */
+  payer: Payer | null;
+  /** The business time of the batch that wrote it: its reconcile and dunning step run at it. */
+  at: Date;
+  /** A charge a crashed worker left pending: it may have been sent, so the provider is asked again. */
+  resume?: boolean;
+}
+
+/**
+ * The charges a crashed worker left `pending` (written, maybe sent, never reconciled) on locked
+ * invoices, created by `olderThan` (their attempt lease expired): asked again after the caller's
+ * commit for the same payment (idempotent by its id, as a provider's idempotency key would be) and
+ * reconciled under the payment's lock, so two resumers settle it once. `at`: the batch's business time.
+ */
+export async function stalePendingCharges(
+  sql: Sql,
+  scope: Scope,
+  invoiceIds: string[],
+  olderThan: Date,
+  at: Date,
+): Promise<PendingCharge[]> {
+  if (!invoiceIds.length) return [];
+  // The payer's contact fields read with the payment (as payersOf: one with no customer row is named by its id).
+  const rows = await sql.query<Payment & { payer: Payer | null }>(
+    q`SELECT DISTINCT ON (p."invoiceId") p.*, CASE WHEN p."customerId" IS NULL THEN NULL
+        ELSE jsonb_build_object('id', p."customerId", 'name', c.name, 'email', c.email, 'phone', c.phone) END AS payer
+      FROM payments p LEFT JOIN customers c ON c."workspaceId" = p."workspaceId" AND c.mode = p.mode AND c.id = p."customerId"
+      WHERE p."workspaceId" = ${scope.workspaceId} AND p.mode = ${scope.mode} AND p."invoiceId" = ANY (${invoiceIds}::text[])
+        AND p.status = ${pendingStatus} AND p."createdAt" <= ${olderThan}::timestamptz
+      ORDER BY p."invoiceId", p."createdAt"`,
+  );
+  const stale = rows.filter((p) => p.method);
+  if (!stale.length) return [];
+  const values = stale.map((p) => p.paymentMethodId ?? p.method!);
+  const saved = await savedMethods(sql, scope, values);
+  return stale.map(({ payer, ...payment }, i) => ({
+    payment,
+    charger: { value: values[i], saved: saved.get(values[i]) ?? null },
+    payer,
+    at,
+    resume: true,
+  }));
 }

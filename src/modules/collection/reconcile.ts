@@ -21,15 +21,11 @@ import {
   type PaymentStatus,
 } from '../payments/states.ts';
 import { insertPayments } from '../payments/write.ts';
+import { savedMethods } from '../payment-methods/sandbox.ts';
+import { isSavedMethodId, moveMethod } from '../payment-methods/service.ts';
+import { paymentMethodMachine, type PaymentMethodStatus } from '../payment-methods/states.ts';
 import { isOnline } from '../adapters/providers.ts';
-import {
-  ACTION_WINDOW_MS,
-  authenticateUrl,
-  moveAnsweredMethods,
-  recordActionRequired,
-  recordFailure,
-  refundLateCharge,
-} from './answers.ts';
+import { ACTION_WINDOW_MS, authenticateUrl, recordActionRequired, recordFailure, refundLateCharge } from './answers.ts';
 import {
   leaseFrom,
   PAYMENT_LEASE_MS,
@@ -193,7 +189,14 @@ export async function reconcileCharges(
     const invoice = d.move ? await recordActionRequired(sql, scope, d.inv, d.row, opts) : d.inv;
     out.set(d.inv.id, { outcome: d.later!, invoice, paymentId: d.row.id });
   }
-  await moveAnsweredMethods(sql, scope, items, opts);
+  // A charge answered `expired_card` or `payment_method_revoked` moves its saved method (expired,
+  // revoked) in this transaction, which clears it as a default and from subscriptions.
+  for (const { payment, result } of items) {
+    if (result.ok !== false || !result.methodMove || !isSavedMethodId(payment.paymentMethodId)) continue;
+    const pm = (await savedMethods(sql, scope, [payment.paymentMethodId])).get(payment.paymentMethodId);
+    if (pm && canMove(paymentMethodMachine, pm.status as PaymentMethodStatus, result.methodMove))
+      await moveMethod(sql, scope, pm.id, result.methodMove, opts);
+  }
   return items.map((i) => out.get(i.inv.id)!);
 }
 

@@ -87,11 +87,11 @@ const renewable = periodEndDue(q`s`);
 export async function processDue(o: DueOptions): Promise<DueResult> {
   const limit = o.limit ?? Number.POSITIVE_INFINITY;
   const out: DueResult = { renewed: 0, canceled: 0, attempted: 0, more: false };
-  // A throw for one tenant or one subscription is its own (src/core/sweep.ts): quarantined, the rest go on.
-  const sweeps = await Sweep.start(['renewal', 'incomplete_expiry', 'invoice_attempt'], o.scope);
   // Round robin, one batch per tenant per round, until none has anything due (a subscription several
   // periods behind stays due after its batch and is renewed again in the next round).
   let tenants = o.scope ? [o.scope] : await dueTenants(o.at);
+  // A throw for one tenant or one subscription is its own (src/core/sweep.ts): quarantined, the rest go on.
+  const sweeps = await Sweep.start(['renewal', 'incomplete_expiry', 'invoice_attempt'], o.scope);
   const sending = oneAhead();
   while (tenants.length) {
     const busy: RowScope[] = [];
@@ -102,7 +102,9 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
       }
       const batch = Math.min(RENEWAL_BATCH, limit - out.renewed);
       const { results, claimed, stuck } = await sweeps.renewal.batch(scope, (only, report) =>
-        renewBatch(scope, o.at, o.testClockId, only ? 1 : batch, { sweep: sweeps.renewal, only, report }),
+        tenantTx(scopeOf(scope), (sql) =>
+          renewBatch(sql, scope, o.at, o.testClockId, only ? 1 : batch, { sweep: sweeps.renewal, only, report }),
+        ),
       );
       for (const n of results) {
         out.renewed += n.renewed;
@@ -112,7 +114,7 @@ export async function processDue(o: DueOptions): Promise<DueResult> {
         // committed, while the next batch is renewed (one batch's charges at a time).
         const tenant = n.tenant;
         if (tenant && n.remote.length)
-          await sending.next(() => sendPendingCharges(tenant, n.remote, o.at, sweeps.invoice_attempt));
+          await sending.next(() => sendPendingCharges(tenant, n.remote, sweeps.invoice_attempt));
       }
       // A row that failed is quarantined and no longer claimed, so the tenant's next batch moves on.
       if (claimed > 0 && !stuck) busy.push(scope);
@@ -184,62 +186,75 @@ interface Plan {
 }
 
 /**
- * One batch of one workspace and mode, in one transaction: claim due subscriptions (skipping rows
+ * One batch of one workspace and mode, in one transaction (the caller's): claim due subscriptions (skipping rows
  * another worker holds), decide each one's move, write the cycle invoices (draft, lines, then all
  * finalized by one counter bump) and the advanced subscriptions with their events.
  */
-async function renewBatch(scope: RowScope, at: Date, testClockId: string | null, batch: number, claim: Claim) {
-  return tenantTx(scopeOf(scope), async (sql) => {
-    const subs = await sql.query<DueRow>(
-      q`SELECT s.*, w."accountId" FROM subscriptions s
-        JOIN workspaces w ON w.id = s."workspaceId"
-        WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND ${renewable}
-          AND s."currentPeriodEnd" <= ${at}::timestamptz AND ${onClock(q`s."testClockId"`, testClockId)}
-          AND ${claimFilter(claim, q`s`)}
-        ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
-    );
-    claim.report(subs.map((s) => s.id));
-    if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0, tenant: null, remote: [] };
-    const next = await nextPeriods(sql, scope, subs);
-    const plans = subs.map((s) => planRenewal(s, next.get(s.id)!));
-    // The counter's lock is held from the finalize to the commit, so what needs no number comes first:
-    // the drafts (with their created events) and the advanced subscriptions (with theirs).
-    const drafts = await writeCycleDrafts(sql, scope, at, plans);
-    const events: EventRow[] = [];
-    const draftOf = new Map(drafts.map((d) => [d.subscriptionId, d]));
-    const updates = plans.map((p) => {
-      const inv = draftOf.get(p.sub.id);
-      const next = { ...p.next, ...(inv ? { latestInvoiceId: inv.id } : {}), updatedAt: at };
-      return { id: p.sub.id, ...next };
-    });
-    const rows = await sql.query<Subscription>(
-      q`UPDATE subscriptions s SET status = r.status, "planId" = r."planId", "priceId" = r."priceId", quantity = r.quantity,
-          "pendingPriceId" = r."pendingPriceId", "pendingQuantity" = r."pendingQuantity",
-          "periodIndex" = r."periodIndex", "currentPeriodStart" = r."currentPeriodStart",
-          "currentPeriodEnd" = r."currentPeriodEnd", "canceledAt" = r."canceledAt",
-          "latestInvoiceId" = coalesce(r."latestInvoiceId", s."latestInvoiceId"), "updatedAt" = r."updatedAt"
-        FROM jsonb_populate_recordset(NULL::subscriptions, ${toJson(updates.map((u, i) => fullRow(plans[i].sub, u)))}::jsonb) r
-        WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND s.id = r.id
-        RETURNING s.*`,
-    );
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    for (const p of plans) {
-      const row = byId.get(p.sub.id);
-      const types = nextState(subscriptionMachine, p.sub.status as SubscriptionStatus, p.trigger).events;
-      if (row) events.push(...subscriptionEvents(scope, p.sub, row, types, { source: 'billing', at }));
-    }
-    await insertEvents(sql, events);
-    const invoices = await finalizeCycleInvoices(sql, scope, at, drafts, subs[0].accountId);
-    // The first collection attempts, in this transaction when the method is charged in process;
-    // a provider-held method's written pending, sent after the commit (dunning.ts attemptLocked).
-    const due = [...invoices.values()].filter((i) => i.nextAttemptAt !== null && i.nextAttemptAt <= at);
-    const tenant = { ...scope, accountId: subs[0].accountId };
-    const { attempted, remote } = due.length
-      ? await attemptLocked(sql, tenant, due, at, { subscriptions: rows })
-      : { attempted: 0, remote: [] };
-    const canceled = plans.filter((p) => p.trigger === 'cancel_at_period_end').length;
-    return { claimed: subs.length, renewed: subs.length - canceled, canceled, attempted, tenant, remote };
+async function renewBatch(
+  sql: Sql,
+  scope: RowScope,
+  at: Date,
+  testClockId: string | null,
+  batch: number,
+  claim: Claim,
+) {
+  const subs = await sql.query<DueRow>(
+    q`SELECT s.*, w."accountId" FROM subscriptions s
+      JOIN workspaces w ON w.id = s."workspaceId"
+      WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND ${renewable}
+        AND s."currentPeriodEnd" <= ${at}::timestamptz AND ${onClock(q`s."testClockId"`, testClockId)}
+        AND ${claimFilter(claim, q`s`)}
+      ORDER BY s."currentPeriodEnd", s.id LIMIT ${batch} FOR UPDATE OF s SKIP LOCKED`,
+  );
+  claim.report(subs.map((s) => s.id));
+  if (!subs.length) return { claimed: 0, renewed: 0, canceled: 0, attempted: 0, tenant: null, remote: [] };
+  const next = await nextPeriods(sql, scope, subs);
+  const plans = subs.map((s) => planRenewal(s, next.get(s.id)!));
+  // The counter's lock is held from the finalize to the commit, so what needs no number comes first:
+  // the drafts (with their created events) and the advanced subscriptions (with theirs).
+  const drafts = await writeCycleDrafts(sql, scope, at, plans);
+  const events: EventRow[] = [];
+  const draftOf = new Map(drafts.map((d) => [d.subscriptionId, d]));
+  const updates = plans.map((p) => {
+    const inv = draftOf.get(p.sub.id);
+    const next = { ...p.next, ...(inv ? { latestInvoiceId: inv.id } : {}), updatedAt: at };
+    return { id: p.sub.id, ...next };
   });
+  const rows = await sql.query<Subscription>(
+    q`UPDATE subscriptions s SET status = r.status, "planId" = r."planId", "priceId" = r."priceId", quantity = r.quantity,
+        "pendingPriceId" = r."pendingPriceId", "pendingQuantity" = r."pendingQuantity",
+        "periodIndex" = r."periodIndex", "currentPeriodStart" = r."currentPeriodStart",
+        "currentPeriodEnd" = r."currentPeriodEnd", "canceledAt" = r."canceledAt",
+        "latestInvoiceId" = coalesce(r."latestInvoiceId", s."latestInvoiceId"), "updatedAt" = r."updatedAt"
+      FROM jsonb_populate_recordset(NULL::subscriptions, ${toJson(updates.map((u, i) => fullRow(plans[i].sub, u)))}::jsonb) r
+      WHERE s."workspaceId" = ${scope.workspaceId} AND s.mode = ${scope.mode} AND s.id = r.id
+      RETURNING s.*`,
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const p of plans) {
+    const row = byId.get(p.sub.id);
+    const types = nextState(subscriptionMachine, p.sub.status as SubscriptionStatus, p.trigger).events;
+    if (row) events.push(...subscriptionEvents(scope, p.sub, row, types, { source: 'billing', at }));
+  }
+  await insertEvents(sql, events);
+  // The drafts finalized together (docs/billing.md, Invoice numbering) from one bump of the invoice
+  // counter, held until commit so numbers stay gapless; a zero total paid at once (docs/decisions.md, Invoices).
+  const accountId = subs[0].accountId;
+  const opened = await finalizeInvoices(sql, scope, drafts, {
+    accountId,
+    source: 'billing',
+    at,
+    meta: cycleMeta(at),
+  });
+  // The first collection attempts, in this transaction when the method is charged in process;
+  // a provider-held method's written pending, sent after the commit (dunning.ts attemptLocked).
+  const due = opened.filter((i) => i.nextAttemptAt !== null && i.nextAttemptAt <= at);
+  const tenant = { ...scope, accountId: subs[0].accountId };
+  const { attempted, remote } = due.length
+    ? await attemptLocked(sql, tenant, due, at, { subscriptions: rows })
+    : { attempted: 0, remote: [] };
+  const canceled = plans.filter((p) => p.trigger === 'cancel_at_period_end').length;
+  return { claimed: subs.length, renewed: subs.length - canceled, canceled, attempted, tenant, remote };
 }
 
 /** Event metadata of work done on a test clock: which clock, at which simulated time (docs/billing.md, Test clocks). */
@@ -388,13 +403,3 @@ async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan
 
 /** A cycle invoice's events carry the test clock's instant (docs/billing.md, Test clocks). */
 const cycleMeta = (at: Date) => (r: InvoiceRow) => clockMeta(r.testClockId, at);
-
-/**
- * The drafts finalized together (docs/billing.md, Invoice numbering) from one bump of the
- * invoice counter, which the transaction holds until commit, so numbers stay gapless; a zero total
- * (an empty usage period) paid at once, as finalize does (docs/decisions.md, Invoices). By subscription.
- */
-async function finalizeCycleInvoices(sql: Sql, scope: RowScope, at: Date, drafts: InvoiceRow[], accountId: string) {
-  const opened = await finalizeInvoices(sql, scope, drafts, { accountId, source: 'billing', at, meta: cycleMeta(at) });
-  return new Map(opened.map((r) => [r.subscriptionId!, r]));
-}
