@@ -379,6 +379,13 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
       writerUnreachable: metric(metrics, 'svc_reads_total', { target: 'writer', reason: 'unreachable' }),
     };
     const all = [...loadOutcomes, ...probe.outcomes];
+    const faultWindows = figures.map((f, i) => [marks[i + 1], marks[i + 1] + (f.wholeAgainMs as number)]);
+    const lagFigures = (xs: number[]) => ({
+      samples: xs.length,
+      p50: percentile(xs, 0.5)?.toFixed(1),
+      p99: percentile(xs, 0.99)?.toFixed(1),
+      max: percentile(xs, 1)?.toFixed(1),
+    });
     const windows = ['load', 'kill-postgres', 'switchover', 'kill-patroni'].map((name, i) => ({
       window: name,
       ...byStatus(all, marks[i], marks[i + 1]),
@@ -403,10 +410,11 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
           reports: reportStatuses,
           reads,
           replicaLagMs: {
-            samples: lag.lags.length,
-            p50: percentile(lag.lags, 0.5),
-            p99: percentile(lag.lags, 0.99),
-            max: percentile(lag.lags, 1),
+            all: lagFigures(lag.lags.map((l) => l.ms)),
+            // Outside each fault's window (from the fault until the cluster was whole again).
+            steady: lagFigures(
+              lag.lags.filter((l) => !faultWindows.some(([f, t]) => l.t >= f && l.t <= t)).map((l) => l.ms),
+            ),
           },
           inDoubtResolvedMs: resolveMs,
           socketCloses: closes,

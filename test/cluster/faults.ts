@@ -163,7 +163,7 @@ export function percentile(xs: number[], p: number) {
 
 /** Replica lag as the reader sees it: the heartbeat's age on the reader port minus its age on the writer. */
 export function lagProbe(o: { writerUrl: string; readerUrl: string; everyMs?: number }) {
-  const lags: number[] = [];
+  const lags: { t: number; ms: number }[] = [];
   let stop = false;
   const AGE = `SELECT extract(epoch FROM now() - at) * 1000 AS age, pg_is_in_recovery() AS replica FROM svc_heartbeat`;
   const clients: Record<string, pg.Client | null> = { w: null, r: null };
@@ -191,7 +191,7 @@ export function lagProbe(o: { writerUrl: string; readerUrl: string; everyMs?: nu
     while (!stop) {
       const t = Date.now();
       const [w, r] = await Promise.all([age('w'), age('r')]);
-      if (w && r?.replica) lags.push(Math.max(0, r.age - w.age));
+      if (w && r?.replica) lags.push({ t, ms: Math.max(0, r.age - w.age) });
       await sleep(Math.max(0, (o.everyMs ?? 250) - (Date.now() - t)));
     }
   })();
