@@ -4,7 +4,9 @@
  * (number, hosted page, finalized event), so a cycle reads "created, finalized, then paid or
  * payment_failed". Shared by create, PATCH (proration), resume and the renewals. Caller's transaction.
  */
-import type { AnyTx } from '../../core/db/sql.ts';
+import type { AnyTx, Sql } from '../../core/db/sql.ts';
+import type { NextPeriod } from './next-period.ts';
+import { usageQuantities } from './usage.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Plan, Price, Subscription } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
@@ -16,6 +18,7 @@ import {
   type PriceTerms,
   type Tier,
   type TaxMode,
+  type UsageAggregate,
 } from '../plans/pricing.ts';
 import { templateForUse } from '../templates/service.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
@@ -168,4 +171,77 @@ export async function writeSubscriptionInvoice(
     skipExisting: true,
   });
   return draft ? finalizeLocked(tx, scope, draft, o) : null;
+}
+
+/** What a renewal bills (renewals.ts plans it): the subscription, its next price and the period billed, if any. */
+export interface CycleBill {
+  sub: Subscription & { accountId: string };
+  bills: NextPeriod;
+  invoice: { periodStart: Date; periodEnd: Date; quantity: number | null; usage: boolean } | null;
+}
+
+export const CYCLE_REASON: BillingReason = 'subscription_cycle';
+
+/** Event metadata of work done on a test clock: which clock, at which simulated time (docs/billing.md, Test clocks). */
+export const clockMeta = (testClockId: string | null, at: Date) =>
+  testClockId ? { testClock: { id: testClockId, time: at.toISOString() } } : undefined;
+
+/** A cycle invoice's events carry the test clock's instant (docs/billing.md, Test clocks). */
+export const cycleMeta = (at: Date) => (r: InvoiceRow) => clockMeta(r.testClockId, at);
+
+/**
+ * The batch's cycle invoices as drafts, with their lines and created events (in the batch's order).
+ * Tax from the workspace's default invoice template (docs/billing.md, Tax). Each invoice records its first
+ * collection attempt as due now (`nextAttemptAt`): charged in this transaction when the method is
+ * charged in process, else by the next pass.
+ */
+export async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: CycleBill[]): Promise<InvoiceRow[]> {
+  const billed = plans.filter((p) => p.invoice);
+  if (!billed.length) return [];
+  const rate = await cycleTaxRate(sql, scope);
+  const usage = await usageQuantities(
+    sql,
+    scope,
+    billed
+      .filter((p) => p.invoice?.usage)
+      .map((p) => ({
+        subscriptionId: p.sub.id,
+        start: p.invoice!.periodStart,
+        end: p.invoice!.periodEnd,
+        aggregate: (p.bills.plan.usageAggregate as UsageAggregate | null) ?? 'sum',
+      })),
+  );
+  const methods = await methodsThatPay(
+    sql,
+    scope,
+    billed.map((p) => p.sub),
+  );
+  // docs/coupons.md, Computation: the batch's active discounts in one statement.
+  const discounts = await subscriptionDiscounts(
+    sql,
+    scope,
+    billed.map((p) => p.sub.id),
+    at,
+  );
+  const bills = billed.map((p) => {
+    const s = p.sub;
+    const b = p.invoice!;
+    const { price, planName } = p.bills;
+    const quantity = b.usage ? (usage.get(s.id) ?? 0) : (b.quantity ?? 1);
+    const priced = priceQuantity(termsOf(price), quantity);
+    const span = `${b.periodStart.toISOString().slice(0, 10)} - ${b.periodEnd.toISOString().slice(0, 10)}`;
+    const lines: DraftLine[] = priced.lines.map((l) => ({
+      description: `${planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`,
+      quantity: l.quantity,
+      unitAmount: l.unitAmount,
+      priceId: price.id,
+    }));
+    const period = { start: b.periodStart, end: b.periodEnd };
+    const bill = { sub: s, taxMode: price.taxMode as TaxMode, lines, period, billingReason: CYCLE_REASON };
+    const how = { attemptNow: true, method: methods.get(s.id) ?? null, discount: discounts.get(s.id) ?? null };
+    return subscriptionInvoice({ ...bill, ...how }, rate, at);
+  });
+  // occurredAt on business time, as the invoice's later events (paid, payment_failed): docs/decisions.md, Test clocks.
+  const o = { accountId: plans[0].sub.accountId, source: 'billing', at, meta: cycleMeta(at) };
+  return (await writeDrafts(sql, { ...scope, accountId: o.accountId }, bills, o)) as InvoiceRow[];
 }

@@ -15,12 +15,9 @@ import { insertEvents, type EventRow } from '../../core/outbox.ts';
 import { nextState } from '../../core/state-machine.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Subscription } from '../../generated/prisma/client.ts';
-import { priceQuantity, type TaxMode, type UsageAggregate } from '../plans/pricing.ts';
-import { finalizeInvoices, writeDrafts } from '../invoices/issue.ts';
-import type { InvoiceRow } from '../invoices/fields.ts';
-import { usageQuantities } from './usage.ts';
+import { finalizeInvoices } from '../invoices/issue.ts';
 import { subscriptionEvents } from './moves.ts';
-import { cycleTaxRate, subscriptionInvoice, termsOf, type BillingReason, type DraftLine } from './invoice.ts';
+import { cycleMeta, writeCycleDrafts, type CycleBill } from './invoice.ts';
 import { nextPeriods, type NextPeriod } from './next-period.ts';
 import { periodOf, type Interval } from '../../core/periods.ts';
 import {
@@ -34,8 +31,6 @@ import {
 import { attemptDueInvoices, attemptLocked, onClock, sendPendingCharges } from '../collection/dunning.ts';
 import { expireIncomplete } from './expiry.ts';
 import { analyzeGrown } from '../../core/db/analyze.ts';
-import { methodsThatPay } from '../payment-methods/resolve.ts';
-import { subscriptionDiscounts } from '../discounts/service.ts';
 import { claimFilter, Sweep, type Claim } from '../../core/sweep.ts';
 
 /** The tables a renewal writes rows to: analyzed as a burst grows them (core/db/analyze.ts). */
@@ -51,7 +46,6 @@ export const RENEWAL_TABLES = [
 
 /** Subscriptions renewed per transaction: one counter bump and a handful of statements each. */
 export const RENEWAL_BATCH = 100;
-export const CYCLE_REASON: BillingReason = 'subscription_cycle';
 
 export interface DueOptions {
   /** One workspace and mode, or null for every tenant (the real-time tick). */
@@ -176,7 +170,7 @@ interface DueRow extends Subscription {
   accountId: string;
 }
 
-interface Plan {
+interface Plan extends CycleBill {
   sub: DueRow;
   /** The price, plan and quantity the renewal moves to (next-period.ts). */
   bills: NextPeriod;
@@ -256,10 +250,6 @@ async function renewBatch(
   const canceled = plans.filter((p) => p.trigger === 'cancel_at_period_end').length;
   return { claimed: subs.length, renewed: subs.length - canceled, canceled, attempted, tenant, remote };
 }
-
-/** Event metadata of work done on a test clock: which clock, at which simulated time (docs/billing.md, Test clocks). */
-export const clockMeta = (testClockId: string | null, at: Date) =>
-  testClockId ? { testClock: { id: testClockId, time: at.toISOString() } } : undefined;
 
 /** The subscription columns of a claimed row, for `jsonb_populate_recordset` (columns not sent read as null). */
 const fullRow = (s: DueRow, u: Partial<Subscription>) => {
@@ -343,63 +333,3 @@ function planRenewal(s: DueRow, bills: NextPeriod): Plan {
     : { periodStart: period.start, periodEnd: period.end, quantity, usage: false };
   return { sub: s, bills, trigger, next, invoice };
 }
-
-/**
- * The batch's cycle invoices as drafts, with their lines and created events (in the batch's order).
- * Tax from the workspace's default invoice template (docs/billing.md, Tax). Each invoice records its first
- * collection attempt as due now (`nextAttemptAt`): charged in this transaction when the method is
- * charged in process, else by the next pass.
- */
-async function writeCycleDrafts(sql: Sql, scope: RowScope, at: Date, plans: Plan[]): Promise<InvoiceRow[]> {
-  const billed = plans.filter((p) => p.invoice);
-  if (!billed.length) return [];
-  const usage = await usageQuantities(
-    sql,
-    scope,
-    billed
-      .filter((p) => p.invoice?.usage)
-      .map((p) => ({
-        subscriptionId: p.sub.id,
-        start: p.invoice!.periodStart,
-        end: p.invoice!.periodEnd,
-        aggregate: (p.bills.plan.usageAggregate as UsageAggregate | null) ?? 'sum',
-      })),
-  );
-  const rate = await cycleTaxRate(sql, scope);
-  const methods = await methodsThatPay(
-    sql,
-    scope,
-    billed.map((p) => p.sub),
-  );
-  // docs/coupons.md, Computation: the batch's active discounts in one statement.
-  const discounts = await subscriptionDiscounts(
-    sql,
-    scope,
-    billed.map((p) => p.sub.id),
-    at,
-  );
-  const bills = billed.map((p) => {
-    const s = p.sub;
-    const b = p.invoice!;
-    const { price, planName } = p.bills;
-    const quantity = b.usage ? (usage.get(s.id) ?? 0) : (b.quantity ?? 1);
-    const priced = priceQuantity(termsOf(price), quantity);
-    const span = `${b.periodStart.toISOString().slice(0, 10)} - ${b.periodEnd.toISOString().slice(0, 10)}`;
-    const lines: DraftLine[] = priced.lines.map((l) => ({
-      description: `${planName}${l.flatFee ? ' (flat fee)' : ''} ${span}`,
-      quantity: l.quantity,
-      unitAmount: l.unitAmount,
-      priceId: price.id,
-    }));
-    const period = { start: b.periodStart, end: b.periodEnd };
-    const bill = { sub: s, taxMode: price.taxMode as TaxMode, lines, period, billingReason: CYCLE_REASON };
-    const how = { attemptNow: true, method: methods.get(s.id) ?? null, discount: discounts.get(s.id) ?? null };
-    return subscriptionInvoice({ ...bill, ...how }, rate, at);
-  });
-  // occurredAt on business time, as the invoice's later events (paid, payment_failed): docs/decisions.md, Test clocks.
-  const o = { accountId: plans[0].sub.accountId, source: 'billing', at, meta: cycleMeta(at) };
-  return (await writeDrafts(sql, { ...scope, accountId: o.accountId }, bills, o)) as InvoiceRow[];
-}
-
-/** A cycle invoice's events carry the test clock's instant (docs/billing.md, Test clocks). */
-const cycleMeta = (at: Date) => (r: InvoiceRow) => clockMeta(r.testClockId, at);
