@@ -60,3 +60,25 @@ export async function runProviderOperation<Pending, Answer, Result>(
   }
   return step(op.name, 'answer', () => op.answer(first.pending, answer));
 }
+
+/**
+ * The batch form, for pending rows a caller's transaction already wrote and committed (a renewal or
+ * dunning batch): each row called (`call` isolates a row's failure and answers undefined for it), then the
+ * answers recorded together (`answer`, in as few transactions as the caller groups them).
+ */
+export async function runProviderBatch<Pending, Answer, Result>(op: {
+  readonly name: ProviderOperationName;
+  pending: readonly Pending[];
+  call(pending: Pending): Promise<Answer | undefined>;
+  answer(answered: { pending: Pending; answer: Answer }[]): Promise<Result>;
+}): Promise<Result> {
+  if (transactionOpen()) throw new Error(`${op.name}: a provider operation started inside a transaction`);
+  const called = await Promise.all(
+    op.pending.map(async (pending) => {
+      const answer = await step(op.name, 'call', () => op.call(pending));
+      return answer === undefined ? null : { pending, answer };
+    }),
+  );
+  const answered = called.filter((a) => a !== null);
+  return step(op.name, 'answer', () => op.answer(answered));
+}

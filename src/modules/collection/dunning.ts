@@ -12,6 +12,7 @@
  * failed -> the policy snapshotted at the first failure gives the next retry (offsets from the first
  * failure) or, after the last, its `finalAction` on this invoice and its own subscription only.
  */
+import { providerOperations, runProviderBatch } from '../../providers/operation.ts';
 import { db, inTenant, type Mode } from '../../core/db/client.ts';
 import { prismaSql, scopeOf, sql as q, tenantTx, type Fragment, type Sql } from '../../core/db/sql.ts';
 import { sqlIn } from '../../core/state-machine.ts';
@@ -200,23 +201,24 @@ export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], sw
     t,
     pending.map((c) => c.charger.saved?.adapter ?? ''),
   );
-  const called = await Promise.all(
-    pending.map(async (charge) => {
-      const { value, saved } = charge.charger;
-      const result = await sweep.row(rowOf(charge), () =>
-        chargeStoredMethod(value, charge.payment, saved, {
+  return runProviderBatch({
+    name: providerOperations.offSessionCharge,
+    pending,
+    call: (charge) =>
+      sweep.row(rowOf(charge), () =>
+        chargeStoredMethod(charge.charger.value, charge.payment, charge.charger.saved, {
           scope: t,
           payer: charge.payer,
           providers,
           resume: charge.resume,
         }),
-      );
-      return result ? { charge, result } : null;
-    }),
-  );
-  const answers = called.filter((a): a is Answer => a !== null).map((a) => ({ ...rowOf(a.charge), ...a }));
-  await sweep.groups(answers, ATTEMPT_BATCH, (group) => reconcileAnswers(t, group));
-  return answers.length;
+      ),
+    answer: async (answered) => {
+      const answers = answered.map((a) => ({ ...rowOf(a.pending), charge: a.pending, result: a.answer }));
+      await sweep.groups(answers, ATTEMPT_BATCH, (group) => reconcileAnswers(t, group));
+      return answers.length;
+    },
+  });
 }
 
 type Answer = { charge: PendingCharge; result: ChargeResult };
