@@ -1,5 +1,6 @@
-// An attempt from the hosted page: phase 1 in the tenant's transaction (the attempt written, the session
-// locked), phase 2 the provider's charge outside any transaction, phase 3 a compare-and-set of its answer.
+// An attempt from the hosted page, a provider operation (src/providers/operation.ts): pending in the
+// tenant's transaction (the attempt written, the session locked), the provider's charge outside any
+// transaction, then a compare-and-set of its answer.
 import { inTenant } from '../../core/db/client.ts';
 import { tenantTx } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
@@ -23,7 +24,8 @@ import {
 } from './states.ts';
 import { callbackUrl, isOnline, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { adapterMachine, type AdapterStatus } from '../adapters/states.ts';
-import { isProviderError, type CreateChargeInput } from '../../providers/index.ts';
+import type { Charge, CreateChargeInput } from '../../providers/index.ts';
+import { providerOperations, runProviderOperation } from '../../providers/operation.ts';
 import type { Adapter, CheckoutAttempt } from '../../generated/prisma/client.ts';
 import { failAttempt, newAttempt, recordCharge, voidAttempts, writeAttempt, type Superseded } from './attempts.ts';
 import { newId } from '../../core/ids.ts';
@@ -43,35 +45,45 @@ export async function attempt(
   savePaymentMethod?: unknown,
 ): Promise<AttemptView> {
   const { id, scope } = await sessionOf(token);
-  const first = await beginAttempt(scope, id, method, lang, savePaymentMethod);
-  // Whatever this attempt replaced is withdrawn at its provider, outside any transaction.
-  if (first.superseded.length) await voidAttempts(scope, first.superseded);
-  if ('view' in first) return first.view;
-  const { kind, adapter, attempt: a, input } = first;
-  if (!adapter) {
-    // Removed between the two statements of phase 1 (rare): nothing was called.
-    await failAttempt(scope, a);
-    throw err.of('gateway_error', `The ${kind} adapter is no longer connected`, 'method');
-  }
-  let charge;
-  try {
-    // Phase 2: no transaction open, no pool connection held, no session lock.
-    charge = await providerFor(adapter).createCharge(input);
-  } catch (e) {
-    if (!isProviderError(e)) throw e;
-    // spec Adapter: the failed call sets status error and emits adapter.error (its own transaction).
-    await failAttempt(scope, a);
-    await inTenant(scope, (tx) =>
-      recordGatewayFailure(
-        tx,
-        scope,
-        kind,
-        e.reason === 'invalid_credentials' ? 'invalid_credentials' : 'gateway_error',
-      ),
-    );
-    throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'method');
-  }
-  // Phase 3: compare-and-set; a charge that lost its place meanwhile is voided, never shown.
+  return runProviderOperation<Pending, Charge, AttemptView>({
+    name: providerOperations.checkoutAttempt,
+    pending: async () => {
+      const first = await beginAttempt(scope, id, method, lang, savePaymentMethod);
+      // Whatever this attempt replaced is withdrawn at its provider, outside any transaction.
+      if (first.superseded.length) await voidAttempts(scope, first.superseded);
+      if ('view' in first) return { done: first.view };
+      if (!first.adapter) {
+        // Removed between the two statements of phase 1 (rare): nothing was called.
+        await failAttempt(scope, first.attempt);
+        throw err.of('gateway_error', `The ${first.kind} adapter is no longer connected`, 'method');
+      }
+      return { pending: { ...first, adapter: first.adapter } };
+    },
+    call: (p) => providerFor(p.adapter).createCharge(p.input),
+    refused: async (p, e) => {
+      // spec Adapter: the failed call sets status error and emits adapter.error (its own transaction).
+      await failAttempt(scope, p.attempt);
+      const code = e.reason === 'invalid_credentials' ? 'invalid_credentials' : 'gateway_error';
+      await inTenant(scope, (tx) => recordGatewayFailure(tx, scope, p.kind, code));
+      throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'method');
+    },
+    answer: async (p, charge) => {
+      await recordAnswer(scope, p, charge);
+      return {
+        ...(await instructionsView(charge.instructions, methodDisplay(lang)[method as PaymentMethod].label, lang)),
+        canDeclarePaid: false,
+        canSimulate: false,
+        waiting: true,
+      };
+    },
+  });
+}
+
+type Pending = Extract<Begun, { attempt: CheckoutAttempt }> & { adapter: Adapter };
+
+/** Phase 3: compare-and-set; a charge that lost its place meanwhile is voided, never shown. */
+async function recordAnswer(scope: Scope, p: Pending, charge: Charge) {
+  const { attempt: a, kind, adapter } = p;
   const current = await tenantTx(scope, (sql) => recordCharge(sql, scope, a, charge.providerRef, charge.instructions));
   if (!current) {
     // Keep the reference whatever happened meanwhile: if the void fails, a payment on it is still matched.
@@ -90,12 +102,6 @@ export async function attempt(
   // spec Adapter: a successful call clears `error` (its own transaction, after the attempt commits).
   if (canMove(adapterMachine, adapter.status as AdapterStatus, 'gateway_succeeded'))
     await inTenant(scope, (tx) => recordGatewaySuccess(tx, scope, kind));
-  return {
-    ...(await instructionsView(charge.instructions, methodDisplay(lang)[method as PaymentMethod].label, lang)),
-    canDeclarePaid: false,
-    canSimulate: false,
-    waiting: true,
-  };
 }
 
 type Begun =

@@ -1,5 +1,6 @@
-// An attempt from the hosted setup page: (1) one short transaction writes it, (2) the provider's
-// `createSetup` with no transaction open, (3) compare-and-set records its reference.
+// An attempt from the hosted setup page, a provider operation (src/providers/operation.ts): one short
+// transaction writes it, the provider's `createSetup` runs with no transaction open, and a
+// compare-and-set records its reference.
 import { inTenant } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
 import { errorsFor } from '../../core/errors.ts';
@@ -9,8 +10,8 @@ import { scoped } from '../../core/resource.ts';
 import { canMove, nextState, statusesWhere } from '../../core/state-machine.ts';
 import { looksLikeCardNumber } from '../../core/validation.ts';
 import type { Adapter, SetupAttempt, SetupSession } from '../../generated/prisma/client.ts';
-import { isProviderError } from '../../providers/index.ts';
-import { setupStatus, type SavedMethodType } from '../../providers/types.ts';
+import { providerOperations, runProviderOperation } from '../../providers/operation.ts';
+import { setupStatus, type Provider, type SavedMethodType, type SetupResult } from '../../providers/types.ts';
 import { callbackUrl, providerFor, type OnlineKind } from '../adapters/providers.ts';
 import { scenarioOf } from '../payment-methods/scenarios.ts';
 import { adapterFor, setupAdapters } from './adapters.ts';
@@ -52,44 +53,53 @@ function attemptInput(body: Record<string, unknown>) {
 export async function setupAttempt(token: string, body: Record<string, unknown>): Promise<SetupNext> {
   const { id, scope } = await sessionOf(token);
   const input = attemptInput(body);
-  const begun = await beginAttempt(scope, id, input);
-  if (!begun.adapter) {
-    // The sandbox tokenizes in process: the page offers its scenario picker (or the OTP for direct debit).
-    return { status: begun.session.status as SetupSessionStatus, next: { kind: begun.otp ? 'otp' : 'sandbox' } };
-  }
-  const a = begun.attempt;
-  const provider = providerFor(begun.adapter);
-  if (!provider.createSetup) {
-    await failSetup(scope, a, { code: 'gateway_error', message: 'The provider cannot save payment methods' });
-    throw err.of('gateway_error', 'The provider cannot save payment methods', 'type');
-  }
-  let setup;
-  try {
-    // Phase 2: no transaction open, no session lock.
-    setup = await provider.createSetup({
-      reference: a.id,
-      type: input.type as SavedMethodType,
-      channel: input.channel ?? undefined,
-      account: input.phone,
-      customer: { id: begun.session.customerId, ...begun.customer },
-      currency: begun.session.currency,
-      returnUrl: `${hostedBase()}/s/${token}/return`,
-      cancelUrl: `${hostedBase()}/s/${token}`,
-      callbackUrl: callbackUrl(a.adapter as OnlineKind),
-      idempotencyKey: a.idempotencyKey,
-    });
-  } catch (e) {
-    if (!isProviderError(e)) throw e;
-    await failSetup(scope, a, { code: 'gateway_error', message: e.message });
-    throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'type');
-  }
-  // Phase 3: compare-and-set; a setup that lost its place meanwhile is never shown.
-  const current = await recordSetup(scope, a, setup.providerRef, setup.instructions);
-  if (!current) throw err.conflict('The setup session changed while the provider was called; pick a method again');
-  if (setup.status === setupStatus.active || setup.status === setupStatus.failed)
-    return settleAttempt(scope, id, a.id, provider, 'hosted');
-  return { status: sessions.moves.attempt.to, next: setup.instructions };
+  return runProviderOperation<Pending, SetupResult, SetupNext>({
+    name: providerOperations.setupAttempt,
+    pending: async () => {
+      const begun = await beginAttempt(scope, id, input);
+      if (!begun.adapter) {
+        // The sandbox tokenizes in process: the page offers its scenario picker (or the OTP for direct debit).
+        const next = { kind: begun.otp ? 'otp' : 'sandbox' } as const;
+        return { done: { status: begun.session.status as SetupSessionStatus, next } };
+      }
+      const provider = providerFor(begun.adapter);
+      if (!provider.createSetup) {
+        const message = 'The provider cannot save payment methods';
+        await failSetup(scope, begun.attempt, { code: 'gateway_error', message });
+        throw err.of('gateway_error', message, 'type');
+      }
+      return { pending: { ...begun, provider } };
+    },
+    // pending refused a provider without createSetup.
+    call: ({ attempt: a, session, customer, provider }) =>
+      provider.createSetup!({
+        reference: a.id,
+        type: input.type as SavedMethodType,
+        channel: input.channel ?? undefined,
+        account: input.phone,
+        customer: { id: session.customerId, ...customer },
+        currency: session.currency,
+        returnUrl: `${hostedBase()}/s/${token}/return`,
+        cancelUrl: `${hostedBase()}/s/${token}`,
+        callbackUrl: callbackUrl(a.adapter as OnlineKind),
+        idempotencyKey: a.idempotencyKey,
+      }),
+    refused: async (p, e) => {
+      await failSetup(scope, p.attempt, { code: 'gateway_error', message: e.message });
+      throw err.of('gateway_error', `The payment provider refused the attempt: ${e.message}`, 'type');
+    },
+    answer: async ({ attempt: a, provider }, setup) => {
+      // Compare-and-set; a setup that lost its place meanwhile is never shown.
+      const current = await recordSetup(scope, a, setup.providerRef, setup.instructions);
+      if (!current) throw err.conflict('The setup session changed while the provider was called; pick a method again');
+      if (setup.status === setupStatus.active || setup.status === setupStatus.failed)
+        return settleAttempt(scope, id, a.id, provider, 'hosted');
+      return { status: sessions.moves.attempt.to, next: setup.instructions };
+    },
+  });
 }
+
+type Pending = Begun & { provider: Provider };
 
 /** Phase 3: `creating` -> `open` with its reference, while the session is still pending on it. */
 async function recordSetup(scope: Scope, a: SetupAttempt, providerRef: string, instructions: unknown) {
