@@ -114,7 +114,8 @@ async function refundSucceeded(
 /**
  * A refund becomes known to the world: `refund.created`, and at once `refund.succeeded` with its
  * posting when the answer was a success, or `refund.failed` after it when it was a rejection.
- * `refund` is the row as written (status `succeeded` already for a success). Payment locked.
+ * `refund` is the row as written (status `succeeded` already for a success); `created`, the events
+ * of its creation move (a success was created succeeded: created, then succeeded). Payment locked.
  */
 export async function announceRefund(
   tx: Tx,
@@ -122,25 +123,27 @@ export async function announceRefund(
   refund: Refund,
   payment: Payment,
   answer: ProviderAnswer['status'],
+  created: readonly string[],
   opts: SettleOptions,
 ): Promise<Refund> {
-  const wire = toWire({ ...refund, accountId: opts.accountId }, refundFields);
-  // The creation move's events: a success was created succeeded (created, then succeeded).
-  const created = nextState(refundMachine, null, createTrigger(answer));
-  const events: Announcement[] = created.events.map((type) => ({
-    type,
-    object: wire,
-    options: { requestId: opts.requestId, source: opts.source },
-  }));
   let settled = refund;
+  const then: Announcement[] = [];
   if (answer === refundStatus.succeeded) {
-    events.push(await refundSucceeded(tx, scope, refund, payment, opts));
+    then.push(await refundSucceeded(tx, scope, refund, payment, opts));
     await syncCreditNote(tx, refund);
   } else if (answer === refundStatus.failed) {
     const moved = await moveRefund(tx, scope, refund, payment, 'provider_failed', opts);
     settled = moved.refund;
-    events.push(...moved.events);
+    then.push(...moved.events);
   }
+  // The creation's events first (the row as created), then what settled it.
+  const wire = toWire({ ...refund, accountId: opts.accountId }, refundFields);
+  const events: Announcement[] = created.map((type) => ({
+    type,
+    object: wire,
+    options: { requestId: opts.requestId, source: opts.source },
+  }));
+  events.push(...then);
   await announce(tx, scope, events);
   return settled;
 }
@@ -171,7 +174,8 @@ export async function recordSubmission(
     where: { id: refund.id },
     data: { submittedAt: now, providerRefundId: answer.providerRefundId, updatedAt: now, ...settled },
   });
-  return announceRefund(tx, scope, updated, payment, answer.status, opts);
+  const created = nextState(refundMachine, null, createTrigger(answer.status)).events;
+  return announceRefund(tx, scope, updated, payment, answer.status, created, opts);
 }
 
 /** A pending refund moves on (provider answer, callback, or test-mode simulate). The payment must be locked. */
@@ -213,16 +217,19 @@ async function moveRefund(
         : {}),
     },
   });
+  const paid =
+    t.to === refundMachine.moves.provider_succeeded.to
+      ? [await refundSucceeded(tx, scope, updated, payment, opts)]
+      : [];
+  await syncCreditNote(tx, updated);
+  // The refund's events, then the payment's.
   const wire = toWire({ ...updated, accountId: opts.accountId }, refundFields);
   const events: Announcement[] = t.events.map((type) => ({
     type,
     object: wire,
     options: { requestId: opts.requestId, source: opts.source, previousAttributes: { status: refund.status } },
   }));
-  if (t.to === refundMachine.moves.provider_succeeded.to)
-    events.push(await refundSucceeded(tx, scope, updated, payment, opts));
-  await syncCreditNote(tx, updated);
-  return { refund: updated, events };
+  return { refund: updated, events: [...events, ...paid] };
 }
 
 /** A credit note's `refundStatus` follows its refund (a canceled refund shows as failed). */
