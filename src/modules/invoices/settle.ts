@@ -91,7 +91,6 @@ export async function settleInvoices(
   const paying = items.filter((i) => !how.zeroTotal && i.inv.amountDue !== 0n);
   // Paid by credit (balance, pre-payment notes) with nothing to charge: only its tax still posts.
   const taxOnly = items.filter((i) => !paying.includes(i)).flatMap(({ inv }) => creditPaidTax(inv, now));
-  await postLedgers(sql, scope, taxOnly);
   const payments = new Map<string, NonNullable<SettleOptions['payment']>>();
   const offline: Payment[] = [];
   for (const { inv, payment } of paying) {
@@ -99,6 +98,7 @@ export async function settleInvoices(
     if (!payment) offline.push(p as Payment);
     payments.set(inv.id, p);
   }
+  await postLedgers(sql, scope, taxOnly);
   await writePayments(sql, offline);
   const numbers = new Map<string, string>();
   if (paying.length) {

@@ -163,6 +163,8 @@ export async function reserveRefund(
   const local = localAnswer(scope, payment);
   const adapter = local ? null : requireAdapter(await adapterOf(tx, scope, payment), payment.adapter!);
   const now = clock.now();
+  // A same-call success is created succeeded (spec); everything else starts pending.
+  const creation = nextState(refundMachine, null, createTrigger(local?.status ?? refundStatus.pending));
   const created = await tx.refund.create({
     data: {
       id: newId('refund'),
@@ -174,8 +176,7 @@ export async function reserveRefund(
       amount: r.amount,
       currency: payment.currency,
       reason: r.reason,
-      // A same-call success is created succeeded (spec); everything else starts pending.
-      status: nextState(refundMachine, null, createTrigger(local?.status ?? refundStatus.pending)).to,
+      status: creation.to,
       metadata: r.metadata ?? undefined,
       adapter: payment.adapter,
       providerKey: r.providerKey,
@@ -186,7 +187,11 @@ export async function reserveRefund(
       updatedAt: now,
     },
   });
-  if (local) return { refund: await announceRefund(tx, scope, created, payment, local.status, opts), adapter: null };
+  if (local)
+    return {
+      refund: await announceRefund(tx, scope, created, payment, local.status, creation.events, opts),
+      adapter: null,
+    };
   return { refund: created, adapter };
 }
 

@@ -6,7 +6,7 @@
 import type { Mode, Tx } from '../../core/db/client.ts';
 import { inTenant } from '../../core/db/client.ts';
 import { clock } from '../../core/clock.ts';
-import { emit } from '../../core/outbox.ts';
+import { eventRow, insertEvents, type EmitOptions } from '../../core/outbox.ts';
 import { postLedger } from '../../core/ledger.ts';
 import { toWire } from '../../core/wire.ts';
 import { paymentFields } from '../payments/fields.ts';
@@ -47,11 +47,31 @@ export async function lockPayment(tx: Tx, scope: Scope, id: string): Promise<Pay
 /** The settlement account a payment's money sits in (docs/ledger.md). */
 export const settlementCode = (adapter: string | null) => `settlement:${adapter ?? 'manual'}`;
 
+/** An event of a refund's settling, written with the others of its step in one statement (`announce`). */
+interface Announcement {
+  type: string;
+  object: Record<string, unknown>;
+  options: EmitOptions;
+}
+
+const announce = (tx: Tx, scope: Scope, events: Announcement[]) =>
+  insertEvents(
+    tx,
+    events.map((e) => eventRow(scope, e.type, e.object, e.options)),
+  );
+
 /**
  * A succeeded refund's effects: the posting (debit `refunds`, credit the payment's settlement
- * account; txId = the refund id), the payment's refunded total and status, and its event.
+ * account; txId = the refund id), the payment's refunded total and status; its event is returned
+ * for the caller to write with the refund's own.
  */
-export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, payment: Payment, opts: SettleOptions) {
+async function refundSucceeded(
+  tx: Tx,
+  scope: Scope,
+  refund: Refund,
+  payment: Payment,
+  opts: SettleOptions,
+): Promise<Announcement> {
   const now = clock.now();
   await postLedger(tx, scope, {
     txId: refund.id,
@@ -80,18 +100,22 @@ export async function refundSucceeded(tx: Tx, scope: Scope, refund: Refund, paym
     where: { id: payment.id },
     data: { amountRefunded, status: next.to, updatedAt: now },
   });
-  await emit(tx, scope, next.events[0], toWire(updated, paymentFields), {
-    requestId: opts.requestId,
-    source: opts.source,
-    previousAttributes: { status: payment.status, amountRefunded: Number(payment.amountRefunded) },
-  });
-  return updated;
+  return {
+    type: next.events[0],
+    object: toWire(updated, paymentFields),
+    options: {
+      requestId: opts.requestId,
+      source: opts.source,
+      previousAttributes: { status: payment.status, amountRefunded: Number(payment.amountRefunded) },
+    },
+  };
 }
 
 /**
  * A refund becomes known to the world: `refund.created`, and at once `refund.succeeded` with its
  * posting when the answer was a success, or `refund.failed` after it when it was a rejection.
- * `refund` is the row as written (status `succeeded` already for a success). Payment locked.
+ * `refund` is the row as written (status `succeeded` already for a success); `created`, the events
+ * of its creation move (a success was created succeeded: created, then succeeded). Payment locked.
  */
 export async function announceRefund(
   tx: Tx,
@@ -99,19 +123,29 @@ export async function announceRefund(
   refund: Refund,
   payment: Payment,
   answer: ProviderAnswer['status'],
+  created: readonly string[],
   opts: SettleOptions,
 ): Promise<Refund> {
-  const wire = toWire({ ...refund, accountId: opts.accountId }, refundFields);
-  // The creation move's events: a success was created succeeded (created, then succeeded).
-  const created = nextState(refundMachine, null, createTrigger(answer));
-  for (const t of created.events) await emit(tx, scope, t, wire, { requestId: opts.requestId, source: opts.source });
+  let settled = refund;
+  const then: Announcement[] = [];
   if (answer === refundStatus.succeeded) {
-    await refundSucceeded(tx, scope, refund, payment, opts);
+    then.push(await refundSucceeded(tx, scope, refund, payment, opts));
     await syncCreditNote(tx, refund);
-    return refund;
+  } else if (answer === refundStatus.failed) {
+    const moved = await moveRefund(tx, scope, refund, payment, 'provider_failed', opts);
+    settled = moved.refund;
+    then.push(...moved.events);
   }
-  if (answer === refundStatus.failed) return applyRefundOutcome(tx, scope, refund, payment, 'provider_failed', opts);
-  return refund;
+  // The creation's events first (the row as created), then what settled it.
+  const wire = toWire({ ...refund, accountId: opts.accountId }, refundFields);
+  const events: Announcement[] = created.map((type) => ({
+    type,
+    object: wire,
+    options: { requestId: opts.requestId, source: opts.source },
+  }));
+  events.push(...then);
+  await announce(tx, scope, events);
+  return settled;
 }
 
 /**
@@ -140,7 +174,8 @@ export async function recordSubmission(
     where: { id: refund.id },
     data: { submittedAt: now, providerRefundId: answer.providerRefundId, updatedAt: now, ...settled },
   });
-  return announceRefund(tx, scope, updated, payment, answer.status, opts);
+  const created = nextState(refundMachine, null, createTrigger(answer.status)).events;
+  return announceRefund(tx, scope, updated, payment, answer.status, created, opts);
 }
 
 /** A pending refund moves on (provider answer, callback, or test-mode simulate). The payment must be locked. */
@@ -152,6 +187,20 @@ export async function applyRefundOutcome(
   trigger: RefundTrigger,
   opts: SettleOptions,
 ): Promise<Refund> {
+  const moved = await moveRefund(tx, scope, refund, payment, trigger, opts);
+  await announce(tx, scope, moved.events);
+  return moved.refund;
+}
+
+/** The move of a pending refund and its effects; its events (the refund's, then the payment's) are returned, not written. */
+async function moveRefund(
+  tx: Tx,
+  scope: Scope,
+  refund: Refund,
+  payment: Payment,
+  trigger: RefundTrigger,
+  opts: SettleOptions,
+): Promise<{ refund: Refund; events: Announcement[] }> {
   const t = nextState(refundMachine, refund.status as RefundStatus, trigger);
   const now = clock.now();
   const updated = await tx.refund.update({
@@ -168,16 +217,19 @@ export async function applyRefundOutcome(
         : {}),
     },
   });
-  for (const type of t.events) {
-    await emit(tx, scope, type, toWire({ ...updated, accountId: opts.accountId }, refundFields), {
-      requestId: opts.requestId,
-      source: opts.source,
-      previousAttributes: { status: refund.status },
-    });
-  }
-  if (t.to === refundMachine.moves.provider_succeeded.to) await refundSucceeded(tx, scope, updated, payment, opts);
+  const paid =
+    t.to === refundMachine.moves.provider_succeeded.to
+      ? [await refundSucceeded(tx, scope, updated, payment, opts)]
+      : [];
   await syncCreditNote(tx, updated);
-  return updated;
+  // The refund's events, then the payment's.
+  const wire = toWire({ ...updated, accountId: opts.accountId }, refundFields);
+  const events: Announcement[] = t.events.map((type) => ({
+    type,
+    object: wire,
+    options: { requestId: opts.requestId, source: opts.source, previousAttributes: { status: refund.status } },
+  }));
+  return { refund: updated, events: [...events, ...paid] };
 }
 
 /** A credit note's `refundStatus` follows its refund (a canceled refund shows as failed). */
