@@ -35,35 +35,12 @@ export const systemTier = [
  */
 export const ownProcess = [
   ...systemTier,
-  'test/modules/events/events-replay.test.ts',
   'test/modules/webhooks/webhooks-crash.test.ts',
-  'test/compose.test.ts',
   'test/core/bounded-memory.test.ts',
-  'test/core/capability-ids.test.ts',
-  'test/core/db/db-roles.test.ts',
+  // Its 400 ms acquire timeout failed to fill its pools once in a shared worker at load 15 (not examined further).
   'test/core/db/unavailable.test.ts',
-  'test/core/idempotency-hardening.test.ts',
   'test/core/private-files.test.ts',
-  'test/core/rate-limit.test.ts',
   'test/core/tracing.test.ts',
-  'test/jobs/pgboss-outage.test.ts',
-  'test/jobs/table.test.ts',
-  'test/modules/checkout-sessions/*.test.ts',
-  'test/modules/credit-notes/credit-note-documents.test.ts',
-  'test/modules/invoices/billing-email.test.ts',
-  'test/modules/invoices/invoice-documents.test.ts',
-  'test/modules/invoices/invoice-sessions.test.ts',
-  'test/modules/ledger/ledger.test.ts',
-  'test/modules/members/members.test.ts',
-  'test/modules/payment-methods/*.test.ts',
-  'test/modules/payouts/payouts.test.ts',
-  'test/modules/portal-sessions/portal-sessions.test.ts',
-  'test/modules/receipts/receipt-email.test.ts',
-  'test/modules/refunds/refunds.test.ts',
-  'test/modules/setup-sessions/*.test.ts',
-  'test/modules/subscriptions/past-due.test.ts',
-  'test/modules/webhooks/webhooks.test.ts',
-  'test/server/graphql-ws-outage.test.ts',
   'test/server/metrics.test.ts',
 ];
 
@@ -153,7 +130,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'shared', include: included, exclude: [...excluded, ...ownProcess], isolate: false },
+        test: {
+          name: 'shared',
+          include: included,
+          exclude: [...excluded, ...ownProcess],
+          isolate: false,
+          // Puts back process.env, `config`, spies and timers after each file (the next one starts clean).
+          setupFiles: ['test/helpers/restore-process.ts'],
+        },
       },
       {
         extends: true,

@@ -13,25 +13,42 @@ beforeAll(async () => {
 });
 afterAll(() => dropDatabase(dbName));
 
-/** The database's URL through a port that forwards to it only once `open()` is called. */
+/**
+ * The database's URL through a port that, until `open()` is called, accepts and resets every
+ * connection (counted in `refused()`: the server's attempts, each an unreachable database to it),
+ * then forwards to the database.
+ */
 async function lateDatabase(url: string) {
   const target = new URL(url);
   const port = await freePort();
   const via = new URL(url);
   via.port = String(port);
   let server: Server | undefined;
+  let refused = 0;
+  let forward = false;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((socket) => {
+        if (!forward) {
+          refused++;
+          socket.resetAndDestroy();
+          return;
+        }
+        const upstream = createConnection(Number(target.port || 5432), target.hostname);
+        socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+      });
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
   return {
     url: via.toString(),
-    open: () =>
-      new Promise<void>((resolve) => {
-        server = createServer((socket) => {
-          const upstream = createConnection(Number(target.port || 5432), target.hostname);
-          socket.pipe(upstream).pipe(socket);
-          socket.on('error', () => upstream.destroy());
-          upstream.on('error', () => socket.destroy());
-        });
-        server.listen(port, '127.0.0.1', () => resolve());
-      }),
+    refused: () => refused,
+    listen,
+    open: async () => {
+      forward = true;
+      if (!server) await listen();
+    },
     close: () => new Promise<void>((r) => (server ? server.close(() => r()) : r())),
   };
 }
@@ -62,8 +79,13 @@ describe('svc serve waits for its database at boot', () => {
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no waiting line:\n${stderr}`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      // Several more attempts fail (backoff from 0.25 s) before the database appears.
-      await new Promise((r) => setTimeout(r, 2500));
+      // More attempts fail (backoff from 0.25 s) before the database appears: counted, not timed.
+      await late.listen();
+      const before = late.refused();
+      while (late.refused() < before + 2) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no further attempts:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await late.open();
       while (
         !(await fetch(`http://127.0.0.1:${port}/readyz`).then(
