@@ -11,7 +11,7 @@ import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'nod
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Client as WsClient } from 'graphql-ws';
@@ -31,6 +31,9 @@ import {
   writeProbe,
   writesAgain,
 } from './faults.ts';
+import { renewalLoad } from './renewals.ts';
+import { webhookLoad } from './webhooks.ts';
+import { reportCost } from './report-cost.ts';
 import { createClient, type Client } from '../../src/client/index.ts';
 import { config } from '../../src/core/config.ts';
 
@@ -64,6 +67,11 @@ const sessionBody = {
 const execFileAsync = promisify(execFile);
 const readerUrl = `postgresql://svc_app_login:cluster@127.0.0.1:${PREFIX}441/svc`;
 const MAX_LAG_MS = 5000;
+const COST_PAIRS = Number(process.env.CLUSTER_COST_PAIRS ?? 3);
+const COST_WINDOW_MS = Number(process.env.CLUSTER_COST_WINDOW_SEC ?? 6) * 1000;
+// Reports may cost the money path at most 10% where the replicas can have CPUs of their own (four or
+// more); on fewer, every node shares them with the primary and svc, and the cost is only printed.
+const COST_MAX = Number(process.env.CLUSTER_COST_MAX ?? (cpus().length >= 4 ? 0.1 : 1));
 const databaseUrl = `postgresql://svc:svc@127.0.0.1:${PREFIX}440/svc`;
 
 interface Proc {
@@ -161,6 +169,10 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
   it('loses no acknowledged create, makes none twice, writes again after each fault, keeps every process and socket', async () => {
     const loadOutcomes: Outcome[] = [];
     const acknowledged = new Map<string, string>(); // Idempotency-Key -> session id
+    // 13: creates through A with and without the report loop on B's reader, on the settled cluster
+    // before any other load and the faults (alternating windows, medians).
+    const cost = await reportCost({ a, b, body: sessionBody, pairs: COST_PAIRS, windowMs: COST_WINDOW_MS });
+    for (const [k, id] of cost.created) acknowledged.set(k, id);
     /** One create under key `k`, retried until 201 (503, a lost answer, 409 in flight). */
     const create = async (client: Client, k: string = randomUUID()) => {
       for (let attempt = 0; attempt < 600; attempt++) {
@@ -255,6 +267,11 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
       }
     })();
 
+    // Subscriptions on a daily plan renewing as a test clock advances a day at a time through A.
+    const renewals = await renewalLoad(a, sys);
+    // An endpoint for every event on a loopback receiver; event triggers through B.
+    const hooks = await webhookLoad(a, b);
+
     // Payments emit events (a session's create does not): the subscriber hears the first.
     await deadline(() => received.length > 0, 'the first event on B', 60_000);
 
@@ -310,8 +327,11 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
       await sleep(Math.max(0, t0 + AFTER_MS - Date.now()));
     }
     stop = true;
-    await Promise.all([load, probe.stop(), cluster.stop(), reports, paying, lag.stop()]);
+    await Promise.all([load, probe.stop(), cluster.stop(), reports, paying, lag.stop(), renewals.stop(), hooks.stop()]);
     marks.push(Date.now());
+    const renewed = await renewals.check();
+    // Renewals resumed after each fault: a day advanced (every subscription renewed) after each one.
+    const renewedAfter = marks.slice(1, 4).map((m) => renewals.advances.filter((x) => x.t > m).length);
     // The probe's creates whose answer was lost resolve under their own key (one object each).
     const resolveStarted = Date.now();
     for (const k of probe.inDoubt) await create(a, k);
@@ -350,14 +370,18 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
       'the subscriber on B caught up',
       60_000,
     );
-    const listed = new Set<string>();
+    const listedEvents: { id: string; createdAt: string }[] = [];
     for (let cursor: string | null = null, first = true; first || cursor; first = false) {
       const page: { json: any } = await a.get(
         `/v1/events?order=asc&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
-      for (const e of page.json.data as { id: string }[]) listed.add(e.id);
+      for (const e of page.json.data as { id: string; createdAt: string }[]) listedEvents.push(e);
       cursor = page.json.meta?.page?.nextCursor ?? null;
     }
+    const listed = new Set(listedEvents.map((e) => e.id));
+    // 4: every listed event created after the endpoint reached the receiver at least once.
+    const webhooks = await hooks.missing(listedEvents, 120_000);
+    await hooks.close();
     const order = await published();
     const expected = order.slice(order.indexOf(received[0]));
     const missingEvents = expected.filter((id) => !received.includes(id));
@@ -416,6 +440,17 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
               lag.lags.filter((l) => !faultWindows.some(([f, t]) => l.t >= f && l.t <= t)).map((l) => l.ms),
             ),
           },
+          reportCost: {
+            alone: cost.alone,
+            withReports: cost.withReports,
+            throughputCost: cost.throughputCost.toFixed(3),
+            p50Cost: cost.p50Cost.toFixed(3),
+            windows: cost.windows.map(
+              (w) => `${w.reports ? 'reports' : 'alone'} ${w.perSec}/s p50 ${w.p50} ms (${w.reportRuns} report runs)`,
+            ),
+          },
+          webhooks: { ...webhooks, missing: webhooks.missing.length, triggers: hooks.triggers },
+          renewals: { ...renewed.figures, daysAfterEachFault: renewedAfter },
           inDoubtResolvedMs: resolveMs,
           socketCloses: closes,
           errorLines: fatal.length,
@@ -441,5 +476,16 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
     expect(unbalanced).toEqual([]);
     expect(entries).toBeGreaterThan(0);
     expect(reads.replica).toBeGreaterThan(0);
+    expect({ twice: renewed.twice, doubleCharged: renewed.doubleCharged, gaps: renewed.gaps }).toEqual({
+      twice: [],
+      doubleCharged: [],
+      gaps: [],
+    });
+    expect(renewed.notCurrent).toEqual([]);
+    for (const n of renewedAfter) expect(n).toBeGreaterThan(0);
+    expect(webhooks.missing).toEqual([]);
+    expect(webhooks.expected).toBeGreaterThan(0);
+    expect(cost.withReports.perSec).toBeGreaterThan(0);
+    expect(cost.throughputCost).toBeLessThanOrEqual(COST_MAX);
   }, 900_000);
 });

@@ -8,6 +8,7 @@ import { db, inTenant, type Mode, type Tx } from '../../core/db/client.ts';
 import { DomainError, errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { logger } from '../../core/logger.ts';
+import { isDatabaseUnavailable } from '../../core/db/unavailable.ts';
 import { emit } from '../../core/outbox.ts';
 import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
 import { scoped, type RowScope } from '../../core/resource.ts';
@@ -324,7 +325,12 @@ async function walkLocked(
     }
     return await settle(scope, id, 'finish', target, requestId);
   } catch (e) {
-    logger.error({ err: (e as Error).message, testClock: id }, 'test clock advance failed');
+    // The database gone for a moment (a failover) is an outage, not a fault of the walk: a warning.
+    (isDatabaseUnavailable(e) ? logger.warn : logger.error).call(
+      logger,
+      { err: (e as Error).message, testClock: id },
+      'test clock advance failed',
+    );
     return settle(scope, id, 'fail', null, requestId);
   }
 }
