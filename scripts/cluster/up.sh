@@ -35,7 +35,14 @@ primary_up() { [ -n "$(haproxy_up primary)" ]; }
 wait_for "a primary UP in HAProxy" 60 primary_up
 export PGPASSWORD=$PGPASSWORD_SUPER
 wait_for "the writer port" 60 psql -h 127.0.0.1 -p $WRITER_PORT -U postgres -AtX -c 'SELECT 1'
-psql -h 127.0.0.1 -p $WRITER_PORT -U postgres -AtX -q \
-  -c "CREATE ROLE svc LOGIN PASSWORD 'svc' BYPASSRLS CREATEROLE" -c "CREATE DATABASE svc OWNER svc"
+# Right after its bootstrap the new primary may still answer read-only for a moment (seen while
+# Patroni assigns the first synchronous standby): create what is missing until both exist.
+writer() { psql -h 127.0.0.1 -p $WRITER_PORT -U postgres -AtX -q "$@"; }
+svc_database() {
+  [ "$(writer -c "SELECT 1 FROM pg_roles WHERE rolname = 'svc'")" = 1 ] ||
+    writer -c "CREATE ROLE svc LOGIN PASSWORD 'svc' BYPASSRLS CREATEROLE" || return 1
+  [ "$(writer -c "SELECT 1 FROM pg_database WHERE datname = 'svc'")" = 1 ] || writer -c "CREATE DATABASE svc OWNER svc"
+}
+wait_for "the svc role and database on a writable primary" 120 svc_database
 echo "DATABASE_URL=postgresql://svc:svc@127.0.0.1:$WRITER_PORT/svc"
 echo "SVC_READ_DATABASE_URL=postgresql://svc_app_login:\$SVC_APP_PASSWORD@127.0.0.1:$READER_PORT/svc"
