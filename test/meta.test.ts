@@ -48,7 +48,7 @@ describe('generated files are current', () => {
         true,
       );
     }
-    expect(outputs[0].content).toContain('ListApiKeysQueryVariables');
+    expect(outputs.find((o) => o.filename === targets[0])?.content).toContain('ListApiKeysQueryVariables');
   }, 20_000);
 });
 
