@@ -110,6 +110,21 @@ describe('reads that may go to a replica', () => {
     }
   });
 
+  it('a read on the replica sees only its workspace and mode (row-level security there too)', async () => {
+    await useReader(appDatabaseUrl(replica.url));
+    await heartbeat(0);
+    await onReplica(
+      `INSERT INTO customers (id, "workspaceId", mode, name) VALUES
+         ('cus_reader_a', 'ws_reader', 'test', 'mine'), ('cus_reader_b', 'ws_other', 'test', 'theirs'),
+         ('cus_reader_c', 'ws_reader', 'live', 'my live one')`,
+    );
+    const rows = await readerQuery<{ id: string }>(scope(), sql`SELECT id FROM customers ORDER BY id`);
+    expect(lastRead.target).toBe('replica');
+    expect(rows.map((r) => r.id)).toEqual(['cus_reader_a']);
+    // Asking for another workspace's id by name finds nothing either.
+    expect(await readerQuery(scope(), sql`SELECT id FROM customers WHERE id = ${'cus_reader_b'}`)).toEqual([]);
+  });
+
   it('a replica that never answers: the writer, within the acquire timeout', async () => {
     const { port } = silent.address() as net.AddressInfo;
     await useReader(`postgresql://svc_app_login@127.0.0.1:${port}/svc`);
