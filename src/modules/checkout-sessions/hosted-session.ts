@@ -12,32 +12,38 @@ import type { RowScope } from '../../core/resource.ts';
 const err = errorsFor('checkout_session');
 export type Scope = RowScope & { modes: readonly Mode[] };
 
-// A session's workspace, mode and secret never change: remembered for the page's next calls. Only
-// tokens that matched are kept, so the cache holds real sessions, at most 10,000 of them.
-const scopes = new BoundedCache<string, { scope: Scope; secret: string }>(10_000);
+// A session's workspace, mode, secret and save choice never change: remembered for the page's next
+// calls. Only tokens that matched are kept, so the cache holds real sessions, at most 10,000 of them.
+const scopes = new BoundedCache<string, { scope: Scope; secret: string; savePaymentMethod: string }>(10_000);
 
 /**
  * The session id and tenant of a hosted token (`<cs_id>_<secret>`, src/core/hosted-link.ts); 404
  * alike for a malformed token, an unknown session and a wrong secret.
  */
-export async function sessionOf(token: string): Promise<{ id: string; scope: Scope }> {
+export async function sessionOf(token: string): Promise<{ id: string; scope: Scope; savePaymentMethod: string }> {
   const parsed = parseHostedToken('checkoutSession', token);
   if (!parsed) throw err.notFound('checkout session');
   const { id, secret } = parsed;
   let known = scopes.get(id);
   if (!known) {
-    const { rows } = await db().system.query<{ workspaceId: string; mode: Mode; hostedSecret: string }>(
-      `SELECT "workspaceId", mode, "hostedSecret" FROM checkout_sessions WHERE id = $1`,
-      [id],
-    );
+    const { rows } = await db().system.query<{
+      workspaceId: string;
+      mode: Mode;
+      hostedSecret: string;
+      savePaymentMethod: string;
+    }>(`SELECT "workspaceId", mode, "hostedSecret", "savePaymentMethod" FROM checkout_sessions WHERE id = $1`, [id]);
     const row = rows[0];
     if (!row || !hostedSecretMatches(row.hostedSecret, secret)) throw err.notFound('checkout session');
-    known = { scope: { workspaceId: row.workspaceId, mode: row.mode, modes: [row.mode] }, secret: row.hostedSecret };
+    known = {
+      scope: { workspaceId: row.workspaceId, mode: row.mode, modes: [row.mode] },
+      secret: row.hostedSecret,
+      savePaymentMethod: row.savePaymentMethod,
+    };
     scopes.set(id, known);
   } else if (!hostedSecretMatches(known.secret, secret)) {
     throw err.notFound('checkout session');
   }
-  return { id, scope: known.scope };
+  return { id, scope: known.scope, savePaymentMethod: known.savePaymentMethod };
 }
 
 /** A session past its expiry is expired to the customer even before the sweep records it. */

@@ -100,17 +100,15 @@ export async function simulate(
   outcome: string,
   save: { savePaymentMethod?: unknown; scenario?: unknown } = {},
 ) {
-  const { id, scope } = await sessionOf(token);
+  const { id, scope, savePaymentMethod: choice } = await sessionOf(token);
   if (scope.mode !== 'test')
     throw new DomainError('forbidden_in_live_mode', 'simulate is available in test mode only', {
       resource: 'checkout_session',
     });
   if (outcome !== 'success' && outcome !== 'failure')
     throw err.validation('outcome', 'outcome must be success or failure');
-  // The session's choice never changes: a session that saves completes in a Prisma transaction (save.ts).
-  const [{ savePaymentMethod: choice }] = await inTenant(scope, (tx) =>
-    tx.checkoutSession.findMany({ where: { id }, select: { savePaymentMethod: true } }),
-  ).then((r) => (r.length ? r : [{ savePaymentMethod: 'none' }]));
+  // The session's choice (it never changes, so sessionOf remembers it): a session that saves completes
+  // in a Prisma transaction (save.ts), any other on the bare `pg` path.
   const run = <T>(fn: (sql: Sql, tx?: Tx) => Promise<T>) =>
     choice === 'none' ? tenantTx(scope, (sql) => fn(sql)) : inTenant(scope, (tx) => fn(sqlOf(tx), tx));
   return run(async (sql, tx) => {
