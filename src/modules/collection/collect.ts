@@ -26,6 +26,7 @@ import type { Payment } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { methodsThatPay } from '../payment-methods/resolve.ts';
 import { savedMethods } from '../payment-methods/sandbox.ts';
+import { staleCharges } from '../payments/in-flight.ts';
 import {
   chargesInProcess,
   chargeStoredMethod,
@@ -44,12 +45,14 @@ import {
   insertPending,
   notCollectible,
   pendingPayment,
+  staleMethod,
   writePending,
   type PendingCharge,
   type PendingWrite,
 } from './pending.ts';
 import { providerOperations, runProviderOperation } from '../../providers/operation.ts';
 import { reconcile, reconcileCharges } from './reconcile.ts';
+import { providersIn } from './offsession.ts';
 
 export function collectInvoice(scope: Scope, invoiceId: string, o: CollectOptions & { at?: Date } = {}) {
   return runProviderOperation<PendingWrite, ChargeResult, CollectOutcome>({
@@ -81,8 +84,11 @@ export const reconcileInTx = (scope: Scope, paymentId: string, result: ChargeRes
  *   outcomes, so a crash rolls the whole batch back and nothing is left pending;
  * - a provider-held method: its payment written `pending` (`remote`), the attempt counted and
  *   `nextAttemptAt` moved to `attemptLease`; the caller sends them after its commit
- *   (remote-charges.ts), so no provider is called inside the transaction;
- * - a charge already in flight: left untouched (`twoPhase`; dunning.ts `stalePendingCharges` resumes a crashed one).
+ *   (dunning.ts `sendPendingCharges`), so no provider is called inside the transaction;
+ * - a charge already in flight: left untouched (`twoPhase`); when `staleBefore` is given (a batch of
+ *   due attempts) and a crashed worker left it pending since then, it is sent again with the batch's
+ *   (`remote`, resumed: payments/in-flight.ts `staleCharges`).
+ * The saved methods and the adapters' provider clients of all those charges are read once, here.
  * `subs`: the invoices' subscriptions, locked by the caller; `fresh`: the invoices were created in
  * this transaction (no charge can be in flight). Returns each charged or skipped invoice's outcome.
  */
@@ -92,18 +98,12 @@ export async function chargeLocked(
   invoices: InvoiceRow[],
   subs: Map<string, Billed>,
   at: Date,
-  o: CollectOptions & { fresh?: boolean; attemptLease: Date },
+  o: CollectOptions & { fresh?: boolean; attemptLease: Date; staleBefore?: Date },
 ): Promise<{ outcomes: CollectOutcome[]; twoPhase: string[]; remote: PendingCharge[] }> {
   const outcomes: CollectOutcome[] = [];
   const twoPhase: string[] = [];
   const charge: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
   const remote: { inv: InvoiceRow; payment: Payment; charger: Charger }[] = [];
-  // The methods that pay the subscriptions and the saved rows among them, read before anything is written.
-  const billed = invoices.flatMap((i) =>
-    i.subscriptionId && subs.has(i.subscriptionId) ? [subs.get(i.subscriptionId)!] : [],
-  );
-  const paying = await methodsThatPay(sql, scope, billed);
-  const chargerOf = chargerFrom(paying, await savedMethods(sql, scope, [...paying.values()]));
   const flying =
     invoices.length && !o.fresh
       ? await inFlight(
@@ -112,6 +112,15 @@ export async function chargeLocked(
           invoices.map((i) => i.id),
         )
       : new Set<string>();
+  const stale = o.staleBefore ? await staleCharges(sql, scope, [...flying], o.staleBefore) : [];
+  // The methods that pay the subscriptions and the saved rows among them (and the stale charges'),
+  // read before anything is written.
+  const billed = invoices.flatMap((i) =>
+    i.subscriptionId && subs.has(i.subscriptionId) ? [subs.get(i.subscriptionId)!] : [],
+  );
+  const paying = await methodsThatPay(sql, scope, billed);
+  const saved = await savedMethods(sql, scope, [...paying.values(), ...stale.map(staleMethod)]);
+  const chargerOf = chargerFrom(paying, saved);
   const lease = leaseFrom(clock.now());
   for (const inv of invoices) {
     const sub = inv.subscriptionId ? subs.get(inv.subscriptionId) : undefined;
@@ -143,12 +152,21 @@ export async function chargeLocked(
     scope,
     sent.map((r) => r.inv.customerId),
   );
-  const pending = sent.map(({ inv, payment, charger }) => ({
-    payment,
-    charger,
-    payer: payers.get(inv.customerId)!,
-    at,
-  }));
+  const chargers = [
+    ...sent.map(({ inv, payment, charger }) => ({ payment, charger, payer: payers.get(inv.customerId)! })),
+    ...stale.map(({ payer, ...payment }) => ({
+      payment,
+      charger: { value: staleMethod(payment), saved: saved.get(staleMethod(payment)) ?? null },
+      payer,
+      resume: true,
+    })),
+  ];
+  const providers = await providersIn(
+    sql,
+    scope,
+    chargers.map((c) => c.charger.saved?.adapter ?? ''),
+  );
+  const pending = chargers.map((c): PendingCharge => ({ ...c, at, providers }));
   if (!charge.length) return { outcomes, twoPhase, remote: pending };
   const items = await Promise.all(
     charge.map(async ({ inv, payment, charger }) => ({

@@ -27,9 +27,8 @@ import { paymentFailed } from '../payments/states.ts';
 import { chargeStoredMethod, type ChargeResult, type CollectOutcome } from './charge.ts';
 import { chargeLocked } from './collect.ts';
 import { dunningExhausted, lockBilled, type Billed } from './hooks.ts';
-import { stalePendingCharges, type PendingCharge } from './pending.ts';
+import type { PendingCharge } from './pending.ts';
 import { reconcileMany } from './reconcile.ts';
-import { providersOf } from './offsession.ts';
 
 const DAY = 86_400_000;
 /** How long a claimed attempt is held before another worker may take it over (a crashed worker). */
@@ -121,7 +120,7 @@ export async function attemptDueInvoices(o: {
  * those charged in process charged and settled at once, a provider's method's charge written pending
  * (`attemptLocked`: `remote`, sent after the commit); a charge already in flight gets its
  * `nextAttemptAt` a lease ahead and, when a crashed worker left it pending past its lease, is sent
- * again with them (`stalePendingCharges`).
+ * again with them (collect.ts `chargeLocked`, `staleBefore`).
  */
 async function attemptBatch(sql: Sql, t: Tenant, at: Date, testClockId: string | null, batch: number, claim: Claim) {
   const claimed = await sql.query<Invoice>(
@@ -138,16 +137,17 @@ async function attemptBatch(sql: Sql, t: Tenant, at: Date, testClockId: string |
     claimed.map((i) => i.id),
   );
   const invoices = claimed.map((i): InvoiceRow => ({ ...i, accountId: t.accountId, lines: lines.get(i.id) ?? [] }));
-  const { twoPhase, remote } = await attemptLocked(sql, t, invoices, at);
-  if (!twoPhase.length) return { claimed: claimed.length, remote };
-  await sql.query(
-    q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
-      AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
-  );
   // A crashed worker's charge, once its lease expired, is asked again with the batch's (a younger
   // one is left to its worker: attempted again after the lease).
-  const stale = await stalePendingCharges(sql, t, twoPhase, new Date(at.getTime() - ATTEMPT_LEASE_MS), at);
-  return { claimed: claimed.length, remote: [...remote, ...stale] };
+  const { twoPhase, remote } = await attemptLocked(sql, t, invoices, at, {
+    staleBefore: new Date(at.getTime() - ATTEMPT_LEASE_MS),
+  });
+  if (twoPhase.length)
+    await sql.query(
+      q`UPDATE invoices SET "nextAttemptAt" = ${attemptLease(at)}::timestamptz WHERE "workspaceId" = ${t.workspaceId}
+        AND mode = ${t.mode} AND id = ANY (${twoPhase}::text[])`,
+    );
+  return { claimed: claimed.length, remote };
 }
 
 /** When a claimed attempt may be claimed again: after a crashed worker's lease. */
@@ -158,18 +158,20 @@ const attemptLease = (at: Date) => new Date(at.getTime() + ATTEMPT_LEASE_MS);
  * batch's new invoices): their subscriptions locked, those charged in process charged and settled
  * (collect.ts `chargeLocked`), then the dunning step of each one not paid. Provider-held methods'
  * charges are written pending and returned (`remote`) for `sendPendingCharges` after the commit;
- * charges already in flight are returned untouched (`twoPhase`). `fresh`: a renewal batch's new
- * invoices, with their subscriptions as the batch locked and updated them.
+ * charges already in flight are returned untouched (`twoPhase`), those a crashed worker left pending
+ * since `staleBefore` resumed among `remote`. `subscriptions`: a renewal batch's new invoices' (fresh:
+ * no charge in flight), as the batch locked and updated them.
  */
 export async function attemptLocked(
   sql: Sql,
   t: Tenant,
   invoices: InvoiceRow[],
   at: Date,
-  fresh?: { subscriptions: Billed[] },
+  o: { subscriptions?: Billed[]; staleBefore?: Date } = {},
 ) {
+  const fresh = !!o.subscriptions;
   const subs =
-    fresh?.subscriptions ??
+    o.subscriptions ??
     (await lockBilled(
       sql,
       t,
@@ -177,8 +179,9 @@ export async function attemptLocked(
     ));
   const { outcomes, twoPhase, remote } = await chargeLocked(sql, t, invoices, new Map(subs.map((s) => [s.id, s])), at, {
     source: 'billing',
-    fresh: !!fresh,
+    fresh,
     attemptLease: attemptLease(at),
+    staleBefore: o.staleBefore,
   });
   for (const outcome of outcomes)
     if (outcome.outcome !== invoicePaid && outcome.invoice) await afterAttempt(sql, t, outcome.invoice.id, outcome, at);
@@ -188,7 +191,7 @@ export async function attemptLocked(
 /**
  * The call and the reconcile of charges a batch wrote `pending` (`attemptLocked`), after its commit
  * ("write pending, call, reconcile": docs/guides/payment-methods.md, Off-session charges): sent with
- * no transaction open, bounded per adapter (offsession.ts), then reconciled ATTEMPT_BATCH per
+ * no transaction open to the provider clients the batch read (offsession.ts `providersIn`), bounded per adapter, then reconciled ATTEMPT_BATCH per
  * transaction at the business time each charge carries with the dunning step of each invoice not paid, so a burst costs a few transactions per
  * hundred charges. A call that throws leaves its payment pending (the pending sweep asks again after
  * its lease); a reconcile batch that throws is run again one answer at a time, and only an answer that
@@ -197,10 +200,6 @@ export async function attemptLocked(
 export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], sweep: Sweep) {
   if (!pending.length) return 0;
   const rowOf = (c: PendingCharge) => ({ ...t, id: c.payment.invoiceId! });
-  const providers = await providersOf(
-    t,
-    pending.map((c) => c.charger.saved?.adapter ?? ''),
-  );
   return runProviderBatch({
     name: providerOperations.offSessionCharge,
     pending,
@@ -209,7 +208,7 @@ export async function sendPendingCharges(t: Tenant, pending: PendingCharge[], sw
         chargeStoredMethod(charge.charger.value, charge.payment, charge.charger.saved, {
           scope: t,
           payer: charge.payer,
-          providers,
+          providers: charge.providers,
           resume: charge.resume,
         }),
       ),

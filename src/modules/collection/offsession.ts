@@ -7,7 +7,7 @@
  * network error is never a decline: the answer is `pending` and the sweep asks again.
  */
 import { config } from '../../core/config.ts';
-import { scopeOf, tenantTx } from '../../core/db/sql.ts';
+import { scopeOf, tenantTx, type AnyTx } from '../../core/db/sql.ts';
 import type { RowScope } from '../../core/resource.ts';
 import { unseal } from '../../core/sealed.ts';
 import { logger } from '../../core/logger.ts';
@@ -20,14 +20,18 @@ import { chargeable } from '../payment-methods/states.ts';
 import { paymentPending, paymentRequiresAction } from '../payments/states.ts';
 
 /**
- * The provider clients of one tenant's adapters, by kind, in one statement (looked up per charge or
- * per batch of charges, never kept: credentials rotate).
+ * The provider clients of one tenant's adapters, by kind, in one statement of the caller's
+ * transaction (read per charge or per batch of charges, never kept: credentials rotate).
  */
-export async function providersOf(scope: RowScope, kinds: string[]): Promise<Map<string, Provider>> {
+export async function providersIn(tx: AnyTx, scope: RowScope, kinds: string[]): Promise<Map<string, Provider>> {
   const online = kinds.filter(isOnline);
-  const rows = online.length ? await tenantTx(scopeOf(scope), (sql) => adapterRows(sql, scope, online)) : [];
+  const rows = online.length ? await adapterRows(tx, scope, online) : [];
   return new Map(rows.map((r) => [r.kind, providerFor(r)]));
 }
+
+/** `providersIn` in a transaction of its own (a single charge's provider step). */
+export const providersOf = (scope: RowScope, kinds: string[]) =>
+  tenantTx(scopeOf(scope), (sql) => providersIn(sql, scope, kinds));
 
 /** A counting gate per adapter kind: at most `SVC_OFFSESSION_CONCURRENCY` calls in flight per worker. */
 export class Gate {
@@ -99,7 +103,7 @@ const unusable = (message: string): SandboxAnswer => ({
  * Charges `pm` for `payment` at its adapter (`chargeOffSession`), or, when `resume` (the pending
  * sweep), asks for the status of the charge already sent (`fetchOffSession`) and re-sends with the
  * same key only when the provider does not know it. `providers`: the tenant's, when a batch looked
- * them up once (`providersOf`). Returns the answer in the sandbox's shape.
+ * them up in its transaction (`providersIn`). Returns the answer in the sandbox's shape.
  */
 export async function chargeAtProvider(
   scope: RowScope,

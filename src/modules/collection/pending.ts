@@ -7,6 +7,7 @@ import { clock } from '../../core/clock.ts';
 import { clockTimeFor } from '../../core/business-time.ts';
 import { sql as q, type Sql } from '../../core/db/sql.ts';
 import type { Payment, PaymentMethod } from '../../generated/prisma/client.ts';
+import type { Provider } from '../../providers/types.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
 import { invoicePayments, lockInvoice } from '../invoices/issue.ts';
 import { invoiceIssuedUnpaid } from '../invoices/states.ts';
@@ -18,7 +19,6 @@ import { methodsThatPay } from '../payment-methods/resolve.ts';
 import {
   leaseFrom,
   payersOf,
-  pendingStatus,
   STORED_METHOD_ADAPTER,
   type Charger,
   type CollectOutcome,
@@ -131,7 +131,7 @@ export interface PendingWrite {
   at: Date;
 }
 
-/** A provider-held method's charge a batch wrote `pending`, sent after the batch's commit (remote-charges.ts). */
+/** A provider-held method's charge a batch wrote `pending`, sent after the batch's commit (dunning.ts `sendPendingCharges`). */
 export interface PendingCharge {
   payment: Payment;
   charger: Charger;
@@ -141,40 +141,9 @@ export interface PendingCharge {
   at: Date;
   /** A charge a crashed worker left pending: it may have been sent, so the provider is asked again. */
   resume?: boolean;
+  /** The provider clients of the batch's adapters, read in its transaction (offsession.ts `providersIn`). */
+  providers: Map<string, Provider>;
 }
 
-/**
- * The charges a crashed worker left `pending` (written, maybe sent, never reconciled) on locked
- * invoices, created by `olderThan` (their attempt lease expired): asked again after the caller's
- * commit for the same payment (idempotent by its id, as a provider's idempotency key would be) and
- * reconciled under the payment's lock, so two resumers settle it once. `at`: the batch's business time.
- */
-export async function stalePendingCharges(
-  sql: Sql,
-  scope: Scope,
-  invoiceIds: string[],
-  olderThan: Date,
-  at: Date,
-): Promise<PendingCharge[]> {
-  if (!invoiceIds.length) return [];
-  // The payer's contact fields read with the payment (as payersOf: one with no customer row is named by its id).
-  const rows = await sql.query<Payment & { payer: Payer | null }>(
-    q`SELECT DISTINCT ON (p."invoiceId") p.*, CASE WHEN p."customerId" IS NULL THEN NULL
-        ELSE jsonb_build_object('id', p."customerId", 'name', c.name, 'email', c.email, 'phone', c.phone) END AS payer
-      FROM payments p LEFT JOIN customers c ON c."workspaceId" = p."workspaceId" AND c.mode = p.mode AND c.id = p."customerId"
-      WHERE p."workspaceId" = ${scope.workspaceId} AND p.mode = ${scope.mode} AND p."invoiceId" = ANY (${invoiceIds}::text[])
-        AND p.status = ${pendingStatus} AND p."createdAt" <= ${olderThan}::timestamptz
-      ORDER BY p."invoiceId", p."createdAt"`,
-  );
-  const stale = rows.filter((p) => p.method);
-  if (!stale.length) return [];
-  const values = stale.map((p) => p.paymentMethodId ?? p.method!);
-  const saved = await savedMethods(sql, scope, values);
-  return stale.map(({ payer, ...payment }, i) => ({
-    payment,
-    charger: { value: values[i], saved: saved.get(values[i]) ?? null },
-    payer,
-    at,
-    resume: true,
-  }));
-}
+/** The method value a stale charge used: its saved method's id, else its stored test method. */
+export const staleMethod = (p: Payment) => p.paymentMethodId ?? p.method!;
