@@ -11,6 +11,7 @@ interface Window {
   creates: number;
   perSec: number;
   p50: number;
+  p95: number;
   reportRuns: number;
 }
 
@@ -51,6 +52,7 @@ export async function reportCost(o: { a: Client; b: Client; body: unknown; pairs
       creates: latencies.length,
       perSec: (latencies.length * 1000) / o.windowMs,
       p50: percentile(latencies, 0.5) ?? 0,
+      p95: percentile(latencies, 0.95) ?? 0,
       reportRuns,
     });
     await sleep(200);
@@ -60,8 +62,13 @@ export async function reportCost(o: { a: Client; b: Client; body: unknown; pairs
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
   const of = (reports: boolean) => windows.filter((w) => w.reports === reports);
-  const alone = { perSec: median(of(false).map((w) => w.perSec)), p50: median(of(false).map((w) => w.p50)) };
-  const withReports = { perSec: median(of(true).map((w) => w.perSec)), p50: median(of(true).map((w) => w.p50)) };
+  const kind = (reports: boolean) => ({
+    perSec: median(of(reports).map((w) => w.perSec)),
+    p50: median(of(reports).map((w) => w.p50)),
+    p95: median(of(reports).map((w) => w.p95)),
+  });
+  const alone = kind(false);
+  const withReports = kind(true);
   return {
     created,
     windows,
@@ -70,5 +77,7 @@ export async function reportCost(o: { a: Client; b: Client; body: unknown; pairs
     /** The throughput lost with reports running, as a fraction of the throughput alone. */
     throughputCost: 1 - withReports.perSec / alone.perSec,
     p50Cost: withReports.p50 / alone.p50 - 1,
+    /** How much longer the p95 latency is with reports running, as a fraction. */
+    p95Cost: withReports.p95 / alone.p95 - 1,
   };
 }
