@@ -69,6 +69,8 @@ const readerUrl = `postgresql://svc_app_login:cluster@127.0.0.1:${PREFIX}441/svc
 const MAX_LAG_MS = 5000;
 const COST_PAIRS = Number(process.env.CLUSTER_COST_PAIRS ?? 3);
 const COST_WINDOW_MS = Number(process.env.CLUSTER_COST_WINDOW_SEC ?? 10) * 1000;
+/** Each of the two report loops runs a P&L report and a ledger export every this many ms (0: back to back). */
+const COST_REPORT_GAP_MS = Number(process.env.CLUSTER_COST_REPORT_GAP_MS ?? 500);
 // Reports may cost the money path at most 10% (throughput and p95), with the replicas on CPUs of
 // their own: the CPUs are split in two halves with `taskset` (docs/deploy.md, CPUs per node), the
 // primary, A and the workers on the first, the replicas and B (which serves the report loop) on the
@@ -206,7 +208,14 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
         const cpuList = p.name === 'api B' ? READER_CPUS! : WRITER_CPUS;
         pinned[p.name] = `${cpuList} (${pin(p.child.pid!, cpuList)} processes)`;
       }
-    const cost = await reportCost({ a, b, body: sessionBody, pairs: COST_PAIRS, windowMs: COST_WINDOW_MS });
+    const cost = await reportCost({
+      a,
+      b,
+      body: sessionBody,
+      pairs: COST_PAIRS,
+      windowMs: COST_WINDOW_MS,
+      reportGapMs: COST_REPORT_GAP_MS,
+    });
     for (const [k, id] of cost.created) acknowledged.set(k, id);
     /** One create under key `k`, retried until 201 (503, a lost answer, 409 in flight). */
     const create = async (client: Client, k: string = randomUUID()) => {

@@ -15,7 +15,14 @@ interface Window {
   reportRuns: number;
 }
 
-export async function reportCost(o: { a: Client; b: Client; body: unknown; pairs: number; windowMs: number }) {
+export async function reportCost(o: {
+  a: Client;
+  b: Client;
+  body: unknown;
+  pairs: number;
+  windowMs: number;
+  reportGapMs: number;
+}) {
   const windows: Window[] = [];
   const created = new Map<string, string>(); // Idempotency-Key -> session id
   for (let i = 0; i < 2 * o.pairs; i++) {
@@ -38,11 +45,15 @@ export async function reportCost(o: { a: Client; b: Client; body: unknown; pairs
     const reportLoops = reports
       ? [1, 2].map(async () => {
           while (Date.now() < end) {
+            const started = Date.now();
             await Promise.all([
               o.b.post('/graphql', { query: 'query { pnlReport(from: "2026-01-01", to: "2027-12-31") { currency } }' }),
               o.b.get('/v1/reports/ledger.csv?from=2026-01-01&to=2027-12-31'),
             ]);
             reportRuns++;
+            // Paced as the run's own report loop (one pair per loop every `reportGapMs`): a dashboard's
+            // reports, not a flood of requests whose cost is their HTTP and authentication on the writer.
+            await sleep(Math.max(0, started + o.reportGapMs - Date.now()));
           }
         })
       : [];
