@@ -21,6 +21,7 @@ export const systemTier = [
   'test/dashboard/*.test.ts',
   'test/hosted/*.test.ts',
   'test/modules/subscriptions/renewals-crash.test.ts',
+  'test/modules/test-clocks/walk-cut.test.ts',
   'test/noisy-neighbour.test.ts',
 ];
 

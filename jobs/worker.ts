@@ -68,7 +68,13 @@ export async function startWorker(databaseUrl: string) {
  * job id(s) (src/core/logger.ts).
  */
 async function startJobs(boss: PgBoss, table: readonly JobEntry[]) {
-  for (const entry of table) await boss.createQueue(entry.queue, entry.policy);
+  for (const entry of table) {
+    await boss.createQueue(entry.queue, entry.policy);
+    // createQueue leaves an existing queue as it was: the policy declared here is applied to it too
+    // (all but the policy kind and partitioning, which pg-boss fixes at creation).
+    const { policy: _kind, partition: _partition, ...settings } = entry.policy;
+    if (Object.keys(settings).length) await boss.updateQueue(entry.queue, settings);
+  }
   for (const entry of table) {
     if (entry.schedule) await boss.schedule(entry.queue, entry.schedule);
     await boss.work<object>(entry.queue, workOptions(entry), (jobs) =>

@@ -50,8 +50,8 @@ export async function renewalLoad(client: Client, sys: Sys, count = 8) {
   }
   const clockOf = async () =>
     (await client.get(`/v1/test-clocks/${clock.id}`)).json?.data as { frozenTime: string; status: string } | undefined;
-  /** Advance times (ms since the epoch on the wall) and the day each reached. */
-  const advances: { t: number; day: number }[] = [];
+  /** Advance start and end times (ms since the epoch on the wall) and the day each reached. */
+  const advances: { t: number; done: number; day: number }[] = [];
   let target = Date.parse(start);
   let stop = false;
   let failures = 0;
@@ -81,7 +81,7 @@ export async function renewalLoad(client: Client, sys: Sys, count = 8) {
         'the test clock advanced',
         240_000,
       );
-      advances.push({ t, day: (target - Date.parse(start)) / DAY });
+      advances.push({ t, done: Date.now(), day: (target - Date.parse(start)) / DAY });
       await sleep(1000);
     }
   })();

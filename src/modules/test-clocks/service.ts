@@ -230,6 +230,7 @@ export async function deleteTestClock(ctx: Context, id: string) {
  */
 async function withClockLock<T>(scope: RowScope, id: string, fn: (client: pg.ClientBase) => Promise<T>) {
   const client = await db().system.connect();
+  let broken: Error | undefined;
   const key = `test_clock:${scope.workspaceId}:${scope.mode}:${id}`;
   try {
     const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [
@@ -239,10 +240,18 @@ async function withClockLock<T>(scope: RowScope, id: string, fn: (client: pg.Cli
     try {
       return await fn(client);
     } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+      // An unlock that fails (the connection cut in a failover) destroys the connection rather than
+      // pooling it: a pooled connection still holding the session lock would refuse every later walk
+      // of the clock in this process.
+      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch((e: Error) => {
+        broken = e;
+      });
     }
+  } catch (e) {
+    broken ??= e as Error;
+    throw e;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 
@@ -325,12 +334,18 @@ async function walkLocked(
     }
     return await settle(scope, id, 'finish', target, requestId);
   } catch (e) {
-    // The database gone for a moment (a failover) is an outage, not a fault of the walk: a warning.
-    (isDatabaseUnavailable(e) ? logger.warn : logger.error).call(
-      logger,
-      { err: (e as Error).message, testClock: id },
-      'test clock advance failed',
-    );
+    // The database gone for a moment (a failover) is an outage, not a fault of the walk: the clock
+    // stays `advancing` at the time reached (each step committed) and the throw goes on, so the job is
+    // retried (or the request answers 503) and a retry or the sweep resumes the walk. Settling it
+    // `internal_failure` here would need the database that just went away.
+    if (isDatabaseUnavailable(e)) {
+      logger.warn(
+        { err: (e as Error).message, testClock: id },
+        'test clock advance cut by the database; resumed later',
+      );
+      throw e;
+    }
+    logger.error({ err: (e as Error).message, testClock: id }, 'test clock advance failed');
     return settle(scope, id, 'fail', null, requestId);
   }
 }
@@ -373,10 +388,17 @@ export async function requeueAdvancingClocks(boss: PgBoss, limit = 500): Promise
 }
 
 export const TEST_CLOCK_QUEUE = 'test-clock-advance';
+/** How long a claimed job may go without its worker's heartbeat before it is failed for retry. */
+export const TEST_CLOCK_HEARTBEAT_SEC = 15;
 export const testClockQueue: Omit<Queue, 'name'> = {
   retryLimit: 3,
   retryDelay: 5,
   expireInSeconds: 900,
+  // A job whose worker could not complete or fail it (both cut by a failover) would stay `active`
+  // until its expiry, and the queue runs one job per workspace at a time (jobs/test-clock-advance.ts):
+  // every advance of that workspace, the sweep's re-queues included, would wait the 900 s. Its
+  // heartbeat stops with its handler, so pg-boss's supervisor fails it for retry this long after.
+  heartbeatSeconds: TEST_CLOCK_HEARTBEAT_SEC,
   deleteAfterSeconds: 3600,
 };
 
