@@ -33,7 +33,7 @@ import {
 } from './faults.ts';
 import { renewalLoad } from './renewals.ts';
 import { webhookLoad } from './webhooks.ts';
-import { reportCost } from './report-cost.ts';
+import { reportCost, reportLoop } from './report-cost.ts';
 import { createClient, type Client } from '../../src/client/index.ts';
 import { config } from '../../src/core/config.ts';
 
@@ -70,7 +70,7 @@ const MAX_LAG_MS = 5000;
 const COST_PAIRS = Number(process.env.CLUSTER_COST_PAIRS ?? 3);
 const COST_WINDOW_MS = Number(process.env.CLUSTER_COST_WINDOW_SEC ?? 10) * 1000;
 /** Each of the two report loops runs a P&L report and a ledger export every this many ms (0: back to back). */
-const COST_REPORT_GAP_MS = Number(process.env.CLUSTER_COST_REPORT_GAP_MS ?? 500);
+const COST_REPORT_GAP_MS = Number(process.env.CLUSTER_COST_REPORT_GAP_MS ?? 0);
 // Reports may cost the money path at most 10% (throughput and p95), with the replicas on CPUs of
 // their own: the CPUs are split in two halves with `taskset` (docs/deploy.md, CPUs per node), the
 // primary, A and the workers on the first, the replicas and B (which serves the report loop) on the
@@ -208,14 +208,22 @@ describe.skipIf(!runnable)('svc on a Patroni cluster under faults', () => {
         const cpuList = p.name === 'api B' ? READER_CPUS! : WRITER_CPUS;
         pinned[p.name] = `${cpuList} (${pin(p.child.pid!, cpuList)} processes)`;
       }
+    // The report loop's own client runs beside B, on the readers' CPUs.
+    const reportClient = reportLoop({
+      baseUrl: urls[1],
+      keyId: key.keyId,
+      secret: key.key,
+      gapMs: COST_REPORT_GAP_MS,
+      cpuList: READER_CPUS,
+      cwd: ROOT,
+    });
     const cost = await reportCost({
       a,
-      b,
+      reports: reportClient,
       body: sessionBody,
       pairs: COST_PAIRS,
       windowMs: COST_WINDOW_MS,
-      reportGapMs: COST_REPORT_GAP_MS,
-    });
+    }).finally(() => reportClient.close());
     for (const [k, id] of cost.created) acknowledged.set(k, id);
     /** One create under key `k`, retried until 201 (503, a lost answer, 409 in flight). */
     const create = async (client: Client, k: string = randomUUID()) => {

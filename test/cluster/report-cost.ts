@@ -2,9 +2,46 @@
 // A in closed loops, in alternating windows without and with a report loop through B (the P&L report
 // and the ledger export, both on the reader pool). Medians over the windows of each kind, so one noisy
 // window on a shared machine does not decide.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import type { Client } from '../../src/client/index.ts';
 import { percentile, sleep } from './faults.ts';
+
+/** test/cluster/report-loop.ts in a child process, on `cpuList` when given (`taskset`). */
+export interface ReportLoop {
+  start(): void;
+  /** Ends the loop; the report pairs it completed. */
+  stop(): Promise<number>;
+  close(): void;
+}
+
+export function reportLoop(o: {
+  baseUrl: string;
+  keyId: string;
+  secret: string;
+  gapMs: number;
+  cpuList: string | null;
+  cwd: string;
+}): ReportLoop {
+  const node = [process.execPath, '--import', 'tsx', 'test/cluster/report-loop.ts'];
+  const args = [...node, o.baseUrl, o.keyId, o.secret, String(o.gapMs)];
+  const child: ChildProcess = o.cpuList
+    ? spawn('taskset', ['-c', o.cpuList, ...args], { cwd: o.cwd, stdio: ['pipe', 'pipe', 'inherit'] })
+    : spawn(args[0], args.slice(1), { cwd: o.cwd, stdio: ['pipe', 'pipe', 'inherit'] });
+  const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  return {
+    start: () => child.stdin!.write('start\n'),
+    async stop() {
+      child.stdin!.write('stop\n');
+      const { value } = await answers.next();
+      const runs = /^runs (\d+)$/.exec(String(value ?? ''));
+      if (!runs) throw new Error(`report loop answered ${value}`);
+      return Number(runs[1]);
+    },
+    close: () => child.kill(),
+  };
+}
 
 interface Window {
   reports: boolean;
@@ -17,11 +54,10 @@ interface Window {
 
 export async function reportCost(o: {
   a: Client;
-  b: Client;
+  reports: ReportLoop;
   body: unknown;
   pairs: number;
   windowMs: number;
-  reportGapMs: number;
 }) {
   const windows: Window[] = [];
   const created = new Map<string, string>(); // Idempotency-Key -> session id
@@ -31,7 +67,6 @@ export async function reportCost(o: {
     const reports = i % 2 === (Math.floor(i / 2) % 2 === 0 ? 1 : 0);
     const end = Date.now() + o.windowMs;
     const latencies: number[] = [];
-    let reportRuns = 0;
     const creates = [1, 2].map(async () => {
       while (Date.now() < end) {
         const t = Date.now();
@@ -42,22 +77,9 @@ export async function reportCost(o: {
         if (Date.now() <= end) latencies.push(Date.now() - t);
       }
     });
-    const reportLoops = reports
-      ? [1, 2].map(async () => {
-          while (Date.now() < end) {
-            const started = Date.now();
-            await Promise.all([
-              o.b.post('/graphql', { query: 'query { pnlReport(from: "2026-01-01", to: "2027-12-31") { currency } }' }),
-              o.b.get('/v1/reports/ledger.csv?from=2026-01-01&to=2027-12-31'),
-            ]);
-            reportRuns++;
-            // Paced as the run's own report loop (one pair per loop every `reportGapMs`): a dashboard's
-            // reports, not a flood of requests whose cost is their HTTP and authentication on the writer.
-            await sleep(Math.max(0, started + o.reportGapMs - Date.now()));
-          }
-        })
-      : [];
-    await Promise.all([...creates, ...reportLoops]);
+    if (reports) o.reports.start();
+    await Promise.all(creates);
+    const reportRuns = reports ? await o.reports.stop() : 0;
     windows.push({
       reports,
       creates: latencies.length,
