@@ -45,10 +45,23 @@ export function loggedUrl(req: FastifyRequest): { route: string; url: string } {
   if (!pattern || req.is404) {
     return { route: 'unmatched', url: path.replace(SECRET_RUN, REDACTED) + redactQuery(query, true) };
   }
-  const params = req.params as Record<string, string>;
-  const filled = pattern.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => {
-    const value = params[name] ?? '';
-    return CAPABILITY_PARAMS.has(name) ? redactToken(value) : value;
-  });
+  const names = paramsOf(pattern);
+  let filled = pattern;
+  if (names.length) {
+    const params = req.params as Record<string, string>;
+    filled = pattern.replace(PARAM, (_m, name: string) => {
+      const value = params[name] ?? '';
+      return CAPABILITY_PARAMS.has(name) ? redactToken(value) : value;
+    });
+  }
   return { route: pattern, url: filled + redactQuery(query, false) };
+}
+
+const PARAM = /:([A-Za-z0-9_]+)/g;
+/** Each route pattern's parameter names, read once (the patterns are the app's routes: a bounded set). */
+const patternParams = new Map<string, string[]>();
+function paramsOf(pattern: string): string[] {
+  let names = patternParams.get(pattern);
+  if (!names) patternParams.set(pattern, (names = [...pattern.matchAll(PARAM)].map((m) => m[1])));
+  return names;
 }

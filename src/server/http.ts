@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import websocket from '@fastify/websocket';
 import { config } from '../core/config.ts';
 import { newId } from '../core/ids.ts';
-import { logger, withLogContext } from '../core/logger.ts';
+import { logger, requestLogger, withLogContext } from '../core/logger.ts';
 import { envelope, errorReply } from './envelope.ts';
 import { asUnavailable } from '../core/db/unavailable.ts';
 import { countStatementsPerRequest } from './statement-count.ts';
@@ -69,7 +69,7 @@ export async function createHttp(): Promise<FastifyInstance> {
   // After the response is sent (off the request's critical section); pino writes asynchronously.
   // The route pattern and the URL without its capability secrets (src/server/access-log.ts).
   fastify.addHook('onResponse', (req, reply, done) => {
-    logger.info(
+    requestLogger.info(
       {
         requestId: req.id,
         method: req.method,

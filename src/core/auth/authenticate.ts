@@ -38,6 +38,8 @@ interface KeyRow {
   role: KeyRole;
   scopes: Scope[];
   signingKey: KeyObject;
+  /** The stored (sealed) signing key the KeyObject was decrypted from. */
+  sealed: Buffer;
   revokedAt: Date | null;
   memberId: string | null;
   memberRole: MemberRole | null;
@@ -61,23 +63,54 @@ const KEY_SQL = `SELECT k.id, k."keyId", k."workspaceId", k.mode, k.role, k.scop
   FROM api_keys k JOIN workspaces w ON w.id = k."workspaceId" LEFT JOIN members m ON m.id = k."memberId"
   WHERE k."keyId" = $1`;
 
-/** Cached for `keyCacheMs`: the bound on how long a revoked key keeps working on another instance. */
+/** Lookups on their way: requests that miss the cache together wait for one read. */
+const loading = new Map<string, Promise<KeyRow | null>>();
+
+/**
+ * Cached for `keyCacheMs`: the bound on how long a revoked key keeps working on another instance.
+ * A request after that waits for the row read again (never the expired entry); the requests that
+ * miss together share one read.
+ */
 async function loadKey(keyId: string): Promise<KeyRow | null> {
   const hit = cache.get(keyId);
   if (hit && Date.now() - hit.at < config.keyCacheMs) return hit.row;
+  let pending = loading.get(keyId);
+  if (!pending) {
+    const read = readKey(keyId, hit?.row ?? null).then((row) => {
+      // A forgetKey during the read (a revocation here) wins: that read is neither cached nor shared further.
+      if (loading.get(keyId) === read) {
+        loading.delete(keyId);
+        cache.set(keyId, { row, at: Date.now() });
+      }
+      return row;
+    });
+    read.catch(() => loading.get(keyId) === read && loading.delete(keyId));
+    loading.set(keyId, (pending = read));
+  }
+  return pending;
+}
+
+async function readKey(keyId: string, before: KeyRow | null): Promise<KeyRow | null> {
   const { rows } = await db().system.query(KEY_SQL, [keyId]);
-  const row = rows[0] ? withSigningKey(rows[0]) : null;
-  cache.set(keyId, { row, at: Date.now() });
-  return row;
+  return rows[0] ? withSigningKey(rows[0], before) : null;
 }
 
 /**
  * The stored signing key, decrypted; a value that does not decrypt for this row (copied from another) makes the key
- * unusable.
+ * unusable. The same stored bytes for the same row decrypt to the same key: the one already held is kept.
  */
-function withSigningKey(row: Omit<KeyRow, 'signingKey'> & { signingKey: Buffer }): KeyRow | null {
+function withSigningKey(
+  row: Omit<KeyRow, 'signingKey' | 'sealed'> & { signingKey: Buffer },
+  before: KeyRow | null,
+): KeyRow | null {
+  if (before && before.id === row.id && before.workspaceId === row.workspaceId && before.sealed.equals(row.signingKey))
+    return { ...row, signingKey: before.signingKey, sealed: before.sealed };
   try {
-    return { ...row, signingKey: createSecretKey(unseal('api_keys', row, row.signingKey)) };
+    return {
+      ...row,
+      signingKey: createSecretKey(unseal('api_keys', row, row.signingKey)),
+      sealed: Buffer.from(row.signingKey),
+    };
   } catch {
     logger.warn({ keyId: row.keyId }, 'API key signing key does not decrypt for its row');
     return null;
@@ -86,6 +119,7 @@ function withSigningKey(row: Omit<KeyRow, 'signingKey'> & { signingKey: Buffer }
 
 export function forgetKey(keyId: string) {
   cache.delete(keyId);
+  loading.delete(keyId);
 }
 
 // lastUsedAt is written in batches, once a second at most per instance (spec: "within seconds").
