@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowFirst from './test/helpers/sequencer.ts';
 
 /**
  * The system tier: files that start whole `svc` processes, a browser or an embedded PostgreSQL, cut the
@@ -26,16 +27,35 @@ export const systemTier = [
 ];
 
 /**
- * Files that run in a process of their own (`own-process` project, `isolate: true`): the system tier,
- * and files that change process-wide state another file would then see (process.env, `config`,
+ * System files that run in a process of their own: they kill, cut or signal what they started
+ * (process groups, an embedded or private PostgreSQL cluster, crashes), so a leftover of theirs
+ * stays out of the next file's process. The rest of the system tier (the CLI, the docs' examples,
+ * the browser tests) only starts children it stops and changes nothing process-wide that
+ * test/helpers/restore-process.ts does not put back: it shares a worker's process (`shared`).
+ */
+export const systemOwnProcess = [
+  'test/server/shutdown.test.ts',
+  'test/server/db-faults.test.ts',
+  'test/server/boot-wait.test.ts',
+  'test/core/db/embedded.test.ts',
+  'test/core/db/embedded-recovery.test.ts',
+  'test/modules/subscriptions/renewals-crash.test.ts',
+  'test/modules/test-clocks/walk-cut.test.ts',
+  'test/noisy-neighbour.test.ts',
+];
+
+/**
+ * Files that run in a process of their own (`own-process` project, `isolate: true`): the system files
+ * above, and files that change process-wide state another file would then see (process.env, `config`,
  * spies, fake timers, signal handlers) or that measure the process (memory, rate limits, crashes).
  * Every other file shares one process per worker with the files before it (`shared`, `isolate:
  * false`): the app's modules load once per worker instead of once per file, which was most of a
- * small file's time. A file that fails only after another file in the same worker belongs here (or
- * its leak gets fixed: the test-clock walkers resume on start for this reason).
+ * small file's time (a fresh process costs 2-3 s quiet, 5-8 s loaded). A file that fails only after
+ * another file in the same worker belongs here (or its leak gets fixed: the test-clock walkers
+ * resume on start for this reason).
  */
 export const ownProcess = [
-  ...systemTier,
+  ...systemOwnProcess,
   'test/modules/webhooks/webhooks-crash.test.ts',
   'test/core/bounded-memory.test.ts',
   // Its 400 ms acquire timeout failed to fill its pools once in a shared worker at load 15 (not examined further).
@@ -94,8 +114,9 @@ const tier = process.env.TEST_TIER;
 /** `npm run test:cluster` only (it brings up etcd, three Patroni nodes and HAProxy): never in `npm test`. */
 const cluster = process.env.TEST_CLUSTER === '1';
 /**
- * Files that measure latency (p95 of one tenant under another's flood): `npm test` runs them after
- * everything else (`--project alone`), on cores no other file shares.
+ * Files that measure latency (p95 of one tenant under another's flood): the `alone` project runs them
+ * after everything else (its `sequence.groupOrder` is 1: vitest starts that group once group 0, the
+ * `shared` and `own-process` files, has finished), one at a time, on cores no other file shares.
  */
 const alone = ['test/noisy-neighbour.test.ts'];
 
@@ -110,6 +131,8 @@ export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
+    // The slowest files first (test/helpers/sequencer.ts), whatever vitest's cache holds.
+    sequence: { sequencer: SlowFirst },
     // A file at a time per core: each fork shares the cores with PostgreSQL and the svc processes some
     // files spawn, so more forks than cores only lengthens every wait in a case.
     maxWorkers: Math.max(2, availableParallelism()),
@@ -156,6 +179,8 @@ export default defineConfig({
           include: !tier || tier === 'system' ? alone : [],
           exclude: excluded,
           isolate: true,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
