@@ -33,9 +33,15 @@ export async function startWorker(databaseUrl: string) {
     maintenanceIntervalSeconds: 60,
   });
   // pg-boss retries on its own; an outage is one warning per interval, not an error per poll.
-  boss.on('error', (e) =>
-    isDatabaseUnavailable(e) ? warnUnavailable('pg-boss', e) : logger.error({ err: e.message }, 'pg-boss error'),
-  );
+  // Once stopped, its errors are not heard: pg-pool's end() resolves when it has told its
+  // connections to end, not when they have, so a database stopped right after (the embedded one
+  // at `svc start`'s exit) can still reach one of them with 57P01.
+  let stopped = false;
+  boss.on('error', (e) => {
+    if (stopped) return;
+    if (isDatabaseUnavailable(e)) warnUnavailable('pg-boss', e);
+    else logger.error({ err: e.message }, 'pg-boss error');
+  });
   await startTracing();
   await boss.start();
   await startJobs(boss, jobTable);
@@ -56,6 +62,7 @@ export async function startWorker(databaseUrl: string) {
       // Walkers stop at their next step first, so the graceful stop below never waits on a long walk.
       await stopWalks();
       await boss.stop({ graceful: true, timeout: 5000 });
+      stopped = true;
       // Its LISTEN connection too, before the database goes (`svc worker` has no API server to stop it).
       await eventBus.stop();
     },
