@@ -15,6 +15,8 @@ export const isOnline = (kind: string): kind is OnlineKind =>
  * leaves them unset (the providers' own origins), development and tests point them at simulators.
  */
 const env = (name: string) => process.env[name] || undefined;
+/** Each provider call's timeout, connect to last byte (`SVC_PROVIDER_TIMEOUT_MS`; unset, 10 000). */
+const timeoutMs = () => Number(env('SVC_PROVIDER_TIMEOUT_MS')) || undefined;
 
 /** Where providers POST their callbacks: SVC_CALLBACK_BASE_URL, else the hosted base. */
 export const callbackUrl = (kind: OnlineKind) =>
@@ -31,7 +33,7 @@ export function providerFor(row: Adapter): Provider {
           kind: 'provider_a',
           credentials: { secretKey: secrets.secretKey!, callbackToken: secrets.callbackToken ?? null } as never,
         },
-        { baseUrl: env('PROVIDER_A_BASE_URL') },
+        { baseUrl: env('PROVIDER_A_BASE_URL'), timeoutMs: timeoutMs() },
       );
     case 'provider_b':
       return createProvider(
@@ -47,6 +49,7 @@ export function providerFor(row: Adapter): Provider {
         {
           baseUrl: env('PROVIDER_B_BASE_URL'),
           snapBaseUrl: env('PROVIDER_B_SNAP_BASE_URL') ?? env('PROVIDER_B_BASE_URL'),
+          timeoutMs: timeoutMs(),
         },
       );
     case 'provider_c':
@@ -60,7 +63,7 @@ export function providerFor(row: Adapter): Provider {
             mode: pub.mode ?? 'live',
           } as never,
         },
-        { baseUrl: env('PROVIDER_C_BASE_URL') },
+        { baseUrl: env('PROVIDER_C_BASE_URL'), timeoutMs: timeoutMs() },
       );
     default:
       throw new Error(`no provider client for adapter kind ${row.kind}`);
