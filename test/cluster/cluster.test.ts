@@ -80,7 +80,11 @@ const COST_REPORT_GAP_MS = Number(process.env.CLUSTER_COST_REPORT_GAP_MS ?? 0);
 const CPUS = cpus().length;
 const WRITER_CPUS = CPUS >= 2 ? `0-${Math.floor(CPUS / 2) - 1}` : null;
 const READER_CPUS = CPUS >= 2 ? `${Math.floor(CPUS / 2)}-${CPUS - 1}` : null;
-const COST_MAX = Number(process.env.CLUSTER_COST_MAX ?? (WRITER_CPUS ? 0.1 : 1));
+// TOPOLOGY's 10% is asserted from four CPUs up. On two, one CPU each, it is printed: three runs on
+// a 2-vCPU machine measured a throughput cost of 4.1%, 4.4% and 13.6% (p95 +19%, -1%, +3%), with
+// the completions per window drifting more than that between the two windows alone of one run
+// (26 and 19.5 per s), so a 10% bound there would fail on the machine's noise (docs/deploy.md).
+const COST_MAX = Number(process.env.CLUSTER_COST_MAX ?? (CPUS >= 4 ? 0.1 : 1));
 /** Every thread of `pid` and of its descendants on `cpus` (a PostgreSQL node: its postmaster and backends). */
 function pin(pid: number, cpuList: string) {
   const tree = [pid];
