@@ -46,6 +46,7 @@ const layers: [string, string[]][] = [
       'modules/payouts',
     ],
   ],
+  ['reconciliation', ['modules/reconciliation']],
   ['billing documents', ['modules/coupons', 'modules/discounts', 'modules/invoices', 'modules/credit-notes']],
   ['collection', ['modules/collection']],
   ['subscriptions', ['modules/subscriptions', 'modules/usage-records', 'modules/test-clocks']],
