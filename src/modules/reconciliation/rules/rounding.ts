@@ -63,14 +63,16 @@ export function percentOfAmount(amount: Minor, percent: ScaledPercent): bigint {
 
 /**
  * A report percent: round_half_up(100 x part / whole, 2 decimals) as a JS number (12.35), null when
- * `whole` is 0. The rounding is done on integers (hundredths of a percent); the one division by 100 at
- * the end gives the double nearest that decimal, which is the number JSON writes as it.
+ * `whole` is 0. The rounding is done on integers (hundredths of a percent); the decimal text is then read
+ * by Number, which gives the double nearest that decimal: the number JSON writes as it.
  */
 export function percentOf(part: Minor, whole: Minor): number | null {
   const w = toBig(whole);
   if (w === 0n) return null;
   const hundredths = roundHalfUp(toBig(part) * 10_000n, w);
-  return Number(hundredths) / 100;
+  const size = hundredths < 0n ? -hundredths : hundredths;
+  const text = `${hundredths < 0n ? '-' : ''}${size / 100n}.${String(size % 100n).padStart(2, '0')}`;
+  return Number(text);
 }
 
 /** A bigint amount back to a JS number for a single amount; throws when it is not a safe integer. */
