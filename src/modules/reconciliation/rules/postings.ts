@@ -134,3 +134,10 @@ function batchWriteOffLegs(adapter: string, account: string, b: { expected: Mino
     credit(settlementAccount(adapter), expected),
   ]);
 }
+
+/** A payout's bank fee (its credit fell short inside the band): D `gateway:bank` / C `payout`. */
+export function payoutBankFeeLegs(fee: Minor): PostingLeg[] {
+  const f = toBig(fee);
+  if (f < 0n) throw new RangeError('a bank fee is never negative');
+  return balanced([debit('gateway:bank', f), credit('payout', f)]);
+}
