@@ -58,7 +58,10 @@ export interface MatchSettings {
 }
 
 export type LookupRule = 'provider_reference' | 'reference' | 'amount_date';
-/** What each lookup found: `reference` the objects the reference names (an invoice: its payments). */
+/**
+ * What each lookup found. `reference`: the objects `parseReference` names (an invoice: its payments; a session:
+ * its payment), and for a payout row also the payout whose own `reference` equals the row's.
+ */
 export type Lookups = Partial<Record<LookupRule, readonly LedgerObject[]>>;
 
 export interface ObjectRef {
