@@ -183,7 +183,12 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
   }
 
   for (const route of routes) {
-    app.route({ method: route.method, url: route.path, handler: (req, reply) => handle(route, req, reply) });
+    app.route({
+      method: route.method,
+      url: route.path,
+      ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
+      handler: (req, reply) => handle(route, req, reply),
+    });
   }
 }
 
