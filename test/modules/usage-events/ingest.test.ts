@@ -21,7 +21,11 @@ const iso = (ms: number) => new Date(ms).toISOString();
 async function setup(ws?: Workspace) {
   ws ??= await server.workspace();
   const customer = (await ws.client.post('/v1/customers', { name: 'Acme', externalId: 'acme-42' })).json.data;
-  await ws.client.post('/v1/meters', { key: 'calls', name: 'Calls', eventName: 'api.call', aggregation: 'count' }, key());
+  await ws.client.post(
+    '/v1/meters',
+    { key: 'calls', name: 'Calls', eventName: 'api.call', aggregation: 'count' },
+    key(),
+  );
   await ws.client.post(
     '/v1/meters',
     { key: 'tokens', name: 'Tokens', eventName: 'api.call', aggregation: 'sum', valueProperty: 'tokens' },
@@ -154,7 +158,11 @@ describe('POST /v1/usage-events', () => {
   it('dedupes by id: duplicates within and across requests, idempotency_conflict on other content', async () => {
     const { ws, customer } = await setup();
     const e = { id: 'd1', eventName: 'api.call', customerId: customer.id, properties: { tokens: 5, b: 'x' } };
-    const first = await ingest(ws, [e, { ...e, properties: { b: 'x', tokens: 5 } }, { ...e, properties: { tokens: 6 } }]);
+    const first = await ingest(ws, [
+      e,
+      { ...e, properties: { b: 'x', tokens: 5 } },
+      { ...e, properties: { tokens: 6 } },
+    ]);
     expect(statuses(first)).toEqual([
       ['accepted', null, null],
       ['duplicate', null, null],
@@ -189,7 +197,11 @@ describe('POST /v1/usage-events', () => {
     ]);
     expect(statuses(await ingest(a.ws, [{ ...e, customerId: a.customer.id }]))).toEqual([['accepted', null, null]]);
     expect(statuses(await ingest(b.ws, [{ ...e, customerId: b.customer.id }]))).toEqual([['accepted', null, null]]);
-    expectError(await b.ws.client.get('/v1/usage-events/x1').then(() => a.ws.client.get('/v1/usage-events/x2')), 404, 'not_found');
+    expectError(
+      await b.ws.client.get('/v1/usage-events/x1').then(() => a.ws.client.get('/v1/usage-events/x2')),
+      404,
+      'not_found',
+    );
     // Live mode: its own customers, meters and ids; test rows unseen.
     const live = await mintKey(a.ws.workspaceId, 'live');
     const liveWs = { ...a.ws, client: createClient({ baseUrl: server.url, keyId: live.keyId, secret: live.secret }) };

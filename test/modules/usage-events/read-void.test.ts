@@ -20,7 +20,11 @@ async function setup() {
   const ws = await server.workspace();
   const a = (await ws.client.post('/v1/customers', { name: 'A', externalId: 'ext-a' })).json.data;
   const b = (await ws.client.post('/v1/customers', { name: 'B' })).json.data;
-  await ws.client.post('/v1/meters', { key: 'calls', name: 'Calls', eventName: 'api.call', aggregation: 'count' }, key());
+  await ws.client.post(
+    '/v1/meters',
+    { key: 'calls', name: 'Calls', eventName: 'api.call', aggregation: 'count' },
+    key(),
+  );
   await ws.client.post('/v1/meters', { key: 'jobs', name: 'Jobs', eventName: 'job.run', aggregation: 'count' }, key());
   return { ws, a, b };
 }
