@@ -120,7 +120,7 @@ ALTER TABLE "meters" ADD CONSTRAINT "meters_status_check" CHECK (status IN ('act
 ALTER TABLE "meters" ADD CONSTRAINT "meters_archived_check" CHECK ((status = 'archived') = ("archivedAt" IS NOT NULL));
 ALTER TABLE "meters" ADD CONSTRAINT "meters_value_property_check" CHECK ((aggregation = 'count') = ("valueProperty" IS NULL));
 ALTER TABLE "customers" ADD CONSTRAINT "customers_external_id_check" CHECK ("externalId" IS NULL OR "externalId" ~ '^[\x21-\x7E]{1,128}$');
-ALTER TABLE "usage_ingest_batches" ADD CONSTRAINT "usage_ingest_batches_kind_check" CHECK (kind IN ('ingest', 'void'));
+ALTER TABLE "usage_ingest_batches" ADD CONSTRAINT "usage_ingest_batches_kind_check" CHECK (kind IN ('ingest', 'correction'));
 -- The fold reads pending batches only.
 CREATE INDEX "usage_ingest_batches_pending_idx" ON "usage_ingest_batches" ("workspaceId", "mode", seq) WHERE "foldedAt" IS NULL;
 

@@ -16,7 +16,7 @@ import { forgetMeters } from './cache.ts';
 import { meterSnapshot, type MeterRow } from './fields.ts';
 import { meterList } from './list.ts';
 import type { CreateMeterInput, ListMetersArgs, UpdateMeterInput } from './schema.ts';
-import { meterActive, meterArchived, meterMachine } from './states.ts';
+import { meterActive, meterArchived, meterMachine, type MeterStatus } from './states.ts';
 import { meterLimits, validateCreate, validateUpdate } from './validate.ts';
 
 const err = errorsFor('meter');
@@ -138,7 +138,7 @@ export async function archiveMeter(ctx: Context, id: string): Promise<MeterRow> 
     await tx.meter.update({
       where: { workspaceId_mode_id: { ...scoped(auth), id } },
       data: {
-        status: nextState(meterMachine, before.status as 'active', 'archive').to,
+        status: nextState(meterMachine, before.status as MeterStatus, 'archive').to,
         archivedAt: now,
         updatedAt: now,
       },

@@ -2,6 +2,7 @@ import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
 import { admission } from '../../graphql/operation.ts';
 import { usageEventFields } from './fields.ts';
+import { usageEventAccepted } from './states.ts';
 import { getUsageEvent, ingestUsageEvents, listUsageEvents, voidUsageEvent } from './service.ts';
 
 export const UsageEvent = builder.prismaObject('UsageEvent', {
@@ -22,7 +23,7 @@ const UsageEventResult = builder.objectRef<EventResultShape>('UsageEventResult')
   fields: (t) => ({
     index: t.exposeInt('index'),
     id: t.exposeString('id', { nullable: true }),
-    status: t.exposeString('status', { description: 'accepted, duplicate or rejected' }),
+    status: t.exposeString('status', { description: `${usageEventAccepted}, duplicate or rejected` }),
     code: t.exposeString('code', { nullable: true }),
     field: t.exposeString('field', { nullable: true }),
     message: t.exposeString('message', { nullable: true }),

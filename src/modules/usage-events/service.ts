@@ -13,7 +13,7 @@ import { ingestEvents } from './ingest.ts';
 import { usageEventList } from './list.ts';
 import { batchOf, timestampMs } from './parse.ts';
 import type { IngestUsageEventsInput, ListUsageEventsArgs } from './schema.ts';
-import { usageEventMachine, usageEventVoided } from './states.ts';
+import { usageEventMachine, usageEventVoided, type UsageEventStatus } from './states.ts';
 
 const err = errorsFor('usage_event');
 
@@ -59,7 +59,7 @@ export async function voidUsageEvent(ctx: Context, id: string): Promise<UsageEve
       ORDER BY "ingestSeq" DESC LIMIT 1 FOR UPDATE`);
     if (!row) throw err.notFound('usage_event');
     if (row.status === usageEventVoided) return row;
-    const to = nextState(usageEventMachine, 'accepted', 'void').to;
+    const to = nextState(usageEventMachine, row.status as UsageEventStatus, 'void').to;
     const now = clock.now();
     // The journal records the void for the fold (docs/usage.md, Journal).
     const [updated] = await q.query<UsageEvent>(sql`WITH v AS (UPDATE usage_events SET status = ${sqlStatus(to)},
@@ -67,7 +67,7 @@ export async function voidUsageEvent(ctx: Context, id: string): Promise<UsageEve
       WHERE "workspaceId" = ${auth.workspaceId} AND mode = ${auth.mode} AND "ingestSeq" = ${row.ingestSeq}
         AND "timestamp" = ${row.timestamp} AND "receivedAt" = ${row.receivedAt} RETURNING *),
       j AS (INSERT INTO usage_ingest_batches (id, "workspaceId", mode, kind, "eventCount", "firstSeq", "lastSeq", "receivedAt")
-        VALUES (${newId('usageIngestBatch')}, ${auth.workspaceId}, ${auth.mode}, 'void', 1, ${row.ingestSeq},
+        VALUES (${newId('usageIngestBatch')}, ${auth.workspaceId}, ${auth.mode}, 'correction', 1, ${row.ingestSeq},
           ${row.ingestSeq}, ${now}))
       SELECT * FROM v`);
     return updated;
