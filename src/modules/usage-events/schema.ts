@@ -34,7 +34,8 @@ const IngestResult = builder
   .objectRef<{ accepted: number; duplicates: number; rejected: number; results: EventResultShape[] }>('IngestResult')
   .implement({
     fields: (t) => ({
-      accepted: t.exposeInt('accepted'),
+      // Counted by answer (the result vocabulary, not the stored event's status).
+      accepted: t.int({ resolve: (r) => r.accepted }),
       duplicates: t.exposeInt('duplicates'),
       rejected: t.exposeInt('rejected'),
       results: t.field({ type: [UsageEventResult], resolve: (r) => r.results }),
