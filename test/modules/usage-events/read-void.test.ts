@@ -102,6 +102,31 @@ describe('POST /v1/usage-events/:id/void', () => {
   });
 });
 
+describe('a customer on a test clock', () => {
+  it('its clock time is the default timestamp and the middle of the window', async () => {
+    const { ws } = await setup();
+    const clock = (await ws.client.post('/v1/test-clocks', { frozenTime: '2026-01-01T00:00:00Z' })).json.data;
+    const c = (await ws.client.post('/v1/customers', { name: 'Clocked', testClockId: clock.id })).json.data;
+    const e = { eventName: 'api.call', customerId: c.id };
+    const res = await ingest(ws, [
+      { ...e, id: 'c1' },
+      { ...e, id: 'c2', timestamp: '2025-12-01T00:00:00Z' },
+      { ...e, id: 'c3', timestamp: '2025-11-20T00:00:00Z' },
+      { ...e, id: 'c4', timestamp: new Date(Date.now()).toISOString() },
+    ]);
+    expect(res.json.data.results.map((r: any) => r.code)).toEqual([
+      null,
+      null,
+      'timestamp_out_of_window',
+      'timestamp_out_of_window',
+    ]);
+    const c1 = (await ws.client.get('/v1/usage-events/c1')).json.data;
+    expect(c1.timestamp).toBe('2026-01-01T00:00:00.000Z');
+    // receivedAt stays on real time.
+    expect(c1.receivedAt).not.toBe(c1.timestamp);
+  });
+});
+
 describe('ingestion limits', () => {
   const saved = { ...config.rateLimits.usage_ingest };
   const savedSlots = { n: config.usageIngestConcurrency, wait: config.usageAdmissionWaitMs };
