@@ -88,15 +88,16 @@ export async function ingestEvents(scope: RowScope, raw: unknown[], receivedAt: 
 }
 
 async function writeBatch(scope: RowScope, events: CheckedEvent[], receivedAt: Date, results: EventResult[]) {
-  const tenantScope = { workspaceId: scope.workspaceId, modes: [scope.mode] as const };
-  await inIngestTx({ ...tenantScope, modes: [scope.mode] }, async (run) => {
+  await inIngestTx({ workspaceId: scope.workspaceId, modes: [scope.mode] }, async (run) => {
     const lock = `usage:${scope.workspaceId}:${scope.mode}`;
     const [{ seq }] = await run<{ seq: string }>(
       sql`SELECT pg_advisory_xact_lock_shared(hashtextextended(${lock}, 0)),
         nextval(pg_get_serial_sequence('usage_ingest_batches', 'seq'))::text AS seq`,
     );
-    const seqOf = (e: CheckedEvent) => (BigInt(seq) * 1024n + BigInt(e.index)).toString();
-    const range: [string, string] = [seqOf({ index: 0 } as CheckedEvent), seqOf({ index: 1023 } as CheckedEvent)];
+    // Event i of the request is seq x 1024 + i (docs/usage.md, Journal); the batch owns the whole range.
+    const seqAt = (index: number) => (BigInt(seq) * 1024n + BigInt(index)).toString();
+    const seqOf = (e: CheckedEvent) => seqAt(e.index);
+    const range: [string, string] = [seqAt(0), seqAt(1023)];
     const customerOf = await resolveCustomers(run, scope, events);
     const meters = await activeMeters(clientlessSql(run), scope);
     const verdicts = new Map<number, Verdict>();
