@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { createClient, useServer, type Workspace } from '../../helpers/server.ts';
+import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
 import { mintKey } from '../../helpers/keys.ts';
 
 const server = useServer();
@@ -273,5 +273,52 @@ describe('POST /v1/usage-events', () => {
     const wo = await mintKey(ws.workspaceId, 'test', { role: 'restricted', scopes: ['svc:usage:write'] });
     const woClient = createClient({ baseUrl: server.url, keyId: wo.keyId, secret: wo.secret });
     expect((await woClient.post('/v1/usage-events', { events: [e] })).json.data.accepted).toBe(1);
+  });
+
+  it('the same batch on two connections at once: each id accepted exactly once', async () => {
+    const { ws, customer } = await setup();
+    const events = Array.from({ length: 200 }, (_, i) => ({
+      id: `race-${i}`,
+      eventName: 'api.call',
+      customerId: customer.id,
+      properties: { tokens: i },
+    }));
+    const [a, b] = await Promise.all([ingest(ws, events), ingest(ws, events)]);
+    expect(a.json.data.accepted + b.json.data.accepted).toBe(200);
+    expect(a.json.data.duplicates + b.json.data.duplicates).toBe(200);
+    expect((await ws.client.get('/v1/usage-events?limit=100')).json.meta.page.hasMore).toBe(true);
+    const { rows } = await db().system.query(`SELECT count(*)::int AS n FROM usage_events WHERE "workspaceId" = $1`, [
+      ws.workspaceId,
+    ]);
+    expect(rows[0].n).toBe(200);
+  });
+
+  it('an id is free again 35 days after its acceptance; expired keys go with usage_keys_rotate()', async () => {
+    const { ws, customer } = await setup();
+    const e = { id: 'old-1', eventName: 'api.call', customerId: customer.id, properties: { tokens: 1 } };
+    expect(statuses(await ingest(ws, [e]))).toEqual([['accepted', null, null]]);
+    const backdate = async (days: number) => {
+      for (const t of ['usage_event_keys_0', 'usage_event_keys_1'])
+        await db().system.query(
+          `UPDATE ${t} SET "acceptedAt" = now() - make_interval(days => $2) WHERE "workspaceId" = $1 AND id = 'old-1'`,
+          [ws.workspaceId, days],
+        );
+    };
+    await backdate(34);
+    expect(statuses(await ingest(ws, [{ ...e, properties: { tokens: 2 } }]))).toEqual([
+      ['rejected', 'idempotency_conflict', 'id'],
+    ]);
+    await backdate(36);
+    expect(statuses(await ingest(ws, [{ ...e, properties: { tokens: 2 } }]))).toEqual([['accepted', null, null]]);
+    await backdate(36);
+    await db().system.query('SELECT usage_keys_rotate()');
+    await db().system.query("SELECT usage_keys_rotate(now() + interval '35 days')");
+    const { rows } = await db().system.query(
+      `SELECT (SELECT count(*) FROM usage_event_keys_0 WHERE "workspaceId" = $1 AND id = 'old-1')
+        + (SELECT count(*) FROM usage_event_keys_1 WHERE "workspaceId" = $1 AND id = 'old-1') AS n`,
+      [ws.workspaceId],
+    );
+    expect(Number(rows[0].n)).toBe(0);
+    expect(statuses(await ingest(ws, [e]))).toEqual([['accepted', null, null]]);
   });
 });
