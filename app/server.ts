@@ -4,6 +4,7 @@ import { createRateLimiter, type RateLimiter } from '../src/core/rate-limit.ts';
 import { eventBus } from '../src/core/pubsub.ts';
 import { db } from '../src/core/db/client.ts';
 import { assertDatabaseRoles } from '../src/core/db/roles.ts';
+import { closeIngestPool } from '../src/modules/usage-events/pool.ts';
 import { closeHttp, createHttp } from '../src/server/http.ts';
 import { createGraphQL, mountGraphQL } from '../src/server/graphql.ts';
 import { edgeRoutes } from '../src/server/edge-routes.ts';
@@ -65,6 +66,7 @@ export async function buildApp(): Promise<App> {
       await stopWalks();
       await closeHttp(fastify);
       await limiter.close();
+      await closeIngestPool();
       await eventBus.stop();
       await stopTracing();
     },

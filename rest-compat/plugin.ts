@@ -183,9 +183,12 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
   }
 
   for (const route of routes) {
-    app.route({ method: route.method, url: route.path, handler: (req, reply) => handle(route, req, reply) });
+    app.route({ ...mountOf(route), handler: (req, reply) => handle(route, req, reply) });
   }
 }
+
+/** Where a route is mounted, and its body limit when it has its own. */
+const mountOf = (r: Route) => ({ method: r.method, url: r.path, ...(r.bodyLimit ? { bodyLimit: r.bodyLimit } : {}) });
 
 /** Client errors are stored and replayed like successes; retryable ones release the key. */
 function asStored(e: unknown, requestId: string, resource: Resource): StoredResponse {

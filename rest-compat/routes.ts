@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../src/core/errors.ts';
 import type * as Ops from './generated/operations.ts';
 import { listQuery, metadataQuery, noBody, type Input } from './inputs.ts';
+import { config } from '../src/core/config.ts';
 
 /**
  * The REST surface: one entry per route. Each runs the GraphQL operation of the same name
@@ -29,6 +30,8 @@ export interface Route<V = Record<string, unknown>> {
    * input, `:id`, paging, idempotency, rate: rest-compat/openapi.ts). Documentation only (OpenAPI).
    */
   errors?: ErrorCode[];
+  /** The route's body limit in bytes, when not the server's (usage ingestion: 4 MiB). */
+  bodyLimit?: number;
 }
 
 const route = <V>(r: Route<V>) => r as unknown as Route;
@@ -889,6 +892,78 @@ export const routes: Route[] = [
     method: 'PATCH',
     path: '/v1/prices/:id',
     variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdatePriceInput }),
+  }),
+
+  // Meters (docs/guides/meters.md): plan configuration, spelled as plans.
+  route<Ops.ListMetersQueryVariables>({
+    id: 'listMeters',
+    method: 'GET',
+    path: '/v1/meters',
+    variables: (r) => listQuery(r, { order: 'string', eventName: 'string', archived: 'boolean' }),
+  }),
+  route<Ops.GetMeterQueryVariables>({
+    id: 'getMeter',
+    method: 'GET',
+    path: '/v1/meters/:id',
+    variables: id,
+  }),
+  route<Ops.CreateMeterMutationVariables>({
+    id: 'createMeter',
+    method: 'POST',
+    path: '/v1/meters',
+    errors: ['conflict'],
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateMeterInput }),
+  }),
+  route<Ops.UpdateMeterMutationVariables>({
+    id: 'updateMeter',
+    method: 'PATCH',
+    path: '/v1/meters/:id',
+    variables: (r) => ({ id: r.params.id, input: r.body as Ops.UpdateMeterInput }),
+  }),
+  route<Ops.ArchiveMeterMutationVariables>({
+    id: 'archiveMeter',
+    method: 'POST',
+    path: '/v1/meters/:id/archive',
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
+  }),
+
+  // Usage events (docs/guides/usage-events.md): lower-case codes, one answer per event.
+  route<Ops.IngestUsageEventsMutationVariables>({
+    id: 'ingestUsageEvents',
+    method: 'POST',
+    path: '/v1/usage-events',
+    errors: ['payload_too_large', 'service_unavailable'],
+    bodyLimit: config.usageBodyLimitBytes,
+    variables: (r) => ({ input: r.body as Ops.IngestUsageEventsInput }),
+  }),
+  route<Ops.ListUsageEventsQueryVariables>({
+    id: 'listUsageEvents',
+    method: 'GET',
+    path: '/v1/usage-events',
+    variables: (r) =>
+      listQuery(r, {
+        order: 'string',
+        customerId: 'string',
+        externalCustomerId: 'string',
+        eventName: 'string',
+        status: 'string',
+        from: 'string',
+        to: 'string',
+      }),
+  }),
+  route<Ops.GetUsageEventQueryVariables>({
+    id: 'getUsageEvent',
+    method: 'GET',
+    path: '/v1/usage-events/:id',
+    variables: id,
+  }),
+  route<Ops.VoidUsageEventMutationVariables>({
+    id: 'voidUsageEvent',
+    method: 'POST',
+    path: '/v1/usage-events/:id/void',
+    errors: ['period_closed'],
+    variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
   // Coupons (docs/coupons.md): spelled as plans.

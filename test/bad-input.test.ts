@@ -192,6 +192,7 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
   },
   createPlan: async () => planBody({ name: 'Bad Input' }),
   createCoupon: async () => ({ name: 'Bad Input', percentOff: 10, duration: 'forever' }),
+  createMeter: async () => ({ key: 'bad_input', name: 'Bad input', eventName: 'bad.input', aggregation: 'count' }),
   addPrice: async () => ({ currency: 'USD', model: 'flat', unitAmount: 500 }),
   // timestamp first: the wrong-type case sends 123 (epoch seconds of 1970, before the period) for it.
   createUsageRecord: async () => ({ timestamp: new Date().toISOString(), quantity: 1 }),
@@ -340,9 +341,10 @@ describe.each(bodyRoutes.map((r) => [label(r), r] as const))('bad bodies on %s',
     }
   });
 
-  it('a body over 1 MiB is 413 in the envelope', async () => {
+  it('a body over 1 MiB (or the route limit) is 413 in the envelope', async () => {
     const ws = await refusedWrites(1);
-    const body = Buffer.from(JSON.stringify({ name: 'x', pad: 'y'.repeat(1024 * 1024 + 16) }));
+    const limit = route.bodyLimit ?? 1024 * 1024;
+    const body = Buffer.from(JSON.stringify({ name: 'x', pad: 'y'.repeat(limit + 16) }));
     const res = await raw(ws, route.method, pathFor(route, ws, { ownWorkspace: true }), body, {
       'idempotency-key': randomUUID(),
     });

@@ -34,6 +34,7 @@ const layers: [string, string[]][] = [
       'modules/customers',
     ],
   ],
+  ['usage records', ['modules/meters', 'modules/usage-events']],
   [
     'money records',
     [

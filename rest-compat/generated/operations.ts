@@ -106,6 +106,8 @@ export type CreateCustomerBalanceTransactionInput = {
 /** Every field is optional. */
 export type CreateCustomerInput = {
   email?: string | null | undefined;
+  /** 1-128 printable ASCII characters, unique per workspace and mode; null clears. */
+  externalId?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   phone?: string | null | undefined;
@@ -146,6 +148,24 @@ export type CreateInvoiceInput = {
   templateId?: string | null | undefined;
   /** @deprecated Computed by the server; refused when sent. */
   total?: number | null | undefined;
+};
+
+export type CreateMeterInput = {
+  /** count, unique_count, sum, min, max, average, latest or time_weighted_sum */
+  aggregation?: string | null | undefined;
+  description?: string | null | undefined;
+  eventName?: string | null | undefined;
+  /** property -> list of 1-100 accepted string forms */
+  filters?: unknown;
+  /** at most 3 property names */
+  groupBy?: Array<string> | null | undefined;
+  /** ^[a-z0-9][a-z0-9_]{0,63}$, unique per workspace and mode */
+  key?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  name?: string | null | undefined;
+  unit?: string | null | undefined;
+  /** the property counted; null exactly for count */
+  valueProperty?: string | null | undefined;
 };
 
 /** Test mode only: a sandbox method from a scenario (docs/guides/payment-methods.md). */
@@ -298,6 +318,11 @@ export type CreditNoteLineInput = {
   unitAmount?: number | null | undefined;
 };
 
+export type IngestUsageEventsInput = {
+  /** 1-1,000 usage events */
+  events: unknown;
+};
+
 export type InviteMemberInput = {
   email: string;
   /** `admin`, `member` or `read_only` (`owner` cannot be invited). */
@@ -413,6 +438,8 @@ export type UpdateCustomerInput = {
   /** An active pm_ of this customer, charged when a subscription names none; null clears. */
   defaultPaymentMethodId?: string | null | undefined;
   email?: string | null | undefined;
+  /** 1-128 printable ASCII characters, unique per workspace and mode; null clears. */
+  externalId?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   phone?: string | null | undefined;
@@ -443,6 +470,14 @@ export type UpdateInvoiceInput = {
 export type UpdateMemberInput = {
   /** `admin`, `member` or `read_only`. */
   role: string;
+};
+
+/** Only name, description, unit and metadata change; null clears all but name. */
+export type UpdateMeterInput = {
+  description?: string | null | undefined;
+  metadata?: Record<string, string> | null | undefined;
+  name?: string | null | undefined;
+  unit?: string | null | undefined;
 };
 
 /** metadata replaces the stored object (null clears it). */
@@ -825,7 +860,7 @@ export type CreateCustomerBalanceTransactionMutationVariables = Exact<{
 
 export type CreateCustomerBalanceTransactionMutation = { createCustomerBalanceTransaction: { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string } };
 
-export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string };
+export type CustomerFieldsFragment = { id: string, name: string | null, email: string | null, phone: string | null, externalId: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string };
 
 export type ListCustomersQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -838,21 +873,21 @@ export type ListCustomersQueryVariables = Exact<{
 }>;
 
 
-export type ListCustomersQuery = { customers: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } }> } };
+export type ListCustomersQuery = { customers: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string | null, email: string | null, phone: string | null, externalId: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } }> } };
 
 export type GetCustomerQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
+export type GetCustomerQuery = { customer: { id: string, name: string | null, email: string | null, phone: string | null, externalId: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
 
 export type CreateCustomerMutationVariables = Exact<{
   input: CreateCustomerInput;
 }>;
 
 
-export type CreateCustomerMutation = { createCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
+export type CreateCustomerMutation = { createCustomer: { id: string, name: string | null, email: string | null, phone: string | null, externalId: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
 
 export type UpdateCustomerMutationVariables = Exact<{
   id: string | number;
@@ -860,7 +895,7 @@ export type UpdateCustomerMutationVariables = Exact<{
 }>;
 
 
-export type UpdateCustomerMutation = { updateCustomer: { id: string, name: string | null, email: string | null, phone: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
+export type UpdateCustomerMutation = { updateCustomer: { id: string, name: string | null, email: string | null, phone: string | null, externalId: string | null, metadata: Record<string, string> | null, testClockId: string | null, defaultPaymentMethodId: string | null, createdAt: string, updatedAt: string } };
 
 export type DunningPolicyFieldsFragment = { id: string, retryScheduleDays: Array<number>, finalAction: string, createdAt: string, updatedAt: string };
 
@@ -1103,6 +1138,48 @@ export type TransferWorkspaceOwnershipMutationVariables = Exact<{
 
 
 export type TransferWorkspaceOwnershipMutation = { transferWorkspaceOwnership: { workspaceId: string, previousOwner: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null }, newOwner: { id: string, email: string, role: string, status: string, joinedAt: string | null, invitedAt: string | null, expiresAt: string | null } } };
+
+export type MeterFieldsFragment = { id: string, arn: string, accountId: string, key: string, name: string, description: string | null, eventName: string, aggregation: string, valueProperty: string | null, filters: unknown, groupBy: Array<string>, unit: string | null, status: string, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
+
+export type ListMetersQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  eventName?: string | null | undefined;
+  archived?: boolean | null | undefined;
+}>;
+
+
+export type ListMetersQuery = { meters: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, key: string, name: string, description: string | null, eventName: string, aggregation: string, valueProperty: string | null, filters: unknown, groupBy: Array<string>, unit: string | null, status: string, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetMeterQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetMeterQuery = { meter: { id: string, arn: string, accountId: string, key: string, name: string, description: string | null, eventName: string, aggregation: string, valueProperty: string | null, filters: unknown, groupBy: Array<string>, unit: string | null, status: string, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type CreateMeterMutationVariables = Exact<{
+  input: CreateMeterInput;
+}>;
+
+
+export type CreateMeterMutation = { createMeter: { id: string, arn: string, accountId: string, key: string, name: string, description: string | null, eventName: string, aggregation: string, valueProperty: string | null, filters: unknown, groupBy: Array<string>, unit: string | null, status: string, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type UpdateMeterMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateMeterInput;
+}>;
+
+
+export type UpdateMeterMutation = { updateMeter: { id: string, arn: string, accountId: string, key: string, name: string, description: string | null, eventName: string, aggregation: string, valueProperty: string | null, filters: unknown, groupBy: Array<string>, unit: string | null, status: string, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
+
+export type ArchiveMeterMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ArchiveMeterMutation = { archiveMeter: { id: string, arn: string, accountId: string, key: string, name: string, description: string | null, eventName: string, aggregation: string, valueProperty: string | null, filters: unknown, groupBy: Array<string>, unit: string | null, status: string, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
 export type PaymentMethodFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, type: string, status: string, adapter: string, card: unknown, ewallet: unknown, directDebit: unknown, paypal: unknown, isDefault: boolean, expiresAt: string | null, consent: unknown, metadata: Record<string, string> | null, detachedAt: string | null, createdAt: string, updatedAt: string };
 
@@ -1601,6 +1678,44 @@ export type DeleteTestClockMutationVariables = Exact<{
 
 
 export type DeleteTestClockMutation = { deleteTestClock: boolean };
+
+export type UsageEventFieldsFragment = { id: string, eventName: string, customerId: string, externalCustomerId: string | null, timestamp: string, receivedAt: string, properties: unknown, meterIds: Array<string>, status: string, voidedAt: string | null };
+
+export type ListUsageEventsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  customerId?: string | null | undefined;
+  externalCustomerId?: string | null | undefined;
+  eventName?: string | null | undefined;
+  status?: string | null | undefined;
+  from?: string | null | undefined;
+  to?: string | null | undefined;
+}>;
+
+
+export type ListUsageEventsQuery = { usageEvents: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, eventName: string, customerId: string, externalCustomerId: string | null, timestamp: string, receivedAt: string, properties: unknown, meterIds: Array<string>, status: string, voidedAt: string | null } }> } };
+
+export type GetUsageEventQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetUsageEventQuery = { usageEvent: { id: string, eventName: string, customerId: string, externalCustomerId: string | null, timestamp: string, receivedAt: string, properties: unknown, meterIds: Array<string>, status: string, voidedAt: string | null } };
+
+export type IngestUsageEventsMutationVariables = Exact<{
+  input: IngestUsageEventsInput;
+}>;
+
+
+export type IngestUsageEventsMutation = { ingestUsageEvents: { accepted: number, duplicates: number, rejected: number, results: Array<{ index: number, id: string | null, status: string, code: string | null, field: string | null, message: string | null }> } };
+
+export type VoidUsageEventMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type VoidUsageEventMutation = { voidUsageEvent: { id: string, eventName: string, customerId: string, externalCustomerId: string | null, timestamp: string, receivedAt: string, properties: unknown, meterIds: Array<string>, status: string, voidedAt: string | null } };
 
 export type UsageRecordFieldsFragment = { id: string, subscriptionId: string, quantity: number, timestamp: string, createdAt: string };
 

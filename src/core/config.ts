@@ -87,7 +87,20 @@ export const config = {
      * retries and bursts come from few addresses), but finite, since each may cost a verification call.
      */
     callback: { perSec: int(process.env.SVC_RATE_CALLBACK, 100), burst: int(process.env.SVC_BURST_CALLBACK, 1000) },
+    /** Usage ingestion counts events, not requests (docs/usage.md, Admission). */
+    usage_ingest: {
+      perSec: int(process.env.SVC_RATE_USAGE_INGEST, 20_000),
+      burst: int(process.env.SVC_BURST_USAGE_INGEST, 40_000),
+    },
   },
+  /** Connections of the ingestion pool, apart from the app pool (docs/usage.md, Admission). */
+  usageDbPool: int(process.env.SVC_USAGE_DB_POOL, 2),
+  /** Ingestion requests in flight per process; the rest wait their turn, round-robin by workspace. */
+  usageIngestConcurrency: int(process.env.SVC_USAGE_INGEST_CONCURRENCY, 4),
+  /** The longest an ingestion request waits for a slot before 503 (docs/usage.md, Admission). */
+  usageAdmissionWaitMs: int(process.env.SVC_USAGE_ADMISSION_WAIT_MS, 2000),
+  /** The body limit of POST /v1/usage-events. */
+  usageBodyLimitBytes: int(process.env.SVC_USAGE_BODY_LIMIT_BYTES, 4 * 1024 * 1024),
   /** Buckets the in-memory rate limiter keeps (least recently used dropped first). */
   rateLimitBuckets: int(process.env.SVC_RATE_BUCKETS, 100_000),
   /**

@@ -3,6 +3,7 @@ import { assertScope, type Scope } from './auth/scopes.ts';
 import { DomainError } from './errors.ts';
 import type { ReplayNotes } from './idempotency.ts';
 import type { Mode, TenantScope } from './db/client.ts';
+import type { RateClass } from './config.ts';
 
 /** Built once per request by the HTTP layer; the same for REST, GraphQL and subscriptions. */
 export interface Context {
@@ -20,6 +21,11 @@ export interface Context {
    * the hosted portal (spec Events: the same events as the API equivalents, src/modules/portal-sessions).
    */
   source?: 'api' | 'portal';
+  /**
+   * More tokens of a rate class for this request's workspace, once the operation knows how many it
+   * needs (usage ingestion counts events: docs/usage.md, Admission). Set by the admission pipeline.
+   */
+  takeTokens?: (cls: RateClass, tokens: number) => Promise<void>;
   /** Under an Idempotency-Key: the scopes authorized and the secrets returned (src/core/idempotency.ts). */
   replay?: ReplayNotes;
 }

@@ -36,6 +36,8 @@ export const statusOf = {
   /** A price or quantity change of a subscription with a past-due invoice (docs/decisions.md, Past-due subscriptions). */
   subscription_past_due: 409,
   gone: 410,
+  /** A usage event or void in a period whose invoice is no longer draft (docs/usage.md, Not built yet). */
+  period_closed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   no_adapter_supports_methods: 422,
@@ -87,6 +89,8 @@ export type Resource =
   | 'coupon'
   | 'setup_session'
   | 'discount'
+  | 'meter'
+  | 'usage_event'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;
@@ -120,6 +124,13 @@ const spellings: Partial<Record<Resource, Partial<Record<ErrorCode, string>>>> =
   payout: { idempotency_in_flight: 'invalid_transition' },
   // docs/credit-notes.md: spelled as invoices; over what remains (or is refundable) is 422 VALIDATION_ERROR.
   credit_note: { ...UPPER_VALIDATION, amount_exceeds_remaining: 'VALIDATION_ERROR' },
+  // docs/usage.md, Spelling: meters are plan configuration, spelled as plans.
+  meter: {
+    ...UPPER_VALIDATION,
+    not_found: 'NOT_FOUND',
+    idempotency_conflict: 'IDEMPOTENCY_MISMATCH',
+    idempotency_in_flight: 'IDEMPOTENCY_MISMATCH',
+  },
   // docs/coupons.md: spelled as plans.
   coupon: {
     ...UPPER_VALIDATION,
@@ -213,7 +224,8 @@ export const errorMeanings: Record<ErrorCode, string> = {
   subscription_past_due:
     'the subscription has a past-due invoice: pay it (POST /v1/invoices/:id/pay or its hosted page) before changing the price or quantity',
   gone: 'the resource existed and is no longer available (expired, purged or renamed)',
-  payload_too_large: 'the body is over the size limit (1 MiB by default)',
+  payload_too_large: 'the body is over the size limit (1 MiB by default; 4 MiB on POST /v1/usage-events)',
+  period_closed: 'the usage falls in a period whose invoice is no longer draft; bill it by other means',
   unsupported_media_type: 'the body is not `application/json`',
   no_adapter_supports_methods: 'no connected adapter serves these payment methods in this currency and mode',
   gateway_error: 'the payment adapter refused or cannot take the attempt (credentials, mode, method)',

@@ -68,6 +68,9 @@ export const eventTypes = {
     'a mutable field changed, a price was added, or a price active flag flipped (no separate price events); ' +
     'data.previousAttributes',
   'plan.archived': 'a plan was archived (active false, archivedAt set); existing subscriptions keep billing',
+  'meter.created': 'a meter was created',
+  'meter.updated': "a meter's name, description, unit or metadata changed; data.previousAttributes",
+  'meter.archived': 'a meter was archived: it counts no new usage events; what it counted stays',
   'dunning_policy.created': 'a dunning policy was created',
   'dunning_policy.updated': 'a dunning policy changed; data.previousAttributes holds the old values',
   'subscription.created':

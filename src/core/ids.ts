@@ -59,6 +59,8 @@ export const prefixes = {
   setupSession: 'ss',
   setupAttempt: 'satt',
   discount: 'di',
+  meter: 'mtr',
+  usageIngestBatch: 'ubat',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -31,8 +31,11 @@ export interface Admission {
   scope?: Scope;
   /** The rate class of the root field: `read` for queries and `mutating_light` for mutations when omitted. */
   rateClass?: RateClass;
-  /** spec Conventions "Idempotency ... Required on": the ONE declaration that a key is required. */
-  idempotencyKey?: 'required';
+  /**
+   * spec Conventions "Idempotency ... Required on": the ONE declaration that a key is required;
+   * `ignored`: the header means nothing to this field (usage ingestion: event ids are the idempotency).
+   */
+  idempotencyKey?: 'required' | 'ignored';
 }
 
 /** The field options of a root field's declaration: spread into `t.field({...})`. */
@@ -50,6 +53,7 @@ export interface RootField {
   idempotencyKey?: string;
   rateClass: RateClass;
   requiresIdempotencyKey: boolean;
+  ignoresIdempotencyKey: boolean;
   scope?: Scope;
   resource: Resource;
 }
@@ -123,6 +127,7 @@ export function operationOf(
       idempotencyKey,
       rateClass: declared.rateClass ?? (op.operation === 'mutation' ? 'mutating_light' : 'read'),
       requiresIdempotencyKey: op.operation === 'mutation' && declared.idempotencyKey === 'required',
+      ignoresIdempotencyKey: declared.idempotencyKey === 'ignored',
       scope: declared.scope,
       resource: declared.resource ?? 'generic',
     };
@@ -140,7 +145,7 @@ export function idempotencyOf(
   header: string | undefined,
   resource: Resource = 'generic',
 ): string | undefined {
-  if (op.operation !== 'mutation') return undefined;
+  if (op.operation !== 'mutation' || op.fields.every((f) => f.ignoresIdempotencyKey)) return undefined;
   const key = op.fields.find((f) => f.idempotencyKey !== undefined)?.idempotencyKey ?? header;
   const requires = op.fields.some((f) => f.requiresIdempotencyKey);
   if ((key || requires) && op.fields.length > 1) {

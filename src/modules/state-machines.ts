@@ -8,6 +8,8 @@ import { checkoutAttemptMachine, checkoutSessionMachine } from './checkout-sessi
 import { invoiceMachine } from './invoices/states.ts';
 import { creditNoteMachine } from './credit-notes/states.ts';
 import { discountMachine } from './discounts/states.ts';
+import { meterMachine } from './meters/states.ts';
+import { usageEventMachine } from './usage-events/states.ts';
 import { memberMachine } from './members/states.ts';
 import { payoutMachine } from './payouts/states.ts';
 import { refundMachine } from './refunds/states.ts';
@@ -36,4 +38,6 @@ export const machines = {
   setup_session: setupSessionMachine,
   setup_attempt: setupAttemptMachine,
   discount: discountMachine,
+  meter: meterMachine,
+  usage_event: usageEventMachine,
 };

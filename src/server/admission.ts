@@ -153,6 +153,7 @@ export async function admit<I, R>(steps: AdmitSteps<I, R>, requestId: string, in
   await takeTokens(steps.limiter, auth, operation, steps.parses);
   // Only an admitted context executes anything (yoga's own handling runs nothing without it).
   context.admitted = true;
+  context.takeTokens = (cls, n) => enforceRate(steps.limiter, auth.workspaceId, cls, n);
   steps.read?.(input);
   const resource = resourceOf(operation);
   const key = idempotencyOf(operation, steps.idempotencyHeader?.(input), resource);

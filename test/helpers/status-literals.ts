@@ -43,6 +43,7 @@ export const ALLOWED: Record<string, { words: string[]; why: string }> = {
     why: "the REST envelope's member name (a JSON schema's `required`)",
   },
   'src/hosted/setup-page.ts': { words: ['error'], why: "an element's id in the page's script (`$('error')`)" },
+  'src/dashboard/app/i18n.ts': { words: ['archived'], why: 'a label key of the dashboard (an archived plan)' },
   'src/modules/plans/service.ts': { words: ['active'], why: "the plan's `active` field, named in a validation error" },
   'src/modules/plans/validate.ts': { words: ['active'], why: "the plan's `active` field, named in a validation error" },
   // The sandbox answers as a provider does (test scenarios), so its words are a provider's (src/providers/).

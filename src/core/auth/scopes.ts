@@ -45,6 +45,10 @@ export const scopeCatalog = {
   'svc:customer_balance:write': 'adjust customer balances',
   'svc:coupon:read': 'retrieve and list coupons',
   'svc:coupon:write': 'create, update and archive coupons',
+  'svc:meter:read': 'retrieve and list meters',
+  'svc:meter:write': 'create, update and archive meters',
+  'svc:usage:read': 'retrieve and list usage events',
+  'svc:usage:write': 'ingest and void usage events',
 } as const;
 
 export type Scope = keyof typeof scopeCatalog;
@@ -142,6 +146,9 @@ export const memberRoleScopes: Record<MemberRole, readonly Scope[]> = {
     'svc:customer_balance:read',
     'svc:customer_balance:write',
     'svc:coupon:read',
+    'svc:meter:read',
+    'svc:usage:read',
+    'svc:usage:write',
   ],
   read_only: reads,
 };

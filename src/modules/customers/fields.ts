@@ -7,6 +7,8 @@ export const customerFields: FieldSpec<Customer> = {
   name: { kind: 'string', nullable: true },
   email: { kind: 'string', nullable: true },
   phone: { kind: 'string', nullable: true },
+  // The merchant's own reference; usage events may name the customer by it (docs/guides/usage-events.md).
+  externalId: { kind: 'string', nullable: true },
   metadata: { kind: 'metadata', nullable: true },
   // The clock a test customer lives on (immutable; docs/billing.md, Test clocks)
   testClockId: { kind: 'string', nullable: true },

@@ -12,6 +12,9 @@ const baseFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'Input
   name: t.string(),
   email: t.string(),
   phone: t.string(),
+  externalId: t.string({
+    description: '1-128 printable ASCII characters, unique per workspace and mode; null clears.',
+  }),
   metadata: t.field({ type: 'Metadata' }),
 });
 const CreateCustomerInput = builder.inputType('CreateCustomerInput', {

@@ -1,12 +1,12 @@
 import type { Context } from '../../core/context.ts';
 import { authorize, tenant } from '../../core/context.ts';
-import { inTenant, tenantQuery } from '../../core/db/client.ts';
+import { inTenant, tenantQuery, type Tx } from '../../core/db/client.ts';
 import { sql } from '../../core/db/sql.ts';
 import { errorsFor } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { emit } from '../../core/outbox.ts';
 import { checkOrder, keysetList, listPageSize } from '../../core/pagination.ts';
-import { scoped } from '../../core/resource.ts';
+import { scoped, type RowScope } from '../../core/resource.ts';
 import { checkLength, validateMetadata } from '../../core/validation.ts';
 import { clock } from '../../core/clock.ts';
 import { changedFrom, toWire } from '../../core/wire.ts';
@@ -20,13 +20,14 @@ const err = errorsFor('customer');
 const emailShape = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 // Digits with the usual separators and an optional leading +; at least 4 digits.
 const phoneShape = /^\+?[0-9 ().-]{4,32}$/;
+const externalIdShape = /^[\x21-\x7E]{1,128}$/;
 
 const snapshot = (c: Customer) => toWire(c, customerFields);
 
 /** Field rules shared by create and update; `undefined` means "not sent", null clears. */
 function validate(
   input: CustomerInput | CustomerPatch,
-): Partial<Pick<Customer, 'name' | 'email' | 'phone'>> & { metadata?: Record<string, string> | null } {
+): Partial<Pick<Customer, 'name' | 'email' | 'phone' | 'externalId'>> & { metadata?: Record<string, string> | null } {
   const out: ReturnType<typeof validate> = {};
   if (input.name !== undefined)
     out.name = input.name === null ? null : checkLength(input.name, 'name', 1, 255, 'customer');
@@ -41,10 +42,32 @@ function validate(
     }
     out.phone = input.phone;
   }
+  if (input.externalId !== undefined) {
+    if (input.externalId !== null && !externalIdShape.test(input.externalId))
+      throw err.validation('externalId', 'externalId is 1-128 printable ASCII characters without spaces');
+    out.externalId = input.externalId;
+  }
   if (input.metadata !== undefined)
     out.metadata = input.metadata === null ? null : validateMetadata(input.metadata, 'metadata', 'customer');
   return out;
 }
+
+/** A taken externalId is 409 `conflict` naming it (a concurrent writer meets the unique index instead). */
+async function checkExternalId(tx: Tx, scope: RowScope, externalId: string | null | undefined, self?: string) {
+  if (externalId === undefined || externalId === null) return;
+  const taken = await tx.customer.findFirst({
+    where: { ...scoped(scope), externalId, ...(self ? { id: { not: self } } : {}) },
+    select: { id: true },
+  });
+  if (taken) throw externalIdTaken();
+}
+const externalIdTaken = () => err.of('conflict', 'Another customer has this externalId', 'externalId');
+/** The unique index's refusal (a writer that raced the check above) as the same 409. */
+const asConflict = (e: unknown): never => {
+  if ((e as { code?: string }).code === 'P2002' || /externalId/.test(String((e as Error).message)))
+    throw externalIdTaken();
+  throw e;
+};
 
 export async function createCustomer(ctx: Context, input: CustomerInput) {
   const auth = authorize(ctx, 'svc:customer:write');
@@ -54,19 +77,23 @@ export async function createCustomer(ctx: Context, input: CustomerInput) {
   return inTenant(scope, async (tx) => {
     const now = clock.now();
     if (testClockId !== null) await checkClockForCustomer(tx, auth, testClockId);
-    const row = await tx.customer.create({
-      data: {
-        id: newId('customer'),
-        ...scoped(auth),
-        name: fields.name ?? null,
-        email: fields.email ?? null,
-        phone: fields.phone ?? null,
-        metadata: fields.metadata ?? undefined,
-        testClockId,
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
+    await checkExternalId(tx, auth, fields.externalId);
+    const row = await tx.customer
+      .create({
+        data: {
+          id: newId('customer'),
+          ...scoped(auth),
+          name: fields.name ?? null,
+          email: fields.email ?? null,
+          phone: fields.phone ?? null,
+          externalId: fields.externalId ?? null,
+          metadata: fields.metadata ?? undefined,
+          testClockId,
+          createdAt: now,
+          updatedAt: now,
+        },
+      })
+      .catch(asConflict);
     await emit(tx, scope, 'customer.created', snapshot(row), { requestId: ctx.requestId });
     return row;
   });
@@ -106,7 +133,8 @@ export async function updateCustomer(ctx: Context, id: string, input: CustomerPa
       });
       data.defaultPaymentMethodId = defaultId;
     }
-    const row = await tx.customer.update({ where: { id }, data });
+    await checkExternalId(tx, scope, patch.externalId, id);
+    const row = await tx.customer.update({ where: { id }, data }).catch(asConflict);
     const after = snapshot(row);
     await emit(tx, scope, 'customer.updated', after, {
       requestId: ctx.requestId,

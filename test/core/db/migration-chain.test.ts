@@ -25,7 +25,8 @@ async function catalogue(url: string) {
       enums: await rows(`SELECT t.typname, string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder)
         FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid JOIN pg_namespace n ON n.oid = t.typnamespace
         WHERE n.nspname = 'public' GROUP BY 1 ORDER BY 1`),
-      indexes: await rows(`SELECT indexname, indexdef FROM pg_indexes
+      // A partitioned table's index prints `ON ONLY`; the schema's index is the same one.
+      indexes: await rows(`SELECT indexname, replace(indexdef, ' ON ONLY ', ' ON ') FROM pg_indexes
         WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`),
       foreignKeys: await rows(`SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid)
         FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace ORDER BY 1, 2`),

@@ -31,6 +31,7 @@ describe('POST /v1/customers', () => {
       'createdAt',
       'defaultPaymentMethodId',
       'email',
+      'externalId',
       'id',
       'metadata',
       'name',
@@ -271,7 +272,7 @@ describe('customers over GraphQL', () => {
   it('the same objects, rules and codes as REST', async () => {
     const ws = await server.workspace();
     const created = await ws.client.graphql(
-      'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id name email phone metadata testClockId defaultPaymentMethodId createdAt updatedAt } }',
+      'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id name email phone externalId metadata testClockId defaultPaymentMethodId createdAt updatedAt } }',
       {
         input: { name: 'Gql', email: 'gql@example.com', metadata: { a: 'b' } },
       },
@@ -310,5 +311,45 @@ describe('customer scopes', () => {
       403,
       'insufficient_scope',
     );
+  });
+});
+
+describe('customer externalId', () => {
+  it('is set on create and PATCH, cleared with null, unique per workspace and mode (409 conflict)', async () => {
+    const ws = await server.workspace();
+    const a = await ws.client.post('/v1/customers', { name: 'A', externalId: 'crm-1' });
+    expect(a.status).toBe(201);
+    expect(a.json.data.externalId).toBe('crm-1');
+    expectError(await ws.client.post('/v1/customers', { externalId: 'crm-1' }), 409, 'conflict', 'externalId');
+    expectError(
+      await ws.client.post('/v1/customers', { externalId: 'has space' }),
+      400,
+      'validation_error',
+      'externalId',
+    );
+    expectError(
+      await ws.client.post('/v1/customers', { externalId: 'x'.repeat(129) }),
+      400,
+      'validation_error',
+      'externalId',
+    );
+    const b = (await ws.client.post('/v1/customers', { name: 'B' })).json.data;
+    expect(b.externalId).toBeNull();
+    expectError(await ws.client.patch(`/v1/customers/${b.id}`, { externalId: 'crm-1' }), 409, 'conflict', 'externalId');
+    // Its own value again is no conflict.
+    expect((await ws.client.patch(`/v1/customers/${a.json.data.id}`, { externalId: 'crm-1' })).status).toBe(200);
+    const cleared = await ws.client.patch(`/v1/customers/${a.json.data.id}`, { externalId: null });
+    expect(cleared.json.data.externalId).toBeNull();
+    expect((await ws.client.patch(`/v1/customers/${b.id}`, { externalId: 'crm-1' })).json.data.externalId).toBe(
+      'crm-1',
+    );
+    const events = (await ws.client.get(`/v1/events?objectId=${b.id}&order=asc`)).json.data;
+    expect(events.at(-1)).toMatchObject({
+      type: 'customer.updated',
+      data: { object: { externalId: 'crm-1' }, previousAttributes: { externalId: null } },
+    });
+    // Another workspace may use the same value.
+    const other = await server.workspace();
+    expect((await other.client.post('/v1/customers', { externalId: 'crm-1' })).status).toBe(201);
   });
 });
