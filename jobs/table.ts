@@ -8,6 +8,7 @@ import { payoutSchedule } from './payout-schedule.ts';
 import { webhookDelivery } from './webhook-delivery.ts';
 import { webhookPurge } from './webhook-purge.ts';
 import { eventRetention } from './event-retention.ts';
+import { usageStorage } from './usage-storage.ts';
 import { pendingSweep } from './pending-sweep.ts';
 import { billingEmail } from './billing-email.ts';
 import { testClockAdvance, testClockSweep } from './test-clock-advance.ts';
@@ -29,6 +30,7 @@ export const jobTable: readonly JobEntry[] = [
   webhookDelivery,
   webhookPurge,
   eventRetention,
+  usageStorage,
   pendingSweep,
   billingEmail,
   testClockAdvance,

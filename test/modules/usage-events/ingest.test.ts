@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createClient, db, useServer, type Workspace } from '../../helpers/server.ts';
 import { mintKey } from '../../helpers/keys.ts';
+import { usageStorage } from '../../../jobs/usage-storage.ts';
 
 const server = useServer();
 
@@ -320,5 +321,22 @@ describe('POST /v1/usage-events', () => {
     );
     expect(Number(rows[0].n)).toBe(0);
     expect(statuses(await ingest(ws, [e]))).toEqual([['accepted', null, null]]);
+  });
+});
+
+describe('usage-storage job (jobs/usage-storage.ts)', () => {
+  it('makes the partitions three months ahead again, and ingestion into that month works', async () => {
+    const ahead = await db().system.query<{ name: string }>(
+      `SELECT format('usage_events_test_%s', to_char(date_trunc('month', now() + interval '3 months'), 'YYYY_MM')) AS name`,
+    );
+    const name = ahead.rows[0].name;
+    await db().system.query(`DROP TABLE usage_parts.${name}`);
+    const made = async () =>
+      (await db().system.query(`SELECT to_regclass($1) IS NOT NULL AS made`, [`usage_parts.${name}`])).rows[0].made;
+    expect(await made()).toBe(false);
+
+    await usageStorage.handler([], {} as never);
+
+    expect(await made()).toBe(true);
   });
 });
