@@ -15,6 +15,7 @@ import { subscriptionMachine } from './subscriptions/states.ts';
 import { paymentMachine } from './payments/states.ts';
 import { paymentMethodMachine } from './payment-methods/states.ts';
 import { setupAttemptMachine, setupSessionMachine } from './setup-sessions/states.ts';
+import { batchMachine, importMachine, rowMachine, runMachine } from './reconciliation/states.ts';
 import { testClockMachine } from './test-clocks/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 
@@ -36,4 +37,8 @@ export const machines = {
   setup_session: setupSessionMachine,
   setup_attempt: setupAttemptMachine,
   discount: discountMachine,
+  reconciliation_import: importMachine,
+  reconciliation_run: runMachine,
+  reconciliation_row: rowMachine,
+  settlement_batch: batchMachine,
 };

@@ -36,6 +36,8 @@ export interface Presented {
   method: string;
   target: string;
   body: Buffer;
+  /** A streamed body (an upload): its declared hash is signed instead of `body`'s. */
+  bodySha256?: string;
   header(name: string): string | undefined;
 }
 
@@ -58,6 +60,7 @@ export const apiKeySignature: Credential = {
       method: p.method,
       target: p.target,
       body: p.body,
+      bodySha256: p.bodySha256,
       authorization: p.header('authorization'),
       timestamp: p.header('x-svc-timestamp'),
       onBehalfOf: p.header('x-svc-on-behalf-of'),

@@ -45,6 +45,8 @@ export const scopeCatalog = {
   'svc:customer_balance:write': 'adjust customer balances',
   'svc:coupon:read': 'retrieve and list coupons',
   'svc:coupon:write': 'create, update and archive coupons',
+  'svc:reconciliation:read': 'reconciliation imports, rows, batches, runs and settings',
+  'svc:reconciliation:write': 'upload reconciliation files and update reconciliation settings',
 } as const;
 
 export type Scope = keyof typeof scopeCatalog;
@@ -142,6 +144,7 @@ export const memberRoleScopes: Record<MemberRole, readonly Scope[]> = {
     'svc:customer_balance:read',
     'svc:customer_balance:write',
     'svc:coupon:read',
+    'svc:reconciliation:read',
   ],
   read_only: reads,
 };

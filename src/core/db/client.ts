@@ -33,6 +33,11 @@ export interface Database {
   prisma: PrismaClient;
   /** Prisma over the owner pool, created on first use: each client holds its own query compiler (tens of MB). */
   readonly systemPrisma: PrismaClient;
+  /**
+   * The reconciliation pool (tenant role, `SVC_RECON_POOL_SIZE`), created on first use: an upload holds a
+   * connection for its whole file, never one of the request pool's (docs/reconciliation.md, Import pipeline).
+   */
+  readonly recon: pg.Pool;
 }
 
 let current: Database | undefined;
@@ -79,6 +84,20 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
       Object.defineProperty(this, 'systemPrisma', { value: client });
       return client;
     },
+    get recon() {
+      const pool = new pg.Pool({
+        connectionString: opts.appUrl ?? appDatabaseUrl(url),
+        max: config.reconPoolSize,
+        ...timeout,
+      });
+      instrumentPool(pool);
+      discardReadOnly(pool);
+      const lost = (err: Error) => pool.ending || warnUnavailable('database (recon pool)', err);
+      pool.on('connect', (client) => client.on('error', lost));
+      pool.on('error', lost);
+      Object.defineProperty(this, 'recon', { value: pool });
+      return pool;
+    },
   };
   return current;
 }
@@ -122,8 +141,9 @@ export async function closeDatabase() {
   if (!d) return;
   // Reading systemPrisma here would create it: only a client that exists is disconnected.
   const system = Object.getOwnPropertyDescriptor(d, 'systemPrisma')?.value as PrismaClient | undefined;
+  const recon = Object.getOwnPropertyDescriptor(d, 'recon')?.value as pg.Pool | undefined;
   await Promise.allSettled([d.prisma.$disconnect(), system?.$disconnect()]);
-  await Promise.allSettled([ended(d.app), ended(d.system)]);
+  await Promise.allSettled([ended(d.app), ended(d.system), ...(recon ? [ended(recon)] : [])]);
 }
 
 /**
