@@ -104,6 +104,7 @@ export const fastTier = [
   'test/modules/collection/offsession-answers.test.ts',
   'test/modules/ledger/csv-crlf.test.ts',
   'test/modules/receipts/receipt-render.test.ts',
+  'test/modules/reconciliation/formats*.test.ts',
   'test/money-writers.test.ts',
   'test/providers/providers.test.ts',
   'test/scopes-agree.test.ts',
