@@ -5,11 +5,17 @@ import { join } from 'node:path';
 import { routes, type Route } from './routes.ts';
 import type { Yoga } from '../src/server/graphql.ts';
 import { assertStorable, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
-import { admit, authenticateRequest, resourceOf, type AdmitSteps, type Response } from '../src/server/admission.ts';
-import { envelope, errorReply } from '../src/server/envelope.ts';
+import {
+  admit,
+  asStored,
+  authenticateRequest,
+  resourceOf,
+  type AdmitSteps,
+  type Response,
+} from '../src/server/admission.ts';
+import { envelope } from '../src/server/envelope.ts';
 import { replyError } from '../src/server/edge-route.ts';
 import { isDomainError, type Resource } from '../src/core/errors.ts';
-import { isRetryable, type StoredResponse } from '../src/core/idempotency.ts';
 import type { RateLimiter } from '../src/core/rate-limit.ts';
 import { coercionError, operationOf, type Operation } from '../src/graphql/operation.ts';
 import { compiledFor, runCompiled } from '../src/graphql/jit.ts';
@@ -185,15 +191,4 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
   for (const route of routes) {
     app.route({ method: route.method, url: route.path, handler: (req, reply) => handle(route, req, reply) });
   }
-}
-
-/** Client errors are stored and replayed like successes; retryable ones release the key. */
-function asStored(e: unknown, requestId: string, resource: Resource): StoredResponse {
-  if (isRetryable(e)) throw e;
-  const r = errorReply(e, requestId, resource);
-  return {
-    status: r.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers },
-    body: Buffer.from(r.body),
-  };
 }

@@ -155,18 +155,22 @@ export class DomainError extends GraphQLError {
   readonly canonical: ErrorCode;
   readonly status: number;
   readonly field?: string;
+  /** The 1-based line of an uploaded file at fault (`invalid_row`). */
+  readonly line?: number;
   readonly headers?: Record<string, string>;
 
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { field?: string; resource?: Resource; headers?: Record<string, string> } = {},
+    opts: { field?: string; line?: number; resource?: Resource; headers?: Record<string, string> } = {},
   ) {
     const spelled = spell(code, opts.resource);
-    super(message, { extensions: { code: spelled, ...(opts.field ? { field: opts.field } : {}) } });
+    const where = { ...(opts.field ? { field: opts.field } : {}), ...(opts.line ? { line: opts.line } : {}) };
+    super(message, { extensions: { code: spelled, ...where } });
     this.canonical = code;
     this.status = statusOf[code];
     this.field = opts.field;
+    this.line = opts.line;
     this.headers = opts.headers;
   }
 }

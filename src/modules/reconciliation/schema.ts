@@ -13,16 +13,7 @@ import {
   type RunRow,
   type SettingsRow,
 } from './fields.ts';
-import {
-  getBatch,
-  getImport,
-  getRow,
-  getRun,
-  listBatches,
-  listImports,
-  listRows,
-  listRuns,
-} from './service.ts';
+import { getBatch, getImport, getRow, getRun, listBatches, listImports, listRows, listRuns } from './service.ts';
 import { getSettings, updateSettings } from './settings.ts';
 import { batchMachine, importMachine, rowMachine, runMachine } from './states.ts';
 

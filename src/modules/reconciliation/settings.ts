@@ -85,8 +85,7 @@ function checkInt(v: unknown, field: string, max: number): number {
   return v;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function checkTolerance(v: unknown, field: string): Record<string, number> {
   if (!isObject(v)) throw err.validation(field, `${field} must be an object of currency to minor units`);
@@ -113,7 +112,8 @@ function checkFeeRules(v: unknown): Prisma.InputJsonValue {
       throw err.validation(field, `${at}.adapter must be one of ${adapters.join(', ')}`);
     if (method !== null && !(checkoutMethods as readonly unknown[]).includes(method))
       throw err.validation(field, `${at}.method must be null or one of ${checkoutMethods.join(', ')}`);
-    if (!isCurrency(currency)) throw err.of('unsupported_currency', `Currency ${String(currency)} is not supported`, field);
+    if (!isCurrency(currency))
+      throw err.of('unsupported_currency', `Currency ${String(currency)} is not supported`, field);
     if (typeof percent !== 'number' || percent < 0 || percent > 100 || Number(percent.toFixed(4)) !== percent)
       throw err.validation(field, `${at}.percent must be from 0 to 100 with at most 4 decimals`);
     if (typeof fixed !== 'number' || !Number.isSafeInteger(fixed) || fixed < 0)
