@@ -58,6 +58,8 @@ export const ownProcess = [
   ...systemOwnProcess,
   'test/modules/webhooks/webhooks-crash.test.ts',
   'test/core/bounded-memory.test.ts',
+  // Measures its process's RSS while 200,000 rows stream in.
+  'test/modules/reconciliation/large-upload.test.ts',
   // Its 400 ms acquire timeout failed to fill its pools once in a shared worker at load 15 (not examined further).
   'test/core/db/unavailable.test.ts',
   'test/core/private-files.test.ts',

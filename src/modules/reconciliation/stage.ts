@@ -60,8 +60,9 @@ function copyLine(r: RowInput): string {
         r.withholdingTax,
         r.net,
         r.balanceAfter,
-        // Provider row key: content hash first (fixed length), then the transaction id.
-        `${r.contentHash}:${r.transactionId}`,
+        // Provider row key: the transaction id, then the content hash (fixed length, so the key splits one way).
+        // Ids first keep a provider's mostly ascending ids together in the index.
+        `${r.transactionId}:${r.contentHash}`,
       ]
     : [
         id,

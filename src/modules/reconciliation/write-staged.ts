@@ -21,6 +21,8 @@ export interface StagedFile {
 }
 
 export async function writeStaged(tx: Sql, f: StagedFile): Promise<ReconImport> {
+  // A temporary table has no statistics until analysed: the join and the conflict check plan on real counts.
+  await tx.query(sql`ANALYZE recon_stage`);
   if (f.params.adapter) await openBatches(tx, f, f.params.adapter);
   const rowsNew = await insertRows(tx, f);
   const summary = await summarize(tx);
@@ -88,7 +90,6 @@ async function insertRows(tx: Sql, f: StagedFile): Promise<number> {
         FROM recon_stage s
         LEFT JOIN recon_batches b ON b."workspaceId" = ${auth.workspaceId} AND b.mode = ${auth.mode}
           AND b.adapter = ${p.adapter} AND b.currency = s.currency AND b."settlementId" = s."settlementId"
-        ORDER BY s.line
         ON CONFLICT ("workspaceId", mode, source, "sourceAccount", "rowKey") DO NOTHING
         RETURNING "batchId", type, amount, fee, "feeVat", "withholdingTax", net, "occurredAt", "settledAt"),
       sums AS (

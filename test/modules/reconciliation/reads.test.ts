@@ -21,8 +21,9 @@ describe('reads and filters', () => {
     ws = await server.workspace();
     provider = (await upload(server, ws, providerQuery(), providerCsv('f', 1500))).json.data;
     const statement = bankCsv(['B1,2026-11-22,credit,500,USD,x,,', 'B2,2026-11-22,debit,100,IDR,y,,']);
-    bank = (await upload(server, ws, '/v1/reconciliation/imports?source=bank_statement&bankAccountNumber=ACC12345', statement))
-      .json.data;
+    bank = (
+      await upload(server, ws, '/v1/reconciliation/imports?source=bank_statement&bankAccountNumber=ACC12345', statement)
+    ).json.data;
   });
 
   it('imports: newest first, filtered by source, adapter, origin and status', async () => {
@@ -32,7 +33,9 @@ describe('reads and filters', () => {
     expect(asc.map((i: { id: string }) => i.id)).toEqual([provider.id, bank.id]);
     const only = (await ws.client.get('/v1/reconciliation/imports?source=bank_statement&status=imported')).json.data;
     expect(only.map((i: { id: string }) => i.id)).toEqual([bank.id]);
-    expect((await ws.client.get('/v1/reconciliation/imports?adapter=provider_a&origin=upload')).json.data).toHaveLength(1);
+    expect((await ws.client.get('/v1/reconciliation/imports?adapter=provider_a&origin=upload')).json.data).toHaveLength(
+      1,
+    );
     expect((await ws.client.get('/v1/reconciliation/imports?origin=pull')).json.data).toEqual([]);
     expectError(await ws.client.get('/v1/reconciliation/imports?status=done'), 400, 'validation_error', 'status');
     expectError(await ws.client.get('/v1/reconciliation/imports?source=file'), 400, 'validation_error', 'source');
@@ -81,8 +84,8 @@ describe('reads and filters', () => {
       ['SET-f-0', 1000],
       ['SET-f-1', 500],
     ]);
-    const one = (await ws.client.get('/v1/reconciliation/batches?settlementId=SET-f-1&currency=IDR&status=open'))
-      .json.data;
+    const one = (await ws.client.get('/v1/reconciliation/batches?settlementId=SET-f-1&currency=IDR&status=open')).json
+      .data;
     expect(one).toHaveLength(1);
     expect(one[0]).toMatchObject({ net: 500 * 99300, fee: 500 * 700, expectedAt: '2026-11-21T17:00:00.000Z' });
     expectError(await ws.client.get('/v1/reconciliation/batches?currency=idr'), 400, 'validation_error', 'currency');
@@ -107,7 +110,11 @@ describe('reads and filters', () => {
     );
     expect(res.json.errors, res.text).toBeUndefined();
     const d = res.json.data;
-    expect(d.reconciliationImport).toEqual({ id: provider.id, rowCount: 1500, run: { id: provider.runId, status: 'queued' } });
+    expect(d.reconciliationImport).toEqual({
+      id: provider.id,
+      rowCount: 1500,
+      run: { id: provider.runId, status: 'queued' },
+    });
     expect(d.reconciliationImports.edges[0].node.id).toBe(provider.id);
     expect(d.reconciliationRows.edges[0].node.import.id).toBe(provider.id);
     expect(d.settlementBatches.edges).toHaveLength(2);
