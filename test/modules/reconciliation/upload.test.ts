@@ -207,12 +207,12 @@ describe('refusals, in the order of the contract, before a byte of the body is r
     const files = bodies.map((_, k) => providerCsv(`slot${k}`, 3));
     const pending = bodies.map((body, k) => upload(server, ws, providerQuery(), body, { sha: sha256(files[k]) }));
     // Each stream has sent its first bytes: the uploads are admitted and hold their slots.
-    bodies.forEach((b, k) => b.write(files[k].slice(0, 10)));
+    for (const [k, b] of bodies.entries()) b.write(files[k].slice(0, 10));
     await until(() => streamingUploads() === MAX_STREAMING_UPLOADS, 'every slot taken');
     const refused = await upload(server, ws, providerQuery(), providerCsv('late', 1));
     expectError(refused, 429, 'RATE_LIMITED');
     expect(refused.headers.get('retry-after')).toBe('1');
-    bodies.forEach((b, k) => b.end(files[k].slice(10)));
+    for (const [k, b] of bodies.entries()) b.end(files[k].slice(10));
     expect((await Promise.all(pending)).map((r) => r.status)).toEqual([201, 201, 201, 201]);
     expect(streamingUploads()).toBe(0);
   });
