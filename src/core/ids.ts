@@ -59,13 +59,13 @@ export const prefixes = {
   setupSession: 'ss',
   setupAttempt: 'satt',
   discount: 'di',
-  reconImport: 'rimp',
-  reconRow: 'rrow',
-  reconRun: 'rrun',
-  reconBatch: 'rbat',
+  reconciliationImport: 'rimp',
+  reconciliationRow: 'rrow',
+  reconciliationRun: 'rrun',
+  settlementBatch: 'rbat',
   /** Reserved for the matching engine's matches and exceptions. */
-  reconMatch: 'rmch',
-  reconException: 'rexc',
+  reconciliationMatch: 'rmch',
+  reconciliationException: 'rexc',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -296,7 +296,16 @@ describe('examples', () => {
     return out;
   }
   /** Our id fields (`id`, `...Id`, `...Ids`), except the few that hold another party's identifier. */
-  const NOT_OUR_IDS = new Set(['keyId', 'merchantId', 'clientId', 'subAccountId', 'merchantTaxId', 'operationId']);
+  const NOT_OUR_IDS = new Set([
+    'keyId',
+    'merchantId',
+    'clientId',
+    'subAccountId',
+    'merchantTaxId',
+    'operationId',
+    'transactionId',
+    'settlementId',
+  ]);
   function idsIn(value: unknown, key = '', out: [string, string][] = []): [string, string][] {
     if (Array.isArray(value)) for (const v of value) idsIn(v, key, out);
     else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) idsIn(v, k, out);

@@ -1857,6 +1857,190 @@ export interface paths {
         patch: operations["updatePrice"];
         trace?: never;
     };
+    "/v1/reconciliation/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listReconciliationImports (GraphQL query reconciliationImports)
+         * @description Runs the GraphQL query `listReconciliationImports` (field `reconciliationImports`); its selection set is this response.
+         */
+        get: operations["listReconciliationImports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationImport (GraphQL query reconciliationImport)
+         * @description Runs the GraphQL query `getReconciliationImport` (field `reconciliationImport`); its selection set is this response.
+         */
+        get: operations["getReconciliationImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listReconciliationRows (GraphQL query reconciliationRows)
+         * @description Runs the GraphQL query `listReconciliationRows` (field `reconciliationRows`); its selection set is this response.
+         */
+        get: operations["listReconciliationRows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/rows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationRow (GraphQL query reconciliationRow)
+         * @description Runs the GraphQL query `getReconciliationRow` (field `reconciliationRow`); its selection set is this response.
+         */
+        get: operations["getReconciliationRow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listSettlementBatches (GraphQL query settlementBatches)
+         * @description Runs the GraphQL query `listSettlementBatches` (field `settlementBatches`); its selection set is this response.
+         */
+        get: operations["listSettlementBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getSettlementBatch (GraphQL query settlementBatch)
+         * @description Runs the GraphQL query `getSettlementBatch` (field `settlementBatch`); its selection set is this response.
+         */
+        get: operations["getSettlementBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listReconciliationRuns (GraphQL query reconciliationRuns)
+         * @description Runs the GraphQL query `listReconciliationRuns` (field `reconciliationRuns`); its selection set is this response.
+         */
+        get: operations["listReconciliationRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationRun (GraphQL query reconciliationRun)
+         * @description Runs the GraphQL query `getReconciliationRun` (field `reconciliationRun`); its selection set is this response.
+         */
+        get: operations["getReconciliationRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationSettings (GraphQL query reconciliationSettings)
+         * @description Runs the GraphQL query `getReconciliationSettings` (field `reconciliationSettings`); its selection set is this response.
+         */
+        get: operations["getReconciliationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * updateReconciliationSettings (GraphQL mutation updateReconciliationSettings)
+         * @description Runs the GraphQL mutation `updateReconciliationSettings` (field `updateReconciliationSettings`); its selection set is this response.
+         */
+        patch: operations["updateReconciliationSettings"];
+        trace?: never;
+    };
     "/v1/coupons": {
         parameters: {
             query?: never;
@@ -3310,6 +3494,124 @@ export interface components {
             emailedAt: string | null;
             emailedTo: string | null;
         };
+        ReconciliationImport: {
+            id: string;
+            arn: string;
+            accountId: string;
+            mode: string;
+            source: string;
+            origin: string;
+            adapter: string | null;
+            bankAccountNumber: string | null;
+            format: string;
+            filename: string | null;
+            sha256: string | null;
+            /** @description Smallest currency unit. */
+            sizeBytes: number;
+            /** @enum {string} */
+            status: "pending" | "imported" | "failed";
+            failureCode: string | null;
+            failureMessage: string | null;
+            periodStart: string | null;
+            periodEnd: string | null;
+            /** Format: int32 */
+            rowCount: number;
+            /** Format: int32 */
+            rowsNew: number;
+            /** Format: int32 */
+            rowsDuplicate: number;
+            /** Format: int32 */
+            rowsSkipped: number;
+            currencies: string[];
+            totals: unknown;
+            runId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReconciliationRow: {
+            id: string;
+            accountId: string;
+            mode: string;
+            importId: string;
+            source: string;
+            adapter: string | null;
+            bankAccountNumber: string | null;
+            /** Format: int32 */
+            line: number;
+            transactionId: string | null;
+            type: string;
+            reference: string | null;
+            providerReference: string | null;
+            settlementId: string | null;
+            method: string | null;
+            description: string | null;
+            occurredAt: string | null;
+            settledAt: string | null;
+            valueDate: string | null;
+            currency: string;
+            /** @description Smallest currency unit. */
+            amount: number;
+            /** @description Smallest currency unit. */
+            fee: number;
+            /** @description Smallest currency unit. */
+            feeVat: number;
+            /** @description Smallest currency unit. */
+            withholdingTax: number;
+            /** @description Smallest currency unit. */
+            net: number;
+            balanceAfter: number | null;
+            /** @enum {string} */
+            status: "pending" | "matched" | "exception" | "resolved" | "ignored";
+            batchId: string | null;
+            matchId: string | null;
+            objectType: string | null;
+            objectId: string | null;
+            matchedBy: string | null;
+            ledgerTxId: string | null;
+            exceptionIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReconciliationRun: {
+            id: string;
+            arn: string;
+            accountId: string;
+            mode: string;
+            trigger: string;
+            importId: string | null;
+            adapter: string | null;
+            periodStart: string | null;
+            periodEnd: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            progress: unknown;
+            stats: unknown;
+            ledgerCheck: unknown | null;
+            startedAt: string | null;
+            completedAt: string | null;
+            failureCode: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReconciliationSettings: {
+            accountId: string;
+            mode: string;
+            /** Format: int32 */
+            dateToleranceDays: number;
+            /** Format: int32 */
+            lateSettlementDays: number;
+            amountTolerance: unknown;
+            feeTolerance: unknown;
+            transferFeeTolerance: unknown;
+            feeRules: unknown;
+            updatedAt: string | null;
+        };
         Refund: {
             id: string;
             arn: string;
@@ -3340,6 +3642,44 @@ export interface components {
         };
         RotateWebhookEndpointSecretInput: {
             overlapSeconds?: number | null;
+        };
+        SettlementBatch: {
+            id: string;
+            arn: string;
+            accountId: string;
+            mode: string;
+            adapter: string;
+            currency: string;
+            settlementId: string;
+            /** Format: int32 */
+            rowCount: number;
+            /** @description Smallest currency unit. */
+            amount: number;
+            /** @description Smallest currency unit. */
+            fee: number;
+            /** @description Smallest currency unit. */
+            feeVat: number;
+            /** @description Smallest currency unit. */
+            withholdingTax: number;
+            /** @description Smallest currency unit. */
+            net: number;
+            /** @description Smallest currency unit. */
+            payoutFees: number;
+            /** @description Smallest currency unit. */
+            expectedBankAmount: number;
+            expectedAt: string | null;
+            /** @enum {string} */
+            status: "open" | "matched" | "exception" | "resolved";
+            matchId: string | null;
+            bankRowIds: string[];
+            bankAmount: number | null;
+            transferFee: number | null;
+            matchedAt: string | null;
+            importIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         SetupSession: {
             id: string;
@@ -3491,6 +3831,21 @@ export interface components {
         /** @description spec Price PATCH: only active is mutable. */
         UpdatePriceInput: {
             active?: boolean | null;
+        };
+        /** @description Each field given replaces the stored one wholesale. */
+        UpdateReconciliationSettingsInput: {
+            /** @description currency -> minor units, e.g. {"IDR": 100} */
+            amountTolerance?: unknown | null;
+            /** @description 0-31 */
+            dateToleranceDays?: number | null;
+            /** @description at most 50 of {adapter, method, currency, percent, fixed}; one per adapter, method and currency */
+            feeRules?: unknown | null;
+            /** @description currency -> minor units */
+            feeTolerance?: unknown | null;
+            /** @description 0-60 */
+            lateSettlementDays?: number | null;
+            /** @description currency -> minor units; default {"IDR": 6500} */
+            transferFeeTolerance?: unknown | null;
         };
         /** @description Send only changes. A higher period amount applies now with a prorated invoice; a lower one from the next renewal. */
         UpdateSubscriptionInput: {
@@ -3701,6 +4056,20 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "VALIDATION_ERROR" | "invalid_limit" | "invalid_cursor";
+                    };
+                };
+            };
+        };
+        /** @description Bad request: validation_error, UNSUPPORTED_CURRENCY */
+        "E400.validation_error.UNSUPPORTED_CURRENCY": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "validation_error" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -9020,6 +9389,404 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             404: components["responses"]["E404.NOT_FOUND"];
             409: components["responses"]["E409.IDEMPOTENCY_MISMATCH"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listReconciliationImports: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                source?: string;
+                adapter?: string;
+                origin?: string;
+                status?: "pending" | "imported" | "failed";
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationImport"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationImport"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listReconciliationRows: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                importId?: string;
+                batchId?: string;
+                status?: "pending" | "matched" | "exception" | "resolved" | "ignored";
+                type?: string;
+                transactionId?: string;
+                reference?: string;
+                objectId?: string;
+                source?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRow"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationRow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRow"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listSettlementBatches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                adapter?: string;
+                currency?: string;
+                status?: "open" | "matched" | "exception" | "resolved";
+                settlementId?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SettlementBatch"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getSettlementBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SettlementBatch"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listReconciliationRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                status?: "queued" | "running" | "completed" | "failed";
+                importId?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRun"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRun"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationSettings"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    updateReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateReconciliationSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationSettings"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.UNSUPPORTED_CURRENCY"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.idempotency_conflict"];
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];

@@ -76,7 +76,7 @@ async function runImport(client: pg.PoolClient, u: Upload): Promise<{ created: b
   const tx = clientSql(client);
   const { auth } = u;
   await tx.query(scopeQuery(auth));
-  const id = newId('reconImport');
+  const id = newId('reconciliationImport');
   const inserted = await insertImport(tx, u, id);
   if (!inserted) {
     const existing = await findDuplicate(tx, u);

@@ -38,7 +38,7 @@ const isProvider = (r: RowInput): r is ProviderRowInput => 'transactionId' in r;
 
 /** One staged row as a COPY line; its id is minted here (a duplicate's is never stored). */
 function copyLine(r: RowInput): string {
-  const id = newId('reconRow');
+  const id = newId('reconciliationRow');
   const values = isProvider(r)
     ? [
         id,

@@ -26,7 +26,7 @@ export async function writeStaged(tx: Sql, f: StagedFile): Promise<ReconImport> 
   if (f.params.adapter) await openBatches(tx, f, f.params.adapter);
   const rowsNew = await insertRows(tx, f);
   const summary = await summarize(tx);
-  const runId = newId('reconRun');
+  const runId = newId('reconciliationRun');
   const now = clock.now();
   const period = {
     start: f.params.periodStart ?? summary.start,
@@ -62,7 +62,7 @@ async function openBatches(tx: Sql, f: StagedFile, adapter: string) {
         "createdAt", "updatedAt")
       SELECT k.id, ${f.auth.workspaceId}, ${f.auth.mode}, ${adapter}, k.currency, k."settlementId",
         ${nextState(batchMachine, null, 'open').to}, ${now}, ${now}
-      FROM unnest(${keys.map(() => newId('reconBatch'))}::text[], ${keys.map((k) => k.currency)}::text[],
+      FROM unnest(${keys.map(() => newId('settlementBatch'))}::text[], ${keys.map((k) => k.currency)}::text[],
         ${keys.map((k) => k.settlementId)}::text[]) AS k(id, currency, "settlementId")
       ON CONFLICT ("workspaceId", mode, adapter, currency, "settlementId") DO NOTHING`,
   );
