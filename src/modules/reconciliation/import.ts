@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type pg from 'pg';
+import { auditIn } from '../../core/audit.ts';
 import type { Auth } from '../../core/auth/authenticate.ts';
 import { clock } from '../../core/clock.ts';
 import { db } from '../../core/db/client.ts';
@@ -91,6 +92,7 @@ async function runImport(client: pg.PoolClient, u: Upload): Promise<{ created: b
   const wire = { ...row, accountId: auth.accountId };
   for (const type of nextState(importMachine, null, 'upload').events)
     await emit(tx, auth, type, importSnapshot(wire), { requestId: u.requestId });
+  await auditIn(tx, auth, 'reconciliation_import.created', id, u.requestId);
   return { created: true, import: wire };
 }
 

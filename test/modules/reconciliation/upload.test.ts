@@ -90,6 +90,11 @@ describe('a new file', () => {
     const events = (await ws.client.get(`/v1/events?objectId=${imp.id}`)).json.data;
     expect(events.map((e: { type: string }) => e.type)).toEqual(['reconciliation_import.created']);
     expect(events[0].data.object).toEqual(imp);
+    const audited = await db().system.query(
+      `SELECT "targetId" FROM audit_log WHERE "workspaceId" = $1 AND action = 'reconciliation_import.created'`,
+      [ws.workspaceId],
+    );
+    expect(audited.rows).toEqual([{ targetId: imp.id }]);
   });
 
   it('the same bytes again: 200 with the original import unchanged, nothing new', async () => {
