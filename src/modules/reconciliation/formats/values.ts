@@ -21,14 +21,14 @@ export function isKnownCurrency(code: string): boolean {
 }
 
 /**
- * A decimal amount of a native export (`1,234,567.00`, or `1234,50` with `comma` decimals) in minor units of
+ * A decimal amount of a native export (`1,234,567.00`, `.00`, or `1234,50` with `comma` decimals) in minor units of
  * `currency`: digits beyond the currency's exponent must be zero. Null when it is not such a number.
  */
 export function parseDecimal(text: string, currency: string, comma = false): number | null {
-  const m = (comma ? /^([0-9]{1,18})(?:,([0-9]*))?$/ : /^([0-9]{1,3}(?:,[0-9]{3})*|[0-9]{1,18})(?:\.([0-9]*))?$/).exec(
+  const m = (comma ? /^([0-9]{1,18})(?:,([0-9]*))?$/ : /^([0-9]{1,3}(?:,[0-9]{3})*|[0-9]{0,18})(?:\.([0-9]*))?$/).exec(
     text,
   );
-  if (!m) return null;
+  if (!m || (m[1] === '' && !m[2])) return null;
   const exponent = currencyExponent[currency] ?? 2;
   const decimals = m[2] ?? '';
   if (/[^0]/.test(decimals.slice(exponent))) return null;
