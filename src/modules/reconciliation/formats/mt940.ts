@@ -140,10 +140,10 @@ export class Mt940Format {
     if (block.currency === null) throw fileError('the statement has no opening balance', line, ':60F:');
     block.closed = true;
     const b = readBalance(value);
-    if (b === null || b.currency !== block.currency)
-      return this.failBalance(':62F:', `closing balance "${value}" is not a balance of the statement's currency`, line);
     const expected = block.opening + block.sum;
-    if (b.amount !== expected)
+    if (b === null || b.currency !== block.currency)
+      this.failBalance(':62F:', `closing balance "${value}" is not a balance of the statement's currency`, line);
+    else if (b.amount !== expected)
       this.failBalance(':62F:', `closing balance ${b.amount} is not opening + lines (${expected})`, line);
   }
 
