@@ -7,11 +7,11 @@ const EMPTY = -1;
 export class IdSet {
   private chars = new Uint16Array(1 << 16);
   private used = 0;
-  /** Per entry: where its units start (the next entry's start is its end) and its hash. */
+  /** Per entry: where its units start (the next entry's start is its end). */
   private starts = new Int32Array(1 << 12);
-  private hashes = new Int32Array(1 << 12);
   private count = 0;
-  private slots = new Int32Array(1 << 13).fill(EMPTY);
+  /** Pairs (entry, hash): the hash beside the entry spares a second memory read per probe. */
+  private slots = new Int32Array(2 << 13).fill(EMPTY);
 
   get size(): number {
     return this.count;
@@ -28,14 +28,15 @@ export class IdSet {
     h ^= h >>> 13;
     h = Math.imul(h, 0xc2b2ae35);
     h ^= h >>> 16;
-    const mask = this.slots.length - 1;
+    const slots = this.slots;
+    const mask = (slots.length >> 1) - 1;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const e = this.slots[slot];
+      const e = slots[slot << 1];
       if (e === EMPTY) {
         this.insert(id, h, slot);
         return true;
       }
-      if (this.hashes[e] === h && this.equals(e, id)) return false;
+      if (slots[(slot << 1) + 1] === h && this.equals(e, id)) return false;
     }
   }
 
@@ -49,27 +50,29 @@ export class IdSet {
 
   private insert(id: string, h: number, slot: number): void {
     if (this.used + id.length > this.chars.length) this.chars = grow(this.chars, this.used + id.length);
-    for (let i = 0; i < id.length; i++) this.chars[this.used + i] = id.charCodeAt(i);
-    if (this.count === this.starts.length) {
-      this.starts = grow(this.starts, this.count + 1);
-      this.hashes = grow(this.hashes, this.count + 1);
-    }
+    const chars = this.chars;
+    const used = this.used;
+    for (let i = 0; i < id.length; i++) chars[used + i] = id.charCodeAt(i);
+    if (this.count === this.starts.length) this.starts = grow(this.starts, this.count + 1);
     this.starts[this.count] = this.used;
-    this.hashes[this.count] = h;
-    this.slots[slot] = this.count;
+    this.slots[slot << 1] = this.count;
+    this.slots[(slot << 1) + 1] = h;
     this.used += id.length;
     this.count++;
-    if (this.count * 2 > this.slots.length) this.rehash();
+    if (this.count * 4 > this.slots.length) this.rehash();
   }
 
   /** Doubles the table (load kept at most one half). */
   private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2).fill(EMPTY);
-    const mask = slots.length - 1;
-    for (let e = 0; e < this.count; e++) {
-      let slot = this.hashes[e] & mask;
-      while (slots[slot] !== EMPTY) slot = (slot + 1) & mask;
-      slots[slot] = e;
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2).fill(EMPTY);
+    const mask = (slots.length >> 1) - 1;
+    for (let k = 0; k < old.length; k += 2) {
+      if (old[k] === EMPTY) continue;
+      let slot = old[k + 1] & mask;
+      while (slots[slot << 1] !== EMPTY) slot = (slot + 1) & mask;
+      slots[slot << 1] = old[k];
+      slots[(slot << 1) + 1] = old[k + 1];
     }
     this.slots = slots;
   }
