@@ -15,7 +15,11 @@ export class CsvRecords {
   private firstLine = 0;
   private openBytes = 0;
 
-  constructor(private readonly onRecord: RecordSink) {}
+  /** `lenient` (native exports): blanks around a quoted cell and a stray quote in an unquoted cell are allowed. */
+  constructor(
+    private readonly onRecord: RecordSink,
+    private readonly lenient = false,
+  ) {}
 
   readonly line = (text: string, line: number): void => {
     if (this.cells === null) {
@@ -68,19 +72,22 @@ export class CsvRecords {
         cells.push(cell);
         cell = '';
         quoted = false;
+        if (this.lenient) i = skipBlanks(text, i);
         if (i === n) break;
         if (text.charCodeAt(i) !== COMMA) throw brokenQuoting(this.firstLine, 'text after a closing quote');
         i++;
       }
-      if (text.charCodeAt(i) === QUOTE) {
+      const at = this.lenient ? skipBlanks(text, i) : i;
+      if (text.charCodeAt(at) === QUOTE) {
         quoted = true;
-        i++;
+        i = at + 1;
         continue;
       }
       const comma = text.indexOf(',', i);
       const end = comma < 0 ? n : comma;
       const raw = text.slice(i, end);
-      if (raw.indexOf('"') >= 0) throw brokenQuoting(this.firstLine, 'a quote inside an unquoted cell');
+      if (!this.lenient && raw.indexOf('"') >= 0)
+        throw brokenQuoting(this.firstLine, 'a quote inside an unquoted cell');
       cells.push(raw);
       if (comma < 0) break;
       i = comma + 1;
@@ -89,6 +96,12 @@ export class CsvRecords {
     this.cell = '';
     this.onRecord(cells, this.firstLine);
   }
+}
+
+function skipBlanks(text: string, from: number): number {
+  let i = from;
+  while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+  return i;
 }
 
 function brokenQuoting(line: number, why: string) {

@@ -3,6 +3,7 @@
 import { canonicalCells, requireCells } from './cells.ts';
 import { fileError } from './lines.ts';
 import { type RecordFormat, indexColumns } from './header.ts';
+import { IdSet } from './id-set.ts';
 import { providerRow } from './provider-row.ts';
 import type { ProviderRowType, RowInput } from './types.ts';
 import { ZoneMidnights, charLength, isKnownCurrency, parseMinor, parseProviderDate, rowError } from './values.ts';
@@ -52,7 +53,7 @@ export class GenericProviderFormat implements RecordFormat {
   readonly skipped = 0;
   private header: string[] | null = null;
   private indexes: Int32Array = new Int32Array(0);
-  private readonly seenIds = new Set<string>();
+  private readonly seenIds = new IdSet();
   private readonly midnights: ZoneMidnights;
 
   constructor(timezone: string) {
@@ -103,9 +104,8 @@ export class GenericProviderFormat implements RecordFormat {
     if (!Number.isSafeInteger(net)) throw rowError('net', line, 'net is beyond 2^53 - 1');
     if (statedNet !== null && statedNet !== net)
       throw rowError('net', line, `net ${statedNet} is not amount - fee - fee_vat - withholding_tax (${net})`);
-    if (this.seenIds.has(transactionId))
+    if (!this.seenIds.add(transactionId))
       throw rowError('transaction_id', line, `transaction_id "${transactionId}" appears twice in the file`);
-    this.seenIds.add(transactionId);
 
     return providerRow(line, {
       transactionId,

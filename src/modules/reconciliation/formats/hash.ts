@@ -1,10 +1,11 @@
 // Content hashes of staged rows (docs/reconciliation.md, Content hash): part of the row key, so one serialisation,
 // written down, and the full description rather than the stored 500 characters.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ProviderRowInput } from './types.ts';
 
+/** One-shot `crypto.hash` (Node >= 20.12): a third of createHash's cost per row, which a Hash object dominated. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /**

@@ -1,10 +1,14 @@
 // The file parsers behind the seam of ./types.ts (docs/reconciliation.md, Formats): bytes in, staged rows out,
 // the first failure thrown as a ReconFileError and the parser dead after it.
+import { BcaFormat } from './bca.ts';
 import { CsvRecords } from './csv.ts';
 import { GenericBankFormat } from './generic-bank.ts';
 import { GenericProviderFormat } from './generic.ts';
 import type { RecordFormat } from './header.ts';
 import { LineReader, fileError } from './lines.ts';
+import { MandiriFormat } from './mandiri.ts';
+import { Mt940Format } from './mt940.ts';
+import { ProviderAFormat } from './provider-a.ts';
 import {
   type BankFormat,
   type FileParser,
@@ -44,8 +48,15 @@ function recordFormat(opts: FileParserOptions): RecordFormat {
   switch (opts.format) {
     case 'generic':
       return new GenericProviderFormat(opts.timezone);
+    case 'provider_a':
+      return new ProviderAFormat(opts.timezone);
     case 'generic_bank':
       return new GenericBankFormat();
+    case 'bca':
+    case 'bca_personal':
+      return new BcaFormat(opts.format === 'bca_personal');
+    case 'mandiri':
+      return new MandiriFormat(opts.bankAccountNumber!);
     default:
       throw optionError('format', `format ${opts.format} is not implemented`);
   }
@@ -58,8 +69,8 @@ interface LineFormat {
   readonly skipped: number;
 }
 
-function csvFormat(format: RecordFormat, out: { rows: RowInput[] }): LineFormat {
-  const records = new CsvRecords((cells, line) => format.record(cells, line, out.rows));
+function csvFormat(format: RecordFormat, out: { rows: RowInput[] }, lenient: boolean): LineFormat {
+  const records = new CsvRecords((cells, line) => format.record(cells, line, out.rows), lenient);
   return {
     line: records.line,
     end() {
@@ -76,7 +87,10 @@ function csvFormat(format: RecordFormat, out: { rows: RowInput[] }): LineFormat 
 export function createFileParser(opts: FileParserOptions): FileParser {
   checkOptions(opts);
   const out = { rows: [] as RowInput[] };
-  const format = csvFormat(recordFormat(opts), out);
+  const format =
+    opts.format === 'mt940'
+      ? new Mt940Format(opts.bankAccountNumber!, out)
+      : csvFormat(recordFormat(opts), out, opts.format !== 'generic' && opts.format !== 'generic_bank');
   const reader = new LineReader(format.line);
   let emitted = 0;
   let failure: unknown = null;

@@ -36,7 +36,7 @@ export class LineReader {
     if (this.carryLength > 0) {
       const lf = bytes.indexOf(LF);
       const take = lf < 0 ? bytes.length : lf + 1;
-      this.appendCarry(bytes, 0, take);
+      this.appendCarry(bytes, 0, take, lf >= 0);
       if (lf < 0) return;
       this.emitRegion(this.carry.subarray(0, this.carryLength));
       this.carryLength = 0;
@@ -47,7 +47,7 @@ export class LineReader {
       this.emitRegion(bytes.subarray(start, last + 1));
       start = last + 1;
     }
-    if (start < bytes.length) this.appendCarry(bytes, start, bytes.length);
+    if (start < bytes.length) this.appendCarry(bytes, start, bytes.length, false);
   }
 
   /** Emits the last line when the file does not end with a line break. */
@@ -58,13 +58,15 @@ export class LineReader {
     this.emitRegion(rest, true);
   }
 
-  /** Copies bytes of the open line aside; past the cap (plus CRLF, and a BOM on line 1) the file is refused. */
-  private appendCarry(bytes: Buffer, from: number, to: number): void {
-    const length = to - from;
-    const slack = this.lineNo === 0 ? 5 : 2;
-    if (this.carryLength + length > maxLineBytes + slack) this.tooLong(this.lineNo + 1);
+  /**
+   * Copies bytes of the open line aside, refusing the line once it holds more than the cap and a CR (and a BOM
+   * on line 1), and its LF when `complete`: a completed line's exact length is checked on decoding.
+   */
+  private appendCarry(bytes: Buffer, from: number, to: number, complete: boolean): void {
+    const length = this.carryLength + to - from;
+    if (length > maxLineBytes + (this.lineNo === 0 ? 3 : 0) + (complete ? 2 : 1)) this.tooLong(this.lineNo + 1);
     bytes.copy(this.carry, this.carryLength, from, to);
-    this.carryLength += length;
+    this.carryLength = length;
   }
 
   /** Decodes whole lines (the region ends with LF unless it is the file's last line) and emits them. */

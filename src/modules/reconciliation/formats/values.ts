@@ -6,29 +6,37 @@ export function rowError(field: string, line: number, message: string): ReconFil
   return new ReconFileError('invalid_row', field, `line ${line}: ${message}`, line);
 }
 
-const signedMinor = /^-?[0-9]{1,18}$/;
-
-/** A signed integer of minor units (`^-?[0-9]{1,18}$`, |x| <= 2^53 - 1), else null. */
+/** A signed integer of minor units (`^-?[0-9]{1,18}$`, |x| <= 2^53 - 1), else null; read by character (hot path). */
 export function parseMinor(text: string): number | null {
-  if (!signedMinor.test(text)) return null;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n)) return null;
-  return n === 0 ? 0 : n;
+  const n = text.length;
+  const negative = text.charCodeAt(0) === 45;
+  let i = negative ? 1 : 0;
+  if (n - i < 1 || n - i > 18) return null;
+  let v = 0;
+  for (; i < n; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return null;
+    v = v * 10 + d;
+  }
+  if (v > Number.MAX_SAFE_INTEGER) return null;
+  return negative && v !== 0 ? -v : v;
 }
 
+const currencies = new Set(Object.keys(currencyExponent));
+
 export function isKnownCurrency(code: string): boolean {
-  return Object.hasOwn(currencyExponent, code);
+  return currencies.has(code);
 }
 
 /**
- * A decimal amount of a native export (`1,234,567.00`, or `1234,50` with `comma` decimals) in minor units of
+ * A decimal amount of a native export (`1,234,567.00`, `.00`, or `1234,50` with `comma` decimals) in minor units of
  * `currency`: digits beyond the currency's exponent must be zero. Null when it is not such a number.
  */
 export function parseDecimal(text: string, currency: string, comma = false): number | null {
-  const m = (comma ? /^([0-9]{1,18})(?:,([0-9]*))?$/ : /^([0-9]{1,3}(?:,[0-9]{3})*|[0-9]{1,18})(?:\.([0-9]*))?$/).exec(
+  const m = (comma ? /^([0-9]{1,18})(?:,([0-9]*))?$/ : /^([0-9]{1,3}(?:,[0-9]{3})*|[0-9]{0,18})(?:\.([0-9]*))?$/).exec(
     text,
   );
-  if (!m) return null;
+  if (!m || (m[1] === '' && !m[2])) return null;
   const exponent = currencyExponent[currency] ?? 2;
   const decimals = m[2] ?? '';
   if (/[^0]/.test(decimals.slice(exponent))) return null;
@@ -37,9 +45,19 @@ export function parseDecimal(text: string, currency: string, comma = false): num
   return digits.length <= 18 && Number.isSafeInteger(n) ? n : null;
 }
 
+const monthDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 export function isCalendarDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const leap = m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= monthDays[m - 1] + (leap ? 1 : 0);
+}
+
+/** The two-digit number at `i`, else -1. */
+function digits2(text: string, i: number): number {
+  const a = text.charCodeAt(i) - 48;
+  const b = text.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
 }
 
 const isoDate = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
@@ -52,26 +70,65 @@ export function parseIsoDate(text: string): [number, number, number] | null {
   return isCalendarDate(y, mo, d) ? [y, mo, d] : null;
 }
 
-const instant =
-  /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.([0-9]{1,9}))?)?(Z|[+-][0-9]{2}:?[0-9]{2})$/;
+/** UTC epoch milliseconds of 00:00 of each `YYYY-MM-DD` met (NaN when not a day); a file holds few days. */
+const utcDays = new Map<string, number>();
 
-/** An ISO 8601 instant with `Z` or an offset, as epoch milliseconds (fractions past the millisecond dropped). */
-export function parseInstant(text: string): number | null {
-  const m = instant.exec(text);
-  if (!m) return null;
-  const [y, mo, d, h, mi] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])];
-  const s = m[6] ? Number(m[6]) : 0;
-  if (!isCalendarDate(y, mo, d) || h > 23 || mi > 59 || s > 59) return null;
-  const ms = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
-  let offset = 0;
-  if (m[8] !== 'Z') {
-    const digits = m[8].replace(':', '');
-    const oh = Number(digits.slice(1, 3));
-    const om = Number(digits.slice(3, 5));
-    if (oh > 23 || om > 59) return null;
-    offset = (digits[0] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
+function utcDay(text: string): number {
+  let t = utcDays.get(text);
+  if (t === undefined) {
+    const day = parseIsoDate(text);
+    t = day ? Date.UTC(day[0], day[1] - 1, day[2]) : Number.NaN;
+    if (utcDays.size > 100_000) utcDays.clear();
+    utcDays.set(text, t);
   }
-  return Date.UTC(y, mo - 1, d, h, mi, s, ms) - offset;
+  return t;
+}
+
+/**
+ * An ISO 8601 instant with `Z` or an offset (`+07:00`, `+0700`), as epoch milliseconds; seconds and a fraction
+ * are optional, digits past the millisecond dropped. Read by character, as it runs once per row.
+ */
+export function parseInstant(text: string): number | null {
+  const n = text.length;
+  if (n < 17 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58) return null;
+  const day = utcDay(text.slice(0, 10));
+  const h = digits2(text, 11);
+  const mi = digits2(text, 14);
+  if (Number.isNaN(day) || h < 0 || h > 23 || mi < 0 || mi > 59) return null;
+  let i = 16;
+  let s = 0;
+  let ms = 0;
+  if (text.charCodeAt(i) === 58) {
+    s = digits2(text, i + 1);
+    if (s < 0 || s > 59) return null;
+    i += 3;
+    if (text.charCodeAt(i) === 46) {
+      let scale = 100;
+      const start = ++i;
+      for (let c = text.charCodeAt(i) - 48; c >= 0 && c <= 9; c = text.charCodeAt(++i) - 48) {
+        ms += c * scale;
+        scale /= 10;
+      }
+      if (i === start || i - start > 9) return null;
+      ms = Math.floor(ms);
+    }
+  }
+  const offset = zoneOffset(text, i);
+  if (offset === null) return null;
+  return day + h * 3_600_000 + mi * 60_000 + s * 1000 + ms - offset;
+}
+
+/** `Z`, `+hh:mm` or `+hhmm` filling the text from `i` to its end, in milliseconds; else null. */
+function zoneOffset(text: string, i: number): number | null {
+  const rest = text.length - i;
+  const sign = text.charCodeAt(i);
+  if (sign === 90) return rest === 1 ? 0 : null;
+  if ((sign !== 43 && sign !== 45) || (rest !== 6 && rest !== 5)) return null;
+  if (rest === 6 && text.charCodeAt(i + 3) !== 58) return null;
+  const oh = digits2(text, i + 1);
+  const om = digits2(text, rest === 6 ? i + 4 : i + 3);
+  if (oh < 0 || oh > 23 || om < 0 || om > 59) return null;
+  return (sign === 45 ? -1 : 1) * (oh * 60 + om) * 60_000;
 }
 
 /** Whether `zone` is an IANA time zone this runtime knows. */
@@ -102,17 +159,23 @@ export class ZoneMidnights {
     });
   }
 
-  /** Epoch milliseconds of 00:00 of the day in the zone (`key` is the day as written, for the memo). */
-  at(key: string, y: number, m: number, d: number): number {
-    let t = this.days.get(key);
+  /** Epoch milliseconds of 00:00 of the `YYYY-MM-DD` day in the zone, else null. */
+  at(text: string): number | null {
+    let t = this.days.get(text);
     if (t === undefined) {
-      const wall = Date.UTC(y, m - 1, d);
-      t = wall - this.offsetAt(wall);
-      const second = wall - this.offsetAt(t);
-      if (second !== t && this.offsetAt(second) === wall - second) t = second;
-      this.days.set(key, t);
+      const day = parseIsoDate(text);
+      t = day ? this.midnight(Date.UTC(day[0], day[1] - 1, day[2])) : Number.NaN;
+      if (this.days.size > 100_000) this.days.clear();
+      this.days.set(text, t);
     }
-    return t;
+    return Number.isNaN(t) ? null : t;
+  }
+
+  /** The instant whose wall time in the zone is `wall` (UTC fields read as local ones). */
+  private midnight(wall: number): number {
+    const first = wall - this.offsetAt(wall);
+    const second = wall - this.offsetAt(first);
+    return second !== first && this.offsetAt(second) === wall - second ? second : first;
   }
 
   /** The zone's offset from UTC at instant `t`, in milliseconds. */
@@ -125,10 +188,7 @@ export class ZoneMidnights {
 
 /** A provider date cell: an instant, or `YYYY-MM-DD` read as 00:00 in the workspace's zone. */
 export function parseProviderDate(text: string, midnights: ZoneMidnights): number | null {
-  if (text.length === 10) {
-    const day = parseIsoDate(text);
-    return day ? midnights.at(text, day[0], day[1], day[2]) : null;
-  }
+  if (text.length === 10) return midnights.at(text);
   return parseInstant(text);
 }
 
