@@ -90,9 +90,11 @@ async function runImport(client: pg.PoolClient, u: Upload): Promise<{ created: b
   const staged: Staged = await stageFile(client, u.body, parserFor(u.params, timezone), u.sha256);
   const row = await writeStaged(tx, { auth, params: u.params, importId: id, staged });
   const wire = { ...row, accountId: auth.accountId };
-  for (const type of nextState(importMachine, null, 'upload').events)
+  // The upload's event, and the audit entry under the same name.
+  for (const type of nextState(importMachine, null, 'upload').events) {
     await emit(tx, auth, type, importSnapshot(wire), { requestId: u.requestId });
-  await auditIn(tx, auth, 'reconciliation_import.created', id, u.requestId);
+    await auditIn(tx, auth, type, id, u.requestId);
+  }
   return { created: true, import: wire };
 }
 

@@ -194,6 +194,8 @@ describe('refusals, in the order of the contract, before a byte of the body is r
       [`${base}bank_statement&bankAccountNumber=12-34`, 'bankAccountNumber'],
       [`${base}bank_statement&bankAccountNumber=12345&adapter=provider_a`, 'adapter'],
       [`${base}provider_report&adapter=provider_a&format=mt940`, 'format'],
+      // A format whose columns were never recorded from a real export (the parser's own option check).
+      [`${base}provider_report&adapter=provider_b&format=provider_b`, 'format'],
       [`${base}provider_report&adapter=provider_a&colour=red`, 'colour'],
       [`${base}provider_report&adapter=provider_a&periodStart=2026-11-01`, 'periodEnd'],
       [`${base}provider_report&adapter=provider_a&periodEnd=2026-11-01`, 'periodStart'],
