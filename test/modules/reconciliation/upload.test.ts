@@ -107,6 +107,9 @@ describe('a new file', () => {
     expect(again.status, again.text).toBe(200);
     expect(again.json.data).toEqual(first.json.data);
     expect(await counts(ws)).toEqual(before);
+    // Signed as those bytes, sent as others: still 401, still nothing.
+    expectError(await upload(server, ws, providerQuery(), `${csv} `, { sha: sha256(csv) }), 401, 'invalid_signature');
+    expect(await counts(ws)).toEqual(before);
     // Another adapter is another account: the same bytes are a new import there.
     expect((await upload(server, ws, providerQuery('provider_c'), csv)).status).toBe(201);
   });
