@@ -70,18 +70,15 @@ export function parseIsoDate(text: string): [number, number, number] | null {
   return isCalendarDate(y, mo, d) ? [y, mo, d] : null;
 }
 
-/** UTC epoch milliseconds of 00:00 of each `YYYY-MM-DD` met (NaN when not a day); a file holds few days. */
-const utcDays = new Map<string, number>();
-
-function lookupUtcDay(text: string): number {
-  let t = utcDays.get(text);
-  if (t === undefined) {
-    const day = parseIsoDate(text);
-    t = day ? Date.UTC(day[0], day[1] - 1, day[2]) : Number.NaN;
-    if (utcDays.size > 100_000) utcDays.clear();
-    utcDays.set(text, t);
-  }
-  return t;
+/** UTC epoch milliseconds of 00:00 of the `YYYY-MM-DD` at the start of `text`, NaN when it is not a day. */
+function readUtcDay(text: string): number {
+  const c = readTwoDigits(text, 0);
+  const y = readTwoDigits(text, 2);
+  const m = readTwoDigits(text, 5);
+  const d = readTwoDigits(text, 8);
+  if (c < 0 || y < 0 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return Number.NaN;
+  const year = c * 100 + y;
+  return isCalendarDate(year, m, d) ? Date.UTC(year, m - 1, d) : Number.NaN;
 }
 
 /**
@@ -91,7 +88,7 @@ function lookupUtcDay(text: string): number {
 export function parseInstant(text: string): number | null {
   const n = text.length;
   if (n < 17 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58) return null;
-  const day = lookupUtcDay(text.slice(0, 10));
+  const day = readUtcDay(text);
   const h = readTwoDigits(text, 11);
   const mi = readTwoDigits(text, 14);
   if (Number.isNaN(day) || h < 0 || h > 23 || mi < 0 || mi > 59) return null;
