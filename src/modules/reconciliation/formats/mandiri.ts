@@ -2,7 +2,14 @@
 // joined, a debit and a credit column of which exactly one is non-zero, and the account on every line.
 import { BankRowKeys } from './bank-row.ts';
 import { type RecordFormat, headerError } from './header.ts';
-import { checkCellCount, parseDayFirstDate, isEmptyRecord, matchPositionalHeader, cleanCell } from './native.ts';
+import {
+  checkCellCount,
+  cleanCell,
+  isEmptyRecord,
+  matchPositionalHeader,
+  normalizeAccount,
+  parseDayFirstDate,
+} from './native.ts';
 import type { RowInput } from './types.ts';
 import { parseDecimal, rowError } from './values.ts';
 
@@ -17,11 +24,6 @@ const header = [
   'Debit',
   'Credit',
 ] as const;
-
-/** An account number as compared: letters and digits only (exports write `'123-45` or `123 45`). */
-export function normalizeAccount(text: string): string {
-  return text.replace(/[^0-9A-Za-z]/g, '');
-}
 
 export class MandiriFormat implements RecordFormat {
   readonly skipped = 0;

@@ -1,9 +1,9 @@
 // SWIFT MT940 statements (docs/reconciliation.md, MT940): text lines, not CSV. Each `:20:` block names its
 // account (`:25:`), opens with a balance, lists `:61:` lines (each with its `:86:` text) and closes with a balance
 // that must equal the opening plus the lines.
-import { normalizeAccount } from './mandiri.ts';
 import { BankRowKeys } from './bank-row.ts';
 import { fileError } from './lines.ts';
+import { normalizeAccount } from './native.ts';
 import type { BankRowInput, RowInput } from './types.ts';
 import { isCalendarDate, isKnownCurrency, parseDecimal, rowError } from './values.ts';
 

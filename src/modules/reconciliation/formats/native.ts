@@ -31,6 +31,11 @@ export function matchPositionalHeader(cells: string[], line: number, expected: r
   return true;
 }
 
+/** An account number as compared: letters and digits only (exports write `'123-45` or `123 45`). */
+export function normalizeAccount(text: string): string {
+  return text.replace(/[^0-9A-Za-z]/g, '');
+}
+
 /** A record whose cells are all empty (`,,,,` lines some exports write). */
 export function isEmptyRecord(cells: string[]): boolean {
   for (const c of cells) if (cleanCell(c) !== '') return false;
