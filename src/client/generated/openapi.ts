@@ -1870,7 +1870,11 @@ export interface paths {
          */
         get: operations["listReconciliationImports"];
         put?: never;
-        post?: never;
+        /**
+         * Upload a provider report or bank statement: the raw file is the body (docs/reconciliation.md).
+         * @description Served outside GraphQL (docs/reconciliation.md, Import pipeline); no size limit.
+         */
+        post: operations["uploadReconciliationImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4032,6 +4036,20 @@ export interface components {
                 };
             };
         };
+        /** @description Bad request: validation_error, invalid_file, invalid_header, invalid_row */
+        "E400.validation_error.invalid_file.invalid_header.invalid_row": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "validation_error" | "invalid_file" | "invalid_header" | "invalid_row";
+                    };
+                };
+            };
+        };
         /** @description Bad request: validation_error, invalid_limit, invalid_cursor */
         "E400.validation_error.invalid_limit.invalid_cursor": {
             headers: {
@@ -4420,6 +4438,20 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+        };
+        /** @description Unsupported media type: unsupported_media_type */
+        "E415.unsupported_media_type": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };
@@ -9433,6 +9465,79 @@ export interface operations {
             400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
             401: components["responses"]["E401.invalid_signature.invalid_key"];
             403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    uploadReconciliationImport: {
+        parameters: {
+            query: {
+                /** @description `provider_report` or `bank_statement`. */
+                source: string;
+                /** @description Provider reports (required there): provider_a, provider_b, provider_c, provider_a_platform. */
+                adapter?: string;
+                /** @description Bank statements (required there): 5-34 letters or digits. */
+                bankAccountNumber?: string;
+                /** @description Default `generic` (provider reports) or `generic_bank` (bank statements). */
+                format?: string;
+                /** @description As given, at most 255 characters. */
+                filename?: string;
+                /** @description ISO 8601 instant or YYYY-MM-DD (00:00 UTC); with periodEnd. */
+                periodStart?: string;
+                /** @description After periodStart, at most 366 days later; with periodStart. */
+                periodEnd?: string;
+            };
+            header: {
+                /** @description Lower-case hex SHA-256 of the body: signed in place of the body's own hash. */
+                "X-Svc-Content-Sha256": string;
+                /** @description Optional: a repeated key replays the first response; other bytes under it are a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "text/plain": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The same bytes again: the first import, unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationImport"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description A new file: the import, its rows staged and a run queued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationImport"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_file.invalid_header.invalid_row"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.idempotency_conflict"];
+            415: components["responses"]["E415.unsupported_media_type"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

@@ -117,6 +117,7 @@ export const operations = {
   addPrice: { method: 'POST', path: '/v1/plans/{id}/prices' },
   updatePrice: { method: 'PATCH', path: '/v1/prices/{id}' },
   listReconciliationImports: { method: 'GET', path: '/v1/reconciliation/imports', list: true },
+  uploadReconciliationImport: { method: 'POST', path: '/v1/reconciliation/imports', raw: true },
   getReconciliationImport: { method: 'GET', path: '/v1/reconciliation/imports/{id}' },
   listReconciliationRows: { method: 'GET', path: '/v1/reconciliation/rows', list: true },
   getReconciliationRow: { method: 'GET', path: '/v1/reconciliation/rows/{id}' },

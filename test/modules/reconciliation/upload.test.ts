@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { until } from '../../helpers/receiver.ts';
 import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { streamingUploads, MAX_STREAMING_UPLOADS } from '../../../src/server/uploads.ts';
+import { Svc } from '../../../src/client/svc.ts';
 import { bankCsv, providerCsv, providerLine, providerQuery, sha256, upload, type Res } from './upload-helpers.ts';
 
 const server = useServer();
@@ -277,6 +278,18 @@ describe('all or nothing', () => {
       409,
       'idempotency_conflict',
     );
+  });
+});
+
+describe('the typed client', () => {
+  it('uploads a file as given, its hash declared', async () => {
+    const ws = await server.workspace();
+    const svc = new Svc({ baseUrl: server.url, keyId: ws.keyId, secret: ws.secret });
+    const csv = providerCsv('svc', 3);
+    const query = { source: 'provider_report', adapter: 'provider_a' };
+    const imp = await svc.api.uploadReconciliationImport({ query, body: csv });
+    expect(imp).toMatchObject({ rowsNew: 3, sha256: sha256(csv), status: 'imported' });
+    expect((await svc.api.uploadReconciliationImport({ query, body: Buffer.from(csv) })).id).toBe(imp.id);
   });
 });
 
