@@ -58,6 +58,8 @@ export const ownProcess = [
   ...systemOwnProcess,
   'test/modules/webhooks/webhooks-crash.test.ts',
   'test/core/bounded-memory.test.ts',
+  // Measures its process's RSS while 200,000 rows stream in.
+  'test/modules/reconciliation/large-upload.test.ts',
   // Its 400 ms acquire timeout failed to fill its pools once in a shared worker at load 15 (not examined further).
   'test/core/db/unavailable.test.ts',
   'test/core/private-files.test.ts',
@@ -105,6 +107,7 @@ export const fastTier = [
   'test/modules/collection/offsession-answers.test.ts',
   'test/modules/ledger/csv-crlf.test.ts',
   'test/modules/receipts/receipt-render.test.ts',
+  'test/modules/reconciliation/formats*.test.ts',
   'test/money-writers.test.ts',
   'test/providers/providers.test.ts',
   'test/scopes-agree.test.ts',

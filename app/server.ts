@@ -12,6 +12,7 @@ import { mountEdgeRoutes } from '../src/server/edge-route.ts';
 import { mountMetrics } from '../src/server/metrics.ts';
 import { mountGraphiQLAssets } from '../src/server/graphiql.ts';
 import { mountSignIn } from '../src/server/sign-in.ts';
+import { mountUploads } from '../src/server/uploads.ts';
 import { resumeWalks, stopWalks } from '../src/modules/test-clocks/walkers.ts';
 import { mountDashboard } from '../src/dashboard/serve.ts';
 import { schema } from '../schema/index.ts';
@@ -38,6 +39,7 @@ export async function buildApp(): Promise<App> {
   mountGraphQL(fastify, yoga, limiter);
   restCompat(fastify, yoga, limiter);
   mountEdgeRoutes(fastify, limiter, edgeRoutes);
+  mountUploads(fastify, limiter);
   // Public, like /healthz: the contract holds no tenant data. Built on first request, then kept.
   let openApi: string | undefined;
   fastify.get('/v1/openapi.json', (_req, reply) => {

@@ -5,11 +5,17 @@ import { join } from 'node:path';
 import { routes, type Route } from './routes.ts';
 import type { Yoga } from '../src/server/graphql.ts';
 import { assertStorable, idempotencyKeyOf, parseJsonBody, rawBody } from '../src/server/edge.ts';
-import { admit, authenticateRequest, resourceOf, type AdmitSteps, type Response } from '../src/server/admission.ts';
-import { envelope, errorReply } from '../src/server/envelope.ts';
+import {
+  admit,
+  asStored,
+  authenticateRequest,
+  resourceOf,
+  type AdmitSteps,
+  type Response,
+} from '../src/server/admission.ts';
+import { envelope } from '../src/server/envelope.ts';
 import { replyError } from '../src/server/edge-route.ts';
 import { isDomainError, type Resource } from '../src/core/errors.ts';
-import { isRetryable, type StoredResponse } from '../src/core/idempotency.ts';
 import type { RateLimiter } from '../src/core/rate-limit.ts';
 import { coercionError, operationOf, type Operation } from '../src/graphql/operation.ts';
 import { compiledFor, runCompiled } from '../src/graphql/jit.ts';
@@ -189,14 +195,3 @@ export function restCompat(app: FastifyInstance, yoga: Yoga, limiter: RateLimite
 
 /** Where a route is mounted, and its body limit when it has its own. */
 const mountOf = (r: Route) => ({ method: r.method, url: r.path, ...(r.bodyLimit ? { bodyLimit: r.bodyLimit } : {}) });
-
-/** Client errors are stored and replayed like successes; retryable ones release the key. */
-function asStored(e: unknown, requestId: string, resource: Resource): StoredResponse {
-  if (isRetryable(e)) throw e;
-  const r = errorReply(e, requestId, resource);
-  return {
-    status: r.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers },
-    body: Buffer.from(r.body),
-  };
-}

@@ -966,6 +966,88 @@ export const routes: Route[] = [
     variables: (r) => ({ ...noBody(r), ...id(r) }),
   }),
 
+  // Reconciliation (docs/reconciliation.md, Import pipeline): codes lower case; the upload is src/server/uploads.ts.
+  route<Ops.ListReconciliationImportsQueryVariables>({
+    id: 'listReconciliationImports',
+    method: 'GET',
+    path: '/v1/reconciliation/imports',
+    variables: (r) =>
+      listQuery(r, { order: 'string', source: 'string', adapter: 'string', origin: 'string', status: 'string' }),
+  }),
+  route<Ops.GetReconciliationImportQueryVariables>({
+    id: 'getReconciliationImport',
+    method: 'GET',
+    path: '/v1/reconciliation/imports/:id',
+    variables: id,
+  }),
+  route<Ops.ListReconciliationRowsQueryVariables>({
+    id: 'listReconciliationRows',
+    method: 'GET',
+    path: '/v1/reconciliation/rows',
+    variables: (r) =>
+      listQuery(r, {
+        order: 'string',
+        importId: 'string',
+        batchId: 'string',
+        status: 'string',
+        type: 'string',
+        transactionId: 'string',
+        reference: 'string',
+        objectId: 'string',
+        source: 'string',
+      }),
+  }),
+  route<Ops.GetReconciliationRowQueryVariables>({
+    id: 'getReconciliationRow',
+    method: 'GET',
+    path: '/v1/reconciliation/rows/:id',
+    variables: id,
+  }),
+  route<Ops.ListSettlementBatchesQueryVariables>({
+    id: 'listSettlementBatches',
+    method: 'GET',
+    path: '/v1/reconciliation/batches',
+    variables: (r) =>
+      listQuery(r, {
+        order: 'string',
+        adapter: 'string',
+        currency: 'string',
+        status: 'string',
+        settlementId: 'string',
+      }),
+  }),
+  route<Ops.GetSettlementBatchQueryVariables>({
+    id: 'getSettlementBatch',
+    method: 'GET',
+    path: '/v1/reconciliation/batches/:id',
+    variables: id,
+  }),
+  route<Ops.ListReconciliationRunsQueryVariables>({
+    id: 'listReconciliationRuns',
+    method: 'GET',
+    path: '/v1/reconciliation/runs',
+    variables: (r) => listQuery(r, { order: 'string', status: 'string', importId: 'string' }),
+  }),
+  route<Ops.GetReconciliationRunQueryVariables>({
+    id: 'getReconciliationRun',
+    method: 'GET',
+    path: '/v1/reconciliation/runs/:id',
+    variables: id,
+  }),
+  route<Ops.GetReconciliationSettingsQueryVariables>({
+    id: 'getReconciliationSettings',
+    method: 'GET',
+    path: '/v1/reconciliation/settings',
+    variables: () => ({}),
+  }),
+  route<Ops.UpdateReconciliationSettingsMutationVariables>({
+    id: 'updateReconciliationSettings',
+    method: 'PATCH',
+    path: '/v1/reconciliation/settings',
+    errors: ['unsupported_currency'],
+    variables: (r) => ({ input: r.body as Ops.UpdateReconciliationSettingsInput }),
+  }),
+
   // Coupons (docs/coupons.md): spelled as plans.
   route<Ops.ListCouponsQueryVariables>({
     id: 'listCoupons',

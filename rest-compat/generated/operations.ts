@@ -514,6 +514,22 @@ export type UpdatePriceInput = {
   active?: boolean | null | undefined;
 };
 
+/** Each field given replaces the stored one wholesale. */
+export type UpdateReconciliationSettingsInput = {
+  /** currency -> minor units, e.g. {"IDR": 100} */
+  amountTolerance?: unknown;
+  /** 0-31 */
+  dateToleranceDays?: number | null | undefined;
+  /** at most 50 of {adapter, method, currency, percent, fixed}; one per adapter, method and currency */
+  feeRules?: unknown;
+  /** currency -> minor units */
+  feeTolerance?: unknown;
+  /** 0-60 */
+  lateSettlementDays?: number | null | undefined;
+  /** currency -> minor units; default {"IDR": 6500} */
+  transferFeeTolerance?: unknown;
+};
+
 /** Send only changes. A higher period amount applies now with a prorated invoice; a lower one from the next renewal. */
 export type UpdateSubscriptionInput = {
   /** now or period_end (default: a higher amount or an interval change now, a lower one at the period end). */
@@ -1475,6 +1491,110 @@ export type EmailReceiptMutationVariables = Exact<{
 
 
 export type EmailReceiptMutation = { emailReceipt: { sent: boolean, to: string } };
+
+export type ReconciliationImportFieldsFragment = { id: string, arn: string, accountId: string, mode: string, source: string, origin: string, adapter: string | null, bankAccountNumber: string | null, format: string, filename: string | null, sha256: string | null, sizeBytes: number, status: string, failureCode: string | null, failureMessage: string | null, periodStart: string | null, periodEnd: string | null, rowCount: number, rowsNew: number, rowsDuplicate: number, rowsSkipped: number, currencies: Array<string>, totals: unknown, runId: string | null, createdAt: string, updatedAt: string };
+
+export type ReconciliationRowFieldsFragment = { id: string, accountId: string, mode: string, importId: string, source: string, adapter: string | null, bankAccountNumber: string | null, line: number, transactionId: string | null, type: string, reference: string | null, providerReference: string | null, settlementId: string | null, method: string | null, description: string | null, occurredAt: string | null, settledAt: string | null, valueDate: string | null, currency: string, amount: number, fee: number, feeVat: number, withholdingTax: number, net: number, balanceAfter: number | null, status: string, batchId: string | null, matchId: string | null, objectType: string | null, objectId: string | null, matchedBy: string | null, ledgerTxId: string | null, exceptionIds: Array<string>, createdAt: string, updatedAt: string };
+
+export type SettlementBatchFieldsFragment = { id: string, arn: string, accountId: string, mode: string, adapter: string, currency: string, settlementId: string, rowCount: number, amount: number, fee: number, feeVat: number, withholdingTax: number, net: number, payoutFees: number, expectedBankAmount: number, expectedAt: string | null, status: string, matchId: string | null, bankRowIds: Array<string>, bankAmount: number | null, transferFee: number | null, matchedAt: string | null, importIds: Array<string>, createdAt: string, updatedAt: string };
+
+export type ReconciliationRunFieldsFragment = { id: string, arn: string, accountId: string, mode: string, trigger: string, importId: string | null, adapter: string | null, periodStart: string | null, periodEnd: string | null, status: string, progress: unknown, stats: unknown, ledgerCheck: unknown, startedAt: string | null, completedAt: string | null, failureCode: string | null, createdAt: string, updatedAt: string };
+
+export type ReconciliationSettingsFieldsFragment = { accountId: string, mode: string, dateToleranceDays: number, lateSettlementDays: number, amountTolerance: unknown, feeTolerance: unknown, transferFeeTolerance: unknown, feeRules: unknown, updatedAt: string | null };
+
+export type ListReconciliationImportsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  source?: string | null | undefined;
+  adapter?: string | null | undefined;
+  origin?: string | null | undefined;
+  status?: string | null | undefined;
+}>;
+
+
+export type ListReconciliationImportsQuery = { reconciliationImports: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, mode: string, source: string, origin: string, adapter: string | null, bankAccountNumber: string | null, format: string, filename: string | null, sha256: string | null, sizeBytes: number, status: string, failureCode: string | null, failureMessage: string | null, periodStart: string | null, periodEnd: string | null, rowCount: number, rowsNew: number, rowsDuplicate: number, rowsSkipped: number, currencies: Array<string>, totals: unknown, runId: string | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetReconciliationImportQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetReconciliationImportQuery = { reconciliationImport: { id: string, arn: string, accountId: string, mode: string, source: string, origin: string, adapter: string | null, bankAccountNumber: string | null, format: string, filename: string | null, sha256: string | null, sizeBytes: number, status: string, failureCode: string | null, failureMessage: string | null, periodStart: string | null, periodEnd: string | null, rowCount: number, rowsNew: number, rowsDuplicate: number, rowsSkipped: number, currencies: Array<string>, totals: unknown, runId: string | null, createdAt: string, updatedAt: string } };
+
+export type ListReconciliationRowsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  importId?: string | null | undefined;
+  batchId?: string | null | undefined;
+  status?: string | null | undefined;
+  type?: string | null | undefined;
+  transactionId?: string | null | undefined;
+  reference?: string | null | undefined;
+  objectId?: string | null | undefined;
+  source?: string | null | undefined;
+}>;
+
+
+export type ListReconciliationRowsQuery = { reconciliationRows: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, accountId: string, mode: string, importId: string, source: string, adapter: string | null, bankAccountNumber: string | null, line: number, transactionId: string | null, type: string, reference: string | null, providerReference: string | null, settlementId: string | null, method: string | null, description: string | null, occurredAt: string | null, settledAt: string | null, valueDate: string | null, currency: string, amount: number, fee: number, feeVat: number, withholdingTax: number, net: number, balanceAfter: number | null, status: string, batchId: string | null, matchId: string | null, objectType: string | null, objectId: string | null, matchedBy: string | null, ledgerTxId: string | null, exceptionIds: Array<string>, createdAt: string, updatedAt: string } }> } };
+
+export type GetReconciliationRowQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetReconciliationRowQuery = { reconciliationRow: { id: string, accountId: string, mode: string, importId: string, source: string, adapter: string | null, bankAccountNumber: string | null, line: number, transactionId: string | null, type: string, reference: string | null, providerReference: string | null, settlementId: string | null, method: string | null, description: string | null, occurredAt: string | null, settledAt: string | null, valueDate: string | null, currency: string, amount: number, fee: number, feeVat: number, withholdingTax: number, net: number, balanceAfter: number | null, status: string, batchId: string | null, matchId: string | null, objectType: string | null, objectId: string | null, matchedBy: string | null, ledgerTxId: string | null, exceptionIds: Array<string>, createdAt: string, updatedAt: string } };
+
+export type ListSettlementBatchesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  adapter?: string | null | undefined;
+  currency?: string | null | undefined;
+  status?: string | null | undefined;
+  settlementId?: string | null | undefined;
+}>;
+
+
+export type ListSettlementBatchesQuery = { settlementBatches: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, mode: string, adapter: string, currency: string, settlementId: string, rowCount: number, amount: number, fee: number, feeVat: number, withholdingTax: number, net: number, payoutFees: number, expectedBankAmount: number, expectedAt: string | null, status: string, matchId: string | null, bankRowIds: Array<string>, bankAmount: number | null, transferFee: number | null, matchedAt: string | null, importIds: Array<string>, createdAt: string, updatedAt: string } }> } };
+
+export type GetSettlementBatchQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetSettlementBatchQuery = { settlementBatch: { id: string, arn: string, accountId: string, mode: string, adapter: string, currency: string, settlementId: string, rowCount: number, amount: number, fee: number, feeVat: number, withholdingTax: number, net: number, payoutFees: number, expectedBankAmount: number, expectedAt: string | null, status: string, matchId: string | null, bankRowIds: Array<string>, bankAmount: number | null, transferFee: number | null, matchedAt: string | null, importIds: Array<string>, createdAt: string, updatedAt: string } };
+
+export type ListReconciliationRunsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  status?: string | null | undefined;
+  importId?: string | null | undefined;
+}>;
+
+
+export type ListReconciliationRunsQuery = { reconciliationRuns: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, mode: string, trigger: string, importId: string | null, adapter: string | null, periodStart: string | null, periodEnd: string | null, status: string, progress: unknown, stats: unknown, ledgerCheck: unknown, startedAt: string | null, completedAt: string | null, failureCode: string | null, createdAt: string, updatedAt: string } }> } };
+
+export type GetReconciliationRunQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetReconciliationRunQuery = { reconciliationRun: { id: string, arn: string, accountId: string, mode: string, trigger: string, importId: string | null, adapter: string | null, periodStart: string | null, periodEnd: string | null, status: string, progress: unknown, stats: unknown, ledgerCheck: unknown, startedAt: string | null, completedAt: string | null, failureCode: string | null, createdAt: string, updatedAt: string } };
+
+export type GetReconciliationSettingsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type GetReconciliationSettingsQuery = { reconciliationSettings: { accountId: string, mode: string, dateToleranceDays: number, lateSettlementDays: number, amountTolerance: unknown, feeTolerance: unknown, transferFeeTolerance: unknown, feeRules: unknown, updatedAt: string | null } };
+
+export type UpdateReconciliationSettingsMutationVariables = Exact<{
+  input: UpdateReconciliationSettingsInput;
+}>;
+
+
+export type UpdateReconciliationSettingsMutation = { updateReconciliationSettings: { accountId: string, mode: string, dateToleranceDays: number, lateSettlementDays: number, amountTolerance: unknown, feeTolerance: unknown, transferFeeTolerance: unknown, feeRules: unknown, updatedAt: string | null } };
 
 export type RefundFieldsFragment = { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
 

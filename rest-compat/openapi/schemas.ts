@@ -106,6 +106,13 @@ export const idKindOf: Record<string, IdKind> = {
   actorMember: 'member',
   ledgerTransaction: 'ledgerEntry',
   balanceTransaction: 'customerBalanceTransaction',
+  // reconciliation: an import's run, a row's import, batch and match, a batch's bank rows
+  run: 'reconciliationRun',
+  import: 'reconciliationImport',
+  batch: 'settlementBatch',
+  match: 'reconciliationMatch',
+  exception: 'reconciliationException',
+  bankRow: 'reconciliationRow',
 };
 export const sampleId = (kind: string): string | undefined => {
   const k = idKindOf[kind] ?? (kind in prefixes ? (kind as IdKind) : undefined);
@@ -136,6 +143,9 @@ export function sampleString(name: string, owner = ''): string {
   if (name === 'clientId') return 'client-123';
   if (name === 'subAccountId') return 'SA-123456';
   if (name === 'merchantTaxId') return '01.234.567.8-901.000';
+  // A provider's ids in a reconciliation row, not ours.
+  if (name === 'transactionId') return 'txn_8fa2c1';
+  if (name === 'settlementId') return 'SET-20261122-01';
   const id =
     name === 'id' ? sampleId(kindOfComponent(owner)) : /Ids?$/.test(name) && sampleId(name.replace(/Ids?$/, ''));
   if (id) return id;

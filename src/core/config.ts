@@ -111,6 +111,11 @@ export const config = {
   rateLimitDisabled: process.env.SVC_RATE_LIMIT === 'off',
   poolSize: int(process.env.SVC_DB_POOL, 20),
   /**
+   * Connections of the reconciliation pool (`SVC_RECON_POOL_SIZE`): uploads and pulls hold one for a whole file,
+   * never the request pool's (docs/reconciliation.md, Import pipeline).
+   */
+  reconPoolSize: int(process.env.SVC_RECON_POOL_SIZE, 2),
+  /**
    * The longest a request or job waits for a pooled connection (every pool: app, system, pg-boss)
    * or for a new one to open; then it fails with 503 `service_unavailable`, never hangs.
    */

@@ -11,6 +11,10 @@ export const statusOf = {
   url_not_allowed: 400,
   unsupported_currency: 400,
   invalid_json: 400,
+  /** A reconciliation file refused whole (docs/reconciliation.md, Import pipeline). */
+  invalid_file: 400,
+  invalid_header: 400,
+  invalid_row: 400,
   invalid_signature: 401,
   invalid_key: 401,
   insufficient_scope: 403,
@@ -50,6 +54,8 @@ export const statusOf = {
   amount_exceeds_remaining: 422,
   /** An invitation from a workspace not activated for live mode to an address that never signed in (docs/security.md). */
   recipient_unverified: 422,
+  /** A report pull the adapter cannot serve (provider_b, or an adapter not connected in this mode). */
+  pull_unsupported: 422,
   rate_limited: 429,
   internal_error: 500,
   provider_error: 502,
@@ -91,6 +97,8 @@ export type Resource =
   | 'discount'
   | 'meter'
   | 'usage_event'
+  /** Every /v1/reconciliation route: codes lower case (docs/reconciliation.md, Import pipeline). */
+  | 'reconciliation'
   | 'generic';
 
 const UPPER_VALIDATION = { validation_error: 'VALIDATION_ERROR' } as const;
@@ -158,18 +166,22 @@ export class DomainError extends GraphQLError {
   readonly canonical: ErrorCode;
   readonly status: number;
   readonly field?: string;
+  /** The 1-based line of an uploaded file at fault (`invalid_row`). */
+  readonly line?: number;
   readonly headers?: Record<string, string>;
 
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { field?: string; resource?: Resource; headers?: Record<string, string> } = {},
+    opts: { field?: string; line?: number; resource?: Resource; headers?: Record<string, string> } = {},
   ) {
     const spelled = spell(code, opts.resource);
-    super(message, { extensions: { code: spelled, ...(opts.field ? { field: opts.field } : {}) } });
+    const where = { ...(opts.field ? { field: opts.field } : {}), ...(opts.line ? { line: opts.line } : {}) };
+    super(message, { extensions: { code: spelled, ...where } });
     this.canonical = code;
     this.status = statusOf[code];
     this.field = opts.field;
+    this.line = opts.line;
     this.headers = opts.headers;
   }
 }
@@ -201,6 +213,12 @@ export const errorMeanings: Record<ErrorCode, string> = {
   url_not_allowed: 'a webhook URL points where the service will not send (private, loopback, metadata addresses)',
   unsupported_currency: 'the currency is not one the service or the chosen method supports',
   invalid_json: 'the body is not valid JSON',
+  invalid_file:
+    'a reconciliation file is unreadable as a whole (empty, no data row, not UTF-8, broken quoting, a line over 64 KiB); nothing was imported',
+  invalid_header:
+    "a reconciliation file's header has a duplicated, unknown or missing column; `error.field` names it; nothing was imported",
+  invalid_row:
+    'a line of a reconciliation file is wrong; `error.line` is its 1-based line (the header is line 1), `error.field` its column; nothing was imported',
   invalid_signature: 'the request signature, its timestamp (5 minutes of skew) or its canonical string is wrong',
   invalid_key: 'the API key is unknown, revoked or of the other environment',
   insufficient_scope: "the key's role (and its member's) does not grant this action (docs/scopes.md)",
@@ -226,7 +244,8 @@ export const errorMeanings: Record<ErrorCode, string> = {
   gone: 'the resource existed and is no longer available (expired, purged or renamed)',
   payload_too_large: 'the body is over the size limit (1 MiB by default; 4 MiB on POST /v1/usage-events)',
   period_closed: 'the usage falls in a period whose invoice is no longer draft; bill it by other means',
-  unsupported_media_type: 'the body is not `application/json`',
+  unsupported_media_type:
+    'the body is not `application/json` (reconciliation uploads: not `text/csv`, `text/plain` or `application/octet-stream`)',
   no_adapter_supports_methods: 'no connected adapter serves these payment methods in this currency and mode',
   gateway_error: 'the payment adapter refused or cannot take the attempt (credentials, mode, method)',
   region_immutable: 'the workspace region cannot change after creation',
@@ -234,6 +253,7 @@ export const errorMeanings: Record<ErrorCode, string> = {
   endpoint_disabled: 'the webhook endpoint is disabled or errored: enable it before retrying deliveries',
   activation_incomplete: 'activation needs `businessEmail` and one active adapter; `error.field` names the missing one',
   amount_exceeds_remaining: 'a refund is larger than what remains refundable',
+  pull_unsupported: 'the adapter has no report API for a pull, or is not connected in this mode',
   recipient_unverified:
     'a workspace not yet activated for live mode invites only addresses that have signed in before (`error.field`: `email`)',
   rate_limited: 'too many requests for this rate class; wait `Retry-After` seconds',

@@ -63,6 +63,17 @@ export const eventTypes = {
   'payout.initiated': 'a payout moved from pending to in_transit (handed to the rail)',
   'payout.paid': 'a payout reached the bank; the ledger posting under code payout is made',
   'payout.failed': 'a payout was rejected; failureReason is set and the funds are available again',
+  'reconciliation_import.created':
+    'a reconciliation file was imported (an upload answered 201): its rows are staged and a run queued',
+  'reconciliation_import.failed': 'a report pull failed; failureCode and failureMessage say why',
+  'reconciliation_run.completed': 'a reconciliation run finished; its stats say what it decided',
+  'reconciliation_run.failed': 'a reconciliation run failed; failureCode is set',
+  'reconciliation_exception.created': 'a reconciliation exception was opened',
+  'reconciliation_exception.updated':
+    'a reconciliation exception changed (assignee, metadata); data.previousAttributes',
+  'reconciliation_exception.resolved':
+    'a reconciliation exception was accepted, written off, linked or resolved automatically',
+  'settlement_batch.matched': "a settlement batch's bank credit arrived or was linked",
   'plan.created': 'a plan was created with its prices',
   'plan.updated':
     'a mutable field changed, a price was added, or a price active flag flipped (no separate price events); ' +

@@ -61,6 +61,13 @@ export const prefixes = {
   discount: 'di',
   meter: 'mtr',
   usageIngestBatch: 'ubat',
+  reconciliationImport: 'rimp',
+  reconciliationRow: 'rrow',
+  reconciliationRun: 'rrun',
+  settlementBatch: 'rbat',
+  /** Reserved for the matching engine's matches and exceptions. */
+  reconciliationMatch: 'rmch',
+  reconciliationException: 'rexc',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

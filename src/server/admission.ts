@@ -20,7 +20,8 @@ import { authenticate, recheck, type Auth } from '../core/auth/authenticate.ts';
 import { assertScope } from '../core/auth/scopes.ts';
 import type { Context } from '../core/context.ts';
 import type { Resource } from '../core/errors.ts';
-import { replayNotes, withIdempotency, type StoredResponse } from '../core/idempotency.ts';
+import { isRetryable, replayNotes, withIdempotency, type StoredResponse } from '../core/idempotency.ts';
+import { errorReply } from './envelope.ts';
 import { enforceRate, type RateLimiter } from '../core/rate-limit.ts';
 import type { RateClass } from '../core/config.ts';
 import { idempotencyOf, type Operation } from '../graphql/operation.ts';
@@ -36,6 +37,8 @@ export interface Presented {
   method: string;
   target: string;
   body: Buffer;
+  /** A streamed body (an upload): its declared hash is signed instead of `body`'s. */
+  bodySha256?: string;
   header(name: string): string | undefined;
 }
 
@@ -58,6 +61,7 @@ export const apiKeySignature: Credential = {
       method: p.method,
       target: p.target,
       body: p.body,
+      bodySha256: p.bodySha256,
       authorization: p.header('authorization'),
       timestamp: p.header('x-svc-timestamp'),
       onBehalfOf: p.header('x-svc-on-behalf-of'),
@@ -202,3 +206,14 @@ function asStoredResponse(r: unknown): StoredResponse {
 /** Step 5: the run, timed into the operation metrics and traced (src/server/observe.ts). */
 const observed = <I, R>(steps: AdmitSteps<I, R>, operation: Operation, input: I, context: Context & { auth: Auth }) =>
   observe(steps.transport, operation, steps.ok, () => steps.execute(input, context));
+
+/** Under a key, a client error is stored and replayed like a success; a retryable one releases the key. */
+export function asStored(e: unknown, requestId: string, resource: Resource): StoredResponse {
+  if (isRetryable(e)) throw e;
+  const r = errorReply(e, requestId, resource);
+  return {
+    status: r.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers },
+    body: Buffer.from(r.body),
+  };
+}

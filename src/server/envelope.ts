@@ -28,7 +28,12 @@ export function errorReply(e: unknown, requestId: string, resource: Resource = '
   if (isDomainError(e)) {
     // Spelled for the route's resource: core errors (auth, cursors) are thrown resource-agnostic.
     const code = resource === 'generic' ? (e.extensions.code as string) : spell(e.canonical, resource);
-    const error = { code, message: e.message, ...(e.field ? { field: e.field } : {}) };
+    const error = {
+      code,
+      message: e.message,
+      ...(e.field ? { field: e.field } : {}),
+      ...(e.line ? { line: e.line } : {}),
+    };
     return { status: e.status, body: envelope(requestId, null, error), headers: e.headers ?? {} };
   }
   logger.error({ err: e, requestId }, 'unhandled error');

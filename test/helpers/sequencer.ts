@@ -19,6 +19,7 @@ export const slowFiles: Record<string, number> = {
   'test/dashboard/dashboard.test.ts': 42,
   'test/dashboard/dashboard-screens.test.ts': 36,
   'test/modules/test-clocks/concurrent-advances.test.ts': 33,
+  'test/modules/reconciliation/large-upload.test.ts': 32,
   'test/core/db/embedded-recovery.test.ts': 32,
   'test/cli/listen.test.ts': 31,
   'test/modules/test-clocks/walk-cut.test.ts': 30,

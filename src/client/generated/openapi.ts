@@ -1857,6 +1857,326 @@ export interface paths {
         patch: operations["updatePrice"];
         trace?: never;
     };
+    "/v1/meters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listMeters (GraphQL query meters)
+         * @description Runs the GraphQL query `listMeters` (field `meters`); its selection set is this response.
+         */
+        get: operations["listMeters"];
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createMeter` (field `createMeter`); its selection set is this response.
+         */
+        post: operations["createMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/meters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getMeter (GraphQL query meter)
+         * @description Runs the GraphQL query `getMeter` (field `meter`); its selection set is this response.
+         */
+        get: operations["getMeter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `updateMeter` (field `updateMeter`); its selection set is this response.
+         */
+        patch: operations["updateMeter"];
+        trace?: never;
+    };
+    "/v1/meters/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `archiveMeter` (field `archiveMeter`); its selection set is this response.
+         */
+        post: operations["archiveMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listUsageEvents (GraphQL query usageEvents)
+         * @description Runs the GraphQL query `listUsageEvents` (field `usageEvents`); its selection set is this response.
+         */
+        get: operations["listUsageEvents"];
+        put?: never;
+        /**
+         * ingestUsageEvents (GraphQL mutation ingestUsageEvents)
+         * @description Runs the GraphQL mutation `ingestUsageEvents` (field `ingestUsageEvents`); its selection set is this response.
+         */
+        post: operations["ingestUsageEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage-events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getUsageEvent (GraphQL query usageEvent)
+         * @description Runs the GraphQL query `getUsageEvent` (field `usageEvent`); its selection set is this response.
+         */
+        get: operations["getUsageEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage-events/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * voidUsageEvent (GraphQL mutation voidUsageEvent)
+         * @description Runs the GraphQL mutation `voidUsageEvent` (field `voidUsageEvent`); its selection set is this response.
+         */
+        post: operations["voidUsageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listReconciliationImports (GraphQL query reconciliationImports)
+         * @description Runs the GraphQL query `listReconciliationImports` (field `reconciliationImports`); its selection set is this response.
+         */
+        get: operations["listReconciliationImports"];
+        put?: never;
+        /**
+         * Upload a provider report or bank statement: the raw file is the body (docs/reconciliation.md).
+         * @description Served outside GraphQL (docs/reconciliation.md, Import pipeline); no size limit.
+         */
+        post: operations["uploadReconciliationImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationImport (GraphQL query reconciliationImport)
+         * @description Runs the GraphQL query `getReconciliationImport` (field `reconciliationImport`); its selection set is this response.
+         */
+        get: operations["getReconciliationImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listReconciliationRows (GraphQL query reconciliationRows)
+         * @description Runs the GraphQL query `listReconciliationRows` (field `reconciliationRows`); its selection set is this response.
+         */
+        get: operations["listReconciliationRows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/rows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationRow (GraphQL query reconciliationRow)
+         * @description Runs the GraphQL query `getReconciliationRow` (field `reconciliationRow`); its selection set is this response.
+         */
+        get: operations["getReconciliationRow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listSettlementBatches (GraphQL query settlementBatches)
+         * @description Runs the GraphQL query `listSettlementBatches` (field `settlementBatches`); its selection set is this response.
+         */
+        get: operations["listSettlementBatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getSettlementBatch (GraphQL query settlementBatch)
+         * @description Runs the GraphQL query `getSettlementBatch` (field `settlementBatch`); its selection set is this response.
+         */
+        get: operations["getSettlementBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listReconciliationRuns (GraphQL query reconciliationRuns)
+         * @description Runs the GraphQL query `listReconciliationRuns` (field `reconciliationRuns`); its selection set is this response.
+         */
+        get: operations["listReconciliationRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationRun (GraphQL query reconciliationRun)
+         * @description Runs the GraphQL query `getReconciliationRun` (field `reconciliationRun`); its selection set is this response.
+         */
+        get: operations["getReconciliationRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationSettings (GraphQL query reconciliationSettings)
+         * @description Runs the GraphQL query `getReconciliationSettings` (field `reconciliationSettings`); its selection set is this response.
+         */
+        get: operations["getReconciliationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * updateReconciliationSettings (GraphQL mutation updateReconciliationSettings)
+         * @description Runs the GraphQL mutation `updateReconciliationSettings` (field `updateReconciliationSettings`); its selection set is this response.
+         */
+        patch: operations["updateReconciliationSettings"];
+        trace?: never;
+    };
     "/v1/coupons": {
         parameters: {
             query?: never;
@@ -2590,6 +2910,8 @@ export interface components {
         /** @description Every field is optional. */
         CreateCustomerInput: {
             email?: string | null;
+            /** @description 1-128 printable ASCII characters, unique per workspace and mode; null clears. */
+            externalId?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
             name?: string | null;
             phone?: string | null;
@@ -2626,6 +2948,23 @@ export interface components {
             /** @description A template of kind invoice. */
             templateId?: string | null;
             total?: number | null;
+        };
+        CreateMeterInput: {
+            /** @description count, unique_count, sum, min, max, average, latest or time_weighted_sum */
+            aggregation?: string | null;
+            description?: string | null;
+            eventName?: string | null;
+            /** @description property -> list of 1-100 accepted string forms */
+            filters?: unknown | null;
+            /** @description at most 3 property names */
+            groupBy?: string[] | null;
+            /** @description ^[a-z0-9][a-z0-9_]{0,63}$, unique per workspace and mode */
+            key?: string | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            name?: string | null;
+            unit?: string | null;
+            /** @description the property counted; null exactly for count */
+            valueProperty?: string | null;
         };
         /** @description Test mode only: a sandbox method from a scenario (docs/guides/payment-methods.md). */
         CreatePaymentMethodInput: {
@@ -2835,6 +3174,7 @@ export interface components {
             name: string | null;
             email: string | null;
             phone: string | null;
+            externalId: string | null;
             metadata: components["schemas"]["Metadata"] | null;
             testClockId: string | null;
             defaultPaymentMethodId: string | null;
@@ -2924,6 +3264,19 @@ export interface components {
             /** Format: int32 */
             count: number;
             eventIds: string[];
+        };
+        IngestResult: {
+            /** Format: int32 */
+            accepted: number;
+            /** Format: int32 */
+            duplicates: number;
+            /** Format: int32 */
+            rejected: number;
+            results: components["schemas"]["UsageEventResult"][];
+        };
+        IngestUsageEventsInput: {
+            /** @description 1-1,000 usage events */
+            events: unknown;
         };
         InviteMemberInput: {
             email: string;
@@ -3072,6 +3425,28 @@ export interface components {
         /** @description String-to-string pairs: at most 50 keys, keys up to 40 characters, values up to 500. */
         Metadata: {
             [key: string]: string;
+        };
+        Meter: {
+            id: string;
+            arn: string;
+            accountId: string;
+            key: string;
+            name: string;
+            description: string | null;
+            eventName: string;
+            aggregation: string;
+            valueProperty: string | null;
+            filters: unknown;
+            groupBy: string[];
+            unit: string | null;
+            /** @enum {string} */
+            status: "active" | "archived";
+            archivedAt: string | null;
+            metadata: components["schemas"]["Metadata"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         OwnershipTransfer: {
             workspaceId: string;
@@ -3310,6 +3685,124 @@ export interface components {
             emailedAt: string | null;
             emailedTo: string | null;
         };
+        ReconciliationImport: {
+            id: string;
+            arn: string;
+            accountId: string;
+            mode: string;
+            source: string;
+            origin: string;
+            adapter: string | null;
+            bankAccountNumber: string | null;
+            format: string;
+            filename: string | null;
+            sha256: string | null;
+            /** @description Smallest currency unit. */
+            sizeBytes: number;
+            /** @enum {string} */
+            status: "pending" | "imported" | "failed";
+            failureCode: string | null;
+            failureMessage: string | null;
+            periodStart: string | null;
+            periodEnd: string | null;
+            /** Format: int32 */
+            rowCount: number;
+            /** Format: int32 */
+            rowsNew: number;
+            /** Format: int32 */
+            rowsDuplicate: number;
+            /** Format: int32 */
+            rowsSkipped: number;
+            currencies: string[];
+            totals: unknown;
+            runId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReconciliationRow: {
+            id: string;
+            accountId: string;
+            mode: string;
+            importId: string;
+            source: string;
+            adapter: string | null;
+            bankAccountNumber: string | null;
+            /** Format: int32 */
+            line: number;
+            transactionId: string | null;
+            type: string;
+            reference: string | null;
+            providerReference: string | null;
+            settlementId: string | null;
+            method: string | null;
+            description: string | null;
+            occurredAt: string | null;
+            settledAt: string | null;
+            valueDate: string | null;
+            currency: string;
+            /** @description Smallest currency unit. */
+            amount: number;
+            /** @description Smallest currency unit. */
+            fee: number;
+            /** @description Smallest currency unit. */
+            feeVat: number;
+            /** @description Smallest currency unit. */
+            withholdingTax: number;
+            /** @description Smallest currency unit. */
+            net: number;
+            balanceAfter: number | null;
+            /** @enum {string} */
+            status: "pending" | "matched" | "exception" | "resolved" | "ignored";
+            batchId: string | null;
+            matchId: string | null;
+            objectType: string | null;
+            objectId: string | null;
+            matchedBy: string | null;
+            ledgerTxId: string | null;
+            exceptionIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReconciliationRun: {
+            id: string;
+            arn: string;
+            accountId: string;
+            mode: string;
+            trigger: string;
+            importId: string | null;
+            adapter: string | null;
+            periodStart: string | null;
+            periodEnd: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            progress: unknown;
+            stats: unknown;
+            ledgerCheck: unknown | null;
+            startedAt: string | null;
+            completedAt: string | null;
+            failureCode: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReconciliationSettings: {
+            accountId: string;
+            mode: string;
+            /** Format: int32 */
+            dateToleranceDays: number;
+            /** Format: int32 */
+            lateSettlementDays: number;
+            amountTolerance: unknown;
+            feeTolerance: unknown;
+            transferFeeTolerance: unknown;
+            feeRules: unknown;
+            updatedAt: string | null;
+        };
         Refund: {
             id: string;
             arn: string;
@@ -3340,6 +3833,44 @@ export interface components {
         };
         RotateWebhookEndpointSecretInput: {
             overlapSeconds?: number | null;
+        };
+        SettlementBatch: {
+            id: string;
+            arn: string;
+            accountId: string;
+            mode: string;
+            adapter: string;
+            currency: string;
+            settlementId: string;
+            /** Format: int32 */
+            rowCount: number;
+            /** @description Smallest currency unit. */
+            amount: number;
+            /** @description Smallest currency unit. */
+            fee: number;
+            /** @description Smallest currency unit. */
+            feeVat: number;
+            /** @description Smallest currency unit. */
+            withholdingTax: number;
+            /** @description Smallest currency unit. */
+            net: number;
+            /** @description Smallest currency unit. */
+            payoutFees: number;
+            /** @description Smallest currency unit. */
+            expectedBankAmount: number;
+            expectedAt: string | null;
+            /** @enum {string} */
+            status: "open" | "matched" | "exception" | "resolved";
+            matchId: string | null;
+            bankRowIds: string[];
+            bankAmount: number | null;
+            transferFee: number | null;
+            matchedAt: string | null;
+            importIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         SetupSession: {
             id: string;
@@ -3435,6 +3966,8 @@ export interface components {
             /** @description An active pm_ of this customer, charged when a subscription names none; null clears. */
             defaultPaymentMethodId?: string | null;
             email?: string | null;
+            /** @description 1-128 printable ASCII characters, unique per workspace and mode; null clears. */
+            externalId?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
             name?: string | null;
             phone?: string | null;
@@ -3462,6 +3995,13 @@ export interface components {
         UpdateMemberInput: {
             /** @description `admin`, `member` or `read_only`. */
             role: string;
+        };
+        /** @description Only name, description, unit and metadata change; null clears all but name. */
+        UpdateMeterInput: {
+            description?: string | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            name?: string | null;
+            unit?: string | null;
         };
         /** @description metadata replaces the stored object (null clears it). */
         UpdatePaymentMethodInput: {
@@ -3491,6 +4031,21 @@ export interface components {
         /** @description spec Price PATCH: only active is mutable. */
         UpdatePriceInput: {
             active?: boolean | null;
+        };
+        /** @description Each field given replaces the stored one wholesale. */
+        UpdateReconciliationSettingsInput: {
+            /** @description currency -> minor units, e.g. {"IDR": 100} */
+            amountTolerance?: unknown | null;
+            /** @description 0-31 */
+            dateToleranceDays?: number | null;
+            /** @description at most 50 of {adapter, method, currency, percent, fixed}; one per adapter, method and currency */
+            feeRules?: unknown | null;
+            /** @description currency -> minor units */
+            feeTolerance?: unknown | null;
+            /** @description 0-60 */
+            lateSettlementDays?: number | null;
+            /** @description currency -> minor units; default {"IDR": 6500} */
+            transferFeeTolerance?: unknown | null;
         };
         /** @description Send only changes. A higher period amount applies now with a prorated invoice; a lower one from the next renewal. */
         UpdateSubscriptionInput: {
@@ -3546,6 +4101,31 @@ export interface components {
             region?: string | null;
             slug?: string | null;
             timezone?: string | null;
+        };
+        UsageEvent: {
+            id: string;
+            eventName: string;
+            customerId: string;
+            externalCustomerId: string | null;
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: date-time */
+            receivedAt: string;
+            properties: unknown;
+            meterIds: string[];
+            /** @enum {string} */
+            status: "accepted" | "voided";
+            voidedAt: string | null;
+        };
+        UsageEventResult: {
+            /** Format: int32 */
+            index: number;
+            id: string | null;
+            /** @description accepted, duplicate or rejected */
+            status: string;
+            code: string | null;
+            field: string | null;
+            message: string | null;
         };
         UsageRecord: {
             id: string;
@@ -3677,6 +4257,20 @@ export interface components {
                 };
             };
         };
+        /** @description Bad request: validation_error, invalid_file, invalid_header, invalid_row */
+        "E400.validation_error.invalid_file.invalid_header.invalid_row": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "validation_error" | "invalid_file" | "invalid_header" | "invalid_row";
+                    };
+                };
+            };
+        };
         /** @description Bad request: validation_error, invalid_limit, invalid_cursor */
         "E400.validation_error.invalid_limit.invalid_cursor": {
             headers: {
@@ -3701,6 +4295,20 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "VALIDATION_ERROR" | "invalid_limit" | "invalid_cursor";
+                    };
+                };
+            };
+        };
+        /** @description Bad request: validation_error, UNSUPPORTED_CURRENCY */
+        "E400.validation_error.UNSUPPORTED_CURRENCY": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "validation_error" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -4013,6 +4621,20 @@ export interface components {
                 };
             };
         };
+        /** @description Conflict: idempotency_conflict, period_closed */
+        "E409.idempotency_conflict.period_closed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "idempotency_conflict" | "period_closed";
+                    };
+                };
+            };
+        };
         /** @description Conflict: idempotency_conflict, tier_cap_reached */
         "E409.idempotency_conflict.tier_cap_reached": {
             headers: {
@@ -4041,6 +4663,20 @@ export interface components {
                 };
             };
         };
+        /** @description Conflict: IDEMPOTENCY_MISMATCH, conflict */
+        "E409.IDEMPOTENCY_MISMATCH.conflict": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_MISMATCH" | "conflict";
+                    };
+                };
+            };
+        };
         /** @description Payload too large: payload_too_large */
         "E413.payload_too_large": {
             headers: {
@@ -4051,6 +4687,20 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "payload_too_large";
+                    };
+                };
+            };
+        };
+        /** @description Unsupported media type: unsupported_media_type */
+        "E415.unsupported_media_type": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };
@@ -9020,6 +9670,858 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             404: components["responses"]["E404.NOT_FOUND"];
             409: components["responses"]["E409.IDEMPOTENCY_MISMATCH"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listMeters: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                eventName?: string;
+                archived?: boolean;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createMeter: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMeterInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.IDEMPOTENCY_MISMATCH.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getMeter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.NOT_FOUND"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    updateMeter: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMeterInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.NOT_FOUND"];
+            409: components["responses"]["E409.IDEMPOTENCY_MISMATCH"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    archiveMeter: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.NOT_FOUND"];
+            409: components["responses"]["E409.IDEMPOTENCY_MISMATCH"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listUsageEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                customerId?: string;
+                externalCustomerId?: string;
+                eventName?: string;
+                status?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UsageEvent"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    ingestUsageEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestUsageEventsInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IngestResult"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.idempotency_conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UsageEvent"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    voidUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UsageEvent"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.period_closed"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listReconciliationImports: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                source?: string;
+                adapter?: string;
+                origin?: string;
+                status?: "pending" | "imported" | "failed";
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationImport"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    uploadReconciliationImport: {
+        parameters: {
+            query: {
+                /** @description `provider_report` or `bank_statement`. */
+                source: string;
+                /** @description Provider reports (required there): provider_a, provider_b, provider_c, provider_a_platform. */
+                adapter?: string;
+                /** @description Bank statements (required there): 5-34 letters or digits. */
+                bankAccountNumber?: string;
+                /** @description Default `generic` (provider reports) or `generic_bank` (bank statements). */
+                format?: string;
+                /** @description As given, at most 255 characters. */
+                filename?: string;
+                /** @description ISO 8601 instant or YYYY-MM-DD (00:00 UTC); with periodEnd. */
+                periodStart?: string;
+                /** @description After periodStart, at most 366 days later; with periodStart. */
+                periodEnd?: string;
+            };
+            header: {
+                /** @description Lower-case hex SHA-256 of the body: signed in place of the body's own hash. */
+                "X-Svc-Content-Sha256": string;
+                /** @description Optional: a repeated key replays the first response; other bytes under it are a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "text/plain": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The same bytes again: the first import, unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationImport"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description A new file: the import, its rows staged and a run queued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationImport"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_file.invalid_header.invalid_row"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.idempotency_conflict"];
+            415: components["responses"]["E415.unsupported_media_type"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationImport"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listReconciliationRows: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                importId?: string;
+                batchId?: string;
+                status?: "pending" | "matched" | "exception" | "resolved" | "ignored";
+                type?: string;
+                transactionId?: string;
+                reference?: string;
+                objectId?: string;
+                source?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRow"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationRow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRow"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listSettlementBatches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                adapter?: string;
+                currency?: string;
+                status?: "open" | "matched" | "exception" | "resolved";
+                settlementId?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SettlementBatch"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getSettlementBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SettlementBatch"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listReconciliationRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                status?: "queued" | "running" | "completed" | "failed";
+                importId?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRun"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRun"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationSettings"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    updateReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateReconciliationSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationSettings"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.UNSUPPORTED_CURRENCY"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.idempotency_conflict"];
             413: components["responses"]["E413.payload_too_large"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];

@@ -8,7 +8,7 @@ import { DomainError } from '../errors.ts';
 import { clock } from '../clock.ts';
 import { BoundedCache } from '../bounded-cache.ts';
 import { isId } from '../ids.ts';
-import { canonicalString, parseAuthorization, signature } from './signing.ts';
+import { canonicalOfHash, canonicalString, parseAuthorization, signature } from './signing.ts';
 import type { KeyRole, MemberRole, Scope } from './scopes.ts';
 
 /** Who is calling, and on which workspace and mode it acts. */
@@ -148,6 +148,8 @@ export interface SignedRequest {
   method: string;
   target: string;
   body: Buffer;
+  /** A streamed body's declared SHA-256 (lower-case hex): signed in place of the body's own hash. */
+  bodySha256?: string;
   authorization?: string;
   timestamp?: string;
   onBehalfOf?: string;
@@ -167,7 +169,11 @@ export async function authenticate(req: SignedRequest): Promise<Auth> {
   // A key acts for a member: once that member is removed, the key stops working.
   if (!key || key.revokedAt || (key.memberId && !key.memberRole))
     throw new DomainError('invalid_key', 'Unknown or revoked API key');
-  const expected = signature(key.signingKey, canonicalString(ts, req.method, req.target, req.body));
+  const canonical =
+    req.bodySha256 === undefined
+      ? canonicalString(ts, req.method, req.target, req.body)
+      : canonicalOfHash(ts, req.method, req.target, req.bodySha256);
+  const expected = signature(key.signingKey, canonical);
   if (!safeEqual(expected, parsed.signature)) throw invalidSignature('Signature does not match the request');
   touch(key.id);
   const auth: Auth = {

@@ -49,6 +49,8 @@ export const scopeCatalog = {
   'svc:meter:write': 'create, update and archive meters',
   'svc:usage:read': 'retrieve and list usage events',
   'svc:usage:write': 'ingest and void usage events',
+  'svc:reconciliation:read': 'reconciliation imports, rows, batches, runs and settings',
+  'svc:reconciliation:write': 'upload reconciliation files and update reconciliation settings',
 } as const;
 
 export type Scope = keyof typeof scopeCatalog;
@@ -149,6 +151,7 @@ export const memberRoleScopes: Record<MemberRole, readonly Scope[]> = {
     'svc:meter:read',
     'svc:usage:read',
     'svc:usage:write',
+    'svc:reconciliation:read',
   ],
   read_only: reads,
 };

@@ -6,7 +6,15 @@ export const signingKeyOf = (secret: string) => sha256(Buffer.from(secret, 'utf8
 
 /** timestamp \n METHOD \n target \n hex(sha256(body)), no trailing newline. */
 export function canonicalString(timestamp: string, method: string, target: string, body: Buffer | string = ''): string {
-  return [timestamp, method.toUpperCase(), target, sha256Hex(body)].join('\n');
+  return canonicalOfHash(timestamp, method, target, sha256Hex(body));
+}
+
+/**
+ * The same over a body's declared hash: a streamed upload is authenticated on its headers before a byte of the
+ * body is read, and its bytes are then checked against that hash (docs/reconciliation.md, Import pipeline).
+ */
+export function canonicalOfHash(timestamp: string, method: string, target: string, bodySha256: string): string {
+  return [timestamp, method.toUpperCase(), target, bodySha256].join('\n');
 }
 
 /** Callers on the hot path pass a KeyObject: HMAC with a raw Buffer key re-imports it per call. */

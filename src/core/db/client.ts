@@ -33,9 +33,16 @@ export interface Database {
   prisma: PrismaClient;
   /** Prisma over the owner pool, created on first use: each client holds its own query compiler (tens of MB). */
   readonly systemPrisma: PrismaClient;
+  /**
+   * The reconciliation pool (tenant role, `SVC_RECON_POOL_SIZE`), created on first use: an upload holds a
+   * connection for its whole file, never one of the request pool's (docs/reconciliation.md, Import pipeline).
+   */
+  readonly recon: pg.Pool;
 }
 
 let current: Database | undefined;
+/** The longest an upload waits for a connection of the reconciliation pool. */
+const RECON_ACQUIRE_MS = 60_000;
 
 /** `url` is the owner's (DATABASE_URL); the tenant pool's is derived from it unless `appUrl` is given. */
 export function openDatabase(url: string, opts: { appUrl?: string } = {}): Database {
@@ -78,6 +85,22 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
       const client = new PrismaClient({ adapter: new PrismaPg(system) });
       Object.defineProperty(this, 'systemPrisma', { value: client });
       return client;
+    },
+    get recon() {
+      // Up to 4 uploads stream per process on 2 connections by default: the others wait for one (up to a minute,
+      // an upload's pace), not the request pool's 5 s.
+      const pool = new pg.Pool({
+        connectionString: opts.appUrl ?? appDatabaseUrl(url),
+        max: config.reconPoolSize,
+        connectionTimeoutMillis: Math.max(config.dbAcquireTimeoutMs, RECON_ACQUIRE_MS),
+      });
+      instrumentPool(pool);
+      discardReadOnly(pool);
+      const lost = (err: Error) => pool.ending || warnUnavailable('database (recon pool)', err);
+      pool.on('connect', (client) => client.on('error', lost));
+      pool.on('error', lost);
+      Object.defineProperty(this, 'recon', { value: pool });
+      return pool;
     },
   };
   return current;
@@ -122,8 +145,9 @@ export async function closeDatabase() {
   if (!d) return;
   // Reading systemPrisma here would create it: only a client that exists is disconnected.
   const system = Object.getOwnPropertyDescriptor(d, 'systemPrisma')?.value as PrismaClient | undefined;
+  const recon = Object.getOwnPropertyDescriptor(d, 'recon')?.value as pg.Pool | undefined;
   await Promise.allSettled([d.prisma.$disconnect(), system?.$disconnect()]);
-  await Promise.allSettled([ended(d.app), ended(d.system)]);
+  await Promise.allSettled([ended(d.app), ended(d.system), ...(recon ? [ended(recon)] : [])]);
 }
 
 /**

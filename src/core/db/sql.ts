@@ -180,8 +180,8 @@ export async function updateRows<R>(
 }
 
 /**
- * A checked-out `pg` client as `Sql` (rows in Prisma's shape), for work on the system pool: the relay and the webhook
- * worker.
+ * A checked-out `pg` client as `Sql` (rows in Prisma's shape), for work on the system pool (the relay and the webhook
+ * worker) and on the reconciliation pool (an upload's transaction).
  */
 export const clientSql = (client: pg.ClientBase): Sql => {
   const query = async <R>(statement: Fragment) => (await client.query({ ...compile(statement), types })).rows as R[];

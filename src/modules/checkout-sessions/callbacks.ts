@@ -148,7 +148,13 @@ async function tokenCandidates(kind: OnlineKind, ref: string, customerRef: strin
 
 const unauthenticated = () => new DomainError('invalid_signature', 'Callback verification failed');
 
-export async function handleCallback(kind: string, req: CallbackRequest): Promise<{ outcome: string }> {
+/** What a callback did, beyond a charge's outcome (answered to the provider and logged; no status of ours). */
+type CallbackOutcome = 'applied' | 'ignored' | 'not_captured';
+
+export async function handleCallback(
+  kind: string,
+  req: CallbackRequest,
+): Promise<{ outcome: CallbackOutcome | (string & {}) }> {
   if (!isOnline(kind)) throw new DomainError('not_found', `No callbacks for ${kind}`);
   let verified = false;
   // Verified once per credential set: workspaces sharing one provider account share the verification call.

@@ -247,6 +247,9 @@ export async function sweepPendingCharges(limit = 500, now = clock.now()): Promi
   });
 }
 
+/** What an off-session callback did (answered to the provider and logged; no status of ours). */
+type OffSessionOutcome = 'duplicate' | 'deferred' | 'ignored' | (string & {});
+
 /**
  * A verified provider callback about an off-session charge (checkout-sessions/callbacks.ts routes
  * it here when it names one of our payments: its `pay_` reference, or the provider's reference we
@@ -259,7 +262,7 @@ export async function applyOffSessionCallback(
   provider: Provider,
   kind: string,
   event: ChargeEvent,
-): Promise<{ outcome: string } | null> {
+): Promise<{ outcome: OffSessionOutcome } | null> {
   // Two index lookups (by our id, by the provider's reference), never a scan of the tenant's payments:
   // a burst's callbacks arrive hundreds a second.
   const [p] = await tenantTx(scopeOf(t), (sql) =>
