@@ -146,6 +146,9 @@ export function sampleString(name: string, owner = ''): string {
   // A provider's ids in a reconciliation row, not ours.
   if (name === 'transactionId') return 'txn_8fa2c1';
   if (name === 'settlementId') return 'SET-20261122-01';
+  // The merchant's own keys: a customer's external id, a usage event's id (its idempotency key).
+  if (name === 'externalId' || name === 'externalCustomerId') return 'acme-42';
+  if (name === 'id' && /^UsageEvent/.test(owner)) return 'acme-req-0001';
   const id =
     name === 'id' ? sampleId(kindOfComponent(owner)) : /Ids?$/.test(name) && sampleId(name.replace(/Ids?$/, ''));
   if (id) return id;

@@ -35,8 +35,12 @@ export interface Admission {
    * spec Conventions "Idempotency ... Required on": the ONE declaration that a key is required;
    * `ignored`: the header means nothing to this field (usage ingestion: event ids are the idempotency).
    */
-  idempotencyKey?: 'required' | 'ignored';
+  idempotencyKey?: (typeof idempotencyKeyModes)[number];
 }
+
+const idempotencyKeyModes = ['required', 'ignored'] as const;
+/** `idempotencyKey` of a field that ignores the header (its own ids are the idempotency). */
+export const IDEMPOTENCY_KEY_IGNORED = idempotencyKeyModes[1];
 
 /** The field options of a root field's declaration: spread into `t.field({...})`. */
 export const admission = (a: Admission) =>
@@ -127,7 +131,7 @@ export function operationOf(
       idempotencyKey,
       rateClass: declared.rateClass ?? (op.operation === 'mutation' ? 'mutating_light' : 'read'),
       requiresIdempotencyKey: op.operation === 'mutation' && declared.idempotencyKey === 'required',
-      ignoresIdempotencyKey: declared.idempotencyKey === 'ignored',
+      ignoresIdempotencyKey: declared.idempotencyKey === IDEMPOTENCY_KEY_IGNORED,
       scope: declared.scope,
       resource: declared.resource ?? 'generic',
     };

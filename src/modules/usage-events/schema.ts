@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.ts';
 import { exposeFields, type ListArgs } from '../../graphql/fields.ts';
-import { admission } from '../../graphql/operation.ts';
+import { admission, IDEMPOTENCY_KEY_IGNORED } from '../../graphql/operation.ts';
 import { usageEventFields } from './fields.ts';
 import { usageEventAccepted } from './states.ts';
 import { getUsageEvent, ingestUsageEvents, listUsageEvents, voidUsageEvent } from './service.ts';
@@ -82,7 +82,7 @@ builder.mutationFields((t) => ({
       resource: 'usage_event',
       scope: 'svc:usage:write',
       rateClass: 'usage_ingest',
-      idempotencyKey: 'ignored',
+      idempotencyKey: IDEMPOTENCY_KEY_IGNORED,
     }),
     type: IngestResult,
     args: { input: t.arg({ type: IngestUsageEventsInput, required: true }) },
