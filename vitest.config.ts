@@ -68,8 +68,9 @@ export const ownProcess = [
 ];
 
 /**
- * `npm run test:unit`: the billing rules as pure functions, no database, no server: worked examples
- * in test/unit/, and the property tests beside their modules. Part of the fast tier and of `npm test`.
+ * `npm run test:unit`: the billing and reconciliation rules as pure functions, no database, no server: worked
+ * examples in test/unit/ (its glob takes `reconciliation-*.test.ts`), and the property tests beside their modules.
+ * Part of the fast tier and of `npm test`.
  */
 export const unitTier = [
   'test/unit/**/*.test.ts',

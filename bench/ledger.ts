@@ -20,7 +20,16 @@ import os from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { fmt, num, resetPeakRss, procStatus, scratchDatabase, startApp, printTargets } from './lib.ts';
+import {
+  fmt,
+  num,
+  rebuildLedgerDaily,
+  resetPeakRss,
+  procStatus,
+  scratchDatabase,
+  startApp,
+  printTargets,
+} from './lib.ts';
 import { progress, type Progress } from '../src/cli/progress.ts';
 
 const ROWS = num('BENCH_LEDGER_ROWS', 1_000_000);
@@ -138,10 +147,7 @@ try {
     const a = await seed(c, ws.workspaceId, ROWS, 'a', bar);
     const b = await seed(c, other.workspaceId, ROWS, 'b', bar);
     bar.done();
-    await c.query(`INSERT INTO ledger_daily ("workspaceId", mode, code, currency, day, shard, debits, credits)
-      SELECT "workspaceId", mode, code, currency, ("postedAt" AT TIME ZONE 'UTC')::date, (hashtext("txId") & 15)::smallint,
-             sum(CASE WHEN direction = 'debit' THEN amount ELSE 0 END), sum(CASE WHEN direction = 'credit' THEN amount ELSE 0 END)
-        FROM ledger_entries GROUP BY 1, 2, 3, 4, 5, 6`);
+    await rebuildLedgerDaily(c);
     await c.query('COMMIT');
     const unbalanced = (
       await c.query(

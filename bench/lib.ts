@@ -69,6 +69,17 @@ export async function startApp(databaseUrl: string, opts: { env?: Record<string,
   return { child, base: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * `ledger_daily` rebuilt from every entry with one GROUP BY, as the migration that made it did: for bulk
+ * loads run with the triggers off (`session_replication_role = replica`).
+ */
+export async function rebuildLedgerDaily(c: pg.ClientBase) {
+  await c.query(`INSERT INTO ledger_daily ("workspaceId", mode, code, currency, day, shard, debits, credits)
+    SELECT "workspaceId", mode, code, currency, ("postedAt" AT TIME ZONE 'UTC')::date, (hashtext("txId") & 15)::smallint,
+           sum(CASE WHEN direction = 'debit' THEN amount ELSE 0 END), sum(CASE WHEN direction = 'credit' THEN amount ELSE 0 END)
+      FROM ledger_entries GROUP BY 1, 2, 3, 4, 5, 6`);
+}
+
 /** A /proc/<pid>/status figure in bytes (VmRSS, VmHWM: the peak resident set), or null off Linux. */
 export function procStatus(pid: number, field: string): number | null {
   try {
