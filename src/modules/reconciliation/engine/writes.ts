@@ -45,24 +45,26 @@ export interface NewException {
 export const newMatchId = () => newId('reconciliationMatch');
 export const newExceptionId = () => newId('reconciliationException');
 
+/** The matches in one INSERT over parallel arrays (unnest reads them far faster than a JSON record set). */
 export async function insertMatches(tx: Sql, c: RunContext, matches: NewMatch[]) {
   if (!matches.length) return;
-  const now = clock.now();
-  const rows = matches.map((m) => ({
-    ...m,
-    workspaceId: c.scope.workspaceId,
-    mode: c.scope.mode,
-    matchedBy: 'auto',
-    objectIds: m.objects.map((o) => o.id),
-    runId: c.run.id,
-    createdAt: now,
-  }));
+  const col = <T>(f: (m: NewMatch) => T) => matches.map(f);
+  // Array columns travel as one JSON array of arrays each, expanded per row.
+  const json = (f: (m: NewMatch) => unknown) => toJson(matches.map(f));
   await tx.query(
     sql`INSERT INTO recon_matches (id, "workspaceId", mode, kind, rule, "matchedBy", "rowIds", objects, "objectIds",
         "batchIds", currency, difference, "transferFee", "ledgerTxId", "runId", "createdAt")
-      SELECT id, "workspaceId", mode, kind, rule, "matchedBy", "rowIds", objects, "objectIds", "batchIds", currency,
-        difference, "transferFee", "ledgerTxId", "runId", "createdAt"
-      FROM jsonb_populate_recordset(NULL::recon_matches, ${toJson(rows)}::jsonb)`,
+      SELECT m.id, ${c.scope.workspaceId}, ${c.scope.mode}, m.kind, m.rule, ${'auto'},
+        ARRAY(SELECT jsonb_array_elements_text(r.a->(m.n::int - 1)->0)),
+        r.a->(m.n::int - 1)->1,
+        ARRAY(SELECT jsonb_array_elements_text(r.a->(m.n::int - 1)->2)),
+        ARRAY(SELECT jsonb_array_elements_text(r.a->(m.n::int - 1)->3)),
+        m.currency, m.difference, m."transferFee", m."ledgerTxId", ${c.run.id}, ${clock.now()}
+      FROM unnest(${col((m) => m.id)}::text[], ${col((m) => m.kind)}::text[], ${col((m) => m.rule)}::text[],
+          ${col((m) => m.currency)}::text[], ${col((m) => m.difference.toString())}::bigint[],
+          ${col((m) => m.transferFee?.toString() ?? null)}::bigint[], ${col((m) => m.ledgerTxId)}::text[])
+        WITH ORDINALITY AS m(id, kind, rule, currency, difference, "transferFee", "ledgerTxId", n),
+        (SELECT ${json((m) => [m.rowIds, m.objects, m.objects.map((o) => o.id), m.batchIds])}::jsonb AS a) r`,
   );
   c.stats.matches += matches.length;
 }
@@ -188,6 +190,7 @@ export interface RowUpdate {
 /** The rows' new statuses and links in one statement; the claim index refuses an object claimed twice. */
 export async function updateRows(tx: Sql, c: RunContext, updates: RowUpdate[]) {
   if (!updates.length) return;
+  const col = (f: (u: RowUpdate) => string | null) => updates.map(f);
   await tx.query(
     sql`UPDATE recon_rows r SET status = u.status, "matchId" = coalesce(u."matchId", r."matchId"),
         "objectType" = coalesce(u."objectType", r."objectType"), "objectId" = coalesce(u."objectId", r."objectId"),
@@ -195,8 +198,10 @@ export async function updateRows(tx: Sql, c: RunContext, updates: RowUpdate[]) {
         "exceptionIds" = CASE WHEN u."exceptionId" IS NULL THEN r."exceptionIds"
           ELSE array_append(r."exceptionIds", u."exceptionId") END,
         "updatedAt" = ${clock.now()}
-      FROM jsonb_to_recordset(${toJson(updates)}::jsonb) AS u(id text, status text, "matchId" text, "objectType" text,
-        "objectId" text, "matchedBy" text, "ledgerTxId" text, "exceptionId" text)
+      FROM unnest(${col((u) => u.id)}::text[], ${col((u) => u.status)}::text[], ${col((u) => u.matchId)}::text[],
+          ${col((u) => u.objectType)}::text[], ${col((u) => u.objectId)}::text[], ${col((u) => u.matchedBy)}::text[],
+          ${col((u) => u.ledgerTxId)}::text[], ${col((u) => u.exceptionId)}::text[])
+        AS u(id, status, "matchId", "objectType", "objectId", "matchedBy", "ledgerTxId", "exceptionId")
       WHERE r."workspaceId" = ${c.scope.workspaceId} AND r.mode = ${c.scope.mode} AND r.id = u.id`,
   );
 }
