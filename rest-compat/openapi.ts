@@ -8,6 +8,7 @@ import { edgeRoutes } from '../src/server/edge-routes.ts';
 import type { EdgeRoute } from '../src/server/edge-route.ts';
 
 import { addEdgeRoute } from './openapi/edge.ts';
+import { addUploadRoute } from './openapi/upload.ts';
 import { envelopeMembers } from './openapi/responses.ts';
 import { addRoute } from './openapi/route.ts';
 import type { Builder, Schema } from './openapi/schemas.ts';
@@ -74,6 +75,7 @@ export function buildOpenApi(schema: GraphQLSchema, edge: readonly EdgeRoute[] =
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) addRoute(b, paths, docs.get(route.id) as DocumentNode, route);
   for (const route of edge) if (route.api) addEdgeRoute(b, paths, route, route.api);
+  addUploadRoute(b, paths);
   return documentOf(b, paths);
 }
 

@@ -36,7 +36,17 @@ export async function printedClientTypes(doc = JSON.parse(printedOpenApi())): Pr
 }
 
 type Doc = {
-  paths: Record<string, Record<string, { operationId: string; parameters: { name?: string; in?: string }[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        parameters: { name?: string; in?: string }[];
+        requestBody?: { content: Record<string, unknown> };
+      }
+    >
+  >;
 };
 
 /** operationId -> method, path and how to call it: what the client needs at run time. */
@@ -50,10 +60,13 @@ export function printedClientOperations(doc: Doc = JSON.parse(printedOpenApi()))
       const list = op.parameters.some((p) => p.in === 'query' && p.name === 'cursor');
       const binary = !!ok[1].content && !ok[1].content['application/json'];
       const redirect = ok[0].startsWith('3');
+      // A body that is not JSON (a reconciliation file): sent as given, with its hash declared.
+      const raw = !!op.requestBody && !op.requestBody.content['application/json'];
       const flags = [
         list ? ', list: true' : '',
         binary ? ', binary: true' : '',
         redirect ? ', redirect: true' : '',
+        raw ? ', raw: true' : '',
       ].join('');
       lines.push(`  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}'${flags} },`);
     }

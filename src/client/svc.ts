@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signRequest } from '../core/auth/signing.ts';
+import { sha256Hex } from '../core/crypto.ts';
 import type { operations as Operations } from './generated/openapi.ts';
 import { operations } from './generated/operations.ts';
 import { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent } from './webhooks.ts';
@@ -63,9 +64,11 @@ export type ArgsOf<O extends OperationId> = (Params<O> extends { path: infer P }
   ([Defined<Params<O>['query']>] extends [never] ? unknown : { query?: Defined<Params<O>['query']> }) &
   (Operations[O] extends { requestBody: { content: { 'application/json': infer B } } }
     ? { body: B }
-    : Operations[O] extends { requestBody?: { content: { 'application/json': infer B } } }
-      ? { body?: B }
-      : unknown) &
+    : Operations[O] extends { requestBody: { content: { 'text/csv': unknown } } }
+      ? { body: Uint8Array | string }
+      : Operations[O] extends { requestBody?: { content: { 'application/json': infer B } } }
+        ? { body?: B }
+        : unknown) &
   CallOptions;
 
 export interface CallOptions {
@@ -207,7 +210,13 @@ export class Svc {
     op: OperationId,
     args: CallOptions & { params?: object; query?: object; body?: unknown },
   ): Promise<{ result: unknown; page?: { hasMore: boolean; nextCursor: string | null } }> {
-    const route = operations[op] as { method: string; path: string; binary?: boolean; redirect?: boolean };
+    const route = operations[op] as {
+      method: string;
+      path: string;
+      binary?: boolean;
+      redirect?: boolean;
+      raw?: boolean;
+    };
     const params = (args.params ?? {}) as Record<string, string>;
     const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
       if (params[name] === undefined) throw new TypeError(`${op}: params.${name} is required`);
@@ -215,7 +224,18 @@ export class Svc {
     });
     const target = path + queryString((args.query ?? {}) as Record<string, unknown>);
     const write = route.method !== 'GET';
-    const body = write && args.body !== undefined ? JSON.stringify(args.body) : '';
+    // A raw body (an uploaded file) goes as given, its SHA-256 declared: the server signs over that hash.
+    const body =
+      write && args.body !== undefined
+        ? route.raw
+          ? Buffer.from(args.body as Uint8Array | string)
+          : JSON.stringify(args.body)
+        : '';
+    const rawHeaders: Record<string, string> = route.raw
+      ? { 'content-type': 'text/csv', 'x-svc-content-sha256': sha256Hex(body as Buffer) }
+      : body
+        ? { 'content-type': 'application/json' }
+        : {};
     // One key per call, before the first attempt: every retry replays the same operation.
     const idempotencyKey = write ? (args.idempotencyKey ?? `svc_${randomUUID()}`) : undefined;
     const onBehalfOf = args.onBehalfOf ?? this.#opts.onBehalfOf;
@@ -242,11 +262,11 @@ export class Svc {
           headers: {
             ...signed,
             accept: route.binary ? '*/*' : 'application/json',
-            ...(body ? { 'content-type': 'application/json' } : {}),
+            ...rawHeaders,
             ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
             ...(onBehalfOf ? { 'x-svc-on-behalf-of': onBehalfOf } : {}),
           },
-          body: body || undefined,
+          body: body.length ? (body as BodyInit) : undefined,
           // A redirect is the answer: its target is public and short-lived, the caller fetches it.
           redirect: route.redirect ? 'manual' : 'follow',
           signal,

@@ -73,6 +73,12 @@ function checkMediaType(req: FastifyRequest) {
     });
 }
 
+/** A body the client stopped sending is the client's doing (nothing was kept), not a fault of ours. */
+function cutOff(req: FastifyRequest, e: unknown): unknown {
+  if (isDomainError(e) || req.raw.complete) return e;
+  return new DomainError('validation_error', 'The body ended before it was complete', { field: 'body', resource });
+}
+
 function takeSlot(i: UploadInput) {
   if (streaming >= MAX_STREAMING_UPLOADS)
     throw new DomainError('rate_limited', `At most ${MAX_STREAMING_UPLOADS} uploads stream at once; retry shortly`, {
@@ -116,6 +122,8 @@ function uploadSteps(limiter: RateLimiter): AdmitSteps<UploadInput, Response> {
         sha256: i.sha256!,
         body: i.req.body as Readable,
         requestId: ctx.requestId,
+      }).catch((e) => {
+        throw cutOff(i.req, e);
       });
       return {
         status: out.created ? 201 : 200,

@@ -41,6 +41,8 @@ export interface Database {
 }
 
 let current: Database | undefined;
+/** The longest an upload waits for a connection of the reconciliation pool. */
+const RECON_ACQUIRE_MS = 60_000;
 
 /** `url` is the owner's (DATABASE_URL); the tenant pool's is derived from it unless `appUrl` is given. */
 export function openDatabase(url: string, opts: { appUrl?: string } = {}): Database {
@@ -85,10 +87,12 @@ export function openDatabase(url: string, opts: { appUrl?: string } = {}): Datab
       return client;
     },
     get recon() {
+      // Up to 4 uploads stream per process on 2 connections by default: the others wait for one (up to a minute,
+      // an upload's pace), not the request pool's 5 s.
       const pool = new pg.Pool({
         connectionString: opts.appUrl ?? appDatabaseUrl(url),
         max: config.reconPoolSize,
-        ...timeout,
+        connectionTimeoutMillis: Math.max(config.dbAcquireTimeoutMs, RECON_ACQUIRE_MS),
       });
       instrumentPool(pool);
       discardReadOnly(pool);

@@ -58,18 +58,24 @@ export function parserFor(params: UploadParams, timezone: string): FileParser {
 export async function importUpload(u: Upload): Promise<{ created: boolean; import: ImportRow }> {
   const client = await db().recon.connect();
   let broken: Error | undefined;
+  let released = false;
   try {
     await client.query('BEGIN');
     const out = await insideTransaction(() => runImport(client, u));
     await client.query('COMMIT');
+    client.release();
+    released = true;
+    // A repeat wrote nothing: its bytes are checked against the signed hash with the connection back in the pool.
+    if (!out.created) await hashBody(u.body, u.sha256);
     return out;
   } catch (e) {
+    if (released) throw e;
     // A connection left mid-COPY is not trusted again: it is closed, not pooled.
     broken = e instanceof Error ? e : new Error(String(e));
     await client.query('ROLLBACK').catch(() => {});
     throw asDomainError(e);
   } finally {
-    client.release(broken);
+    if (!released) client.release(broken);
   }
 }
 
@@ -81,7 +87,6 @@ async function runImport(client: pg.PoolClient, u: Upload): Promise<{ created: b
   const inserted = await insertImport(tx, u, id);
   if (!inserted) {
     const existing = await findDuplicate(tx, u);
-    await hashBody(u.body, u.sha256);
     return { created: false, import: { ...existing, accountId: auth.accountId } };
   }
   const [{ timezone }] = await tx.query<{ timezone: string }>(
@@ -90,9 +95,11 @@ async function runImport(client: pg.PoolClient, u: Upload): Promise<{ created: b
   const staged: Staged = await stageFile(client, u.body, parserFor(u.params, timezone), u.sha256);
   const row = await writeStaged(tx, { auth, params: u.params, importId: id, staged });
   const wire = { ...row, accountId: auth.accountId };
-  for (const type of nextState(importMachine, null, 'upload').events)
+  // The upload's event, and the audit entry under the same name.
+  for (const type of nextState(importMachine, null, 'upload').events) {
     await emit(tx, auth, type, importSnapshot(wire), { requestId: u.requestId });
-  await auditIn(tx, auth, 'reconciliation_import.created', id, u.requestId);
+    await auditIn(tx, auth, type, id, u.requestId);
+  }
   return { created: true, import: wire };
 }
 

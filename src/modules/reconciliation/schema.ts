@@ -15,43 +15,85 @@ import {
 } from './fields.ts';
 import { getBatch, getImport, getRow, getRun, listBatches, listImports, listRows, listRuns } from './service.ts';
 import { getSettings, updateSettings } from './settings.ts';
+import { batchById, importById, rowsOfBatch, rowsOfImport, runById } from './loaders.ts';
 import { batchMachine, importMachine, rowMachine, runMachine } from './states.ts';
 
 const read = admission({ resource: 'reconciliation', scope: 'svc:reconciliation:read' });
 
-export const ReconciliationImport = builder.objectRef<ImportRow>('ReconciliationImport').implement({
+export const ReconciliationImport = builder.objectRef<ImportRow>('ReconciliationImport');
+export const ReconciliationRow = builder.objectRef<RowRow>('ReconciliationRow');
+export const SettlementBatch = builder.objectRef<BatchRow>('SettlementBatch');
+export const ReconciliationRun = builder.objectRef<RunRow>('ReconciliationRun');
+
+/** A parent's rows: the list's filters but the parent's own. */
+const rowEdgeArgs = builder.args((t) => ({
+  status: t.string(statusesOf(rowMachine)),
+  type: t.string(),
+  transactionId: t.string(),
+  reference: t.string(),
+  objectId: t.string(),
+  source: t.string(),
+  order: t.string(),
+}));
+
+ReconciliationImport.implement({
   description: 'One uploaded file or pulled report, staged whole (docs/reconciliation.md, Import pipeline).',
   fields: (t) => ({
     ...exposeFields(t, importFields),
     run: t.field({
       type: ReconciliationRun,
       nullable: true,
-      resolve: (i, _, ctx) => (i.runId ? getRun(ctx, i.runId) : null),
+      resolve: (i, _, ctx, info) => runById(ctx, i.runId, info),
+    }),
+    rows: t.connection({
+      type: ReconciliationRow,
+      args: rowEdgeArgs,
+      extensions: rowsOfImport.extensions,
+      resolve: (i, args, ctx, info) => rowsOfImport(ctx, i.id, args, info),
     }),
   }),
 });
 
-export const ReconciliationRow = builder.objectRef<RowRow>('ReconciliationRow').implement({
+ReconciliationRow.implement({
   description: 'A provider report line or a bank statement line.',
   fields: (t) => ({
     ...exposeFields(t, rowFields),
-    import: t.field({ type: ReconciliationImport, resolve: (r, _, ctx) => getImport(ctx, r.importId) }),
+    import: t.field({
+      type: ReconciliationImport,
+      nullable: true,
+      resolve: (r, _, ctx, info) => importById(ctx, r.importId, info),
+    }),
     batch: t.field({
       type: SettlementBatch,
       nullable: true,
-      resolve: (r, _, ctx) => (r.batchId ? getBatch(ctx, r.batchId) : null),
+      resolve: (r, _, ctx, info) => batchById(ctx, r.batchId, info),
     }),
   }),
 });
 
-export const SettlementBatch = builder.objectRef<BatchRow>('SettlementBatch').implement({
+SettlementBatch.implement({
   description: 'The provider rows sharing one adapter, currency and settlement id.',
-  fields: (t) => exposeFields(t, batchFields),
+  fields: (t) => ({
+    ...exposeFields(t, batchFields),
+    rows: t.connection({
+      type: ReconciliationRow,
+      args: rowEdgeArgs,
+      extensions: rowsOfBatch.extensions,
+      resolve: (b, args, ctx, info) => rowsOfBatch(ctx, b.id, args, info),
+    }),
+  }),
 });
 
-export const ReconciliationRun = builder.objectRef<RunRow>('ReconciliationRun').implement({
+ReconciliationRun.implement({
   description: 'One matching pass; runs of a workspace and mode run one at a time, in creation order.',
-  fields: (t) => exposeFields(t, runFields),
+  fields: (t) => ({
+    ...exposeFields(t, runFields),
+    import: t.field({
+      type: ReconciliationImport,
+      nullable: true,
+      resolve: (r, _, ctx, info) => importById(ctx, r.importId, info),
+    }),
+  }),
 });
 
 const ReconciliationSettings = builder.objectRef<SettingsRow>('ReconciliationSettings').implement({

@@ -51,7 +51,7 @@ describe('provider_a balance history', () => {
   it('gives the same rows at every split', () => {
     const data = bytes(`${xendit}\n`);
     const whole = parse(providerA, data).rows;
-    for (let at = 0; at <= data.length; at += 3) expect(parseSplit(providerA, data, at).rows).toEqual(whole);
+    for (let at = 0; at <= data.length; at++) expect(parseSplit(providerA, data, at).rows).toEqual(whole);
   });
 
   it('refuses a missing column, an unknown line type, decimals IDR lacks, and a transaction split apart', () => {
@@ -127,6 +127,13 @@ describe('bca (KlikBCA Bisnis)', () => {
     ]);
     const key = `h:2026-01-03:debit:6500:IDR:${sha('BIAYA ADM\u0000')}`;
     expect(bankRows.slice(1).map((r) => r.rowKey)).toEqual([`${key}:1`, `${key}:2`]);
+  });
+
+  it('gives the same rows and skipped count at every split', () => {
+    const data = bytes(bisnis);
+    const whole = parse(bca, data);
+    expect(whole.rows).toHaveLength(3);
+    for (let at = 0; at <= data.length; at++) expect(parseSplit(bca, data, at)).toEqual(whole);
   });
 
   it('refuses cents, a date without a year, a missing mark, a line after the summary, a late or other header', () => {

@@ -101,20 +101,25 @@ describe('reads and filters', () => {
 
   it('GraphQL: the same objects, with their edges', async () => {
     const res = await ws.client.graphql(
-      `query($id: ID!, $importId: String) { reconciliationImport(id: $id) { id rowCount run { id status } }
+      `query($id: ID!, $importId: String) {
+        reconciliationImport(id: $id) { id rowCount run { id status import { id } } rows(first: 3, order: "asc") {
+          edges { node { line } } pageInfo { hasNextPage } } }
         reconciliationImports(first: 1, source: "provider_report") { edges { node { id } } }
         reconciliationRows(first: 1, importId: $importId) { edges { node { line import { id } batch { settlementId } } } }
-        settlementBatches(first: 5) { edges { node { settlementId expectedBankAmount } } }
+        settlementBatches(first: 5) { edges { node { settlementId expectedBankAmount rows(first: 2) { edges { node { batchId } } } } } }
         reconciliationRuns(first: 5, status: "queued") { edges { node { id progress } } } }`,
       { id: provider.id, importId: provider.id },
     );
     expect(res.json.errors, res.text).toBeUndefined();
     const d = res.json.data;
-    expect(d.reconciliationImport).toEqual({
+    expect(d.reconciliationImport).toMatchObject({
       id: provider.id,
       rowCount: 1500,
-      run: { id: provider.runId, status: 'queued' },
+      run: { id: provider.runId, status: 'queued', import: { id: provider.id } },
+      rows: { pageInfo: { hasNextPage: true } },
     });
+    expect(d.reconciliationImport.rows.edges).toHaveLength(3);
+    for (const b of d.settlementBatches.edges) expect(b.node.rows.edges).toHaveLength(2);
     expect(d.reconciliationImports.edges[0].node.id).toBe(provider.id);
     expect(d.reconciliationRows.edges[0].node.import.id).toBe(provider.id);
     expect(d.settlementBatches.edges).toHaveLength(2);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { until } from '../../helpers/receiver.ts';
 import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { streamingUploads, MAX_STREAMING_UPLOADS } from '../../../src/server/uploads.ts';
+import { Svc } from '../../../src/client/svc.ts';
 import { bankCsv, providerCsv, providerLine, providerQuery, sha256, upload, type Res } from './upload-helpers.ts';
 
 const server = useServer();
@@ -107,6 +108,9 @@ describe('a new file', () => {
     expect(again.status, again.text).toBe(200);
     expect(again.json.data).toEqual(first.json.data);
     expect(await counts(ws)).toEqual(before);
+    // Signed as those bytes, sent as others: still 401, still nothing.
+    expectError(await upload(server, ws, providerQuery(), `${csv} `, { sha: sha256(csv) }), 401, 'invalid_signature');
+    expect(await counts(ws)).toEqual(before);
     // Another adapter is another account: the same bytes are a new import there.
     expect((await upload(server, ws, providerQuery('provider_c'), csv)).status).toBe(201);
   });
@@ -194,6 +198,8 @@ describe('refusals, in the order of the contract, before a byte of the body is r
       [`${base}bank_statement&bankAccountNumber=12-34`, 'bankAccountNumber'],
       [`${base}bank_statement&bankAccountNumber=12345&adapter=provider_a`, 'adapter'],
       [`${base}provider_report&adapter=provider_a&format=mt940`, 'format'],
+      // A format whose columns were never recorded from a real export (the parser's own option check).
+      [`${base}provider_report&adapter=provider_b&format=provider_b`, 'format'],
       [`${base}provider_report&adapter=provider_a&colour=red`, 'colour'],
       [`${base}provider_report&adapter=provider_a&periodStart=2026-11-01`, 'periodEnd'],
       [`${base}provider_report&adapter=provider_a&periodEnd=2026-11-01`, 'periodStart'],
@@ -272,6 +278,18 @@ describe('all or nothing', () => {
       409,
       'idempotency_conflict',
     );
+  });
+});
+
+describe('the typed client', () => {
+  it('uploads a file as given, its hash declared', async () => {
+    const ws = await server.workspace();
+    const svc = new Svc({ baseUrl: server.url, keyId: ws.keyId, secret: ws.secret });
+    const csv = providerCsv('svc', 3);
+    const query = { source: 'provider_report', adapter: 'provider_a' };
+    const imp = await svc.api.uploadReconciliationImport({ query, body: csv });
+    expect(imp).toMatchObject({ rowsNew: 3, sha256: sha256(csv), status: 'imported' });
+    expect((await svc.api.uploadReconciliationImport({ query, body: Buffer.from(csv) })).id).toBe(imp.id);
   });
 });
 

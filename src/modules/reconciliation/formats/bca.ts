@@ -5,11 +5,11 @@ import { BankRowKeys } from './bank-row.ts';
 import { type RecordFormat, headerError } from './header.ts';
 import {
   checkCellCount,
-  dayFirstDate,
+  parseDayFirstDate,
   isEmptyRecord,
   isSummaryLine,
   matchPositionalHeader,
-  nativeCell,
+  cleanCell,
 } from './native.ts';
 import type { BankRowInput, RowInput } from './types.ts';
 import { parseDecimal, rowError } from './values.ts';
@@ -17,14 +17,14 @@ import { parseDecimal, rowError } from './values.ts';
 const bisnisHeader = ['Tanggal Transaksi', 'Keterangan', 'Cabang', 'Jumlah'] as const;
 const personalHeader = ['Date', 'Description', 'Branch', 'Amount', '', 'Balance'] as const;
 
-/** `1,234,567.00` in rupiah (`.00` only), else null; `signed` allows a leading minus (balances). */
-function rupiah(text: string, signed = false): number | null {
+/** `1,234,567.00` in parseRupiah (`.00` only), else null; `signed` allows a leading minus (balances). */
+function parseRupiah(text: string, signed = false): number | null {
   const negative = signed && text.startsWith('-');
   const n = parseDecimal(negative ? text.slice(1) : text, 'IDR');
   return n === null ? null : negative ? -n : n;
 }
 
-function direction(mark: string): 'credit' | 'debit' | null {
+function parseMark(mark: string): 'credit' | 'debit' | null {
   const m = mark.toUpperCase();
   return m === 'CR' ? 'credit' : m === 'DB' ? 'debit' : null;
 }
@@ -61,29 +61,29 @@ export class BcaFormat implements RecordFormat {
 
   /** The date cell, or null for a `PEND` line (counted as skipped). */
   private date(cell: string, field: string, line: number): string | null {
-    const text = nativeCell(cell).replace(/^'/, '');
+    const text = cleanCell(cell).replace(/^'/, '');
     if (text.toUpperCase() === 'PEND') {
       this.skipped++;
       return null;
     }
-    return dayFirstDate(text, field, line);
+    return parseDayFirstDate(text, field, line);
   }
 
   private bisnisRow(cells: string[], line: number): BankRowInput | null {
     checkCellCount(cells, bisnisHeader, line);
     const valueDate = this.date(cells[0], 'Tanggal Transaksi', line);
     if (valueDate === null) return null;
-    const m = /^(.*?)\s*(CR|DB)$/i.exec(nativeCell(cells[3]));
-    const amount = m ? rupiah(m[1]) : null;
+    const m = /^(.*?)\s*(CR|DB)$/i.exec(cleanCell(cells[3]));
+    const amount = m ? parseRupiah(m[1]) : null;
     if (!m || amount === null || amount <= 0)
-      throw rowError('Jumlah', line, `"${nativeCell(cells[3])}" is not a rupiah amount with CR or DB`);
+      throw rowError('Jumlah', line, `"${cleanCell(cells[3])}" is not a parseRupiah amount with CR or DB`);
     return this.keys.row(line, {
       lineId: null,
       valueDate,
-      direction: direction(m[2])!,
+      direction: parseMark(m[2])!,
       amount,
       currency: 'IDR',
-      description: nativeCell(cells[1]),
+      description: cleanCell(cells[1]),
       reference: null,
       balanceAfter: null,
     });
@@ -93,22 +93,22 @@ export class BcaFormat implements RecordFormat {
     checkCellCount(cells, personalHeader, line);
     const valueDate = this.date(cells[0], 'Date', line);
     if (valueDate === null) return null;
-    const amount = rupiah(nativeCell(cells[3]));
+    const amount = parseRupiah(cleanCell(cells[3]));
     if (amount === null || amount <= 0)
-      throw rowError('Amount', line, `"${nativeCell(cells[3])}" is not a positive rupiah amount`);
-    const dir = direction(nativeCell(cells[4]));
-    if (dir === null) throw rowError('Amount', line, `"${nativeCell(cells[4])}" is neither CR nor DB`);
-    const balanceText = nativeCell(cells[5]);
-    const balanceAfter = balanceText === '' ? null : rupiah(balanceText, true);
+      throw rowError('Amount', line, `"${cleanCell(cells[3])}" is not a positive parseRupiah amount`);
+    const dir = parseMark(cleanCell(cells[4]));
+    if (dir === null) throw rowError('Amount', line, `"${cleanCell(cells[4])}" is neither CR nor DB`);
+    const balanceText = cleanCell(cells[5]);
+    const balanceAfter = balanceText === '' ? null : parseRupiah(balanceText, true);
     if (balanceText !== '' && balanceAfter === null)
-      throw rowError('Balance', line, `"${balanceText}" is not a rupiah amount`);
+      throw rowError('Balance', line, `"${balanceText}" is not a parseRupiah amount`);
     return this.keys.row(line, {
       lineId: null,
       valueDate,
       direction: dir,
       amount,
       currency: 'IDR',
-      description: nativeCell(cells[1]),
+      description: cleanCell(cells[1]),
       reference: null,
       balanceAfter,
     });

@@ -3,7 +3,7 @@
 import { rowError } from './values.ts';
 
 /** The record's cells in canonical order ('' for an absent column); refuses a short or long record. */
-export function canonicalCells(
+export function orderCells(
   cells: string[],
   indexes: Int32Array,
   headerNames: readonly string[],

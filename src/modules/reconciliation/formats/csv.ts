@@ -107,8 +107,3 @@ function skipBlanks(text: string, from: number): number {
 function brokenQuoting(line: number, why: string) {
   return fileError(`broken quoting on line ${line}: ${why}`, line);
 }
-
-/** A native export's header cell as matched: trimmed, quotes dropped, lower case. */
-export function headerKey(cell: string): string {
-  return cell.replaceAll('"', '').trim().toLowerCase();
-}

@@ -1,11 +1,11 @@
 // The generic bank statement (docs/reconciliation.md, Generic bank statement): one CSV row per statement line,
 // amounts positive with a direction.
 import { BankRowKeys } from './bank-row.ts';
-import { canonicalCells, requireCells } from './cells.ts';
+import { orderCells, requireCells } from './cells.ts';
 import { fileError } from './lines.ts';
 import { type RecordFormat, indexColumns } from './header.ts';
 import type { RowInput } from './types.ts';
-import { charLength, isKnownCurrency, parseIsoDate, parseMinor, rowError } from './values.ts';
+import { countChars, isKnownCurrency, parseIsoDate, parseMinor, rowError } from './values.ts';
 
 export const genericBankColumns = [
   'line_id',
@@ -37,7 +37,7 @@ export class GenericBankFormat implements RecordFormat {
       this.header = cells;
       return;
     }
-    out.push(this.row(canonicalCells(cells, this.indexes, this.header, line), line));
+    out.push(this.row(orderCells(cells, this.indexes, this.header, line), line));
   }
 
   end(): void {
@@ -47,7 +47,7 @@ export class GenericBankFormat implements RecordFormat {
   private row(v: string[], line: number) {
     requireCells(v, genericBankColumns, nonEmpty, line);
     const lineId = v[C.line_id] || null;
-    if (lineId !== null && lineId.length > 100 && charLength(lineId) > 100)
+    if (lineId !== null && lineId.length > 100 && countChars(lineId) > 100)
       throw rowError('line_id', line, 'line_id is longer than 100 characters');
     if (parseIsoDate(v[C.value_date]) === null)
       throw rowError('value_date', line, `value_date "${v[C.value_date]}" is not a YYYY-MM-DD date`);

@@ -1,12 +1,12 @@
 // The generic provider report (docs/reconciliation.md, Generic provider report): one CSV row per provider
 // transaction, signed minor units from the merchant's balance at the provider.
-import { canonicalCells, requireCells } from './cells.ts';
+import { orderCells, requireCells } from './cells.ts';
 import { fileError } from './lines.ts';
 import { type RecordFormat, indexColumns } from './header.ts';
 import { IdSet } from './id-set.ts';
-import { providerRow } from './provider-row.ts';
+import { finishProviderRow } from './provider-row.ts';
 import type { ProviderRowType, RowInput } from './types.ts';
-import { ZoneMidnights, charLength, isKnownCurrency, parseMinor, parseProviderDate, rowError } from './values.ts';
+import { ZoneMidnights, countChars, isKnownCurrency, parseMinor, parseProviderDate, rowError } from './values.ts';
 
 export const genericColumns = [
   'transaction_id',
@@ -35,7 +35,7 @@ const types = new Set<string>(['payment', 'refund', 'payout', 'fee', 'adjustment
 export const rowMethods = new Set(['qris', 'va', 'ewallet', 'card', 'retail', 'provider_c']);
 
 /** Whether `amount` has the sign its type allows, as seen from the merchant's balance at the provider. */
-function signAllowed(type: ProviderRowType, amount: number): boolean {
+function allowsSign(type: ProviderRowType, amount: number): boolean {
   switch (type) {
     case 'payment':
       return amount > 0;
@@ -66,7 +66,7 @@ export class GenericProviderFormat implements RecordFormat {
       this.header = cells;
       return;
     }
-    out.push(this.row(canonicalCells(cells, this.indexes, this.header, line), line));
+    out.push(this.row(orderCells(cells, this.indexes, this.header, line), line));
   }
 
   end(): void {
@@ -77,7 +77,7 @@ export class GenericProviderFormat implements RecordFormat {
   private row(v: string[], line: number): RowInput {
     requireCells(v, genericColumns, requiredMask, line);
     const transactionId = v[C.transaction_id];
-    if (transactionId.length > 100 && charLength(transactionId) > 100)
+    if (transactionId.length > 100 && countChars(transactionId) > 100)
       throw rowError('transaction_id', line, 'transaction_id is longer than 100 characters');
     if (!types.has(v[C.type])) throw rowError('type', line, `unknown type "${v[C.type]}"`);
     const type = v[C.type] as ProviderRowType;
@@ -85,11 +85,11 @@ export class GenericProviderFormat implements RecordFormat {
     if (occurredAt === null) throw rowError('occurred_at', line, `occurred_at "${v[C.occurred_at]}" is not a date`);
     const currency = v[C.currency];
     if (!isKnownCurrency(currency)) throw rowError('currency', line, `unknown currency "${currency}"`);
-    const amount = minor(v, C.amount, 'amount', line, true)!;
-    const fee = fees(v, C.fee, 'fee', line);
-    const feeVat = fees(v, C.fee_vat, 'fee_vat', line);
-    const withholdingTax = fees(v, C.withholding_tax, 'withholding_tax', line);
-    const statedNet = minor(v, C.net, 'net', line, true);
+    const amount = readMinor(v, C.amount, 'amount', line, true)!;
+    const fee = readFee(v, C.fee, 'fee', line);
+    const feeVat = readFee(v, C.fee_vat, 'fee_vat', line);
+    const withholdingTax = readFee(v, C.withholding_tax, 'withholding_tax', line);
+    const statedNet = readMinor(v, C.net, 'net', line, true);
     let settledAt: number | null = null;
     if (v[C.settled_at] !== '') {
       settledAt = parseProviderDate(v[C.settled_at], this.midnights);
@@ -98,7 +98,7 @@ export class GenericProviderFormat implements RecordFormat {
     const method = v[C.method];
     if (method !== '' && !rowMethods.has(method)) throw rowError('method', line, `unknown method "${method}"`);
 
-    if (!signAllowed(type, amount)) throw rowError('amount', line, `amount ${amount} has a sign a ${type} row forbids`);
+    if (!allowsSign(type, amount)) throw rowError('amount', line, `amount ${amount} has a sign a ${type} row forbids`);
     if (type === 'fee' && fee === 0 && feeVat === 0) throw rowError('fee', line, 'a fee row needs fee or fee_vat > 0');
     const net = amount - fee - feeVat - withholdingTax;
     if (!Number.isSafeInteger(net)) throw rowError('net', line, 'net is beyond 2^53 - 1');
@@ -107,7 +107,8 @@ export class GenericProviderFormat implements RecordFormat {
     if (!this.seenIds.add(transactionId))
       throw rowError('transaction_id', line, `transaction_id "${transactionId}" appears twice in the file`);
 
-    return providerRow(line, {
+    return finishProviderRow({
+      line,
       transactionId,
       type,
       reference: v[C.reference] || null,
@@ -124,12 +125,13 @@ export class GenericProviderFormat implements RecordFormat {
       method: method || null,
       balanceAfter: null,
       description: v[C.description] || null,
+      contentHash: '',
     });
   }
 }
 
 /** An optional or required signed amount cell; null when empty (and not required). */
-function minor(v: string[], k: number, field: string, line: number, signed: boolean): number | null {
+function readMinor(v: string[], k: number, field: string, line: number, signed: boolean): number | null {
   if (v[k] === '') return null;
   const n = parseMinor(v[k]);
   if (n === null || (!signed && n < 0))
@@ -138,6 +140,6 @@ function minor(v: string[], k: number, field: string, line: number, signed: bool
 }
 
 /** `fee`, `fee_vat`, `withholding_tax`: >= 0, default 0. */
-function fees(v: string[], k: number, field: string, line: number): number {
-  return minor(v, k, field, line, false) ?? 0;
+function readFee(v: string[], k: number, field: string, line: number): number {
+  return readMinor(v, k, field, line, false) ?? 0;
 }

@@ -13,7 +13,7 @@ export function sha256Hex(text: string): string {
  * milliseconds, absent values as null, then `balanceAfter`; `line` is left out so the same row hashes alike
  * wherever it sits in a file.
  */
-export function providerContentHash(row: Omit<ProviderRowInput, 'contentHash' | 'line'>, description: string | null) {
+export function hashProviderRow(row: Omit<ProviderRowInput, 'contentHash' | 'line'>, description: string | null) {
   return sha256Hex(
     JSON.stringify([
       row.transactionId,

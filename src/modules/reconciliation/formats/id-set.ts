@@ -3,9 +3,13 @@
 
 const EMPTY = -1;
 
-/** An exact set of strings stored as UTF-16 units in one growing array, found by an open-addressing table. */
+/**
+ * An exact set of strings: ids of Latin-1 characters (nearly all) stored a byte a character in one growing array
+ * and found by an open-addressing table; other ids in a plain Set.
+ */
 export class IdSet {
-  private chars = new Uint16Array(1 << 16);
+  private chars = new Uint8Array(1 << 16);
+  private readonly wide = new Set<string>();
   private used = 0;
   /** Per entry: where its units start (the next entry's start is its end). */
   private starts = new Int32Array(1 << 12);
@@ -14,14 +18,20 @@ export class IdSet {
   private slots = new Int32Array(2 << 13).fill(EMPTY);
 
   get size(): number {
-    return this.count;
+    return this.count + this.wide.size;
   }
 
   /** Adds `id`; false when it was already there. */
   add(id: string): boolean {
     const n = id.length;
     let h = 0x811c9dc5;
-    for (let i = 0; i < n; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+    let any = 0;
+    for (let i = 0; i < n; i++) {
+      const c = id.charCodeAt(i);
+      any |= c;
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    if (any > 0xff) return this.addWide(id);
     // FNV-1a's low bits (the slot) barely change between ids that differ in their last characters: mix them.
     h ^= h >>> 16;
     h = Math.imul(h, 0x85ebca6b);
@@ -38,6 +48,13 @@ export class IdSet {
       }
       if (slots[(slot << 1) + 1] === h && this.equals(e, id)) return false;
     }
+  }
+
+  /** A copy goes in: a sliced id would keep its whole decoded chunk alive. */
+  private addWide(id: string): boolean {
+    if (this.wide.has(id)) return false;
+    this.wide.add(Buffer.from(id, 'utf8').toString('utf8'));
+    return true;
   }
 
   private equals(e: number, id: string): boolean {
@@ -78,7 +95,7 @@ export class IdSet {
   }
 }
 
-function grow<T extends Uint16Array | Int32Array>(a: T, need: number): T {
+function grow<T extends Uint8Array | Int32Array>(a: T, need: number): T {
   let size = a.length * 2;
   while (size < need) size *= 2;
   const b = new (a.constructor as new (n: number) => T)(size);

@@ -44,7 +44,7 @@ function checkOptions(opts: FileParserOptions): void {
     throw optionError('bankAccountNumber', `format ${opts.format} checks the statement's account number`);
 }
 
-function recordFormat(opts: FileParserOptions): RecordFormat {
+function createRecordFormat(opts: FileParserOptions): RecordFormat {
   switch (opts.format) {
     case 'generic':
       return new GenericProviderFormat(opts.timezone);
@@ -69,7 +69,7 @@ interface LineFormat {
   readonly skipped: number;
 }
 
-function csvFormat(format: RecordFormat, out: { rows: RowInput[] }, lenient: boolean): LineFormat {
+function wrapCsv(format: RecordFormat, out: { rows: RowInput[] }, lenient: boolean): LineFormat {
   const records = new CsvRecords((cells, line) => format.record(cells, line, out.rows), lenient);
   return {
     line: records.line,
@@ -90,7 +90,7 @@ export function createFileParser(opts: FileParserOptions): FileParser {
   const format =
     opts.format === 'mt940'
       ? new Mt940Format(opts.bankAccountNumber!, out)
-      : csvFormat(recordFormat(opts), out, opts.format !== 'generic' && opts.format !== 'generic_bank');
+      : wrapCsv(createRecordFormat(opts), out, opts.format !== 'generic' && opts.format !== 'generic_bank');
   const reader = new LineReader(format.line);
   let emitted = 0;
   let failure: unknown = null;

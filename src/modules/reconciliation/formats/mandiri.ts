@@ -2,7 +2,14 @@
 // joined, a debit and a credit column of which exactly one is non-zero, and the account on every line.
 import { BankRowKeys } from './bank-row.ts';
 import { type RecordFormat, headerError } from './header.ts';
-import { checkCellCount, dayFirstDate, isEmptyRecord, matchPositionalHeader, nativeCell } from './native.ts';
+import {
+  checkCellCount,
+  cleanCell,
+  isEmptyRecord,
+  matchPositionalHeader,
+  normalizeAccount,
+  parseDayFirstDate,
+} from './native.ts';
 import type { RowInput } from './types.ts';
 import { parseDecimal, rowError } from './values.ts';
 
@@ -18,11 +25,6 @@ const header = [
   'Credit',
 ] as const;
 
-/** An account number as compared: letters and digits only (exports write `'123-45` or `123 45`). */
-export function accountKey(text: string): string {
-  return text.replace(/[^0-9A-Za-z]/g, '');
-}
-
 export class MandiriFormat implements RecordFormat {
   readonly skipped = 0;
   private header = false;
@@ -30,7 +32,7 @@ export class MandiriFormat implements RecordFormat {
   private readonly account: string;
 
   constructor(bankAccountNumber: string) {
-    this.account = accountKey(bankAccountNumber);
+    this.account = normalizeAccount(bankAccountNumber);
   }
 
   record(cells: string[], line: number, out: RowInput[]): void {
@@ -40,10 +42,10 @@ export class MandiriFormat implements RecordFormat {
     }
     if (isEmptyRecord(cells)) return;
     checkCellCount(cells, header, line);
-    const v = cells.map(nativeCell);
-    if (accountKey(v[0]) !== this.account)
+    const v = cells.map(cleanCell);
+    if (normalizeAccount(v[0]) !== this.account)
       throw rowError('Account No', line, `account "${v[0]}" is not the statement's account`);
-    const valueDate = dayFirstDate(v[2], 'Val. Date', line, true);
+    const valueDate = parseDayFirstDate(v[2], 'Val. Date', line, true);
     const debit = this.amount(v[7], 'Debit', line);
     const credit = this.amount(v[8], 'Credit', line);
     if ((debit === 0) === (credit === 0))
@@ -70,7 +72,7 @@ export class MandiriFormat implements RecordFormat {
   private amount(text: string, field: string, line: number): number {
     if (text === '') return 0;
     const n = parseDecimal(text, 'IDR');
-    if (n === null) throw rowError(field, line, `"${text}" is not a rupiah amount`);
+    if (n === null) throw rowError(field, line, `"${text}" is not a parseRupiah amount`);
     return n;
   }
 }

@@ -1,9 +1,9 @@
 // SWIFT MT940 statements (docs/reconciliation.md, MT940): text lines, not CSV. Each `:20:` block names its
 // account (`:25:`), opens with a balance, lists `:61:` lines (each with its `:86:` text) and closes with a balance
 // that must equal the opening plus the lines.
-import { accountKey } from './mandiri.ts';
 import { BankRowKeys } from './bank-row.ts';
 import { fileError } from './lines.ts';
+import { normalizeAccount } from './native.ts';
 import type { BankRowInput, RowInput } from './types.ts';
 import { isCalendarDate, isKnownCurrency, parseDecimal, rowError } from './values.ts';
 
@@ -21,7 +21,7 @@ const statementLine =
 const balance = /^(C|D)([0-9]{2})([0-9]{2})([0-9]{2})([A-Z]{3})([0-9]{1,15}(?:,[0-9]*)?)$/;
 
 /** The bank's placeholder for a missing reference. */
-const noReference = (ref: string) => (ref === '' || ref.toUpperCase() === 'NONREF' ? null : ref);
+const dropNoRef = (ref: string) => (ref === '' || ref.toUpperCase() === 'NONREF' ? null : ref);
 
 export class Mt940Format {
   readonly skipped = 0;
@@ -41,7 +41,7 @@ export class Mt940Format {
     bankAccountNumber: string,
     private readonly out: { rows: RowInput[] },
   ) {
-    this.account = accountKey(bankAccountNumber);
+    this.account = normalizeAccount(bankAccountNumber);
   }
 
   readonly line = (raw: string, line: number): void => {
@@ -91,14 +91,14 @@ export class Mt940Format {
   }
 
   private checkAccount(block: Block, value: string, line: number): void {
-    const account = accountKey(value.slice(value.lastIndexOf('/') + 1));
+    const account = normalizeAccount(value.slice(value.lastIndexOf('/') + 1));
     if (account !== this.account) throw fileError(`account "${value}" is not the statement's account`, line, ':25:');
     block.accountChecked = true;
   }
 
   private open(block: Block, value: string, line: number): void {
     if (!block.accountChecked) throw fileError('the statement names no account (":25:")', line, ':25:');
-    const b = readBalance(value);
+    const b = parseBalance(value);
     if (b === null) throw fileError(`opening balance "${value}" is not a balance`, line, ':60F:');
     block.currency = b.currency;
     block.opening = b.amount;
@@ -124,12 +124,12 @@ export class Mt940Format {
     this.pending = {
       line,
       fields: {
-        lineId: noReference(bankRef),
+        lineId: dropNoRef(bankRef),
         valueDate: `${y}-${mm}-${dd}`,
         direction,
         amount,
         currency: block.currency,
-        reference: noReference(customerRef),
+        reference: dropNoRef(customerRef),
         balanceAfter: null,
       },
     };
@@ -139,7 +139,7 @@ export class Mt940Format {
   private close(block: Block, value: string, line: number): void {
     if (block.currency === null) throw fileError('the statement has no opening balance', line, ':60F:');
     block.closed = true;
-    const b = readBalance(value);
+    const b = parseBalance(value);
     const expected = block.opening + block.sum;
     if (b === null || b.currency !== block.currency)
       this.failBalance(':62F:', `closing balance "${value}" is not a balance of the statement's currency`, line);
@@ -163,7 +163,7 @@ export class Mt940Format {
 }
 
 /** `C260101IDR1000000,00` as a signed amount in minor units of its currency; null when malformed. */
-function readBalance(value: string): { currency: string; amount: number } | null {
+function parseBalance(value: string): { currency: string; amount: number } | null {
   const m = balance.exec(value);
   if (!m || !isKnownCurrency(m[5])) return null;
   if (!isCalendarDate(2000 + Number(m[2]), Number(m[3]), Number(m[4]))) return null;

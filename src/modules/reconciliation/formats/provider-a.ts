@@ -4,8 +4,8 @@
 import { type RecordFormat, headerError } from './header.ts';
 import { IdSet } from './id-set.ts';
 import { fileError } from './lines.ts';
-import { nativeCell } from './native.ts';
-import { providerRow } from './provider-row.ts';
+import { cleanCell } from './native.ts';
+import { finishProviderRow } from './provider-row.ts';
 import type { ProviderRowType, RowInput } from './types.ts';
 import { ZoneMidnights, isKnownCurrency, parseDecimal, parseProviderDate, rowError } from './values.ts';
 
@@ -73,7 +73,7 @@ export class ProviderAFormat implements RecordFormat {
       this.at = indexHeader(cells);
       return;
     }
-    const cell = (c: Column) => nativeCell(cells[this.at![c]]);
+    const cell = (c: Column) => cleanCell(cells[this.at![c]]);
     const id = cell('Transaction ID');
     if (id === '') throw rowError('Transaction ID', line, 'Transaction ID is empty');
     if (this.open !== null && this.open.id !== id) {
@@ -158,7 +158,8 @@ export class ProviderAFormat implements RecordFormat {
     if (!signOk) throw rowError('Amount', f.line, `a ${type} transaction sums to ${f.amount}`);
     if (f.fee < 0 || f.feeVat < 0) throw rowError('Amount', f.line, 'the fee or VAT lines sum below zero');
     if (type === 'fee' && f.fee === 0 && f.feeVat === 0) throw rowError('Amount', f.line, 'a fee transaction of zero');
-    return providerRow(f.line, {
+    return finishProviderRow({
+      line: f.line,
       transactionId: f.id,
       type,
       reference: f.reference || null,
@@ -175,13 +176,14 @@ export class ProviderAFormat implements RecordFormat {
       method: null,
       description: null,
       balanceAfter: f.balance,
+      contentHash: '',
     });
   }
 }
 
 /** Finds the named columns (trimmed, quotes dropped, any case; other columns ignored). */
 function indexHeader(cells: string[]): Record<Column, number> {
-  const keys = cells.map((c) => nativeCell(c).toLowerCase());
+  const keys = cells.map((c) => cleanCell(c).toLowerCase());
   const at = {} as Record<Column, number>;
   for (const name of columns) {
     const k = keys.indexOf(name.toLowerCase());

@@ -54,7 +54,7 @@ export function isCalendarDate(y: number, m: number, d: number): boolean {
 }
 
 /** The two-digit number at `i`, else -1. */
-function digits2(text: string, i: number): number {
+function readTwoDigits(text: string, i: number): number {
   const a = text.charCodeAt(i) - 48;
   const b = text.charCodeAt(i + 1) - 48;
   return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
@@ -70,18 +70,15 @@ export function parseIsoDate(text: string): [number, number, number] | null {
   return isCalendarDate(y, mo, d) ? [y, mo, d] : null;
 }
 
-/** UTC epoch milliseconds of 00:00 of each `YYYY-MM-DD` met (NaN when not a day); a file holds few days. */
-const utcDays = new Map<string, number>();
-
-function utcDay(text: string): number {
-  let t = utcDays.get(text);
-  if (t === undefined) {
-    const day = parseIsoDate(text);
-    t = day ? Date.UTC(day[0], day[1] - 1, day[2]) : Number.NaN;
-    if (utcDays.size > 100_000) utcDays.clear();
-    utcDays.set(text, t);
-  }
-  return t;
+/** UTC epoch milliseconds of 00:00 of the `YYYY-MM-DD` at the start of `text`, NaN when it is not a day. */
+function readUtcDay(text: string): number {
+  const c = readTwoDigits(text, 0);
+  const y = readTwoDigits(text, 2);
+  const m = readTwoDigits(text, 5);
+  const d = readTwoDigits(text, 8);
+  if (c < 0 || y < 0 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return Number.NaN;
+  const year = c * 100 + y;
+  return isCalendarDate(year, m, d) ? Date.UTC(year, m - 1, d) : Number.NaN;
 }
 
 /**
@@ -91,15 +88,15 @@ function utcDay(text: string): number {
 export function parseInstant(text: string): number | null {
   const n = text.length;
   if (n < 17 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58) return null;
-  const day = utcDay(text.slice(0, 10));
-  const h = digits2(text, 11);
-  const mi = digits2(text, 14);
+  const day = readUtcDay(text);
+  const h = readTwoDigits(text, 11);
+  const mi = readTwoDigits(text, 14);
   if (Number.isNaN(day) || h < 0 || h > 23 || mi < 0 || mi > 59) return null;
   let i = 16;
   let s = 0;
   let ms = 0;
   if (text.charCodeAt(i) === 58) {
-    s = digits2(text, i + 1);
+    s = readTwoDigits(text, i + 1);
     if (s < 0 || s > 59) return null;
     i += 3;
     if (text.charCodeAt(i) === 46) {
@@ -113,20 +110,20 @@ export function parseInstant(text: string): number | null {
       ms = Math.floor(ms);
     }
   }
-  const offset = zoneOffset(text, i);
+  const offset = parseZoneOffset(text, i);
   if (offset === null) return null;
   return day + h * 3_600_000 + mi * 60_000 + s * 1000 + ms - offset;
 }
 
 /** `Z`, `+hh:mm` or `+hhmm` filling the text from `i` to its end, in milliseconds; else null. */
-function zoneOffset(text: string, i: number): number | null {
+function parseZoneOffset(text: string, i: number): number | null {
   const rest = text.length - i;
   const sign = text.charCodeAt(i);
   if (sign === 90) return rest === 1 ? 0 : null;
   if ((sign !== 43 && sign !== 45) || (rest !== 6 && rest !== 5)) return null;
   if (rest === 6 && text.charCodeAt(i + 3) !== 58) return null;
-  const oh = digits2(text, i + 1);
-  const om = digits2(text, rest === 6 ? i + 4 : i + 3);
+  const oh = readTwoDigits(text, i + 1);
+  const om = readTwoDigits(text, rest === 6 ? i + 4 : i + 3);
   if (oh < 0 || oh > 23 || om < 0 || om > 59) return null;
   return (sign === 45 ? -1 : 1) * (oh * 60 + om) * 60_000;
 }
@@ -193,7 +190,7 @@ export function parseProviderDate(text: string, midnights: ZoneMidnights): numbe
 }
 
 /** Length in code points (a surrogate pair is one character). */
-export function charLength(text: string): number {
+export function countChars(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;
