@@ -224,18 +224,7 @@ export class Svc {
     });
     const target = path + queryString((args.query ?? {}) as Record<string, unknown>);
     const write = route.method !== 'GET';
-    // A raw body (an uploaded file) goes as given, its SHA-256 declared: the server signs over that hash.
-    const body =
-      write && args.body !== undefined
-        ? route.raw
-          ? Buffer.from(args.body as Uint8Array | string)
-          : JSON.stringify(args.body)
-        : '';
-    const rawHeaders: Record<string, string> = route.raw
-      ? { 'content-type': 'text/csv', 'x-svc-content-sha256': sha256Hex(body as Buffer) }
-      : body
-        ? { 'content-type': 'application/json' }
-        : {};
+    const { body, rawHeaders } = requestBody(route.raw === true, write, args.body);
     // One key per call, before the first attempt: every retry replays the same operation.
     const idempotencyKey = write ? (args.idempotencyKey ?? `svc_${randomUUID()}`) : undefined;
     const onBehalfOf = args.onBehalfOf ?? this.#opts.onBehalfOf;
@@ -335,6 +324,18 @@ export class Svc {
       });
     }
   }
+}
+
+/** A raw body (an uploaded file) goes as given, its SHA-256 declared: the server signs over that hash. */
+function requestBody(raw: boolean, write: boolean, given: unknown) {
+  const body: string | Buffer =
+    write && given !== undefined ? (raw ? Buffer.from(given as Uint8Array | string) : JSON.stringify(given)) : '';
+  const rawHeaders: Record<string, string> = raw
+    ? { 'content-type': 'text/csv', 'x-svc-content-sha256': sha256Hex(body as Buffer) }
+    : body
+      ? { 'content-type': 'application/json' }
+      : {};
+  return { body, rawHeaders };
 }
 
 /** Query values as the routes read them: arrays repeat the name, `metadata` objects become `metadata[k]`. */

@@ -15,13 +15,7 @@ import { subscriptionMachine } from './subscriptions/states.ts';
 import { paymentMachine } from './payments/states.ts';
 import { paymentMethodMachine } from './payment-methods/states.ts';
 import { setupAttemptMachine, setupSessionMachine } from './setup-sessions/states.ts';
-import {
-  batchMachine,
-  importMachine,
-  reconExceptionMachine,
-  rowMachine,
-  runMachine,
-} from './reconciliation/states.ts';
+import { batchMachine, importMachine, reconExceptionMachine, rowMachine, runMachine } from './reconciliation/states.ts';
 import { testClockMachine } from './test-clocks/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 

@@ -18,7 +18,7 @@ import { reconExceptionMachine, rowMachine } from '../states.ts';
 import { inRunTx, type RunContext } from './context.ts';
 import { FeePostings } from './fee-postings.ts';
 import { lookUpChunk } from './lookups.ts';
-import { importsToEvaluate, nextChunk, pendingStatus, type StagedRow } from './rows.ts';
+import { importsToEvaluate, nextChunk, type pendingStatus, type StagedRow } from './rows.ts';
 import { recordProgress } from './progress.ts';
 import {
   autoResolve,
