@@ -5,7 +5,14 @@ import { exceptionFields, matchFields, type ExceptionRow, type MatchRow, type Ro
 import { createRun, getException, getMatch, listExceptions, listMatches } from './matching.ts';
 import { ReconciliationRow, ReconciliationRun, SettlementBatch } from './schema.ts';
 import { getBatch, getRow } from './service.ts';
-import { reconExceptionMachine } from './states.ts';
+import { reconExceptionMachine, rowMachine } from './states.ts';
+import { rowsOfObject } from './loaders.ts';
+import { Payment } from '../payments/schema.ts';
+import { getPayment } from '../payments/service.ts';
+import { Refund } from '../refunds/schema.ts';
+import { getRefund } from '../refunds/service.ts';
+import { Payout } from '../payouts/schema.ts';
+import { getPayout } from '../payouts/service.ts';
 
 const read = admission({ resource: 'reconciliation', scope: 'svc:reconciliation:read' });
 
@@ -33,8 +40,41 @@ export const ReconciliationException = builder.objectRef<ExceptionRow>('Reconcil
       nullable: true,
       resolve: (e, _, ctx) => (e.batchId ? getBatch(ctx, e.batchId) : null),
     }),
+    payment: t.field({
+      type: Payment,
+      nullable: true,
+      resolve: (e, _, ctx) => (e.objectType === 'payment' && e.objectId ? getPayment(ctx, e.objectId) : null),
+    }),
+    refund: t.field({
+      type: Refund,
+      nullable: true,
+      resolve: (e, _, ctx) => (e.objectType === 'refund' && e.objectId ? getRefund(ctx, e.objectId) : null),
+    }),
+    payout: t.field({
+      type: Payout,
+      nullable: true,
+      resolve: (e, _, ctx) => (e.objectType === 'payout' && e.objectId ? getPayout(ctx, e.objectId) : null),
+    }),
   }),
 });
+
+const objectRowArgs = builder.args((t) => ({
+  status: t.string(statusesOf(rowMachine)),
+  type: t.string(),
+  source: t.string(),
+  order: t.string(),
+}));
+
+/** The rows naming an object, on the object's own type (GraphQL only: the REST shapes do not change). */
+for (const type of [Payment, Refund, Payout] as const)
+  builder.objectFields(type, (t) => ({
+    reconciliationRows: t.connection({
+      type: ReconciliationRow,
+      args: objectRowArgs,
+      extensions: rowsOfObject.extensions,
+      resolve: (o: { id: string }, args, ctx, info) => rowsOfObject(ctx, o.id, args, info),
+    }),
+  }));
 
 builder.objectFields(ReconciliationRow, (t) => ({
   match: t.field({

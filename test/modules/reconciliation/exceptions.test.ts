@@ -125,6 +125,27 @@ describe('exceptions a run opens', () => {
     ).rejects.toMatchObject({ code: '23505' });
   });
 
+  it('GraphQL edges: an exception to its payment and rows, a payment to the rows naming it', async () => {
+    const query = `query($id: ID!, $category: String) {
+      reconciliationExceptions(first: 5, category: $category) {
+        edges { node { id objectId payment { id amount } rows { id status match { id } } batch { id } } }
+      }
+      payment(id: $id) { id reconciliationRows(first: 5) { edges { node { id status exceptions { category } } } } }
+    }`;
+    const res = await ws.client.post('/graphql', {
+      query,
+      variables: { id: pays.amount, category: 'amount_mismatch' },
+    });
+    expect(res.json.errors, res.text).toBeUndefined();
+    const [edge] = res.json.data.reconciliationExceptions.edges;
+    expect(edge.node.payment).toEqual({ id: pays.amount, amount: 100000 });
+    expect(edge.node.rows[0]).toMatchObject({ status: 'exception', match: null });
+    const rows = res.json.data.payment.reconciliationRows.edges.map((e: any) => e.node);
+    expect(rows).toEqual([
+      { id: edge.node.rows[0].id, status: 'exception', exceptions: [{ category: 'amount_mismatch' }] },
+    ]);
+  });
+
   it('runs need an Idempotency-Key and a known adapter', async () => {
     const none = await ws.client.post('/v1/reconciliation/runs', {});
     expect(none.status).toBe(400);
