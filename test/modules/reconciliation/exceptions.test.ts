@@ -113,6 +113,35 @@ describe('exceptions a run opens', () => {
     expect(events.length).toBeGreaterThanOrEqual(exceptions.length + 1);
   });
 
+  it('a later credit resolves the late batch, a later row the missing object (auto_resolved, with events)', async () => {
+    const [late] = find('late_settlement');
+    const bank = await uploadAndRun(
+      server,
+      ws,
+      '/v1/reconciliation/imports?source=bank_statement&bankAccountNumber=1234567890',
+      bankFile([`b11,${day()},credit,99000,IDR,TRANSFER L-1,,`]),
+    );
+    expect(bank.run.stats).toMatchObject({ batchesMatched: 1, exceptionsAutoResolved: 1 });
+    const resolved = (await ws.client.get(`/v1/reconciliation/exceptions/${late.id}`)).json.data;
+    expect(resolved).toMatchObject({ status: 'resolved', resolution: 'auto_resolved' });
+    expect(resolved.history.map((h: any) => h.action)).toEqual(['opened', 'auto_resolved']);
+    expect((await ws.client.get(`/v1/reconciliation/batches/${late.objectId}`)).json.data.status).toBe('matched');
+    const [missing] = find('missing_at_provider', pays.missing);
+    const at = new Date().toISOString();
+    const later = await uploadAndRun(
+      server,
+      ws,
+      query,
+      providerFile([`t9,payment,${pays.missing},,${at},IDR,100000,1000,0,0,99000,S-3,${day()},card,`]),
+    );
+    expect(later.run.stats).toMatchObject({ rowsMatched: 1, exceptionsAutoResolved: 1 });
+    expect((await ws.client.get(`/v1/reconciliation/exceptions/${missing.id}`)).json.data.resolution).toBe(
+      'auto_resolved',
+    );
+    const events = await listAll(ws, '/v1/events?type=reconciliation_exception.resolved');
+    expect(events.map((e) => e.data.object.id).sort()).toEqual([late.id, missing.id].sort());
+  });
+
   it('the database refuses a second row claiming one object', async () => {
     const rows = await listAll(ws, '/v1/reconciliation/rows?source=provider_report');
     const matched = rows.find((r) => r.status === 'matched');
