@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sandboxPayment } from '../../helpers/payments.ts';
 import { db, useServer, type Workspace } from '../../helpers/server.ts';
-import { bankFile, listAll, providerFile, uploadAndRun } from './run-helpers.ts';
+import { bankFile, listAll, manualRun, providerFile, uploadAndRun } from './run-helpers.ts';
 
 const server = useServer({ background: 'worker' });
 const ADAPTER = 'provider_a_platform';
@@ -173,6 +173,14 @@ describe('exceptions a run opens', () => {
     expect(rows).toEqual([
       { id: edge.node.rows[0].id, status: 'exception', exceptions: [{ category: 'amount_mismatch' }] },
     ]);
+  });
+
+  it('a manual run over an adapter and a window finds what no row names there', async () => {
+    const unreported = (await sandboxPayment(server, ws, { amount: 100000, method: 'card' })).id;
+    const run = await manualRun(ws, { adapter: ADAPTER, from: day(), to: day(1) });
+    expect(run).toMatchObject({ status: 'completed', trigger: 'manual', adapter: ADAPTER });
+    const opened = await listAll(ws, `/v1/reconciliation/exceptions?runId=${run.id}`);
+    expect(opened.map((e) => [e.category, e.objectId])).toEqual([['missing_at_provider', unreported]]);
   });
 
   it('runs need an Idempotency-Key and a known adapter', async () => {

@@ -23,7 +23,7 @@ import { defaultTransferFeeTolerance, toleranceFor } from '../rules/tolerances.t
 import { batchMachine, rowMachine, type RowStatus } from '../states.ts';
 import { inRunTx, type RunContext } from './context.ts';
 import { BankWrites } from './bank-writes.ts';
-import { bankRows, LATE, namedPayouts, unmatchedBatches, type UnmatchedBatch } from './bank-load.ts';
+import { bankRows, LATE, namedPayouts, UNKNOWN_CREDIT, unmatchedBatches, type UnmatchedBatch } from './bank-load.ts';
 import { recordProgress } from './progress.ts';
 import type { StagedRow } from './rows.ts';
 import { newExceptionId, openExceptions, writeEvents } from './writes.ts';
@@ -109,9 +109,12 @@ function decideGroup(
   const band = toleranceFor(c.settings.transferFeeTolerance, first.currency, defaultTransferFeeTolerance);
   const sum = g.rows.reduce((s, r) => s + r.amount, 0n);
   if (g.named.length) {
-    const named = g.named.filter((b) => available.some((a) => a.id === b.id));
-    if (!named.length) return decideNamedBatches(sum, g.named, band); // taken already: outside any band
-    return decideNamedBatches(sum, named, band);
+    // A batch it names was taken by an earlier credit of this run: which credit pays what is a person's call.
+    if (g.named.some((b) => !available.some((a) => a.id === b.id))) {
+      const amounts = exceptionAmounts({ category: UNKNOWN_CREDIT, credit: sum });
+      return { decision: 'raise', exception: { category: UNKNOWN_CREDIT, object: null, ...amounts, details: {} } };
+    }
+    return decideNamedBatches(sum, g.named, band);
   }
   return decideBankCredit(
     {

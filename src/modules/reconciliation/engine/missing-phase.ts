@@ -1,7 +1,7 @@
 /**
- * After the rows (docs/reconciliation.md, Runs): `missing_at_provider` for an import run's scope (captured
- * payments and succeeded refunds of its adapter, in its currencies, captured inside its period, that no row
- * names; the rule is `missingAtProvider`), and the auto-resolution of earlier ones that a row now claims.
+ * After the rows (docs/reconciliation.md, Runs): `missing_at_provider` for an import run's scope, or a manual
+ * run's adapter and window (captured payments and succeeded refunds of the adapter, in the scope's currencies,
+ * captured inside its period, that no row names; the rule is `missingAtProvider`), and the auto-resolution of earlier ones that a row now claims.
  * An object already open is kept (the open-once index), so a second run opens nothing.
  */
 import { sql, type Sql } from '../../../core/db/sql.ts';
@@ -26,14 +26,8 @@ const MISSING = 'missing_at_provider';
 export async function runMissingPhase(c: RunContext) {
   await inRunTx(c, async (tx) => {
     const events: EventRow[] = [];
-    const imp = c.run.importId ? await importOf(tx, c, c.run.importId) : null;
-    if (imp?.source === PROVIDER_SOURCE && imp.adapter && imp.periodStart && imp.periodEnd) {
-      const scope = {
-        adapter: imp.adapter,
-        currencies: imp.currencies,
-        periodStart: imp.periodStart,
-        periodEnd: imp.periodEnd,
-      };
+    const scope = await scopeOf(tx, c);
+    if (scope) {
       const unnamed = await unnamedObjects(tx, c, scope);
       const missing = missingAtProvider(unnamed, scope, new Set());
       await openExceptions(
@@ -61,20 +55,41 @@ export async function runMissingPhase(c: RunContext) {
   });
 }
 
-async function importOf(tx: Sql, c: RunContext, id: string) {
-  const [row] = await tx.query<ReconImport>(
-    sql`SELECT * FROM recon_imports WHERE "workspaceId" = ${c.scope.workspaceId} AND mode = ${c.scope.mode}
-      AND id = ${id}`,
+interface MissingScope {
+  adapter: string;
+  currencies: string[];
+  periodStart: Date;
+  periodEnd: Date;
+}
+
+/**
+ * An import run of a provider report: its adapter, currencies and period. A manual run naming an adapter and a
+ * window: that window, in the currencies of the adapter's rows inside it. Any other run: none.
+ */
+async function scopeOf(tx: Sql, c: RunContext): Promise<MissingScope | null> {
+  const { run } = c;
+  if (run.importId) {
+    const [imp] = await tx.query<ReconImport>(
+      sql`SELECT * FROM recon_imports WHERE "workspaceId" = ${c.scope.workspaceId} AND mode = ${c.scope.mode}
+        AND id = ${run.importId}`,
+    );
+    if (imp?.source !== PROVIDER_SOURCE || !imp.adapter || !imp.periodStart || !imp.periodEnd) return null;
+    return { adapter: imp.adapter, currencies: imp.currencies, periodStart: imp.periodStart, periodEnd: imp.periodEnd };
+  }
+  if (!run.adapter || !run.periodStart || !run.periodEnd) return null;
+  const rows = await tx.query<{ currency: string }>(
+    sql`SELECT DISTINCT currency FROM recon_rows WHERE "workspaceId" = ${c.scope.workspaceId}
+      AND mode = ${c.scope.mode} AND source = ${PROVIDER_SOURCE} AND "sourceAccount" = ${run.adapter}
+      AND "occurredAt" >= ${run.periodStart} AND "occurredAt" < ${run.periodEnd}`,
   );
-  return row ?? null;
+  const currencies = rows.map((r) => r.currency);
+  return currencies.length
+    ? { adapter: run.adapter, currencies, periodStart: run.periodStart, periodEnd: run.periodEnd }
+    : null;
 }
 
 /** The scope's captured objects no row names (the claim index answers "named"). */
-async function unnamedObjects(
-  tx: Sql,
-  c: RunContext,
-  s: { adapter: string; currencies: string[]; periodStart: Date; periodEnd: Date },
-): Promise<ExpectedObject[]> {
+async function unnamedObjects(tx: Sql, c: RunContext, s: MissingScope): Promise<ExpectedObject[]> {
   const ws = c.scope;
   const rows = await tx.query<{
     kind: 'payment' | 'refund';
