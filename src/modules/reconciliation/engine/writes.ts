@@ -48,6 +48,35 @@ export const newExceptionId = () => newId('reconciliationException');
 /** The matches in one INSERT over parallel arrays (unnest reads them far faster than a JSON record set). */
 export async function insertMatches(tx: Sql, c: RunContext, matches: NewMatch[]) {
   if (!matches.length) return;
+  if (matches.every((m) => m.rowIds.length === 1 && m.objects.length <= 1 && m.batchIds.length <= 1))
+    await insertSingleMatches(tx, c, matches);
+  else await insertManyMatches(tx, c, matches);
+  c.stats.matches += matches.length;
+}
+
+/** Matches of one row, one object and one batch at most (every provider match): scalar arrays only. */
+async function insertSingleMatches(tx: Sql, c: RunContext, matches: NewMatch[]) {
+  const col = <T>(f: (m: NewMatch) => T) => matches.map(f);
+  await tx.query(
+    sql`INSERT INTO recon_matches (id, "workspaceId", mode, kind, rule, "matchedBy", "rowIds", objects, "objectIds",
+        "batchIds", currency, difference, "transferFee", "ledgerTxId", "runId", "createdAt")
+      SELECT m.id, ${c.scope.workspaceId}, ${c.scope.mode}, m.kind, m.rule, ${'auto'}, ARRAY[m."rowId"],
+        CASE WHEN m."objectId" IS NULL THEN '[]'::jsonb
+          ELSE jsonb_build_array(jsonb_build_object('type', m."objectType", 'id', m."objectId")) END,
+        CASE WHEN m."objectId" IS NULL THEN '{}'::text[] ELSE ARRAY[m."objectId"] END,
+        CASE WHEN m."batchId" IS NULL THEN '{}'::text[] ELSE ARRAY[m."batchId"] END,
+        m.currency, m.difference, m."transferFee", m."ledgerTxId", ${c.run.id}, ${clock.now()}
+      FROM unnest(${col((m) => m.id)}::text[], ${col((m) => m.kind)}::text[], ${col((m) => m.rule)}::text[],
+          ${col((m) => m.rowIds[0])}::text[], ${col((m) => m.objects[0]?.type ?? null)}::text[],
+          ${col((m) => m.objects[0]?.id ?? null)}::text[], ${col((m) => m.batchIds[0] ?? null)}::text[],
+          ${col((m) => m.currency)}::text[], ${col((m) => m.difference.toString())}::bigint[],
+          ${col((m) => m.transferFee?.toString() ?? null)}::bigint[], ${col((m) => m.ledgerTxId)}::text[])
+        AS m(id, kind, rule, "rowId", "objectType", "objectId", "batchId", currency, difference, "transferFee",
+          "ledgerTxId")`,
+  );
+}
+
+async function insertManyMatches(tx: Sql, c: RunContext, matches: NewMatch[]) {
   const col = <T>(f: (m: NewMatch) => T) => matches.map(f);
   // Array columns travel as one JSON array of arrays each, expanded per row.
   const json = (f: (m: NewMatch) => unknown) => toJson(matches.map(f));
@@ -66,7 +95,6 @@ export async function insertMatches(tx: Sql, c: RunContext, matches: NewMatch[])
         WITH ORDINALITY AS m(id, kind, rule, currency, difference, "transferFee", "ledgerTxId", n),
         (SELECT ${json((m) => [m.rowIds, m.objects, m.objects.map((o) => o.id), m.batchIds])}::jsonb AS a) r`,
   );
-  c.stats.matches += matches.length;
 }
 
 /**
