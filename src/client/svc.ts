@@ -102,6 +102,17 @@ export interface SvcOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * A write's body and its headers: JSON, or a raw body (an uploaded file) sent as given with its SHA-256 declared,
+ * which the server signs over in place of the body's (docs/reconciliation.md, Import pipeline).
+ */
+function bodyOf(route: { raw?: boolean }, value: unknown): { body: Buffer | string; headers: Record<string, string> } {
+  if (value === undefined) return { body: '', headers: {} };
+  if (!route.raw) return { body: JSON.stringify(value), headers: { 'content-type': 'application/json' } };
+  const body = Buffer.from(value as Uint8Array | string);
+  return { body, headers: { 'content-type': 'text/csv', 'x-svc-content-sha256': sha256Hex(body) } };
+}
+
 /** A call the server refused: the envelope's error, its HTTP status and request id. */
 export class SvcError<C extends string = string> extends Error {
   readonly status: number;
@@ -224,7 +235,7 @@ export class Svc {
     });
     const target = path + queryString((args.query ?? {}) as Record<string, unknown>);
     const write = route.method !== 'GET';
-    const { body, rawHeaders } = requestBody(route.raw === true, write, args.body);
+    const { body, headers: bodyHeaders } = bodyOf(route, write ? args.body : undefined);
     // One key per call, before the first attempt: every retry replays the same operation.
     const idempotencyKey = write ? (args.idempotencyKey ?? `svc_${randomUUID()}`) : undefined;
     const onBehalfOf = args.onBehalfOf ?? this.#opts.onBehalfOf;
@@ -251,7 +262,7 @@ export class Svc {
           headers: {
             ...signed,
             accept: route.binary ? '*/*' : 'application/json',
-            ...rawHeaders,
+            ...bodyHeaders,
             ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
             ...(onBehalfOf ? { 'x-svc-on-behalf-of': onBehalfOf } : {}),
           },
@@ -324,18 +335,6 @@ export class Svc {
       });
     }
   }
-}
-
-/** A raw body (an uploaded file) goes as given, its SHA-256 declared: the server signs over that hash. */
-function requestBody(raw: boolean, write: boolean, given: unknown) {
-  const body: string | Buffer =
-    write && given !== undefined ? (raw ? Buffer.from(given as Uint8Array | string) : JSON.stringify(given)) : '';
-  const rawHeaders: Record<string, string> = raw
-    ? { 'content-type': 'text/csv', 'x-svc-content-sha256': sha256Hex(body as Buffer) }
-    : body
-      ? { 'content-type': 'application/json' }
-      : {};
-  return { body, rawHeaders };
 }
 
 /** Query values as the routes read them: arrays repeat the name, `metadata` objects become `metadata[k]`. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { paymentMethods } from '../../../src/modules/adapters/capabilities.ts';
 import { rowMethods } from '../../../src/modules/reconciliation/formats/generic.ts';
 import type { BankRowInput, ProviderRowInput } from '../../../src/modules/reconciliation/formats/types.ts';
-import { bank, expectRefused, parse, provider } from './format-helpers.ts';
+import { bank, expectRefused, parse, parseSplit, provider } from './format-helpers.ts';
 
 const all =
   'transaction_id,type,reference,provider_reference,occurred_at,currency,amount,fee,fee_vat,withholding_tax,net,settlement_id,settled_at,method,description';
@@ -207,6 +207,15 @@ describe('generic bank statement', () => {
       `${base}:2`,
       `h:2026-01-05:debit:6500:IDR:${sha('FEE\u0000X')}:1`,
     ]);
+  });
+
+  it('gives the same rows and keys at every split', () => {
+    const file = Buffer.from(
+      `\ufeff${bankHeader}\r\nL1,2026-01-05,credit,1,IDR,"a,\r\nb",,\r\n,2026-01-05,debit,2,IDR,é,,\r\n,2026-01-05,debit,2,IDR,é,,\r\n`,
+    );
+    const whole = parse(bank, file).rows;
+    expect(whole).toHaveLength(3);
+    for (let at = 0; at <= file.length; at++) expect(parseSplit(bank, file, at).rows).toEqual(whole);
   });
 
   it('takes an empty description, and the minimal columns in any order', () => {

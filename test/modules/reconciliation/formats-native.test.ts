@@ -264,6 +264,19 @@ describe('mt940', () => {
     expectRefused(opts, mt940.replace('260103D6500,', '260199D6500,'), 'invalid_row', ':61:', 9);
   });
 
+  it('reads several statements, each checked, and keeps statement-level :86: text off the lines', () => {
+    const two = `${mt940}\r\n:20:STMT2\r\n:25:1234567890\r\n:60F:C260103IDR1135705,00\r\n:61:260104C5,NTRFNONREF//B0002\r\n:86:SECOND\r\n:62F:C260104IDR1135710,00\r\n:86:STATEMENT INFO\r\n`;
+    const rows = parse(opts, two).rows as BankRowInput[];
+    expect(rows.map((r) => [r.line, r.lineId, r.amount, r.description])).toEqual([
+      [6, 'B0001', 142105, 'TRSF XENDIT SETTLEMENT S-1'],
+      [9, null, 6500, 'BIAYA ADM'],
+      [11, null, 100, ''],
+      [17, 'B0002', 5, 'SECOND'],
+    ]);
+    expectRefused(opts, two.replace('1135710,00', '1135711,00'), 'invalid_file', ':62F:', 19);
+    expectRefused(opts, two.replace(':25:1234567890', ':25:X/1234567899'), 'invalid_file', ':25:', 15);
+  });
+
   it('accepts zero decimals past the exponent and a USD statement in cents', () => {
     const usd = ':20:S\n:25:1234567890\n:60F:D260101USD10,5\n:61:260102C1,250NTRFX\n:62F:D260102USD9,25\n';
     expect(parse(opts, usd).rows).toEqual([expect.objectContaining({ amount: 125, currency: 'USD' })]);

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { until } from '../../helpers/receiver.ts';
+import { config } from '../../../src/core/config.ts';
 import { db, useServer, type Workspace } from '../../helpers/server.ts';
 import { streamingUploads, MAX_STREAMING_UPLOADS } from '../../../src/server/uploads.ts';
 import { Svc } from '../../../src/client/svc.ts';
@@ -176,12 +177,16 @@ describe('refusals, in the order of the contract, before a byte of the body is r
       403,
       'insufficient_scope',
     );
-    // Wrong type and no parameters: 415 while tokens last, then 429 once the heavy class is spent.
-    const wrong = () => upload(server, ws, '/v1/reconciliation/imports', 'x', { contentType: 'application/json' });
-    let res = await wrong();
-    expectError(res, 415, 'unsupported_media_type');
-    for (let i = 0; i < 30 && res.status === 415; i++) res = await wrong();
-    expectError(res, 429, 'RATE_LIMITED');
+    // Wrong type and no parameters: 415 while tokens last, then 429 once the heavy class is spent (no refill here).
+    const saved = config.rateLimits.mutating_heavy;
+    config.rateLimits.mutating_heavy = { perSec: 0.001, burst: 3 };
+    try {
+      const wrong = () => upload(server, ws, '/v1/reconciliation/imports', 'x', { contentType: 'application/json' });
+      for (let i = 0; i < 3; i++) expectError(await wrong(), 415, 'unsupported_media_type');
+      expectError(await wrong(), 429, 'RATE_LIMITED');
+    } finally {
+      config.rateLimits.mutating_heavy = saved;
+    }
     const other = await server.workspace();
     expectError(await upload(server, other, '/v1/reconciliation/imports', 'x'), 400, 'validation_error', 'source');
   });

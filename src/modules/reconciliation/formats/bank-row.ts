@@ -2,7 +2,7 @@
 // line's values and their occurrence inside the file, so the same statement imported twice yields the same keys.
 import { sha256Hex } from './hash.ts';
 import type { BankRowInput } from './types.ts';
-import { rowError } from './values.ts';
+import { copyString, rowError } from './values.ts';
 
 export type BankFields = Omit<BankRowInput, 'line' | 'rowKey'>;
 
@@ -18,7 +18,7 @@ export class BankRowKeys {
     if (fields.lineId !== null) {
       if (this.lineIds.has(fields.lineId))
         throw rowError(this.lineIdField, line, `line id "${fields.lineId}" appears twice in the file`);
-      this.lineIds.add(fields.lineId);
+      this.lineIds.add(copyString(fields.lineId));
       rowKey = `id:${fields.lineId}`;
     } else {
       const text = sha256Hex(`${fields.description}\u0000${fields.reference ?? ''}`);

@@ -2,20 +2,23 @@
 // before any value is read (docs/reconciliation.md, Dialect).
 import { rowError } from './values.ts';
 
-/** The record's cells in canonical order ('' for an absent column); refuses a short or long record. */
+/**
+ * Puts the record's cells in canonical order into `into` ('' for an absent column), reused from row to row (no
+ * allocation per row); refuses a short or long record.
+ */
 export function orderCells(
   cells: string[],
   indexes: Int32Array,
   headerNames: readonly string[],
   line: number,
+  into: string[],
 ): string[] {
   if (cells.length !== headerNames.length) {
     const field = headerNames[Math.min(cells.length, headerNames.length - 1)];
     throw rowError(field, line, `${cells.length} cells where the header has ${headerNames.length}`);
   }
-  const out = new Array<string>(indexes.length);
-  for (let k = 0; k < indexes.length; k++) out[k] = indexes[k] < 0 ? '' : cells[indexes[k]];
-  return out;
+  for (let k = 0; k < indexes.length; k++) into[k] = indexes[k] < 0 ? '' : cells[indexes[k]];
+  return into;
 }
 
 /** Refuses the first empty required cell, in canonical order. */

@@ -29,6 +29,7 @@ export class GenericBankFormat implements RecordFormat {
   readonly skipped = 0;
   private header: string[] | null = null;
   private indexes: Int32Array = new Int32Array(0);
+  private readonly values: string[] = genericBankColumns.map(() => '');
   private readonly keys = new BankRowKeys('line_id');
 
   record(cells: string[], line: number, out: RowInput[]): void {
@@ -37,7 +38,7 @@ export class GenericBankFormat implements RecordFormat {
       this.header = cells;
       return;
     }
-    out.push(this.row(orderCells(cells, this.indexes, this.header, line), line));
+    out.push(this.row(orderCells(cells, this.indexes, this.header, line, this.values), line));
   }
 
   end(): void {

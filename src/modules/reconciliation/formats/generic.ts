@@ -53,6 +53,7 @@ export class GenericProviderFormat implements RecordFormat {
   readonly skipped = 0;
   private header: string[] | null = null;
   private indexes: Int32Array = new Int32Array(0);
+  private readonly values: string[] = genericColumns.map(() => '');
   private readonly seenIds = new IdSet();
   private readonly midnights: ZoneMidnights;
 
@@ -66,7 +67,7 @@ export class GenericProviderFormat implements RecordFormat {
       this.header = cells;
       return;
     }
-    out.push(this.row(orderCells(cells, this.indexes, this.header, line), line));
+    out.push(this.row(orderCells(cells, this.indexes, this.header, line, this.values), line));
   }
 
   end(): void {

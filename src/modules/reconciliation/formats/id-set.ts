@@ -1,6 +1,8 @@
 // The ids seen in one file, exact, in typed arrays: a Set of a million strings cost more in garbage collection
 // than the rest of the parse, and each sliced id kept its whole decoded chunk alive.
 
+import { copyString } from './values.ts';
+
 const EMPTY = -1;
 
 /**
@@ -50,10 +52,9 @@ export class IdSet {
     }
   }
 
-  /** A copy goes in: a sliced id would keep its whole decoded chunk alive. */
   private addWide(id: string): boolean {
     if (this.wide.has(id)) return false;
-    this.wide.add(Buffer.from(id, 'utf8').toString('utf8'));
+    this.wide.add(copyString(id));
     return true;
   }
 

@@ -208,3 +208,8 @@ export function truncateChars(text: string, max: number): string {
   }
   return text.slice(0, i);
 }
+
+/** A copy of `text` that keeps no reference to a decoded chunk it was sliced from (for sets kept per file). */
+export function copyString(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, 'utf8').toString('utf8');
+}
