@@ -15,6 +15,8 @@ import { testClockAdvance, testClockSweep } from './test-clock-advance.ts';
 import { billingBatch, billingTick } from './billing-tick.ts';
 import { invitationExpiry } from './invitation-expiry.ts';
 import { workspacePurge } from './workspace-purge.ts';
+import { reconciliationRun } from './reconciliation-run.ts';
+import { reconciliationSweep } from './reconciliation-sweep.ts';
 
 /**
  * Every queue the worker runs (jobs/job.ts says what an entry declares). The worker starts them in
@@ -39,4 +41,6 @@ export const jobTable: readonly JobEntry[] = [
   billingBatch,
   invitationExpiry,
   workspacePurge,
+  reconciliationRun,
+  reconciliationSweep,
 ];

@@ -1034,6 +1034,50 @@ export const routes: Route[] = [
     path: '/v1/reconciliation/runs/:id',
     variables: id,
   }),
+  route<Ops.CreateReconciliationRunMutationVariables>({
+    id: 'createReconciliationRun',
+    method: 'POST',
+    path: '/v1/reconciliation/runs',
+    status: 201,
+    variables: (r) => ({ input: r.body as Ops.CreateReconciliationRunInput }),
+  }),
+  route<Ops.ListReconciliationMatchesQueryVariables>({
+    id: 'listReconciliationMatches',
+    method: 'GET',
+    path: '/v1/reconciliation/matches',
+    variables: (r) =>
+      listQuery(r, { order: 'string', runId: 'string', rowId: 'string', objectId: 'string', batchId: 'string' }),
+  }),
+  route<Ops.GetReconciliationMatchQueryVariables>({
+    id: 'getReconciliationMatch',
+    method: 'GET',
+    path: '/v1/reconciliation/matches/:id',
+    variables: id,
+  }),
+  route<Ops.ListReconciliationExceptionsQueryVariables>({
+    id: 'listReconciliationExceptions',
+    method: 'GET',
+    path: '/v1/reconciliation/exceptions',
+    variables: (r) =>
+      listQuery(r, {
+        order: 'string',
+        category: 'string',
+        status: 'string',
+        importId: 'string',
+        runId: 'string',
+        objectId: 'string',
+        batchId: 'string',
+        adapter: 'string',
+        currency: 'string',
+        assignee: 'string',
+      }),
+  }),
+  route<Ops.GetReconciliationExceptionQueryVariables>({
+    id: 'getReconciliationException',
+    method: 'GET',
+    path: '/v1/reconciliation/exceptions/:id',
+    variables: id,
+  }),
   route<Ops.GetReconciliationSettingsQueryVariables>({
     id: 'getReconciliationSettings',
     method: 'GET',

@@ -35,6 +35,7 @@ import '../src/modules/discounts/schema.ts';
 import '../src/modules/meters/schema.ts';
 import '../src/modules/usage-events/schema.ts';
 import '../src/modules/reconciliation/schema.ts';
+import '../src/modules/reconciliation/matching-schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import './edges/payments.ts';
 import './edges/checkout-sessions.ts';

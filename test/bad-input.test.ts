@@ -175,6 +175,7 @@ const validBodies: Record<string, (ws: Workspace) => Promise<Record<string, unkn
     return { invoiceId: inv.json.data.id, amount: 100 };
   },
   createCustomerBalanceTransaction: async () => ({ currency: 'IDR', amount: 5000 }),
+  createReconciliationRun: async () => ({ adapter: 'provider_a' }),
   createRefund: async (ws) => ({
     reason: 'requested_by_customer',
     chargeId: (await sandboxPayment(server, ws, { amount: 10000 })).id,

@@ -216,6 +216,16 @@ export type CreatePortalSessionInput = {
   returnUrl?: string | null | undefined;
 };
 
+/** A manual run: every pending row (of `adapter` when given), open batches and resolvable exceptions. */
+export type CreateReconciliationRunInput = {
+  /** provider_a, provider_b, provider_c or provider_a_platform; default all */
+  adapter?: string | null | undefined;
+  /** ISO 8601 instant or YYYY-MM-DD */
+  from?: string | null | undefined;
+  /** ISO 8601 instant or YYYY-MM-DD, after from */
+  to?: string | null | undefined;
+};
+
 export type CreateRefundInput = {
   amount?: number | null | undefined;
   chargeId?: string | null | undefined;
@@ -1595,6 +1605,62 @@ export type UpdateReconciliationSettingsMutationVariables = Exact<{
 
 
 export type UpdateReconciliationSettingsMutation = { updateReconciliationSettings: { accountId: string, mode: string, dateToleranceDays: number, lateSettlementDays: number, amountTolerance: unknown, feeTolerance: unknown, transferFeeTolerance: unknown, feeRules: unknown, updatedAt: string | null } };
+
+export type ReconciliationMatchFieldsFragment = { id: string, accountId: string, mode: string, kind: string, rule: string, matchedBy: string, rowIds: Array<string>, objects: unknown, currency: string, difference: number, transferFee: number | null, ledgerTxId: string | null, runId: string | null, createdAt: string };
+
+export type ReconciliationExceptionFieldsFragment = { id: string, arn: string, accountId: string, mode: string, category: string, status: string, resolution: string | null, adapter: string | null, currency: string | null, rowIds: Array<string>, objectType: string | null, objectId: string | null, batchId: string | null, expectedAmount: number | null, actualAmount: number | null, difference: number | null, details: unknown, importId: string | null, runId: string | null, openedAt: string, resolvedAt: string | null, resolvedBy: unknown, resolutionNote: string | null, writeOffAccount: string | null, ledgerTxId: string | null, linkedMatchId: string | null, assignee: string | null, metadata: unknown, history: unknown, createdAt: string, updatedAt: string };
+
+export type CreateReconciliationRunMutationVariables = Exact<{
+  input: CreateReconciliationRunInput;
+}>;
+
+
+export type CreateReconciliationRunMutation = { createReconciliationRun: { id: string, arn: string, accountId: string, mode: string, trigger: string, importId: string | null, adapter: string | null, periodStart: string | null, periodEnd: string | null, status: string, progress: unknown, stats: unknown, ledgerCheck: unknown, startedAt: string | null, completedAt: string | null, failureCode: string | null, createdAt: string, updatedAt: string } };
+
+export type ListReconciliationMatchesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  runId?: string | null | undefined;
+  rowId?: string | null | undefined;
+  objectId?: string | null | undefined;
+  batchId?: string | null | undefined;
+}>;
+
+
+export type ListReconciliationMatchesQuery = { reconciliationMatches: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, accountId: string, mode: string, kind: string, rule: string, matchedBy: string, rowIds: Array<string>, objects: unknown, currency: string, difference: number, transferFee: number | null, ledgerTxId: string | null, runId: string | null, createdAt: string } }> } };
+
+export type GetReconciliationMatchQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetReconciliationMatchQuery = { reconciliationMatch: { id: string, accountId: string, mode: string, kind: string, rule: string, matchedBy: string, rowIds: Array<string>, objects: unknown, currency: string, difference: number, transferFee: number | null, ledgerTxId: string | null, runId: string | null, createdAt: string } };
+
+export type ListReconciliationExceptionsQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  order?: string | null | undefined;
+  category?: string | null | undefined;
+  status?: string | null | undefined;
+  importId?: string | null | undefined;
+  runId?: string | null | undefined;
+  objectId?: string | null | undefined;
+  batchId?: string | null | undefined;
+  adapter?: string | null | undefined;
+  currency?: string | null | undefined;
+  assignee?: string | null | undefined;
+}>;
+
+
+export type ListReconciliationExceptionsQuery = { reconciliationExceptions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, mode: string, category: string, status: string, resolution: string | null, adapter: string | null, currency: string | null, rowIds: Array<string>, objectType: string | null, objectId: string | null, batchId: string | null, expectedAmount: number | null, actualAmount: number | null, difference: number | null, details: unknown, importId: string | null, runId: string | null, openedAt: string, resolvedAt: string | null, resolvedBy: unknown, resolutionNote: string | null, writeOffAccount: string | null, ledgerTxId: string | null, linkedMatchId: string | null, assignee: string | null, metadata: unknown, history: unknown, createdAt: string, updatedAt: string } }> } };
+
+export type GetReconciliationExceptionQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type GetReconciliationExceptionQuery = { reconciliationException: { id: string, arn: string, accountId: string, mode: string, category: string, status: string, resolution: string | null, adapter: string | null, currency: string | null, rowIds: Array<string>, objectType: string | null, objectId: string | null, batchId: string | null, expectedAmount: number | null, actualAmount: number | null, difference: number | null, details: unknown, importId: string | null, runId: string | null, openedAt: string, resolvedAt: string | null, resolvedBy: unknown, resolutionNote: string | null, writeOffAccount: string | null, ledgerTxId: string | null, linkedMatchId: string | null, assignee: string | null, metadata: unknown, history: unknown, createdAt: string, updatedAt: string } };
 
 export type RefundFieldsFragment = { id: string, arn: string, accountId: string, chargeId: string, invoiceId: string | null, amount: number, currency: string, reason: string | null, status: string, failureCode: string | null, failureMessage: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string };
 

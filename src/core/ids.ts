@@ -65,9 +65,10 @@ export const prefixes = {
   reconciliationRow: 'rrow',
   reconciliationRun: 'rrun',
   settlementBatch: 'rbat',
-  /** Reserved for the matching engine's matches and exceptions. */
   reconciliationMatch: 'rmch',
   reconciliationException: 'rexc',
+  /** An exception's history entry (never an API id). */
+  reconciliationExceptionHistory: 'rexh',
 } as const;
 
 export type IdKind = keyof typeof prefixes;

@@ -9,7 +9,8 @@ export type LedgerSourceType =
   | 'payout'
   | 'adjustment'
   | 'dispute'
-  | 'credit_note';
+  | 'credit_note'
+  | 'reconciliation';
 
 export interface LedgerLeg {
   /** Account code: `payments`, `payout`, `revenue:pln_<id>`, `gateway:<adapter>`, `tax:ppn`, ... */

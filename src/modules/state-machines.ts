@@ -17,7 +17,7 @@ import { subscriptionMachine } from './subscriptions/states.ts';
 import { paymentMachine } from './payments/states.ts';
 import { paymentMethodMachine } from './payment-methods/states.ts';
 import { setupAttemptMachine, setupSessionMachine } from './setup-sessions/states.ts';
-import { batchMachine, importMachine, rowMachine, runMachine } from './reconciliation/states.ts';
+import { batchMachine, importMachine, reconExceptionMachine, rowMachine, runMachine } from './reconciliation/states.ts';
 import { testClockMachine } from './test-clocks/states.ts';
 import { webhookDeliveryMachine, webhookEndpointMachine } from './webhooks/states.ts';
 
@@ -45,4 +45,5 @@ export const machines = {
   reconciliation_run: runMachine,
   reconciliation_row: rowMachine,
   settlement_batch: batchMachine,
+  reconciliation_exception: reconExceptionMachine,
 };

@@ -78,8 +78,8 @@ describe('the jobs table', () => {
       expect(working.get(entry.queue)!.options, entry.queue).toMatchObject(workOptions(entry));
     }
     const fair = jobTable.filter((e) => e.fairPerWorkspace).map((e) => e.queue);
-    expect(fair).toEqual(['test-clock-advance']);
-    expect(working.get('test-clock-advance')!.options.groupConcurrency).toBe(1);
+    expect(fair).toEqual(['test-clock-advance', 'reconciliation-run']);
+    for (const queue of fair) expect(working.get(queue)!.options.groupConcurrency, queue).toBe(1);
   });
 
   it("a job sent to each scheduled queue is run by the table's handler to completion", async () => {

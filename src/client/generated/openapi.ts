@@ -2126,7 +2126,11 @@ export interface paths {
          */
         get: operations["listReconciliationRuns"];
         put?: never;
-        post?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createReconciliationRun` (field `createReconciliationRun`); its selection set is this response.
+         */
+        post: operations["createReconciliationRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2145,6 +2149,86 @@ export interface paths {
          * @description Runs the GraphQL query `getReconciliationRun` (field `reconciliationRun`); its selection set is this response.
          */
         get: operations["getReconciliationRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listReconciliationMatches (GraphQL query reconciliationMatches)
+         * @description Runs the GraphQL query `listReconciliationMatches` (field `reconciliationMatches`); its selection set is this response.
+         */
+        get: operations["listReconciliationMatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/matches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationMatch (GraphQL query reconciliationMatch)
+         * @description Runs the GraphQL query `getReconciliationMatch` (field `reconciliationMatch`); its selection set is this response.
+         */
+        get: operations["getReconciliationMatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/exceptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listReconciliationExceptions (GraphQL query reconciliationExceptions)
+         * @description Runs the GraphQL query `listReconciliationExceptions` (field `reconciliationExceptions`); its selection set is this response.
+         */
+        get: operations["listReconciliationExceptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reconciliation/exceptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getReconciliationException (GraphQL query reconciliationException)
+         * @description Runs the GraphQL query `getReconciliationException` (field `reconciliationException`); its selection set is this response.
+         */
+        get: operations["getReconciliationException"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3010,6 +3094,15 @@ export interface components {
             customerId?: string | null;
             returnUrl?: string | null;
         };
+        /** @description A manual run: every pending row (of `adapter` when given), open batches and resolvable exceptions. */
+        CreateReconciliationRunInput: {
+            /** @description provider_a, provider_b, provider_c or provider_a_platform; default all */
+            adapter?: string | null;
+            /** @description ISO 8601 instant or YYYY-MM-DD */
+            from?: string | null;
+            /** @description ISO 8601 instant or YYYY-MM-DD, after from */
+            to?: string | null;
+        };
         CreateRefundInput: {
             amount?: number | null;
             chargeId?: string | null;
@@ -3685,6 +3778,43 @@ export interface components {
             emailedAt: string | null;
             emailedTo: string | null;
         };
+        ReconciliationException: {
+            id: string;
+            arn: string;
+            accountId: string;
+            mode: string;
+            category: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            resolution: string | null;
+            adapter: string | null;
+            currency: string | null;
+            rowIds: string[];
+            objectType: string | null;
+            objectId: string | null;
+            batchId: string | null;
+            expectedAmount: number | null;
+            actualAmount: number | null;
+            difference: number | null;
+            details: unknown;
+            importId: string | null;
+            runId: string | null;
+            /** Format: date-time */
+            openedAt: string;
+            resolvedAt: string | null;
+            resolvedBy: unknown | null;
+            resolutionNote: string | null;
+            writeOffAccount: string | null;
+            ledgerTxId: string | null;
+            linkedMatchId: string | null;
+            assignee: string | null;
+            metadata: unknown | null;
+            history: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         ReconciliationImport: {
             id: string;
             arn: string;
@@ -3720,6 +3850,24 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ReconciliationMatch: {
+            id: string;
+            accountId: string;
+            mode: string;
+            kind: string;
+            rule: string;
+            matchedBy: string;
+            rowIds: string[];
+            objects: unknown;
+            currency: string;
+            /** @description Smallest currency unit. */
+            difference: number;
+            transferFee: number | null;
+            ledgerTxId: string | null;
+            runId: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         ReconciliationRow: {
             id: string;
@@ -10415,6 +10563,48 @@ export interface operations {
             503: components["responses"]["E503.service_unavailable"];
         };
     };
+    createReconciliationRun: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReconciliationRunInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationRun"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.idempotency_conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
     getReconciliationRun: {
         parameters: {
             query?: never;
@@ -10438,6 +10628,171 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReconciliationRun"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listReconciliationMatches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                runId?: string;
+                rowId?: string;
+                objectId?: string;
+                batchId?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationMatch"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationMatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationMatch"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listReconciliationExceptions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                category?: string;
+                status?: "open" | "resolved";
+                importId?: string;
+                runId?: string;
+                objectId?: string;
+                batchId?: string;
+                adapter?: string;
+                currency?: string;
+                assignee?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationException"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getReconciliationException: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReconciliationException"];
                         error: null;
                         meta: components["schemas"]["Meta"];
                     };

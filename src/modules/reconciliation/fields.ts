@@ -1,13 +1,31 @@
 import type { FieldSpec } from '../../graphql/fields.ts';
-import type { ReconBatch, ReconImport, ReconRow, ReconRun, ReconSettings } from '../../generated/prisma/client.ts';
+import type {
+  ReconBatch,
+  ReconException,
+  ReconImport,
+  ReconMatch,
+  ReconRow,
+  ReconRun,
+  ReconSettings,
+} from '../../generated/prisma/client.ts';
 import { toWire } from '../../core/wire.ts';
-import { batchMachine, importMachine, rowMachine, runMachine } from './states.ts';
+import { batchMachine, importMachine, reconExceptionMachine, rowMachine, runMachine } from './states.ts';
 
 /** Rows as services return them: with the workspace's `acc_` id (`accountId`, `arn`). */
 export type ImportRow = ReconImport & { accountId: string };
 export type RowRow = ReconRow & { accountId: string };
 export type BatchRow = ReconBatch & { accountId: string };
 export type RunRow = ReconRun & { accountId: string };
+export type MatchRow = ReconMatch & { accountId: string };
+export type ExceptionRow = ReconException & { accountId: string; history?: HistoryEntry[] };
+/** One change of an exception, as its `history` lists it. */
+export interface HistoryEntry {
+  at: Date;
+  action: string;
+  actor: unknown;
+  note: string | null;
+  requestId: string | null;
+}
 export type SettingsRow = Omit<ReconSettings, 'workspaceId'> & { accountId: string };
 
 const arn = (kind: string) => (r: { accountId: string; id: string }) => `arn:svc:${r.accountId}:${kind}:${r.id}`;
@@ -151,3 +169,70 @@ export const settingsFields: FieldSpec<SettingsRow> = {
 };
 
 export const importSnapshot = (r: ImportRow) => toWire(r, importFields);
+
+export const runSnapshot = (r: RunRow) => toWire(r, runFields);
+
+/** docs/reconciliation.md, Runs: immutable; a link makes a new one. */
+export const matchFields: FieldSpec<MatchRow> = {
+  id: { kind: 'id' },
+  accountId: { kind: 'string' },
+  mode: { kind: 'string' },
+  kind: { kind: 'string' },
+  rule: { kind: 'string' },
+  matchedBy: { kind: 'string' },
+  rowIds: { kind: 'strings' },
+  objects: { kind: 'json' },
+  currency: { kind: 'string' },
+  difference: { kind: 'money' },
+  transferFee: { kind: 'money', nullable: true },
+  ledgerTxId: { kind: 'string', nullable: true },
+  runId: { kind: 'string', nullable: true },
+  createdAt: { kind: 'date' },
+};
+
+const historyOf = (r: ExceptionRow) =>
+  (r.history ?? []).map((h) => ({
+    at: h.at.toISOString(),
+    action: h.action,
+    actor: h.actor,
+    note: h.note,
+    requestId: h.requestId,
+  }));
+
+/** docs/reconciliation.md, Exceptions: amounts per category, the history oldest first. */
+export const exceptionFields: FieldSpec<ExceptionRow> = {
+  id: { kind: 'id' },
+  arn: { kind: 'string', from: arn('reconciliation-exception') },
+  accountId: { kind: 'string' },
+  mode: { kind: 'string' },
+  category: { kind: 'string' },
+  status: { kind: 'string', states: reconExceptionMachine },
+  resolution: { kind: 'string', nullable: true },
+  adapter: { kind: 'string', nullable: true },
+  currency: { kind: 'string', nullable: true },
+  rowIds: { kind: 'strings' },
+  objectType: { kind: 'string', nullable: true },
+  objectId: { kind: 'string', nullable: true },
+  batchId: { kind: 'string', nullable: true },
+  expectedAmount: { kind: 'money', nullable: true },
+  actualAmount: { kind: 'money', nullable: true },
+  difference: { kind: 'money', nullable: true },
+  details: { kind: 'json' },
+  importId: { kind: 'string', nullable: true },
+  runId: { kind: 'string', nullable: true },
+  openedAt: { kind: 'date' },
+  resolvedAt: { kind: 'date', nullable: true },
+  resolvedBy: { kind: 'json', nullable: true },
+  resolutionNote: { kind: 'string', nullable: true },
+  writeOffAccount: { kind: 'string', nullable: true },
+  ledgerTxId: { kind: 'string', nullable: true },
+  linkedMatchId: { kind: 'string', nullable: true },
+  assignee: { kind: 'string', nullable: true },
+  metadata: { kind: 'json', nullable: true },
+  history: { kind: 'json', from: historyOf },
+  createdAt: { kind: 'date' },
+  updatedAt: { kind: 'date' },
+};
+
+export const exceptionSnapshot = (r: ExceptionRow) => toWire(r, exceptionFields);
+export const batchSnapshot = (r: BatchRow) => toWire(r, batchFields);

@@ -1,8 +1,10 @@
-import { defineList, eq, oneOfValues } from '../../core/list-spec.ts';
+import { custom, defineList, eq, oneOfValues } from '../../core/list-spec.ts';
 import { listPageSize } from '../../core/pagination.ts';
 import { checkCurrency } from '../../core/validation.ts';
+import { exceptionCategories } from './rules/categories.ts';
+import type { ListExceptionsArgs, ListMatchesArgs } from './matching-schema.ts';
 import type { ListBatchesArgs, ListImportsArgs, ListRowsArgs, ListRunsArgs } from './schema.ts';
-import { batchMachine, importMachine, rowMachine, runMachine } from './states.ts';
+import { batchMachine, importMachine, reconExceptionMachine, rowMachine, runMachine } from './states.ts';
 import { adapters, origins, rowTypes, sources } from './vocabulary.ts';
 
 /** GET /v1/reconciliation/imports and GraphQL `reconciliationImports`: newest first unless `order=asc`. */
@@ -53,5 +55,30 @@ export const runList = defineList<ListRunsArgs, 'createdAt'>({
   filters: {
     status: oneOfValues(runMachine.statuses),
     importId: eq(),
+  },
+});
+
+/** GET /v1/reconciliation/matches: `rowId`, `objectId` and `batchId` look inside the match's arrays. */
+export const matchList = defineList<ListMatchesArgs, 'createdAt'>({
+  resource: 'reconciliation',
+  position: 'createdAt',
+  limit: listPageSize.reconciliationMatches,
+  filters: { runId: eq(), rowId: custom(), objectId: custom(), batchId: custom() },
+});
+
+export const exceptionList = defineList<ListExceptionsArgs, 'createdAt'>({
+  resource: 'reconciliation',
+  position: 'createdAt',
+  limit: listPageSize.reconciliationExceptions,
+  filters: {
+    category: oneOfValues(exceptionCategories),
+    status: oneOfValues(reconExceptionMachine.statuses),
+    importId: eq(),
+    runId: eq(),
+    objectId: eq(),
+    batchId: eq(),
+    adapter: oneOfValues(adapters),
+    currency: eq(undefined, checkCurrency),
+    assignee: eq(),
   },
 });

@@ -28,3 +28,5 @@ export const batchById = oneBy(batches);
 /** `ReconciliationImport.rows` and `SettlementBatch.rows`: the REST list of rows, bound to the parent. */
 export const rowsOfImport = pageBy(rows, { list: rowList, parent: 'importId', column: 'importId' });
 export const rowsOfBatch = pageBy(rows, { list: rowList, parent: 'batchId', column: 'batchId' });
+/** `Payment.reconciliationRows`, `Refund.reconciliationRows`, `Payout.reconciliationRows`: rows naming the object. */
+export const rowsOfObject = pageBy(rows, { list: rowList, parent: 'objectId', column: 'objectId' });

@@ -73,3 +73,22 @@ export type ImportStatus = StatusOf<typeof importMachine>;
 export type RunStatus = StatusOf<typeof runMachine>;
 export type RowStatus = StatusOf<typeof rowMachine>;
 export type BatchStatus = StatusOf<typeof batchMachine>;
+
+/** docs/reconciliation.md, Exceptions: `resolved` is terminal (a wrong write-off is corrected by another posting). */
+export const reconExceptionMachine = defineMachine({
+  noun: 'reconciliation exception',
+  resource: 'reconciliation',
+  stored: [{ table: 'recon_exceptions', column: 'status' }],
+  statuses: ['open', 'resolved'],
+  conflict: 'conflict',
+  moves: {
+    open: { from: [null], to: 'open', events: ['reconciliation_exception.created'] },
+    accept: { from: ['open'], to: 'resolved', events: ['reconciliation_exception.resolved'] },
+    write_off: { from: ['open'], to: 'resolved', events: ['reconciliation_exception.resolved'] },
+    link: { from: ['open'], to: 'resolved', events: ['reconciliation_exception.resolved'] },
+    /** A run found the counterpart: a late capture, a late batch credit, a row claiming the object. */
+    auto_resolve: { from: ['open'], to: 'resolved', events: ['reconciliation_exception.resolved'] },
+  },
+});
+
+export type ReconExceptionStatus = StatusOf<typeof reconExceptionMachine>;
