@@ -113,6 +113,7 @@ export const idKindOf: Record<string, IdKind> = {
   match: 'reconciliationMatch',
   exception: 'reconciliationException',
   bankRow: 'reconciliationRow',
+  row: 'reconciliationRow',
 };
 export const sampleId = (kind: string): string | undefined => {
   const k = idKindOf[kind] ?? (kind in prefixes ? (kind as IdKind) : undefined);

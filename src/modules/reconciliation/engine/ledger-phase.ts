@@ -8,13 +8,13 @@
 import { sql } from '../../../core/db/sql.ts';
 import { logger } from '../../../core/logger.ts';
 import { ledgerCheck, type LedgerCheck } from '../rules/ledger-check.ts';
-import { settlementAccount } from '../rules/categories.ts';
+import { resolution, settlementAccount } from '../rules/categories.ts';
 import { reconExceptionMachine } from '../states.ts';
 import { inRunTx, type RunContext } from './context.ts';
 import { recordProgress } from './progress.ts';
 
 /** Resolutions that leave an amount mismatch unposted. */
-const unposted = ['accepted'] as const;
+const unposted = [resolution.accepted];
 
 export async function runLedgerPhase(c: RunContext): Promise<LedgerCheck> {
   return inRunTx(c, async (tx) => {

@@ -47,3 +47,9 @@ export type ExceptionObjectType = ObjectKind | 'settlement_batch';
 export const settlementAccount = (adapter: string) => `settlement:${adapter}`;
 /** The provider-fee expense account of `adapter`. */
 export const gatewayAccount = (adapter: string) => `gateway:${adapter}`;
+
+/** How an exception was closed (docs/reconciliation.md, Exceptions). */
+export const resolutions = ['accepted', 'written_off', 'linked', 'auto_resolved'] as const;
+export type Resolution = (typeof resolutions)[number];
+/** Each resolution by name (`resolution.accepted`), so code names it without spelling it. */
+export const resolution = Object.fromEntries(resolutions.map((r) => [r, r])) as { [K in Resolution]: K };
