@@ -57,7 +57,7 @@ export async function checkMeters(tx: Tx, auth: Auth, prices: readonly { meterId
   const ids = [...new Set(prices.flatMap((p) => (p.meterId ? [p.meterId] : [])))];
   if (ids.length === 0) return;
   const found = await tx.meter.findMany({
-    where: { workspaceId: auth.workspaceId, mode: auth.mode, id: { in: ids }, status: 'active' },
+    where: { workspaceId: auth.workspaceId, mode: auth.mode, id: { in: ids }, archivedAt: null },
     select: { id: true },
   });
   const active = new Set(found.map((m) => m.id));
