@@ -34,6 +34,7 @@ import '../src/modules/coupons/schema.ts';
 import '../src/modules/discounts/schema.ts';
 import '../src/modules/meters/schema.ts';
 import '../src/modules/usage-events/schema.ts';
+import '../src/modules/usage-rollups/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import './edges/payments.ts';
 import './edges/checkout-sessions.ts';

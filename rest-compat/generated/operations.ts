@@ -834,6 +834,26 @@ export type SendCreditNoteEmailMutationVariables = Exact<{
 
 export type SendCreditNoteEmailMutation = { sendCreditNoteEmail: { sent: boolean, to: string } };
 
+export type SubscriptionUsageFieldsFragment = { subscriptionId: string, customerId: string, currency: string, periodStart: string, periodEnd: string, asOf: string, amount: number, items: Array<{ priceId: string, meterId: string, aggregation: string, value: string, quantity: number, amount: number, groups: Array<{ dimensions: unknown, value: string }> | null }> };
+
+export type SubscriptionCurrentUsageQueryVariables = Exact<{
+  subscriptionId: string | number;
+  meterId?: string | null | undefined;
+  groupBy?: string | null | undefined;
+}>;
+
+
+export type SubscriptionCurrentUsageQuery = { subscriptionCurrentUsage: { subscriptionId: string, customerId: string, currency: string, periodStart: string, periodEnd: string, asOf: string, amount: number, items: Array<{ priceId: string, meterId: string, aggregation: string, value: string, quantity: number, amount: number, groups: Array<{ dimensions: unknown, value: string }> | null }> } };
+
+export type CustomerCurrentUsageQueryVariables = Exact<{
+  customerId: string | number;
+  meterId?: string | null | undefined;
+  groupBy?: string | null | undefined;
+}>;
+
+
+export type CustomerCurrentUsageQuery = { customerCurrentUsage: { customerId: string, asOf: string, subscriptions: Array<{ subscriptionId: string, customerId: string, currency: string, periodStart: string, periodEnd: string, asOf: string, amount: number, items: Array<{ priceId: string, meterId: string, aggregation: string, value: string, quantity: number, amount: number, groups: Array<{ dimensions: unknown, value: string }> | null }> }> } };
+
 export type CustomerBalanceTransactionFieldsFragment = { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string };
 
 export type GetCustomerBalanceQueryVariables = Exact<{

@@ -95,22 +95,25 @@ async function totals(sql: Sql, scope: RowScope, sub: Subscription) {
   return new Map(rows.map((r) => [r.meterId, r.value]));
 }
 
-/** Group rows projected on `groupBy` and combined by the meter's aggregation, sorted by dimension, null last. */
+/**
+ * Group rows projected on `groupBy` and combined by the meter's aggregation, sorted by the dimension
+ * values in `groupBy` order (array order puts null elements last).
+ */
 async function groups(sql: Sql, scope: RowScope, sub: Subscription, meter: Meter, groupBy: string[]) {
-  const dims = q.join(groupBy.map((g) => q`r.dimensions ->> ${g}`));
-  const order = q.join(groupBy.map((g) => q`r.dimensions ->> ${g} ASC NULLS LAST`));
+  const dims = q.join(groupBy.map((g) => q`g.dimensions ->> ${g}`));
   const rows = await sql.query<{ d: (string | null)[]; value: string }>(
     q`WITH m AS (SELECT * FROM meters WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}
         AND id = ${meter.id}),
-      r AS (SELECT ARRAY[${dims}] AS d, sum(r.count)::bigint AS count, sum(r.sum) AS sum, min(r.min) AS min,
-          max(r.max) AS max, sum(r."distinctCount")::bigint AS "distinctCount",
-          (array_agg(r."latestValue" ORDER BY r."latestAt" DESC NULLS LAST, r."latestSeq" DESC NULLS LAST))[1]
+      g AS (SELECT ARRAY[${dims}]::text[] AS d, g.* FROM usage_rollups g
+        WHERE g."workspaceId" = ${scope.workspaceId} AND g.mode = ${scope.mode} AND g."subscriptionId" = ${sub.id}
+          AND g."periodStart" = ${sub.currentPeriodStart} AND g."meterId" = ${meter.id} AND g."groupKey" <> ''
+          AND g.count > 0),
+      r AS (SELECT d, sum(count)::bigint AS count, sum(sum) AS sum, min(min) AS min, max(max) AS max,
+          sum("distinctCount")::bigint AS "distinctCount",
+          (array_agg("latestValue" ORDER BY "latestAt" DESC NULLS LAST, "latestSeq" DESC NULLS LAST))[1]
             AS "latestValue"
-        FROM usage_rollups r WHERE r."workspaceId" = ${scope.workspaceId} AND r.mode = ${scope.mode}
-          AND r."subscriptionId" = ${sub.id} AND r."periodStart" = ${sub.currentPeriodStart}
-          AND r."meterId" = ${meter.id} AND r."groupKey" <> '' AND r.count > 0
-        GROUP BY ${dims} ORDER BY ${order})
-      SELECT r.d, ${valueExpression} AS value FROM r, m`,
+        FROM g GROUP BY d)
+      SELECT r.d, ${valueExpression} AS value FROM r, m ORDER BY r.d`,
   );
   return rows.map((r) => ({ dimensions: Object.fromEntries(groupBy.map((g, i) => [g, r.d[i]])), value: r.value }));
 }
