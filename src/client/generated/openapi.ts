@@ -1857,6 +1857,178 @@ export interface paths {
         patch: operations["updatePrice"];
         trace?: never;
     };
+    "/v1/meters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listMeters (GraphQL query meters)
+         * @description Runs the GraphQL query `listMeters` (field `meters`); its selection set is this response.
+         */
+        get: operations["listMeters"];
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `createMeter` (field `createMeter`); its selection set is this response.
+         */
+        post: operations["createMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/meters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getMeter (GraphQL query meter)
+         * @description Runs the GraphQL query `getMeter` (field `meter`); its selection set is this response.
+         */
+        get: operations["getMeter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `updateMeter` (field `updateMeter`); its selection set is this response.
+         */
+        patch: operations["updateMeter"];
+        trace?: never;
+    };
+    "/v1/meters/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requires an Idempotency-Key (the `idempotencyKey` argument or the header).
+         * @description Runs the GraphQL mutation `archiveMeter` (field `archiveMeter`); its selection set is this response.
+         */
+        post: operations["archiveMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * listUsageEvents (GraphQL query usageEvents)
+         * @description Runs the GraphQL query `listUsageEvents` (field `usageEvents`); its selection set is this response.
+         */
+        get: operations["listUsageEvents"];
+        put?: never;
+        /**
+         * ingestUsageEvents (GraphQL mutation ingestUsageEvents)
+         * @description Runs the GraphQL mutation `ingestUsageEvents` (field `ingestUsageEvents`); its selection set is this response.
+         */
+        post: operations["ingestUsageEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage-events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * getUsageEvent (GraphQL query usageEvent)
+         * @description Runs the GraphQL query `getUsageEvent` (field `usageEvent`); its selection set is this response.
+         */
+        get: operations["getUsageEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage-events/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * voidUsageEvent (GraphQL mutation voidUsageEvent)
+         * @description Runs the GraphQL mutation `voidUsageEvent` (field `voidUsageEvent`); its selection set is this response.
+         */
+        post: operations["voidUsageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/current-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * subscriptionCurrentUsage (GraphQL query subscriptionCurrentUsage)
+         * @description Runs the GraphQL query `subscriptionCurrentUsage` (field `subscriptionCurrentUsage`); its selection set is this response.
+         */
+        get: operations["subscriptionCurrentUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/current-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * customerCurrentUsage (GraphQL query customerCurrentUsage)
+         * @description Runs the GraphQL query `customerCurrentUsage` (field `customerCurrentUsage`); its selection set is this response.
+         */
+        get: operations["customerCurrentUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/coupons": {
         parameters: {
             query?: never;
@@ -2420,6 +2592,7 @@ export interface components {
             pendingPriceId: string | null;
             pendingQuantity: number | null;
             latestInvoiceId: string | null;
+            meteredPriceIds: string[];
             discount: components["schemas"]["Discount"] | null;
             testClockId: string | null;
             metadata: components["schemas"]["Metadata"] | null;
@@ -2590,6 +2763,8 @@ export interface components {
         /** @description Every field is optional. */
         CreateCustomerInput: {
             email?: string | null;
+            /** @description 1-128 printable ASCII characters, unique per workspace and mode; null clears. */
+            externalId?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
             name?: string | null;
             phone?: string | null;
@@ -2626,6 +2801,23 @@ export interface components {
             /** @description A template of kind invoice. */
             templateId?: string | null;
             total?: number | null;
+        };
+        CreateMeterInput: {
+            /** @description count, unique_count, sum, min, max, average, latest or time_weighted_sum */
+            aggregation?: string | null;
+            description?: string | null;
+            eventName?: string | null;
+            /** @description property -> list of 1-100 accepted string forms */
+            filters?: unknown | null;
+            /** @description at most 3 property names */
+            groupBy?: string[] | null;
+            /** @description ^[a-z0-9][a-z0-9_]{0,63}$, unique per workspace and mode */
+            key?: string | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            name?: string | null;
+            unit?: string | null;
+            /** @description the property counted; null exactly for count */
+            valueProperty?: string | null;
         };
         /** @description Test mode only: a sandbox method from a scenario (docs/guides/payment-methods.md). */
         CreatePaymentMethodInput: {
@@ -2696,6 +2888,8 @@ export interface components {
             couponId?: string | null;
             customerId?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
+            /** @description The plan's metered prices billed besides priceId; default every active one in its currency. */
+            meteredPriceIds?: string[] | null;
             /** @description pm_test_success or pm_test_decline (test mode); null: hosted page. */
             paymentMethod?: string | null;
             /** @description Optional; must be the price's plan. */
@@ -2835,6 +3029,7 @@ export interface components {
             name: string | null;
             email: string | null;
             phone: string | null;
+            externalId: string | null;
             metadata: components["schemas"]["Metadata"] | null;
             testClockId: string | null;
             defaultPaymentMethodId: string | null;
@@ -2863,6 +3058,12 @@ export interface components {
             ledgerTxId: string;
             /** Format: date-time */
             createdAt: string;
+        };
+        CustomerUsage: {
+            customerId: string;
+            /** Format: date-time */
+            asOf: string;
+            subscriptions: components["schemas"]["SubscriptionUsage"][];
         };
         Discount: {
             id: string;
@@ -2924,6 +3125,19 @@ export interface components {
             /** Format: int32 */
             count: number;
             eventIds: string[];
+        };
+        IngestResult: {
+            /** Format: int32 */
+            accepted: number;
+            /** Format: int32 */
+            duplicates: number;
+            /** Format: int32 */
+            rejected: number;
+            results: components["schemas"]["UsageEventResult"][];
+        };
+        IngestUsageEventsInput: {
+            /** @description 1-1,000 usage events */
+            events: unknown;
         };
         InviteMemberInput: {
             email: string;
@@ -3072,6 +3286,28 @@ export interface components {
         /** @description String-to-string pairs: at most 50 keys, keys up to 40 characters, values up to 500. */
         Metadata: {
             [key: string]: string;
+        };
+        Meter: {
+            id: string;
+            arn: string;
+            accountId: string;
+            key: string;
+            name: string;
+            description: string | null;
+            eventName: string;
+            aggregation: string;
+            valueProperty: string | null;
+            filters: unknown;
+            groupBy: string[];
+            unit: string | null;
+            /** @enum {string} */
+            status: "active" | "archived";
+            archivedAt: string | null;
+            metadata: components["schemas"]["Metadata"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         OwnershipTransfer: {
             workspaceId: string;
@@ -3251,14 +3487,23 @@ export interface components {
             tiers: unknown | null;
             taxMode: string;
             active: boolean;
+            meterId: string | null;
+            divideBy: number | null;
+            quantityRounding: string | null;
             /** Format: date-time */
             createdAt: string;
         };
         PriceInput: {
             active?: boolean | null;
             currency?: string | null;
+            /** @description Metered only: quantity = round(value / divideBy), 1-1,000,000,000 (default 1). */
+            divideBy?: number | null;
+            /** @description An active mtr_ meter: the price bills its value (usage, tiered, volume). */
+            meterId?: string | null;
             /** @description flat, tiered, volume or usage */
             model?: string | null;
+            /** @description Metered only: half_up (default), up or down. */
+            quantityRounding?: string | null;
             /** @description inclusive or exclusive (default) */
             taxMode?: string | null;
             tiers?: components["schemas"]["PriceTierInput"][] | null;
@@ -3382,6 +3627,20 @@ export interface components {
         StartManagedOnboardingInput: {
             email: string;
         };
+        SubscriptionUsage: {
+            subscriptionId: string;
+            customerId: string;
+            currency: string;
+            /** Format: date-time */
+            periodStart: string;
+            /** Format: date-time */
+            periodEnd: string;
+            /** Format: date-time */
+            asOf: string;
+            /** @description Smallest currency unit. */
+            amount: number;
+            items: components["schemas"]["UsageItem"][];
+        };
         Template: {
             id: string;
             kind: string;
@@ -3435,6 +3694,8 @@ export interface components {
             /** @description An active pm_ of this customer, charged when a subscription names none; null clears. */
             defaultPaymentMethodId?: string | null;
             email?: string | null;
+            /** @description 1-128 printable ASCII characters, unique per workspace and mode; null clears. */
+            externalId?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
             name?: string | null;
             phone?: string | null;
@@ -3462,6 +3723,13 @@ export interface components {
         UpdateMemberInput: {
             /** @description `admin`, `member` or `read_only`. */
             role: string;
+        };
+        /** @description Only name, description, unit and metadata change; null clears all but name. */
+        UpdateMeterInput: {
+            description?: string | null;
+            metadata?: components["schemas"]["Metadata"] | null;
+            name?: string | null;
+            unit?: string | null;
         };
         /** @description metadata replaces the stored object (null clears it). */
         UpdatePaymentMethodInput: {
@@ -3501,6 +3769,8 @@ export interface components {
             couponId?: string | null;
             /** @description Replaces the stored object; null clears it. */
             metadata?: components["schemas"]["Metadata"] | null;
+            /** @description Immutable: any value is refused (400). */
+            meteredPriceIds?: string[] | null;
             paymentMethod?: string | null;
             priceId?: string | null;
             /** @description create_prorations (default) or none. */
@@ -3546,6 +3816,47 @@ export interface components {
             region?: string | null;
             slug?: string | null;
             timezone?: string | null;
+        };
+        UsageEvent: {
+            id: string;
+            eventName: string;
+            customerId: string;
+            externalCustomerId: string | null;
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: date-time */
+            receivedAt: string;
+            properties: unknown;
+            meterIds: string[];
+            /** @enum {string} */
+            status: "accepted" | "voided";
+            voidedAt: string | null;
+        };
+        UsageEventResult: {
+            /** Format: int32 */
+            index: number;
+            id: string | null;
+            /** @description accepted, duplicate or rejected */
+            status: string;
+            code: string | null;
+            field: string | null;
+            message: string | null;
+        };
+        UsageGroup: {
+            dimensions: unknown;
+            value: string;
+        };
+        UsageItem: {
+            priceId: string;
+            meterId: string;
+            aggregation: string;
+            /** @description A canonical decimal string. */
+            value: string;
+            /** Format: int32 */
+            quantity: number;
+            /** @description Smallest currency unit. */
+            amount: number;
+            groups: components["schemas"]["UsageGroup"][] | null;
         };
         UsageRecord: {
             id: string;
@@ -4013,6 +4324,20 @@ export interface components {
                 };
             };
         };
+        /** @description Conflict: idempotency_conflict, period_closed */
+        "E409.idempotency_conflict.period_closed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "idempotency_conflict" | "period_closed";
+                    };
+                };
+            };
+        };
         /** @description Conflict: idempotency_conflict, tier_cap_reached */
         "E409.idempotency_conflict.tier_cap_reached": {
             headers: {
@@ -4037,6 +4362,20 @@ export interface components {
                     error?: {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_MISMATCH";
+                    };
+                };
+            };
+        };
+        /** @description Conflict: IDEMPOTENCY_MISMATCH, conflict */
+        "E409.IDEMPOTENCY_MISMATCH.conflict": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"] & {
+                    error?: {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_MISMATCH" | "conflict";
                     };
                 };
             };
@@ -9021,6 +9360,467 @@ export interface operations {
             404: components["responses"]["E404.NOT_FOUND"];
             409: components["responses"]["E409.IDEMPOTENCY_MISMATCH"];
             413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listMeters: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                eventName?: string;
+                archived?: boolean;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    createMeter: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMeterInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.IDEMPOTENCY_MISMATCH.conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getMeter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.NOT_FOUND"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    updateMeter: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMeterInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.NOT_FOUND"];
+            409: components["responses"]["E409.IDEMPOTENCY_MISMATCH"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    archiveMeter: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key": string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Meter"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.VALIDATION_ERROR.validation_error.idempotency_required"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.NOT_FOUND"];
+            409: components["responses"]["E409.IDEMPOTENCY_MISMATCH"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    listUsageEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description meta.page.nextCursor of the previous page. */
+                cursor?: string;
+                order?: "asc" | "desc";
+                customerId?: string;
+                externalCustomerId?: string;
+                eventName?: string;
+                status?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UsageEvent"][];
+                        error: null;
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error.invalid_limit.invalid_cursor"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    ingestUsageEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IngestUsageEventsInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IngestResult"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            409: components["responses"]["E409.idempotency_conflict"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    getUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UsageEvent"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    voidUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a repeated key replays the first response; another body under it is a 409. */
+                "Idempotency-Key"?: string;
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or `{}`: any field is 400 validation_error. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UsageEvent"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            409: components["responses"]["E409.idempotency_conflict.period_closed"];
+            413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    subscriptionCurrentUsage: {
+        parameters: {
+            query?: {
+                meterId?: string;
+                groupBy?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubscriptionUsage"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    customerCurrentUsage: {
+        parameters: {
+            query?: {
+                meterId?: string;
+                groupBy?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerUsage"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

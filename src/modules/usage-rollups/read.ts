@@ -13,7 +13,8 @@ export const valueExpression = q`trim_scale(CASE m.aggregation
   WHEN 'min' THEN COALESCE(r.min, 0)
   WHEN 'max' THEN COALESCE(r.max, 0)
   WHEN 'average' THEN CASE WHEN r.count > 0 THEN round(r.sum / r.count, 12) ELSE 0 END
-  WHEN 'latest' THEN COALESCE(r."latestValue", 0) END)::text`;
+  WHEN 'latest' THEN COALESCE(r."latestValue", 0)
+  ELSE 0 END)::text`;
 
 export interface RollupValue {
   meterId: string;
