@@ -32,6 +32,9 @@ const stringForm = (v: Fragment) => q`CASE jsonb_typeof(${v})
  */
 function attributed(s: Scope, entries: Entry[]): Fragment {
   const prop = q`e.properties -> m."valueProperty"`;
+  // The whole span as constants too, so each partition's BRIN index on ingestSeq bounds the scan.
+  const seqs = entries.flatMap((e) => [BigInt(e.firstSeq), BigInt(e.lastSeq)]).sort((a, b) => (a < b ? -1 : 1));
+  const [lo, hi] = [seqs[0].toString(), seqs[seqs.length - 1].toString()];
   return q`b AS (SELECT * FROM unnest(${entries.map((e) => e.firstSeq)}::bigint[],
         ${entries.map((e) => e.lastSeq)}::bigint[], ${entries.map((e) => e.sign)}::int[]) AS b(f, l, s)),
     att AS (SELECT b.s, e."timestamp", e."ingestSeq", m.id AS "meterId", m.aggregation, p."subscriptionId",
@@ -41,7 +44,7 @@ function attributed(s: Scope, entries: Entry[]): Fragment {
         CASE WHEN cardinality(m."groupBy") > 0 THEN
           (SELECT jsonb_object_agg(g, ${stringForm(q`e.properties -> g`)}) FROM unnest(m."groupBy") g) END AS dims
       FROM b JOIN usage_events e ON e."workspaceId" = ${s.workspaceId} AND e.mode = ${s.mode}
-        AND e."ingestSeq" BETWEEN b.f AND b.l
+        AND e."ingestSeq" BETWEEN b.f AND b.l AND e."ingestSeq" BETWEEN ${lo}::bigint AND ${hi}::bigint
       CROSS JOIN LATERAL unnest(e."meterIds") AS mid
       JOIN meters m ON m."workspaceId" = ${s.workspaceId} AND m.mode = ${s.mode} AND m.id = mid
       JOIN subscription_periods p ON p."workspaceId" = ${s.workspaceId} AND p.mode = ${s.mode}
