@@ -115,7 +115,7 @@ export function startRelay(onPublish?: OnPublish) {
     }
   };
   const unsubscribe = eventBus.subscribe((n) => {
-    if (n.kind !== 'published') void tick();
+    if (n.kind === 'inserted' || n.kind === 'resync') void tick();
   });
   const timer = setInterval(tick, 1000);
   void tick();

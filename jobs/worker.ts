@@ -3,6 +3,7 @@ import { logger, withLogContext } from '../src/core/logger.ts';
 import { startTracing } from '../src/core/tracing.ts';
 import { config } from '../src/core/config.ts';
 import { startRelay } from './outbox-relay.ts';
+import { startFolds } from './usage-fold.ts';
 import { db } from '../src/core/db/client.ts';
 // Upper modules' reactions to lower ones, before any job runs (src/core/reactions.ts).
 import '../src/modules/reactions.ts';
@@ -51,6 +52,7 @@ export async function startWorker(databaseUrl: string) {
   const stopRelay = startRelay(async (client, rows) => {
     for (const fanOut of fanOuts) await fanOut(client, rows);
   });
+  const stopFolds = startFolds();
   // Replicas' lag is the age of this row there (src/core/db/reader.ts).
   const stopHeartbeat = startHeartbeat();
   logger.info('worker started');
@@ -59,6 +61,7 @@ export async function startWorker(databaseUrl: string) {
     async stop() {
       stopHeartbeat();
       await stopRelay();
+      await stopFolds();
       // Walkers stop at their next step first, so the graceful stop below never waits on a long walk.
       await stopWalks();
       await boss.stop({ graceful: true, timeout: 5000 });

@@ -1092,6 +1092,20 @@ export const routes: Route[] = [
     variables: (r) => ({ input: r.body as Ops.UpdateReconciliationSettingsInput }),
   }),
 
+  // Current usage (docs/guides/current-usage.md): read from rollups.
+  route<Ops.SubscriptionCurrentUsageQueryVariables>({
+    id: 'subscriptionCurrentUsage',
+    method: 'GET',
+    path: '/v1/subscriptions/:id/current-usage',
+    variables: (r) => ({ subscriptionId: r.params.id, ...listQuery(r, { meterId: 'string', groupBy: 'string' }) }),
+  }),
+  route<Ops.CustomerCurrentUsageQueryVariables>({
+    id: 'customerCurrentUsage',
+    method: 'GET',
+    path: '/v1/customers/:id/current-usage',
+    variables: (r) => ({ customerId: r.params.id, ...listQuery(r, { meterId: 'string', groupBy: 'string' }) }),
+  }),
+
   // Coupons (docs/coupons.md): spelled as plans.
   route<Ops.ListCouponsQueryVariables>({
     id: 'listCoupons',

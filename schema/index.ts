@@ -36,6 +36,7 @@ import '../src/modules/meters/schema.ts';
 import '../src/modules/usage-events/schema.ts';
 import '../src/modules/reconciliation/schema.ts';
 import '../src/modules/reconciliation/matching-schema.ts';
+import '../src/modules/usage-rollups/schema.ts';
 // Edges between the types, after every type exists (docs/architecture.md, "Edges").
 import './edges/payments.ts';
 import './edges/checkout-sessions.ts';

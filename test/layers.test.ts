@@ -50,7 +50,7 @@ const layers: [string, string[]][] = [
   ['reconciliation', ['modules/reconciliation']],
   ['billing documents', ['modules/coupons', 'modules/discounts', 'modules/invoices', 'modules/credit-notes']],
   ['collection', ['modules/collection']],
-  ['subscriptions', ['modules/subscriptions', 'modules/usage-records', 'modules/test-clocks']],
+  ['subscriptions', ['modules/subscriptions', 'modules/usage-records', 'modules/test-clocks', 'modules/usage-rollups']],
   [
     'sessions and tenants',
     ['modules/setup-sessions', 'modules/checkout-sessions', 'modules/portal-sessions', 'modules/workspaces'],

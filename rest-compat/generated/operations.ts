@@ -253,6 +253,8 @@ export type CreateSubscriptionInput = {
   couponId?: string | null | undefined;
   customerId?: string | null | undefined;
   metadata?: Record<string, string> | null | undefined;
+  /** The plan's metered prices billed besides priceId; default every active one in its currency. */
+  meteredPriceIds?: Array<string> | null | undefined;
   /** pm_test_success or pm_test_decline (test mode); null: hosted page. */
   paymentMethod?: string | null | undefined;
   /** Optional; must be the price's plan. */
@@ -385,8 +387,14 @@ export type PortalSettingsInput = {
 export type PriceInput = {
   active?: boolean | null | undefined;
   currency?: string | null | undefined;
+  /** Metered only: quantity = round(value / divideBy), 1-1,000,000,000 (default 1). */
+  divideBy?: number | null | undefined;
+  /** An active mtr_ meter: the price bills its value (usage, tiered, volume). */
+  meterId?: string | null | undefined;
   /** flat, tiered, volume or usage */
   model?: string | null | undefined;
+  /** Metered only: half_up (default), up or down. */
+  quantityRounding?: string | null | undefined;
   /** inclusive or exclusive (default) */
   taxMode?: string | null | undefined;
   tiers?: Array<PriceTierInput> | null | undefined;
@@ -549,6 +557,8 @@ export type UpdateSubscriptionInput = {
   couponId?: string | null | undefined;
   /** Replaces the stored object; null clears it. */
   metadata?: Record<string, string> | null | undefined;
+  /** Immutable: any value is refused (400). */
+  meteredPriceIds?: Array<string> | null | undefined;
   paymentMethod?: string | null | undefined;
   priceId?: string | null | undefined;
   /** create_prorations (default) or none. */
@@ -849,6 +859,26 @@ export type SendCreditNoteEmailMutationVariables = Exact<{
 
 
 export type SendCreditNoteEmailMutation = { sendCreditNoteEmail: { sent: boolean, to: string } };
+
+export type SubscriptionUsageFieldsFragment = { subscriptionId: string, customerId: string, currency: string, periodStart: string, periodEnd: string, asOf: string, amount: number, items: Array<{ priceId: string, meterId: string, aggregation: string, value: string, quantity: number, amount: number, groups: Array<{ dimensions: unknown, value: string }> | null }> };
+
+export type SubscriptionCurrentUsageQueryVariables = Exact<{
+  subscriptionId: string | number;
+  meterId?: string | null | undefined;
+  groupBy?: string | null | undefined;
+}>;
+
+
+export type SubscriptionCurrentUsageQuery = { subscriptionCurrentUsage: { subscriptionId: string, customerId: string, currency: string, periodStart: string, periodEnd: string, asOf: string, amount: number, items: Array<{ priceId: string, meterId: string, aggregation: string, value: string, quantity: number, amount: number, groups: Array<{ dimensions: unknown, value: string }> | null }> } };
+
+export type CustomerCurrentUsageQueryVariables = Exact<{
+  customerId: string | number;
+  meterId?: string | null | undefined;
+  groupBy?: string | null | undefined;
+}>;
+
+
+export type CustomerCurrentUsageQuery = { customerCurrentUsage: { customerId: string, asOf: string, subscriptions: Array<{ subscriptionId: string, customerId: string, currency: string, periodStart: string, periodEnd: string, asOf: string, amount: number, items: Array<{ priceId: string, meterId: string, aggregation: string, value: string, quantity: number, amount: number, groups: Array<{ dimensions: unknown, value: string }> | null }> }> } };
 
 export type CustomerBalanceTransactionFieldsFragment = { id: string, customerId: string, currency: string, amount: number, endingBalance: number, type: string, creditNoteId: string | null, invoiceId: string | null, description: string | null, metadata: Record<string, string> | null, ledgerTxId: string, createdAt: string };
 
@@ -1376,9 +1406,9 @@ export type MarkPayoutFailedMutationVariables = Exact<{
 
 export type MarkPayoutFailedMutation = { markPayoutFailed: { id: string, amount: number, currency: string, status: string, method: string, bankCode: string | null, bankName: string, bankAccountNumber: string, bankAccountHolder: string, note: string | null, reference: string | null, failureReason: string | null, ledgerTransactionId: string | null, processedAt: string | null, completedAt: string | null, createdAt: string, updatedAt: string } };
 
-export type PriceFieldsFragment = { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string };
+export type PriceFieldsFragment = { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string };
 
-export type PlanFieldsFragment = { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> };
+export type PlanFieldsFragment = { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string }> };
 
 export type ListPlansQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1388,21 +1418,21 @@ export type ListPlansQueryVariables = Exact<{
 }>;
 
 
-export type ListPlansQuery = { plans: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } }> } };
+export type ListPlansQuery = { plans: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string }> } }> } };
 
 export type GetPlanQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetPlanQuery = { plan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } };
+export type GetPlanQuery = { plan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string }> } };
 
 export type CreatePlanMutationVariables = Exact<{
   input: CreatePlanInput;
 }>;
 
 
-export type CreatePlanMutation = { createPlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } };
+export type CreatePlanMutation = { createPlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string }> } };
 
 export type UpdatePlanMutationVariables = Exact<{
   id: string | number;
@@ -1410,14 +1440,14 @@ export type UpdatePlanMutationVariables = Exact<{
 }>;
 
 
-export type UpdatePlanMutation = { updatePlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } };
+export type UpdatePlanMutation = { updatePlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string }> } };
 
 export type ArchivePlanMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ArchivePlanMutation = { archivePlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string }> } };
+export type ArchivePlanMutation = { archivePlan: { id: string, arn: string, accountId: string, name: string, description: string | null, interval: string, intervalCount: number, trialDays: number, usageAggregate: string | null, meteredUnit: string | null, portalFeatures: unknown, dunningPolicyId: string | null, active: boolean, archivedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, prices: Array<{ id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string }> } };
 
 export type AddPriceMutationVariables = Exact<{
   planId: string | number;
@@ -1425,7 +1455,7 @@ export type AddPriceMutationVariables = Exact<{
 }>;
 
 
-export type AddPriceMutation = { addPrice: { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string } };
+export type AddPriceMutation = { addPrice: { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string } };
 
 export type UpdatePriceMutationVariables = Exact<{
   id: string | number;
@@ -1433,7 +1463,7 @@ export type UpdatePriceMutationVariables = Exact<{
 }>;
 
 
-export type UpdatePriceMutation = { updatePrice: { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, createdAt: string } };
+export type UpdatePriceMutation = { updatePrice: { id: string, planId: string, currency: string, model: string, unitAmount: number | null, tiers: unknown, taxMode: string, active: boolean, meterId: string | null, divideBy: number | null, quantityRounding: string | null, createdAt: string } };
 
 export type PortalSessionFieldsFragment = { id: string, arn: string, accountId: string, customerId: string, url: string, returnUrl: string, expiresAt: string, createdAt: string };
 
@@ -1731,7 +1761,7 @@ export type CancelSetupSessionMutationVariables = Exact<{
 
 export type CancelSetupSessionMutation = { cancelSetupSession: { id: string, arn: string, accountId: string, customerId: string, mode: string, status: string, types: Array<string>, currency: string, adapter: string | null, successUrl: string, cancelUrl: string, hostedUrl: string, setDefault: boolean, subscriptionId: string | null, paymentMethodId: string | null, lastError: unknown, expiresAt: string, completedAt: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string } };
 
-export type SubscriptionFieldsFragment = { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null };
+export type SubscriptionFieldsFragment = { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, meteredPriceIds: Array<string>, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null };
 
 export type ListSubscriptionsQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -1744,21 +1774,21 @@ export type ListSubscriptionsQueryVariables = Exact<{
 }>;
 
 
-export type ListSubscriptionsQuery = { subscriptions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } }> } };
+export type ListSubscriptionsQuery = { subscriptions: { limit: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, meteredPriceIds: Array<string>, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } }> } };
 
 export type GetSubscriptionQueryVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type GetSubscriptionQuery = { subscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
+export type GetSubscriptionQuery = { subscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, meteredPriceIds: Array<string>, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type CreateSubscriptionMutationVariables = Exact<{
   input: CreateSubscriptionInput;
 }>;
 
 
-export type CreateSubscriptionMutation = { createSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
+export type CreateSubscriptionMutation = { createSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, meteredPriceIds: Array<string>, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type UpdateSubscriptionMutationVariables = Exact<{
   id: string | number;
@@ -1766,7 +1796,7 @@ export type UpdateSubscriptionMutationVariables = Exact<{
 }>;
 
 
-export type UpdateSubscriptionMutation = { updateSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
+export type UpdateSubscriptionMutation = { updateSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, meteredPriceIds: Array<string>, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type CancelSubscriptionMutationVariables = Exact<{
   id: string | number;
@@ -1774,21 +1804,21 @@ export type CancelSubscriptionMutationVariables = Exact<{
 }>;
 
 
-export type CancelSubscriptionMutation = { cancelSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
+export type CancelSubscriptionMutation = { cancelSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, meteredPriceIds: Array<string>, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type PauseSubscriptionMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type PauseSubscriptionMutation = { pauseSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
+export type PauseSubscriptionMutation = { pauseSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, meteredPriceIds: Array<string>, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type ResumeSubscriptionMutationVariables = Exact<{
   id: string | number;
 }>;
 
 
-export type ResumeSubscriptionMutation = { resumeSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
+export type ResumeSubscriptionMutation = { resumeSubscription: { id: string, customerId: string, planId: string, priceId: string, status: string, currency: string, quantity: number, paymentMethod: string | null, currentPeriodStart: string, currentPeriodEnd: string, trialEnd: string | null, cancelAtPeriodEnd: boolean, canceledAt: string | null, pausedAt: string | null, pendingPriceId: string | null, pendingQuantity: number | null, latestInvoiceId: string | null, meteredPriceIds: Array<string>, testClockId: string | null, metadata: Record<string, string> | null, createdAt: string, updatedAt: string, discount: { id: string, couponId: string, customerId: string, subscriptionId: string | null, invoiceId: string | null, start: string, end: string | null, status: string, coupon: { name: string, percentOff: number | null, amountOff: unknown, duration: string, durationInMonths: number | null } } | null } };
 
 export type TemplateFieldsFragment = { id: string, kind: string, name: string, isDefault: boolean, footerText: string | null, thankYouText: string, showTax: boolean, taxLabel: string, taxRate: number | null, cashierLabel: string | null, showMerchantAddress: boolean, merchantAddress: string | null, merchantTaxId: string | null, logoUrl: string | null, accentColor: string | null, tagline: string | null, createdAt: string, updatedAt: string };
 

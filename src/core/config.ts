@@ -99,6 +99,8 @@ export const config = {
   usageIngestConcurrency: int(process.env.SVC_USAGE_INGEST_CONCURRENCY, 4),
   /** The longest an ingestion request waits for a slot before 503 (docs/usage.md, Admission). */
   usageAdmissionWaitMs: int(process.env.SVC_USAGE_ADMISSION_WAIT_MS, 2000),
+  /** Fold loops in the worker (docs/usage.md, Fold). */
+  usageFolders: int(process.env.SVC_USAGE_FOLDERS, 2),
   /** The body limit of POST /v1/usage-events. */
   usageBodyLimitBytes: int(process.env.SVC_USAGE_BODY_LIMIT_BYTES, 4 * 1024 * 1024),
   /** Buckets the in-memory rate limiter keeps (least recently used dropped first). */

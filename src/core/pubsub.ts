@@ -14,6 +14,7 @@ import type { Event } from '../generated/prisma/client.ts';
 export type EventNotice =
   | { kind: 'inserted' }
   | { kind: 'published'; position: bigint; workspaceId: string; mode: string }
+  | { kind: 'usage'; workspaceId: string }
   | { kind: 'resync' };
 type Listener = (notice: EventNotice) => void;
 
@@ -37,6 +38,7 @@ export class EventBus {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: config.dbAcquireTimeoutMs });
     client.on('notification', (msg) => {
       if (msg.channel === 'svc_events') return this.tell({ kind: 'inserted' });
+      if (msg.channel === 'svc_usage') return this.tell({ kind: 'usage', workspaceId: msg.payload ?? '' });
       const [workspaceId, mode, position] = (msg.payload ?? '').split(':');
       if (position) this.tell({ kind: 'published', position: BigInt(position), workspaceId, mode });
     });
@@ -59,6 +61,8 @@ export class EventBus {
       await client.connect();
       await client.query('LISTEN svc_events');
       await client.query('LISTEN svc_published');
+      // Accepted usage events wake the fold (docs/usage.md, Fold).
+      await client.query('LISTEN svc_usage');
       listening = true;
       this.attempts = 0;
       if (reconnecting) this.tell({ kind: 'resync' });

@@ -2261,6 +2261,46 @@ export interface paths {
         patch: operations["updateReconciliationSettings"];
         trace?: never;
     };
+    "/v1/subscriptions/{id}/current-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * subscriptionCurrentUsage (GraphQL query subscriptionCurrentUsage)
+         * @description Runs the GraphQL query `subscriptionCurrentUsage` (field `subscriptionCurrentUsage`); its selection set is this response.
+         */
+        get: operations["subscriptionCurrentUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/current-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * customerCurrentUsage (GraphQL query customerCurrentUsage)
+         * @description Runs the GraphQL query `customerCurrentUsage` (field `customerCurrentUsage`); its selection set is this response.
+         */
+        get: operations["customerCurrentUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/coupons": {
         parameters: {
             query?: never;
@@ -2824,6 +2864,7 @@ export interface components {
             pendingPriceId: string | null;
             pendingQuantity: number | null;
             latestInvoiceId: string | null;
+            meteredPriceIds: string[];
             discount: components["schemas"]["Discount"] | null;
             testClockId: string | null;
             metadata: components["schemas"]["Metadata"] | null;
@@ -3128,6 +3169,8 @@ export interface components {
             couponId?: string | null;
             customerId?: string | null;
             metadata?: components["schemas"]["Metadata"] | null;
+            /** @description The plan's metered prices billed besides priceId; default every active one in its currency. */
+            meteredPriceIds?: string[] | null;
             /** @description pm_test_success or pm_test_decline (test mode); null: hosted page. */
             paymentMethod?: string | null;
             /** @description Optional; must be the price's plan. */
@@ -3296,6 +3339,12 @@ export interface components {
             ledgerTxId: string;
             /** Format: date-time */
             createdAt: string;
+        };
+        CustomerUsage: {
+            customerId: string;
+            /** Format: date-time */
+            asOf: string;
+            subscriptions: components["schemas"]["SubscriptionUsage"][];
         };
         Discount: {
             id: string;
@@ -3719,14 +3768,23 @@ export interface components {
             tiers: unknown | null;
             taxMode: string;
             active: boolean;
+            meterId: string | null;
+            divideBy: number | null;
+            quantityRounding: string | null;
             /** Format: date-time */
             createdAt: string;
         };
         PriceInput: {
             active?: boolean | null;
             currency?: string | null;
+            /** @description Metered only: quantity = round(value / divideBy), 1-1,000,000,000 (default 1). */
+            divideBy?: number | null;
+            /** @description An active mtr_ meter: the price bills its value (usage, tiered, volume). */
+            meterId?: string | null;
             /** @description flat, tiered, volume or usage */
             model?: string | null;
+            /** @description Metered only: half_up (default), up or down. */
+            quantityRounding?: string | null;
             /** @description inclusive or exclusive (default) */
             taxMode?: string | null;
             tiers?: components["schemas"]["PriceTierInput"][] | null;
@@ -4061,6 +4119,20 @@ export interface components {
         StartManagedOnboardingInput: {
             email: string;
         };
+        SubscriptionUsage: {
+            subscriptionId: string;
+            customerId: string;
+            currency: string;
+            /** Format: date-time */
+            periodStart: string;
+            /** Format: date-time */
+            periodEnd: string;
+            /** Format: date-time */
+            asOf: string;
+            /** @description Smallest currency unit. */
+            amount: number;
+            items: components["schemas"]["UsageItem"][];
+        };
         Template: {
             id: string;
             kind: string;
@@ -4204,6 +4276,8 @@ export interface components {
             couponId?: string | null;
             /** @description Replaces the stored object; null clears it. */
             metadata?: components["schemas"]["Metadata"] | null;
+            /** @description Immutable: any value is refused (400). */
+            meteredPriceIds?: string[] | null;
             paymentMethod?: string | null;
             priceId?: string | null;
             /** @description create_prorations (default) or none. */
@@ -4274,6 +4348,22 @@ export interface components {
             code: string | null;
             field: string | null;
             message: string | null;
+        };
+        UsageGroup: {
+            dimensions: unknown;
+            value: string;
+        };
+        UsageItem: {
+            priceId: string;
+            meterId: string;
+            aggregation: string;
+            /** @description A canonical decimal string. */
+            value: string;
+            /** Format: int32 */
+            quantity: number;
+            /** @description Smallest currency unit. */
+            amount: number;
+            groups: components["schemas"]["UsageGroup"][] | null;
         };
         UsageRecord: {
             id: string;
@@ -10878,6 +10968,86 @@ export interface operations {
             403: components["responses"]["E403.insufficient_scope"];
             409: components["responses"]["E409.idempotency_conflict"];
             413: components["responses"]["E413.payload_too_large"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    subscriptionCurrentUsage: {
+        parameters: {
+            query?: {
+                meterId?: string;
+                groupBy?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubscriptionUsage"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
+            429: components["responses"]["E429.RATE_LIMITED"];
+            500: components["responses"]["E500.internal_error"];
+            503: components["responses"]["E503.service_unavailable"];
+        };
+    };
+    customerCurrentUsage: {
+        parameters: {
+            query?: {
+                meterId?: string;
+                groupBy?: string;
+            };
+            header?: {
+                /** @description Platform-admin keys only: the merchant account to act on. Ignored for other keys. */
+                "X-Svc-On-Behalf-Of"?: components["parameters"]["OnBehalfOf"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerUsage"];
+                        error: null;
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["E400.validation_error"];
+            401: components["responses"]["E401.invalid_signature.invalid_key"];
+            403: components["responses"]["E403.insufficient_scope"];
+            404: components["responses"]["E404.not_found"];
             429: components["responses"]["E429.RATE_LIMITED"];
             500: components["responses"]["E500.internal_error"];
             503: components["responses"]["E503.service_unavailable"];

@@ -141,6 +141,8 @@ export const operations = {
   getReconciliationException: { method: 'GET', path: '/v1/reconciliation/exceptions/{id}' },
   getReconciliationSettings: { method: 'GET', path: '/v1/reconciliation/settings' },
   updateReconciliationSettings: { method: 'PATCH', path: '/v1/reconciliation/settings' },
+  subscriptionCurrentUsage: { method: 'GET', path: '/v1/subscriptions/{id}/current-usage' },
+  customerCurrentUsage: { method: 'GET', path: '/v1/customers/{id}/current-usage' },
   listCoupons: { method: 'GET', path: '/v1/coupons', list: true },
   createCoupon: { method: 'POST', path: '/v1/coupons' },
   getCoupon: { method: 'GET', path: '/v1/coupons/{id}' },

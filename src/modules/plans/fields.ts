@@ -37,6 +37,10 @@ export const priceFields: FieldSpec<Price> = {
   tiers: { kind: 'json', nullable: true },
   taxMode: { kind: 'string' },
   active: { kind: 'bool' },
+  // docs/usage.md, Metered prices: null on a price without a meter.
+  meterId: { kind: 'string', nullable: true },
+  divideBy: { kind: 'int', nullable: true },
+  quantityRounding: { kind: 'string', nullable: true },
   createdAt: { kind: 'date' },
 };
 

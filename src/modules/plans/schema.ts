@@ -77,6 +77,9 @@ const PriceInput = builder.inputType('PriceInput', {
     tiers: t.field({ type: [PriceTierInput] }),
     taxMode: t.string({ description: 'inclusive or exclusive (default)' }),
     active: t.boolean(),
+    meterId: t.string({ description: 'An active mtr_ meter: the price bills its value (usage, tiered, volume).' }),
+    divideBy: t.int({ description: 'Metered only: quantity = round(value / divideBy), 1-1,000,000,000 (default 1).' }),
+    quantityRounding: t.string({ description: 'Metered only: half_up (default), up or down.' }),
   }),
 });
 export type PriceInput = typeof PriceInput.$inferInput;

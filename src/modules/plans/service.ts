@@ -13,6 +13,7 @@ import { Prisma, type Plan, type Price } from '../../generated/prisma/client.ts'
 import { planSnapshot, type PlanRow } from './fields.ts';
 import type { CreatePlanInput, ListPlansArgs, PriceInput, UpdatePlanInput, UpdatePriceInput } from './schema.ts';
 import { validateCreate, validatePrice, validateUpdate, type PriceData } from './validate.ts';
+import { checkMeters } from './metered.ts';
 
 const err = errorsFor('plan');
 
@@ -37,6 +38,9 @@ const priceData = (auth: Auth, planId: string, position: number, p: PriceData, n
   tiers: p.tiers === null ? Prisma.DbNull : (p.tiers as unknown as Prisma.InputJsonValue),
   taxMode: p.taxMode,
   active: p.active,
+  meterId: p.meterId,
+  divideBy: p.divideBy,
+  quantityRounding: p.quantityRounding,
   createdAt: now,
 });
 
@@ -67,6 +71,11 @@ export async function createPlan(ctx: Context, input: CreatePlanInput): Promise<
   const scope = tenant(auth);
   return inTenant(scope, async (tx) => {
     await checkDunningPolicy(tx, auth, v.dunningPolicyId);
+    await checkMeters(
+      tx,
+      auth,
+      v.prices.map((p, i) => ({ meterId: p.meterId, path: `prices[${i}].` })),
+    );
     const now = clock.now();
     const id = newId('plan');
     await tx.plan.create({
@@ -179,10 +188,16 @@ export async function archivePlan(ctx: Context, id: string): Promise<PlanRow> {
   });
 }
 
-/** Deactivates the active sibling of a price that becomes active (one active per currency and model). */
-async function retireSibling(tx: Tx, auth: Auth, planId: string, p: { currency: string; model: string; id?: string }) {
+/** Deactivates the active sibling of a price that becomes active (one active per currency, model and meter). */
+async function retireSibling(
+  tx: Tx,
+  auth: Auth,
+  planId: string,
+  p: { currency: string; model: string; meterId: string | null; id?: string },
+) {
+  const { currency, model, meterId } = p;
   await tx.price.updateMany({
-    where: { ...scoped(auth), planId, currency: p.currency, model: p.model, active: true, id: { not: p.id ?? '' } },
+    where: { ...scoped(auth), planId, currency, model, meterId, active: true, id: { not: p.id ?? '' } },
     data: { active: false },
   });
 }
@@ -197,6 +212,7 @@ export async function addPrice(ctx: Context, planId: string, input: PriceInput):
     const before = await lockPlan(tx, auth, planId);
     // usageAggregate is immutable (not in the update list), so a plan without one takes no usage price.
     const p = validatePrice(input, '', before.usageAggregate);
+    await checkMeters(tx, auth, [{ meterId: p.meterId, path: '' }]);
     if (p.active) await retireSibling(tx, auth, planId, p);
     const position = before.prices.reduce((m, x) => Math.max(m, x.position), -1) + 1;
     const price = await tx.price.create({ data: priceData(auth, planId, position, p, clock.now()) });

@@ -12,6 +12,7 @@ import {
   type Tier,
 } from './pricing.ts';
 import type { CreatePlanInput, PriceInput, UpdatePlanInput } from './schema.ts';
+import { validateMetered, type MeteredTerms } from './metered.ts';
 
 const err = errorsFor('plan');
 
@@ -32,7 +33,7 @@ export type PortalFeatures = Record<(typeof portalFeatureNames)[number], boolean
 /** spec Plan and price: "400 `UNSUPPORTED_CURRENCY` (unknown or not enabled)": a currency no adapter can take. */
 const servedCurrencies = new Set(capabilities.map((c) => c.currency));
 
-export interface PriceData {
+export interface PriceData extends MeteredTerms {
   currency: string;
   model: PriceModel;
   unitAmount: number | null;
@@ -111,13 +112,15 @@ export function validatePrice(input: PriceInput, path: string, usageAggregate: s
     });
   const model = oneOf(required(input.model, `${path}model`), priceModels, `${path}model`, 'plan');
   const taxMode = absent(input.taxMode) ? 'exclusive' : oneOf(input.taxMode!, taxModes, `${path}taxMode`, 'plan');
+  const metered = validateMetered(input, path, model);
   let unitAmount: number | null = null;
   let tiers: Tier[] | null = null;
   if (model === 'flat' || model === 'usage') {
     unitAmount = required(input.unitAmount, `${path}unitAmount`);
     if (!isAmount(unitAmount)) throw err.validation(`${path}unitAmount`, 'unitAmount must be an integer >= 0');
     if (!absent(input.tiers)) throw err.validation(`${path}tiers`, `tiers are not allowed on a ${model} price`);
-    if (model === 'usage' && !usageAggregate)
+    // A metered usage price takes its aggregation from the meter (docs/usage.md, Metered prices).
+    if (model === 'usage' && !usageAggregate && !metered.meterId)
       throw err.validation('usageAggregate', 'usageAggregate is required when a price has model usage');
   } else {
     if (!absent(input.unitAmount))
@@ -125,17 +128,19 @@ export function validatePrice(input: PriceInput, path: string, usageAggregate: s
     tiers = validateTiers(input.tiers, path);
     checkTierAmounts(model, tiers, path);
   }
-  return { currency, model, unitAmount, tiers, taxMode, active: input.active ?? true };
+  return { currency, model, unitAmount, tiers, taxMode, active: input.active ?? true, ...metered };
 }
 
-/** spec: at most one active price per currency and model (a partial unique index too). */
+/** spec: at most one active price per currency, model and meter (a partial unique index too). */
 export function checkOneActive(prices: readonly PriceData[], path = 'prices') {
   const seen = new Set<string>();
   prices.forEach((p, i) => {
-    const k = `${p.currency}/${p.model}`;
+    const k = `${p.currency}/${p.model}/${p.meterId ?? ''}`;
     if (!p.active) return;
-    if (seen.has(k))
-      throw err.validation(`${path}[${i}]`, `only one active ${p.model} price per currency (${p.currency})`);
+    if (seen.has(k)) {
+      const meter = p.meterId ? ` and meter (${p.meterId})` : '';
+      throw err.validation(`${path}[${i}]`, `only one active ${p.model} price per currency (${p.currency})${meter}`);
+    }
     seen.add(k);
   });
 }

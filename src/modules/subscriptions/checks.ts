@@ -11,6 +11,7 @@ import type { Cadence, Interval } from '../../core/periods.ts';
 import { subscriptionLive } from './states.ts';
 import { clockTimeFor } from '../../core/business-time.ts';
 import { isSavedMethodId } from '../payment-methods/service.ts';
+import { billsInArrears } from '../plans/metered.ts';
 
 export const err = errorsFor('subscription');
 /** Bounds (hostile input; docs/billing.md, Plans and prices): trials up to 730 days (Stripe's cap). */
@@ -86,7 +87,7 @@ export async function refuseUnbillable(
 ) {
   const rate = await cycleTaxRate(sql, scope);
   if (periodFits(price, quantity, rate)) return;
-  const q = price.model === 'usage' ? 1 : quantity;
+  const q = billsInArrears(price) ? 1 : quantity;
   const field = quantitySent && q > 1 && periodFits(price, 1, rate) ? 'quantity' : 'priceId';
   const tax = price.taxMode === 'exclusive' && Number(rate) > 0 ? ` with tax at ${rate}` : '';
   throw err.validation(

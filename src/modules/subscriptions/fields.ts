@@ -25,6 +25,8 @@ export const subscriptionFields: FieldSpec<Subscription> = {
   pendingPriceId: { kind: 'string', nullable: true },
   pendingQuantity: { kind: 'int', nullable: true },
   latestInvoiceId: { kind: 'string', nullable: true },
+  // docs/usage.md, Subscriptions and metered prices: chosen at create, immutable.
+  meteredPriceIds: { kind: 'strings', from: (r) => r.meteredPriceIds ?? [] },
   // docs/coupons.md, Discounts: the active discount (stored with its row), null when none.
   discount: { kind: 'json', nullable: true, graphql: 'Discount' },
   testClockId: { kind: 'string', nullable: true },

@@ -7,6 +7,7 @@
 import type { AnyTx, Sql } from '../../core/db/sql.ts';
 import type { NextPeriod } from './next-period.ts';
 import { usageQuantities } from './usage.ts';
+import { billsInArrears } from '../plans/metered.ts';
 import type { RowScope } from '../../core/resource.ts';
 import type { Plan, Price, Subscription } from '../../generated/prisma/client.ts';
 import type { InvoiceRow } from '../invoices/fields.ts';
@@ -55,18 +56,15 @@ export const termsOf = (p: Price): PriceTerms => ({
 
 /** The amount of one licensed period of `price` x `quantity` (usage prices bill in arrears: 0 here). */
 export const periodAmount = (price: Price, quantity: number) =>
-  price.model === 'usage' ? 0 : priceQuantity(termsOf(price), quantity).amount;
+  billsInArrears(price) ? 0 : priceQuantity(termsOf(price), quantity).amount;
 
 /**
  * Whether one period of `price` x `quantity`, with its tax at `rate`, is an amount (pricing.ts
  * `periodTotal`; docs/billing.md, Plans and prices). A usage price is checked at one unit, the least it bills.
  */
 export const periodFits = (price: Price, quantity: number, rate: string) =>
-  periodTotal(
-    { ...termsOf(price), taxMode: price.taxMode as TaxMode },
-    price.model === 'usage' ? 1 : quantity,
-    rate,
-  ) !== null;
+  periodTotal({ ...termsOf(price), taxMode: price.taxMode as TaxMode }, billsInArrears(price) ? 1 : quantity, rate) !==
+  null;
 
 /** Licensed lines of one period, decomposed per tier (docs/billing.md, Pricing); one 0 line when nothing is owed. */
 export function licensedLines(plan: Plan, price: Price, quantity: number, period: Period): DraftLine[] {

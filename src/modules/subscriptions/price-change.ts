@@ -19,6 +19,7 @@ import type { Plan, Price, Subscription } from '../../generated/prisma/client.ts
 import { invoiceIssuedUnpaid, invoicePaid } from '../invoices/states.ts';
 import { licensedLines, periodAmount, type DraftLine } from './invoice.ts';
 import { periodOf, prorate } from '../../core/periods.ts';
+import { billsInArrears, refuseMeteredMove } from './metered.ts';
 import { subscriptionBilled, subscriptionIncomplete, subscriptionPaused } from './states.ts';
 import { issueCreditNoteIn } from '../credit-notes/service.ts';
 import { creditNoteIssued } from '../credit-notes/states.ts';
@@ -109,9 +110,10 @@ export async function priceChange(
   const target = priceId != null && priceId !== sub.priceId ? await usablePrice(sql, scope, priceId) : current;
   if (target.price.currency !== sub.currency)
     throw err.validation('priceId', `the price is in ${target.price.currency}; the subscription bills ${sub.currency}`);
+  refuseMeteredMove(price, target.price);
   if ((target.price.model === 'usage') !== (price.model === 'usage'))
     throw err.validation('priceId', 'a usage price cannot replace a licensed one, nor the reverse');
-  const qty = target.price.model === 'usage' ? 1 : (quantity ?? sub.quantity);
+  const qty = billsInArrears(target.price) ? 1 : (quantity ?? sub.quantity);
   await refuseUnbillable(sql, scope, target.price, qty, quantity !== undefined);
   const cadenceChange = target.plan.interval !== plan.interval || target.plan.intervalCount !== plan.intervalCount;
   if (cadenceChange && (sub.status === subscriptionPaused || target.price.model === 'usage'))

@@ -32,6 +32,9 @@ const CreateSubscriptionInput = builder.inputType('CreateSubscriptionInput', {
     trialEnd: t.field({ type: 'DateTime', description: 'Instead of trialDays: when the trial ends.' }),
     paymentMethod: t.string({ description: 'pm_test_success or pm_test_decline (test mode); null: hosted page.' }),
     couponId: t.string({ description: 'A cpn_ coupon applied as the subscription discount (docs/coupons.md).' }),
+    meteredPriceIds: t.stringList({
+      description: "The plan's metered prices billed besides priceId; default every active one in its currency.",
+    }),
     metadata: t.field({ type: 'Metadata' }),
   }),
 });
@@ -48,6 +51,7 @@ const UpdateSubscriptionInput = builder.inputType('UpdateSubscriptionInput', {
     couponId: t.string({ description: 'Another cpn_ coupon replaces the discount; null removes it.' }),
     metadata: t.field({ type: 'Metadata', description: 'Replaces the stored object; null clears it.' }),
     prorationBehavior: t.string({ description: 'create_prorations (default) or none.' }),
+    meteredPriceIds: t.stringList({ description: 'Immutable: any value is refused (400).' }),
     applyAt: t.string({
       description:
         'now or period_end (default: a higher amount or an interval change now, a lower one at the period end).',

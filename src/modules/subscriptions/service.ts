@@ -61,6 +61,7 @@ import {
 import { checkClockRoom } from '../../core/business-time.ts';
 import { checkSavedMethod, isSavedMethodId } from '../payment-methods/service.ts';
 import { applyCoupon, subscriptionDiscountColumn } from '../discounts/service.ts';
+import { billsInArrears, meteredPriceIdsFor, refuseMeteredChange } from './metered.ts';
 
 export async function createSubscription(ctx: Context, input: CreateSubscriptionInput): Promise<Subscription> {
   const auth = authorize(ctx, 'svc:subscription:write');
@@ -102,7 +103,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
       const days = input.trialDays ?? plan.trialDays;
       if (days > 0) trialEnd = new Date(at.getTime() + days * DAY);
     }
-    const usage = price.model === 'usage';
+    const usage = billsInArrears(price);
     const trigger: SubscriptionTrigger = trialEnd ? 'create_trialing' : usage ? 'create_active' : 'create_incomplete';
     const next = nextState(subscriptionMachine, null, trigger);
     // docs/billing.md, Trials: while trialing the period is [start, trialEnd); the first paid period starts there.
@@ -130,6 +131,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
       pendingPriceId: null,
       pendingQuantity: null,
       latestInvoiceId: null,
+      meteredPriceIds: await meteredPriceIdsFor(sql, scope, price, input.meteredPriceIds),
       discount: null,
       testClockId: customer.testClockId,
       metadata,
@@ -235,6 +237,7 @@ async function onLocked(
  */
 export function updateSubscription(ctx: Context, id: string, input: UpdateSubscriptionInput) {
   const auth = authorize(ctx, 'svc:subscription:write');
+  refuseMeteredChange(input);
   const paymentMethod =
     input.paymentMethod === undefined ? undefined : checkPaymentMethod(input.paymentMethod, auth.mode);
   const quantity = input.quantity == null ? undefined : checkQuantity(input.quantity);
@@ -332,7 +335,7 @@ export function resumeSubscription(ctx: Context, id: string) {
       pendingQuantity: null,
     };
     let charge: string | null = null;
-    if (price.model !== 'usage') {
+    if (!billsInArrears(price)) {
       charge =
         (await invoiceChange(sql, scope, data, {
           sub: { ...sub, ...data } as Subscription,

@@ -126,6 +126,9 @@ describe('POST /v1/plans', () => {
       'tiers',
       'taxMode',
       'active',
+      'meterId',
+      'divideBy',
+      'quantityRounding',
       'createdAt',
     ]);
     expect(p.prices[0]).toMatchObject({
@@ -562,6 +565,9 @@ describe('prices: add (versions) and PATCH active', () => {
       'tiers',
       'taxMode',
       'active',
+      'meterId',
+      'divideBy',
+      'quantityRounding',
       'createdAt',
     ]);
     expect(res.json.data).toMatchObject({

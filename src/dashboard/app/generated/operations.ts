@@ -157,8 +157,14 @@ export type PortalSettingsInput = {
 export type PriceInput = {
   active?: boolean | null | undefined;
   currency?: string | null | undefined;
+  /** Metered only: quantity = round(value / divideBy), 1-1,000,000,000 (default 1). */
+  divideBy?: number | null | undefined;
+  /** An active mtr_ meter: the price bills its value (usage, tiered, volume). */
+  meterId?: string | null | undefined;
   /** flat, tiered, volume or usage */
   model?: string | null | undefined;
+  /** Metered only: half_up (default), up or down. */
+  quantityRounding?: string | null | undefined;
   /** inclusive or exclusive (default) */
   taxMode?: string | null | undefined;
   tiers?: Array<PriceTierInput> | null | undefined;
