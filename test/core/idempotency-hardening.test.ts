@@ -51,6 +51,12 @@ const REQUIRED = [
   // docs/guides/setup-sessions.md, Endpoints: create and cancel, `Idempotency-Key` required (as checkout).
   'createSetupSession',
   'cancelSetupSession',
+  // docs/guides/meters.md: as plans, every write requires the key.
+  'createMeter',
+  'updateMeter',
+  'archiveMeter',
+  // docs/guides/reconciliation.md: a run is created with a required key.
+  'createReconciliationRun',
 ].sort();
 
 const rows = async (workspaceId: string) =>

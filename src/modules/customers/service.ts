@@ -64,8 +64,8 @@ async function checkExternalId(tx: Tx, scope: RowScope, externalId: string | nul
 const externalIdTaken = () => err.of('conflict', 'Another customer has this externalId', 'externalId');
 /** The unique index's refusal (a writer that raced the check above) as the same 409. */
 const asConflict = (e: unknown): never => {
-  if ((e as { code?: string }).code === 'P2002' || /externalId/.test(String((e as Error).message)))
-    throw externalIdTaken();
+  const p = e as { code?: string; meta?: unknown };
+  if (p.code === 'P2002' && /externalId/.test(JSON.stringify(p.meta ?? null))) throw externalIdTaken();
   throw e;
 };
 

@@ -34,6 +34,18 @@ export async function meteredPriceIdsFor(sql: Sql, scope: RowScope, price: Price
   return candidates.filter((x) => given.includes(x));
 }
 
+/**
+ * Renewal invoices do not bill meters yet (docs/usage.md, Not built yet): in live mode a subscription that
+ * would bill a meter is refused rather than under-billed. Test mode takes it, for current usage.
+ * `meteredPriceIds: []` opts a live subscription out of a plan's metered prices.
+ */
+export function refuseUnbilledMeters(scope: RowScope, price: Price, meteredPriceIds: string[]) {
+  if (scope.mode !== 'live') return;
+  const why = 'metered prices are not billed at renewal yet, so live subscriptions cannot bill them';
+  if (isMetered(price)) throw err.validation('priceId', `${why}: choose a licensed price`);
+  if (meteredPriceIds.length > 0) throw err.validation(field, `${why}: send meteredPriceIds: []`);
+}
+
 /** PATCH: the list is immutable; a price change may neither reach nor leave a metered price. */
 export function refuseMeteredChange(sent: { meteredPriceIds?: unknown }) {
   if (sent.meteredPriceIds !== undefined) throw err.validation(field, 'meteredPriceIds cannot change');

@@ -61,7 +61,7 @@ import {
 import { checkClockRoom } from '../../core/business-time.ts';
 import { checkSavedMethod, isSavedMethodId } from '../payment-methods/service.ts';
 import { applyCoupon, subscriptionDiscountColumn } from '../discounts/service.ts';
-import { billsInArrears, meteredPriceIdsFor, refuseMeteredChange } from './metered.ts';
+import { billsInArrears, meteredPriceIdsFor, refuseMeteredChange, refuseUnbilledMeters } from './metered.ts';
 
 export async function createSubscription(ctx: Context, input: CreateSubscriptionInput): Promise<Subscription> {
   const auth = authorize(ctx, 'svc:subscription:write');
@@ -103,6 +103,8 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
       const days = input.trialDays ?? plan.trialDays;
       if (days > 0) trialEnd = new Date(at.getTime() + days * DAY);
     }
+    const meteredPriceIds = await meteredPriceIdsFor(sql, scope, price, input.meteredPriceIds);
+    refuseUnbilledMeters(scope, price, meteredPriceIds);
     const usage = billsInArrears(price);
     const trigger: SubscriptionTrigger = trialEnd ? 'create_trialing' : usage ? 'create_active' : 'create_incomplete';
     const next = nextState(subscriptionMachine, null, trigger);
@@ -131,7 +133,7 @@ export async function createSubscription(ctx: Context, input: CreateSubscription
       pendingPriceId: null,
       pendingQuantity: null,
       latestInvoiceId: null,
-      meteredPriceIds: await meteredPriceIdsFor(sql, scope, price, input.meteredPriceIds),
+      meteredPriceIds,
       discount: null,
       testClockId: customer.testClockId,
       metadata,

@@ -19,12 +19,13 @@ export const purgeBatchRows = 5_000;
 const KEPT = new Set(['retired_slugs']);
 /**
  * The foreign-key cycles (subscriptions.latestInvoiceId -> invoices -> subscriptions; a customer's
- * default payment method -> payment_methods -> customers) are opened by clearing these nullable
+ * default payment method -> payment_methods -> customers; an import's run -> recon_runs -> the import) are opened by clearing these nullable
  * pointers before the deletes.
  */
 const CYCLE_BREAKS = [
   { table: 'subscriptions', column: 'latestInvoiceId', constraint: 'subscriptions_latest_invoice_fkey' },
   { table: 'customers', column: 'defaultPaymentMethodId', constraint: 'customers_default_payment_method_fkey' },
+  { table: 'recon_imports', column: 'runId', constraint: 'recon_imports_run_fkey' },
 ];
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;

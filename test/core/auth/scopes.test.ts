@@ -488,6 +488,8 @@ describe('the role matrix (every role x every scope)', () => {
     'svc:portal:create',
     'svc:credit_note:write',
     'svc:customer_balance:write',
+    // usage: ingest and void (meters are plan administration: owner and admin only)
+    'svc:usage:write',
   ];
   const expected: Record<string, string[]> = {
     'key full_access': Object.keys(scopeCatalog),

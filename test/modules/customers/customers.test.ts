@@ -315,6 +315,15 @@ describe('customer scopes', () => {
 });
 
 describe('customer externalId', () => {
+  it('concurrent creates with one externalId: one 201, the others 409 conflict (the unique index decides)', async () => {
+    const ws = await server.workspace();
+    const all = await Promise.all(
+      Array.from({ length: 8 }, () => ws.client.post('/v1/customers', { externalId: 'crm-race' })),
+    );
+    expect(all.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    for (const r of all.filter((x) => x.status === 409)) expect(r.json.error.field).toBe('externalId');
+  });
+
   it('is set on create and PATCH, cleared with null, unique per workspace and mode (409 conflict)', async () => {
     const ws = await server.workspace();
     const a = await ws.client.post('/v1/customers', { name: 'A', externalId: 'crm-1' });

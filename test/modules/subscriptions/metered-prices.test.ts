@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { useServer, type Workspace } from '../../helpers/server.ts';
+import { createClient, useServer, type Workspace } from '../../helpers/server.ts';
+import { mintKey } from '../../helpers/keys.ts';
 import { planBody, postPlan } from '../../helpers/plans.ts';
 import { customer } from '../../helpers/renewals.ts';
 
@@ -95,5 +96,20 @@ describe('subscriptions: meteredPriceIds', () => {
     expect400(await ws.client.patch(`/v1/subscriptions/${metered.id}`, { priceId: base }, key()), 'priceId');
     const unchanged = await ws.client.get(`/v1/subscriptions/${sub.id}`);
     expect(unchanged.json.data).toMatchObject({ priceId: base, meteredPriceIds: [a, b] });
+  });
+});
+
+describe('subscriptions: metered prices in live mode', () => {
+  it('are refused until renewals bill meters (priceId, or a non-empty meteredPriceIds); [] opts out', async () => {
+    const ws = await server.workspace();
+    const live = await mintKey(ws.workspaceId, 'live');
+    const liveWs = { ...ws, client: createClient({ baseUrl: server.url, keyId: live.keyId, secret: live.secret }) };
+    const [base, a] = await meteredPlan(liveWs);
+    const cus = await customer(liveWs);
+    expect400(await subscribe(liveWs, { customerId: cus, priceId: a }), 'priceId');
+    expect400(await subscribe(liveWs, { customerId: cus, priceId: base }), 'meteredPriceIds');
+    const optedOut = await subscribe(liveWs, { customerId: cus, priceId: base, meteredPriceIds: [] });
+    expect(optedOut.json.error?.field).not.toBe('meteredPriceIds');
+    expect(optedOut.json.error?.field).not.toBe('priceId');
   });
 });
