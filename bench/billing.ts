@@ -30,7 +30,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fmt, num, scratchDatabase, startApp, printTargets } from './lib.ts';
+import { fmt, num, scratchDatabase, startApp, startWorkers as spawnWorkers, printTargets } from './lib.ts';
 
 const INVOICES = num('BENCH_INVOICES', 100_000);
 const REPS = num('BENCH_REPS', 50);
@@ -371,27 +371,9 @@ const sections: Record<string, (ctx: BenchContext) => Promise<Target[]>> = {
   },
 };
 
-/** Two `svc worker` processes on the scratch database (bin/svc.js), ready when they say so. */
-async function startWorkers(n: number) {
-  const { spawn } = await import('node:child_process');
-  const out: ChildProcess[] = [];
-  for (let i = 0; i < n; i++) {
-    const w = spawn(process.execPath, [join(import.meta.dirname, '../bin/svc.js'), 'worker'], {
-      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', SVC_DB_POOL: '10' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      let err = '';
-      w.stderr!.on('data', (d) => {
-        err += d;
-        if (err.includes('svc worker running')) resolve();
-      });
-      w.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${err}`)));
-    });
-    out.push(w);
-  }
-  return out;
-}
+/** `n` `svc worker` processes on the scratch database. */
+const startWorkers = (n: number) =>
+  spawnWorkers(n, { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', SVC_DB_POOL: '10' });
 
 /** `n` subscriptions per workspace due one second ago, by one statement each (a month-old anchor). */
 async function seedDue(workspaceIds: string[], n: number) {

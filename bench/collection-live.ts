@@ -34,7 +34,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fmt, num, printTargets, scratchDatabase, startApp, type Target } from './lib.ts';
+import { fmt, num, printTargets, scratchDatabase, startApp, startWorkers as spawnWorkers, type Target } from './lib.ts';
 import type { Context } from '../src/core/context.ts';
 import { ProviderASim } from '../test/simulators/provider_a.ts';
 import { ProviderBSim } from '../test/simulators/provider_b.ts';
@@ -365,26 +365,8 @@ const procEnv = () => ({
   SVC_CALLBACK_BASE_URL: appBase,
 });
 
-/** `n` real `svc worker` processes on the scratch database (bin/svc.js), ready when they say so. */
-async function startWorkers(n: number) {
-  const out: ChildProcess[] = [];
-  for (let i = 0; i < n; i++) {
-    const w = spawn(process.execPath, [join(import.meta.dirname, '../bin/svc.js'), 'worker'], {
-      env: { ...procEnv(), SVC_DB_POOL: '10' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      let err = '';
-      w.stderr!.on('data', (d) => {
-        err += d;
-        if (err.includes('svc worker running')) resolve();
-      });
-      w.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${err}`)));
-    });
-    out.push(w);
-  }
-  return out;
-}
+/** `n` real `svc worker` processes on the scratch database. */
+const startWorkers = (n: number) => spawnWorkers(n, { ...procEnv(), SVC_DB_POOL: '10' });
 
 async function jobRows(): Promise<number> {
   const r = await db()

@@ -1,5 +1,5 @@
 /** What the money-path benches share: number formatting and a scratch database dropped at the end. */
-import { fork } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -67,6 +67,27 @@ export async function startApp(databaseUrl: string, opts: { env?: Record<string,
     child.once('exit', (code) => reject(new Error(`app server exited with ${code}`)));
   });
   return { child, base: `http://127.0.0.1:${port}` };
+}
+
+/** `n` real `svc worker` processes (bin/svc.js) with `env`, each ready when it says so. */
+export async function startWorkers(n: number, env: NodeJS.ProcessEnv): Promise<ChildProcess[]> {
+  const out: ChildProcess[] = [];
+  for (let i = 0; i < n; i++) {
+    const w = spawn(process.execPath, [join(import.meta.dirname, '../bin/svc.js'), 'worker'], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      let err = '';
+      w.stderr!.on('data', (d) => {
+        err += d;
+        if (err.includes('svc worker running')) resolve();
+      });
+      w.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${err.slice(-500)}`)));
+    });
+    out.push(w);
+  }
+  return out;
 }
 
 /**

@@ -11,16 +11,16 @@
  * The rest of the guide's table (R2 breaks, R5 isolation, R6 ledger, R7 reads, R8 links) is printed as not
  * measured until the bench drives it. The world is bench/reconciliation-fixture.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   fmt,
   num,
   procStatus,
   rebuildLedgerDaily,
+  startWorkers,
   scratchDatabase,
   startApp,
   printTargets,
@@ -118,22 +118,6 @@ async function fingerprint() {
   return parts.join(' ');
 }
 
-async function startWorker(url: string) {
-  const w = spawn(process.execPath, [join(import.meta.dirname, '../bin/svc.js'), 'worker'], {
-    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let err = '';
-    w.stderr!.on('data', (d) => {
-      err += d;
-      if (err.includes('svc worker running')) resolve();
-    });
-    w.once('exit', (code) => reject(new Error(`svc worker exited with ${code}: ${err.slice(-500)}`)));
-  });
-  return w;
-}
-
 /** Polls the run until it ends or `waitS` passes; its final status and the seconds from `since`. */
 async function awaitRun(base: string, key: Key, runId: string, since: number, waitS: number) {
   let status = 'unknown';
@@ -177,7 +161,7 @@ try {
 
   const started = await startApp(scratch.url);
   app = started.child;
-  worker = await startWorker(scratch.url);
+  [worker] = await startWorkers(1, { ...process.env, DATABASE_URL: scratch.url, LOG_LEVEL: 'warn' });
   const key = { keyId: ws.apiKey.keyId, key: ws.apiKey.key };
   const report = () => bytesOf(providerReport(size));
   const query = 'source=provider_report&adapter=provider_a';
@@ -211,8 +195,9 @@ try {
   const notMeasured = (t: string): Target => [t, null, 'not measured: the bench does not drive it yet'];
   printTargets('reconciliation', [
     [
-      `R1 ${fmt(OBJECTS)} rows uploaded and matched <= 60 s`,
-      run.status === 'completed' ? run.s <= 60 : false,
+      `R1 ${fmt(OBJECTS)} rows uploaded and matched <= 60 s (target at 1,000,000)`,
+      // The target is set at 1,000,000 rows: a smaller run is a figure, not a verdict.
+      OBJECTS < 1_000_000 ? null : run.status === 'completed' ? run.s <= 60 : false,
       `upload ${first.status} in ${fmt(first.ms / 1000, 1)} s; run ${run.status} at ${fmt(run.s, 1)} s`,
     ],
     notMeasured('R2 >= 99.5 % auto-matched, every break reported, 0 false matches'),

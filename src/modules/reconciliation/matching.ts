@@ -18,6 +18,7 @@ import { exceptionList, matchList } from './list.ts';
 import type { CreateRunInput, ListExceptionsArgs, ListMatchesArgs } from './matching-schema.ts';
 import { READ, withAccount } from './service.ts';
 import { runMachine } from './states.ts';
+import { instant } from './upload-params.ts';
 import { adapters } from './vocabulary.ts';
 
 const err = errorsFor('reconciliation');
@@ -50,15 +51,6 @@ export async function createRun(ctx: Context, input: CreateRunInput): Promise<Ru
     return row;
   });
   return withAccount(auth, run);
-}
-
-function instant(v: string, field: string): Date {
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(v);
-  const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(v);
-  const at = new Date(date ? `${v}T00:00:00Z` : v);
-  if ((!date && !zoned) || Number.isNaN(at.getTime()))
-    throw err.validation(field, `${field} must be an ISO 8601 instant or YYYY-MM-DD`);
-  return at;
 }
 
 function checkWindow(from: string | undefined, to: string | undefined) {

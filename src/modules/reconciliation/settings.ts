@@ -20,7 +20,8 @@ const err = errorsFor('reconciliation');
 const MAX_FEE_RULES = 50;
 const RULE_KEYS = ['adapter', 'method', 'currency', 'percent', 'fixed'];
 
-const defaults = {
+/** What a workspace's settings are until its first PATCH. */
+export const settingsDefaults = {
   dateToleranceDays: 3,
   lateSettlementDays: 3,
   amountTolerance: {},
@@ -35,7 +36,7 @@ export async function getSettings(ctx: Context): Promise<SettingsRow> {
   const row = await inTenant(tenant(auth), (tx) =>
     tx.reconSettings.findUnique({ where: { workspaceId_mode: scoped(auth) } }),
   );
-  if (!row) return withAccount(auth, { ...defaults, mode: auth.mode });
+  if (!row) return withAccount(auth, { ...settingsDefaults, mode: auth.mode });
   const { workspaceId: _, ...rest } = row;
   return withAccount(auth, rest);
 }

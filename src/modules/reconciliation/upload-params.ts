@@ -68,7 +68,7 @@ function checkAccount(v: string | undefined): string {
 }
 
 /** An ISO 8601 instant with its zone, or `YYYY-MM-DD` (00:00 UTC). */
-function instant(v: string, field: string): Date {
+export function instant(v: string, field: string): Date {
   const date = /^\d{4}-\d{2}-\d{2}$/.test(v);
   const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(v);
   const at = new Date(date ? `${v}T00:00:00Z` : v);

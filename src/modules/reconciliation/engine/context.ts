@@ -9,6 +9,7 @@ import type { RowScope } from '../../../core/resource.ts';
 import type { ReconRun } from '../../../generated/prisma/client.ts';
 import type { FeeRule } from '../rules/fees.ts';
 import type { ToleranceMap } from '../rules/tolerances.ts';
+import { settingsDefaults } from '../settings.ts';
 
 export interface EngineSettings {
   dateToleranceDays: number;
@@ -72,15 +73,6 @@ export async function inRunTx<T>(c: Pick<RunContext, 'client' | 'scope'>, fn: (t
   }
 }
 
-const defaults = {
-  dateToleranceDays: 3,
-  lateSettlementDays: 3,
-  amountTolerance: {},
-  feeTolerance: {},
-  transferFeeTolerance: { IDR: 6500 },
-  feeRules: [],
-};
-
 /** The workspace's settings (defaults until the first PATCH), its zone and its account id. */
 export async function loadSettings(tx: Sql, scope: RowScope): Promise<{ settings: EngineSettings; accountId: string }> {
   const [ws] = await tx.query<{ timezone: string; accountId: string }>(
@@ -91,5 +83,5 @@ export async function loadSettings(tx: Sql, scope: RowScope): Promise<{ settings
         "transferFeeTolerance", "feeRules"
       FROM recon_settings WHERE "workspaceId" = ${scope.workspaceId} AND mode = ${scope.mode}`,
   );
-  return { settings: { ...defaults, ...row, timeZone: ws.timezone }, accountId: ws.accountId };
+  return { settings: { ...settingsDefaults, ...row, timeZone: ws.timezone }, accountId: ws.accountId };
 }
