@@ -4,12 +4,16 @@ import { logger } from '../src/core/logger.ts';
 import { isDatabaseUnavailable, warnUnavailable } from '../src/core/db/unavailable.ts';
 import { foldTurn } from '../src/modules/usage-rollups/fold.ts';
 
-/** How often an idle folder looks without a notification (a void, a lost notification). */
-const POLL_MS = 100;
+/**
+ * How often an idle folder looks without a notification. Ingestion and voids notify, and a reconnect
+ * of the event bus wakes every folder (`resync`), so this only bounds a notification lost otherwise;
+ * polling every 100 ms cost each worker 20 queries a second while idle.
+ */
+const POLL_MS = 2_000;
 
 /**
  * Queue: none (loops in the worker, docs/usage.md, Fold). `SVC_USAGE_FOLDERS` loops (default 2), each
- * folding turn after turn while there is work, woken by `svc_usage` notifications and a 100 ms timer.
+ * folding turn after turn while there is work, woken by `svc_usage` notifications and a 2 s timer.
  * The stop function resolves once the turns in flight have finished (before the pools close).
  */
 export function startFolds(folders = config.usageFolders) {

@@ -70,6 +70,8 @@ export async function voidUsageEvent(ctx: Context, id: string): Promise<UsageEve
         VALUES (${newId('usageIngestBatch')}, ${auth.workspaceId}, ${auth.mode}, 'correction', 1, ${row.ingestSeq},
           ${row.ingestSeq}, ${now}))
       SELECT * FROM v`);
+    // The folders wake on it, as on an ingested batch (jobs/usage-fold.ts).
+    await q.query(sql`SELECT pg_notify('svc_usage', ${auth.workspaceId})`);
     return updated;
   });
 }
